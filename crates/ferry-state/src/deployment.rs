@@ -1,0 +1,191 @@
+//! The v3 deployment (`pulumi stack export`'s `deployment`): typed where Ferry uses a field,
+//! with every other field carried through `extra` so that a round trip loses nothing.
+//!
+//! Presence is preserved: a field that was absent stays absent and one that was written
+//! (even as `false` or `""`) is written again, which is why most fields are `Option`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+fn is_false(b: &Option<bool>) -> bool {
+    b.is_none()
+}
+
+/// The deployment: manifest, secrets provider, resources and pending operations.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Deployment {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secrets_providers: Option<SecretsProviders>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Vec<Resource>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pending_operations: Option<Vec<Value>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Deployment {
+    pub fn resources(&self) -> &[Resource] {
+        self.resources.as_deref().unwrap_or(&[])
+    }
+}
+
+/// Which secrets manager encrypted the `ciphertext`s, and its state (e.g. the passphrase salt).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SecretsProviders {
+    #[serde(rename = "type")]
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<Value>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+/// One resource of the deployment (Pulumi's `ResourceV3`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Resource {
+    pub urn: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub custom: Option<bool>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub delete: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(rename = "type")]
+    pub type_: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<Map<String, Value>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub protect: Option<bool>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub external: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dependencies: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(default, rename = "propertyDependencies", skip_serializing_if = "Option::is_none")]
+    pub property_dependencies: Option<Map<String, Value>>,
+    #[serde(flatten)]
+    pub extra: Map<String, Value>,
+}
+
+impl Resource {
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref().filter(|s| !s.is_empty())
+    }
+    pub fn parent(&self) -> Option<&str> {
+        self.parent.as_deref().filter(|s| !s.is_empty())
+    }
+    pub fn provider(&self) -> Option<&str> {
+        self.provider.as_deref().filter(|s| !s.is_empty())
+    }
+    pub fn is_custom(&self) -> bool {
+        self.custom.unwrap_or(false)
+    }
+    pub fn is_protected(&self) -> bool {
+        self.protect.unwrap_or(false)
+    }
+    pub fn is_pending_delete(&self) -> bool {
+        self.delete.unwrap_or(false)
+    }
+    pub fn is_provider(&self) -> bool {
+        self.type_.starts_with("pulumi:providers:")
+    }
+    /// Every URN this resource depends on: `dependencies` and each `propertyDependencies` list
+    /// (whose values may be `null` in real files).
+    pub fn dependency_urns(&self) -> impl Iterator<Item = &str> {
+        let deps = self.dependencies.iter().flatten().map(String::as_str);
+        let prop_deps = self
+            .property_dependencies
+            .iter()
+            .flat_map(|m| m.values())
+            .filter_map(Value::as_array)
+            .flatten()
+            .filter_map(Value::as_str);
+        deps.chain(prop_deps).filter(|s| !s.is_empty())
+    }
+}
+
+/// The field names Pulumi's Go structs use, for case-insensitive key matching.
+pub(crate) const DEPLOYMENT_KEYS: &[&str] =
+    &["manifest", "secrets_providers", "resources", "pending_operations", "metadata"];
+pub(crate) const RESOURCE_KEYS: &[&str] = &[
+    "urn",
+    "custom",
+    "delete",
+    "id",
+    "type",
+    "inputs",
+    "outputs",
+    "parent",
+    "protect",
+    "taint",
+    "external",
+    "dependencies",
+    "initErrors",
+    "provider",
+    "propertyDependencies",
+    "pendingReplacement",
+    "additionalSecretOutputs",
+    "aliases",
+    "customTimeouts",
+    "importID",
+    "retainOnDelete",
+    "deletedWith",
+    "created",
+    "modified",
+    "sourcePosition",
+    "stackTrace",
+    "ignoreChanges",
+    "replaceOnChanges",
+    "refreshBeforeUpdate",
+    "viewOf",
+    "resourceHooks",
+    "replaceWith",
+];
+
+/// Renames keys that differ from a known field name only in letter case (Go's JSON decoder
+/// accepts `importId` for `importID`) to the canonical spelling, unless both are present.
+pub(crate) fn canonicalize_keys(obj: &mut Map<String, Value>, known: &[&str]) {
+    let renames: Vec<(String, &str)> = obj
+        .keys()
+        .filter(|k| !known.contains(&k.as_str()))
+        .filter_map(|k| {
+            known.iter().find(|c| c.eq_ignore_ascii_case(k)).map(|canonical| (k.clone(), *canonical))
+        })
+        .collect();
+    for (from, to) in renames {
+        if !obj.contains_key(to) {
+            if let Some(v) = obj.remove(&from) {
+                obj.insert(to.to_string(), v);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn keys_in_other_letter_case_are_canonicalised() {
+        let mut obj = json!({"URN": "u", "importId": "x", "Type": "t", "other": 1});
+        canonicalize_keys(obj.as_object_mut().unwrap(), RESOURCE_KEYS);
+        assert_eq!(obj, json!({"urn": "u", "importID": "x", "type": "t", "other": 1}));
+    }
+
+    #[test]
+    fn unknown_fields_survive_a_round_trip() {
+        let v = json!({"urn": "urn:pulumi:s::p::t::n", "type": "t", "custom": false,
+                       "protect": false, "parent": "", "futureField": {"x": [1, 2]}});
+        let r: Resource = serde_json::from_value(v.clone()).unwrap();
+        assert_eq!(serde_json::to_value(&r).unwrap(), v);
+    }
+}

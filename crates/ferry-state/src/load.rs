@@ -1,0 +1,251 @@
+//! Reading a state file in any layout Pulumi has written, migrating it to a v3 deployment.
+//!
+//! | layout | shape |
+//! |---|---|
+//! | checkpoint v0 | `{target, latest: {time, resources}}` (no version) |
+//! | checkpoint v1–v4 | `{version, features?, checkpoint: {stack or target, config?, latest: D}}` |
+//! | export v1–v4 | `{version, features?, deployment: D}` (`pulumi stack export`) |
+//!
+//! v1 resources carried `defaults`, which Pulumi dropped when it moved to v2; v1 deployments
+//! kept `time` where later ones have `manifest.time`.
+
+use std::fmt;
+
+use serde_json::{json, Map, Value};
+
+use crate::deployment::{canonicalize_keys, Deployment, DEPLOYMENT_KEYS, RESOURCE_KEYS};
+use crate::error::{ErrorCode, StateError};
+use crate::secrets::{verify_secrets, SecretsSummary};
+use crate::validate::check_references;
+
+/// The newest deployment version Ferry reads. Version 4 is version 3 plus `features`.
+pub const LATEST_VERSION: u64 = 4;
+/// Features a v4 file may require that Ferry understands.
+pub const SUPPORTED_FEATURES: &[&str] = &["refreshBeforeUpdate"];
+
+/// What the caller supplies besides the bytes.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LoadOptions<'a> {
+    /// For the `passphrase` secrets provider; used for this load only, never kept.
+    pub passphrase: Option<&'a str>,
+}
+
+/// Which layout a file had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SourceFormat {
+    Checkpoint { version: u64 },
+    Export { version: u64 },
+}
+
+impl fmt::Display for SourceFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SourceFormat::Checkpoint { version } => write!(f, "checkpoint v{version}"),
+            SourceFormat::Export { version } => write!(f, "stack export v{version}"),
+        }
+    }
+}
+
+/// Something worth telling the user that does not stop the load.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct StateWarning {
+    pub message: String,
+    pub path: Option<String>,
+}
+
+/// A state file, read, migrated and checked.
+#[derive(Debug, Clone)]
+pub struct LoadedState {
+    pub format: SourceFormat,
+    /// The stack name a checkpoint records (`org/project/stack` or a bare name), if any.
+    pub stack: Option<String>,
+    pub features: Vec<String>,
+    pub deployment: Deployment,
+    pub secrets: SecretsSummary,
+    pub warnings: Vec<StateWarning>,
+}
+
+impl LoadedState {
+    /// The state as `pulumi stack export` writes it: version 3, or 4 when features are needed.
+    pub fn to_export(&self) -> Value {
+        export_value(&self.deployment, &self.features)
+    }
+}
+
+/// `{version, deployment}` for a deployment and the features it needs.
+pub fn export_value(deployment: &Deployment, features: &[String]) -> Value {
+    let deployment = serde_json::to_value(deployment).expect("a deployment always serialises");
+    if features.is_empty() {
+        json!({"version": 3, "deployment": deployment})
+    } else {
+        json!({"version": 4, "features": features, "deployment": deployment})
+    }
+}
+
+/// Reads, migrates and checks a state file.
+pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState, StateError> {
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| {
+        StateError::new(
+            ErrorCode::InvalidJson,
+            format!("the file is not valid JSON: {e}"),
+        )
+    })?;
+    let Value::Object(mut root) = root else {
+        return Err(StateError::new(
+            ErrorCode::InvalidState,
+            "a state file must be a JSON object with `version` and `checkpoint` or `deployment`",
+        ));
+    };
+    canonicalize_keys(&mut root, &["version", "features", "checkpoint", "deployment"]);
+
+    let version = match root.get("version") {
+        None => None,
+        Some(v) => Some(v.as_u64().ok_or_else(|| {
+            StateError::new(
+                ErrorCode::UnsupportedVersion,
+                format!("`version` must be a whole number from 0 to {LATEST_VERSION}, found {v}"),
+            )
+            .at("version")
+        })?),
+    };
+    if let Some(v) = version {
+        if v > LATEST_VERSION {
+            return Err(StateError::new(
+                ErrorCode::UnsupportedVersion,
+                format!(
+                    "state version {v} is newer than the newest Ferry reads ({LATEST_VERSION}); \
+                     it was written by a newer Pulumi"
+                ),
+            )
+            .at("version"));
+        }
+    }
+    let features = read_features(&root)?;
+
+    let (format, stack, base, deployment) = if let Some(deployment) = root.remove("deployment") {
+        let v = version.ok_or_else(|| {
+            StateError::new(ErrorCode::UnsupportedVersion, "a stack export needs a `version`")
+        })?;
+        if v == 0 {
+            return Err(StateError::new(
+                ErrorCode::UnsupportedVersion,
+                "stack export version 0 does not exist; exports start at version 1",
+            )
+            .at("version"));
+        }
+        (SourceFormat::Export { version: v }, None, "deployment".to_string(), deployment)
+    } else if let Some(checkpoint) = root.remove("checkpoint") {
+        let v = version.unwrap_or(0);
+        let Value::Object(mut checkpoint) = checkpoint else {
+            return Err(StateError::new(ErrorCode::InvalidState, "`checkpoint` must be an object")
+                .at("checkpoint"));
+        };
+        canonicalize_keys(&mut checkpoint, &["stack", "target", "config", "latest"]);
+        let stack = checkpoint_stack(&checkpoint);
+        let latest = checkpoint.remove("latest").unwrap_or(Value::Null);
+        (SourceFormat::Checkpoint { version: v }, stack, "checkpoint.latest".to_string(), latest)
+    } else if root.contains_key("latest") || root.contains_key("target") {
+        // Checkpoint v0: the v1 checkpoint body with no envelope.
+        canonicalize_keys(&mut root, &["stack", "target", "config", "latest"]);
+        let stack = checkpoint_stack(&root);
+        let latest = root.remove("latest").unwrap_or(Value::Null);
+        (SourceFormat::Checkpoint { version: version.unwrap_or(0) }, stack, "latest".to_string(), latest)
+    } else {
+        return Err(StateError::new(
+            ErrorCode::InvalidState,
+            "not a Pulumi state file: expected `checkpoint` (a checkpoint file) or `deployment` \
+             (a `pulumi stack export` file)",
+        ));
+    };
+
+    let source_version = match format {
+        SourceFormat::Checkpoint { version } | SourceFormat::Export { version } => version,
+    };
+    let deployment = migrate_deployment(deployment, source_version, &base)?;
+    let deployment: Deployment = serde_path_to_error::deserialize(deployment).map_err(|e| {
+        let inner = e.path().to_string();
+        let path = if inner == "." { base.clone() } else { format!("{base}.{inner}") };
+        StateError::new(ErrorCode::InvalidState, e.inner().to_string()).at(path)
+    })?;
+
+    let mut warnings = check_references(&deployment, &base)?;
+    let secrets = verify_secrets(&deployment, &base, options.passphrase, &mut warnings)?;
+    Ok(LoadedState { format, stack, features, deployment, secrets, warnings })
+}
+
+fn checkpoint_stack(checkpoint: &Map<String, Value>) -> Option<String> {
+    checkpoint
+        .get("stack")
+        .or_else(|| checkpoint.get("target"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+}
+
+fn read_features(root: &Map<String, Value>) -> Result<Vec<String>, StateError> {
+    let Some(features) = root.get("features") else { return Ok(Vec::new()) };
+    let items = features.as_array().ok_or_else(|| {
+        StateError::new(ErrorCode::InvalidState, "`features` must be an array of strings").at("features")
+    })?;
+    let mut out = Vec::with_capacity(items.len());
+    let mut unknown = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        let name = item.as_str().ok_or_else(|| {
+            StateError::new(ErrorCode::InvalidState, "a feature must be a string").at(format!("features[{i}]"))
+        })?;
+        if !SUPPORTED_FEATURES.contains(&name) {
+            unknown.push(name.to_string());
+        }
+        out.push(name.to_string());
+    }
+    if !unknown.is_empty() {
+        return Err(StateError::new(
+            ErrorCode::UnknownFeature,
+            format!(
+                "the state requires feature(s) Ferry does not support: {} (supported: {})",
+                unknown.join(", "),
+                SUPPORTED_FEATURES.join(", ")
+            ),
+        )
+        .at("features"));
+    }
+    Ok(out)
+}
+
+/// Brings a deployment object of any version to the v3 shape, in place.
+fn migrate_deployment(deployment: Value, version: u64, base: &str) -> Result<Value, StateError> {
+    let Value::Object(mut d) = deployment else {
+        return Err(StateError::new(ErrorCode::InvalidState, "the deployment must be an object").at(base));
+    };
+    canonicalize_keys(&mut d, &[DEPLOYMENT_KEYS, &["time"]].concat());
+    if version <= 1 {
+        // v1 deployments kept the time at the top; v2 moved it into the manifest.
+        if !d.contains_key("manifest") {
+            let time = d.remove("time").unwrap_or(Value::String(String::new()));
+            d.insert("manifest".into(), json!({"time": time, "magic": "", "version": ""}));
+        }
+    }
+    if let Some(resources) = d.get_mut("resources") {
+        match resources {
+            Value::Array(items) => {
+                for (i, item) in items.iter_mut().enumerate() {
+                    let Value::Object(r) = item else {
+                        return Err(StateError::new(ErrorCode::InvalidState, "a resource must be an object")
+                            .at(format!("{base}.resources[{i}]")));
+                    };
+                    canonicalize_keys(r, &[RESOURCE_KEYS, &["defaults"]].concat());
+                    if version <= 1 {
+                        // Pulumi dropped v1's `defaults` when it introduced v2.
+                        r.remove("defaults");
+                    }
+                }
+            }
+            Value::Null => {}
+            _ => {
+                return Err(StateError::new(ErrorCode::InvalidState, "`resources` must be an array")
+                    .at(format!("{base}.resources")))
+            }
+        }
+    }
+    Ok(Value::Object(d))
+}

@@ -1,0 +1,211 @@
+//! Ferry's embedded store: stacks and their immutable versions, in one SQLite file.
+//!
+//! Architecture Invariant: a stack version, once written, is never changed or removed
+//! (enforced by triggers in the schema); every write happens in one transaction.
+
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::Serialize;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Row, SqlitePool};
+
+mod name;
+pub use name::StackName;
+
+/// Why a store call failed.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("no stack `{0}`")]
+    StackNotFound(String),
+    #[error("stack `{stack}` has no version {version}")]
+    VersionNotFound { stack: String, version: i64 },
+    #[error(transparent)]
+    InvalidName(#[from] name::InvalidStackName),
+    #[error("database error: {0}")]
+    Database(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migration(#[from] sqlx::migrate::MigrateError),
+}
+
+/// A stack and its latest version, as lists and summaries show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct StackSummary {
+    pub id: String,
+    pub name: String,
+    pub version: i64,
+    pub resources: i64,
+    pub origin: String,
+    pub source_format: String,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+/// One version of a stack, with its state.
+#[derive(Debug, Clone)]
+pub struct StackVersion {
+    pub summary: StackSummary,
+    /// `pulumi stack export` JSON (v3, or v4 with features).
+    pub export_json: String,
+}
+
+/// What a new version is made of.
+pub struct NewVersion<'a> {
+    pub origin: &'a str,
+    pub source_format: &'a str,
+    pub resource_count: usize,
+    pub export_json: &'a str,
+}
+
+#[derive(Clone)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+const SUMMARY_SELECT: &str = "SELECT s.id, s.name, s.created_at, v.version, v.resource_count, v.origin, \
+     v.source_format, v.created_at AS updated_at FROM stacks s JOIN stack_versions v ON v.stack_id = s.id";
+
+impl Store {
+    /// Opens (creating if needed) the store file and brings its schema up to date.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        let options = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(std::time::Duration::from_secs(5));
+        Self::connect(options, 4).await
+    }
+
+    /// A private in-memory store (tests, one-shot CLI runs).
+    pub async fn open_in_memory() -> Result<Store, StoreError> {
+        let options = SqliteConnectOptions::from_str("sqlite::memory:")?.foreign_keys(true);
+        // One connection: every connection to `:memory:` is a database of its own.
+        Self::connect(options, 1).await
+    }
+
+    async fn connect(options: SqliteConnectOptions, max: u32) -> Result<Store, StoreError> {
+        let pool = SqlitePoolOptions::new().max_connections(max).connect_with(options).await?;
+        sqlx::migrate!("./migrations").run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// Adds a version to the stack `name`, creating the stack on its first version. One
+    /// transaction: on any error nothing is left behind.
+    pub async fn add_version(&self, name: &StackName, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?")
+            .bind(name.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+        let id = match existing {
+            Some(id) => id,
+            None => {
+                let id = uuid::Uuid::new_v4().simple().to_string();
+                sqlx::query("INSERT INTO stacks (id, name) VALUES (?, ?)")
+                    .bind(&id)
+                    .bind(name.as_str())
+                    .execute(&mut *tx)
+                    .await?;
+                id
+            }
+        };
+        let version: i64 =
+            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) + 1 FROM stack_versions WHERE stack_id = ?")
+                .bind(&id)
+                .fetch_one(&mut *tx)
+                .await?;
+        sqlx::query(
+            "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) \
+             VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&id)
+        .bind(version)
+        .bind(new.origin)
+        .bind(new.source_format)
+        .bind(new.resource_count as i64)
+        .bind(new.export_json)
+        .execute(&mut *tx)
+        .await?;
+        let summary = fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
+        tx.commit().await?;
+        Ok(summary)
+    }
+
+    /// Every stack with its latest version, by name.
+    pub async fn list_stacks(&self) -> Result<Vec<StackSummary>, StoreError> {
+        let sql = format!(
+            "{SUMMARY_SELECT} WHERE v.version = (SELECT MAX(version) FROM stack_versions WHERE stack_id = s.id) \
+             ORDER BY s.name"
+        );
+        let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
+        Ok(rows.iter().map(summary_from_row).collect())
+    }
+
+    /// A stack's latest version summary, by ID.
+    pub async fn stack(&self, id: &str) -> Result<StackSummary, StoreError> {
+        fetch_summary(&self.pool, id, None).await?.ok_or_else(|| StoreError::StackNotFound(id.to_string()))
+    }
+
+    /// The ID of the stack called `name`, if there is one.
+    pub async fn stack_id_by_name(&self, name: &StackName) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?")
+            .bind(name.as_str())
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    /// A stack's version (the latest when `version` is `None`) with its state.
+    pub async fn version(&self, id: &str, version: Option<i64>) -> Result<StackVersion, StoreError> {
+        let summary = fetch_summary(&self.pool, id, version).await?.ok_or_else(|| match version {
+            Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
+            None => StoreError::StackNotFound(id.to_string()),
+        })?;
+        let export_json: String =
+            sqlx::query_scalar("SELECT export_json FROM stack_versions WHERE stack_id = ? AND version = ?")
+                .bind(id)
+                .bind(summary.version)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(StackVersion { summary, export_json })
+    }
+
+    /// All versions of a stack, newest first.
+    pub async fn versions(&self, id: &str) -> Result<Vec<StackSummary>, StoreError> {
+        let sql = format!("{SUMMARY_SELECT} WHERE s.id = ? ORDER BY v.version DESC");
+        let rows = sqlx::query(&sql).bind(id).fetch_all(&self.pool).await?;
+        if rows.is_empty() {
+            return Err(StoreError::StackNotFound(id.to_string()));
+        }
+        Ok(rows.iter().map(summary_from_row).collect())
+    }
+}
+
+async fn fetch_summary<'e, E>(executor: E, id: &str, version: Option<i64>) -> Result<Option<StackSummary>, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Sqlite>,
+{
+    let sql = format!(
+        "{SUMMARY_SELECT} WHERE s.id = ? AND v.version = \
+         COALESCE(?, (SELECT MAX(version) FROM stack_versions WHERE stack_id = s.id))"
+    );
+    let row = sqlx::query(&sql).bind(id).bind(version).fetch_optional(executor).await?;
+    Ok(row.as_ref().map(summary_from_row))
+}
+
+fn summary_from_row(row: &sqlx::sqlite::SqliteRow) -> StackSummary {
+    StackSummary {
+        id: row.get("id"),
+        name: row.get("name"),
+        version: row.get("version"),
+        resources: row.get("resource_count"),
+        origin: row.get("origin"),
+        source_format: row.get("source_format"),
+        created_at: row.get("created_at"),
+        updated_at: row.get("updated_at"),
+    }
+}
+
+#[cfg(test)]
+mod tests;
