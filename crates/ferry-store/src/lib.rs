@@ -6,12 +6,11 @@
 use std::path::Path;
 use std::str::FromStr;
 
-use serde::Serialize;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row, SqlitePool};
 
 mod name;
-pub use name::StackName;
+pub use name::{InvalidStackName as InvalidStackNameError, StackName};
 
 /// Why a store call failed.
 #[derive(Debug, thiserror::Error)]
@@ -28,18 +27,7 @@ pub enum StoreError {
     Migration(#[from] sqlx::migrate::MigrateError),
 }
 
-/// A stack and its latest version, as lists and summaries show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct StackSummary {
-    pub id: String,
-    pub name: String,
-    pub version: i64,
-    pub resources: i64,
-    pub origin: String,
-    pub source_format: String,
-    pub created_at: String,
-    pub updated_at: String,
-}
+pub use ferry_types::StackSummary;
 
 /// One version of a stack, with its state.
 #[derive(Debug, Clone)]

@@ -1,0 +1,58 @@
+//! The service's error: what went wrong, in terms a caller can turn into a response.
+
+use ferry_state::StateError;
+use ferry_store::StoreError;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error(transparent)]
+    State(#[from] StateError),
+    #[error("the state file is {size} bytes, over the limit of {limit} bytes")]
+    TooLarge { size: usize, limit: usize },
+    #[error(
+        "name the stack (`org/project/stack`){}",
+        .recorded.as_ref().map(|s| format!("; the file records `{s}`, which is not a full name")).unwrap_or_default()
+    )]
+    NameRequired { recorded: Option<String> },
+    #[error("no resource `{urn}` in stack `{stack}`")]
+    ResourceNotFound { stack: String, urn: String },
+    #[error(transparent)]
+    Store(StoreError),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl From<StoreError> for ServiceError {
+    fn from(e: StoreError) -> Self {
+        ServiceError::Store(e)
+    }
+}
+
+impl From<ferry_store::InvalidStackNameError> for ServiceError {
+    fn from(e: ferry_store::InvalidStackNameError) -> Self {
+        ServiceError::Store(StoreError::InvalidName(e))
+    }
+}
+
+impl ServiceError {
+    /// A stable snake_case code for APIs.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServiceError::State(e) => e.code.as_str(),
+            ServiceError::TooLarge { .. } => "too_large",
+            ServiceError::NameRequired { .. } => "name_required",
+            ServiceError::ResourceNotFound { .. } => "not_found",
+            ServiceError::Store(StoreError::StackNotFound(_) | StoreError::VersionNotFound { .. }) => "not_found",
+            ServiceError::Store(StoreError::InvalidName(_)) => "invalid_name",
+            ServiceError::Store(_) | ServiceError::Internal(_) => "internal",
+        }
+    }
+
+    /// The JSON path in the uploaded file the error is about, when there is one.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            ServiceError::State(e) => e.path.as_deref(),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,184 @@
+//! Ferry's stack use cases, shared by the HTTP API and the UI's server functions: upload a
+//! state file, list stacks, read a version's resources, graph and details.
+//!
+//! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
+//! to their own responses.
+
+mod demo;
+mod error;
+mod views;
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
+use ferry_store::{NewVersion, StackName, StackSummary, Store};
+
+pub use demo::{demo_export, DEMO_STACK};
+pub use error::ServiceError;
+pub use views::{ResourceDetail, ResourceRow};
+
+/// The default upload limit, 64 MiB.
+pub const DEFAULT_MAX_STATE_BYTES: usize = 64 * 1024 * 1024;
+
+/// A stored version, parsed once and shared: versions never change, so the cache never goes stale.
+pub struct LoadedVersion {
+    pub summary: StackSummary,
+    pub deployment: Deployment,
+    pub features: Vec<String>,
+    pub export_json: String,
+    graph: std::sync::OnceLock<StackGraph>,
+    urn_index: std::sync::OnceLock<HashMap<String, usize>>,
+}
+
+impl LoadedVersion {
+    pub fn graph(&self) -> &StackGraph {
+        self.graph.get_or_init(|| StackGraph::from_deployment(&self.deployment))
+    }
+}
+
+/// What an upload produced.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UploadOutcome {
+    #[serde(flatten)]
+    pub summary: StackSummary,
+    pub warnings: Vec<StateWarning>,
+}
+
+/// How many parsed versions to keep in memory.
+const CACHE_CAPACITY: usize = 16;
+
+pub struct StackService {
+    store: Store,
+    max_state_bytes: usize,
+    cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
+}
+
+impl StackService {
+    pub fn new(store: Store, max_state_bytes: usize) -> StackService {
+        StackService { store, max_state_bytes, cache: Mutex::new(HashMap::new()) }
+    }
+
+    pub fn max_state_bytes(&self) -> usize {
+        self.max_state_bytes
+    }
+
+    /// Reads, checks and stores a state file as a new version of the stack `name` (or the name
+    /// the checkpoint records, when it is a full `org/project/stack`). Nothing is stored unless
+    /// the whole file loads.
+    pub async fn upload(
+        &self,
+        name: Option<&str>,
+        bytes: Vec<u8>,
+        passphrase: Option<String>,
+        origin: &str,
+    ) -> Result<UploadOutcome, ServiceError> {
+        if bytes.len() > self.max_state_bytes {
+            return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
+        }
+        if let Some(name) = name {
+            StackName::parse(name)?;
+        }
+        // Parsing a large file and deriving a passphrase key are CPU work: keep them off the
+        // async workers.
+        let loaded = tokio::task::spawn_blocking(move || {
+            load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref() })
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(e.to_string()))??;
+
+        let name = match name {
+            Some(name) => StackName::parse(name)?,
+            None => loaded
+                .stack
+                .as_deref()
+                .and_then(|s| StackName::parse(s).ok())
+                .ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
+        };
+        let export_json = loaded.to_export().to_string();
+        let summary = self
+            .store
+            .add_version(
+                &name,
+                NewVersion {
+                    origin,
+                    source_format: &loaded.format.to_string(),
+                    resource_count: loaded.deployment.resources().len(),
+                    export_json: &export_json,
+                },
+            )
+            .await?;
+        tracing::info!(stack = %summary.name, version = summary.version, resources = summary.resources, "stored stack version");
+        Ok(UploadOutcome { summary, warnings: loaded.warnings })
+    }
+
+    pub async fn list(&self) -> Result<Vec<StackSummary>, ServiceError> {
+        Ok(self.store.list_stacks().await?)
+    }
+
+    pub async fn summary(&self, id: &str) -> Result<StackSummary, ServiceError> {
+        Ok(self.store.stack(id).await?)
+    }
+
+    pub async fn versions(&self, id: &str) -> Result<Vec<StackSummary>, ServiceError> {
+        Ok(self.store.versions(id).await?)
+    }
+
+    /// A version (the latest when `version` is `None`), parsed, from the cache when possible.
+    pub async fn version(&self, id: &str, version: Option<i64>) -> Result<Arc<LoadedVersion>, ServiceError> {
+        let number = match version {
+            Some(v) => v,
+            None => self.store.stack(id).await?.version,
+        };
+        let key = (id.to_string(), number);
+        if let Some(hit) = self.cache.lock().expect("cache lock").get(&key) {
+            return Ok(hit.clone());
+        }
+        let stored = self.store.version(id, Some(number)).await?;
+        let loaded = tokio::task::spawn_blocking(move || -> Result<LoadedVersion, ServiceError> {
+            // Stored versions were checked on the way in; re-checking here would need the
+            // passphrase again, so only the shape is read.
+            let value: serde_json::Value = serde_json::from_str(&stored.export_json)
+                .map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
+            let features = value
+                .get("features")
+                .and_then(|f| serde_json::from_value(f.clone()).ok())
+                .unwrap_or_default();
+            let deployment: Deployment = serde_json::from_value(value["deployment"].clone())
+                .map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
+            Ok(LoadedVersion {
+                summary: stored.summary,
+                deployment,
+                features,
+                export_json: stored.export_json,
+                graph: Default::default(),
+                urn_index: Default::default(),
+            })
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        let loaded = Arc::new(loaded);
+        let mut cache = self.cache.lock().expect("cache lock");
+        if cache.len() >= CACHE_CAPACITY {
+            // Versions are immutable, so any entry may go; drop one arbitrary entry.
+            if let Some(k) = cache.keys().next().cloned() {
+                cache.remove(&k);
+            }
+        }
+        cache.insert(key, loaded.clone());
+        Ok(loaded)
+    }
+
+    /// Creates the demo stack when the store does not have it yet.
+    pub async fn ensure_demo(&self) -> Result<Option<StackSummary>, ServiceError> {
+        let name = StackName::parse(DEMO_STACK)?;
+        if self.store.stack_id_by_name(&name).await?.is_some() {
+            return Ok(None);
+        }
+        let outcome = self.upload(Some(DEMO_STACK), demo_export().to_string().into_bytes(), None, "demo").await?;
+        Ok(Some(outcome.summary))
+    }
+}
+
+#[cfg(test)]
+mod tests;
