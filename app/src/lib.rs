@@ -1,1 +1,72 @@
-//! placeholder
+//! Ferry's web UI: Leptos components rendered on the server (`ssr`) and hydrated in the
+//! browser (`hydrate`).
+//!
+//! Architecture Invariant: with `hydrate` this crate links no server crate; server-only code
+//! sits behind `#[cfg(feature = "ssr")]` (the server functions' bodies).
+
+pub mod format;
+pub mod pages;
+pub mod server_fns;
+#[cfg(feature = "hydrate")]
+mod browser;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::path;
+
+use pages::{GraphPage, HomePage, NotFound, TablePage};
+
+/// The HTML document around the app (server side only).
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
+                // The graph renderer (sigma.js, bundled from npm); loads before hydration runs.
+                <script src="/pkg/graph.js" defer></script>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    view! {
+        <Stylesheet id="leptos" href="/pkg/site.css"/>
+        <Title text="Ferry"/>
+        <Router>
+            <header class="topbar">
+                <a class="brand" href="/">"Ferry"</a>
+                <span class="tagline">"Plan, preview and commit imports into Pulumi stacks"</span>
+            </header>
+            <main>
+                <Routes fallback=NotFound>
+                    <Route path=path!("/") view=HomePage/>
+                    <Route path=path!("/stacks/:id") view=TablePage/>
+                    <Route path=path!("/stacks/:id/graph") view=GraphPage/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+#[wasm_bindgen::prelude::wasm_bindgen]
+pub fn hydrate() {
+    console_error_panic_hook::set_once();
+    leptos::mount::hydrate_body(App);
+    // Lets tests (and curious users) see that the page is interactive.
+    if let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) {
+        let _ = body.set_attribute("data-hydrated", "true");
+    }
+}

@@ -1,1 +1,95 @@
-fn main(){}
+//! `ferry`: the command line. `ferry serve` (the default) runs the web app and API.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::{Parser, Subcommand};
+use ferry_service::{StackService, DEFAULT_MAX_STATE_BYTES};
+use ferry_store::Store;
+use leptos::prelude::*;
+use server::{router, AppState};
+
+#[derive(Parser)]
+#[command(name = "ferry", version, about = "Plan, preview, review and commit imports into Pulumi stacks")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: ServeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the web app and the HTTP API (the default).
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args, Clone)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "FERRY_ADDR", default_value = "127.0.0.1:3000")]
+    addr: SocketAddr,
+    /// Folder for Ferry's data (the embedded SQLite store).
+    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
+    data_dir: PathBuf,
+    /// Largest state file accepted, in bytes.
+    #[arg(long, env = "FERRY_MAX_STATE_BYTES", default_value_t = DEFAULT_MAX_STATE_BYTES)]
+    max_state_bytes: usize,
+    /// Do not create the demo stack on first start.
+    #[arg(long, env = "FERRY_NO_DEMO")]
+    no_demo: bool,
+}
+
+#[tokio::main]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".into()),
+        )
+        .init();
+    let cli = Cli::parse();
+    let args = match cli.command {
+        Some(Command::Serve(args)) => args,
+        None => cli.serve,
+    };
+    serve(args).await
+}
+
+async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
+    std::fs::create_dir_all(&args.data_dir)
+        .map_err(|e| format!("cannot create data dir {}: {e}", args.data_dir.display()))?;
+    let db = args.data_dir.join("ferry.db");
+    let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
+    let stacks = Arc::new(StackService::new(store, args.max_state_bytes));
+    if !args.no_demo {
+        if let Some(demo) = stacks.ensure_demo().await? {
+            tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");
+        }
+    }
+
+    let mut conf = get_configuration(None)?;
+    conf.leptos_options.site_addr = args.addr;
+    let state = AppState { leptos_options: conf.leptos_options, stacks };
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
+    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown()).await?;
+    Ok(())
+}
+
+async fn shutdown() {
+    let ctrl_c = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}

@@ -27,6 +27,8 @@ pub struct LoadedVersion {
     pub deployment: Deployment,
     pub features: Vec<String>,
     pub export_json: String,
+    /// What is odd but loadable in this state (duplicate URNs, undecryptable secrets).
+    pub warnings: Vec<StateWarning>,
     graph: std::sync::OnceLock<StackGraph>,
     urn_index: std::sync::OnceLock<HashMap<String, usize>>,
 }
@@ -146,11 +148,14 @@ impl StackService {
                 .unwrap_or_default();
             let deployment: Deployment = serde_json::from_value(value["deployment"].clone())
                 .map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
+            // Cheap (one pass), and it was clean apart from warnings when it was stored.
+            let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
             Ok(LoadedVersion {
                 summary: stored.summary,
                 deployment,
                 features,
                 export_json: stored.export_json,
+                warnings,
                 graph: Default::default(),
                 urn_index: Default::default(),
             })

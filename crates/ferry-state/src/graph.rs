@@ -95,7 +95,21 @@ impl StackGraph {
             }
         }
 
-        let positions = radial_layout(&parent_of, |i| (&resources[i].type_, &resources[i].urn));
+        // Layout only: resources with no parent (default providers, mostly) are placed under the
+        // stack's root resource when there is exactly one, so they spread on its first ring
+        // instead of crowding the root's own ring.
+        let stack_roots: Vec<usize> = (0..resources.len())
+            .filter(|&i| parent_of[i].is_none() && resources[i].type_ == "pulumi:pulumi:Stack")
+            .collect();
+        let mut layout_parent = parent_of.clone();
+        if let [root] = stack_roots[..] {
+            for (i, p) in layout_parent.iter_mut().enumerate() {
+                if p.is_none() && i != root {
+                    *p = Some(root);
+                }
+            }
+        }
+        let positions = radial_layout(&layout_parent, |i| (&resources[i].type_, &resources[i].urn));
         let nodes = resources
             .iter()
             .zip(positions)
@@ -236,6 +250,21 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(a.len(), 5);
         assert!(a.iter().all(|(x, y)| x.is_finite() && y.is_finite()));
+    }
+
+    #[test]
+    fn parentless_resources_ring_the_stack() {
+        let d: Deployment = serde_json::from_value(serde_json::json!({"resources": [
+            {"urn": "urn:pulumi:d::p::pulumi:pulumi:Stack::p-d", "type": "pulumi:pulumi:Stack"},
+            {"urn": "urn:pulumi:d::p::pulumi:providers:aws::a", "type": "pulumi:providers:aws", "id": "1"},
+            {"urn": "urn:pulumi:d::p::pulumi:providers:aws::b", "type": "pulumi:providers:aws", "id": "2"},
+        ]}))
+        .unwrap();
+        let g = StackGraph::from_deployment(&d);
+        assert_eq!((g.nodes[0].x, g.nodes[0].y), (0.0, 0.0), "the stack is the centre");
+        let dist = (g.nodes[1].x - g.nodes[2].x).hypot(g.nodes[1].y - g.nodes[2].y);
+        assert!(dist > 50.0, "providers do not overlap ({dist})");
+        assert!(g.edges.is_empty(), "layout parents are not edges");
     }
 
     #[test]

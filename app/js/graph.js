@@ -1,0 +1,263 @@
+// Ferry's stack graph: sigma.js (WebGL) draws a graphology graph whose positions the server
+// computed, so nothing is simulated in the browser and 5,000 resources paint at once.
+import Graph from 'graphology';
+import Sigma from 'sigma';
+import { EdgeLineProgram, NodeCircleProgram, NodePointProgram } from 'sigma/rendering';
+
+const NODE_COLORS = { stack: '#e4572e', component: '#8e6bd8', custom: '#2f80ed', provider: '#27ae60' };
+const NODE_SIZES = { stack: 12, component: 7, custom: 4, provider: 7 };
+const EDGE_COLORS = { parent: '#c5cedb', dependency: '#f2994a', provider: '#6fcf97' };
+const EDGE_LABELS = { parent: 'parent', dependency: 'depends on', provider: 'uses provider' };
+
+// Above this many nodes, cheaper WebGL programs keep each full render short.
+const LARGE_GRAPH = 2000;
+// How long after the last wheel event a zoom counts as finished.
+const SETTLE_MS = 150;
+
+const mounted = new Map();
+
+/**
+ * Pan and zoom that stay fluid without a GPU. Re-rendering thousands of nodes and edges every
+ * frame is slow on software WebGL (SwiftShader, VDI, remote desktops), so during a gesture the
+ * canvases sigma already drew are moved and scaled with a CSS transform (compositor work only);
+ * when the gesture ends, the camera takes the equivalent state and sigma renders once, sharp.
+ */
+function fluidCamera(renderer, container, { onGestureEnd }) {
+  // The transform applied since the last render: screen = s * drawn + (tx, ty).
+  let s = 1, tx = 0, ty = 0, active = false, settleTimer = 0;
+  let drag = null;
+  // One canvas holding a flattened copy of sigma's layers: software compositing moves one
+  // layer per frame instead of sigma's seven.
+  const snapshot = document.createElement('canvas');
+  snapshot.className = 'graph-snapshot';
+  snapshot.style.cssText = 'position:absolute;left:0;top:0;pointer-events:none;transform-origin:0 0;display:none;will-change:transform';
+  container.append(snapshot);
+  const layers = () => [...container.querySelectorAll('canvas')].filter((c) => c !== snapshot);
+  const apply = () => {
+    snapshot.style.transform = `matrix(${s}, 0, 0, ${s}, ${tx}, ${ty})`;
+  };
+  // Copies sigma's freshly drawn layers into the snapshot. It runs right after each render,
+  // because a WebGL canvas is readable only in the task that drew it; a gesture can then start
+  // without drawing anything.
+  const copyLayers = () => {
+    if (active) return;
+    const { width, height } = renderer.getDimensions();
+    const ratio = window.devicePixelRatio || 1;
+    if (snapshot.width !== Math.round(width * ratio) || snapshot.height !== Math.round(height * ratio)) {
+      snapshot.width = Math.round(width * ratio);
+      snapshot.height = Math.round(height * ratio);
+      snapshot.style.width = `${width}px`;
+      snapshot.style.height = `${height}px`;
+    }
+    const ctx = snapshot.getContext('2d');
+    ctx.clearRect(0, 0, snapshot.width, snapshot.height);
+    for (const layer of layers()) ctx.drawImage(layer, 0, 0, snapshot.width, snapshot.height);
+  };
+  renderer.on('afterRender', copyLayers);
+  copyLayers();
+  const capture = () => {
+    snapshot.style.display = 'block';
+    for (const layer of layers()) layer.style.opacity = '0';
+  };
+  const settle = () => {
+    clearTimeout(settleTimer);
+    if (!active) return;
+    const camera = renderer.getCamera();
+    const { width, height } = renderer.getDimensions();
+    // The point now shown at the centre was drawn at ((c - t) / s); centre the camera on it.
+    const drawn = { x: (width / 2 - tx) / s, y: (height / 2 - ty) / s };
+    const s_ = s;
+    const centre = renderer.viewportToFramedGraph(drawn);
+    const state = camera.getState();
+    active = false; s = 1; tx = 0; ty = 0;
+    // Sigma's own drag and wheel handling is off (ours replaces it), and with it the camera
+    // ignores x, y and ratio; allow them for this one update.
+    camera.enabledPanning = camera.enabledZooming = true;
+    camera.setState({ x: centre.x, y: centre.y, ratio: state.ratio / s_, angle: state.angle });
+    camera.enabledPanning = camera.enabledZooming = false;
+    renderer.refresh();
+    for (const layer of layers()) layer.style.opacity = '';
+    snapshot.style.display = 'none';
+    apply();
+    onGestureEnd?.();
+  };
+  const begin = () => { if (!active) { active = true; capture(); } };
+  const panBy = (dx, dy) => { begin(); tx += dx; ty += dy; apply(); };
+  const zoomAt = (k, px, py) => {
+    begin();
+    const ratio = renderer.getCamera().getState().ratio / (s * k);
+    if (ratio < 0.005 || ratio > 50) return;
+    s *= k; tx = k * tx + px * (1 - k); ty = k * ty + py * (1 - k);
+    apply();
+  };
+  const local = (e) => {
+    const r = container.getBoundingClientRect();
+    return { x: e.clientX - r.left, y: e.clientY - r.top };
+  };
+  container.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const p = local(e);
+    const dy = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
+    zoomAt(Math.exp(-dy * 0.0015), p.x, p.y);
+    clearTimeout(settleTimer);
+    settleTimer = setTimeout(settle, SETTLE_MS);
+  }, { passive: false });
+  container.addEventListener('pointerdown', (e) => {
+    if (e.button !== 0 || e.target.closest('.graph-toggles')) return;
+    drag = { x: e.clientX, y: e.clientY, moved: 0 };
+  });
+  window.addEventListener('pointermove', (e) => {
+    if (!drag) return;
+    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
+    drag.x = e.clientX; drag.y = e.clientY; drag.moved += Math.abs(dx) + Math.abs(dy);
+    if (drag.moved > 3) panBy(dx, dy);
+  });
+  const release = () => {
+    if (!drag) return;
+    const moved = drag.moved > 3;
+    drag = null;
+    if (moved) {
+      // A drag that ends on a node is not a click on it.
+      container.dataset.dragEndedAt = String(performance.now());
+      settle();
+    }
+  };
+  window.addEventListener('pointerup', release);
+  window.addEventListener('pointercancel', release);
+  return { settle, panBy, zoomAt };
+}
+let nextToken = 1;
+
+/** Resolves with the element `id` once it is in the document (the app may call `mount` just
+ *  before it attaches the view), or null after `ms`. */
+function attached(id, ms = 10000) {
+  const deadline = performance.now() + ms;
+  return new Promise((resolve) => {
+    const look = () => {
+      const el = document.getElementById(id);
+      if (el && el.isConnected) resolve(el);
+      else if (performance.now() > deadline) resolve(null);
+      else requestAnimationFrame(look);
+    };
+    look();
+  });
+}
+
+/** Fetches `url` (the API's graph) and draws it in the element `containerId`. Returns a token
+ *  for `unmount`. */
+export function mount(containerId, url, onSelect) {
+  const token = nextToken++;
+  const entry = { cancelled: false, renderer: null };
+  mounted.set(token, entry);
+  draw(containerId, url, onSelect, entry);
+  return token;
+}
+
+async function draw(containerId, url, onSelect, entry) {
+  const started = performance.now();
+  let data;
+  try {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    data = await response.json();
+  } catch (err) {
+    const el = await attached(containerId);
+    if (el && !entry.cancelled) el.textContent = `Could not load the graph: ${err.message}`;
+    return;
+  }
+  const container = await attached(containerId);
+  if (entry.cancelled || !container) return;
+  const arrived = performance.now();
+
+  const graph = new Graph({ type: 'directed', multi: true });
+  const many = data.nodes.length > 1000;
+  data.nodes.forEach((n, i) => {
+    graph.addNode(String(i), {
+      x: n.x,
+      y: -n.y,
+      size: (NODE_SIZES[n.kind] || 4) * (many && n.kind === 'custom' ? 0.6 : 1),
+      color: n.pending_delete ? '#bdbdbd' : NODE_COLORS[n.kind] || '#999',
+      label: n.name,
+      urn: n.urn,
+      kind: n.kind,
+      resourceType: n.type,
+    });
+  });
+  for (const e of data.edges) {
+    graph.addDirectedEdge(String(e.source), String(e.target), {
+      color: EDGE_COLORS[e.kind],
+      size: e.kind === 'parent' ? 0.5 : 1,
+      kind: e.kind,
+    });
+  }
+
+  container.textContent = '';
+  const shown = { parent: true, dependency: true, provider: true };
+  const large = graph.order > LARGE_GRAPH;
+  const renderer = new Sigma(graph, container, {
+    allowInvalidContainer: true,
+    renderEdgeLabels: false,
+    labelRenderedSizeThreshold: 6,
+    defaultNodeType: large ? 'point' : 'circle',
+    defaultEdgeType: 'line',
+    nodeProgramClasses: { circle: NodeCircleProgram, point: NodePointProgram },
+    edgeProgramClasses: { line: EdgeLineProgram },
+    enableCameraPanning: false,
+    enableCameraZooming: false,
+    enableCameraRotation: false,
+    edgeReducer: (_edge, attrs) => (shown[attrs.kind] ? attrs : { ...attrs, hidden: true }),
+  });
+  entry.renderer = renderer;
+  entry.camera = fluidCamera(renderer, container, {});
+  // The container narrows when the detail panel opens; sigma only watches the window.
+  entry.resizeObserver = new ResizeObserver(() => renderer.resize() && renderer.refresh());
+  entry.resizeObserver.observe(container);
+  renderer.on('clickNode', ({ node }) => {
+    const dragEnded = Number(container.dataset.dragEndedAt || 0);
+    if (performance.now() - dragEnded < 300) return;
+    onSelect && onSelect(graph.getNodeAttribute(node, 'urn'));
+  });
+  renderer.on('enterNode', () => (container.style.cursor = 'pointer'));
+  renderer.on('leaveNode', () => (container.style.cursor = ''));
+
+  const toggles = document.createElement('div');
+  toggles.className = 'graph-toggles';
+  for (const kind of Object.keys(shown)) {
+    const label = document.createElement('label');
+    const box = document.createElement('input');
+    box.type = 'checkbox';
+    box.checked = true;
+    box.dataset.kind = kind;
+    box.addEventListener('change', () => {
+      shown[kind] = box.checked;
+      renderer.refresh();
+    });
+    label.append(box, ` ${EDGE_LABELS[kind]}`);
+    toggles.append(label);
+  }
+  container.append(toggles);
+
+  // The first frame is on screen once the browser has presented the frame after the
+  // synchronous first render sigma does in its constructor.
+  requestAnimationFrame(() => {
+    const painted = performance.now();
+    const metrics = {
+      nodes: graph.order,
+      edges: graph.size,
+      fetchMs: arrived - started,
+      firstPaintMs: painted - arrived,
+    };
+    container.dataset.ready = 'true';
+    window.__ferryGraph = { metrics, renderer, camera: entry.camera };
+    container.dispatchEvent(new CustomEvent('ferry-graph-ready', { detail: metrics }));
+  });
+}
+
+export function unmount(token) {
+  const entry = mounted.get(token);
+  if (!entry) return;
+  entry.cancelled = true;
+  entry.resizeObserver?.disconnect();
+  if (entry.renderer) entry.renderer.kill();
+  mounted.delete(token);
+}

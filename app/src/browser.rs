@@ -1,0 +1,96 @@
+//! Browser-only glue: the upload request and the bridge to the graph renderer (`pkg/graph.js`).
+
+use js_sys::{Function, Reflect};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::{HtmlInputElement, RequestInit, Response};
+
+use crate::format::encode_query_value;
+use crate::pages::UploadStatusError;
+
+fn failed(code: &str, message: impl Into<String>) -> UploadStatusError {
+    UploadStatusError { code: code.to_string(), message: message.into(), path: None }
+}
+
+/// POSTs the chosen file to `/api/v1/stacks` as it is (the browser streams it; wasm never
+/// copies it) and returns the new stack's ID or the API's error.
+pub async fn upload_state(
+    name: &HtmlInputElement,
+    file: &HtmlInputElement,
+    passphrase: &HtmlInputElement,
+) -> Result<String, UploadStatusError> {
+    let Some(chosen) = file.files().and_then(|list| list.get(0)) else {
+        return Err(failed("no_file", "choose a state file to upload"));
+    };
+    let mut url = "/api/v1/stacks".to_string();
+    let name = name.value();
+    if !name.trim().is_empty() {
+        url.push_str(&format!("?name={}", encode_query_value(name.trim())));
+    }
+    let init = RequestInit::new();
+    init.set_method("POST");
+    init.set_body(&chosen);
+    let headers = web_sys::Headers::new().map_err(|_| failed("browser", "cannot build the request"))?;
+    let _ = headers.set("content-type", "application/json");
+    let secret = passphrase.value();
+    if !secret.is_empty() {
+        let _ = headers.set("x-ferry-passphrase", &secret);
+    }
+    init.set_headers(&headers);
+    // The passphrase is needed for this request only.
+    passphrase.set_value("");
+
+    let window = web_sys::window().ok_or_else(|| failed("browser", "no window"))?;
+    let response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
+        .await
+        .map_err(|e| failed("network", format!("the upload did not reach Ferry: {e:?}")))?;
+    let response: Response = response.unchecked_into();
+    let text = match response.text() {
+        Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+    if response.ok() {
+        return body["id"].as_str().map(str::to_string).ok_or_else(|| failed("bad_response", "Ferry's answer had no stack ID"));
+    }
+    let error = &body["error"];
+    Err(UploadStatusError {
+        code: error["code"].as_str().unwrap_or("http_error").to_string(),
+        message: error["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("HTTP {}", response.status())),
+        path: error["path"].as_str().map(str::to_string),
+    })
+}
+
+fn graph_module() -> Option<JsValue> {
+    let window = web_sys::window()?;
+    Reflect::get(&window, &JsValue::from_str("FerryGraph")).ok().filter(|v| !v.is_undefined())
+}
+
+fn method(module: &JsValue, name: &str) -> Option<Function> {
+    Reflect::get(module, &JsValue::from_str(name)).ok()?.dyn_into().ok()
+}
+
+/// Draws the stack's graph into the element `container` (once it is attached);
+/// `on_select(urn)` runs on a click. Returns the token `unmount_graph` takes.
+pub fn mount_graph(container: &str, stack_id: &str, on_select: impl Fn(String) + 'static) -> Option<f64> {
+    let url = format!("/api/v1/stacks/{stack_id}/graph");
+    let Some(module) = graph_module() else {
+        if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(container)) {
+            el.set_text_content(Some("The graph renderer (pkg/graph.js) did not load."));
+        }
+        return None;
+    };
+    let callback = Closure::<dyn Fn(String)>::new(on_select).into_js_value();
+    let mount = method(&module, "mount")?;
+    mount.call3(&module, &JsValue::from_str(container), &JsValue::from_str(&url), &callback).ok()?.as_f64()
+}
+
+/// Stops the renderer `mount_graph` started (and its pending fetch).
+pub fn unmount_graph(token: f64) {
+    if let Some(module) = graph_module() {
+        if let Some(unmount) = method(&module, "unmount") {
+            let _ = unmount.call1(&module, &JsValue::from_f64(token));
+        }
+    }
+}

@@ -1,0 +1,32 @@
+//! The app's pages, one URL each: `/` (stacks, upload), `/stacks/:id` (table),
+//! `/stacks/:id/graph` (graph); `?r=<urn>` opens a resource's details on either.
+
+mod detail;
+mod graph;
+mod home;
+mod stack;
+mod table;
+
+pub use graph::GraphPage;
+pub use home::{HomePage, UploadStatusError};
+pub use stack::TablePage;
+
+use leptos::prelude::*;
+
+#[component]
+pub fn NotFound() -> impl IntoView {
+    view! {
+        <section class="card">
+            <h1>"Page not found"</h1>
+            <p><a href="/">"Back to the stacks"</a></p>
+        </section>
+    }
+}
+
+/// A server function error as a user should read it.
+pub(crate) fn error_text(e: &ServerFnError) -> String {
+    match e {
+        ServerFnError::ServerError(msg) => msg.clone(),
+        other => other.to_string(),
+    }
+}

@@ -1,0 +1,100 @@
+// A user brings a real Pulumi stack into Ferry and looks at it: upload, table, details, graph.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { launch, open, fixture, ARTIFACTS, BASE } from '../lib/browser.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
+const stackName = `e2e/dns-to-db/run-${Date.now()}`;
+
+test('the demo stack is listed on first start', async () => {
+  const { page, context, errors } = await open(browser, '/');
+  await page.waitForSelector('#stack-list');
+  assert.match(await page.textContent('#stack-list'), /ferry\/demo\/dev/);
+  await shot(page, '01-home');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('upload a state file, see its resources, open one, see the graph', async () => {
+  const { page, context, errors } = await open(browser, '/');
+  await page.fill('#upload-name', stackName);
+  await page.setInputFiles('#upload-file', fixture('tool-generated-export/dns-to-db-components.export.json'));
+  await page.click('#upload-submit');
+  await page.waitForURL(/\/stacks\/[0-9a-f]{32}$/);
+  assert.equal(await page.textContent('#stack-name'), stackName);
+  // The file has 11 duplicated URNs: loadable, but the user is told.
+  assert.match(await page.textContent('#stack-warnings summary'), /^11 warnings/);
+
+  // The table: every resource counted, rows rendered, filter narrows them.
+  await page.waitForSelector('#resource-count');
+  assert.equal(await page.textContent('#resource-count'), '111 of 111 resources');
+  const rows = await page.locator('#resource-scroller a.row').count();
+  assert.ok(rows > 20 && rows < 111, `only rows near the viewport are in the DOM (got ${rows})`);
+  await page.fill('#resource-filter', 'ec2/instance:Instance');
+  await page.waitForFunction(() => !document.querySelector('#resource-count').textContent.startsWith('111 of'));
+  const filtered = await page.textContent('#resource-count');
+  assert.match(filtered, /^\d+ of 111 resources$/);
+  await shot(page, '02-table-filtered');
+
+  // Details: click a row; its URL names the resource; inputs are formatted JSON.
+  const first = page.locator('#resource-scroller a.row').first();
+  const urn = await first.getAttribute('data-urn');
+  await first.click();
+  await page.waitForURL(/\?r=/);
+  assert.equal(new URL(page.url()).searchParams.get('r'), urn);
+  await page.waitForSelector('#detail-inputs');
+  const inputs = JSON.parse(await page.textContent('#detail-inputs'));
+  assert.equal(typeof inputs, 'object');
+  assert.equal(await page.textContent('#detail-name'), urn.split('::').slice(3).join('::'));
+  await shot(page, '03-resource-detail');
+
+  // The detail URL works on its own (shared link, reload).
+  const deep = await open(browser, new URL(page.url()).pathname + new URL(page.url()).search);
+  await deep.page.waitForSelector('#detail-inputs');
+  await deep.context.close();
+
+  // The graph: drawn (WebGL canvases), every resource a node; clicking a node opens it.
+  await page.click('a.tab:has-text("Graph")');
+  await page.waitForSelector('#stack-graph[data-ready="true"]', { timeout: 30000 });
+  const metrics = await page.evaluate(() => window.__ferryGraph.metrics);
+  assert.equal(metrics.nodes, 111);
+  assert.ok(metrics.edges > 100);
+  assert.ok((await page.locator('#stack-graph canvas').count()) > 0);
+  await shot(page, '04-graph');
+  const target = await page.evaluate(() => {
+    const { renderer } = window.__ferryGraph;
+    const graph = renderer.getGraph();
+    const node = graph.findNode((_, a) => a.kind === 'provider');
+    const p = renderer.graphToViewport(graph.getNodeAttributes(node));
+    return { x: p.x, y: p.y, urn: graph.getNodeAttribute(node, 'urn') };
+  });
+  const box = await page.locator('#stack-graph').boundingBox();
+  await page.mouse.click(box.x + target.x, box.y + target.y);
+  await page.waitForURL((u) => new URL(u).searchParams.get('r') === target.urn);
+  await page.waitForFunction((urn) => document.querySelector('#resource-detail')?.textContent.includes(urn), target.urn);
+  assert.match(await page.textContent("#resource-detail"), /pulumi:providers:/);
+  await shot(page, '05-graph-detail');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a bad state file is refused in the page, naming the problem and where', async () => {
+  const { page, context } = await open(browser, '/');
+  await page.fill('#upload-name', 'e2e/bad/feature');
+  await page.setInputFiles('#upload-file', fixture('pulumi-checkpoints/checkpoint-v4-unsupported-feature.json'));
+  await page.click('#upload-submit');
+  await page.waitForSelector('#upload-error');
+  const text = await page.textContent('#upload-error');
+  assert.match(text, /unknown_feature/);
+  assert.match(text, /unsupported-feature/);
+  assert.match(text, /at features/);
+  await shot(page, '06-upload-error');
+  const stacks = await (await fetch(`${BASE}/api/v1/stacks`)).json();
+  assert.ok(!stacks.some((s) => s.name === 'e2e/bad/feature'), 'nothing was stored');
+  await context.close();
+});

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# build.sh [--release]: the wasm front end, the graph bundle, the stylesheet and the server,
+# into target/site/ and target/{debug,server-release}/ferry. (What cargo-leptos does, without
+# its 20-minute install.)
+source "$(dirname "$0")/lib.sh"
+
+if [ "${1:-}" = "--release" ]; then
+  MODE=release; FRONT=(--release); SERVER=(--profile server-release)
+else
+  MODE=debug; FRONT=(); SERVER=()
+fi
+SITE=target/site
+PKG=$SITE/pkg
+mkdir -p "$PKG"
+
+log "front end (wasm, $MODE)"
+cargo build --package=app --lib --target-dir=target/front --target=wasm32-unknown-unknown \
+  --no-default-features --features=hydrate -Zbuild-std=std,panic_abort "${FRONT[@]}"
+wasm-bindgen --target web --no-typescript --out-dir "$PKG" --out-name site \
+  "target/front/wasm32-unknown-unknown/$MODE/app.wasm"
+# Leptos asks for <output-name>.wasm
+mv "$PKG/site_bg.wasm" "$PKG/site.wasm"
+if [ $MODE = release ]; then
+  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$PKG/site.wasm" -o "$PKG/site.wasm"
+fi
+
+log "graph renderer and assets"
+(cd app/js && OUT="$ROOT/$PKG/graph.js" npm run --silent build)
+cp style/main.css "$PKG/site.css"
+cp -r public/. "$SITE/"
+# Pre-compressed copies: the server sends them to browsers that accept gzip.
+for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/site.css; do gzip -kf -6 "$f"; done
+
+log "server ($MODE)"
+cargo build --package=server --bin=ferry "${SERVER[@]}"

@@ -1,0 +1,56 @@
+# Shared by Ferry's scripts: the toolchain environment and `ensure_tools`, which installs only
+# what is missing (so it is quick when everything is there). See shared TOOLCHAIN.md for why
+# each piece is what it is.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pinned in Cargo.toml
+# Debian's rustc-web/cargo-web first (the wasm target is built from its sources), then npm tools.
+export PATH="$ROOT/end2end/node_modules/.bin:/usr/bin:$HOME/.cargo/bin:$PATH"
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+# ensure_tools [--browser]
+ensure_tools() {
+  local want_browser=0
+  [ "${1:-}" = "--browser" ] && want_browser=1
+  # lld-22 provides /usr/bin/rust-lld (the wasm linker); rust-web-llvm only links to it
+  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22)
+  [ $want_browser -eq 1 ] && packages+=(chromium)
+  local missing=()
+  for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    log "installing Debian packages: ${missing[*]}"
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q "${missing[@]}"
+  fi
+  if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+    log "installing Node.js and npm"
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q nodejs npm
+  fi
+  if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ]; then
+    log "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
+    # not --locked: its lockfile pins a webpki-roots release the registry no longer serves
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
+  fi
+  npm_ci end2end
+  npm_ci app/js
+}
+
+# npm_ci DIR: install DIR's locked npm packages unless they are already there.
+npm_ci() {
+  local dir="$1"
+  if [ ! -d "$dir/node_modules" ] || [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+    log "installing npm packages in $dir"
+    (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+  fi
+}

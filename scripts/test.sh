@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# test.sh: installs what is missing, then runs every test: unit and integration (cargo test),
+# then end to end in Debian's Chromium against a freshly built server.
+source "$(dirname "$0")/lib.sh"
+ensure_tools --browser
+
+log "unit and integration tests"
+cargo test --workspace --no-fail-fast
+
+"$ROOT/scripts/build.sh"
+
+log "end-to-end tests (Chromium)"
+DATA="$(mktemp -d)"
+PORT="${FERRY_TEST_PORT:-$((20000 + RANDOM % 20000))}"
+export FERRY_URL="http://127.0.0.1:$PORT"
+"$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" > "$DATA/server.log" 2>&1 &
+SERVER_PID=$!
+cleanup() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$DATA"; }
+trap cleanup EXIT
+for _ in $(seq 1 100); do
+  curl -fsS "$FERRY_URL/healthz" >/dev/null 2>&1 && break
+  kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DATA/server.log"; exit 1; }
+  sleep 0.2
+done
+status=0
+(cd end2end && node --test --test-concurrency=1 --test-reporter=spec tests/) || status=$?
+if [ $status -ne 0 ]; then
+  log "server log"; tail -50 "$DATA/server.log"
+fi
+exit $status

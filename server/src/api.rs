@@ -1,0 +1,151 @@
+//! The HTTP API for scripts and CI: JSON in and out under `/api/v1`.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use ferry_service::StackService;
+use http_body_util::{BodyExt, Limited};
+use serde::Deserialize;
+
+use crate::error::ApiError;
+use crate::AppState;
+
+/// The header that carries a state's passphrase; it is never logged or stored.
+pub const PASSPHRASE_HEADER: &str = "x-ferry-passphrase";
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/stacks", get(list_stacks).post(upload_stack))
+        .route("/stacks/{id}", get(stack_summary))
+        .route("/stacks/{id}/versions", get(stack_versions))
+        .route("/stacks/{id}/export", get(stack_export))
+        .route("/stacks/{id}/graph", get(stack_graph))
+        .route("/stacks/{id}/resources", get(stack_resources))
+        .route("/stacks/{id}/resource", get(stack_resource))
+        .fallback(|| async { ApiError::not_found("no such API endpoint") })
+}
+
+#[derive(Deserialize)]
+struct UploadQuery {
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct VersionQuery {
+    version: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct ResourceQuery {
+    urn: String,
+    version: Option<i64>,
+}
+
+async fn list_stacks(State(stacks): State<Arc<StackService>>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.list().await?).into_response())
+}
+
+/// `POST /api/v1/stacks?name=org/project/stack` with a state file as the body.
+async fn upload_stack(
+    State(stacks): State<Arc<StackService>>,
+    Query(query): Query<UploadQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let limit = stacks.max_state_bytes();
+    let too_large = |size: Option<usize>| {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            match size {
+                Some(size) => format!("the state file is {size} bytes, over the limit of {limit} bytes"),
+                None => format!("the state file is over the limit of {limit} bytes"),
+            },
+        )
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
+    if let Some(size) = declared.filter(|&s| s > limit) {
+        return Err(too_large(Some(size)));
+    }
+    let bytes = Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.is::<http_body_util::LengthLimitError>() {
+                too_large(None)
+            } else {
+                ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}"))
+            }
+        })?
+        .to_bytes();
+    if bytes.is_empty() {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", "send the state file as the request body"));
+    }
+    let passphrase = match headers.get(PASSPHRASE_HEADER) {
+        Some(v) => Some(
+            v.to_str()
+                .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the passphrase header is not text"))?
+                .to_string(),
+        )
+        .filter(|p| !p.is_empty()),
+        None => None,
+    };
+    let name = query.name.filter(|n| !n.is_empty());
+    let outcome = stacks.upload(name.as_deref(), bytes.to_vec(), passphrase, "upload").await?;
+    Ok((StatusCode::CREATED, Json(outcome)).into_response())
+}
+
+async fn stack_summary(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.summary(&id).await?).into_response())
+}
+
+async fn stack_versions(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.versions(&id).await?).into_response())
+}
+
+/// The version's state as `pulumi stack export` writes it, ready for `pulumi stack import`.
+async fn stack_export(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<VersionQuery>,
+) -> Result<Response, ApiError> {
+    let version = stacks.version(&id, q.version).await?;
+    Ok(([(header::CONTENT_TYPE, "application/json")], version.export_json.clone()).into_response())
+}
+
+async fn stack_graph(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<VersionQuery>,
+) -> Result<Response, ApiError> {
+    let version = stacks.version(&id, q.version).await?;
+    Ok(Json(version.graph()).into_response())
+}
+
+async fn stack_resources(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<VersionQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.version(&id, q.version).await?.rows()).into_response())
+}
+
+async fn stack_resource(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<ResourceQuery>,
+) -> Result<Response, ApiError> {
+    let version = stacks.version(&id, q.version).await?;
+    let detail = version
+        .detail(&q.urn)
+        .ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
+    Ok(Json(detail).into_response())
+}

@@ -1,0 +1,192 @@
+//! The whole router, called without a socket: API contracts, errors, and server-rendered pages.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use ferry_service::StackService;
+use ferry_store::Store;
+use http_body_util::BodyExt;
+use leptos::prelude::LeptosOptions;
+use serde_json::{json, Value};
+use server::{router, AppState};
+use tower::ServiceExt;
+
+async fn app_with_limit(limit: usize) -> Router {
+    let store = Store::open_in_memory().await.unwrap();
+    let stacks = Arc::new(StackService::new(store, limit));
+    stacks.ensure_demo().await.unwrap();
+    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
+    router(AppState { leptos_options, stacks })
+}
+
+async fn app() -> Router {
+    app_with_limit(ferry_service::DEFAULT_MAX_STATE_BYTES).await
+}
+
+async fn send(app: &Router, req: Request<Body>) -> (StatusCode, Vec<u8>, String) {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let ctype = res.headers().get("content-type").map(|v| v.to_str().unwrap().to_string()).unwrap_or_default();
+    let body = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+    (status, body, ctype)
+}
+
+async fn get_json(app: &Router, uri: &str) -> (StatusCode, Value) {
+    let (status, body, _) = send(app, Request::get(uri).body(Body::empty()).unwrap()).await;
+    (status, serde_json::from_slice(&body).unwrap_or_else(|_| panic!("{uri}: not JSON: {}", String::from_utf8_lossy(&body))))
+}
+
+fn upload(name: Option<&str>, body: impl Into<Body>) -> Request<Body> {
+    let uri = match name {
+        Some(n) => format!("/api/v1/stacks?name={n}"),
+        None => "/api/v1/stacks".into(),
+    };
+    Request::post(uri).header("content-type", "application/json").body(body.into()).unwrap()
+}
+
+fn fixture(rel: &str) -> Vec<u8> {
+    let dir = std::env::var_os("FERRY_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    std::fs::read(dir.join("pulumi/state").join(rel)).unwrap()
+}
+
+#[tokio::test]
+async fn upload_then_read_every_view_of_the_stack() {
+    let app = app().await;
+    let (status, body, _) =
+        send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
+    assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&body));
+    let created: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!(created["name"], "acme/dns/dev");
+    assert_eq!(created["version"], 1);
+    assert_eq!(created["resources"], 111);
+    assert_eq!(created["warnings"].as_array().unwrap().len(), 11, "duplicate URNs are reported");
+    let id = created["id"].as_str().unwrap();
+
+    let (status, list) = get_json(&app, "/api/v1/stacks").await;
+    assert_eq!(status, StatusCode::OK);
+    let names: Vec<&str> = list.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["acme/dns/dev", "ferry/demo/dev"]);
+
+    let (_, summary) = get_json(&app, &format!("/api/v1/stacks/{id}")).await;
+    assert_eq!((summary["version"].clone(), summary["resources"].clone()), (json!(1), json!(111)));
+
+    let (status, export) = get_json(&app, &format!("/api/v1/stacks/{id}/export")).await;
+    assert_eq!(status, StatusCode::OK);
+    let original: Value = serde_json::from_slice(&fixture("tool-generated-export/dns-to-db-components.export.json")).unwrap();
+    assert_eq!(export, original, "the export is the uploaded state, field for field");
+
+    let (_, graph) = get_json(&app, &format!("/api/v1/stacks/{id}/graph")).await;
+    assert_eq!(graph["nodes"].as_array().unwrap().len(), 111);
+    assert!(graph["edges"].as_array().unwrap().iter().any(|e| e["kind"] == "provider"));
+    assert!(graph["nodes"][0]["x"].is_number());
+
+    // A second upload is a new version; the first stays readable.
+    let (status, body, _) =
+        send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-flat.export.json"))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    assert_eq!(serde_json::from_slice::<Value>(&body).unwrap()["version"], 2);
+    let (_, v1) = get_json(&app, &format!("/api/v1/stacks/{id}/graph?version=1")).await;
+    assert_eq!(v1["nodes"].as_array().unwrap().len(), 111);
+    let (_, versions) = get_json(&app, &format!("/api/v1/stacks/{id}/versions")).await;
+    assert_eq!(versions.as_array().unwrap().len(), 2);
+}
+
+#[tokio::test]
+async fn resource_details_mask_secrets() {
+    let app = app().await;
+    let (status, body, _) = send(&app, upload(Some("acme/secrets/dev"), fixture("pulumi-checkpoints/checkpoint-secrets.json"))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = serde_json::from_slice::<Value>(&body).unwrap()["id"].as_str().unwrap().to_string();
+    let (_, rows) = get_json(&app, &format!("/api/v1/stacks/{id}/resources")).await;
+    let urn = rows[3]["urn"].as_str().unwrap();
+    let encoded: String = urn.bytes().map(|b| format!("%{b:02X}")).collect();
+    let (status, detail) = get_json(&app, &format!("/api/v1/stacks/{id}/resource?urn={encoded}")).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(detail["secrets"].as_u64().unwrap() > 0);
+    assert!(detail["inputs"].as_str().unwrap().contains("[secret]"));
+    assert!(!detail.to_string().contains("ciphertext"));
+}
+
+#[tokio::test]
+async fn bad_uploads_are_refused_with_a_code_a_message_and_a_path_and_store_nothing() {
+    let app = app_with_limit(4096).await;
+    let cases: Vec<(Option<&str>, Vec<u8>, StatusCode, &str, Option<&str>)> = vec![
+        (Some("a/b/c"), b"{not json".to_vec(), StatusCode::BAD_REQUEST, "invalid_json", None),
+        (Some("a/b/c"), br#"{"version": 7, "deployment": {}}"#.to_vec(), StatusCode::BAD_REQUEST, "unsupported_version", Some("version")),
+        (Some("a/b/c"), fixture("pulumi-checkpoints/checkpoint-v4-unsupported-feature.json")[..0].to_vec(), StatusCode::BAD_REQUEST, "empty_body", None),
+        (Some("a/b/c"), br#"{"version":4,"features":["warp-drive"],"deployment":{}}"#.to_vec(), StatusCode::BAD_REQUEST, "unknown_feature", Some("features")),
+        (Some("a/b/c"), br#"{"version":3,"deployment":{"resources":[{"urn":"urn:pulumi:d::p::t:m:T::x","type":"t:m:T","parent":"urn:pulumi:d::p::t:m:T::gone"}]}}"#.to_vec(),
+            StatusCode::BAD_REQUEST, "dangling_reference", Some("deployment.resources[0].parent")),
+        (Some("not-a-name"), br#"{"version":3,"deployment":{}}"#.to_vec(), StatusCode::BAD_REQUEST, "invalid_name", None),
+        (None, br#"{"version":3,"deployment":{}}"#.to_vec(), StatusCode::BAD_REQUEST, "name_required", None),
+        (Some("a/b/c"), vec![b' '; 5000], StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
+    ];
+    for (name, body, status, code, path) in cases {
+        let (got, bytes, ctype) = send(&app, upload(name, body)).await;
+        let v: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!((got, v["error"]["code"].as_str().unwrap()), (status, code), "{v}");
+        assert!(ctype.starts_with("application/json"));
+        assert!(!v["error"]["message"].as_str().unwrap().is_empty());
+        assert_eq!(v["error"]["path"].as_str(), path, "{v}");
+    }
+    let (_, list) = get_json(&app, "/api/v1/stacks").await;
+    assert_eq!(list.as_array().unwrap().len(), 1, "only the demo stack: nothing else was stored");
+}
+
+#[tokio::test]
+async fn the_passphrase_travels_in_a_header() {
+    let app = app().await;
+    // The DIY checkpoint has a passphrase provider but no secrets: no passphrase needed...
+    let (status, _, _) = send(&app, upload(Some("org/s3/test"), fixture("real-diy-checkpoint/test-upsert.checkpoint.json"))).await;
+    assert_eq!(status, StatusCode::CREATED);
+    // ...but a wrong one is still refused, without storing anything.
+    let req = Request::post("/api/v1/stacks?name=org/s3/other")
+        .header("x-ferry-passphrase", "not-the-passphrase")
+        .body(Body::from(fixture("real-diy-checkpoint/test-upsert.checkpoint.json")))
+        .unwrap();
+    let (status, body, _) = send(&app, req).await;
+    let v: Value = serde_json::from_slice(&body).unwrap();
+    assert_eq!((status, v["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("wrong_passphrase")));
+}
+
+#[tokio::test]
+async fn unknown_things_are_json_404s() {
+    let app = app().await;
+    for uri in ["/api/v1/stacks/nope", "/api/v1/stacks/nope/graph", "/api/v1/nothing"] {
+        let (status, v) = get_json(&app, uri).await;
+        assert_eq!((status, v["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")), "{uri}");
+    }
+}
+
+#[tokio::test]
+async fn pages_render_on_the_server() {
+    let app = app().await;
+    let (status, body, ctype) = send(&app, Request::get("/").body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(ctype.starts_with("text/html"));
+    let html = String::from_utf8(body).unwrap();
+    assert!(html.contains("ferry/demo/dev"), "the home page lists the demo stack");
+    assert!(html.contains("upload-form"));
+
+    let (_, list) = get_json(&app, "/api/v1/stacks").await;
+    let id = list[0]["id"].as_str().unwrap();
+    let (status, body, _) = send(&app, Request::get(format!("/stacks/{id}")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let html = String::from_utf8(body).unwrap();
+    assert!(html.contains("resource-table") && html.contains("admin-password"), "the table is server-rendered");
+    assert!(!html.contains("ciphertext"), "no secret reaches the page");
+
+    let (_, rows) = get_json(&app, &format!("/api/v1/stacks/{id}/resources")).await;
+    let urn = rows.as_array().unwrap().iter().find(|r| r["name"] == "admin-password").unwrap()["urn"].as_str().unwrap().to_string();
+    let uri = format!("/stacks/{id}/graph?r={}", urn.bytes().map(|b| format!("%{b:02X}")).collect::<String>());
+    let (status, body, _) = send(&app, Request::get(uri).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let html = String::from_utf8(body).unwrap();
+    assert!(html.contains("stack-graph") && html.contains("resource-detail"), "graph page with the detail panel");
+    assert!(html.contains("[secret]") && !html.contains("q7(N=yD"), "secrets are masked in the panel");
+}
