@@ -21,7 +21,7 @@ ensure_tools() {
   local want_browser=0
   [ "${1:-}" = "--browser" ] && want_browser=1
   # lld-22 provides /usr/bin/rust-lld (the wasm linker); rust-web-llvm only links to it
-  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22)
+  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22 curl gcc)
   [ $want_browser -eq 1 ] && packages+=(chromium)
   local missing=()
   for p in "${packages[@]}"; do

@@ -2,10 +2,13 @@
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
 
 export const BASE = process.env.FERRY_URL ?? 'http://127.0.0.1:3000';
-export const FIXTURES = process.env.FERRY_FIXTURES ?? path.resolve(import.meta.dirname, '../../../shared/fixtures');
-export const ARTIFACTS = path.resolve(import.meta.dirname, '../artifacts');
+export const FIXTURES = process.env.FERRY_FIXTURES ?? path.resolve(HERE, '../../../shared/fixtures');
+export const ARTIFACTS = path.resolve(HERE, '../artifacts');
 
 export async function launch() {
   mkdirSync(ARTIFACTS, { recursive: true });
