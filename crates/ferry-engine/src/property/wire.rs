@@ -1,0 +1,55 @@
+//! Property values on the gRPC wire: `google.protobuf.Struct`, with the same signature-key
+//! objects as [`super::json`] (secrets as `{sig, value}`).
+
+use ferry_rpc::prost_types::{value::Kind, ListValue, Struct, Value as PbValue};
+use serde_json::{Map, Value};
+
+use super::json::{decode_map, encode_map, DecodeOptions, EncodeOptions};
+use super::{PropertyError, PropertyMap};
+
+/// Marshals properties for a provider; `opts` says what the provider accepts.
+pub fn to_struct(map: &PropertyMap, opts: &EncodeOptions<'_>) -> Struct {
+    json_object_to_struct(encode_map(map, opts))
+}
+
+/// Unmarshals properties a provider returned.
+pub fn from_struct(s: &Struct) -> Result<PropertyMap, PropertyError> {
+    decode_map(&struct_to_json_object(s)?, "", &DecodeOptions::default())
+}
+
+pub fn json_object_to_struct(obj: Map<String, Value>) -> Struct {
+    Struct { fields: obj.into_iter().map(|(k, v)| (k, json_to_pb(v))).collect() }
+}
+
+fn json_to_pb(v: Value) -> PbValue {
+    let kind = match v {
+        Value::Null => Kind::NullValue(0),
+        Value::Bool(b) => Kind::BoolValue(b),
+        Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(0.0)),
+        Value::String(s) => Kind::StringValue(s),
+        Value::Array(items) => Kind::ListValue(ListValue { values: items.into_iter().map(json_to_pb).collect() }),
+        Value::Object(obj) => Kind::StructValue(json_object_to_struct(obj)),
+    };
+    PbValue { kind: Some(kind) }
+}
+
+pub fn struct_to_json_object(s: &Struct) -> Result<Map<String, Value>, PropertyError> {
+    s.fields.iter().map(|(k, v)| Ok((k.clone(), pb_to_json(v, k)?))).collect()
+}
+
+fn pb_to_json(v: &PbValue, path: &str) -> Result<Value, PropertyError> {
+    Ok(match &v.kind {
+        None | Some(Kind::NullValue(_)) => Value::Null,
+        Some(Kind::BoolValue(b)) => Value::Bool(*b),
+        Some(Kind::NumberValue(n)) => serde_json::Number::from_f64(*n)
+            .map(Value::Number)
+            .ok_or_else(|| PropertyError::new(path, format!("{n} is not a JSON number")))?,
+        Some(Kind::StringValue(s)) => Value::String(s.clone()),
+        Some(Kind::ListValue(l)) => {
+            Value::Array(l.values.iter().enumerate().map(|(i, v)| pb_to_json(v, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?)
+        }
+        Some(Kind::StructValue(s)) => Value::Object(
+            s.fields.iter().map(|(k, v)| Ok((k.clone(), pb_to_json(v, &format!("{path}.{k}"))?))).collect::<Result<_, PropertyError>>()?,
+        ),
+    })
+}
