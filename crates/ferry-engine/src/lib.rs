@@ -1,8 +1,10 @@
 //! Ferry's import engine. So far: Pulumi's property value model and its marshalling
-//! ([`property`]), and import specs, the `pulumi import --file` format ([`import_spec`]).
+//! ([`property`]), import specs, the `pulumi import --file` format ([`import_spec`]), and the
+//! host that launches provider plugins and talks to them over Pulumi's protocol ([`plugin`]).
 //!
 //! Architecture Invariant: the engine knows nothing of HTTP, Leptos or the store; it takes
 //! values and returns values (the preview is a value).
 
 pub mod import_spec;
+pub mod plugin;
 pub mod property;

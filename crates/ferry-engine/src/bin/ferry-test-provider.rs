@@ -1,0 +1,112 @@
+//! A provider plugin for Ferry's tests: a real process speaking `pulumirpc.ResourceProvider`,
+//! whose behaviour `FERRY_TEST_PROVIDER_MODE` chooses:
+//!
+//! - `ok` (default): answers Handshake, GetPluginInfo, GetSchema (counting calls), Check, Read
+//!   (echoing the ID) and logs each Read to the engine;
+//! - `legacy`: the same without Handshake (as older plugins);
+//! - `exit`: writes an error to stderr and exits before printing its port;
+//! - `garbage`: prints something that is not a port;
+//! - `silent`: never prints a port;
+//! - `crash-on-read`: exits in the middle of a Read;
+//! - `hang-on-read`: never answers a Read.
+
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use ferry_rpc::prost_types::{value::Kind, Struct, Value};
+use ferry_rpc::pulumirpc::engine_client::EngineClient;
+use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
+use ferry_rpc::pulumirpc::{
+    CheckFailure, CheckRequest, CheckResponse, GetSchemaRequest, GetSchemaResponse, LogRequest, LogSeverity, PluginInfo,
+    ProviderHandshakeRequest, ProviderHandshakeResponse, ReadRequest, ReadResponse,
+};
+use tonic::{Request, Response, Status};
+
+struct TestProvider {
+    mode: String,
+    engine: String,
+    schema_calls: AtomicU32,
+}
+
+fn string(s: &str) -> Value {
+    Value { kind: Some(Kind::StringValue(s.to_string())) }
+}
+
+#[tonic::async_trait]
+impl ResourceProvider for TestProvider {
+    async fn handshake(&self, _: Request<ProviderHandshakeRequest>) -> Result<Response<ProviderHandshakeResponse>, Status> {
+        if self.mode == "legacy" {
+            return Err(Status::unimplemented("no handshake in this plugin"));
+        }
+        Ok(Response::new(ProviderHandshakeResponse { accept_secrets: true, accept_resources: true, ..Default::default() }))
+    }
+
+    async fn get_plugin_info(&self, _: Request<()>) -> Result<Response<PluginInfo>, Status> {
+        Ok(Response::new(PluginInfo { version: "0.0.1".into() }))
+    }
+
+    async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+        let calls = self.schema_calls.fetch_add(1, Ordering::SeqCst) + 1;
+        Ok(Response::new(GetSchemaResponse { schema: format!(r#"{{"name":"test","version":"0.0.1","calls":{calls}}}"#) }))
+    }
+
+    async fn check(&self, request: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
+        let r = request.into_inner();
+        let news = r.news.unwrap_or_default();
+        let failures = news
+            .fields
+            .keys()
+            .filter(|k| k.starts_with("bad"))
+            .map(|k| CheckFailure { property: k.clone(), reason: format!("{k} is not allowed") })
+            .collect();
+        Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
+    }
+
+    async fn read(&self, request: Request<ReadRequest>) -> Result<Response<ReadResponse>, Status> {
+        let r = request.into_inner();
+        match self.mode.as_str() {
+            "crash-on-read" => {
+                eprintln!("panic: read of {} exploded", r.id);
+                std::process::exit(3);
+            }
+            "hang-on-read" => std::future::pending::<()>().await,
+            _ => {}
+        }
+        if let Ok(mut engine) = EngineClient::connect(format!("http://{}", self.engine)).await {
+            let _ = engine
+                .log(LogRequest { severity: LogSeverity::Info as i32, message: format!("reading {}", r.id), urn: r.urn.clone(), ..Default::default() })
+                .await;
+        }
+        if r.id == "missing" {
+            return Ok(Response::new(ReadResponse::default()));
+        }
+        let props = Struct { fields: [("value".to_string(), string(&r.id)), ("echoed".to_string(), Value { kind: Some(Kind::BoolValue(true)) })].into() };
+        let inputs = Struct { fields: [("value".to_string(), string(&r.id))].into() };
+        Ok(Response::new(ReadResponse { id: r.id, properties: Some(props), inputs: Some(inputs), ..Default::default() }))
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() {
+    let mode = std::env::var("FERRY_TEST_PROVIDER_MODE").unwrap_or_else(|_| "ok".into());
+    let engine = std::env::args().nth(1).unwrap_or_default();
+    match mode.as_str() {
+        "exit" => {
+            eprintln!("fatal: no credentials configured");
+            std::process::exit(2);
+        }
+        "garbage" => {
+            println!("listening!");
+            std::future::pending::<()>().await;
+        }
+        "silent" => std::future::pending::<()>().await,
+        _ => {}
+    }
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind");
+    println!("{}", listener.local_addr().expect("addr").port());
+    let provider = TestProvider { mode, engine, schema_calls: AtomicU32::new(0) };
+    tonic::transport::Server::builder()
+        .add_service(ResourceProviderServer::new(provider))
+        .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener))
+        .await
+        .expect("serve");
+}

@@ -1,0 +1,293 @@
+//! One running provider plugin: launched as Pulumi launches plugins (the engine's address as
+//! its argument; it prints the port it serves on), spoken to over `pulumirpc.ResourceProvider`
+//! with a deadline on every call, watched for crashes, and stopped when dropped.
+
+use std::collections::VecDeque;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
+use ferry_rpc::pulumirpc::{
+    CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest,
+    ProviderHandshakeRequest, ReadRequest, ReadResponse,
+};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+use tonic::transport::{Channel, Endpoint};
+
+use super::discovery::ProviderBinary;
+
+/// Lines of a plugin's stderr kept for error messages.
+const STDERR_TAIL: usize = 40;
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PluginError {
+    #[error("`{package}` is not a package name (lowercase letters, digits and `-`)")]
+    InvalidPackage { package: String },
+    #[error("no plugin for package `{package}`: looked for `{binary}` in {}", looked_in.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    NotFound { package: String, binary: String, looked_in: Vec<PathBuf> },
+    #[error("could not start the `{package}` plugin ({path}): {message}")]
+    Launch { package: String, path: PathBuf, message: String },
+    #[error("the `{package}` plugin did not start: {message}{}", stderr_suffix(.stderr))]
+    Startup { package: String, message: String, stderr: String },
+    #[error("the `{package}` plugin did not answer {method} within {seconds}s")]
+    Timeout { package: String, method: &'static str, seconds: u64 },
+    #[error("the `{package}` plugin crashed during {method} ({status}){}", stderr_suffix(.stderr))]
+    Crashed { package: String, method: &'static str, status: String, stderr: String },
+    #[error("the `{package}` plugin failed {method}: {message}")]
+    Call { package: String, method: &'static str, code: String, message: String },
+}
+
+fn stderr_suffix(stderr: &str) -> String {
+    if stderr.trim().is_empty() { String::new() } else { format!("; its last output:\n{}", stderr.trim_end()) }
+}
+
+/// Deadlines.
+#[derive(Debug, Clone, Copy)]
+pub struct LaunchOptions {
+    /// For the plugin to print its port and accept a connection.
+    pub start_timeout: Duration,
+    /// For each call.
+    pub call_timeout: Duration,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120) }
+    }
+}
+
+/// What the plugin said it accepts, from `Handshake` and `Configure`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Capabilities {
+    pub handshake: bool,
+    pub accept_secrets: bool,
+    pub accept_resources: bool,
+    pub accept_outputs: bool,
+    pub supports_preview: bool,
+}
+
+pub struct ProviderPlugin {
+    pub package: String,
+    pub path: PathBuf,
+    client: ResourceProviderClient<Channel>,
+    child: tokio::sync::Mutex<Child>,
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    options: LaunchOptions,
+    capabilities: Mutex<Capabilities>,
+}
+
+impl ProviderPlugin {
+    /// Starts the plugin, reads its port, connects and shakes hands (falling back to the older
+    /// protocol when the plugin does not implement `Handshake`).
+    pub async fn launch(
+        binary: &ProviderBinary,
+        engine_addr: std::net::SocketAddr,
+        root_directory: &Path,
+        options: LaunchOptions,
+    ) -> Result<ProviderPlugin, PluginError> {
+        let package = binary.package.clone();
+        let mut child = Command::new(&binary.path)
+            .arg(engine_addr.to_string())
+            .current_dir(root_directory)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| PluginError::Launch { package: package.clone(), path: binary.path.clone(), message: e.to_string() })?;
+
+        let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
+        if let Some(err) = child.stderr.take() {
+            let tail = stderr.clone();
+            let pkg = package.clone();
+            tokio::spawn(async move {
+                let mut lines = BufReader::new(err).lines();
+                while let Ok(Some(line)) = lines.next_line().await {
+                    tracing::debug!(plugin = %pkg, "stderr: {line}");
+                    let mut tail = tail.lock().expect("stderr lock");
+                    if tail.len() == STDERR_TAIL {
+                        tail.pop_front();
+                    }
+                    tail.push_back(line);
+                }
+            });
+        }
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut lines = BufReader::new(stdout).lines();
+        let startup = |message: String, stderr: &Arc<Mutex<VecDeque<String>>>| PluginError::Startup {
+            package: package.clone(),
+            message,
+            stderr: tail_text(stderr),
+        };
+
+        let first = tokio::time::timeout(options.start_timeout, lines.next_line()).await;
+        let port = match first {
+            Err(_) => return Err(startup(format!("it printed no port within {}s", options.start_timeout.as_secs()), &stderr)),
+            Ok(Err(e)) => return Err(startup(format!("reading its output failed: {e}"), &stderr)),
+            Ok(Ok(None)) => {
+                let status = child.wait().await.map(|s| s.to_string()).unwrap_or_default();
+                // Give the stderr reader a moment to collect the last words.
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                return Err(startup(format!("it exited before printing its port ({status})"), &stderr));
+            }
+            Ok(Ok(Some(line))) => line.trim().parse::<u16>().map_err(|_| {
+                startup(format!("it printed `{}` where its port number belongs", line.chars().take(80).collect::<String>()), &stderr)
+            })?,
+        };
+        // Later stdout lines are the plugin's own chatter; drain them so it never blocks.
+        let pkg = package.clone();
+        tokio::spawn(async move {
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(plugin = %pkg, "stdout: {line}");
+            }
+        });
+
+        let endpoint = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+            .expect("a loopback address is a valid URI")
+            .connect_timeout(options.start_timeout);
+        let channel = endpoint.connect().await.map_err(|e| startup(format!("connecting to port {port} failed: {e}"), &stderr))?;
+        let plugin = ProviderPlugin {
+            package,
+            path: binary.path.clone(),
+            client: ResourceProviderClient::new(channel).max_decoding_message_size(256 * 1024 * 1024),
+            child: tokio::sync::Mutex::new(child),
+            stderr,
+            options,
+            capabilities: Mutex::new(Capabilities::default()),
+        };
+
+        let handshake = ProviderHandshakeRequest {
+            engine_address: engine_addr.to_string(),
+            root_directory: Some(root_directory.display().to_string()),
+            program_directory: Some(root_directory.display().to_string()),
+            ..Default::default()
+        };
+        let mut client = plugin.client.clone();
+        match plugin.call("Handshake", client.handshake(handshake)).await {
+            Ok(r) => {
+                let mut caps = plugin.capabilities.lock().expect("capabilities lock");
+                caps.handshake = true;
+                caps.accept_secrets = r.accept_secrets;
+                caps.accept_resources = r.accept_resources;
+                caps.accept_outputs = r.accept_outputs;
+            }
+            Err(PluginError::Call { code, .. }) if code == "Unimplemented" => {}
+            Err(e) => return Err(e),
+        }
+        Ok(plugin)
+    }
+
+    pub fn capabilities(&self) -> Capabilities {
+        *self.capabilities.lock().expect("capabilities lock")
+    }
+
+    /// The last lines the plugin wrote to stderr.
+    pub fn stderr_tail(&self) -> String {
+        tail_text(&self.stderr)
+    }
+
+    /// Runs one call with the deadline, telling a crash from an error.
+    async fn call<T>(
+        &self,
+        method: &'static str,
+        fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
+    ) -> Result<T, PluginError> {
+        match tokio::time::timeout(self.options.call_timeout, fut).await {
+            Err(_) => Err(PluginError::Timeout { package: self.package.clone(), method, seconds: self.options.call_timeout.as_secs() }),
+            Ok(Ok(response)) => Ok(response.into_inner()),
+            Ok(Err(status)) => {
+                // A broken connection usually means the process died: say so, with its stderr.
+                let exited = {
+                    let transport_failure =
+                        matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Internal);
+                    // A dying process may still be exiting: on a transport failure, look again
+                    // for up to a second before calling it a plain error.
+                    let attempts = if transport_failure { 10 } else { 1 };
+                    let mut exited = None;
+                    for attempt in 0..attempts {
+                        if let Ok(Some(s)) = self.child.lock().await.try_wait() {
+                            exited = Some(s.to_string());
+                            break;
+                        }
+                        if attempt + 1 < attempts {
+                            tokio::time::sleep(Duration::from_millis(100)).await;
+                        }
+                    }
+                    exited
+                };
+                match exited {
+                    Some(status_text) => {
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        Err(PluginError::Crashed { package: self.package.clone(), method, status: status_text, stderr: self.stderr_tail() })
+                    }
+                    None => Err(PluginError::Call {
+                        package: self.package.clone(),
+                        method,
+                        code: format!("{:?}", status.code()),
+                        message: status.message().to_string(),
+                    }),
+                }
+            }
+        }
+    }
+
+    pub async fn get_plugin_info(&self) -> Result<String, PluginError> {
+        let mut c = self.client.clone();
+        Ok(self.call("GetPluginInfo", c.get_plugin_info(())).await?.version)
+    }
+
+    /// The package schema (JSON text). Callers cache it per package and version.
+    pub async fn get_schema(&self) -> Result<String, PluginError> {
+        let mut c = self.client.clone();
+        Ok(self.call("GetSchema", c.get_schema(GetSchemaRequest { version: 0, ..Default::default() })).await?.schema)
+    }
+
+    pub async fn check_config(&self, request: CheckRequest) -> Result<Option<CheckResponse>, PluginError> {
+        let mut c = self.client.clone();
+        match self.call("CheckConfig", c.check_config(request)).await {
+            Ok(r) => Ok(Some(r)),
+            Err(PluginError::Call { code, .. }) if code == "Unimplemented" => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    pub async fn configure(&self, request: ConfigureRequest) -> Result<ConfigureResponse, PluginError> {
+        let mut c = self.client.clone();
+        let r = self.call("Configure", c.configure(request)).await?;
+        let mut caps = self.capabilities.lock().expect("capabilities lock");
+        caps.accept_secrets |= r.accept_secrets;
+        caps.accept_resources |= r.accept_resources;
+        caps.accept_outputs |= r.accept_outputs;
+        caps.supports_preview = r.supports_preview;
+        Ok(r)
+    }
+
+    pub async fn read(&self, request: ReadRequest) -> Result<ReadResponse, PluginError> {
+        let mut c = self.client.clone();
+        self.call("Read", c.read(request)).await
+    }
+
+    pub async fn check(&self, request: CheckRequest) -> Result<CheckResponse, PluginError> {
+        let mut c = self.client.clone();
+        self.call("Check", c.check(request)).await
+    }
+
+    pub async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError> {
+        let mut c = self.client.clone();
+        self.call("Diff", c.diff(request)).await
+    }
+
+    /// Stops the plugin (it is also killed when dropped).
+    pub async fn shutdown(&self) {
+        let mut child = self.child.lock().await;
+        let _ = child.start_kill();
+        let _ = child.wait().await;
+    }
+}
+
+fn tail_text(tail: &Arc<Mutex<VecDeque<String>>>) -> String {
+    tail.lock().expect("stderr lock").iter().map(|l| format!("{l}\n")).collect()
+}

@@ -1,0 +1,14 @@
+//! Provider plugins: finding a `pulumi-resource-<package>` binary the way Pulumi does
+//! ([`discovery`]), launching it and talking to it over `pulumirpc.ResourceProvider` with a
+//! deadline on every call ([`host`]), and the `Engine` service plugins log to ([`engine`]).
+//!
+//! Architecture Invariant: a plugin is only ever a binary found on this machine by package
+//! name (`[a-z0-9-]+`); nothing a user sends makes Ferry download or run anything else.
+
+pub mod discovery;
+pub mod engine;
+pub mod host;
+
+pub use discovery::{PluginSearch, ProviderBinary};
+pub use engine::{EngineService, LogEvent};
+pub use host::{LaunchOptions, PluginError, ProviderPlugin};

@@ -1,0 +1,151 @@
+//! The plugin host against a real plugin process (`ferry-test-provider`): discovery, launch,
+//! handshake, calls, logs, and every way a plugin can fail.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use ferry_engine::plugin::{EngineService, LaunchOptions, PluginError, PluginSearch, ProviderPlugin};
+use ferry_rpc::pulumirpc::{CheckRequest, ReadRequest};
+use ferry_rpc::prost_types::{value::Kind, Struct, Value};
+
+/// A folder holding `pulumi-resource-<package>`, a wrapper running the test provider in `mode`.
+fn plugin_dir(package: &str, mode: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_wrapper(&dir.path().join(format!("pulumi-resource-{package}")), mode);
+    dir
+}
+
+fn write_wrapper(path: &Path, mode: &str) {
+    let script = format!(
+        "#!/bin/sh\nFERRY_TEST_PROVIDER_MODE={mode} exec '{}' \"$@\"\n",
+        env!("CARGO_BIN_EXE_ferry-test-provider")
+    );
+    std::fs::write(path, script).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+fn search(dir: &Path) -> PluginSearch {
+    PluginSearch { ferry_dirs: vec![dir.to_path_buf()], path_dirs: vec![], pulumi_plugins: None }
+}
+
+async fn launch(mode: &str, options: LaunchOptions) -> (Result<ProviderPlugin, PluginError>, EngineService, tokio::sync::mpsc::UnboundedReceiver<ferry_engine::plugin::LogEvent>, tempfile::TempDir) {
+    let dir = plugin_dir("test", mode);
+    let binary = search(dir.path()).find("test", None).unwrap();
+    let (engine, logs) = EngineService::start().await.unwrap();
+    let plugin = ProviderPlugin::launch(&binary, engine.addr, dir.path(), options).await;
+    (plugin, engine, logs, dir)
+}
+
+fn quick() -> LaunchOptions {
+    LaunchOptions { start_timeout: Duration::from_secs(2), call_timeout: Duration::from_secs(2) }
+}
+
+fn read(id: &str) -> ReadRequest {
+    ReadRequest { id: id.into(), urn: format!("urn:pulumi:dev::p::test:index:Thing::{id}"), r#type: "test:index:Thing".into(), ..Default::default() }
+}
+
+#[tokio::test]
+async fn a_plugin_starts_shakes_hands_reads_and_logs() {
+    let (plugin, _engine, mut logs, _dir) = launch("ok", quick()).await;
+    let plugin = plugin.unwrap();
+    assert!(plugin.capabilities().handshake);
+    assert!(plugin.capabilities().accept_secrets);
+    assert_eq!(plugin.get_plugin_info().await.unwrap(), "0.0.1");
+    let r = plugin.read(read("abc")).await.unwrap();
+    assert_eq!(r.id, "abc");
+    assert_eq!(r.inputs.unwrap().fields["value"].kind, Some(Kind::StringValue("abc".into())));
+    let log = tokio::time::timeout(Duration::from_secs(5), logs.recv()).await.unwrap().unwrap();
+    assert_eq!(log.message, "reading abc");
+    assert_eq!(log.urn.as_deref(), Some("urn:pulumi:dev::p::test:index:Thing::abc"));
+    // A resource the provider does not find: an empty answer, not an error.
+    assert_eq!(plugin.read(read("missing")).await.unwrap().id, "");
+    plugin.shutdown().await;
+}
+
+#[tokio::test]
+async fn check_failures_come_back_as_data() {
+    let (plugin, _engine, _logs, _dir) = launch("ok", quick()).await;
+    let news = Struct { fields: [("badName".to_string(), Value { kind: Some(Kind::StringValue("x".into())) })].into() };
+    let r = plugin.unwrap().check(CheckRequest { news: Some(news), ..Default::default() }).await.unwrap();
+    assert_eq!(r.failures.len(), 1);
+    assert_eq!(r.failures[0].property, "badName");
+}
+
+#[tokio::test]
+async fn older_plugins_without_handshake_still_work() {
+    let (plugin, _engine, _logs, _dir) = launch("legacy", quick()).await;
+    let plugin = plugin.unwrap();
+    assert!(!plugin.capabilities().handshake);
+    assert_eq!(plugin.read(read("x")).await.unwrap().id, "x");
+}
+
+#[tokio::test]
+async fn a_plugin_that_exits_at_start_is_reported_with_its_stderr() {
+    let (plugin, _engine, _logs, _dir) = launch("exit", quick()).await;
+    let err = plugin.err().unwrap();
+    let text = err.to_string();
+    assert!(matches!(err, PluginError::Startup { .. }), "{text}");
+    assert!(text.contains("exited before printing its port"), "{text}");
+    assert!(text.contains("fatal: no credentials configured"), "{text}");
+}
+
+#[tokio::test]
+async fn a_plugin_that_prints_no_port_is_refused() {
+    let (plugin, _engine, _logs, _dir) = launch("garbage", quick()).await;
+    assert!(plugin.err().unwrap().to_string().contains("printed `listening!` where its port number belongs"));
+    let (plugin, _engine, _logs, _dir) = launch("silent", LaunchOptions { start_timeout: Duration::from_millis(500), ..quick() }).await;
+    assert!(plugin.err().unwrap().to_string().contains("printed no port within"));
+}
+
+#[tokio::test]
+async fn a_crash_mid_call_names_the_call_and_shows_stderr() {
+    let (plugin, _engine, _logs, _dir) = launch("crash-on-read", quick()).await;
+    let err = plugin.unwrap().read(read("boom")).await.unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, PluginError::Crashed { method: "Read", .. }), "{text}");
+    assert!(text.contains("panic: read of boom exploded"), "{text}");
+}
+
+#[tokio::test]
+async fn a_hanging_call_hits_its_deadline() {
+    let (plugin, _engine, _logs, _dir) = launch("hang-on-read", LaunchOptions { call_timeout: Duration::from_millis(700), ..quick() }).await;
+    let plugin = plugin.unwrap();
+    let err = plugin.read(read("slow")).await.unwrap_err();
+    assert!(matches!(err, PluginError::Timeout { method: "Read", .. }), "{err}");
+    // The plugin still answers other calls.
+    assert_eq!(plugin.get_plugin_info().await.unwrap(), "0.0.1");
+}
+
+#[test]
+fn discovery_order_versions_and_refusals() {
+    let ferry = plugin_dir("aws", "ok");
+    let on_path = plugin_dir("aws", "ok");
+    let cache = tempfile::tempdir().unwrap();
+    for v in ["5.1.0", "6.0.2", "6.10.0"] {
+        let d = cache.path().join(format!("resource-gcp-v{v}"));
+        std::fs::create_dir(&d).unwrap();
+        write_wrapper(&d.join("pulumi-resource-gcp"), "ok");
+    }
+    let search = PluginSearch {
+        ferry_dirs: vec![ferry.path().into()],
+        path_dirs: vec![on_path.path().into()],
+        pulumi_plugins: Some(cache.path().into()),
+    };
+    assert_eq!(search.find("aws", None).unwrap().path, ferry.path().join("pulumi-resource-aws"), "Ferry's folder first");
+    let newest = search.find("gcp", None).unwrap();
+    assert_eq!(newest.version, Some(semver::Version::new(6, 10, 0)), "highest version by semver, not by string");
+    let exact = search.find("gcp", Some(&semver::Version::new(5, 1, 0))).unwrap();
+    assert_eq!(exact.version, Some(semver::Version::new(5, 1, 0)));
+
+    let err = search.find("azure", None).unwrap_err().to_string();
+    assert!(err.contains("pulumi-resource-azure") && err.contains(&cache.path().display().to_string()), "{err}");
+    for bad in ["../evil", "a/b", "", "Aws"] {
+        assert!(matches!(search.find(bad, None), Err(PluginError::InvalidPackage { .. })), "{bad}");
+    }
+    // Not executable: not a plugin.
+    let plain = tempfile::tempdir().unwrap();
+    std::fs::write(plain.path().join("pulumi-resource-x"), "data").unwrap();
+    let s = PluginSearch { ferry_dirs: vec![PathBuf::from(plain.path())], ..Default::default() };
+    assert!(matches!(s.find("x", None), Err(PluginError::NotFound { .. })));
+}
