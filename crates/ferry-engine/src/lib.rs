@@ -6,5 +6,7 @@
 //! values and returns values (the preview is a value).
 
 pub mod import_spec;
+pub mod import;
 pub mod plugin;
+pub mod provider;
 pub mod property;

@@ -26,7 +26,7 @@ const STDERR_TAIL: usize = 40;
 pub enum PluginError {
     #[error("`{package}` is not a package name (lowercase letters, digits and `-`)")]
     InvalidPackage { package: String },
-    #[error("no plugin for package `{package}`: looked for `{binary}` in {}", looked_in.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    #[error("no plugin for package `{package}`: looked for `{binary}` {}", looked_in_text(.looked_in))]
     NotFound { package: String, binary: String, looked_in: Vec<PathBuf> },
     #[error("could not start the `{package}` plugin ({path}): {message}")]
     Launch { package: String, path: PathBuf, message: String },
@@ -38,6 +38,14 @@ pub enum PluginError {
     Crashed { package: String, method: &'static str, status: String, stderr: String },
     #[error("the `{package}` plugin failed {method}: {message}")]
     Call { package: String, method: &'static str, code: String, message: String },
+}
+
+fn looked_in_text(dirs: &[PathBuf]) -> String {
+    if dirs.is_empty() {
+        "but no plugin folders are configured".to_string()
+    } else {
+        format!("in {}", dirs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))
+    }
 }
 
 fn stderr_suffix(stderr: &str) -> String {

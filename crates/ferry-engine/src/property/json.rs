@@ -20,7 +20,7 @@ pub enum SecretEncoding<'a> {
     /// `{sig, plaintext: "<JSON text>"}`: a decrypted state export.
     Plaintext,
     /// `{sig, ciphertext: f("<JSON text>")}`: state, encrypted by the stack's secrets manager.
-    Encrypt(&'a dyn Fn(&str) -> String),
+    Encrypt(&'a (dyn Fn(&str) -> String + Sync)),
 }
 
 /// What the receiver understands; what it does not is lowered (Pulumi's marshal options).
@@ -44,7 +44,7 @@ impl EncodeOptions<'_> {
 #[derive(Clone, Copy, Default)]
 pub struct DecodeOptions<'a> {
     /// Turns a `ciphertext` into the JSON text of the secret's value.
-    pub decrypt: Option<&'a dyn Fn(&str) -> Result<String, String>>,
+    pub decrypt: Option<&'a (dyn Fn(&str) -> Result<String, String> + Sync)>,
 }
 
 fn sig_object(sig: &str) -> Map<String, Value> {

@@ -1,0 +1,455 @@
+//! The import pipeline, as Pulumi designed it in 2022: for each entry, `Read(id)`, "not found"
+//! when Read returns no resource, `Check` (whose failures are warnings, never fatal), and the
+//! resource's inputs and outputs as Read returned them. The result is a [`Preview`]: a value
+//! that can be shown, stored and shared. Nothing here writes to a stack.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use ferry_rpc::pulumirpc::{CheckRequest, ReadRequest};
+use ferry_state::urn::Urn;
+use ferry_state::Deployment;
+use serde::Serialize;
+use serde_json::Value;
+use tokio::sync::Semaphore;
+
+use crate::import_spec::{EntryRef, ImportSpec};
+use crate::property::json::{encode_map, EncodeOptions, SecretEncoding};
+use crate::property::wire::{from_struct, to_struct};
+use crate::property::PropertyMap;
+use crate::provider::{Provider, ProviderSource};
+
+/// The stack an import goes into.
+pub struct StackContext<'a> {
+    pub stack: &'a str,
+    pub project: &'a str,
+    pub deployment: &'a Deployment,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct ImportOptions {
+    /// Resources read at the same time.
+    pub concurrency: usize,
+}
+
+impl Default for ImportOptions {
+    fn default() -> Self {
+        ImportOptions { concurrency: 16 }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImportStatus {
+    Ready,
+    ReadyWithWarnings,
+    NotFound,
+    Failed,
+    /// Same URN and ID already in the stack: skipped.
+    AlreadyManaged,
+    /// Same URN in the stack with another ID.
+    Conflict,
+}
+
+impl std::fmt::Display for ImportStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ImportStatus::Ready => "ready",
+            ImportStatus::ReadyWithWarnings => "ready-with-warnings",
+            ImportStatus::NotFound => "not-found",
+            ImportStatus::Failed => "failed",
+            ImportStatus::AlreadyManaged => "already-managed",
+            ImportStatus::Conflict => "conflict",
+        })
+    }
+}
+
+impl ImportStatus {
+    /// Whether a commit would add the resource.
+    pub fn is_ready(self) -> bool {
+        matches!(self, ImportStatus::Ready | ImportStatus::ReadyWithWarnings)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckFailure {
+    pub property: String,
+    pub reason: String,
+}
+
+/// One entry of the spec, as the preview found it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlannedResource {
+    /// Position in the spec's `resources`.
+    pub index: usize,
+    pub urn: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub name: String,
+    pub id: Option<String>,
+    pub parent: Option<String>,
+    /// A provider reference (`<urn>::<id>`), or the URN of a provider the commit creates.
+    pub provider: Option<String>,
+    pub component: bool,
+    pub status: ImportStatus,
+    pub message: Option<String>,
+    pub warnings: Vec<String>,
+    pub check_failures: Vec<CheckFailure>,
+    /// Inputs and outputs for display: secrets masked.
+    #[serde(rename = "inputs")]
+    pub inputs_view: Value,
+    #[serde(rename = "outputs")]
+    pub outputs_view: Value,
+    /// The values a commit writes (secrets intact); never serialised.
+    #[serde(skip)]
+    pub inputs: PropertyMap,
+    #[serde(skip)]
+    pub outputs: PropertyMap,
+}
+
+/// A provider resource the commit would create (a default provider).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct PlannedProvider {
+    pub urn: String,
+    pub package: String,
+    pub version: Option<String>,
+}
+
+/// The result of a preview.
+#[derive(Debug, Clone, Serialize)]
+pub struct Preview {
+    pub stack: String,
+    /// The stack's root resource (`pulumi:pulumi:Stack`), and whether the commit creates it.
+    pub root: String,
+    pub root_exists: bool,
+    pub providers_to_create: Vec<PlannedProvider>,
+    pub resources: Vec<PlannedResource>,
+    pub counts: BTreeMap<ImportStatus, usize>,
+}
+
+fn masked(map: &PropertyMap) -> Value {
+    let json = encode_map(map, &EncodeOptions { secrets: SecretEncoding::Plaintext, ..EncodeOptions::wire() });
+    ferry_state::sig::mask_secrets(&Value::Object(json))
+}
+
+fn package_of(type_: &str) -> &str {
+    type_.split(':').next().unwrap_or(type_)
+}
+
+/// The qualified type of a child of `parent_urn`: the parent's own qualified type (unless it
+/// is the stack's root) joined with `$`.
+fn qualified_type(parent_urn: Option<&str>, type_: &str) -> String {
+    match parent_urn.and_then(Urn::parse) {
+        Some(p) if p.type_token() != "pulumi:pulumi:Stack" => format!("{}${type_}", p.qualified_type),
+        _ => type_.to_string(),
+    }
+}
+
+/// Computes the preview of importing `spec` into the stack. Never fails as a whole: each entry
+/// ends with a status.
+pub async fn preview_import(
+    spec: &ImportSpec,
+    stack: &StackContext<'_>,
+    providers: &dyn ProviderSource,
+    options: ImportOptions,
+) -> Preview {
+    let entries = &spec.file.resources;
+    let resources = stack.deployment.resources();
+    let mut live: HashMap<&str, usize> = HashMap::with_capacity(resources.len());
+    for (i, r) in resources.iter().enumerate() {
+        if !r.is_pending_delete() {
+            live.entry(r.urn.as_str()).or_insert(i);
+        }
+    }
+    let urn_of = |qualified: &str, name: &str| format!("urn:pulumi:{}::{}::{qualified}::{name}", stack.stack, stack.project);
+
+    let existing_root = resources.iter().find(|r| r.type_ == "pulumi:pulumi:Stack" && r.parent().is_none());
+    let root = existing_root
+        .map(|r| r.urn.clone())
+        .unwrap_or_else(|| urn_of("pulumi:pulumi:Stack", &format!("{}-{}", stack.project, stack.stack)));
+
+    // URNs, parents first (a child's URN carries its parent's type).
+    let mut urns: Vec<String> = vec![String::new(); entries.len()];
+    let mut parents: Vec<Option<String>> = vec![None; entries.len()];
+    for &i in &spec.order {
+        let e = &entries[i];
+        let parent = match &spec.parents[i] {
+            Some(EntryRef::Entry(j)) => urns[*j].clone(),
+            Some(EntryRef::Urn(u)) => u.clone(),
+            None => root.clone(),
+        };
+        urns[i] = urn_of(&qualified_type(Some(&parent), &e.type_), e.urn_name());
+        parents[i] = Some(parent);
+    }
+
+    // Providers: explicit ones, or the package's default provider (reused from the stack when
+    // it has one, else created by the commit).
+    let mut to_create: Vec<PlannedProvider> = Vec::new();
+    let mut provider_refs: Vec<Result<Option<String>, String>> = Vec::with_capacity(entries.len());
+    for (i, e) in entries.iter().enumerate() {
+        if e.component || e.is_provider() {
+            provider_refs.push(Ok(None));
+            continue;
+        }
+        let reference = match &spec.providers[i] {
+            Some(EntryRef::Entry(j)) => Ok(Some(urns[*j].clone())),
+            Some(EntryRef::Urn(u)) => match live.get(u.as_str()).map(|&k| &resources[k]) {
+                Some(p) => Ok(Some(format!("{}::{}", p.urn, p.id().unwrap_or("")))),
+                None => Err(format!("provider `{u}` is not in the stack")),
+            },
+            None => {
+                let package = package_of(&e.type_);
+                let name = match &e.version {
+                    Some(v) => format!("default_{}", v.trim_start_matches('v').replace(['.', '-', '+'], "_")),
+                    None => "default".to_string(),
+                };
+                let provider_type = format!("pulumi:providers:{package}");
+                let in_state = resources.iter().find(|r| {
+                    !r.is_pending_delete()
+                        && r.type_ == provider_type
+                        && Urn::parse(&r.urn).is_some_and(|u| if e.version.is_some() { u.name == name } else { u.name.starts_with("default") })
+                });
+                match in_state {
+                    Some(p) => Ok(Some(format!("{}::{}", p.urn, p.id().unwrap_or("")))),
+                    None => {
+                        let urn = urn_of(&provider_type, &name);
+                        if !to_create.iter().any(|p| p.urn == urn) {
+                            to_create.push(PlannedProvider { urn: urn.clone(), package: package.into(), version: e.version.clone() });
+                        }
+                        Ok(Some(urn))
+                    }
+                }
+            }
+        };
+        provider_refs.push(reference);
+    }
+
+    // Read and check every custom resource, in parallel with bounded concurrency.
+    let limit = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut planned: Vec<Option<PlannedResource>> = vec![None; entries.len()];
+    for (i, e) in entries.iter().enumerate() {
+        let base = PlannedResource {
+            index: i,
+            urn: urns[i].clone(),
+            type_: e.type_.clone(),
+            name: e.name.clone(),
+            id: e.id.clone().filter(|id| !id.is_empty()),
+            parent: parents[i].clone(),
+            provider: provider_refs[i].clone().ok().flatten(),
+            component: e.component,
+            status: ImportStatus::Ready,
+            message: None,
+            warnings: Vec::new(),
+            check_failures: Vec::new(),
+            inputs_view: Value::Object(Default::default()),
+            outputs_view: Value::Object(Default::default()),
+            inputs: PropertyMap::new(),
+            outputs: PropertyMap::new(),
+        };
+        if let Some(&k) = live.get(urns[i].as_str()) {
+            let existing = resources[k].id().map(str::to_string);
+            let mut done = base;
+            if e.component || e.is_provider() || existing == done.id {
+                done.status = ImportStatus::AlreadyManaged;
+                done.message = Some("already in the stack with this ID; skipped".into());
+            } else {
+                done.status = ImportStatus::Conflict;
+                done.message = Some(format!(
+                    "the stack already has `{}` with ID `{}`, not `{}`",
+                    urns[i],
+                    existing.unwrap_or_default(),
+                    done.id.clone().unwrap_or_default()
+                ));
+            }
+            planned[i] = Some(done);
+            continue;
+        }
+        if let Err(message) = &provider_refs[i] {
+            planned[i] = Some(PlannedResource { status: ImportStatus::Failed, message: Some(message.clone()), ..base });
+            continue;
+        }
+        if e.component || e.is_provider() {
+            let inputs = e.inputs.as_ref().map(|m| crate::property::json::decode_map(m, "", &Default::default()));
+            let mut done = base;
+            match inputs {
+                Some(Err(err)) => {
+                    done.status = ImportStatus::Failed;
+                    done.message = Some(format!("inputs: {err}"));
+                }
+                Some(Ok(map)) => {
+                    done.inputs_view = masked(&map);
+                    done.inputs = map;
+                }
+                None => {}
+            }
+            planned[i] = Some(done);
+            continue;
+        }
+        if let (Some(inputs), Some(outputs)) = (&e.inputs, &e.outputs) {
+            // Given outputs: taken as they are, without asking the provider.
+            let decoded = crate::property::json::decode_map(inputs, "", &Default::default())
+                .and_then(|i| Ok((i, crate::property::json::decode_map(outputs, "", &Default::default())?)));
+            let mut done = base;
+            match decoded {
+                Ok((i, o)) => {
+                    done.inputs_view = masked(&i);
+                    done.outputs_view = masked(&o);
+                    done.inputs = i;
+                    done.outputs = o;
+                }
+                Err(err) => {
+                    done.status = ImportStatus::Failed;
+                    done.message = Some(format!("given inputs or outputs: {err}"));
+                }
+            }
+            planned[i] = Some(done);
+            continue;
+        }
+        let limit = limit.clone();
+        let package = package_of(&e.type_).to_string();
+        let version = e.version.clone();
+        let keep = e.properties.clone();
+        let provider = providers.provider(&package, version.as_deref()).await;
+        tasks.spawn(async move {
+            let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
+            match provider {
+                Err(err) => PlannedResource { status: ImportStatus::Failed, message: Some(err.to_string()), ..base },
+                Ok(provider) => read_and_check(base, provider, keep).await,
+            }
+        });
+    }
+    while let Some(result) = tasks.join_next().await {
+        match result {
+            Ok(done) => {
+                let i = done.index;
+                planned[i] = Some(done);
+            }
+            Err(e) => tracing::error!("an import task panicked: {e}"),
+        }
+    }
+    let mut planned: Vec<PlannedResource> = planned
+        .into_iter()
+        .enumerate()
+        .map(|(i, p)| {
+            p.unwrap_or_else(|| PlannedResource {
+                index: i,
+                urn: urns[i].clone(),
+                type_: entries[i].type_.clone(),
+                name: entries[i].name.clone(),
+                id: entries[i].id.clone(),
+                parent: parents[i].clone(),
+                provider: None,
+                component: entries[i].component,
+                status: ImportStatus::Failed,
+                message: Some("internal error: the import task for this resource did not finish".into()),
+                warnings: Vec::new(),
+                check_failures: Vec::new(),
+                inputs_view: Value::Null,
+                outputs_view: Value::Null,
+                inputs: PropertyMap::new(),
+                outputs: PropertyMap::new(),
+            })
+        })
+        .collect();
+
+    // A resource whose parent or provider entry will not be added cannot be added either.
+    for &i in &spec.order {
+        if !planned[i].status.is_ready() {
+            continue;
+        }
+        for (reference, what) in [(&spec.parents[i], "parent"), (&spec.providers[i], "provider")] {
+            if let Some(EntryRef::Entry(j)) = reference {
+                let other = &planned[*j];
+                if !(other.status.is_ready() || other.status == ImportStatus::AlreadyManaged) {
+                    let message = format!("its {what} `{}` is not imported ({})", other.name, other.status);
+                    planned[i].status = ImportStatus::Failed;
+                    planned[i].message = Some(message);
+                }
+            }
+        }
+    }
+
+    let mut counts = BTreeMap::new();
+    for p in &planned {
+        *counts.entry(p.status).or_insert(0) += 1;
+    }
+    Preview {
+        stack: format!("{}/{}", stack.project, stack.stack),
+        root,
+        root_exists: existing_root.is_some(),
+        providers_to_create: to_create,
+        resources: planned,
+        counts,
+    }
+}
+
+async fn read_and_check(mut r: PlannedResource, provider: Arc<dyn Provider>, keep: Option<Vec<String>>) -> PlannedResource {
+    let id = r.id.clone().unwrap_or_default();
+    let name = Urn::parse(&r.urn).map(|u| u.name.to_string()).unwrap_or_default();
+    let read = provider
+        .read(ReadRequest { id: id.clone(), urn: r.urn.clone(), name: name.clone(), r#type: r.type_.clone(), ..Default::default() })
+        .await;
+    let read = match read {
+        Ok(read) => read,
+        Err(err) => {
+            r.status = ImportStatus::Failed;
+            r.message = Some(err.to_string());
+            return r;
+        }
+    };
+    if read.id.is_empty() {
+        r.status = ImportStatus::NotFound;
+        r.message = Some(format!("the `{}` provider found no `{}` with ID `{id}`", provider.package(), r.type_));
+        return r;
+    }
+    let Some(read_inputs) = read.inputs.as_ref() else {
+        r.status = ImportStatus::Failed;
+        r.message = Some(format!("the `{}` provider returned no inputs for `{}`: it cannot import this type", provider.package(), r.type_));
+        return r;
+    };
+    let decoded = from_struct(read_inputs).and_then(|i| Ok((i, from_struct(&read.properties.clone().unwrap_or_default())?)));
+    let (mut inputs, outputs) = match decoded {
+        Ok(v) => v,
+        Err(err) => {
+            r.status = ImportStatus::Failed;
+            r.message = Some(format!("the `{}` provider's Read answer does not decode: {err}", provider.package()));
+            return r;
+        }
+    };
+    if read.id != id {
+        r.warnings.push(format!("the provider reports the ID as `{}`", read.id));
+        r.id = Some(read.id.clone());
+    }
+    if let Some(keep) = keep {
+        inputs.retain(|k, _| keep.iter().any(|p| p == k));
+    }
+    let wire = EncodeOptions::wire();
+    let check = provider
+        .check(CheckRequest {
+            urn: r.urn.clone(),
+            olds: Some(to_struct(&inputs, &wire)),
+            news: Some(to_struct(&inputs, &wire)),
+            name,
+            r#type: r.type_.clone(),
+            ..Default::default()
+        })
+        .await;
+    match check {
+        Ok(c) => {
+            for f in c.failures {
+                r.warnings.push(format!("Check: {}: {}", f.property, f.reason));
+                r.check_failures.push(CheckFailure { property: f.property, reason: f.reason });
+            }
+        }
+        Err(err) => r.warnings.push(format!("Check did not run: {err}")),
+    }
+    if !r.warnings.is_empty() {
+        r.status = ImportStatus::ReadyWithWarnings;
+    }
+    r.inputs_view = masked(&inputs);
+    r.outputs_view = masked(&outputs);
+    r.inputs = inputs;
+    r.outputs = outputs;
+    r
+}

@@ -1,0 +1,102 @@
+//! What the import pipeline needs of a provider, whether it is a launched plugin process
+//! ([`crate::plugin::ProviderPlugin`]) or any other `pulumirpc.ResourceProvider` endpoint
+//! ([`GrpcProvider`], e.g. an in-memory server in tests).
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
+use ferry_rpc::pulumirpc::{CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, ReadRequest, ReadResponse};
+use tonic::transport::Channel;
+
+use crate::plugin::{PluginError, ProviderPlugin};
+
+#[tonic::async_trait]
+pub trait Provider: Send + Sync {
+    fn package(&self) -> &str;
+    async fn read(&self, request: ReadRequest) -> Result<ReadResponse, PluginError>;
+    async fn check(&self, request: CheckRequest) -> Result<CheckResponse, PluginError>;
+    async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError>;
+    async fn get_schema(&self) -> Result<String, PluginError>;
+}
+
+#[tonic::async_trait]
+impl Provider for ProviderPlugin {
+    fn package(&self) -> &str {
+        &self.package
+    }
+    async fn read(&self, request: ReadRequest) -> Result<ReadResponse, PluginError> {
+        ProviderPlugin::read(self, request).await
+    }
+    async fn check(&self, request: CheckRequest) -> Result<CheckResponse, PluginError> {
+        ProviderPlugin::check(self, request).await
+    }
+    async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError> {
+        ProviderPlugin::diff(self, request).await
+    }
+    async fn get_schema(&self) -> Result<String, PluginError> {
+        ProviderPlugin::get_schema(self).await
+    }
+}
+
+/// A provider reached over an existing gRPC channel.
+pub struct GrpcProvider {
+    package: String,
+    client: ResourceProviderClient<Channel>,
+}
+
+impl GrpcProvider {
+    pub fn new(package: impl Into<String>, channel: Channel) -> GrpcProvider {
+        GrpcProvider { package: package.into(), client: ResourceProviderClient::new(channel) }
+    }
+
+    fn fail(&self, method: &'static str, status: tonic::Status) -> PluginError {
+        PluginError::Call { package: self.package.clone(), method, code: format!("{:?}", status.code()), message: status.message().to_string() }
+    }
+}
+
+#[tonic::async_trait]
+impl Provider for GrpcProvider {
+    fn package(&self) -> &str {
+        &self.package
+    }
+    async fn read(&self, request: ReadRequest) -> Result<ReadResponse, PluginError> {
+        self.client.clone().read(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Read", s))
+    }
+    async fn check(&self, request: CheckRequest) -> Result<CheckResponse, PluginError> {
+        self.client.clone().check(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Check", s))
+    }
+    async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError> {
+        self.client.clone().diff(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Diff", s))
+    }
+    async fn get_schema(&self) -> Result<String, PluginError> {
+        self.client
+            .clone()
+            .get_schema(GetSchemaRequest::default())
+            .await
+            .map(|r| r.into_inner().schema)
+            .map_err(|s| self.fail("GetSchema", s))
+    }
+}
+
+/// Hands out the provider for a package. One instance per package is shared by every
+/// resource that uses it.
+#[tonic::async_trait]
+pub trait ProviderSource: Send + Sync {
+    async fn provider(&self, package: &str, version: Option<&str>) -> Result<Arc<dyn Provider>, PluginError>;
+}
+
+/// A fixed set of providers by package (tests, or plugins launched up front).
+#[derive(Default, Clone)]
+pub struct FixedProviders(pub HashMap<String, Arc<dyn Provider>>);
+
+#[tonic::async_trait]
+impl ProviderSource for FixedProviders {
+    async fn provider(&self, package: &str, _version: Option<&str>) -> Result<Arc<dyn Provider>, PluginError> {
+        self.0.get(package).cloned().ok_or_else(|| PluginError::NotFound {
+            package: package.to_string(),
+            binary: format!("pulumi-resource-{package}"),
+            looked_in: Vec::new(),
+        })
+    }
+}

@@ -1,0 +1,101 @@
+//! Data-driven import previews: each `tests/import/*.json` holds a stack, its starting state,
+//! an import spec and a fake provider's answers; the snapshot is the preview. The fake provider
+//! is a real gRPC server on tonic's in-memory transport.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ferry_engine::import::{preview_import, ImportOptions, StackContext};
+use ferry_engine::import_spec::parse_import_spec;
+use ferry_engine::property::json::EncodeOptions;
+use ferry_engine::property::wire::to_struct;
+use ferry_engine::provider::{FixedProviders, GrpcProvider, Provider};
+use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
+use ferry_rpc::pulumirpc::{CheckFailure, CheckRequest, CheckResponse, ReadRequest, ReadResponse};
+use serde_json::Value;
+use tokio_stream::StreamExt;
+use tonic::{Request, Response, Status};
+
+/// Answers from the scenario: `reads` by ID, `checkFailures` by property name.
+struct FakeProvider {
+    answers: Value,
+}
+
+fn props(v: &Value) -> ferry_rpc::prost_types::Struct {
+    let map = ferry_engine::property::json::decode_map(v.as_object().unwrap(), "", &Default::default()).unwrap();
+    to_struct(&map, &EncodeOptions::wire())
+}
+
+#[tonic::async_trait]
+impl ResourceProvider for FakeProvider {
+    async fn read(&self, request: Request<ReadRequest>) -> Result<Response<ReadResponse>, Status> {
+        let r = request.into_inner();
+        let answer = &self.answers["reads"][&r.id];
+        if answer.is_null() || answer == "missing" {
+            return Ok(Response::new(ReadResponse::default()));
+        }
+        if let Some(message) = answer.get("error").and_then(Value::as_str) {
+            return Err(Status::unavailable(message.to_string()));
+        }
+        Ok(Response::new(ReadResponse {
+            id: answer.get("id").and_then(Value::as_str).unwrap_or(&r.id).to_string(),
+            inputs: answer.get("inputs").map(props),
+            properties: answer.get("outputs").map(props),
+            ..Default::default()
+        }))
+    }
+
+    async fn check(&self, request: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
+        let r = request.into_inner();
+        let news = r.news.unwrap_or_default();
+        let failures = news
+            .fields
+            .keys()
+            .filter_map(|k| {
+                self.answers["checkFailures"][k].as_str().map(|reason| CheckFailure { property: k.clone(), reason: reason.into() })
+            })
+            .collect();
+        Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
+    }
+}
+
+async fn in_memory(package: &str, provider: FakeProvider) -> Arc<dyn Provider> {
+    let (client_io, server_io) = tokio::io::duplex(1 << 20);
+    tokio::spawn(async move {
+        let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
+        let _ = tonic::transport::Server::builder().add_service(ResourceProviderServer::new(provider)).serve_with_incoming(incoming).await;
+    });
+    let mut client_io = Some(client_io);
+    let channel = tonic::transport::Endpoint::try_from("http://in-memory")
+        .unwrap()
+        .connect_with_connector(tower::service_fn(move |_| {
+            let io = client_io.take();
+            async move { io.map(hyper_util::rt::TokioIo::new).ok_or_else(|| std::io::Error::other("one connection only")) }
+        }))
+        .await
+        .unwrap();
+    Arc::new(GrpcProvider::new(package, channel))
+}
+
+#[tokio::test]
+async fn scenarios() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import");
+    let mut files: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(!files.is_empty());
+    for path in files {
+        let scenario: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let name = path.file_stem().unwrap().to_string_lossy().to_string();
+        let spec = parse_import_spec(&scenario["spec"].to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let state = ferry_state::load_state(scenario["state"].to_string().as_bytes(), Default::default())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let mut providers = HashMap::new();
+        for (package, answers) in scenario["providers"].as_object().unwrap() {
+            providers.insert(package.clone(), in_memory(package, FakeProvider { answers: answers.clone() }).await);
+        }
+        let parts: Vec<&str> = scenario["stack"].as_str().unwrap().split('/').collect();
+        let ctx = StackContext { stack: parts[2], project: parts[1], deployment: &state.deployment };
+        let preview = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4 }).await;
+        insta::assert_json_snapshot!(name, preview);
+    }
+}
