@@ -87,6 +87,10 @@ pub struct PlannedResource {
     pub type_: String,
     pub name: String,
     pub id: Option<String>,
+    /// The ID the spec gave, when the provider's ID for the resource differs from it
+    /// (`15390,1,50000` imports a RandomInteger whose ID is `15390`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub import_id: Option<String>,
     pub parent: Option<String>,
     /// A provider reference (`<urn>::<id>`), or the URN of a provider the commit creates.
     pub provider: Option<String>,
@@ -235,6 +239,7 @@ pub async fn preview_import(
             type_: e.type_.clone(),
             name: e.name.clone(),
             id: e.id.clone().filter(|id| !id.is_empty()),
+            import_id: None,
             parent: parents[i].clone(),
             provider: provider_refs[i].clone().ok().flatten(),
             component: e.component,
@@ -338,6 +343,7 @@ pub async fn preview_import(
                 type_: entries[i].type_.clone(),
                 name: entries[i].name.clone(),
                 id: entries[i].id.clone(),
+                import_id: None,
                 parent: parents[i].clone(),
                 provider: None,
                 component: entries[i].component,
@@ -384,6 +390,19 @@ pub async fn preview_import(
     }
 }
 
+/// Whether `value` holds `needle` inside a secret.
+fn holds_secret_string(value: &crate::property::PropertyValue, needle: &str, in_secret: bool) -> bool {
+    use crate::property::PropertyValue as V;
+    match value {
+        V::String(s) => in_secret && s == needle,
+        V::Secret(inner) => holds_secret_string(inner, needle, true),
+        V::Output(o) => o.element.as_ref().is_some_and(|e| holds_secret_string(e, needle, in_secret || o.secret)),
+        V::Array(items) => items.iter().any(|v| holds_secret_string(v, needle, in_secret)),
+        V::Object(map) => map.values().any(|v| holds_secret_string(v, needle, in_secret)),
+        _ => false,
+    }
+}
+
 async fn read_and_check(mut r: PlannedResource, provider: Arc<dyn Provider>, keep: Option<Vec<String>>) -> PlannedResource {
     let id = r.id.clone().unwrap_or_default();
     let name = Urn::parse(&r.urn).map(|u| u.name.to_string()).unwrap_or_default();
@@ -418,7 +437,10 @@ async fn read_and_check(mut r: PlannedResource, provider: Arc<dyn Provider>, kee
         }
     };
     if read.id != id {
-        r.warnings.push(format!("the provider reports the ID as `{}`", read.id));
+        // Some import IDs are the secret itself (a RandomPassword is imported by its value):
+        // when a secret output holds the import ID, the ID is a secret too.
+        let secret = outputs.values().any(|v| holds_secret_string(v, &id, false));
+        r.import_id = Some(if secret { "[secret]".to_string() } else { id.clone() });
         r.id = Some(read.id.clone());
     }
     if let Some(keep) = keep {

@@ -8,7 +8,9 @@
 pub mod discovery;
 pub mod engine;
 pub mod host;
+pub mod registry;
 
 pub use discovery::{PluginSearch, ProviderBinary};
 pub use engine::{EngineService, LogEvent};
 pub use host::{LaunchOptions, PluginError, ProviderPlugin};
+pub use registry::PluginProviders;
