@@ -9,7 +9,7 @@ use std::sync::Arc;
 use ferry_rpc::pulumirpc::{CheckRequest, ReadRequest};
 use ferry_state::urn::Urn;
 use ferry_state::Deployment;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tokio::sync::Semaphore;
 
@@ -38,7 +38,7 @@ impl Default for ImportOptions {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum ImportStatus {
     Ready,
@@ -71,14 +71,14 @@ impl ImportStatus {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CheckFailure {
     pub property: String,
     pub reason: String,
 }
 
 /// One entry of the spec, as the preview found it.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlannedResource {
     /// Position in the spec's `resources`.
     pub index: usize,
@@ -100,11 +100,11 @@ pub struct PlannedResource {
     pub warnings: Vec<String>,
     pub check_failures: Vec<CheckFailure>,
     /// Inputs and outputs for display: secrets masked.
-    #[serde(rename = "inputs")]
+    #[serde(rename = "inputs", default)]
     pub inputs_view: Value,
-    #[serde(rename = "outputs")]
+    #[serde(rename = "outputs", default)]
     pub outputs_view: Value,
-    /// The values a commit writes (secrets intact); never serialised.
+    /// The values a commit writes (secrets intact); never serialised with the preview.
     #[serde(skip)]
     pub inputs: PropertyMap,
     #[serde(skip)]
@@ -112,7 +112,7 @@ pub struct PlannedResource {
 }
 
 /// A provider resource the commit would create (a default provider).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlannedProvider {
     pub urn: String,
     pub package: String,
@@ -120,7 +120,7 @@ pub struct PlannedProvider {
 }
 
 /// The result of a preview.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Preview {
     pub stack: String,
     /// The stack's root resource (`pulumi:pulumi:Stack`), and whether the commit creates it.
@@ -128,6 +128,8 @@ pub struct Preview {
     pub root_exists: bool,
     pub providers_to_create: Vec<PlannedProvider>,
     pub resources: Vec<PlannedResource>,
+    /// Positions in `resources`, parents first: the order a commit adds them in.
+    pub order: Vec<usize>,
     pub counts: BTreeMap<ImportStatus, usize>,
 }
 
@@ -386,6 +388,7 @@ pub async fn preview_import(
         root_exists: existing_root.is_some(),
         providers_to_create: to_create,
         resources: planned,
+        order: spec.order.clone(),
         counts,
     }
 }

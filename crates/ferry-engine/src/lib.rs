@@ -5,6 +5,7 @@
 //! Architecture Invariant: the engine knows nothing of HTTP, Leptos or the store; it takes
 //! values and returns values (the preview is a value).
 
+pub mod commit;
 pub mod import_spec;
 pub mod import;
 pub mod plugin;

@@ -94,3 +94,60 @@ async fn the_schema_matches_pulumi_random_for_every_resource() {
         }
     }
 }
+
+#[tokio::test]
+async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
+    use base64::Engine;
+    use ferry_engine::commit::{apply_import, CommitOptions};
+    let spec = parse_import_spec(
+        r#"{"resources": [
+            {"type": "random:index/randomPassword:RandomPassword", "name": "db", "id": "hunter2hunter2", "parent": "svc"},
+            {"type": "acme:index:Service", "name": "svc", "component": true},
+            {"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"},
+            {"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "x"}
+        ]}"#,
+    )
+    .unwrap();
+    let base = ferry_state::load_state(br#"{"version":3,"deployment":{"secrets_providers":{"type":"b64","state":{}}}}"#, Default::default()).unwrap();
+    let source = providers(None).await;
+    let ctx = StackContext { stack: "dev", project: "demo", deployment: &base.deployment };
+    let preview = preview_import(&spec, &ctx, &source, ImportOptions::default()).await;
+    source.shutdown().await;
+
+    let encrypt = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    let options = CommitOptions { protect: true, now: "2026-11-22T00:00:00Z", encrypt: &encrypt };
+    let (next, added) = apply_import(&base.deployment, &preview, &options).unwrap();
+    assert_eq!(added, 3, "password, component and integer; the pet failed");
+    let export = serde_json::json!({"version": 3, "deployment": next});
+    let text = export.to_string();
+    assert!(!text.contains("hunter2hunter2"), "secrets are encrypted in state");
+    // It loads as Pulumi state: references resolve, secrets decrypt (b64).
+    let loaded = ferry_state::load_state(text.as_bytes(), Default::default()).unwrap();
+    assert!(loaded.secrets.verified && loaded.secrets.encrypted == 2);
+    let all = loaded.deployment.resources();
+    let mut types: Vec<&str> = all.iter().map(|r| r.type_.as_str()).collect();
+    assert_eq!(&types[..2], ["pulumi:pulumi:Stack", "pulumi:providers:random"], "root and default provider first");
+    types.sort();
+    assert_eq!(types, ["acme:index:Service", "pulumi:providers:random", "pulumi:pulumi:Stack",
+        "random:index/randomInteger:RandomInteger", "random:index/randomPassword:RandomPassword"]);
+    let position = |urn: &str| all.iter().position(|r| r.urn == urn).unwrap();
+    for (i, r) in all.iter().enumerate() {
+        if let Some(parent) = r.parent() {
+            assert!(position(parent) < i, "{} comes before its parent", r.urn);
+        }
+    }
+    let db = all.iter().find(|r| r.urn.ends_with("::db")).unwrap();
+    assert_eq!(db.urn, "urn:pulumi:dev::demo::acme:index:Service$random:index/randomPassword:RandomPassword::db");
+    assert!(db.is_protected());
+    assert_eq!(db.id(), Some("none"));
+    assert!(db.provider().unwrap().starts_with("urn:pulumi:dev::demo::pulumi:providers:random::default::"));
+
+    // Importing the same spec again finds everything already managed: no diff, nothing to add.
+    let source = providers(None).await;
+    let ctx = StackContext { stack: "dev", project: "demo", deployment: &loaded.deployment };
+    let again = preview_import(&spec, &ctx, &source, ImportOptions::default()).await;
+    source.shutdown().await;
+    let statuses: Vec<ImportStatus> = again.resources.iter().map(|r| r.status).collect();
+    use ImportStatus::*;
+    assert_eq!(statuses, [AlreadyManaged, AlreadyManaged, AlreadyManaged, Failed]);
+}
