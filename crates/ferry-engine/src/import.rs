@@ -254,23 +254,19 @@ pub async fn preview_import(
             inputs: PropertyMap::new(),
             outputs: PropertyMap::new(),
         };
+        // Already in the stack under this URN? Same ID: skipped. Another ID: the provider's
+        // canonical ID decides (an import ID like `8080,1,65535` names the resource `8080`).
+        let mut existing_id = None;
         if let Some(&k) = live.get(urns[i].as_str()) {
-            let existing = resources[k].id().map(str::to_string);
-            let mut done = base;
-            if e.component || e.is_provider() || existing == done.id {
+            let stored = resources[k].id().map(str::to_string);
+            if e.component || e.is_provider() || stored == base.id {
+                let mut done = base;
                 done.status = ImportStatus::AlreadyManaged;
                 done.message = Some("already in the stack with this ID; skipped".into());
-            } else {
-                done.status = ImportStatus::Conflict;
-                done.message = Some(format!(
-                    "the stack already has `{}` with ID `{}`, not `{}`",
-                    urns[i],
-                    existing.unwrap_or_default(),
-                    done.id.clone().unwrap_or_default()
-                ));
+                planned[i] = Some(done);
+                continue;
             }
-            planned[i] = Some(done);
-            continue;
+            existing_id = Some(stored.unwrap_or_default());
         }
         if let Err(message) = &provider_refs[i] {
             planned[i] = Some(PlannedResource { status: ImportStatus::Failed, message: Some(message.clone()), ..base });
@@ -318,11 +314,12 @@ pub async fn preview_import(
         let version = e.version.clone();
         let keep = e.properties.clone();
         let provider = providers.provider(&package, version.as_deref()).await;
+        let existing_id = existing_id.clone();
         tasks.spawn(async move {
             let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
             match provider {
                 Err(err) => PlannedResource { status: ImportStatus::Failed, message: Some(err.to_string()), ..base },
-                Ok(provider) => read_and_check(base, provider, keep).await,
+                Ok(provider) => read_and_check(base, provider, keep, existing_id).await,
             }
         });
     }
@@ -406,7 +403,12 @@ fn holds_secret_string(value: &crate::property::PropertyValue, needle: &str, in_
     }
 }
 
-async fn read_and_check(mut r: PlannedResource, provider: Arc<dyn Provider>, keep: Option<Vec<String>>) -> PlannedResource {
+async fn read_and_check(
+    mut r: PlannedResource,
+    provider: Arc<dyn Provider>,
+    keep: Option<Vec<String>>,
+    existing_id: Option<String>,
+) -> PlannedResource {
     let id = r.id.clone().unwrap_or_default();
     let name = Urn::parse(&r.urn).map(|u| u.name.to_string()).unwrap_or_default();
     let read = provider
@@ -423,6 +425,17 @@ async fn read_and_check(mut r: PlannedResource, provider: Arc<dyn Provider>, kee
     if read.id.is_empty() {
         r.status = ImportStatus::NotFound;
         r.message = Some(format!("the `{}` provider found no `{}` with ID `{id}`", provider.package(), r.type_));
+        return r;
+    }
+    if let Some(stored) = existing_id {
+        if stored == read.id {
+            r.status = ImportStatus::AlreadyManaged;
+            r.message = Some(format!("already in the stack (as ID `{stored}`); skipped"));
+        } else {
+            r.status = ImportStatus::Conflict;
+            r.message = Some(format!("the stack already has `{}` with ID `{stored}`, not `{}`", r.urn, read.id));
+        }
+        r.id = Some(read.id.clone());
         return r;
     }
     let Some(read_inputs) = read.inputs.as_ref() else {
