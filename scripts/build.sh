@@ -32,4 +32,5 @@ cp -r public/. "$SITE/"
 for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/site.css; do gzip -kf -6 "$f"; done
 
 log "server ($MODE)"
-cargo build --package=server --bin=ferry "${SERVER[@]}"
+# Ferry's own provider plugins go next to `ferry`, where it looks for plugins first.
+cargo build --package=server --bin=ferry --package=pulumi-resource-random --bin=pulumi-resource-random "${SERVER[@]}"

@@ -6,7 +6,7 @@ use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use ferry_service::StackService;
 use http_body_util::{BodyExt, Limited};
@@ -27,6 +27,9 @@ pub fn routes() -> Router<AppState> {
         .route("/stacks/{id}/graph", get(stack_graph))
         .route("/stacks/{id}/resources", get(stack_resources))
         .route("/stacks/{id}/resource", get(stack_resource))
+        .route("/stacks/{id}/previews", post(create_preview))
+        .route("/previews/{id}", get(get_preview))
+        .route("/previews/{id}/commit", post(commit_preview))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
 }
 
@@ -89,17 +92,42 @@ async fn upload_stack(
     if bytes.is_empty() {
         return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", "send the state file as the request body"));
     }
-    let passphrase = match headers.get(PASSPHRASE_HEADER) {
-        Some(v) => Some(
+    let passphrase = passphrase(&headers)?;
+    let name = query.name.filter(|n| !n.is_empty());
+    let outcome = stacks.upload(name.as_deref(), bytes.to_vec(), passphrase, "upload").await?;
+    Ok((StatusCode::CREATED, Json(outcome)).into_response())
+}
+
+fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match headers.get(PASSPHRASE_HEADER) {
+        Some(v) => Ok(Some(
             v.to_str()
                 .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the passphrase header is not text"))?
                 .to_string(),
         )
-        .filter(|p| !p.is_empty()),
-        None => None,
-    };
-    let name = query.name.filter(|n| !n.is_empty());
-    let outcome = stacks.upload(name.as_deref(), bytes.to_vec(), passphrase, "upload").await?;
+        .filter(|p| !p.is_empty())),
+        None => Ok(None),
+    }
+}
+
+/// `POST /api/v1/stacks/{id}/previews` with an import spec as the body: runs the preview and
+/// stores it. Nothing is written to the stack.
+async fn create_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, body: String) -> Result<Response, ApiError> {
+    if body.trim().is_empty() {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", "send the import spec as the request body"));
+    }
+    let record = stacks.preview_import(&id, &body).await?;
+    Ok((StatusCode::CREATED, Json(record)).into_response())
+}
+
+async fn get_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview(&id).await?).into_response())
+}
+
+/// `POST /api/v1/previews/{id}/commit`: the preview's ready resources become the stack's next
+/// version (refused if the stack changed since the preview).
+async fn commit_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let outcome = stacks.commit_preview(&id, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(outcome)).into_response())
 }
 

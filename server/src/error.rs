@@ -13,11 +13,13 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub path: Option<String>,
+    /// More about the error (e.g. every problem of an import spec).
+    pub details: Option<serde_json::Value>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError { status, code, message: message.into(), path: None }
+        ApiError { status, code, message: message.into(), path: None, details: None }
     }
 
     pub fn not_found(what: impl Into<String>) -> Self {
@@ -31,7 +33,8 @@ impl From<ServiceError> for ApiError {
             "not_found" => StatusCode::NOT_FOUND,
             "too_large" => StatusCode::PAYLOAD_TOO_LARGE,
             "internal" => StatusCode::INTERNAL_SERVER_ERROR,
-            "passphrase_required" | "wrong_passphrase" => StatusCode::UNPROCESSABLE_ENTITY,
+            "passphrase_required" | "wrong_passphrase" | "commit_refused" => StatusCode::UNPROCESSABLE_ENTITY,
+            "stale_preview" | "already_committed" => StatusCode::CONFLICT,
             _ => StatusCode::BAD_REQUEST,
         };
         if status == StatusCode::INTERNAL_SERVER_ERROR {
@@ -42,7 +45,11 @@ impl From<ServiceError> for ApiError {
             ServiceError::State(state) => state.message.clone(),
             other => other.to_string(),
         };
-        ApiError { status, code: e.code(), message, path: e.path().map(str::to_string) }
+        let details = match &e {
+            ServiceError::Spec(spec) => Some(json!({"errors": spec.errors, "warnings": spec.warnings})),
+            _ => None,
+        };
+        ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details }
     }
 }
 
@@ -51,6 +58,11 @@ impl IntoResponse for ApiError {
         let mut error = json!({"code": self.code, "message": self.message});
         if let Some(path) = self.path {
             error["path"] = json!(path);
+        }
+        if let Some(serde_json::Value::Object(details)) = self.details {
+            for (k, v) in details {
+                error[k] = v;
+            }
         }
         (self.status, Json(json!({ "error": error }))).into_response()
     }

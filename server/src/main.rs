@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use ferry_service::{StackService, DEFAULT_MAX_STATE_BYTES};
+use ferry_service::{EngineConfig, StackService, DEFAULT_MAX_STATE_BYTES};
 use ferry_store::Store;
 use leptos::prelude::*;
 use server::{router, AppState};
@@ -39,6 +39,10 @@ struct ServeArgs {
     /// Do not create the demo stack on first start.
     #[arg(long, env = "FERRY_NO_DEMO")]
     no_demo: bool,
+    /// A folder of provider plugins (`pulumi-resource-<package>`), searched before `PATH` and
+    /// Pulumi's plugin cache. The folder of the `ferry` binary is always searched first.
+    #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
+    plugin_dirs: Vec<PathBuf>,
 }
 
 #[tokio::main]
@@ -62,7 +66,10 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| format!("cannot create data dir {}: {e}", args.data_dir.display()))?;
     let db = args.data_dir.join("ferry.db");
     let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
-    let stacks = Arc::new(StackService::new(store, args.max_state_bytes));
+    let mut plugin_dirs: Vec<PathBuf> = std::env::current_exe().ok().and_then(|e| e.parent().map(PathBuf::from)).into_iter().collect();
+    plugin_dirs.extend(args.plugin_dirs.iter().cloned());
+    let engine = EngineConfig::new(plugin_dirs, Some(args.data_dir.join("schemas")), payload_key(&args.data_dir)?);
+    let stacks = Arc::new(StackService::new(store, args.max_state_bytes).with_engine(engine));
     if !args.no_demo {
         if let Some(demo) = stacks.ensure_demo().await? {
             tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");
@@ -78,6 +85,22 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
     axum::serve(listener, router(state)).with_graceful_shutdown(shutdown()).await?;
     Ok(())
+}
+
+/// The key that encrypts the values stored with previews (so the store alone never reveals a
+/// secret): made on first start, readable by the owner only.
+fn payload_key(data_dir: &std::path::Path) -> Result<[u8; 32], Box<dyn std::error::Error>> {
+    let path = data_dir.join("payload.key");
+    if let Ok(bytes) = std::fs::read(&path) {
+        return bytes.try_into().map_err(|_| format!("{} is damaged: it must hold 32 bytes", path.display()).into());
+    }
+    let key = ferry_state::secrets::random_key();
+    let tmp = path.with_extension("key.tmp");
+    std::fs::write(&tmp, key)?;
+    #[cfg(unix)]
+    std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(key)
 }
 
 async fn shutdown() {

@@ -14,6 +14,10 @@ pub enum ServiceError {
         .recorded.as_ref().map(|s| format!("; the file records `{s}`, which is not a full name")).unwrap_or_default()
     )]
     NameRequired { recorded: Option<String> },
+    #[error(transparent)]
+    Spec(#[from] ferry_engine::import_spec::SpecErrors),
+    #[error("the commit was refused: {0}")]
+    Commit(String),
     #[error("no resource `{urn}` in stack `{stack}`")]
     ResourceNotFound { stack: String, urn: String },
     #[error(transparent)]
@@ -42,7 +46,11 @@ impl ServiceError {
             ServiceError::TooLarge { .. } => "too_large",
             ServiceError::NameRequired { .. } => "name_required",
             ServiceError::ResourceNotFound { .. } => "not_found",
-            ServiceError::Store(StoreError::StackNotFound(_) | StoreError::VersionNotFound { .. }) => "not_found",
+            ServiceError::Spec(_) => "invalid_spec",
+            ServiceError::Commit(_) => "commit_refused",
+            ServiceError::Store(StoreError::StalePreview { .. }) => "stale_preview",
+            ServiceError::Store(StoreError::AlreadyCommitted { .. }) => "already_committed",
+            ServiceError::Store(StoreError::StackNotFound(_) | StoreError::VersionNotFound { .. } | StoreError::PreviewNotFound(_)) => "not_found",
             ServiceError::Store(StoreError::InvalidName(_)) => "invalid_name",
             ServiceError::Store(_) | ServiceError::Internal(_) => "internal",
         }

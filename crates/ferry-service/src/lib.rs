@@ -6,6 +6,7 @@
 
 mod demo;
 mod error;
+mod imports;
 mod views;
 
 use std::collections::HashMap;
@@ -16,6 +17,7 @@ use ferry_store::{NewVersion, StackName, StackSummary, Store};
 
 pub use demo::{demo_export, DEMO_STACK};
 pub use error::ServiceError;
+pub use imports::{CommitOutcome, EngineConfig, PreviewRecord};
 pub use views::{ResourceDetail, ResourceRow};
 
 /// The default upload limit, 64 MiB.
@@ -52,13 +54,20 @@ const CACHE_CAPACITY: usize = 16;
 
 pub struct StackService {
     store: Store,
+    engine: Option<EngineConfig>,
     max_state_bytes: usize,
     cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
 }
 
 impl StackService {
     pub fn new(store: Store, max_state_bytes: usize) -> StackService {
-        StackService { store, max_state_bytes, cache: Mutex::new(HashMap::new()) }
+        StackService { store, engine: None, max_state_bytes, cache: Mutex::new(HashMap::new()) }
+    }
+
+    /// Enables import previews and commits.
+    pub fn with_engine(mut self, config: EngineConfig) -> StackService {
+        self.engine = Some(config);
+        self
     }
 
     pub fn max_state_bytes(&self) -> usize {

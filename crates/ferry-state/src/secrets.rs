@@ -62,6 +62,22 @@ impl PassphraseCrypter {
         }
     }
 
+    /// A crypter for a raw 256-bit key (Ferry's own payload key).
+    pub fn from_key(key: &[u8; 32]) -> Self {
+        PassphraseCrypter { cipher: Aes256Gcm::new(key.into()) }
+    }
+
+    /// A new passphrase provider: a random salt, the derived key, and the provider's state
+    /// value (`v1:<salt>:<ciphertext of "pulumi">`).
+    pub fn new_salt(passphrase: &str) -> (Self, String) {
+        let salt: [u8; 8] = Aes256Gcm::generate_nonce(&mut OsRng)[..8].try_into().expect("12 bytes hold 8");
+        let mut key = [0u8; 32];
+        pbkdf2::pbkdf2_hmac::<sha2::Sha256>(passphrase.as_bytes(), &salt, PASSPHRASE_ROUNDS, &mut key);
+        let crypter = Self::from_key(&key);
+        let state = format!("v1:{}:{}", BASE64.encode(salt), crypter.encrypt(b"pulumi"));
+        (crypter, state)
+    }
+
     /// Decrypts `v1:<base64 nonce>:<base64 ciphertext+tag>`.
     pub fn decrypt(&self, ciphertext: &str) -> Result<Vec<u8>, DecryptError> {
         let rest = ciphertext.strip_prefix("v1:").ok_or(DecryptError::Malformed)?;
@@ -80,6 +96,11 @@ impl PassphraseCrypter {
         let data = self.cipher.encrypt(&nonce, plaintext).expect("AES-GCM encryption cannot fail");
         format!("v1:{}:{}", BASE64.encode(nonce), BASE64.encode(data))
     }
+}
+
+/// A new 256-bit key from the operating system's secure random source.
+pub fn random_key() -> [u8; 32] {
+    Aes256Gcm::generate_key(&mut OsRng).into()
 }
 
 /// Why a ciphertext did not decrypt.

@@ -21,6 +21,12 @@ pub enum StoreError {
     VersionNotFound { stack: String, version: i64 },
     #[error(transparent)]
     InvalidName(#[from] name::InvalidStackName),
+    #[error("no preview `{0}`")]
+    PreviewNotFound(String),
+    #[error("the stack changed since this preview (it was computed against version {base}, the stack is at version {latest}); preview again")]
+    StalePreview { base: i64, latest: i64 },
+    #[error("this preview was already committed, as version {version}")]
+    AlreadyCommitted { version: i64 },
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     #[error("database migration failed: {0}")]
@@ -43,6 +49,20 @@ pub struct NewVersion<'a> {
     pub source_format: &'a str,
     pub resource_count: usize,
     pub export_json: &'a str,
+}
+
+/// A stored preview.
+#[derive(Debug, Clone)]
+pub struct StoredPreview {
+    pub id: String,
+    pub stack_id: String,
+    pub base_version: i64,
+    pub created_at: String,
+    pub spec: String,
+    pub preview_json: String,
+    pub payload: String,
+    /// The stack version its commit made, if it was committed.
+    pub committed_version: Option<i64>,
 }
 
 #[derive(Clone)]
@@ -157,6 +177,83 @@ impl Store {
                 .fetch_one(&self.pool)
                 .await?;
         Ok(StackVersion { summary, export_json })
+    }
+
+    /// Stores a preview; returns its ID (122 random bits).
+    pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, preview_json: &str, payload: &str) -> Result<String, StoreError> {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES (?, ?, ?, ?, ?, ?)")
+            .bind(&id)
+            .bind(stack_id)
+            .bind(base_version)
+            .bind(spec)
+            .bind(preview_json)
+            .bind(payload)
+            .execute(&self.pool)
+            .await?;
+        Ok(id)
+    }
+
+    pub async fn preview(&self, id: &str) -> Result<StoredPreview, StoreError> {
+        let row = sqlx::query(
+            "SELECT p.id, p.stack_id, p.base_version, p.created_at, p.spec, p.preview_json, p.payload, c.version AS committed \
+             FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))?;
+        Ok(StoredPreview {
+            id: row.get("id"),
+            stack_id: row.get("stack_id"),
+            base_version: row.get("base_version"),
+            created_at: row.get("created_at"),
+            spec: row.get("spec"),
+            preview_json: row.get("preview_json"),
+            payload: row.get("payload"),
+            committed_version: row.get("committed"),
+        })
+    }
+
+    /// Adds the version a preview's commit makes, in one transaction with the record of the
+    /// commit: refused when the stack moved on since the preview, or the preview was committed.
+    pub async fn commit_preview(&self, preview: &StoredPreview, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let latest: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = ?")
+            .bind(&preview.stack_id)
+            .fetch_one(&mut *tx)
+            .await?;
+        let committed: Option<i64> = sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = ?")
+            .bind(&preview.id)
+            .fetch_optional(&mut *tx)
+            .await?;
+        if let Some(version) = committed {
+            return Err(StoreError::AlreadyCommitted { version });
+        }
+        if latest != preview.base_version {
+            return Err(StoreError::StalePreview { base: preview.base_version, latest });
+        }
+        let version = latest + 1;
+        sqlx::query(
+            "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&preview.stack_id)
+        .bind(version)
+        .bind(new.origin)
+        .bind(new.source_format)
+        .bind(new.resource_count as i64)
+        .bind(new.export_json)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("INSERT INTO commits (preview_id, stack_id, version) VALUES (?, ?, ?)")
+            .bind(&preview.id)
+            .bind(&preview.stack_id)
+            .bind(version)
+            .execute(&mut *tx)
+            .await?;
+        let summary = fetch_summary(&mut *tx, &preview.stack_id, Some(version)).await?.expect("the row was just written");
+        tx.commit().await?;
+        Ok(summary)
     }
 
     /// All versions of a stack, newest first.

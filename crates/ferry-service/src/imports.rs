@@ -1,0 +1,202 @@
+//! Import previews and commits over stored stacks: a preview runs the engine against the
+//! stack's latest version and is stored as a value (masked for showing and sharing, with the
+//! values a commit needs encrypted by the server's key); a commit turns a preview into the
+//! stack's next version, in one transaction, only if the stack has not moved on.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
+use ferry_engine::commit::{apply_import, CommitOptions};
+use ferry_engine::import::{preview_import, ImportOptions, Preview, StackContext};
+use ferry_engine::import_spec::parse_import_spec;
+use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
+use ferry_engine::property::json::{decode_map, encode_map, DecodeOptions, EncodeOptions, SecretEncoding};
+use ferry_state::secrets::PassphraseCrypter;
+use ferry_state::{load_state, LoadOptions, SecretsProviders};
+use ferry_store::{NewVersion, StackSummary};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+use crate::{ServiceError, StackService};
+
+/// Where the engine finds plugins and keeps schemas, and the key for stored preview values.
+#[derive(Clone)]
+pub struct EngineConfig {
+    pub plugin_dirs: Vec<PathBuf>,
+    pub schema_cache: Option<PathBuf>,
+    pub launch: LaunchOptions,
+    pub concurrency: usize,
+    pub payload_key: [u8; 32],
+}
+
+impl EngineConfig {
+    pub fn new(plugin_dirs: Vec<PathBuf>, schema_cache: Option<PathBuf>, payload_key: [u8; 32]) -> Self {
+        EngineConfig {
+            plugin_dirs,
+            schema_cache,
+            launch: LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120) },
+            concurrency: 16,
+            payload_key,
+        }
+    }
+}
+
+/// A stored preview as the API shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreviewRecord {
+    pub id: String,
+    pub stack_id: String,
+    pub base_version: i64,
+    pub created_at: String,
+    pub committed_version: Option<i64>,
+    pub preview: Value,
+}
+
+/// What a commit made.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitOutcome {
+    #[serde(flatten)]
+    pub summary: StackSummary,
+    pub added: usize,
+}
+
+impl StackService {
+    fn engine(&self) -> Result<&EngineConfig, ServiceError> {
+        self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
+    }
+
+    /// Runs an import preview against the stack's latest version and stores it. Writes
+    /// nothing to the stack.
+    pub async fn preview_import(&self, stack_id: &str, spec_text: &str) -> Result<PreviewRecord, ServiceError> {
+        let config = self.engine()?.clone();
+        let spec = parse_import_spec(spec_text)?;
+        let version = self.version(stack_id, None).await?;
+        let name: Vec<&str> = version.summary.name.split('/').collect();
+        let (project, stack) = (name[1], name[2]);
+
+        let search = PluginSearch::from_env(config.plugin_dirs.clone());
+        let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
+        let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone());
+        let ctx = StackContext { stack, project, deployment: &version.deployment };
+        let preview = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: config.concurrency }).await;
+        providers.shutdown().await;
+
+        let preview_json = serde_json::to_value(&preview).expect("a preview serialises");
+        let payload = seal_payload(&preview, &config.payload_key);
+        let id = self
+            .store
+            .add_preview(stack_id, version.summary.version, spec_text, &preview_json.to_string(), &payload)
+            .await?;
+        tracing::info!(preview = %id, stack = %version.summary.name, "stored import preview");
+        self.preview(&id).await
+    }
+
+    pub async fn preview(&self, id: &str) -> Result<PreviewRecord, ServiceError> {
+        let p = self.store.preview(id).await?;
+        Ok(PreviewRecord {
+            id: p.id,
+            stack_id: p.stack_id,
+            base_version: p.base_version,
+            created_at: p.created_at,
+            committed_version: p.committed_version,
+            preview: serde_json::from_str(&p.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?,
+        })
+    }
+
+    /// Adds the preview's ready resources to the stack as its next version. `passphrase` is
+    /// needed when the stack's secrets use one (or to give a stack without a secrets provider
+    /// its first, when the imported resources hold secrets).
+    pub async fn commit_preview(&self, id: &str, passphrase: Option<String>) -> Result<CommitOutcome, ServiceError> {
+        let config = self.engine()?.clone();
+        let stored = self.store.preview(id).await?;
+        if let Some(version) = stored.committed_version {
+            return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
+        }
+        let mut preview: Preview =
+            serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
+        open_payload(&mut preview, &stored.payload, &config.payload_key)?;
+        let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
+
+        let mut deployment = base.deployment.clone();
+        let kind = deployment.secrets_providers.as_ref().map(|p| p.kind.clone());
+        let needed = AtomicBool::new(false);
+        let crypter: Option<PassphraseCrypter> = match (kind.as_deref(), passphrase.as_deref()) {
+            (Some("passphrase"), Some(pass)) => {
+                let salt = deployment.secrets_providers.as_ref().and_then(|p| p.state.as_ref()).and_then(|s| s["salt"].as_str()).unwrap_or("");
+                Some(PassphraseCrypter::from_salt_state(pass, salt)?)
+            }
+            (None, Some(pass)) => {
+                let (crypter, salt) = PassphraseCrypter::new_salt(pass);
+                deployment.secrets_providers =
+                    Some(SecretsProviders { kind: "passphrase".into(), state: Some(json!({"salt": salt})), extra: Default::default() });
+                Some(crypter)
+            }
+            _ => None,
+        };
+        let b64 = kind.as_deref() == Some("b64");
+        let encrypt = |plain: &str| -> String {
+            needed.store(true, Ordering::Relaxed);
+            match (&crypter, b64) {
+                (Some(c), _) => c.encrypt(plain.as_bytes()),
+                (None, true) => BASE64.encode(plain),
+                // Refused below, once we know a secret needed it.
+                (None, false) => String::new(),
+            }
+        };
+        let now = now_rfc3339();
+        let options = CommitOptions { protect: true, now: &now, encrypt: &encrypt };
+        let (next, added) = apply_import(&deployment, &preview, &options).map_err(|e| ServiceError::Commit(e.to_string()))?;
+        if needed.load(Ordering::Relaxed) && crypter.is_none() && !b64 {
+            return Err(ServiceError::Commit(match kind.as_deref() {
+                Some("passphrase") | None => "the imported resources hold secrets: commit with the stack's passphrase (X-Ferry-Passphrase) so Ferry can encrypt them".to_string(),
+                Some(other) => format!("the imported resources hold secrets, and Ferry cannot encrypt for the stack's `{other}` secrets provider"),
+            }));
+        }
+        // The new state must load as Pulumi state, references and secrets included.
+        let export = ferry_state::load::export_value(&next, &base.features).to_string();
+        let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref() })?;
+        let summary = self
+            .store
+            .commit_preview(
+                &stored,
+                NewVersion { origin: "commit", source_format: "stack export v3", resource_count: checked.deployment.resources().len(), export_json: &export },
+            )
+            .await?;
+        tracing::info!(preview = %id, stack = %summary.name, version = summary.version, added, "committed import");
+        Ok(CommitOutcome { summary, added })
+    }
+}
+
+/// The values a commit writes (secrets in plaintext), encrypted with the server's key.
+fn seal_payload(preview: &Preview, key: &[u8; 32]) -> String {
+    let plain = EncodeOptions { secrets: SecretEncoding::Plaintext, ..EncodeOptions::wire() };
+    let values: Vec<Value> = preview
+        .resources
+        .iter()
+        .map(|r| json!({"inputs": encode_map(&r.inputs, &plain), "outputs": encode_map(&r.outputs, &plain)}))
+        .collect();
+    PassphraseCrypter::from_key(key).encrypt(Value::Array(values).to_string().as_bytes())
+}
+
+fn open_payload(preview: &mut Preview, sealed: &str, key: &[u8; 32]) -> Result<(), ServiceError> {
+    let bad = |what: &str| ServiceError::Internal(format!("the preview's stored values {what} (was the server's payload key replaced?)"));
+    let bytes = PassphraseCrypter::from_key(key).decrypt(sealed).map_err(|_| bad("do not decrypt"))?;
+    let values: Vec<Value> = serde_json::from_slice(&bytes).map_err(|_| bad("are damaged"))?;
+    if values.len() != preview.resources.len() {
+        return Err(bad("do not match the preview"));
+    }
+    for (r, v) in preview.resources.iter_mut().zip(values) {
+        let empty = serde_json::Map::new();
+        let decode = |field: &str| decode_map(v[field].as_object().unwrap_or(&empty), "", &DecodeOptions::default());
+        r.inputs = decode("inputs").map_err(|_| bad("are damaged"))?;
+        r.outputs = decode("outputs").map_err(|_| bad("are damaged"))?;
+    }
+    Ok(())
+}
+
+fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}

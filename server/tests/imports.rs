@@ -1,0 +1,127 @@
+//! Import previews and commits through the API, with Ferry's real `pulumi-resource-random`
+//! plugin (built by `cargo test --workspace` into the same target folder as this test).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use ferry_service::{EngineConfig, StackService};
+use ferry_store::Store;
+use http_body_util::BodyExt;
+use leptos::prelude::LeptosOptions;
+use serde_json::{json, Value};
+use server::{router, AppState};
+use tower::ServiceExt;
+
+fn plugin_dir() -> PathBuf {
+    // target/<profile>/deps/imports-<hash> -> target/<profile>
+    let dir = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf();
+    assert!(dir.join("pulumi-resource-random").exists(), "build the plugin first: cargo test --workspace (looked in {})", dir.display());
+    dir
+}
+
+async fn app() -> Router {
+    let store = Store::open_in_memory().await.unwrap();
+    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
+    let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
+    stacks.ensure_demo().await.unwrap();
+    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
+    router(AppState { leptos_options, stacks })
+}
+
+async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))))
+}
+
+fn post(uri: &str, body: &str) -> Request<Body> {
+    Request::post(uri).body(Body::from(body.to_string())).unwrap()
+}
+
+fn get(uri: &str) -> Request<Body> {
+    Request::get(uri).body(Body::empty()).unwrap()
+}
+
+const SPEC: &str = r#"{"resources": [
+    {"type": "random:index/randomPassword:RandomPassword", "name": "imported-password", "id": "correct-horse-battery"},
+    {"type": "random:index/randomInteger:RandomInteger", "name": "imported-port", "id": "7,1,10"},
+    {"type": "random:index/randomPet:RandomPet", "name": "imported-pet", "id": "x"}
+]}"#;
+
+#[tokio::test]
+async fn preview_writes_nothing_commit_adds_a_version_and_refuses_twice() {
+    let app = app().await;
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    let id = stacks[0]["id"].as_str().unwrap().to_string();
+
+    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), SPEC)).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+    assert_eq!(preview["base_version"], 1);
+    assert_eq!(preview["preview"]["counts"], json!({"ready": 2, "failed": 1}));
+    assert!(!preview.to_string().contains("correct-horse-battery"), "no secret in the preview");
+    let preview_id = preview["id"].as_str().unwrap().to_string();
+
+    // The preview is a value anyone with its ID can read; the stack did not change.
+    let (status, again) = call(&app, get(&format!("/api/v1/previews/{preview_id}"))).await;
+    assert_eq!((status, again["preview"].clone()), (StatusCode::OK, preview["preview"].clone()));
+    let (_, summary) = call(&app, get(&format!("/api/v1/stacks/{id}"))).await;
+    assert_eq!(summary["version"], 1);
+
+    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), "")).await;
+    assert_eq!(status, StatusCode::CREATED, "{committed}");
+    assert_eq!((committed["version"].clone(), committed["added"].clone()), (json!(2), json!(2)));
+
+    // The new state: protected, provider reused, secret encrypted, loadable.
+    let res = app.clone().oneshot(get(&format!("/api/v1/stacks/{id}/export"))).await.unwrap();
+    let text = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(!text.contains("correct-horse-battery"));
+    let state = ferry_state::load_state(text.as_bytes(), Default::default()).unwrap();
+    let pw = state.deployment.resources().iter().find(|r| r.urn.ends_with("::imported-password")).unwrap();
+    assert!(pw.is_protected());
+    assert!(pw.provider().unwrap().contains("pulumi:providers:random::default_4_16_0::"), "the stack's default provider is reused");
+    let (_, shown) = call(&app, get(&format!("/api/v1/previews/{preview_id}"))).await;
+    assert_eq!(shown["committed_version"], 2);
+
+    let (status, err) = call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), "")).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("already_committed")));
+
+    // A preview of the same spec now: everything ready before is already managed.
+    let (_, second) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), SPEC)).await;
+    assert_eq!(second["preview"]["counts"], json!({"failed": 1, "already-managed": 2}));
+}
+
+#[tokio::test]
+async fn a_stale_preview_cannot_be_committed() {
+    let app = app().await;
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    let id = stacks[0]["id"].as_str().unwrap().to_string();
+    let (_, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), SPEC)).await;
+    // The stack moves on (a new upload) before the commit.
+    let (_, export) = call(&app, get(&format!("/api/v1/stacks/{id}/export"))).await;
+    let (status, _) = call(&app, post("/api/v1/stacks?name=ferry/demo/dev", &export.to_string())).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (status, err) = call(&app, post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "")).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("stale_preview")));
+    assert!(err["error"]["message"].as_str().unwrap().contains("preview again"));
+    let (_, summary) = call(&app, get(&format!("/api/v1/stacks/{id}"))).await;
+    assert_eq!(summary["version"], 2, "the refused commit added nothing");
+}
+
+#[tokio::test]
+async fn a_bad_spec_is_answered_with_every_problem_and_its_path() {
+    let app = app().await;
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    let id = stacks[0]["id"].as_str().unwrap().to_string();
+    let (status, err) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), r#"{"resources": [{"type": "random:index/randomPet:RandomPet", "name": ""}, {"type": "x", "name": "y", "id": "1"}]}"#)).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_spec")));
+    let paths: Vec<&str> = err["error"]["errors"].as_array().unwrap().iter().map(|e| e["path"].as_str().unwrap()).collect();
+    assert_eq!(paths, ["resources[0].name", "resources[0].id", "resources[1].type"], "{err}");
+    let (status, err) = call(&app, post("/api/v1/stacks/nope/previews", SPEC)).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+    let (status, _) = call(&app, get("/api/v1/previews/nope")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
