@@ -10,6 +10,8 @@ use ferry_store::Store;
 use leptos::prelude::*;
 use server::{router, AppState};
 
+mod import_cmd;
+
 #[derive(Parser)]
 #[command(name = "ferry", version, about = "Plan, preview, review and commit imports into Pulumi stacks")]
 struct Cli {
@@ -23,6 +25,8 @@ struct Cli {
 enum Command {
     /// Run the web app and the HTTP API (the default).
     Serve(ServeArgs),
+    /// Preview (and, unless --preview-only, commit) an import spec into a stack.
+    Import(import_cmd::ImportArgs),
 }
 
 #[derive(clap::Args, Clone)]
@@ -46,19 +50,23 @@ struct ServeArgs {
 }
 
 #[tokio::main]
-async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    tracing_subscriber::fmt()
-        .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "info,sqlx=warn,tower_http=info".into()),
-        )
-        .init();
+async fn main() {
     let cli = Cli::parse();
-    let args = match cli.command {
-        Some(Command::Serve(args)) => args,
-        None => cli.serve,
+    // Logs go to stderr, so `ferry import --json` prints clean JSON; commands are quieter.
+    let default_filter = if matches!(cli.command, Some(Command::Import(_))) { "warn" } else { "info,sqlx=warn,tower_http=info" };
+    tracing_subscriber::fmt()
+        .with_writer(std::io::stderr)
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()))
+        .init();
+    let result = match cli.command {
+        Some(Command::Serve(args)) => serve(args).await,
+        Some(Command::Import(args)) => import_cmd::run(args).await,
+        None => serve(cli.serve).await,
     };
-    serve(args).await
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(1);
+    }
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
@@ -66,9 +74,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         .map_err(|e| format!("cannot create data dir {}: {e}", args.data_dir.display()))?;
     let db = args.data_dir.join("ferry.db");
     let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
-    let mut plugin_dirs: Vec<PathBuf> = std::env::current_exe().ok().and_then(|e| e.parent().map(PathBuf::from)).into_iter().collect();
-    plugin_dirs.extend(args.plugin_dirs.iter().cloned());
-    let engine = EngineConfig::new(plugin_dirs, Some(args.data_dir.join("schemas")), payload_key(&args.data_dir)?);
+    let engine = EngineConfig::new(plugin_dirs(&args.plugin_dirs), Some(args.data_dir.join("schemas")), payload_key(&args.data_dir)?);
     let stacks = Arc::new(StackService::new(store, args.max_state_bytes).with_engine(engine));
     if !args.no_demo {
         if let Some(demo) = stacks.ensure_demo().await? {
@@ -87,9 +93,16 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// The folder of the `ferry` binary (where Ferry's own plugins are installed), then `extra`.
+pub(crate) fn plugin_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::current_exe().ok().and_then(|e| e.parent().map(PathBuf::from)).into_iter().collect();
+    dirs.extend(extra.iter().cloned());
+    dirs
+}
+
 /// The key that encrypts the values stored with previews (so the store alone never reveals a
 /// secret): made on first start, readable by the owner only.
-fn payload_key(data_dir: &std::path::Path) -> Result<[u8; 32], Box<dyn std::error::Error>> {
+pub(crate) fn payload_key(data_dir: &std::path::Path) -> Result<[u8; 32], Box<dyn std::error::Error>> {
     let path = data_dir.join("payload.key");
     if let Ok(bytes) = std::fs::read(&path) {
         return bytes.try_into().map_err(|_| format!("{} is damaged: it must hold 32 bytes", path.display()).into());

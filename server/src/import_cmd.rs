@@ -1,0 +1,133 @@
+//! `ferry import`: preview an import spec against a stack (by name, from Ferry's store, or a
+//! state file) and commit it unless `--preview-only`.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use ferry_service::{EngineConfig, StackService, DEFAULT_MAX_STATE_BYTES};
+use ferry_store::Store;
+use serde_json::Value;
+
+#[derive(clap::Args)]
+pub struct ImportArgs {
+    /// The stack: a name in Ferry's store (`org/project/stack`) or a Pulumi state file.
+    #[arg(long)]
+    stack: String,
+    /// The import spec (`pulumi import --file` format).
+    #[arg(long)]
+    file: PathBuf,
+    /// Show the preview; write nothing.
+    #[arg(long)]
+    preview_only: bool,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// With a state file: where to write the committed state (the input is never overwritten).
+    #[arg(long)]
+    out_state: Option<PathBuf>,
+    /// Folder for Ferry's data (the embedded SQLite store).
+    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
+    data_dir: PathBuf,
+    /// A folder of provider plugins, searched after the `ferry` binary's own folder.
+    #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
+    plugin_dirs: Vec<PathBuf>,
+}
+
+type Error = Box<dyn std::error::Error>;
+
+pub async fn run(args: ImportArgs) -> Result<(), Error> {
+    let spec = std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
+    // The spec's own problems first: they need no stack.
+    ferry_engine::import_spec::parse_import_spec(&spec).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let passphrase = std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty());
+    let state_file = PathBuf::from(&args.stack);
+    let from_file = state_file.is_file();
+    if from_file && !args.preview_only && args.out_state.is_none() {
+        return Err("committing into a state file needs --out-state <path> (the input file is never overwritten); or use --preview-only".into());
+    }
+
+    let (store, key) = if from_file {
+        (Store::open_in_memory().await?, ferry_state::secrets::random_key())
+    } else {
+        std::fs::create_dir_all(&args.data_dir)?;
+        (Store::open(&args.data_dir.join("ferry.db")).await?, crate::payload_key(&args.data_dir)?)
+    };
+    let engine = EngineConfig::new(crate::plugin_dirs(&args.plugin_dirs), Some(args.data_dir.join("schemas")), key);
+    let service = Arc::new(StackService::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
+
+    let stack_id = if from_file {
+        let bytes = std::fs::read(&state_file)?;
+        let name = stack_name_of(&bytes);
+        service.upload(Some(&name), bytes, passphrase.clone(), "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id
+    } else {
+        let name = ferry_store::StackName::parse(&args.stack)?;
+        let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
+        id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", args.data_dir.display()))?
+    };
+
+    let record = service.preview_import(&stack_id, &spec).await?;
+    let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase).await) };
+
+    if args.json {
+        let mut out = serde_json::to_value(&record)?;
+        if let Some(Ok(o)) = &outcome {
+            out["commit"] = serde_json::to_value(o)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_preview(&record.preview);
+    }
+    match outcome {
+        None => {
+            if !args.json {
+                println!("\nPreview only: nothing was written.");
+            }
+        }
+        Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
+        Some(Ok(o)) => {
+            if let Some(out) = &args.out_state {
+                let version = service.version(&stack_id, Some(o.summary.version)).await?;
+                let tmp = out.with_extension("tmp");
+                std::fs::write(&tmp, &version.export_json)?;
+                std::fs::rename(&tmp, out)?;
+                if !args.json {
+                    println!("\nCommitted {} resource(s); the new state is in {}.", o.added, out.display());
+                }
+            } else if !args.json {
+                println!("\nCommitted {} resource(s): stack `{}` is now at version {}.", o.added, o.summary.name, o.summary.version);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A name for a stack read from a file: the checkpoint's own, or one made from its URNs.
+fn stack_name_of(bytes: &[u8]) -> String {
+    let Ok(state) = ferry_state::load_state(bytes, Default::default()) else { return "local/import/dev".into() };
+    if let Some(name) = state.stack.as_deref().filter(|n| ferry_store::StackName::parse(n).is_ok()) {
+        return name.to_string();
+    }
+    state
+        .deployment
+        .resources()
+        .iter()
+        .find_map(|r| ferry_state::Urn::parse(&r.urn).map(|u| format!("local/{}/{}", u.project, u.stack)))
+        .filter(|n| ferry_store::StackName::parse(n).is_ok())
+        .unwrap_or_else(|| "local/import/dev".into())
+}
+
+fn print_preview(preview: &Value) {
+    let rows = preview["resources"].as_array().cloned().unwrap_or_default();
+    let width = |key: &str| rows.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4);
+    let (ws, wt, wn) = (width("status").max(6), width("type"), width("name"));
+    println!("{:ws$}  {:wt$}  {:wn$}  ID / NOTE", "STATUS", "TYPE", "NAME");
+    for r in &rows {
+        let note = r["message"].as_str().map(str::to_string).unwrap_or_else(|| r["id"].as_str().unwrap_or("").to_string());
+        println!("{:ws$}  {:wt$}  {:wn$}  {note}", r["status"].as_str().unwrap_or(""), r["type"].as_str().unwrap_or(""), r["name"].as_str().unwrap_or(""));
+        for w in r["warnings"].as_array().into_iter().flatten() {
+            println!("{:ws$}  warning: {}", "", w.as_str().unwrap_or(""));
+        }
+    }
+    let counts: Vec<String> = preview["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
+    println!("\n{} resource(s): {}", rows.len(), counts.join(", "));
+}

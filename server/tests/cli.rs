@@ -1,0 +1,53 @@
+//! `ferry import` as a user runs it: the real binary, Ferry's random plugin beside it.
+
+use std::process::Command;
+
+fn ferry(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_ferry")).args(args).current_dir(dir).env_remove("PULUMI_CONFIG_PASSPHRASE").output().unwrap();
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
+}
+
+#[test]
+fn preview_then_commit_into_a_state_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let original = r#"{"version":3,"deployment":{"secrets_providers":{"type":"b64","state":{}}}}"#;
+    std::fs::write(dir.path().join("state.json"), original).unwrap();
+    std::fs::write(
+        dir.path().join("spec.json"),
+        r#"{"resources":[{"type":"random:index/randomInteger:RandomInteger","name":"port","id":"8080,1024,65535"},
+                         {"type":"random:index/randomPet:RandomPet","name":"pet","id":"x"}]}"#,
+    )
+    .unwrap();
+
+    let (code, out, err) = ferry(dir.path(), &["import", "--stack", "state.json", "--file", "spec.json", "--preview-only"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("ready") && out.contains("port") && out.contains("8080"), "{out}");
+    assert!(out.contains("cannot be imported"), "{out}");
+    assert!(out.contains("nothing was written"));
+
+    let (code, _, err) = ferry(dir.path(), &["import", "--stack", "state.json", "--file", "spec.json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--out-state"), "{err}");
+
+    let (code, out, err) = ferry(dir.path(), &["import", "--stack", "state.json", "--file", "spec.json", "--out-state", "next.json", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    assert_eq!(report["commit"]["added"], 1);
+    let next = std::fs::read(dir.path().join("next.json")).unwrap();
+    let state = ferry_state::load_state(&next, Default::default()).unwrap();
+    assert_eq!(state.deployment.resources().len(), 3, "root stack, default provider, the integer");
+    assert_eq!(std::fs::read_to_string(dir.path().join("state.json")).unwrap(), original, "the input file is untouched");
+}
+
+#[test]
+fn a_bad_spec_or_stack_is_a_clear_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("spec.json"), r#"{"resources":[{"type":"a:b:C","name":"x"}]}"#).unwrap();
+    let (code, _, err) = ferry(dir.path(), &["import", "--stack", "acme/web/dev", "--file", "spec.json", "--data-dir", "d"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("resources[0].id"), "{err}");
+    std::fs::write(dir.path().join("spec.json"), r#"{"resources":[{"type":"a:b:C","name":"x","id":"1"}]}"#).unwrap();
+    let (code, _, err) = ferry(dir.path(), &["import", "--stack", "acme/web/dev", "--file", "spec.json", "--data-dir", "d"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no stack `acme/web/dev`"), "{err}");
+}
