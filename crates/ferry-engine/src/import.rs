@@ -17,7 +17,7 @@ use crate::import_spec::{EntryRef, ImportSpec};
 use crate::property::json::{encode_map, EncodeOptions, SecretEncoding};
 use crate::property::wire::{from_struct, to_struct};
 use crate::property::PropertyMap;
-use crate::provider::{Provider, ProviderSource};
+use crate::provider::{Provider, ProviderInstance, ProviderSource};
 
 /// The stack an import goes into.
 pub struct StackContext<'a> {
@@ -189,40 +189,70 @@ pub async fn preview_import(
     }
 
     // Providers: explicit ones, or the package's default provider (reused from the stack when
-    // it has one, else created by the commit).
+    // it has one, else created by the commit). Each resource gets its configured instance.
+    let config_of = |inputs: Option<&serde_json::Map<String, Value>>| -> PropertyMap {
+        let mut config = inputs
+            .and_then(|m| crate::property::json::decode_map(m, "", &Default::default()).ok())
+            .unwrap_or_default();
+        // Engine bookkeeping, not configuration.
+        for internal in ["version", "pluginDownloadURL", "pluginChecksums"] {
+            config.remove(internal);
+        }
+        config
+    };
+    let version_of = |inputs: Option<&serde_json::Map<String, Value>>| inputs.and_then(|m| m.get("version")).and_then(Value::as_str).map(str::to_string);
     let mut to_create: Vec<PlannedProvider> = Vec::new();
-    let mut provider_refs: Vec<Result<Option<String>, String>> = Vec::with_capacity(entries.len());
+    let mut provider_refs: Vec<Result<Option<ProviderInstance>, String>> = Vec::with_capacity(entries.len());
     for (i, e) in entries.iter().enumerate() {
         if e.component || e.is_provider() {
             provider_refs.push(Ok(None));
             continue;
         }
+        let package = package_of(&e.type_);
+        let provider_type = format!("pulumi:providers:{package}");
         let reference = match &spec.providers[i] {
-            Some(EntryRef::Entry(j)) => Ok(Some(urns[*j].clone())),
+            Some(EntryRef::Entry(j)) if entries[*j].type_ != provider_type => {
+                Err(format!("provider `{}` is a `{}`, but `{}` needs a `{provider_type}`", entries[*j].name, entries[*j].type_, e.type_))
+            }
+            Some(EntryRef::Entry(j)) => Ok(Some(ProviderInstance {
+                package: package.into(),
+                version: entries[*j].version.clone(),
+                key: urns[*j].clone(),
+                config: config_of(entries[*j].inputs.as_ref()),
+            })),
             Some(EntryRef::Urn(u)) => match live.get(u.as_str()).map(|&k| &resources[k]) {
-                Some(p) => Ok(Some(format!("{}::{}", p.urn, p.id().unwrap_or("")))),
+                Some(p) if p.type_ != provider_type => Err(format!("provider `{u}` is a `{}`, but `{}` needs a `{provider_type}`", p.type_, e.type_)),
+                Some(p) => Ok(Some(ProviderInstance {
+                    package: package.into(),
+                    version: version_of(p.inputs.as_ref()),
+                    key: format!("{}::{}", p.urn, p.id().unwrap_or("")),
+                    config: config_of(p.inputs.as_ref()),
+                })),
                 None => Err(format!("provider `{u}` is not in the stack")),
             },
             None => {
-                let package = package_of(&e.type_);
                 let name = match &e.version {
                     Some(v) => format!("default_{}", v.trim_start_matches('v').replace(['.', '-', '+'], "_")),
                     None => "default".to_string(),
                 };
-                let provider_type = format!("pulumi:providers:{package}");
                 let in_state = resources.iter().find(|r| {
                     !r.is_pending_delete()
                         && r.type_ == provider_type
                         && Urn::parse(&r.urn).is_some_and(|u| if e.version.is_some() { u.name == name } else { u.name.starts_with("default") })
                 });
                 match in_state {
-                    Some(p) => Ok(Some(format!("{}::{}", p.urn, p.id().unwrap_or("")))),
+                    Some(p) => Ok(Some(ProviderInstance {
+                        package: package.into(),
+                        version: version_of(p.inputs.as_ref()).or(e.version.clone()),
+                        key: format!("{}::{}", p.urn, p.id().unwrap_or("")),
+                        config: config_of(p.inputs.as_ref()),
+                    })),
                     None => {
                         let urn = urn_of(&provider_type, &name);
                         if !to_create.iter().any(|p| p.urn == urn) {
                             to_create.push(PlannedProvider { urn: urn.clone(), package: package.into(), version: e.version.clone() });
                         }
-                        Ok(Some(urn))
+                        Ok(Some(ProviderInstance { package: package.into(), version: e.version.clone(), key: urn, config: PropertyMap::new() }))
                     }
                 }
             }
@@ -243,7 +273,7 @@ pub async fn preview_import(
             id: e.id.clone().filter(|id| !id.is_empty()),
             import_id: None,
             parent: parents[i].clone(),
-            provider: provider_refs[i].clone().ok().flatten(),
+            provider: provider_refs[i].as_ref().ok().and_then(|p| p.as_ref().map(|p| p.key.clone())),
             component: e.component,
             status: ImportStatus::Ready,
             message: None,
@@ -310,10 +340,9 @@ pub async fn preview_import(
             continue;
         }
         let limit = limit.clone();
-        let package = package_of(&e.type_).to_string();
-        let version = e.version.clone();
         let keep = e.properties.clone();
-        let provider = providers.provider(&package, version.as_deref()).await;
+        let instance = provider_refs[i].clone().ok().flatten().expect("custom resources have a provider instance");
+        let provider = providers.provider(&instance).await;
         let existing_id = existing_id.clone();
         tasks.spawn(async move {
             let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");

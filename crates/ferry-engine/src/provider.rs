@@ -79,11 +79,22 @@ impl Provider for GrpcProvider {
     }
 }
 
-/// Hands out the provider for a package. One instance per package is shared by every
+/// Which configured provider a resource uses: its provider resource (reference or URN) and
+/// that resource's inputs, the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderInstance {
+    pub package: String,
+    pub version: Option<String>,
+    /// The provider resource's reference (`urn::id`) or, for one the commit creates, its URN.
+    pub key: String,
+    pub config: crate::property::PropertyMap,
+}
+
+/// Hands out configured providers. One instance per provider resource is shared by every
 /// resource that uses it.
 #[tonic::async_trait]
 pub trait ProviderSource: Send + Sync {
-    async fn provider(&self, package: &str, version: Option<&str>) -> Result<Arc<dyn Provider>, PluginError>;
+    async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError>;
 }
 
 /// A fixed set of providers by package (tests, or plugins launched up front).
@@ -92,7 +103,8 @@ pub struct FixedProviders(pub HashMap<String, Arc<dyn Provider>>);
 
 #[tonic::async_trait]
 impl ProviderSource for FixedProviders {
-    async fn provider(&self, package: &str, _version: Option<&str>) -> Result<Arc<dyn Provider>, PluginError> {
+    async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError> {
+        let package = &instance.package;
         self.0.get(package).cloned().ok_or_else(|| PluginError::NotFound {
             package: package.to_string(),
             binary: format!("pulumi-resource-{package}"),

@@ -149,3 +149,34 @@ fn discovery_order_versions_and_refusals() {
     let s = PluginSearch { ferry_dirs: vec![PathBuf::from(plain.path())], ..Default::default() };
     assert!(matches!(s.find("x", None), Err(PluginError::NotFound { .. })));
 }
+
+#[tokio::test]
+async fn each_provider_resource_gets_its_own_configured_plugin() {
+    use ferry_engine::plugin::PluginProviders;
+    use ferry_engine::property::PropertyValue;
+    use ferry_engine::provider::{ProviderInstance, ProviderSource};
+    let dir = plugin_dir("test", "ok");
+    let (engine, _logs) = EngineService::start().await.unwrap();
+    let providers = PluginProviders::new(search(dir.path()), engine, quick(), dir.path().to_path_buf(), None);
+    let instance = |key: &str, region: &str| ProviderInstance {
+        package: "test".into(),
+        version: None,
+        key: key.into(),
+        config: [("region".to_string(), PropertyValue::String(region.into()))].into(),
+    };
+    let eu = providers.provider(&instance("urn:pulumi:d::p::pulumi:providers:test::eu::1", "eu-west-1")).await.unwrap();
+    let us = providers.provider(&instance("urn:pulumi:d::p::pulumi:providers:test::us::2", "us-east-2")).await.unwrap();
+    let again = providers.provider(&instance("urn:pulumi:d::p::pulumi:providers:test::eu::1", "eu-west-1")).await.unwrap();
+    assert!(std::sync::Arc::ptr_eq(&eu, &again), "one process per provider resource, shared");
+    let region = |r: ferry_rpc::pulumirpc::ReadResponse| {
+        let props = r.properties.unwrap();
+        let args = match &props.fields["configArgs"].kind { Some(Kind::StructValue(s)) => s.clone(), _ => panic!() };
+        let vars = match &props.fields["configVariables"].kind { Some(Kind::StructValue(s)) => s.clone(), _ => panic!() };
+        (args.fields["region"].kind.clone(), vars.fields["test:config:region"].kind.clone())
+    };
+    let (args, vars) = region(eu.read(read("a")).await.unwrap());
+    assert_eq!(args, Some(Kind::StringValue("eu-west-1".into())));
+    assert_eq!(vars, Some(Kind::StringValue("eu-west-1".into())), "older plugins get `variables`");
+    assert_eq!(region(us.read(read("b")).await.unwrap()).0, Some(Kind::StringValue("us-east-2".into())));
+    providers.shutdown().await;
+}

@@ -16,7 +16,7 @@ use ferry_rpc::prost_types::{value::Kind, Struct, Value};
 use ferry_rpc::pulumirpc::engine_client::EngineClient;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
-    CheckFailure, CheckRequest, CheckResponse, GetSchemaRequest, GetSchemaResponse, LogRequest, LogSeverity, PluginInfo,
+    CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, GetSchemaRequest, GetSchemaResponse, LogRequest, LogSeverity, PluginInfo,
     ProviderHandshakeRequest, ProviderHandshakeResponse, ReadRequest, ReadResponse,
 };
 use tonic::{Request, Response, Status};
@@ -25,6 +25,8 @@ struct TestProvider {
     mode: String,
     engine: String,
     schema_calls: AtomicU32,
+    /// What Configure was given: `args`, and the legacy `variables`.
+    configured: std::sync::Mutex<(Struct, Struct)>,
 }
 
 fn string(s: &str) -> Value {
@@ -38,6 +40,13 @@ impl ResourceProvider for TestProvider {
             return Err(Status::unimplemented("no handshake in this plugin"));
         }
         Ok(Response::new(ProviderHandshakeResponse { accept_secrets: true, accept_resources: true, ..Default::default() }))
+    }
+
+    async fn configure(&self, request: Request<ConfigureRequest>) -> Result<Response<ConfigureResponse>, Status> {
+        let r = request.into_inner();
+        let variables = Struct { fields: r.variables.into_iter().map(|(k, v)| (k, string(&v))).collect() };
+        *self.configured.lock().unwrap() = (r.args.unwrap_or_default(), variables);
+        Ok(Response::new(ConfigureResponse { accept_secrets: true, ..Default::default() }))
     }
 
     async fn get_plugin_info(&self, _: Request<()>) -> Result<Response<PluginInfo>, Status> {
@@ -79,7 +88,16 @@ impl ResourceProvider for TestProvider {
         if r.id == "missing" {
             return Ok(Response::new(ReadResponse::default()));
         }
-        let props = Struct { fields: [("value".to_string(), string(&r.id)), ("echoed".to_string(), Value { kind: Some(Kind::BoolValue(true)) })].into() };
+        let (args, variables) = self.configured.lock().unwrap().clone();
+        let props = Struct {
+            fields: [
+                ("value".to_string(), string(&r.id)),
+                ("echoed".to_string(), Value { kind: Some(Kind::BoolValue(true)) }),
+                ("configArgs".to_string(), Value { kind: Some(Kind::StructValue(args)) }),
+                ("configVariables".to_string(), Value { kind: Some(Kind::StructValue(variables)) }),
+            ]
+            .into(),
+        };
         let inputs = Struct { fields: [("value".to_string(), string(&r.id))].into() };
         Ok(Response::new(ReadResponse { id: r.id, properties: Some(props), inputs: Some(inputs), ..Default::default() }))
     }
@@ -103,7 +121,7 @@ async fn main() {
     }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind");
     println!("{}", listener.local_addr().expect("addr").port());
-    let provider = TestProvider { mode, engine, schema_calls: AtomicU32::new(0) };
+    let provider = TestProvider { mode, engine, schema_calls: AtomicU32::new(0), configured: Default::default() };
     tonic::transport::Server::builder()
         .add_service(ResourceProviderServer::new(provider))
         .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener))

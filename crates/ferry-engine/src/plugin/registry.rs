@@ -10,7 +10,9 @@ use ferry_rpc::pulumirpc::{CheckRequest, ConfigureRequest};
 use tokio::sync::Mutex;
 
 use super::{EngineService, LaunchOptions, PluginError, PluginSearch, ProviderPlugin};
-use crate::provider::{Provider, ProviderSource};
+use crate::property::json::EncodeOptions;
+use crate::property::wire::to_struct;
+use crate::provider::{Provider, ProviderInstance, ProviderSource};
 
 pub struct PluginProviders {
     search: PluginSearch,
@@ -18,7 +20,8 @@ pub struct PluginProviders {
     options: LaunchOptions,
     root: PathBuf,
     schema_cache: Option<PathBuf>,
-    running: Mutex<HashMap<(String, Option<String>), Arc<ProviderPlugin>>>,
+    running: Mutex<HashMap<String, Arc<ProviderPlugin>>>,
+    by_package: Mutex<HashMap<(String, Option<String>), Arc<ProviderPlugin>>>,
     schemas: Mutex<HashMap<(String, String), Arc<String>>>,
 }
 
@@ -31,48 +34,82 @@ impl PluginProviders {
             root,
             schema_cache,
             running: Mutex::new(HashMap::new()),
+            by_package: Mutex::new(HashMap::new()),
             schemas: Mutex::new(HashMap::new()),
         }
     }
 
-    async fn launch(&self, package: &str, version: Option<&str>) -> Result<Arc<ProviderPlugin>, PluginError> {
-        let key = (package.to_string(), version.map(str::to_string));
+    /// The configured plugin process for one provider resource (launched on first use).
+    async fn launch(&self, instance: &ProviderInstance) -> Result<Arc<ProviderPlugin>, PluginError> {
+        let package = instance.package.as_str();
         let mut running = self.running.lock().await;
-        if let Some(p) = running.get(&key) {
+        if let Some(p) = running.get(&instance.key) {
             return Ok(p.clone());
         }
-        let wanted = version.and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
+        let wanted = instance.version.as_deref().and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
         let binary = self.search.find(package, wanted.as_ref())?;
         let plugin = ProviderPlugin::launch(&binary, self.engine.addr, &self.root, self.options).await?;
-        // A default provider has no configuration; still let the plugin check and take it.
-        let empty = ferry_rpc::prost_types::Struct::default();
+        // The provider resource's inputs are its configuration: checked, then applied.
+        let config = to_struct(&instance.config, &EncodeOptions::wire());
+        let urn = instance.key.rsplit_once("::").filter(|(u, _)| u.starts_with("urn:")).map(|(u, _)| u).unwrap_or(&instance.key);
         let checked = plugin
             .check_config(CheckRequest {
-                urn: format!("urn:pulumi:ferry::ferry::pulumi:providers:{package}::default"),
-                news: Some(empty.clone()),
-                olds: Some(empty.clone()),
+                urn: urn.to_string(),
+                news: Some(config.clone()),
+                olds: Some(config.clone()),
                 r#type: format!("pulumi:providers:{package}"),
                 ..Default::default()
             })
-            .await?
-            .and_then(|r| r.inputs)
-            .unwrap_or(empty);
-        plugin
-            .configure(ConfigureRequest {
-                args: Some(checked),
-                accept_secrets: true,
-                accept_resources: true,
-                ..Default::default()
+            .await?;
+        let args = match checked {
+            Some(r) if !r.failures.is_empty() => {
+                let problems: Vec<String> = r.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
+                return Err(PluginError::Call {
+                    package: package.to_string(),
+                    method: "CheckConfig",
+                    code: "InvalidArgument".into(),
+                    message: format!("the provider's configuration is not valid: {}", problems.join("; ")),
+                });
+            }
+            Some(r) => r.inputs.unwrap_or(config),
+            None => config,
+        };
+        // Older providers read `variables` (`<package>:config:<key>` → text) instead of `args`.
+        let variables = instance
+            .config
+            .iter()
+            .filter_map(|(k, v)| {
+                let text = match crate::property::json::encode_value(v, &EncodeOptions { keep_secrets: false, ..EncodeOptions::wire() })? {
+                    serde_json::Value::String(s) => s,
+                    other => other.to_string(),
+                };
+                Some((format!("{package}:config:{k}"), text))
             })
+            .collect();
+        plugin
+            .configure(ConfigureRequest { variables, args: Some(args), accept_secrets: true, accept_resources: true, ..Default::default() })
             .await?;
         let plugin = Arc::new(plugin);
-        running.insert(key, plugin.clone());
+        running.insert(instance.key.clone(), plugin.clone());
+        self.by_package.lock().await.insert((package.to_string(), instance.version.clone()), plugin.clone());
         Ok(plugin)
     }
 
     /// The package's schema, asked of the plugin once per version.
     pub async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
-        let plugin = self.launch(package, version).await?;
+        let existing = self.by_package.lock().await.get(&(package.to_string(), version.map(str::to_string))).cloned();
+        let plugin = match existing {
+            Some(p) => p,
+            None => {
+                let instance = ProviderInstance {
+                    package: package.into(),
+                    version: version.map(str::to_string),
+                    key: format!("schema:{package}:{}", version.unwrap_or("")),
+                    config: Default::default(),
+                };
+                self.launch(&instance).await?
+            }
+        };
         let plugin_version = plugin.get_plugin_info().await?;
         let key = (package.to_string(), plugin_version.clone());
         let mut schemas = self.schemas.lock().await;
@@ -105,6 +142,7 @@ impl PluginProviders {
 
     /// Stops every plugin.
     pub async fn shutdown(&self) {
+        self.by_package.lock().await.clear();
         for (_, plugin) in self.running.lock().await.drain() {
             plugin.shutdown().await;
         }
@@ -113,7 +151,7 @@ impl PluginProviders {
 
 #[tonic::async_trait]
 impl ProviderSource for PluginProviders {
-    async fn provider(&self, package: &str, version: Option<&str>) -> Result<Arc<dyn Provider>, PluginError> {
-        Ok(self.launch(package, version).await?)
+    async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError> {
+        Ok(self.launch(instance).await?)
     }
 }
