@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
-use ferry_rpc::pulumirpc::{CheckRequest, ReadRequest};
+use ferry_rpc::pulumirpc::{CheckRequest, DiffRequest, ReadRequest};
 use ferry_state::urn::Urn;
 use ferry_state::Deployment;
 use serde::{Deserialize, Serialize};
@@ -30,12 +30,25 @@ pub struct StackContext<'a> {
 pub struct ImportOptions {
     /// Resources read at the same time.
     pub concurrency: usize,
+    pub strategy: ImportStrategy,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { concurrency: 16 }
+        ImportOptions { concurrency: 16, strategy: ImportStrategy::Read }
     }
+}
+
+/// Which inputs an imported resource gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImportStrategy {
+    /// Pulumi's 2022 design: the inputs `Read` returned (limited by `properties`).
+    #[default]
+    Read,
+    /// The older design: only the schema's required inputs, then the values `Diff` says differ
+    /// from the read state, copied back — the smallest set of inputs that shows no diff.
+    Minimal,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -262,6 +275,8 @@ pub async fn preview_import(
 
     // Read and check every custom resource, in parallel with bounded concurrency.
     let limit = Arc::new(Semaphore::new(options.concurrency.max(1)));
+    // The minimal strategy needs each package's schema: asked once per package, shared.
+    let mut schemas: HashMap<String, Arc<tokio::sync::OnceCell<Result<Value, String>>>> = HashMap::new();
     let mut tasks = tokio::task::JoinSet::new();
     let mut planned: Vec<Option<PlannedResource>> = vec![None; entries.len()];
     for (i, e) in entries.iter().enumerate() {
@@ -341,6 +356,8 @@ pub async fn preview_import(
         }
         let limit = limit.clone();
         let keep = e.properties.clone();
+        let strategy = options.strategy;
+        let schema = schemas.entry(package_of(&e.type_).to_string()).or_default().clone();
         let instance = provider_refs[i].clone().ok().flatten().expect("custom resources have a provider instance");
         let provider = providers.provider(&instance).await;
         let existing_id = existing_id.clone();
@@ -348,7 +365,7 @@ pub async fn preview_import(
             let _permit = limit.acquire_owned().await.expect("the semaphore is never closed");
             match provider {
                 Err(err) => PlannedResource { status: ImportStatus::Failed, message: Some(err.to_string()), ..base },
-                Ok(provider) => read_and_check(base, provider, keep, existing_id).await,
+                Ok(provider) => read_and_check(base, provider, keep, existing_id, strategy, schema).await,
             }
         });
     }
@@ -437,6 +454,8 @@ async fn read_and_check(
     provider: Arc<dyn Provider>,
     keep: Option<Vec<String>>,
     existing_id: Option<String>,
+    strategy: ImportStrategy,
+    schema: Arc<tokio::sync::OnceCell<Result<Value, String>>>,
 ) -> PlannedResource {
     let id = r.id.clone().unwrap_or_default();
     let name = Urn::parse(&r.urn).map(|u| u.name.to_string()).unwrap_or_default();
@@ -492,24 +511,77 @@ async fn read_and_check(
         inputs.retain(|k, _| keep.iter().any(|p| p == k));
     }
     let wire = EncodeOptions::wire();
+    let read_inputs = inputs.clone();
+    if strategy == ImportStrategy::Minimal {
+        let schema = schema
+            .get_or_init(|| async {
+                let text = provider.get_schema().await.map_err(|e| e.to_string())?;
+                serde_json::from_str::<Value>(&text).map_err(|e| format!("the provider's schema is not JSON: {e}"))
+            })
+            .await;
+        let required: Vec<String> = match schema {
+            Ok(schema) => schema["resources"][&r.type_]["requiredInputs"]
+                .as_array()
+                .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+                .unwrap_or_default(),
+            Err(e) => {
+                r.status = ImportStatus::Failed;
+                r.message = Some(format!("the minimal strategy needs the package schema: {e}"));
+                return r;
+            }
+        };
+        inputs.retain(|k, _| required.contains(k));
+    }
     let check = provider
         .check(CheckRequest {
             urn: r.urn.clone(),
-            olds: Some(to_struct(&inputs, &wire)),
+            olds: Some(to_struct(&read_inputs, &wire)),
             news: Some(to_struct(&inputs, &wire)),
-            name,
+            name: name.clone(),
             r#type: r.type_.clone(),
             ..Default::default()
         })
         .await;
+    let mut checked = None;
     match check {
         Ok(c) => {
             for f in c.failures {
                 r.warnings.push(format!("Check: {}: {}", f.property, f.reason));
                 r.check_failures.push(CheckFailure { property: f.property, reason: f.reason });
             }
+            checked = c.inputs;
         }
         Err(err) => r.warnings.push(format!("Check did not run: {err}")),
+    }
+    if strategy == ImportStrategy::Minimal {
+        // Copy back every property whose checked value differs from the read state.
+        let diff = provider
+            .diff(DiffRequest {
+                id: r.id.clone().unwrap_or_default(),
+                urn: r.urn.clone(),
+                olds: Some(to_struct(&outputs, &wire)),
+                news: checked.or_else(|| Some(to_struct(&inputs, &wire))),
+                old_inputs: Some(to_struct(&read_inputs, &wire)),
+                name,
+                r#type: r.type_.clone(),
+                ..Default::default()
+            })
+            .await;
+        match diff {
+            Ok(d) => {
+                let mut keys: Vec<String> = d.diffs.into_iter().chain(d.detailed_diff.into_keys()).collect();
+                keys.sort();
+                keys.dedup();
+                for key in keys {
+                    // Top-level property of a detailed-diff path like `tags.team`.
+                    let top = key.split(['.', '[']).next().unwrap_or(&key).to_string();
+                    if let Some(v) = outputs.get(&top).or_else(|| read_inputs.get(&top)) {
+                        inputs.insert(top, v.clone());
+                    }
+                }
+            }
+            Err(err) => r.warnings.push(format!("Diff did not run: {err}")),
+        }
     }
     if !r.warnings.is_empty() {
         r.status = ImportStatus::ReadyWithWarnings;

@@ -5,13 +5,13 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use ferry_engine::import::{preview_import, ImportOptions, StackContext};
+use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::property::json::EncodeOptions;
 use ferry_engine::property::wire::to_struct;
 use ferry_engine::provider::{FixedProviders, GrpcProvider, Provider};
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
-use ferry_rpc::pulumirpc::{CheckFailure, CheckRequest, CheckResponse, ReadRequest, ReadResponse};
+use ferry_rpc::pulumirpc::{CheckFailure, CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse};
 use serde_json::Value;
 use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
@@ -43,6 +43,16 @@ impl ResourceProvider for FakeProvider {
             properties: answer.get("outputs").map(props),
             ..Default::default()
         }))
+    }
+
+    async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+        Ok(Response::new(GetSchemaResponse { schema: self.answers["schema"].to_string() }))
+    }
+
+    /// Answers `diffs` (property names) for every resource.
+    async fn diff(&self, _: Request<DiffRequest>) -> Result<Response<DiffResponse>, Status> {
+        let diffs: Vec<String> = self.answers["diffs"].as_array().into_iter().flatten().filter_map(|d| d.as_str().map(String::from)).collect();
+        Ok(Response::new(DiffResponse { changes: if diffs.is_empty() { 1 } else { 2 }, diffs, ..Default::default() }))
     }
 
     async fn check(&self, request: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
@@ -95,7 +105,11 @@ async fn scenarios() {
         }
         let parts: Vec<&str> = scenario["stack"].as_str().unwrap().split('/').collect();
         let ctx = StackContext { stack: parts[2], project: parts[1], deployment: &state.deployment };
-        let preview = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4 }).await;
+        let strategy = match scenario["strategy"].as_str() {
+            Some("minimal") => ImportStrategy::Minimal,
+            _ => ImportStrategy::Read,
+        };
+        let preview = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4, strategy }).await;
         insta::assert_json_snapshot!(name, preview);
     }
 }

@@ -81,7 +81,7 @@ impl StackService {
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
         let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone());
         let ctx = StackContext { stack, project, deployment: &version.deployment };
-        let preview = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: config.concurrency }).await;
+        let preview = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: config.concurrency, ..Default::default() }).await;
         providers.shutdown().await;
 
         let preview_json = serde_json::to_value(&preview).expect("a preview serialises");
