@@ -32,6 +32,12 @@ ensure_tools() {
     as_root apt-get update -q
     DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q "${missing[@]}"
   fi
+  # The interoperability test makes a Python venv with PyPI's `pulumi` stubs.
+  if ! python3 -m venv --help >/dev/null 2>&1; then
+    log "installing Python's venv"
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q python3-venv python3-pip
+  fi
   if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
     log "installing Node.js and npm"
     as_root apt-get update -q

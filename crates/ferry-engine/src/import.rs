@@ -334,8 +334,10 @@ pub async fn preview_import(
             planned[i] = Some(done);
             continue;
         }
-        if let (Some(inputs), Some(outputs)) = (&e.inputs, &e.outputs) {
-            // Given outputs: taken as they are, without asking the provider.
+        if let Some(outputs) = &e.outputs {
+            // Given outputs: taken as they are (with the given inputs, if any), without a Read.
+            let no_inputs = serde_json::Map::new();
+            let inputs = e.inputs.as_ref().unwrap_or(&no_inputs);
             let decoded = crate::property::json::decode_map(inputs, "", &Default::default())
                 .and_then(|i| Ok((i, crate::property::json::decode_map(outputs, "", &Default::default())?)));
             let mut done = base;

@@ -37,10 +37,12 @@ impl ResourceProvider for FakeProvider {
         if let Some(message) = answer.get("error").and_then(Value::as_str) {
             return Err(Status::unavailable(message.to_string()));
         }
+        // `rawOutputs` go on the wire as they are, even when they are not valid property values.
+        let raw = |v: &Value| ferry_engine::property::wire::json_object_to_struct(v.as_object().unwrap().clone());
         Ok(Response::new(ReadResponse {
             id: answer.get("id").and_then(Value::as_str).unwrap_or(&r.id).to_string(),
             inputs: answer.get("inputs").map(props),
-            properties: answer.get("outputs").map(props),
+            properties: answer.get("outputs").map(props).or_else(|| answer.get("rawOutputs").map(raw)),
             ..Default::default()
         }))
     }
