@@ -31,9 +31,17 @@ pub struct AppState {
     pub stacks: Arc<StackService>,
 }
 
+/// The app's routes, collected once per process. Collecting renders the app in a special mode;
+/// doing it while another router renders a page (tests build several) leaves that page's
+/// resources unresolved, so it happens exactly once, before any router exists.
+fn route_list() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> = std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 /// The whole application as one router (no socket: tests call it directly).
 pub fn router(state: AppState) -> Router {
-    let routes = generate_route_list(App);
+    let routes = route_list();
     let stacks = state.stacks.clone();
     let context = move || provide_context(stacks.clone());
     let pkg_dir = std::path::Path::new(&*state.leptos_options.site_root).join(&*state.leptos_options.site_pkg_dir);
