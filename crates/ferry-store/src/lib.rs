@@ -124,18 +124,7 @@ impl Store {
                 .bind(&id)
                 .fetch_one(&mut *tx)
                 .await?;
-        sqlx::query(
-            "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) \
-             VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&id)
-        .bind(version)
-        .bind(new.origin)
-        .bind(new.source_format)
-        .bind(new.resource_count as i64)
-        .bind(new.export_json)
-        .execute(&mut *tx)
-        .await?;
+        insert_version(&mut tx, &id, version, &new).await?;
         let summary = fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
         tx.commit().await?;
         Ok(summary)
@@ -234,17 +223,7 @@ impl Store {
             return Err(StoreError::StalePreview { base: preview.base_version, latest });
         }
         let version = latest + 1;
-        sqlx::query(
-            "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&preview.stack_id)
-        .bind(version)
-        .bind(new.origin)
-        .bind(new.source_format)
-        .bind(new.resource_count as i64)
-        .bind(new.export_json)
-        .execute(&mut *tx)
-        .await?;
+        insert_version(&mut tx, &preview.stack_id, version, &new).await?;
         sqlx::query("INSERT INTO commits (preview_id, stack_id, version) VALUES (?, ?, ?)")
             .bind(&preview.id)
             .bind(&preview.stack_id)
@@ -265,6 +244,27 @@ impl Store {
         }
         Ok(rows.iter().map(summary_from_row).collect())
     }
+}
+
+async fn insert_version(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    stack_id: &str,
+    version: i64,
+    new: &NewVersion<'_>,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) \
+         VALUES (?, ?, ?, ?, ?, ?)",
+    )
+    .bind(stack_id)
+    .bind(version)
+    .bind(new.origin)
+    .bind(new.source_format)
+    .bind(new.resource_count as i64)
+    .bind(new.export_json)
+    .execute(&mut **tx)
+    .await?;
+    Ok(())
 }
 
 async fn fetch_summary<'e, E>(executor: E, id: &str, version: Option<i64>) -> Result<Option<StackSummary>, StoreError>
