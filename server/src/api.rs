@@ -60,14 +60,22 @@ async fn upload_stack(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let limit = stacks.max_state_bytes();
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
+    let passphrase = passphrase(&headers)?;
+    let name = query.name.filter(|n| !n.is_empty());
+    let outcome = stacks.upload(name.as_deref(), bytes.to_vec(), passphrase, "upload").await?;
+    Ok((StatusCode::CREATED, Json(outcome)).into_response())
+}
+
+/// The request body, up to `limit` bytes, or a JSON error naming what was too large.
+async fn read_body(body: Body, headers: &HeaderMap, limit: usize, what: &str) -> Result<axum::body::Bytes, ApiError> {
     let too_large = |size: Option<usize>| {
         ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "too_large",
             match size {
-                Some(size) => format!("the state file is {size} bytes, over the limit of {limit} bytes"),
-                None => format!("the state file is over the limit of {limit} bytes"),
+                Some(size) => format!("{what} is {size} bytes, over the limit of {limit} bytes"),
+                None => format!("{what} is over the limit of {limit} bytes"),
             },
         )
     };
@@ -90,12 +98,9 @@ async fn upload_stack(
         })?
         .to_bytes();
     if bytes.is_empty() {
-        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", "send the state file as the request body"));
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", format!("send {what} as the request body")));
     }
-    let passphrase = passphrase(&headers)?;
-    let name = query.name.filter(|n| !n.is_empty());
-    let outcome = stacks.upload(name.as_deref(), bytes.to_vec(), passphrase, "upload").await?;
-    Ok((StatusCode::CREATED, Json(outcome)).into_response())
+    Ok(bytes)
 }
 
 fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
@@ -112,11 +117,16 @@ fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 
 /// `POST /api/v1/stacks/{id}/previews` with an import spec as the body: runs the preview and
 /// stores it. Nothing is written to the stack.
-async fn create_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, body: String) -> Result<Response, ApiError> {
-    if body.trim().is_empty() {
-        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", "send the import spec as the request body"));
-    }
-    let record = stacks.preview_import(&id, &body).await?;
+async fn create_preview(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec").await?;
+    let spec = std::str::from_utf8(&bytes)
+        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the import spec is not UTF-8 text"))?;
+    let record = stacks.preview_import(&id, spec).await?;
     Ok((StatusCode::CREATED, Json(record)).into_response())
 }
 

@@ -74,7 +74,9 @@ pub fn router(state: AppState) -> Router {
                 })
                 .on_response(tower_http::trace::DefaultOnResponse::new().latency_unit(tower_http::LatencyUnit::Millis)),
         )
-        .layer(axum::extract::DefaultBodyLimit::disable())
+        // Uploads and specs are read with their own limit and a JSON error (api::read_body);
+        // every other body (server functions) is bounded by the same limit.
+        .layer(axum::extract::DefaultBodyLimit::max(state.stacks.max_state_bytes()))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(
             axum::http::StatusCode::REQUEST_TIMEOUT,
             Duration::from_secs(300),

@@ -124,4 +124,10 @@ async fn a_bad_spec_is_answered_with_every_problem_and_its_path() {
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
     let (status, _) = call(&app, get("/api/v1/previews/nope")).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
+    // Specs are bounded like state files (1 MiB in this app), with a JSON error.
+    let huge = format!(r#"{{"resources": [], "pad": "{}"}}"#, "x".repeat(2 << 20));
+    let (status, err) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &huge)).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("too_large")));
+    let (status, err) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), "")).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("empty_body")));
 }
