@@ -11,7 +11,8 @@ const EDGE_LABELS = { parent: 'parent', dependency: 'depends on', provider: 'use
 
 // Above this many nodes, cheaper WebGL programs keep each full render short.
 const LARGE_GRAPH = 2000;
-// How long after the last wheel event a zoom counts as finished.
+// How long after the last wheel or drag event the user counts as paused: then the graph is
+// rendered sharp. A gesture that follows sooner keeps moving the snapshot, with no render between.
 const SETTLE_MS = 150;
 
 const mounted = new Map();
@@ -104,6 +105,7 @@ function fluidCamera(renderer, container, { onGestureEnd }) {
   }, { passive: false });
   container.addEventListener('pointerdown', (e) => {
     if (e.button !== 0 || e.target.closest('.graph-toggles')) return;
+    clearTimeout(settleTimer);
     drag = { x: e.clientX, y: e.clientY, moved: 0 };
   });
   window.addEventListener('pointermove', (e) => {
@@ -119,7 +121,8 @@ function fluidCamera(renderer, container, { onGestureEnd }) {
     if (moved) {
       // A drag that ends on a node is not a click on it.
       container.dataset.dragEndedAt = String(performance.now());
-      settle();
+      clearTimeout(settleTimer);
+      settleTimer = setTimeout(settle, SETTLE_MS);
     }
   };
   window.addEventListener('pointerup', release);

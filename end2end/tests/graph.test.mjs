@@ -37,6 +37,7 @@ test('dragging moves the graph by exactly the drag', async () => {
   await page.mouse.move(x0 + 60, y0 + 30, { steps: 5 });
   await page.mouse.move(x0 + 120, y0 + 60, { steps: 5 });
   await page.mouse.up();
+  await page.waitForFunction(() => document.querySelector('.graph-snapshot')?.style.display === 'none');
   const afterDrag = await positions(page);
   for (const [urn, p] of Object.entries(before)) {
     assert.ok(close(afterDrag[urn].x, p.x + 120) && close(afterDrag[urn].y, p.y + 60),
