@@ -149,13 +149,13 @@ impl StackService {
         let loaded = tokio::task::spawn_blocking(move || -> Result<LoadedVersion, ServiceError> {
             // Stored versions were checked on the way in; re-checking here would need the
             // passphrase again, so only the shape is read.
-            let value: serde_json::Value = serde_json::from_str(&stored.export_json)
-                .map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
-            let features = value
-                .get("features")
-                .and_then(|f| serde_json::from_value(f.clone()).ok())
-                .unwrap_or_default();
-            let deployment: Deployment = serde_json::from_value(value["deployment"].clone())
+            #[derive(serde::Deserialize)]
+            struct StoredExport {
+                #[serde(default)]
+                features: Vec<String>,
+                deployment: Deployment,
+            }
+            let StoredExport { features, deployment } = serde_json::from_str(&stored.export_json)
                 .map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
             // Cheap (one pass), and it was clean apart from warnings when it was stored.
             let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();

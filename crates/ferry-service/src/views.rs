@@ -56,14 +56,7 @@ impl LoadedVersion {
 
     fn resource(&self, urn: &str) -> Option<&Resource> {
         let index = self.urn_index.get_or_init(|| {
-            let mut index = std::collections::HashMap::new();
-            for (i, r) in self.deployment.resources().iter().enumerate() {
-                let slot = index.entry(r.urn.clone()).or_insert(i);
-                if self.deployment.resources()[*slot].is_pending_delete() && !r.is_pending_delete() {
-                    *slot = i;
-                }
-            }
-            index
+            self.deployment.reference_index().into_iter().map(|(urn, i)| (urn.to_string(), i)).collect()
         });
         index.get(urn).map(|&i| &self.deployment.resources()[i])
     }

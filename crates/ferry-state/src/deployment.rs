@@ -7,10 +7,6 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-fn is_false(b: &Option<bool>) -> bool {
-    b.is_none()
-}
-
 /// The deployment: manifest, secrets provider, resources and pending operations.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Deployment {
@@ -29,6 +25,20 @@ pub struct Deployment {
 impl Deployment {
     pub fn resources(&self) -> &[Resource] {
         self.resources.as_deref().unwrap_or(&[])
+    }
+
+    /// URN → position of the resource a reference to that URN means: the first live one, or a
+    /// pending delete when nothing live carries the URN.
+    pub fn reference_index(&self) -> std::collections::HashMap<&str, usize> {
+        let resources = self.resources();
+        let mut index = std::collections::HashMap::with_capacity(resources.len());
+        for (i, r) in resources.iter().enumerate() {
+            let slot = index.entry(r.urn.as_str()).or_insert(i);
+            if resources[*slot].is_pending_delete() && !r.is_pending_delete() {
+                *slot = i;
+            }
+        }
+        index
     }
 }
 
@@ -49,7 +59,7 @@ pub struct Resource {
     pub urn: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub custom: Option<bool>,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub delete: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
@@ -61,9 +71,9 @@ pub struct Resource {
     pub outputs: Option<Map<String, Value>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub protect: Option<bool>,
-    #[serde(default, skip_serializing_if = "is_false")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub external: Option<bool>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dependencies: Option<Vec<String>>,

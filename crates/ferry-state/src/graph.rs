@@ -3,7 +3,7 @@
 //!
 //! Layout is O(n log n) (a sort of each sibling group); everything else is O(n + edges).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use serde::Serialize;
 
@@ -61,14 +61,7 @@ const RING_SPACING: f64 = 100.0;
 impl StackGraph {
     pub fn from_deployment(deployment: &Deployment) -> StackGraph {
         let resources = deployment.resources();
-        // First live resource per URN: references resolve to it.
-        let mut by_urn: HashMap<&str, usize> = HashMap::with_capacity(resources.len());
-        for (i, r) in resources.iter().enumerate() {
-            let slot = by_urn.entry(r.urn.as_str()).or_insert(i);
-            if resources[*slot].is_pending_delete() && !r.is_pending_delete() {
-                *slot = i;
-            }
-        }
+        let by_urn = deployment.reference_index();
 
         let mut edges = Vec::new();
         let mut parent_of: Vec<Option<usize>> = vec![None; resources.len()];
