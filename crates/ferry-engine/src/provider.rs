@@ -6,7 +6,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
-use ferry_rpc::pulumirpc::{CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, ReadRequest, ReadResponse};
+use ferry_rpc::pulumirpc::{
+    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetSchemaRequest, ReadRequest,
+    ReadResponse, UpdateRequest, UpdateResponse,
+};
 use tonic::transport::Channel;
 
 use crate::plugin::{PluginError, ProviderPlugin};
@@ -18,6 +21,10 @@ pub trait Provider: Send + Sync {
     async fn check(&self, request: CheckRequest) -> Result<CheckResponse, PluginError>;
     async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError>;
     async fn get_schema(&self) -> Result<String, PluginError>;
+    /// Only the step executor calls these, and only for an update the user asked for.
+    async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError>;
+    async fn update(&self, request: UpdateRequest) -> Result<UpdateResponse, PluginError>;
+    async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError>;
 }
 
 #[tonic::async_trait]
@@ -36,6 +43,15 @@ impl Provider for ProviderPlugin {
     }
     async fn get_schema(&self) -> Result<String, PluginError> {
         ProviderPlugin::get_schema(self).await
+    }
+    async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError> {
+        ProviderPlugin::create(self, request).await
+    }
+    async fn update(&self, request: UpdateRequest) -> Result<UpdateResponse, PluginError> {
+        ProviderPlugin::update(self, request).await
+    }
+    async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
+        ProviderPlugin::delete(self, request).await
     }
 }
 
@@ -77,6 +93,15 @@ impl Provider for GrpcProvider {
             .map(|r| r.into_inner().schema)
             .map_err(|s| self.fail("GetSchema", s))
     }
+    async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError> {
+        self.client.clone().create(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Create", s))
+    }
+    async fn update(&self, request: UpdateRequest) -> Result<UpdateResponse, PluginError> {
+        self.client.clone().update(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Update", s))
+    }
+    async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
+        self.client.clone().delete(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Delete", s))
+    }
 }
 
 /// Which configured provider a resource uses: its provider resource (reference or URN) and
@@ -95,6 +120,12 @@ pub struct ProviderInstance {
 #[tonic::async_trait]
 pub trait ProviderSource: Send + Sync {
     async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError>;
+
+    /// The package's schema (JSON text), asked of the provider once per package and version.
+    async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
+        let instance = ProviderInstance { package: package.into(), version: version.map(str::to_string), key: format!("schema:{package}"), config: Default::default() };
+        Ok(Arc::new(self.provider(&instance).await?.get_schema().await?))
+    }
 }
 
 /// A fixed set of providers by package (tests, or plugins launched up front).

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest,
+    CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse,
+    GetSchemaRequest, UpdateRequest, UpdateResponse,
     ProviderHandshakeRequest, ReadRequest, ReadResponse,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
@@ -286,6 +287,21 @@ impl ProviderPlugin {
     pub async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError> {
         let mut c = self.client.clone();
         self.call("Diff", c.diff(request)).await
+    }
+
+    pub async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError> {
+        let mut c = self.client.clone();
+        self.call("Create", c.create(request)).await
+    }
+
+    pub async fn update(&self, request: UpdateRequest) -> Result<UpdateResponse, PluginError> {
+        let mut c = self.client.clone();
+        self.call("Update", c.update(request)).await
+    }
+
+    pub async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
+        let mut c = self.client.clone();
+        self.call("Delete", c.delete(request)).await
     }
 
     /// Stops the plugin (it is also killed when dropped).

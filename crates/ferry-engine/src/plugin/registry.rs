@@ -154,4 +154,7 @@ impl ProviderSource for PluginProviders {
     async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError> {
         Ok(self.launch(instance).await?)
     }
+    async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
+        PluginProviders::schema(self, package, version).await
+    }
 }

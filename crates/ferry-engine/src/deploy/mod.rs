@@ -1,0 +1,259 @@
+//! Deployments of Pulumi YAML programs against a stack, as Pulumi's engine runs them: the
+//! program is evaluated (the resource monitor's side, [`eval`]), each resource registration
+//! becomes steps ([`generator`]), and, only in [`DeployMode::Update`], the steps are executed
+//! against the providers. The result is a [`Plan`] (a value: shown, stored, shared) and the
+//! resource states a commit would write ([`snapshot`]).
+//!
+//! Architecture Invariant: a preview calls only the providers' read-only methods (`Read`,
+//! `Check`, `Diff`, `GetSchema`); `Create`, `Update` and `Delete` run in update mode only.
+
+pub mod diff;
+pub mod eval;
+mod generator;
+pub mod mapping;
+pub mod schema;
+pub mod snapshot;
+pub mod step;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use ferry_state::Deployment;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub use eval::ConfigValue;
+use eval::{Registered, Scope};
+use generator::{Generator, Goal};
+pub use step::{DiffCause, DiffKind, PropertyDiff, ResourceState, Step, StepOp};
+
+use crate::program::{Diagnostic, Program, ProgramError};
+use crate::property::{PropertyMap, PropertyValue};
+use crate::provider::ProviderSource;
+
+/// Decrypts a state `ciphertext` into the JSON text of the secret.
+pub type Decrypt<'a> = &'a (dyn Fn(&str) -> Result<String, String> + Sync);
+
+/// The stack a program is deployed to.
+pub struct DeployContext<'a> {
+    pub organization: &'a str,
+    pub project: &'a str,
+    pub stack: &'a str,
+    pub deployment: &'a Deployment,
+    /// Stack config: `key` or `project:key`.
+    pub config: &'a BTreeMap<String, ConfigValue>,
+    pub decrypt: Option<Decrypt<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeployMode {
+    /// Read-only: nothing is created, changed or deleted.
+    Preview,
+    /// Steps are executed.
+    Update,
+}
+
+#[derive(Debug, Clone)]
+pub struct DeployOptions {
+    pub mode: DeployMode,
+    /// Registrations in flight at once.
+    pub concurrency: usize,
+    /// `cdk import --resource-mapping`: resource name → ID. Resources the program would create
+    /// are imported with the mapped ID instead; those without one are skipped.
+    pub import_mapping: Option<BTreeMap<String, String>>,
+}
+
+impl Default for DeployOptions {
+    fn default() -> Self {
+        DeployOptions { mode: DeployMode::Preview, concurrency: 16, import_mapping: None }
+    }
+}
+
+/// A resource the program declares but a mapped import left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedResource {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub urn: String,
+}
+
+/// The result of a deployment: every step, in order, and the program's outputs.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Plan {
+    /// `project/stack`.
+    pub stack: String,
+    pub mode: DeployMode,
+    pub steps: Vec<Step>,
+    pub counts: BTreeMap<StepOp, usize>,
+    /// Secrets masked; unknowns as Pulumi writes them.
+    pub outputs: BTreeMap<String, Value>,
+    /// Problems with the program found while running it (bad values, failed references).
+    pub errors: Vec<Diagnostic>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedResource>,
+}
+
+impl Plan {
+    /// Steps with an error.
+    pub fn failed_steps(&self) -> impl Iterator<Item = &Step> {
+        self.steps.iter().filter(|s| s.error.is_some())
+    }
+
+    /// Whether the plan holds nothing but imports, reads and unchanged resources (plus the
+    /// stack's root and default providers, which only exist in state).
+    pub fn import_only_violations(&self) -> Vec<&Step> {
+        self.steps
+            .iter()
+            .filter(|s| match s.op {
+                StepOp::Same | StepOp::Import | StepOp::Read | StepOp::Relinquish => false,
+                StepOp::Create => !(s.type_ == "pulumi:pulumi:Stack" || s.type_.starts_with("pulumi:providers:")),
+                StepOp::Update => !s.type_.starts_with("pulumi:providers:"),
+                _ => true,
+            })
+            .collect()
+    }
+}
+
+/// What a deployment produced.
+pub struct Deployed {
+    pub plan: Plan,
+    /// The stack's resources afterwards, in dependency order (only meaningful when every step
+    /// succeeded, or in update mode, where it records what was done).
+    pub states: Vec<ResourceState>,
+    /// Whether any provider's Create, Update or Delete ran.
+    pub mutated: bool,
+    /// The program's outputs with secrets intact (stored on the stack's root resource).
+    pub outputs: PropertyMap,
+}
+
+/// Runs `program` against the stack. Fails as a whole only for problems found before any
+/// resource is registered (unknown types or properties against the providers' schemas, missing
+/// config); problems with single resources are errors on their steps.
+pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn ProviderSource, options: &DeployOptions) -> Result<Deployed, ProgramError> {
+    let types = schema::resolve_types(program, providers).await?;
+    let mut scope = Scope {
+        stack: ctx.stack.to_string(),
+        project: ctx.project.to_string(),
+        organization: ctx.organization.to_string(),
+        config: HashMap::new(),
+        variables: HashMap::new(),
+        resources: HashMap::new(),
+        raw_config: ctx.config.clone(),
+    };
+    let mut config_errors = Vec::new();
+    for decl in &program.config {
+        let given = ctx.config.get(&decl.key).or_else(|| ctx.config.get(&format!("{}:{}", ctx.project, decl.key)));
+        let value = match (given, &decl.default) {
+            (Some(c), _) => Scope::typed_config(&decl.key, &c.value, decl.type_.as_deref()).map(|v| (v, c.secret)),
+            (None, Some(default)) => scope.eval(default, &mut BTreeSet::new()).map(|v| (v, false)).map_err(|(_, m)| m),
+            (None, None) => Err(format!("config `{}` is required and not set (`pulumi config set {}{} <value>`)", decl.key, decl.key, if decl.secret { " --secret" } else { "" })),
+        };
+        match value {
+            Ok((v, secret)) => {
+                let v = if secret || decl.secret { PropertyValue::Secret(Box::new(v)) } else { v };
+                scope.config.insert(decl.key.clone(), v);
+            }
+            Err(message) => config_errors.push(program.diagnostic(decl.pos, format!("config.{}", decl.key), message)),
+        }
+    }
+    if !config_errors.is_empty() {
+        return Err(ProgramError { diagnostics: config_errors });
+    }
+
+    let generator = Generator::new(ctx, providers, options);
+    let mut errors: Vec<Diagnostic> = Vec::new();
+    let mut skipped = Vec::new();
+    generator.register_root().await;
+
+    // Levels: each node after everything it refers to; a level's resources register at once.
+    let mut level: HashMap<(bool, usize), usize> = HashMap::new();
+    let node_of = |name: &str| -> Option<(bool, usize)> {
+        program.resources.iter().position(|r| r.name == name).map(|i| (true, i)).or_else(|| program.variables.iter().position(|v| v.name == name).map(|i| (false, i)))
+    };
+    for &node in &program.order {
+        let refs: Vec<String> = if node.0 {
+            program.resources[node.1].references().into_iter().map(str::to_string).collect()
+        } else {
+            program.variables[node.1].value.references().into_iter().map(|r| r.root.clone()).collect()
+        };
+        let l = refs.iter().filter_map(|n| node_of(n)).filter_map(|d| level.get(&d)).map(|l| l + 1).max().unwrap_or(0);
+        level.insert(node, l);
+    }
+    let max_level = level.values().copied().max().unwrap_or(0);
+    let seq_of: HashMap<(bool, usize), usize> = program.order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let mut failed_names: BTreeSet<String> = BTreeSet::new();
+    for l in 0..=max_level {
+        let nodes: Vec<(bool, usize)> = program.order.iter().copied().filter(|n| level.get(n) == Some(&l)).collect();
+        for &(is_resource, i) in &nodes {
+            if is_resource {
+                continue;
+            }
+            let v = &program.variables[i];
+            match scope.eval(&v.value, &mut BTreeSet::new()) {
+                Ok(value) => {
+                    scope.variables.insert(v.name.clone(), value);
+                }
+                Err((pos, message)) => {
+                    errors.push(program.diagnostic(pos, format!("variables.{}", v.name), message));
+                    scope.variables.insert(v.name.clone(), PropertyValue::Computed);
+                }
+            }
+        }
+        let mut goals = Vec::new();
+        for &(is_resource, i) in &nodes {
+            if !is_resource {
+                continue;
+            }
+            let decl = &program.resources[i];
+            match Goal::build(program, decl, &types[i], &scope, seq_of[&(true, i)]) {
+                Ok(goal) => goals.push(goal),
+                Err(diagnostic) => {
+                    errors.push(diagnostic);
+                    failed_names.insert(decl.name.clone());
+                    scope.resources.insert(
+                        decl.name.clone(),
+                        Registered { urn: String::new(), id: PropertyValue::Computed, outputs: PropertyMap::new(), complete: false },
+                    );
+                }
+            }
+        }
+        let results = futures_util::future::join_all(goals.into_iter().map(|goal| generator.register(goal))).await;
+        for (name, outcome) in results {
+            match outcome {
+                generator::Outcome::Registered(r) => {
+                    scope.resources.insert(name, r);
+                }
+                generator::Outcome::Skipped(s, r) => {
+                    skipped.push(s);
+                    scope.resources.insert(name, r);
+                }
+            }
+        }
+    }
+    let mut outputs = PropertyMap::new();
+    for (name, pos, e) in &program.outputs {
+        match scope.eval(e, &mut BTreeSet::new()) {
+            Ok(v) => {
+                outputs.insert(name.clone(), v);
+            }
+            Err((p, message)) => errors.push(program.diagnostic(if p.line > 0 { p } else { *pos }, format!("outputs.{name}"), message)),
+        }
+    }
+    let (steps, states, mutated) = generator.finish(&outputs).await;
+    let mut counts = BTreeMap::new();
+    for s in &steps {
+        *counts.entry(s.op).or_insert(0) += 1;
+    }
+    errors.sort_by_key(|d| (d.line, d.column));
+    let plan = Plan {
+        stack: format!("{}/{}", ctx.project, ctx.stack),
+        mode: options.mode,
+        steps,
+        counts,
+        outputs: outputs.iter().map(|(k, v)| (k.clone(), diff::shown(v))).collect(),
+        errors,
+        skipped,
+    };
+    Ok(Deployed { plan, states, mutated, outputs })
+}

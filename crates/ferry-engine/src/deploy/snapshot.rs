@@ -1,0 +1,127 @@
+//! The stack's next state from a deployment's resource states: ordered so every resource
+//! follows its parent, provider and dependencies, written in Pulumi's state format with secrets
+//! encrypted by the stack's secrets provider. Pure: the caller stores it, atomically.
+
+use std::collections::{BTreeMap, HashMap};
+
+use ferry_state::deployment::Resource;
+use ferry_state::urn::split_provider_reference;
+use ferry_state::Deployment;
+use serde_json::{json, Map, Value};
+
+use super::step::ResourceState;
+use crate::property::json::{encode_map, EncodeOptions, SecretEncoding};
+
+/// Stable topological order: each resource after its parent, provider and dependencies
+/// (those among `states`), otherwise in the given order.
+pub fn dependency_order(states: Vec<ResourceState>) -> Vec<ResourceState> {
+    let index: HashMap<String, usize> = states.iter().enumerate().map(|(i, s)| (s.urn.clone(), i)).collect();
+    let deps: Vec<Vec<usize>> = states
+        .iter()
+        .map(|s| {
+            let provider = s.provider.as_deref().and_then(split_provider_reference).map(|(u, _)| u.to_string());
+            s.parent
+                .iter()
+                .cloned()
+                .chain(provider)
+                .chain(s.dependencies.iter().cloned())
+                .filter_map(|u| index.get(&u).copied())
+                .collect()
+        })
+        .collect();
+    let mut placed = vec![false; states.len()];
+    let mut order = Vec::with_capacity(states.len());
+    // Depth-first, visiting dependencies first; a cycle (impossible from a program) falls back
+    // to the given order.
+    for start in 0..states.len() {
+        let mut stack = vec![(start, 0usize)];
+        while let Some((node, next)) = stack.pop() {
+            if placed[node] {
+                continue;
+            }
+            if next < deps[node].len() {
+                stack.push((node, next + 1));
+                let d = deps[node][next];
+                if !placed[d] && !stack.iter().any(|(n, _)| *n == d) {
+                    stack.push((d, 0));
+                }
+            } else {
+                placed[node] = true;
+                order.push(node);
+            }
+        }
+    }
+    let mut slots: Vec<Option<ResourceState>> = states.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|i| slots[i].take()).collect()
+}
+
+/// How the state is written.
+pub struct WriteOptions<'a> {
+    /// RFC 3339, for `created` (new resources) and `modified` (changed ones).
+    pub now: &'a str,
+    pub encrypt: &'a (dyn Fn(&str) -> String + Sync),
+}
+
+/// The deployment `base` becomes: its resources replaced by `states`.
+pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &WriteOptions<'_>) -> Deployment {
+    let olds = base.resources();
+    let opts = EncodeOptions { secrets: SecretEncoding::Encrypt(options.encrypt), ..EncodeOptions::wire() };
+    let encode = |m| Value::Object(encode_map(m, &opts));
+    let resources: Vec<Resource> = states
+        .iter()
+        .map(|s| {
+            let old = s.base.map(|i| &olds[i]);
+            let mut v: Map<String, Value> = match old {
+                Some(o) => match serde_json::to_value(o) {
+                    Ok(Value::Object(m)) => m,
+                    _ => Map::new(),
+                },
+                None => Map::new(),
+            };
+            v.insert("urn".into(), json!(s.urn));
+            v.insert("custom".into(), json!(s.custom));
+            v.insert("type".into(), json!(s.type_));
+            set(&mut v, "id", s.id.as_ref().map(|i| json!(i)));
+            v.insert("inputs".into(), encode(&s.inputs));
+            v.insert("outputs".into(), encode(&s.outputs));
+            set(&mut v, "parent", s.parent.as_ref().map(|p| json!(p)));
+            set(&mut v, "provider", s.provider.as_ref().map(|p| json!(p)));
+            set(&mut v, "protect", s.protect.then_some(json!(true)));
+            set(&mut v, "external", s.external.then_some(json!(true)));
+            set(&mut v, "deleteBeforeReplace", s.delete_before_replace.then_some(json!(true)));
+            set(&mut v, "retainOnDelete", s.retain_on_delete.then_some(json!(true)));
+            set(&mut v, "importID", s.import_id.as_ref().map(|i| json!(i)));
+            set(&mut v, "dependencies", (!s.dependencies.is_empty()).then(|| json!(s.dependencies)));
+            let pd: BTreeMap<&String, Vec<&String>> = s.property_dependencies.iter().map(|(k, v)| (k, v.iter().collect())).collect();
+            set(&mut v, "propertyDependencies", (!pd.is_empty()).then(|| json!(pd)));
+            v.remove("delete");
+            v.remove("pendingReplacement");
+            let changed = match old {
+                Some(o) => o.inputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("inputs").cloned() || o.outputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("outputs").cloned(),
+                None => true,
+            };
+            if old.is_none() {
+                v.insert("created".into(), json!(options.now));
+            }
+            if changed {
+                v.insert("modified".into(), json!(options.now));
+            }
+            serde_json::from_value(Value::Object(v)).expect("a resource written from its fields always reads back")
+        })
+        .collect();
+    let mut next = base.clone();
+    next.resources = Some(resources);
+    next.pending_operations = None;
+    next
+}
+
+fn set(v: &mut Map<String, Value>, key: &str, value: Option<Value>) {
+    match value {
+        Some(x) => {
+            v.insert(key.into(), x);
+        }
+        None => {
+            v.remove(key);
+        }
+    }
+}

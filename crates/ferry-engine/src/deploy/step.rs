@@ -1,0 +1,216 @@
+//! Steps: what a deployment does to each resource (Pulumi's step operations), with the
+//! per-property diff that explains why. A preview is a list of these; it is a value.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::import::CheckFailure;
+use crate::program::Pos;
+use crate::property::PropertyMap;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StepOp {
+    /// Unchanged.
+    Same,
+    Create,
+    Update,
+    /// The marker that a resource is being replaced (its create and delete are separate steps).
+    Replace,
+    /// The new resource of a replacement.
+    CreateReplacement,
+    /// The old resource of a replacement, deleted.
+    DeleteReplaced,
+    /// Gone from the program: deleted.
+    Delete,
+    /// The `import` option: an existing resource adopted into the stack.
+    Import,
+    /// The `import` option with another ID than the stack holds: the old one is deleted and the
+    /// given one imported.
+    ImportReplacement,
+    /// `get`: an external resource read, not managed.
+    Read,
+    /// `get` of a resource the stack manages under another ID: the managed one is deleted.
+    ReadReplacement,
+    /// `get` of a resource the stack manages with the same ID: released from management,
+    /// kept as an external reference (nothing is deleted).
+    Relinquish,
+}
+
+impl StepOp {
+    /// Whether the step changes anything outside the stack when executed.
+    pub fn mutates(self) -> bool {
+        matches!(self, StepOp::Create | StepOp::Update | StepOp::CreateReplacement | StepOp::DeleteReplaced | StepOp::Delete)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StepOp::Same => "same",
+            StepOp::Create => "create",
+            StepOp::Update => "update",
+            StepOp::Replace => "replace",
+            StepOp::CreateReplacement => "create-replacement",
+            StepOp::DeleteReplaced => "delete-replaced",
+            StepOp::Delete => "delete",
+            StepOp::Import => "import",
+            StepOp::ImportReplacement => "import-replacement",
+            StepOp::Read => "read",
+            StepOp::ReadReplacement => "read-replacement",
+            StepOp::Relinquish => "relinquish",
+        }
+    }
+}
+
+impl std::fmt::Display for StepOp {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What kind of change a property sees, from the resource's current value to the program's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiffKind {
+    /// No change.
+    None,
+    Add,
+    Delete,
+    Update,
+    /// A change the provider can only make by replacing the resource.
+    Replace,
+}
+
+/// Why a property differs (or looks like it does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiffCause {
+    /// Values agree.
+    Equal,
+    /// The program sets a value the resource does not have (a real difference).
+    Program,
+    /// The program leaves it out; the provider's `Check` filled in a default.
+    ProviderDefault,
+    /// The program leaves it out and Read returned a zero value (`""`, `0`, `false`, `[]`,
+    /// `{}`): a provider that invents values for unset properties (2022 import notes).
+    ZeroValue,
+    /// The program leaves it out and the resource has a value.
+    Missing,
+    /// Listed in `ignoreChanges`: the resource's value is kept.
+    Ignored,
+}
+
+/// One property of one resource, with where each of its values came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PropertyDiff {
+    /// Top-level name or a path (`tags.team`) as the provider reports it.
+    pub path: String,
+    pub kind: DiffKind,
+    pub cause: DiffCause,
+    /// The program's (or spec's) value; absent when the program leaves it out. Secrets masked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub program: Option<Value>,
+    /// The resource's current input: what Read returned (imports, reads) or what the stack
+    /// records (updates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub read: Option<Value>,
+    /// The value after the provider's `Check` (defaults applied).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checked: Option<Value>,
+}
+
+/// One step of a deployment.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Step {
+    pub op: StepOp,
+    pub urn: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// The program's name for the resource.
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_id: Option<String>,
+    /// The resource's ID once known (imports, reads, unchanged resources, executed creates).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub import_id: Option<String>,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub delete_before_replace: bool,
+    /// Delete steps that only drop the resource from the stack (`retainOnDelete`, external).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub state_only: bool,
+    /// Properties the provider's Diff named as changed, and those forcing replacement.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changed: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub replace_keys: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diffs: Vec<PropertyDiff>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub check_failures: Vec<CheckFailure>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Why this step cannot go ahead.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// Where the program declares the resource.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+}
+
+impl Step {
+    pub fn new(op: StepOp, urn: &str, type_: &str, name: &str) -> Step {
+        Step {
+            op,
+            urn: urn.to_string(),
+            type_: type_.to_string(),
+            name: name.to_string(),
+            provider: None,
+            old_id: None,
+            id: None,
+            import_id: None,
+            delete_before_replace: false,
+            state_only: false,
+            changed: Vec::new(),
+            replace_keys: Vec::new(),
+            diffs: Vec::new(),
+            check_failures: Vec::new(),
+            warnings: Vec::new(),
+            error: None,
+            line: None,
+        }
+    }
+
+    pub fn at(mut self, pos: Option<Pos>) -> Step {
+        self.line = pos.map(|p| p.line);
+        self
+    }
+}
+
+/// A resource as the stack will record it after the deployment.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceState {
+    pub urn: String,
+    pub type_: String,
+    pub custom: bool,
+    pub id: Option<String>,
+    pub inputs: PropertyMap,
+    pub outputs: PropertyMap,
+    pub parent: Option<String>,
+    /// `urn::id`.
+    pub provider: Option<String>,
+    pub dependencies: Vec<String>,
+    pub property_dependencies: BTreeMap<String, BTreeSet<String>>,
+    pub protect: bool,
+    pub external: bool,
+    pub delete_before_replace: bool,
+    pub retain_on_delete: bool,
+    pub import_id: Option<String>,
+    /// The old state entry this continues: its timestamps and the fields Ferry does not model
+    /// are kept.
+    pub base: Option<usize>,
+}

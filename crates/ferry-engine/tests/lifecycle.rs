@@ -1,0 +1,204 @@
+//! Data-driven lifecycle tests: each `tests/lifecycle/<case>/` holds a YAML program
+//! (`Pulumi.yaml`) and `scenario.json` (a starting state, the scripted provider's answers, the
+//! mode); the snapshot is the plan's steps with their per-property diffs, the provider calls
+//! made, and — in update mode — the state written and a second preview of it.
+
+mod common;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex};
+
+use ferry_engine::deploy::snapshot::{to_deployment, WriteOptions};
+use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, StepOp};
+use ferry_engine::program::parse_program;
+use ferry_engine::provider::FixedProviders;
+use serde_json::{json, Value};
+
+const STACK: &str = "dev";
+const PROJECT: &str = "proj";
+
+fn urn(type_: &str, name: &str, parent_type: Option<&str>) -> String {
+    let qualified = match parent_type {
+        Some(p) => format!("{p}${type_}"),
+        None => type_.to_string(),
+    };
+    format!("urn:pulumi:{STACK}::{PROJECT}::{qualified}::{name}")
+}
+
+/// Expands the scenario's compact resources (`name`, `type`, `id`, `inputs`, ...) into a
+/// state file with the stack's root and the default `test` provider.
+fn state_file(compact: &Value) -> Value {
+    let entries = compact.as_array().cloned().unwrap_or_default();
+    if entries.is_empty() {
+        return json!({"version": 3, "deployment": {}});
+    }
+    let root = urn("pulumi:pulumi:Stack", &format!("{PROJECT}-{STACK}"), None);
+    let provider_urn = urn("pulumi:providers:test", "default", None);
+    let mut types: HashMap<String, String> = HashMap::new();
+    let mut urns: HashMap<String, String> = HashMap::new();
+    let mut resources = vec![
+        json!({"urn": root, "custom": false, "type": "pulumi:pulumi:Stack"}),
+        json!({"urn": provider_urn, "custom": true, "id": "prov-id", "type": "pulumi:providers:test", "inputs": {}, "outputs": {}}),
+    ];
+    for e in &entries {
+        let name = e["name"].as_str().unwrap();
+        let type_ = e["type"].as_str().unwrap_or("test:index:Thing");
+        let parent = e["parent"].as_str();
+        let u = if e["type"].as_str().is_some_and(|t| t.starts_with("pulumi:providers:")) {
+            urn(type_, name, None)
+        } else {
+            urn(type_, name, parent.map(|p| types[p].as_str()))
+        };
+        types.insert(name.to_string(), type_.to_string());
+        urns.insert(name.to_string(), u.clone());
+        let by_name = |v: &Value| -> Value {
+            json!(v.as_array().into_iter().flatten().map(|n| urns[n.as_str().unwrap()].clone()).collect::<Vec<_>>())
+        };
+        let mut r = json!({"urn": u, "custom": true, "id": e["id"], "type": type_,
+            "inputs": e.get("inputs").cloned().unwrap_or(json!({})),
+            "outputs": e.get("outputs").or(e.get("inputs")).cloned().unwrap_or(json!({})),
+            "parent": parent.map(|p| urns[p].clone()).unwrap_or(root.clone())});
+        if !type_.starts_with("pulumi:providers:") {
+            r["provider"] = json!(match e["provider"].as_str() {
+                Some(p) => format!("{}::{}", urns[p], "explicit-prov-id"),
+                None => format!("{provider_urn}::prov-id"),
+            });
+        }
+        if let Some(d) = e.get("dependencies") {
+            r["dependencies"] = by_name(d);
+        }
+        if let Some(pd) = e.get("propertyDependencies").and_then(Value::as_object) {
+            r["propertyDependencies"] = json!(pd.iter().map(|(k, v)| (k.clone(), by_name(v))).collect::<serde_json::Map<_, _>>());
+        }
+        for flag in ["protect", "external", "retainOnDelete", "delete"] {
+            if e[flag] == json!(true) {
+                r[flag] = json!(true);
+            }
+        }
+        if let Some(i) = e.get("importID") {
+            r["importID"] = i.clone();
+        }
+        resources.push(r);
+    }
+    json!({"version": 3, "deployment": {"resources": resources}})
+}
+
+fn short(urn: &str) -> String {
+    urn.rsplit("::").next().unwrap_or(urn).to_string()
+}
+
+/// The plan, compacted for reading.
+fn plan_view(d: &Deployed) -> Value {
+    let steps: Vec<Value> = d
+        .plan
+        .steps
+        .iter()
+        .map(|s| {
+            let mut v = serde_json::to_value(s).unwrap();
+            let m = v.as_object_mut().unwrap();
+            m.insert("urn".into(), json!(short(&s.urn)));
+            m.remove("provider");
+            m.remove("line");
+            m.remove("name");
+            if s.type_.starts_with("pulumi:providers:") && s.op == StepOp::Create && s.id.is_some() {
+                m.insert("id".into(), json!("<uuid>"));
+            }
+            v
+        })
+        .collect();
+    json!({"steps": steps, "errors": d.plan.errors, "outputs": d.plan.outputs, "skipped": d.plan.skipped})
+}
+
+fn state_view(deployment: &ferry_state::Deployment) -> Value {
+    json!(deployment
+        .resources()
+        .iter()
+        .map(|r| {
+            let mut v = json!({"urn": short(&r.urn), "type": r.type_, "id": r.id, "inputs": r.inputs, "outputs": r.outputs});
+            for (flag, on) in [("protect", r.protect), ("external", r.external)] {
+                if on == Some(true) {
+                    v[flag] = json!(true);
+                }
+            }
+            if let Some(i) = r.extra.get("importID") {
+                v["importID"] = i.clone();
+            }
+            if r.type_.starts_with("pulumi:providers:") {
+                v["id"] = json!("<uuid>");
+                v.as_object_mut().unwrap().remove("outputs");
+            }
+            if let Some(p) = &r.provider {
+                v["provider"] = json!(short(p.rsplit_once("::").map(|x| x.0).unwrap_or(p)));
+            }
+            v
+        })
+        .collect::<Vec<_>>())
+}
+
+struct Run {
+    log: Arc<Mutex<Vec<String>>>,
+    providers: FixedProviders,
+}
+
+async fn providers(answers: &Value) -> Run {
+    let log = Arc::new(Mutex::new(Vec::new()));
+    let provider = common::in_memory("test", common::ScriptedProvider { answers: answers.clone(), log: log.clone() }).await;
+    Run { log, providers: FixedProviders(HashMap::from([("test".to_string(), provider)])) }
+}
+
+#[tokio::test]
+async fn lifecycle_scenarios() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifecycle");
+    let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    cases.sort();
+    assert!(cases.len() >= 10, "the lifecycle cases are missing");
+    for case in cases {
+        let name = case.file_name().unwrap().to_string_lossy().to_string();
+        let scenario: Value = serde_json::from_str(&std::fs::read_to_string(case.join("scenario.json")).unwrap()).unwrap();
+        let text = std::fs::read_to_string(case.join("Pulumi.yaml")).unwrap();
+        let program = match parse_program("Pulumi.yaml", &text) {
+            Ok(p) => p,
+            Err(e) => {
+                insta::assert_json_snapshot!(name.clone(), json!({"programError": e}));
+                continue;
+            }
+        };
+        let state = ferry_state::load_state(state_file(&scenario["state"]).to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let config: BTreeMap<String, ConfigValue> = serde_json::from_value(scenario.get("config").cloned().unwrap_or(json!({}))).unwrap();
+        let mode = if scenario["mode"] == json!("update") { DeployMode::Update } else { DeployMode::Preview };
+        let mapping: Option<BTreeMap<String, String>> = scenario.get("mapping").map(|m| serde_json::from_value(m.clone()).unwrap());
+        let run = providers(&scenario["provider"]).await;
+        let ctx = DeployContext { organization: "org", project: PROJECT, stack: STACK, deployment: &state.deployment, config: &config, decrypt: None };
+        let options = DeployOptions { mode, concurrency: 4, import_mapping: mapping };
+        let deployed = match deploy(&program, &ctx, &run.providers, &options).await {
+            Ok(d) => d,
+            Err(e) => {
+                insta::assert_json_snapshot!(name.clone(), json!({"programError": e}));
+                continue;
+            }
+        };
+        let mut view = plan_view(&deployed);
+        view["calls"] = json!(run.log.lock().unwrap().clone());
+        if mode == DeployMode::Update {
+            let encrypt = |s: &str| s.to_string();
+            let next = to_deployment(&state.deployment, &deployed.states, &WriteOptions { now: "2026-11-23T00:00:00Z", encrypt: &encrypt });
+            // The written state loads as Pulumi state...
+            let export = json!({"version": 3, "deployment": serde_json::to_value(&next).unwrap()});
+            let reloaded = ferry_state::load_state(export.to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: state written does not load: {e}"));
+            view["state"] = state_view(&reloaded.deployment);
+            // ...and previewing the same program against it changes nothing.
+            let again = providers(&scenario["provider"]).await;
+            let ctx = DeployContext { deployment: &reloaded.deployment, ..ctx };
+            let second = deploy(&program, &ctx, &again.providers, &DeployOptions { mode: DeployMode::Preview, concurrency: 4, import_mapping: None }).await.unwrap();
+            let ops: Vec<String> = second.plan.steps.iter().map(|s| format!("{} {}", s.op, short(&s.urn))).collect();
+            if deployed.plan.failed_steps().next().is_none() {
+                assert!(
+                    second.plan.steps.iter().all(|s| s.op == StepOp::Same || s.op == StepOp::Read),
+                    "{name}: after the update, a preview still has changes: {ops:?}"
+                );
+            }
+            view["previewAfter"] = json!(ops);
+        }
+        insta::assert_json_snapshot!(name.clone(), view);
+    }
+}
