@@ -8,7 +8,8 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use ferry_service::StackService;
+use ferry_engine::deploy::ConfigValue;
+use ferry_service::{ProgramRequest, ProgramSource, StackService};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -115,19 +116,95 @@ fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// `POST /api/v1/stacks/{id}/previews` with an import spec as the body: runs the preview and
-/// stores it. Nothing is written to the stack.
+/// A program preview sent as JSON: the program's text (or a base64 project zip), its stack
+/// config and an optional resource mapping.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProgramEnvelope {
+    program: Option<String>,
+    #[serde(rename = "programZip")]
+    program_zip: Option<String>,
+    #[serde(default)]
+    config: std::collections::BTreeMap<String, ConfigEntry>,
+    mapping: Option<std::collections::BTreeMap<String, String>>,
+}
+
+/// `"value"`, or `{"value": ..., "secret": true}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum ConfigEntry {
+    Plain(String),
+    Full(ConfigValue),
+}
+
+fn is_yaml(content_type: &str) -> bool {
+    ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"].iter().any(|t| content_type.starts_with(t))
+}
+
+/// `POST /api/v1/stacks/{id}/previews`: runs a preview and stores it; nothing is written to
+/// the stack. The body is an import spec (JSON), a Pulumi YAML program (`Content-Type:
+/// application/yaml`), a project zip (`application/zip`), or `{"program", "config",
+/// "mapping"}` as JSON.
 async fn create_preview(
     State(stacks): State<Arc<StackService>>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec").await?;
-    let spec = std::str::from_utf8(&bytes)
-        .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the import spec is not UTF-8 text"))?;
-    let record = stacks.preview_import(&id, spec).await?;
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec or program").await?;
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let program = |source| ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None };
+    let request = if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
+        Some(program(ProgramSource::Zip(bytes.to_vec())))
+    } else {
+        let text = std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the body is not UTF-8 text"))?;
+        if is_yaml(&content_type) {
+            Some(program(ProgramSource::Yaml(text.to_string())))
+        } else {
+            match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(v) if v.get("program").is_some() || v.get("programZip").is_some() => {
+                    let e: ProgramEnvelope = serde_json::from_value(v).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
+                    let source = match (e.program, e.program_zip) {
+                        (Some(text), None) => ProgramSource::Yaml(text),
+                        (None, Some(zip)) => {
+                            use base64::Engine as _;
+                            ProgramSource::Zip(base64::engine::general_purpose::STANDARD.decode(zip.trim()).map_err(|e| {
+                                ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("`programZip` is not base64: {e}"))
+                            })?)
+                        }
+                        _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", "give either `program` or `programZip`")),
+                    };
+                    let config = e
+                        .config
+                        .into_iter()
+                        .map(|(k, v)| (k, match v {
+                            ConfigEntry::Plain(value) => ConfigValue { value, secret: false },
+                            ConfigEntry::Full(c) => c,
+                        }))
+                        .collect();
+                    Some(ProgramRequest { source, config, mapping: e.mapping, passphrase: None })
+                }
+                _ => None,
+            }
+        }
+    };
+    let record = match request {
+        Some(mut r) => {
+            r.passphrase = passphrase(&headers)?;
+            stacks.preview_program(&id, r).await?
+        }
+        None => {
+            let spec = std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the import spec is not UTF-8 text"))?;
+            stacks.preview_import(&id, spec).await?
+        }
+    };
     Ok((StatusCode::CREATED, Json(record)).into_response())
+}
+
+#[derive(Deserialize)]
+struct CommitQuery {
+    #[serde(default)]
+    apply: bool,
 }
 
 async fn get_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -135,9 +212,15 @@ async fn get_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<Str
 }
 
 /// `POST /api/v1/previews/{id}/commit`: the preview's ready resources become the stack's next
-/// version (refused if the stack changed since the preview).
-async fn commit_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap) -> Result<Response, ApiError> {
-    let outcome = stacks.commit_preview(&id, passphrase(&headers)?).await?;
+/// version (refused if the stack changed since the preview). For a program's plan,
+/// `?apply=true` lets Ferry run its creates, updates, replacements and deletes.
+async fn commit_preview(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<CommitQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let outcome = stacks.commit_preview(&id, passphrase(&headers)?, q.apply).await?;
     Ok((StatusCode::CREATED, Json(outcome)).into_response())
 }
 

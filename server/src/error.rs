@@ -47,6 +47,7 @@ impl From<ServiceError> for ApiError {
         };
         let details = match &e {
             ServiceError::Spec(spec) => Some(json!({"errors": spec.errors, "warnings": spec.warnings})),
+            ServiceError::Program(program) => Some(json!({"diagnostics": program.diagnostics})),
             _ => None,
         };
         ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details }

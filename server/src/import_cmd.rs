@@ -1,7 +1,7 @@
 //! `ferry import`: preview an import spec against a stack (by name, from Ferry's store, or a
 //! state file) and commit it unless `--preview-only`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ferry_service::{EngineConfig, StackService, DEFAULT_MAX_STATE_BYTES};
@@ -33,7 +33,7 @@ pub struct ImportArgs {
     plugin_dirs: Vec<PathBuf>,
 }
 
-type Error = Box<dyn std::error::Error>;
+pub type Error = Box<dyn std::error::Error>;
 
 pub async fn run(args: ImportArgs) -> Result<(), Error> {
     let spec = std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
@@ -46,27 +46,9 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         return Err("committing into a state file needs --out-state <path> (the input file is never overwritten); or use --preview-only".into());
     }
 
-    let (store, key) = if from_file {
-        (Store::open_in_memory().await?, ferry_state::secrets::random_key())
-    } else {
-        std::fs::create_dir_all(&args.data_dir)?;
-        (Store::open(&args.data_dir.join("ferry.db")).await?, crate::payload_key(&args.data_dir)?)
-    };
-    let engine = EngineConfig::new(crate::plugin_dirs(&args.plugin_dirs), Some(args.data_dir.join("schemas")), key);
-    let service = Arc::new(StackService::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
-
-    let stack_id = if from_file {
-        let bytes = std::fs::read(&state_file)?;
-        let name = stack_name_of(&bytes);
-        service.upload(Some(&name), bytes, passphrase.clone(), "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id
-    } else {
-        let name = ferry_store::StackName::parse(&args.stack)?;
-        let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
-        id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", args.data_dir.display()))?
-    };
-
+    let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
     let record = service.preview_import(&stack_id, &spec).await?;
-    let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase).await) };
+    let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase, false).await) };
 
     if args.json {
         let mut out = serde_json::to_value(&record)?;
@@ -87,9 +69,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
                 let version = service.version(&stack_id, Some(o.summary.version)).await?;
-                let tmp = out.with_extension("tmp");
-                std::fs::write(&tmp, &version.export_json)?;
-                std::fs::rename(&tmp, out)?;
+                write_atomically(out, &version.export_json)?;
                 if !args.json {
                     println!("\nCommitted {} resource(s); the new state is in {}.", o.added, out.display());
                 }
@@ -98,6 +78,39 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
             }
         }
     }
+    Ok(())
+}
+
+/// The service over Ferry's store (or, for a state file, an in-memory one holding the file)
+/// and the stack's ID.
+pub async fn open_stack(stack: &str, data_dir: &Path, plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<StackService>, String), Error> {
+    let state_file = PathBuf::from(stack);
+    let from_file = state_file.is_file();
+    let (store, key) = if from_file {
+        (Store::open_in_memory().await?, ferry_state::secrets::random_key())
+    } else {
+        std::fs::create_dir_all(data_dir)?;
+        (Store::open(&data_dir.join("ferry.db")).await?, crate::payload_key(data_dir)?)
+    };
+    let engine = EngineConfig::new(crate::plugin_dirs(plugin_dirs), Some(data_dir.join("schemas")), key);
+    let service = Arc::new(StackService::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
+    let stack_id = if from_file {
+        let bytes = std::fs::read(&state_file)?;
+        let name = stack_name_of(&bytes);
+        service.upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id
+    } else {
+        let name = ferry_store::StackName::parse(stack)?;
+        let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
+        id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", data_dir.display()))?
+    };
+    Ok((service, stack_id))
+}
+
+/// Writes `text` to `path` through a temporary file, so a reader never sees half of it.
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
     Ok(())
 }
 

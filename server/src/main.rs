@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use server::{router, AppState};
 
 mod import_cmd;
+mod preview_cmd;
 
 #[derive(Parser)]
 #[command(name = "ferry", version, about = "Plan, preview, review and commit imports into Pulumi stacks")]
@@ -27,6 +28,9 @@ enum Command {
     Serve(ServeArgs),
     /// Preview (and, unless --preview-only, commit) an import spec into a stack.
     Import(import_cmd::ImportArgs),
+    /// Preview a Pulumi YAML program against a stack; write its import file or mapping; commit
+    /// on request.
+    Preview(preview_cmd::PreviewArgs),
 }
 
 #[derive(clap::Args, Clone)]
@@ -53,7 +57,7 @@ struct ServeArgs {
 async fn main() {
     let cli = Cli::parse();
     // Logs go to stderr, so `ferry import --json` prints clean JSON; commands are quieter.
-    let default_filter = if matches!(cli.command, Some(Command::Import(_))) { "warn" } else { "info,sqlx=warn,tower_http=info" };
+    let default_filter = if matches!(cli.command, Some(Command::Import(_) | Command::Preview(_))) { "warn" } else { "info,sqlx=warn,tower_http=info" };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()))
@@ -61,6 +65,7 @@ async fn main() {
     let result = match cli.command {
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Import(args)) => import_cmd::run(args).await,
+        Some(Command::Preview(args)) => preview_cmd::run(args).await,
         None => serve(cli.serve).await,
     };
     if let Err(e) = result {

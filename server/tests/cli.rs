@@ -51,3 +51,43 @@ fn a_bad_spec_or_stack_is_a_clear_error() {
     assert_eq!(code, 1);
     assert!(err.contains("no stack `acme/web/dev`"), "{err}");
 }
+
+/// `ferry preview --program`: the import file and mapping a program's would-be creates give,
+/// the mapping turning them into imports, and a commit into a new state file.
+#[test]
+fn preview_a_program_write_its_import_file_then_import_by_mapping() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("state.json"), r#"{"version":3,"deployment":{"secrets_providers":{"type":"b64","state":{}}}}"#).unwrap();
+    std::fs::create_dir(dir.path().join("shop")).unwrap();
+    std::fs::write(
+        dir.path().join("shop/Pulumi.yaml"),
+        "name: shop\nruntime: yaml\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: 1024\n      max: 65535\n  id:\n    type: random:RandomId\n    properties:\n      byteLength: 4\n",
+    )
+    .unwrap();
+
+    let (code, out, err) = ferry(dir.path(), &["preview", "--program", "shop", "--stack", "state.json", "--import-file", "import.json", "--record-mapping", "mapping.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("create") && out.contains("nothing was written"), "{out}");
+    let import: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("import.json")).unwrap()).unwrap();
+    assert_eq!(import["resources"].as_array().unwrap().len(), 2);
+    assert_eq!(import["resources"][0]["id"], "<PLACEHOLDER>");
+    // The import file parses as an import spec (placeholders and all).
+    ferry_engine::import_spec::parse_import_spec(&import.to_string()).unwrap();
+    let mapping: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("mapping.json")).unwrap()).unwrap();
+    assert_eq!(mapping, serde_json::json!({"id": "", "port": ""}));
+
+    // Fill in one ID: that resource is imported, the other skipped and listed.
+    std::fs::write(dir.path().join("mapping.json"), r#"{"port": "8080,1024,65535", "id": ""}"#).unwrap();
+    let (code, out, err) = ferry(dir.path(), &["preview", "--program", "shop", "--stack", "state.json", "--mapping", "mapping.json", "--commit", "--out-state", "next.json"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("import") && out.contains("skipped (no ID in the mapping): random:index/randomId:RandomId id"), "{out}");
+    let state = ferry_state::load_state(&std::fs::read(dir.path().join("next.json")).unwrap(), Default::default()).unwrap();
+    let port = state.deployment.resources().iter().find(|r| r.urn.ends_with("::port")).unwrap();
+    assert_eq!(port.id.as_deref(), Some("8080"));
+
+    // A bad program: file, line and property, before any stack is touched.
+    std::fs::write(dir.path().join("bad.yaml"), "resources:\n  x:\n    type: random:RandomPet\n    options:\n      protect: maybe\n").unwrap();
+    let (code, _, err) = ferry(dir.path(), &["preview", "--program", "bad.yaml", "--stack", "state.json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.yaml:5:16: resources.x.options.protect: expected `true` or `false`"), "{err}");
+}

@@ -16,6 +16,8 @@ pub enum ServiceError {
     NameRequired { recorded: Option<String> },
     #[error(transparent)]
     Spec(#[from] ferry_engine::import_spec::SpecErrors),
+    #[error(transparent)]
+    Program(#[from] ferry_engine::program::ProgramError),
     #[error("the commit was refused: {0}")]
     Commit(String),
     #[error("no resource `{urn}` in stack `{stack}`")]
@@ -47,6 +49,7 @@ impl ServiceError {
             ServiceError::NameRequired { .. } => "name_required",
             ServiceError::ResourceNotFound { .. } => "not_found",
             ServiceError::Spec(_) => "invalid_spec",
+            ServiceError::Program(_) => "invalid_program",
             ServiceError::Commit(_) => "commit_refused",
             ServiceError::Store(StoreError::StalePreview { .. }) => "stale_preview",
             ServiceError::Store(StoreError::AlreadyCommitted { .. }) => "already_committed",

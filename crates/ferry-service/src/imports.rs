@@ -4,22 +4,20 @@
 //! stack's next version, in one transaction, only if the stack has not moved on.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use base64::engine::general_purpose::STANDARD as BASE64;
-use base64::Engine as _;
 use ferry_engine::commit::{apply_import, CommitOptions};
 use ferry_engine::import::{preview_import, ImportOptions, Preview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
 use ferry_engine::property::json::{decode_map, encode_map, DecodeOptions, EncodeOptions, SecretEncoding};
 use ferry_state::secrets::PassphraseCrypter;
-use ferry_state::{load_state, LoadOptions, SecretsProviders};
+use ferry_state::{load_state, LoadOptions};
 use ferry_store::{NewVersion, StackSummary};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+use crate::stack_secrets::StackSecrets;
 use crate::{ServiceError, StackService};
 
 /// Where the engine finds plugins and keeps schemas, and the key for stored preview values.
@@ -64,7 +62,7 @@ pub struct CommitOutcome {
 }
 
 impl StackService {
-    fn engine(&self) -> Result<&EngineConfig, ServiceError> {
+    pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
         self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
     }
 
@@ -109,11 +107,18 @@ impl StackService {
     /// Adds the preview's ready resources to the stack as its next version. `passphrase` is
     /// needed when the stack's secrets use one (or to give a stack without a secrets provider
     /// its first, when the imported resources hold secrets).
-    pub async fn commit_preview(&self, id: &str, passphrase: Option<String>) -> Result<CommitOutcome, ServiceError> {
+    ///
+    /// A program preview commits by its own rules ([`StackService::commit_program`]); `apply`
+    /// lets it run creates, updates, replacements and deletes.
+    pub async fn commit_preview(&self, id: &str, passphrase: Option<String>, apply: bool) -> Result<CommitOutcome, ServiceError> {
         let config = self.engine()?.clone();
         let stored = self.store.preview(id).await?;
         if let Some(version) = stored.committed_version {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
+        }
+        let value: Value = serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
+        if value["kind"] == "program" {
+            return self.commit_program(stored, value, passphrase, apply).await;
         }
         let mut preview: Preview =
             serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
@@ -121,40 +126,12 @@ impl StackService {
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
 
         let mut deployment = base.deployment.clone();
-        let kind = deployment.secrets_providers.as_ref().map(|p| p.kind.clone());
-        let needed = AtomicBool::new(false);
-        let crypter: Option<PassphraseCrypter> = match (kind.as_deref(), passphrase.as_deref()) {
-            (Some("passphrase"), Some(pass)) => {
-                let salt = deployment.secrets_providers.as_ref().and_then(|p| p.state.as_ref()).and_then(|s| s["salt"].as_str()).unwrap_or("");
-                Some(PassphraseCrypter::from_salt_state(pass, salt)?)
-            }
-            (None, Some(pass)) => {
-                let (crypter, salt) = PassphraseCrypter::new_salt(pass);
-                deployment.secrets_providers =
-                    Some(SecretsProviders { kind: "passphrase".into(), state: Some(json!({"salt": salt})), extra: Default::default() });
-                Some(crypter)
-            }
-            _ => None,
-        };
-        let b64 = kind.as_deref() == Some("b64");
-        let encrypt = |plain: &str| -> String {
-            needed.store(true, Ordering::Relaxed);
-            match (&crypter, b64) {
-                (Some(c), _) => c.encrypt(plain.as_bytes()),
-                (None, true) => BASE64.encode(plain),
-                // Refused below, once we know a secret needed it.
-                (None, false) => String::new(),
-            }
-        };
+        let secrets = StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?;
+        let encrypt = |plain: &str| secrets.encrypt(plain);
         let now = now_rfc3339();
         let options = CommitOptions { protect: true, now: &now, encrypt: &encrypt };
         let (next, added) = apply_import(&deployment, &preview, &options).map_err(|e| ServiceError::Commit(e.to_string()))?;
-        if needed.load(Ordering::Relaxed) && crypter.is_none() && !b64 {
-            return Err(ServiceError::Commit(match kind.as_deref() {
-                Some("passphrase") | None => "the imported resources hold secrets: commit with the stack's passphrase (X-Ferry-Passphrase) so Ferry can encrypt them".to_string(),
-                Some(other) => format!("the imported resources hold secrets, and Ferry cannot encrypt for the stack's `{other}` secrets provider"),
-            }));
-        }
+        secrets.check_encrypted()?;
         // The new state must load as Pulumi state, references and secrets included.
         let export = ferry_state::load::export_value(&next, &base.features).to_string();
         let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref() })?;
@@ -171,7 +148,7 @@ impl StackService {
 }
 
 /// The values a commit writes (secrets in plaintext), encrypted with the server's key.
-fn seal_payload(preview: &Preview, key: &[u8; 32]) -> String {
+pub(crate) fn seal_payload(preview: &Preview, key: &[u8; 32]) -> String {
     let plain = EncodeOptions { secrets: SecretEncoding::Plaintext, ..EncodeOptions::wire() };
     let values: Vec<Value> = preview
         .resources
@@ -197,6 +174,6 @@ fn open_payload(preview: &mut Preview, sealed: &str, key: &[u8; 32]) -> Result<(
     Ok(())
 }
 
-fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }

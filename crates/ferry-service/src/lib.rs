@@ -7,6 +7,8 @@
 mod demo;
 mod error;
 mod imports;
+mod programs;
+mod stack_secrets;
 mod views;
 
 use std::collections::HashMap;
@@ -18,6 +20,7 @@ use ferry_store::{NewVersion, StackName, StackSummary, Store};
 pub use demo::{demo_export, DEMO_STACK};
 pub use error::ServiceError;
 pub use imports::{CommitOutcome, EngineConfig, PreviewRecord};
+pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use views::{ResourceDetail, ResourceRow};
 
 /// The default upload limit, 64 MiB.

@@ -1221,6 +1221,7 @@ impl<'a> Generator<'a> {
     pub async fn finish(&self, outputs: &PropertyMap) -> (Vec<Step>, Vec<ResourceState>, bool) {
         let end = usize::MAX / 2;
         let replaced: Vec<usize> = self.lock().replaced.clone();
+        let replaced_set: HashSet<usize> = replaced.iter().copied().collect();
         let mut kept_olds: Vec<usize> = Vec::new();
         for &i in replaced.iter().rev() {
             let r = &self.olds[i];
@@ -1237,7 +1238,7 @@ impl<'a> Generator<'a> {
             (s.claimed.clone(), s.dbr_deleted.clone())
         };
         for (i, r) in self.olds.iter().enumerate().rev() {
-            if claimed.contains_key(&i) || dbr_deleted.contains(&i) || replaced.contains(&i) {
+            if claimed.contains_key(&i) || dbr_deleted.contains(&i) || replaced_set.contains(&i) {
                 continue;
             }
             let mut step = Step::new(StepOp::Delete, &r.urn, &r.type_, Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""));

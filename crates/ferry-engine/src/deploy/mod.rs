@@ -167,25 +167,31 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
     generator.register_root().await;
 
     // Levels: each node after everything it refers to; a level's resources register at once.
+    let by_name: HashMap<&str, (bool, usize)> = program
+        .variables
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (v.name.as_str(), (false, i)))
+        .chain(program.resources.iter().enumerate().map(|(i, r)| (r.name.as_str(), (true, i))))
+        .collect();
     let mut level: HashMap<(bool, usize), usize> = HashMap::new();
-    let node_of = |name: &str| -> Option<(bool, usize)> {
-        program.resources.iter().position(|r| r.name == name).map(|i| (true, i)).or_else(|| program.variables.iter().position(|v| v.name == name).map(|i| (false, i)))
-    };
+    let mut levels: Vec<Vec<(bool, usize)>> = Vec::new();
     for &node in &program.order {
-        let refs: Vec<String> = if node.0 {
-            program.resources[node.1].references().into_iter().map(str::to_string).collect()
+        let refs: Vec<&str> = if node.0 {
+            program.resources[node.1].references().into_iter().collect()
         } else {
-            program.variables[node.1].value.references().into_iter().map(|r| r.root.clone()).collect()
+            program.variables[node.1].value.references().into_iter().map(|r| r.root.as_str()).collect()
         };
-        let l = refs.iter().filter_map(|n| node_of(n)).filter_map(|d| level.get(&d)).map(|l| l + 1).max().unwrap_or(0);
+        let l = refs.iter().filter_map(|n| by_name.get(n)).filter_map(|d| level.get(d)).map(|l| l + 1).max().unwrap_or(0);
         level.insert(node, l);
+        if levels.len() <= l {
+            levels.resize(l + 1, Vec::new());
+        }
+        levels[l].push(node);
     }
-    let max_level = level.values().copied().max().unwrap_or(0);
     let seq_of: HashMap<(bool, usize), usize> = program.order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
-    let mut failed_names: BTreeSet<String> = BTreeSet::new();
-    for l in 0..=max_level {
-        let nodes: Vec<(bool, usize)> = program.order.iter().copied().filter(|n| level.get(n) == Some(&l)).collect();
-        for &(is_resource, i) in &nodes {
+    for nodes in &levels {
+        for &(is_resource, i) in nodes {
             if is_resource {
                 continue;
             }
@@ -201,7 +207,7 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
             }
         }
         let mut goals = Vec::new();
-        for &(is_resource, i) in &nodes {
+        for &(is_resource, i) in nodes {
             if !is_resource {
                 continue;
             }
@@ -210,7 +216,6 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
                 Ok(goal) => goals.push(goal),
                 Err(diagnostic) => {
                     errors.push(diagnostic);
-                    failed_names.insert(decl.name.clone());
                     scope.resources.insert(
                         decl.name.clone(),
                         Registered { urn: String::new(), id: PropertyValue::Computed, outputs: PropertyMap::new(), complete: false },

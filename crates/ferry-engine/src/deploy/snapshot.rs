@@ -33,20 +33,25 @@ pub fn dependency_order(states: Vec<ResourceState>) -> Vec<ResourceState> {
     let mut order = Vec::with_capacity(states.len());
     // Depth-first, visiting dependencies first; a cycle (impossible from a program) falls back
     // to the given order.
+    let mut on_stack = vec![false; states.len()];
     for start in 0..states.len() {
         let mut stack = vec![(start, 0usize)];
+        on_stack[start] = true;
         while let Some((node, next)) = stack.pop() {
             if placed[node] {
+                on_stack[node] = false;
                 continue;
             }
             if next < deps[node].len() {
                 stack.push((node, next + 1));
                 let d = deps[node][next];
-                if !placed[d] && !stack.iter().any(|(n, _)| *n == d) {
+                if !placed[d] && !on_stack[d] {
+                    on_stack[d] = true;
                     stack.push((d, 0));
                 }
             } else {
                 placed[node] = true;
+                on_stack[node] = false;
                 order.push(node);
             }
         }

@@ -1,0 +1,169 @@
+//! `ferry preview --program`: preview a Pulumi YAML program against a stack (by name, from
+//! Ferry's store, or a state file); write the import spec of its would-be creates
+//! (`--import-file`), record or apply a resource mapping, and commit on request.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ferry_engine::deploy::ConfigValue;
+use ferry_service::{ProgramRequest, ProgramSource};
+use serde_json::Value;
+
+use crate::import_cmd::{open_stack, write_atomically, Error};
+
+#[derive(clap::Args)]
+pub struct PreviewArgs {
+    /// The program: a project folder (with `Pulumi.yaml`, and `Main.yaml` if the program is
+    /// there) or a YAML file.
+    #[arg(long)]
+    program: PathBuf,
+    /// The stack: a name in Ferry's store (`org/project/stack`) or a Pulumi state file.
+    #[arg(long)]
+    stack: String,
+    /// Stack config, `key=value` (repeatable).
+    #[arg(long = "config", value_name = "KEY=VALUE")]
+    config: Vec<String>,
+    /// Secret stack config, `key=value` (repeatable); never printed or stored in plain text.
+    #[arg(long = "secret", value_name = "KEY=VALUE")]
+    secrets: Vec<String>,
+    /// Write an import spec with a placeholder ID for every resource the preview would create.
+    #[arg(long)]
+    import_file: Option<PathBuf>,
+    /// A mapping of resource names to IDs (JSON): those creates become imports; resources
+    /// without an ID are skipped.
+    #[arg(long)]
+    mapping: Option<PathBuf>,
+    /// Write the mapping file to fill in (every would-be create's name, empty IDs); import
+    /// nothing.
+    #[arg(long)]
+    record_mapping: Option<PathBuf>,
+    /// Commit the plan when it holds only imports and unchanged resources.
+    #[arg(long)]
+    commit: bool,
+    /// With --commit: also run creates, updates, replacements and deletes.
+    #[arg(long, requires = "commit")]
+    apply: bool,
+    /// With a state file and --commit: where to write the committed state.
+    #[arg(long)]
+    out_state: Option<PathBuf>,
+    /// Print the stored preview as JSON.
+    #[arg(long)]
+    json: bool,
+    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
+    data_dir: PathBuf,
+    #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
+    plugin_dirs: Vec<PathBuf>,
+}
+
+fn read_program(path: &Path) -> Result<String, Error> {
+    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    if path.is_dir() {
+        for main in ["Main.yaml", "Main.yml"] {
+            if path.join(main).is_file() {
+                return Ok(read(&path.join(main))?);
+            }
+        }
+        for project in ["Pulumi.yaml", "Pulumi.yml"] {
+            if path.join(project).is_file() {
+                return Ok(read(&path.join(project))?);
+            }
+        }
+        return Err(format!("{} has no Pulumi.yaml", path.display()).into());
+    }
+    Ok(read(path)?)
+}
+
+fn config_pairs(pairs: &[String], secret: bool, into: &mut BTreeMap<String, ConfigValue>) -> Result<(), Error> {
+    for pair in pairs {
+        let (k, v) = pair.split_once('=').ok_or_else(|| format!("config `{pair}` is not `key=value`"))?;
+        into.insert(k.trim().to_string(), ConfigValue { value: v.to_string(), secret });
+    }
+    Ok(())
+}
+
+pub async fn run(args: PreviewArgs) -> Result<(), Error> {
+    let text = read_program(&args.program)?;
+    let file = args.program.display().to_string();
+    // The program's own problems first: they need no stack.
+    ferry_engine::program::parse_program(&file, &text).map_err(|e| e.to_string())?;
+    let mut config = BTreeMap::new();
+    config_pairs(&args.config, false, &mut config)?;
+    config_pairs(&args.secrets, true, &mut config)?;
+    let mapping: Option<BTreeMap<String, String>> = match &args.mapping {
+        Some(p) => Some(
+            serde_json::from_str(&std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?)
+                .map_err(|e| format!("{}: a mapping is a JSON object of resource names to IDs: {e}", p.display()))?,
+        ),
+        None => None,
+    };
+    let from_file = Path::new(&args.stack).is_file();
+    if from_file && args.commit && args.out_state.is_none() {
+        return Err("committing into a state file needs --out-state <path> (the input file is never overwritten)".into());
+    }
+    let passphrase = std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty());
+    let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
+    let request = ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone() };
+    let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;
+
+    if let Some(out) = &args.import_file {
+        write_atomically(out, &serde_json::to_string_pretty(&record.preview["importFile"])?)?;
+    }
+    if let Some(out) = &args.record_mapping {
+        write_atomically(out, &serde_json::to_string_pretty(&record.preview["mapping"])?)?;
+    }
+    let outcome = if args.commit && args.record_mapping.is_none() { Some(service.commit_preview(&record.id, passphrase, args.apply).await) } else { None };
+    if args.json {
+        let mut out = serde_json::to_value(&record)?;
+        if let Some(Ok(o)) = &outcome {
+            out["commit"] = serde_json::to_value(o)?;
+        }
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else {
+        print_plan(&record.preview["plan"]);
+        if let Some(out) = &args.import_file {
+            let n = record.preview["importFile"]["resources"].as_array().map_or(0, Vec::len);
+            println!("\nWrote {n} would-be create(s) to {} with placeholder IDs: fill them in, then `ferry import --file`.", out.display());
+        }
+        if let Some(out) = &args.record_mapping {
+            println!("\nWrote the mapping to fill in to {}; pass it back with --mapping.", out.display());
+        }
+    }
+    match outcome {
+        None if !args.json => println!("\nPreview only: nothing was written."),
+        None => {}
+        Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
+        Some(Ok(o)) => {
+            if let Some(out) = &args.out_state {
+                let version = service.version(&stack_id, Some(o.summary.version)).await?;
+                write_atomically(out, &version.export_json)?;
+            }
+            if !args.json {
+                println!("\nCommitted: stack `{}` is now at version {}.", o.summary.name, o.summary.version);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn print_plan(plan: &Value) {
+    let steps = plan["steps"].as_array().cloned().unwrap_or_default();
+    let width = |key: &str| steps.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4);
+    let (wo, wt, wn) = (width("op").max(2), width("type"), width("name"));
+    println!("{:wo$}  {:wt$}  {:wn$}  NOTE", "OP", "TYPE", "NAME");
+    for s in &steps {
+        let changed: Vec<&str> = s["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let note = s["error"].as_str().map(|e| format!("error: {e}")).unwrap_or_else(|| if changed.is_empty() { String::new() } else { format!("[{}]", changed.join(", ")) });
+        println!("{:wo$}  {:wt$}  {:wn$}  {note}", s["op"].as_str().unwrap_or(""), s["type"].as_str().unwrap_or(""), s["name"].as_str().unwrap_or(""));
+        for w in s["warnings"].as_array().into_iter().flatten() {
+            println!("{:wo$}  warning: {}", "", w.as_str().unwrap_or(""));
+        }
+    }
+    for e in plan["errors"].as_array().into_iter().flatten() {
+        println!("error: {}:{}: {}: {}", e["file"].as_str().unwrap_or(""), e["line"], e["path"].as_str().unwrap_or(""), e["message"].as_str().unwrap_or(""));
+    }
+    for s in plan["skipped"].as_array().into_iter().flatten() {
+        println!("skipped (no ID in the mapping): {} {}", s["type"].as_str().unwrap_or(""), s["name"].as_str().unwrap_or(""));
+    }
+    let counts: Vec<String> = plan["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
+    println!("\n{} step(s): {}", steps.len(), counts.join(", "));
+}
