@@ -211,3 +211,41 @@ async fn a_project_zip_and_the_json_form_with_config_and_a_mapping() {
     assert_eq!(preview["preview"]["plan"]["outputs"]["token"], "[secret]");
     assert!(!preview.to_string().contains("s3cr3t"), "secret config never shows");
 }
+
+#[tokio::test]
+async fn a_password_imported_by_its_value_never_shows_and_previews_clean_after_commit() {
+    let app = app().await;
+    let id = empty_stack(&app).await;
+    let program = "resources:\n  admin:\n    type: random:RandomPassword\n    properties:\n      length: 21\n    options:\n      import: correct-horse-battery\noutputs:\n  password: ${admin.result}\n";
+    let (status, preview) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), program)).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+    let step = &preview["preview"]["plan"]["steps"][2];
+    assert_eq!((step["op"].clone(), step["import_id"].clone()), (json!("import"), json!("[secret]")));
+    assert_eq!(preview["preview"]["plan"]["outputs"]["password"], "[secret]");
+    assert!(!preview["preview"].to_string().contains("correct-horse-battery"), "{preview}");
+
+    // Secrets need the stack's passphrase to be written (the stack has no secrets provider yet).
+    let commit = |pass: Option<&str>| {
+        let mut req = Request::post(format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()));
+        if let Some(p) = pass {
+            req = req.header("x-ferry-passphrase", p);
+        }
+        req.body(Body::empty()).unwrap()
+    };
+    let (status, refused) = call(&app, commit(None)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    let (status, committed) = call(&app, commit(Some("open sesame"))).await;
+    assert_eq!(status, StatusCode::CREATED, "{committed}");
+    let res = app.clone().oneshot(get(&format!("/api/v1/stacks/{id}/export"))).await.unwrap();
+    let export = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(!export.contains("correct-horse-battery"), "the state holds the password encrypted only");
+
+    let again = Request::post(format!("/api/v1/stacks/{id}/previews"))
+        .header("content-type", "application/yaml")
+        .header("x-ferry-passphrase", "open sesame")
+        .body(Body::from(program))
+        .unwrap();
+    let (status, again) = call(&app, again).await;
+    assert_eq!(status, StatusCode::CREATED, "{again}");
+    assert_eq!(ops(&again), ["same shop-dev", "same default", "same admin"]);
+}

@@ -2,7 +2,8 @@
 //! to preview importing 1,000 and 10,000 RandomIntegers through Ferry's engine and the random
 //! plugin, against the floor: the same Read and Check calls sent straight over tonic to the
 //! same plugin, with no engine. Targets: preview ≤ 1.3 × floor; t(10k)/t(1k) ≤ 11; peak
-//! memory ≤ 500 MB.
+//! memory ≤ 500 MB. It then times the same imports written as a YAML program's `import`
+//! options (each import step also calls Diff), to show a program preview scales linearly.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -75,6 +76,35 @@ async fn floor(n: usize) -> Duration {
     took
 }
 
+/// A Pulumi YAML program importing `n` RandomIntegers with the `import` option.
+fn program(n: usize) -> String {
+    let mut text = String::from("name: bench\nruntime: yaml\nresources:\n");
+    for i in 0..n {
+        text.push_str(&format!("  r{i}:\n    type: random:RandomInteger\n    properties: {{min: 0, max: {max}}}\n    options: {{import: \"{i},0,{max}\"}}\n", max = n * 10));
+    }
+    text
+}
+
+/// The same imports as a program preview: parse, schema check, evaluation, step generation,
+/// and each import step's Read, Check and Diff.
+async fn program_preview(n: usize) -> Duration {
+    use ferry_engine::deploy::{deploy, DeployContext, DeployOptions, StepOp};
+    let text = program(n);
+    let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
+    let (engine, _logs) = EngineService::start().await.unwrap();
+    let providers = PluginProviders::new(search(), engine, options(), std::env::temp_dir(), None);
+    providers.schema("random", None).await.unwrap();
+    let config = Default::default();
+    let ctx = DeployContext { organization: "bench", project: "bench", stack: "bench", deployment: &state.deployment, config: &config, decrypt: None };
+    let started = Instant::now();
+    let parsed = ferry_engine::program::parse_program("Pulumi.yaml", &text).unwrap();
+    let deployed = deploy(&parsed, &ctx, &providers, &DeployOptions { concurrency: CONCURRENCY, ..Default::default() }).await.unwrap();
+    let took = started.elapsed();
+    assert_eq!(deployed.plan.counts.get(&StepOp::Import), Some(&n), "every resource imports: {:?}", deployed.plan.steps.iter().find(|s| s.error.is_some()));
+    providers.shutdown().await;
+    took
+}
+
 fn peak_memory_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -107,6 +137,17 @@ async fn main() {
         previews.push(best_preview);
     }
     println!("  scaling t(10k)/t(1k): {:.2} (target <= 11)", ms(previews[1]) / ms(previews[0]));
+    println!("program preview: the same RandomIntegers imported with the `import` option of a YAML program (Read, Check and Diff each; best of 3)");
+    let mut programs = Vec::new();
+    for n in [1_000, 10_000] {
+        let mut best = Duration::MAX;
+        for _ in 0..3 {
+            best = best.min(program_preview(n).await);
+        }
+        println!("  {n:>6} resources: {:>8.1} ms ({:.0} µs per resource)", ms(best), ms(best) * 1000.0 / n as f64);
+        programs.push(best);
+    }
+    println!("  scaling t(10k)/t(1k): {:.2} (linear would be 10)", ms(programs[1]) / ms(programs[0]));
     match peak_memory_mb() {
         Some(mb) => println!("  peak memory of this process (VmHWM): {mb:.0} MB (target <= 500)"),
         None => println!("  peak memory: not available on this system"),

@@ -698,7 +698,10 @@ impl<'a> Generator<'a> {
                 None => return (name, Outcome::Registered(self.import(&goal, &import_id, None, &provider_ref, provider.as_ref()).await)),
                 Some(i) => {
                     let stored_import = self.olds[i].extra.get("importID").and_then(|v| v.as_str());
-                    let same = self.olds[i].id.as_deref() == Some(import_id.as_str()) || stored_import == Some(import_id.as_str());
+                    // A secret import ID (a password imported by its value) is not stored: the
+                    // resource's secret outputs recognise it.
+                    let secret_match = || self.old_props(i).is_ok_and(|(_, outputs)| outputs.values().any(|v| crate::import::holds_secret_string(v, &import_id, false)));
+                    let same = self.olds[i].id.as_deref() == Some(import_id.as_str()) || stored_import == Some(import_id.as_str()) || secret_match();
                     if !same {
                         return (name, Outcome::Registered(self.import(&goal, &import_id, Some(i), &provider_ref, provider.as_ref()).await));
                     }
@@ -812,6 +815,11 @@ impl<'a> Generator<'a> {
             Err(e) => return fail(step, format!("the provider's Read answer does not decode: {e}")),
         };
         step.id = Some(read.id.clone());
+        // Some import IDs are the secret itself: then they are neither shown nor stored.
+        let secret_id = read_outputs.values().any(|v| crate::import::holds_secret_string(v, import_id, false));
+        if secret_id {
+            step.import_id = Some("[secret]".into());
+        }
         let mut news = goal.inputs.clone();
         apply_ignore_changes(&mut news, &read_inputs, &goal.ignore_changes);
         let mut checked = None;
@@ -863,7 +871,7 @@ impl<'a> Generator<'a> {
             self.lock().replaced.push(i);
         }
         let mut state = goal.state(Some(read.id.clone()), desired, read_outputs.clone(), Some(provider_ref.reference()));
-        state.import_id = Some(import_id.to_string());
+        state.import_id = (!secret_id).then(|| import_id.to_string());
         self.put(goal.seq, state);
         Registered { urn: goal.urn.clone(), id: PropertyValue::String(read.id), outputs: read_outputs, complete: true }
     }
