@@ -439,7 +439,7 @@ pub async fn preview_import(
 }
 
 /// Whether `value` holds `needle` inside a secret.
-pub(crate) fn holds_secret_string(value: &crate::property::PropertyValue, needle: &str, in_secret: bool) -> bool {
+pub fn holds_secret_string(value: &crate::property::PropertyValue, needle: &str, in_secret: bool) -> bool {
     use crate::property::PropertyValue as V;
     match value {
         V::String(s) => in_secret && s == needle,

@@ -1,0 +1,151 @@
+//! The intermediate form every language is printed from: resources in declaration order, their
+//! typed arguments, options, references and the secret config values they read. Built once per
+//! request by [`crate::lower`]; printing never re-parses anything.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::schema::{Type, TypeRef};
+
+/// A package the code uses, and how each language names it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Package {
+    pub name: String,
+    pub version: Option<String>,
+    pub nodejs: String,
+    pub python_package: String,
+    pub python_module: String,
+    pub go_import: String,
+    pub csharp_namespace: String,
+}
+
+/// A property in each language's spelling.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldName {
+    pub schema: String,
+    pub python: String,
+    pub go: String,
+    pub csharp: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: FieldName,
+    pub ty: Type,
+    pub value: Value,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Number(f64),
+    String(String),
+    List(Vec<Value>, Type),
+    /// Free-form keys.
+    Map(Vec<(String, Value)>, Type),
+    /// A schema object type.
+    Object(TypeRef, Vec<Field>),
+    /// An enum member: its name and value.
+    Enum(TypeRef, String, serde_json::Value),
+    /// A secret: read from stack config.
+    Secret { key: String, ty: Type },
+    /// Another generated resource's property (`id`, `urn`, or an output).
+    Ref { resource: usize, property: String },
+    Asset(AssetKind, String),
+    Archive(AssetKind, String),
+    /// Any JSON (untyped properties).
+    Json(serde_json::Value),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AssetKind {
+    Text,
+    File,
+    Remote,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Kind {
+    /// A resource of a package (a provider resource when `provider`).
+    Custom { ty: TypeRef, provider: bool },
+    /// A component the generated code does not import but its resources need as parent: a
+    /// plain component with the same type and name keeps their URNs.
+    Component { token: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Options {
+    pub protect: bool,
+    pub parent: Option<usize>,
+    pub provider: Option<usize>,
+    pub ignore_changes: Vec<String>,
+    pub depends_on: Vec<usize>,
+    /// Code-first style: the `import` option.
+    pub import_id: Option<String>,
+    /// The URN the resource had, for languages that cannot declare its parent (YAML).
+    pub alias_urn: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Resource {
+    /// The name variables are made from (the logical name).
+    pub name: String,
+    pub kind: Kind,
+    pub args: Vec<Field>,
+    pub options: Options,
+    /// A comment for the reader (why something is as it is).
+    pub note: Option<String>,
+}
+
+/// A secret value the code reads from stack config.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ConfigSecret {
+    pub key: String,
+    #[serde(skip)]
+    pub ty: Type,
+    /// Which resource property it came from.
+    pub resource: String,
+    pub property: String,
+}
+
+/// What was done to make the code small and connected.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Report {
+    /// Properties left out: only a schema default or a zero value Read returned.
+    pub elided: Vec<Elided>,
+    /// Literals turned into references to other imported resources.
+    pub references: Vec<ReferenceSuggestion>,
+    /// `pulumi config set --secret` commands, one per secret.
+    pub config_commands: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Elided {
+    pub resource: String,
+    pub property: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReferenceSuggestion {
+    pub resource: String,
+    /// The property holding the literal (`subnetId`, `tags.owner`).
+    pub property: String,
+    pub target: String,
+    pub target_property: String,
+    /// Pass this to turn the suggestion off (`resource.property`).
+    pub key: String,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    pub project: String,
+    pub packages: BTreeMap<String, Package>,
+    pub config: Vec<ConfigSecret>,
+    pub resources: Vec<Resource>,
+    pub report: Report,
+}

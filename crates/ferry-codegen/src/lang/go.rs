@@ -1,0 +1,342 @@
+//! Go against `github.com/pulumi/pulumi/sdk/v3/go/pulumi` and the packages' Go SDKs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use super::{header, number, quoted, used, variables};
+use crate::ir::{AssetKind, Kind, Program, Value};
+use crate::names::{camel, pascal, title, NameTable, GO_RESERVED};
+use crate::schema::{Type, TypeRef};
+
+/// The package (or module) a type lives in: its Go import path and alias.
+fn import_of(program: &Program, t: &TypeRef) -> (String, String) {
+    let base = program.packages.get(&t.package).map(|p| p.go_import.clone()).unwrap_or_else(|| format!("github.com/pulumi/pulumi-{0}/sdk/go/{0}", t.package));
+    if t.is_index() {
+        (base, t.package.replace('-', ""))
+    } else {
+        (format!("{base}/{}", t.module.to_ascii_lowercase()), t.module.to_ascii_lowercase().replace('-', ""))
+    }
+}
+
+fn array_type(item: &Type, alias: &dyn Fn(&TypeRef) -> String) -> String {
+    match item {
+        Type::String | Type::Enum(..) => "pulumi.StringArray".into(),
+        Type::Int => "pulumi.IntArray".into(),
+        Type::Number => "pulumi.Float64Array".into(),
+        Type::Bool => "pulumi.BoolArray".into(),
+        Type::Object(t) => format!("{}.{}Array", alias(t), t.name),
+        _ => "pulumi.Array".into(),
+    }
+}
+
+fn map_type(item: &Type, alias: &dyn Fn(&TypeRef) -> String) -> String {
+    match item {
+        Type::String | Type::Enum(..) => "pulumi.StringMap".into(),
+        Type::Int => "pulumi.IntMap".into(),
+        Type::Number => "pulumi.Float64Map".into(),
+        Type::Bool => "pulumi.BoolMap".into(),
+        Type::Object(t) => format!("{}.{}Map", alias(t), t.name),
+        _ => "pulumi.Map".into(),
+    }
+}
+
+struct Printer<'a> {
+    program: &'a Program,
+    config_vars: Vec<String>,
+    resource_vars: Vec<String>,
+    aliases: BTreeMap<String, String>,
+}
+
+impl Printer<'_> {
+    fn alias(&self, t: &TypeRef) -> String {
+        let (path, _) = import_of(self.program, t);
+        self.aliases.get(&path).cloned().unwrap_or_default()
+    }
+
+    /// `v` as an input of type `ty`; `top` when it is a field of args (objects by pointer).
+    fn value(&self, v: &Value, ty: &Type, top: bool, indent: usize, out: &mut String) {
+        let pad = "\t".repeat(indent + 1);
+        let end = "\t".repeat(indent);
+        let alias = |t: &TypeRef| self.alias(t);
+        match v {
+            Value::Null => out.push_str("nil"),
+            Value::Bool(b) => {
+                let _ = write!(out, "pulumi.Bool({b})");
+            }
+            Value::Int(i) => match ty {
+                Type::Number => {
+                    let _ = write!(out, "pulumi.Float64({i})");
+                }
+                Type::Any => {
+                    let _ = write!(out, "pulumi.Any({i})");
+                }
+                _ => {
+                    let _ = write!(out, "pulumi.Int({i})");
+                }
+            },
+            Value::Number(n) => {
+                let _ = write!(out, "{}({})", if matches!(ty, Type::Any) { "pulumi.Any" } else { "pulumi.Float64" }, number(*n));
+            }
+            Value::String(s) => {
+                let _ = write!(out, "{}({})", if matches!(ty, Type::Any) { "pulumi.Any" } else { "pulumi.String" }, quoted(s));
+            }
+            Value::Enum(t, member, _) => {
+                let _ = write!(out, "{}.{}{}", self.alias(t), t.name, pascal(member));
+            }
+            Value::List(items, item) => {
+                let _ = write!(out, "{}{{", array_type(item, &alias));
+                if !items.is_empty() {
+                    out.push('\n');
+                    for x in items {
+                        out.push_str(&pad);
+                        self.value(x, item, false, indent + 1, out);
+                        out.push_str(",\n");
+                    }
+                    out.push_str(&end);
+                }
+                out.push('}');
+            }
+            Value::Map(entries, item) => {
+                let _ = write!(out, "{}{{", map_type(item, &alias));
+                if !entries.is_empty() {
+                    out.push('\n');
+                    for (k, x) in entries {
+                        let _ = write!(out, "{pad}{}: ", quoted(k));
+                        self.value(x, item, false, indent + 1, out);
+                        out.push_str(",\n");
+                    }
+                    out.push_str(&end);
+                }
+                out.push('}');
+            }
+            Value::Object(t, fields) => {
+                let _ = write!(out, "{}{}.{}Args{{", if top { "&" } else { "" }, self.alias(t), t.name);
+                if !fields.is_empty() {
+                    out.push('\n');
+                    for f in fields {
+                        let _ = write!(out, "{pad}{}: ", f.name.go);
+                        self.value(&f.value, &f.ty, true, indent + 1, out);
+                        out.push_str(",\n");
+                    }
+                    out.push_str(&end);
+                }
+                out.push('}');
+            }
+            Value::Secret { key, .. } => {
+                let i = self.program.config.iter().position(|c| &c.key == key).expect("every secret has a config entry");
+                out.push_str(&self.config_vars[i]);
+            }
+            Value::Ref { resource, property } => {
+                let var = &self.resource_vars[*resource];
+                match property.as_str() {
+                    "id" => {
+                        let _ = write!(out, "{var}.ID()");
+                    }
+                    "urn" => {
+                        let _ = write!(out, "{var}.URN()");
+                    }
+                    other => {
+                        let _ = write!(out, "{var}.{}", title(other));
+                    }
+                }
+            }
+            Value::Asset(kind, s) => {
+                let f = match kind {
+                    AssetKind::Text => "NewStringAsset",
+                    AssetKind::File => "NewFileAsset",
+                    AssetKind::Remote => "NewRemoteAsset",
+                };
+                let _ = write!(out, "pulumi.{f}({})", quoted(s));
+            }
+            Value::Archive(kind, s) => match kind {
+                AssetKind::Text => out.push_str("pulumi.NewAssetArchive(map[string]interface{}{})"),
+                AssetKind::File => {
+                    let _ = write!(out, "pulumi.NewFileArchive({})", quoted(s));
+                }
+                AssetKind::Remote => {
+                    let _ = write!(out, "pulumi.NewRemoteArchive({})", quoted(s));
+                }
+            },
+            Value::Json(j) => {
+                out.push_str("pulumi.Any(");
+                json(j, out);
+                out.push(')');
+            }
+        }
+    }
+}
+
+fn json(j: &serde_json::Value, out: &mut String) {
+    use serde_json::Value as J;
+    match j {
+        J::Null => out.push_str("nil"),
+        J::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+        J::Number(n) => out.push_str(&n.to_string()),
+        J::String(s) => out.push_str(&quoted(s)),
+        J::Array(items) => {
+            out.push_str("[]interface{}{");
+            for (i, x) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                json(x, out);
+            }
+            out.push('}');
+        }
+        J::Object(m) => {
+            out.push_str("map[string]interface{}{");
+            for (i, (k, x)) in m.iter().enumerate() {
+                if i > 0 {
+                    out.push_str(", ");
+                }
+                let _ = write!(out, "{}: ", quoted(k));
+                json(x, out);
+            }
+            out.push('}');
+        }
+    }
+}
+
+fn secret_getter(ty: &Type) -> &'static str {
+    match ty {
+        Type::Int => "RequireSecretInt",
+        Type::Number => "RequireSecretFloat64",
+        Type::Bool => "RequireSecretBool",
+        _ => "RequireSecret",
+    }
+}
+
+pub fn emit(program: &Program) -> String {
+    // Imports: each package's (and module's) path, with an alias unique in the file.
+    let mut paths: BTreeMap<String, String> = BTreeMap::new();
+    let mut collect = |t: &TypeRef| {
+        let (path, alias) = import_of(program, t);
+        paths.entry(path).or_insert(alias);
+    };
+    fn types_in(v: &Value, f: &mut dyn FnMut(&TypeRef)) {
+        match v {
+            Value::Object(t, fields) => {
+                f(t);
+                fields.iter().for_each(|x| types_in(&x.value, f));
+            }
+            Value::Enum(t, ..) => f(t),
+            Value::List(items, item) => {
+                if let Type::Object(t) = item {
+                    f(t);
+                }
+                items.iter().for_each(|x| types_in(x, f));
+            }
+            Value::Map(entries, item) => {
+                if let Type::Object(t) = item {
+                    f(t);
+                }
+                entries.iter().for_each(|(_, x)| types_in(x, f));
+            }
+            _ => {}
+        }
+    }
+    for r in &program.resources {
+        if let Kind::Custom { ty, provider } = &r.kind {
+            if *provider {
+                collect(&TypeRef { package: ty.package.clone(), module: "index".into(), name: "Provider".into(), token: String::new() });
+            } else {
+                collect(ty);
+            }
+        }
+        for f in &r.args {
+            types_in(&f.value, &mut collect);
+        }
+    }
+    let mut reserved_aliases = NameTable::new(GO_RESERVED, ["pulumi".to_string(), "config".to_string()]);
+    let aliases: BTreeMap<String, String> = paths.iter().map(|(path, alias)| (path.clone(), reserved_aliases.claim(alias, "pkg"))).collect();
+    let mut table = NameTable::new(GO_RESERVED, aliases.values().cloned().chain(["pulumi".into(), "config".into()]));
+    let (config_vars, resource_vars) = variables(program, &mut table, camel, "Res");
+    let p = Printer { program, config_vars, resource_vars, aliases: aliases.clone() };
+    let used = used(program);
+
+    let mut out = header(program, "//");
+    out.push_str("package main\n\nimport (\n");
+    let mut imports: Vec<String> = Vec::new();
+    for (path, alias) in &aliases {
+        let last = path.rsplit('/').next().unwrap_or("");
+        imports.push(if last == alias { format!("\t{}", quoted(path)) } else { format!("\t{alias} {}", quoted(path)) });
+    }
+    imports.push(format!("\t{}", quoted("github.com/pulumi/pulumi/sdk/v3/go/pulumi")));
+    if !program.config.is_empty() {
+        imports.push(format!("\t{}", quoted("github.com/pulumi/pulumi/sdk/v3/go/pulumi/config")));
+    }
+    imports.sort_by(|a, b| a.trim_start_matches(|c: char| c != '"').cmp(b.trim_start_matches(|c: char| c != '"')));
+    for i in imports {
+        out.push_str(&i);
+        out.push('\n');
+    }
+    out.push_str(")\n\nfunc main() {\n\tpulumi.Run(func(ctx *pulumi.Context) error {\n");
+    if !program.config.is_empty() {
+        out.push_str("\t\tcfg := config.New(ctx, \"\")\n");
+        for (c, var) in program.config.iter().zip(&p.config_vars) {
+            let _ = writeln!(out, "\t\t{var} := cfg.{}({})", secret_getter(&c.ty), quoted(&c.key));
+        }
+    }
+    out.push_str("\t\tvar err error\n");
+    for (i, r) in program.resources.iter().enumerate() {
+        if let Some(note) = &r.note {
+            let _ = writeln!(out, "\t\t// {note}");
+        }
+        let var = if used.contains(&i) { p.resource_vars[i].clone() } else { "_".to_string() };
+        let o = &r.options;
+        let mut opts: Vec<String> = Vec::new();
+        if o.protect {
+            opts.push("pulumi.Protect(true)".into());
+        }
+        if let Some(parent) = o.parent {
+            opts.push(format!("pulumi.Parent({})", p.resource_vars[parent]));
+        }
+        if let Some(provider) = o.provider {
+            opts.push(format!("pulumi.Provider({})", p.resource_vars[provider]));
+        }
+        if !o.ignore_changes.is_empty() {
+            opts.push(format!("pulumi.IgnoreChanges([]string{{{}}})", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+        }
+        if !o.depends_on.is_empty() {
+            opts.push(format!("pulumi.DependsOn([]pulumi.Resource{{{}}})", o.depends_on.iter().map(|d| p.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+        }
+        if let Some(id) = &o.import_id {
+            opts.push(format!("pulumi.Import(pulumi.ID({}))", quoted(id)));
+        }
+        let opts_text: String = opts.iter().map(|o| format!(", {o}")).collect();
+        match &r.kind {
+            Kind::Component { token } => {
+                let name = &p.resource_vars[i];
+                let _ = writeln!(out, "\t\t{name} := &pulumi.ResourceState{{}}");
+                let _ = writeln!(out, "\t\terr = ctx.RegisterComponentResource({}, {}, {name}{opts_text})", quoted(token), quoted(&r.name));
+                if !used.contains(&i) {
+                    let _ = writeln!(out, "\t\t_ = {name}");
+                }
+            }
+            Kind::Custom { ty, provider } => {
+                let (constructor, args_type) = if *provider {
+                    let a = p.alias(&TypeRef { package: ty.package.clone(), module: "index".into(), name: "Provider".into(), token: String::new() });
+                    (format!("{a}.NewProvider"), format!("{a}.ProviderArgs"))
+                } else {
+                    let a = p.alias(ty);
+                    (format!("{a}.New{}", ty.name), format!("{a}.{}Args", ty.name))
+                };
+                let assign = if var == "_" { format!("_, err = {constructor}") } else { format!("{var}, err := {constructor}") };
+                let _ = write!(out, "\t\t{assign}(ctx, {}, &{args_type}{{", quoted(&r.name));
+                if !r.args.is_empty() {
+                    out.push('\n');
+                    for f in &r.args {
+                        let _ = write!(out, "\t\t\t{}: ", f.name.go);
+                        p.value(&f.value, &f.ty, true, 3, &mut out);
+                        out.push_str(",\n");
+                    }
+                    out.push_str("\t\t");
+                }
+                let _ = writeln!(out, "}}{opts_text})");
+            }
+        }
+        out.push_str("\t\tif err != nil {\n\t\t\treturn err\n\t\t}\n");
+    }
+    out.push_str("\t\treturn nil\n\t})\n}\n");
+    out
+}

@@ -1,0 +1,21 @@
+//! Code for imported resources: from the resources' values (a preview's, or a stack's) and the
+//! providers' package schemas to an intermediate form ([`ir`], built by [`lower`]), printed as
+//! TypeScript, Python, Go, C# or Pulumi YAML ([`lang`]), alone or as a runnable project
+//! ([`project`]).
+//!
+//! Architecture Invariant: no IO. Schemas and values come in, text goes out; the same input
+//! always gives the same bytes.
+//!
+//! Architecture Invariant: a secret value is never written into code. It is read from stack
+//! config, and the report lists the `pulumi config set --secret` commands to run.
+
+pub mod ir;
+pub mod lang;
+pub mod lower;
+pub mod names;
+pub mod project;
+pub mod schema;
+
+pub use lang::{emit, Language};
+pub use lower::{lower, LowerError, Options, SourceResource, Style};
+pub use schema::{PackageSchema, SchemaError};

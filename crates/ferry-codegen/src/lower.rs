@@ -1,0 +1,445 @@
+//! From imported resources and package schemas to the intermediate form: declaration order,
+//! schema-typed values, elision, secrets moved to config, and references between resources.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use ferry_engine::property::{ArchiveSource, AssetSource, PropertyMap, PropertyValue};
+use serde::{Deserialize, Serialize};
+
+use crate::ir::{AssetKind, ConfigSecret, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value};
+use crate::names::{camel, python_property, title, NameTable};
+use crate::schema::{PackageSchema, Property, Type, TypeRef};
+
+/// A resource as the stack (or a preview) has it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct SourceResource {
+    pub urn: String,
+    pub name: String,
+    pub token: String,
+    pub custom: bool,
+    pub id: Option<String>,
+    pub import_id: Option<String>,
+    pub inputs: PropertyMap,
+    pub outputs: PropertyMap,
+    pub parent: Option<String>,
+    /// `urn::id`.
+    pub provider: Option<String>,
+    pub protect: bool,
+    pub ignore_changes: Vec<String>,
+    pub depends_on: Vec<String>,
+}
+
+/// Which option the code carries for the import.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Style {
+    /// The stack already holds the resources (`pulumi import`, a Ferry commit): `protect`.
+    #[default]
+    Cli,
+    /// The code imports them on `pulumi up`: the `import` option.
+    CodeFirst,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    pub style: Style,
+    /// Leave out properties that only repeat a schema default or a zero value.
+    pub elide: bool,
+    /// Resources (by name or URN) whose properties are all kept.
+    pub keep_all: BTreeSet<String>,
+    /// Turn literals equal to another resource's ID, name or ARN into references.
+    pub references: bool,
+    /// Suggestions turned off, by key (`resource.property`).
+    pub reference_exclusions: BTreeSet<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum LowerError {
+    #[error("no schema for the `{0}` package: Ferry needs the provider's schema to type the code")]
+    NoSchema(String),
+    #[error("nothing to generate: no imported resources")]
+    Empty,
+}
+
+fn package_of(token: &str) -> &str {
+    token.split(':').next().unwrap_or(token)
+}
+
+fn provider_package(token: &str) -> Option<&str> {
+    token.strip_prefix("pulumi:providers:")
+}
+
+struct Lowering<'a> {
+    schemas: &'a HashMap<String, PackageSchema>,
+    options: &'a Options,
+    report: Report,
+    config: Vec<ConfigSecret>,
+    config_names: NameTable,
+}
+
+impl Lowering<'_> {
+    fn field_name(&self, p: Option<&Property>, name: &str) -> FieldName {
+        let lang = |l: &str| p.and_then(|p| p.language_names.get(l)).cloned();
+        FieldName {
+            schema: name.to_string(),
+            python: lang("python").unwrap_or_else(|| python_property(name)),
+            go: lang("go").map(|n| title(&n)).unwrap_or_else(|| title(name)),
+            csharp: lang("csharp").map(|n| title(&n)).unwrap_or_else(|| title(name)),
+        }
+    }
+
+    fn secret(&mut self, resource: &str, path: &str, ty: &Type) -> Value {
+        let key = self.config_names.claim(&camel(&format!("{resource} {path}")), "Value");
+        self.report.config_commands.push(format!("pulumi config set --secret {key}"));
+        self.config.push(ConfigSecret { key: key.clone(), ty: ty.clone(), resource: resource.to_string(), property: path.to_string() });
+        Value::Secret { key, ty: ty.clone() }
+    }
+
+    /// A value, typed by the schema where it says.
+    fn value(&mut self, v: &PropertyValue, ty: &Type, schema: &PackageSchema, resource: &str, path: &str) -> Value {
+        use PropertyValue as P;
+        match (v, ty) {
+            (P::Secret(_), _) => self.secret(resource, path, ty),
+            (P::Output(o), _) if o.secret => self.secret(resource, path, ty),
+            (P::Output(o), _) => match &o.element {
+                Some(e) => self.value(e, ty, schema, resource, path),
+                None => Value::Null,
+            },
+            (P::Null | P::Computed, _) => Value::Null,
+            (P::Bool(b), _) => Value::Bool(*b),
+            (P::Number(n), Type::Int) if n.fract() == 0.0 && n.abs() < 9.0e15 => Value::Int(*n as i64),
+            (P::Number(n), Type::Enum(t, _)) => self.enum_member(t, serde_json::json!(n), schema).unwrap_or(Value::Number(*n)),
+            (P::Number(n), Type::Any) if n.fract() == 0.0 && n.abs() < 9.0e15 => Value::Int(*n as i64),
+            (P::Number(n), _) => Value::Number(*n),
+            (P::String(s), Type::Int) if s.parse::<i64>().is_ok() => Value::Int(s.parse().expect("checked")),
+            (P::String(s), Type::Number) if s.parse::<f64>().is_ok_and(f64::is_finite) => Value::Number(s.parse().expect("checked")),
+            (P::String(s), Type::Bool) if s == "true" || s == "false" => Value::Bool(s == "true"),
+            (P::String(s), Type::Enum(t, _)) => self.enum_member(t, serde_json::json!(s), schema).unwrap_or_else(|| Value::String(s.clone())),
+            (P::String(s), _) => Value::String(s.clone()),
+            (P::Array(items), Type::List(item)) => {
+                Value::List(items.iter().enumerate().map(|(i, x)| self.value(x, item, schema, resource, &format!("{path}[{i}]"))).collect(), (**item).clone())
+            }
+            (P::Array(items), _) => Value::List(items.iter().enumerate().map(|(i, x)| self.value(x, &Type::Any, schema, resource, &format!("{path}[{i}]"))).collect(), Type::Any),
+            (P::Object(m), Type::Object(t)) => match schema.objects.get(&t.token) {
+                Some(obj) => {
+                    let mut fields = Vec::new();
+                    for (k, x) in m {
+                        match obj.properties.get(k) {
+                            Some(p) => {
+                                let value = self.value(x, &p.ty, schema, resource, &format!("{path}.{k}"));
+                                if value != Value::Null {
+                                    fields.push(Field { name: self.field_name(Some(p), k), ty: p.ty.clone(), value });
+                                }
+                            }
+                            None => self.report.warnings.push(format!("`{resource}`: `{path}.{k}` is not a property of `{}`; left out", t.token)),
+                        }
+                    }
+                    Value::Object(t.clone(), fields)
+                }
+                None => self.map(m, &Type::Any, schema, resource, path),
+            },
+            (P::Object(m), Type::Map(item)) => self.map(m, item, schema, resource, path),
+            (P::Object(m), _) => self.map(m, &Type::Any, schema, resource, path),
+            (P::Asset(a), _) => match &a.source {
+                AssetSource::Text(t) => Value::Asset(AssetKind::Text, t.clone()),
+                AssetSource::Path(p) => Value::Asset(AssetKind::File, p.clone()),
+                AssetSource::Uri(u) => Value::Asset(AssetKind::Remote, u.clone()),
+            },
+            (P::Archive(a), _) => match &a.source {
+                ArchiveSource::Path(p) => Value::Archive(AssetKind::File, p.clone()),
+                ArchiveSource::Uri(u) => Value::Archive(AssetKind::Remote, u.clone()),
+                ArchiveSource::Assets(_) => {
+                    self.report.warnings.push(format!("`{resource}`: `{path}` is an archive of assets, which Ferry writes as an empty archive"));
+                    Value::Archive(AssetKind::Text, String::new())
+                }
+            },
+            (P::ResourceReference(r), _) => match r.id.as_deref() {
+                Some(P::String(id)) => Value::String(id.clone()),
+                _ => Value::String(r.urn.clone()),
+            },
+        }
+    }
+
+    fn map(&mut self, m: &PropertyMap, item: &Type, schema: &PackageSchema, resource: &str, path: &str) -> Value {
+        Value::Map(m.iter().map(|(k, x)| (k.clone(), self.value(x, item, schema, resource, &format!("{path}.{k}")))).collect(), item.clone())
+    }
+
+    fn enum_member(&self, t: &TypeRef, value: serde_json::Value, schema: &PackageSchema) -> Option<Value> {
+        let members = schema.enums.get(&t.token)?;
+        let m = members.iter().find(|m| m.value == value)?;
+        let name = m.name.clone().unwrap_or_else(|| value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string()));
+        Some(Value::Enum(t.clone(), name, value))
+    }
+}
+
+/// Why a top-level input can be left out, if it can.
+fn elidable(v: &PropertyValue, p: Option<&Property>, required: bool) -> Option<&'static str> {
+    if required {
+        return None;
+    }
+    let json = ferry_engine::property::json::encode_value(v, &ferry_engine::property::json::EncodeOptions::wire());
+    if let (Some(d), Some(j)) = (p.and_then(|p| p.default.as_ref()), json.as_ref()) {
+        if d == j {
+            return Some("the schema's default");
+        }
+    }
+    let default_differs = p.and_then(|p| p.default.as_ref()).is_some();
+    match v {
+        PropertyValue::Null => Some("null"),
+        PropertyValue::String(s) if s.is_empty() && !default_differs => Some("an empty string Read returned"),
+        PropertyValue::Array(a) if a.is_empty() && !default_differs => Some("an empty list Read returned"),
+        PropertyValue::Object(o) if o.is_empty() && !default_differs => Some("an empty map Read returned"),
+        _ => None,
+    }
+}
+
+/// The intermediate form for `resources` (what to generate) with `context` (the rest of the
+/// stack: parents and providers they need).
+pub fn lower(project: &str, resources: &[SourceResource], context: &[SourceResource], schemas: &HashMap<String, PackageSchema>, options: &Options) -> Result<Program, LowerError> {
+    if resources.is_empty() {
+        return Err(LowerError::Empty);
+    }
+    let by_urn: HashMap<&str, &SourceResource> = context.iter().chain(resources).map(|r| (r.urn.as_str(), r)).collect();
+    let is_root = |urn: &str| urn.contains("::pulumi:pulumi:Stack::");
+    let provider_urn = |reference: &str| ferry_state::urn::split_provider_reference(reference).map(|(u, _)| u.to_string()).unwrap_or_else(|| reference.to_string());
+    let is_default_provider = |urn: &str| ferry_state::urn::name_of(urn).starts_with("default");
+
+    // What to declare: the resources, plus the explicit providers and parent components they
+    // need (transitively), each once.
+    let mut chosen: Vec<&SourceResource> = Vec::new();
+    let mut seen: BTreeSet<&str> = BTreeSet::new();
+    let mut queue: Vec<&SourceResource> = resources.iter().collect();
+    let mut warnings = Vec::new();
+    while let Some(r) = queue.pop() {
+        if !seen.insert(r.urn.as_str()) {
+            continue;
+        }
+        chosen.push(r);
+        let mut needs = Vec::new();
+        if let Some(p) = r.parent.as_deref().filter(|p| !is_root(p)) {
+            needs.push(p.to_string());
+        }
+        if let Some(p) = r.provider.as_deref().map(provider_urn).filter(|p| !is_default_provider(p)) {
+            needs.push(p);
+        }
+        for n in needs {
+            match by_urn.get(n.as_str()) {
+                Some(dep) => queue.push(dep),
+                None => warnings.push(format!("`{}` refers to `{n}`, which is not in the stack; the option is left out", r.name)),
+            }
+        }
+    }
+    // Declaration order: the given order, each after its parent and provider.
+    let position: HashMap<&str, usize> = context.iter().chain(resources).enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+    chosen.sort_by_key(|r| position[r.urn.as_str()]);
+    let index: HashMap<&str, usize> = chosen.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+    let deps = |r: &SourceResource| -> Vec<usize> {
+        let mut d = Vec::new();
+        d.extend(r.parent.as_deref().and_then(|p| index.get(p)).copied());
+        d.extend(r.provider.as_deref().map(provider_urn).and_then(|p| index.get(p.as_str()).copied()));
+        d.extend(r.depends_on.iter().filter_map(|u| index.get(u.as_str())).copied());
+        d
+    };
+    let mut order: Vec<usize> = Vec::with_capacity(chosen.len());
+    let mut state = vec![0u8; chosen.len()]; // 0 new, 1 visiting, 2 done
+    for start in 0..chosen.len() {
+        let mut stack = vec![(start, 0usize)];
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if state[node] == 2 {
+                stack.pop();
+                continue;
+            }
+            state[node] = 1;
+            let ds = deps(chosen[node]);
+            if *next < ds.len() {
+                let d = ds[*next];
+                *next += 1;
+                if state[d] == 0 {
+                    stack.push((d, 0));
+                }
+            } else {
+                state[node] = 2;
+                order.push(node);
+                stack.pop();
+            }
+        }
+    }
+    let ordered: Vec<&SourceResource> = order.iter().map(|&i| chosen[i]).collect();
+    let slot: HashMap<&str, usize> = ordered.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+    let targets: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
+
+    let mut lowering = Lowering { schemas, options, report: Report { warnings, ..Default::default() }, config: Vec::new(), config_names: NameTable::new(&[], []) };
+    let mut packages = BTreeMap::new();
+    let mut out = Vec::with_capacity(ordered.len());
+    for r in &ordered {
+        let package = provider_package(&r.token).unwrap_or_else(|| package_of(&r.token));
+        if !r.custom {
+            let mut options = IrOptions { parent: r.parent.as_deref().and_then(|p| slot.get(p)).copied(), ..Default::default() };
+            options.alias_urn = Some(r.urn.clone());
+            out.push(Resource {
+                name: r.name.clone(),
+                kind: Kind::Component { token: r.token.clone() },
+                args: Vec::new(),
+                options,
+                note: Some(format!("the `{}` component your program declares; a plain component with the same type and name keeps the URNs", r.token)),
+            });
+            continue;
+        }
+        let schema = lowering.schemas.get(package).ok_or_else(|| LowerError::NoSchema(package.to_string()))?;
+        packages.entry(package.to_string()).or_insert_with(|| Package {
+            name: schema.name.clone(),
+            version: schema.version.clone(),
+            nodejs: schema.nodejs_package.clone(),
+            python_package: schema.python_package.clone(),
+            python_module: schema.python_module.clone(),
+            go_import: schema.go_import.clone(),
+            csharp_namespace: schema.csharp_namespace.clone(),
+        });
+        let is_provider = provider_package(&r.token).is_some();
+        let rtype = schema.resource(&r.token);
+        let ty = match rtype {
+            Some(t) => t.token.clone(),
+            None => {
+                lowering.report.warnings.push(format!("`{}`: the `{package}` schema has no resource `{}`; its properties are untyped", r.name, r.token));
+                TypeRef::parse(&r.token).unwrap_or(TypeRef { package: package.into(), module: "index".into(), name: r.name.clone(), token: r.token.clone() })
+            }
+        };
+        let keep = !lowering.options.elide || lowering.options.keep_all.contains(&r.name) || lowering.options.keep_all.contains(&r.urn);
+        let mut args = Vec::new();
+        for (k, v) in &r.inputs {
+            if k.starts_with("__") || (is_provider && k == "version") {
+                continue;
+            }
+            let p = rtype.and_then(|t| t.inputs.get(k));
+            if rtype.is_some() && p.is_none() {
+                lowering.report.warnings.push(format!("`{}`: `{k}` is not an input of `{}`; left out", r.name, r.token));
+                continue;
+            }
+            let required = rtype.is_some_and(|t| t.required.iter().any(|q| q == k));
+            if !keep {
+                if let Some(reason) = elidable(v, p, required) {
+                    lowering.report.elided.push(Elided { resource: r.name.clone(), property: k.clone(), reason: reason.into() });
+                    continue;
+                }
+            }
+            let ty = p.map(|p| p.ty.clone()).unwrap_or(Type::Any);
+            // A property the schema marks secret is a secret even when the value is not marked.
+            let value = if p.is_some_and(|p| p.secret) && !matches!(v, PropertyValue::Null) {
+                lowering.secret(&r.name, k, &ty)
+            } else {
+                lowering.value(v, &ty, schema, &r.name, k)
+            };
+            if value == Value::Null && !required {
+                continue;
+            }
+            args.push(Field { name: lowering.field_name(p, k), ty, value });
+        }
+        let mut options = IrOptions {
+            protect: r.protect || (targets.contains(r.urn.as_str()) && lowering.options.style == Style::Cli),
+            parent: r.parent.as_deref().and_then(|p| slot.get(p)).copied(),
+            provider: r.provider.as_deref().map(provider_urn).and_then(|p| slot.get(p.as_str()).copied()),
+            ignore_changes: r.ignore_changes.clone(),
+            depends_on: r.depends_on.iter().filter_map(|u| slot.get(u.as_str())).copied().collect(),
+            import_id: None,
+            alias_urn: Some(r.urn.clone()),
+        };
+        if lowering.options.style == Style::CodeFirst && targets.contains(r.urn.as_str()) && !is_provider {
+            let id = r.import_id.clone().or_else(|| r.id.clone());
+            // Some import IDs are the secret itself (a password imported by its value).
+            let secret = id.as_deref().is_some_and(|id| id == "[secret]" || r.outputs.values().any(|v| ferry_engine::import::holds_secret_string(v, id, false)));
+            if secret {
+                lowering.report.warnings.push(format!(
+                    "`{}` is imported by a secret ID, which Ferry never writes into code: import it with `pulumi import` or a Ferry commit (CLI style)",
+                    r.name
+                ));
+            } else {
+                options.import_id = id;
+            }
+            options.protect = r.protect;
+        }
+        out.push(Resource { name: r.name.clone(), kind: Kind::Custom { ty, provider: is_provider }, args, options, note: None });
+    }
+
+    if lowering.options.references {
+        references(&mut out, &ordered, &mut lowering);
+    }
+    let mut report = lowering.report;
+    report.references.sort_by(|a, b| a.key.cmp(&b.key));
+    Ok(Program { project: project.to_string(), packages, config: lowering.config, resources: out, report })
+}
+
+/// Literals equal to a unique ID, `name` or `arn` of a resource declared earlier become
+/// references to it.
+fn references(out: &mut [Resource], sources: &[&SourceResource], lowering: &mut Lowering<'_>) {
+    let mut candidates: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
+    for (i, r) in sources.iter().enumerate() {
+        if !r.custom || r.token.starts_with("pulumi:providers:") {
+            continue;
+        }
+        if let Some(id) = r.id.as_deref().filter(|id| id.len() >= 4 && *id != "none") {
+            candidates.entry(id).or_default().push((i, "id"));
+        }
+        for key in ["name", "arn"] {
+            if let Some(PropertyValue::String(s)) = r.outputs.get(key) {
+                if s.len() >= 4 {
+                    candidates.entry(s.as_str()).or_default().push((i, key));
+                }
+            }
+        }
+    }
+    let unique: HashMap<String, (usize, String)> = candidates
+        .into_iter()
+        .filter(|(_, v)| v.iter().map(|(i, _)| i).collect::<BTreeSet<_>>().len() == 1)
+        .map(|(k, v)| (k.to_string(), (v[0].0, v[0].1.to_string())))
+        .collect();
+    for i in 0..out.len() {
+        let name = out[i].name.clone();
+        let mut fields = std::mem::take(&mut out[i].args);
+        for f in &mut fields {
+            let path = f.name.schema.clone();
+            replace_literals(&mut f.value, &path, i, &name, &unique, out, lowering);
+        }
+        out[i].args = fields;
+    }
+}
+
+fn replace_literals(v: &mut Value, path: &str, at: usize, resource: &str, unique: &HashMap<String, (usize, String)>, out: &[Resource], lowering: &mut Lowering<'_>) {
+    match v {
+        Value::String(s) => {
+            if let Some((target, property)) = unique.get(s.as_str()) {
+                // Only to resources declared before this one (no cycles, no forward use).
+                if *target < at {
+                    let key = format!("{resource}.{path}");
+                    if !lowering.options.reference_exclusions.contains(&key) {
+                        lowering.report.references.push(ReferenceSuggestion {
+                            resource: resource.to_string(),
+                            property: path.to_string(),
+                            target: out[*target].name.clone(),
+                            target_property: property.clone(),
+                            key,
+                        });
+                        *v = Value::Ref { resource: *target, property: property.clone() };
+                    }
+                }
+            }
+        }
+        Value::List(items, _) => {
+            for (n, x) in items.iter_mut().enumerate() {
+                replace_literals(x, &format!("{path}[{n}]"), at, resource, unique, out, lowering);
+            }
+        }
+        Value::Map(entries, _) => {
+            for (k, x) in entries.iter_mut() {
+                replace_literals(x, &format!("{path}.{k}"), at, resource, unique, out, lowering);
+            }
+        }
+        Value::Object(_, fields) => {
+            for f in fields.iter_mut() {
+                let p = format!("{path}.{}", f.name.schema);
+                replace_literals(&mut f.value, &p, at, resource, unique, out, lowering);
+            }
+        }
+        _ => {}
+    }
+}
+

@@ -1,0 +1,86 @@
+//! Shared by the code generation tests: the fixture schemas, and resources with a value for
+//! every input property, made from the schema itself.
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use ferry_codegen::schema::{PackageSchema, Type};
+use ferry_codegen::SourceResource;
+use ferry_engine::property::{Asset, AssetSource, PropertyMap, PropertyValue};
+
+pub fn fixtures() -> PathBuf {
+    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+}
+
+pub const PACKAGES: [&str; 4] = ["random", "postgresql", "tls", "command"];
+
+pub fn schemas() -> HashMap<String, PackageSchema> {
+    PACKAGES
+        .iter()
+        .map(|p| {
+            let path = fixtures().join(format!("pulumi/schemas/{p}.schema.json"));
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (p.to_string(), PackageSchema::parse(&text).unwrap())
+        })
+        .collect()
+}
+
+/// A deterministic value of type `ty` for property `name`.
+pub fn sample(ty: &Type, name: &str, schema: &PackageSchema, depth: usize) -> PropertyValue {
+    match ty {
+        Type::String => PropertyValue::String(format!("{name}-value")),
+        Type::Int => PropertyValue::Number(3.0),
+        Type::Number => PropertyValue::Number(1.5),
+        Type::Bool => PropertyValue::Bool(true),
+        Type::Any => PropertyValue::Object(PropertyMap::from([("any".to_string(), PropertyValue::String("value".into()))])),
+        Type::Asset => PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text("hello".into()) }),
+        Type::Archive => PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text("archive".into()) }),
+        Type::List(item) => PropertyValue::Array(vec![sample(item, name, schema, depth + 1)]),
+        Type::Map(item) => PropertyValue::Object(PropertyMap::from([("key".to_string(), sample(item, name, schema, depth + 1))])),
+        Type::Enum(t, _) => PropertyValue::String(schema.enums[&t.token][0].value.as_str().unwrap_or("x").to_string()),
+        Type::Object(t) => {
+            let mut m = PropertyMap::new();
+            if depth < 3 {
+                if let Some(obj) = schema.objects.get(&t.token) {
+                    for (k, p) in &obj.properties {
+                        m.insert(k.clone(), sample(&p.ty, k, schema, depth + 1));
+                    }
+                }
+            }
+            PropertyValue::Object(m)
+        }
+    }
+}
+
+/// Every resource of the package, each input set (secret ones as secrets).
+pub fn sample_resources(schema: &PackageSchema, project: &str) -> Vec<SourceResource> {
+    let mut tokens: Vec<&String> = schema.resources.keys().collect();
+    tokens.sort();
+    tokens
+        .into_iter()
+        .enumerate()
+        .map(|(n, token)| {
+            let r = &schema.resources[token];
+            let inputs = r
+                .inputs
+                .iter()
+                .map(|(k, p)| {
+                    let v = sample(&p.ty, k, schema, 0);
+                    (k.clone(), if p.secret { PropertyValue::Secret(Box::new(v)) } else { v })
+                })
+                .collect();
+            let name = format!("{}-{n}", ferry_codegen::names::snake(&r.token.name).replace('_', "-"));
+            SourceResource {
+                urn: format!("urn:pulumi:dev::{project}::{token}::{name}"),
+                name,
+                token: token.clone(),
+                custom: true,
+                id: Some(format!("id-{n}")),
+                inputs,
+                parent: Some(format!("urn:pulumi:dev::{project}::pulumi:pulumi:Stack::{project}-dev")),
+                ..Default::default()
+            }
+        })
+        .collect()
+}
