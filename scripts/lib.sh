@@ -21,7 +21,8 @@ ensure_tools() {
   local want_browser=0
   [ "${1:-}" = "--browser" ] && want_browser=1
   # lld-22 provides /usr/bin/rust-lld (the wasm linker); rust-web-llvm only links to it
-  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22 curl gcc)
+  # golang-go: gofmt checks the Go that code generation writes
+  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22 curl gcc golang-go)
   [ $want_browser -eq 1 ] && packages+=(chromium)
   local missing=()
   for p in "${packages[@]}"; do
@@ -50,6 +51,15 @@ ensure_tools() {
   fi
   npm_ci end2end
   npm_ci app/js
+  # The real Pulumi SDKs generated code is type-checked against (tsc, pyright; PyPI in a venv).
+  npm_ci crates/ferry-codegen/sdk-check
+  local venv=target/codegen-venv req=crates/ferry-codegen/sdk-check/requirements.txt
+  if [ ! -x "$venv/bin/python" ] || [ "$req" -nt "$venv/.installed" ]; then
+    log "installing the Pulumi Python SDKs into $venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
+    touch "$venv/.installed"
+  fi
 }
 
 # npm_ci DIR: install DIR's locked npm packages unless they are already there.

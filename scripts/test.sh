@@ -5,7 +5,8 @@ source "$(dirname "$0")/lib.sh"
 ensure_tools --browser
 
 log "unit and integration tests"
-cargo test --workspace --no-fail-fast
+# Generated code is checked against the real SDKs (tsc, pyright, gofmt); never skipped here.
+FERRY_SDK_CHECKS=required cargo test --workspace --no-fail-fast
 
 "$ROOT/scripts/build.sh"
 

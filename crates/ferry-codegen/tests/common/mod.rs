@@ -84,3 +84,57 @@ pub fn sample_resources(schema: &PackageSchema, project: &str) -> Vec<SourceReso
         })
         .collect()
 }
+
+fn s(v: &str) -> PropertyValue {
+    PropertyValue::String(v.into())
+}
+
+/// A stack like Ferry's demo: a service component (not imported), an explicit provider, and
+/// resources under it, one holding a secret, one referring to another by its ID.
+pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
+    let stack = "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev";
+    let service = "urn:pulumi:dev::shop::ferry:demo:Service::database";
+    let provider = "urn:pulumi:dev::shop::pulumi:providers:random::pinned";
+    let context = vec![
+        SourceResource { urn: stack.into(), name: "shop-dev".into(), token: "pulumi:pulumi:Stack".into(), ..Default::default() },
+        SourceResource { urn: service.into(), name: "database".into(), token: "ferry:demo:Service".into(), parent: Some(stack.into()), ..Default::default() },
+        SourceResource {
+            urn: provider.into(),
+            name: "pinned".into(),
+            token: "pulumi:providers:random".into(),
+            custom: true,
+            id: Some("prov-1".into()),
+            inputs: PropertyMap::from([("version".into(), s("4.16.0"))]),
+            ..Default::default()
+        },
+    ];
+    let child = |name: &str, token: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| SourceResource {
+        urn: format!("urn:pulumi:dev::shop::ferry:demo:Service${token}::{name}"),
+        name: name.into(),
+        token: token.into(),
+        custom: true,
+        id: Some(id.into()),
+        import_id: Some(format!("{id}-import")),
+        inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+        parent: Some(service.into()),
+        provider: Some(format!("{provider}::prov-1")),
+        ..Default::default()
+    };
+    let resources = vec![
+        child("database-id", "random:index/randomId:RandomId", "kT3ZqA", vec![("byteLength", PropertyValue::Number(4.0)), ("prefix", s(""))]),
+        child(
+            "admin-password",
+            "random:index/randomPassword:RandomPassword",
+            "none",
+            vec![
+                ("length", PropertyValue::Number(24.0)),
+                ("special", PropertyValue::Bool(true)),
+                ("overrideSpecial", PropertyValue::Secret(Box::new(s("!#%&")))),
+                ("keepers", PropertyValue::Object(PropertyMap::from([("database".into(), s("kT3ZqA"))]))),
+            ],
+        ),
+        child("delete", "random:index/randomPet:RandomPet", "brave-otter", vec![("length", PropertyValue::Number(2.0)), ("separator", s("-")), ("prefix", PropertyValue::Null)]),
+    ];
+    (resources, context)
+}
+
