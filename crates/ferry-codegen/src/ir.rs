@@ -50,8 +50,8 @@ pub enum Value {
     Object(TypeRef, Vec<Field>),
     /// An enum member: its name and value.
     Enum(TypeRef, String, serde_json::Value),
-    /// A secret: read from stack config.
-    Secret { key: String, ty: Type },
+    /// A secret: read from stack config (`Program::config[config]`).
+    Secret { config: usize, ty: Type },
     /// Another generated resource's property (`id`, `urn`, or an output).
     Ref { resource: usize, property: String },
     Asset(AssetKind, String),

@@ -91,8 +91,8 @@ impl Lowering<'_> {
     fn secret(&mut self, resource: &str, path: &str, ty: &Type) -> Value {
         let key = self.config_names.claim(&camel(&format!("{resource} {path}")), "Value");
         self.report.config_commands.push(format!("pulumi config set --secret {key}"));
-        self.config.push(ConfigSecret { key: key.clone(), ty: ty.clone(), resource: resource.to_string(), property: path.to_string() });
-        Value::Secret { key, ty: ty.clone() }
+        self.config.push(ConfigSecret { key, ty: ty.clone(), resource: resource.to_string(), property: path.to_string() });
+        Value::Secret { config: self.config.len() - 1, ty: ty.clone() }
     }
 
     /// A value, typed by the schema where it says.

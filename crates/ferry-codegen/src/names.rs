@@ -118,12 +118,14 @@ pub const CSHARP_RESERVED: &[&str] = &[
 /// Hands out names, unique and valid: `taken` holds names already in use (package aliases).
 pub struct NameTable {
     used: HashSet<String>,
+    /// The next number to try per base name (so a name used n times costs O(1) each).
+    next: std::collections::HashMap<String, usize>,
     reserved: &'static [&'static str],
 }
 
 impl NameTable {
     pub fn new(reserved: &'static [&'static str], taken: impl IntoIterator<Item = String>) -> NameTable {
-        NameTable { used: taken.into_iter().collect(), reserved }
+        NameTable { used: taken.into_iter().collect(), next: Default::default(), reserved }
     }
 
     /// `base` made valid (a letter first, not a keyword), then numbered until unused.
@@ -136,11 +138,12 @@ impl NameTable {
             name.push_str(suffix);
         }
         let mut candidate = name.clone();
-        let mut n = 2;
+        let mut n = self.next.get(&name).copied().unwrap_or(2);
         while self.used.contains(&candidate) || self.reserved.contains(&candidate.as_str()) {
             candidate = format!("{name}{n}");
             n += 1;
         }
+        self.next.insert(name, n);
         self.used.insert(candidate.clone());
         candidate
     }

@@ -100,10 +100,7 @@ impl Printer<'_> {
                 out.push_str(&end);
                 out.push('}');
             }
-            Value::Secret { key, .. } => {
-                let i = self.program.config.iter().position(|c| &c.key == key).expect("every secret has a config entry");
-                out.push_str(&self.config_vars[i]);
-            }
+            Value::Secret { config, .. } => out.push_str(&self.config_vars[*config]),
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], title(property));
             }

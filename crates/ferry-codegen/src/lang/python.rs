@@ -29,13 +29,12 @@ fn enum_member(name: &str) -> String {
     }
 }
 
-struct Printer<'a> {
-    program: &'a Program,
+struct Printer {
     config_vars: Vec<String>,
     resource_vars: Vec<String>,
 }
 
-impl Printer<'_> {
+impl Printer {
     fn value(&self, v: &Value, indent: usize, out: &mut String) {
         let pad = "    ".repeat(indent + 1);
         let end = "    ".repeat(indent);
@@ -83,10 +82,7 @@ impl Printer<'_> {
                 }
                 out.push(')');
             }
-            Value::Secret { key, .. } => {
-                let i = self.program.config.iter().position(|c| &c.key == key).expect("every secret has a config entry");
-                out.push_str(&self.config_vars[i]);
-            }
+            Value::Secret { config, .. } => out.push_str(&self.config_vars[*config]),
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], python_property(property));
             }
@@ -157,7 +153,7 @@ pub fn emit(program: &Program) -> String {
     let aliases: Vec<String> = program.packages.keys().map(|p| alias(p)).collect();
     let mut table = NameTable::new(PYTHON_RESERVED, aliases.iter().cloned());
     let (config_vars, resource_vars) = variables(program, &mut table, snake, "_");
-    let p = Printer { program, config_vars, resource_vars };
+    let p = Printer { config_vars, resource_vars };
     let mut out = String::from("\"\"\"Resources imported by Ferry.\"\"\"\n");
     out.push_str(&header(program, "#"));
     out.push_str("import pulumi\n");

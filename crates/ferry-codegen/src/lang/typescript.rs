@@ -31,13 +31,12 @@ fn type_path(t: &TypeRef) -> String {
     }
 }
 
-struct Printer<'a> {
-    program: &'a Program,
+struct Printer {
     config_vars: Vec<String>,
     resource_vars: Vec<String>,
 }
 
-impl Printer<'_> {
+impl Printer {
     fn value(&self, v: &Value, indent: usize, out: &mut String) {
         let pad = "    ".repeat(indent + 1);
         let end = "    ".repeat(indent);
@@ -81,10 +80,7 @@ impl Printer<'_> {
                 out.push_str(&end);
                 out.push('}');
             }
-            Value::Secret { key, .. } => {
-                let i = self.program.config.iter().position(|c| &c.key == key).expect("every secret has a config entry");
-                out.push_str(&self.config_vars[i]);
-            }
+            Value::Secret { config, .. } => out.push_str(&self.config_vars[*config]),
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], property);
             }
@@ -123,7 +119,7 @@ pub fn emit(program: &Program) -> String {
     let aliases: Vec<String> = program.packages.keys().map(|p| alias(p)).collect();
     let mut table = NameTable::new(TS_RESERVED, aliases.iter().cloned());
     let (config_vars, resource_vars) = variables(program, &mut table, camel, "Resource");
-    let p = Printer { program, config_vars, resource_vars };
+    let p = Printer { config_vars, resource_vars };
     let mut out = header(program, "//");
     out.push_str("import * as pulumi from \"@pulumi/pulumi\";\n");
     for (name, package) in &program.packages {

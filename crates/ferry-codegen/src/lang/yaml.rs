@@ -30,6 +30,7 @@ fn string(s: &str) -> String {
 
 struct Printer {
     keys: Vec<String>,
+    config_keys: Vec<String>,
 }
 
 impl Printer {
@@ -105,7 +106,7 @@ impl Printer {
             Value::Map(..) | Value::Object(..) | Value::Json(serde_json::Value::Object(_)) => "{}".into(),
             Value::Json(serde_json::Value::String(s)) => string(s),
             Value::Json(j) => j.to_string(),
-            Value::Secret { key, .. } => quoted(&format!("${{{key}}}")),
+            Value::Secret { config, .. } => quoted(&format!("${{{}}}", self.config_keys[*config])),
             Value::Ref { resource, property } => quoted(&format!("${{{}.{}}}", self.keys[*resource], property)),
             Value::Asset(..) | Value::Archive(..) => unreachable!("written as functions"),
         }
@@ -126,7 +127,7 @@ pub fn emit(program: &Program) -> String {
     // Resource keys are the logical names; a name used twice gets a numbered key and `name:`.
     let mut table = NameTable::new(&[], program.config.iter().map(|c| c.key.clone()));
     let keys: Vec<String> = program.resources.iter().map(|r| table.claim(&r.name, "-resource")).collect();
-    let p = Printer { keys };
+    let p = Printer { keys, config_keys: program.config.iter().map(|c| c.key.clone()).collect() };
     let mut out = super::header(program, "#");
     let _ = writeln!(out, "name: {}\nruntime: yaml", key(&program.project));
     if !program.config.is_empty() {
