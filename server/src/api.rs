@@ -9,7 +9,8 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use ferry_engine::deploy::ConfigValue;
-use ferry_service::{ProgramRequest, ProgramSource, StackService};
+use ferry_codegen::{Language, Style};
+use ferry_service::{CodeRequest, GeneratedCode, ProgramRequest, ProgramSource, StackService};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -31,6 +32,8 @@ pub fn routes() -> Router<AppState> {
         .route("/stacks/{id}/previews", post(create_preview))
         .route("/previews/{id}", get(get_preview))
         .route("/previews/{id}/commit", post(commit_preview))
+        .route("/previews/{id}/code", get(preview_code))
+        .route("/stacks/{id}/code", get(stack_code))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
 }
 
@@ -222,6 +225,80 @@ async fn commit_preview(
 ) -> Result<Response, ApiError> {
     let outcome = stacks.commit_preview(&id, passphrase(&headers)?, q.apply).await?;
     Ok((StatusCode::CREATED, Json(outcome)).into_response())
+}
+
+/// What code to make: `lang=ts|python|go|csharp|yaml`, `format=file|zip|json`,
+/// `style=cli|code-first`, `elide=false`, `keep=<name>,…`, `references=false`,
+/// `exclude=<resource.property>,…`; for stacks also `urn=<urn>,…` and `version=N`.
+#[derive(Deserialize)]
+struct CodeQuery {
+    lang: Option<String>,
+    format: Option<String>,
+    style: Option<String>,
+    elide: Option<bool>,
+    keep: Option<String>,
+    references: Option<bool>,
+    exclude: Option<String>,
+    urn: Option<String>,
+    version: Option<i64>,
+}
+
+fn list(s: &Option<String>) -> std::collections::BTreeSet<String> {
+    s.iter().flat_map(|v| v.split(',')).map(str::trim).filter(|v| !v.is_empty()).map(str::to_string).collect()
+}
+
+impl CodeQuery {
+    fn request(&self) -> Result<(CodeRequest, bool), ApiError> {
+        let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", m);
+        let language = match &self.lang {
+            None => Language::TypeScript,
+            Some(l) => Language::parse(l).ok_or_else(|| bad(format!("unknown language `{l}`: use ts, python, go, csharp or yaml")))?,
+        };
+        let (zip, json) = match self.format.as_deref().unwrap_or("file") {
+            "file" => (false, false),
+            "zip" => (true, false),
+            "json" => (false, true),
+            other => return Err(bad(format!("unknown format `{other}`: use file, zip or json"))),
+        };
+        let style = match self.style.as_deref().unwrap_or("cli") {
+            "cli" => Style::Cli,
+            "code-first" => Style::CodeFirst,
+            other => return Err(bad(format!("unknown style `{other}`: use cli or code-first"))),
+        };
+        let request = CodeRequest {
+            language,
+            zip,
+            style,
+            elide: self.elide.unwrap_or(true),
+            keep_all: list(&self.keep),
+            references: self.references.unwrap_or(true),
+            reference_exclusions: list(&self.exclude),
+        };
+        Ok((request, json))
+    }
+}
+
+fn code_response(code: GeneratedCode, json: bool) -> Response {
+    if json {
+        return Json(code).into_response();
+    }
+    let disposition = format!("attachment; filename=\"{}\"", code.file_name);
+    ([(header::CONTENT_TYPE, code.content_type.to_string()), (header::CONTENT_DISPOSITION, disposition)], code.bytes).into_response()
+}
+
+/// `GET /api/v1/previews/{id}/code`: code for the preview's ready resources.
+async fn preview_code(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<CodeQuery>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let (request, json) = q.request()?;
+    let code = stacks.preview_code(&id, &request, passphrase(&headers)?.as_deref()).await?;
+    Ok(code_response(code, json))
+}
+
+/// `GET /api/v1/stacks/{id}/code`: code for the stack's resources (all, or `urn=`).
+async fn stack_code(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<CodeQuery>, headers: HeaderMap) -> Result<Response, ApiError> {
+    let (request, json) = q.request()?;
+    let urns: Vec<String> = list(&q.urn).into_iter().collect();
+    let code = stacks.stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref()).await?;
+    Ok(code_response(code, json))
 }
 
 async fn stack_summary(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {

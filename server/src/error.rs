@@ -33,7 +33,7 @@ impl From<ServiceError> for ApiError {
             "not_found" => StatusCode::NOT_FOUND,
             "too_large" => StatusCode::PAYLOAD_TOO_LARGE,
             "internal" => StatusCode::INTERNAL_SERVER_ERROR,
-            "passphrase_required" | "wrong_passphrase" | "commit_refused" => StatusCode::UNPROCESSABLE_ENTITY,
+            "passphrase_required" | "wrong_passphrase" | "commit_refused" | "codegen_failed" => StatusCode::UNPROCESSABLE_ENTITY,
             "stale_preview" | "already_committed" => StatusCode::CONFLICT,
             _ => StatusCode::BAD_REQUEST,
         };

@@ -25,6 +25,15 @@ pub struct ImportArgs {
     /// With a state file: where to write the committed state (the input is never overwritten).
     #[arg(long)]
     out_state: Option<PathBuf>,
+    /// Write code for the imported resources to this file (`.zip`: a runnable project).
+    #[arg(long)]
+    out: Option<PathBuf>,
+    /// The code's language: ts, python, go, csharp or yaml (default: from --out's extension).
+    #[arg(long)]
+    lang: Option<String>,
+    /// `cli` (the stack holds the resources: `protect`) or `code-first` (the `import` option).
+    #[arg(long, default_value = "cli")]
+    code_style: String,
     /// Folder for Ferry's data (the embedded SQLite store).
     #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
     data_dir: PathBuf,
@@ -47,6 +56,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     }
 
     let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
+    let code_request = code_request(&args)?;
     let record = service.preview_import(&stack_id, &spec).await?;
     let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase, false).await) };
 
@@ -59,10 +69,30 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     } else {
         print_preview(&record.preview);
     }
+    if let (Some(out), Some(request)) = (&args.out, &code_request) {
+        let code = service.preview_code(&record.id, request, passphrase_for_code().as_deref()).await.map_err(|e| format!("code: {e}"))?;
+        std::fs::write(out.with_extension("tmp"), &code.bytes)?;
+        std::fs::rename(out.with_extension("tmp"), out)?;
+        if !args.json {
+            println!("\nWrote {} code to {}.", request.language.id(), out.display());
+            for c in &code.report.config_commands {
+                println!("  secret read from config; set it with: {c}");
+            }
+            if !code.report.elided.is_empty() {
+                println!("  left out {} propert(ies) that only repeat a default or a zero value", code.report.elided.len());
+            }
+            for r in &code.report.references {
+                println!("  `{}.{}` refers to `{}.{}` (turn off: exclude {})", r.resource, r.property, r.target, r.target_property, r.key);
+            }
+            for w in &code.report.warnings {
+                println!("  warning: {w}");
+            }
+        }
+    }
     match outcome {
         None => {
             if !args.json {
-                println!("\nPreview only: nothing was written.");
+                println!("\nPreview only: nothing was written to the stack.");
             }
         }
         Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
@@ -79,6 +109,37 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+fn passphrase_for_code() -> Option<String> {
+    std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty())
+}
+
+/// What `--out`, `--lang` and `--code-style` ask for.
+fn code_request(args: &ImportArgs) -> Result<Option<ferry_service::CodeRequest>, Error> {
+    let Some(out) = &args.out else {
+        if args.lang.is_some() {
+            return Err("--lang needs --out <file>".into());
+        }
+        return Ok(None);
+    };
+    let ext = out.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let from_ext = match ext {
+        "ts" => Some("ts"),
+        "py" => Some("python"),
+        "go" => Some("go"),
+        "cs" => Some("csharp"),
+        "yaml" | "yml" => Some("yaml"),
+        _ => None,
+    };
+    let lang = args.lang.as_deref().or(from_ext).ok_or_else(|| format!("say which language {} is in: --lang ts|python|go|csharp|yaml", out.display()))?;
+    let language = ferry_codegen::Language::parse(lang).ok_or_else(|| format!("unknown language `{lang}`: use ts, python, go, csharp or yaml"))?;
+    let style = match args.code_style.as_str() {
+        "cli" => ferry_codegen::Style::Cli,
+        "code-first" => ferry_codegen::Style::CodeFirst,
+        other => return Err(format!("unknown code style `{other}`: use cli or code-first").into()),
+    };
+    Ok(Some(ferry_service::CodeRequest { language, zip: ext == "zip", style, ..Default::default() }))
 }
 
 /// The service over Ferry's store (or, for a state file, an in-memory one holding the file)

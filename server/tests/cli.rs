@@ -37,6 +37,16 @@ fn preview_then_commit_into_a_state_file() {
     let state = ferry_state::load_state(&next, Default::default()).unwrap();
     assert_eq!(state.deployment.resources().len(), 3, "root stack, default provider, the integer");
     assert_eq!(std::fs::read_to_string(dir.path().join("state.json")).unwrap(), original, "the input file is untouched");
+
+    // Code for the imported resources, in the language its extension names.
+    let (code, out, err) = ferry(dir.path(), &["import", "--stack", "state.json", "--file", "spec.json", "--preview-only", "--out", "imported.py"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Wrote python code to imported.py"), "{out}");
+    let py = std::fs::read_to_string(dir.path().join("imported.py")).unwrap();
+    assert!(py.contains("port = random.RandomInteger(\"port\",") && py.contains("protect=True"), "{py}");
+    let (code, _, err) = ferry(dir.path(), &["import", "--stack", "state.json", "--file", "spec.json", "--preview-only", "--out", "imported.txt"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("--lang"), "{err}");
 }
 
 #[test]

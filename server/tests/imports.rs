@@ -131,3 +131,88 @@ async fn a_bad_spec_is_answered_with_every_problem_and_its_path() {
     let (status, err) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), "")).await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("empty_body")));
 }
+
+/// Code for a preview's ready resources and for a whole stack, as a file, JSON with the report,
+/// or a runnable project zip.
+#[tokio::test]
+async fn code_for_a_preview_and_for_the_demo_stack() {
+    use std::io::Read as _;
+    let app = app().await;
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    let id = stacks[0]["id"].as_str().unwrap().to_string();
+    let (_, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), SPEC)).await;
+    let preview_id = preview["id"].as_str().unwrap();
+
+    let res = app.clone().oneshot(get(&format!("/api/v1/previews/{preview_id}/code?lang=ts"))).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["content-disposition"], "attachment; filename=\"index.ts\"");
+    let ts = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(ts.contains("new random.RandomInteger(\"imported-port\", {"), "{ts}");
+    assert!(ts.contains("protect: true"), "CLI style by default: {ts}");
+    assert!(!ts.contains("correct-horse-battery"), "a password imported by value never shows: {ts}");
+
+    let (status, json) = call(&app, get(&format!("/api/v1/previews/{preview_id}/code?lang=python&format=json&style=code-first"))).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let code = json["code"].as_str().unwrap();
+    assert!(code.contains("import_=\"7,1,10\""), "code-first style carries the import ID: {code}");
+    assert!(json["report"]["warnings"].to_string().contains("imported-password"), "the secret import ID is reported, not written: {json}");
+
+    let res = app.clone().oneshot(get(&format!("/api/v1/previews/{preview_id}/code?lang=go&format=zip"))).await.unwrap();
+    assert_eq!(res.headers()["content-type"], "application/zip");
+    let bytes = res.into_body().collect().await.unwrap().to_bytes().to_vec();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes)).unwrap();
+    let mut names: Vec<String> = zip.file_names().map(str::to_string).collect();
+    names.sort();
+    assert_eq!(names, ["demo/Pulumi.yaml", "demo/go.mod", "demo/main.go"]);
+    let mut go_mod = String::new();
+    zip.by_name("demo/go.mod").unwrap().read_to_string(&mut go_mod).unwrap();
+    assert!(go_mod.contains("github.com/pulumi/pulumi-random/sdk/v4"), "{go_mod}");
+
+    // The whole demo stack: components become plain components with the same type and name.
+    let (status, json) = call(&app, get(&format!("/api/v1/stacks/{id}/code?lang=yaml&format=json"))).await;
+    assert_eq!(status, StatusCode::OK, "{json}");
+    let yaml = json["code"].as_str().unwrap();
+    assert!(yaml.contains("web-name:") && yaml.contains("aliases:"), "{yaml}");
+    assert!(!yaml.contains("q7(N=yD!s0pW&k2Lr_Vf+8Xh"), "no secret output is written");
+
+    let (status, error) = call(&app, get(&format!("/api/v1/previews/{preview_id}/code?lang=cobol"))).await;
+    assert_eq!((status, error["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!("bad_request")));
+    let (status, _) = call(&app, get(&format!("/api/v1/stacks/{id}/code?urn=urn:pulumi:dev::demo::nope::x"))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
+
+/// The demo stack's code, written where `tsc` and `pyright` can check it against the real SDKs
+/// (crates/ferry-codegen/sdk-check), when they are installed.
+#[tokio::test]
+async fn the_demo_stack_code_type_checks() {
+    let sdk = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-codegen/sdk-check");
+    let tsc = sdk.join("node_modules/.bin/tsc");
+    let required = std::env::var("FERRY_SDK_CHECKS").is_ok_and(|v| v == "required");
+    if !tsc.exists() {
+        assert!(!required, "tsc is missing: run ./scripts/test.sh");
+        eprintln!("skipping: {} is not installed", tsc.display());
+        return;
+    }
+    let app = app().await;
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    let id = stacks[0]["id"].as_str().unwrap().to_string();
+    let dir = sdk.join("generated/demo-stack");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    for (lang, file) in [("ts", "index.ts"), ("python", "__main__.py")] {
+        let (status, json) = call(&app, get(&format!("/api/v1/stacks/{id}/code?lang={lang}&format=json"))).await;
+        assert_eq!(status, StatusCode::OK, "{json}");
+        std::fs::write(dir.join(file), json["code"].as_str().unwrap()).unwrap();
+    }
+    std::fs::write(dir.join("tsconfig.json"), r#"{"compilerOptions": {"strict": true, "target": "es2020", "module": "commonjs", "moduleResolution": "node", "noEmit": true}, "files": ["index.ts"]}"#).unwrap();
+    let out = std::process::Command::new(&tsc).arg("-p").arg(dir.join("tsconfig.json")).output().unwrap();
+    assert!(out.status.success(), "tsc:\n{}", String::from_utf8_lossy(&out.stdout));
+    let python = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/codegen-venv/bin/python");
+    let pyright = sdk.join("node_modules/.bin/pyright");
+    if python.exists() && pyright.exists() {
+        let out = std::process::Command::new(&pyright).arg("--pythonpath").arg(&python).arg(dir.join("__main__.py")).output().unwrap();
+        assert!(out.status.success(), "pyright:\n{}", String::from_utf8_lossy(&out.stdout));
+    } else {
+        assert!(!required, "pyright or the venv is missing: run ./scripts/test.sh");
+    }
+}

@@ -18,6 +18,8 @@ pub enum ServiceError {
     Spec(#[from] ferry_engine::import_spec::SpecErrors),
     #[error(transparent)]
     Program(#[from] ferry_engine::program::ProgramError),
+    #[error("no code: {0}")]
+    Code(String),
     #[error("the commit was refused: {0}")]
     Commit(String),
     #[error("no resource `{urn}` in stack `{stack}`")]
@@ -50,6 +52,7 @@ impl ServiceError {
             ServiceError::ResourceNotFound { .. } => "not_found",
             ServiceError::Spec(_) => "invalid_spec",
             ServiceError::Program(_) => "invalid_program",
+            ServiceError::Code(_) => "codegen_failed",
             ServiceError::Commit(_) => "commit_refused",
             ServiceError::Store(StoreError::StalePreview { .. }) => "stale_preview",
             ServiceError::Store(StoreError::AlreadyCommitted { .. }) => "already_committed",

@@ -158,7 +158,7 @@ pub(crate) fn seal_payload(preview: &Preview, key: &[u8; 32]) -> String {
     PassphraseCrypter::from_key(key).encrypt(Value::Array(values).to_string().as_bytes())
 }
 
-fn open_payload(preview: &mut Preview, sealed: &str, key: &[u8; 32]) -> Result<(), ServiceError> {
+pub(crate) fn open_payload(preview: &mut Preview, sealed: &str, key: &[u8; 32]) -> Result<(), ServiceError> {
     let bad = |what: &str| ServiceError::Internal(format!("the preview's stored values {what} (was the server's payload key replaced?)"));
     let bytes = PassphraseCrypter::from_key(key).decrypt(sealed).map_err(|_| bad("do not decrypt"))?;
     let values: Vec<Value> = serde_json::from_slice(&bytes).map_err(|_| bad("are damaged"))?;

@@ -4,6 +4,7 @@
 //! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
 //! to their own responses.
 
+mod code;
 mod demo;
 mod error;
 mod imports;
@@ -17,6 +18,7 @@ use std::sync::{Arc, Mutex};
 use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
 use ferry_store::{NewVersion, StackName, StackSummary, Store};
 
+pub use code::{CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
 pub use error::ServiceError;
 pub use imports::{CommitOutcome, EngineConfig, PreviewRecord};

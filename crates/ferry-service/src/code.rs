@@ -1,0 +1,214 @@
+//! Code for imported resources: a preview's ready resources, or a stack's resources, with the
+//! rest of the stack as context (parents, explicit providers) and the providers' schemas (one
+//! `GetSchema` per package and version, cached on disk). One file, or a runnable project zip.
+
+use std::collections::{BTreeSet, HashMap};
+use std::io::Write as _;
+
+use ferry_codegen::ir::Report;
+use ferry_codegen::{lower, project, Language, Options, PackageSchema, SourceResource, Style};
+use ferry_engine::import::Preview;
+use ferry_engine::plugin::{EngineService, PluginProviders, PluginSearch};
+use ferry_engine::property::json::{decode_map, DecodeOptions};
+use ferry_state::deployment::Resource;
+use serde::Serialize;
+
+use crate::stack_secrets::StackSecrets;
+use crate::{LoadedVersion, ServiceError, StackService};
+
+/// What code to make.
+#[derive(Debug, Clone)]
+pub struct CodeRequest {
+    pub language: Language,
+    /// A runnable project as a zip, rather than the one program file.
+    pub zip: bool,
+    pub style: Style,
+    pub elide: bool,
+    /// Resources (names or URNs) whose properties are all kept.
+    pub keep_all: BTreeSet<String>,
+    pub references: bool,
+    /// Reference suggestions turned off (`resource.property`).
+    pub reference_exclusions: BTreeSet<String>,
+}
+
+impl Default for CodeRequest {
+    fn default() -> Self {
+        CodeRequest {
+            language: Language::TypeScript,
+            zip: false,
+            style: Style::Cli,
+            elide: true,
+            keep_all: BTreeSet::new(),
+            references: true,
+            reference_exclusions: BTreeSet::new(),
+        }
+    }
+}
+
+/// Generated code, ready to send.
+#[derive(Debug, Clone, Serialize)]
+pub struct GeneratedCode {
+    pub file_name: String,
+    #[serde(skip)]
+    pub content_type: &'static str,
+    #[serde(skip)]
+    pub bytes: Vec<u8>,
+    /// The program's text (not for zips).
+    pub code: Option<String>,
+    pub report: Report,
+}
+
+fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
+    let decrypt = |ct: &str| secrets.decrypt(ct);
+    let opts = DecodeOptions { decrypt: Some(&decrypt) };
+    let empty = serde_json::Map::new();
+    let decode = |m: Option<&serde_json::Map<String, serde_json::Value>>| decode_map(m.unwrap_or(&empty), "", &opts).unwrap_or_default();
+    SourceResource {
+        urn: r.urn.clone(),
+        name: ferry_state::urn::name_of(&r.urn).to_string(),
+        token: r.type_.clone(),
+        custom: r.is_custom(),
+        id: r.id.clone(),
+        import_id: r.extra.get("importID").and_then(|v| v.as_str()).map(str::to_string),
+        inputs: decode(r.inputs.as_ref()),
+        outputs: decode(r.outputs.as_ref()),
+        parent: r.parent.clone(),
+        provider: r.provider.clone(),
+        protect: r.is_protected(),
+        ignore_changes: Vec::new(),
+        depends_on: r.dependencies.clone().unwrap_or_default(),
+    }
+}
+
+impl StackService {
+    /// The providers' schemas for the packages `resources` use.
+    async fn schemas_for(&self, resources: &[SourceResource], context: &[SourceResource]) -> Result<HashMap<String, PackageSchema>, ServiceError> {
+        let engine_config = self.engine()?.clone();
+        let mut packages: BTreeSet<String> = BTreeSet::new();
+        for r in resources.iter().chain(context.iter().filter(|r| r.token.starts_with("pulumi:providers:"))) {
+            if !r.custom {
+                continue;
+            }
+            packages.insert(r.token.strip_prefix("pulumi:providers:").unwrap_or_else(|| r.token.split(':').next().unwrap_or("")).to_string());
+        }
+        let search = PluginSearch::from_env(engine_config.plugin_dirs.clone());
+        let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
+        let providers = PluginProviders::new(search, engine, engine_config.launch, std::env::temp_dir(), engine_config.schema_cache.clone());
+        let mut schemas = HashMap::new();
+        let mut failure = None;
+        for package in packages {
+            match providers.schema(&package, None).await {
+                Ok(text) => match PackageSchema::parse(&text) {
+                    Ok(s) => {
+                        schemas.insert(package, s);
+                    }
+                    Err(e) => failure = Some(format!("the `{package}` provider's schema: {e}")),
+                },
+                Err(e) => failure = Some(format!("the `{package}` provider's schema is needed to type the code: {e}")),
+            }
+        }
+        providers.shutdown().await;
+        match failure {
+            Some(f) => Err(ServiceError::Code(f)),
+            None => Ok(schemas),
+        }
+    }
+
+    async fn generate(&self, project: &str, resources: Vec<SourceResource>, context: Vec<SourceResource>, request: &CodeRequest) -> Result<GeneratedCode, ServiceError> {
+        let schemas = self.schemas_for(&resources, &context).await?;
+        let options = Options {
+            style: request.style,
+            elide: request.elide,
+            keep_all: request.keep_all.clone(),
+            references: request.references,
+            reference_exclusions: request.reference_exclusions.clone(),
+        };
+        let program = lower(project, &resources, &context, &schemas, &options).map_err(|e| ServiceError::Code(e.to_string()))?;
+        let lang = request.language;
+        if request.zip {
+            let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+            let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+            for (path, text) in project::files(&program, lang) {
+                zip.start_file(format!("{project}/{path}"), opts).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
+                zip.write_all(text.as_bytes()).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
+            }
+            let bytes = zip.finish().map_err(|e| ServiceError::Internal(format!("zip: {e}")))?.into_inner();
+            return Ok(GeneratedCode { file_name: format!("{project}-{}.zip", lang.id()), content_type: "application/zip", bytes, code: None, report: program.report });
+        }
+        let code = ferry_codegen::emit(&program, lang);
+        Ok(GeneratedCode {
+            file_name: lang.file_name().to_string(),
+            content_type: "text/plain; charset=utf-8",
+            bytes: code.clone().into_bytes(),
+            code: Some(code),
+            report: program.report,
+        })
+    }
+
+    fn context(&self, version: &LoadedVersion, passphrase: Option<&str>) -> Result<Vec<SourceResource>, ServiceError> {
+        let secrets = StackSecrets::for_reading(&version.deployment, passphrase)?;
+        Ok(version.deployment.resources().iter().filter(|r| !r.is_pending_delete()).map(|r| source_of(r, &secrets)).collect())
+    }
+
+    /// Code for an import preview's ready resources.
+    pub async fn preview_code(&self, id: &str, request: &CodeRequest, passphrase: Option<&str>) -> Result<GeneratedCode, ServiceError> {
+        let key = self.engine()?.payload_key;
+        let stored = self.store.preview(id).await?;
+        let value: serde_json::Value = serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
+        if value["kind"] == "program" {
+            return Err(ServiceError::Code("a program's resources are already code: generate code from an import spec's preview or from the stack".into()));
+        }
+        let mut preview: Preview = serde_json::from_value(value).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
+        crate::imports::open_payload(&mut preview, &stored.payload, &key)?;
+        let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
+        let mut context = self.context(&base, passphrase)?;
+        // The preview's own providers and parents (entries of the spec) are context too.
+        let resources: Vec<SourceResource> = preview
+            .resources
+            .iter()
+            .filter(|r| r.status.is_ready())
+            .map(|r| SourceResource {
+                urn: r.urn.clone(),
+                name: ferry_state::urn::name_of(&r.urn).to_string(),
+                token: r.type_.clone(),
+                custom: !r.component,
+                id: r.id.clone(),
+                import_id: r.import_id.clone().or_else(|| r.id.clone()),
+                inputs: r.inputs.clone(),
+                outputs: r.outputs.clone(),
+                parent: r.parent.clone(),
+                provider: r.provider.clone(),
+                protect: false,
+                ignore_changes: Vec::new(),
+                depends_on: Vec::new(),
+            })
+            .collect();
+        if resources.is_empty() {
+            return Err(ServiceError::Code("no resource in the preview is ready to import".into()));
+        }
+        context.retain(|c| !resources.iter().any(|r| r.urn == c.urn));
+        let project = base.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
+        self.generate(&project, resources, context, request).await
+    }
+
+    /// Code for a stack's resources (`urns`, or every custom resource but providers).
+    pub async fn stack_code(&self, id: &str, version: Option<i64>, urns: &[String], request: &CodeRequest, passphrase: Option<&str>) -> Result<GeneratedCode, ServiceError> {
+        let v = self.version(id, version).await?;
+        let all = self.context(&v, passphrase)?;
+        let (resources, context): (Vec<_>, Vec<_>) = all.into_iter().partition(|r| {
+            if urns.is_empty() {
+                r.custom && !r.token.starts_with("pulumi:providers:")
+            } else {
+                urns.contains(&r.urn)
+            }
+        });
+        if let Some(missing) = urns.iter().find(|u| !resources.iter().any(|r| &r.urn == *u)) {
+            return Err(ServiceError::ResourceNotFound { stack: v.summary.name.clone(), urn: missing.clone() });
+        }
+        if resources.is_empty() {
+            return Err(ServiceError::Code("the stack has no resources to write code for".into()));
+        }
+        let project = v.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
+        self.generate(&project, resources, context, request).await
+    }
+}
