@@ -56,6 +56,7 @@ ensure_tools() {
   local venv=target/codegen-venv req=crates/ferry-codegen/sdk-check/requirements.txt
   if [ ! -x "$venv/bin/python" ] || [ "$req" -nt "$venv/.installed" ]; then
     log "installing the Pulumi Python SDKs into $venv"
+    rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
     touch "$venv/.installed"

@@ -10,7 +10,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use ferry_engine::deploy::ConfigValue;
 use ferry_codegen::{Language, Style};
-use ferry_service::{CodeRequest, GeneratedCode, ProgramRequest, ProgramSource, StackService};
+use ferry_service::{CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, StackService};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -33,6 +33,18 @@ pub fn routes() -> Router<AppState> {
         .route("/previews/{id}", get(get_preview))
         .route("/previews/{id}/commit", post(commit_preview))
         .route("/previews/{id}/code", get(preview_code))
+        .route("/stacks/{id}/plans", post(create_plan))
+        .route("/plans/{id}", get(get_plan))
+        .route("/plans/{id}/revisions", post(save_plan))
+        .route("/plans/{id}/revisions/{revision}", get(get_plan_revision))
+        .route("/plans/{id}/previews", post(start_plan_preview))
+        .route("/plans/{id}/jobs/{job}", get(get_job))
+        .route("/plans/{id}/jobs/{job}/events", get(job_events))
+        .route("/plans/{id}/jobs/{job}/cancel", post(cancel_job))
+        .route("/plans/{id}/shares", get(list_shares).post(create_share))
+        .route("/plans/{id}/shares/{token}", axum::routing::delete(revoke_share))
+        .route("/shared/{token}", get(get_shared_plan))
+        .route("/shared/{token}/previews/{index}", get(get_shared_preview))
         .route("/stacks/{id}/code", get(stack_code))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
 }
@@ -156,7 +168,7 @@ async fn create_preview(
 ) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec or program").await?;
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-    let program = |source| ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None };
+    let program = |source| ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, progress: None };
     let request = if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
         Some(program(ProgramSource::Zip(bytes.to_vec())))
     } else {
@@ -185,7 +197,7 @@ async fn create_preview(
                             ConfigEntry::Full(c) => c,
                         }))
                         .collect();
-                    Some(ProgramRequest { source, config, mapping: e.mapping, passphrase: None })
+                    Some(ProgramRequest { source, config, mapping: e.mapping, passphrase: None, progress: None })
                 }
                 _ => None,
             }
@@ -299,6 +311,101 @@ async fn stack_code(State(stacks): State<Arc<StackService>>, Path(id): Path<Stri
     let urns: Vec<String> = list(&q.urn).into_iter().collect();
     let code = stacks.stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref()).await?;
     Ok(code_response(code, json))
+}
+
+fn plan_input(bytes: &[u8]) -> Result<PlanInput, ApiError> {
+    serde_json::from_slice(bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_plan", format!("the plan: {e}")))
+}
+
+/// `POST /api/v1/stacks/{id}/plans` with `{"title"?, "spec"?, "program"?, "options"?}`.
+async fn create_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the plan").await?;
+    let plan = stacks.create_plan(&id, plan_input(&bytes)?).await?;
+    Ok((StatusCode::CREATED, Json(plan)).into_response())
+}
+
+async fn get_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.plan_view(&id, None, false).await?).into_response())
+}
+
+async fn get_plan_revision(State(stacks): State<Arc<StackService>>, Path((id, revision)): Path<(String, i64)>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.plan_view(&id, Some(revision), false).await?).into_response())
+}
+
+/// `POST /api/v1/plans/{id}/revisions`: saves the next revision (checked first).
+async fn save_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the plan").await?;
+    let plan = stacks.save_plan(&id, plan_input(&bytes)?).await?;
+    Ok((StatusCode::CREATED, Json(plan)).into_response())
+}
+
+#[derive(Deserialize)]
+struct RevisionQuery {
+    revision: Option<i64>,
+}
+
+/// `POST /api/v1/plans/{id}/previews`: starts a background preview of the revision; `202`
+/// with the job, whose progress `GET …/jobs/{job}/events` streams.
+async fn start_plan_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
+    let job = stacks.start_plan_preview(&id, q.revision).await?;
+    Ok((StatusCode::ACCEPTED, Json(job)).into_response())
+}
+
+async fn get_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.job(&id, &job)?.view()).into_response())
+}
+
+async fn cancel_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.cancel_job(&id, &job)?).into_response())
+}
+
+/// `GET …/jobs/{job}/events`: server-sent events, one `resource` per finished resource (the
+/// ones already reported first, so a page that comes back catches up), then `end` with the job.
+async fn job_events(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let job = stacks.job(&id, &job)?;
+    let receiver = job.subscribe();
+    let stream = futures_util::stream::unfold((job, receiver, 0usize, false), |(job, mut receiver, sent, ended)| async move {
+        if ended {
+            return None;
+        }
+        loop {
+            let view = job.view();
+            if sent < view.events.len() {
+                let event = Event::default().event("resource").json_data(&view.events[sent]).expect("events serialise");
+                return Some((Ok::<_, std::convert::Infallible>(event), (job, receiver, sent + 1, false)));
+            }
+            if view.status != JobStatus::Running {
+                let event = Event::default().event("end").json_data(&view).expect("jobs serialise");
+                return Some((Ok(event), (job, receiver, sent, true)));
+            }
+            if receiver.changed().await.is_err() {
+                return None;
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()).into_response())
+}
+
+async fn create_share(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok((StatusCode::CREATED, Json(stacks.share_plan(&id).await?)).into_response())
+}
+
+async fn list_shares(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.plan_shares(&id).await?).into_response())
+}
+
+async fn revoke_share(State(stacks): State<Arc<StackService>>, Path((id, token)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.revoke_plan_share(&id, &token).await?).into_response())
+}
+
+/// `GET /api/v1/shared/{token}`: the plan, read-only (no plan or preview IDs).
+async fn get_shared_plan(State(stacks): State<Arc<StackService>>, Path(token): Path<String>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.shared_plan(&token, q.revision).await?).into_response())
+}
+
+async fn get_shared_preview(State(stacks): State<Arc<StackService>>, Path((token, index)): Path<(String, usize)>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.shared_preview(&token, q.revision, index).await?).into_response())
 }
 
 async fn stack_summary(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {

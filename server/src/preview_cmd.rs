@@ -102,7 +102,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     }
     let passphrase = std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty());
     let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
-    let request = ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone() };
+    let request = ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), progress: None };
     let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;
 
     if let Some(out) = &args.import_file {

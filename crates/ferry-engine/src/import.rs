@@ -26,16 +26,30 @@ pub struct StackContext<'a> {
     pub deployment: &'a Deployment,
 }
 
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct ImportOptions {
     /// Resources read at the same time.
     pub concurrency: usize,
     pub strategy: ImportStrategy,
+    /// Told of each resource as it finishes.
+    pub progress: Option<crate::progress::Progress>,
 }
 
 impl Default for ImportOptions {
     fn default() -> Self {
-        ImportOptions { concurrency: 16, strategy: ImportStrategy::Read }
+        ImportOptions { concurrency: 16, strategy: ImportStrategy::Read, progress: None }
+    }
+}
+
+fn report(progress: &Option<crate::progress::Progress>, r: &PlannedResource) {
+    if let Some(p) = progress {
+        p.report(crate::progress::ProgressEvent {
+            urn: r.urn.clone(),
+            name: r.name.clone(),
+            type_: r.type_.clone(),
+            status: r.status.to_string(),
+            message: r.message.clone(),
+        });
     }
 }
 
@@ -371,9 +385,13 @@ pub async fn preview_import(
             }
         });
     }
+    for done in planned.iter().flatten() {
+        report(&options.progress, done);
+    }
     while let Some(result) = tasks.join_next().await {
         match result {
             Ok(done) => {
+                report(&options.progress, &done);
                 let i = done.index;
                 planned[i] = Some(done);
             }

@@ -9,6 +9,7 @@ pub mod commit;
 pub mod import_spec;
 pub mod import;
 pub mod plugin;
+pub mod progress;
 pub mod program;
 pub mod provider;
 pub mod property;

@@ -111,7 +111,7 @@ async fn scenarios() {
             Some("minimal") => ImportStrategy::Minimal,
             _ => ImportStrategy::Read,
         };
-        let preview = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4, strategy }).await;
+        let preview = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4, strategy, ..Default::default() }).await;
         insta::assert_json_snapshot!(name, preview);
     }
 }

@@ -169,7 +169,7 @@ async fn lifecycle_scenarios() {
         let mapping: Option<BTreeMap<String, String>> = scenario.get("mapping").map(|m| serde_json::from_value(m.clone()).unwrap());
         let run = providers(&scenario["provider"]).await;
         let ctx = DeployContext { organization: "org", project: PROJECT, stack: STACK, deployment: &state.deployment, config: &config, decrypt: None };
-        let options = DeployOptions { mode, concurrency: 4, import_mapping: mapping };
+        let options = DeployOptions { mode, concurrency: 4, import_mapping: mapping, progress: None };
         let deployed = match deploy(&program, &ctx, &run.providers, &options).await {
             Ok(d) => d,
             Err(e) => {
@@ -189,7 +189,7 @@ async fn lifecycle_scenarios() {
             // ...and previewing the same program against it changes nothing.
             let again = providers(&scenario["provider"]).await;
             let ctx = DeployContext { deployment: &reloaded.deployment, ..ctx };
-            let second = deploy(&program, &ctx, &again.providers, &DeployOptions { mode: DeployMode::Preview, concurrency: 4, import_mapping: None }).await.unwrap();
+            let second = deploy(&program, &ctx, &again.providers, &DeployOptions { mode: DeployMode::Preview, concurrency: 4, ..Default::default() }).await.unwrap();
             let ops: Vec<String> = second.plan.steps.iter().map(|s| format!("{} {}", s.op, short(&s.urn))).collect();
             if deployed.plan.failed_steps().next().is_none() {
                 assert!(

@@ -18,6 +18,10 @@ pub enum ServiceError {
     Spec(#[from] ferry_engine::import_spec::SpecErrors),
     #[error(transparent)]
     Program(#[from] ferry_engine::program::ProgramError),
+    #[error("{0}")]
+    Plan(String),
+    #[error("no preview job `{0}` for this plan (jobs last as long as the server process)")]
+    JobNotFound(String),
     #[error("no code: {0}")]
     Code(String),
     #[error("the commit was refused: {0}")]
@@ -53,10 +57,19 @@ impl ServiceError {
             ServiceError::Spec(_) => "invalid_spec",
             ServiceError::Program(_) => "invalid_program",
             ServiceError::Code(_) => "codegen_failed",
+            ServiceError::Plan(_) => "invalid_plan",
+            ServiceError::JobNotFound(_) => "not_found",
             ServiceError::Commit(_) => "commit_refused",
             ServiceError::Store(StoreError::StalePreview { .. }) => "stale_preview",
             ServiceError::Store(StoreError::AlreadyCommitted { .. }) => "already_committed",
-            ServiceError::Store(StoreError::StackNotFound(_) | StoreError::VersionNotFound { .. } | StoreError::PreviewNotFound(_)) => "not_found",
+            ServiceError::Store(
+                StoreError::StackNotFound(_)
+                | StoreError::VersionNotFound { .. }
+                | StoreError::PreviewNotFound(_)
+                | StoreError::PlanNotFound(_)
+                | StoreError::PlanRevisionNotFound { .. }
+                | StoreError::ShareNotFound,
+            ) => "not_found",
             ServiceError::Store(StoreError::InvalidName(_)) => "invalid_name",
             ServiceError::Store(_) | ServiceError::Internal(_) => "internal",
         }

@@ -8,6 +8,7 @@ mod code;
 mod demo;
 mod error;
 mod imports;
+mod plans;
 mod programs;
 mod stack_secrets;
 mod views;
@@ -22,6 +23,7 @@ pub use code::{CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
 pub use error::ServiceError;
 pub use imports::{CommitOutcome, EngineConfig, PreviewRecord};
+pub use plans::{Job, JobStatus, JobView, PlanInput, PlanOptions, PlanView, RevisionView};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use views::{ResourceDetail, ResourceRow};
 
@@ -62,11 +64,12 @@ pub struct StackService {
     engine: Option<EngineConfig>,
     max_state_bytes: usize,
     cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
+    jobs: plans::Jobs,
 }
 
 impl StackService {
     pub fn new(store: Store, max_state_bytes: usize) -> StackService {
-        StackService { store, engine: None, max_state_bytes, cache: Mutex::new(HashMap::new()) }
+        StackService { store, engine: None, max_state_bytes, cache: Mutex::new(HashMap::new()), jobs: Default::default() }
     }
 
     /// Enables import previews and commits.

@@ -40,6 +40,8 @@ pub struct ProgramRequest {
     /// Resource name → ID: the program's would-be creates are imported instead.
     pub mapping: Option<BTreeMap<String, String>>,
     pub passphrase: Option<String>,
+    /// Told of each step as it is generated.
+    pub progress: Option<ferry_engine::progress::Progress>,
 }
 
 /// What the sealed payload of a program preview holds (config may hold secrets).
@@ -95,6 +97,7 @@ impl StackService {
         mapping: Option<BTreeMap<String, String>>,
         passphrase: Option<&str>,
         mode: DeployMode,
+        progress: Option<ferry_engine::progress::Progress>,
     ) -> Result<Deployed, ServiceError> {
         let engine_config = self.engine()?.clone();
         let name: Vec<&str> = version.summary.name.split('/').collect();
@@ -104,7 +107,7 @@ impl StackService {
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
         let providers = PluginProviders::new(search, engine, engine_config.launch, std::env::temp_dir(), engine_config.schema_cache.clone());
         let ctx = DeployContext { organization: name[0], project: name[1], stack: name[2], deployment: &version.deployment, config, decrypt: Some(&decrypt) };
-        let options = DeployOptions { mode, concurrency: engine_config.concurrency, import_mapping: mapping };
+        let options = DeployOptions { mode, concurrency: engine_config.concurrency, import_mapping: mapping, progress };
         let result = deploy(program, &ctx, &providers, &options).await;
         providers.shutdown().await;
         Ok(result?)
@@ -117,7 +120,7 @@ impl StackService {
         let (file, text) = read_project(&request.source)?;
         let program = parse_program(&file, &text)?;
         let version = self.version(stack_id, None).await?;
-        let deployed = self.run_program(&version, &program, &request.config, request.mapping.clone(), request.passphrase.as_deref(), DeployMode::Preview).await?;
+        let deployed = self.run_program(&version, &program, &request.config, request.mapping.clone(), request.passphrase.as_deref(), DeployMode::Preview, request.progress.clone()).await?;
         let preview_json = json!({
             "kind": "program",
             "file": file,
@@ -181,13 +184,13 @@ impl StackService {
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let program = parse_program(&payload.file, &stored.spec)?;
         // The world must still look as previewed.
-        let again = self.run_program(&base, &program, &payload.config, payload.mapping.clone(), passphrase.as_deref(), DeployMode::Preview).await?;
+        let again = self.run_program(&base, &program, &payload.config, payload.mapping.clone(), passphrase.as_deref(), DeployMode::Preview, None).await?;
         if ops(&again.plan) != ops(&plan) || again.plan.failed_steps().next().is_some() {
             let before: std::collections::BTreeSet<String> = ops(&plan).into_iter().collect();
             let now: Vec<String> = ops(&again.plan).into_iter().filter(|o| !before.contains(o)).take(5).collect();
             return refuse(format!("the resources changed since the preview (now: {}); preview again", if now.is_empty() { "a step fails".into() } else { now.join(", ") }));
         }
-        let done = self.run_program(&base, &program, &payload.config, payload.mapping, passphrase.as_deref(), DeployMode::Update).await?;
+        let done = self.run_program(&base, &program, &payload.config, payload.mapping, passphrase.as_deref(), DeployMode::Update, None).await?;
         let failures: Vec<String> = done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
         if !failures.is_empty() && !done.mutated {
             return refuse(format!("nothing was changed: {}", failures.join("; ")));

@@ -10,6 +10,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, S
 use sqlx::{Row, SqlitePool};
 
 mod name;
+pub mod plans;
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};
 
 /// Why a store call failed.
@@ -27,6 +28,12 @@ pub enum StoreError {
     StalePreview { base: i64, latest: i64 },
     #[error("this preview was already committed, as version {version}")]
     AlreadyCommitted { version: i64 },
+    #[error("no plan `{0}`")]
+    PlanNotFound(String),
+    #[error("plan `{plan}` has no revision {revision}")]
+    PlanRevisionNotFound { plan: String, revision: i64 },
+    #[error("no such share link (it may have been revoked)")]
+    ShareNotFound,
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     #[error("database migration failed: {0}")]

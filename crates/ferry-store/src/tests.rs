@@ -68,3 +68,24 @@ fn stack_names() {
         assert!(StackName::parse(bad).is_err(), "{bad}");
     }
 }
+
+#[tokio::test]
+async fn plan_revisions_are_immutable_and_shares_revocable() {
+    let store = Store::open_in_memory().await.unwrap();
+    let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
+    let plan = store.add_plan(&stack, "t", Some("{}"), None, "{}").await.unwrap();
+    assert_eq!(plan.revision, 1);
+    let second = store.add_plan_revision(&plan.id, None, Some("resources: {}"), "{}").await.unwrap();
+    assert_eq!((second.revision, second.program.as_deref()), (2, Some("resources: {}")));
+    for sql in ["UPDATE plan_revisions SET spec = 'x'", "DELETE FROM plan_revisions"] {
+        let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
+        assert!(err.to_string().contains("immutable"), "{sql}: {err}");
+    }
+    assert_eq!(store.plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
+    assert!(matches!(store.add_plan("nope", "t", None, None, "{}").await, Err(StoreError::StackNotFound(_))));
+    let share = store.add_plan_share(&plan.id).await.unwrap();
+    assert_ne!(share.token, plan.id);
+    let revoked = store.revoke_plan_share(&plan.id, &share.token).await.unwrap();
+    assert!(revoked.revoked_at.is_some());
+    assert!(matches!(store.revoke_plan_share("other", &share.token).await, Err(StoreError::ShareNotFound)));
+}

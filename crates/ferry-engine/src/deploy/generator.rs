@@ -338,6 +338,15 @@ impl<'a> Generator<'a> {
     }
 
     fn push(&self, seq: usize, step: Step) {
+        if let Some(p) = &self.options.progress {
+            p.report(crate::progress::ProgressEvent {
+                urn: step.urn.clone(),
+                name: step.name.clone(),
+                type_: step.type_.clone(),
+                status: step.op.to_string(),
+                message: step.error.clone().or_else(|| step.warnings.first().cloned()),
+            });
+        }
         let mut s = self.lock();
         s.counter += 1;
         let key = (seq, s.counter);

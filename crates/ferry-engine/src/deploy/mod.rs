@@ -61,11 +61,13 @@ pub struct DeployOptions {
     /// `cdk import --resource-mapping`: resource name → ID. Resources the program would create
     /// are imported with the mapped ID instead; those without one are skipped.
     pub import_mapping: Option<BTreeMap<String, String>>,
+    /// Told of each step as it is generated.
+    pub progress: Option<crate::progress::Progress>,
 }
 
 impl Default for DeployOptions {
     fn default() -> Self {
-        DeployOptions { mode: DeployMode::Preview, concurrency: 16, import_mapping: None }
+        DeployOptions { mode: DeployMode::Preview, concurrency: 16, import_mapping: None, progress: None }
     }
 }
 

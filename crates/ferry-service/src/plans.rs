@@ -1,0 +1,317 @@
+//! Plans: an import spec or a YAML program (or both) for a stack, with options, saved as
+//! immutable revisions; previews of a revision run as background jobs that report each resource
+//! as it finishes and outlive the request that started them; read-only share links.
+//!
+//! Invalid specs and programs never reach the engine: a revision is checked before it is saved.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use ferry_codegen::Style;
+use ferry_engine::import::ImportStrategy;
+use ferry_engine::progress::{Progress, ProgressEvent};
+use ferry_store::plans::{Plan, PlanRevision, PlanShare};
+use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
+
+use crate::programs::{ProgramRequest, ProgramSource};
+use crate::{ServiceError, StackService};
+
+/// How a plan previews and writes code.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlanOptions {
+    #[serde(default)]
+    pub strategy: ImportStrategy,
+    #[serde(default)]
+    pub code_style: Style,
+    #[serde(default = "yes")]
+    pub elide: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+impl Default for PlanOptions {
+    fn default() -> Self {
+        PlanOptions { strategy: ImportStrategy::Read, code_style: Style::Cli, elide: true }
+    }
+}
+
+/// What a save holds.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub struct PlanInput {
+    #[serde(default)]
+    pub title: Option<String>,
+    pub spec: Option<String>,
+    pub program: Option<String>,
+    #[serde(default)]
+    pub options: PlanOptions,
+}
+
+/// A plan with one of its revisions.
+#[derive(Debug, Clone, Serialize)]
+pub struct PlanView {
+    #[serde(flatten)]
+    pub plan: Plan,
+    pub current: RevisionView,
+    /// Whether this view came through a read-only link.
+    pub read_only: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct RevisionView {
+    pub revision: i64,
+    pub created_at: String,
+    pub spec: Option<String>,
+    pub program: Option<String>,
+    pub options: PlanOptions,
+    pub previews: Vec<String>,
+}
+
+impl From<PlanRevision> for RevisionView {
+    fn from(r: PlanRevision) -> Self {
+        RevisionView {
+            revision: r.revision,
+            created_at: r.created_at,
+            spec: r.spec,
+            program: r.program,
+            options: serde_json::from_str(&r.options).unwrap_or_default(),
+            previews: r.previews,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JobStatus {
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+/// A preview running (or run) in the background, and every resource it reported.
+#[derive(Debug, Clone, Serialize)]
+pub struct JobView {
+    pub id: String,
+    pub plan_id: String,
+    pub revision: i64,
+    pub status: JobStatus,
+    /// Resources the preview covers, and how many have finished.
+    pub total: usize,
+    pub finished: usize,
+    pub events: Vec<ProgressEvent>,
+    pub preview_id: Option<String>,
+    pub error: Option<String>,
+}
+
+/// A job: its state, and a counter watchers wait on.
+pub struct Job {
+    state: Mutex<JobView>,
+    changed: watch::Sender<u64>,
+    abort: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Job {
+    pub fn view(&self) -> JobView {
+        self.state.lock().expect("job lock").clone()
+    }
+
+    /// Waits for the next change (or returns at once if the job already ended).
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    fn update(&self, f: impl FnOnce(&mut JobView)) {
+        let mut s = self.state.lock().expect("job lock");
+        f(&mut s);
+        drop(s);
+        self.changed.send_modify(|n| *n += 1);
+    }
+}
+
+/// The jobs of this process, by ID.
+#[derive(Default)]
+pub struct Jobs(Mutex<HashMap<String, Arc<Job>>>);
+
+fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
+    if input.spec.as_deref().is_none_or(|s| s.trim().is_empty()) && input.program.as_deref().is_none_or(|s| s.trim().is_empty()) {
+        return Err(ServiceError::Plan("a plan holds an import spec, a YAML program, or both".into()));
+    }
+    if let Some(spec) = input.spec.as_deref().filter(|s| !s.trim().is_empty()) {
+        ferry_engine::import_spec::parse_import_spec(spec)?;
+    }
+    if let Some(program) = input.program.as_deref().filter(|s| !s.trim().is_empty()) {
+        ferry_engine::program::parse_program("Pulumi.yaml", program)?;
+    }
+    Ok(())
+}
+
+impl StackService {
+    /// A new plan for the stack, with its first revision (checked first: nothing is saved when
+    /// the spec or program has problems).
+    pub async fn create_plan(&self, stack_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+        check_input(&input)?;
+        let summary = self.summary(stack_id).await?;
+        let title = input.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| format!("Import into {}", summary.name));
+        let options = serde_json::to_string(&input.options).expect("options serialise");
+        let plan = self.store.add_plan(stack_id, &title, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        self.plan_view(&plan.id, None, false).await
+    }
+
+    /// Saves the next revision (checked first).
+    pub async fn save_plan(&self, plan_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+        check_input(&input)?;
+        let options = serde_json::to_string(&input.options).expect("options serialise");
+        self.store.add_plan_revision(plan_id, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        self.plan_view(plan_id, None, false).await
+    }
+
+    pub async fn plan_view(&self, plan_id: &str, revision: Option<i64>, read_only: bool) -> Result<PlanView, ServiceError> {
+        let plan = self.store.plan(plan_id).await?;
+        let current = self.store.plan_revision(plan_id, revision).await?.into();
+        Ok(PlanView { plan, current, read_only })
+    }
+
+    /// The plan behind a read-only link; a revoked link is gone.
+    pub async fn shared_plan(&self, token: &str, revision: Option<i64>) -> Result<PlanView, ServiceError> {
+        let share = self.store.plan_share(token).await?;
+        if share.revoked_at.is_some() {
+            return Err(ferry_store::StoreError::ShareNotFound.into());
+        }
+        let mut view = self.plan_view(&share.plan_id, revision, true).await?;
+        // The plan's and previews' IDs are what editing and committing need: a reviewer gets
+        // neither (previews are read through the link, by position).
+        view.plan.id = String::new();
+        view.current.previews = (0..view.current.previews.len()).map(|i| i.to_string()).collect();
+        Ok(view)
+    }
+
+    /// A preview of the shared plan's revision, by position, without its ID.
+    pub async fn shared_preview(&self, token: &str, revision: Option<i64>, index: usize) -> Result<crate::PreviewRecord, ServiceError> {
+        let share = self.store.plan_share(token).await?;
+        if share.revoked_at.is_some() {
+            return Err(ferry_store::StoreError::ShareNotFound.into());
+        }
+        let rev = self.store.plan_revision(&share.plan_id, revision).await?;
+        let id = rev.previews.get(index).ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()))?;
+        let mut record = self.preview(id).await?;
+        record.id = String::new();
+        Ok(record)
+    }
+
+    pub async fn share_plan(&self, plan_id: &str) -> Result<PlanShare, ServiceError> {
+        Ok(self.store.add_plan_share(plan_id).await?)
+    }
+
+    pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, ServiceError> {
+        self.store.plan(plan_id).await?;
+        Ok(self.store.plan_shares(plan_id).await?)
+    }
+
+    pub async fn revoke_plan_share(&self, plan_id: &str, token: &str) -> Result<PlanShare, ServiceError> {
+        Ok(self.store.revoke_plan_share(plan_id, token).await?)
+    }
+
+    /// Starts previewing a revision (the latest when `None`) in the background; the job goes on
+    /// when the caller leaves. Returns at once.
+    pub async fn start_plan_preview(self: &Arc<Self>, plan_id: &str, revision: Option<i64>) -> Result<JobView, ServiceError> {
+        let plan = self.store.plan(plan_id).await?;
+        let rev = self.store.plan_revision(plan_id, revision).await?;
+        let total = match (&rev.program, &rev.spec) {
+            (Some(p), _) if !p.trim().is_empty() => ferry_engine::program::parse_program("Pulumi.yaml", p).map(|p| p.resources.len()).unwrap_or(0),
+            (_, Some(s)) => ferry_engine::import_spec::parse_import_spec(s).map(|s| s.file.resources.len()).unwrap_or(0),
+            _ => 0,
+        };
+        let id = ferry_store::plans::random_id();
+        let (changed, _) = watch::channel(0);
+        let job = Arc::new(Job {
+            state: Mutex::new(JobView {
+                id: id.clone(),
+                plan_id: plan.id.clone(),
+                revision: rev.revision,
+                status: JobStatus::Running,
+                total,
+                finished: 0,
+                events: Vec::new(),
+                preview_id: None,
+                error: None,
+            }),
+            changed,
+            abort: Mutex::new(None),
+        });
+        self.jobs.0.lock().expect("jobs lock").insert(id.clone(), job.clone());
+        let watcher = job.clone();
+        let progress = Progress(Arc::new(move |event: ProgressEvent| {
+            watcher.update(|s| {
+                s.finished += 1;
+                s.events.push(event);
+            });
+        }));
+        let service = self.clone();
+        let runner = job.clone();
+        let stack_id = plan.stack_id.clone();
+        let task = tokio::spawn(async move {
+            let result = match (&rev.program, &rev.spec) {
+                (Some(program), _) if !program.trim().is_empty() => {
+                    let request = ProgramRequest {
+                        source: ProgramSource::Yaml(program.clone()),
+                        config: Default::default(),
+                        mapping: None,
+                        passphrase: None,
+                        progress: Some(progress),
+                    };
+                    service.preview_program(&stack_id, request).await
+                }
+                (_, Some(spec)) => service.preview_import_with(&stack_id, spec, Some(progress)).await,
+                _ => Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
+            };
+            match result {
+                Ok(record) => {
+                    let linked = service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await;
+                    runner.update(|s| {
+                        s.preview_id = Some(record.id.clone());
+                        match linked {
+                            Ok(()) => s.status = JobStatus::Done,
+                            Err(e) => {
+                                s.status = JobStatus::Failed;
+                                s.error = Some(e.to_string());
+                            }
+                        }
+                    });
+                }
+                Err(e) => runner.update(|s| {
+                    s.status = JobStatus::Failed;
+                    s.error = Some(e.to_string());
+                }),
+            }
+        });
+        *job.abort.lock().expect("job lock") = Some(task.abort_handle());
+        Ok(job.view())
+    }
+
+    pub fn job(&self, plan_id: &str, job_id: &str) -> Result<Arc<Job>, ServiceError> {
+        let job = self.jobs.0.lock().expect("jobs lock").get(job_id).cloned();
+        match job {
+            Some(j) if j.view().plan_id == plan_id => Ok(j),
+            _ => Err(ServiceError::JobNotFound(job_id.to_string())),
+        }
+    }
+
+    /// Stops a running job; what it reported so far stays.
+    pub fn cancel_job(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
+        let job = self.job(plan_id, job_id)?;
+        if job.view().status == JobStatus::Running {
+            if let Some(handle) = job.abort.lock().expect("job lock").take() {
+                handle.abort();
+            }
+            job.update(|s| {
+                if s.status == JobStatus::Running {
+                    s.status = JobStatus::Cancelled;
+                }
+            });
+        }
+        Ok(job.view())
+    }
+}

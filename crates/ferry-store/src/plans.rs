@@ -1,0 +1,167 @@
+//! Plans in the store: a plan per stack, its immutable revisions, the previews each revision
+//! ran, and revocable read-only share links. IDs and tokens carry 128 random bits.
+
+use serde::Serialize;
+use sqlx::Row;
+
+use crate::{Store, StoreError};
+
+/// 128 random bits as 32 hex digits.
+pub fn random_id() -> String {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).expect("the system's random source");
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Plan {
+    pub id: String,
+    pub stack_id: String,
+    pub title: String,
+    pub created_at: String,
+    /// The latest revision's number.
+    pub revision: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanRevision {
+    pub plan_id: String,
+    pub revision: i64,
+    pub created_at: String,
+    pub spec: Option<String>,
+    pub program: Option<String>,
+    /// JSON text.
+    pub options: String,
+    /// The previews this revision ran, oldest first.
+    pub previews: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PlanShare {
+    pub token: String,
+    pub plan_id: String,
+    pub created_at: String,
+    pub revoked_at: Option<String>,
+}
+
+impl Store {
+    /// A new plan with its first revision, in one transaction.
+    pub async fn add_plan(&self, stack_id: &str, title: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<Plan, StoreError> {
+        let id = random_id();
+        let mut tx = self.pool.begin().await?;
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE id = ?").bind(stack_id).fetch_optional(&mut *tx).await?;
+        if exists.is_none() {
+            return Err(StoreError::StackNotFound(stack_id.to_string()));
+        }
+        sqlx::query("INSERT INTO plans (id, stack_id, title) VALUES (?, ?, ?)").bind(&id).bind(stack_id).bind(title).execute(&mut *tx).await?;
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES (?, 1, ?, ?, ?)")
+            .bind(&id)
+            .bind(spec)
+            .bind(program)
+            .bind(options)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.plan(&id).await
+    }
+
+    pub async fn plan(&self, id: &str) -> Result<Plan, StoreError> {
+        let row = sqlx::query(
+            "SELECT p.id, p.stack_id, p.title, p.created_at, (SELECT MAX(revision) FROM plan_revisions r WHERE r.plan_id = p.id) AS revision \
+             FROM plans p WHERE p.id = ?",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::PlanNotFound(id.to_string()))?;
+        Ok(Plan { id: row.get("id"), stack_id: row.get("stack_id"), title: row.get("title"), created_at: row.get("created_at"), revision: row.get("revision") })
+    }
+
+    /// Saves the next revision; returns it.
+    pub async fn add_plan_revision(&self, plan_id: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<PlanRevision, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = ?").bind(plan_id).fetch_one(&mut *tx).await?;
+        let latest = latest.ok_or_else(|| StoreError::PlanNotFound(plan_id.to_string()))?;
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES (?, ?, ?, ?, ?)")
+            .bind(plan_id)
+            .bind(latest + 1)
+            .bind(spec)
+            .bind(program)
+            .bind(options)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        self.plan_revision(plan_id, Some(latest + 1)).await
+    }
+
+    /// A revision (the latest when `None`), with its previews.
+    pub async fn plan_revision(&self, plan_id: &str, revision: Option<i64>) -> Result<PlanRevision, StoreError> {
+        let row = match revision {
+            Some(r) => sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = ? AND revision = ?").bind(plan_id).bind(r).fetch_optional(&self.pool).await?,
+            None => sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = ? ORDER BY revision DESC LIMIT 1").bind(plan_id).fetch_optional(&self.pool).await?,
+        };
+        let row = row.ok_or_else(|| match revision {
+            Some(r) => StoreError::PlanRevisionNotFound { plan: plan_id.to_string(), revision: r },
+            None => StoreError::PlanNotFound(plan_id.to_string()),
+        })?;
+        let number: i64 = row.get("revision");
+        let previews: Vec<String> = sqlx::query_scalar(
+            "SELECT pp.preview_id FROM plan_previews pp JOIN previews p ON p.id = pp.preview_id \
+             WHERE pp.plan_id = ? AND pp.revision = ? ORDER BY p.created_at, p.id",
+        )
+        .bind(plan_id)
+        .bind(number)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(PlanRevision {
+            plan_id: row.get("plan_id"),
+            revision: number,
+            created_at: row.get("created_at"),
+            spec: row.get("spec"),
+            program: row.get("program"),
+            options: row.get("options"),
+            previews,
+        })
+    }
+
+    /// Records that `preview_id` ran on the plan's revision.
+    pub async fn add_plan_preview(&self, plan_id: &str, revision: i64, preview_id: &str) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO plan_previews (plan_id, revision, preview_id) VALUES (?, ?, ?)")
+            .bind(plan_id)
+            .bind(revision)
+            .bind(preview_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn add_plan_share(&self, plan_id: &str) -> Result<PlanShare, StoreError> {
+        self.plan(plan_id).await?;
+        let token = random_id();
+        sqlx::query("INSERT INTO plan_shares (token, plan_id) VALUES (?, ?)").bind(&token).bind(plan_id).execute(&self.pool).await?;
+        self.plan_share(&token).await
+    }
+
+    pub async fn plan_share(&self, token: &str) -> Result<PlanShare, StoreError> {
+        let row = sqlx::query("SELECT * FROM plan_shares WHERE token = ?").bind(token).fetch_optional(&self.pool).await?.ok_or(StoreError::ShareNotFound)?;
+        Ok(PlanShare { token: row.get("token"), plan_id: row.get("plan_id"), created_at: row.get("created_at"), revoked_at: row.get("revoked_at") })
+    }
+
+    pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
+        let rows = sqlx::query("SELECT * FROM plan_shares WHERE plan_id = ? ORDER BY created_at, token").bind(plan_id).fetch_all(&self.pool).await?;
+        Ok(rows.iter().map(|row| PlanShare { token: row.get("token"), plan_id: row.get("plan_id"), created_at: row.get("created_at"), revoked_at: row.get("revoked_at") }).collect())
+    }
+
+    /// Revokes a share link of `plan_id` (once; revoking again changes nothing).
+    pub async fn revoke_plan_share(&self, plan_id: &str, token: &str) -> Result<PlanShare, StoreError> {
+        let share = self.plan_share(token).await?;
+        if share.plan_id != plan_id {
+            return Err(StoreError::ShareNotFound);
+        }
+        sqlx::query("UPDATE plan_shares SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE token = ? AND revoked_at IS NULL")
+            .bind(token)
+            .execute(&self.pool)
+            .await?;
+        self.plan_share(token).await
+    }
+}

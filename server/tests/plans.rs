@@ -1,0 +1,128 @@
+//! Plans through the API: immutable revisions, background previews streamed as server-sent
+//! events, read-only share links that reveal no plan or preview ID and can be revoked.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use ferry_service::{EngineConfig, StackService};
+use ferry_store::Store;
+use http_body_util::BodyExt;
+use leptos::prelude::LeptosOptions;
+use serde_json::{json, Value};
+use server::{router, AppState};
+use tower::ServiceExt;
+
+fn plugin_dir() -> PathBuf {
+    let dir = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf();
+    assert!(dir.join("pulumi-resource-random").exists(), "build the plugin first: cargo test --workspace");
+    dir
+}
+
+async fn app() -> Router {
+    let store = Store::open_in_memory().await.unwrap();
+    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
+    let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
+    stacks.ensure_demo().await.unwrap();
+    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
+    router(AppState { leptos_options, stacks })
+}
+
+async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))))
+}
+
+fn post(uri: &str, body: Value) -> Request<Body> {
+    Request::post(uri).header("content-type", "application/json").body(Body::from(body.to_string())).unwrap()
+}
+
+fn get(uri: &str) -> Request<Body> {
+    Request::get(uri).body(Body::empty()).unwrap()
+}
+
+const SPEC: &str = r#"{"resources": [
+    {"type": "random:index/randomInteger:RandomInteger", "name": "port-a", "id": "7,1,10"},
+    {"type": "random:index/randomInteger:RandomInteger", "name": "port-b", "id": "8,1,10"},
+    {"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "x"}
+]}"#;
+
+#[tokio::test]
+async fn a_plan_is_revised_previewed_in_the_background_and_shared_read_only() {
+    let app = app().await;
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    let stack = stacks[0]["id"].as_str().unwrap().to_string();
+
+    // Invalid specs never become a plan.
+    let (status, error) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), json!({"spec": "{\"resources\": [{\"type\": \"a:b:C\"}]}"}))).await;
+    assert_eq!((status, error["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!("invalid_spec")), "{error}");
+    let (status, error) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), json!({"title": "nothing"}))).await;
+    assert_eq!((status, error["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!("invalid_plan")));
+
+    let (status, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), json!({"title": "Ports", "spec": SPEC}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let id = plan["id"].as_str().unwrap().to_string();
+    assert!(id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()), "128 random bits: {id}");
+    assert_eq!((plan["revision"].clone(), plan["current"]["revision"].clone()), (json!(1), json!(1)));
+    assert_eq!(plan["current"]["options"], json!({"strategy": "read", "code_style": "cli", "elide": true}));
+
+    // Revisions are immutable: saving makes revision 2, revision 1 stays as it was.
+    let (status, saved) = call(&app, post(&format!("/api/v1/plans/{id}/revisions"), json!({"spec": SPEC.replace("port-b", "port-c")}))).await;
+    assert_eq!((status, saved["current"]["revision"].clone()), (StatusCode::CREATED, json!(2)));
+    let (_, first) = call(&app, get(&format!("/api/v1/plans/{id}/revisions/1"))).await;
+    assert!(first["current"]["spec"].as_str().unwrap().contains("port-b"));
+
+    // A background preview: 202 at once, then every resource as an event, then the end.
+    let (status, job) = call(&app, Request::post(format!("/api/v1/plans/{id}/previews")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+    assert_eq!((job["total"].clone(), job["revision"].clone()), (json!(3), json!(2)));
+    let job_id = job["id"].as_str().unwrap();
+    let res = app.clone().oneshot(get(&format!("/api/v1/plans/{id}/jobs/{job_id}/events"))).await.unwrap();
+    assert_eq!(res.headers()["content-type"], "text/event-stream");
+    let text = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    let events: Vec<(&str, Value)> = text
+        .split("\n\n")
+        .filter(|b| !b.trim().is_empty() && !b.starts_with(':'))
+        .map(|block| {
+            let kind = block.lines().find_map(|l| l.strip_prefix("event: ")).unwrap();
+            let data = block.lines().find_map(|l| l.strip_prefix("data: ")).unwrap();
+            (kind, serde_json::from_str(data).unwrap())
+        })
+        .collect();
+    assert_eq!(events.iter().filter(|(k, _)| *k == "resource").count(), 3, "{text}");
+    let (kind, end) = events.last().unwrap();
+    assert_eq!((*kind, end["status"].clone(), end["finished"].clone()), ("end", json!("done"), json!(3)));
+    let statuses: Vec<&str> = events.iter().filter(|(k, _)| *k == "resource").map(|(_, e)| e["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses.iter().filter(|s| **s == "ready").count(), 2, "{statuses:?}");
+    let preview_id = end["preview_id"].as_str().unwrap().to_string();
+    let (_, plan) = call(&app, get(&format!("/api/v1/plans/{id}"))).await;
+    assert_eq!(plan["current"]["previews"], json!([preview_id]));
+    // Coming back to a finished job replays it.
+    let (_, again) = call(&app, get(&format!("/api/v1/plans/{id}/jobs/{job_id}"))).await;
+    assert_eq!((again["status"].clone(), again["events"].as_array().unwrap().len()), (json!("done"), 3));
+    let (_, cancelled) = call(&app, Request::post(format!("/api/v1/plans/{id}/jobs/{job_id}/cancel")).body(Body::empty()).unwrap()).await;
+    assert_eq!(cancelled["status"], "done", "a finished job stays finished");
+
+    // A read-only link: no plan ID, no preview ID (those edit and commit), revocable.
+    let (status, share) = call(&app, Request::post(format!("/api/v1/plans/{id}/shares")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let token = share["token"].as_str().unwrap();
+    assert_eq!(token.len(), 32);
+    let (status, shared) = call(&app, get(&format!("/api/v1/shared/{token}"))).await;
+    assert_eq!(status, StatusCode::OK, "{shared}");
+    assert_eq!((shared["read_only"].clone(), shared["id"].clone(), shared["current"]["previews"].clone()), (json!(true), json!(""), json!(["0"])));
+    assert!(!shared.to_string().contains(&id) && !shared.to_string().contains(&preview_id));
+    let (status, shared_preview) = call(&app, get(&format!("/api/v1/shared/{token}/previews/0"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((shared_preview["id"].clone(), shared_preview["preview"]["counts"]["ready"].clone()), (json!(""), json!(2)));
+    let (status, _) = call(&app, Request::delete(format!("/api/v1/plans/{id}/shares/{token}")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = call(&app, get(&format!("/api/v1/shared/{token}"))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a revoked link is gone");
+    let (status, _) = call(&app, get("/api/v1/plans/00000000000000000000000000000000")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
