@@ -83,6 +83,9 @@ pub fn provider_config(inputs: &PropertyMap) -> PropertyMap {
 /// One resource registration, evaluated.
 pub struct Goal {
     pub seq: usize,
+    /// The program's key for the resource (what references use).
+    pub key: String,
+    /// The logical name (in the URN).
     pub name: String,
     pub pos: Pos,
     pub type_: String,
@@ -180,7 +183,7 @@ impl Goal {
             }
             None => None,
         };
-        let urn = make_urn(&scope.stack, &scope.project, parent.as_deref(), &resolved.token, &decl.name);
+        let urn = make_urn(&scope.stack, &scope.project, parent.as_deref(), &resolved.token, decl.logical_name());
         let mut aliases = Vec::new();
         for a in &decl.options.aliases {
             aliases.push(match a {
@@ -199,7 +202,7 @@ impl Goal {
                         project.as_deref().unwrap_or(&scope.project),
                         p.as_deref(),
                         type_.as_deref().unwrap_or(&resolved.token),
-                        name.as_deref().unwrap_or(&decl.name),
+                        name.as_deref().unwrap_or(decl.logical_name()),
                     )
                 }
             });
@@ -211,7 +214,8 @@ impl Goal {
         }
         Ok(Goal {
             seq: seq + 2,
-            name: decl.name.clone(),
+            key: decl.name.clone(),
+            name: decl.logical_name().to_string(),
             pos: decl.pos,
             type_: resolved.token.clone(),
             urn,
@@ -646,7 +650,7 @@ impl<'a> Generator<'a> {
 
     pub async fn register(&self, mut goal: Goal) -> (String, Outcome) {
         let _permit = self.limit.acquire().await.expect("never closed");
-        let name = goal.name.clone();
+        let name = goal.key.clone();
         // Old state: by URN, else by alias; several matches are an error.
         let mut matches: BTreeSet<usize> = BTreeSet::new();
         matches.extend(self.live.get(goal.urn.as_str()));
@@ -1260,7 +1264,12 @@ impl<'a> Generator<'a> {
             }
             let mut step = Step::new(StepOp::Delete, &r.urn, &r.type_, Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""));
             step.old_id = r.id.clone();
-            step.state_only = !r.is_custom() || r.external == Some(true) || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
+            // Components, provider resources (the engine's own), external and retained
+            // resources only leave the stack: no provider is asked to delete them.
+            step.state_only = !r.is_custom()
+                || r.is_provider()
+                || r.external == Some(true)
+                || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
             if r.is_protected() {
                 step.error = Some(format!("`{}` is protected: it cannot be deleted until `protect` is removed (it is no longer in the program)", r.urn));
             }

@@ -96,7 +96,10 @@ pub struct GetSpec {
 
 #[derive(Debug, Clone, PartialEq)]
 pub struct ResourceDecl {
+    /// The key references use.
     pub name: String,
+    /// `name:` when the logical name (in the URN) differs from the key.
+    pub logical_name: Option<String>,
     pub pos: Pos,
     /// The type as written (`random:RandomPet`); resolved against the schema later.
     pub type_: String,
@@ -108,6 +111,11 @@ pub struct ResourceDecl {
 }
 
 impl ResourceDecl {
+    /// The name in the resource's URN.
+    pub fn logical_name(&self) -> &str {
+        self.logical_name.as_deref().unwrap_or(&self.name)
+    }
+
     pub fn is_provider(&self) -> bool {
         self.type_.starts_with("pulumi:providers:")
     }

@@ -14,7 +14,7 @@ use super::{AliasSpec, ConfigDecl, Diagnostic, GetSpec, Program, ProgramError, R
 const PROJECT_KEYS: &[&str] =
     &["runtime", "description", "main", "stackConfigDir", "backend", "options", "plugins", "template", "author", "license", "website", "packages"];
 const PROGRAM_KEYS: &[&str] = &["name", "config", "configuration", "variables", "resources", "outputs"];
-const RESOURCE_KEYS: &[&str] = &["type", "properties", "options", "get", "defaultProvider"];
+const RESOURCE_KEYS: &[&str] = &["type", "name", "properties", "options", "get", "defaultProvider"];
 const OPTION_KEYS: &[&str] = &[
     "import",
     "ignoreChanges",
@@ -452,7 +452,8 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
     if type_.starts_with("pulumi:providers:") && options.import.is_some() {
         r.error(options_pos["import"], &format!("{path}.options.import"), "provider resources cannot be imported");
     }
-    Some(ResourceDecl { name: name.to_string(), pos, type_, type_pos, properties, options, options_pos, get })
+    let logical_name = map.get_node("name").and_then(|n| r.string(n, &format!("{path}.name"))).filter(|n| !n.is_empty());
+    Some(ResourceDecl { name: name.to_string(), logical_name, pos, type_, type_pos, properties, options, options_pos, get })
 }
 
 /// Unknown names, duplicates between sections, and cycles; then the evaluation order.
