@@ -102,7 +102,7 @@ impl Scope {
             "boolean" => PropertyValue::Bool(text.trim().parse::<bool>().map_err(|_| bad("`true` or `false`"))?),
             t if t.starts_with("list<") => {
                 let json: serde_json::Value = serde_json::from_str(text).map_err(|_| bad("a JSON list"))?;
-                let arr = json.as_object().map(|_| ()).map_or_else(|| json.as_array().cloned(), |_| None).ok_or_else(|| bad("a JSON list"))?;
+                let arr = json.as_array().cloned().ok_or_else(|| bad("a JSON list"))?;
                 PropertyValue::Array(
                     arr.iter().map(|v| crate::property::json::decode_value(v, key, &Default::default()).map_err(|e| e.to_string())).collect::<Result<_, _>>()?,
                 )
@@ -281,5 +281,23 @@ impl Scope {
             complete = complete && !matches!(value, PropertyValue::Computed);
         }
         Ok(secret_if(secret, value))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_values_take_their_declared_types() {
+        assert_eq!(Scope::typed_config("n", "42", Some("integer")), Ok(PropertyValue::Number(42.0)));
+        assert_eq!(Scope::typed_config("b", "true", Some("boolean")), Ok(PropertyValue::Bool(true)));
+        assert_eq!(Scope::typed_config("s", "x", None), Ok(PropertyValue::String("x".into())));
+        assert_eq!(
+            Scope::typed_config("l", r#"["a", "b"]"#, Some("List<String>")),
+            Ok(PropertyValue::Array(vec![PropertyValue::String("a".into()), PropertyValue::String("b".into())]))
+        );
+        assert!(Scope::typed_config("l", r#"{"a": 1}"#, Some("List<String>")).unwrap_err().contains("a JSON list"));
+        assert!(Scope::typed_config("n", "4.5", Some("integer")).unwrap_err().contains("must be an integer"));
     }
 }

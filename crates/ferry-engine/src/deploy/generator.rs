@@ -364,11 +364,12 @@ impl<'a> Generator<'a> {
         s.states.push((key, state));
     }
 
-    /// Whether update-mode execution may go on; records a failure.
+    /// Records that an executed step failed: later mutations are not attempted.
     fn fail(&self) {
         self.lock().failed = true;
     }
 
+    /// Whether update-mode execution may go on.
     fn may_execute(&self) -> bool {
         self.update_mode() && !self.lock().failed
     }
