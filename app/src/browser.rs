@@ -94,3 +94,58 @@ pub fn unmount_graph(token: f64) {
         }
     }
 }
+
+/// `POST` to an API path, the answer's JSON (or the API's error message).
+async fn post_json(url: &str) -> Result<serde_json::Value, String> {
+    let init = RequestInit::new();
+    init.set_method("POST");
+    let window = web_sys::window().ok_or("no window")?;
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await.map_err(|e| format!("Ferry did not answer: {e:?}"))?;
+    let response: Response = response.unchecked_into();
+    let text = match response.text() {
+        Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
+        Err(_) => String::new(),
+    };
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
+    if response.ok() {
+        Ok(body)
+    } else {
+        Err(body["error"]["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("HTTP {}", response.status())))
+    }
+}
+
+/// Starts a background preview of the plan's current revision.
+pub async fn start_plan_preview(plan: &str) -> Result<ferry_types::JobSnapshot, String> {
+    let body = post_json(&format!("/api/v1/plans/{plan}/previews")).await?;
+    serde_json::from_value(body).map_err(|e| format!("Ferry's answer: {e}"))
+}
+
+pub async fn cancel_job(plan: &str, job: &str) -> Result<ferry_types::JobSnapshot, String> {
+    let body = post_json(&format!("/api/v1/plans/{plan}/jobs/{job}/cancel")).await?;
+    serde_json::from_value(body).map_err(|e| format!("Ferry's answer: {e}"))
+}
+
+/// Follows a job's server-sent events: `on_event` for each finished resource (past ones
+/// first), `on_end` once with the finished job.
+pub fn watch_job(plan: &str, job: &str, on_event: impl Fn(ferry_types::JobEvent) + 'static, on_end: impl Fn(ferry_types::JobSnapshot) + 'static) {
+    let Ok(source) = web_sys::EventSource::new(&format!("/api/v1/plans/{plan}/jobs/{job}/events")) else { return };
+    let data = |e: &web_sys::MessageEvent| e.data().as_string().unwrap_or_default();
+    let resource = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        if let Ok(event) = serde_json::from_str(&data(&e)) {
+            on_event(event);
+        }
+    });
+    let closing = source.clone();
+    let end = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        // The job is over: no reconnecting.
+        closing.close();
+        if let Ok(job) = serde_json::from_str(&data(&e)) {
+            on_end(job);
+        }
+    });
+    let _ = source.add_event_listener_with_callback("resource", resource.as_ref().unchecked_ref());
+    let _ = source.add_event_listener_with_callback("end", end.as_ref().unchecked_ref());
+    // The listeners live as long as the source, which the browser keeps while it is open.
+    resource.forget();
+    end.forget();
+}

@@ -15,7 +15,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
-use pages::{GraphPage, HomePage, NotFound, TablePage};
+use pages::{GraphPage, HomePage, NotFound, PlanPage, TablePage};
 
 /// The HTML document around the app (server side only).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -54,6 +54,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=HomePage/>
                     <Route path=path!("/stacks/:id") view=TablePage/>
                     <Route path=path!("/stacks/:id/graph") view=GraphPage/>
+                    <Route path=path!("/plans/:id") view=PlanPage/>
                 </Routes>
             </main>
         </Router>

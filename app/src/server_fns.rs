@@ -1,7 +1,7 @@
 //! Server functions the pages call: thin wrappers over `ferry_service::StackService`, which
 //! the server provides as context. Their bodies exist only in the `ssr` build.
 
-use ferry_types::{ResourceDetail, ResourceRow, StackSummary};
+use ferry_types::{PlanPageData, ResourceDetail, ResourceRow, StackSummary};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -55,4 +55,23 @@ pub async fn load_resource_detail(id: String, urn: String) -> Result<ResourceDet
     version
         .detail(&urn)
         .ok_or_else(|| ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name)))
+}
+
+#[server(prefix = "/rpc")]
+pub async fn plan_page(id: String) -> Result<PlanPageData, ServerFnError> {
+    let stacks = ssr::stacks()?;
+    let view = stacks.plan_view(&id, None, false).await.map_err(ssr::fail)?;
+    let stack = stacks.summary(&view.plan.stack_id).await.map_err(ssr::fail)?;
+    // The same JSON the API gives, read as the browser reads it.
+    let job = stacks.plan_jobs(&id).into_iter().next().map(|j| serde_json::to_value(j).and_then(serde_json::from_value)).transpose().map_err(|e| ServerFnError::new(e.to_string()))?;
+    Ok(PlanPageData {
+        id: view.plan.id,
+        title: view.plan.title,
+        stack_id: view.plan.stack_id,
+        stack_name: stack.name,
+        revision: view.current.revision,
+        spec: view.current.spec,
+        program: view.current.program,
+        job,
+    })
 }

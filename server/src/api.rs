@@ -38,6 +38,7 @@ pub fn routes() -> Router<AppState> {
         .route("/plans/{id}/revisions", post(save_plan))
         .route("/plans/{id}/revisions/{revision}", get(get_plan_revision))
         .route("/plans/{id}/previews", post(start_plan_preview))
+        .route("/plans/{id}/jobs", get(list_jobs))
         .route("/plans/{id}/jobs/{job}", get(get_job))
         .route("/plans/{id}/jobs/{job}/events", get(job_events))
         .route("/plans/{id}/jobs/{job}/cancel", post(cancel_job))
@@ -349,6 +350,11 @@ struct RevisionQuery {
 async fn start_plan_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
     let job = stacks.start_plan_preview(&id, q.revision).await?;
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
+}
+
+async fn list_jobs(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    stacks.plan_view(&id, None, false).await?;
+    Ok(Json(stacks.plan_jobs(&id)).into_response())
 }
 
 async fn get_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {

@@ -1,14 +1,17 @@
 //! The app's pages, one URL each: `/` (stacks, upload), `/stacks/:id` (table),
-//! `/stacks/:id/graph` (graph); `?r=<urn>` opens a resource's details on either.
+//! `/stacks/:id/graph` (graph), `/plans/:id` (a plan and its preview's progress); `?r=<urn>`
+//! opens a resource's details on the stack pages.
 
 mod detail;
 mod graph;
 mod home;
+mod plan;
 mod stack;
 mod table;
 
 pub use graph::GraphPage;
 pub use home::{HomePage, UploadStatusError};
+pub use plan::PlanPage;
 pub use stack::TablePage;
 
 use leptos::prelude::*;

@@ -131,9 +131,9 @@ impl Job {
     }
 }
 
-/// The jobs of this process, by ID.
+/// The jobs of this process, by ID, and in the order they started.
 #[derive(Default)]
-pub struct Jobs(Mutex<HashMap<String, Arc<Job>>>);
+pub struct Jobs(Mutex<(HashMap<String, Arc<Job>>, Vec<String>)>);
 
 fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
     if input.spec.as_deref().is_none_or(|s| s.trim().is_empty()) && input.program.as_deref().is_none_or(|s| s.trim().is_empty()) {
@@ -241,7 +241,11 @@ impl StackService {
             changed,
             abort: Mutex::new(None),
         });
-        self.jobs.0.lock().expect("jobs lock").insert(id.clone(), job.clone());
+        {
+            let mut jobs = self.jobs.0.lock().expect("jobs lock");
+            jobs.0.insert(id.clone(), job.clone());
+            jobs.1.push(id.clone());
+        }
         let watcher = job.clone();
         let progress = Progress(Arc::new(move |event: ProgressEvent| {
             watcher.update(|s| {
@@ -292,11 +296,17 @@ impl StackService {
     }
 
     pub fn job(&self, plan_id: &str, job_id: &str) -> Result<Arc<Job>, ServiceError> {
-        let job = self.jobs.0.lock().expect("jobs lock").get(job_id).cloned();
+        let job = self.jobs.0.lock().expect("jobs lock").0.get(job_id).cloned();
         match job {
             Some(j) if j.view().plan_id == plan_id => Ok(j),
             _ => Err(ServiceError::JobNotFound(job_id.to_string())),
         }
+    }
+
+    /// The plan's jobs in this process, newest first.
+    pub fn plan_jobs(&self, plan_id: &str) -> Vec<JobView> {
+        let jobs = self.jobs.0.lock().expect("jobs lock");
+        jobs.1.iter().rev().filter_map(|id| jobs.0.get(id)).map(|j| j.view()).filter(|v| v.plan_id == plan_id).collect()
     }
 
     /// Stops a running job; what it reported so far stays.

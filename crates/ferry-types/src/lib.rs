@@ -45,3 +45,45 @@ pub struct ResourceDetail {
     pub dependencies: Vec<String>,
     pub secrets: usize,
 }
+
+/// One resource a preview job finished.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobEvent {
+    pub urn: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `ready`, `not-found`, … for imports; the step's operation for programs.
+    pub status: String,
+    #[serde(default)]
+    pub message: Option<String>,
+}
+
+/// A preview job as the API reports it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobSnapshot {
+    pub id: String,
+    /// `running`, `done`, `failed`, `cancelled`.
+    pub status: String,
+    pub total: usize,
+    pub finished: usize,
+    pub events: Vec<JobEvent>,
+    #[serde(default)]
+    pub preview_id: Option<String>,
+    #[serde(default)]
+    pub error: Option<String>,
+}
+
+/// What a plan's page shows.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanPageData {
+    pub id: String,
+    pub title: String,
+    pub stack_id: String,
+    pub stack_name: String,
+    pub revision: i64,
+    pub spec: Option<String>,
+    pub program: Option<String>,
+    /// The latest preview job of this plan in this server process.
+    pub job: Option<JobSnapshot>,
+}
