@@ -96,7 +96,7 @@ pub fn unmount_graph(token: f64) {
 }
 
 /// `POST` to an API path, the answer's JSON (or the API's error message).
-async fn post_json(url: &str) -> Result<serde_json::Value, String> {
+pub async fn post_json(url: &str) -> Result<serde_json::Value, String> {
     let init = RequestInit::new();
     init.set_method("POST");
     let window = web_sys::window().ok_or("no window")?;

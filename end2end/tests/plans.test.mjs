@@ -12,15 +12,15 @@ after(async () => { await browser?.close(); });
 const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
 async function api(method, url, body) {
-  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
   const json = await res.json();
   assert.ok(res.ok, JSON.stringify(json));
   return json;
 }
 
-test('a plan previews with live progress, and a reload shows the finished preview', async () => {
-  const stacks = await api('GET', '/api/v1/stacks');
-  const demo = stacks.find((s) => s.name === 'ferry/demo/dev');
+test('a plan previews with live progress, a reload shows it, its code downloads, and it commits', async () => {
+  // A stack of its own (an empty one), so the commit changes no other test's stack.
+  const stack = await api('POST', `/api/v1/stacks?name=e2e/plans/run-${Date.now()}`, '{"version": 3, "deployment": {}}');
   const spec = {
     resources: [
       { type: 'random:index/randomInteger:RandomInteger', name: 'port-a', id: '7,1,10' },
@@ -28,7 +28,7 @@ test('a plan previews with live progress, and a reload shows the finished previe
       { type: 'random:index/randomPet:RandomPet', name: 'pet', id: 'x' },
     ],
   };
-  const plan = await api('POST', `/api/v1/stacks/${demo.id}/plans`, { title: 'Ports for the web tier', spec: JSON.stringify(spec, null, 2) });
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Ports for the web tier', spec: JSON.stringify(spec, null, 2) });
 
   const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
   assert.equal(await page.textContent('#plan-title'), 'Ports for the web tier');
@@ -48,6 +48,24 @@ test('a plan previews with live progress, and a reload shows the finished previe
   assert.equal(await back.page.textContent('#plan-progress'), '3 of 3');
   assert.equal(await back.page.locator('#plan-results tbody tr').count(), 3);
   await back.context.close();
+
+  // Code for what the preview can import, in each language, as a file or a project.
+  const ts = await page.getAttribute('#plan-code a[data-lang="ts"]', 'href');
+  const code = await (await fetch(BASE + ts)).text();
+  assert.match(code, /new random\.RandomInteger\("port-a"/);
+  assert.equal(await page.locator('#plan-code a.zip').count(), 5);
+
+  // Commit: a confirmation says exactly what will be written, then the new version.
+  await page.click('#plan-commit');
+  await page.waitForSelector('#plan-confirm');
+  assert.match(await page.textContent('#plan-confirm'), /adds 2 imported resource\(s\)/);
+  assert.match(await page.textContent('#plan-confirm'), /port-a \(random:index\/randomInteger:RandomInteger\)/);
+  await shot(page, '21-plan-confirm-commit');
+  await page.click('#plan-confirm-commit');
+  await page.waitForSelector('#plan-committed');
+  assert.match(await page.textContent('#plan-committed'), /is now at version 2/);
+  const after = await api('GET', `/api/v1/stacks/${stack.id}`);
+  assert.equal(after.version, 2);
 
   // An unknown plan says so.
   const missing = await open(browser, '/plans/00000000000000000000000000000000');

@@ -78,6 +78,23 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             });
         }
     };
+    // Committing the finished preview: a confirmation first, listing what will be written.
+    let confirming = RwSignal::new(false);
+    let committed = RwSignal::new(None::<Result<String, String>>);
+    let commit = move |_| {
+        let Some(_preview) = job.get_untracked().and_then(|j| j.preview_id) else { return };
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            let result = crate::browser::post_json(&format!("/api/v1/previews/{_preview}/commit")).await;
+            confirming.set(false);
+            committed.set(Some(result.map(|v| format!("Committed: {} is now at version {}.", v["name"].as_str().unwrap_or(""), v["version"]))));
+        });
+    };
+    let ready = move || {
+        job.get().map(|j| j.events.into_iter().filter(|e| e.status == "ready" || e.status == "ready-with-warnings" || e.status == "import").collect::<Vec<_>>()).unwrap_or_default()
+    };
+    let finished_preview = move || job.get().filter(|j| j.status == "done").and_then(|j| j.preview_id);
+    let stack_name = data.stack_name.clone();
     let source = data.program.clone().filter(|p| !p.trim().is_empty()).or(data.spec.clone()).unwrap_or_default();
     let kind = if data.program.as_deref().is_some_and(|p| !p.trim().is_empty()) { "YAML program" } else { "import spec" };
     let events = move || job.get().map(|j| j.events).unwrap_or_default();
@@ -113,6 +130,47 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                 </tbody>
             </table>
         </section>
+        {move || finished_preview().map(|preview| {
+            let stack_name = stack_name.clone();
+            let languages = [("ts", "TypeScript"), ("python", "Python"), ("go", "Go"), ("csharp", "C#"), ("yaml", "YAML")];
+            view! {
+                <section class="card" id="plan-code">
+                    <h2>"Code"</h2>
+                    <p class="meta">"For the resources this preview can import; secrets are read from stack config."</p>
+                    <div class="actions">
+                        {languages.into_iter().map(|(lang, label)| view! {
+                            <a class="download" data-lang=lang href=format!("/api/v1/previews/{preview}/code?lang={lang}") download>{label}</a>
+                            <a class="download zip" href=format!("/api/v1/previews/{preview}/code?lang={lang}&format=zip") download>{format!("{label} project (.zip)")}</a>
+                        }).collect_view()}
+                    </div>
+                </section>
+                <section class="card" id="plan-commit-card">
+                    <h2>"Commit"</h2>
+                    {move || match committed.get() {
+                        Some(Ok(text)) => view! { <p id="plan-committed">{text}</p> }.into_any(),
+                        Some(Err(e)) => view! { <p class="error" id="plan-commit-error">{e}</p> }.into_any(),
+                        None if confirming.get() => {
+                            let names = ready().into_iter().map(|e| view! { <li>{format!("{} ({})", e.name, e.type_)}</li> }).collect_view();
+                            view! {
+                                <div id="plan-confirm">
+                                    <p>{format!(
+                                        "This adds {} imported resource(s) to {} as its next version (with the stack's root resource and default provider if it has none yet). Nothing outside the stack changes.",
+                                        ready().len(),
+                                        stack_name
+                                    )}</p>
+                                    <ul>{names}</ul>
+                                    <div class="actions">
+                                        <button id="plan-confirm-commit" on:click=commit>"Commit"</button>
+                                        <button class="secondary" on:click=move |_| confirming.set(false)>"Not yet"</button>
+                                    </div>
+                                </div>
+                            }.into_any()
+                        }
+                        None => view! { <button id="plan-commit" on:click=move |_| confirming.set(true)>"Commit…"</button> }.into_any(),
+                    }}
+                </section>
+            }
+        })}
     }
 }
 
