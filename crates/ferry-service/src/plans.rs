@@ -131,6 +131,9 @@ impl Job {
     }
 }
 
+/// How many jobs the process remembers.
+const KEPT_JOBS: usize = 256;
+
 /// The jobs of this process, by ID, and in the order they started.
 #[derive(Default)]
 pub struct Jobs(Mutex<(HashMap<String, Arc<Job>>, Vec<String>)>);
@@ -245,6 +248,13 @@ impl StackService {
             let mut jobs = self.jobs.0.lock().expect("jobs lock");
             jobs.0.insert(id.clone(), job.clone());
             jobs.1.push(id.clone());
+            // Finished jobs are kept for people coming back, up to a bound: the oldest
+            // finished ones go first; running ones always stay.
+            while jobs.1.len() > KEPT_JOBS {
+                let Some(pos) = jobs.1.iter().position(|j| jobs.0.get(j).is_some_and(|j| j.view().status != JobStatus::Running)) else { break };
+                let old = jobs.1.remove(pos);
+                jobs.0.remove(&old);
+            }
         }
         let watcher = job.clone();
         let progress = Progress(Arc::new(move |event: ProgressEvent| {
