@@ -2,18 +2,18 @@
 //! an import spec and a fake provider's answers; the snapshot is the preview. The fake provider
 //! is a real gRPC server on tonic's in-memory transport.
 
+mod common;
+
 use std::collections::HashMap;
-use std::sync::Arc;
 
 use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::property::json::EncodeOptions;
 use ferry_engine::property::wire::to_struct;
-use ferry_engine::provider::{FixedProviders, GrpcProvider, Provider};
-use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
+use ferry_engine::provider::FixedProviders;
+use ferry_rpc::pulumirpc::resource_provider_server::ResourceProvider;
 use ferry_rpc::pulumirpc::{CheckFailure, CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse};
 use serde_json::Value;
-use tokio_stream::StreamExt;
 use tonic::{Request, Response, Status};
 
 /// Answers from the scenario: `reads` by ID, `checkFailures` by property name.
@@ -71,24 +71,6 @@ impl ResourceProvider for FakeProvider {
     }
 }
 
-async fn in_memory(package: &str, provider: FakeProvider) -> Arc<dyn Provider> {
-    let (client_io, server_io) = tokio::io::duplex(1 << 20);
-    tokio::spawn(async move {
-        let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
-        let _ = tonic::transport::Server::builder().add_service(ResourceProviderServer::new(provider)).serve_with_incoming(incoming).await;
-    });
-    let mut client_io = Some(client_io);
-    let channel = tonic::transport::Endpoint::try_from("http://in-memory")
-        .unwrap()
-        .connect_with_connector(tower::service_fn(move |_| {
-            let io = client_io.take();
-            async move { io.map(hyper_util::rt::TokioIo::new).ok_or_else(|| std::io::Error::other("one connection only")) }
-        }))
-        .await
-        .unwrap();
-    Arc::new(GrpcProvider::new(package, channel))
-}
-
 #[tokio::test]
 async fn scenarios() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/import");
@@ -103,7 +85,7 @@ async fn scenarios() {
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut providers = HashMap::new();
         for (package, answers) in scenario["providers"].as_object().unwrap() {
-            providers.insert(package.clone(), in_memory(package, FakeProvider { answers: answers.clone() }).await);
+            providers.insert(package.clone(), common::in_memory(package, FakeProvider { answers: answers.clone() }).await);
         }
         let parts: Vec<&str> = scenario["stack"].as_str().unwrap().split('/').collect();
         let ctx = StackContext { stack: parts[2], project: parts[1], deployment: &state.deployment };
