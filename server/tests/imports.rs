@@ -1,50 +1,15 @@
 //! Import previews and commits through the API, with Ferry's real `pulumi-resource-random`
 //! plugin (built by `cargo test --workspace` into the same target folder as this test).
 
+mod common;
+
 use std::path::PathBuf;
-use std::sync::Arc;
 
-use axum::body::Body;
-use axum::http::{Request, StatusCode};
-use axum::Router;
-use ferry_service::{EngineConfig, StackService};
-use ferry_store::Store;
+use axum::http::StatusCode;
+use common::{call, get, post};
 use http_body_util::BodyExt;
-use leptos::prelude::LeptosOptions;
-use serde_json::{json, Value};
-use server::{router, AppState};
+use serde_json::json;
 use tower::ServiceExt;
-
-fn plugin_dir() -> PathBuf {
-    // target/<profile>/deps/imports-<hash> -> target/<profile>
-    let dir = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf();
-    assert!(dir.join("pulumi-resource-random").exists(), "build the plugin first: cargo test --workspace (looked in {})", dir.display());
-    dir
-}
-
-async fn app() -> Router {
-    let store = Store::open_in_memory().await.unwrap();
-    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
-    let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
-    stacks.ensure_demo().await.unwrap();
-    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
-    router(AppState { leptos_options, stacks })
-}
-
-async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
-    let res = app.clone().oneshot(req).await.unwrap();
-    let status = res.status();
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))))
-}
-
-fn post(uri: &str, body: &str) -> Request<Body> {
-    Request::post(uri).body(Body::from(body.to_string())).unwrap()
-}
-
-fn get(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
-}
 
 const SPEC: &str = r#"{"resources": [
     {"type": "random:index/randomPassword:RandomPassword", "name": "imported-password", "id": "correct-horse-battery"},
@@ -54,7 +19,7 @@ const SPEC: &str = r#"{"resources": [
 
 #[tokio::test]
 async fn preview_writes_nothing_commit_adds_a_version_and_refuses_twice() {
-    let app = app().await;
+    let app = common::app(true).await;
     let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
     let id = stacks[0]["id"].as_str().unwrap().to_string();
 
@@ -96,7 +61,7 @@ async fn preview_writes_nothing_commit_adds_a_version_and_refuses_twice() {
 
 #[tokio::test]
 async fn a_stale_preview_cannot_be_committed() {
-    let app = app().await;
+    let app = common::app(true).await;
     let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
     let id = stacks[0]["id"].as_str().unwrap().to_string();
     let (_, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), SPEC)).await;
@@ -113,7 +78,7 @@ async fn a_stale_preview_cannot_be_committed() {
 
 #[tokio::test]
 async fn a_bad_spec_is_answered_with_every_problem_and_its_path() {
-    let app = app().await;
+    let app = common::app(true).await;
     let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
     let id = stacks[0]["id"].as_str().unwrap().to_string();
     let (status, err) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), r#"{"resources": [{"type": "random:index/randomPet:RandomPet", "name": ""}, {"type": "x", "name": "y", "id": "1"}]}"#)).await;
@@ -137,7 +102,7 @@ async fn a_bad_spec_is_answered_with_every_problem_and_its_path() {
 #[tokio::test]
 async fn code_for_a_preview_and_for_the_demo_stack() {
     use std::io::Read as _;
-    let app = app().await;
+    let app = common::app(true).await;
     let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
     let id = stacks[0]["id"].as_str().unwrap().to_string();
     let (_, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), SPEC)).await;
@@ -193,7 +158,7 @@ async fn the_demo_stack_code_type_checks() {
         eprintln!("skipping: {} is not installed", tsc.display());
         return;
     }
-    let app = app().await;
+    let app = common::app(true).await;
     let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
     let id = stacks[0]["id"].as_str().unwrap().to_string();
     let dir = sdk.join("generated/demo-stack");

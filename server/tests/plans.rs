@@ -1,48 +1,17 @@
 //! Plans through the API: immutable revisions, background previews streamed as server-sent
 //! events, read-only share links that reveal no plan or preview ID and can be revoked.
 
-use std::path::PathBuf;
-use std::sync::Arc;
+mod common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use axum::Router;
-use ferry_service::{EngineConfig, StackService};
-use ferry_store::Store;
+use common::{call, get};
 use http_body_util::BodyExt;
-use leptos::prelude::LeptosOptions;
 use serde_json::{json, Value};
-use server::{router, AppState};
 use tower::ServiceExt;
-
-fn plugin_dir() -> PathBuf {
-    let dir = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf();
-    assert!(dir.join("pulumi-resource-random").exists(), "build the plugin first: cargo test --workspace");
-    dir
-}
-
-async fn app() -> Router {
-    let store = Store::open_in_memory().await.unwrap();
-    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
-    let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
-    stacks.ensure_demo().await.unwrap();
-    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
-    router(AppState { leptos_options, stacks })
-}
-
-async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
-    let res = app.clone().oneshot(req).await.unwrap();
-    let status = res.status();
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))))
-}
 
 fn post(uri: &str, body: Value) -> Request<Body> {
     Request::post(uri).header("content-type", "application/json").body(Body::from(body.to_string())).unwrap()
-}
-
-fn get(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
 }
 
 const SPEC: &str = r#"{"resources": [
@@ -53,7 +22,7 @@ const SPEC: &str = r#"{"resources": [
 
 #[tokio::test]
 async fn a_plan_is_revised_previewed_in_the_background_and_shared_read_only() {
-    let app = app().await;
+    let app = common::app(true).await;
     let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
     let stack = stacks[0]["id"].as_str().unwrap().to_string();
 

@@ -1,52 +1,20 @@
 //! Program previews and commits through the API, against Ferry's real `pulumi-resource-random`
 //! plugin: the `import` option end to end, the commit rules, and bad programs.
 
+mod common;
+
 use std::io::Write as _;
-use std::path::PathBuf;
-use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
-use ferry_service::{EngineConfig, StackService};
-use ferry_store::Store;
+use common::{call, get, post};
 use http_body_util::BodyExt;
-use leptos::prelude::LeptosOptions;
 use serde_json::{json, Value};
-use server::{router, AppState};
 use tower::ServiceExt;
-
-fn plugin_dir() -> PathBuf {
-    let dir = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf();
-    assert!(dir.join("pulumi-resource-random").exists(), "build the plugin first: cargo test --workspace (looked in {})", dir.display());
-    dir
-}
-
-async fn app() -> Router {
-    let store = Store::open_in_memory().await.unwrap();
-    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
-    let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
-    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
-    router(AppState { leptos_options, stacks })
-}
-
-async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
-    let res = app.clone().oneshot(req).await.unwrap();
-    let status = res.status();
-    let body = res.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))))
-}
 
 fn yaml(uri: &str, body: &str) -> Request<Body> {
     Request::post(uri).header("content-type", "application/yaml").body(Body::from(body.to_string())).unwrap()
-}
-
-fn post(uri: &str, body: &str) -> Request<Body> {
-    Request::post(uri).body(Body::from(body.to_string())).unwrap()
-}
-
-fn get(uri: &str) -> Request<Body> {
-    Request::get(uri).body(Body::empty()).unwrap()
 }
 
 /// A new, empty stack `acme/shop/dev`; returns its ID.
@@ -84,7 +52,7 @@ fn ops(preview: &Value) -> Vec<String> {
 
 #[tokio::test]
 async fn an_import_program_previews_commits_and_then_previews_clean() {
-    let app = app().await;
+    let app = common::app(false).await;
     let id = empty_stack(&app).await;
 
     let (status, preview) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), IMPORTS)).await;
@@ -119,7 +87,7 @@ async fn an_import_program_previews_commits_and_then_previews_clean() {
 
 #[tokio::test]
 async fn commits_that_would_surprise_are_refused_and_change_nothing() {
-    let app = app().await;
+    let app = common::app(false).await;
     let id = empty_stack(&app).await;
 
     // The program says max 60000; the resource has 65535: a warning in the preview, per property.
@@ -162,7 +130,7 @@ async fn commits_that_would_surprise_are_refused_and_change_nothing() {
 
 #[tokio::test]
 async fn bad_programs_are_refused_with_file_line_and_property() {
-    let app = app().await;
+    let app = common::app(false).await;
     let id = empty_stack(&app).await;
     let bad = "resources:\n  pet:\n    type: random:RandomPett\n  port:\n    type: random:RandomInteger\n    properties:\n      min: ${nothing.here}\n";
     let (status, error) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), bad)).await;
@@ -186,7 +154,7 @@ async fn bad_programs_are_refused_with_file_line_and_property() {
 
 #[tokio::test]
 async fn a_project_zip_and_the_json_form_with_config_and_a_mapping() {
-    let app = app().await;
+    let app = common::app(false).await;
     let id = empty_stack(&app).await;
     let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let options = zip::write::SimpleFileOptions::default();
@@ -214,7 +182,7 @@ async fn a_project_zip_and_the_json_form_with_config_and_a_mapping() {
 
 #[tokio::test]
 async fn a_password_imported_by_its_value_never_shows_and_previews_clean_after_commit() {
-    let app = app().await;
+    let app = common::app(false).await;
     let id = empty_stack(&app).await;
     let program = "resources:\n  admin:\n    type: random:RandomPassword\n    properties:\n      length: 21\n    options:\n      import: correct-horse-battery\noutputs:\n  password: ${admin.result}\n";
     let (status, preview) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), program)).await;

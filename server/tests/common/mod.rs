@@ -1,0 +1,52 @@
+//! Shared by the API tests: the app over an in-memory store with Ferry's real random plugin
+//! (built by `cargo test --workspace` into the same target folder), and request helpers.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use ferry_service::{EngineConfig, StackService};
+use ferry_store::Store;
+use http_body_util::BodyExt;
+use leptos::prelude::LeptosOptions;
+use serde_json::{json, Value};
+use server::{router, AppState};
+use tower::ServiceExt;
+
+pub fn plugin_dir() -> PathBuf {
+    // target/<profile>/deps/<test>-<hash> -> target/<profile>
+    let dir = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf();
+    assert!(dir.join("pulumi-resource-random").exists(), "build the plugin first: cargo test --workspace (looked in {})", dir.display());
+    dir
+}
+
+/// The whole app; `demo` adds the demo stack.
+pub async fn app(demo: bool) -> Router {
+    let store = Store::open_in_memory().await.unwrap();
+    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
+    let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
+    if demo {
+        stacks.ensure_demo().await.unwrap();
+    }
+    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
+    router(AppState { leptos_options, stacks })
+}
+
+/// The status and the JSON body (or the text, as a JSON string).
+pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
+    let res = app.clone().oneshot(req).await.unwrap();
+    let status = res.status();
+    let body = res.into_body().collect().await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))))
+}
+
+pub fn post(uri: &str, body: &str) -> Request<Body> {
+    Request::post(uri).body(Body::from(body.to_string())).unwrap()
+}
+
+pub fn get(uri: &str) -> Request<Body> {
+    Request::get(uri).body(Body::empty()).unwrap()
+}
