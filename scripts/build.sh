@@ -24,12 +24,23 @@ if [ $MODE = release ]; then
   wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$PKG/site.wasm" -o "$PKG/site.wasm"
 fi
 
+log "Monaco's language workers"
+# Served as files beside the wasm rather than embedded in it (the shell's MonacoEnvironment
+# points at them): the JSON worker validates specs, the editor worker diffs.
+MONACO_DIR="$(cargo metadata --format-version 1 --locked --features app/hydrate | node -e '
+  let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+    const p = JSON.parse(s).packages.find((p) => p.name === "monaco");
+    console.log(require("path").dirname(p.manifest_path));
+  });')"
+mkdir -p "$PKG/monaco"
+cp "$MONACO_DIR/js/$MODE/editor.worker.js" "$MONACO_DIR/js/$MODE/json.worker.js" "$PKG/monaco/"
+
 log "graph renderer and assets"
 (cd app/js && OUT="$ROOT/$PKG/graph.js" npm run --silent build)
 cp style/main.css "$PKG/site.css"
 cp -r public/. "$SITE/"
 # Pre-compressed copies: the server sends them to browsers that accept gzip.
-for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/site.css; do gzip -kf -6 "$f"; done
+for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/site.css "$PKG"/monaco/*.js "$PKG"/snippets/*/js/*/editor.js; do gzip -kf -6 "$f"; done
 
 log "server ($MODE)"
 # Ferry's own provider plugins go next to `ferry`, where it looks for plugins first.

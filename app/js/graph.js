@@ -6,6 +6,14 @@ import { EdgeLineProgram, NodeCircleProgram, NodePointProgram } from 'sigma/rend
 
 const NODE_COLORS = { stack: '#e4572e', component: '#8e6bd8', custom: '#2f80ed', provider: '#27ae60' };
 const NODE_SIZES = { stack: 12, component: 7, custom: 4, provider: 7 };
+// A preview's resources, by status (the plan graph): to import, with a warning or a diff,
+// failed, and imported by a commit.
+const STATUS_COLORS = {
+  ready: '#1a7f37', import: '#1a7f37', read: '#1a7f37',
+  'ready-with-warnings': '#d29922', create: '#d29922', update: '#d29922', replace: '#d29922', delete: '#8c959f',
+  failed: '#cf222e', 'not-found': '#cf222e', conflict: '#cf222e', 'already-managed': '#6e7781',
+  managed: '#8250df',
+};
 const EDGE_COLORS = { parent: '#c5cedb', dependency: '#f2994a', provider: '#6fcf97' };
 const EDGE_LABELS = { parent: 'parent', dependency: 'depends on', provider: 'uses provider' };
 
@@ -178,11 +186,12 @@ async function draw(containerId, url, onSelect, entry) {
     graph.addNode(String(i), {
       x: n.x,
       y: -n.y,
-      size: (NODE_SIZES[n.kind] || 4) * (many && n.kind === 'custom' ? 0.6 : 1),
-      color: n.pending_delete ? '#bdbdbd' : NODE_COLORS[n.kind] || '#999',
+      size: (NODE_SIZES[n.kind] || 4) * (many && n.kind === 'custom' ? 0.6 : 1) * (n.status ? 1.6 : 1),
+      color: n.pending_delete ? '#bdbdbd' : (n.status && STATUS_COLORS[n.status]) || NODE_COLORS[n.kind] || '#999',
       label: n.name,
       urn: n.urn,
       kind: n.kind,
+      status: n.status,
       resourceType: n.type,
     });
   });
@@ -251,6 +260,10 @@ async function draw(containerId, url, onSelect, entry) {
       firstPaintMs: painted - arrived,
     };
     container.dataset.ready = 'true';
+    // How many nodes have each status (a preview's graph), for people and tests reading the page.
+    const statuses = {};
+    for (const n of data.nodes) if (n.status) statuses[n.status] = (statuses[n.status] || 0) + 1;
+    container.dataset.statuses = JSON.stringify(statuses);
     window.__ferryGraph = { metrics, renderer, camera: entry.camera };
     container.dispatchEvent(new CustomEvent('ferry-graph-ready', { detail: metrics }));
   });

@@ -1,4 +1,5 @@
-//! Browser-only glue: the upload request and the bridge to the graph renderer (`pkg/graph.js`).
+//! Browser-only glue: the upload request, JSON requests to the API, the bridge to the graph
+//! renderer (`pkg/graph.js`), the clipboard, and a preview job's server-sent events.
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
@@ -71,10 +72,9 @@ fn method(module: &JsValue, name: &str) -> Option<Function> {
     Reflect::get(module, &JsValue::from_str(name)).ok()?.dyn_into().ok()
 }
 
-/// Draws the stack's graph into the element `container` (once it is attached);
-/// `on_select(urn)` runs on a click. Returns the token `unmount_graph` takes.
-pub fn mount_graph(container: &str, stack_id: &str, on_select: impl Fn(String) + 'static) -> Option<f64> {
-    let url = format!("/api/v1/stacks/{stack_id}/graph");
+/// Draws the graph at `url` (a stack's or a preview's) into the element `container` (once it
+/// is attached); `on_select(urn)` runs on a click. Returns the token `unmount_graph` takes.
+pub fn mount_graph(container: &str, url: &str, on_select: impl Fn(String) + 'static) -> Option<f64> {
     let Some(module) = graph_module() else {
         if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(container)) {
             el.set_text_content(Some("The graph renderer (pkg/graph.js) did not load."));
@@ -83,7 +83,7 @@ pub fn mount_graph(container: &str, stack_id: &str, on_select: impl Fn(String) +
     };
     let callback = Closure::<dyn Fn(String)>::new(on_select).into_js_value();
     let mount = method(&module, "mount")?;
-    mount.call3(&module, &JsValue::from_str(container), &JsValue::from_str(&url), &callback).ok()?.as_f64()
+    mount.call3(&module, &JsValue::from_str(container), &JsValue::from_str(url), &callback).ok()?.as_f64()
 }
 
 /// Stops the renderer `mount_graph` started (and its pending fetch).
@@ -95,10 +95,16 @@ pub fn unmount_graph(token: f64) {
     }
 }
 
-/// `POST` to an API path, the answer's JSON (or the API's error message).
-pub async fn post_json(url: &str) -> Result<serde_json::Value, String> {
+/// A request to the API: the answer's text, or the API's error message.
+async fn request(method: &str, url: &str, body: Option<(&str, &str)>) -> Result<String, String> {
     let init = RequestInit::new();
-    init.set_method("POST");
+    init.set_method(method);
+    if let Some((content_type, text)) = body {
+        let headers = web_sys::Headers::new().map_err(|_| "cannot build the request".to_string())?;
+        let _ = headers.set("content-type", content_type);
+        init.set_headers(&headers);
+        init.set_body(&JsValue::from_str(text));
+    }
     let window = web_sys::window().ok_or("no window")?;
     let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await.map_err(|e| format!("Ferry did not answer: {e:?}"))?;
     let response: Response = response.unchecked_into();
@@ -106,23 +112,59 @@ pub async fn post_json(url: &str) -> Result<serde_json::Value, String> {
         Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
         Err(_) => String::new(),
     };
-    let body: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
     if response.ok() {
-        Ok(body)
+        Ok(text)
     } else {
+        let body: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
         Err(body["error"]["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("HTTP {}", response.status())))
     }
 }
 
-/// Starts a background preview of the plan's current revision.
-pub async fn start_plan_preview(plan: &str) -> Result<ferry_types::JobSnapshot, String> {
-    let body = post_json(&format!("/api/v1/plans/{plan}/previews")).await?;
-    serde_json::from_value(body).map_err(|e| format!("Ferry's answer: {e}"))
+fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
+    serde_json::from_str(text).map_err(|e| format!("Ferry's answer: {e}"))
 }
 
-pub async fn cancel_job(plan: &str, job: &str) -> Result<ferry_types::JobSnapshot, String> {
-    let body = post_json(&format!("/api/v1/plans/{plan}/jobs/{job}/cancel")).await?;
-    serde_json::from_value(body).map_err(|e| format!("Ferry's answer: {e}"))
+/// `POST` to an API path, the answer's JSON (or the API's error message).
+pub async fn post_json(url: &str) -> Result<serde_json::Value, String> {
+    parse(&request("POST", url, None).await?)
+}
+
+/// `GET` an API path as `T`.
+pub async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
+    parse(&request("GET", url, None).await?)
+}
+
+/// `GET` an API path as text (generated code).
+pub async fn get_text(url: &str) -> Result<String, String> {
+    request("GET", url, None).await
+}
+
+/// `POST` a body (`content_type`) and read the answer as `T`.
+pub async fn send<T: serde::de::DeserializeOwned>(url: &str, content_type: &str, body: &str) -> Result<T, String> {
+    parse(&request("POST", url, Some((content_type, body))).await?)
+}
+
+/// `DELETE` an API path and read the answer as `T`.
+pub async fn delete_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
+    parse(&request("DELETE", url, None).await?)
+}
+
+/// Puts `text` on the clipboard.
+pub fn copy_text(text: &str) {
+    if let Some(window) = web_sys::window() {
+        let clipboard = Reflect::get(&window.navigator(), &JsValue::from_str("clipboard")).unwrap_or(JsValue::UNDEFINED);
+        if let Some(write) = method(&clipboard, "writeText") {
+            let _ = write.call1(&clipboard, &JsValue::from_str(text));
+        }
+    }
+}
+
+/// Loads `url` as a new page (after a save or a resolution: the page starts from the new
+/// revision's data, its editors included).
+pub fn go_to(url: &str) {
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().assign(url);
+    }
 }
 
 /// Follows a job's server-sent events: `on_event` for each finished resource (past ones

@@ -4,11 +4,16 @@
 //! Architecture Invariant: with `hydrate` this crate links no server crate; server-only code
 //! sits behind `#[cfg(feature = "ssr")]` (the server functions' bodies).
 
+// The plan page's view types nest deeply.
+#![recursion_limit = "256"]
+
 pub mod format;
 pub mod pages;
 pub mod server_fns;
 #[cfg(feature = "hydrate")]
 mod browser;
+#[cfg(feature = "hydrate")]
+mod monaco_glue;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
@@ -16,6 +21,8 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::path;
 
 use pages::{GraphPage, HomePage, NotFound, PlanPage, TablePage};
+
+const MONACO_ENVIRONMENT: &str = "window.MonacoEnvironment={globalAPI:true,getWorkerUrl:function(_,label){return label==='json'?'/pkg/monaco/json.worker.js':'/pkg/monaco/editor.worker.js'}};";
 
 /// The HTML document around the app (server side only).
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -28,6 +35,9 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml"/>
                 // The graph renderer (sigma.js, bundled from npm); loads before hydration runs.
                 <script src="/pkg/graph.js" defer></script>
+                // Monaco's language workers are files beside the wasm (not embedded in it), and
+                // its `monaco` global is what the JSON schema settings are reached through.
+                <script inner_html=MONACO_ENVIRONMENT></script>
                 <HydrationScripts options/>
                 <MetaTags/>
             </head>
@@ -55,6 +65,9 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/stacks/:id") view=TablePage/>
                     <Route path=path!("/stacks/:id/graph") view=GraphPage/>
                     <Route path=path!("/plans/:id") view=PlanPage/>
+                <Route path=path!("/plans/:id/r/:rev") view=PlanPage/>
+                <Route path=path!("/shared/:token") view=PlanPage/>
+                <Route path=path!("/shared/:token/r/:rev") view=PlanPage/>
                 </Routes>
             </main>
         </Router>

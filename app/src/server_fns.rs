@@ -57,21 +57,59 @@ pub async fn load_resource_detail(id: String, urn: String) -> Result<ResourceDet
         .ok_or_else(|| ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name)))
 }
 
+/// A plan's page: through its ID (`share` empty) or a read-only link's token (`id` empty).
 #[server(prefix = "/rpc")]
-pub async fn plan_page(id: String) -> Result<PlanPageData, ServerFnError> {
+pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Result<PlanPageData, ServerFnError> {
     let stacks = ssr::stacks()?;
-    let view = stacks.plan_view(&id, None, false).await.map_err(ssr::fail)?;
+    let view = if share.is_empty() { stacks.plan_view(&id, revision, false).await } else { stacks.shared_plan(&share, revision).await }.map_err(ssr::fail)?;
     let stack = stacks.summary(&view.plan.stack_id).await.map_err(ssr::fail)?;
-    // The same JSON the API gives, read as the browser reads it.
-    let job = stacks.plan_jobs(&id).into_iter().next().map(|j| serde_json::to_value(j).and_then(serde_json::from_value)).transpose().map_err(|e| ServerFnError::new(e.to_string()))?;
+    let shown = view.current.revision;
+    // The same JSON the API gives, read as the browser reads it; a link's reader gets no job
+    // (its ID belongs to the plan's owners).
+    let job = if share.is_empty() {
+        stacks
+            .plan_jobs(&id)
+            .into_iter()
+            .find(|j| j.revision == shown)
+            .map(|j| serde_json::to_value(j).and_then(serde_json::from_value))
+            .transpose()
+            .map_err(|e| ServerFnError::new(e.to_string()))?
+    } else {
+        None
+    };
+    let latest = view.current.previews.len().checked_sub(1);
+    let preview = latest.map(|i| {
+        if share.is_empty() {
+            ferry_types::PreviewRef::Owner { preview: view.current.previews[i].clone() }
+        } else {
+            ferry_types::PreviewRef::Shared { token: share.clone(), revision: shown, index: i }
+        }
+    });
+    let committed_version = match &preview {
+        Some(p) => stacks.preview_by_ref(p).await.map_err(ssr::fail)?.committed_version,
+        None => None,
+    };
     Ok(PlanPageData {
         id: view.plan.id,
         title: view.plan.title,
         stack_id: view.plan.stack_id,
         stack_name: stack.name,
-        revision: view.current.revision,
+        revision: shown,
+        latest_revision: view.plan.revision,
+        created_at: view.current.created_at,
         spec: view.current.spec,
         program: view.current.program,
         job,
+        preview,
+        committed_version,
+        share_token: (!share.is_empty()).then_some(share),
     })
+}
+
+/// A new plan for the stack, started from an example the user edits; returns its ID.
+#[server(prefix = "/rpc")]
+pub async fn new_plan(stack_id: String, kind: String) -> Result<String, ServerFnError> {
+    let stacks = ssr::stacks()?;
+    let plan = stacks.create_plan_from_example(&stack_id, kind == "program").await.map_err(ssr::fail)?;
+    Ok(plan.plan.id)
 }

@@ -10,7 +10,7 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use ferry_engine::deploy::ConfigValue;
 use ferry_codegen::{Language, Style};
-use ferry_service::{CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, StackService};
+use ferry_service::{markers, SourceKind, CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, StackService};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -47,6 +47,16 @@ pub fn routes() -> Router<AppState> {
         .route("/shared/{token}", get(get_shared_plan))
         .route("/shared/{token}/previews/{index}", get(get_shared_preview))
         .route("/stacks/{id}/code", get(stack_code))
+        .route("/markers", post(text_markers))
+        .route("/stacks/{id}/editor-help", get(editor_help))
+        .route("/previews/{id}/review", get(owner_review_rows))
+        .route("/previews/{id}/review/resource", get(owner_review_detail))
+        .route("/previews/{id}/graph", get(owner_preview_graph))
+        .route("/shared/{token}/revisions/{revision}/previews/{index}/review", get(shared_review_rows))
+        .route("/shared/{token}/revisions/{revision}/previews/{index}/review/resource", get(shared_review_detail))
+        .route("/shared/{token}/revisions/{revision}/previews/{index}/graph", get(shared_preview_graph))
+        .route("/shared/{token}/revisions/{revision}/previews/{index}/code", get(shared_preview_code))
+        .route("/plans/{id}/resolutions", post(resolve))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
 }
 
@@ -459,4 +469,86 @@ async fn stack_resource(
         .detail(&q.urn)
         .ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
     Ok(Json(detail).into_response())
+}
+
+#[derive(Deserialize)]
+struct MarkersQuery {
+    kind: SourceKind,
+}
+
+/// `POST /api/v1/markers?kind=spec|program` with the text as the body: its problems, each with
+/// line and column (empty when it is fine). Nothing is stored.
+async fn text_markers(State(stacks): State<Arc<StackService>>, Query(q): Query<MarkersQuery>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the text").await?;
+    let text = String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the text is not UTF-8"))?;
+    Ok(Json(markers(q.kind, &text)).into_response())
+}
+
+/// `GET /api/v1/stacks/{id}/editor-help`: the import file's JSON schema with the type tokens
+/// of the providers' schemas, and the stack's resource names.
+async fn editor_help(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.editor_help(&id, None).await?).into_response())
+}
+
+#[derive(Deserialize)]
+struct UrnQuery {
+    urn: String,
+}
+
+fn owner(id: String) -> ferry_types::PreviewRef {
+    ferry_types::PreviewRef::Owner { preview: id }
+}
+
+fn shared((token, revision, index): (String, i64, usize)) -> ferry_types::PreviewRef {
+    ferry_types::PreviewRef::Shared { token, revision, index }
+}
+
+async fn owner_review_rows(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_rows(&owner(id)).await?).into_response())
+}
+
+async fn owner_review_detail(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<UrnQuery>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_detail(&owner(id), &q.urn).await?).into_response())
+}
+
+async fn owner_preview_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview_graph(&owner(id)).await?).into_response())
+}
+
+async fn shared_review_rows(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_rows(&shared(p)).await?).into_response())
+}
+
+async fn shared_review_detail(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>, Query(q): Query<UrnQuery>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_detail(&shared(p), &q.urn).await?).into_response())
+}
+
+async fn shared_preview_graph(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview_graph(&shared(p)).await?).into_response())
+}
+
+/// Code through a read-only link: the same code, without the preview's ID.
+async fn shared_preview_code(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>, Query(q): Query<CodeQuery>) -> Result<Response, ApiError> {
+    let (request, json) = q.request()?;
+    let id = stacks.preview_id(&shared(p)).await?;
+    let code = stacks.preview_code(&id, &request, None).await?;
+    Ok(code_response(code, json))
+}
+
+#[derive(Deserialize)]
+struct ResolveRequest {
+    /// The preview of the latest revision the resolution was chosen in.
+    preview: String,
+    #[serde(flatten)]
+    resolution: ferry_types::Resolution,
+}
+
+/// `POST /api/v1/plans/{id}/resolutions` `{preview, urn, property, action}`: writes the next
+/// revision with the resolution applied and starts its preview; `201` with both.
+async fn resolve(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 64 * 1024, "the resolution").await?;
+    let request: ResolveRequest = serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
+    let plan = stacks.resolve(&id, &request.preview, request.resolution).await?;
+    let job = stacks.start_plan_preview(&id, None).await?;
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }

@@ -25,7 +25,8 @@ pub(crate) fn StackGraph(stack_id: String) -> impl IntoView {
         Effect::new(move |_| {
             let navigate = navigate.clone();
             let stack = id.clone();
-            let mounted = crate::browser::mount_graph(GRAPH_CONTAINER, &id, move |urn: String| {
+            let url = format!("/api/v1/stacks/{id}/graph");
+            let mounted = crate::browser::mount_graph(GRAPH_CONTAINER, &url, move |urn: String| {
                 navigate(&crate::format::resource_link(&stack, "/graph", &urn), Default::default());
             });
             set_token.store(mounted.map(f64::to_bits).unwrap_or(0), Ordering::SeqCst);

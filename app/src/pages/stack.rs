@@ -72,6 +72,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                     {tab(StackView::Graph, "Graph")}
                                     <a class="tab" href=format!("/api/v1/stacks/{}/export", s.id) download=format!("{}.export.json", s.name.replace('/', "-")) rel="external">"Export JSON"</a>
                                 </nav>
+                                <NewPlan stack_id=s.id.clone()/>
                             </section>
                             {(!warnings.is_empty()).then(|| view! {
                                 <details class="warnings" id="stack-warnings">
@@ -93,5 +94,30 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                 }
             })}
         </Suspense>
+    }
+}
+
+/// Starts a plan for the stack from an example spec or program, and opens it.
+#[component]
+fn NewPlan(stack_id: String) -> impl IntoView {
+    let problem = RwSignal::new(None::<String>);
+    let create = move |kind: &'static str| {
+        let stack_id = stack_id.clone();
+        move |_| {
+            let stack_id = stack_id.clone();
+            leptos::task::spawn_local(async move {
+                match crate::server_fns::new_plan(stack_id, kind.to_string()).await {
+                    Ok(id) => leptos_router::hooks::use_navigate()(&format!("/plans/{id}"), Default::default()),
+                    Err(e) => problem.set(Some(super::error_text(&e))),
+                }
+            });
+        }
+    };
+    view! {
+        <div class="actions new-plan">
+            <button id="new-plan-spec" on:click=create("spec")>"New import plan"</button>
+            <button id="new-plan-program" class="secondary" on:click=create("program")>"New plan from a YAML program"</button>
+            {move || problem.get().map(|p| view! { <span class="error">{p}</span> })}
+        </div>
     }
 }

@@ -12,5 +12,6 @@ pub mod plugin;
 pub mod progress;
 pub mod program;
 pub mod provider;
+pub mod source_map;
 pub mod property;
 pub mod deploy;

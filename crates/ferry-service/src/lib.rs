@@ -6,10 +6,13 @@
 
 mod code;
 mod demo;
+mod editor;
 mod error;
 mod imports;
 mod plans;
 mod programs;
+mod resolve;
+mod review;
 mod stack_secrets;
 mod views;
 
@@ -21,6 +24,7 @@ use ferry_store::{NewVersion, StackName, StackSummary, Store};
 
 pub use code::{CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
+pub use editor::{markers, SourceKind};
 pub use error::ServiceError;
 pub use imports::{CommitOutcome, EngineConfig, PreviewRecord};
 pub use plans::{Job, JobStatus, JobView, PlanInput, PlanOptions, PlanView, RevisionView};
@@ -65,11 +69,12 @@ pub struct StackService {
     max_state_bytes: usize,
     cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
     jobs: plans::Jobs,
+    schema_hints: editor::SchemaHints,
 }
 
 impl StackService {
     pub fn new(store: Store, max_state_bytes: usize) -> StackService {
-        StackService { store, engine: None, max_state_bytes, cache: Mutex::new(HashMap::new()), jobs: Default::default() }
+        StackService { store, engine: None, max_state_bytes, cache: Mutex::new(HashMap::new()), jobs: Default::default(), schema_hints: Default::default() }
     }
 
     /// Enables import previews and commits.

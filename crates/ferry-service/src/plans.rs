@@ -11,6 +11,7 @@ use ferry_codegen::Style;
 use ferry_engine::import::ImportStrategy;
 use ferry_engine::progress::{Progress, ProgressEvent};
 use ferry_store::plans::{Plan, PlanRevision, PlanShare};
+use ferry_types::Resolution;
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 
@@ -26,6 +27,9 @@ pub struct PlanOptions {
     pub code_style: Style,
     #[serde(default = "yes")]
     pub elide: bool,
+    /// The resolutions chosen in review, latest last: they mark a property's source `user`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub decisions: Vec<Resolution>,
 }
 
 fn yes() -> bool {
@@ -34,7 +38,7 @@ fn yes() -> bool {
 
 impl Default for PlanOptions {
     fn default() -> Self {
-        PlanOptions { strategy: ImportStrategy::Read, code_style: Style::Cli, elide: true }
+        PlanOptions { strategy: ImportStrategy::Read, code_style: Style::Cli, elide: true, decisions: Vec::new() }
     }
 }
 
@@ -163,6 +167,43 @@ impl StackService {
         self.plan_view(&plan.id, None, false).await
     }
 
+    /// A new plan whose first revision is an example to edit: an import spec (or, with
+    /// `program`, a YAML program) importing one resource of a type the stack already uses.
+    pub async fn create_plan_from_example(&self, stack_id: &str, program: bool) -> Result<PlanView, ServiceError> {
+        let version = self.version(stack_id, None).await?;
+        let type_ = version
+            .deployment
+            .resources()
+            .iter()
+            .find(|r| r.is_custom() && !r.is_provider() && !r.is_pending_delete())
+            .map(|r| r.type_.clone())
+            .unwrap_or_else(|| "random:index/randomInteger:RandomInteger".into());
+        // A RandomInteger imports by `<result>,<min>,<max>`; other types need the user's ID.
+        let id = if type_ == "random:index/randomInteger:RandomInteger" { "5,1,10" } else { "replace-with-the-resource-id" };
+        let project = version.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
+        let input = if program {
+            let body = if type_ == "random:index/randomInteger:RandomInteger" { "    properties:\n      min: 1\n      max: 10\n" } else { "" };
+            PlanInput {
+                title: None,
+                spec: None,
+                program: Some(format!(
+                    "name: {project}\nruntime: yaml\n# Each resource with an `import` option adopts an existing one; the preview shows\n# how its inputs compare with what the provider reads back.\nresources:\n  imported:\n    type: {type_}\n{body}    options:\n      import: \"{id}\"\n"
+                )),
+                options: PlanOptions::default(),
+            }
+        } else {
+            PlanInput {
+                title: None,
+                spec: Some(format!(
+                    "{{\n  // Each entry imports one existing resource: its type token, its name in the program\n  // and the ID its provider knows it by. Ctrl+Space completes types and stack names.\n  \"resources\": [\n    {{\n      \"type\": \"{type_}\",\n      \"name\": \"imported\",\n      \"id\": \"{id}\"\n    }}\n  ]\n}}\n"
+                )),
+                program: None,
+                options: PlanOptions::default(),
+            }
+        };
+        self.create_plan(stack_id, input).await
+    }
+
     /// Saves the next revision (checked first).
     pub async fn save_plan(&self, plan_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
         check_input(&input)?;
@@ -177,12 +218,18 @@ impl StackService {
         Ok(PlanView { plan, current, read_only })
     }
 
-    /// The plan behind a read-only link; a revoked link is gone.
-    pub async fn shared_plan(&self, token: &str, revision: Option<i64>) -> Result<PlanView, ServiceError> {
+    /// A read-only link that has not been revoked (a revoked link is gone).
+    pub(crate) async fn live_share(&self, token: &str) -> Result<PlanShare, ServiceError> {
         let share = self.store.plan_share(token).await?;
         if share.revoked_at.is_some() {
             return Err(ferry_store::StoreError::ShareNotFound.into());
         }
+        Ok(share)
+    }
+
+    /// The plan behind a read-only link.
+    pub async fn shared_plan(&self, token: &str, revision: Option<i64>) -> Result<PlanView, ServiceError> {
+        let share = self.live_share(token).await?;
         let mut view = self.plan_view(&share.plan_id, revision, true).await?;
         // The plan's and previews' IDs are what editing and committing need: a reviewer gets
         // neither (previews are read through the link, by position).
@@ -193,10 +240,7 @@ impl StackService {
 
     /// A preview of the shared plan's revision, by position, without its ID.
     pub async fn shared_preview(&self, token: &str, revision: Option<i64>, index: usize) -> Result<crate::PreviewRecord, ServiceError> {
-        let share = self.store.plan_share(token).await?;
-        if share.revoked_at.is_some() {
-            return Err(ferry_store::StoreError::ShareNotFound.into());
-        }
+        let share = self.live_share(token).await?;
         let rev = self.store.plan_revision(&share.plan_id, revision).await?;
         let id = rev.previews.get(index).ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()))?;
         let mut record = self.preview(id).await?;
@@ -260,6 +304,9 @@ impl StackService {
         let progress = Progress(Arc::new(move |event: ProgressEvent| {
             watcher.update(|s| {
                 s.finished += 1;
+                // A program's steps include the stack's resources it leaves out (deletes), which
+                // its own count does not know ahead.
+                s.total = s.total.max(s.finished);
                 s.events.push(event);
             });
         }));

@@ -77,13 +77,153 @@ pub struct JobSnapshot {
 /// What a plan's page shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PlanPageData {
+    /// Empty when the page came through a read-only link (the ID is what edits and commits).
     pub id: String,
     pub title: String,
     pub stack_id: String,
     pub stack_name: String,
+    /// The revision shown, and the plan's latest.
     pub revision: i64,
+    pub latest_revision: i64,
+    pub created_at: String,
     pub spec: Option<String>,
     pub program: Option<String>,
-    /// The latest preview job of this plan in this server process.
+    /// The latest preview job of this revision in this server process.
     pub job: Option<JobSnapshot>,
+    /// The latest stored preview of this revision.
+    #[serde(default)]
+    pub preview: Option<PreviewRef>,
+    /// The version the latest preview's commit wrote, if it was committed.
+    #[serde(default)]
+    pub committed_version: Option<i64>,
+    /// Set when the page came through a read-only link: its token.
+    #[serde(default)]
+    pub share_token: Option<String>,
+}
+
+impl PlanPageData {
+    pub fn read_only(&self) -> bool {
+        self.share_token.is_some()
+    }
+}
+
+/// A problem in a spec or program being edited, placed for the editor (1-based lines and
+/// columns, in characters).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EditorMarker {
+    /// `error` or `warning`.
+    pub severity: String,
+    pub message: String,
+    pub path: String,
+    pub line: usize,
+    pub column: usize,
+    pub end_line: usize,
+    pub end_column: usize,
+}
+
+/// What the editors complete from: a JSON schema of the import file (type tokens and their
+/// inputs from the providers' schemas, names from the stack) and the same lists for YAML.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct EditorHelp {
+    pub json_schema: serde_json::Value,
+    pub types: Vec<TypeHint>,
+    pub names: Vec<NameHint>,
+    /// Packages whose schema could not be read, and why (completion works without them).
+    #[serde(default)]
+    pub problems: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TypeHint {
+    pub token: String,
+    pub inputs: Vec<String>,
+}
+
+/// A resource of the stack a spec or program can name as a parent or provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NameHint {
+    pub name: String,
+    pub urn: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub provider: bool,
+}
+
+/// How a plan's page reaches a preview: as its owner (the preview's ID) or through a read-only
+/// link (the token, the revision and the preview's position).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "kebab-case")]
+pub enum PreviewRef {
+    Owner { preview: String },
+    Shared { token: String, revision: i64, index: usize },
+}
+
+impl PreviewRef {
+    /// The API path of the preview's resources (`…/code`, `…/graph` follow it).
+    pub fn api_base(&self) -> String {
+        match self {
+            PreviewRef::Owner { preview } => format!("/api/v1/previews/{preview}"),
+            PreviewRef::Shared { token, revision, index } => format!("/api/v1/shared/{token}/revisions/{revision}/previews/{index}"),
+        }
+    }
+}
+
+/// One row of a preview's results table.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewRow {
+    pub urn: String,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// An import status (`ready`, `failed`, …) or a program step's operation (`import`, …).
+    pub status: String,
+    /// Warnings and Check failures, with the reason a resource failed.
+    pub warnings: Vec<String>,
+    /// Properties whose read value differs from the program's (imports must have none).
+    pub differs: Vec<String>,
+}
+
+/// One property of a resource under review: its values and where each came from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PropertyReview {
+    pub path: String,
+    /// What Read returned (secrets masked).
+    pub read: Option<serde_json::Value>,
+    /// The program's or spec's value (after resolutions).
+    pub program: Option<serde_json::Value>,
+    /// `none`, `add`, `delete`, `update`, `replace`, or `omitted` (a spec leaves it out).
+    pub kind: String,
+    /// `read`, `program`, `default` (the provider filled it in) or `user` (a resolution).
+    pub source: String,
+    /// Why it differs, or why it does not, in words.
+    pub why: String,
+    /// The resolution the user chose for it, if any.
+    pub decision: Option<String>,
+}
+
+/// Everything the review panel shows of one resource.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewDetail {
+    #[serde(flatten)]
+    pub row: ReviewRow,
+    pub id: Option<String>,
+    pub import_id: Option<String>,
+    /// `spec` or `program`: which resolutions apply.
+    pub source_kind: String,
+    /// Pretty JSON of the inputs Read returned, and of the program's (or spec's) inputs: the
+    /// two sides of the diff editor.
+    pub read_inputs: String,
+    pub program_inputs: String,
+    pub check_failures: Vec<String>,
+    pub properties: Vec<PropertyReview>,
+}
+
+/// A one-click resolution of a property that differs.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Resolution {
+    pub urn: String,
+    pub property: String,
+    /// `adopt` (take the read value), `keep` (keep the program's), `ignore` (add to
+    /// `ignoreChanges`) or `omit` (leave the property out).
+    pub action: String,
 }

@@ -76,6 +76,39 @@ impl PluginSearch {
     }
 }
 
+impl PluginSearch {
+    /// The packages whose plugins are installed in Ferry's folders or Pulumi's cache (not
+    /// `PATH`), sorted: what an editor can offer type tokens from.
+    pub fn installed_packages(&self) -> Vec<String> {
+        let mut packages = std::collections::BTreeSet::new();
+        for dir in &self.ferry_dirs {
+            for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some(p) = name.strip_prefix("pulumi-resource-") {
+                    if is_executable(&entry.path()) && valid_package(p) {
+                        packages.insert(p.to_string());
+                    }
+                }
+            }
+        }
+        if let Some(cache) = &self.pulumi_plugins {
+            for entry in std::fs::read_dir(cache).into_iter().flatten().flatten() {
+                let name = entry.file_name().to_string_lossy().into_owned();
+                if let Some((p, _)) = name.strip_prefix("resource-").and_then(|n| n.rsplit_once("-v")) {
+                    if valid_package(p) {
+                        packages.insert(p.to_string());
+                    }
+                }
+            }
+        }
+        packages.into_iter().collect()
+    }
+}
+
+fn valid_package(p: &str) -> bool {
+    !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
 fn is_executable(path: &Path) -> bool {
     #[cfg(unix)]
     {

@@ -3,6 +3,7 @@
 //! checked without providers (references, cycles, options). Evaluation is in [`crate::deploy`].
 
 pub mod expr;
+pub mod edit;
 mod parse;
 
 use std::collections::{BTreeSet, HashMap};

@@ -1,0 +1,61 @@
+//! Generated code for a preview's importable resources: a tab per language showing the code,
+//! a copy button, and downloads of the file or the runnable project zip.
+
+use ferry_types::PreviewRef;
+use leptos::prelude::*;
+
+pub(super) const LANGUAGES: [(&str, &str); 5] = [("ts", "TypeScript"), ("python", "Python"), ("go", "Go"), ("csharp", "C#"), ("yaml", "YAML")];
+
+#[component]
+pub(super) fn CodeTabs(preview: PreviewRef) -> impl IntoView {
+    let base = preview.api_base();
+    let lang = RwSignal::new("ts");
+    let code = RwSignal::new(None::<Result<String, String>>);
+    let copied = RwSignal::new(false);
+    #[cfg(feature = "hydrate")]
+    {
+        let base = base.clone();
+        Effect::new(move |_| {
+            let url = format!("{base}/code?lang={}", lang.get());
+            code.set(None);
+            copied.set(false);
+            leptos::task::spawn_local(async move {
+                code.set(Some(crate::browser::get_text(&url).await));
+            });
+        });
+    }
+    let copy = move |_| {
+        if let Some(Ok(_text)) = code.get_untracked() {
+            #[cfg(feature = "hydrate")]
+            crate::browser::copy_text(&_text);
+            copied.set(true);
+        }
+    };
+    view! {
+        <section class="card" id="plan-code">
+            <h2>"Code"</h2>
+            <p class="meta">"For the resources this preview can import; secrets are read from stack config, never written."</p>
+            <nav class="tabs code-tabs">
+                {LANGUAGES.into_iter().map(|(l, label)| view! {
+                    <button class="tab" class:active=move || lang.get() == l data-lang-tab=l on:click=move |_| lang.set(l)>{label}</button>
+                }).collect_view()}
+            </nav>
+            <div class="actions">
+                <button id="code-copy" class="secondary" on:click=copy>{move || if copied.get() { "Copied" } else { "Copy" }}</button>
+                {move || {
+                    let l = lang.get();
+                    let label = LANGUAGES.iter().find(|(k, _)| *k == l).map(|(_, v)| *v).unwrap_or("");
+                    view! {
+                        <a class="download" id="code-download" data-lang=l href=format!("{base}/code?lang={l}") download>{format!("Download {label}")}</a>
+                        <a class="download zip" id="code-download-zip" href=format!("{base}/code?lang={l}&format=zip") download>{format!("{label} project (.zip)")}</a>
+                    }
+                }}
+            </div>
+            <pre id="code-view" class="source code">{move || match code.get() {
+                None => "Generating…".to_string(),
+                Some(Ok(text)) => text,
+                Some(Err(e)) => format!("No code: {e}"),
+            }}</pre>
+        </section>
+    }
+}

@@ -1,0 +1,377 @@
+//! A plan's page (`/plans/:id`, `/plans/:id/r/:rev`, and read-only through `/shared/:token`):
+//! the source editor, a background preview with each resource's status as it arrives, the
+//! results table, a resource's review with resolutions, the graph, the code and the commit.
+//! Leaving the page does not stop a preview; coming back shows where it is.
+
+mod code;
+mod editor;
+mod results;
+mod review;
+mod share;
+
+use std::sync::Arc;
+
+use ferry_types::{EditorMarker, JobEvent, JobSnapshot, PlanPageData, PreviewRef, ReviewRow};
+use leptos::prelude::*;
+use leptos_router::hooks::use_params_map;
+
+use crate::server_fns::plan_page;
+use editor::{SourceEditor, SourceKind};
+use results::ResultsTable;
+use review::ReviewPanel;
+
+#[component]
+pub fn PlanPage() -> impl IntoView {
+    let params = use_params_map();
+    let key = move || {
+        let p = params.read();
+        (p.get("id").unwrap_or_default(), p.get("token").unwrap_or_default(), p.get("rev").and_then(|r| r.parse::<i64>().ok()))
+    };
+    let data = Resource::new(key, |(id, token, rev)| plan_page(id, token, rev));
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading the plan…"</p> }>
+            {move || {
+                data.get()
+                    .map(|result| match result {
+                        Ok(d) => view! { <PlanView data=d/> }.into_any(),
+                        Err(e) => view! { <section class="card error" id="plan-error">{super::error_text(&e)}</section> }.into_any(),
+                    })
+            }}
+        </Suspense>
+    }
+}
+
+fn running(job: &Option<JobSnapshot>) -> bool {
+    job.as_ref().is_some_and(|j| j.status == "running")
+}
+
+fn row_of(e: &JobEvent) -> ReviewRow {
+    ReviewRow { urn: e.urn.clone(), name: e.name.clone(), type_: e.type_.clone(), status: e.status.clone(), warnings: e.message.clone().into_iter().collect(), differs: Vec::new() }
+}
+
+#[component]
+fn PlanView(data: PlanPageData) -> impl IntoView {
+    let read_only = data.read_only();
+    let latest = data.revision == data.latest_revision;
+    let plan_id = data.id.clone();
+    let job = RwSignal::new(data.job.clone());
+    let problem = RwSignal::new(None::<String>);
+    // The stored preview the review reads (the latest of this revision, then the one a job made).
+    let preview = RwSignal::new(data.preview.clone());
+    let committed = RwSignal::new(data.committed_version.map(|v| Ok(format!("Committed: {} is at version {v}.", data.stack_name))));
+    let stored_rows = RwSignal::new(Arc::new(Vec::<ReviewRow>::new()));
+    let selected = RwSignal::new(None::<String>);
+
+    // Rows: live from the running job's events, else the stored preview's.
+    let rows = Signal::derive(move || match job.get() {
+        Some(j) if j.status == "running" || preview.get().is_none() => Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()),
+        _ => stored_rows.get(),
+    });
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |_| {
+        if let Some(p) = preview.get() {
+            leptos::task::spawn_local(async move {
+                match crate::browser::get_json::<Vec<ReviewRow>>(&format!("{}/review", p.api_base())).await {
+                    Ok(r) => stored_rows.set(Arc::new(r)),
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    });
+
+    // Back on a page whose preview still runs: follow it from the start.
+    #[cfg(feature = "hydrate")]
+    {
+        let plan_id = plan_id.clone();
+        Effect::new(move |_| {
+            if let Some(j) = job.get_untracked().filter(|j| j.status == "running") {
+                follow(&plan_id, &j.id, job, preview);
+            }
+        });
+    }
+
+    let start = {
+        let plan_id = plan_id.clone();
+        move |_| {
+            let _plan_id = plan_id.clone();
+            problem.set(None);
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::post_json(&format!("/api/v1/plans/{_plan_id}/previews")).await.and_then(|v| serde_json::from_value::<JobSnapshot>(v).map_err(|e| e.to_string())) {
+                    Ok(j) => {
+                        let id = j.id.clone();
+                        job.set(Some(j));
+                        preview.set(None);
+                        selected.set(None);
+                        committed.set(None);
+                        follow(&_plan_id, &id, job, preview);
+                    }
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+    let cancel = {
+        let plan_id = plan_id.clone();
+        move |_| {
+            let _plan_id = plan_id.clone();
+            let Some(_job_id) = job.get_untracked().map(|j| j.id) else { return };
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                if let Err(e) = crate::browser::post_json(&format!("/api/v1/plans/{_plan_id}/jobs/{_job_id}/cancel")).await {
+                    problem.set(Some(e));
+                }
+            });
+        }
+    };
+
+    // The sources being edited.
+    let spec = data.spec.clone().filter(|s| !s.trim().is_empty());
+    let program = data.program.clone().filter(|p| !p.trim().is_empty());
+    let spec_text = RwSignal::new(spec.clone().unwrap_or_default());
+    let program_text = RwSignal::new(program.clone().unwrap_or_default());
+    let spec_markers = RwSignal::new(Vec::<EditorMarker>::new());
+    let program_markers = RwSignal::new(Vec::<EditorMarker>::new());
+    let errors = Memo::new(move |_| spec_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()) + program_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()));
+    let (spec0, program0) = (spec.clone().unwrap_or_default(), program.clone().unwrap_or_default());
+    let changed = Memo::new(move |_| spec_text.with(|t| *t != spec0) || program_text.with(|t| *t != program0));
+    let save = {
+        let plan_id = plan_id.clone();
+        let (has_spec, has_program) = (spec.is_some(), program.is_some());
+        move |_| {
+            let _body = serde_json::json!({
+                "spec": has_spec.then(|| spec_text.get_untracked()),
+                "program": has_program.then(|| program_text.get_untracked()),
+            })
+            .to_string();
+            let _plan_id = plan_id.clone();
+            problem.set(None);
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan_id}/revisions"), "application/json", &_body).await {
+                    Ok(_) => crate::browser::go_to(&format!("/plans/{_plan_id}")),
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+
+    let stack_id = data.stack_id.clone();
+    let stack_name = data.stack_name.clone();
+    let is_program = program.is_some();
+    let kind = if is_program { "YAML program" } else { "import spec" };
+    let events_total = move || job.get().map(|j| format!("{} of {}", j.finished, j.total)).unwrap_or_default();
+    let revision_link = {
+        let (id, token) = (data.id.clone(), data.share_token.clone());
+        move |n: i64| match &token {
+            Some(t) => format!("/shared/{t}/r/{n}"),
+            None => format!("/plans/{id}/r/{n}"),
+        }
+    };
+    let owner_plan = (!read_only && latest).then(|| plan_id.clone());
+    let first_revision = (data.latest_revision - 9).max(1);
+    view! {
+        <section class="card plan-head">
+            <h1 id="plan-title">{data.title.clone()}</h1>
+            <p class="meta">
+                "Into " <a href=format!("/stacks/{}", data.stack_id)>{data.stack_name.clone()}</a>
+                {format!(" · revision {} of {} · {} · saved {}", data.revision, data.latest_revision, kind, data.created_at)}
+                {read_only.then(|| view! { <span class="badge readonly" id="plan-read-only">"read-only link"</span> })}
+            </p>
+            <nav class="tabs revisions" id="plan-revisions">
+                <span class="meta">"Revisions:"</span>
+                {(first_revision..=data.latest_revision).map(|n| view! {
+                    <a class=if n == data.revision { "tab active" } else { "tab" } href=revision_link(n)>{format!("r{n}")}</a>
+                }).collect_view()}
+            </nav>
+            {(!read_only).then(|| view! { <share::SharePanel plan_id=plan_id.clone()/> })}
+            {(!latest).then(|| view! { <p class="meta">"This is an earlier revision: saving here writes a new one on top of the latest."</p> })}
+        </section>
+        <section class="card">
+            <h2>{if program.is_some() { "Program" } else { "Import spec" }}</h2>
+            {spec.clone().map(|s| view! { <SourceEditor kind=SourceKind::Spec initial=s text=spec_text markers=spec_markers stack_id=stack_id.clone() read_only=read_only/> })}
+            {program.clone().map(|p| view! { <SourceEditor kind=SourceKind::Program initial=p text=program_text markers=program_markers stack_id=stack_id.clone() read_only=read_only/> })}
+            <ul class="markers" id="plan-markers">
+                {move || spec_markers.get().into_iter().chain(program_markers.get()).map(|m| view! {
+                    <li class=format!("marker {}", m.severity)>{format!("{}:{} {} — {}", m.line, m.column, m.severity, m.message)}</li>
+                }).collect_view()}
+            </ul>
+            {(!read_only).then(|| view! {
+                <div class="actions">
+                    <button id="plan-save" on:click=save disabled=move || { errors.get() > 0 || !changed.get() }>"Save revision"</button>
+                    <span class="meta" id="plan-save-state">{move || if errors.get() > 0 {
+                        format!("{} problem(s) to fix before saving", errors.get())
+                    } else if changed.get() { "Unsaved changes".to_string() } else { "Saved".to_string() }}</span>
+                </div>
+            })}
+            <pre id="plan-source" class="hidden">{spec.clone().or(program.clone()).unwrap_or_default()}</pre>
+        </section>
+        <section class="card">
+            <h2>"Preview"</h2>
+            {(!read_only).then(|| view! {
+                <div class="actions">
+                    <button id="plan-preview" on:click=start disabled=move || running(&job.get()) || changed.get()>"Preview"</button>
+                    <button id="plan-cancel" on:click=cancel disabled=move || !running(&job.get())>"Cancel"</button>
+                    <span id="plan-progress">{events_total}</span>
+                    <span id="plan-status" class="status">{move || job.get().map(|j| j.status).unwrap_or_else(|| if preview.get().is_some() { "done".into() } else { "not previewed yet".into() })}</span>
+                </div>
+            })}
+            {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
+            {move || job.get().and_then(|j| j.error).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
+            {move || (rows.with(|r| !r.is_empty()) || job.get().is_some()).then(|| view! { <ResultsTable rows=rows selected=selected/> })}
+        </section>
+        {move || match (preview.get(), selected.get()) {
+            (Some(p), Some(urn)) => view! {
+                <ReviewPanel preview=p urn=urn plan_id=owner_plan.clone() on_close=Callback::new(move |_| selected.set(None))/>
+            }.into_any(),
+            _ => ().into_any(),
+        }}
+        {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
+        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p/> })}
+        {move || match (preview.get(), read_only) {
+            (Some(PreviewRef::Owner { preview: id }), false) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows committed=committed/> }.into_any(),
+            _ => ().into_any(),
+        }}
+    }
+}
+
+/// The stack graph with the preview's resources marked by status (after a commit: the new
+/// version, the imported resources marked managed).
+#[component]
+fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>>) -> impl IntoView {
+    let url = format!("{}/graph", preview.api_base());
+    #[cfg(feature = "hydrate")]
+    {
+        use std::sync::atomic::{AtomicU64, Ordering};
+        let token = Arc::new(AtomicU64::new(0));
+        let keep = token.clone();
+        Effect::new(move |_| {
+            // A commit changes what the graph shows: draw it again.
+            epoch.track();
+            let bits = keep.swap(0, Ordering::SeqCst);
+            if bits != 0 {
+                crate::browser::unmount_graph(f64::from_bits(bits));
+            }
+            let mounted = crate::browser::mount_graph("plan-graph", &url, |_| {});
+            keep.store(mounted.map(f64::to_bits).unwrap_or(0), Ordering::SeqCst);
+        });
+        on_cleanup(move || {
+            let bits = token.swap(0, Ordering::SeqCst);
+            if bits != 0 {
+                crate::browser::unmount_graph(f64::from_bits(bits));
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (&url, epoch);
+    view! {
+        <section class="card">
+            <h2>"Graph"</h2>
+            <div class="graph-legend">
+                <span class="dot stack"></span>"stack"
+                <span class="dot custom"></span>"in the stack"
+                <span class="dot status-ready"></span>"to import"
+                <span class="dot status-warn"></span>"with warnings or a diff"
+                <span class="dot status-failed"></span>"failed / not found / conflict"
+                <span class="dot status-managed"></span>"imported (managed)"
+            </div>
+            <div id="plan-graph" class="graph plan-graph"></div>
+        </section>
+    }
+}
+
+/// Committing the finished preview: a confirmation first, listing what will be written.
+#[component]
+fn Commit(preview: String, stack_name: String, rows: Signal<Arc<Vec<ReviewRow>>>, committed: RwSignal<Option<Result<String, String>>>) -> impl IntoView {
+    let confirming = RwSignal::new(false);
+    let writes = move || rows.with(|r| r.iter().filter(|e| matches!(e.status.as_str(), "ready" | "ready-with-warnings" | "import" | "read")).cloned().collect::<Vec<_>>());
+    let commit = move |_| {
+        let _url = format!("/api/v1/previews/{preview}/commit");
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            let result = crate::browser::post_json(&_url).await;
+            confirming.set(false);
+            committed.set(Some(result.map(|v| format!("Committed: {} is now at version {}.", v["name"].as_str().unwrap_or(""), v["version"]))));
+        });
+    };
+    view! {
+        <section class="card" id="plan-commit-card">
+            <h2>"Commit"</h2>
+            {move || match committed.get() {
+                Some(Ok(text)) => view! { <p id="plan-committed">{text}</p> }.into_any(),
+                Some(Err(e)) => view! {
+                    <div><p class="error" id="plan-commit-error">{e}</p>
+                    <button id="plan-commit" on:click=move |_| { committed.set(None); confirming.set(true); }>"Try again…"</button></div>
+                }.into_any(),
+                None if confirming.get() => {
+                    let list = writes();
+                    let count = list.len();
+                    let names = list.into_iter().map(|e| view! { <li>{format!("{} ({}) — {}", e.name, e.type_, e.status)}</li> }).collect_view();
+                    view! {
+                        <div id="plan-confirm">
+                            <p>{format!(
+                                "This adds {count} imported resource(s) to {stack_name} as its next version (with the stack's root resource and default provider if it has none yet). Nothing outside the stack changes.",
+                            )}</p>
+                            <ul>{names}</ul>
+                            <div class="actions">
+                                <button id="plan-confirm-commit" on:click=commit.clone()>"Commit"</button>
+                                <button class="secondary" on:click=move |_| confirming.set(false)>"Not yet"</button>
+                            </div>
+                        </div>
+                    }.into_any()
+                }
+                None => view! { <button id="plan-commit" on:click=move |_| confirming.set(true)>"Commit…"</button> }.into_any(),
+            }}
+        </section>
+    }
+}
+
+/// Follows a job's events into `job` (past events are replayed first), in batches so that a
+/// preview of thousands of resources redraws a few times a second, not once per resource.
+#[cfg(feature = "hydrate")]
+fn follow(plan_id: &str, job_id: &str, job: RwSignal<Option<JobSnapshot>>, preview: RwSignal<Option<PreviewRef>>) {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    job.update(|j| {
+        if let Some(j) = j {
+            j.events.clear();
+            j.finished = 0;
+        }
+    });
+    let pending: Rc<RefCell<Vec<JobEvent>>> = Rc::default();
+    let scheduled = Rc::new(std::cell::Cell::new(false));
+    let flush = {
+        let pending = pending.clone();
+        let scheduled = scheduled.clone();
+        move || {
+            scheduled.set(false);
+            let batch: Vec<JobEvent> = pending.borrow_mut().drain(..).collect();
+            if !batch.is_empty() {
+                job.update(|j| {
+                    if let Some(j) = j {
+                        j.finished += batch.len();
+                        j.events.extend(batch);
+                    }
+                });
+            }
+        }
+    };
+    let on_event = {
+        let flush = flush.clone();
+        move |event: JobEvent| {
+            pending.borrow_mut().push(event);
+            if !scheduled.get() {
+                scheduled.set(true);
+                let flush = flush.clone();
+                set_timeout(flush, std::time::Duration::from_millis(100));
+            }
+        }
+    };
+    crate::browser::watch_job(plan_id, job_id, on_event, move |end: JobSnapshot| {
+        flush();
+        if let Some(id) = end.preview_id.clone() {
+            preview.set(Some(PreviewRef::Owner { preview: id }));
+        }
+        job.set(Some(end));
+    });
+}

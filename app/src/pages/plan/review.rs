@@ -1,0 +1,153 @@
+//! One resource under review: a Monaco diff of the inputs Read returned against the program's
+//! (or spec's), Check failures and warnings, and for every property its values, where each came
+//! from and why it differs, with one-click resolutions that write the plan's next revision and
+//! preview it again.
+
+use ferry_types::{PreviewRef, PropertyReview, ReviewDetail};
+use leptos::prelude::*;
+
+/// Resolutions, as the API names them, with their labels and what they do.
+const PROGRAM_ACTIONS: &[(&str, &str, &str)] = &[
+    ("adopt", "Adopt read value", "Write the value Read returned into the program"),
+    ("keep", "Keep program value", "Keep the program's value (an import that still differs cannot commit)"),
+    ("ignore", "Add to ignoreChanges", "Add the property to the resource's ignoreChanges"),
+    ("omit", "Leave out", "Remove the property from the program"),
+];
+const SPEC_ACTIONS: &[(&str, &str, &str)] = &[
+    ("adopt", "Adopt read value", "Keep the value Read returned in the generated code"),
+    ("omit", "Leave out", "Leave the property out of the generated code (the spec's `properties`)"),
+];
+
+fn show(v: &Option<serde_json::Value>) -> String {
+    v.as_ref().map(|v| v.to_string()).unwrap_or_else(|| "—".into())
+}
+
+/// `plan_id` is set when the viewer may resolve (the owner, on the latest revision, with the
+/// latest preview).
+#[component]
+pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<String>, on_close: Callback<()>) -> impl IntoView {
+    let url = format!("{}/review/resource?urn={}", preview.api_base(), crate::format::encode_query_value(&urn));
+    let detail = RwSignal::new(None::<Result<ReviewDetail, String>>);
+    let problem = RwSignal::new(None::<String>);
+    let busy = RwSignal::new(false);
+    #[cfg(feature = "hydrate")]
+    {
+        let url = url.clone();
+        leptos::task::spawn_local(async move {
+            detail.set(Some(crate::browser::get_json::<ReviewDetail>(&url).await));
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = &url;
+    let can_resolve = plan_id.is_some();
+    let preview_id = match &preview {
+        PreviewRef::Owner { preview } => Some(preview.clone()),
+        PreviewRef::Shared { .. } => None,
+    };
+    let resolve = move |property: String, action: &'static str| {
+        let (Some(_plan), Some(_preview)) = (plan_id.clone(), preview_id.clone()) else { return };
+        let _body = serde_json::json!({"preview": _preview, "urn": urn.clone(), "property": property, "action": action}).to_string();
+        busy.set(true);
+        problem.set(None);
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan}/resolutions"), "application/json", &_body).await {
+                // The new revision's page follows its preview (which the resolution started).
+                Ok(_) => crate::browser::go_to(&format!("/plans/{_plan}")),
+                Err(e) => {
+                    busy.set(false);
+                    problem.set(Some(e));
+                }
+            }
+        });
+    };
+    view! {
+        <section class="card review" id="review-panel">
+            {move || match detail.get() {
+                None => view! { <p class="loading">"Loading the resource…"</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
+                Some(Ok(d)) => {
+                    let actions = if d.source_kind == "program" { PROGRAM_ACTIONS } else { SPEC_ACTIONS };
+                    let resolve = resolve.clone();
+                    view! {
+                        <div class="review-head">
+                            <h2 id="review-name">{d.row.name.clone()}</h2>
+                            <span class=format!("badge status-{}", d.row.status)>{d.row.status.clone()}</span>
+                            <button class="secondary close" on:click=move |_| on_close.run(())>"Close"</button>
+                        </div>
+                        <p class="meta">
+                            {d.row.type_.clone()}
+                            {d.import_id.clone().map(|i| format!(" · import ID {i}"))}
+                            {d.id.clone().filter(|id| Some(id) != d.import_id.as_ref()).map(|i| format!(" · ID {i}"))}
+                        </p>
+                        {(!d.row.warnings.is_empty()).then(|| view! {
+                            <ul class="warnings" id="review-warnings">{d.row.warnings.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}</ul>
+                        })}
+                        {(!d.check_failures.is_empty()).then(|| view! {
+                            <div id="review-check-failures"><h3>"Check failures"</h3>
+                            <ul class="warnings">{d.check_failures.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}</ul></div>
+                        })}
+                        <div class="diff-labels"><span>"Read returned"</span><span>{if d.source_kind == "program" { "The program" } else { "The generated code (from the spec)" }}</span></div>
+                        <DiffView original=d.read_inputs.clone() modified=d.program_inputs.clone()/>
+                        {move || problem.get().map(|p| view! { <p class="error" id="review-problem">{p}</p> })}
+                        <table class="results" id="review-properties">
+                            <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == "program" { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Source"</th><th>"Why"</th><th></th></tr></thead>
+                            <tbody>
+                                {d.properties.iter().map(|p: &PropertyReview| {
+                                    let property = p.path.clone();
+                                    let resolve = resolve.clone();
+                                    let differs = p.kind != "none";
+                                    view! {
+                                        <tr class:differs=differs data-property=p.path.clone()>
+                                            <td class="prop">{p.path.clone()}</td>
+                                            <td><code>{show(&p.read)}</code></td>
+                                            <td><code>{show(&p.program)}</code></td>
+                                            <td class="kind">{p.kind.clone()}</td>
+                                            <td class="source">{p.source.clone()}{p.decision.clone().map(|d| format!(" ({d})"))}</td>
+                                            <td class="why">{p.why.clone()}</td>
+                                            <td class="resolve">
+                                                {can_resolve.then(|| actions.iter().map(|(action, label, title)| {
+                                                    let (resolve, property) = (resolve.clone(), property.clone());
+                                                    view! {
+                                                        <button class="small" data-action=*action title=*title disabled=move || busy.get()
+                                                            on:click=move |_| resolve(property.clone(), action)>{*label}</button>
+                                                    }
+                                                }).collect_view())}
+                                            </td>
+                                        </tr>
+                                    }
+                                }).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any()
+                }
+            }}
+        </section>
+    }
+}
+
+/// Monaco's diff editor over two JSON texts (plain text on the server and before hydration).
+#[component]
+fn DiffView(original: String, modified: String) -> impl IntoView {
+    let host = NodeRef::<leptos::html::Div>::new();
+    #[cfg(feature = "hydrate")]
+    {
+        let (original, modified) = (original.clone(), modified.clone());
+        let editor = StoredValue::new_local(None::<wasm_bindgen::JsValue>);
+        Effect::new(move |_| {
+            if let Some(el) = host.get() {
+                if editor.with_value(Option::is_none) {
+                    editor.set_value(Some(crate::monaco_glue::create_diff(&el, &original, &modified)));
+                }
+            }
+        });
+        on_cleanup(move || {
+            if let Some(Some(e)) = editor.try_with_value(|e| e.clone()) {
+                crate::monaco_glue::dispose(&e);
+            }
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (&original, &modified);
+    view! { <div class="diff-host" id="review-diff" node_ref=host></div> }
+}

@@ -1,0 +1,90 @@
+//! Read-only links to a plan: make one to hand to reviewers, copy it, revoke it.
+
+use leptos::prelude::*;
+use serde::Deserialize;
+
+#[derive(Debug, Clone, Deserialize)]
+struct Share {
+    token: String,
+    revoked_at: Option<String>,
+}
+
+#[component]
+pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
+    let shares = RwSignal::new(Vec::<Share>::new());
+    let problem = RwSignal::new(None::<String>);
+    #[cfg(feature = "hydrate")]
+    {
+        let plan_id = plan_id.clone();
+        leptos::task::spawn_local(async move {
+            if let Ok(list) = crate::browser::get_json::<Vec<Share>>(&format!("/api/v1/plans/{plan_id}/shares")).await {
+                shares.set(list);
+            }
+        });
+    }
+    let create = {
+        let plan_id = plan_id.clone();
+        move |_| {
+            let _url = format!("/api/v1/plans/{plan_id}/shares");
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::send::<Share>(&_url, "application/json", "").await {
+                    Ok(s) => shares.update(|l| l.push(s)),
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+    let origin = move || {
+        #[cfg(feature = "hydrate")]
+        {
+            web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default()
+        }
+        #[cfg(not(feature = "hydrate"))]
+        String::new()
+    };
+    view! {
+        <details class="share" id="plan-share">
+            <summary>"Share read-only"</summary>
+            <p class="meta">"Reviewers with the link see the plan, its previews, diffs, graph and code; they cannot edit, preview or commit."</p>
+            <button id="plan-share-create" on:click=create>"New read-only link"</button>
+            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            <ul class="share-links">
+                {move || shares.get().into_iter().map(|s| {
+                    let url = format!("{}/shared/{}", origin(), s.token);
+                    let revoked = s.revoked_at.is_some();
+                    let token = s.token.clone();
+                    let _plan = plan_id.clone();
+                    let revoke = move |_| {
+                        let _url = format!("/api/v1/plans/{_plan}/shares/{token}");
+                        #[cfg(feature = "hydrate")]
+                        leptos::task::spawn_local(async move {
+                            match crate::browser::delete_json::<Share>(&_url).await {
+                                Ok(done) => shares.update(|l| {
+                                    for s in l.iter_mut().filter(|s| s.token == done.token) {
+                                        s.revoked_at = done.revoked_at.clone();
+                                    }
+                                }),
+                                Err(e) => problem.set(Some(e)),
+                            }
+                        });
+                    };
+                    view! {
+                        <li class:revoked=revoked>
+                            <input class="share-url" readonly value=url.clone()/>
+                            {if revoked {
+                                view! { <span class="meta">"revoked"</span> }.into_any()
+                            } else {
+                                let u = url.clone();
+                                view! {
+                                    <button class="secondary small" on:click=move |_| { let _ = &u; #[cfg(feature = "hydrate")] crate::browser::copy_text(&u); }>"Copy"</button>
+                                    <button class="secondary small share-revoke" on:click=revoke>"Revoke"</button>
+                                }.into_any()
+                            }}
+                        </li>
+                    }
+                }).collect_view()}
+            </ul>
+        </details>
+    }
+}

@@ -1,0 +1,299 @@
+//! Edits to a YAML program's text that keep everything else as the user wrote it (comments,
+//! order, quoting): set or remove a resource's property, add one to its `ignoreChanges`.
+//!
+//! Positions come from the YAML parser; an edit replaces whole lines of one block (a key and
+//! its more-indented value) so nested values, block or flow, are handled alike.
+
+use marked_yaml::loader::LoaderOptions;
+use marked_yaml::types::MarkedMappingNode;
+use marked_yaml::{Node, Span};
+use serde_json::Value;
+
+/// What to change.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ProgramEdit {
+    /// Sets a top-level input of a resource (adding it when absent).
+    SetProperty { resource: String, property: String, value: Value },
+    RemoveProperty { resource: String, property: String },
+    /// Adds a property to the resource's `ignoreChanges` (a no-op when it is there).
+    IgnoreChanges { resource: String, property: String },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct EditError(pub String);
+
+fn fail<T>(message: impl Into<String>) -> Result<T, EditError> {
+    Err(EditError(message.into()))
+}
+
+fn line_of(span: &Span) -> usize {
+    span.start().map(|m| m.line()).unwrap_or(1)
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start_matches(' ').len()
+}
+
+fn is_blank_or_comment(line: &str) -> bool {
+    let t = line.trim();
+    t.is_empty() || t.starts_with('#')
+}
+
+/// The program's lines, each with its newline.
+struct Text<'a> {
+    lines: Vec<&'a str>,
+}
+
+impl<'a> Text<'a> {
+    fn new(text: &'a str) -> Self {
+        Text { lines: text.split_inclusive('\n').collect() }
+    }
+
+    /// The 0-based line after the block that starts at 1-based `line` (the key's line and every
+    /// more-indented line after it; trailing blank lines are not part of it).
+    fn block_end(&self, line: usize) -> usize {
+        let start = line - 1;
+        let own = indent(self.lines[start]);
+        let mut end = start + 1;
+        let mut i = start + 1;
+        while i < self.lines.len() {
+            let l = self.lines[i];
+            if is_blank_or_comment(l) {
+                i += 1;
+                continue;
+            }
+            if indent(l) <= own {
+                break;
+            }
+            i += 1;
+            end = i;
+        }
+        end
+    }
+
+    fn splice(&self, from: usize, to: usize, with: &str) -> String {
+        let mut out = String::new();
+        for l in &self.lines[..from] {
+            out.push_str(l);
+        }
+        if from > 0 && !self.lines[from - 1].ends_with('\n') {
+            out.push('\n');
+        }
+        out.push_str(with);
+        for l in &self.lines[to..] {
+            out.push_str(l);
+        }
+        out
+    }
+}
+
+/// A YAML key as written: plain when it can be, quoted otherwise.
+fn key_text(key: &str) -> String {
+    if !key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        key.to_string()
+    } else {
+        serde_json::to_string(key).expect("a string serialises")
+    }
+}
+
+/// `$${` keeps a literal `${` from being read as an interpolation.
+fn escape_interpolations(v: &Value) -> Value {
+    match v {
+        Value::String(s) => Value::String(s.replace("${", "$${")),
+        Value::Array(items) => Value::Array(items.iter().map(escape_interpolations).collect()),
+        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), escape_interpolations(v))).collect()),
+        other => other.clone(),
+    }
+}
+
+/// A value in YAML's flow style (JSON is valid YAML flow).
+fn flow(v: &Value) -> String {
+    serde_json::to_string(&escape_interpolations(v)).expect("a value serialises")
+}
+
+/// The resource's mapping and its key's line: by key, or by its `name:` when that differs.
+fn find_resource<'n>(resources: &'n MarkedMappingNode, name: &str) -> Option<(&'n MarkedMappingNode, usize)> {
+    resources.iter().find_map(|(k, v)| {
+        let m = v.as_mapping()?;
+        let logical = m.get_scalar("name").map(|s| s.as_str()).unwrap_or(k.as_str());
+        (k.as_str() == name || logical == name).then(|| (m, line_of(k.span())))
+    })
+}
+
+/// Where a new key of `map` (whose own key is on `line`) goes, and at what indentation.
+fn child_indent(text: &Text<'_>, map: &MarkedMappingNode, line: usize) -> Result<usize, EditError> {
+    match map.iter().next() {
+        Some((k, _)) => {
+            let child = line_of(k.span());
+            if child == line {
+                return fail("the block is written in flow style (`{…}`); edit it by hand");
+            }
+            Ok(indent(text.lines[child - 1]))
+        }
+        None => Ok(indent(text.lines[line - 1]) + 2),
+    }
+}
+
+/// Applies one edit; the rest of the text is kept byte for byte.
+pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditError> {
+    let options = LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
+    let root = marked_yaml::parse_yaml_with_options(0, source, options).map_err(|e| EditError(format!("the program does not parse: {e}")))?;
+    let Some(resources) = root.as_mapping().and_then(|m| m.get_mapping("resources")) else {
+        return fail("the program has no `resources`");
+    };
+    let name = match edit {
+        ProgramEdit::SetProperty { resource, .. } | ProgramEdit::RemoveProperty { resource, .. } | ProgramEdit::IgnoreChanges { resource, .. } => resource,
+    };
+    let Some((resource, resource_line)) = find_resource(resources, name) else {
+        return fail(format!("the program has no resource `{name}`"));
+    };
+    let text = Text::new(source);
+    let child = child_indent(&text, resource, resource_line)?;
+    let pad = |n: usize| " ".repeat(n);
+    // Finds a key of `map`, with its line.
+    let entry = |map: &MarkedMappingNode, key: &str| map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| (line_of(k.span()), v.clone()));
+
+    match edit {
+        ProgramEdit::SetProperty { property, value, .. } => {
+            let line = format!("{}: {}\n", key_text(property), flow(value));
+            match entry(resource, "properties") {
+                Some((props_line, Node::Mapping(props))) => match entry(&props, property) {
+                    Some((at, _)) => {
+                        let own = indent(text.lines[at - 1]);
+                        Ok(text.splice(at - 1, text.block_end(at), &format!("{}{line}", pad(own))))
+                    }
+                    None => {
+                        let inner = child_indent(&text, &props, props_line)?;
+                        let end = text.block_end(props_line);
+                        Ok(text.splice(end, end, &format!("{}{line}", pad(inner))))
+                    }
+                },
+                Some((props_line, _)) => {
+                    // `properties:` with nothing (or not a mapping) under it: write it anew.
+                    let end = text.block_end(props_line);
+                    Ok(text.splice(props_line - 1, end, &format!("{}properties:\n{}{line}", pad(child), pad(child + 2))))
+                }
+                None => {
+                    let end = text.block_end(resource_line);
+                    Ok(text.splice(end, end, &format!("{}properties:\n{}{line}", pad(child), pad(child + 2))))
+                }
+            }
+        }
+        ProgramEdit::RemoveProperty { property, .. } => {
+            let Some((_, Node::Mapping(props))) = entry(resource, "properties") else {
+                return fail(format!("`{name}` has no properties"));
+            };
+            let Some((at, _)) = entry(&props, property) else {
+                return fail(format!("`{name}` does not set `{property}`"));
+            };
+            Ok(text.splice(at - 1, text.block_end(at), ""))
+        }
+        ProgramEdit::IgnoreChanges { property, .. } => {
+            let Some((options_line, options)) = entry(resource, "options") else {
+                let end = text.block_end(resource_line);
+                let block = format!("{}options:\n{}ignoreChanges: {}\n", pad(child), pad(child + 2), flow(&Value::from(vec![property.clone()])));
+                return Ok(text.splice(end, end, &block));
+            };
+            let Node::Mapping(options) = options else {
+                return fail(format!("`{name}`'s options are not a mapping"));
+            };
+            match entry(&options, "ignoreChanges") {
+                Some((at, node)) => {
+                    let Some(list) = node.as_sequence() else {
+                        return fail(format!("`{name}`'s ignoreChanges is not a list"));
+                    };
+                    let mut names: Vec<String> = list.iter().filter_map(|n| n.as_scalar().map(|s| s.as_str().to_string())).collect();
+                    if names.contains(property) {
+                        return Ok(source.to_string());
+                    }
+                    names.push(property.clone());
+                    let own = indent(text.lines[at - 1]);
+                    Ok(text.splice(at - 1, text.block_end(at), &format!("{}ignoreChanges: {}\n", pad(own), flow(&Value::from(names)))))
+                }
+                None => {
+                    let inner = child_indent(&text, &options, options_line)?;
+                    let end = text.block_end(options_line);
+                    Ok(text.splice(end, end, &format!("{}ignoreChanges: {}\n", pad(inner), flow(&Value::from(vec![property.clone()])))))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    const PROGRAM: &str = "\
+name: demo
+runtime: yaml
+resources:
+  # the web tier's port
+  port:
+    type: random:RandomInteger
+    properties:
+      min: 1   # lowest
+      max: 20
+      keepers:
+        a: b
+    options:
+      import: \"7,1,10\"
+  pet:
+    type: random:RandomPet
+outputs:
+  p: ${port.result}
+";
+
+    fn edit(e: ProgramEdit) -> String {
+        let out = edit_program(PROGRAM, &e).expect("edits");
+        crate::program::parse_program("Pulumi.yaml", &out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        out
+    }
+
+    #[test]
+    fn setting_a_property_replaces_its_line_only() {
+        let out = edit(ProgramEdit::SetProperty { resource: "port".into(), property: "max".into(), value: json!(10) });
+        assert_eq!(out, PROGRAM.replace("      max: 20\n", "      max: 10\n"));
+    }
+
+    #[test]
+    fn setting_a_nested_value_replaces_its_block() {
+        let out = edit(ProgramEdit::SetProperty { resource: "port".into(), property: "keepers".into(), value: json!({"a": "${x}"}) });
+        assert_eq!(out, PROGRAM.replace("      keepers:\n        a: b\n", "      keepers: {\"a\":\"$${x}\"}\n"));
+    }
+
+    #[test]
+    fn setting_a_new_property_adds_it_to_the_block_or_a_new_block() {
+        let out = edit(ProgramEdit::SetProperty { resource: "port".into(), property: "seed".into(), value: json!("s") });
+        assert_eq!(out, PROGRAM.replace("        a: b\n", "        a: b\n      seed: \"s\"\n"));
+        let out = edit(ProgramEdit::SetProperty { resource: "pet".into(), property: "length".into(), value: json!(2) });
+        assert_eq!(out, PROGRAM.replace("    type: random:RandomPet\n", "    type: random:RandomPet\n    properties:\n      length: 2\n"));
+    }
+
+    #[test]
+    fn removing_a_property_keeps_the_rest() {
+        let out = edit(ProgramEdit::RemoveProperty { resource: "port".into(), property: "min".into() });
+        assert_eq!(out, PROGRAM.replace("      min: 1   # lowest\n", ""));
+        assert!(edit_program(PROGRAM, &ProgramEdit::RemoveProperty { resource: "pet".into(), property: "x".into() }).is_err());
+    }
+
+    #[test]
+    fn ignore_changes_goes_into_the_options() {
+        let out = edit(ProgramEdit::IgnoreChanges { resource: "port".into(), property: "max".into() });
+        assert_eq!(out, PROGRAM.replace("      import: \"7,1,10\"\n", "      import: \"7,1,10\"\n      ignoreChanges: [\"max\"]\n"));
+        let twice = edit_program(&out, &ProgramEdit::IgnoreChanges { resource: "port".into(), property: "min".into() }).unwrap();
+        assert!(twice.contains("      ignoreChanges: [\"max\",\"min\"]\n"), "{twice}");
+        assert_eq!(edit_program(&twice, &ProgramEdit::IgnoreChanges { resource: "port".into(), property: "min".into() }).unwrap(), twice);
+        let out = edit(ProgramEdit::IgnoreChanges { resource: "pet".into(), property: "length".into() });
+        assert!(out.contains("    type: random:RandomPet\n    options:\n      ignoreChanges: [\"length\"]\noutputs:"), "{out}");
+    }
+
+    #[test]
+    fn unknown_resources_are_named() {
+        let e = edit_program(PROGRAM, &ProgramEdit::RemoveProperty { resource: "nope".into(), property: "x".into() }).unwrap_err();
+        assert_eq!(e.0, "the program has no resource `nope`");
+    }
+}

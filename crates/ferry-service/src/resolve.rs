@@ -1,0 +1,135 @@
+//! One-click resolutions of a property under review. Each writes the plan's next revision:
+//! `adopt` takes the value Read returned into the program, `omit` leaves the property out,
+//! `ignore` adds it to the resource's `ignoreChanges`, `keep` records that the program's value
+//! stands. For import specs, `adopt` and `omit` edit the entry's `properties` list (a spec has
+//! no values of its own, and no `ignoreChanges`).
+
+use ferry_engine::program::edit::{edit_program, ProgramEdit};
+use ferry_types::Resolution;
+use serde_json::Value;
+
+use crate::plans::{PlanInput, PlanOptions, PlanView};
+use crate::review::review_detail;
+use crate::{ServiceError, StackService};
+
+const ACTIONS: &[&str] = &["adopt", "keep", "ignore", "omit"];
+
+fn holds_secret(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s == "[secret]",
+        Value::Array(items) => items.iter().any(holds_secret),
+        Value::Object(m) => m.values().any(holds_secret),
+        _ => false,
+    }
+}
+
+/// The spec with entry `index`'s `properties` changed by `f` (given the inputs Read returned).
+fn edit_spec(text: &str, index: usize, read_keys: &[String], f: impl FnOnce(&mut Vec<String>)) -> Result<String, ServiceError> {
+    let options = jsonc_parser::ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
+    let mut root: Value = jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options)
+        .map_err(|e| ServiceError::Plan(format!("the plan's spec does not parse: {e}")))?
+        .ok_or_else(|| ServiceError::Plan("the plan's spec is empty".into()))?;
+    let entry = root["resources"].get_mut(index).and_then(Value::as_object_mut).ok_or_else(|| ServiceError::Plan(format!("the spec has no resources[{index}]")))?;
+    let mut list: Vec<String> = match entry.get("properties") {
+        Some(Value::Array(items)) => items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        _ => read_keys.to_vec(),
+    };
+    f(&mut list);
+    entry.insert("properties".into(), Value::from(list));
+    Ok(serde_json::to_string_pretty(&root).expect("JSON serialises") + "\n")
+}
+
+impl StackService {
+    /// Applies `resolution` to the plan's latest revision, judged against `preview` (one of
+    /// that revision's previews), and saves the result as the next revision.
+    pub async fn resolve(&self, plan_id: &str, preview: &str, resolution: Resolution) -> Result<PlanView, ServiceError> {
+        if !ACTIONS.contains(&resolution.action.as_str()) {
+            return Err(ServiceError::Plan(format!("unknown resolution `{}` (adopt, keep, ignore or omit)", resolution.action)));
+        }
+        let current = self.plan_view(plan_id, None, false).await?;
+        if !current.current.previews.iter().any(|p| p == preview) {
+            return Err(ServiceError::Plan(format!(
+                "preview `{preview}` did not run on revision {} (the latest): preview it again before resolving",
+                current.current.revision
+            )));
+        }
+        let record = self.preview(preview).await?;
+        let is_program = record.preview["kind"] == "program";
+        let mut options: PlanOptions = current.current.options.clone();
+        let detail = review_detail(&record, &resolution.urn, current.current.spec.as_deref(), &options.decisions)
+            .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
+        let property = detail
+            .properties
+            .iter()
+            .find(|p| p.path == resolution.property)
+            .ok_or_else(|| ServiceError::Plan(format!("`{}` has no property `{}`", detail.row.name, resolution.property)))?;
+        let (mut spec, mut program) = (current.current.spec.clone(), current.current.program.clone());
+        let name = detail.row.name.clone();
+        let prop = resolution.property.clone();
+        let edit_failed = |e: ferry_engine::program::edit::EditError| ServiceError::Plan(format!("cannot edit the program: {e}"));
+
+        if is_program {
+            let text = program.clone().unwrap_or_default();
+            let edited = match resolution.action.as_str() {
+                "adopt" => {
+                    let value = property.read.clone().ok_or_else(|| ServiceError::Plan(format!("Read returned no `{prop}` to adopt")))?;
+                    if holds_secret(&value) {
+                        return Err(ServiceError::Plan(format!(
+                            "`{prop}` is a secret: Ferry never writes a secret into a program; set it from secret config (`fn::secret`) instead"
+                        )));
+                    }
+                    edit_program(&text, &ProgramEdit::SetProperty { resource: name, property: prop, value }).map_err(edit_failed)?
+                }
+                "omit" => edit_program(&text, &ProgramEdit::RemoveProperty { resource: name, property: prop }).map_err(edit_failed)?,
+                "ignore" => edit_program(&text, &ProgramEdit::IgnoreChanges { resource: name, property: prop }).map_err(edit_failed)?,
+                _ => text,
+            };
+            program = Some(edited);
+        } else {
+            let text = spec.clone().ok_or_else(|| ServiceError::Plan("the plan has no spec to resolve in".into()))?;
+            let index = record.preview["resources"]
+                .as_array()
+                .and_then(|rs| rs.iter().find(|r| r["urn"] == resolution.urn.as_str()))
+                .and_then(|r| r["index"].as_u64())
+                .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))? as usize;
+            let read_keys: Vec<String> = detail.properties.iter().map(|p| p.path.clone()).collect();
+            spec = Some(match resolution.action.as_str() {
+                "adopt" => edit_spec(&text, index, &read_keys, |l| {
+                    if !l.contains(&prop) {
+                        l.push(prop.clone());
+                    }
+                })?,
+                "omit" => edit_spec(&text, index, &read_keys, |l| l.retain(|p| p != &prop))?,
+                other => {
+                    return Err(ServiceError::Plan(format!(
+                        "`{other}` applies to programs: an import spec's values are what Read returns (adopt or omit a property)"
+                    )))
+                }
+            });
+        }
+        options.decisions.retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
+        options.decisions.push(resolution);
+        self.save_plan(plan_id, PlanInput { title: None, spec, program, options }).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spec_properties_start_from_what_read_returned() {
+        let spec = "// spec\n{\"resources\": [{\"type\": \"random:index/randomString:RandomString\", \"name\": \"s\", \"id\": \"abc\",}]}";
+        let keys = vec!["length".to_string(), "special".to_string()];
+        let out = edit_spec(spec, 0, &keys, |l| l.retain(|p| p != "special")).unwrap();
+        let v: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["resources"][0]["properties"], serde_json::json!(["length"]));
+        assert!(edit_spec(spec, 3, &keys, |_| {}).is_err());
+    }
+
+    #[test]
+    fn masked_values_are_secrets() {
+        assert!(holds_secret(&serde_json::json!({"a": ["[secret]"]})));
+        assert!(!holds_secret(&serde_json::json!({"a": ["x"]})));
+    }
+}

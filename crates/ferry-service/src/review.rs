@@ -1,0 +1,359 @@
+//! Reviewing a stored preview: its results as table rows, one resource's two sides (what Read
+//! returned, what the program or spec says) with each property's source and why it differs,
+//! and the stack graph with the preview's resources marked by status.
+//!
+//! Reads only the stored (masked) preview, so the same views serve owners and read-only links.
+
+use std::collections::HashMap;
+
+use ferry_engine::deploy::{DiffCause, DiffKind, PropertyDiff, Step, StepOp};
+use ferry_state::deployment::Resource;
+use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewRow};
+use serde_json::{json, Map, Value};
+
+use crate::{PreviewRecord, ServiceError, StackService};
+
+fn is_program(record: &PreviewRecord) -> bool {
+    record.preview["kind"] == "program"
+}
+
+fn program_steps(record: &PreviewRecord) -> Vec<Step> {
+    // Steps were written by this program's engine; one that does not read back is skipped
+    // rather than failing the whole review.
+    record.preview["plan"]["steps"].as_array().into_iter().flatten().filter_map(|s| serde_json::from_value(s.clone()).ok()).collect()
+}
+
+/// Steps of the stack's own root and default providers say nothing a reviewer acts on.
+fn reviewable(step: &Step) -> bool {
+    !(step.op == StepOp::Same && (step.type_ == "pulumi:pulumi:Stack" || step.type_.starts_with("pulumi:providers:")))
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_string)).collect()
+}
+
+fn spec_row(r: &Value) -> ReviewRow {
+    let mut warnings = strings(&r["warnings"]);
+    warnings.extend(r["check_failures"].as_array().into_iter().flatten().map(check_failure_text));
+    if let Some(m) = r["message"].as_str() {
+        warnings.insert(0, m.to_string());
+    }
+    ReviewRow {
+        urn: r["urn"].as_str().unwrap_or_default().to_string(),
+        name: r["name"].as_str().unwrap_or_default().to_string(),
+        type_: r["type"].as_str().unwrap_or_default().to_string(),
+        status: r["status"].as_str().unwrap_or_default().to_string(),
+        warnings,
+        differs: Vec::new(),
+    }
+}
+
+fn check_failure_text(f: &Value) -> String {
+    match (f["property"].as_str().filter(|p| !p.is_empty()), f["reason"].as_str()) {
+        (Some(p), Some(r)) => format!("Check: {p}: {r}"),
+        (None, Some(r)) => format!("Check: {r}"),
+        _ => format!("Check: {f}"),
+    }
+}
+
+fn step_row(s: &Step) -> ReviewRow {
+    let mut warnings = s.warnings.clone();
+    if let Some(e) = &s.error {
+        warnings.insert(0, e.clone());
+    }
+    warnings.extend(s.check_failures.iter().map(|f| check_failure_text(&serde_json::to_value(f).unwrap_or_default())));
+    let differs = if matches!(s.op, StepOp::Import | StepOp::ImportReplacement) {
+        s.diffs.iter().filter(|d| d.kind != DiffKind::None).map(|d| d.path.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    ReviewRow { urn: s.urn.clone(), name: s.name.clone(), type_: s.type_.clone(), status: s.op.as_str().to_string(), warnings, differs }
+}
+
+/// The preview's resources as table rows, in the order the preview reports them.
+pub fn review_rows(record: &PreviewRecord) -> Vec<ReviewRow> {
+    if is_program(record) {
+        program_steps(record).iter().filter(|s| reviewable(s)).map(step_row).collect()
+    } else {
+        record.preview["resources"].as_array().into_iter().flatten().map(spec_row).collect()
+    }
+}
+
+fn decision_for<'d>(decisions: &'d [Resolution], urn: &str, path: &str) -> Option<&'d Resolution> {
+    decisions.iter().rev().find(|d| d.urn == urn && d.property == path)
+}
+
+/// Sets `path` (`a`, `a.b`, `a[0]`) in `obj`; a path it cannot follow is kept as one key.
+fn insert_path(obj: &mut Map<String, Value>, path: &str, value: Value) {
+    match path.split_once('.') {
+        Some((head, rest)) if !head.contains('[') => {
+            let child = obj.entry(head.to_string()).or_insert_with(|| Value::Object(Map::new()));
+            match child {
+                Value::Object(m) => insert_path(m, rest, value),
+                _ => {
+                    obj.insert(path.to_string(), value);
+                }
+            }
+        }
+        _ => {
+            obj.insert(path.to_string(), value);
+        }
+    }
+}
+
+fn pretty(map: Map<String, Value>) -> String {
+    serde_json::to_string_pretty(&Value::Object(map)).expect("JSON serialises")
+}
+
+fn why(d: &PropertyDiff) -> String {
+    match d.cause {
+        DiffCause::Equal => "the program and the resource agree".into(),
+        DiffCause::Program => "the program sets a value the resource does not have; an import must leave no diff".into(),
+        DiffCause::ProviderDefault => "the program leaves it out; the provider's Check filled in this default".into(),
+        DiffCause::ZeroValue => "the program leaves it out and Read returned an empty value: no difference".into(),
+        DiffCause::Missing => "the program leaves it out but the resource has a value".into(),
+        DiffCause::Ignored => "listed in ignoreChanges: the resource's value is kept".into(),
+    }
+}
+
+fn source(d: &PropertyDiff) -> &'static str {
+    match d.cause {
+        DiffCause::ProviderDefault => "default",
+        DiffCause::ZeroValue | DiffCause::Missing | DiffCause::Ignored => "read",
+        DiffCause::Equal | DiffCause::Program => {
+            if d.program.is_some() {
+                "program"
+            } else {
+                "read"
+            }
+        }
+    }
+}
+
+fn kind_text(k: DiffKind) -> &'static str {
+    match k {
+        DiffKind::None => "none",
+        DiffKind::Add => "add",
+        DiffKind::Delete => "delete",
+        DiffKind::Update => "update",
+        DiffKind::Replace => "replace",
+    }
+}
+
+fn step_detail(s: &Step, decisions: &[Resolution]) -> ReviewDetail {
+    let mut read = Map::new();
+    let mut program = Map::new();
+    let mut properties = Vec::new();
+    for d in &s.diffs {
+        if let Some(v) = &d.read {
+            insert_path(&mut read, &d.path, v.clone());
+        }
+        if let Some(v) = &d.program {
+            insert_path(&mut program, &d.path, v.clone());
+        }
+        let decision = decision_for(decisions, &s.urn, &d.path).map(|r| r.action.clone());
+        properties.push(PropertyReview {
+            path: d.path.clone(),
+            read: d.read.clone(),
+            program: d.program.clone(),
+            kind: kind_text(d.kind).into(),
+            source: if decision.is_some() { "user".into() } else { source(d).into() },
+            why: why(d),
+            decision,
+        });
+    }
+    ReviewDetail {
+        row: step_row(s),
+        id: s.id.clone(),
+        import_id: s.import_id.clone(),
+        source_kind: "program".into(),
+        read_inputs: pretty(read),
+        program_inputs: pretty(program),
+        check_failures: s.check_failures.iter().map(|f| check_failure_text(&serde_json::to_value(f).unwrap_or_default())).collect(),
+        properties,
+    }
+}
+
+fn spec_detail(r: &Value, spec_properties: Option<&[String]>, decisions: &[Resolution]) -> ReviewDetail {
+    let row = spec_row(r);
+    let read = r["inputs"].as_object().cloned().unwrap_or_default();
+    let kept = |k: &str| spec_properties.is_none_or(|p| p.iter().any(|x| x == k));
+    let program: Map<String, Value> = read.iter().filter(|(k, _)| kept(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let properties = read
+        .iter()
+        .map(|(k, v)| {
+            let decision = decision_for(decisions, &row.urn, k).map(|d| d.action.clone());
+            let in_code = kept(k);
+            PropertyReview {
+                path: k.clone(),
+                read: Some(v.clone()),
+                program: in_code.then(|| v.clone()),
+                kind: if in_code { "none".into() } else { "omitted".into() },
+                source: if decision.is_some() { "user".into() } else { "read".into() },
+                why: if in_code {
+                    "Read returned it; the spec keeps it, so the generated code sets it".into()
+                } else {
+                    "the spec's `properties` leave it out of the generated code".into()
+                },
+                decision,
+            }
+        })
+        .collect();
+    ReviewDetail {
+        row,
+        id: r["id"].as_str().map(str::to_string),
+        import_id: r["import_id"].as_str().map(str::to_string),
+        source_kind: "spec".into(),
+        read_inputs: pretty(read),
+        program_inputs: pretty(program),
+        check_failures: r["check_failures"].as_array().into_iter().flatten().map(check_failure_text).collect(),
+        properties,
+    }
+}
+
+/// The `properties` lists of the spec a preview ran, by resource index.
+fn spec_property_lists(spec_text: Option<&str>) -> Vec<Option<Vec<String>>> {
+    spec_text
+        .and_then(|t| ferry_engine::import_spec::parse_import_spec(t).ok())
+        .map(|s| s.file.resources.into_iter().map(|e| e.properties).collect())
+        .unwrap_or_default()
+}
+
+/// One resource's review, or `None` when the preview does not hold `urn`.
+pub fn review_detail(record: &PreviewRecord, urn: &str, spec_text: Option<&str>, decisions: &[Resolution]) -> Option<ReviewDetail> {
+    if is_program(record) {
+        program_steps(record).iter().find(|s| s.urn == urn).map(|s| step_detail(s, decisions))
+    } else {
+        let resources = record.preview["resources"].as_array()?;
+        let (i, r) = resources.iter().enumerate().find(|(_, r)| r["urn"] == urn)?;
+        let index = r["index"].as_u64().map_or(i, |n| n as usize);
+        let lists = spec_property_lists(spec_text);
+        Some(spec_detail(r, lists.get(index).and_then(|l| l.as_deref()), decisions))
+    }
+}
+
+/// A resource of the preview as a node of the graph: URN, type, parent and provider.
+fn planned_resource(urn: &str, type_: &str, id: Option<&str>, parent: Option<&str>, provider: Option<&str>) -> Resource {
+    serde_json::from_value(json!({
+        "urn": urn,
+        "type": type_,
+        "custom": true,
+        "id": id,
+        "parent": parent,
+        "provider": provider,
+    }))
+    .expect("a resource from plain fields")
+}
+
+impl StackService {
+    /// The stored preview `r` names, checking the read-only link when it is one.
+    pub async fn preview_by_ref(&self, r: &PreviewRef) -> Result<PreviewRecord, ServiceError> {
+        match r {
+            PreviewRef::Owner { preview } => self.preview(preview).await,
+            PreviewRef::Shared { token, revision, index } => self.shared_preview(token, Some(*revision), *index).await,
+        }
+    }
+
+    /// The stored preview's ID behind `r` (server-side only: a read-only link never shows it).
+    pub async fn preview_id(&self, r: &PreviewRef) -> Result<String, ServiceError> {
+        match r {
+            PreviewRef::Owner { preview } => Ok(preview.clone()),
+            PreviewRef::Shared { token, revision, index } => {
+                let share = self.live_share(token).await?;
+                let rev = self.store.plan_revision(&share.plan_id, Some(*revision)).await?;
+                rev.previews.get(*index).cloned().ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()).into())
+            }
+        }
+    }
+
+    /// The spec text and resolutions of the plan revision a preview ran on (none for a
+    /// preview made outside a plan).
+    async fn preview_context(&self, r: &PreviewRef) -> Result<(Option<String>, Vec<Resolution>), ServiceError> {
+        let revision = match r {
+            PreviewRef::Owner { preview } => match self.store.plan_of_preview(preview).await? {
+                Some((plan, revision)) => Some(self.store.plan_revision(&plan, Some(revision)).await?),
+                None => None,
+            },
+            PreviewRef::Shared { token, revision, .. } => {
+                let share = self.live_share(token).await?;
+                Some(self.store.plan_revision(&share.plan_id, Some(*revision)).await?)
+            }
+        };
+        Ok(match revision {
+            Some(rev) => {
+                let options: crate::PlanOptions = serde_json::from_str(&rev.options).unwrap_or_default();
+                (rev.spec, options.decisions)
+            }
+            None => (None, Vec::new()),
+        })
+    }
+
+    pub async fn review_rows(&self, r: &PreviewRef) -> Result<Vec<ReviewRow>, ServiceError> {
+        Ok(review_rows(&self.preview_by_ref(r).await?))
+    }
+
+    pub async fn review_detail(&self, r: &PreviewRef, urn: &str) -> Result<ReviewDetail, ServiceError> {
+        let record = self.preview_by_ref(r).await?;
+        let (spec, decisions) = self.preview_context(r).await?;
+        let spec = if is_program(&record) { None } else { spec };
+        review_detail(&record, urn, spec.as_deref(), &decisions).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{urn}`")))
+    }
+
+    /// The stack graph with the preview's resources: before a commit, the stack it ran against
+    /// plus every resource it would add, each node marked with its status; after, the version
+    /// the commit wrote, the imported resources marked `managed`.
+    pub async fn preview_graph(&self, r: &PreviewRef) -> Result<Value, ServiceError> {
+        let record = self.preview_by_ref(r).await?;
+        let rows = review_rows(&record);
+        let status: HashMap<&str, &str> = rows.iter().map(|row| (row.urn.as_str(), row.status.as_str())).collect();
+        let (graph, committed) = match record.committed_version {
+            Some(v) => (self.version(&record.stack_id, Some(v)).await?.graph().clone(), true),
+            None => {
+                let base = self.version(&record.stack_id, Some(record.base_version)).await?;
+                let mut deployment = base.deployment.clone();
+                let existing: std::collections::HashSet<String> = deployment.resources().iter().map(|r| r.urn.clone()).collect();
+                let mut added = Vec::new();
+                if is_program(&record) {
+                    for s in program_steps(&record).iter().filter(|s| !existing.contains(&s.urn)) {
+                        added.push(planned_resource(&s.urn, &s.type_, s.id.as_deref(), None, s.provider.as_deref()));
+                    }
+                } else {
+                    for p in record.preview["resources"].as_array().into_iter().flatten() {
+                        let urn = p["urn"].as_str().unwrap_or_default();
+                        if existing.contains(urn) || urn.is_empty() {
+                            continue;
+                        }
+                        added.push(planned_resource(urn, p["type"].as_str().unwrap_or_default(), p["id"].as_str(), p["parent"].as_str(), p["provider"].as_str()));
+                    }
+                }
+                // Parents and providers the graph cannot find are dropped by the layout, not errors.
+                deployment.resources.get_or_insert_with(Vec::new).extend(added);
+                (ferry_state::StackGraph::from_deployment(&deployment), false)
+            }
+        };
+        let mut value = serde_json::to_value(&graph).expect("the graph serialises");
+        for node in value["nodes"].as_array_mut().into_iter().flatten() {
+            let urn = node["urn"].as_str().unwrap_or_default().to_string();
+            if let Some(s) = status.get(urn.as_str()) {
+                let ready = matches!(*s, "ready" | "ready-with-warnings" | "import" | "same");
+                node["status"] = Value::from(if committed && ready { "managed" } else { s });
+            }
+        }
+        value["committed"] = Value::from(committed);
+        Ok(value)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nested_paths_build_nested_objects() {
+        let mut m = Map::new();
+        insert_path(&mut m, "tags.team", json!("a"));
+        insert_path(&mut m, "max", json!(1));
+        insert_path(&mut m, "list[0]", json!(2));
+        assert_eq!(Value::Object(m), json!({"tags": {"team": "a"}, "max": 1, "list[0]": 2}));
+    }
+}
