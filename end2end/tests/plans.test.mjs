@@ -1,8 +1,10 @@
-// A plan is previewed in the background: each resource's status arrives as it finishes, with a
-// count; coming back to the page shows where the preview is.
+// Plans in the browser, one test per flow: create a plan from a stack, edit its spec in Monaco
+// (a typo is underlined as it is typed), preview with live progress, review a resource's diff,
+// resolve a property, download code, share read-only, and commit.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import { readFile } from 'node:fs/promises';
 import { launch, open, ARTIFACTS, BASE } from '../lib/browser.mjs';
 
 let browser;
@@ -18,54 +20,259 @@ async function api(method, url, body) {
   return json;
 }
 
-test('a plan previews with live progress, a reload shows it, its code downloads, and it commits', async () => {
-  // A stack of its own (an empty one), so the commit changes no other test's stack.
-  const stack = await api('POST', `/api/v1/stacks?name=e2e/plans/run-${Date.now()}`, '{"version": 3, "deployment": {}}');
-  const spec = {
-    resources: [
-      { type: 'random:index/randomInteger:RandomInteger', name: 'port-a', id: '7,1,10' },
-      { type: 'random:index/randomInteger:RandomInteger', name: 'port-b', id: '8,1,10' },
-      { type: 'random:index/randomPet:RandomPet', name: 'pet', id: 'x' },
-    ],
-  };
-  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Ports for the web tier', spec: JSON.stringify(spec, null, 2) });
+/** A stack of the test's own (a copy of the demo stack), so commits change no other test's stack. */
+async function demoCopy(name) {
+  const stacks = await api('GET', '/api/v1/stacks');
+  const demo = stacks.find((s) => s.name === 'ferry/demo/dev');
+  const state = await (await fetch(`${BASE}/api/v1/stacks/${demo.id}/export`)).text();
+  return api('POST', `/api/v1/stacks?name=e2e/${name}/run-${Date.now()}`, state);
+}
 
+const PORTS = {
+  resources: [
+    { type: 'random:index/randomInteger:RandomInteger', name: 'port-a', id: '7,1,10' },
+    { type: 'random:index/randomInteger:RandomInteger', name: 'port-b', id: '8,1,10' },
+    { type: 'random:index/randomString:RandomString', name: 'token', id: 'abcdef' },
+    { type: 'random:index/randomPet:RandomPet', name: 'pet', id: 'x' },
+  ],
+};
+
+const PROGRAM = `name: demo
+runtime: yaml
+resources:
+  port:
+    type: random:RandomInteger
+    properties:
+      min: 1
+      max: 20
+    options:
+      import: "7,1,10"
+`;
+
+async function waitDone(page) {
+  await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 60000 });
+}
+
+const editorLine = (page, editor, text) => page.locator(`#${editor} .view-line`, { hasText: text });
+
+test('a plan is created from the demo stack, a typo in its spec is underlined as it is typed, and the fix saves a revision', async () => {
+  const stacks = await api('GET', '/api/v1/stacks');
+  const demo = stacks.find((s) => s.name === 'ferry/demo/dev');
+  const { page, context, errors } = await open(browser, `/stacks/${demo.id}`);
+  await page.click('#new-plan-spec');
+  await page.waitForURL(/\/plans\/[0-9a-f]{32}$/);
+  const planId = page.url().split('/').pop();
+  await page.waitForSelector('#spec-editor .monaco-editor', { timeout: 30000 });
+  assert.match(await page.textContent('.plan-head .meta'), /revision 1 of 1 · import spec/);
+  assert.equal(await page.textContent('#plan-save-state'), 'Saved');
+  await shot(page, '20-plan-created');
+
+  // A typo: `name` becomes `nmae`. The server's problems come back underlined in the editor.
+  await editorLine(page, 'spec-editor', '"name"').locator('span[class^="mtk"]', { hasText: /^"name"$/ }).dblclick();
+  await page.keyboard.type('nmae');
+  await page.waitForSelector('#plan-markers li.error', { timeout: 10000 });
+  assert.match(await page.textContent('#plan-markers'), /missing field `name`/);
+  assert.match(await page.textContent('#plan-markers'), /unknown field `nmae` is ignored \(did you mean `name`\?\)/);
+  await page.waitForSelector('#spec-editor .squiggly-error');
+  assert.equal(await page.isDisabled('#plan-save'), true, 'a spec with errors cannot be saved');
+  assert.match(await page.textContent('#plan-save-state'), /problem\(s\) to fix before saving/);
+  await shot(page, '21-plan-spec-typo');
+
+  // Completion offers the providers' type tokens (from the plugin's schema).
+  await editorLine(page, 'spec-editor', '"type"').locator('span[class^="mtk"]', { hasText: /"random:/ }).dblclick();
+  await page.keyboard.press('Control+Space');
+  await page.waitForSelector('.monaco-editor .suggest-widget.visible', { timeout: 10000 });
+  assert.match(await page.textContent('.suggest-widget'), /random:index\/random/);
+  await page.keyboard.press('Escape');
+
+  // The fix clears the problems; saving writes revision 2.
+  await editorLine(page, 'spec-editor', '"nmae"').locator('span[class^="mtk"]', { hasText: /^"nmae"$/ }).dblclick();
+  await page.keyboard.type('name');
+  await page.waitForFunction(() => document.querySelectorAll('#plan-markers li').length === 0, null, { timeout: 10000 });
+  assert.equal(await page.textContent('#plan-save-state'), 'Saved', 'back to the saved text');
+  // A real edit: the resource's name in the program.
+  await editorLine(page, 'spec-editor', '"imported"').locator('span[class^="mtk"]', { hasText: /^"imported"$/ }).dblclick();
+  await page.keyboard.type('front-door-id');
+  await page.waitForFunction(() => document.querySelector('#plan-save-state')?.textContent === 'Unsaved changes');
+  assert.equal(await page.isDisabled('#plan-save'), false);
+  await page.click('#plan-save');
+  await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
+  const plan = await api('GET', `/api/v1/plans/${planId}`);
+  assert.equal(plan.revision, 2);
+  const first = await api('GET', `/api/v1/plans/${planId}/revisions/1`);
+  assert.match(first.current.spec, /"name": "imported"/);
+  assert.match(plan.current.spec, /"name": "front-door-id"/);
+  assert.equal(first.current.spec.replace('"imported"', '"front-door-id"'), plan.current.spec, 'the rest of the text is kept as typed');
+  // Each revision has its own URL.
+  const r1 = await open(browser, `/plans/${planId}/r/1`);
+  assert.match(await r1.page.textContent('.plan-head .meta'), /revision 1 of 2/);
+  await r1.context.close();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a preview shows each resource as it arrives, with a count, filters, and its state when the page comes back', async () => {
+  const stack = await demoCopy('progress');
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Ports for the web tier', spec: JSON.stringify(PORTS, null, 2) });
   const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
   assert.equal(await page.textContent('#plan-title'), 'Ports for the web tier');
   assert.match(await page.textContent('#plan-source'), /port-a/);
   assert.equal(await page.textContent('#plan-status'), 'not previewed yet');
   await page.click('#plan-preview');
-  await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 30000 });
-  assert.equal(await page.textContent('#plan-progress'), '3 of 3');
-  const statuses = await page.locator('#plan-results tbody td.status').allTextContents();
-  assert.deepEqual(statuses.sort(), ['failed', 'ready', 'ready']);
+  await page.waitForSelector('#plan-results');
+  await waitDone(page);
+  assert.equal(await page.textContent('#plan-progress'), '4 of 4');
+  await page.waitForFunction(() => document.querySelectorAll('#plan-results .row[data-urn]').length === 4);
+  const statuses = await page.locator('#plan-results .row[data-urn] .status').allTextContents();
+  assert.deepEqual(statuses.sort(), ['failed', 'ready', 'ready', 'ready']);
   assert.match(await page.textContent('#plan-results'), /cannot be imported/);
-  await shot(page, '20-plan-previewed');
+  // Filters by status and by type.
+  await page.selectOption('#results-status', 'failed');
+  assert.equal(await page.textContent('#results-count'), '1 of 4 resources');
+  await page.selectOption('#results-status', '');
+  await page.selectOption('#results-type', 'random:index/randomInteger:RandomInteger');
+  assert.equal(await page.textContent('#results-count'), '2 of 4 resources');
+  await shot(page, '22-plan-previewed');
 
-  // Leaving and coming back: the preview is still there, as it ended.
+  // Leaving and coming back: the preview is there, as it ended.
   const back = await open(browser, `/plans/${plan.id}`);
   assert.equal(await back.page.textContent('#plan-status'), 'done');
-  assert.equal(await back.page.textContent('#plan-progress'), '3 of 3');
-  assert.equal(await back.page.locator('#plan-results tbody tr').count(), 3);
+  assert.equal(await back.page.textContent('#plan-progress'), '4 of 4');
+  await back.page.waitForSelector('#plan-results .row[data-urn]');
+  assert.equal(await back.page.locator('#plan-results .row[data-urn]').count(), 4);
   await back.context.close();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
 
-  // Code for what the preview can import, in each language, as a file or a project.
-  const ts = await page.getAttribute('#plan-code a[data-lang="ts"]', 'href');
-  const code = await (await fetch(BASE + ts)).text();
-  assert.match(code, /new random\.RandomInteger\("port-a"/);
-  assert.equal(await page.locator('#plan-code a.zip').count(), 5);
+test("a resource's diff is reviewed and a property resolved: the next revision previews clean", async () => {
+  const stack = await demoCopy('resolve');
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Adopt a port', program: PROGRAM });
+  await api('POST', `/api/v1/plans/${plan.id}/previews`);
+  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
+  await waitDone(page);
+  await page.click('#plan-results .row[data-urn$="::port"]');
+  await page.waitForSelector('#review-diff .monaco-diff-editor', { timeout: 30000 });
+  assert.match(await page.textContent('#plan-results .row[data-urn$="::port"]'), /differs: max/);
+  const max = page.locator('#review-properties tr[data-property="max"]');
+  assert.deepEqual(await max.locator('td').allTextContents().then((t) => t.slice(0, 5)), ['max', '10', '20', 'replace', 'program']);
+  assert.match(await page.textContent('#review-warnings'), /an import must leave no diff/);
+  // Both sides of the diff editor: what Read returned, and the program.
+  await page.waitForSelector('#review-diff .editor.original .view-line');
+  const side = async (which) => (await page.locator(`#review-diff .editor.${which} .view-lines`).textContent()).replace(/\u00a0/g, ' ');
+  assert.match(await side('original'), /"max": 10/);
+  assert.match(await side('modified'), /"max": 20/);
+  await shot(page, '23-plan-resource-diff');
 
-  // Commit: a confirmation says exactly what will be written, then the new version.
+  await max.locator('button[data-action="adopt"]').click();
+  await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
+  await waitDone(page);
+  assert.match(await page.textContent('#plan-source'), /max: 10/);
+  await page.click('#plan-results .row[data-urn$="::port"]');
+  await page.waitForSelector('#review-properties tr[data-property="max"]');
+  const cells = await page.locator('#review-properties tr[data-property="max"] td').allTextContents();
+  assert.deepEqual(cells.slice(0, 5), ['max', '10', '10', 'none', 'user (adopt)']);
+  assert.doesNotMatch(await page.textContent('#plan-results .row[data-urn$="::port"]'), /differs/);
+  await shot(page, '24-plan-resolved');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('code is shown per language, copied, and downloaded as a runnable project zip', async () => {
+  const stack = await demoCopy('code');
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { spec: JSON.stringify(PORTS) });
+  await api('POST', `/api/v1/plans/${plan.id}/previews`);
+  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
+  await waitDone(page);
+  await page.waitForFunction(() => /new random\.RandomInteger\("port-a"/.test(document.querySelector('#code-view')?.textContent ?? ''), null, { timeout: 30000 });
+  await page.click('button[data-lang-tab="python"]');
+  await page.waitForFunction(() => /random\.RandomInteger\("port-a"/.test(document.querySelector('#code-view')?.textContent ?? '') && /import pulumi_random/.test(document.querySelector('#code-view').textContent), null, { timeout: 30000 });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write']);
+  await page.click('#code-copy');
+  assert.equal(await page.textContent('#code-copy'), 'Copied');
+  assert.match(await page.evaluate(() => navigator.clipboard.readText()), /pulumi_random/);
+  await shot(page, '25-plan-code');
+
+  await page.click('button[data-lang-tab="ts"]');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#code-download-zip')]);
+  const zip = await readFile(await download.path());
+  assert.equal(zip.readUInt32LE(0), 0x04034b50, 'a zip file');
+  for (const name of ['Pulumi.yaml', 'index.ts', 'package.json', 'tsconfig.json']) {
+    assert.ok(zip.includes(Buffer.from(name)), `the project zip holds ${name}`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a read-only link shows the plan and its review but cannot edit, preview, resolve or commit; revoked, it shows nothing', async () => {
+  const stack = await demoCopy('share');
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Shared', program: PROGRAM });
+  await api('POST', `/api/v1/plans/${plan.id}/previews`);
+  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
+  await waitDone(page);
+  await page.click('#plan-share summary');
+  await page.click('#plan-share-create');
+  await page.waitForSelector('#plan-share input.share-url');
+  const url = await page.inputValue('#plan-share input.share-url');
+  assert.match(url, /\/shared\/[0-9a-f]{32}$/);
+  assert.ok(!url.includes(plan.id), 'the link does not reveal the plan ID');
+
+  const reviewer = await open(browser, new URL(url).pathname);
+  const rp = reviewer.page;
+  await rp.waitForSelector('#program-editor .monaco-editor', { timeout: 30000 });
+  assert.match(await rp.textContent('#plan-read-only'), /read-only link/);
+  for (const control of ['#plan-save', '#plan-preview', '#plan-commit', '#plan-share']) {
+    assert.equal(await rp.locator(control).count(), 0, `${control} is not offered through the link`);
+  }
+  await rp.waitForSelector('#plan-results .row[data-urn$="::port"]');
+  await rp.click('#plan-results .row[data-urn$="::port"]');
+  await rp.waitForSelector('#review-diff .monaco-diff-editor', { timeout: 30000 });
+  assert.equal(await rp.locator('#review-properties button[data-action]').count(), 0, 'no resolutions through the link');
+  // The editor is read-only: typing changes nothing.
+  await editorLine(rp, 'program-editor', 'max: 20').click();
+  await rp.keyboard.type('99');
+  assert.equal(await rp.locator('#program-editor .view-line', { hasText: '99' }).count(), 0);
+  assert.ok(!(await rp.content()).includes(plan.id), 'the page never carries the plan ID');
+  await shot(rp, '26-plan-shared-read-only');
+
+  await page.click('#plan-share .share-revoke');
+  await page.waitForSelector('#plan-share li.revoked');
+  const revoked = await open(browser, new URL(url).pathname);
+  assert.match(await revoked.page.textContent('#plan-error'), /link/);
+  await revoked.context.close();
+  assert.deepEqual([...errors, ...reviewer.errors], []);
+  await reviewer.context.close();
+  await context.close();
+});
+
+test('a commit shows what it will write, then the graph shows the imported resources as managed', async () => {
+  const stack = await demoCopy('commit');
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { spec: JSON.stringify(PORTS) });
+  await api('POST', `/api/v1/plans/${plan.id}/previews`);
+  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
+  await waitDone(page);
+  await page.waitForSelector('#plan-graph[data-ready="true"]', { timeout: 30000 });
+  assert.deepEqual(JSON.parse(await page.getAttribute('#plan-graph', 'data-statuses')), { ready: 3, failed: 1 });
   await page.click('#plan-commit');
   await page.waitForSelector('#plan-confirm');
-  assert.match(await page.textContent('#plan-confirm'), /adds 2 imported resource\(s\)/);
+  assert.match(await page.textContent('#plan-confirm'), /adds 3 imported resource\(s\)/);
   assert.match(await page.textContent('#plan-confirm'), /port-a \(random:index\/randomInteger:RandomInteger\)/);
-  await shot(page, '21-plan-confirm-commit');
+  await shot(page, '27-plan-confirm-commit');
   await page.click('#plan-confirm-commit');
   await page.waitForSelector('#plan-committed');
   assert.match(await page.textContent('#plan-committed'), /is now at version 2/);
+  await page.waitForFunction(() => JSON.parse(document.querySelector('#plan-graph')?.dataset.statuses ?? '{}').managed === 3, null, { timeout: 30000 });
+  await shot(page, '28-plan-committed-graph');
   const after = await api('GET', `/api/v1/stacks/${stack.id}`);
   assert.equal(after.version, 2);
+  assert.equal(after.resources, 23);
+
+  // Committing twice is refused, with the reason.
+  await page.reload();
+  await page.waitForSelector('body[data-hydrated="true"]');
+  assert.match(await page.textContent('#plan-committed'), /at version 2/);
+  const again = await fetch(`${BASE}/api/v1/previews/${(await api('GET', `/api/v1/plans/${plan.id}`)).current.previews[0]}/commit`, { method: 'POST' });
+  assert.equal(again.status, 409);
 
   // An unknown plan says so.
   const missing = await open(browser, '/plans/00000000000000000000000000000000');

@@ -63,8 +63,9 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let selected = RwSignal::new(None::<String>);
 
     // Rows: live from the running job's events, else the stored preview's.
+    // (While a finished preview's rows load, the job's events stand in for them.)
     let rows = Signal::derive(move || match job.get() {
-        Some(j) if j.status == "running" || preview.get().is_none() => Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()),
+        Some(j) if j.status == "running" || preview.get().is_none() || stored_rows.with(|r| r.is_empty()) => Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()),
         _ => stored_rows.get(),
     });
     #[cfg(feature = "hydrate")]

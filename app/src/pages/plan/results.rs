@@ -68,7 +68,8 @@ pub(super) fn ResultsTable(rows: Signal<Arc<Vec<ReviewRow>>>, selected: RwSignal
             <div class="row head" role="row">
                 <span>"Status"</span><span>"Type"</span><span>"Name"</span><span>"Warnings"</span>
             </div>
-            <div class="scroller" id="results-scroller"
+            // A short list needs no scroller height (the virtualisation keeps working: every row shows).
+            <div class="scroller" id="results-scroller" class:short=move || total() <= VIEWPORT_ROWS
                 on:scroll=move |ev| scroll_top.set(event_target::<leptos::web_sys::Element>(&ev).scroll_top() as f64)>
                 <div style=spacer_top></div>
                 <For each=visible key=|(i, r)| (*i, r.status.clone(), r.warnings.len()) let:item>

@@ -1,0 +1,230 @@
+//! Editing and reviewing plans through the API: problems placed for the editor, completion
+//! data from the providers' schemas, review rows and details with each property's source,
+//! one-click resolutions that write the next revision and preview it again, the graph of a
+//! preview by status, and the same review (never the edits) through a read-only link.
+
+mod common;
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use axum::Router;
+use common::{call, get};
+use serde_json::{json, Value};
+
+fn post_json(uri: &str, body: Value) -> Request<Body> {
+    Request::post(uri).header("content-type", "application/json").body(Body::from(body.to_string())).unwrap()
+}
+
+fn post_text(uri: &str, body: &str) -> Request<Body> {
+    Request::post(uri).body(Body::from(body.to_string())).unwrap()
+}
+
+const PROGRAM: &str = "name: demo\nruntime: yaml\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: 1 # lowest\n      max: 20\n    options:\n      import: \"7,1,10\"\n";
+
+async fn demo_stack(app: &Router) -> String {
+    let (_, stacks) = call(app, get("/api/v1/stacks")).await;
+    stacks[0]["id"].as_str().unwrap().to_string()
+}
+
+/// Starts the plan's preview and waits for it to end; returns the job.
+async fn preview(app: &Router, plan: &str) -> Value {
+    let (status, job) = call(app, Request::post(format!("/api/v1/plans/{plan}/previews")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+    wait(app, plan, job["id"].as_str().unwrap()).await
+}
+
+async fn wait(app: &Router, plan: &str, job: &str) -> Value {
+    for _ in 0..600 {
+        let (_, j) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job}"))).await;
+        if j["status"] != "running" {
+            assert_eq!(j["status"], "done", "{j}");
+            return j;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("the preview did not end");
+}
+
+#[tokio::test]
+async fn problems_are_placed_for_the_editor() {
+    let app = common::app(false).await;
+    let spec = "{\n  \"resources\": [\n    {\"type\": \"random:index/randomPet:RandomPet\", \"nmae\": \"a\", \"id\": \"x\"}\n  ]\n}";
+    let (status, markers) = call(&app, post_text("/api/v1/markers?kind=spec", spec)).await;
+    assert_eq!(status, StatusCode::OK, "{markers}");
+    let markers = markers.as_array().unwrap();
+    let typo = markers.iter().find(|m| m["path"] == "resources[0].nmae").expect("the misspelled field");
+    assert_eq!((typo["severity"].clone(), typo["line"].clone(), typo["column"].clone()), (json!("warning"), json!(3), json!(50)));
+    assert!(markers.iter().any(|m| m["severity"] == "error" && m["message"].as_str().unwrap().contains("`name`")), "{markers:?}");
+
+    let (_, markers) = call(&app, post_text("/api/v1/markers?kind=spec", "{\"resources\": [")).await;
+    assert_eq!(markers[0]["line"], 1);
+    assert!(markers[0]["message"].as_str().unwrap().starts_with("not valid JSON"));
+
+    let (_, markers) = call(&app, post_text("/api/v1/markers?kind=program", &PROGRAM.replace("options:", "optoins:"))).await;
+    assert_eq!(markers[0]["line"], 9, "{markers}");
+    assert!(markers[0]["message"].as_str().unwrap().contains("did you mean `options`"), "{markers}");
+    let (_, markers) = call(&app, post_text("/api/v1/markers?kind=program", PROGRAM)).await;
+    assert_eq!(markers, json!([]));
+
+    let (status, error) = call(&app, post_text("/api/v1/markers?kind=toml", PROGRAM)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+}
+
+#[tokio::test]
+async fn editors_complete_types_from_the_providers_and_names_from_the_stack() {
+    let app = common::app(true).await;
+    let stack = demo_stack(&app).await;
+    let (status, help) = call(&app, get(&format!("/api/v1/stacks/{stack}/editor-help"))).await;
+    assert_eq!(status, StatusCode::OK, "{help}");
+    let types = help["types"].as_array().unwrap();
+    let integer = types.iter().find(|t| t["token"] == "random:index/randomInteger:RandomInteger").expect("RandomInteger from the random plugin's schema");
+    assert!(integer["inputs"].as_array().unwrap().contains(&json!("max")));
+    assert!(help["names"].as_array().unwrap().iter().any(|n| n["name"] == "web" && n["provider"] == false));
+    assert!(help["names"].as_array().unwrap().iter().any(|n| n["provider"] == true));
+    let items = &help["json_schema"]["properties"]["resources"]["items"];
+    assert!(items["properties"]["type"]["examples"].as_array().unwrap().contains(&json!("random:index/randomPet:RandomPet")));
+    assert!(items["properties"]["parent"]["examples"].as_array().unwrap().contains(&json!("web")));
+}
+
+#[tokio::test]
+async fn a_program_import_is_reviewed_and_resolved_until_it_commits_clean() {
+    let app = common::app(true).await;
+    let stack = demo_stack(&app).await;
+    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"title": "Port", "program": PROGRAM}))).await;
+    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let job = preview(&app, &plan_id).await;
+    let preview_id = job["preview_id"].as_str().unwrap().to_string();
+
+    let (status, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    assert_eq!(status, StatusCode::OK, "{rows}");
+    let port = rows.as_array().unwrap().iter().find(|r| r["name"] == "port").unwrap().clone();
+    assert_eq!((port["status"].clone(), port["differs"].clone()), (json!("import"), json!(["max"])));
+    // The stack's root and default provider are not review items.
+    assert!(!rows.as_array().unwrap().iter().any(|r| r["type"] == "pulumi:pulumi:Stack"));
+
+    let urn = port["urn"].as_str().unwrap().to_string();
+    let detail_uri = format!("/api/v1/previews/{preview_id}/review/resource?urn={}", urn.replace(':', "%3A").replace('/', "%2F"));
+    let (status, detail) = call(&app, get(&detail_uri)).await;
+    assert_eq!(status, StatusCode::OK, "{detail}");
+    assert_eq!(detail["source_kind"], "program");
+    let read: Value = serde_json::from_str(detail["read_inputs"].as_str().unwrap()).unwrap();
+    let program: Value = serde_json::from_str(detail["program_inputs"].as_str().unwrap()).unwrap();
+    assert_eq!((read["max"].clone(), program["max"].clone()), (json!(10), json!(20)));
+    let max = detail["properties"].as_array().unwrap().iter().find(|p| p["path"] == "max").unwrap();
+    assert_eq!((max["kind"].clone(), max["source"].clone()), (json!("replace"), json!("program")));
+
+    // Bad resolutions say what is wrong and write nothing.
+    let resolve = format!("/api/v1/plans/{plan_id}/resolutions");
+    let (status, error) = call(&app, post_json(&resolve, json!({"preview": preview_id, "urn": urn, "property": "max", "action": "merge"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("unknown resolution `merge`"));
+    let (status, error) = call(&app, post_json(&resolve, json!({"preview": preview_id, "urn": urn, "property": "seed", "action": "adopt"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    let (_, current) = call(&app, get(&format!("/api/v1/plans/{plan_id}"))).await;
+    assert_eq!(current["revision"], 1);
+
+    // Adopting the read value writes revision 2 (the rest of the program as it was) and
+    // previews it: the import no longer differs.
+    let (status, resolved) = call(&app, post_json(&resolve, json!({"preview": preview_id, "urn": urn, "property": "max", "action": "adopt"}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{resolved}");
+    assert_eq!(resolved["plan"]["current"]["revision"], 2);
+    assert_eq!(resolved["plan"]["current"]["program"], PROGRAM.replace("max: 20", "max: 10"));
+    let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
+    let second = job["preview_id"].as_str().unwrap().to_string();
+    let (_, detail) = call(&app, get(&detail_uri.replace(&preview_id, &second))).await;
+    let max = detail["properties"].as_array().unwrap().iter().find(|p| p["path"] == "max").unwrap();
+    assert_eq!((max["kind"].clone(), max["source"].clone(), max["decision"].clone()), (json!("none"), json!("user"), json!("adopt")));
+    assert_eq!(detail["differs"], json!([]));
+
+    // A resolution against a preview of an older revision is refused.
+    let (status, error) = call(&app, post_json(&resolve, json!({"preview": preview_id, "urn": urn, "property": "min", "action": "ignore"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("preview it again"), "{error}");
+    // ignoreChanges goes into the program's options.
+    let (status, resolved) = call(&app, post_json(&resolve, json!({"preview": second, "urn": urn, "property": "min", "action": "ignore"}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{resolved}");
+    assert!(resolved["plan"]["current"]["program"].as_str().unwrap().contains("      import: \"7,1,10\"\n      ignoreChanges: [\"min\"]\n"));
+    wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
+}
+
+#[tokio::test]
+async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
+    let app = common::app(true).await;
+    let stack = demo_stack(&app).await;
+    let spec = r#"{"resources": [
+        {"type": "random:index/randomString:RandomString", "name": "token", "id": "abcdef"},
+        {"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "x"}
+    ]}"#;
+    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec}))).await;
+    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let job = preview(&app, &plan_id).await;
+    let preview_id = job["preview_id"].as_str().unwrap().to_string();
+
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let statuses: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
+    assert_eq!(statuses, vec!["ready", "failed"]);
+    assert!(rows[1]["warnings"][0].as_str().unwrap().contains("cannot be imported"));
+    let urn = rows[0]["urn"].as_str().unwrap().to_string();
+
+    let (_, graph) = call(&app, get(&format!("/api/v1/previews/{preview_id}/graph"))).await;
+    let marked: Vec<(&str, &str)> = graph["nodes"].as_array().unwrap().iter().filter_map(|n| Some((n["name"].as_str()?, n["status"].as_str()?))).collect();
+    assert_eq!(marked, vec![("token", "ready"), ("pet", "failed")]);
+    assert_eq!(graph["nodes"].as_array().unwrap().len(), 22, "the demo's 20 resources and the two planned");
+    assert_eq!(graph["committed"], false);
+
+    // Leaving `special` out of the code writes `properties` with every other input Read returned.
+    let (status, resolved) = call(&app, post_json(&format!("/api/v1/plans/{plan_id}/resolutions"), json!({"preview": preview_id, "urn": urn, "property": "special", "action": "omit"}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{resolved}");
+    let spec: Value = serde_json::from_str(resolved["plan"]["current"]["spec"].as_str().unwrap()).unwrap();
+    let kept = spec["resources"][0]["properties"].as_array().unwrap();
+    assert!(kept.contains(&json!("length")) && !kept.contains(&json!("special")), "{kept:?}");
+    // `ignore` is for programs.
+    let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
+    let second = job["preview_id"].as_str().unwrap().to_string();
+    let (status, error) = call(&app, post_json(&format!("/api/v1/plans/{plan_id}/resolutions"), json!({"preview": second, "urn": urn, "property": "length", "action": "ignore"}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+
+    // After a commit the graph is the new version, with the imported resource managed.
+    let (status, committed) = call(&app, Request::post(format!("/api/v1/previews/{second}/commit")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::CREATED, "{committed}");
+    let (_, graph) = call(&app, get(&format!("/api/v1/previews/{second}/graph"))).await;
+    assert_eq!(graph["committed"], true);
+    let managed: Vec<&str> = graph["nodes"].as_array().unwrap().iter().filter(|n| n["status"] == "managed").map(|n| n["name"].as_str().unwrap()).collect();
+    assert_eq!(managed, vec!["token"]);
+}
+
+#[tokio::test]
+async fn a_read_only_link_reviews_but_never_edits() {
+    let app = common::app(true).await;
+    let stack = demo_stack(&app).await;
+    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"program": PROGRAM}))).await;
+    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let job = preview(&app, &plan_id).await;
+    let preview_id = job["preview_id"].as_str().unwrap().to_string();
+    let (_, share) = call(&app, Request::post(format!("/api/v1/plans/{plan_id}/shares")).body(Body::empty()).unwrap()).await;
+    let token = share["token"].as_str().unwrap().to_string();
+
+    let base = format!("/api/v1/shared/{token}/revisions/1/previews/0");
+    let (status, rows) = call(&app, get(&format!("{base}/review"))).await;
+    assert_eq!(status, StatusCode::OK, "{rows}");
+    let urn = rows.as_array().unwrap().iter().find(|r| r["name"] == "port").unwrap()["urn"].as_str().unwrap().to_string();
+    let (status, detail) = call(&app, get(&format!("{base}/review/resource?urn={}", urn.replace(':', "%3A").replace('/', "%2F")))).await;
+    assert_eq!(status, StatusCode::OK, "{detail}");
+    let (status, graph) = call(&app, get(&format!("{base}/graph"))).await;
+    assert_eq!(status, StatusCode::OK);
+    assert!(!graph.to_string().contains(&preview_id) && !detail.to_string().contains(&preview_id) && !rows.to_string().contains(&plan_id));
+    // A position past the previews, or another revision's, is not found.
+    let (status, _) = call(&app, get(&format!("/api/v1/shared/{token}/revisions/1/previews/1/review"))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+
+    // The link is no key to edits: resolutions, saves and commits need the plan's and the
+    // preview's IDs, which the link never shows; and a revoked link reads nothing.
+    let (status, _) = call(&app, post_json(&format!("/api/v1/plans/{token}/resolutions"), json!({"preview": "0", "urn": urn, "property": "max", "action": "adopt"}))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+    let (status, _) = call(&app, Request::delete(format!("/api/v1/plans/{plan_id}/shares/{token}")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = call(&app, get(&format!("{base}/review"))).await;
+    assert_eq!(status, StatusCode::NOT_FOUND);
+}
