@@ -11,3 +11,4 @@ SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 100); do curl -fsS "$FERRY_URL/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
 node end2end/bench/graph.mjs "$@"
+node end2end/bench/plan.mjs

@@ -228,3 +228,54 @@ async fn a_read_only_link_reviews_but_never_edits() {
     let (status, _) = call(&app, get(&format!("{base}/review"))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
+
+/// The app with Ferry's random plugin and a `hang` plugin whose Read never answers.
+async fn app_with_hanging_plugin(dir: &std::path::Path) -> Router {
+    use std::os::unix::fs::PermissionsExt;
+    let test_provider = common::plugin_dir().join("ferry-test-provider");
+    assert!(test_provider.exists(), "cargo test --workspace builds ferry-test-provider");
+    let wrapper = dir.join("pulumi-resource-hang");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=hang-on-read exec '{}' \"$@\"\n", test_provider.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let store = ferry_store::Store::open_in_memory().await.unwrap();
+    let engine = ferry_service::EngineConfig::new(vec![dir.to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let stacks = std::sync::Arc::new(ferry_service::StackService::new(store, 1 << 20).with_engine(engine));
+    stacks.ensure_demo().await.unwrap();
+    let leptos_options = leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build();
+    server::router(server::AppState { leptos_options, stacks })
+}
+
+#[tokio::test]
+async fn a_preview_that_hangs_is_cancelled_and_keeps_what_it_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = app_with_hanging_plugin(dir.path()).await;
+    let stack = demo_stack(&app).await;
+    let spec = r#"{"resources": [
+        {"type": "hang:index:Thing", "name": "stuck", "id": "t-1"},
+        {"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "7,1,10"}
+    ]}"#;
+    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec}))).await;
+    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let (_, job) = call(&app, Request::post(format!("/api/v1/plans/{plan_id}/previews")).body(Body::empty()).unwrap()).await;
+    let job_id = job["id"].as_str().unwrap().to_string();
+    // The random resource reports; the hanging one never does.
+    let mut seen = json!(null);
+    for _ in 0..400 {
+        let (_, j) = call(&app, get(&format!("/api/v1/plans/{plan_id}/jobs/{job_id}"))).await;
+        if j["finished"] == 1 {
+            seen = j;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert_eq!((seen["status"].clone(), seen["events"][0]["name"].clone()), (json!("running"), json!("port")), "{seen}");
+
+    let (status, cancelled) = call(&app, Request::post(format!("/api/v1/plans/{plan_id}/jobs/{job_id}/cancel")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!((cancelled["status"].clone(), cancelled["finished"].clone(), cancelled["preview_id"].clone()), (json!("cancelled"), json!(1), json!(null)));
+    // Nothing was stored for the revision, and the plan previews again.
+    let (_, current) = call(&app, get(&format!("/api/v1/plans/{plan_id}"))).await;
+    assert_eq!(current["current"]["previews"], json!([]));
+    let (status, _) = call(&app, Request::post(format!("/api/v1/plans/{plan_id}/previews")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::ACCEPTED);
+}

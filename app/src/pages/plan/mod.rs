@@ -41,8 +41,8 @@ pub fn PlanPage() -> impl IntoView {
     }
 }
 
-fn running(job: &Option<JobSnapshot>) -> bool {
-    job.as_ref().is_some_and(|j| j.status == "running")
+fn running(job: RwSignal<Option<JobSnapshot>>) -> bool {
+    job.with(|j| j.as_ref().is_some_and(|j| j.status == "running"))
 }
 
 fn row_of(e: &JobEvent) -> ReviewRow {
@@ -64,10 +64,18 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
 
     // Rows: live from the running job's events, else the stored preview's.
     // (While a finished preview's rows load, the job's events stand in for them.)
-    let rows = Signal::derive(move || match job.get() {
-        Some(j) if j.status == "running" || preview.get().is_none() || stored_rows.with(|r| r.is_empty()) => Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()),
-        _ => stored_rows.get(),
+    // A memo: scrolling reads it on every frame, and it changes only with the job or the preview.
+    let rows = Memo::new(move |_| {
+        let live = job.with(|j| {
+            j.as_ref()
+                .filter(|j| j.status == "running" || preview.with(Option::is_none) || stored_rows.with(|r| r.is_empty()))
+                .map(|j| Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()))
+        });
+        live.unwrap_or_else(|| stored_rows.get())
     });
+    let rows = Signal::from(rows);
+    // The table is made once and then follows `rows` (a new table would lose its filters).
+    let has_results = Memo::new(move |_| rows.with(|r: &Arc<Vec<ReviewRow>>| !r.is_empty()) || job.with(Option::is_some));
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
         if let Some(p) = preview.get() {
@@ -161,7 +169,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let stack_name = data.stack_name.clone();
     let is_program = program.is_some();
     let kind = if is_program { "YAML program" } else { "import spec" };
-    let events_total = move || job.get().map(|j| format!("{} of {}", j.finished, j.total)).unwrap_or_default();
+    let events_total = move || job.with(|j| j.as_ref().map(|j| format!("{} of {}", j.finished, j.total)).unwrap_or_default());
     let revision_link = {
         let (id, token) = (data.id.clone(), data.share_token.clone());
         move |n: i64| match &token {
@@ -211,15 +219,15 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             <h2>"Preview"</h2>
             {(!read_only).then(|| view! {
                 <div class="actions">
-                    <button id="plan-preview" on:click=start disabled=move || running(&job.get()) || changed.get()>"Preview"</button>
-                    <button id="plan-cancel" on:click=cancel disabled=move || !running(&job.get())>"Cancel"</button>
+                    <button id="plan-preview" on:click=start title=move || if changed.get() { "Save the revision first: a preview runs a saved revision" } else { "" } disabled=move || running(job) || changed.get()>"Preview"</button>
+                    <button id="plan-cancel" on:click=cancel disabled=move || !running(job)>"Cancel"</button>
                     <span id="plan-progress">{events_total}</span>
-                    <span id="plan-status" class="status">{move || job.get().map(|j| j.status).unwrap_or_else(|| if preview.get().is_some() { "done".into() } else { "not previewed yet".into() })}</span>
+                    <span id="plan-status" class="status">{move || job.with(|j| j.as_ref().map(|j| j.status.clone())).unwrap_or_else(|| if preview.get().is_some() { "done".into() } else { "not previewed yet".into() })}</span>
                 </div>
             })}
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
-            {move || job.get().and_then(|j| j.error).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
-            {move || (rows.with(|r| !r.is_empty()) || job.get().is_some()).then(|| view! { <ResultsTable rows=rows selected=selected/> })}
+            {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
+            {move || has_results.get().then(|| view! { <ResultsTable rows=rows selected=selected/> })}
         </section>
         {move || match (preview.get(), selected.get()) {
             (Some(p), Some(urn)) => view! {

@@ -1,0 +1,64 @@
+// Benchmark (not a test): a plan whose preview holds 10,000 resources — the results table's
+// first rows on screen (ms after navigation) and frames per second while scrolling it, and how
+// long the preview itself took on the server.
+// Run it with scripts/bench.sh (it builds and starts a server) or against FERRY_URL.
+import { launch, BASE } from '../lib/browser.mjs';
+
+const RESOURCES = Number(process.env.PLAN_RESOURCES ?? 10000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
+const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+async function api(method, url, body) {
+  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${url}: ${JSON.stringify(json)}`);
+  return json;
+}
+
+const stack = await api('POST', `/api/v1/stacks?name=bench/plan/n${RESOURCES}-${Date.now()}`, { version: 3, deployment: {} });
+// RandomIntegers import by `<result>,<min>,<max>`: every one of them reads as ready.
+const spec = { resources: Array.from({ length: RESOURCES }, (_, i) => ({ type: 'random:index/randomInteger:RandomInteger', name: `port-${i}`, id: `${i % 1000},0,1000` })) };
+const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: `${RESOURCES} ports`, spec: JSON.stringify(spec) });
+const started = performance.now();
+let job = await api('POST', `/api/v1/plans/${plan.id}/previews`);
+while (job.status === 'running') {
+  await new Promise((r) => setTimeout(r, 100));
+  job = await api('GET', `/api/v1/plans/${plan.id}/jobs/${job.id}`);
+}
+const previewMs = performance.now() - started;
+if (job.status !== 'done') throw new Error(`the preview ended ${job.status}: ${job.error}`);
+
+const browser = await launch();
+const runs = [];
+for (let i = 0; i < RUNS; i++) {
+  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  await page.goto(`${BASE}/plans/${plan.id}`, { waitUntil: 'commit' });
+  await page.waitForSelector('#results-scroller .row[data-urn]', { timeout: 60000 });
+  const firstRowMs = await page.evaluate(() => performance.now());
+  await page.waitForFunction((n) => document.querySelector('#results-count')?.textContent === `${n} of ${n} resources`, RESOURCES, { timeout: 60000 });
+  const fps = await page.evaluate((seconds) => new Promise((resolve) => {
+    const scroller = document.getElementById('results-scroller');
+    let frames = 0;
+    const start = performance.now();
+    const step = (now) => {
+      frames++;
+      const t = (now - start) / 1000;
+      // Down through the whole table and back, at a steady pace.
+      const phase = (t / seconds) * 2;
+      scroller.scrollTop = (phase < 1 ? phase : 2 - phase) * (scroller.scrollHeight - scroller.clientHeight);
+      if (t < seconds) requestAnimationFrame(step);
+      else resolve(frames / t);
+    };
+    requestAnimationFrame(step);
+  }), SECONDS);
+  const rowsInDom = await page.locator('#results-scroller .row').count();
+  runs.push({ firstRowMs, fps, rowsInDom });
+  await context.close();
+}
+await browser.close();
+const m = (k) => median(runs.map((r) => r[k]));
+console.log(`plan: ${RESOURCES}-resource import preview on the server: ${(previewMs / 1000).toFixed(2)} s`);
+console.log(`plan: results table, first row on screen ${m('firstRowMs').toFixed(0)} ms after navigation (median of ${RUNS})`);
+console.log(`plan: results table, scrolling ${m('fps').toFixed(1)} FPS with ${m('rowsInDom')} rows in the DOM`);
