@@ -99,6 +99,7 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         created_at: view.current.created_at,
         spec: view.current.spec,
         program: view.current.program,
+        options: serde_json::to_value(&view.current.options).map_err(|e| ServerFnError::new(e.to_string()))?,
         job,
         preview,
         committed_version,

@@ -90,6 +90,11 @@ test('a plan is created from the demo stack, a typo in its spec is underlined as
   await page.keyboard.type('name');
   await page.waitForFunction(() => document.querySelectorAll('#plan-markers li').length === 0, null, { timeout: 10000 });
   assert.equal(await page.textContent('#plan-save-state'), 'Saved', 'back to the saved text');
+  // Options are part of a revision too.
+  await page.selectOption('#option-code-style', 'code-first');
+  assert.equal(await page.textContent('#plan-save-state'), 'Unsaved changes');
+  await page.selectOption('#option-code-style', 'cli');
+  assert.equal(await page.textContent('#plan-save-state'), 'Saved');
   // A real edit: the resource's name in the program.
   await editorLine(page, 'spec-editor', '"imported"').locator('span[class^="mtk"]', { hasText: /^"imported"$/ }).dblclick();
   await page.keyboard.type('front-door-id');
@@ -103,6 +108,7 @@ test('a plan is created from the demo stack, a typo in its spec is underlined as
   assert.match(first.current.spec, /"name": "imported"/);
   assert.match(plan.current.spec, /"name": "front-door-id"/);
   assert.equal(first.current.spec.replace('"imported"', '"front-door-id"'), plan.current.spec, 'the rest of the text is kept as typed');
+  assert.deepEqual(plan.current.options, { strategy: 'read', code_style: 'cli', elide: true });
   // Each revision has its own URL.
   const r1 = await open(browser, `/plans/${planId}/r/1`);
   assert.match(await r1.page.textContent('.plan-head .meta'), /revision 1 of 2/);

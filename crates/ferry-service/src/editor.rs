@@ -24,6 +24,9 @@ pub enum SourceKind {
     Program,
 }
 
+/// nameTable completions offered at most (a stack of thousands would make the schema heavy).
+const MAX_NAME_SNIPPETS: usize = 500;
+
 /// Type tokens with their inputs, by package, once read.
 #[derive(Default)]
 pub struct SchemaHints(std::sync::Mutex<HashMap<String, Arc<Result<Vec<TypeHint>, String>>>>);
@@ -58,6 +61,11 @@ fn import_file_schema(types: &[TypeHint], names: &[NameHint]) -> Value {
     let tokens: Vec<&str> = types.iter().map(|t| t.token.as_str()).collect();
     let parents: Vec<&str> = names.iter().filter(|n| !n.provider).map(|n| n.name.as_str()).collect();
     let providers: Vec<&str> = names.iter().filter(|n| n.provider).map(|n| n.name.as_str()).collect();
+    // The stack's resources, each a ready `"name": "urn"` entry for nameTable (the names
+    // `parent` and `provider` can then use, as Pulumi's import file requires).
+    let named = names.iter().take(MAX_NAME_SNIPPETS);
+    let urns: Vec<&str> = named.clone().map(|n| n.urn.as_str()).collect();
+    let snippets: Vec<Value> = named.map(|n| json!({"label": n.name, "description": n.urn, "body": {n.name.clone(): n.urn}})).collect();
     let per_type: Vec<Value> = types
         .iter()
         .filter(|t| !t.inputs.is_empty())
@@ -76,7 +84,8 @@ fn import_file_schema(types: &[TypeHint], names: &[NameHint]) -> Value {
             "nameTable": {
                 "type": "object",
                 "description": "Names for resources already in the stack, for `parent` and `provider`",
-                "additionalProperties": {"type": "string", "pattern": "^urn:pulumi:"}
+                "additionalProperties": {"type": "string", "pattern": "^urn:pulumi:", "examples": urns},
+                "defaultSnippets": snippets
             },
             "resources": {
                 "type": "array",
@@ -200,6 +209,8 @@ mod tests {
         assert_eq!(item["properties"]["type"]["examples"][0], "random:index/randomPet:RandomPet");
         assert_eq!(item["properties"]["parent"]["examples"][0], "web");
         assert_eq!(item["allOf"][0]["then"]["properties"]["properties"]["items"]["enum"][1], "prefix");
+        let table = &schema["properties"]["nameTable"];
+        assert_eq!(table["defaultSnippets"][0]["body"]["web"], "urn:pulumi:s::p::random:index/randomPet:RandomPet::web");
     }
 
     #[test]

@@ -69,11 +69,18 @@ impl StackService {
     /// Runs an import preview against the stack's latest version and stores it. Writes
     /// nothing to the stack.
     pub async fn preview_import(&self, stack_id: &str, spec_text: &str) -> Result<PreviewRecord, ServiceError> {
-        self.preview_import_with(stack_id, spec_text, None).await
+        self.preview_import_with(stack_id, spec_text, None, Default::default()).await
     }
 
-    /// [`Self::preview_import`], telling `progress` of each resource as it finishes.
-    pub async fn preview_import_with(&self, stack_id: &str, spec_text: &str, progress: Option<ferry_engine::progress::Progress>) -> Result<PreviewRecord, ServiceError> {
+    /// [`Self::preview_import`] with an import strategy, telling `progress` of each resource as
+    /// it finishes.
+    pub async fn preview_import_with(
+        &self,
+        stack_id: &str,
+        spec_text: &str,
+        progress: Option<ferry_engine::progress::Progress>,
+        strategy: ferry_engine::import::ImportStrategy,
+    ) -> Result<PreviewRecord, ServiceError> {
         let config = self.engine()?.clone();
         let spec = parse_import_spec(spec_text)?;
         let version = self.version(stack_id, None).await?;
@@ -84,7 +91,7 @@ impl StackService {
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
         let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone());
         let ctx = StackContext { stack, project, deployment: &version.deployment };
-        let preview = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: config.concurrency, progress, ..Default::default() }).await;
+        let preview = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: config.concurrency, progress, strategy }).await;
         providers.shutdown().await;
 
         let preview_json = serde_json::to_value(&preview).expect("a preview serialises");

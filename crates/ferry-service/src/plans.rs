@@ -310,6 +310,7 @@ impl StackService {
                 s.events.push(event);
             });
         }));
+        let options: PlanOptions = serde_json::from_str(&rev.options).unwrap_or_default();
         let service = self.clone();
         let runner = job.clone();
         let stack_id = plan.stack_id.clone();
@@ -325,7 +326,7 @@ impl StackService {
                     };
                     service.preview_program(&stack_id, request).await
                 }
-                (_, Some(spec)) => service.preview_import_with(&stack_id, spec, Some(progress)).await,
+                (_, Some(spec)) => service.preview_import_with(&stack_id, spec, Some(progress), options.strategy).await,
                 _ => Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
             };
             match result {

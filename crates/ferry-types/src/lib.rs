@@ -75,7 +75,7 @@ pub struct JobSnapshot {
 }
 
 /// What a plan's page shows.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanPageData {
     /// Empty when the page came through a read-only link (the ID is what edits and commits).
     pub id: String,
@@ -88,6 +88,10 @@ pub struct PlanPageData {
     pub created_at: String,
     pub spec: Option<String>,
     pub program: Option<String>,
+    /// The revision's options as the API shows them (`strategy`, `code_style`, `elide`,
+    /// `decisions`).
+    #[serde(default)]
+    pub options: serde_json::Value,
     /// The latest preview job of this revision in this server process.
     pub job: Option<JobSnapshot>,
     /// The latest stored preview of this revision.

@@ -7,16 +7,18 @@ use leptos::prelude::*;
 pub(super) const LANGUAGES: [(&str, &str); 5] = [("ts", "TypeScript"), ("python", "Python"), ("go", "Go"), ("csharp", "C#"), ("yaml", "YAML")];
 
 #[component]
-pub(super) fn CodeTabs(preview: PreviewRef) -> impl IntoView {
+pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool) -> impl IntoView {
     let base = preview.api_base();
+    // The plan's options choose the code's style and elision.
+    let options = format!("&style={style}&elide={elide}");
     let lang = RwSignal::new("ts");
     let code = RwSignal::new(None::<Result<String, String>>);
     let copied = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
     {
-        let base = base.clone();
+        let (base, options) = (base.clone(), options.clone());
         Effect::new(move |_| {
-            let url = format!("{base}/code?lang={}", lang.get());
+            let url = format!("{base}/code?lang={}{options}", lang.get());
             code.set(None);
             copied.set(false);
             leptos::task::spawn_local(async move {
@@ -46,8 +48,8 @@ pub(super) fn CodeTabs(preview: PreviewRef) -> impl IntoView {
                     let l = lang.get();
                     let label = LANGUAGES.iter().find(|(k, _)| *k == l).map(|(_, v)| *v).unwrap_or("");
                     view! {
-                        <a class="download" id="code-download" data-lang=l href=format!("{base}/code?lang={l}") download>{format!("Download {label}")}</a>
-                        <a class="download zip" id="code-download-zip" href=format!("{base}/code?lang={l}&format=zip") download>{format!("{label} project (.zip)")}</a>
+                        <a class="download" id="code-download" data-lang=l href=format!("{base}/code?lang={l}{options}") download>{format!("Download {label}")}</a>
+                        <a class="download zip" id="code-download-zip" href=format!("{base}/code?lang={l}&format=zip{options}") download>{format!("{label} project (.zip)")}</a>
                     }
                 }}
             </div>

@@ -143,14 +143,37 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let program_markers = RwSignal::new(Vec::<EditorMarker>::new());
     let errors = Memo::new(move |_| spec_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()) + program_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()));
     let (spec0, program0) = (spec.clone().unwrap_or_default(), program.clone().unwrap_or_default());
-    let changed = Memo::new(move |_| spec_text.with(|t| *t != spec0) || program_text.with(|t| *t != program0));
+    // The plan's options, edited beside the source and saved with it.
+    let options0 = data.options.clone();
+    let strategy = RwSignal::new(options0["strategy"].as_str().unwrap_or("read").to_string());
+    let code_style = RwSignal::new(options0["code_style"].as_str().unwrap_or("cli").to_string());
+    let elide = RwSignal::new(options0["elide"].as_bool().unwrap_or(true));
+    let options_changed = {
+        let o = options0.clone();
+        Memo::new(move |_| {
+            strategy.with(|s| o["strategy"].as_str().unwrap_or("read") != s)
+                || code_style.with(|s| o["code_style"].as_str().unwrap_or("cli") != s)
+                || o["elide"].as_bool().unwrap_or(true) != elide.get()
+        })
+    };
+    let changed = Memo::new(move |_| spec_text.with(|t| *t != spec0) || program_text.with(|t| *t != program0) || options_changed.get());
     let save = {
         let plan_id = plan_id.clone();
+        let options0 = data.options.clone();
         let (has_spec, has_program) = (spec.is_some(), program.is_some());
         move |_| {
+            // The options as they were (resolutions included), with the user's changes.
+            let mut options = options0.clone();
+            if !options.is_object() {
+                options = serde_json::json!({});
+            }
+            options["strategy"] = strategy.get_untracked().into();
+            options["code_style"] = code_style.get_untracked().into();
+            options["elide"] = elide.get_untracked().into();
             let _body = serde_json::json!({
                 "spec": has_spec.then(|| spec_text.get_untracked()),
                 "program": has_program.then(|| program_text.get_untracked()),
+                "options": options,
             })
             .to_string();
             let _plan_id = plan_id.clone();
@@ -213,6 +236,25 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                     } else if changed.get() { "Unsaved changes".to_string() } else { "Saved".to_string() }}</span>
                 </div>
             })}
+            <div class="plan-options" id="plan-options">
+                <label title="Which inputs an imported resource gets">"Inputs: "
+                    <select id="option-strategy" disabled=read_only on:change=move |ev| strategy.set(event_target_value(&ev))>
+                        <option value="read" selected=move || strategy.get() == "read">"what Read returns"</option>
+                        <option value="minimal" selected=move || strategy.get() == "minimal">"minimal (required, then what differs)"</option>
+                    </select>
+                </label>
+                <label>"Code: "
+                    <select id="option-code-style" disabled=read_only on:change=move |ev| code_style.set(event_target_value(&ev))>
+                        <option value="cli" selected=move || code_style.get() == "cli">"for resources already in the stack (protect)"</option>
+                        <option value="code-first" selected=move || code_style.get() == "code-first">"code-first (the import option)"</option>
+                    </select>
+                </label>
+                <label title="Leave out values that only repeat a schema default or an empty value Read returned">
+                    <input type="checkbox" id="option-elide" disabled=read_only prop:checked=move || elide.get()
+                        on:change=move |ev| elide.set(event_target_checked(&ev))/>
+                    " leave out defaults"
+                </label>
+            </div>
             <pre id="plan-source" class="hidden">{spec.clone().or(program.clone()).unwrap_or_default()}</pre>
         </section>
         <section class="card">
@@ -236,7 +278,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             _ => ().into_any(),
         }}
         {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
-        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p/> })}
+        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked()/> })}
         {move || match (preview.get(), read_only) {
             (Some(PreviewRef::Owner { preview: id }), false) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows committed=committed/> }.into_any(),
             _ => ().into_any(),
