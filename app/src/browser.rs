@@ -149,6 +149,36 @@ pub async fn delete_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T,
     parse(&request("DELETE", url, None).await?)
 }
 
+/// Runs `f` once, the first time `element` comes into view (heavy parts of a page, like a graph
+/// of thousands of nodes or the code for them, wait until someone looks).
+pub fn when_visible(element: &web_sys::Element, f: impl FnOnce() + 'static) {
+    let f = std::rc::Rc::new(std::cell::RefCell::new(Some(f)));
+    let run = {
+        let f = f.clone();
+        move || {
+            if let Some(f) = f.borrow_mut().take() {
+                f();
+            }
+        }
+    };
+    let on_change = run.clone();
+    let callback = Closure::<dyn Fn(js_sys::Array, web_sys::IntersectionObserver)>::new(move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
+        if entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting()) {
+            observer.disconnect();
+            on_change();
+        }
+    });
+    match web_sys::IntersectionObserver::new(callback.as_ref().unchecked_ref()) {
+        Ok(observer) => {
+            observer.observe(element);
+            // Lives until it fires (it disconnects itself then).
+            callback.forget();
+        }
+        // No observer (a very old browser): do it now.
+        Err(_) => run(),
+    }
+}
+
 /// Puts `text` on the clipboard.
 pub fn copy_text(text: &str) {
     if let Some(window) = web_sys::window() {

@@ -102,6 +102,7 @@ test('a plan is created from the demo stack, a typo in its spec is underlined as
   assert.equal(await page.isDisabled('#plan-save'), false);
   await page.click('#plan-save');
   await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
+  await page.waitForSelector('body[data-hydrated="true"]');
   const plan = await api('GET', `/api/v1/plans/${planId}`);
   assert.equal(plan.revision, 2);
   const first = await api('GET', `/api/v1/plans/${planId}/revisions/1`);
@@ -172,6 +173,8 @@ test("a resource's diff is reviewed and a property resolved: the next revision p
 
   await max.locator('button[data-action="adopt"]').click();
   await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
+  // The new revision's page, once interactive.
+  await page.waitForSelector('body[data-hydrated="true"]');
   await waitDone(page);
   assert.match(await page.textContent('#plan-source'), /max: 10/);
   await page.click('#plan-results .row[data-urn$="::port"]');
@@ -190,6 +193,8 @@ test('code is shown per language, copied, and downloaded as a runnable project z
   await api('POST', `/api/v1/plans/${plan.id}/previews`);
   const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
   await waitDone(page);
+  // The code is generated when its card comes into view.
+  await page.locator('#plan-code').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => /new random\.RandomInteger\("port-a"/.test(document.querySelector('#code-view')?.textContent ?? ''), null, { timeout: 30000 });
   await page.click('button[data-lang-tab="python"]');
   await page.waitForFunction(() => /random\.RandomInteger\("port-a"/.test(document.querySelector('#code-view')?.textContent ?? '') && /import pulumi_random/.test(document.querySelector('#code-view').textContent), null, { timeout: 30000 });
@@ -257,6 +262,8 @@ test('a commit shows what it will write, then the graph shows the imported resou
   await api('POST', `/api/v1/plans/${plan.id}/previews`);
   const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
   await waitDone(page);
+  // The graph is drawn when it comes into view.
+  await page.locator('#plan-graph').scrollIntoViewIfNeeded();
   await page.waitForSelector('#plan-graph[data-ready="true"]', { timeout: 30000 });
   assert.deepEqual(JSON.parse(await page.getAttribute('#plan-graph', 'data-statuses')), { ready: 3, failed: 1 });
   await page.click('#plan-commit');

@@ -14,10 +14,21 @@ pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool) -> impl 
     let lang = RwSignal::new("ts");
     let code = RwSignal::new(None::<Result<String, String>>);
     let copied = RwSignal::new(false);
+    let host = NodeRef::<leptos::html::Section>::new();
     #[cfg(feature = "hydrate")]
     {
         let (base, options) = (base.clone(), options.clone());
+        let seen = RwSignal::new(false);
         Effect::new(move |_| {
+            if let Some(el) = host.get() {
+                crate::browser::when_visible(&el, move || seen.set(true));
+            }
+        });
+        // Generated once the card is in view, and again for each language chosen.
+        Effect::new(move |_| {
+            if !seen.get() {
+                return;
+            }
             let url = format!("{base}/code?lang={}{options}", lang.get());
             code.set(None);
             copied.set(false);
@@ -34,7 +45,7 @@ pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool) -> impl 
         }
     };
     view! {
-        <section class="card" id="plan-code">
+        <section class="card" id="plan-code" node_ref=host>
             <h2>"Code"</h2>
             <p class="meta">"For the resources this preview can import; secrets are read from stack config, never written."</p>
             <nav class="tabs code-tabs">

@@ -291,14 +291,24 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
 #[component]
 fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>>) -> impl IntoView {
     let url = format!("{}/graph", preview.api_base());
+    let host = NodeRef::<leptos::html::Section>::new();
     #[cfg(feature = "hydrate")]
     {
         use std::sync::atomic::{AtomicU64, Ordering};
         let token = Arc::new(AtomicU64::new(0));
         let keep = token.clone();
+        let seen = RwSignal::new(false);
         Effect::new(move |_| {
-            // A commit changes what the graph shows: draw it again.
+            if let Some(el) = host.get() {
+                crate::browser::when_visible(&el, move || seen.set(true));
+            }
+        });
+        Effect::new(move |_| {
+            // Drawn once it is in view; a commit changes what it shows: drawn again.
             epoch.track();
+            if !seen.get() {
+                return;
+            }
             let bits = keep.swap(0, Ordering::SeqCst);
             if bits != 0 {
                 crate::browser::unmount_graph(f64::from_bits(bits));
@@ -316,7 +326,7 @@ fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>
     #[cfg(not(feature = "hydrate"))]
     let _ = (&url, epoch);
     view! {
-        <section class="card">
+        <section class="card" node_ref=host>
             <h2>"Graph"</h2>
             <div class="graph-legend">
                 <span class="dot stack"></span>"stack"
