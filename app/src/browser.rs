@@ -73,8 +73,8 @@ fn method(module: &JsValue, name: &str) -> Option<Function> {
 }
 
 /// Draws the graph at `url` (a stack's or a preview's) into the element `container` (once it
-/// is attached); `on_select(urn)` runs on a click. Returns the token `unmount_graph` takes.
-pub fn mount_graph(container: &str, url: &str, on_select: impl Fn(String) + 'static) -> Option<f64> {
+/// is attached); `on_select(urn)` runs on a click. Returns the renderer's token.
+fn mount_graph(container: &str, url: &str, on_select: impl Fn(String) + 'static) -> Option<f64> {
     let Some(module) = graph_module() else {
         if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(container)) {
             el.set_text_content(Some("The graph renderer (pkg/graph.js) did not load."));
@@ -86,11 +86,28 @@ pub fn mount_graph(container: &str, url: &str, on_select: impl Fn(String) + 'sta
     mount.call3(&module, &JsValue::from_str(container), &JsValue::from_str(url), &callback).ok()?.as_f64()
 }
 
-/// Stops the renderer `mount_graph` started (and its pending fetch).
-pub fn unmount_graph(token: f64) {
-    if let Some(module) = graph_module() {
-        if let Some(unmount) = method(&module, "unmount") {
-            let _ = unmount.call1(&module, &JsValue::from_f64(token));
+/// A graph drawn into one container: drawing again replaces it, and `clear` (on the owner's
+/// cleanup) stops the renderer and its pending fetch. Shareable across threads as Leptos's
+/// cleanups require (it holds the renderer's token, an f64's bits; 0 = none).
+#[derive(Clone, Default)]
+pub struct GraphSlot(std::sync::Arc<std::sync::atomic::AtomicU64>);
+
+impl GraphSlot {
+    pub fn draw(&self, container: &str, url: &str, on_select: impl Fn(String) + 'static) {
+        self.clear();
+        let token = mount_graph(container, url, on_select);
+        self.0.store(token.map(f64::to_bits).unwrap_or(0), std::sync::atomic::Ordering::SeqCst);
+    }
+
+    pub fn clear(&self) {
+        let bits = self.0.swap(0, std::sync::atomic::Ordering::SeqCst);
+        if bits == 0 {
+            return;
+        }
+        if let Some(module) = graph_module() {
+            if let Some(unmount) = method(&module, "unmount") {
+                let _ = unmount.call1(&module, &JsValue::from_f64(f64::from_bits(bits)));
+            }
         }
     }
 }

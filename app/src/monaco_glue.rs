@@ -100,13 +100,15 @@ fn monaco_global() -> Option<JsValue> {
     (!m.is_undefined()).then_some(m)
 }
 
-/// Gives the JSON editor at `uri` the import file's schema (completion of type tokens, their
-/// inputs, and stack names; Monaco validates the shape as the user types too).
+/// Gives the JSON editor at `uri` the import file's schema, for completion of type tokens, their
+/// inputs, and stack names.
 pub fn set_json_schema(uri: &str, help: &EditorHelp) {
     let Some(monaco) = monaco_global() else { return };
     let defaults = get(&get(&get(&monaco, "languages"), "json"), "jsonDefaults");
     let options = js(&serde_json::json!({
-        "validate": true,
+        // The server's markers are the one judge of a spec (what a save and a preview use);
+        // Monaco's own schema validation would say the same things twice, or differently.
+        "validate": false,
         "allowComments": true,
         "trailingCommas": "ignore",
         "enableSchemaRequest": false,

@@ -4,6 +4,7 @@
 //   table: 10,000 resources — first rows on screen (ms after navigation) and frames per second
 //          while scrolling
 // Run it with scripts/bench.sh (it builds and starts a server) or against FERRY_URL.
+import { scrollFps } from '../lib/measure.mjs';
 import { launch, open, BASE } from '../lib/browser.mjs';
 import { generateStack, uploadStack } from '../lib/generate.mjs';
 
@@ -83,21 +84,7 @@ for (let i = 0; i < RUNS; i++) {
   const firstRowsMs = await page.evaluate(() => performance.now());
   await page.waitForSelector('body[data-hydrated="true"]', { timeout: 60000 });
   const hydratedMs = await page.evaluate(() => performance.now());
-  const fps = await page.evaluate((seconds) => new Promise((resolve) => {
-    const scroller = document.getElementById('resource-scroller');
-    let frames = 0;
-    const start = performance.now();
-    const step = (now) => {
-      frames++;
-      const t = (now - start) / 1000;
-      // Scroll down through the whole table and back at a steady pace.
-      const phase = (t / seconds) * 2;
-      scroller.scrollTop = (phase < 1 ? phase : 2 - phase) * (scroller.scrollHeight - scroller.clientHeight);
-      if (t < seconds) requestAnimationFrame(step);
-      else resolve(frames / t);
-    };
-    requestAnimationFrame(step);
-  }), SECONDS);
+  const fps = await scrollFps(page, 'resource-scroller', SECONDS);
   const rowsInDom = await page.locator('#resource-scroller a.row').count();
   tableRuns.push({ firstRowsMs, hydratedMs, fps, rowsInDom });
   await context.close();

@@ -2,6 +2,7 @@
 // first rows on screen (ms after navigation) and frames per second while scrolling it, and how
 // long the preview itself took on the server.
 // Run it with scripts/bench.sh (it builds and starts a server) or against FERRY_URL.
+import { scrollFps } from '../lib/measure.mjs';
 import { launch, BASE } from '../lib/browser.mjs';
 
 const RESOURCES = Number(process.env.PLAN_RESOURCES ?? 10000);
@@ -38,21 +39,7 @@ for (let i = 0; i < RUNS; i++) {
   await page.waitForSelector('#results-scroller .row[data-urn]', { timeout: 60000 });
   const firstRowMs = await page.evaluate(() => performance.now());
   await page.waitForFunction((n) => document.querySelector('#results-count')?.textContent === `${n} of ${n} resources`, RESOURCES, { timeout: 60000 });
-  const fps = await page.evaluate((seconds) => new Promise((resolve) => {
-    const scroller = document.getElementById('results-scroller');
-    let frames = 0;
-    const start = performance.now();
-    const step = (now) => {
-      frames++;
-      const t = (now - start) / 1000;
-      // Down through the whole table and back, at a steady pace.
-      const phase = (t / seconds) * 2;
-      scroller.scrollTop = (phase < 1 ? phase : 2 - phase) * (scroller.scrollHeight - scroller.clientHeight);
-      if (t < seconds) requestAnimationFrame(step);
-      else resolve(frames / t);
-    };
-    requestAnimationFrame(step);
-  }), SECONDS);
+  const fps = await scrollFps(page, 'results-scroller', SECONDS);
   const rowsInDom = await page.locator('#results-scroller .row').count();
   runs.push({ firstRowMs, fps, rowsInDom });
   await context.close();

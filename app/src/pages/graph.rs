@@ -14,29 +14,18 @@ pub fn GraphPage() -> impl IntoView {
 pub(crate) fn StackGraph(stack_id: String) -> impl IntoView {
     #[cfg(feature = "hydrate")]
     {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        use std::sync::Arc;
-
         let navigate = leptos_router::hooks::use_navigate();
         let id = stack_id.clone();
-        // The renderer's token (an f64's bits; 0 = none), for the cleanup.
-        let token = Arc::new(AtomicU64::new(0));
-        let set_token = token.clone();
+        let slot = crate::browser::GraphSlot::default();
+        let drawn = slot.clone();
         Effect::new(move |_| {
             let navigate = navigate.clone();
             let stack = id.clone();
-            let url = format!("/api/v1/stacks/{id}/graph");
-            let mounted = crate::browser::mount_graph(GRAPH_CONTAINER, &url, move |urn: String| {
+            drawn.draw(GRAPH_CONTAINER, &format!("/api/v1/stacks/{id}/graph"), move |urn: String| {
                 navigate(&crate::format::resource_link(&stack, "/graph", &urn), Default::default());
             });
-            set_token.store(mounted.map(f64::to_bits).unwrap_or(0), Ordering::SeqCst);
         });
-        on_cleanup(move || {
-            let bits = token.swap(0, Ordering::SeqCst);
-            if bits != 0 {
-                crate::browser::unmount_graph(f64::from_bits(bits));
-            }
-        });
+        on_cleanup(move || slot.clear());
     }
     view! {
         <div class="graph-legend">

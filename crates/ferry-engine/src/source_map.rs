@@ -6,29 +6,26 @@
 use jsonc_parser::ast::{ObjectPropName, Value as Ast};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
-use serde::Serialize;
 
 use crate::import_spec::{parse_import_spec, SpecProblem};
 use crate::program::parse_program;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+use ferry_types::EditorMarker;
+
+/// How bad a problem is, as markers name it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Severity {
     Error,
     Warning,
 }
 
-/// One problem and the stretch of text it is about.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct TextMarker {
-    pub severity: Severity,
-    pub message: String,
-    /// The JSON path (`resources[2].parent`) or program path (`resources.web.properties.max`).
-    pub path: String,
-    pub line: usize,
-    pub column: usize,
-    pub end_line: usize,
-    pub end_column: usize,
+impl Severity {
+    fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
 }
 
 /// Line starts of a text, for byte offset → (line, column).
@@ -132,14 +129,14 @@ fn locate(root: &Ast<'_>, lines: &Lines<'_>, path: &str) -> (usize, usize) {
     (range.start, lines.line_end(range.start).min(range.end).max(range.start + 1))
 }
 
-fn marker(lines: &Lines<'_>, severity: Severity, problem: &SpecProblem, range: (usize, usize)) -> TextMarker {
+fn marker(lines: &Lines<'_>, severity: Severity, problem: &SpecProblem, range: (usize, usize)) -> EditorMarker {
     let (line, column) = lines.position(range.0);
     let (end_line, end_column) = lines.position(range.1.max(range.0));
-    TextMarker { severity, message: problem.message.clone(), path: problem.path.clone(), line, column, end_line, end_column }
+    EditorMarker { severity: severity.as_str().into(), message: problem.message.clone(), path: problem.path.clone(), line, column, end_line, end_column }
 }
 
 /// Every error and warning of an import spec, placed in its text. Empty when the spec is fine.
-pub fn spec_markers(text: &str) -> Vec<TextMarker> {
+pub fn spec_markers(text: &str) -> Vec<EditorMarker> {
     let lines = Lines::new(text);
     let options = ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
     let ast = match jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options) {
@@ -167,7 +164,7 @@ pub fn spec_markers(text: &str) -> Vec<TextMarker> {
 
 /// Every problem of a YAML program, underlined from its position to the end of the word (or
 /// the line, for structural problems).
-pub fn program_markers(text: &str) -> Vec<TextMarker> {
+pub fn program_markers(text: &str) -> Vec<EditorMarker> {
     let Err(e) = parse_program("Pulumi.yaml", text) else { return Vec::new() };
     let lines = Lines::new(text);
     e.diagnostics
@@ -180,7 +177,7 @@ pub fn program_markers(text: &str) -> Vec<TextMarker> {
             // To the end of the token: up to `:` for a key, the rest of the line for a value.
             let width = rest.find(": ").or_else(|| rest.strip_suffix(':').map(str::len)).unwrap_or(rest.trim_end().len());
             let end_column = column + rest[..width].chars().count().max(1);
-            TextMarker { severity: Severity::Error, message: d.message, path: d.path, line, column, end_line: line, end_column }
+            EditorMarker { severity: Severity::Error.as_str().into(), message: d.message, path: d.path, line, column, end_line: line, end_column }
         })
         .collect()
 }
@@ -200,10 +197,10 @@ mod tests {
     fn a_misspelled_field_is_underlined_where_it_is() {
         let text = "{\n  \"resources\": [\n    {\"type\": \"random:index/randomPet:RandomPet\", \"nmae\": \"a\", \"id\": \"x\"}\n  ]\n}\n";
         let markers = spec_markers(text);
-        let name = markers.iter().find(|m| m.severity == Severity::Error && m.message.contains("`name`")).expect("missing name");
-        assert_eq!((name.severity, name.line), (Severity::Error, 3));
+        let name = markers.iter().find(|m| m.severity == "error" && m.message.contains("`name`")).expect("missing name");
+        assert_eq!((name.severity.as_str(), name.line), ("error", 3));
         let typo = markers.iter().find(|m| m.path == "resources[0].nmae").expect("unknown field");
-        assert_eq!(typo.severity, Severity::Warning);
+        assert_eq!(typo.severity, "warning");
         assert!(typo.message.contains("did you mean `name`"), "{}", typo.message);
         assert_eq!(&text.lines().nth(2).unwrap()[typo.column - 1..typo.end_column - 1], "\"nmae\": \"a\"");
     }

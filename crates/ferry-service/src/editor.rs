@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use ferry_codegen::schema::PackageSchema;
 use ferry_engine::plugin::{EngineService, PluginProviders, PluginSearch};
-use ferry_engine::source_map::{program_markers, spec_markers, Severity, TextMarker};
+use ferry_engine::source_map::{program_markers, spec_markers};
 use ferry_types::{EditorHelp, EditorMarker, NameHint, TypeHint};
 use serde_json::{json, Value};
 
@@ -31,28 +31,12 @@ const MAX_NAME_SNIPPETS: usize = 500;
 #[derive(Default)]
 pub struct SchemaHints(std::sync::Mutex<HashMap<String, Arc<Result<Vec<TypeHint>, String>>>>);
 
-fn to_marker(m: TextMarker) -> EditorMarker {
-    EditorMarker {
-        severity: match m.severity {
-            Severity::Error => "error".into(),
-            Severity::Warning => "warning".into(),
-        },
-        message: m.message,
-        path: m.path,
-        line: m.line,
-        column: m.column,
-        end_line: m.end_line,
-        end_column: m.end_column,
-    }
-}
-
 /// The problems of `text`, each placed in it; empty when it is fine.
 pub fn markers(kind: SourceKind, text: &str) -> Vec<EditorMarker> {
-    let found = match kind {
+    match kind {
         SourceKind::Spec => spec_markers(text),
         SourceKind::Program => program_markers(text),
-    };
-    found.into_iter().map(to_marker).collect()
+    }
 }
 
 /// The import file's JSON schema, with `type` completing to the known tokens and, per type,

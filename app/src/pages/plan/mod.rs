@@ -294,34 +294,22 @@ fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>
     let host = NodeRef::<leptos::html::Section>::new();
     #[cfg(feature = "hydrate")]
     {
-        use std::sync::atomic::{AtomicU64, Ordering};
-        let token = Arc::new(AtomicU64::new(0));
-        let keep = token.clone();
         let seen = RwSignal::new(false);
         Effect::new(move |_| {
             if let Some(el) = host.get() {
                 crate::browser::when_visible(&el, move || seen.set(true));
             }
         });
+        let slot = crate::browser::GraphSlot::default();
+        let drawn = slot.clone();
         Effect::new(move |_| {
             // Drawn once it is in view; a commit changes what it shows: drawn again.
             epoch.track();
-            if !seen.get() {
-                return;
-            }
-            let bits = keep.swap(0, Ordering::SeqCst);
-            if bits != 0 {
-                crate::browser::unmount_graph(f64::from_bits(bits));
-            }
-            let mounted = crate::browser::mount_graph("plan-graph", &url, |_| {});
-            keep.store(mounted.map(f64::to_bits).unwrap_or(0), Ordering::SeqCst);
-        });
-        on_cleanup(move || {
-            let bits = token.swap(0, Ordering::SeqCst);
-            if bits != 0 {
-                crate::browser::unmount_graph(f64::from_bits(bits));
+            if seen.get() {
+                drawn.draw("plan-graph", &url, |_| {});
             }
         });
+        on_cleanup(move || slot.clear());
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (&url, epoch);
