@@ -111,6 +111,8 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                         let id = j.id.clone();
                         job.set(Some(j));
                         preview.set(None);
+                        // The last preview's rows must not stand in for this one's.
+                        stored_rows.set(Arc::new(Vec::new()));
                         selected.set(None);
                         committed.set(None);
                         follow(&_plan_id, &id, job, preview);
