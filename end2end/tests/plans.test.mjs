@@ -53,6 +53,21 @@ async function waitDone(page) {
   await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 60000 });
 }
 
+/** Waits for `condition` in the page; on a timeout, says what the plan page showed. */
+async function waitFor(page, what, condition, arg) {
+  try {
+    await page.waitForFunction(condition, arg, { timeout: 60000 });
+  } catch (e) {
+    const state = await page.evaluate(() => ({
+      status: document.querySelector('#plan-status')?.textContent,
+      graph: document.querySelector('#plan-graph')?.dataset,
+      commit: document.querySelector('#plan-commit-card')?.textContent,
+      problem: document.querySelector('#plan-problem')?.textContent,
+    })).catch(() => 'the page is gone');
+    throw new Error(`waiting for ${what}: ${e.message}\npage: ${JSON.stringify(state)}`);
+  }
+}
+
 const editorLine = (page, editor, text) => page.locator(`#${editor} .view-line`, { hasText: text });
 
 test('a plan is created from the demo stack, a typo in its spec is underlined as it is typed, and the fix saves a revision', async () => {
@@ -264,17 +279,17 @@ test('a commit shows what it will write, then the graph shows the imported resou
   await waitDone(page);
   // The graph is drawn when it comes into view.
   await page.locator('#plan-graph').scrollIntoViewIfNeeded();
-  await page.waitForSelector('#plan-graph[data-ready="true"]', { timeout: 30000 });
+  await waitFor(page, 'the graph', () => document.querySelector('#plan-graph')?.dataset.ready === 'true');
   assert.deepEqual(JSON.parse(await page.getAttribute('#plan-graph', 'data-statuses')), { ready: 3, failed: 1 });
   await page.click('#plan-commit');
-  await page.waitForSelector('#plan-confirm');
+  await waitFor(page, 'the confirmation', () => !!document.querySelector('#plan-confirm'));
   assert.match(await page.textContent('#plan-confirm'), /adds 3 imported resource\(s\)/);
   assert.match(await page.textContent('#plan-confirm'), /port-a \(random:index\/randomInteger:RandomInteger\)/);
   await shot(page, '27-plan-confirm-commit');
   await page.click('#plan-confirm-commit');
-  await page.waitForSelector('#plan-committed');
+  await waitFor(page, 'the commit', () => !!document.querySelector('#plan-committed'));
   assert.match(await page.textContent('#plan-committed'), /is now at version 2/);
-  await page.waitForFunction(() => JSON.parse(document.querySelector('#plan-graph')?.dataset.statuses ?? '{}').managed === 3, null, { timeout: 30000 });
+  await waitFor(page, 'the managed resources in the graph', () => JSON.parse(document.querySelector('#plan-graph')?.dataset.statuses ?? '{}').managed === 3);
   await shot(page, '28-plan-committed-graph');
   const after = await api('GET', `/api/v1/stacks/${stack.id}`);
   assert.equal(after.version, 2);
