@@ -9,7 +9,7 @@ const NODE_SIZES = { stack: 12, component: 7, custom: 4, provider: 7 };
 // A preview's resources, by status (the plan graph): to import, with a warning or a diff,
 // failed, and imported by a commit.
 const STATUS_COLORS = {
-  ready: '#1a7f37', import: '#1a7f37', read: '#1a7f37',
+  ready: '#0fb5ae', import: '#0fb5ae', read: '#0fb5ae',
   'ready-with-warnings': '#d29922', create: '#d29922', update: '#d29922', replace: '#d29922', delete: '#8c959f',
   failed: '#cf222e', 'not-found': '#cf222e', conflict: '#cf222e', 'already-managed': '#6e7781',
   managed: '#8250df',
