@@ -49,6 +49,16 @@ resources:
       import: "7,1,10"
 `;
 
+/** A plan on a copy of the demo stack, previewed, and its page open once the preview is done. */
+async function previewedPlan(name, body) {
+  const stack = await demoCopy(name);
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, body);
+  await api('POST', `/api/v1/plans/${plan.id}/previews`);
+  const opened = await open(browser, `/plans/${plan.id}`);
+  await waitDone(opened.page);
+  return { stack, plan, ...opened };
+}
+
 async function waitDone(page) {
   await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 60000 });
 }
@@ -168,11 +178,7 @@ test('a preview shows each resource as it arrives, with a count, filters, and it
 });
 
 test("a resource's diff is reviewed and a property resolved: the next revision previews clean", async () => {
-  const stack = await demoCopy('resolve');
-  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Adopt a port', program: PROGRAM });
-  await api('POST', `/api/v1/plans/${plan.id}/previews`);
-  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
-  await waitDone(page);
+  const { plan, page, context, errors } = await previewedPlan('resolve', { title: 'Adopt a port', program: PROGRAM });
   await page.click('#plan-results .row[data-urn$="::port"]');
   await page.waitForSelector('#review-diff .monaco-diff-editor', { timeout: 30000 });
   assert.match(await page.textContent('#plan-results .row[data-urn$="::port"]'), /differs: max/);
@@ -203,11 +209,7 @@ test("a resource's diff is reviewed and a property resolved: the next revision p
 });
 
 test('code is shown per language, copied, and downloaded as a runnable project zip', async () => {
-  const stack = await demoCopy('code');
-  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { spec: JSON.stringify(PORTS) });
-  await api('POST', `/api/v1/plans/${plan.id}/previews`);
-  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
-  await waitDone(page);
+  const { plan, page, context, errors } = await previewedPlan('code', { spec: JSON.stringify(PORTS) });
   // The code is generated when its card comes into view.
   await page.locator('#plan-code').scrollIntoViewIfNeeded();
   await page.waitForFunction(() => /new random\.RandomInteger\("port-a"/.test(document.querySelector('#code-view')?.textContent ?? ''), null, { timeout: 30000 });
@@ -231,11 +233,7 @@ test('code is shown per language, copied, and downloaded as a runnable project z
 });
 
 test('a read-only link shows the plan and its review but cannot edit, preview, resolve or commit; revoked, it shows nothing', async () => {
-  const stack = await demoCopy('share');
-  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Shared', program: PROGRAM });
-  await api('POST', `/api/v1/plans/${plan.id}/previews`);
-  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
-  await waitDone(page);
+  const { plan, page, context, errors } = await previewedPlan('share', { title: 'Shared', program: PROGRAM });
   await page.click('#plan-share summary');
   await page.click('#plan-share-create');
   await page.waitForSelector('#plan-share input.share-url');
@@ -272,11 +270,7 @@ test('a read-only link shows the plan and its review but cannot edit, preview, r
 });
 
 test('a commit shows what it will write, then the graph shows the imported resources as managed', async () => {
-  const stack = await demoCopy('commit');
-  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { spec: JSON.stringify(PORTS) });
-  await api('POST', `/api/v1/plans/${plan.id}/previews`);
-  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
-  await waitDone(page);
+  const { stack, plan, page, context, errors } = await previewedPlan('commit', { spec: JSON.stringify(PORTS) });
   // The graph is drawn when it comes into view.
   await page.locator('#plan-graph').scrollIntoViewIfNeeded();
   await waitFor(page, 'the graph', () => document.querySelector('#plan-graph')?.dataset.ready === 'true');

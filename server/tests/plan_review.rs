@@ -28,6 +28,14 @@ async fn demo_stack(app: &Router) -> String {
     stacks[0]["id"].as_str().unwrap().to_string()
 }
 
+/// A plan of the demo stack holding `body` (`{"spec"}` or `{"program"}`); its ID.
+async fn plan_with(app: &Router, body: Value) -> String {
+    let stack = demo_stack(app).await;
+    let (status, plan) = call(app, post_json(&format!("/api/v1/stacks/{stack}/plans"), body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    plan["id"].as_str().unwrap().to_string()
+}
+
 /// Starts the plan's preview and waits for it to end; returns the job.
 async fn preview(app: &Router, plan: &str) -> Value {
     let (status, job) = call(app, Request::post(format!("/api/v1/plans/{plan}/previews")).body(Body::empty()).unwrap()).await;
@@ -91,9 +99,7 @@ async fn editors_complete_types_from_the_providers_and_names_from_the_stack() {
 #[tokio::test]
 async fn a_program_import_is_reviewed_and_resolved_until_it_commits_clean() {
     let app = common::app(true).await;
-    let stack = demo_stack(&app).await;
-    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"title": "Port", "program": PROGRAM}))).await;
-    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let plan_id = plan_with(&app, json!({"title": "Port", "program": PROGRAM})).await;
     let job = preview(&app, &plan_id).await;
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
@@ -152,13 +158,11 @@ async fn a_program_import_is_reviewed_and_resolved_until_it_commits_clean() {
 #[tokio::test]
 async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
     let app = common::app(true).await;
-    let stack = demo_stack(&app).await;
     let spec = r#"{"resources": [
         {"type": "random:index/randomString:RandomString", "name": "token", "id": "abcdef"},
         {"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "x"}
     ]}"#;
-    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec}))).await;
-    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let plan_id = plan_with(&app, json!({"spec": spec})).await;
     let job = preview(&app, &plan_id).await;
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
@@ -198,9 +202,7 @@ async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
 #[tokio::test]
 async fn a_read_only_link_reviews_but_never_edits() {
     let app = common::app(true).await;
-    let stack = demo_stack(&app).await;
-    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"program": PROGRAM}))).await;
-    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let plan_id = plan_with(&app, json!({"program": PROGRAM})).await;
     let job = preview(&app, &plan_id).await;
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
     let (_, share) = call(&app, Request::post(format!("/api/v1/plans/{plan_id}/shares")).body(Body::empty()).unwrap()).await;
@@ -249,13 +251,11 @@ async fn app_with_hanging_plugin(dir: &std::path::Path) -> Router {
 async fn a_preview_that_hangs_is_cancelled_and_keeps_what_it_reported() {
     let dir = tempfile::tempdir().unwrap();
     let app = app_with_hanging_plugin(dir.path()).await;
-    let stack = demo_stack(&app).await;
     let spec = r#"{"resources": [
         {"type": "hang:index:Thing", "name": "stuck", "id": "t-1"},
         {"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "7,1,10"}
     ]}"#;
-    let (_, plan) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec}))).await;
-    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let plan_id = plan_with(&app, json!({"spec": spec})).await;
     let (_, job) = call(&app, Request::post(format!("/api/v1/plans/{plan_id}/previews")).body(Body::empty()).unwrap()).await;
     let job_id = job["id"].as_str().unwrap().to_string();
     // The random resource reports; the hanging one never does.
