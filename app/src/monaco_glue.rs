@@ -43,8 +43,14 @@ fn call(target: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, JsV
 /// schema can be matched to it.
 pub fn create_editor(host: &HtmlElement, text: &str, language: &str, uri: &str, read_only: bool) -> Editor {
     let uri = monaco::sys::Uri::parse(uri, false);
-    let model = TextModel::get(&uri).unwrap_or_else(|| TextModel::create(text, Some(language), Some(&uri)).expect("a model"));
-    model.set_value(text);
+    // A model left at this URI by an earlier editor on the page gets the text anew.
+    let model = match TextModel::get(&uri) {
+        Some(model) => {
+            model.set_value(text);
+            model
+        }
+        None => TextModel::create(text, Some(language), Some(&uri)).expect("a model"),
+    };
     let options: IStandaloneEditorConstructionOptions = js(&serde_json::json!({
         "automaticLayout": true,
         "minimap": {"enabled": false},

@@ -101,13 +101,15 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
 #[component]
 fn NewPlan(stack_id: String) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
+    // Taken while the component is made: the router's context is not there in a later task.
+    let navigate = leptos_router::hooks::use_navigate();
     let create = move |kind: &'static str| {
-        let stack_id = stack_id.clone();
+        let (stack_id, navigate) = (stack_id.clone(), navigate.clone());
         move |_| {
-            let stack_id = stack_id.clone();
+            let (stack_id, navigate) = (stack_id.clone(), navigate.clone());
             leptos::task::spawn_local(async move {
                 match crate::server_fns::new_plan(stack_id, kind.to_string()).await {
-                    Ok(id) => leptos_router::hooks::use_navigate()(&format!("/plans/{id}"), Default::default()),
+                    Ok(id) => navigate(&format!("/plans/{id}"), Default::default()),
                     Err(e) => problem.set(Some(super::error_text(&e))),
                 }
             });

@@ -173,7 +173,8 @@ pub fn program_markers(text: &str) -> Vec<EditorMarker> {
             let line = d.line.max(1);
             let column = d.column.max(1);
             let content = lines.line_text(line);
-            let rest: String = content.chars().skip(column - 1).collect();
+            let start = content.char_indices().nth(column - 1).map_or(content.len(), |(i, _)| i);
+            let rest = &content[start..];
             // To the end of the token: up to `:` for a key, the rest of the line for a value.
             let width = rest.find(": ").or_else(|| rest.strip_suffix(':').map(str::len)).unwrap_or(rest.trim_end().len());
             let end_column = column + rest[..width].chars().count().max(1);

@@ -36,6 +36,13 @@ fn yes() -> bool {
     true
 }
 
+impl PlanOptions {
+    /// A stored revision's options (written by this service, so they read back; defaults if not).
+    pub(crate) fn of(rev: &PlanRevision) -> PlanOptions {
+        serde_json::from_str(&rev.options).unwrap_or_default()
+    }
+}
+
 impl Default for PlanOptions {
     fn default() -> Self {
         PlanOptions { strategy: ImportStrategy::Read, code_style: Style::Cli, elide: true, decisions: Vec::new() }
@@ -75,12 +82,13 @@ pub struct RevisionView {
 
 impl From<PlanRevision> for RevisionView {
     fn from(r: PlanRevision) -> Self {
+        let options = PlanOptions::of(&r);
         RevisionView {
+            options,
             revision: r.revision,
             created_at: r.created_at,
             spec: r.spec,
             program: r.program,
-            options: serde_json::from_str(&r.options).unwrap_or_default(),
             previews: r.previews,
         }
     }
@@ -179,10 +187,11 @@ impl StackService {
             .map(|r| r.type_.clone())
             .unwrap_or_else(|| "random:index/randomInteger:RandomInteger".into());
         // A RandomInteger imports by `<result>,<min>,<max>`; other types need the user's ID.
-        let id = if type_ == "random:index/randomInteger:RandomInteger" { "5,1,10" } else { "replace-with-the-resource-id" };
+        let random_integer = type_ == "random:index/randomInteger:RandomInteger";
+        let id = if random_integer { "5,1,10" } else { "replace-with-the-resource-id" };
         let project = version.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         let input = if program {
-            let body = if type_ == "random:index/randomInteger:RandomInteger" { "    properties:\n      min: 1\n      max: 10\n" } else { "" };
+            let body = if random_integer { "    properties:\n      min: 1\n      max: 10\n" } else { "" };
             PlanInput {
                 title: None,
                 spec: None,
@@ -238,12 +247,22 @@ impl StackService {
         Ok(view)
     }
 
+    /// A revision (the latest when `None`) of the plan behind a live read-only link.
+    pub(crate) async fn shared_revision(&self, token: &str, revision: Option<i64>) -> Result<PlanRevision, ServiceError> {
+        let share = self.live_share(token).await?;
+        Ok(self.store.plan_revision(&share.plan_id, revision).await?)
+    }
+
+    /// The ID of the shared plan revision's preview at `index` (never shown to the link's reader).
+    pub(crate) async fn shared_preview_id(&self, token: &str, revision: Option<i64>, index: usize) -> Result<String, ServiceError> {
+        let rev = self.shared_revision(token, revision).await?;
+        Ok(rev.previews.get(index).cloned().ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()))?)
+    }
+
     /// A preview of the shared plan's revision, by position, without its ID.
     pub async fn shared_preview(&self, token: &str, revision: Option<i64>, index: usize) -> Result<crate::PreviewRecord, ServiceError> {
-        let share = self.live_share(token).await?;
-        let rev = self.store.plan_revision(&share.plan_id, revision).await?;
-        let id = rev.previews.get(index).ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()))?;
-        let mut record = self.preview(id).await?;
+        let id = self.shared_preview_id(token, revision, index).await?;
+        let mut record = self.preview(&id).await?;
         record.id = String::new();
         Ok(record)
     }
@@ -310,7 +329,7 @@ impl StackService {
                 s.events.push(event);
             });
         }));
-        let options: PlanOptions = serde_json::from_str(&rev.options).unwrap_or_default();
+        let options = PlanOptions::of(&rev);
         let service = self.clone();
         let runner = job.clone();
         let stack_id = plan.stack_id.clone();

@@ -56,7 +56,7 @@ impl StackService {
         let record = self.preview(preview).await?;
         let is_program = record.preview["kind"] == "program";
         let mut options: PlanOptions = current.current.options.clone();
-        let detail = review_detail(&record, &resolution.urn, current.current.spec.as_deref(), &options.decisions)
+        let detail = review_detail(&record, &resolution.urn, &options.decisions)
             .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
         let property = detail
             .properties

@@ -9,9 +9,10 @@ use std::collections::HashMap;
 use ferry_engine::deploy::{DiffCause, DiffKind, PropertyDiff, Step, StepOp};
 use ferry_state::deployment::Resource;
 use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewRow};
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use crate::{PreviewRecord, ServiceError, StackService};
+use crate::{PlanOptions, PreviewRecord, ServiceError, StackService};
 
 fn is_program(record: &PreviewRecord) -> bool {
     record.preview["kind"] == "program"
@@ -20,7 +21,7 @@ fn is_program(record: &PreviewRecord) -> bool {
 fn program_steps(record: &PreviewRecord) -> Vec<Step> {
     // Steps were written by this program's engine; one that does not read back is skipped
     // rather than failing the whole review.
-    record.preview["plan"]["steps"].as_array().into_iter().flatten().filter_map(|s| serde_json::from_value(s.clone()).ok()).collect()
+    record.preview["plan"]["steps"].as_array().into_iter().flatten().filter_map(|s| Step::deserialize(s).ok()).collect()
 }
 
 /// Steps of the stack's own root and default providers say nothing a reviewer acts on.
@@ -174,27 +175,22 @@ fn step_detail(s: &Step, decisions: &[Resolution]) -> ReviewDetail {
     }
 }
 
-fn spec_detail(r: &Value, spec_properties: Option<&[String]>, decisions: &[Resolution]) -> ReviewDetail {
+/// A spec resource: the generated code sets exactly the inputs Read returned (already limited
+/// by the entry's `properties`, which the engine applies), so both sides hold the same values.
+fn spec_detail(r: &Value, decisions: &[Resolution]) -> ReviewDetail {
     let row = spec_row(r);
     let read = r["inputs"].as_object().cloned().unwrap_or_default();
-    let kept = |k: &str| spec_properties.is_none_or(|p| p.iter().any(|x| x == k));
-    let program: Map<String, Value> = read.iter().filter(|(k, _)| kept(k)).map(|(k, v)| (k.clone(), v.clone())).collect();
     let properties = read
         .iter()
         .map(|(k, v)| {
             let decision = decision_for(decisions, &row.urn, k).map(|d| d.action.clone());
-            let in_code = kept(k);
             PropertyReview {
                 path: k.clone(),
                 read: Some(v.clone()),
-                program: in_code.then(|| v.clone()),
-                kind: if in_code { "none".into() } else { "omitted".into() },
+                program: Some(v.clone()),
+                kind: "none".into(),
                 source: if decision.is_some() { "user".into() } else { "read".into() },
-                why: if in_code {
-                    "Read returned it; the spec keeps it, so the generated code sets it".into()
-                } else {
-                    "the spec's `properties` leave it out of the generated code".into()
-                },
+                why: "Read returned it; the spec keeps it, so the generated code sets it".into(),
                 decision,
             }
         })
@@ -204,31 +200,20 @@ fn spec_detail(r: &Value, spec_properties: Option<&[String]>, decisions: &[Resol
         id: r["id"].as_str().map(str::to_string),
         import_id: r["import_id"].as_str().map(str::to_string),
         source_kind: "spec".into(),
-        read_inputs: pretty(read),
-        program_inputs: pretty(program),
+        read_inputs: pretty(read.clone()),
+        program_inputs: pretty(read),
         check_failures: r["check_failures"].as_array().into_iter().flatten().map(check_failure_text).collect(),
         properties,
     }
 }
 
-/// The `properties` lists of the spec a preview ran, by resource index.
-fn spec_property_lists(spec_text: Option<&str>) -> Vec<Option<Vec<String>>> {
-    spec_text
-        .and_then(|t| ferry_engine::import_spec::parse_import_spec(t).ok())
-        .map(|s| s.file.resources.into_iter().map(|e| e.properties).collect())
-        .unwrap_or_default()
-}
-
 /// One resource's review, or `None` when the preview does not hold `urn`.
-pub fn review_detail(record: &PreviewRecord, urn: &str, spec_text: Option<&str>, decisions: &[Resolution]) -> Option<ReviewDetail> {
+pub fn review_detail(record: &PreviewRecord, urn: &str, decisions: &[Resolution]) -> Option<ReviewDetail> {
     if is_program(record) {
         program_steps(record).iter().find(|s| s.urn == urn).map(|s| step_detail(s, decisions))
     } else {
-        let resources = record.preview["resources"].as_array()?;
-        let (i, r) = resources.iter().enumerate().find(|(_, r)| r["urn"] == urn)?;
-        let index = r["index"].as_u64().map_or(i, |n| n as usize);
-        let lists = spec_property_lists(spec_text);
-        Some(spec_detail(r, lists.get(index).and_then(|l| l.as_deref()), decisions))
+        let r = record.preview["resources"].as_array()?.iter().find(|r| r["urn"] == urn)?;
+        Some(spec_detail(r, decisions))
     }
 }
 
@@ -258,34 +243,21 @@ impl StackService {
     pub async fn preview_id(&self, r: &PreviewRef) -> Result<String, ServiceError> {
         match r {
             PreviewRef::Owner { preview } => Ok(preview.clone()),
-            PreviewRef::Shared { token, revision, index } => {
-                let share = self.live_share(token).await?;
-                let rev = self.store.plan_revision(&share.plan_id, Some(*revision)).await?;
-                rev.previews.get(*index).cloned().ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()).into())
-            }
+            PreviewRef::Shared { token, revision, index } => self.shared_preview_id(token, Some(*revision), *index).await,
         }
     }
 
-    /// The spec text and resolutions of the plan revision a preview ran on (none for a
-    /// preview made outside a plan).
-    async fn preview_context(&self, r: &PreviewRef) -> Result<(Option<String>, Vec<Resolution>), ServiceError> {
+    /// The resolutions of the plan revision a preview ran on (none for a preview made outside
+    /// a plan).
+    async fn preview_decisions(&self, r: &PreviewRef) -> Result<Vec<Resolution>, ServiceError> {
         let revision = match r {
             PreviewRef::Owner { preview } => match self.store.plan_of_preview(preview).await? {
                 Some((plan, revision)) => Some(self.store.plan_revision(&plan, Some(revision)).await?),
                 None => None,
             },
-            PreviewRef::Shared { token, revision, .. } => {
-                let share = self.live_share(token).await?;
-                Some(self.store.plan_revision(&share.plan_id, Some(*revision)).await?)
-            }
+            PreviewRef::Shared { token, revision, .. } => Some(self.shared_revision(token, Some(*revision)).await?),
         };
-        Ok(match revision {
-            Some(rev) => {
-                let options: crate::PlanOptions = serde_json::from_str(&rev.options).unwrap_or_default();
-                (rev.spec, options.decisions)
-            }
-            None => (None, Vec::new()),
-        })
+        Ok(revision.map(|rev| PlanOptions::of(&rev).decisions).unwrap_or_default())
     }
 
     pub async fn review_rows(&self, r: &PreviewRef) -> Result<Vec<ReviewRow>, ServiceError> {
@@ -294,9 +266,8 @@ impl StackService {
 
     pub async fn review_detail(&self, r: &PreviewRef, urn: &str) -> Result<ReviewDetail, ServiceError> {
         let record = self.preview_by_ref(r).await?;
-        let (spec, decisions) = self.preview_context(r).await?;
-        let spec = if is_program(&record) { None } else { spec };
-        review_detail(&record, urn, spec.as_deref(), &decisions).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{urn}`")))
+        let decisions = self.preview_decisions(r).await?;
+        review_detail(&record, urn, &decisions).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{urn}`")))
     }
 
     /// The stack graph with the preview's resources: before a commit, the stack it ran against
@@ -311,16 +282,16 @@ impl StackService {
             None => {
                 let base = self.version(&record.stack_id, Some(record.base_version)).await?;
                 let mut deployment = base.deployment.clone();
-                let existing: std::collections::HashSet<String> = deployment.resources().iter().map(|r| r.urn.clone()).collect();
+                let existing = base.deployment.reference_index();
                 let mut added = Vec::new();
                 if is_program(&record) {
-                    for s in program_steps(&record).iter().filter(|s| !existing.contains(&s.urn)) {
+                    for s in program_steps(&record).iter().filter(|s| !existing.contains_key(s.urn.as_str())) {
                         added.push(planned_resource(&s.urn, &s.type_, s.id.as_deref(), None, s.provider.as_deref()));
                     }
                 } else {
                     for p in record.preview["resources"].as_array().into_iter().flatten() {
                         let urn = p["urn"].as_str().unwrap_or_default();
-                        if existing.contains(urn) || urn.is_empty() {
+                        if existing.contains_key(urn) || urn.is_empty() {
                             continue;
                         }
                         added.push(planned_resource(urn, p["type"].as_str().unwrap_or_default(), p["id"].as_str(), p["parent"].as_str(), p["provider"].as_str()));

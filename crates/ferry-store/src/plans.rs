@@ -141,12 +141,6 @@ impl Store {
         Ok(row.map(|r| (r.get("plan_id"), r.get("revision"))))
     }
 
-    /// Every revision's number and time, oldest first.
-    pub async fn plan_revision_list(&self, plan_id: &str) -> Result<Vec<(i64, String)>, StoreError> {
-        let rows = sqlx::query("SELECT revision, created_at FROM plan_revisions WHERE plan_id = ? ORDER BY revision").bind(plan_id).fetch_all(&self.pool).await?;
-        Ok(rows.iter().map(|r| (r.get("revision"), r.get("created_at"))).collect())
-    }
-
     pub async fn add_plan_share(&self, plan_id: &str) -> Result<PlanShare, StoreError> {
         self.plan(plan_id).await?;
         let token = random_id();

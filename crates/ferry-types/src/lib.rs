@@ -195,7 +195,7 @@ pub struct PropertyReview {
     pub read: Option<serde_json::Value>,
     /// The program's or spec's value (after resolutions).
     pub program: Option<serde_json::Value>,
-    /// `none`, `add`, `delete`, `update`, `replace`, or `omitted` (a spec leaves it out).
+    /// `none`, `add`, `delete`, `update` or `replace`.
     pub kind: String,
     /// `read`, `program`, `default` (the provider filled it in) or `user` (a resolution).
     pub source: String,

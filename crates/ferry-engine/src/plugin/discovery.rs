@@ -37,7 +37,7 @@ impl PluginSearch {
 
     /// Finds the plugin for `package`, preferring `version` in Pulumi's cache when given.
     pub fn find(&self, package: &str, version: Option<&semver::Version>) -> Result<ProviderBinary, PluginError> {
-        if package.is_empty() || !package.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-') {
+        if !valid_package(package) {
             return Err(PluginError::InvalidPackage { package: package.to_string() });
         }
         let exe = format!("pulumi-resource-{package}");
@@ -74,9 +74,7 @@ impl PluginSearch {
         }
         Err(PluginError::NotFound { package: package.to_string(), binary: exe, looked_in })
     }
-}
 
-impl PluginSearch {
     /// The packages whose plugins are installed in Ferry's folders or Pulumi's cache (not
     /// `PATH`), sorted: what an editor can offer type tokens from.
     pub fn installed_packages(&self) -> Vec<String> {
@@ -105,6 +103,7 @@ impl PluginSearch {
     }
 }
 
+/// A package name Ferry accepts: `[a-z0-9-]+`, so a plugin path never leaves its folder.
 fn valid_package(p: &str) -> bool {
     !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
