@@ -22,7 +22,8 @@ ensure_tools() {
   [ "${1:-}" = "--browser" ] && want_browser=1
   # lld-22 provides /usr/bin/rust-lld (the wasm linker); rust-web-llvm only links to it
   # golang-go: gofmt checks the Go that code generation writes
-  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22 curl gcc golang-go)
+  # rustfmt-web, rust-web-clippy: the style checks, from the same toolchain as the builds
+  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22 rustfmt-web rust-web-clippy curl gcc golang-go)
   [ $want_browser -eq 1 ] && packages+=(chromium)
   local missing=()
   for p in "${packages[@]}"; do

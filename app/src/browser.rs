@@ -16,11 +16,7 @@ fn failed(code: &str, message: impl Into<String>) -> UploadStatusError {
 
 /// POSTs the chosen file to `/api/v1/stacks` as it is (the browser streams it; wasm never
 /// copies it) and returns the new stack's ID or the API's error.
-pub async fn upload_state(
-    name: &HtmlInputElement,
-    file: &HtmlInputElement,
-    passphrase: &HtmlInputElement,
-) -> Result<String, UploadStatusError> {
+pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, passphrase: &HtmlInputElement) -> Result<String, UploadStatusError> {
     let Some(chosen) = file.files().and_then(|list| list.get(0)) else {
         return Err(failed("no_file", "choose a state file to upload"));
     };
@@ -43,9 +39,8 @@ pub async fn upload_state(
     passphrase.set_value("");
 
     let window = web_sys::window().ok_or_else(|| failed("browser", "no window"))?;
-    let response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
-        .await
-        .map_err(|e| failed("network", format!("the upload did not reach Ferry: {e:?}")))?;
+    let response =
+        JsFuture::from(window.fetch_with_str_and_init(&url, &init)).await.map_err(|e| failed("network", format!("the upload did not reach Ferry: {e:?}")))?;
     let response: Response = response.unchecked_into();
     let text = match response.text() {
         Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
@@ -179,12 +174,13 @@ pub fn when_visible(element: &web_sys::Element, f: impl FnOnce() + 'static) {
         }
     };
     let on_change = run.clone();
-    let callback = Closure::<dyn Fn(js_sys::Array, web_sys::IntersectionObserver)>::new(move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
-        if entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting()) {
-            observer.disconnect();
-            on_change();
-        }
-    });
+    let callback =
+        Closure::<dyn Fn(js_sys::Array, web_sys::IntersectionObserver)>::new(move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
+            if entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting()) {
+                observer.disconnect();
+                on_change();
+            }
+        });
     match web_sys::IntersectionObserver::new(callback.as_ref().unchecked_ref()) {
         Ok(observer) => {
             observer.observe(element);

@@ -29,9 +29,6 @@ mod tests {
         let urn = "urn:pulumi:dev::p::a:b:C$x:y:Z::name::with::colons";
         assert_eq!(urn_name(urn), "name::with::colons");
         assert_eq!(urn_name("plain"), "plain");
-        assert_eq!(
-            resource_link("s1", "/graph", "urn:pulumi:d::p::t::n $x"),
-            "/stacks/s1/graph?r=urn%3Apulumi%3Ad%3A%3Ap%3A%3At%3A%3An%20%24x"
-        );
+        assert_eq!(resource_link("s1", "/graph", "urn:pulumi:d::p::t::n $x"), "/stacks/s1/graph?r=urn%3Apulumi%3Ad%3A%3Ap%3A%3At%3A%3An%20%24x");
     }
 }

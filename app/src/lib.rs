@@ -7,18 +7,18 @@
 // The plan page's view types nest deeply.
 #![recursion_limit = "256"]
 
-pub mod format;
-pub mod pages;
-pub mod server_fns;
 #[cfg(feature = "hydrate")]
 mod browser;
+pub mod format;
 #[cfg(feature = "hydrate")]
 mod monaco_glue;
+pub mod pages;
+pub mod server_fns;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{path, SsrMode};
 
 use pages::{GraphPage, HomePage, NotFound, PlanPage, TablePage};
 
@@ -62,12 +62,14 @@ pub fn App() -> impl IntoView {
             <main>
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=HomePage/>
-                    <Route path=path!("/stacks/:id") view=TablePage/>
-                    <Route path=path!("/stacks/:id/graph") view=GraphPage/>
-                    <Route path=path!("/plans/:id") view=PlanPage/>
-                <Route path=path!("/plans/:id/r/:rev") view=PlanPage/>
-                <Route path=path!("/shared/:token") view=PlanPage/>
-                <Route path=path!("/shared/:token/r/:rev") view=PlanPage/>
+                    // Async: the whole page is rendered before the status is sent, so an
+                    // unknown stack, plan, revision or link answers 404.
+                    <Route path=path!("/stacks/:id") view=TablePage ssr=SsrMode::Async/>
+                    <Route path=path!("/stacks/:id/graph") view=GraphPage ssr=SsrMode::Async/>
+                    <Route path=path!("/plans/:id") view=PlanPage ssr=SsrMode::Async/>
+                    <Route path=path!("/plans/:id/r/:rev") view=PlanPage ssr=SsrMode::Async/>
+                    <Route path=path!("/shared/:token") view=PlanPage ssr=SsrMode::Async/>
+                    <Route path=path!("/shared/:token/r/:rev") view=PlanPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

@@ -26,6 +26,14 @@ mod ssr {
     }
 
     pub fn fail(e: ferry_service::ServiceError) -> ServerFnError {
+        // A page rendered for something that does not exist (or no longer does, like a
+        // revoked link) answers 404, not 200. The routes that can say so render in async
+        // mode, so the status is still settable when this runs.
+        if e.code() == "not_found" {
+            if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+                response.set_status(http::StatusCode::NOT_FOUND);
+            }
+        }
         ServerFnError::new(e.to_string())
     }
 }
@@ -52,9 +60,7 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
 #[server(prefix = "/rpc")]
 pub async fn load_resource_detail(id: String, urn: String) -> Result<ResourceDetail, ServerFnError> {
     let version = ssr::stacks()?.version(&id, None).await.map_err(ssr::fail)?;
-    version
-        .detail(&urn)
-        .ok_or_else(|| ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name)))
+    version.detail(&urn).ok_or_else(|| ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name)))
 }
 
 /// A plan's page: through its ID (`share` empty) or a read-only link's token (`id` empty).

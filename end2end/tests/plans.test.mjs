@@ -153,7 +153,7 @@ test('a preview shows each resource as it arrives, with a count, filters, and it
   await page.click('#plan-preview');
   await page.waitForSelector('#plan-results');
   await waitDone(page);
-  assert.equal(await page.textContent('#plan-progress'), '4 of 4');
+  assert.equal(await page.textContent('#plan-progress'), '4 of 4 steps');
   await page.waitForFunction(() => document.querySelectorAll('#plan-results .row[data-urn]').length === 4);
   const statuses = await page.locator('#plan-results .row[data-urn] .status').allTextContents();
   assert.deepEqual(statuses.sort(), ['failed', 'ready', 'ready', 'ready']);
@@ -169,7 +169,7 @@ test('a preview shows each resource as it arrives, with a count, filters, and it
   // Leaving and coming back: the preview is there, as it ended.
   const back = await open(browser, `/plans/${plan.id}`);
   assert.equal(await back.page.textContent('#plan-status'), 'done');
-  assert.equal(await back.page.textContent('#plan-progress'), '4 of 4');
+  assert.equal(await back.page.textContent('#plan-progress'), '4 of 4 steps');
   await back.page.waitForSelector('#plan-results .row[data-urn]');
   assert.equal(await back.page.locator('#plan-results .row[data-urn]').count(), 4);
   await back.context.close();

@@ -8,9 +8,9 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use ferry_engine::deploy::ConfigValue;
 use ferry_codegen::{Language, Style};
-use ferry_service::{markers, SourceKind, CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, StackService};
+use ferry_engine::deploy::{ConfigValue, PlanScope};
+use ferry_service::{markers, CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, SourceKind, StackService};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -81,12 +81,7 @@ async fn list_stacks(State(stacks): State<Arc<StackService>>) -> Result<Response
 }
 
 /// `POST /api/v1/stacks?name=org/project/stack` with a state file as the body.
-async fn upload_stack(
-    State(stacks): State<Arc<StackService>>,
-    Query(query): Query<UploadQuery>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
+async fn upload_stack(State(stacks): State<Arc<StackService>>, Query(query): Query<UploadQuery>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
     let passphrase = passphrase(&headers)?;
     let name = query.name.filter(|n| !n.is_empty());
@@ -106,10 +101,7 @@ async fn read_body(body: Body, headers: &HeaderMap, limit: usize, what: &str) ->
             },
         )
     };
-    let declared = headers
-        .get(header::CONTENT_LENGTH)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.parse::<usize>().ok());
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if let Some(size) = declared.filter(|&s| s > limit) {
         return Err(too_large(Some(size)));
     }
@@ -132,12 +124,8 @@ async fn read_body(body: Body, headers: &HeaderMap, limit: usize, what: &str) ->
 
 fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(PASSPHRASE_HEADER) {
-        Some(v) => Ok(Some(
-            v.to_str()
-                .map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the passphrase header is not text"))?
-                .to_string(),
-        )
-        .filter(|p| !p.is_empty())),
+        Some(v) => Ok(Some(v.to_str().map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the passphrase header is not text"))?.to_string())
+            .filter(|p| !p.is_empty())),
         None => Ok(None),
     }
 }
@@ -153,6 +141,15 @@ struct ProgramEnvelope {
     #[serde(default)]
     config: std::collections::BTreeMap<String, ConfigEntry>,
     mapping: Option<std::collections::BTreeMap<String, String>>,
+    /// `imports` or `whole-stack` (the default, as `pulumi preview`).
+    #[serde(default)]
+    scope: Option<PlanScope>,
+}
+
+/// `?scope=imports|whole-stack` on a program preview.
+#[derive(Deserialize)]
+struct ScopeQuery {
+    scope: Option<PlanScope>,
 }
 
 /// `"value"`, or `{"value": ..., "secret": true}`.
@@ -174,12 +171,14 @@ fn is_yaml(content_type: &str) -> bool {
 async fn create_preview(
     State(stacks): State<Arc<StackService>>,
     Path(id): Path<String>,
+    Query(query): Query<ScopeQuery>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec or program").await?;
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-    let program = |source| ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, progress: None };
+    let scope = query.scope.unwrap_or_default();
+    let program = |source| ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, scope, progress: None };
     let request = if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
         Some(program(ProgramSource::Zip(bytes.to_vec())))
     } else {
@@ -189,26 +188,34 @@ async fn create_preview(
         } else {
             match serde_json::from_str::<serde_json::Value>(text) {
                 Ok(v) if v.get("program").is_some() || v.get("programZip").is_some() => {
-                    let e: ProgramEnvelope = serde_json::from_value(v).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
+                    let e: ProgramEnvelope = serde_json::from_value(v)
+                        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
                     let source = match (e.program, e.program_zip) {
                         (Some(text), None) => ProgramSource::Yaml(text),
                         (None, Some(zip)) => {
                             use base64::Engine as _;
-                            ProgramSource::Zip(base64::engine::general_purpose::STANDARD.decode(zip.trim()).map_err(|e| {
-                                ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("`programZip` is not base64: {e}"))
-                            })?)
+                            ProgramSource::Zip(
+                                base64::engine::general_purpose::STANDARD
+                                    .decode(zip.trim())
+                                    .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("`programZip` is not base64: {e}")))?,
+                            )
                         }
                         _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", "give either `program` or `programZip`")),
                     };
                     let config = e
                         .config
                         .into_iter()
-                        .map(|(k, v)| (k, match v {
-                            ConfigEntry::Plain(value) => ConfigValue { value, secret: false },
-                            ConfigEntry::Full(c) => c,
-                        }))
+                        .map(|(k, v)| {
+                            (
+                                k,
+                                match v {
+                                    ConfigEntry::Plain(value) => ConfigValue { value, secret: false },
+                                    ConfigEntry::Full(c) => c,
+                                },
+                            )
+                        })
                         .collect();
-                    Some(ProgramRequest { source, config, mapping: e.mapping, passphrase: None, progress: None })
+                    Some(ProgramRequest { source, config, mapping: e.mapping, passphrase: None, scope: e.scope.unwrap_or(scope), progress: None })
                 }
                 _ => None,
             }
@@ -310,14 +317,24 @@ fn code_response(code: GeneratedCode, json: bool) -> Response {
 }
 
 /// `GET /api/v1/previews/{id}/code`: code for the preview's ready resources.
-async fn preview_code(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<CodeQuery>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn preview_code(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<CodeQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
     let code = stacks.preview_code(&id, &request, passphrase(&headers)?.as_deref()).await?;
     Ok(code_response(code, json))
 }
 
 /// `GET /api/v1/stacks/{id}/code`: code for the stack's resources (all, or `urn=`).
-async fn stack_code(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<CodeQuery>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn stack_code(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<CodeQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
     let urns: Vec<String> = list(&q.urn).into_iter().collect();
     let code = stacks.stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref()).await?;
@@ -420,7 +437,11 @@ async fn get_shared_plan(State(stacks): State<Arc<StackService>>, Path(token): P
     Ok(Json(stacks.shared_plan(&token, q.revision).await?).into_response())
 }
 
-async fn get_shared_preview(State(stacks): State<Arc<StackService>>, Path((token, index)): Path<(String, usize)>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
+async fn get_shared_preview(
+    State(stacks): State<Arc<StackService>>,
+    Path((token, index)): Path<(String, usize)>,
+    Query(q): Query<RevisionQuery>,
+) -> Result<Response, ApiError> {
     Ok(Json(stacks.shared_preview(&token, q.revision, index).await?).into_response())
 }
 
@@ -433,41 +454,23 @@ async fn stack_versions(State(stacks): State<Arc<StackService>>, Path(id): Path<
 }
 
 /// The version's state as `pulumi stack export` writes it, ready for `pulumi stack import`.
-async fn stack_export(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Query(q): Query<VersionQuery>,
-) -> Result<Response, ApiError> {
+async fn stack_export(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
     let version = stacks.version(&id, q.version).await?;
     Ok(([(header::CONTENT_TYPE, "application/json")], version.export_json.clone()).into_response())
 }
 
-async fn stack_graph(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Query(q): Query<VersionQuery>,
-) -> Result<Response, ApiError> {
+async fn stack_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
     let version = stacks.version(&id, q.version).await?;
     Ok(Json(version.graph()).into_response())
 }
 
-async fn stack_resources(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Query(q): Query<VersionQuery>,
-) -> Result<Response, ApiError> {
+async fn stack_resources(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
     Ok(Json(stacks.version(&id, q.version).await?.rows()).into_response())
 }
 
-async fn stack_resource(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Query(q): Query<ResourceQuery>,
-) -> Result<Response, ApiError> {
+async fn stack_resource(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<ResourceQuery>) -> Result<Response, ApiError> {
     let version = stacks.version(&id, q.version).await?;
-    let detail = version
-        .detail(&q.urn)
-        .ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
+    let detail = version.detail(&q.urn).ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
     Ok(Json(detail).into_response())
 }
 
@@ -519,7 +522,11 @@ async fn shared_review_rows(State(stacks): State<Arc<StackService>>, Path(p): Pa
     Ok(Json(stacks.review_rows(&shared(p)).await?).into_response())
 }
 
-async fn shared_review_detail(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>, Query(q): Query<UrnQuery>) -> Result<Response, ApiError> {
+async fn shared_review_detail(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<UrnQuery>,
+) -> Result<Response, ApiError> {
     Ok(Json(stacks.review_detail(&shared(p), &q.urn).await?).into_response())
 }
 
@@ -528,7 +535,11 @@ async fn shared_preview_graph(State(stacks): State<Arc<StackService>>, Path(p): 
 }
 
 /// Code through a read-only link: the same code, without the preview's ID.
-async fn shared_preview_code(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>, Query(q): Query<CodeQuery>) -> Result<Response, ApiError> {
+async fn shared_preview_code(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<CodeQuery>,
+) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
     let id = stacks.preview_id(&shared(p)).await?;
     let code = stacks.preview_code(&id, &request, None).await?;
@@ -547,7 +558,8 @@ struct ResolveRequest {
 /// revision with the resolution applied and starts its preview; `201` with both.
 async fn resolve(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 64 * 1024, "the resolution").await?;
-    let request: ResolveRequest = serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
+    let request: ResolveRequest =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
     let plan = stacks.resolve(&id, &request.preview, request.resolution).await?;
     let job = stacks.start_plan_preview(&id, None).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())

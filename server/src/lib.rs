@@ -53,10 +53,7 @@ pub fn router(state: AppState) -> Router {
             "/pkg",
             tower::ServiceBuilder::new()
                 // File names are not hashed, so browsers revalidate (cheap 304s via Last-Modified).
-                .layer(SetResponseHeaderLayer::overriding(
-                    header::CACHE_CONTROL,
-                    HeaderValue::from_static("public, max-age=0, must-revalidate"),
-                ))
+                .layer(SetResponseHeaderLayer::overriding(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=0, must-revalidate")))
                 .service(ServeDir::new(pkg_dir).precompressed_gzip()),
         )
         .route("/healthz", get(|| async { "ok" }))
@@ -69,18 +66,13 @@ pub fn router(state: AppState) -> Router {
         .layer(
             TraceLayer::new_for_http()
                 // Spans carry method and path only: no headers (passphrases) and no bodies.
-                .make_span_with(|req: &Request| {
-                    tracing::info_span!("request", method = %req.method(), path = %req.uri().path())
-                })
+                .make_span_with(|req: &Request| tracing::info_span!("request", method = %req.method(), path = %req.uri().path()))
                 .on_response(tower_http::trace::DefaultOnResponse::new().latency_unit(tower_http::LatencyUnit::Millis)),
         )
         // Uploads and specs are read with their own limit and a JSON error (api::read_body);
         // every other body (server functions) is bounded by the same limit.
         .layer(axum::extract::DefaultBodyLimit::max(state.stacks.max_state_bytes()))
-        .layer(tower_http::timeout::TimeoutLayer::with_status_code(
-            axum::http::StatusCode::REQUEST_TIMEOUT,
-            Duration::from_secs(300),
-        ))
+        .layer(tower_http::timeout::TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, Duration::from_secs(300)))
         .with_state(state)
 }
 

@@ -75,8 +75,7 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    std::fs::create_dir_all(&args.data_dir)
-        .map_err(|e| format!("cannot create data dir {}: {e}", args.data_dir.display()))?;
+    std::fs::create_dir_all(&args.data_dir).map_err(|e| format!("cannot create data dir {}: {e}", args.data_dir.display()))?;
     let db = args.data_dir.join("ferry.db");
     let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
     let engine = EngineConfig::new(plugin_dirs(&args.plugin_dirs), Some(args.data_dir.join("schemas")), payload_key(&args.data_dir)?);
@@ -90,9 +89,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut conf = get_configuration(None)?;
     conf.leptos_options.site_addr = args.addr;
     let state = AppState { leptos_options: conf.leptos_options, stacks };
-    let listener = tokio::net::TcpListener::bind(args.addr)
-        .await
-        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    let listener = tokio::net::TcpListener::bind(args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
     axum::serve(listener, router(state)).with_graceful_shutdown(shutdown()).await?;
     Ok(())

@@ -37,6 +37,11 @@ pub struct PreviewArgs {
     /// nothing.
     #[arg(long)]
     record_mapping: Option<PathBuf>,
+    /// What the program stands for: `whole-stack` (as `pulumi preview`: the stack's resources
+    /// it does not declare are deleted) or `imports` (it declares only what to import or add;
+    /// the rest of the stack is left as it is, and may be named by URN).
+    #[arg(long, value_enum, default_value = "whole-stack")]
+    scope: ScopeArg,
     /// Commit the plan when it holds only imports and unchanged resources.
     #[arg(long)]
     commit: bool,
@@ -53,6 +58,21 @@ pub struct PreviewArgs {
     data_dir: PathBuf,
     #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
     plugin_dirs: Vec<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum ScopeArg {
+    Imports,
+    WholeStack,
+}
+
+impl From<ScopeArg> for ferry_engine::deploy::PlanScope {
+    fn from(s: ScopeArg) -> Self {
+        match s {
+            ScopeArg::Imports => ferry_engine::deploy::PlanScope::Imports,
+            ScopeArg::WholeStack => ferry_engine::deploy::PlanScope::WholeStack,
+        }
+    }
 }
 
 fn read_program(path: &Path) -> Result<String, Error> {
@@ -102,7 +122,8 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     }
     let passphrase = std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty());
     let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
-    let request = ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), progress: None };
+    let request =
+        ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), scope: args.scope.into(), progress: None };
     let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;
 
     if let Some(out) = &args.import_file {
@@ -152,7 +173,13 @@ fn print_plan(plan: &Value) {
     println!("{:wo$}  {:wt$}  {:wn$}  NOTE", "OP", "TYPE", "NAME");
     for s in &steps {
         let changed: Vec<&str> = s["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        let note = s["error"].as_str().map(|e| format!("error: {e}")).unwrap_or_else(|| if changed.is_empty() { String::new() } else { format!("[{}]", changed.join(", ")) });
+        let note = s["error"].as_str().map(|e| format!("error: {e}")).unwrap_or_else(|| {
+            if changed.is_empty() {
+                String::new()
+            } else {
+                format!("[{}]", changed.join(", "))
+            }
+        });
         println!("{:wo$}  {:wt$}  {:wn$}  {note}", s["op"].as_str().unwrap_or(""), s["type"].as_str().unwrap_or(""), s["name"].as_str().unwrap_or(""));
         for w in s["warnings"].as_array().into_iter().flatten() {
             println!("{:wo$}  warning: {}", "", w.as_str().unwrap_or(""));
@@ -166,4 +193,7 @@ fn print_plan(plan: &Value) {
     }
     let counts: Vec<String> = plan["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
     println!("\n{} step(s): {}", steps.len(), counts.join(", "));
+    if let Some(n) = plan["untouched"].as_u64().filter(|n| *n > 0) {
+        println!("{n} resource(s) in the stack, untouched");
+    }
 }

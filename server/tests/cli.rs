@@ -75,7 +75,8 @@ fn preview_a_program_write_its_import_file_then_import_by_mapping() {
     )
     .unwrap();
 
-    let (code, out, err) = ferry(dir.path(), &["preview", "--program", "shop", "--stack", "state.json", "--import-file", "import.json", "--record-mapping", "mapping.json"]);
+    let (code, out, err) =
+        ferry(dir.path(), &["preview", "--program", "shop", "--stack", "state.json", "--import-file", "import.json", "--record-mapping", "mapping.json"]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("create") && out.contains("nothing was written"), "{out}");
     let import: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("import.json")).unwrap()).unwrap();
@@ -88,7 +89,8 @@ fn preview_a_program_write_its_import_file_then_import_by_mapping() {
 
     // Fill in one ID: that resource is imported, the other skipped and listed.
     std::fs::write(dir.path().join("mapping.json"), r#"{"port": "8080,1024,65535", "id": ""}"#).unwrap();
-    let (code, out, err) = ferry(dir.path(), &["preview", "--program", "shop", "--stack", "state.json", "--mapping", "mapping.json", "--commit", "--out-state", "next.json"]);
+    let (code, out, err) =
+        ferry(dir.path(), &["preview", "--program", "shop", "--stack", "state.json", "--mapping", "mapping.json", "--commit", "--out-state", "next.json"]);
     assert_eq!(code, 0, "{err}\n{out}");
     assert!(out.contains("import") && out.contains("skipped (no ID in the mapping): random:index/randomId:RandomId id"), "{out}");
     let state = ferry_state::load_state(&std::fs::read(dir.path().join("next.json")).unwrap(), Default::default()).unwrap();

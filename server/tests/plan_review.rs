@@ -179,7 +179,11 @@ async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
     assert_eq!(graph["committed"], false);
 
     // Leaving `special` out of the code writes `properties` with every other input Read returned.
-    let (status, resolved) = call(&app, post_json(&format!("/api/v1/plans/{plan_id}/resolutions"), json!({"preview": preview_id, "urn": urn, "property": "special", "action": "omit"}))).await;
+    let (status, resolved) = call(
+        &app,
+        post_json(&format!("/api/v1/plans/{plan_id}/resolutions"), json!({"preview": preview_id, "urn": urn, "property": "special", "action": "omit"})),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{resolved}");
     let spec: Value = serde_json::from_str(resolved["plan"]["current"]["spec"].as_str().unwrap()).unwrap();
     let kept = spec["resources"][0]["properties"].as_array().unwrap();
@@ -187,7 +191,11 @@ async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
     // `ignore` is for programs.
     let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
     let second = job["preview_id"].as_str().unwrap().to_string();
-    let (status, error) = call(&app, post_json(&format!("/api/v1/plans/{plan_id}/resolutions"), json!({"preview": second, "urn": urn, "property": "length", "action": "ignore"}))).await;
+    let (status, error) = call(
+        &app,
+        post_json(&format!("/api/v1/plans/{plan_id}/resolutions"), json!({"preview": second, "urn": urn, "property": "length", "action": "ignore"})),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
 
     // After a commit the graph is the new version, with the imported resource managed.
@@ -223,7 +231,8 @@ async fn a_read_only_link_reviews_but_never_edits() {
 
     // The link is no key to edits: resolutions, saves and commits need the plan's and the
     // preview's IDs, which the link never shows; and a revoked link reads nothing.
-    let (status, _) = call(&app, post_json(&format!("/api/v1/plans/{token}/resolutions"), json!({"preview": "0", "urn": urn, "property": "max", "action": "adopt"}))).await;
+    let (status, _) =
+        call(&app, post_json(&format!("/api/v1/plans/{token}/resolutions"), json!({"preview": "0", "urn": urn, "property": "max", "action": "adopt"}))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
     let (status, _) = call(&app, Request::delete(format!("/api/v1/plans/{plan_id}/shares/{token}")).body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::OK);

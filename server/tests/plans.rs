@@ -37,7 +37,7 @@ async fn a_plan_is_revised_previewed_in_the_background_and_shared_read_only() {
     let id = plan["id"].as_str().unwrap().to_string();
     assert!(id.len() == 32 && id.chars().all(|c| c.is_ascii_hexdigit()), "128 random bits: {id}");
     assert_eq!((plan["revision"].clone(), plan["current"]["revision"].clone()), (json!(1), json!(1)));
-    assert_eq!(plan["current"]["options"], json!({"strategy": "read", "code_style": "cli", "elide": true}));
+    assert_eq!(plan["current"]["options"], json!({"strategy": "read", "code_style": "cli", "elide": true, "scope": "imports"}));
 
     // Revisions are immutable: saving makes revision 2, revision 1 stays as it was.
     let (status, saved) = call(&app, post(&format!("/api/v1/plans/{id}/revisions"), json!({"spec": SPEC.replace("port-b", "port-c")}))).await;

@@ -96,14 +96,19 @@ async fn commits_that_would_surprise_are_refused_and_change_nothing() {
     let port = &preview["preview"]["plan"]["steps"][2];
     assert_eq!(port["op"], "import");
     let max = port["diffs"].as_array().unwrap().iter().find(|d| d["path"] == "max").unwrap();
-    assert_eq!((max["program"].clone(), max["read"].clone(), max["kind"].clone(), max["cause"].clone()), (json!(60000), json!(65535), json!("replace"), json!("program")));
+    assert_eq!(
+        (max["program"].clone(), max["read"].clone(), max["kind"].clone(), max["cause"].clone()),
+        (json!(60000), json!(65535), json!("replace"), json!("program"))
+    );
     let (status, refused) = call(&app, post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "")).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["error"]["code"], "commit_refused");
     assert!(refused["error"]["message"].as_str().unwrap().contains("`port`: `max`"), "{refused}");
 
     // A program that creates something: refused unless the user asks Ferry to apply it.
-    let creates = format!("{IMPORTS}  pet:\n    type: random:RandomPet\n    properties:\n      length: 3\n").replace("outputs:\n  port: ${port.result}\n  dbHex: ${db-id.hex}\n", "") + "outputs:\n  pet: ${pet.id}\n";
+    let creates = format!("{IMPORTS}  pet:\n    type: random:RandomPet\n    properties:\n      length: 3\n")
+        .replace("outputs:\n  port: ${port.result}\n  dbHex: ${db-id.hex}\n", "")
+        + "outputs:\n  pet: ${pet.id}\n";
     let (status, preview) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), &creates)).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
     assert_eq!(ops(&preview), ["create shop-dev", "create default", "import port", "import db-id", "create pet"]);

@@ -48,17 +48,14 @@ fn upload(name: Option<&str>, body: impl Into<Body>) -> Request<Body> {
 }
 
 fn fixture(rel: &str) -> Vec<u8> {
-    let dir = std::env::var_os("FERRY_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
     std::fs::read(dir.join("pulumi/state").join(rel)).unwrap()
 }
 
 #[tokio::test]
 async fn upload_then_read_every_view_of_the_stack() {
     let app = app().await;
-    let (status, body, _) =
-        send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
+    let (status, body, _) = send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
     assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&body));
     let created: Value = serde_json::from_slice(&body).unwrap();
     assert_eq!(created["name"], "acme/dns/dev");
@@ -86,8 +83,7 @@ async fn upload_then_read_every_view_of_the_stack() {
     assert!(graph["nodes"][0]["x"].is_number());
 
     // A second upload is a new version; the first stays readable.
-    let (status, body, _) =
-        send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-flat.export.json"))).await;
+    let (status, body, _) = send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-flat.export.json"))).await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(serde_json::from_slice::<Value>(&body).unwrap()["version"], 2);
     let (_, v1) = get_json(&app, &format!("/api/v1/stacks/{id}/graph?version=1")).await;
@@ -120,8 +116,14 @@ async fn bad_uploads_are_refused_with_a_code_a_message_and_a_path_and_store_noth
         (Some("a/b/c"), br#"{"version": 7, "deployment": {}}"#.to_vec(), StatusCode::BAD_REQUEST, "unsupported_version", Some("version")),
         (Some("a/b/c"), Vec::new(), StatusCode::BAD_REQUEST, "empty_body", None),
         (Some("a/b/c"), br#"{"version":4,"features":["warp-drive"],"deployment":{}}"#.to_vec(), StatusCode::BAD_REQUEST, "unknown_feature", Some("features")),
-        (Some("a/b/c"), br#"{"version":3,"deployment":{"resources":[{"urn":"urn:pulumi:d::p::t:m:T::x","type":"t:m:T","parent":"urn:pulumi:d::p::t:m:T::gone"}]}}"#.to_vec(),
-            StatusCode::BAD_REQUEST, "dangling_reference", Some("deployment.resources[0].parent")),
+        (
+            Some("a/b/c"),
+            br#"{"version":3,"deployment":{"resources":[{"urn":"urn:pulumi:d::p::t:m:T::x","type":"t:m:T","parent":"urn:pulumi:d::p::t:m:T::gone"}]}}"#
+                .to_vec(),
+            StatusCode::BAD_REQUEST,
+            "dangling_reference",
+            Some("deployment.resources[0].parent"),
+        ),
         (Some("not-a-name"), br#"{"version":3,"deployment":{}}"#.to_vec(), StatusCode::BAD_REQUEST, "invalid_name", None),
         (None, br#"{"version":3,"deployment":{}}"#.to_vec(), StatusCode::BAD_REQUEST, "name_required", None),
         (Some("a/b/c"), vec![b' '; 70 * 1024], StatusCode::PAYLOAD_TOO_LARGE, "too_large", None),
@@ -189,4 +191,38 @@ async fn pages_render_on_the_server() {
     let html = String::from_utf8(body).unwrap();
     assert!(html.contains("stack-graph") && html.contains("resource-detail"), "graph page with the detail panel");
     assert!(html.contains("[secret]") && !html.contains("q7(N=yD"), "secrets are masked in the panel");
+}
+
+#[tokio::test]
+async fn pages_of_unknown_things_are_404_error_pages() {
+    let app = app().await;
+    let (_, list) = get_json(&app, "/api/v1/stacks").await;
+    let stack = list[0]["id"].as_str().unwrap().to_string();
+    let req = Request::post(format!("/api/v1/stacks/{stack}/plans"))
+        .header("content-type", "application/json")
+        .body(Body::from(r#"{"spec": "{\"resources\": [{\"type\": \"random:index/randomPet:RandomPet\", \"name\": \"p\", \"id\": \"x\"}]}"}"#))
+        .unwrap();
+    let (status, body, _) = send(&app, req).await;
+    assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&body));
+    let plan: Value = serde_json::from_slice(&body).unwrap();
+    let plan = plan["id"].as_str().unwrap();
+    // What exists renders with 200...
+    for uri in [format!("/stacks/{stack}"), format!("/plans/{plan}"), format!("/plans/{plan}/r/1")] {
+        let (status, _, _) = send(&app, Request::get(&uri).body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::OK, "{uri}");
+    }
+    // ...what does not is a 404 with a page saying so.
+    for (uri, says) in [
+        ("/stacks/nope".to_string(), "Stack not available"),
+        ("/stacks/nope/graph".to_string(), "Stack not available"),
+        ("/plans/00000000000000000000000000000000".to_string(), "plan-error"),
+        (format!("/plans/{plan}/r/9"), "plan-error"),
+        ("/shared/00000000000000000000000000000000".to_string(), "plan-error"),
+        ("/no/such/page".to_string(), "Page not found"),
+    ] {
+        let (status, body, ctype) = send(&app, Request::get(&uri).body(Body::empty()).unwrap()).await;
+        assert_eq!(status, StatusCode::NOT_FOUND, "{uri}");
+        assert!(ctype.starts_with("text/html"), "{uri}: {ctype}");
+        assert!(String::from_utf8_lossy(&body).contains(says), "{uri}");
+    }
 }

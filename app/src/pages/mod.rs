@@ -18,6 +18,10 @@ use leptos::prelude::*;
 
 #[component]
 pub fn NotFound() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::NOT_FOUND);
+    }
     view! {
         <section class="card">
             <h1>"Page not found"</h1>

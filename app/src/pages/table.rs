@@ -16,11 +16,7 @@ const OVERSCAN: usize = 10;
 const VIEWPORT_ROWS: usize = 24;
 
 #[component]
-pub(crate) fn ResourceTable(
-    rows: Arc<Vec<ResourceRow>>,
-    stack_id: String,
-    selected: Memo<Option<String>>,
-) -> impl IntoView {
+pub(crate) fn ResourceTable(rows: Arc<Vec<ResourceRow>>, stack_id: String, selected: Memo<Option<String>>) -> impl IntoView {
     let filter = RwSignal::new(String::new());
     let scroll_top = RwSignal::new(0.0f64);
     let all = rows.clone();
@@ -30,9 +26,7 @@ pub(crate) fn ResourceTable(
         all.iter()
             .enumerate()
             .filter(|(_, r)| {
-                needle.is_empty()
-                    || r.urn.to_lowercase().contains(&needle)
-                    || r.id.as_deref().is_some_and(|id| id.to_lowercase().contains(&needle))
+                needle.is_empty() || r.urn.to_lowercase().contains(&needle) || r.id.as_deref().is_some_and(|id| id.to_lowercase().contains(&needle))
             })
             .map(|(i, _)| i)
             .collect::<Vec<usize>>()

@@ -51,9 +51,15 @@ pub enum Value {
     /// An enum member: its name and value.
     Enum(TypeRef, String, serde_json::Value),
     /// A secret: read from stack config (`Program::config[config]`).
-    Secret { config: usize, ty: Type },
+    Secret {
+        config: usize,
+        ty: Type,
+    },
     /// Another generated resource's property (`id`, `urn`, or an output).
-    Ref { resource: usize, property: String },
+    Ref {
+        resource: usize,
+        property: String,
+    },
     Asset(AssetKind, String),
     Archive(AssetKind, String),
     /// Any JSON (untyped properties).

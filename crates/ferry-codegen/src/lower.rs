@@ -6,7 +6,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use ferry_engine::property::{ArchiveSource, AssetSource, PropertyMap, PropertyValue};
 use serde::{Deserialize, Serialize};
 
-use crate::ir::{AssetKind, ConfigSecret, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value};
+use crate::ir::{
+    AssetKind, ConfigSecret, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value,
+};
 use crate::names::{camel, python_property, title, NameTable};
 use crate::schema::{PackageSchema, Property, Type, TypeRef};
 
@@ -119,7 +121,9 @@ impl Lowering<'_> {
             (P::Array(items), Type::List(item)) => {
                 Value::List(items.iter().enumerate().map(|(i, x)| self.value(x, item, schema, resource, &format!("{path}[{i}]"))).collect(), (**item).clone())
             }
-            (P::Array(items), _) => Value::List(items.iter().enumerate().map(|(i, x)| self.value(x, &Type::Any, schema, resource, &format!("{path}[{i}]"))).collect(), Type::Any),
+            (P::Array(items), _) => {
+                Value::List(items.iter().enumerate().map(|(i, x)| self.value(x, &Type::Any, schema, resource, &format!("{path}[{i}]"))).collect(), Type::Any)
+            }
             (P::Object(m), Type::Object(t)) => match schema.objects.get(&t.token) {
                 Some(obj) => {
                     let mut fields = Vec::new();
@@ -195,13 +199,20 @@ fn elidable(v: &PropertyValue, p: Option<&Property>, required: bool) -> Option<&
 
 /// The intermediate form for `resources` (what to generate) with `context` (the rest of the
 /// stack: parents and providers they need).
-pub fn lower(project: &str, resources: &[SourceResource], context: &[SourceResource], schemas: &HashMap<String, PackageSchema>, options: &Options) -> Result<Program, LowerError> {
+pub fn lower(
+    project: &str,
+    resources: &[SourceResource],
+    context: &[SourceResource],
+    schemas: &HashMap<String, PackageSchema>,
+    options: &Options,
+) -> Result<Program, LowerError> {
     if resources.is_empty() {
         return Err(LowerError::Empty);
     }
     let by_urn: HashMap<&str, &SourceResource> = context.iter().chain(resources).map(|r| (r.urn.as_str(), r)).collect();
     let is_root = |urn: &str| urn.contains("::pulumi:pulumi:Stack::");
-    let provider_urn = |reference: &str| ferry_state::urn::split_provider_reference(reference).map(|(u, _)| u.to_string()).unwrap_or_else(|| reference.to_string());
+    let provider_urn =
+        |reference: &str| ferry_state::urn::split_provider_reference(reference).map(|(u, _)| u.to_string()).unwrap_or_else(|| reference.to_string());
     let is_default_provider = |urn: &str| ferry_state::urn::name_of(urn).starts_with("default");
 
     // What to declare: the resources, plus the explicit providers and parent components they
@@ -268,7 +279,8 @@ pub fn lower(project: &str, resources: &[SourceResource], context: &[SourceResou
     let slot: HashMap<&str, usize> = ordered.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
     let targets: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
 
-    let mut lowering = Lowering { schemas, options, report: Report { warnings, ..Default::default() }, config: Vec::new(), config_names: NameTable::new(&[], []) };
+    let mut lowering =
+        Lowering { schemas, options, report: Report { warnings, ..Default::default() }, config: Vec::new(), config_names: NameTable::new(&[], []) };
     let mut packages = BTreeMap::new();
     let mut out = Vec::with_capacity(ordered.len());
     for r in &ordered {
@@ -346,7 +358,8 @@ pub fn lower(project: &str, resources: &[SourceResource], context: &[SourceResou
         if lowering.options.style == Style::CodeFirst && targets.contains(r.urn.as_str()) && !is_provider {
             let id = r.import_id.clone().or_else(|| r.id.clone());
             // Some import IDs are the secret itself (a password imported by its value).
-            let secret = id.as_deref().is_some_and(|id| id == "[secret]" || r.outputs.values().any(|v| ferry_engine::import::holds_secret_string(v, id, false)));
+            let secret =
+                id.as_deref().is_some_and(|id| id == "[secret]" || r.outputs.values().any(|v| ferry_engine::import::holds_secret_string(v, id, false)));
             if secret {
                 lowering.report.warnings.push(format!(
                     "`{}` is imported by a secret ID, which Ferry never writes into code: import it with `pulumi import` or a Ferry commit (CLI style)",
@@ -403,7 +416,15 @@ fn references(out: &mut [Resource], sources: &[&SourceResource], lowering: &mut 
     }
 }
 
-fn replace_literals(v: &mut Value, path: &str, at: usize, resource: &str, unique: &HashMap<String, (usize, String)>, out: &[Resource], lowering: &mut Lowering<'_>) {
+fn replace_literals(
+    v: &mut Value,
+    path: &str,
+    at: usize,
+    resource: &str,
+    unique: &HashMap<String, (usize, String)>,
+    out: &[Resource],
+    lowering: &mut Lowering<'_>,
+) {
     match v {
         Value::String(s) => {
             if let Some((target, property)) = unique.get(s.as_str()) {
@@ -442,4 +463,3 @@ fn replace_literals(v: &mut Value, path: &str, at: usize, resource: &str, unique
         _ => {}
     }
 }
-

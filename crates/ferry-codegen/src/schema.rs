@@ -129,7 +129,8 @@ impl PackageSchema {
         let mut resources = HashMap::new();
         for (token, r) in v["resources"].as_object().into_iter().flatten() {
             let Some(t) = TypeRef::parse(token) else { continue };
-            resources.insert(token.clone(), ResourceType { token: t, inputs: properties(&r["inputProperties"], &types), required: strings(&r["requiredInputs"]) });
+            resources
+                .insert(token.clone(), ResourceType { token: t, inputs: properties(&r["inputProperties"], &types), required: strings(&r["requiredInputs"]) });
         }
         let provider_token = format!("pulumi:providers:{name}");
         let provider = ResourceType {

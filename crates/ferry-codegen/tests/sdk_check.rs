@@ -2,8 +2,8 @@
 //! npm packages, Python with `pyright` against the PyPI packages, Go passes `gofmt -e`.
 //!
 //! The SDKs live in `crates/ferry-codegen/sdk-check/` (npm) and `target/codegen-venv` (PyPI);
-//! `scripts/test.sh` installs them and sets `FERRY_SDK_CHECKS=required`, so CI always runs
-//! these checks. Without that variable, a machine lacking the tools is told so and skips.
+//! `scripts/test.sh` installs them. A machine without them fails these tests, naming what is
+//! missing: a check never passes because its checker is absent.
 
 mod common;
 
@@ -20,18 +20,10 @@ fn venv() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/codegen-venv")
 }
 
-fn required() -> bool {
-    std::env::var("FERRY_SDK_CHECKS").is_ok_and(|v| v == "required")
-}
-
-/// Whether `tool` is there; if not, fails when checks are required, else says why it skips.
+/// Fails, naming the tool, when it is missing: a check whose checker is absent never passes.
 fn available(tool: &Path, what: &str) -> bool {
-    if tool.exists() {
-        return true;
-    }
-    assert!(!required(), "{what} is missing ({}): run ./scripts/test.sh, which installs it", tool.display());
-    eprintln!("skipping the {what} check: {} is not installed (./scripts/test.sh installs it)", tool.display());
-    false
+    assert!(tool.exists(), "{what} is missing ({}): run ./scripts/test.sh, which installs it", tool.display());
+    true
 }
 
 /// Every case: the fixture schemas' resources (random, postgresql, tls: the packages whose SDKs
@@ -70,12 +62,7 @@ fn write(lang: Language) -> Vec<PathBuf> {
 
 fn run(cmd: &mut Command, what: &str) {
     let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(
-        out.status.success(),
-        "{what} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{what} failed:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
 }
 
 #[test]

@@ -45,9 +45,7 @@ pub fn apply_import(base: &Deployment, preview: &Preview, options: &CommitOption
         v["modified"] = json!(options.now);
         v
     };
-    let encode = |map| {
-        Value::Object(encode_map(map, &EncodeOptions { secrets: SecretEncoding::Encrypt(options.encrypt), ..EncodeOptions::wire() }))
-    };
+    let encode = |map| Value::Object(encode_map(map, &EncodeOptions { secrets: SecretEncoding::Encrypt(options.encrypt), ..EncodeOptions::wire() }));
 
     if !preview.root_exists {
         resources.insert(0, resource(stamp(json!({"urn": preview.root, "custom": false, "type": "pulumi:pulumi:Stack"}))));

@@ -180,12 +180,7 @@ fn qualified_type(parent_urn: Option<&str>, type_: &str) -> String {
 
 /// Computes the preview of importing `spec` into the stack. Never fails as a whole: each entry
 /// ends with a status.
-pub async fn preview_import(
-    spec: &ImportSpec,
-    stack: &StackContext<'_>,
-    providers: &dyn ProviderSource,
-    options: ImportOptions,
-) -> Preview {
+pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, providers: &dyn ProviderSource, options: ImportOptions) -> Preview {
     let entries = &spec.file.resources;
     let resources = stack.deployment.resources();
     let mut live: HashMap<&str, usize> = HashMap::with_capacity(resources.len());
@@ -197,9 +192,7 @@ pub async fn preview_import(
     let urn_of = |qualified: &str, name: &str| format!("urn:pulumi:{}::{}::{qualified}::{name}", stack.stack, stack.project);
 
     let existing_root = resources.iter().find(|r| r.type_ == "pulumi:pulumi:Stack" && r.parent().is_none());
-    let root = existing_root
-        .map(|r| r.urn.clone())
-        .unwrap_or_else(|| urn_of("pulumi:pulumi:Stack", &format!("{}-{}", stack.project, stack.stack)));
+    let root = existing_root.map(|r| r.urn.clone()).unwrap_or_else(|| urn_of("pulumi:pulumi:Stack", &format!("{}-{}", stack.project, stack.stack)));
 
     // URNs, parents first (a child's URN carries its parent's type).
     let mut urns: Vec<String> = vec![String::new(); entries.len()];
@@ -218,9 +211,7 @@ pub async fn preview_import(
     // Providers: explicit ones, or the package's default provider (reused from the stack when
     // it has one, else created by the commit). Each resource gets its configured instance.
     let config_of = |inputs: Option<&serde_json::Map<String, Value>>| -> PropertyMap {
-        let mut config = inputs
-            .and_then(|m| crate::property::json::decode_map(m, "", &Default::default()).ok())
-            .unwrap_or_default();
+        let mut config = inputs.and_then(|m| crate::property::json::decode_map(m, "", &Default::default()).ok()).unwrap_or_default();
         // Engine bookkeeping, not configuration.
         for internal in ["version", "pluginDownloadURL", "pluginChecksums"] {
             config.remove(internal);
@@ -479,9 +470,7 @@ async fn read_and_check(
 ) -> PlannedResource {
     let id = r.id.clone().unwrap_or_default();
     let name = Urn::parse(&r.urn).map(|u| u.name.to_string()).unwrap_or_default();
-    let read = provider
-        .read(ReadRequest { id: id.clone(), urn: r.urn.clone(), name: name.clone(), r#type: r.type_.clone(), ..Default::default() })
-        .await;
+    let read = provider.read(ReadRequest { id: id.clone(), urn: r.urn.clone(), name: name.clone(), r#type: r.type_.clone(), ..Default::default() }).await;
     let read = match read {
         Ok(read) => read,
         Err(err) => {
@@ -570,6 +559,13 @@ async fn read_and_check(
                 r.check_failures.push(CheckFailure { property: f.property, reason: f.reason });
             }
             checked = c.inputs;
+        }
+        // The plugin broke on this resource's own Check (twice): the resource fails. A
+        // provider that answered with an error leaves a warning, as Pulumi's import does.
+        Err(err) if err.is_process_failure() => {
+            r.status = ImportStatus::Failed;
+            r.message = Some(err.to_string());
+            return r;
         }
         Err(err) => r.warnings.push(format!("Check did not run: {err}")),
     }

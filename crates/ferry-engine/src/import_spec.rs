@@ -103,10 +103,8 @@ pub struct SpecErrors {
     pub warnings: Vec<SpecProblem>,
 }
 
-const ENTRY_FIELDS: &[&str] = &[
-    "type", "name", "id", "parent", "provider", "version", "pluginDownloadUrl", "properties", "component", "remote",
-    "logicalName", "inputs", "outputs",
-];
+const ENTRY_FIELDS: &[&str] =
+    &["type", "name", "id", "parent", "provider", "version", "pluginDownloadUrl", "properties", "component", "remote", "logicalName", "inputs", "outputs"];
 
 fn problem(path: impl Into<String>, message: impl Into<String>) -> SpecProblem {
     SpecProblem { path: path.into(), message: message.into() }
@@ -153,7 +151,9 @@ pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
                     Some(u) if Urn::parse(u).is_some() => {
                         name_table.insert(name, u.to_string());
                     }
-                    _ => errors.push(problem(path, format!("`{name}` must map to a resource URN (urn:pulumi:<stack>::<project>::<type>::<name>), found {urn}"))),
+                    _ => {
+                        errors.push(problem(path, format!("`{name}` must map to a resource URN (urn:pulumi:<stack>::<project>::<type>::<name>), found {urn}")))
+                    }
                 }
             }
         }
@@ -303,10 +303,7 @@ pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
             let e = e.as_ref().expect("no errors, so every entry parsed");
             let key = (e.type_.clone(), e.urn_name(), parents[i].as_ref());
             if let Some(first) = seen.insert(key, i) {
-                errors.push(problem(
-                    format!("resources[{i}]"),
-                    format!("same type, name and parent as resources[{first}]: both would have the same URN"),
-                ));
+                errors.push(problem(format!("resources[{i}]"), format!("same type, name and parent as resources[{first}]: both would have the same URN")));
             }
         }
     }

@@ -6,12 +6,12 @@
 //! values and returns values (the preview is a value).
 
 pub mod commit;
-pub mod import_spec;
+pub mod deploy;
 pub mod import;
+pub mod import_spec;
 pub mod plugin;
-pub mod progress;
 pub mod program;
+pub mod progress;
+pub mod property;
 pub mod provider;
 pub mod source_map;
-pub mod property;
-pub mod deploy;

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetSchemaRequest, ReadRequest,
-    ReadResponse, UpdateRequest, UpdateResponse,
+    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetSchemaRequest, ReadRequest, ReadResponse,
+    UpdateRequest, UpdateResponse,
 };
 use tonic::transport::Channel;
 
@@ -86,12 +86,7 @@ impl Provider for GrpcProvider {
         self.client.clone().diff(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Diff", s))
     }
     async fn get_schema(&self) -> Result<String, PluginError> {
-        self.client
-            .clone()
-            .get_schema(GetSchemaRequest::default())
-            .await
-            .map(|r| r.into_inner().schema)
-            .map_err(|s| self.fail("GetSchema", s))
+        self.client.clone().get_schema(GetSchemaRequest::default()).await.map(|r| r.into_inner().schema).map_err(|s| self.fail("GetSchema", s))
     }
     async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError> {
         self.client.clone().create(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Create", s))
@@ -123,7 +118,8 @@ pub trait ProviderSource: Send + Sync {
 
     /// The package's schema (JSON text), asked of the provider once per package and version.
     async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
-        let instance = ProviderInstance { package: package.into(), version: version.map(str::to_string), key: format!("schema:{package}"), config: Default::default() };
+        let instance =
+            ProviderInstance { package: package.into(), version: version.map(str::to_string), key: format!("schema:{package}"), config: Default::default() };
         Ok(Arc::new(self.provider(&instance).await?.get_schema().await?))
     }
 }

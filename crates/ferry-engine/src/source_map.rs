@@ -155,11 +155,7 @@ pub fn spec_markers(text: &str) -> Vec<EditorMarker> {
         Some(root) => locate(root, &lines, &p.path),
         None => (0, lines.line_end(0).max(1)),
     };
-    errors
-        .iter()
-        .map(|p| marker(&lines, Severity::Error, p, place(p)))
-        .chain(warnings.iter().map(|p| marker(&lines, Severity::Warning, p, place(p))))
-        .collect()
+    errors.iter().map(|p| marker(&lines, Severity::Error, p, place(p))).chain(warnings.iter().map(|p| marker(&lines, Severity::Warning, p, place(p)))).collect()
 }
 
 /// Every problem of a YAML program, underlined from its position to the end of the word (or

@@ -12,7 +12,9 @@ use ferry_engine::property::json::EncodeOptions;
 use ferry_engine::property::wire::to_struct;
 use ferry_engine::provider::FixedProviders;
 use ferry_rpc::pulumirpc::resource_provider_server::ResourceProvider;
-use ferry_rpc::pulumirpc::{CheckFailure, CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse};
+use ferry_rpc::pulumirpc::{
+    CheckFailure, CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse,
+};
 use serde_json::Value;
 use tonic::{Request, Response, Status};
 
@@ -63,9 +65,7 @@ impl ResourceProvider for FakeProvider {
         let failures = news
             .fields
             .keys()
-            .filter_map(|k| {
-                self.answers["checkFailures"][k].as_str().map(|reason| CheckFailure { property: k.clone(), reason: reason.into() })
-            })
+            .filter_map(|k| self.answers["checkFailures"][k].as_str().map(|reason| CheckFailure { property: k.clone(), reason: reason.into() }))
             .collect();
         Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
     }
@@ -81,8 +81,7 @@ async fn scenarios() {
         let scenario: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
         let spec = parse_import_spec(&scenario["spec"].to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let state = ferry_state::load_state(scenario["state"].to_string().as_bytes(), Default::default())
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let state = ferry_state::load_state(scenario["state"].to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut providers = HashMap::new();
         for (package, answers) in scenario["providers"].as_object().unwrap() {
             providers.insert(package.clone(), common::in_memory(package, FakeProvider { answers: answers.clone() }).await);

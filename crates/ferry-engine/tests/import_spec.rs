@@ -13,11 +13,8 @@ fn examples() -> PathBuf {
 
 #[test]
 fn every_example_parses() {
-    let mut names: Vec<_> = std::fs::read_dir(examples())
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.to_string_lossy().contains(".import.json"))
-        .collect();
+    let mut names: Vec<_> =
+        std::fs::read_dir(examples()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().contains(".import.json")).collect();
     names.sort();
     assert!(names.len() >= 5);
     for path in names {
@@ -30,12 +27,14 @@ fn every_example_parses() {
 
 #[test]
 fn parents_in_the_file_come_first() {
-    let spec = parse_import_spec(r#"{"resources": [
+    let spec = parse_import_spec(
+        r#"{"resources": [
         {"type": "aws:s3/bucket:Bucket", "name": "b", "id": "b1", "parent": "c"},
         {"type": "acme:index:Site", "name": "c", "component": true},
         {"type": "pulumi:providers:aws", "name": "p"},
         {"type": "aws:s3/bucket:Bucket", "name": "d", "id": "d1", "provider": "p"}
-    ]}"#)
+    ]}"#,
+    )
     .unwrap();
     assert_eq!(spec.parents[0], Some(EntryRef::Entry(1)));
     assert_eq!(spec.providers[3], Some(EntryRef::Entry(2)));

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use ferry_engine::deploy::snapshot::{to_deployment, WriteOptions};
-use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, StepOp};
+use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, PlanScope, StepOp};
 use ferry_engine::program::parse_program;
 use ferry_engine::provider::FixedProviders;
 use serde_json::{json, Value};
@@ -51,9 +51,7 @@ fn state_file(compact: &Value) -> Value {
         };
         types.insert(name.to_string(), type_.to_string());
         urns.insert(name.to_string(), u.clone());
-        let by_name = |v: &Value| -> Value {
-            json!(v.as_array().into_iter().flatten().map(|n| urns[n.as_str().unwrap()].clone()).collect::<Vec<_>>())
-        };
+        let by_name = |v: &Value| -> Value { json!(v.as_array().into_iter().flatten().map(|n| urns[n.as_str().unwrap()].clone()).collect::<Vec<_>>()) };
         let mut r = json!({"urn": u, "custom": true, "id": e["id"], "type": type_,
             "inputs": e.get("inputs").cloned().unwrap_or(json!({})),
             "outputs": e.get("outputs").or(e.get("inputs")).cloned().unwrap_or(json!({})),
@@ -106,7 +104,11 @@ fn plan_view(d: &Deployed) -> Value {
             v
         })
         .collect();
-    json!({"steps": steps, "errors": d.plan.errors, "outputs": d.plan.outputs, "skipped": d.plan.skipped})
+    let mut view = json!({"steps": steps, "errors": d.plan.errors, "outputs": d.plan.outputs, "skipped": d.plan.skipped});
+    if d.plan.scope == PlanScope::Imports {
+        view["untouched"] = json!(d.plan.untouched);
+    }
+    view
 }
 
 fn state_view(deployment: &ferry_state::Deployment) -> Value {
@@ -163,13 +165,15 @@ async fn lifecycle_scenarios() {
                 continue;
             }
         };
-        let state = ferry_state::load_state(state_file(&scenario["state"]).to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let state =
+            ferry_state::load_state(state_file(&scenario["state"]).to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
         let config: BTreeMap<String, ConfigValue> = serde_json::from_value(scenario.get("config").cloned().unwrap_or(json!({}))).unwrap();
         let mode = if scenario["mode"] == json!("update") { DeployMode::Update } else { DeployMode::Preview };
         let mapping: Option<BTreeMap<String, String>> = scenario.get("mapping").map(|m| serde_json::from_value(m.clone()).unwrap());
         let run = providers(&scenario["provider"]).await;
         let ctx = DeployContext { organization: "org", project: PROJECT, stack: STACK, deployment: &state.deployment, config: &config, decrypt: None };
-        let options = DeployOptions { mode, concurrency: 4, import_mapping: mapping, progress: None };
+        let scope: PlanScope = serde_json::from_value(scenario.get("scope").cloned().unwrap_or(json!("whole-stack"))).unwrap();
+        let options = DeployOptions { mode, scope, concurrency: 4, import_mapping: mapping, progress: None };
         let deployed = match deploy(&program, &ctx, &run.providers, &options).await {
             Ok(d) => d,
             Err(e) => {
@@ -184,12 +188,39 @@ async fn lifecycle_scenarios() {
             let next = to_deployment(&state.deployment, &deployed.states, &WriteOptions { now: "2026-11-23T00:00:00Z", encrypt: &encrypt });
             // The written state loads as Pulumi state...
             let export = json!({"version": 3, "deployment": serde_json::to_value(&next).unwrap()});
-            let reloaded = ferry_state::load_state(export.to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: state written does not load: {e}"));
+            let reloaded = ferry_state::load_state(export.to_string().as_bytes(), Default::default())
+                .unwrap_or_else(|e| panic!("{name}: state written does not load: {e}"));
             view["state"] = state_view(&reloaded.deployment);
+            if scope == PlanScope::Imports {
+                // Every resource the program does not declare is written back field for field.
+                let declared: std::collections::HashSet<&str> = deployed.plan.steps.iter().map(|s| s.urn.as_str()).collect();
+                let written: HashMap<&str, &ferry_state::deployment::Resource> = next.resources().iter().map(|r| (r.urn.as_str(), r)).collect();
+                let mut kept = 0;
+                for old in state.deployment.resources().iter().filter(|r| !declared.contains(r.urn.as_str()) || r.type_ == "pulumi:pulumi:Stack") {
+                    assert_eq!(written.get(old.urn.as_str()), Some(&old), "{name}: `{}` was not kept as it was", old.urn);
+                    kept += 1;
+                }
+                assert!(kept > deployed.plan.untouched, "{name}: the untouched resources and the root are kept");
+                assert!(
+                    deployed.plan.steps.iter().all(|s| !matches!(s.op, StepOp::Delete | StepOp::DeleteReplaced)),
+                    "{name}: an imports-scope plan deletes nothing"
+                );
+                // Written in an order Pulumi accepts: every reference points backwards.
+                let mut seen = std::collections::HashSet::new();
+                for r in next.resources() {
+                    let provider = r.provider.as_deref().and_then(|p| p.rsplit_once("::")).map(|(u, _)| u.to_string());
+                    for d in r.parent.iter().cloned().chain(provider).chain(r.dependencies.clone().unwrap_or_default()) {
+                        assert!(seen.contains(&d), "{name}: `{}` is written before `{d}`, which it refers to", r.urn);
+                    }
+                    seen.insert(r.urn.clone());
+                }
+            }
             // ...and previewing the same program against it changes nothing.
             let again = providers(&scenario["provider"]).await;
             let ctx = DeployContext { deployment: &reloaded.deployment, ..ctx };
-            let second = deploy(&program, &ctx, &again.providers, &DeployOptions { mode: DeployMode::Preview, concurrency: 4, ..Default::default() }).await.unwrap();
+            let second = deploy(&program, &ctx, &again.providers, &DeployOptions { mode: DeployMode::Preview, scope, concurrency: 4, ..Default::default() })
+                .await
+                .unwrap();
             let ops: Vec<String> = second.plan.steps.iter().map(|s| format!("{} {}", s.op, short(&s.urn))).collect();
             if deployed.plan.failed_steps().next().is_none() {
                 assert!(

@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginError, PluginSearch, ProviderPlugin};
-use ferry_rpc::pulumirpc::{CheckRequest, ReadRequest};
 use ferry_rpc::prost_types::{value::Kind, Struct, Value};
+use ferry_rpc::pulumirpc::{CheckRequest, ReadRequest};
 
 /// A folder holding `pulumi-resource-<package>`, a wrapper running the test provider in `mode`.
 fn plugin_dir(package: &str, mode: &str) -> tempfile::TempDir {
@@ -17,10 +17,7 @@ fn plugin_dir(package: &str, mode: &str) -> tempfile::TempDir {
 }
 
 fn write_wrapper(path: &Path, mode: &str) {
-    let script = format!(
-        "#!/bin/sh\nFERRY_TEST_PROVIDER_MODE={mode} exec '{}' \"$@\"\n",
-        env!("CARGO_BIN_EXE_ferry-test-provider")
-    );
+    let script = format!("#!/bin/sh\nFERRY_TEST_PROVIDER_MODE={mode} exec '{}' \"$@\"\n", env!("CARGO_BIN_EXE_ferry-test-provider"));
     std::fs::write(path, script).unwrap();
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
@@ -29,7 +26,10 @@ fn search(dir: &Path) -> PluginSearch {
     PluginSearch { ferry_dirs: vec![dir.to_path_buf()], path_dirs: vec![], pulumi_plugins: None }
 }
 
-async fn launch(mode: &str, options: LaunchOptions) -> (Result<ProviderPlugin, PluginError>, EngineService, tokio::sync::mpsc::UnboundedReceiver<ferry_engine::plugin::LogEvent>, tempfile::TempDir) {
+async fn launch(
+    mode: &str,
+    options: LaunchOptions,
+) -> (Result<ProviderPlugin, PluginError>, EngineService, tokio::sync::mpsc::UnboundedReceiver<ferry_engine::plugin::LogEvent>, tempfile::TempDir) {
     let dir = plugin_dir("test", mode);
     let binary = search(dir.path()).find("test", None).unwrap();
     let (engine, logs) = EngineService::start().await.unwrap();
@@ -38,7 +38,7 @@ async fn launch(mode: &str, options: LaunchOptions) -> (Result<ProviderPlugin, P
 }
 
 fn quick() -> LaunchOptions {
-    LaunchOptions { start_timeout: Duration::from_secs(2), call_timeout: Duration::from_secs(2) }
+    LaunchOptions { start_timeout: Duration::from_secs(2), call_timeout: Duration::from_secs(2), ..Default::default() }
 }
 
 fn read(id: &str) -> ReadRequest {
@@ -127,11 +127,7 @@ fn discovery_order_versions_and_refusals() {
         std::fs::create_dir(&d).unwrap();
         write_wrapper(&d.join("pulumi-resource-gcp"), "ok");
     }
-    let search = PluginSearch {
-        ferry_dirs: vec![ferry.path().into()],
-        path_dirs: vec![on_path.path().into()],
-        pulumi_plugins: Some(cache.path().into()),
-    };
+    let search = PluginSearch { ferry_dirs: vec![ferry.path().into()], path_dirs: vec![on_path.path().into()], pulumi_plugins: Some(cache.path().into()) };
     assert_eq!(search.find("aws", None).unwrap().path, ferry.path().join("pulumi-resource-aws"), "Ferry's folder first");
     let newest = search.find("gcp", None).unwrap();
     assert_eq!(newest.version, Some(semver::Version::new(6, 10, 0)), "highest version by semver, not by string");
@@ -170,8 +166,14 @@ async fn each_provider_resource_gets_its_own_configured_plugin() {
     assert!(std::sync::Arc::ptr_eq(&eu, &again), "one process per provider resource, shared");
     let region = |r: ferry_rpc::pulumirpc::ReadResponse| {
         let props = r.properties.unwrap();
-        let args = match &props.fields["configArgs"].kind { Some(Kind::StructValue(s)) => s.clone(), _ => panic!() };
-        let vars = match &props.fields["configVariables"].kind { Some(Kind::StructValue(s)) => s.clone(), _ => panic!() };
+        let args = match &props.fields["configArgs"].kind {
+            Some(Kind::StructValue(s)) => s.clone(),
+            _ => panic!(),
+        };
+        let vars = match &props.fields["configVariables"].kind {
+            Some(Kind::StructValue(s)) => s.clone(),
+            _ => panic!(),
+        };
         (args.fields["region"].kind.clone(), vars.fields["test:config:region"].kind.clone())
     };
     let (args, vars) = region(eu.read(read("a")).await.unwrap());

@@ -19,10 +19,7 @@ fn leaf() -> impl Strategy<Value = PropertyValue> {
         (-1e12f64..1e12).prop_map(PropertyValue::Number),
         "[a-z0-9 ]{0,8}".prop_map(PropertyValue::String),
         Just(PropertyValue::Computed),
-        ("[a-f0-9]{0,4}", "[a-z]{1,6}").prop_map(|(h, t)| PropertyValue::Asset(Asset {
-            hash: (!h.is_empty()).then_some(h),
-            source: AssetSource::Text(t)
-        })),
+        ("[a-f0-9]{0,4}", "[a-z]{1,6}").prop_map(|(h, t)| PropertyValue::Asset(Asset { hash: (!h.is_empty()).then_some(h), source: AssetSource::Text(t) })),
         "[a-z/]{1,8}".prop_map(|p| PropertyValue::Archive(Archive { hash: None, source: ArchiveSource::Path(p) })),
         ("[a-z]{1,5}", proptest::option::of("[a-z0-9]{1,5}")).prop_map(|(n, id)| PropertyValue::ResourceReference(ResourceReference {
             urn: format!("urn:pulumi:s::p::t:m:T::{n}"),
@@ -88,7 +85,11 @@ fn what_a_provider_does_not_accept_is_lowered() {
     map.insert("u".to_string(), PropertyValue::Computed);
     map.insert(
         "r".to_string(),
-        PropertyValue::ResourceReference(ResourceReference { urn: "urn:pulumi:s::p::t:m:T::n".into(), id: Some(Box::new(PropertyValue::String("i-1".into()))), package_version: String::new() }),
+        PropertyValue::ResourceReference(ResourceReference {
+            urn: "urn:pulumi:s::p::t:m:T::n".into(),
+            id: Some(Box::new(PropertyValue::String("i-1".into()))),
+            package_version: String::new(),
+        }),
     );
     let opts = EncodeOptions { keep_unknowns: false, keep_secrets: false, keep_resources: false, ..EncodeOptions::wire() };
     let json = encode_map(&map, &opts);

@@ -19,10 +19,7 @@ fn venv() -> PathBuf {
     let target = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().to_path_buf();
     let venv = target.join("python-interop-venv");
     let python = venv.join("bin/python");
-    let ready = Command::new(&python)
-        .args(["-c", "import pulumi.runtime.proto.provider_pb2_grpc, grpc"])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ready = Command::new(&python).args(["-c", "import pulumi.runtime.proto.provider_pb2_grpc, grpc"]).status().is_ok_and(|s| s.success());
     if !ready {
         let ok = Command::new("python3").arg("-m").arg("venv").arg(&venv).status().is_ok_and(|s| s.success())
             && Command::new(venv.join("bin/pip")).args(["install", "--quiet", PULUMI_PYPI]).status().is_ok_and(|s| s.success());
@@ -46,7 +43,7 @@ async fn a_provider_on_pulumis_python_stubs_works_as_a_plugin() {
     let dir = plugin_dir(&venv);
     let search = PluginSearch { ferry_dirs: vec![dir.path().to_path_buf()], ..Default::default() };
     let (engine, mut logs) = EngineService::start().await.unwrap();
-    let options = LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(30) };
+    let options = LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(30), ..Default::default() };
     let providers = PluginProviders::new(search, engine, options, dir.path().to_path_buf(), None);
 
     let schema: serde_json::Value = serde_json::from_str(&providers.schema("pyecho", None).await.unwrap()).unwrap();

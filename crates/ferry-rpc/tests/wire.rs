@@ -9,9 +9,8 @@ use ferry_rpc::prost_types::{DescriptorProto, FileDescriptorSet};
 use prost::Message;
 
 fn facts() -> String {
-    let dir = std::env::var_os("FERRY_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
+    let dir =
+        std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
     std::fs::read_to_string(dir.join("pulumi/protocol/PROTO_FIELDS-pypi-pulumi-3.272.0.md")).unwrap()
 }
 
@@ -69,8 +68,7 @@ fn every_fact_of_the_compiled_files_holds() {
             let Ok(number) = cells[0].parse::<i32>() else { continue };
             let name = cells[1].trim_end_matches("(deprecated)").trim();
             let fields = compiled.get(&message).unwrap_or_else(|| panic!("message {message} is missing"));
-            let (got_name, got_type, got_label) =
-                fields.get(&number).unwrap_or_else(|| panic!("{message} has no field {number} ({name})"));
+            let (got_name, got_type, got_label) = fields.get(&number).unwrap_or_else(|| panic!("{message} has no field {number} ({name})"));
             assert_eq!(got_name, name, "{message} field {number}");
             assert_eq!(got_type, cells[2], "{message}.{name} type");
             assert_eq!(got_label, cells[3], "{message}.{name} label");

@@ -114,7 +114,13 @@ impl StackService {
         }
     }
 
-    async fn generate(&self, project: &str, resources: Vec<SourceResource>, context: Vec<SourceResource>, request: &CodeRequest) -> Result<GeneratedCode, ServiceError> {
+    async fn generate(
+        &self,
+        project: &str,
+        resources: Vec<SourceResource>,
+        context: Vec<SourceResource>,
+        request: &CodeRequest,
+    ) -> Result<GeneratedCode, ServiceError> {
         let schemas = self.schemas_for(&resources, &context).await?;
         let options = Options {
             style: request.style,
@@ -133,7 +139,13 @@ impl StackService {
                 zip.write_all(text.as_bytes()).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
             }
             let bytes = zip.finish().map_err(|e| ServiceError::Internal(format!("zip: {e}")))?.into_inner();
-            return Ok(GeneratedCode { file_name: format!("{project}-{}.zip", lang.id()), content_type: "application/zip", bytes, code: None, report: program.report });
+            return Ok(GeneratedCode {
+                file_name: format!("{project}-{}.zip", lang.id()),
+                content_type: "application/zip",
+                bytes,
+                code: None,
+                report: program.report,
+            });
         }
         let code = ferry_codegen::emit(&program, lang);
         Ok(GeneratedCode {
@@ -192,16 +204,18 @@ impl StackService {
     }
 
     /// Code for a stack's resources (`urns`, or every custom resource but providers).
-    pub async fn stack_code(&self, id: &str, version: Option<i64>, urns: &[String], request: &CodeRequest, passphrase: Option<&str>) -> Result<GeneratedCode, ServiceError> {
+    pub async fn stack_code(
+        &self,
+        id: &str,
+        version: Option<i64>,
+        urns: &[String],
+        request: &CodeRequest,
+        passphrase: Option<&str>,
+    ) -> Result<GeneratedCode, ServiceError> {
         let v = self.version(id, version).await?;
         let all = self.context(&v, passphrase)?;
-        let (resources, context): (Vec<_>, Vec<_>) = all.into_iter().partition(|r| {
-            if urns.is_empty() {
-                r.custom && !r.token.starts_with("pulumi:providers:")
-            } else {
-                urns.contains(&r.urn)
-            }
-        });
+        let (resources, context): (Vec<_>, Vec<_>) =
+            all.into_iter().partition(|r| if urns.is_empty() { r.custom && !r.token.starts_with("pulumi:providers:") } else { urns.contains(&r.urn) });
         if let Some(missing) = urns.iter().find(|u| !resources.iter().any(|r| &r.urn == *u)) {
             return Err(ServiceError::ResourceNotFound { stack: v.summary.name.clone(), urn: missing.clone() });
         }

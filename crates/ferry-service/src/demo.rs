@@ -49,40 +49,78 @@ pub fn demo_export() -> Value {
     resources.push(json!({"urn": db, "custom": false, "type": SERVICE, "parent": stack}));
     let db_id = "kT3ZqA";
     let db_id_urn = urn(Some(&db_type), "random:index/randomId:RandomId", "database-id");
-    resources.push(custom(&db, &db_type, "random:index/randomId:RandomId", "database-id", db_id,
+    resources.push(custom(
+        &db,
+        &db_type,
+        "random:index/randomId:RandomId",
+        "database-id",
+        db_id,
         json!({"byteLength": 4}),
         json!({"b64Std": "kT3ZqA==", "b64Url": "kT3ZqA", "byteLength": 4, "dec": "2436798888", "hex": "913d99a8", "id": db_id}),
-        vec![]));
+        vec![],
+    ));
     let admin_urn = urn(Some(&db_type), "random:index/randomPassword:RandomPassword", "admin-password");
-    resources.push(custom(&db, &db_type, "random:index/randomPassword:RandomPassword", "admin-password", "none",
+    resources.push(custom(
+        &db,
+        &db_type,
+        "random:index/randomPassword:RandomPassword",
+        "admin-password",
+        "none",
         json!({"length": 24, "special": true, "overrideSpecial": "!#%&*()-_=+"}),
         json!({"length": 24, "special": true, "overrideSpecial": "!#%&*()-_=+", "lower": true, "upper": true,
                "numeric": true, "minLower": 0, "minUpper": 0, "minNumeric": 0, "minSpecial": 0,
                "result": secret("q7(N=yD!s0pW&k2Lr_Vf+8Xh"), "bcryptHash": secret("$2a$10$0f4zqv3U0xq1n1y0bH1B5u")}),
-        vec![db_id_urn.clone()]));
+        vec![db_id_urn.clone()],
+    ));
 
     for (service, port, words) in [("web", 8080, "brave-otter"), ("api", 9090, "quiet-heron"), ("worker", 7070, "steady-lynx")] {
         let svc = urn(Some(STACK_TYPE), SERVICE, service);
         let svc_type = format!("{STACK_TYPE}${SERVICE}");
         resources.push(json!({"urn": svc, "custom": false, "type": SERVICE, "parent": stack, "dependencies": [db]}));
         let pet_urn = urn(Some(&svc_type), "random:index/randomPet:RandomPet", &format!("{service}-name"));
-        resources.push(custom(&svc, &svc_type, "random:index/randomPet:RandomPet", &format!("{service}-name"), words,
+        resources.push(custom(
+            &svc,
+            &svc_type,
+            "random:index/randomPet:RandomPet",
+            &format!("{service}-name"),
+            words,
             json!({"length": 2, "separator": "-"}),
-            json!({"id": words, "length": 2, "separator": "-"}), vec![]));
-        resources.push(custom(&svc, &svc_type, "random:index/randomInteger:RandomInteger", &format!("{service}-port"), &port.to_string(),
+            json!({"id": words, "length": 2, "separator": "-"}),
+            vec![],
+        ));
+        resources.push(custom(
+            &svc,
+            &svc_type,
+            "random:index/randomInteger:RandomInteger",
+            &format!("{service}-port"),
+            &port.to_string(),
             json!({"min": 1024, "max": 65535, "seed": service}),
-            json!({"id": port.to_string(), "min": 1024, "max": 65535, "seed": service, "result": port}), vec![]));
+            json!({"id": port.to_string(), "min": 1024, "max": 65535, "seed": service, "result": port}),
+            vec![],
+        ));
         let suffix = format!("{}{}", &service[..1], port % 997);
-        resources.push(custom(&svc, &svc_type, "random:index/randomString:RandomString", &format!("{service}-suffix"), &suffix,
+        resources.push(custom(
+            &svc,
+            &svc_type,
+            "random:index/randomString:RandomString",
+            &format!("{service}-suffix"),
+            &suffix,
             json!({"length": suffix.len(), "special": false, "upper": false, "keepers": {"name": words}}),
             json!({"id": suffix, "length": suffix.len(), "special": false, "upper": false, "lower": true, "numeric": true,
                    "keepers": {"name": words}, "result": suffix}),
-            vec![pet_urn.clone()]));
-        resources.push(custom(&svc, &svc_type, "random:index/randomPassword:RandomPassword", &format!("{service}-db-password"), "none",
+            vec![pet_urn.clone()],
+        ));
+        resources.push(custom(
+            &svc,
+            &svc_type,
+            "random:index/randomPassword:RandomPassword",
+            &format!("{service}-db-password"),
+            "none",
             json!({"length": 20, "special": false}),
             json!({"length": 20, "special": false, "lower": true, "upper": true, "numeric": true,
                    "result": secret(&format!("{service}-Pw{port}-xYz9"))}),
-            vec![admin_urn.clone(), db_id_urn.clone()]));
+            vec![admin_urn.clone(), db_id_urn.clone()],
+        ));
     }
     json!({"version": 3, "deployment": {
         "manifest": {"time": "2026-11-01T09:00:00Z", "magic": "", "version": "ferry"},

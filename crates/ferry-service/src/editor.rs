@@ -142,11 +142,8 @@ impl StackService {
             for package in missing {
                 let hints = match providers.schema(&package, None).await {
                     Ok(text) => PackageSchema::parse(&text).map_err(|e| e.to_string()).map(|schema| {
-                        let mut types: Vec<TypeHint> = schema
-                            .resources
-                            .iter()
-                            .map(|(token, r)| TypeHint { token: token.clone(), inputs: r.inputs.keys().cloned().collect() })
-                            .collect();
+                        let mut types: Vec<TypeHint> =
+                            schema.resources.iter().map(|(token, r)| TypeHint { token: token.clone(), inputs: r.inputs.keys().cloned().collect() }).collect();
                         types.sort_by(|a, b| a.token.cmp(&b.token));
                         types
                     }),
@@ -187,7 +184,8 @@ mod tests {
     #[test]
     fn the_schema_completes_types_and_per_type_inputs() {
         let types = vec![TypeHint { token: "random:index/randomPet:RandomPet".into(), inputs: vec!["length".into(), "prefix".into()] }];
-        let names = vec![NameHint { name: "web".into(), urn: "urn:pulumi:s::p::random:index/randomPet:RandomPet::web".into(), type_: "t".into(), provider: false }];
+        let names =
+            vec![NameHint { name: "web".into(), urn: "urn:pulumi:s::p::random:index/randomPet:RandomPet::web".into(), type_: "t".into(), provider: false }];
         let schema = import_file_schema(&types, &names);
         let item = &schema["properties"]["resources"]["items"];
         assert_eq!(item["properties"]["type"]["examples"][0], "random:index/randomPet:RandomPet");

@@ -35,7 +35,7 @@ impl EngineConfig {
         EngineConfig {
             plugin_dirs,
             schema_cache,
-            launch: LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120) },
+            launch: LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), ..Default::default() },
             concurrency: 16,
             payload_key,
         }
@@ -96,10 +96,7 @@ impl StackService {
 
         let preview_json = serde_json::to_value(&preview).expect("a preview serialises");
         let payload = seal_payload(&preview, &config.payload_key);
-        let id = self
-            .store
-            .add_preview(stack_id, version.summary.version, spec_text, &preview_json.to_string(), &payload)
-            .await?;
+        let id = self.store.add_preview(stack_id, version.summary.version, spec_text, &preview_json.to_string(), &payload).await?;
         tracing::info!(preview = %id, stack = %version.summary.name, "stored import preview");
         self.preview(&id).await
     }
@@ -132,8 +129,7 @@ impl StackService {
         if value["kind"] == "program" {
             return self.commit_program(stored, value, passphrase, apply).await;
         }
-        let mut preview: Preview =
-            serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
+        let mut preview: Preview = serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
         open_payload(&mut preview, &stored.payload, &config.payload_key)?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
 
@@ -162,11 +158,8 @@ impl StackService {
 /// The values a commit writes (secrets in plaintext), encrypted with the server's key.
 pub(crate) fn seal_payload(preview: &Preview, key: &[u8; 32]) -> String {
     let plain = EncodeOptions { secrets: SecretEncoding::Plaintext, ..EncodeOptions::wire() };
-    let values: Vec<Value> = preview
-        .resources
-        .iter()
-        .map(|r| json!({"inputs": encode_map(&r.inputs, &plain), "outputs": encode_map(&r.outputs, &plain)}))
-        .collect();
+    let values: Vec<Value> =
+        preview.resources.iter().map(|r| json!({"inputs": encode_map(&r.inputs, &plain), "outputs": encode_map(&r.outputs, &plain)})).collect();
     PassphraseCrypter::from_key(key).encrypt(Value::Array(values).to_string().as_bytes())
 }
 

@@ -90,13 +90,7 @@ impl StackService {
     /// Reads, checks and stores a state file as a new version of the stack `name` (or the name
     /// the checkpoint records, when it is a full `org/project/stack`). Nothing is stored unless
     /// the whole file loads.
-    pub async fn upload(
-        &self,
-        name: Option<&str>,
-        bytes: Vec<u8>,
-        passphrase: Option<String>,
-        origin: &str,
-    ) -> Result<UploadOutcome, ServiceError> {
+    pub async fn upload(&self, name: Option<&str>, bytes: Vec<u8>, passphrase: Option<String>, origin: &str) -> Result<UploadOutcome, ServiceError> {
         if bytes.len() > self.max_state_bytes {
             return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
         }
@@ -105,19 +99,13 @@ impl StackService {
         }
         // Parsing a large file and deriving a passphrase key are CPU work: keep them off the
         // async workers.
-        let loaded = tokio::task::spawn_blocking(move || {
-            load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref() })
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        let loaded = tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref() }))
+            .await
+            .map_err(|e| ServiceError::Internal(e.to_string()))??;
 
         let name = match name {
             Some(name) => StackName::parse(name)?,
-            None => loaded
-                .stack
-                .as_deref()
-                .and_then(|s| StackName::parse(s).ok())
-                .ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
+            None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
         };
         let export_json = loaded.to_export().to_string();
         let summary = self
@@ -168,8 +156,8 @@ impl StackService {
                 features: Vec<String>,
                 deployment: Deployment,
             }
-            let StoredExport { features, deployment } = serde_json::from_str(&stored.export_json)
-                .map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
+            let StoredExport { features, deployment } =
+                serde_json::from_str(&stored.export_json).map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
             // Cheap (one pass), and it was clean apart from warnings when it was stored.
             let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
             Ok(LoadedVersion {

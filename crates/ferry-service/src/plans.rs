@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ferry_codegen::Style;
+use ferry_engine::deploy::PlanScope;
 use ferry_engine::import::ImportStrategy;
 use ferry_engine::progress::{Progress, ProgressEvent};
 use ferry_store::plans::{Plan, PlanRevision, PlanShare};
@@ -27,6 +28,10 @@ pub struct PlanOptions {
     pub code_style: Style,
     #[serde(default = "yes")]
     pub elide: bool,
+    /// What a program stands for: only what to import (the default for plans), or the whole
+    /// stack. Specs are always imports.
+    #[serde(default = "imports_scope")]
+    pub scope: PlanScope,
     /// The resolutions chosen in review, latest last: they mark a property's source `user`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub decisions: Vec<Resolution>,
@@ -34,6 +39,10 @@ pub struct PlanOptions {
 
 fn yes() -> bool {
     true
+}
+
+fn imports_scope() -> PlanScope {
+    PlanScope::Imports
 }
 
 impl PlanOptions {
@@ -45,7 +54,7 @@ impl PlanOptions {
 
 impl Default for PlanOptions {
     fn default() -> Self {
-        PlanOptions { strategy: ImportStrategy::Read, code_style: Style::Cli, elide: true, decisions: Vec::new() }
+        PlanOptions { strategy: ImportStrategy::Read, code_style: Style::Cli, elide: true, scope: PlanScope::Imports, decisions: Vec::new() }
     }
 }
 
@@ -83,14 +92,7 @@ pub struct RevisionView {
 impl From<PlanRevision> for RevisionView {
     fn from(r: PlanRevision) -> Self {
         let options = PlanOptions::of(&r);
-        RevisionView {
-            options,
-            revision: r.revision,
-            created_at: r.created_at,
-            spec: r.spec,
-            program: r.program,
-            previews: r.previews,
-        }
+        RevisionView { options, revision: r.revision, created_at: r.created_at, spec: r.spec, program: r.program, previews: r.previews }
     }
 }
 
@@ -116,6 +118,8 @@ pub struct JobView {
     pub events: Vec<ProgressEvent>,
     pub preview_id: Option<String>,
     pub error: Option<String>,
+    /// Resources of the stack an imports-scope program leaves as they are (known at the end).
+    pub untouched: usize,
 }
 
 /// A job: its state, and a counter watchers wait on.
@@ -302,6 +306,7 @@ impl StackService {
                 finished: 0,
                 events: Vec::new(),
                 preview_id: None,
+                untouched: 0,
                 error: None,
             }),
             changed,
@@ -341,6 +346,7 @@ impl StackService {
                         config: Default::default(),
                         mapping: None,
                         passphrase: None,
+                        scope: options.scope,
                         progress: Some(progress),
                     };
                     service.preview_program(&stack_id, request).await
@@ -353,6 +359,7 @@ impl StackService {
                     let linked = service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await;
                     runner.update(|s| {
                         s.preview_id = Some(record.id.clone());
+                        s.untouched = record.preview["plan"]["untouched"].as_u64().unwrap_or(0) as usize;
                         match linked {
                             Ok(()) => s.status = JobStatus::Done,
                             Err(e) => {

@@ -9,7 +9,7 @@ use std::io::Read as _;
 
 use ferry_engine::deploy::mapping::{import_file, mapping_template};
 use ferry_engine::deploy::snapshot::{to_deployment, WriteOptions};
-use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, Plan, StepOp};
+use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, Plan, PlanScope, StepOp};
 use ferry_engine::plugin::{EngineService, PluginProviders, PluginSearch};
 use ferry_engine::program::{parse_program, Program};
 use ferry_state::secrets::PassphraseCrypter;
@@ -40,6 +40,7 @@ pub struct ProgramRequest {
     /// Resource name → ID: the program's would-be creates are imported instead.
     pub mapping: Option<BTreeMap<String, String>>,
     pub passphrase: Option<String>,
+    pub scope: PlanScope,
     /// Told of each step as it is generated.
     pub progress: Option<ferry_engine::progress::Progress>,
 }
@@ -50,13 +51,18 @@ struct ProgramPayload {
     file: String,
     config: BTreeMap<String, ConfigValue>,
     mapping: Option<BTreeMap<String, String>>,
+    /// Payloads from before scopes were whole-stack.
+    #[serde(default)]
+    scope: PlanScope,
 }
 
 /// The program file's name and text, from text or a project zip.
 pub fn read_project(source: &ProgramSource) -> Result<(String, String), ServiceError> {
-    let bad = |m: String| ServiceError::Program(ferry_engine::program::ProgramError {
-        diagnostics: vec![ferry_engine::program::Diagnostic { file: "(upload)".into(), line: 1, column: 1, path: String::new(), message: m }],
-    });
+    let bad = |m: String| {
+        ServiceError::Program(ferry_engine::program::ProgramError {
+            diagnostics: vec![ferry_engine::program::Diagnostic { file: "(upload)".into(), line: 1, column: 1, path: String::new(), message: m }],
+        })
+    };
     match source {
         ProgramSource::Yaml(text) => Ok(("Pulumi.yaml".into(), text.clone())),
         ProgramSource::Zip(bytes) => {
@@ -96,7 +102,7 @@ impl StackService {
         config: &BTreeMap<String, ConfigValue>,
         mapping: Option<BTreeMap<String, String>>,
         passphrase: Option<&str>,
-        mode: DeployMode,
+        (mode, scope): (DeployMode, PlanScope),
         progress: Option<ferry_engine::progress::Progress>,
     ) -> Result<Deployed, ServiceError> {
         let engine_config = self.engine()?.clone();
@@ -107,7 +113,7 @@ impl StackService {
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
         let providers = PluginProviders::new(search, engine, engine_config.launch, std::env::temp_dir(), engine_config.schema_cache.clone());
         let ctx = DeployContext { organization: name[0], project: name[1], stack: name[2], deployment: &version.deployment, config, decrypt: Some(&decrypt) };
-        let options = DeployOptions { mode, concurrency: engine_config.concurrency, import_mapping: mapping, progress };
+        let options = DeployOptions { mode, scope, concurrency: engine_config.concurrency, import_mapping: mapping, progress };
         let result = deploy(program, &ctx, &providers, &options).await;
         providers.shutdown().await;
         Ok(result?)
@@ -120,7 +126,17 @@ impl StackService {
         let (file, text) = read_project(&request.source)?;
         let program = parse_program(&file, &text)?;
         let version = self.version(stack_id, None).await?;
-        let deployed = self.run_program(&version, &program, &request.config, request.mapping.clone(), request.passphrase.as_deref(), DeployMode::Preview, request.progress.clone()).await?;
+        let deployed = self
+            .run_program(
+                &version,
+                &program,
+                &request.config,
+                request.mapping.clone(),
+                request.passphrase.as_deref(),
+                (DeployMode::Preview, request.scope),
+                request.progress.clone(),
+            )
+            .await?;
         let preview_json = json!({
             "kind": "program",
             "file": file,
@@ -128,7 +144,7 @@ impl StackService {
             "importFile": import_file(&deployed.plan, &deployed.states),
             "mapping": mapping_template(&deployed.plan),
         });
-        let payload = ProgramPayload { file, config: request.config, mapping: request.mapping };
+        let payload = ProgramPayload { file, config: request.config, mapping: request.mapping, scope: request.scope };
         let sealed = PassphraseCrypter::from_key(&key).encrypt(serde_json::to_string(&payload).expect("serialises").as_bytes());
         let id = self.store.add_preview(stack_id, version.summary.version, &text, &preview_json.to_string(), &sealed).await?;
         tracing::info!(preview = %id, stack = %version.summary.name, steps = deployed.plan.steps.len(), "stored program preview");
@@ -136,7 +152,13 @@ impl StackService {
     }
 
     /// Commits a program preview (see the module's rules).
-    pub(crate) async fn commit_program(&self, stored: StoredPreview, preview_json: Value, passphrase: Option<String>, apply: bool) -> Result<CommitOutcome, ServiceError> {
+    pub(crate) async fn commit_program(
+        &self,
+        stored: StoredPreview,
+        preview_json: Value,
+        passphrase: Option<String>,
+        apply: bool,
+    ) -> Result<CommitOutcome, ServiceError> {
         let key = self.engine()?.payload_key;
         let plan: Plan = serde_json::from_value(preview_json["plan"].clone()).map_err(|e| ServiceError::Internal(format!("stored plan: {e}")))?;
         let refuse = |m: String| Err(ServiceError::Commit(m));
@@ -184,13 +206,19 @@ impl StackService {
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let program = parse_program(&payload.file, &stored.spec)?;
         // The world must still look as previewed.
-        let again = self.run_program(&base, &program, &payload.config, payload.mapping.clone(), passphrase.as_deref(), DeployMode::Preview, None).await?;
+        let again = self
+            .run_program(&base, &program, &payload.config, payload.mapping.clone(), passphrase.as_deref(), (DeployMode::Preview, payload.scope), None)
+            .await?;
         if ops(&again.plan) != ops(&plan) || again.plan.failed_steps().next().is_some() {
             let before: std::collections::BTreeSet<String> = ops(&plan).into_iter().collect();
             let now: Vec<String> = ops(&again.plan).into_iter().filter(|o| !before.contains(o)).take(5).collect();
-            return refuse(format!("the resources changed since the preview (now: {}); preview again", if now.is_empty() { "a step fails".into() } else { now.join(", ") }));
+            return refuse(format!(
+                "the resources changed since the preview (now: {}); preview again",
+                if now.is_empty() { "a step fails".into() } else { now.join(", ") }
+            ));
         }
-        let done = self.run_program(&base, &program, &payload.config, payload.mapping, passphrase.as_deref(), DeployMode::Update, None).await?;
+        let done =
+            self.run_program(&base, &program, &payload.config, payload.mapping, passphrase.as_deref(), (DeployMode::Update, payload.scope), None).await?;
         let failures: Vec<String> = done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
         if !failures.is_empty() && !done.mutated {
             return refuse(format!("nothing was changed: {}", failures.join("; ")));
@@ -206,9 +234,17 @@ impl StackService {
         let origin = if failures.is_empty() { "commit" } else { "commit (failed part-way)" };
         let summary = self
             .store
-            .commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count: checked.deployment.resources().len(), export_json: &export })
+            .commit_preview(
+                &stored,
+                NewVersion { origin, source_format: "stack export v3", resource_count: checked.deployment.resources().len(), export_json: &export },
+            )
             .await?;
-        let added = done.plan.steps.iter().filter(|s| matches!(s.op, StepOp::Import | StepOp::ImportReplacement | StepOp::Read | StepOp::Create | StepOp::CreateReplacement)).count();
+        let added = done
+            .plan
+            .steps
+            .iter()
+            .filter(|s| matches!(s.op, StepOp::Import | StepOp::ImportReplacement | StepOp::Read | StepOp::Create | StepOp::CreateReplacement))
+            .count();
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
             return refuse(format!(

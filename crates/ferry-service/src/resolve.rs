@@ -29,7 +29,8 @@ fn edit_spec(text: &str, index: usize, read_keys: &[String], f: impl FnOnce(&mut
     let mut root: Value = jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options)
         .map_err(|e| ServiceError::Plan(format!("the plan's spec does not parse: {e}")))?
         .ok_or_else(|| ServiceError::Plan("the plan's spec is empty".into()))?;
-    let entry = root["resources"].get_mut(index).and_then(Value::as_object_mut).ok_or_else(|| ServiceError::Plan(format!("the spec has no resources[{index}]")))?;
+    let entry =
+        root["resources"].get_mut(index).and_then(Value::as_object_mut).ok_or_else(|| ServiceError::Plan(format!("the spec has no resources[{index}]")))?;
     let mut list: Vec<String> = match entry.get("properties") {
         Some(Value::Array(items)) => items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
         _ => read_keys.to_vec(),

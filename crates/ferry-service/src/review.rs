@@ -294,7 +294,13 @@ impl StackService {
                         if existing.contains_key(urn) || urn.is_empty() {
                             continue;
                         }
-                        added.push(planned_resource(urn, p["type"].as_str().unwrap_or_default(), p["id"].as_str(), p["parent"].as_str(), p["provider"].as_str()));
+                        added.push(planned_resource(
+                            urn,
+                            p["type"].as_str().unwrap_or_default(),
+                            p["id"].as_str(),
+                            p["parent"].as_str(),
+                            p["provider"].as_str(),
+                        ));
                     }
                 }
                 // Parents and providers the graph cannot find are dropped by the layout, not errors.

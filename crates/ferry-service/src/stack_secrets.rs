@@ -40,7 +40,8 @@ impl StackSecrets {
         if deployment.secrets_providers.is_none() {
             if let Some(pass) = passphrase {
                 let (crypter, salt) = PassphraseCrypter::new_salt(pass);
-                deployment.secrets_providers = Some(SecretsProviders { kind: "passphrase".into(), state: Some(json!({"salt": salt})), extra: Default::default() });
+                deployment.secrets_providers =
+                    Some(SecretsProviders { kind: "passphrase".into(), state: Some(json!({"salt": salt})), extra: Default::default() });
                 return Ok(StackSecrets { kind: Some("passphrase".into()), crypter: Some(crypter), needed: AtomicBool::new(false) });
             }
         }

@@ -55,9 +55,7 @@ impl LoadedVersion {
     }
 
     fn resource(&self, urn: &str) -> Option<&Resource> {
-        let index = self.urn_index.get_or_init(|| {
-            self.deployment.reference_index().into_iter().map(|(urn, i)| (urn.to_string(), i)).collect()
-        });
+        let index = self.urn_index.get_or_init(|| self.deployment.reference_index().into_iter().map(|(urn, i)| (urn.to_string(), i)).collect());
         index.get(urn).map(|&i| &self.deployment.resources()[i])
     }
 }

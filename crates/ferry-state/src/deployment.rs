@@ -111,20 +111,13 @@ impl Resource {
     /// (whose values may be `null` in real files).
     pub fn dependency_urns(&self) -> impl Iterator<Item = &str> {
         let deps = self.dependencies.iter().flatten().map(String::as_str);
-        let prop_deps = self
-            .property_dependencies
-            .iter()
-            .flat_map(|m| m.values())
-            .filter_map(Value::as_array)
-            .flatten()
-            .filter_map(Value::as_str);
+        let prop_deps = self.property_dependencies.iter().flat_map(|m| m.values()).filter_map(Value::as_array).flatten().filter_map(Value::as_str);
         deps.chain(prop_deps).filter(|s| !s.is_empty())
     }
 }
 
 /// The field names Pulumi's Go structs use, for case-insensitive key matching.
-pub(crate) const DEPLOYMENT_KEYS: &[&str] =
-    &["manifest", "secrets_providers", "resources", "pending_operations", "metadata"];
+pub(crate) const DEPLOYMENT_KEYS: &[&str] = &["manifest", "secrets_providers", "resources", "pending_operations", "metadata"];
 pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "urn",
     "custom",
@@ -166,9 +159,7 @@ pub(crate) fn canonicalize_keys(obj: &mut Map<String, Value>, known: &[&str]) {
     let renames: Vec<(String, &str)> = obj
         .keys()
         .filter(|k| !known.contains(&k.as_str()))
-        .filter_map(|k| {
-            known.iter().find(|c| c.eq_ignore_ascii_case(k)).map(|canonical| (k.clone(), *canonical))
-        })
+        .filter_map(|k| known.iter().find(|c| c.eq_ignore_ascii_case(k)).map(|canonical| (k.clone(), *canonical)))
         .collect();
     for (from, to) in renames {
         if !obj.contains_key(to) {

@@ -91,9 +91,7 @@ impl StackGraph {
         // Layout only: resources with no parent (default providers, mostly) are placed under the
         // stack's root resource when there is exactly one, so they spread on its first ring
         // instead of crowding the root's own ring.
-        let stack_roots: Vec<usize> = (0..resources.len())
-            .filter(|&i| parent_of[i].is_none() && resources[i].type_ == "pulumi:pulumi:Stack")
-            .collect();
+        let stack_roots: Vec<usize> = (0..resources.len()).filter(|&i| parent_of[i].is_none() && resources[i].type_ == "pulumi:pulumi:Stack").collect();
         let mut layout_parent = parent_of.clone();
         if let [root] = stack_roots[..] {
             for (i, p) in layout_parent.iter_mut().enumerate() {

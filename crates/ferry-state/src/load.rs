@@ -84,28 +84,16 @@ pub fn export_value(deployment: &Deployment, features: &[String]) -> Value {
 
 /// Reads, migrates and checks a state file.
 pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState, StateError> {
-    let root: Value = serde_json::from_slice(bytes).map_err(|e| {
-        StateError::new(
-            ErrorCode::InvalidJson,
-            format!("the file is not valid JSON: {e}"),
-        )
-    })?;
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| StateError::new(ErrorCode::InvalidJson, format!("the file is not valid JSON: {e}")))?;
     let Value::Object(mut root) = root else {
-        return Err(StateError::new(
-            ErrorCode::InvalidState,
-            "a state file must be a JSON object with `version` and `checkpoint` or `deployment`",
-        ));
+        return Err(StateError::new(ErrorCode::InvalidState, "a state file must be a JSON object with `version` and `checkpoint` or `deployment`"));
     };
     canonicalize_keys(&mut root, &["version", "features", "checkpoint", "deployment"]);
 
     let version = match root.get("version") {
         None => None,
         Some(v) => Some(v.as_u64().ok_or_else(|| {
-            StateError::new(
-                ErrorCode::UnsupportedVersion,
-                format!("`version` must be a whole number from 0 to {LATEST_VERSION}, found {v}"),
-            )
-            .at("version")
+            StateError::new(ErrorCode::UnsupportedVersion, format!("`version` must be a whole number from 0 to {LATEST_VERSION}, found {v}")).at("version")
         })?),
     };
     if let Some(v) = version {
@@ -123,22 +111,15 @@ pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState,
     let features = read_features(&root)?;
 
     let (format, stack, base, deployment) = if let Some(deployment) = root.remove("deployment") {
-        let v = version.ok_or_else(|| {
-            StateError::new(ErrorCode::UnsupportedVersion, "a stack export needs a `version`")
-        })?;
+        let v = version.ok_or_else(|| StateError::new(ErrorCode::UnsupportedVersion, "a stack export needs a `version`"))?;
         if v == 0 {
-            return Err(StateError::new(
-                ErrorCode::UnsupportedVersion,
-                "stack export version 0 does not exist; exports start at version 1",
-            )
-            .at("version"));
+            return Err(StateError::new(ErrorCode::UnsupportedVersion, "stack export version 0 does not exist; exports start at version 1").at("version"));
         }
         (SourceFormat::Export { version: v }, None, "deployment".to_string(), deployment)
     } else if let Some(checkpoint) = root.remove("checkpoint") {
         let v = version.unwrap_or(0);
         let Value::Object(mut checkpoint) = checkpoint else {
-            return Err(StateError::new(ErrorCode::InvalidState, "`checkpoint` must be an object")
-                .at("checkpoint"));
+            return Err(StateError::new(ErrorCode::InvalidState, "`checkpoint` must be an object").at("checkpoint"));
         };
         canonicalize_keys(&mut checkpoint, &["stack", "target", "config", "latest"]);
         let stack = checkpoint_stack(&checkpoint);
@@ -174,25 +155,16 @@ pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState,
 }
 
 fn checkpoint_stack(checkpoint: &Map<String, Value>) -> Option<String> {
-    checkpoint
-        .get("stack")
-        .or_else(|| checkpoint.get("target"))
-        .and_then(Value::as_str)
-        .filter(|s| !s.is_empty())
-        .map(str::to_string)
+    checkpoint.get("stack").or_else(|| checkpoint.get("target")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
 }
 
 fn read_features(root: &Map<String, Value>) -> Result<Vec<String>, StateError> {
     let Some(features) = root.get("features") else { return Ok(Vec::new()) };
-    let items = features.as_array().ok_or_else(|| {
-        StateError::new(ErrorCode::InvalidState, "`features` must be an array of strings").at("features")
-    })?;
+    let items = features.as_array().ok_or_else(|| StateError::new(ErrorCode::InvalidState, "`features` must be an array of strings").at("features"))?;
     let mut out = Vec::with_capacity(items.len());
     let mut unknown = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let name = item.as_str().ok_or_else(|| {
-            StateError::new(ErrorCode::InvalidState, "a feature must be a string").at(format!("features[{i}]"))
-        })?;
+        let name = item.as_str().ok_or_else(|| StateError::new(ErrorCode::InvalidState, "a feature must be a string").at(format!("features[{i}]")))?;
         if !SUPPORTED_FEATURES.contains(&name) {
             unknown.push(name.to_string());
         }
@@ -201,11 +173,7 @@ fn read_features(root: &Map<String, Value>) -> Result<Vec<String>, StateError> {
     if !unknown.is_empty() {
         return Err(StateError::new(
             ErrorCode::UnknownFeature,
-            format!(
-                "the state requires feature(s) Ferry does not support: {} (supported: {})",
-                unknown.join(", "),
-                SUPPORTED_FEATURES.join(", ")
-            ),
+            format!("the state requires feature(s) Ferry does not support: {} (supported: {})", unknown.join(", "), SUPPORTED_FEATURES.join(", ")),
         )
         .at("features"));
     }
@@ -230,8 +198,7 @@ fn migrate_deployment(deployment: Value, version: u64, base: &str) -> Result<Val
             Value::Array(items) => {
                 for (i, item) in items.iter_mut().enumerate() {
                     let Value::Object(r) = item else {
-                        return Err(StateError::new(ErrorCode::InvalidState, "a resource must be an object")
-                            .at(format!("{base}.resources[{i}]")));
+                        return Err(StateError::new(ErrorCode::InvalidState, "a resource must be an object").at(format!("{base}.resources[{i}]")));
                     };
                     canonicalize_keys(r, &[RESOURCE_KEYS, &["defaults"]].concat());
                     if version <= 1 {
@@ -241,10 +208,7 @@ fn migrate_deployment(deployment: Value, version: u64, base: &str) -> Result<Val
                 }
             }
             Value::Null => {}
-            _ => {
-                return Err(StateError::new(ErrorCode::InvalidState, "`resources` must be an array")
-                    .at(format!("{base}.resources")))
-            }
+            _ => return Err(StateError::new(ErrorCode::InvalidState, "`resources` must be an array").at(format!("{base}.resources"))),
         }
     }
     Ok(Value::Object(d))

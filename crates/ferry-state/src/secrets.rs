@@ -40,12 +40,7 @@ impl PassphraseCrypter {
     /// Derives the key from `passphrase` and the provider state's `salt`
     /// (`v1:<base64 salt>:<ciphertext of "pulumi">`) and checks it against the check value.
     pub fn from_salt_state(passphrase: &str, salt_state: &str) -> Result<Self, StateError> {
-        let broken = || {
-            StateError::new(
-                ErrorCode::InvalidState,
-                "the passphrase provider's salt is not `v1:<base64 salt>:v1:<nonce>:<ciphertext>`",
-            )
-        };
+        let broken = || StateError::new(ErrorCode::InvalidState, "the passphrase provider's salt is not `v1:<base64 salt>:v1:<nonce>:<ciphertext>`");
         let rest = salt_state.strip_prefix("v1:").ok_or_else(broken)?;
         let (salt_b64, check) = rest.split_once(':').ok_or_else(broken)?;
         let salt = BASE64.decode(salt_b64).map_err(|_| broken())?;
@@ -55,10 +50,7 @@ impl PassphraseCrypter {
         match crypter.decrypt(check) {
             Ok(plain) if plain == b"pulumi" => Ok(crypter),
             Err(DecryptError::Malformed) => Err(broken()),
-            _ => Err(StateError::new(
-                ErrorCode::WrongPassphrase,
-                "the passphrase does not decrypt this state (wrong passphrase)",
-            )),
+            _ => Err(StateError::new(ErrorCode::WrongPassphrase, "the passphrase does not decrypt this state (wrong passphrase)")),
         }
     }
 
@@ -111,12 +103,7 @@ pub enum DecryptError {
 }
 
 /// Counts the deployment's secrets and, where the provider allows, proves they decrypt.
-pub fn verify_secrets(
-    deployment: &Deployment,
-    base: &str,
-    passphrase: Option<&str>,
-    warnings: &mut Vec<StateWarning>,
-) -> Result<SecretsSummary, StateError> {
+pub fn verify_secrets(deployment: &Deployment, base: &str, passphrase: Option<&str>, warnings: &mut Vec<StateWarning>) -> Result<SecretsSummary, StateError> {
     let mut ciphertexts: Vec<(String, &Value)> = Vec::new();
     let mut plaintext = 0usize;
     let mut malformed: Option<String> = None;
@@ -154,30 +141,17 @@ pub fn verify_secrets(
         }
         Some("b64") => {
             for (path, c) in &ciphertexts {
-                let ok = c
-                    .as_str()
-                    .and_then(|s| BASE64.decode(s).ok())
-                    .is_some_and(|bytes| serde_json::from_slice::<Value>(&bytes).is_ok());
+                let ok = c.as_str().and_then(|s| BASE64.decode(s).ok()).is_some_and(|bytes| serde_json::from_slice::<Value>(&bytes).is_ok());
                 if !ok {
-                    return Err(StateError::new(
-                        ErrorCode::InvalidSecret,
-                        "this `b64` secret is not base64 of a JSON value",
-                    )
-                    .at(path));
+                    return Err(StateError::new(ErrorCode::InvalidSecret, "this `b64` secret is not base64 of a JSON value").at(path));
                 }
             }
             summary.verified = true;
         }
         Some("passphrase") => {
-            let salt = deployment
-                .secrets_providers
-                .as_ref()
-                .and_then(|p| p.state.as_ref())
-                .and_then(|s| s.get("salt"))
-                .and_then(Value::as_str)
-                .ok_or_else(|| {
-                    StateError::new(ErrorCode::InvalidState, "the passphrase provider's state has no `salt`")
-                        .at(format!("{provider_path}.state"))
+            let salt =
+                deployment.secrets_providers.as_ref().and_then(|p| p.state.as_ref()).and_then(|s| s.get("salt")).and_then(Value::as_str).ok_or_else(|| {
+                    StateError::new(ErrorCode::InvalidState, "the passphrase provider's state has no `salt`").at(format!("{provider_path}.state"))
                 })?;
             match passphrase {
                 None if ciphertexts.is_empty() => {}
@@ -192,17 +166,12 @@ pub fn verify_secrets(
                     ))
                 }
                 Some(passphrase) => {
-                    let crypter = PassphraseCrypter::from_salt_state(passphrase, salt)
-                        .map_err(|e| e.at(format!("{provider_path}.state.salt")))?;
+                    let crypter = PassphraseCrypter::from_salt_state(passphrase, salt).map_err(|e| e.at(format!("{provider_path}.state.salt")))?;
                     for (path, c) in &ciphertexts {
                         let plain = c.as_str().ok_or(DecryptError::Malformed).and_then(|s| crypter.decrypt(s));
                         let ok = plain.is_ok_and(|p| serde_json::from_slice::<Value>(&p).is_ok());
                         if !ok {
-                            return Err(StateError::new(
-                                ErrorCode::InvalidSecret,
-                                "this secret does not decrypt with the state's passphrase key",
-                            )
-                            .at(path));
+                            return Err(StateError::new(ErrorCode::InvalidSecret, "this secret does not decrypt with the state's passphrase key").at(path));
                         }
                     }
                     summary.verified = true;

@@ -27,28 +27,19 @@ pub fn check_references(deployment: &Deployment, base: &str) -> Result<Vec<State
 
     for (i, r) in resources.iter().enumerate() {
         if Urn::parse(&r.urn).is_none() {
-            return Err(StateError::new(
-                ErrorCode::InvalidState,
-                format!("`{}` is not a Pulumi URN (urn:pulumi:<stack>::<project>::<type>::<name>)", r.urn),
-            )
-            .at(at(i, "urn")));
+            return Err(StateError::new(ErrorCode::InvalidState, format!("`{}` is not a Pulumi URN (urn:pulumi:<stack>::<project>::<type>::<name>)", r.urn))
+                .at(at(i, "urn")));
         }
         if let Some(parent) = r.parent() {
             if !index.contains_key(parent) {
-                return Err(StateError::new(
-                    ErrorCode::DanglingReference,
-                    format!("resource `{}` names parent `{parent}`, which is not in the state", r.urn),
-                )
-                .at(at(i, "parent")));
+                return Err(StateError::new(ErrorCode::DanglingReference, format!("resource `{}` names parent `{parent}`, which is not in the state", r.urn))
+                    .at(at(i, "parent")));
             }
         }
         if let Some(reference) = r.provider() {
             let (provider_urn, provider_id) = split_provider_reference(reference).ok_or_else(|| {
-                StateError::new(
-                    ErrorCode::InvalidState,
-                    format!("provider reference `{reference}` is not `<provider URN>::<provider ID>`"),
-                )
-                .at(at(i, "provider"))
+                StateError::new(ErrorCode::InvalidState, format!("provider reference `{reference}` is not `<provider URN>::<provider ID>`"))
+                    .at(at(i, "provider"))
             })?;
             let candidates = index.get(provider_urn).map(Vec::as_slice).unwrap_or(&[]);
             if candidates.is_empty() {
@@ -73,11 +64,8 @@ pub fn check_references(deployment: &Deployment, base: &str) -> Result<Vec<State
             }
         }
         if let Some(dep) = r.dependency_urns().find(|d| !index.contains_key(d)) {
-            return Err(StateError::new(
-                ErrorCode::DanglingReference,
-                format!("resource `{}` depends on `{dep}`, which is not in the state", r.urn),
-            )
-            .at(at(i, "dependencies")));
+            return Err(StateError::new(ErrorCode::DanglingReference, format!("resource `{}` depends on `{dep}`, which is not in the state", r.urn))
+                .at(at(i, "dependencies")));
         }
     }
 

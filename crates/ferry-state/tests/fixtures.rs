@@ -7,9 +7,7 @@ use ferry_state::{load_state, ErrorCode, LoadOptions, StackGraph};
 use serde_json::{json, Value};
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
-    })
+    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
 }
 
 fn read(rel: &str) -> Vec<u8> {
@@ -83,8 +81,7 @@ fn round_trip(rel: &str) {
 
 #[test]
 fn unknown_feature_is_rejected_by_name() {
-    let err = load_state(&read("pulumi-checkpoints/checkpoint-v4-unsupported-feature.json"), LoadOptions::default())
-        .unwrap_err();
+    let err = load_state(&read("pulumi-checkpoints/checkpoint-v4-unsupported-feature.json"), LoadOptions::default()).unwrap_err();
     assert_eq!(err.code, ErrorCode::UnknownFeature);
     assert!(err.message.contains("unsupported-feature"), "{err}");
     assert_eq!(err.path.as_deref(), Some("features"));

@@ -8,9 +8,8 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 fn vectors() -> Value {
-    let dir = std::env::var_os("FERRY_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
+    let dir =
+        std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
     serde_json::from_slice(&std::fs::read(dir.join("pulumi/state/secrets-test-vectors.json")).unwrap()).unwrap()
 }
 

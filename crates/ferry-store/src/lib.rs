@@ -110,27 +110,17 @@ impl Store {
     /// transaction: on any error nothing is left behind.
     pub async fn add_version(&self, name: &StackName, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?")
-            .bind(name.as_str())
-            .fetch_optional(&mut *tx)
-            .await?;
+        let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?").bind(name.as_str()).fetch_optional(&mut *tx).await?;
         let id = match existing {
             Some(id) => id,
             None => {
                 let id = uuid::Uuid::new_v4().simple().to_string();
-                sqlx::query("INSERT INTO stacks (id, name) VALUES (?, ?)")
-                    .bind(&id)
-                    .bind(name.as_str())
-                    .execute(&mut *tx)
-                    .await?;
+                sqlx::query("INSERT INTO stacks (id, name) VALUES (?, ?)").bind(&id).bind(name.as_str()).execute(&mut *tx).await?;
                 id
             }
         };
         let version: i64 =
-            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) + 1 FROM stack_versions WHERE stack_id = ?")
-                .bind(&id)
-                .fetch_one(&mut *tx)
-                .await?;
+            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) + 1 FROM stack_versions WHERE stack_id = ?").bind(&id).fetch_one(&mut *tx).await?;
         insert_version(&mut tx, &id, version, &new).await?;
         let summary = fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
         tx.commit().await?;
@@ -154,10 +144,7 @@ impl Store {
 
     /// The ID of the stack called `name`, if there is one.
     pub async fn stack_id_by_name(&self, name: &StackName) -> Result<Option<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?")
-            .bind(name.as_str())
-            .fetch_optional(&self.pool)
-            .await?)
+        Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?").bind(name.as_str()).fetch_optional(&self.pool).await?)
     }
 
     /// A stack's version (the latest when `version` is `None`) with its state.
@@ -166,12 +153,11 @@ impl Store {
             Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
             None => StoreError::StackNotFound(id.to_string()),
         })?;
-        let export_json: String =
-            sqlx::query_scalar("SELECT export_json FROM stack_versions WHERE stack_id = ? AND version = ?")
-                .bind(id)
-                .bind(summary.version)
-                .fetch_one(&self.pool)
-                .await?;
+        let export_json: String = sqlx::query_scalar("SELECT export_json FROM stack_versions WHERE stack_id = ? AND version = ?")
+            .bind(id)
+            .bind(summary.version)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(StackVersion { summary, export_json })
     }
 
@@ -215,14 +201,9 @@ impl Store {
     /// commit: refused when the stack moved on since the preview, or the preview was committed.
     pub async fn commit_preview(&self, preview: &StoredPreview, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let latest: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = ?")
-            .bind(&preview.stack_id)
-            .fetch_one(&mut *tx)
-            .await?;
-        let committed: Option<i64> = sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = ?")
-            .bind(&preview.id)
-            .fetch_optional(&mut *tx)
-            .await?;
+        let latest: i64 =
+            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = ?").bind(&preview.stack_id).fetch_one(&mut *tx).await?;
+        let committed: Option<i64> = sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = ?").bind(&preview.id).fetch_optional(&mut *tx).await?;
         if let Some(version) = committed {
             return Err(StoreError::AlreadyCommitted { version });
         }
@@ -253,12 +234,7 @@ impl Store {
     }
 }
 
-async fn insert_version(
-    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
-    stack_id: &str,
-    version: i64,
-    new: &NewVersion<'_>,
-) -> Result<(), StoreError> {
+async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, stack_id: &str, version: i64, new: &NewVersion<'_>) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) \
          VALUES (?, ?, ?, ?, ?, ?)",

@@ -98,7 +98,9 @@ impl Store {
     pub async fn plan_revision(&self, plan_id: &str, revision: Option<i64>) -> Result<PlanRevision, StoreError> {
         let row = match revision {
             Some(r) => sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = ? AND revision = ?").bind(plan_id).bind(r).fetch_optional(&self.pool).await?,
-            None => sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = ? ORDER BY revision DESC LIMIT 1").bind(plan_id).fetch_optional(&self.pool).await?,
+            None => {
+                sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = ? ORDER BY revision DESC LIMIT 1").bind(plan_id).fetch_optional(&self.pool).await?
+            }
         };
         let row = row.ok_or_else(|| match revision {
             Some(r) => StoreError::PlanRevisionNotFound { plan: plan_id.to_string(), revision: r },
@@ -155,7 +157,10 @@ impl Store {
 
     pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
         let rows = sqlx::query("SELECT * FROM plan_shares WHERE plan_id = ? ORDER BY created_at, token").bind(plan_id).fetch_all(&self.pool).await?;
-        Ok(rows.iter().map(|row| PlanShare { token: row.get("token"), plan_id: row.get("plan_id"), created_at: row.get("created_at"), revoked_at: row.get("revoked_at") }).collect())
+        Ok(rows
+            .iter()
+            .map(|row| PlanShare { token: row.get("token"), plan_id: row.get("plan_id"), created_at: row.get("created_at"), revoked_at: row.get("revoked_at") })
+            .collect())
     }
 
     /// Revokes a share link of `plan_id` (once; revoking again changes nothing).

@@ -37,10 +37,7 @@ async fn versions_cannot_be_changed_or_removed() {
 async fn a_failed_write_leaves_no_stack_behind() {
     let store = Store::open_in_memory().await.unwrap();
     // Make the version insert fail after the stack row was written in the same transaction.
-    sqlx::query("CREATE TRIGGER fail BEFORE INSERT ON stack_versions BEGIN SELECT RAISE(ABORT, 'boom'); END")
-        .execute(&store.pool)
-        .await
-        .unwrap();
+    sqlx::query("CREATE TRIGGER fail BEFORE INSERT ON stack_versions BEGIN SELECT RAISE(ABORT, 'boom'); END").execute(&store.pool).await.unwrap();
     let err = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap_err();
     assert!(err.to_string().contains("boom"));
     assert!(store.list_stacks().await.unwrap().is_empty());

@@ -72,6 +72,9 @@ pub struct JobSnapshot {
     pub preview_id: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
+    /// Resources of the stack an imports-scope program leaves as they are.
+    #[serde(default)]
+    pub untouched: usize,
 }
 
 /// What a plan's page shows.

@@ -24,7 +24,7 @@ fn search() -> PluginSearch {
 }
 
 fn options() -> LaunchOptions {
-    LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120) }
+    LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), ..Default::default() }
 }
 
 fn spec(n: usize) -> String {
@@ -60,14 +60,9 @@ async fn floor(n: usize) -> Duration {
         tasks.spawn(async move {
             let _permit = limit.acquire_owned().await.unwrap();
             let urn = format!("urn:pulumi:bench::bench::{TOKEN}::r{i}");
-            let read = plugin
-                .read(ReadRequest { id: format!("{i},0,{}", n * 10), urn: urn.clone(), r#type: TOKEN.into(), ..Default::default() })
-                .await
-                .unwrap();
-            plugin
-                .check(CheckRequest { urn, olds: read.inputs.clone(), news: read.inputs, r#type: TOKEN.into(), ..Default::default() })
-                .await
-                .unwrap();
+            let read =
+                plugin.read(ReadRequest { id: format!("{i},0,{}", n * 10), urn: urn.clone(), r#type: TOKEN.into(), ..Default::default() }).await.unwrap();
+            plugin.check(CheckRequest { urn, olds: read.inputs.clone(), news: read.inputs, r#type: TOKEN.into(), ..Default::default() }).await.unwrap();
         });
     }
     while tasks.join_next().await.is_some() {}
@@ -80,7 +75,10 @@ async fn floor(n: usize) -> Duration {
 fn program(n: usize) -> String {
     let mut text = String::from("name: bench\nruntime: yaml\nresources:\n");
     for i in 0..n {
-        text.push_str(&format!("  r{i}:\n    type: random:RandomInteger\n    properties: {{min: 0, max: {max}}}\n    options: {{import: \"{i},0,{max}\"}}\n", max = n * 10));
+        text.push_str(&format!(
+            "  r{i}:\n    type: random:RandomInteger\n    properties: {{min: 0, max: {max}}}\n    options: {{import: \"{i},0,{max}\"}}\n",
+            max = n * 10
+        ));
     }
     text
 }

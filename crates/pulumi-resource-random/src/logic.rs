@@ -234,16 +234,14 @@ fn id_encodings(prefix: &str, bytes: &[u8]) -> Props {
 }
 
 const ADJECTIVES: &[&str] = &[
-    "able", "amber", "brave", "bright", "calm", "clever", "cosmic", "crisp", "daring", "eager", "fair", "fleet", "gentle",
-    "glad", "golden", "grand", "happy", "honest", "jolly", "keen", "kind", "lively", "loyal", "lucky", "mellow", "merry",
-    "mighty", "modest", "noble", "polite", "proud", "quick", "quiet", "rapid", "sharp", "shy", "smart", "solid", "steady",
-    "sunny", "swift", "tidy", "vivid", "warm", "wise", "witty", "young", "zesty",
+    "able", "amber", "brave", "bright", "calm", "clever", "cosmic", "crisp", "daring", "eager", "fair", "fleet", "gentle", "glad", "golden", "grand", "happy",
+    "honest", "jolly", "keen", "kind", "lively", "loyal", "lucky", "mellow", "merry", "mighty", "modest", "noble", "polite", "proud", "quick", "quiet",
+    "rapid", "sharp", "shy", "smart", "solid", "steady", "sunny", "swift", "tidy", "vivid", "warm", "wise", "witty", "young", "zesty",
 ];
 const ANIMALS: &[&str] = &[
-    "badger", "beaver", "bison", "crane", "dolphin", "eagle", "falcon", "ferret", "finch", "fox", "gecko", "heron", "ibex",
-    "jackal", "koala", "lemur", "lynx", "marmot", "mole", "newt", "ocelot", "orca", "otter", "owl", "panda", "puffin",
-    "quail", "raven", "robin", "salmon", "seal", "sloth", "stork", "swan", "tapir", "tiger", "toad", "trout", "turtle",
-    "viper", "walrus", "weasel", "whale", "wolf", "wombat", "yak", "zebra",
+    "badger", "beaver", "bison", "crane", "dolphin", "eagle", "falcon", "ferret", "finch", "fox", "gecko", "heron", "ibex", "jackal", "koala", "lemur", "lynx",
+    "marmot", "mole", "newt", "ocelot", "orca", "otter", "owl", "panda", "puffin", "quail", "raven", "robin", "salmon", "seal", "sloth", "stork", "swan",
+    "tapir", "tiger", "toad", "trout", "turtle", "viper", "walrus", "weasel", "whale", "wolf", "wombat", "yak", "zebra",
 ];
 
 /// Generates a new value: (resource ID, outputs).
@@ -355,12 +353,7 @@ fn seed_of(seed: &str) -> u64 {
 /// The inputs whose change replaces the resource (every input differs → replace).
 pub fn diff(token: &str, olds: &Props, news: &Props) -> Vec<String> {
     let Some(spec) = resources().into_iter().find(|r| r.token == token) else { return Vec::new() };
-    spec.props
-        .iter()
-        .filter(|p| p.input)
-        .filter(|p| !same(olds.get(p.name), news.get(p.name)))
-        .map(|p| p.name.to_string())
-        .collect()
+    spec.props.iter().filter(|p| p.input).filter(|p| !same(olds.get(p.name), news.get(p.name))).map(|p| p.name.to_string()).collect()
 }
 
 fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
@@ -408,7 +401,8 @@ mod tests {
         assert!(failures.is_empty());
         assert_eq!(inputs["special"], true);
         assert_eq!(inputs["minUpper"], 0);
-        let (_, failures) = check("random:index/randomPassword:RandomPassword", &json!({"length": 2, "minUpper": 3, "colour": "x"}).as_object().unwrap().clone()).unwrap();
+        let (_, failures) =
+            check("random:index/randomPassword:RandomPassword", &json!({"length": 2, "minUpper": 3, "colour": "x"}).as_object().unwrap().clone()).unwrap();
         let props: Vec<&str> = failures.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(props, ["colour"], "unknown inputs are reported first");
         let (_, failures) = check("random:index/randomPassword:RandomPassword", &json!({"length": 2, "minUpper": 3}).as_object().unwrap().clone()).unwrap();
@@ -428,7 +422,8 @@ mod tests {
         assert!(result.chars().all(char::is_alphanumeric));
         assert_eq!(id, result);
         assert_eq!(diff(token, &inputs, &inputs), Vec::<String>::new());
-        let seeded = |seed| create("random:index/randomInteger:RandomInteger", &json!({"min": 1, "max": 1000000, "seed": seed}).as_object().unwrap().clone()).unwrap().0;
+        let seeded =
+            |seed| create("random:index/randomInteger:RandomInteger", &json!({"min": 1, "max": 1000000, "seed": seed}).as_object().unwrap().clone()).unwrap().0;
         assert_eq!(seeded("a"), seeded("a"));
     }
 }

@@ -35,9 +35,7 @@ fn plain(s: Option<Struct>) -> Result<Props, Status> {
 
 fn unwrap_secrets(v: Value) -> Value {
     match v {
-        Value::Object(mut obj) if obj.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => {
-            unwrap_secrets(obj.remove("value").unwrap_or(Value::Null))
-        }
+        Value::Object(mut obj) if obj.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => unwrap_secrets(obj.remove("value").unwrap_or(Value::Null)),
         Value::Object(obj) => Value::Object(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect()),
         Value::Array(items) => Value::Array(items.into_iter().map(unwrap_secrets).collect()),
         other => other,
@@ -105,10 +103,7 @@ impl ResourceProvider for RandomProvider {
         let r = r.into_inner();
         let olds = if r.old_inputs.is_some() { plain(r.old_inputs)? } else { plain(r.olds)? };
         let changed = logic::diff(&r.r#type, &olds, &plain(r.news)?);
-        let detailed = changed
-            .iter()
-            .map(|k| (k.clone(), PropertyDiff { kind: DiffKind::UpdateReplace as i32, input_diff: true }))
-            .collect();
+        let detailed = changed.iter().map(|k| (k.clone(), PropertyDiff { kind: DiffKind::UpdateReplace as i32, input_diff: true })).collect();
         Ok(Response::new(DiffResponse {
             changes: if changed.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome } as i32,
             replaces: changed.clone(),

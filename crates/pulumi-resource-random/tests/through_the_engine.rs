@@ -10,16 +10,14 @@ use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, Plugin
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("FERRY_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
 }
 
 async fn providers(cache: Option<PathBuf>) -> PluginProviders {
     let bin_dir = Path::new(env!("CARGO_BIN_EXE_pulumi-resource-random")).parent().unwrap().to_path_buf();
     let search = PluginSearch { ferry_dirs: vec![bin_dir], ..Default::default() };
     let (engine, _logs) = EngineService::start().await.unwrap();
-    let options = LaunchOptions { start_timeout: Duration::from_secs(10), call_timeout: Duration::from_secs(30) };
+    let options = LaunchOptions { start_timeout: Duration::from_secs(10), call_timeout: Duration::from_secs(30), ..Default::default() };
     PluginProviders::new(search, engine, options, std::env::temp_dir(), cache)
 }
 
@@ -85,7 +83,9 @@ async fn the_schema_matches_pulumi_random_for_every_resource() {
         let o = &ours["resources"][token];
         assert_eq!(keys(&o["properties"]), keys(&t["properties"]), "{token} properties");
         assert_eq!(keys(&o["inputProperties"]), keys(&t["inputProperties"]), "{token} inputs");
-        let set = |v: &Value| v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect::<std::collections::BTreeSet<_>>()).unwrap_or_default();
+        let set = |v: &Value| {
+            v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect::<std::collections::BTreeSet<_>>()).unwrap_or_default()
+        };
         assert_eq!(set(&o["required"]), set(&t["required"]), "{token} required");
         assert_eq!(set(&o["requiredInputs"]), set(&t["requiredInputs"]), "{token} requiredInputs");
         for (name, prop) in t["properties"].as_object().unwrap() {
@@ -128,8 +128,16 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
     let mut types: Vec<&str> = all.iter().map(|r| r.type_.as_str()).collect();
     assert_eq!(&types[..2], ["pulumi:pulumi:Stack", "pulumi:providers:random"], "root and default provider first");
     types.sort();
-    assert_eq!(types, ["acme:index:Service", "pulumi:providers:random", "pulumi:pulumi:Stack",
-        "random:index/randomInteger:RandomInteger", "random:index/randomPassword:RandomPassword"]);
+    assert_eq!(
+        types,
+        [
+            "acme:index:Service",
+            "pulumi:providers:random",
+            "pulumi:pulumi:Stack",
+            "random:index/randomInteger:RandomInteger",
+            "random:index/randomPassword:RandomPassword"
+        ]
+    );
     let position = |urn: &str| all.iter().position(|r| r.urn == urn).unwrap();
     for (i, r) in all.iter().enumerate() {
         if let Some(parent) = r.parent() {

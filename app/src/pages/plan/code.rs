@@ -1,14 +1,19 @@
 //! Generated code for a preview's importable resources: a tab per language showing the code,
 //! a copy button, and downloads of the file or the runnable project zip.
 
-use ferry_types::PreviewRef;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use ferry_types::{PreviewRef, ReviewRow};
 use leptos::prelude::*;
 
 pub(super) const LANGUAGES: [(&str, &str); 5] = [("ts", "TypeScript"), ("python", "Python"), ("go", "Go"), ("csharp", "C#"), ("yaml", "YAML")];
 
 #[component]
-pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool) -> impl IntoView {
+pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool, rows: Signal<Arc<Vec<ReviewRow>>>) -> impl IntoView {
     let base = preview.api_base();
+    // With nothing ready there is no code to ask for: say why instead.
+    let blocked = Memo::new(move |_| rows.with(|r| nothing_ready(r)));
     // The plan's options choose the code's style and elision.
     let options = format!("&style={style}&elide={elide}");
     let lang = RwSignal::new("ts");
@@ -26,7 +31,7 @@ pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool) -> impl 
         });
         // Generated once the card is in view, and again for each language chosen.
         Effect::new(move |_| {
-            if !seen.get() {
+            if !seen.get() || blocked.get().is_some() {
                 return;
             }
             let url = format!("{base}/code?lang={}{options}", lang.get());
@@ -64,11 +69,30 @@ pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool) -> impl 
                     }
                 }}
             </div>
-            <pre id="code-view" class="source code">{move || match code.get() {
-                None => "Generating…".to_string(),
-                Some(Ok(text)) => text,
-                Some(Err(e)) => format!("No code: {e}"),
+            <pre id="code-view" class="source code">{move || match (blocked.get(), code.get()) {
+                (Some(why), _) => format!("No code: {why}."),
+                (None, None) => "Generating…".to_string(),
+                (None, Some(Ok(text))) => text,
+                (None, Some(Err(e))) => format!("No code: {e}"),
             }}</pre>
         </section>
     }
+}
+
+/// Why there is no code when no row of a finished preview is ready to import ("no resource is
+/// ready to import: 4 failed"); `None` while rows are still coming or when some are ready.
+pub(super) fn nothing_ready(rows: &[ReviewRow]) -> Option<String> {
+    if rows.is_empty() || rows.iter().any(|r| matches!(r.status.as_str(), "ready" | "ready-with-warnings")) {
+        return None;
+    }
+    Some(format!("no resource is ready to import: {}", status_counts(rows)))
+}
+
+/// `4 failed, 1 not-found`: the rows by status.
+pub(super) fn status_counts(rows: &[ReviewRow]) -> String {
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for r in rows {
+        *counts.entry(r.status.as_str()).or_default() += 1;
+    }
+    counts.into_iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
 }

@@ -66,7 +66,15 @@ pub(super) fn SourceEditor(
 }
 
 #[cfg(feature = "hydrate")]
-fn mount(el: &leptos::web_sys::HtmlDivElement, kind: SourceKind, initial: &str, text: RwSignal<String>, markers: RwSignal<Vec<EditorMarker>>, stack_id: &str, read_only: bool) {
+fn mount(
+    el: &leptos::web_sys::HtmlDivElement,
+    kind: SourceKind,
+    initial: &str,
+    text: RwSignal<String>,
+    markers: RwSignal<Vec<EditorMarker>>,
+    stack_id: &str,
+    read_only: bool,
+) {
     use std::cell::Cell;
     use std::rc::Rc;
 

@@ -46,7 +46,14 @@ fn running(job: RwSignal<Option<JobSnapshot>>) -> bool {
 }
 
 fn row_of(e: &JobEvent) -> ReviewRow {
-    ReviewRow { urn: e.urn.clone(), name: e.name.clone(), type_: e.type_.clone(), status: e.status.clone(), warnings: e.message.clone().into_iter().collect(), differs: Vec::new() }
+    ReviewRow {
+        urn: e.urn.clone(),
+        name: e.name.clone(),
+        type_: e.type_.clone(),
+        status: e.status.clone(),
+        warnings: e.message.clone().into_iter().collect(),
+        differs: Vec::new(),
+    }
 }
 
 #[component]
@@ -106,7 +113,10 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             problem.set(None);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::post_json(&format!("/api/v1/plans/{_plan_id}/previews")).await.and_then(|v| serde_json::from_value::<JobSnapshot>(v).map_err(|e| e.to_string())) {
+                match crate::browser::post_json(&format!("/api/v1/plans/{_plan_id}/previews"))
+                    .await
+                    .and_then(|v| serde_json::from_value::<JobSnapshot>(v).map_err(|e| e.to_string()))
+                {
                     Ok(j) => {
                         let id = j.id.clone();
                         job.set(Some(j));
@@ -143,17 +153,21 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let program_text = RwSignal::new(program.clone().unwrap_or_default());
     let spec_markers = RwSignal::new(Vec::<EditorMarker>::new());
     let program_markers = RwSignal::new(Vec::<EditorMarker>::new());
-    let errors = Memo::new(move |_| spec_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()) + program_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()));
+    let errors = Memo::new(move |_| {
+        spec_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()) + program_markers.with(|m| m.iter().filter(|m| m.severity == "error").count())
+    });
     let (spec0, program0) = (spec.clone().unwrap_or_default(), program.clone().unwrap_or_default());
     // The plan's options, edited beside the source and saved with it.
     let options0 = data.options.clone();
     let strategy = RwSignal::new(options0["strategy"].as_str().unwrap_or("read").to_string());
     let code_style = RwSignal::new(options0["code_style"].as_str().unwrap_or("cli").to_string());
     let elide = RwSignal::new(options0["elide"].as_bool().unwrap_or(true));
+    let scope = RwSignal::new(options0["scope"].as_str().unwrap_or("imports").to_string());
     let options_changed = {
         let o = options0.clone();
         Memo::new(move |_| {
             strategy.with(|s| o["strategy"].as_str().unwrap_or("read") != s)
+                || scope.with(|s| o["scope"].as_str().unwrap_or("imports") != s)
                 || code_style.with(|s| o["code_style"].as_str().unwrap_or("cli") != s)
                 || o["elide"].as_bool().unwrap_or(true) != elide.get()
         })
@@ -172,6 +186,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             options["strategy"] = strategy.get_untracked().into();
             options["code_style"] = code_style.get_untracked().into();
             options["elide"] = elide.get_untracked().into();
+            options["scope"] = scope.get_untracked().into();
             let _body = serde_json::json!({
                 "spec": has_spec.then(|| spec_text.get_untracked()),
                 "program": has_program.then(|| program_text.get_untracked()),
@@ -194,7 +209,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let stack_name = data.stack_name.clone();
     let is_program = program.is_some();
     let kind = if is_program { "YAML program" } else { "import spec" };
-    let events_total = move || job.with(|j| j.as_ref().map(|j| format!("{} of {}", j.finished, j.total)).unwrap_or_default());
+    let events_total = move || job.with(|j| j.as_ref().map(|j| format!("{} of {} steps", j.finished, j.total)).unwrap_or_default());
     let revision_link = {
         let (id, token) = (data.id.clone(), data.share_token.clone());
         move |n: i64| match &token {
@@ -239,6 +254,14 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                 </div>
             })}
             <div class="plan-options" id="plan-options">
+                {is_program.then(|| view! {
+                    <label title="What the program stands for">"Scope: "
+                        <select id="option-scope" disabled=read_only on:change=move |ev| scope.set(event_target_value(&ev))>
+                            <option value="imports" selected=move || scope.get() == "imports">"imports: the rest of the stack stays untouched"</option>
+                            <option value="whole-stack" selected=move || scope.get() == "whole-stack">"whole stack: what the program leaves out is deleted"</option>
+                        </select>
+                    </label>
+                })}
                 <label title="Which inputs an imported resource gets">"Inputs: "
                     <select id="option-strategy" disabled=read_only on:change=move |ev| strategy.set(event_target_value(&ev))>
                         <option value="read" selected=move || strategy.get() == "read">"what Read returns"</option>
@@ -272,6 +295,9 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
             {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
             {move || has_results.get().then(|| view! { <ResultsTable rows=rows selected=selected/> })}
+            {move || job.with(|j| j.as_ref().map(|j| j.untouched).filter(|n| *n > 0)).map(|n| view! {
+                <p class="meta" id="plan-untouched">{format!("{n} resources in the stack, untouched (the program's scope is imports: what it does not declare stays as it is)")}</p>
+            })}
         </section>
         {move || match (preview.get(), selected.get()) {
             (Some(p), Some(urn)) => view! {
@@ -280,7 +306,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             _ => ().into_any(),
         }}
         {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
-        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked()/> })}
+        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked() rows=rows/> })}
         {move || match (preview.get(), read_only) {
             (Some(PreviewRef::Owner { preview: id }), false) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows committed=committed/> }.into_any(),
             _ => ().into_any(),
@@ -335,7 +361,9 @@ fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>
 #[component]
 fn Commit(preview: String, stack_name: String, rows: Signal<Arc<Vec<ReviewRow>>>, committed: RwSignal<Option<Result<String, String>>>) -> impl IntoView {
     let confirming = RwSignal::new(false);
-    let writes = move || rows.with(|r| r.iter().filter(|e| matches!(e.status.as_str(), "ready" | "ready-with-warnings" | "import" | "read")).cloned().collect::<Vec<_>>());
+    let writes = move || {
+        rows.with(|r| r.iter().filter(|e| matches!(e.status.as_str(), "ready" | "ready-with-warnings" | "import" | "read")).cloned().collect::<Vec<_>>())
+    };
     let commit = move |_| {
         let _url = format!("/api/v1/previews/{preview}/commit");
         #[cfg(feature = "hydrate")]
@@ -371,7 +399,20 @@ fn Commit(preview: String, stack_name: String, rows: Signal<Arc<Vec<ReviewRow>>>
                         </div>
                     }.into_any()
                 }
-                None => view! { <button id="plan-commit" on:click=move |_| confirming.set(true)>"Commit…"</button> }.into_any(),
+                None => {
+                    // Nothing to write: the button says why instead of offering a refusal.
+                    let why = move || if writes().is_empty() && rows.with(|r| !r.is_empty()) {
+                        format!("Nothing to commit: {}.", rows.with(|r| code::status_counts(r)))
+                    } else {
+                        String::new()
+                    };
+                    view! {
+                        <div class="actions">
+                            <button id="plan-commit" on:click=move |_| confirming.set(true) disabled=move || !why().is_empty() title=why>"Commit…"</button>
+                            <span class="meta" id="plan-commit-why">{why}</span>
+                        </div>
+                    }.into_any()
+                }
             }}
         </section>
     }

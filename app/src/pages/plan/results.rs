@@ -72,7 +72,9 @@ pub(super) fn ResultsTable(rows: Signal<Arc<Vec<ReviewRow>>>, selected: RwSignal
             <div class="scroller" id="results-scroller" class:short=move || total() <= VIEWPORT_ROWS
                 on:scroll=move |ev| scroll_top.set(event_target::<leptos::web_sys::Element>(&ev).scroll_top() as f64)>
                 <div style=spacer_top></div>
-                <For each=visible key=|(i, r)| (*i, r.status.clone(), r.warnings.len()) let:item>
+                // Keyed by what the row shows, not only its position: when the live rows give way to the
+                // stored preview's (in another order), a row at the same index is another resource.
+                <For each=visible key=|(i, r)| (*i, r.urn.clone(), r.status.clone(), r.warnings.len(), r.differs.len()) let:item>
                     {
                         let (_, r) = item;
                         let urn = r.urn.clone();

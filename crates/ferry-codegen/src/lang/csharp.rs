@@ -233,7 +233,13 @@ pub fn emit(program: &Program) -> String {
         };
         match &r.kind {
             Kind::Component { token } => {
-                let _ = writeln!(out, "    var {var} = new ComponentResource({}, {}{});", quoted(token), quoted(&r.name), options_block("ComponentResourceOptions"));
+                let _ = writeln!(
+                    out,
+                    "    var {var} = new ComponentResource({}, {}{});",
+                    quoted(token),
+                    quoted(&r.name),
+                    options_block("ComponentResourceOptions")
+                );
             }
             Kind::Custom { ty, provider } => {
                 let class = if *provider { format!("{}.Provider", p.namespace(&ty.package)) } else { p.class(ty) };

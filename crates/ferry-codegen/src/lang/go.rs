@@ -295,7 +295,10 @@ pub fn emit(program: &Program) -> String {
             opts.push(format!("pulumi.IgnoreChanges([]string{{{}}})", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
         }
         if !o.depends_on.is_empty() {
-            opts.push(format!("pulumi.DependsOn([]pulumi.Resource{{{}}})", o.depends_on.iter().map(|d| p.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "pulumi.DependsOn([]pulumi.Resource{{{}}})",
+                o.depends_on.iter().map(|d| p.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")
+            ));
         }
         if let Some(id) = &o.import_id {
             opts.push(format!("pulumi.Import(pulumi.ID({}))", quoted(id)));

@@ -196,7 +196,13 @@ pub fn emit(program: &Program) -> String {
         let opts_text = (!opts.is_empty()).then(|| format!("pulumi.ResourceOptions({})", opts.join(", ")));
         match &r.kind {
             Kind::Component { token } => {
-                let _ = writeln!(out, "{var} = pulumi.ComponentResource({}, {}, None, {})", quoted(token), quoted(&r.name), opts_text.unwrap_or_else(|| "None".into()));
+                let _ = writeln!(
+                    out,
+                    "{var} = pulumi.ComponentResource({}, {}, None, {})",
+                    quoted(token),
+                    quoted(&r.name),
+                    opts_text.unwrap_or_else(|| "None".into())
+                );
             }
             Kind::Custom { ty, provider } => {
                 let class = if *provider { format!("{}.Provider", alias(&ty.package)) } else { format!("{}.{}", module_path(ty), ty.name) };

@@ -133,8 +133,12 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
                 ("keepers", PropertyValue::Object(PropertyMap::from([("database".into(), s("kT3ZqA"))]))),
             ],
         ),
-        child("delete", "random:index/randomPet:RandomPet", "brave-otter", vec![("length", PropertyValue::Number(2.0)), ("separator", s("-")), ("prefix", PropertyValue::Null)]),
+        child(
+            "delete",
+            "random:index/randomPet:RandomPet",
+            "brave-otter",
+            vec![("length", PropertyValue::Number(2.0)), ("separator", s("-")), ("prefix", PropertyValue::Null)],
+        ),
     ];
     (resources, context)
 }
-

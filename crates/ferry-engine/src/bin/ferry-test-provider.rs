@@ -9,6 +9,11 @@
 //! - `silent`: never prints a port;
 //! - `crash-on-read`: exits in the middle of a Read;
 //! - `hang-on-read`: never answers a Read.
+//!
+//! In every mode, some IDs script a misbehaving resource (so one process serves culprits and
+//! innocents side by side): `crash-…` exits in the middle of its Read, `hang-…` never answers
+//! its Read, `checkcrash-…` reads fine and exits in the middle of its Check, and `bad-…` reads
+//! fine with an input (`badValue`) that Check reports as a failure.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -61,12 +66,14 @@ impl ResourceProvider for TestProvider {
     async fn check(&self, request: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
         let r = request.into_inner();
         let news = r.news.unwrap_or_default();
-        let failures = news
-            .fields
-            .keys()
-            .filter(|k| k.starts_with("bad"))
-            .map(|k| CheckFailure { property: k.clone(), reason: format!("{k} is not allowed") })
-            .collect();
+        if let Some(Kind::StringValue(v)) = news.fields.get("value").and_then(|v| v.kind.as_ref()) {
+            if v.starts_with("checkcrash-") {
+                eprintln!("panic: check of {v} exploded");
+                std::process::exit(3);
+            }
+        }
+        let failures =
+            news.fields.keys().filter(|k| k.starts_with("bad")).map(|k| CheckFailure { property: k.clone(), reason: format!("{k} is not allowed") }).collect();
         Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
     }
 
@@ -79,6 +86,13 @@ impl ResourceProvider for TestProvider {
             }
             "hang-on-read" => std::future::pending::<()>().await,
             _ => {}
+        }
+        if r.id.starts_with("crash-") {
+            eprintln!("panic: read of {} exploded", r.id);
+            std::process::exit(3);
+        }
+        if r.id.starts_with("hang-") {
+            std::future::pending::<()>().await;
         }
         if let Ok(mut engine) = EngineClient::connect(format!("http://{}", self.engine)).await {
             let _ = engine
@@ -98,7 +112,10 @@ impl ResourceProvider for TestProvider {
             ]
             .into(),
         };
-        let inputs = Struct { fields: [("value".to_string(), string(&r.id))].into() };
+        let mut inputs = Struct { fields: [("value".to_string(), string(&r.id))].into() };
+        if r.id.starts_with("bad-") {
+            inputs.fields.insert("badValue".into(), string("not allowed"));
+        }
         Ok(Response::new(ReadResponse { id: r.id, properties: Some(props), inputs: Some(inputs), ..Default::default() }))
     }
 }

@@ -64,7 +64,12 @@ pub fn from_response(r: &DiffResponse) -> Option<DiffDecision> {
     for k in &replace {
         changed.insert(top(k).to_string());
     }
-    Some(DiffDecision { changed: changed.into_iter().collect(), replace_keys: replace.into_iter().collect(), delete_before_replace: r.delete_before_replace, kinds })
+    Some(DiffDecision {
+        changed: changed.into_iter().collect(),
+        replace_keys: replace.into_iter().collect(),
+        delete_before_replace: r.delete_before_replace,
+        kinds,
+    })
 }
 
 /// The engine's comparison of old and new inputs, for providers without a Diff (Pulumi's
@@ -84,7 +89,16 @@ pub fn engine_diff(old_inputs: &PropertyMap, news: &PropertyMap, ignore: &[Strin
         };
         if differs {
             d.changed.push(k.clone());
-            d.kinds.push((k.clone(), if a.is_none() { DiffKind::Add } else if b.is_none() { DiffKind::Delete } else { DiffKind::Update }));
+            d.kinds.push((
+                k.clone(),
+                if a.is_none() {
+                    DiffKind::Add
+                } else if b.is_none() {
+                    DiffKind::Delete
+                } else {
+                    DiffKind::Update
+                },
+            ));
         }
     }
     d
@@ -130,7 +144,14 @@ fn unknowns_named(v: Value) -> Value {
 /// Explains every property of a resource: the program's value, the current one, the checked
 /// one, how it changes and why. `all` lists unchanged properties too (imports); otherwise only
 /// those that differ somewhere.
-pub fn explain(program: &PropertyMap, current: &PropertyMap, checked: Option<&PropertyMap>, decision: &DiffDecision, ignore: &[String], all: bool) -> Vec<PropertyDiff> {
+pub fn explain(
+    program: &PropertyMap,
+    current: &PropertyMap,
+    checked: Option<&PropertyMap>,
+    decision: &DiffDecision,
+    ignore: &[String],
+    all: bool,
+) -> Vec<PropertyDiff> {
     let mut keys: BTreeSet<&str> = program.keys().chain(current.keys()).map(String::as_str).collect();
     if let Some(c) = checked {
         keys.extend(c.keys().map(String::as_str));

@@ -104,7 +104,9 @@ impl Scope {
                 let json: serde_json::Value = serde_json::from_str(text).map_err(|_| bad("a JSON list"))?;
                 let arr = json.as_array().cloned().ok_or_else(|| bad("a JSON list"))?;
                 PropertyValue::Array(
-                    arr.iter().map(|v| crate::property::json::decode_value(v, key, &Default::default()).map_err(|e| e.to_string())).collect::<Result<_, _>>()?,
+                    arr.iter()
+                        .map(|v| crate::property::json::decode_value(v, key, &Default::default()).map_err(|e| e.to_string()))
+                        .collect::<Result<_, _>>()?,
                 )
             }
             _ => PropertyValue::String(text.to_string()),
@@ -131,7 +133,11 @@ impl Scope {
                             if v.contains_unknowns() {
                                 return Ok(PropertyValue::Computed);
                             }
-                            out.push_str(&to_text(&v).ok_or_else(|| (r.pos, format!("`${{{}}}` is not a string, number or boolean, so it cannot be part of a string", r.text)))?);
+                            out.push_str(
+                                &to_text(&v).ok_or_else(|| {
+                                    (r.pos, format!("`${{{}}}` is not a string, number or boolean, so it cannot be part of a string", r.text))
+                                })?,
+                            );
                         }
                     }
                 }
@@ -196,12 +202,14 @@ impl Scope {
                 items.get(i as usize).cloned().ok_or_else(|| (pos, format!("`fn::select`: index {i} is past the list's {} items", items.len())))?
             }
             Builtin::ToJson => {
-                let json = plain_json(&value).ok_or_else(|| (pos, "`fn::toJSON`: the value holds something JSON cannot (an asset or a resource)".to_string()))?;
+                let json =
+                    plain_json(&value).ok_or_else(|| (pos, "`fn::toJSON`: the value holds something JSON cannot (an asset or a resource)".to_string()))?;
                 PropertyValue::String(json.to_string())
             }
             Builtin::ToBase64 => PropertyValue::String(base64::engine::general_purpose::STANDARD.encode(text(&value, "the value")?)),
             Builtin::FromBase64 => {
-                let bytes = base64::engine::general_purpose::STANDARD.decode(text(&value, "the value")?).map_err(|e| (pos, format!("`fn::fromBase64`: {e}")))?;
+                let bytes =
+                    base64::engine::general_purpose::STANDARD.decode(text(&value, "the value")?).map_err(|e| (pos, format!("`fn::fromBase64`: {e}")))?;
                 PropertyValue::String(String::from_utf8(bytes).map_err(|_| (pos, "`fn::fromBase64`: the result is not UTF-8 text".to_string()))?)
             }
             Builtin::StringAsset => PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text(text(&value, "the value")?) }),
@@ -226,7 +234,11 @@ impl Scope {
             deps.insert(root.to_string());
             match r.path.first() {
                 None => (
-                    PropertyValue::ResourceReference(ResourceReference { urn: res.urn.clone(), id: Some(Box::new(res.id.clone())), package_version: String::new() }),
+                    PropertyValue::ResourceReference(ResourceReference {
+                        urn: res.urn.clone(),
+                        id: Some(Box::new(res.id.clone())),
+                        package_version: String::new(),
+                    }),
                     true,
                     &[],
                 ),

@@ -261,6 +261,7 @@ impl Goal {
             retain_on_delete: self.retain_on_delete,
             import_id: None,
             base: None,
+            verbatim: false,
         }
     }
 }
@@ -426,6 +427,7 @@ impl<'a> Generator<'a> {
             retain_on_delete: false,
             import_id: None,
             base: old,
+            verbatim: false,
         };
         match old {
             Some(i) => {
@@ -462,7 +464,7 @@ impl<'a> Generator<'a> {
         if let Some(v) = version {
             inputs.insert("version".into(), PropertyValue::String(v.to_string()));
         }
-        let state = |urn: &str, id: Option<String>, inputs: PropertyMap, base| ResourceState {
+        let state = |urn: &str, id: Option<String>, inputs: PropertyMap, base: Option<usize>| ResourceState {
             urn: urn.to_string(),
             type_: type_.clone(),
             custom: true,
@@ -478,6 +480,8 @@ impl<'a> Generator<'a> {
             delete_before_replace: false,
             retain_on_delete: false,
             import_id: None,
+            // A default provider the stack already has is reused as it is stored.
+            verbatim: base.is_some(),
             base,
         };
         match old {
@@ -493,7 +497,12 @@ impl<'a> Generator<'a> {
                     Some(PropertyValue::String(v)) => Some(v.clone()),
                     _ => version.map(str::to_string),
                 };
-                Ok(ProviderRef { urn: old.urn.clone(), id: PropertyValue::String(old.id.clone().unwrap_or_default()), config: provider_config(&old_inputs), version })
+                Ok(ProviderRef {
+                    urn: old.urn.clone(),
+                    id: PropertyValue::String(old.id.clone().unwrap_or_default()),
+                    config: provider_config(&old_inputs),
+                    version,
+                })
             }
             None => {
                 let id = self.update_mode().then(|| uuid::Uuid::new_v4().to_string());
@@ -566,7 +575,18 @@ impl<'a> Generator<'a> {
     }
 
     #[allow(clippy::too_many_arguments)]
-    async fn diff(&self, provider: &dyn Provider, urn: &str, type_: &str, name: &str, id: &str, old_outputs: &PropertyMap, old_inputs: &PropertyMap, news: &PropertyMap, ignore: &[String]) -> Result<DiffDecision, String> {
+    async fn diff(
+        &self,
+        provider: &dyn Provider,
+        urn: &str,
+        type_: &str,
+        name: &str,
+        id: &str,
+        old_outputs: &PropertyMap,
+        old_inputs: &PropertyMap,
+        news: &PropertyMap,
+        ignore: &[String],
+    ) -> Result<DiffDecision, String> {
         let wire = EncodeOptions::wire();
         let r = provider
             .diff(DiffRequest {
@@ -714,7 +734,8 @@ impl<'a> Generator<'a> {
                     let stored_import = self.olds[i].extra.get("importID").and_then(|v| v.as_str());
                     // A secret import ID (a password imported by its value) is not stored: the
                     // resource's secret outputs recognise it.
-                    let secret_match = || self.old_props(i).is_ok_and(|(_, outputs)| outputs.values().any(|v| crate::import::holds_secret_string(v, &import_id, false)));
+                    let secret_match =
+                        || self.old_props(i).is_ok_and(|(_, outputs)| outputs.values().any(|v| crate::import::holds_secret_string(v, &import_id, false)));
                     let same = self.olds[i].id.as_deref() == Some(import_id.as_str()) || stored_import == Some(import_id.as_str()) || secret_match();
                     if !same {
                         return (name, Outcome::Registered(self.import(&goal, &import_id, Some(i), &provider_ref, provider.as_ref()).await));
@@ -749,6 +770,35 @@ impl<'a> Generator<'a> {
                 retain_on_delete: false,
                 import_id: None,
                 base: Some(i),
+                verbatim: false,
+            },
+        );
+    }
+
+    /// Keeps an old resource exactly as it is, without a step: the program of an imports-scope
+    /// plan does not declare it. Nothing is decoded (its secrets need no passphrase).
+    fn untouched(&self, seq: usize, i: usize) {
+        let r = &self.olds[i];
+        self.put(
+            seq,
+            ResourceState {
+                urn: r.urn.clone(),
+                type_: r.type_.clone(),
+                custom: r.is_custom(),
+                id: r.id.clone(),
+                inputs: PropertyMap::new(),
+                outputs: PropertyMap::new(),
+                parent: r.parent.clone(),
+                provider: r.provider.clone(),
+                dependencies: r.dependencies.clone().unwrap_or_default(),
+                property_dependencies: BTreeMap::new(),
+                protect: r.is_protected(),
+                external: r.external == Some(true),
+                delete_before_replace: false,
+                retain_on_delete: false,
+                import_id: None,
+                base: Some(i),
+                verbatim: true,
             },
         );
     }
@@ -851,13 +901,14 @@ impl<'a> Generator<'a> {
             Err(e) => step.warnings.push(format!("Check did not run: {e}")),
         }
         let desired = checked.clone().unwrap_or_else(|| news.clone());
-        let decision = match self.diff(provider, &goal.urn, &goal.type_, &goal.name, &read.id, &read_outputs, &read_inputs, &desired, &goal.ignore_changes).await {
-            Ok(d) => d,
-            Err(e) => {
-                step.warnings.push(format!("Diff did not run: {e}"));
-                engine_diff(&read_inputs, &desired, &goal.ignore_changes)
-            }
-        };
+        let decision =
+            match self.diff(provider, &goal.urn, &goal.type_, &goal.name, &read.id, &read_outputs, &read_inputs, &desired, &goal.ignore_changes).await {
+                Ok(d) => d,
+                Err(e) => {
+                    step.warnings.push(format!("Diff did not run: {e}"));
+                    engine_diff(&read_inputs, &desired, &goal.ignore_changes)
+                }
+            };
         step.changed = decision.changed.clone();
         step.replace_keys = decision.replace_keys.clone();
         step.diffs = explain(&goal.inputs, &read_inputs, checked.as_ref(), &decision, &goal.ignore_changes, true);
@@ -980,10 +1031,9 @@ impl<'a> Generator<'a> {
         let check_olds = if already_deleted { PropertyMap::new() } else { old_inputs.clone() };
         let checked = match self.check(provider, goal, &check_olds, &news).await {
             Ok((c, failures)) if failures.is_empty() => Ok(c),
-            Ok((_, failures)) => Err((
-                format!("Check failed: {}", failures.iter().map(|f| format!("`{}`: {}", f.property, f.reason)).collect::<Vec<_>>().join("; ")),
-                failures,
-            )),
+            Ok((_, failures)) => {
+                Err((format!("Check failed: {}", failures.iter().map(|f| format!("`{}`: {}", f.property, f.reason)).collect::<Vec<_>>().join("; ")), failures))
+            }
             Err(e) => Err((format!("Check failed: {e}"), Vec::new())),
         };
         let checked = match checked {
@@ -1108,7 +1158,8 @@ impl<'a> Generator<'a> {
             step.old_id = Some(old_id);
             step.replace_keys = decision.replace_keys.clone();
             step.diffs = diffs;
-            step.error = Some(format!("`{}` is protected: it must be replaced ({}), which needs `protect` removed first", goal.urn, decision.replace_keys.join(", ")));
+            step.error =
+                Some(format!("`{}` is protected: it must be replaced ({}), which needs `protect` removed first", goal.urn, decision.replace_keys.join(", ")));
             self.push(goal.seq, step);
             self.keep_old(goal.seq, i);
             return unknown(&goal.urn);
@@ -1240,7 +1291,11 @@ impl<'a> Generator<'a> {
 
     /// Deletions: replaced resources, then everything the program no longer declares, in
     /// reverse dependency order. Returns the steps, the new states and whether anything ran.
-    pub async fn finish(&self, outputs: &PropertyMap) -> (Vec<Step>, Vec<ResourceState>, bool) {
+    /// In the imports scope, what the program does not declare is kept as it is, without a
+    /// step, and counted (the fourth value).
+    pub async fn finish(&self, outputs: &PropertyMap) -> (Vec<Step>, Vec<ResourceState>, bool, usize) {
+        let imports_scope = self.options.scope == super::PlanScope::Imports;
+        let mut untouched = 0;
         let end = usize::MAX / 2;
         let replaced: Vec<usize> = self.lock().replaced.clone();
         let replaced_set: HashSet<usize> = replaced.iter().copied().collect();
@@ -1263,14 +1318,17 @@ impl<'a> Generator<'a> {
             if claimed.contains_key(&i) || dbr_deleted.contains(&i) || replaced_set.contains(&i) {
                 continue;
             }
+            if imports_scope {
+                self.untouched(end + 2, i);
+                untouched += 1;
+                continue;
+            }
             let mut step = Step::new(StepOp::Delete, &r.urn, &r.type_, Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""));
             step.old_id = r.id.clone();
             // Components, provider resources (the engine's own), external and retained
             // resources only leave the stack: no provider is asked to delete them.
-            step.state_only = !r.is_custom()
-                || r.is_provider()
-                || r.external == Some(true)
-                || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
+            step.state_only =
+                !r.is_custom() || r.is_provider() || r.external == Some(true) || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
             if r.is_protected() {
                 step.error = Some(format!("`{}` is protected: it cannot be deleted until `protect` is removed (it is no longer in the program)", r.urn));
             }
@@ -1285,7 +1343,12 @@ impl<'a> Generator<'a> {
         let steps: Vec<Step> = s.steps.drain(..).map(|(_, st)| st).collect();
         let mut states: Vec<ResourceState> = s.states.drain(..).map(|(_, st)| st).collect();
         if let Some(root) = states.iter_mut().find(|st| st.urn == self.root_urn) {
-            root.outputs = outputs.clone();
+            if imports_scope && root.base.is_some() {
+                // An import snippet does not own the stack's outputs.
+                root.verbatim = true;
+            } else {
+                root.outputs = outputs.clone();
+            }
         }
         // Resources not deleted (failed or refused deletes) stay as they were.
         kept_olds.sort();
@@ -1298,7 +1361,7 @@ impl<'a> Generator<'a> {
         }
         let mutated = s.mutated;
         drop(s);
-        (steps, super::snapshot::dependency_order(states), mutated)
+        (steps, super::snapshot::dependency_order(states), mutated, untouched)
     }
 }
 

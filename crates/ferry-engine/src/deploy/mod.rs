@@ -53,9 +53,34 @@ pub enum DeployMode {
     Update,
 }
 
+/// What a program stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanScope {
+    /// The program declares what to import or add; the stack's resources it does not declare
+    /// are left exactly as they are (never deleted), and it may name them by URN as `parent`,
+    /// `provider` and `dependsOn`. What a plan means by default: people planning an import
+    /// write a snippet of what they import, not their whole program.
+    Imports,
+    /// Pulumi's semantics: the program is the whole stack, and what it does not declare is
+    /// deleted.
+    #[default]
+    WholeStack,
+}
+
+impl PlanScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanScope::Imports => "imports",
+            PlanScope::WholeStack => "whole-stack",
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 pub struct DeployOptions {
     pub mode: DeployMode,
+    pub scope: PlanScope,
     /// Registrations in flight at once.
     pub concurrency: usize,
     /// `cdk import --resource-mapping`: resource name → ID. Resources the program would create
@@ -67,7 +92,7 @@ pub struct DeployOptions {
 
 impl Default for DeployOptions {
     fn default() -> Self {
-        DeployOptions { mode: DeployMode::Preview, concurrency: 16, import_mapping: None, progress: None }
+        DeployOptions { mode: DeployMode::Preview, scope: PlanScope::WholeStack, concurrency: 16, import_mapping: None, progress: None }
     }
 }
 
@@ -86,7 +111,13 @@ pub struct Plan {
     /// `project/stack`.
     pub stack: String,
     pub mode: DeployMode,
+    /// Stored plans from before scopes were whole-stack plans.
+    #[serde(default)]
+    pub scope: PlanScope,
     pub steps: Vec<Step>,
+    /// Resources of the stack the program does not declare, left as they are (imports scope).
+    #[serde(default)]
+    pub untouched: usize,
     pub counts: BTreeMap<StepOp, usize>,
     /// Secrets masked; unknowns as Pulumi writes them.
     pub outputs: BTreeMap<String, Value>,
@@ -149,7 +180,12 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
         let value = match (given, &decl.default) {
             (Some(c), _) => Scope::typed_config(&decl.key, &c.value, decl.type_.as_deref()).map(|v| (v, c.secret)),
             (None, Some(default)) => scope.eval(default, &mut BTreeSet::new()).map(|v| (v, false)).map_err(|(_, m)| m),
-            (None, None) => Err(format!("config `{}` is required and not set (`pulumi config set {}{} <value>`)", decl.key, decl.key, if decl.secret { " --secret" } else { "" })),
+            (None, None) => Err(format!(
+                "config `{}` is required and not set (`pulumi config set {}{} <value>`)",
+                decl.key,
+                decl.key,
+                if decl.secret { " --secret" } else { "" }
+            )),
         };
         match value {
             Ok((v, secret)) => {
@@ -162,6 +198,8 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
     if !config_errors.is_empty() {
         return Err(ProgramError { diagnostics: config_errors });
     }
+
+    stack_references(program, ctx, options.scope, &mut scope)?;
 
     let generator = Generator::new(ctx, providers, options);
     let mut errors: Vec<Diagnostic> = Vec::new();
@@ -247,7 +285,7 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
             Err((p, message)) => errors.push(program.diagnostic(if p.line > 0 { p } else { *pos }, format!("outputs.{name}"), message)),
         }
     }
-    let (steps, states, mutated) = generator.finish(&outputs).await;
+    let (steps, states, mutated, untouched) = generator.finish(&outputs).await;
     let mut counts = BTreeMap::new();
     for s in &steps {
         *counts.entry(s.op).or_insert(0) += 1;
@@ -256,11 +294,71 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
     let plan = Plan {
         stack: format!("{}/{}", ctx.project, ctx.stack),
         mode: options.mode,
+        scope: options.scope,
         steps,
+        untouched,
         counts,
         outputs: outputs.iter().map(|(k, v)| (k.clone(), diff::shown(v))).collect(),
         errors,
         skipped,
     };
     Ok(Deployed { plan, states, mutated, outputs })
+}
+
+/// Makes the stack's resources that the program names by URN (`parent`, `provider`,
+/// `dependsOn`) known to the evaluation, as registered resources with their stored outputs.
+/// Only an imports-scope plan may name them: in a whole-stack plan they would be deleted.
+fn stack_references(program: &Program, ctx: &DeployContext<'_>, scope_kind: PlanScope, scope: &mut Scope) -> Result<(), ProgramError> {
+    let mut wanted: Vec<(&crate::program::ResourceDecl, &'static str, &str)> = Vec::new();
+    for decl in &program.resources {
+        let o = &decl.options;
+        wanted.extend(o.parent.iter().map(|t| (decl, "parent", t.as_str())));
+        wanted.extend(o.provider.iter().map(|t| (decl, "provider", t.as_str())));
+        wanted.extend(o.depends_on.iter().map(|t| (decl, "dependsOn", t.as_str())));
+    }
+    wanted.retain(|(_, _, t)| crate::program::is_stack_reference(t));
+    if wanted.is_empty() {
+        return Ok(());
+    }
+    let index = ctx.deployment.reference_index();
+    let resources = ctx.deployment.resources();
+    let decode = crate::property::json::DecodeOptions { decrypt: ctx.decrypt };
+    let mut diagnostics = Vec::new();
+    for (decl, option, urn) in wanted {
+        let pos = decl.options_pos.get(option).copied().unwrap_or(decl.pos);
+        let path = format!("resources.{}.options.{option}", decl.name);
+        if scope_kind != PlanScope::Imports {
+            diagnostics.push(program.diagnostic(
+                pos,
+                path,
+                format!("`{urn}` is a resource of the stack outside the program; only a plan in the `imports` scope may name one (in the `whole-stack` scope it would be deleted)"),
+            ));
+            continue;
+        }
+        let Some(r) = index.get(urn).map(|&i| &resources[i]).filter(|r| !r.is_pending_delete()) else {
+            diagnostics.push(program.diagnostic(pos, path, format!("`{urn}` is not a resource in the stack")));
+            continue;
+        };
+        if option == "provider" && !r.is_provider() {
+            diagnostics.push(program.diagnostic(pos, path, format!("`{urn}` is a `{}`, not a provider (`pulumi:providers:<package>`)", r.type_)));
+            continue;
+        }
+        if scope.resources.contains_key(urn) {
+            continue;
+        }
+        let outputs = match crate::property::json::decode_map(r.outputs.as_ref().unwrap_or(&Default::default()), "", &decode) {
+            Ok(o) => o,
+            Err(e) => {
+                diagnostics.push(program.diagnostic(pos, path, format!("the stack's outputs of `{urn}` do not decode: {e}")));
+                continue;
+            }
+        };
+        let id = r.id().map(|i| PropertyValue::String(i.to_string())).unwrap_or(PropertyValue::String(String::new()));
+        scope.resources.insert(urn.to_string(), Registered { urn: urn.to_string(), id, outputs, complete: true });
+    }
+    if diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(ProgramError { diagnostics })
+    }
 }

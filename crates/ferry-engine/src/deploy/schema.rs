@@ -76,10 +76,13 @@ pub async fn resolve_types(program: &Program, providers: &dyn ProviderSource) ->
         };
         if r.is_provider() {
             let inputs = schema["config"]["variables"].as_object().map(|v| v.keys().cloned().collect::<BTreeSet<_>>());
-            out.push(ResolvedType { token: r.type_.clone(), inputs: inputs.filter(|i| !i.is_empty()).map(|mut i| {
-                i.insert("version".into());
-                i
-            }) });
+            out.push(ResolvedType {
+                token: r.type_.clone(),
+                inputs: inputs.filter(|i| !i.is_empty()).map(|mut i| {
+                    i.insert("version".into());
+                    i
+                }),
+            });
             continue;
         }
         let Some(resources) = schema["resources"].as_object() else {

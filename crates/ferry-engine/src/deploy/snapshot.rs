@@ -20,13 +20,7 @@ pub fn dependency_order(states: Vec<ResourceState>) -> Vec<ResourceState> {
         .iter()
         .map(|s| {
             let provider = s.provider.as_deref().and_then(split_provider_reference).map(|(u, _)| u.to_string());
-            s.parent
-                .iter()
-                .cloned()
-                .chain(provider)
-                .chain(s.dependencies.iter().cloned())
-                .filter_map(|u| index.get(&u).copied())
-                .collect()
+            s.parent.iter().cloned().chain(provider).chain(s.dependencies.iter().cloned()).filter_map(|u| index.get(&u).copied()).collect()
         })
         .collect();
     let mut placed = vec![false; states.len()];
@@ -75,6 +69,9 @@ pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &Writ
     let resources: Vec<Resource> = states
         .iter()
         .map(|s| {
+            if let Some(old) = s.base.filter(|_| s.verbatim).map(|i| &olds[i]) {
+                return old.clone();
+            }
             let old = s.base.map(|i| &olds[i]);
             let mut v: Map<String, Value> = match old {
                 Some(o) => match serde_json::to_value(o) {
@@ -102,7 +99,10 @@ pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &Writ
             v.remove("delete");
             v.remove("pendingReplacement");
             let changed = match old {
-                Some(o) => o.inputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("inputs").cloned() || o.outputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("outputs").cloned(),
+                Some(o) => {
+                    o.inputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("inputs").cloned()
+                        || o.outputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("outputs").cloned()
+                }
                 None => true,
             };
             if old.is_none() {

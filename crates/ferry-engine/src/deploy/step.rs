@@ -213,4 +213,7 @@ pub struct ResourceState {
     /// The old state entry this continues: its timestamps and the fields Ferry does not model
     /// are kept.
     pub base: Option<usize>,
+    /// The old entry (`base`) is written back exactly as it was, field for field and with its
+    /// secrets still encrypted: a resource an imports-scope plan leaves alone.
+    pub verbatim: bool,
 }

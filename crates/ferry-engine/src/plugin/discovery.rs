@@ -29,9 +29,7 @@ impl PluginSearch {
     /// Ferry's folders plus this process's `PATH` and Pulumi's cache.
     pub fn from_env(ferry_dirs: Vec<PathBuf>) -> PluginSearch {
         let path_dirs = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
-        let pulumi_home = std::env::var_os("PULUMI_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".pulumi")));
+        let pulumi_home = std::env::var_os("PULUMI_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".pulumi")));
         PluginSearch { ferry_dirs, path_dirs, pulumi_plugins: pulumi_home.map(|h| h.join("plugins")) }
     }
 

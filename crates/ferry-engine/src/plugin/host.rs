@@ -11,8 +11,7 @@ use std::time::Duration;
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
     CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse,
-    GetSchemaRequest, UpdateRequest, UpdateResponse,
-    ProviderHandshakeRequest, ReadRequest, ReadResponse,
+    GetSchemaRequest, ProviderHandshakeRequest, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -33,12 +32,43 @@ pub enum PluginError {
     Launch { package: String, path: PathBuf, message: String },
     #[error("the `{package}` plugin did not start: {message}{}", stderr_suffix(.stderr))]
     Startup { package: String, message: String, stderr: String },
-    #[error("the `{package}` plugin did not answer {method} within {seconds}s")]
-    Timeout { package: String, method: &'static str, seconds: u64 },
+    #[error("the `{package}` plugin did not answer {method} within {}", duration_text(.timeout))]
+    Timeout { package: String, method: &'static str, timeout: Duration },
     #[error("the `{package}` plugin crashed during {method} ({status}){}", stderr_suffix(.stderr))]
     Crashed { package: String, method: &'static str, status: String, stderr: String },
     #[error("the `{package}` plugin failed {method}: {message}")]
     Call { package: String, method: &'static str, code: String, message: String },
+    /// An idempotent call failed on this resource, was retried alone on a fresh process, and
+    /// failed the same way again: the resource itself is what breaks the plugin.
+    #[error("the `{package}` plugin {what} during {method} on this resource twice, the second time alone on a fresh process ({detail}){}", stderr_suffix(.stderr))]
+    FailedTwice { package: String, method: &'static str, what: String, detail: String, stderr: String },
+    #[error("the `{package}` plugin was restarted {restarts} times and is given up on; the last failure: {last}")]
+    GaveUp { package: String, restarts: u32, last: String },
+    #[error("the `{package}` plugin could not be started again after it failed ({after}): {message}")]
+    RestartFailed { package: String, after: String, message: String },
+}
+
+impl PluginError {
+    /// Whether the plugin process broke (crashed, hung, could not be restarted), rather than
+    /// answering with an error of its own.
+    pub fn is_process_failure(&self) -> bool {
+        matches!(
+            self,
+            PluginError::Crashed { .. }
+                | PluginError::Timeout { .. }
+                | PluginError::FailedTwice { .. }
+                | PluginError::GaveUp { .. }
+                | PluginError::RestartFailed { .. }
+        )
+    }
+}
+
+fn duration_text(d: &Duration) -> String {
+    if d.subsec_millis() == 0 {
+        format!("{}s", d.as_secs())
+    } else {
+        format!("{}ms", d.as_millis())
+    }
 }
 
 fn looked_in_text(dirs: &[PathBuf]) -> String {
@@ -50,7 +80,11 @@ fn looked_in_text(dirs: &[PathBuf]) -> String {
 }
 
 fn stderr_suffix(stderr: &str) -> String {
-    if stderr.trim().is_empty() { String::new() } else { format!("; its last output:\n{}", stderr.trim_end()) }
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; its last output:\n{}", stderr.trim_end())
+    }
 }
 
 /// Deadlines.
@@ -60,11 +94,14 @@ pub struct LaunchOptions {
     pub start_timeout: Duration,
     /// For each call.
     pub call_timeout: Duration,
+    /// How often one provider's process may be restarted after a crash or a hang (per
+    /// registry, that is per preview) before its remaining calls fail.
+    pub max_restarts: u32,
 }
 
 impl Default for LaunchOptions {
     fn default() -> Self {
-        LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120) }
+        LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), max_restarts: 32 }
     }
 }
 
@@ -126,11 +163,8 @@ impl ProviderPlugin {
         }
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut lines = BufReader::new(stdout).lines();
-        let startup = |message: String, stderr: &Arc<Mutex<VecDeque<String>>>| PluginError::Startup {
-            package: package.clone(),
-            message,
-            stderr: tail_text(stderr),
-        };
+        let startup =
+            |message: String, stderr: &Arc<Mutex<VecDeque<String>>>| PluginError::Startup { package: package.clone(), message, stderr: tail_text(stderr) };
 
         let first = tokio::time::timeout(options.start_timeout, lines.next_line()).await;
         let port = match first {
@@ -142,9 +176,10 @@ impl ProviderPlugin {
                 tokio::time::sleep(Duration::from_millis(50)).await;
                 return Err(startup(format!("it exited before printing its port ({status})"), &stderr));
             }
-            Ok(Ok(Some(line))) => line.trim().parse::<u16>().map_err(|_| {
-                startup(format!("it printed `{}` where its port number belongs", line.chars().take(80).collect::<String>()), &stderr)
-            })?,
+            Ok(Ok(Some(line))) => line
+                .trim()
+                .parse::<u16>()
+                .map_err(|_| startup(format!("it printed `{}` where its port number belongs", line.chars().take(80).collect::<String>()), &stderr))?,
         };
         // Later stdout lines are the plugin's own chatter; drain them so it never blocks.
         let pkg = package.clone();
@@ -154,9 +189,8 @@ impl ProviderPlugin {
             }
         });
 
-        let endpoint = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
-            .expect("a loopback address is a valid URI")
-            .connect_timeout(options.start_timeout);
+        let endpoint =
+            Endpoint::from_shared(format!("http://127.0.0.1:{port}")).expect("a loopback address is a valid URI").connect_timeout(options.start_timeout);
         let channel = endpoint.connect().await.map_err(|e| startup(format!("connecting to port {port} failed: {e}"), &stderr))?;
         let plugin = ProviderPlugin {
             package,
@@ -199,19 +233,14 @@ impl ProviderPlugin {
     }
 
     /// Runs one call with the deadline, telling a crash from an error.
-    async fn call<T>(
-        &self,
-        method: &'static str,
-        fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>,
-    ) -> Result<T, PluginError> {
+    async fn call<T>(&self, method: &'static str, fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>) -> Result<T, PluginError> {
         match tokio::time::timeout(self.options.call_timeout, fut).await {
-            Err(_) => Err(PluginError::Timeout { package: self.package.clone(), method, seconds: self.options.call_timeout.as_secs() }),
+            Err(_) => Err(PluginError::Timeout { package: self.package.clone(), method, timeout: self.options.call_timeout }),
             Ok(Ok(response)) => Ok(response.into_inner()),
             Ok(Err(status)) => {
                 // A broken connection usually means the process died: say so, with its stderr.
                 let exited = {
-                    let transport_failure =
-                        matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Internal);
+                    let transport_failure = matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Internal);
                     // A dying process may still be exiting: on a transport failure, look again
                     // for up to a second before calling it a plain error.
                     let attempts = if transport_failure { 10 } else { 1 };

@@ -1,6 +1,7 @@
 //! Provider plugins: finding a `pulumi-resource-<package>` binary the way Pulumi does
 //! ([`discovery`]), launching it and talking to it over `pulumirpc.ResourceProvider` with a
-//! deadline on every call ([`host`]), and the `Engine` service plugins log to ([`engine`]).
+//! deadline on every call ([`host`]), restarting it after a crash or a hang and retrying what was
+//! in flight ([`supervisor`]), and the `Engine` service plugins log to ([`engine`]).
 //!
 //! Architecture Invariant: a plugin is only ever a binary found on this machine by package
 //! name (`[a-z0-9-]+`); nothing a user sends makes Ferry download or run anything else.
@@ -9,8 +10,10 @@ pub mod discovery;
 pub mod engine;
 pub mod host;
 pub mod registry;
+pub mod supervisor;
 
 pub use discovery::{PluginSearch, ProviderBinary};
 pub use engine::{EngineService, LogEvent};
 pub use host::{LaunchOptions, PluginError, ProviderPlugin};
 pub use registry::PluginProviders;
+pub use supervisor::SupervisedPlugin;

@@ -1,5 +1,5 @@
-//! Launched plugins, shared: one process per package and version, configured once, reused by
-//! every resource that needs it, and stopped together. `GetSchema` is asked once per package
+//! Launched plugins, shared: one supervised process per provider resource, configured once,
+//! reused by every resource that needs it, and stopped together. `GetSchema` is asked once per package
 //! version and kept (in memory, and on disk when a cache folder is given).
 
 use std::collections::HashMap;
@@ -9,7 +9,8 @@ use std::sync::Arc;
 use ferry_rpc::pulumirpc::{CheckRequest, ConfigureRequest};
 use tokio::sync::Mutex;
 
-use super::{EngineService, LaunchOptions, PluginError, PluginSearch, ProviderPlugin};
+use super::supervisor::StartPlugin;
+use super::{EngineService, LaunchOptions, PluginError, PluginSearch, ProviderBinary, ProviderPlugin, SupervisedPlugin};
 use crate::property::json::EncodeOptions;
 use crate::property::wire::to_struct;
 use crate::provider::{Provider, ProviderInstance, ProviderSource};
@@ -20,8 +21,8 @@ pub struct PluginProviders {
     options: LaunchOptions,
     root: PathBuf,
     schema_cache: Option<PathBuf>,
-    running: Mutex<HashMap<String, Arc<ProviderPlugin>>>,
-    by_package: Mutex<HashMap<(String, Option<String>), Arc<ProviderPlugin>>>,
+    running: Mutex<HashMap<String, Result<Arc<SupervisedPlugin>, PluginError>>>,
+    by_package: Mutex<HashMap<(String, Option<String>), Arc<SupervisedPlugin>>>,
     schemas: Mutex<HashMap<(String, String), Arc<String>>>,
 }
 
@@ -39,60 +40,31 @@ impl PluginProviders {
         }
     }
 
-    /// The configured plugin process for one provider resource (launched on first use).
-    async fn launch(&self, instance: &ProviderInstance) -> Result<Arc<ProviderPlugin>, PluginError> {
+    /// The configured plugin for one provider resource (launched on first use, restarted by
+    /// its supervisor after a crash or a hang). A plugin that cannot start is tried once per
+    /// registry: every resource that needs it gets the same error, and nothing loops.
+    async fn launch(&self, instance: &ProviderInstance) -> Result<Arc<SupervisedPlugin>, PluginError> {
         let package = instance.package.as_str();
         let mut running = self.running.lock().await;
         if let Some(p) = running.get(&instance.key) {
-            return Ok(p.clone());
+            return p.clone();
         }
-        let wanted = instance.version.as_deref().and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
-        let binary = self.search.find(package, wanted.as_ref())?;
-        let plugin = ProviderPlugin::launch(&binary, self.engine.addr, &self.root, self.options).await?;
-        // The provider resource's inputs are its configuration: checked, then applied.
-        let config = to_struct(&instance.config, &EncodeOptions::wire());
-        let urn = instance.key.rsplit_once("::").filter(|(u, _)| u.starts_with("urn:")).map(|(u, _)| u).unwrap_or(&instance.key);
-        let checked = plugin
-            .check_config(CheckRequest {
-                urn: urn.to_string(),
-                news: Some(config.clone()),
-                olds: Some(config.clone()),
-                r#type: format!("pulumi:providers:{package}"),
-                ..Default::default()
-            })
-            .await?;
-        let args = match checked {
-            Some(r) if !r.failures.is_empty() => {
-                let problems: Vec<String> = r.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
-                return Err(PluginError::Call {
-                    package: package.to_string(),
-                    method: "CheckConfig",
-                    code: "InvalidArgument".into(),
-                    message: format!("the provider's configuration is not valid: {}", problems.join("; ")),
-                });
-            }
-            Some(r) => r.inputs.unwrap_or(config),
-            None => config,
-        };
-        // Older providers read `variables` (`<package>:config:<key>` → text) instead of `args`.
-        let variables = instance
-            .config
-            .iter()
-            .filter_map(|(k, v)| {
-                let text = match crate::property::json::encode_value(v, &EncodeOptions { keep_secrets: false, ..EncodeOptions::wire() })? {
-                    serde_json::Value::String(s) => s,
-                    other => other.to_string(),
-                };
-                Some((format!("{package}:config:{k}"), text))
-            })
-            .collect();
-        plugin
-            .configure(ConfigureRequest { variables, args: Some(args), accept_secrets: true, accept_resources: true, ..Default::default() })
-            .await?;
-        let plugin = Arc::new(plugin);
-        running.insert(instance.key.clone(), plugin.clone());
+        let started = self.start(instance).await;
+        running.insert(instance.key.clone(), started.clone());
+        let plugin = started?;
         self.by_package.lock().await.insert((package.to_string(), instance.version.clone()), plugin.clone());
         Ok(plugin)
+    }
+
+    async fn start(&self, instance: &ProviderInstance) -> Result<Arc<SupervisedPlugin>, PluginError> {
+        let wanted = instance.version.as_deref().and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
+        let binary = self.search.find(&instance.package, wanted.as_ref())?;
+        let (engine, root, options, instance_for_start) = (self.engine.addr, self.root.clone(), self.options, instance.clone());
+        let start: StartPlugin = Arc::new(move || {
+            let (binary, root, instance) = (binary.clone(), root.clone(), instance_for_start.clone());
+            Box::pin(async move { start_configured(&binary, engine, &root, options, &instance).await })
+        });
+        Ok(Arc::new(SupervisedPlugin::start(&instance.package, start, self.options.max_restarts).await?))
     }
 
     /// The package's schema, asked of the plugin once per version.
@@ -116,15 +88,11 @@ impl PluginProviders {
         if let Some(s) = schemas.get(&key) {
             return Ok(s.clone());
         }
-        let file = self
-            .schema_cache
-            .as_ref()
-            .filter(|_| !plugin_version.is_empty())
-            .map(|dir| dir.join(format!("{package}-{plugin_version}.json")));
+        let file = self.schema_cache.as_ref().filter(|_| !plugin_version.is_empty()).map(|dir| dir.join(format!("{package}-{plugin_version}.json")));
         let schema = match file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
             Some(cached) => cached,
             None => {
-                let fresh = plugin.get_schema().await?;
+                let fresh = Provider::get_schema(plugin.as_ref()).await?;
                 if let Some(f) = &file {
                     // Write then rename: a reader never sees half a schema.
                     let tmp = f.with_extension("json.tmp");
@@ -144,9 +112,62 @@ impl PluginProviders {
     pub async fn shutdown(&self) {
         self.by_package.lock().await.clear();
         for (_, plugin) in self.running.lock().await.drain() {
-            plugin.shutdown().await;
+            if let Ok(plugin) = plugin {
+                plugin.shutdown().await;
+            }
         }
     }
+}
+
+/// Launches a plugin process and configures it from the provider resource's inputs.
+async fn start_configured(
+    binary: &ProviderBinary,
+    engine: std::net::SocketAddr,
+    root: &std::path::Path,
+    options: LaunchOptions,
+    instance: &ProviderInstance,
+) -> Result<ProviderPlugin, PluginError> {
+    let package = instance.package.as_str();
+    let plugin = ProviderPlugin::launch(binary, engine, root, options).await?;
+    // The provider resource's inputs are its configuration: checked, then applied.
+    let config = to_struct(&instance.config, &EncodeOptions::wire());
+    let urn = instance.key.rsplit_once("::").filter(|(u, _)| u.starts_with("urn:")).map(|(u, _)| u).unwrap_or(&instance.key);
+    let checked = plugin
+        .check_config(CheckRequest {
+            urn: urn.to_string(),
+            news: Some(config.clone()),
+            olds: Some(config.clone()),
+            r#type: format!("pulumi:providers:{package}"),
+            ..Default::default()
+        })
+        .await?;
+    let args = match checked {
+        Some(r) if !r.failures.is_empty() => {
+            let problems: Vec<String> = r.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
+            return Err(PluginError::Call {
+                package: package.to_string(),
+                method: "CheckConfig",
+                code: "InvalidArgument".into(),
+                message: format!("the provider's configuration is not valid: {}", problems.join("; ")),
+            });
+        }
+        Some(r) => r.inputs.unwrap_or(config),
+        None => config,
+    };
+    // Older providers read `variables` (`<package>:config:<key>` → text) instead of `args`.
+    let variables = instance
+        .config
+        .iter()
+        .filter_map(|(k, v)| {
+            let text = match crate::property::json::encode_value(v, &EncodeOptions { keep_secrets: false, ..EncodeOptions::wire() })? {
+                serde_json::Value::String(s) => s,
+                other => other.to_string(),
+            };
+            Some((format!("{package}:config:{k}"), text))
+        })
+        .collect();
+    plugin.configure(ConfigureRequest { variables, args: Some(args), accept_secrets: true, accept_resources: true, ..Default::default() }).await?;
+    Ok(plugin)
 }
 
 #[tonic::async_trait]

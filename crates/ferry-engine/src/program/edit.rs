@@ -13,10 +13,20 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProgramEdit {
     /// Sets a top-level input of a resource (adding it when absent).
-    SetProperty { resource: String, property: String, value: Value },
-    RemoveProperty { resource: String, property: String },
+    SetProperty {
+        resource: String,
+        property: String,
+        value: Value,
+    },
+    RemoveProperty {
+        resource: String,
+        property: String,
+    },
     /// Adds a property to the resource's `ignoreChanges` (a no-op when it is there).
-    IgnoreChanges { resource: String, property: String },
+    IgnoreChanges {
+        resource: String,
+        property: String,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -2,8 +2,8 @@
 //! parsed into a [`Program`] whose every part knows its line, then checked for what can be
 //! checked without providers (references, cycles, options). Evaluation is in [`crate::deploy`].
 
-pub mod expr;
 pub mod edit;
+pub mod expr;
 mod parse;
 
 use std::collections::{BTreeSet, HashMap};
@@ -11,7 +11,7 @@ use std::collections::{BTreeSet, HashMap};
 use serde::{Deserialize, Serialize};
 
 pub use expr::{Accessor, Expr, ExprKind, Pos, Reference};
-pub use parse::parse_program;
+pub use parse::{is_stack_reference, parse_program};
 
 /// A problem in a program, with where it is.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

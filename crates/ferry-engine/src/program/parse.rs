@@ -97,9 +97,7 @@ impl Reader {
                             }
                         }
                     }
-                    _ => ExprKind::Object(
-                        map.iter().map(|(k, v)| (k.as_str().to_string(), self.expr(v, &format!("{path}.{}", k.as_str())))).collect(),
-                    ),
+                    _ => ExprKind::Object(map.iter().map(|(k, v)| (k.as_str().to_string(), self.expr(v, &format!("{path}.{}", k.as_str())))).collect()),
                 }
             }
         };
@@ -140,11 +138,20 @@ impl Reader {
     fn resource_ref(&mut self, node: &Node, path: &str) -> Option<String> {
         let pos = pos_of(node.span());
         let text = node.as_scalar().map(|s| s.as_str().trim().to_string());
+        // A resource already in the stack, by URN: an import plan's snippet refers to the
+        // stack's other resources this way (the deployment checks the scope and the URN).
+        if let Some(urn) = text.as_deref().filter(|t| is_stack_reference(t)) {
+            if ferry_state::urn::Urn::parse(urn).is_none() {
+                self.error(pos, path, format!("`{urn}` is not a valid URN"));
+                return None;
+            }
+            return Some(urn.to_string());
+        }
         let inner = text.as_deref().and_then(|t| t.strip_prefix("${")).and_then(|t| t.strip_suffix('}'));
         match inner.map(|i| parse_reference(i.trim(), pos)) {
             Some(Ok(r)) if r.path.is_empty() => Some(r.root),
             _ => {
-                self.error(pos, path, "expected a resource, written `${name}`");
+                self.error(pos, path, "expected a resource, written `${name}` (or, for a resource already in the stack, its URN)");
                 None
             }
         }
@@ -204,7 +211,11 @@ impl Reader {
                             let ip = format!("{p}[{i}]");
                             if let Some(s) = item.as_scalar() {
                                 if !s.as_str().starts_with("urn:pulumi:") {
-                                    self.error(pos_of(item.span()), &ip, "an alias is a URN (`urn:pulumi:...`) or a mapping of `name`, `type`, `parent`, `project`, `stack`");
+                                    self.error(
+                                        pos_of(item.span()),
+                                        &ip,
+                                        "an alias is a URN (`urn:pulumi:...`) or a mapping of `name`, `type`, `parent`, `project`, `stack`",
+                                    );
                                 }
                                 o.aliases.push(AliasSpec::Urn(s.as_str().to_string()));
                             } else if let Some(m) = item.as_mapping() {
@@ -248,9 +259,7 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
             let message = e.to_string();
             // The loader's messages start with `<source>:<line>:<column>: `; keep the rest.
             let (line, column, rest) = load_error_position(&e, &message);
-            return Err(ProgramError {
-                diagnostics: vec![Diagnostic { file: file.into(), line, column, path: String::new(), message: rest }],
-            });
+            return Err(ProgramError { diagnostics: vec![Diagnostic { file: file.into(), line, column, path: String::new(), message: rest }] });
         }
     };
     let map = root.as_mapping().expect("the loader requires a mapping at the top");
@@ -305,7 +314,11 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
                         if let Some(t) = &decl.type_ {
                             let base = t.trim_start_matches("List<").trim_end_matches('>');
                             if !["string", "String", "integer", "Integer", "number", "Number", "boolean", "Boolean"].contains(&base) {
-                                r.error(decl.pos, &format!("{path}.type"), format!("unknown config type `{t}` (string, integer, number, boolean, or List<...>)"));
+                                r.error(
+                                    decl.pos,
+                                    &format!("{path}.type"),
+                                    format!("unknown config type `{t}` (string, integer, number, boolean, or List<...>)"),
+                                );
                             }
                         }
                         program.config.push(decl);
@@ -377,7 +390,11 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
     };
     for (k, _) in map.iter() {
         if !RESOURCE_KEYS.contains(&k.as_str()) {
-            r.error(pos_of(k.span()), &format!("{path}.{}", k.as_str()), format!("unknown resource field `{}`{}", k.as_str(), suggest(k.as_str(), RESOURCE_KEYS)));
+            r.error(
+                pos_of(k.span()),
+                &format!("{path}.{}", k.as_str()),
+                format!("unknown resource field `{}`{}", k.as_str(), suggest(k.as_str(), RESOURCE_KEYS)),
+            );
         }
     }
     let (type_, type_pos) = match map.get_node("type") {
@@ -466,16 +483,24 @@ fn check_names(r: &mut Reader, program: &mut Program) {
             r.error(v.pos, &format!("variables.{}", v.name), format!("`{}` is both a variable and a resource", v.name));
         }
     }
-    let known_root = |root: &str| {
-        root == "pulumi" || resources.contains_key(root) || variables.contains_key(root) || config.contains(root) || root.contains(':')
-    };
+    let known_root =
+        |root: &str| root == "pulumi" || resources.contains_key(root) || variables.contains_key(root) || config.contains(root) || root.contains(':');
     let mut all_names: Vec<&str> = resources.keys().chain(variables.keys()).copied().collect();
     all_names.extend(config.iter().copied());
     all_names.sort();
     let check_expr = |r: &mut Reader, e: &Expr, path: &str| {
         for reference in e.references() {
             if !known_root(&reference.root) {
-                r.error(reference.pos, path, format!("`${{{}}}` refers to `{}`, which is not a resource, variable or config value{}", reference.text, reference.root, suggest(&reference.root, &all_names)));
+                r.error(
+                    reference.pos,
+                    path,
+                    format!(
+                        "`${{{}}}` refers to `{}`, which is not a resource, variable or config value{}",
+                        reference.text,
+                        reference.root,
+                        suggest(&reference.root, &all_names)
+                    ),
+                );
             } else if reference.root == "pulumi" {
                 let ok = matches!(reference.path.first(), Some(super::Accessor::Property(p)) if ["stack", "project", "organization"].contains(&p.as_str()));
                 if !ok || reference.path.len() != 1 {
@@ -507,8 +532,13 @@ fn check_names(r: &mut Reader, program: &mut Program) {
         named.extend(d.options.depends_on.iter().map(|n| ("dependsOn", n)));
         for (option, target) in named {
             let pos = d.options_pos.get(option).copied().unwrap_or(d.pos);
+            if is_stack_reference(target) {
+                continue;
+            }
             match resources.get(target.as_str()) {
-                None => r.error(pos, &format!("{path}.options.{option}"), format!("`{target}` is not a resource in this program{}", suggest(target, &all_names))),
+                None => {
+                    r.error(pos, &format!("{path}.options.{option}"), format!("`{target}` is not a resource in this program{}", suggest(target, &all_names)))
+                }
                 Some(&t) if option == "provider" && !program.resources[t].is_provider() => r.error(
                     pos,
                     &format!("{path}.options.provider"),
@@ -518,7 +548,11 @@ fn check_names(r: &mut Reader, program: &mut Program) {
                     let package = d.type_.split(':').next().unwrap_or("");
                     let provider_package = program.resources[t].type_.trim_start_matches("pulumi:providers:");
                     if package != provider_package {
-                        r.error(pos, &format!("{path}.options.provider"), format!("`{target}` is a `{provider_package}` provider, but `{}` needs a `{package}` provider", d.type_));
+                        r.error(
+                            pos,
+                            &format!("{path}.options.provider"),
+                            format!("`{target}` is a `{provider_package}` provider, but `{}` needs a `{package}` provider", d.type_),
+                        );
                     }
                 }
                 _ => {}
@@ -535,9 +569,7 @@ fn check_names(r: &mut Reader, program: &mut Program) {
         Active,
         Done,
     }
-    let node_of = |name: &str| -> Option<(bool, usize)> {
-        resources.get(name).map(|&i| (true, i)).or_else(|| variables.get(name).map(|&i| (false, i)))
-    };
+    let node_of = |name: &str| -> Option<(bool, usize)> { resources.get(name).map(|&i| (true, i)).or_else(|| variables.get(name).map(|&i| (false, i))) };
     let deps_of = |(is_resource, i): (bool, usize)| -> Vec<(bool, usize)> {
         let names: Vec<String> = if is_resource {
             program.resources[i].references().into_iter().map(str::to_string).collect()
@@ -550,8 +582,7 @@ fn check_names(r: &mut Reader, program: &mut Program) {
     let pos_of_node = |(is_resource, i): (bool, usize)| if is_resource { program.resources[i].pos } else { program.variables[i].pos };
     let mut marks: HashMap<(bool, usize), Mark> = HashMap::new();
     let mut order = Vec::new();
-    let roots: Vec<(bool, usize)> =
-        (0..program.variables.len()).map(|i| (false, i)).chain((0..program.resources.len()).map(|i| (true, i))).collect();
+    let roots: Vec<(bool, usize)> = (0..program.variables.len()).map(|i| (false, i)).chain((0..program.resources.len()).map(|i| (true, i))).collect();
     for root in roots {
         if marks.get(&root).copied().unwrap_or(Mark::New) != Mark::New {
             continue;
@@ -587,4 +618,9 @@ fn check_names(r: &mut Reader, program: &mut Program) {
         }
     }
     program.order = order;
+}
+
+/// Whether an option's target is a URN (a resource of the stack) rather than a program name.
+pub fn is_stack_reference(target: &str) -> bool {
+    target.starts_with("urn:pulumi:")
 }

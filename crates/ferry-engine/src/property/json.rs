@@ -7,10 +7,7 @@ use std::collections::BTreeMap;
 use ferry_state::sig::{ARCHIVE_SIG, ASSET_SIG, OUTPUT_VALUE_SIG, RESOURCE_REFERENCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN_VALUE};
 use serde_json::{json, Map, Value};
 
-use super::{
-    child_path, index_path, Archive, ArchiveSource, Asset, AssetSource, OutputValue, PropertyError, PropertyMap,
-    PropertyValue, ResourceReference,
-};
+use super::{child_path, index_path, Archive, ArchiveSource, Asset, AssetSource, OutputValue, PropertyError, PropertyMap, PropertyValue, ResourceReference};
 
 /// How a secret is written.
 #[derive(Clone, Copy)]
@@ -65,9 +62,7 @@ pub fn encode_value(value: &PropertyValue, opts: &EncodeOptions<'_>) -> Option<V
         PropertyValue::Bool(b) => Value::Bool(*b),
         PropertyValue::Number(n) => number(*n),
         PropertyValue::String(s) => Value::String(s.clone()),
-        PropertyValue::Array(items) => {
-            Value::Array(items.iter().map(|v| encode_value(v, opts).unwrap_or(Value::Null)).collect())
-        }
+        PropertyValue::Array(items) => Value::Array(items.iter().map(|v| encode_value(v, opts).unwrap_or(Value::Null)).collect()),
         PropertyValue::Object(map) => Value::Object(encode_map(map, opts)),
         PropertyValue::Asset(asset) => encode_asset(asset),
         PropertyValue::Archive(archive) => encode_archive(archive, opts),
@@ -197,9 +192,9 @@ pub fn decode_value(value: &Value, path: &str, opts: &DecodeOptions<'_>) -> Resu
         Value::Number(n) => PropertyValue::Number(n.as_f64().unwrap_or(0.0)),
         Value::String(s) if s == UNKNOWN_VALUE => PropertyValue::Computed,
         Value::String(s) => PropertyValue::String(s.clone()),
-        Value::Array(items) => PropertyValue::Array(
-            items.iter().enumerate().map(|(i, v)| decode_value(v, &index_path(path, i), opts)).collect::<Result<_, _>>()?,
-        ),
+        Value::Array(items) => {
+            PropertyValue::Array(items.iter().enumerate().map(|(i, v)| decode_value(v, &index_path(path, i), opts)).collect::<Result<_, _>>()?)
+        }
         Value::Object(obj) => match obj.get(SIG_KEY) {
             None => PropertyValue::Object(decode_map(obj, path, opts)?),
             Some(Value::String(sig)) => decode_signed(sig, obj, path, opts)?,
@@ -222,14 +217,12 @@ fn decode_signed(sig: &str, obj: &Map<String, Value>, path: &str, opts: &DecodeO
             let inner = if let Some(v) = obj.get("value") {
                 decode_value(v, path, opts)?
             } else if let Some(text) = str_field(obj, "plaintext", path)? {
-                let v: Value = serde_json::from_str(text)
-                    .map_err(|e| PropertyError::new(path, format!("a secret's plaintext is not JSON: {e}")))?;
+                let v: Value = serde_json::from_str(text).map_err(|e| PropertyError::new(path, format!("a secret's plaintext is not JSON: {e}")))?;
                 decode_value(&v, path, opts)?
             } else if let Some(ct) = str_field(obj, "ciphertext", path)? {
                 let decrypt = opts.decrypt.ok_or_else(|| PropertyError::new(path, "an encrypted secret, and no key to decrypt it"))?;
                 let text = decrypt(ct).map_err(|e| PropertyError::new(path, format!("the secret does not decrypt: {e}")))?;
-                let v: Value = serde_json::from_str(&text)
-                    .map_err(|e| PropertyError::new(path, format!("a decrypted secret is not JSON: {e}")))?;
+                let v: Value = serde_json::from_str(&text).map_err(|e| PropertyError::new(path, format!("a decrypted secret is not JSON: {e}")))?;
                 decode_value(&v, path, opts)?
             } else {
                 return Err(PropertyError::new(path, "a secret needs `value`, `plaintext` or `ciphertext`"));

@@ -106,7 +106,11 @@ impl PropertyError {
 }
 
 pub(crate) fn child_path(path: &str, key: &str) -> String {
-    if path.is_empty() { key.to_string() } else { format!("{path}.{key}") }
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
 }
 
 pub(crate) fn index_path(path: &str, i: usize) -> String {

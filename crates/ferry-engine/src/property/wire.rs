@@ -41,15 +41,13 @@ fn pb_to_json(v: &PbValue, path: &str) -> Result<Value, PropertyError> {
     Ok(match &v.kind {
         None | Some(Kind::NullValue(_)) => Value::Null,
         Some(Kind::BoolValue(b)) => Value::Bool(*b),
-        Some(Kind::NumberValue(n)) => serde_json::Number::from_f64(*n)
-            .map(Value::Number)
-            .ok_or_else(|| PropertyError::new(path, format!("{n} is not a JSON number")))?,
-        Some(Kind::StringValue(s)) => Value::String(s.clone()),
-        Some(Kind::ListValue(l)) => {
-            Value::Array(l.values.iter().enumerate().map(|(i, v)| pb_to_json(v, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?)
+        Some(Kind::NumberValue(n)) => {
+            serde_json::Number::from_f64(*n).map(Value::Number).ok_or_else(|| PropertyError::new(path, format!("{n} is not a JSON number")))?
         }
-        Some(Kind::StructValue(s)) => Value::Object(
-            s.fields.iter().map(|(k, v)| Ok((k.clone(), pb_to_json(v, &format!("{path}.{k}"))?))).collect::<Result<_, PropertyError>>()?,
-        ),
+        Some(Kind::StringValue(s)) => Value::String(s.clone()),
+        Some(Kind::ListValue(l)) => Value::Array(l.values.iter().enumerate().map(|(i, v)| pb_to_json(v, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?),
+        Some(Kind::StructValue(s)) => {
+            Value::Object(s.fields.iter().map(|(k, v)| Ok((k.clone(), pb_to_json(v, &format!("{path}.{k}"))?))).collect::<Result<_, PropertyError>>()?)
+        }
     })
 }

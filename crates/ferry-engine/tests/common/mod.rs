@@ -21,8 +21,8 @@ use ferry_engine::property::{PropertyMap, PropertyValue};
 use ferry_engine::provider::{GrpcProvider, Provider};
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
-    diff_response::DiffChanges, property_diff::Kind, CheckFailure, CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest,
-    DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, PropertyDiff, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
+    diff_response::DiffChanges, property_diff::Kind, CheckFailure, CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
+    DiffResponse, GetSchemaRequest, GetSchemaResponse, PropertyDiff, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use serde_json::{json, Value};
 use tokio_stream::StreamExt;
