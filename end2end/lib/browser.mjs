@@ -23,6 +23,14 @@ export async function launch() {
   });
 }
 
+/** A JSON API call that must succeed; its answer. */
+export async function api(method, url, body) {
+  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
 export function fixture(rel) {
   return path.join(FIXTURES, 'pulumi/state', rel);
 }

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { launch, open, ARTIFACTS, BASE } from '../lib/browser.mjs';
+import { launch, open, api, ARTIFACTS, BASE } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -13,12 +13,6 @@ after(async () => { await browser?.close(); });
 
 const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 
-async function api(method, url, body) {
-  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
-  const json = await res.json();
-  assert.ok(res.ok, JSON.stringify(json));
-  return json;
-}
 
 /** A stack of the test's own (a copy of the demo stack), so commits change no other test's stack. */
 async function demoCopy(name) {

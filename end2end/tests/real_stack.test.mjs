@@ -6,20 +6,12 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { launch, open, ARTIFACTS, BASE } from '../lib/browser.mjs';
+import { launch, open, api, fixture, ARTIFACTS, BASE } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
-const FIXTURES = process.env.FERRY_FIXTURES || path.resolve('..', '..', 'shared', 'fixtures');
-
-async function api(method, url, body) {
-  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
-  const json = await res.json();
-  assert.ok(res.ok, JSON.stringify(json));
-  return json;
-}
 
 async function previewDone(page) {
   await page.click('#plan-preview');
@@ -30,7 +22,7 @@ async function previewDone(page) {
 const statuses = (page) => page.$$eval('#plan-results .row[data-urn]', (rows) => rows.map((r) => `${r.querySelector('.status').textContent} ${r.querySelector('.name').textContent}`));
 
 test('a two-resource import program leaves a 93-resource stack untouched', async () => {
-  const exportText = await readFile(path.join(FIXTURES, 'pulumi/state/tool-generated-export/dns-to-db-flat.export.json'), 'utf8');
+  const exportText = await readFile(fixture('tool-generated-export/dns-to-db-flat.export.json'), 'utf8');
   // The stack's URNs say `dev::dns-to-db`: its name must agree (a fresh organisation per run).
   const stack = await api('POST', `/api/v1/stacks?name=e2e-${Date.now()}/dns-to-db/dev`, exportText);
   assert.equal(stack.resources, 93);

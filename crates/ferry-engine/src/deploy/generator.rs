@@ -749,58 +749,38 @@ impl<'a> Generator<'a> {
 
     /// Keeps an old resource's state as it was (its registration failed).
     fn keep_old(&self, seq: usize, i: usize) {
-        let r = &self.olds[i];
         let (inputs, outputs) = self.old_props(i).unwrap_or_default();
-        self.put(
-            seq,
-            ResourceState {
-                urn: r.urn.clone(),
-                type_: r.type_.clone(),
-                custom: r.is_custom(),
-                id: r.id.clone(),
-                inputs,
-                outputs,
-                parent: r.parent.clone(),
-                provider: r.provider.clone(),
-                dependencies: r.dependencies.clone().unwrap_or_default(),
-                property_dependencies: BTreeMap::new(),
-                protect: r.is_protected(),
-                external: r.external == Some(true),
-                delete_before_replace: false,
-                retain_on_delete: false,
-                import_id: None,
-                base: Some(i),
-                verbatim: false,
-            },
-        );
+        self.put(seq, self.old_state(i, inputs, outputs, false));
     }
 
     /// Keeps an old resource exactly as it is, without a step: the program of an imports-scope
     /// plan does not declare it. Nothing is decoded (its secrets need no passphrase).
     fn untouched(&self, seq: usize, i: usize) {
+        self.put(seq, self.old_state(i, PropertyMap::new(), PropertyMap::new(), true));
+    }
+
+    /// The old entry `i` as a resource state (`verbatim`: written back exactly as stored).
+    fn old_state(&self, i: usize, inputs: PropertyMap, outputs: PropertyMap, verbatim: bool) -> ResourceState {
         let r = &self.olds[i];
-        self.put(
-            seq,
-            ResourceState {
-                urn: r.urn.clone(),
-                type_: r.type_.clone(),
-                custom: r.is_custom(),
-                id: r.id.clone(),
-                inputs: PropertyMap::new(),
-                outputs: PropertyMap::new(),
-                parent: r.parent.clone(),
-                provider: r.provider.clone(),
-                dependencies: r.dependencies.clone().unwrap_or_default(),
-                property_dependencies: BTreeMap::new(),
-                protect: r.is_protected(),
-                external: r.external == Some(true),
-                delete_before_replace: false,
-                retain_on_delete: false,
-                import_id: None,
-                base: Some(i),
-                verbatim: true,
-            },
-        );
+        ResourceState {
+            urn: r.urn.clone(),
+            type_: r.type_.clone(),
+            custom: r.is_custom(),
+            id: r.id.clone(),
+            inputs,
+            outputs,
+            parent: r.parent.clone(),
+            provider: r.provider.clone(),
+            dependencies: r.dependencies.clone().unwrap_or_default(),
+            property_dependencies: BTreeMap::new(),
+            protect: r.is_protected(),
+            external: r.external == Some(true),
+            delete_before_replace: false,
+            retain_on_delete: false,
+            import_id: None,
+            base: Some(i),
+            verbatim,
+        }
     }
 
     fn register_provider(&self, goal: &Goal, old: Option<usize>) -> Registered {
