@@ -128,7 +128,7 @@ test('a plan is created from the demo stack, a typo in its spec is underlined as
   assert.match(first.current.spec, /"name": "imported"/);
   assert.match(plan.current.spec, /"name": "front-door-id"/);
   assert.equal(first.current.spec.replace('"imported"', '"front-door-id"'), plan.current.spec, 'the rest of the text is kept as typed');
-  assert.deepEqual(plan.current.options, { strategy: 'read', code_style: 'cli', elide: true });
+  assert.deepEqual(plan.current.options, { strategy: 'read', code_style: 'cli', elide: true, scope: 'imports' });
   // Each revision has its own URL.
   const r1 = await open(browser, `/plans/${planId}/r/1`);
   assert.match(await r1.page.textContent('.plan-head .meta'), /revision 1 of 2/);
