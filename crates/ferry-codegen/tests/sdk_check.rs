@@ -21,9 +21,8 @@ fn venv() -> PathBuf {
 }
 
 /// Fails, naming the tool, when it is missing: a check whose checker is absent never passes.
-fn available(tool: &Path, what: &str) -> bool {
+fn require(tool: &Path, what: &str) {
     assert!(tool.exists(), "{what} is missing ({}): run ./scripts/test.sh, which installs it", tool.display());
-    true
 }
 
 /// Every case: the fixture schemas' resources (random, postgresql, tls: the packages whose SDKs
@@ -68,9 +67,7 @@ fn run(cmd: &mut Command, what: &str) {
 #[test]
 fn typescript_type_checks_against_the_npm_sdks() {
     let tsc = sdk_dir().join("node_modules/.bin/tsc");
-    if !available(&tsc, "tsc with the @pulumi npm packages") {
-        return;
-    }
+    require(&tsc, "tsc with the @pulumi npm packages");
     for dir in write(Language::TypeScript) {
         run(Command::new(&tsc).arg("--noEmit").arg("-p").arg(dir.join("tsconfig.json")), &format!("tsc on {}", dir.display()));
     }
@@ -80,9 +77,8 @@ fn typescript_type_checks_against_the_npm_sdks() {
 fn python_type_checks_against_the_pypi_sdks() {
     let pyright = sdk_dir().join("node_modules/.bin/pyright");
     let python = venv().join("bin/python");
-    if !available(&pyright, "pyright") || !available(&python, "the Python venv with the pulumi packages") {
-        return;
-    }
+    require(&pyright, "pyright");
+    require(&python, "the Python venv with the pulumi packages");
     let files: Vec<PathBuf> = write(Language::Python).into_iter().map(|d| d.join("__main__.py")).collect();
     run(Command::new(&pyright).arg("--pythonpath").arg(&python).args(&files), "pyright");
 }
@@ -90,9 +86,7 @@ fn python_type_checks_against_the_pypi_sdks() {
 #[test]
 fn go_is_valid_go() {
     let gofmt = PathBuf::from("/usr/bin/gofmt");
-    if !available(&gofmt, "gofmt (Debian's golang-go)") {
-        return;
-    }
+    require(&gofmt, "gofmt (Debian's golang-go)");
     for dir in write(Language::Go) {
         run(Command::new(&gofmt).arg("-e").arg(dir.join("main.go")), &format!("gofmt -e on {}", dir.display()));
     }

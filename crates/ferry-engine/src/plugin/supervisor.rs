@@ -100,6 +100,31 @@ impl SupervisedPlugin {
         };
     }
 
+    /// One attempt on the shared process. A crash or a hang replaces the process; the flag
+    /// says whether that is why the attempt failed.
+    async fn shared_attempt<T, F, Fut>(&self, call: F) -> (Result<T, PluginError>, bool)
+    where
+        F: FnOnce(Arc<ProviderPlugin>) -> Fut,
+        Fut: Future<Output = Result<T, PluginError>>,
+    {
+        let (generation, result) = {
+            let _shared = self.gate.read().await;
+            let (generation, process) = match self.current().await {
+                Ok(current) => current,
+                Err(e) => return (Err(e), false),
+            };
+            (generation, call(process).await)
+        };
+        let broke = match &result {
+            Err(e) if process_failed(e, self.generation().await != generation) => {
+                self.replace(generation, e).await;
+                true
+            }
+            _ => false,
+        };
+        (result, broke)
+    }
+
     /// Runs an idempotent call: once on the shared process, and once more, alone on a fresh
     /// process, when the first attempt met a crash or a hang.
     async fn idempotent<T, F, Fut>(&self, method: &'static str, call: F) -> Result<T, PluginError>
@@ -107,14 +132,9 @@ impl SupervisedPlugin {
         F: Fn(Arc<ProviderPlugin>) -> Fut,
         Fut: Future<Output = Result<T, PluginError>>,
     {
-        let (generation, first) = {
-            let _shared = self.gate.read().await;
-            let (generation, process) = self.current().await?;
-            (generation, call(process).await)
-        };
-        match first {
-            Err(e) if process_failed(&e, self.generation().await != generation) => self.replace(generation, &e).await,
-            other => return other,
+        match self.shared_attempt(&call).await {
+            (_, true) => {}
+            (other, false) => return other,
         }
         let _alone = self.gate.write().await;
         let (generation, process) = self.current().await?;
@@ -138,17 +158,7 @@ impl SupervisedPlugin {
         F: FnOnce(Arc<ProviderPlugin>) -> Fut,
         Fut: Future<Output = Result<T, PluginError>>,
     {
-        let (generation, result) = {
-            let _shared = self.gate.read().await;
-            let (generation, process) = self.current().await?;
-            (generation, call(process).await)
-        };
-        if let Err(e) = &result {
-            if process_failed(e, false) {
-                self.replace(generation, e).await;
-            }
-        }
-        result
+        self.shared_attempt(call).await.0
     }
 
     pub async fn get_plugin_info(&self) -> Result<String, PluginError> {
