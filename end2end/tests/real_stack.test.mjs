@@ -57,6 +57,7 @@ resources:
   await page.screenshot({ path: path.join(ARTIFACTS, '30-real-stack-imports-scope.png'), fullPage: true });
 
   await page.click('#plan-commit');
+  assert.equal(await page.textContent('#plan-confirm-untouched'), "The stack's other 92 resource(s) stay exactly as they are.");
   await page.click('#plan-confirm-commit');
   await page.waitForSelector('#plan-committed', { timeout: 30000 });
   assert.match(await page.textContent('#plan-committed'), /version 2/);

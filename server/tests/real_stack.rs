@@ -31,22 +31,6 @@ async fn export(app: &Router, stack: &str) -> Value {
     serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap()
 }
 
-/// Runs a background preview of the plan's latest revision to its end; the stored preview.
-async fn preview(app: &Router, plan: &str) -> (String, Value) {
-    let (status, job) = call(app, Request::post(format!("/api/v1/plans/{plan}/previews")).body(Body::empty()).unwrap()).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
-    let job_id = job["id"].as_str().unwrap();
-    // The event stream ends with the job.
-    let res = app.clone().oneshot(get(&format!("/api/v1/plans/{plan}/jobs/{job_id}/events"))).await.unwrap();
-    res.into_body().collect().await.unwrap();
-    let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job_id}"))).await;
-    assert_eq!(job["status"], "done", "{job}");
-    let id = job["preview_id"].as_str().unwrap().to_string();
-    let (status, record) = call(app, get(&format!("/api/v1/previews/{id}"))).await;
-    assert_eq!(status, StatusCode::OK);
-    (id, record)
-}
-
 fn ops(record: &Value) -> Vec<String> {
     record["preview"]["plan"]["steps"].as_array().unwrap().iter().map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap())).collect()
 }
@@ -72,7 +56,7 @@ async fn a_two_resource_import_program_leaves_a_93_resource_stack_untouched() {
     assert_eq!(plan["current"]["options"]["scope"], "imports", "the default scope of a plan");
     let plan = plan["id"].as_str().unwrap().to_string();
 
-    let (preview_id, record) = preview(&app, &plan).await;
+    let (preview_id, record) = common::plan_preview(&app, &plan).await;
     assert_eq!(ops(&record), ["same dns-to-db-dev", "create default", "import port", "import suffix"], "no deletes");
     assert_eq!(record["preview"]["plan"]["untouched"], 92);
     assert_eq!(record["preview"]["plan"]["scope"], "imports");
@@ -110,7 +94,7 @@ async fn a_two_resource_import_program_leaves_a_93_resource_stack_untouched() {
     assert_eq!(suffix["dependencies"], json!([vpc]));
 
     // The same program again: nothing to do.
-    let (_, again) = preview(&app, &plan).await;
+    let (_, again) = common::plan_preview(&app, &plan).await;
     assert_eq!(ops(&again), ["same dns-to-db-dev", "same default", "same port", "same suffix"]);
     assert_eq!(again["preview"]["plan"]["untouched"], 92);
 
@@ -124,7 +108,7 @@ async fn a_two_resource_import_program_leaves_a_93_resource_stack_untouched() {
     )
     .await;
     assert_eq!(status, StatusCode::CREATED);
-    let (_, whole) = preview(&app, &plan).await;
+    let (_, whole) = common::plan_preview(&app, &plan).await;
     let deletes = ops(&whole).iter().filter(|o| o.starts_with("delete ")).count();
     assert_eq!(deletes, 92, "{:?}", ops(&whole));
 }

@@ -1,9 +1,9 @@
 //! Interoperability with a provider written on Pulumi's own Python stubs (PyPI `pulumi`): Ferry
 //! finds it as `pulumi-resource-pyecho`, launches it, and GetSchema, Read and Check work through
-//! it. The test makes its venv (under `target/`) on first run.
+//! it. The test makes its venv (under `target/`, with `tests/interop/venv.sh`) on first run.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
@@ -11,36 +11,25 @@ use ferry_engine::import::{preview_import, ImportOptions, ImportStatus, StackCon
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
 
-/// The PyPI `pulumi` release whose stubs the provider uses (the protocol facts' own version).
-const PULUMI_PYPI: &str = "pulumi==3.272.0";
-
-fn venv() -> PathBuf {
+/// The venv's python (made under `target/` by `tests/interop/venv.sh` on first use), and a
+/// plugin folder whose `pulumi-resource-pyecho` runs the provider with it.
+fn plugin_dir() -> tempfile::TempDir {
+    let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
     // target/<profile>/deps/python_interop-<hash> -> target/python-interop-venv
-    let target = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().to_path_buf();
-    let venv = target.join("python-interop-venv");
-    let python = venv.join("bin/python");
-    let ready = Command::new(&python).args(["-c", "import pulumi.runtime.proto.provider_pb2_grpc, grpc"]).status().is_ok_and(|s| s.success());
-    if !ready {
-        let ok = Command::new("python3").arg("-m").arg("venv").arg(&venv).status().is_ok_and(|s| s.success())
-            && Command::new(venv.join("bin/pip")).args(["install", "--quiet", PULUMI_PYPI]).status().is_ok_and(|s| s.success());
-        assert!(ok, "could not create the Python venv with {PULUMI_PYPI} at {}", venv.display());
-    }
-    venv
-}
-
-fn plugin_dir(venv: &Path) -> tempfile::TempDir {
+    let venv = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
+    let out = Command::new(interop.join("venv.sh")).arg(&venv).output().unwrap();
+    assert!(out.status.success(), "could not make the Python venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
+    let python = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let dir = tempfile::tempdir().unwrap();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/python_provider.py");
     let wrapper = dir.path().join("pulumi-resource-pyecho");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{}' '{}' \"$@\"\n", venv.join("bin/python").display(), script.display())).unwrap();
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{python}' '{}' \"$@\"\n", interop.join("python_provider.py").display())).unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     dir
 }
 
 #[tokio::test]
 async fn a_provider_on_pulumis_python_stubs_works_as_a_plugin() {
-    let venv = venv();
-    let dir = plugin_dir(&venv);
+    let dir = plugin_dir();
     let search = PluginSearch { ferry_dirs: vec![dir.path().to_path_buf()], ..Default::default() };
     let (engine, mut logs) = EngineService::start().await.unwrap();
     let options = LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(30), ..Default::default() };

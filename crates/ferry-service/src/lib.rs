@@ -1,5 +1,6 @@
-//! Ferry's stack use cases, shared by the HTTP API and the UI's server functions: upload a
-//! state file, list stacks, read a version's resources, graph and details.
+//! Ferry's use cases, shared by the HTTP API and the UI's server functions: stacks (upload,
+//! versions, resources, graph, details), import and program previews and commits, code, plans
+//! and their background previews, review and resolutions.
 //!
 //! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
 //! to their own responses.

@@ -294,7 +294,7 @@ impl StackService {
             (_, Some(s)) => ferry_engine::import_spec::parse_import_spec(s).map(|s| s.file.resources.len()).unwrap_or(0),
             _ => 0,
         };
-        let id = ferry_store::plans::random_id();
+        let id = ferry_store::random_id();
         let (changed, _) = watch::channel(0);
         let job = Arc::new(Job {
             state: Mutex::new(JobView {

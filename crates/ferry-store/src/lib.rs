@@ -9,8 +9,10 @@ use std::str::FromStr;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Row, SqlitePool};
 
+mod id;
 mod name;
 pub mod plans;
+pub use id::random_id;
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};
 
 /// Why a store call failed.
@@ -114,7 +116,7 @@ impl Store {
         let id = match existing {
             Some(id) => id,
             None => {
-                let id = uuid::Uuid::new_v4().simple().to_string();
+                let id = random_id();
                 sqlx::query("INSERT INTO stacks (id, name) VALUES (?, ?)").bind(&id).bind(name.as_str()).execute(&mut *tx).await?;
                 id
             }
@@ -161,9 +163,9 @@ impl Store {
         Ok(StackVersion { summary, export_json })
     }
 
-    /// Stores a preview; returns its ID (122 random bits).
+    /// Stores a preview; returns its ID (128 random bits).
     pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, preview_json: &str, payload: &str) -> Result<String, StoreError> {
-        let id = uuid::Uuid::new_v4().simple().to_string();
+        let id = random_id();
         sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES (?, ?, ?, ?, ?, ?)")
             .bind(&id)
             .bind(stack_id)

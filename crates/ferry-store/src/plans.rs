@@ -4,14 +4,7 @@
 use serde::Serialize;
 use sqlx::Row;
 
-use crate::{Store, StoreError};
-
-/// 128 random bits as 32 hex digits.
-pub fn random_id() -> String {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).expect("the system's random source");
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
+use crate::{random_id, Store, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {

@@ -13,6 +13,12 @@ use crate::schema::{resources, Ty};
 pub type Props = Map<String, Value>;
 
 pub const DEFAULT_SPECIAL: &str = "!@#$%&*()-_=+[]{}<>:?";
+/// Pulumi's wire value for a value not known yet (in a preview).
+pub const UNKNOWN: &str = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+fn is_unknown(v: &Value) -> bool {
+    v.as_str() == Some(UNKNOWN)
+}
 const BCRYPT_COST: u32 = 10;
 
 /// The short name of a token (`RandomPassword` for `random:index/randomPassword:RandomPassword`).
@@ -41,6 +47,8 @@ pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>)
                     failures.push((prop.name.to_string(), format!("`{}` is required", prop.name)));
                 }
             }
+            // Not known until another resource exists: passed through, checked then.
+            Some(v) if is_unknown(v) => {}
             Some(v) => {
                 let ok = match prop.ty {
                     Ty::Int => v.as_i64().is_some() || v.as_f64().is_some_and(|f| f.fract() == 0.0),
@@ -62,12 +70,23 @@ pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>)
     if !failures.is_empty() {
         return Ok((inputs, failures));
     }
+    // Rules between values wait until every value they read is known.
+    if inputs.values().any(is_unknown) {
+        return Ok((inputs, failures));
+    }
     match kind(token) {
         "RandomPassword" | "RandomString" => {
             for flag in ["lower", "upper", "special"] {
                 inputs.entry(flag).or_insert(json!(true));
             }
-            // `number` is the older name of `numeric`; keep both in step.
+            // `number` is the older name of `numeric`: one given sets the other; both given
+            // must agree (as the real provider's plan modifier has it).
+            if let (Some(number), Some(numeric)) = (boolean(news, "number"), boolean(news, "numeric")) {
+                if number != numeric {
+                    failures
+                        .push(("numeric".into(), format!("`number` ({number}) and `numeric` ({numeric}) must agree: `number` is the older name of `numeric`")));
+                }
+            }
             let numeric = boolean(&inputs, "numeric").or(boolean(&inputs, "number")).unwrap_or(true);
             inputs.insert("numeric".into(), json!(numeric));
             inputs.insert("number".into(), json!(numeric));
@@ -121,10 +140,8 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
     let obj = |v: Value| v.as_object().cloned().expect("an object literal");
     match kind(token) {
         "RandomPassword" | "RandomString" => {
-            if id.is_empty() {
-                return Err("the ID is the value itself and must not be empty".into());
-            }
-            let length = id.chars().count();
+            // The value itself; its length in bytes, as the real provider counts it.
+            let length = id.len();
             let inputs = obj(json!({"length": length, "lower": true, "upper": true, "numeric": true, "number": true,
                 "special": true, "minLower": 0, "minUpper": 0, "minNumeric": 0, "minSpecial": 0}));
             let mut outputs = inputs.clone();
@@ -139,23 +156,18 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
         }
         "RandomBytes" => {
             let bytes = STANDARD.decode(id).map_err(|e| format!("the ID must be the bytes in base64: {e}"))?;
-            if bytes.is_empty() {
-                return Err("the ID holds no bytes".into());
-            }
             let inputs = obj(json!({"length": bytes.len()}));
             let outputs = obj(json!({"length": bytes.len(), "base64": STANDARD.encode(&bytes), "hex": hex(&bytes)}));
             // The bytes are secret, so they cannot be the ID (as for passwords).
             Ok(("none".to_string(), inputs, outputs))
         }
         "RandomId" => {
-            let (prefix, b64) = match id.split_once(',') {
+            // The prefix may hold commas itself: it ends at the last one.
+            let (prefix, b64) = match id.rsplit_once(',') {
                 Some((prefix, b64)) => (prefix, b64),
                 None => ("", id),
             };
             let bytes = URL_SAFE_NO_PAD.decode(b64).map_err(|e| format!("the ID must be `<b64Url>` or `<prefix>,<b64Url>`: {e}"))?;
-            if bytes.is_empty() {
-                return Err("the ID holds no bytes".into());
-            }
             let mut inputs = obj(json!({"byteLength": bytes.len()}));
             if !prefix.is_empty() {
                 inputs.insert("prefix".into(), json!(prefix));
@@ -170,30 +182,19 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
                 return Err("the ID must be `<result>,<min>,<max>` or `<result>,<min>,<max>,<seed>`".into());
             }
             let num = |s: &str, what: &str| s.trim().parse::<i64>().map_err(|_| format!("{what} `{s}` is not an integer"));
+            // As the real provider: no range check, and the ID stays as given (`007`).
             let (result, min, max) = (num(parts[0], "result")?, num(parts[1], "min")?, num(parts[2], "max")?);
-            if !(min <= result && result <= max) {
-                return Err(format!("result {result} is not between min {min} and max {max}"));
-            }
             let mut inputs = obj(json!({"min": min, "max": max}));
             if let Some(seed) = parts.get(3) {
                 inputs.insert("seed".into(), json!(seed));
             }
             let mut outputs = inputs.clone();
             outputs.insert("result".into(), json!(result));
-            Ok((result.to_string(), inputs, outputs))
+            Ok((parts[0].to_string(), inputs, outputs))
         }
         "RandomUuid" | "RandomUuid4" | "RandomUuid7" => {
+            // Any valid UUID, whatever its version, as the real provider takes it.
             let parsed = uuid::Uuid::parse_str(id).map_err(|e| format!("`{id}` is not a UUID: {e}"))?;
-            let want = match kind(token) {
-                "RandomUuid4" => Some(4),
-                "RandomUuid7" => Some(7),
-                _ => None,
-            };
-            if let Some(v) = want {
-                if parsed.get_version_num() != v {
-                    return Err(format!("`{id}` is a version {} UUID, not version {v}", parsed.get_version_num()));
-                }
-            }
             let value = parsed.hyphenated().to_string();
             Ok((value.clone(), Props::new(), obj(json!({"result": value}))))
         }
@@ -243,6 +244,17 @@ const ANIMALS: &[&str] = &[
     "marmot", "mole", "newt", "ocelot", "orca", "otter", "owl", "panda", "puffin", "quail", "raven", "robin", "salmon", "seal", "sloth", "stork", "swan",
     "tapir", "tiger", "toad", "trout", "turtle", "viper", "walrus", "weasel", "whale", "wolf", "wombat", "yak", "zebra",
 ];
+
+/// What a preview's Create answers: the inputs, and every computed output unknown (nothing is
+/// generated until the resource is really created).
+pub fn preview_outputs(token: &str, inputs: &Props) -> Result<Props, String> {
+    let spec = resources().into_iter().find(|r| r.token == token).ok_or_else(|| format!("unknown resource type `{token}`"))?;
+    let mut outputs = inputs.clone();
+    for prop in spec.props.iter().filter(|p| !p.input) {
+        outputs.insert(prop.name.to_string(), json!(UNKNOWN));
+    }
+    Ok(outputs)
+}
 
 /// Generates a new value: (resource ID, outputs).
 pub fn create(token: &str, inputs: &Props) -> Result<(String, Props), String> {
@@ -390,8 +402,16 @@ mod tests {
         let (id, _, outputs) = import("random:index/randomPassword:RandomPassword", "supersecret").unwrap();
         assert_eq!(id, "none");
         assert!(bcrypt::verify("supersecret", outputs["bcryptHash"].as_str().unwrap()).unwrap());
-        assert!(import("random:index/randomUuid4:RandomUuid4", "0197ad85-fe6e-7e92-a2f5-7550daa83030").unwrap_err().contains("version 7"));
-        assert!(import("random:index/randomInteger:RandomInteger", "99,1,50").unwrap_err().contains("not between"));
+        // As the real provider's ImportState: any valid UUID, the prefix up to the last comma,
+        // lengths in bytes, integers out of range and as written, empty values.
+        assert_eq!(import("random:index/randomUuid4:RandomUuid4", "0197ad85-fe6e-7e92-a2f5-7550daa83030").unwrap().0, "0197ad85-fe6e-7e92-a2f5-7550daa83030");
+        let (id, inputs, _) = import("random:index/randomId:RandomId", "a,b,p-9hUg").unwrap();
+        assert_eq!((id.as_str(), inputs["prefix"].clone()), ("p-9hUg", json!("a,b")));
+        assert_eq!(import("random:index/randomString:RandomString", "héllo").unwrap().1["length"], 6);
+        let (id, _, outputs) = import("random:index/randomInteger:RandomInteger", "007,10,50").unwrap();
+        assert_eq!((id.as_str(), outputs["result"].clone()), ("007", json!(7)));
+        assert_eq!(import("random:index/randomBytes:RandomBytes", "").unwrap().1["length"], 0);
+        assert!(import("random:index/randomInteger:RandomInteger", "x,1,5").unwrap_err().contains("not an integer"));
         assert!(import("random:index/randomPet:RandomPet", "x").unwrap_err().contains("cannot be imported"));
     }
 
@@ -409,6 +429,15 @@ mod tests {
         assert_eq!(failures[0].0, "length");
         let (_, failures) = check("random:index/randomInteger:RandomInteger", &json!({"min": 5}).as_object().unwrap().clone()).unwrap();
         assert_eq!(failures[0].1, "`max` is required");
+        // Unknown values pass through (their rules wait until they are known).
+        let (inputs, failures) = check("random:index/randomInteger:RandomInteger", &json!({"min": UNKNOWN, "max": 10}).as_object().unwrap().clone()).unwrap();
+        assert_eq!((failures.len(), inputs["min"].clone()), (0, json!(UNKNOWN)));
+        // `number` and `numeric`: one sets the other; both must agree.
+        let (inputs, failures) = check("random:index/randomString:RandomString", &json!({"length": 4, "number": false}).as_object().unwrap().clone()).unwrap();
+        assert_eq!((failures.len(), inputs["numeric"].clone()), (0, json!(false)));
+        let (_, failures) =
+            check("random:index/randomString:RandomString", &json!({"length": 4, "number": false, "numeric": true}).as_object().unwrap().clone()).unwrap();
+        assert_eq!(failures[0].0, "numeric");
     }
 
     #[test]
@@ -421,9 +450,15 @@ mod tests {
         assert!(result.chars().filter(char::is_ascii_digit).count() >= 5);
         assert!(result.chars().all(char::is_alphanumeric));
         assert_eq!(id, result);
-        assert_eq!(diff(token, &inputs, &inputs), Vec::<String>::new());
+        // A value made with the default rules imports back (by its value) without a diff.
+        let (program, _) = check(token, &json!({"length": 24}).as_object().unwrap().clone()).unwrap();
+        let (_, created) = create(token, &program).unwrap();
+        let (_, imported, _) = import(token, created["result"].as_str().unwrap()).unwrap();
+        assert_eq!(diff(token, &imported, &program), Vec::<String>::new());
         let seeded =
             |seed| create("random:index/randomInteger:RandomInteger", &json!({"min": 1, "max": 1000000, "seed": seed}).as_object().unwrap().clone()).unwrap().0;
         assert_eq!(seeded("a"), seeded("a"));
+        let preview = preview_outputs(token, &program).unwrap();
+        assert_eq!((preview["result"].clone(), preview["length"].clone()), (json!(UNKNOWN), json!(24)), "a preview generates nothing");
     }
 }

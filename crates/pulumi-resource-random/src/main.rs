@@ -19,6 +19,7 @@ use tonic::{Request, Response, Status};
 
 use logic::Props;
 
+/// The @pulumi/random release this plugin stands in for (the crate's version says the same).
 const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 #[derive(Default)]
@@ -139,8 +140,12 @@ impl ResourceProvider for RandomProvider {
     async fn create(&self, r: Request<CreateRequest>) -> Result<Response<CreateResponse>, Status> {
         let r = r.into_inner();
         let token = if r.r#type.is_empty() { r.urn.rsplit("::").nth(1).and_then(|q| q.rsplit('$').next()).unwrap_or("").to_string() } else { r.r#type };
-        let (id, outputs) = logic::create(&token, &plain(r.properties)?).map_err(Status::invalid_argument)?;
-        let id = if r.preview { String::new() } else { id };
+        let inputs = plain(r.properties)?;
+        let (id, outputs) = if r.preview {
+            (String::new(), logic::preview_outputs(&token, &inputs).map_err(Status::invalid_argument)?)
+        } else {
+            logic::create(&token, &inputs).map_err(Status::invalid_argument)?
+        };
         Ok(Response::new(CreateResponse { id, properties: Some(self.outputs(&token, outputs)), ..Default::default() }))
     }
 

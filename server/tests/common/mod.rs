@@ -25,8 +25,12 @@ pub fn plugin_dir() -> PathBuf {
 
 /// The whole app; `demo` adds the demo stack.
 pub async fn app(demo: bool) -> Router {
+    app_with(EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key()), demo).await
+}
+
+/// The whole app with its engine configured by the test (plugin folders, deadlines).
+pub async fn app_with(engine: EngineConfig, demo: bool) -> Router {
     let store = Store::open_in_memory().await.unwrap();
-    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
     let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
     if demo {
         stacks.ensure_demo().await.unwrap();
@@ -49,4 +53,20 @@ pub fn post(uri: &str, body: &str) -> Request<Body> {
 
 pub fn get(uri: &str) -> Request<Body> {
     Request::get(uri).body(Body::empty()).unwrap()
+}
+
+/// Runs a background preview of the plan's latest revision to its end; the stored preview.
+pub async fn plan_preview(app: &Router, plan: &str) -> (String, Value) {
+    let (status, job) = call(app, Request::post(format!("/api/v1/plans/{plan}/previews")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+    let job_id = job["id"].as_str().unwrap();
+    // The event stream ends with the job.
+    let res = app.clone().oneshot(get(&format!("/api/v1/plans/{plan}/jobs/{job_id}/events"))).await.unwrap();
+    res.into_body().collect().await.unwrap();
+    let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job_id}"))).await;
+    assert_eq!(job["status"], "done", "{job}");
+    let id = job["preview_id"].as_str().unwrap().to_string();
+    let (status, record) = call(app, get(&format!("/api/v1/previews/{id}"))).await;
+    assert_eq!(status, StatusCode::OK);
+    (id, record)
 }

@@ -81,6 +81,8 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         live.unwrap_or_else(|| stored_rows.get())
     });
     let rows = Signal::from(rows);
+    // Resources of the stack an imports-scope program leaves as they are (from the job's end).
+    let untouched = Signal::derive(move || job.with(|j| j.as_ref().map_or(0, |j| j.untouched)));
     // The table is made once and then follows `rows` (a new table would lose its filters).
     let has_results = Memo::new(move |_| rows.with(|r: &Arc<Vec<ReviewRow>>| !r.is_empty()) || job.with(Option::is_some));
     #[cfg(feature = "hydrate")]
@@ -295,7 +297,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
             {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
             {move || has_results.get().then(|| view! { <ResultsTable rows=rows selected=selected/> })}
-            {move || job.with(|j| j.as_ref().map(|j| j.untouched).filter(|n| *n > 0)).map(|n| view! {
+            {move || Some(untouched.get()).filter(|n| *n > 0).map(|n| view! {
                 <p class="meta" id="plan-untouched">{format!("{n} resources in the stack, untouched (the program's scope is imports: what it does not declare stays as it is)")}</p>
             })}
         </section>
@@ -308,7 +310,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
         {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked() rows=rows/> })}
         {move || match (preview.get(), read_only) {
-            (Some(PreviewRef::Owner { preview: id }), false) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows committed=committed/> }.into_any(),
+            (Some(PreviewRef::Owner { preview: id }), false) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows untouched=untouched committed=committed/> }.into_any(),
             _ => ().into_any(),
         }}
     }
@@ -359,7 +361,13 @@ fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>
 
 /// Committing the finished preview: a confirmation first, listing what will be written.
 #[component]
-fn Commit(preview: String, stack_name: String, rows: Signal<Arc<Vec<ReviewRow>>>, committed: RwSignal<Option<Result<String, String>>>) -> impl IntoView {
+fn Commit(
+    preview: String,
+    stack_name: String,
+    rows: Signal<Arc<Vec<ReviewRow>>>,
+    untouched: Signal<usize>,
+    committed: RwSignal<Option<Result<String, String>>>,
+) -> impl IntoView {
     let confirming = RwSignal::new(false);
     let writes = move || {
         rows.with(|r| r.iter().filter(|e| matches!(e.status.as_str(), "ready" | "ready-with-warnings" | "import" | "read")).cloned().collect::<Vec<_>>())
@@ -391,6 +399,9 @@ fn Commit(preview: String, stack_name: String, rows: Signal<Arc<Vec<ReviewRow>>>
                             <p>{format!(
                                 "This adds {count} imported resource(s) to {stack_name} as its next version (with the stack's root resource and default provider if it has none yet). Nothing outside the stack changes.",
                             )}</p>
+                            {(untouched.get() > 0).then(|| view! {
+                                <p id="plan-confirm-untouched">{format!("The stack's other {} resource(s) stay exactly as they are.", untouched.get())}</p>
+                            })}
                             <ul>{names}</ul>
                             <div class="actions">
                                 <button id="plan-confirm-commit" on:click=commit.clone()>"Commit"</button>

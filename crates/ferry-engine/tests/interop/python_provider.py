@@ -3,9 +3,12 @@
 interoperability test. Started like any plugin (the engine's address as its argument), it prints
 its port and serves pulumirpc.ResourceProvider: GetPluginInfo, GetSchema, CheckConfig, Configure,
 Check and Read. It leaves Handshake unimplemented, as older plugins do, and logs each Read to the
-engine."""
+engine. Some IDs misbehave, for the crash-recovery tests: `crash-…` kills the process in the
+middle of its Read, `hang-…` never answers it."""
 import json
+import os
 import sys
+import time
 from concurrent import futures
 
 import grpc
@@ -54,6 +57,11 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
 
     def Read(self, request, context):
         self.engine.Log(engine_pb2.LogRequest(severity=engine_pb2.INFO, message=f"python read {request.id}", urn=request.urn))
+        if request.id.startswith("crash-"):
+            print(f"Traceback: read of {request.id} exploded", file=sys.stderr, flush=True)
+            os._exit(3)
+        if request.id.startswith("hang-"):
+            time.sleep(3600)
         if request.id == "gone":
             return provider_pb2.ReadResponse()
         tail = request.id.rsplit("-", 1)[-1]

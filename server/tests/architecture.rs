@@ -1,0 +1,110 @@
+//! ARCHITECTURE.md stays true: every file and folder its code map names exists (a renamed or
+//! removed module fails here), every workspace crate is in the map, and every crate's root
+//! opens with its one-line `//!` summary, without "So far" or "(next)" left over from when it
+//! was being built.
+
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+/// The text between backticks, in order.
+fn quoted(line: &str) -> Vec<&str> {
+    line.split('`').skip(1).step_by(2).collect()
+}
+
+/// Whether a backticked word names a file or folder (not a type, a call or a value).
+fn is_path(token: &str) -> bool {
+    const EXTENSIONS: [&str; 8] = [".rs", ".sh", ".mjs", ".js", ".py", ".css", ".proto", ".md"];
+    // (`.proto` alone is a kind of file, not a path.)
+    !token.is_empty()
+        && !token.starts_with('.')
+        && token.chars().all(|c| c.is_ascii_alphanumeric() || "_./-".contains(c))
+        && (token.ends_with('/') || EXTENSIONS.iter().any(|e| token.ends_with(e)))
+        // Build outputs are not in the repository.
+        && !token.starts_with("target/")
+}
+
+/// Every path below `dir` (skipping dependencies and build outputs).
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        let name = entry.file_name();
+        if name == "node_modules" || name == "target" || name == ".git" {
+            continue;
+        }
+        if path.is_dir() {
+            out.push(path.clone());
+            walk(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+fn code_map(doc: &str) -> Vec<String> {
+    let start = doc.find("\n## Code map").expect("ARCHITECTURE.md has a code map");
+    let rest = &doc[start + 1..];
+    let end = rest[3..].find("\n## ").map_or(rest.len(), |i| i + 3);
+    // One entry per bullet, its wrapped lines joined.
+    let mut bullets: Vec<String> = Vec::new();
+    for line in rest[..end].lines() {
+        if let Some(b) = line.strip_prefix("- ") {
+            bullets.push(b.to_string());
+        } else if let Some(last) = bullets.last_mut() {
+            last.push(' ');
+            last.push_str(line.trim());
+        }
+    }
+    bullets
+}
+
+#[test]
+fn every_path_the_code_map_names_exists() {
+    let root = root();
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let bullets = code_map(&doc);
+    assert!(bullets.len() >= 10, "the code map has a bullet per crate and folder");
+    let mut missing = Vec::new();
+    let mut checked = 0;
+    for bullet in &bullets {
+        let tokens = quoted(bullet);
+        let base = root.join(tokens[0]);
+        assert!(base.exists(), "the code map's `{}` does not exist", tokens[0]);
+        let mut below = Vec::new();
+        walk(if base.is_dir() { &base } else { &root }, &mut below);
+        for token in tokens.iter().skip(1).filter(|t| is_path(t)) {
+            let wanted = token.trim_end_matches('/');
+            let found = base.join(wanted).exists() || root.join(wanted).exists() || below.iter().any(|p| p.to_string_lossy().ends_with(&format!("/{wanted}")));
+            checked += 1;
+            if !found {
+                missing.push(format!("`{token}` (under `{}`)", tokens[0]));
+            }
+        }
+    }
+    assert!(checked > 50, "only {checked} paths were checked: is the code map still written with backticks?");
+    assert!(missing.is_empty(), "ARCHITECTURE.md names what does not exist: {}", missing.join(", "));
+}
+
+#[test]
+fn every_crate_is_mapped_and_opens_with_its_summary() {
+    let root = root();
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let mapped: Vec<String> = code_map(&doc).iter().map(|b| quoted(b)[0].trim_end_matches('/').to_string()).collect();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let members_line = manifest.lines().find(|l| l.starts_with("members")).expect("a workspace members list");
+    let members = quoted(&members_line.replace('"', "`")).into_iter().map(str::to_string).collect::<Vec<_>>();
+    assert!(members.len() >= 8, "{members:?}");
+    for member in &members {
+        assert!(mapped.iter().any(|m| m == member || member.starts_with(&format!("{m}/"))), "`{member}` is not in the code map");
+        let src = root.join(member).join("src");
+        let crate_root = ["lib.rs", "main.rs"].iter().map(|f| src.join(f)).find(|p| p.exists()).unwrap_or_else(|| panic!("{member} has no lib.rs or main.rs"));
+        let text = std::fs::read_to_string(&crate_root).unwrap();
+        let summary: Vec<&str> = text.lines().take_while(|l| l.starts_with("//!")).collect();
+        assert!(!summary.is_empty() && summary[0].len() > 10, "{} does not open with a `//!` summary", crate_root.display());
+        for stale in ["So far", "(next)"] {
+            assert!(!summary.iter().any(|l| l.contains(stale)), "{}: its summary still says {stale:?}", crate_root.display());
+        }
+    }
+}
