@@ -8,6 +8,13 @@ log "style: rustfmt"
 # The formatter is Debian's rustfmt-web (installed above); if it is missing, this fails.
 cargo fmt --all --check
 
+log "style: clippy"
+# Debian's rust-web-clippy (installed above), warnings denied: every crate as the server builds
+# it, and the UI as the browser runs it (wasm, `hydrate`).
+cargo clippy --workspace --all-targets -- -D warnings
+cargo clippy -p app --lib --target wasm32-unknown-unknown --no-default-features --features hydrate \
+  -Zbuild-std=std,panic_abort --target-dir target/front -- -D warnings
+
 log "unit and integration tests"
 # Generated code is checked against the real SDKs (tsc, pyright, gofmt), installed above; the
 # tests fail when one is missing.

@@ -143,7 +143,7 @@ pub fn register_yaml_completion(help: &EditorHelp) {
         words.iter().map(|(w, detail, kind)| serde_json::json!({"label": w, "insertText": w, "detail": detail, "kind": kind})).collect(),
     );
     let provide = Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(move |model: JsValue, position: JsValue| {
-        let word = call(&model, "getWordUntilPosition", &[position.clone()]).unwrap_or(JsValue::UNDEFINED);
+        let word = call(&model, "getWordUntilPosition", std::slice::from_ref(&position)).unwrap_or(JsValue::UNDEFINED);
         let line = get(&position, "lineNumber");
         let range = js(&serde_json::json!({
             "startLineNumber": line.as_f64().unwrap_or(1.0),

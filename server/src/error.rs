@@ -13,8 +13,9 @@ pub struct ApiError {
     pub code: &'static str,
     pub message: String,
     pub path: Option<String>,
-    /// More about the error (e.g. every problem of an import spec).
-    pub details: Option<serde_json::Value>,
+    /// More about the error (e.g. every problem of an import spec); boxed, so that the error
+    /// every handler returns stays small.
+    pub details: Option<Box<serde_json::Value>>,
 }
 
 impl ApiError {
@@ -50,7 +51,7 @@ impl From<ServiceError> for ApiError {
             ServiceError::Program(program) => Some(json!({"diagnostics": program.diagnostics})),
             _ => None,
         };
-        ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details }
+        ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details: details.map(Box::new) }
     }
 }
 
@@ -60,7 +61,7 @@ impl IntoResponse for ApiError {
         if let Some(path) = self.path {
             error["path"] = json!(path);
         }
-        if let Some(serde_json::Value::Object(details)) = self.details {
+        if let Some(serde_json::Value::Object(details)) = self.details.map(|d| *d) {
             for (k, v) in details {
                 error[k] = v;
             }

@@ -169,6 +169,9 @@ async fn the_demo_stack_code_type_checks() {
     for (lang, file) in [("ts", "index.ts"), ("python", "__main__.py")] {
         let (status, json) = call(&app, get(&format!("/api/v1/stacks/{id}/code?lang={lang}&format=json"))).await;
         assert_eq!(status, StatusCode::OK, "{json}");
+        // Every resource's code goes through its provider's Check and Diff, and previews clean.
+        let verification = json["verification"].as_array().unwrap();
+        assert!(!verification.is_empty() && verification.iter().all(|v| v["clean"] == true), "{}", json["verification"]);
         std::fs::write(dir.join(file), json["code"].as_str().unwrap()).unwrap();
     }
     std::fs::write(

@@ -4,7 +4,6 @@
 //! language, lowering included.
 
 #[path = "../tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 
 use std::time::{Duration, Instant};

@@ -53,6 +53,9 @@ pub struct Options {
     pub references: bool,
     /// Suggestions turned off, by key (`resource.property`).
     pub reference_exclusions: BTreeSet<String>,
+    /// Properties kept although they could be left out, by resource URN: verification found
+    /// that without them the provider's `Diff` reports a change.
+    pub keep_properties: BTreeMap<String, BTreeSet<String>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -197,6 +200,23 @@ fn elidable(v: &PropertyValue, p: Option<&Property>, required: bool) -> Option<&
     }
 }
 
+/// The inputs of `r` its code would leave out (a schema default, or a zero value Read returned),
+/// each with why: what verification asks the provider about. Without `r`'s schema, none.
+pub fn elidable_inputs(r: &SourceResource, schemas: &HashMap<String, PackageSchema>) -> Vec<(String, &'static str)> {
+    let package = provider_package(&r.token).unwrap_or_else(|| package_of(&r.token));
+    let Some(rtype) = schemas.get(package).and_then(|s| s.resource(&r.token)) else {
+        return Vec::new();
+    };
+    r.inputs
+        .iter()
+        .filter(|(k, _)| !k.starts_with("__"))
+        .filter_map(|(k, v)| {
+            let required = rtype.required.iter().any(|q| q == k);
+            elidable(v, Some(rtype.inputs.get(k)?), required).map(|why| (k.clone(), why))
+        })
+        .collect()
+}
+
 /// The intermediate form for `resources` (what to generate) with `context` (the rest of the
 /// stack: parents and providers they need).
 pub fn lower(
@@ -328,7 +348,8 @@ pub fn lower(
                 continue;
             }
             let required = rtype.is_some_and(|t| t.required.iter().any(|q| q == k));
-            if !keep {
+            let verified_needed = lowering.options.keep_properties.get(&r.urn).is_some_and(|kept| kept.contains(k));
+            if !keep && !verified_needed {
                 if let Some(reason) = elidable(v, p, required) {
                     lowering.report.elided.push(Elided { resource: r.name.clone(), property: k.clone(), reason: reason.into() });
                     continue;

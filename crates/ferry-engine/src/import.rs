@@ -211,12 +211,8 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
     // Providers: explicit ones, or the package's default provider (reused from the stack when
     // it has one, else created by the commit). Each resource gets its configured instance.
     let config_of = |inputs: Option<&serde_json::Map<String, Value>>| -> PropertyMap {
-        let mut config = inputs.and_then(|m| crate::property::json::decode_map(m, "", &Default::default()).ok()).unwrap_or_default();
-        // Engine bookkeeping, not configuration.
-        for internal in ["version", "pluginDownloadURL", "pluginChecksums"] {
-            config.remove(internal);
-        }
-        config
+        let decoded = inputs.and_then(|m| crate::property::json::decode_map(m, "", &Default::default()).ok()).unwrap_or_default();
+        crate::deploy::provider_config(&decoded)
     };
     let version_of = |inputs: Option<&serde_json::Map<String, Value>>| inputs.and_then(|m| m.get("version")).and_then(Value::as_str).map(str::to_string);
     let mut to_create: Vec<PlannedProvider> = Vec::new();

@@ -14,6 +14,7 @@ use ferry_state::deployment::Resource;
 use serde::Serialize;
 
 use crate::stack_secrets::StackSecrets;
+use crate::verify::{kept_properties, verify, Verification};
 use crate::{LoadedVersion, ServiceError, StackService};
 
 /// What code to make.
@@ -56,6 +57,8 @@ pub struct GeneratedCode {
     /// The program's text (not for zips).
     pub code: Option<String>,
     pub report: Report,
+    /// Each resource's code through the provider's Check and Diff (when defaults are left out).
+    pub verification: Vec<Verification>,
 }
 
 fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
@@ -81,9 +84,20 @@ fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
 }
 
 impl StackService {
-    /// The providers' schemas for the packages `resources` use.
-    async fn schemas_for(&self, resources: &[SourceResource], context: &[SourceResource]) -> Result<HashMap<String, PackageSchema>, ServiceError> {
+    /// Plugins for code generation and its verification (stopped by the caller).
+    async fn plugin_providers(&self) -> Result<PluginProviders, ServiceError> {
         let engine_config = self.engine()?.clone();
+        let search = PluginSearch::from_env(engine_config.plugin_dirs.clone());
+        let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
+        Ok(PluginProviders::new(search, engine, engine_config.launch, std::env::temp_dir(), engine_config.schema_cache.clone()))
+    }
+
+    /// The providers' schemas for the packages `resources` use.
+    async fn schemas_for(
+        resources: &[SourceResource],
+        context: &[SourceResource],
+        providers: &PluginProviders,
+    ) -> Result<HashMap<String, PackageSchema>, ServiceError> {
         let mut packages: BTreeSet<String> = BTreeSet::new();
         for r in resources.iter().chain(context.iter().filter(|r| r.token.starts_with("pulumi:providers:"))) {
             if !r.custom {
@@ -91,45 +105,82 @@ impl StackService {
             }
             packages.insert(r.token.strip_prefix("pulumi:providers:").unwrap_or_else(|| r.token.split(':').next().unwrap_or("")).to_string());
         }
-        let search = PluginSearch::from_env(engine_config.plugin_dirs.clone());
-        let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-        let providers = PluginProviders::new(search, engine, engine_config.launch, std::env::temp_dir(), engine_config.schema_cache.clone());
         let mut schemas = HashMap::new();
-        let mut failure = None;
         for package in packages {
             match providers.schema(&package, None).await {
                 Ok(text) => match PackageSchema::parse(&text) {
                     Ok(s) => {
                         schemas.insert(package, s);
                     }
-                    Err(e) => failure = Some(format!("the `{package}` provider's schema: {e}")),
+                    Err(e) => return Err(ServiceError::Code(format!("the `{package}` provider's schema: {e}"))),
                 },
-                Err(e) => failure = Some(format!("the `{package}` provider's schema is needed to type the code: {e}")),
+                Err(e) => return Err(ServiceError::Code(format!("the `{package}` provider's schema is needed to type the code: {e}"))),
             }
         }
-        providers.shutdown().await;
-        match failure {
-            Some(f) => Err(ServiceError::Code(f)),
-            None => Ok(schemas),
-        }
+        Ok(schemas)
     }
 
-    async fn generate(
+    /// Schemas, and (when the code elides) the verification `stored` holds or a fresh one,
+    /// which `store` keeps; then the code.
+    async fn generate_verified(
         &self,
         project: &str,
         resources: Vec<SourceResource>,
         context: Vec<SourceResource>,
         request: &CodeRequest,
+        preview_id: Option<&str>,
     ) -> Result<GeneratedCode, ServiceError> {
-        let schemas = self.schemas_for(&resources, &context).await?;
+        let providers = self.plugin_providers().await?;
+        let prepared = async {
+            let schemas = Self::schemas_for(&resources, &context, &providers).await?;
+            if !request.elide {
+                // Nothing is left out: nothing to put back.
+                return Ok((schemas, Vec::new()));
+            }
+            let stored = match preview_id {
+                Some(id) => self.store.preview_verification(id).await?,
+                None => None,
+            };
+            let verification = match stored {
+                Some(json) => serde_json::from_str(&json).map_err(|e| ServiceError::Internal(format!("stored verification: {e}")))?,
+                None => {
+                    let fresh = verify(&resources, &context, &schemas, &providers, self.engine()?.concurrency).await;
+                    match preview_id {
+                        // Once per preview: a concurrent request may have stored its own first.
+                        Some(id) => {
+                            let json = self.store.add_preview_verification(id, &serde_json::to_string(&fresh).expect("serialises")).await?;
+                            serde_json::from_str(&json).map_err(|e| ServiceError::Internal(format!("stored verification: {e}")))?
+                        }
+                        None => fresh,
+                    }
+                }
+            };
+            Ok::<_, ServiceError>((schemas, verification))
+        }
+        .await;
+        providers.shutdown().await;
+        let (schemas, verification) = prepared?;
+        self.generate(project, resources, context, &schemas, request, verification)
+    }
+
+    fn generate(
+        &self,
+        project: &str,
+        resources: Vec<SourceResource>,
+        context: Vec<SourceResource>,
+        schemas: &HashMap<String, PackageSchema>,
+        request: &CodeRequest,
+        verification: Vec<Verification>,
+    ) -> Result<GeneratedCode, ServiceError> {
         let options = Options {
             style: request.style,
             elide: request.elide,
             keep_all: request.keep_all.clone(),
             references: request.references,
             reference_exclusions: request.reference_exclusions.clone(),
+            keep_properties: kept_properties(&verification),
         };
-        let program = lower(project, &resources, &context, &schemas, &options).map_err(|e| ServiceError::Code(e.to_string()))?;
+        let program = lower(project, &resources, &context, schemas, &options).map_err(|e| ServiceError::Code(e.to_string()))?;
         let lang = request.language;
         if request.zip {
             let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
@@ -145,6 +196,7 @@ impl StackService {
                 bytes,
                 code: None,
                 report: program.report,
+                verification,
             });
         }
         let code = ferry_codegen::emit(&program, lang);
@@ -154,6 +206,7 @@ impl StackService {
             bytes: code.clone().into_bytes(),
             code: Some(code),
             report: program.report,
+            verification,
         })
     }
 
@@ -200,7 +253,7 @@ impl StackService {
         }
         context.retain(|c| !resources.iter().any(|r| r.urn == c.urn));
         let project = base.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
-        self.generate(&project, resources, context, request).await
+        self.generate_verified(&project, resources, context, request, Some(id)).await
     }
 
     /// Code for a stack's resources (`urns`, or every custom resource but providers).
@@ -223,6 +276,6 @@ impl StackService {
             return Err(ServiceError::Code("the stack has no resources to write code for".into()));
         }
         let project = v.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
-        self.generate(&project, resources, context, request).await
+        self.generate_verified(&project, resources, context, request, None).await
     }
 }

@@ -59,6 +59,17 @@ pub fn demo_export() -> Value {
         json!({"b64Std": "kT3ZqA==", "b64Url": "kT3ZqA", "byteLength": 4, "dec": "2436798888", "hex": "913d99a8", "id": db_id}),
         vec![],
     ));
+    // A stack records the inputs its provider's Check returned: for passwords and strings, the
+    // defaults the random provider fills in (as a real stack's state holds them).
+    let checked = |mut inputs: Value| {
+        for flag in ["lower", "upper", "special", "numeric", "number"] {
+            inputs.as_object_mut().expect("an object").entry(flag).or_insert(json!(true));
+        }
+        for min in ["minLower", "minUpper", "minNumeric", "minSpecial"] {
+            inputs.as_object_mut().expect("an object").entry(min).or_insert(json!(0));
+        }
+        inputs
+    };
     let admin_urn = urn(Some(&db_type), "random:index/randomPassword:RandomPassword", "admin-password");
     resources.push(custom(
         &db,
@@ -66,7 +77,7 @@ pub fn demo_export() -> Value {
         "random:index/randomPassword:RandomPassword",
         "admin-password",
         "none",
-        json!({"length": 24, "special": true, "overrideSpecial": "!#%&*()-_=+"}),
+        checked(json!({"length": 24, "special": true, "overrideSpecial": "!#%&*()-_=+"})),
         json!({"length": 24, "special": true, "overrideSpecial": "!#%&*()-_=+", "lower": true, "upper": true,
                "numeric": true, "minLower": 0, "minUpper": 0, "minNumeric": 0, "minSpecial": 0,
                "result": secret("q7(N=yD!s0pW&k2Lr_Vf+8Xh"), "bcryptHash": secret("$2a$10$0f4zqv3U0xq1n1y0bH1B5u")}),
@@ -105,7 +116,7 @@ pub fn demo_export() -> Value {
             "random:index/randomString:RandomString",
             &format!("{service}-suffix"),
             &suffix,
-            json!({"length": suffix.len(), "special": false, "upper": false, "keepers": {"name": words}}),
+            checked(json!({"length": suffix.len(), "special": false, "upper": false, "keepers": {"name": words}})),
             json!({"id": suffix, "length": suffix.len(), "special": false, "upper": false, "lower": true, "numeric": true,
                    "keepers": {"name": words}, "result": suffix}),
             vec![pet_urn.clone()],
@@ -116,7 +127,7 @@ pub fn demo_export() -> Value {
             "random:index/randomPassword:RandomPassword",
             &format!("{service}-db-password"),
             "none",
-            json!({"length": 20, "special": false}),
+            checked(json!({"length": 20, "special": false})),
             json!({"length": 20, "special": false, "lower": true, "upper": true, "numeric": true,
                    "result": secret(&format!("{service}-Pw{port}-xYz9"))}),
             vec![admin_urn.clone(), db_id_urn.clone()],

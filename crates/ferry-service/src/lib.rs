@@ -15,6 +15,7 @@ mod programs;
 mod resolve;
 mod review;
 mod stack_secrets;
+mod verify;
 mod views;
 
 use std::collections::HashMap;
@@ -30,6 +31,7 @@ pub use error::ServiceError;
 pub use imports::{CommitOutcome, EngineConfig, PreviewRecord};
 pub use plans::{Job, JobStatus, JobView, PlanInput, PlanOptions, PlanView, RevisionView};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
+pub use verify::{KeptProperty, Verification};
 pub use views::{ResourceDetail, ResourceRow};
 
 /// The default upload limit, 64 MiB.

@@ -99,12 +99,12 @@ impl StackService {
         &self,
         version: &LoadedVersion,
         program: &Program,
-        config: &BTreeMap<String, ConfigValue>,
-        mapping: Option<BTreeMap<String, String>>,
+        run: &ProgramPayload,
         passphrase: Option<&str>,
-        (mode, scope): (DeployMode, PlanScope),
+        mode: DeployMode,
         progress: Option<ferry_engine::progress::Progress>,
     ) -> Result<Deployed, ServiceError> {
+        let (config, scope) = (&run.config, run.scope);
         let engine_config = self.engine()?.clone();
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let secrets = StackSecrets::for_reading(&version.deployment, passphrase)?;
@@ -113,7 +113,7 @@ impl StackService {
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
         let providers = PluginProviders::new(search, engine, engine_config.launch, std::env::temp_dir(), engine_config.schema_cache.clone());
         let ctx = DeployContext { organization: name[0], project: name[1], stack: name[2], deployment: &version.deployment, config, decrypt: Some(&decrypt) };
-        let options = DeployOptions { mode, scope, concurrency: engine_config.concurrency, import_mapping: mapping, progress };
+        let options = DeployOptions { mode, scope, concurrency: engine_config.concurrency, import_mapping: run.mapping.clone(), progress };
         let result = deploy(program, &ctx, &providers, &options).await;
         providers.shutdown().await;
         Ok(result?)
@@ -126,25 +126,15 @@ impl StackService {
         let (file, text) = read_project(&request.source)?;
         let program = parse_program(&file, &text)?;
         let version = self.version(stack_id, None).await?;
-        let deployed = self
-            .run_program(
-                &version,
-                &program,
-                &request.config,
-                request.mapping.clone(),
-                request.passphrase.as_deref(),
-                (DeployMode::Preview, request.scope),
-                request.progress.clone(),
-            )
-            .await?;
+        let payload = ProgramPayload { file, config: request.config, mapping: request.mapping, scope: request.scope };
+        let deployed = self.run_program(&version, &program, &payload, request.passphrase.as_deref(), DeployMode::Preview, request.progress.clone()).await?;
         let preview_json = json!({
             "kind": "program",
-            "file": file,
+            "file": payload.file,
             "plan": deployed.plan,
             "importFile": import_file(&deployed.plan, &deployed.states),
             "mapping": mapping_template(&deployed.plan),
         });
-        let payload = ProgramPayload { file, config: request.config, mapping: request.mapping, scope: request.scope };
         let sealed = PassphraseCrypter::from_key(&key).encrypt(serde_json::to_string(&payload).expect("serialises").as_bytes());
         let id = self.store.add_preview(stack_id, version.summary.version, &text, &preview_json.to_string(), &sealed).await?;
         tracing::info!(preview = %id, stack = %version.summary.name, steps = deployed.plan.steps.len(), "stored program preview");
@@ -206,9 +196,7 @@ impl StackService {
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let program = parse_program(&payload.file, &stored.spec)?;
         // The world must still look as previewed.
-        let again = self
-            .run_program(&base, &program, &payload.config, payload.mapping.clone(), passphrase.as_deref(), (DeployMode::Preview, payload.scope), None)
-            .await?;
+        let again = self.run_program(&base, &program, &payload, passphrase.as_deref(), DeployMode::Preview, None).await?;
         if ops(&again.plan) != ops(&plan) || again.plan.failed_steps().next().is_some() {
             let before: std::collections::BTreeSet<String> = ops(&plan).into_iter().collect();
             let now: Vec<String> = ops(&again.plan).into_iter().filter(|o| !before.contains(o)).take(5).collect();
@@ -217,8 +205,7 @@ impl StackService {
                 if now.is_empty() { "a step fails".into() } else { now.join(", ") }
             ));
         }
-        let done =
-            self.run_program(&base, &program, &payload.config, payload.mapping, passphrase.as_deref(), (DeployMode::Update, payload.scope), None).await?;
+        let done = self.run_program(&base, &program, &payload, passphrase.as_deref(), DeployMode::Update, None).await?;
         let failures: Vec<String> = done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
         if !failures.is_empty() && !done.mutated {
             return refuse(format!("nothing was changed: {}", failures.join("; ")));

@@ -188,9 +188,9 @@ fn radial_layout<'a, K: Ord + 'a>(parent_of: &[Option<usize>], sort_key: impl Fn
         }
     }
     for list in children.iter_mut() {
-        list.sort_by(|&a, &b| sort_key(a).cmp(&sort_key(b)));
+        list.sort_by_key(|&a| sort_key(a));
     }
-    roots.sort_by(|&a, &b| sort_key(a).cmp(&sort_key(b)));
+    roots.sort_by_key(|&a| sort_key(a));
 
     let mut pos = vec![(0.0, 0.0); n];
     // (node, wedge start, wedge end, radius)
@@ -261,7 +261,7 @@ mod tests {
     #[test]
     fn large_sibling_groups_spread_over_rings() {
         let mut parents = vec![None];
-        parents.extend(std::iter::repeat(Some(0)).take(500));
+        parents.extend(std::iter::repeat_n(Some(0), 500));
         let pos = radial_layout(&parents, |i| i);
         let radii: HashSet<u64> = pos[1..].iter().map(|(x, y)| (x.hypot(*y) * 10.0).round() as u64).collect();
         assert!(radii.len() > 1, "500 children on a single ring");

@@ -178,6 +178,22 @@ impl Store {
         Ok(id)
     }
 
+    /// A preview's stored code verification (JSON), if it was made.
+    pub async fn preview_verification(&self, preview_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT verification_json FROM preview_verifications WHERE preview_id = ?").bind(preview_id).fetch_optional(&self.pool).await?)
+    }
+
+    /// Stores a preview's code verification, unless one is there already (two requests may
+    /// verify at once); returns the one stored.
+    pub async fn add_preview_verification(&self, preview_id: &str, verification_json: &str) -> Result<String, StoreError> {
+        sqlx::query("INSERT OR IGNORE INTO preview_verifications (preview_id, verification_json) VALUES (?, ?)")
+            .bind(preview_id)
+            .bind(verification_json)
+            .execute(&self.pool)
+            .await?;
+        Ok(self.preview_verification(preview_id).await?.unwrap_or_else(|| verification_json.to_string()))
+    }
+
     pub async fn preview(&self, id: &str) -> Result<StoredPreview, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.stack_id, p.base_version, p.created_at, p.spec, p.preview_json, p.payload, c.version AS committed \

@@ -125,10 +125,8 @@ pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>)
                 failures.push(("length".into(), "`length` must be at least 1".into()));
             }
         }
-        "RandomShuffle" => {
-            if int(&inputs, "resultCount").is_some_and(|n| n < 0) {
-                failures.push(("resultCount".into(), "`resultCount` must not be negative".into()));
-            }
+        "RandomShuffle" if int(&inputs, "resultCount").is_some_and(|n| n < 0) => {
+            failures.push(("resultCount".into(), "`resultCount` must not be negative".into()));
         }
         _ => {}
     }

@@ -90,7 +90,7 @@ impl Printer<'_> {
             }
             Value::Object(t, fields) => {
                 let _ = write!(out, "new {}", self.inputs_class(t));
-                out.push_str("\n");
+                out.push('\n');
                 let _ = writeln!(out, "{end}{{");
                 for f in fields {
                     let _ = write!(out, "{pad}{} = ", f.name.csharp);

@@ -8,7 +8,10 @@
 //! - `garbage`: prints something that is not a port;
 //! - `silent`: never prints a port;
 //! - `crash-on-read`: exits in the middle of a Read;
-//! - `hang-on-read`: never answers a Read.
+//! - `hang-on-read`: never answers a Read;
+//! - `naive`: a provider of `test:index:Bucket` whose schema has defaults (`forceDestroy: false`,
+//!   `maxSessionDuration: 3600`) but whose Check fills none and whose Diff compares inputs key by
+//!   key, so an absent property differs from `false`, `3600` or `{}` (as some real providers do).
 //!
 //! In every mode, some IDs script a misbehaving resource (so one process serves culprits and
 //! innocents side by side): `crash-…` exits in the middle of its Read, `hang-…` never answers
@@ -21,8 +24,8 @@ use ferry_rpc::prost_types::{value::Kind, Struct, Value};
 use ferry_rpc::pulumirpc::engine_client::EngineClient;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
-    CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, GetSchemaRequest, GetSchemaResponse, LogRequest, LogSeverity, PluginInfo,
-    ProviderHandshakeRequest, ProviderHandshakeResponse, ReadRequest, ReadResponse,
+    diff_response::DiffChanges, CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest,
+    GetSchemaResponse, LogRequest, LogSeverity, PluginInfo, ProviderHandshakeRequest, ProviderHandshakeResponse, ReadRequest, ReadResponse,
 };
 use tonic::{Request, Response, Status};
 
@@ -33,6 +36,15 @@ struct TestProvider {
     /// What Configure was given: `args`, and the legacy `variables`.
     configured: std::sync::Mutex<(Struct, Struct)>,
 }
+
+/// The `naive` mode's schema: defaults the provider's own Check never applies.
+const NAIVE_SCHEMA: &str = r#"{"name": "test", "version": "1.0.0",
+  "resources": {"test:index:Bucket": {
+    "inputProperties": {"name": {"type": "string"}, "forceDestroy": {"type": "boolean", "default": false},
+      "maxSessionDuration": {"type": "integer", "default": 3600}, "tags": {"type": "object", "additionalProperties": {"type": "string"}}},
+    "properties": {"name": {"type": "string"}, "forceDestroy": {"type": "boolean"}, "maxSessionDuration": {"type": "integer"},
+      "tags": {"type": "object", "additionalProperties": {"type": "string"}}, "arn": {"type": "string"}},
+    "requiredInputs": ["name"]}}}"#;
 
 fn string(s: &str) -> Value {
     Value { kind: Some(Kind::StringValue(s.to_string())) }
@@ -58,7 +70,24 @@ impl ResourceProvider for TestProvider {
         Ok(Response::new(PluginInfo { version: "0.0.1".into() }))
     }
 
+    async fn diff(&self, request: Request<DiffRequest>) -> Result<Response<DiffResponse>, Status> {
+        if self.mode != "naive" {
+            return Err(Status::unimplemented("no Diff in this mode"));
+        }
+        let r = request.into_inner();
+        let (olds, news) = (r.old_inputs.unwrap_or_default(), r.news.unwrap_or_default());
+        let mut keys: Vec<&String> = olds.fields.keys().chain(news.fields.keys()).collect();
+        keys.sort();
+        keys.dedup();
+        let diffs: Vec<String> = keys.into_iter().filter(|k| olds.fields.get(*k) != news.fields.get(*k)).cloned().collect();
+        let changes = if diffs.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome };
+        Ok(Response::new(DiffResponse { changes: changes as i32, diffs, ..Default::default() }))
+    }
+
     async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+        if self.mode == "naive" {
+            return Ok(Response::new(GetSchemaResponse { schema: NAIVE_SCHEMA.to_string() }));
+        }
         let calls = self.schema_calls.fetch_add(1, Ordering::SeqCst) + 1;
         Ok(Response::new(GetSchemaResponse { schema: format!(r#"{{"name":"test","version":"0.0.1","calls":{calls}}}"#) }))
     }
@@ -71,6 +100,10 @@ impl ResourceProvider for TestProvider {
                 eprintln!("panic: check of {v} exploded");
                 std::process::exit(3);
             }
+        }
+        if self.mode == "naive" {
+            // Fills no defaults: the inputs come back as they were sent.
+            return Ok(Response::new(CheckResponse { inputs: Some(news), failures: Vec::new() }));
         }
         let failures =
             news.fields.keys().filter(|k| k.starts_with("bad")).map(|k| CheckFailure { property: k.clone(), reason: format!("{k} is not allowed") }).collect();
@@ -101,6 +134,20 @@ impl ResourceProvider for TestProvider {
         }
         if r.id == "missing" {
             return Ok(Response::new(ReadResponse::default()));
+        }
+        if self.mode == "naive" {
+            let inputs = Struct {
+                fields: [
+                    ("name".to_string(), string(&r.id)),
+                    ("forceDestroy".to_string(), Value { kind: Some(Kind::BoolValue(false)) }),
+                    ("maxSessionDuration".to_string(), Value { kind: Some(Kind::NumberValue(3600.0)) }),
+                    ("tags".to_string(), Value { kind: Some(Kind::StructValue(Struct::default())) }),
+                ]
+                .into(),
+            };
+            let mut props = inputs.clone();
+            props.fields.insert("arn".into(), string(&format!("arn:test:bucket:{}", r.id)));
+            return Ok(Response::new(ReadResponse { id: r.id, properties: Some(props), inputs: Some(inputs), ..Default::default() }));
         }
         let (args, variables) = self.configured.lock().unwrap().clone();
         let props = Struct {

@@ -23,6 +23,7 @@ use serde_json::Value;
 
 pub use eval::ConfigValue;
 use eval::{Registered, Scope};
+pub use generator::provider_config;
 use generator::{Generator, Goal};
 pub use step::{DiffCause, DiffKind, PropertyDiff, ResourceState, Step, StepOp};
 
