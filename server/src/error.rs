@@ -28,16 +28,43 @@ impl ApiError {
     }
 }
 
+/// The HTTP status of each service error, by its variant (no wildcard over the service's
+/// variants: a new one must be given its status here).
+fn status_of(e: &ServiceError) -> StatusCode {
+    use ferry_state::ErrorCode;
+    use ferry_store::StoreError;
+    match e {
+        ServiceError::State(s) => match s.code {
+            ErrorCode::PassphraseRequired | ErrorCode::WrongPassphrase => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::InvalidJson
+            | ErrorCode::UnsupportedVersion
+            | ErrorCode::UnknownFeature
+            | ErrorCode::InvalidState
+            | ErrorCode::DanglingReference
+            | ErrorCode::InvalidSecret => StatusCode::BAD_REQUEST,
+        },
+        ServiceError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
+        ServiceError::NameRequired { .. } | ServiceError::Spec(_) | ServiceError::Program(_) | ServiceError::Plan(_) => StatusCode::BAD_REQUEST,
+        ServiceError::JobNotFound(_) | ServiceError::ResourceNotFound { .. } => StatusCode::NOT_FOUND,
+        ServiceError::Code(_) | ServiceError::Commit(_) => StatusCode::UNPROCESSABLE_ENTITY,
+        ServiceError::Store(store) => match store {
+            StoreError::StackNotFound(_)
+            | StoreError::VersionNotFound { .. }
+            | StoreError::PreviewNotFound(_)
+            | StoreError::PlanNotFound(_)
+            | StoreError::PlanRevisionNotFound { .. }
+            | StoreError::ShareNotFound => StatusCode::NOT_FOUND,
+            StoreError::StalePreview { .. } | StoreError::AlreadyCommitted { .. } => StatusCode::CONFLICT,
+            StoreError::InvalidName(_) => StatusCode::BAD_REQUEST,
+            StoreError::Database(_) | StoreError::Migration(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        },
+        ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+    }
+}
+
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
-        let status = match e.code() {
-            "not_found" => StatusCode::NOT_FOUND,
-            "too_large" => StatusCode::PAYLOAD_TOO_LARGE,
-            "internal" => StatusCode::INTERNAL_SERVER_ERROR,
-            "passphrase_required" | "wrong_passphrase" | "commit_refused" | "codegen_failed" => StatusCode::UNPROCESSABLE_ENTITY,
-            "stale_preview" | "already_committed" => StatusCode::CONFLICT,
-            _ => StatusCode::BAD_REQUEST,
-        };
+        let status = status_of(&e);
         if status == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!(error = %e, "request failed");
         }

@@ -96,9 +96,22 @@ impl StackService {
 
         let preview_json = serde_json::to_value(&preview).expect("a preview serialises");
         let payload = seal_payload(&preview, &config.payload_key);
-        let id = self.store.add_preview(stack_id, version.summary.version, spec_text, &preview_json.to_string(), &payload).await?;
-        tracing::info!(preview = %id, stack = %version.summary.name, "stored import preview");
-        self.preview(&id).await
+        let record = self.store_preview(stack_id, version.summary.version, spec_text, preview_json, &payload).await?;
+        tracing::info!(preview = %record.id, stack = %version.summary.name, "stored import preview");
+        Ok(record)
+    }
+
+    /// Stores a preview and answers it as stored, without reading it back.
+    pub(crate) async fn store_preview(
+        &self,
+        stack_id: &str,
+        base_version: i64,
+        source: &str,
+        preview: Value,
+        payload: &str,
+    ) -> Result<PreviewRecord, ServiceError> {
+        let (id, created_at) = self.store.add_preview(stack_id, base_version, source, &preview.to_string(), payload).await?;
+        Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, preview })
     }
 
     pub async fn preview(&self, id: &str) -> Result<PreviewRecord, ServiceError> {
@@ -125,31 +138,34 @@ impl StackService {
         if let Some(version) = stored.committed_version {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
         }
+        // Parsed once: its kind decides the commit's rules.
         let value: Value = serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
         if value["kind"] == "program" {
             return self.commit_program(stored, value, passphrase, apply).await;
         }
-        let mut preview: Preview = serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
+        let mut preview: Preview = serde_json::from_value(value).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
         open_payload(&mut preview, &stored.payload, &config.payload_key)?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
 
-        let mut deployment = base.deployment.clone();
-        let secrets = StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?;
-        let encrypt = |plain: &str| secrets.encrypt(plain);
-        let now = now_rfc3339();
-        let options = CommitOptions { protect: true, now: &now, encrypt: &encrypt };
-        let (next, added) = apply_import(&deployment, &preview, &options).map_err(|e| ServiceError::Commit(e.to_string()))?;
-        secrets.check_encrypted()?;
-        // The new state must load as Pulumi state, references and secrets included.
-        let export = ferry_state::load::export_value(&next, &base.features).to_string();
-        let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref() })?;
-        let summary = self
-            .store
-            .commit_preview(
-                &stored,
-                NewVersion { origin: "commit", source_format: "stack export v3", resource_count: checked.deployment.resources().len(), export_json: &export },
-            )
-            .await?;
+        // Key derivation (PBKDF2), encryption and the state's check are CPU work: off the async
+        // workers, and the passphrase's key is derived once for both encrypting and checking.
+        let (export, resource_count, added) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let mut deployment = base.deployment.clone();
+            let secrets = StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?;
+            let encrypt = |plain: &str| secrets.encrypt(plain);
+            let now = now_rfc3339();
+            let options = CommitOptions { protect: true, now: &now, encrypt: &encrypt };
+            let (next, added) = apply_import(&deployment, &preview, &options).map_err(|e| ServiceError::Commit(e.to_string()))?;
+            secrets.check_encrypted()?;
+            // The new state must load as Pulumi state, references and secrets included.
+            let export = ferry_state::load::export_value(&next, &base.features).to_string();
+            let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key() })?;
+            Ok((export, checked.deployment.resources().len(), added))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
+        let summary =
+            self.store.commit_preview(&stored, NewVersion { origin: "commit", source_format: "stack export v3", resource_count, export_json: &export }).await?;
         tracing::info!(preview = %id, stack = %summary.name, version = summary.version, added, "committed import");
         Ok(CommitOutcome { summary, added })
     }

@@ -102,7 +102,7 @@ impl StackService {
         }
         // Parsing a large file and deriving a passphrase key are CPU work: keep them off the
         // async workers.
-        let loaded = tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref() }))
+        let loaded = tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None }))
             .await
             .map_err(|e| ServiceError::Internal(e.to_string()))??;
 

@@ -96,14 +96,7 @@ impl From<PlanRevision> for RevisionView {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum JobStatus {
-    Running,
-    Done,
-    Failed,
-    Cancelled,
-}
+pub use ferry_types::JobStatus;
 
 /// A preview running (or run) in the background, and every resource it reported.
 #[derive(Debug, Clone, Serialize)]

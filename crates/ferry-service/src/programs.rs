@@ -94,20 +94,27 @@ fn ops(plan: &Plan) -> Vec<String> {
 }
 
 impl StackService {
+    /// The stack's secrets for a run, the passphrase's key derived off the async workers.
+    async fn secrets_for(&self, version: &std::sync::Arc<LoadedVersion>, passphrase: Option<String>) -> Result<StackSecrets, ServiceError> {
+        let version = version.clone();
+        tokio::task::spawn_blocking(move || StackSecrets::for_reading(&version.deployment, passphrase.as_deref()))
+            .await
+            .map_err(|e| ServiceError::Internal(format!("deriving the passphrase's key stopped: {e}")))?
+    }
+
     /// Runs `program` against `version` with freshly launched plugins.
     async fn run_program(
         &self,
         version: &LoadedVersion,
         program: &Program,
         run: &ProgramPayload,
-        passphrase: Option<&str>,
+        secrets: &StackSecrets,
         mode: DeployMode,
         progress: Option<ferry_engine::progress::Progress>,
     ) -> Result<Deployed, ServiceError> {
         let (config, scope) = (&run.config, run.scope);
         let engine_config = self.engine()?.clone();
         let name: Vec<&str> = version.summary.name.split('/').collect();
-        let secrets = StackSecrets::for_reading(&version.deployment, passphrase)?;
         let decrypt = |ct: &str| secrets.decrypt(ct);
         let search = PluginSearch::from_env(engine_config.plugin_dirs.clone());
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
@@ -127,7 +134,8 @@ impl StackService {
         let program = parse_program(&file, &text)?;
         let version = self.version(stack_id, None).await?;
         let payload = ProgramPayload { file, config: request.config, mapping: request.mapping, scope: request.scope };
-        let deployed = self.run_program(&version, &program, &payload, request.passphrase.as_deref(), DeployMode::Preview, request.progress.clone()).await?;
+        let secrets = self.secrets_for(&version, request.passphrase.clone()).await?;
+        let deployed = self.run_program(&version, &program, &payload, &secrets, DeployMode::Preview, request.progress.clone()).await?;
         let preview_json = json!({
             "kind": "program",
             "file": payload.file,
@@ -136,9 +144,9 @@ impl StackService {
             "mapping": mapping_template(&deployed.plan),
         });
         let sealed = PassphraseCrypter::from_key(&key).encrypt(serde_json::to_string(&payload).expect("serialises").as_bytes());
-        let id = self.store.add_preview(stack_id, version.summary.version, &text, &preview_json.to_string(), &sealed).await?;
-        tracing::info!(preview = %id, stack = %version.summary.name, steps = deployed.plan.steps.len(), "stored program preview");
-        self.preview(&id).await
+        let record = self.store_preview(stack_id, version.summary.version, &text, preview_json, &sealed).await?;
+        tracing::info!(preview = %record.id, stack = %version.summary.name, steps = deployed.plan.steps.len(), "stored program preview");
+        Ok(record)
     }
 
     /// Commits a program preview (see the module's rules).
@@ -196,7 +204,9 @@ impl StackService {
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let program = parse_program(&payload.file, &stored.spec)?;
         // The world must still look as previewed.
-        let again = self.run_program(&base, &program, &payload, passphrase.as_deref(), DeployMode::Preview, None).await?;
+        // The passphrase's key is derived once, for both runs and the write.
+        let secrets = self.secrets_for(&base, passphrase.clone()).await?;
+        let again = self.run_program(&base, &program, &payload, &secrets, DeployMode::Preview, None).await?;
         if ops(&again.plan) != ops(&plan) || again.plan.failed_steps().next().is_some() {
             let before: std::collections::BTreeSet<String> = ops(&plan).into_iter().collect();
             let now: Vec<String> = ops(&again.plan).into_iter().filter(|o| !before.contains(o)).take(5).collect();
@@ -205,33 +215,34 @@ impl StackService {
                 if now.is_empty() { "a step fails".into() } else { now.join(", ") }
             ));
         }
-        let done = self.run_program(&base, &program, &payload, passphrase.as_deref(), DeployMode::Update, None).await?;
+        let done = self.run_program(&base, &program, &payload, &secrets, DeployMode::Update, None).await?;
         let failures: Vec<String> = done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
         if !failures.is_empty() && !done.mutated {
             return refuse(format!("nothing was changed: {}", failures.join("; ")));
         }
-        let mut deployment = base.deployment.clone();
-        let secrets = StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?;
-        let encrypt = |plain: &str| secrets.encrypt(plain);
-        let now = now_rfc3339();
-        let next = to_deployment(&deployment, &done.states, &WriteOptions { now: &now, encrypt: &encrypt });
-        secrets.check_encrypted()?;
-        let export = ferry_state::load::export_value(&next, &base.features).to_string();
-        let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref() })?;
         let origin = if failures.is_empty() { "commit" } else { "commit (failed part-way)" };
-        let summary = self
-            .store
-            .commit_preview(
-                &stored,
-                NewVersion { origin, source_format: "stack export v3", resource_count: checked.deployment.resources().len(), export_json: &export },
-            )
-            .await?;
         let added = done
             .plan
             .steps
             .iter()
             .filter(|s| matches!(s.op, StepOp::Import | StepOp::ImportReplacement | StepOp::Read | StepOp::Create | StepOp::CreateReplacement))
             .count();
+        let states = done.states;
+        // Encryption and the state's check are CPU work: off the async workers.
+        let (export, resource_count) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let mut deployment = base.deployment.clone();
+            let secrets = secrets.into_commit(&mut deployment, passphrase.as_deref());
+            let encrypt = |plain: &str| secrets.encrypt(plain);
+            let now = now_rfc3339();
+            let next = to_deployment(&deployment, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+            secrets.check_encrypted()?;
+            let export = ferry_state::load::export_value(&next, &base.features).to_string();
+            let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key() })?;
+            Ok((export, checked.deployment.resources().len()))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
+        let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export_json: &export }).await?;
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
             return refuse(format!(

@@ -37,15 +37,27 @@ impl StackSecrets {
     /// For a commit into `deployment`: a stack without a secrets provider gets a passphrase one
     /// when a passphrase is given.
     pub fn for_commit(deployment: &mut Deployment, passphrase: Option<&str>) -> Result<StackSecrets, ServiceError> {
-        if deployment.secrets_providers.is_none() {
-            if let Some(pass) = passphrase {
+        Ok(StackSecrets::for_reading(deployment, passphrase)?.into_commit(deployment, passphrase))
+    }
+
+    /// These secrets (made `for_reading` the same deployment) for a commit into it: the key
+    /// already derived serves; only a stack without a secrets provider gets a new one, with a
+    /// fresh salt, when a passphrase is given.
+    pub fn into_commit(self, deployment: &mut Deployment, passphrase: Option<&str>) -> StackSecrets {
+        match (&deployment.secrets_providers, passphrase) {
+            (None, Some(pass)) => {
                 let (crypter, salt) = PassphraseCrypter::new_salt(pass);
                 deployment.secrets_providers =
                     Some(SecretsProviders { kind: "passphrase".into(), state: Some(json!({"salt": salt})), extra: Default::default() });
-                return Ok(StackSecrets { kind: Some("passphrase".into()), crypter: Some(crypter), needed: AtomicBool::new(false) });
+                StackSecrets { kind: Some("passphrase".into()), crypter: Some(crypter), needed: AtomicBool::new(false) }
             }
+            _ => self,
         }
-        StackSecrets::for_reading(deployment, passphrase)
+    }
+
+    /// The key derived from the passphrase, for checks that would otherwise derive it again.
+    pub fn key(&self) -> Option<&PassphraseCrypter> {
+        self.crypter.as_ref()
     }
 
     pub fn encrypt(&self, plain: &str) -> String {

@@ -28,6 +28,9 @@ pub const SUPPORTED_FEATURES: &[&str] = &["refreshBeforeUpdate"];
 pub struct LoadOptions<'a> {
     /// For the `passphrase` secrets provider; used for this load only, never kept.
     pub passphrase: Option<&'a str>,
+    /// The key already derived from that passphrase, if the caller has it (used instead of
+    /// deriving it again when it matches the state's salt).
+    pub key: Option<&'a crate::secrets::PassphraseCrypter>,
 }
 
 /// Which layout a file had.
@@ -150,7 +153,7 @@ pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState,
     })?;
 
     let mut warnings = check_references(&deployment, &base)?;
-    let secrets = verify_secrets(&deployment, &base, options.passphrase, &mut warnings)?;
+    let secrets = verify_secrets(&deployment, &base, options.passphrase, options.key, &mut warnings)?;
     Ok(LoadedState { format, stack, features, deployment, secrets, warnings })
 }
 

@@ -36,6 +36,13 @@ pub struct PassphraseCrypter {
     cipher: Aes256Gcm,
 }
 
+/// Never shows the key.
+impl std::fmt::Debug for PassphraseCrypter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PassphraseCrypter { .. }")
+    }
+}
+
 impl PassphraseCrypter {
     /// Derives the key from `passphrase` and the provider state's `salt`
     /// (`v1:<base64 salt>:<ciphertext of "pulumi">`) and checks it against the check value.
@@ -52,6 +59,13 @@ impl PassphraseCrypter {
             Err(DecryptError::Malformed) => Err(broken()),
             _ => Err(StateError::new(ErrorCode::WrongPassphrase, "the passphrase does not decrypt this state (wrong passphrase)")),
         }
+    }
+
+    /// Whether this key is the one a provider state's salt (`v1:<salt>:<check>`) was made with:
+    /// its check value decrypts to `pulumi`. No key derivation.
+    pub fn matches_salt_state(&self, salt_state: &str) -> bool {
+        let check = salt_state.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).map(|(_, check)| check);
+        check.is_some_and(|c| self.decrypt(c).is_ok_and(|plain| plain == b"pulumi"))
     }
 
     /// A crypter for a raw 256-bit key (Ferry's own payload key).
@@ -103,7 +117,15 @@ pub enum DecryptError {
 }
 
 /// Counts the deployment's secrets and, where the provider allows, proves they decrypt.
-pub fn verify_secrets(deployment: &Deployment, base: &str, passphrase: Option<&str>, warnings: &mut Vec<StateWarning>) -> Result<SecretsSummary, StateError> {
+/// `key`, when the caller already derived it from the passphrase (a commit did, to encrypt),
+/// stands in for `passphrase`: the key is derived once per request, not once per check.
+pub fn verify_secrets(
+    deployment: &Deployment,
+    base: &str,
+    passphrase: Option<&str>,
+    key: Option<&PassphraseCrypter>,
+    warnings: &mut Vec<StateWarning>,
+) -> Result<SecretsSummary, StateError> {
     let mut ciphertexts: Vec<(String, &Value)> = Vec::new();
     let mut plaintext = 0usize;
     let mut malformed: Option<String> = None;
@@ -153,7 +175,16 @@ pub fn verify_secrets(deployment: &Deployment, base: &str, passphrase: Option<&s
                 deployment.secrets_providers.as_ref().and_then(|p| p.state.as_ref()).and_then(|s| s.get("salt")).and_then(Value::as_str).ok_or_else(|| {
                     StateError::new(ErrorCode::InvalidState, "the passphrase provider's state has no `salt`").at(format!("{provider_path}.state"))
                 })?;
-            match passphrase {
+            let derived;
+            let key = match (key.filter(|k| k.matches_salt_state(salt)), passphrase) {
+                (Some(k), _) => Some(k),
+                (None, Some(passphrase)) => {
+                    derived = PassphraseCrypter::from_salt_state(passphrase, salt).map_err(|e| e.at(format!("{provider_path}.state.salt")))?;
+                    Some(&derived)
+                }
+                (None, None) => None,
+            };
+            match key {
                 None if ciphertexts.is_empty() => {}
                 None => {
                     return Err(StateError::new(
@@ -165,8 +196,7 @@ pub fn verify_secrets(deployment: &Deployment, base: &str, passphrase: Option<&s
                         ),
                     ))
                 }
-                Some(passphrase) => {
-                    let crypter = PassphraseCrypter::from_salt_state(passphrase, salt).map_err(|e| e.at(format!("{provider_path}.state.salt")))?;
+                Some(crypter) => {
                     for (path, c) in &ciphertexts {
                         let plain = c.as_str().ok_or(DecryptError::Malformed).and_then(|s| crypter.decrypt(s));
                         let ok = plain.is_ok_and(|p| serde_json::from_slice::<Value>(&p).is_ok());

@@ -35,7 +35,7 @@ fn the_vector_decrypts_with_the_right_passphrase_only() {
 
     // A state whose secret was encrypted under that key loads with the passphrase ...
     let state = state_with_secret(&crypter);
-    let loaded = load_state(state.to_string().as_bytes(), LoadOptions { passphrase: Some(pass) }).unwrap();
+    let loaded = load_state(state.to_string().as_bytes(), LoadOptions { passphrase: Some(pass), ..Default::default() }).unwrap();
     assert!(loaded.secrets.verified);
     assert_eq!(loaded.secrets.encrypted, 1);
     // ... keeps the ciphertext, never the plaintext ...
@@ -44,7 +44,7 @@ fn the_vector_decrypts_with_the_right_passphrase_only() {
     let e = load_state(state.to_string().as_bytes(), LoadOptions::default()).unwrap_err();
     assert_eq!(e.code, ErrorCode::PassphraseRequired);
     // ... and refuses a wrong one.
-    let e = load_state(state.to_string().as_bytes(), LoadOptions { passphrase: Some("wrong") }).unwrap_err();
+    let e = load_state(state.to_string().as_bytes(), LoadOptions { passphrase: Some("wrong"), ..Default::default() }).unwrap_err();
     assert_eq!(e.code, ErrorCode::WrongPassphrase);
     assert_eq!(e.path.as_deref(), Some("deployment.secrets_providers.state.salt"));
 

@@ -163,19 +163,20 @@ impl Store {
         Ok(StackVersion { summary, export_json })
     }
 
-    /// Stores a preview; returns its ID (128 random bits).
-    pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, preview_json: &str, payload: &str) -> Result<String, StoreError> {
+    /// Stores a preview; returns its ID (128 random bits) and when it was stored.
+    pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, preview_json: &str, payload: &str) -> Result<(String, String), StoreError> {
         let id = random_id();
-        sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES (?, ?, ?, ?, ?, ?)")
-            .bind(&id)
-            .bind(stack_id)
-            .bind(base_version)
-            .bind(spec)
-            .bind(preview_json)
-            .bind(payload)
-            .execute(&self.pool)
-            .await?;
-        Ok(id)
+        let created_at: String =
+            sqlx::query_scalar("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES (?, ?, ?, ?, ?, ?) RETURNING created_at")
+                .bind(&id)
+                .bind(stack_id)
+                .bind(base_version)
+                .bind(spec)
+                .bind(preview_json)
+                .bind(payload)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok((id, created_at))
     }
 
     /// A preview's stored code verification (JSON), if it was made.

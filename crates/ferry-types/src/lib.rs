@@ -59,12 +59,32 @@ pub struct JobEvent {
     pub message: Option<String>,
 }
 
+/// Where a background preview is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum JobStatus {
+    Running,
+    Done,
+    Failed,
+    Cancelled,
+}
+
+impl JobStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobStatus::Running => "running",
+            JobStatus::Done => "done",
+            JobStatus::Failed => "failed",
+            JobStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
 /// A preview job as the API reports it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobSnapshot {
     pub id: String,
-    /// `running`, `done`, `failed`, `cancelled`.
-    pub status: String,
+    pub status: JobStatus,
     pub total: usize,
     pub finished: usize,
     pub events: Vec<JobEvent>,

@@ -11,7 +11,7 @@ mod share;
 
 use std::sync::Arc;
 
-use ferry_types::{EditorMarker, JobEvent, JobSnapshot, PlanPageData, PreviewRef, ReviewRow};
+use ferry_types::{EditorMarker, JobEvent, JobSnapshot, JobStatus, PlanPageData, PreviewRef, ReviewRow};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -42,7 +42,7 @@ pub fn PlanPage() -> impl IntoView {
 }
 
 fn running(job: RwSignal<Option<JobSnapshot>>) -> bool {
-    job.with(|j| j.as_ref().is_some_and(|j| j.status == "running"))
+    job.with(|j| j.as_ref().is_some_and(|j| j.status == JobStatus::Running))
 }
 
 fn row_of(e: &JobEvent) -> ReviewRow {
@@ -75,7 +75,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let rows = Memo::new(move |_| {
         let live = job.with(|j| {
             j.as_ref()
-                .filter(|j| j.status == "running" || preview.with(Option::is_none) || stored_rows.with(|r| r.is_empty()))
+                .filter(|j| j.status == JobStatus::Running || preview.with(Option::is_none) || stored_rows.with(|r| r.is_empty()))
                 .map(|j| Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()))
         });
         live.unwrap_or_else(|| stored_rows.get())
@@ -102,7 +102,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     {
         let plan_id = plan_id.clone();
         Effect::new(move |_| {
-            if let Some(j) = job.get_untracked().filter(|j| j.status == "running") {
+            if let Some(j) = job.get_untracked().filter(|j| j.status == JobStatus::Running) {
                 follow(&plan_id, &j.id, job, preview);
             }
         });
@@ -291,7 +291,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                     <button id="plan-preview" on:click=start title=move || if changed.get() { "Save the revision first: a preview runs a saved revision" } else { "" } disabled=move || running(job) || changed.get()>"Preview"</button>
                     <button id="plan-cancel" on:click=cancel disabled=move || !running(job)>"Cancel"</button>
                     <span id="plan-progress">{events_total}</span>
-                    <span id="plan-status" class="status">{move || job.with(|j| j.as_ref().map(|j| j.status.clone())).unwrap_or_else(|| if preview.get().is_some() { "done".into() } else { "not previewed yet".into() })}</span>
+                    <span id="plan-status" class="status">{move || job.with(|j| j.as_ref().map(|j| j.status.as_str().to_string())).unwrap_or_else(|| if preview.get().is_some() { "done".into() } else { "not previewed yet".into() })}</span>
                 </div>
             })}
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
