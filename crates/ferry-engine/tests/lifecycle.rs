@@ -181,6 +181,15 @@ async fn lifecycle_scenarios() {
                 continue;
             }
         };
+        // Differences are explained down to the leaf: no diff row is an object whose leaves
+        // have rows of their own (a provider's nested keys aside).
+        for step in &deployed.plan.steps {
+            let paths: Vec<&str> = step.diffs.iter().filter(|d| d.program.is_some() || d.read.is_some()).map(|d| d.path.as_str()).collect();
+            for p in &paths {
+                let inner = paths.iter().find(|q| q.starts_with(&format!("{p}.")) || q.starts_with(&format!("{p}[")));
+                assert!(inner.is_none(), "{name}: `{p}` is listed beside its own leaf `{}`", inner.unwrap());
+            }
+        }
         let mut view = plan_view(&deployed);
         view["calls"] = json!(run.log.lock().unwrap().clone());
         if mode == DeployMode::Update {

@@ -156,13 +156,82 @@ pub fn explain(
     if let Some(c) = checked {
         keys.extend(c.keys().map(String::as_str));
     }
-    let nested: Vec<&(String, DiffKind)> = decision.kinds.iter().filter(|(p, _)| p.as_str() != top(p)).collect();
     let mut out = Vec::new();
+    let mut leaf = Leaf { decision, ignore, all, out: &mut out };
     for key in keys {
         let (p, r, c) = (program.get(key), current.get(key), checked.and_then(|c| c.get(key)));
-        let provider_kind = decision.kinds.iter().find(|(path, _)| path == key).map(|(_, k)| *k);
-        let changed = decision.changed.iter().any(|k| k == key);
-        let kind = if decision.replace_keys.iter().any(|k| k == key) {
+        leaf.explain(&property_path(None, key), key, p, r, c);
+    }
+    // Nested paths the provider reported that no leaf above stands for follow at the end.
+    let listed: BTreeSet<String> = out.iter().map(|d| d.path.clone()).collect();
+    for (path, kind) in decision.kinds.iter().filter(|(p, _)| p.as_str() != top(p) && !listed.contains(p.as_str())) {
+        out.push(PropertyDiff { path: path.clone(), kind: *kind, cause: DiffCause::Program, program: None, read: None, checked: None });
+    }
+    out
+}
+
+/// `tags["cost-center"]`, `versioning.mfaDelete`, `groups[0]`: Pulumi's property paths.
+fn property_path(parent: Option<&str>, key: &str) -> String {
+    let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    match (parent, plain) {
+        (None, true) => key.to_string(),
+        (Some(p), true) => format!("{p}.{key}"),
+        (p, false) => format!("{}[{}]", p.unwrap_or(""), serde_json::to_string(key).expect("a string serialises")),
+    }
+}
+
+/// Walks a property down to its leaves, each explained with its own cause.
+struct Leaf<'a> {
+    decision: &'a DiffDecision,
+    ignore: &'a [String],
+    all: bool,
+    out: &'a mut Vec<PropertyDiff>,
+}
+
+impl Leaf<'_> {
+    fn ignored(&self, path: &str) -> bool {
+        self.ignore.iter().any(|i| path == i || path.starts_with(&format!("{i}.")) || path.starts_with(&format!("{i}[")) || top(i) == path)
+    }
+
+    /// `top_key` is the top-level property the path is under (what the decision names).
+    fn explain(&mut self, path: &str, top_key: &str, p: Option<&PropertyValue>, r: Option<&PropertyValue>, c: Option<&PropertyValue>) {
+        let (ps, rs, cs) = (p.map(strip_secret), r.map(strip_secret), c.map(strip_secret));
+        let same_everywhere = ps == rs && (cs.is_none() || cs == ps);
+        // Objects (and lists of one length) that differ are explained leaf by leaf; secrets and
+        // values only one side has stay whole.
+        if !same_everywhere && !matches!(p, Some(PropertyValue::Secret(_))) && !matches!(r, Some(PropertyValue::Secret(_))) {
+            match (ps, rs, cs) {
+                (Some(PropertyValue::Object(a)), Some(PropertyValue::Object(b)), cc @ (None | Some(PropertyValue::Object(_)))) => {
+                    let cc = match cc {
+                        Some(PropertyValue::Object(m)) => Some(m),
+                        _ => None,
+                    };
+                    let mut keys: BTreeSet<&str> = a.keys().chain(b.keys()).map(String::as_str).collect();
+                    keys.extend(cc.into_iter().flat_map(|m| m.keys().map(String::as_str)));
+                    for k in keys {
+                        self.explain(&property_path(Some(path), k), top_key, a.get(k), b.get(k), cc.and_then(|m| m.get(k)));
+                    }
+                    return;
+                }
+                (Some(PropertyValue::Array(a)), Some(PropertyValue::Array(b)), cc @ (None | Some(PropertyValue::Array(_)))) if a.len() == b.len() => {
+                    let cc = match cc {
+                        Some(PropertyValue::Array(v)) if v.len() == a.len() => Some(v),
+                        _ => None,
+                    };
+                    for i in 0..a.len() {
+                        self.explain(&format!("{path}[{i}]"), top_key, a.get(i), b.get(i), cc.and_then(|v| v.get(i)));
+                    }
+                    return;
+                }
+                _ => {}
+            }
+        }
+        let decision = self.decision;
+        let ignored = self.ignored(path);
+        let provider_kind = decision.kinds.iter().find(|(k, _)| k == path).map(|(_, k)| *k);
+        // An ignored leaf keeps the resource's value: it changes nothing, whatever its parent does.
+        let changed = decision.changed.iter().any(|k| k == top_key) && !same_everywhere && !ignored;
+        let kind = if decision.replace_keys.iter().any(|k| k == top_key) && !same_everywhere && !ignored {
             DiffKind::Replace
         } else if let Some(k) = provider_kind {
             k
@@ -175,13 +244,7 @@ pub fn explain(
         } else {
             DiffKind::None
         };
-        let same_everywhere = {
-            let a = p.map(strip_secret);
-            let b = r.map(strip_secret);
-            let cc = c.map(strip_secret);
-            a == b && (cc.is_none() || cc == a)
-        };
-        let cause = if ignore.iter().any(|i| top(i) == key) {
+        let cause = if ignored {
             DiffCause::Ignored
         } else if same_everywhere {
             DiffCause::Equal
@@ -195,14 +258,9 @@ pub fn explain(
         } else {
             DiffCause::Program
         };
-        if !all && kind == DiffKind::None && matches!(cause, DiffCause::Equal | DiffCause::Ignored) {
-            continue;
+        if !self.all && kind == DiffKind::None && matches!(cause, DiffCause::Equal | DiffCause::Ignored) {
+            return;
         }
-        out.push(PropertyDiff { path: key.to_string(), kind, cause, program: p.map(shown), read: r.map(shown), checked: c.map(shown) });
+        self.out.push(PropertyDiff { path: path.to_string(), kind, cause, program: p.map(shown), read: r.map(shown), checked: c.map(shown) });
     }
-    // Nested paths the provider reported (`tags.team`) follow their top-level property.
-    for (path, kind) in nested {
-        out.push(PropertyDiff { path: path.clone(), kind: *kind, cause: DiffCause::Program, program: None, read: None, checked: None });
-    }
-    out
 }

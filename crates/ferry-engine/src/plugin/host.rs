@@ -240,7 +240,9 @@ impl ProviderPlugin {
             Ok(Err(status)) => {
                 // A broken connection usually means the process died: say so, with its stderr.
                 let exited = {
-                    let transport_failure = matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Internal);
+                    // (A call cut off by the process dying can also come back `Cancelled`.)
+                    let transport_failure =
+                        matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Internal | tonic::Code::Cancelled);
                     // A dying process may still be exiting: on a transport failure, look again
                     // for up to a second before calling it a plain error.
                     let attempts = if transport_failure { 10 } else { 1 };

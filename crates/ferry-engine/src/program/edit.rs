@@ -1,5 +1,6 @@
 //! Edits to a YAML program's text that keep everything else as the user wrote it (comments,
-//! order, quoting): set or remove a resource's property, add one to its `ignoreChanges`.
+//! order, quoting): set or remove a resource's property (a top-level one, or a leaf at a
+//! property path such as `tags["cost-center"]`), add a path to its `ignoreChanges`.
 //!
 //! Positions come from the YAML parser; an edit replaces whole lines of one block (a key and
 //! its more-indented value) so nested values, block or flow, are handled alike.
@@ -12,7 +13,7 @@ use serde_json::Value;
 /// What to change.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ProgramEdit {
-    /// Sets a top-level input of a resource (adding it when absent).
+    /// Sets an input of a resource, top-level or at a property path (adding what is absent).
     SetProperty {
         resource: String,
         property: String,
@@ -164,7 +165,23 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
     // Finds a key of `map`, with its line.
     let entry = |map: &MarkedMappingNode, key: &str| map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| (line_of(k.span()), v.clone()));
 
+    // A nested property (`tags["cost-center"]`, `versioning.mfaDelete`) is edited in place,
+    // inside its blocks.
     match edit {
+        ProgramEdit::SetProperty { property, value, .. } if property_segments(property)?.len() > 1 => {
+            let segments = property_segments(property)?;
+            match entry(resource, "properties") {
+                Some((props_line, Node::Mapping(props))) => set_nested(&text, &props, props_line, &segments, value),
+                _ => fail(format!("`{name}` sets no `{}`; add it to the program first", segments[0])),
+            }
+        }
+        ProgramEdit::RemoveProperty { property, .. } if property_segments(property)?.len() > 1 => {
+            let segments = property_segments(property)?;
+            let Some((props_line, Node::Mapping(props))) = entry(resource, "properties") else {
+                return fail(format!("`{name}` has no properties"));
+            };
+            remove_nested(&text, &props, props_line, &segments).map_err(|e| EditError(format!("`{name}`: {}", e.0)))
+        }
         ProgramEdit::SetProperty { property, value, .. } => {
             let line = format!("{}: {}\n", key_text(property), flow(value));
             match entry(resource, "properties") {
@@ -231,11 +248,135 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
     }
 }
 
+/// A property path's keys (`tags["cost-center"]` → `tags`, `cost-center`); list items are
+/// refused (edit them by hand).
+fn property_segments(path: &str) -> Result<Vec<String>, EditError> {
+    let mut out = Vec::new();
+    let mut rest = path;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('[') {
+            let end = after.find(']').ok_or_else(|| EditError(format!("`{path}` is not a property path")))?;
+            let inside = &after[..end];
+            match serde_json::from_str::<Value>(inside) {
+                Ok(Value::String(key)) => out.push(key),
+                _ => return fail(format!("`{path}` names a list item; edit lists by hand")),
+            }
+            rest = &after[end + 1..];
+        } else {
+            let rest_trimmed = rest.strip_prefix('.').unwrap_or(rest);
+            let end = rest_trimmed.find(['.', '[']).unwrap_or(rest_trimmed.len());
+            if end == 0 {
+                return fail(format!("`{path}` is not a property path"));
+            }
+            out.push(rest_trimmed[..end].to_string());
+            rest = &rest_trimmed[end..];
+        }
+    }
+    if out.is_empty() {
+        return fail("an empty property path");
+    }
+    Ok(out)
+}
+
+fn entry_of(map: &MarkedMappingNode, key: &str) -> Option<(usize, Node)> {
+    map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| (line_of(k.span()), v.clone()))
+}
+
+/// Sets `segments` below `map` (whose key is on `line`), creating the mappings on the way.
+fn set_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String], value: &Value) -> Result<String, EditError> {
+    let pad = |n: usize| " ".repeat(n);
+    let (head, rest) = segments.split_first().expect("at least one segment");
+    match entry_of(map, head) {
+        Some((at, _)) if rest.is_empty() => {
+            let own = indent(text.lines[at - 1]);
+            Ok(text.splice(at - 1, text.block_end(at), &format!("{}{}: {}\n", pad(own), key_text(head), flow(value))))
+        }
+        Some((at, Node::Mapping(inner))) => set_nested(text, &inner, at, rest, value),
+        Some(_) => fail(format!("`{head}` is not a block mapping in the program; edit it by hand")),
+        None => {
+            // The missing keys, each a block inside the one before.
+            let inner = child_indent(text, map, line)?;
+            let mut block = String::new();
+            for (depth, key) in segments.iter().enumerate() {
+                if depth + 1 == segments.len() {
+                    block.push_str(&format!("{}{}: {}\n", pad(inner + 2 * depth), key_text(key), flow(value)));
+                } else {
+                    block.push_str(&format!("{}{}:\n", pad(inner + 2 * depth), key_text(key)));
+                }
+            }
+            let end = text.block_end(line);
+            Ok(text.splice(end, end, &block))
+        }
+    }
+}
+
+/// Removes `segments` below `map` (whose key is on `line`); a mapping left empty is written `{}`.
+fn remove_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String]) -> Result<String, EditError> {
+    let (head, rest) = segments.split_first().expect("at least one segment");
+    let Some((at, node)) = entry_of(map, head) else {
+        return fail(format!("the program does not set `{head}`"));
+    };
+    if !rest.is_empty() {
+        return match node {
+            Node::Mapping(inner) => remove_nested(text, &inner, at, rest),
+            _ => fail(format!("`{head}` is not a block mapping in the program; edit it by hand")),
+        };
+    }
+    if map.len() == 1 {
+        // The last key: the mapping stays, empty.
+        let own = indent(text.lines[line - 1]);
+        let key = text.lines[line - 1].trim().split(':').next().unwrap_or("").to_string();
+        return Ok(text.splice(line - 1, text.block_end(line), &format!("{}{key}: {{}}\n", " ".repeat(own))));
+    }
+    Ok(text.splice(at - 1, text.block_end(at), ""))
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;
 
     use super::*;
+
+    const NESTED: &str = "\
+name: shop
+runtime: yaml
+variables:
+  team: data
+resources:
+  bucket:
+    type: aws:s3:Bucket
+    properties:
+      # the team's tags
+      tags:
+        cost-center: \"42\"
+        team: ${team}
+      versioning:
+        enabled: true
+    options:
+      import: logs
+";
+
+    #[test]
+    fn nested_properties_are_set_and_removed_in_their_blocks() {
+        let set = |p: &str, v: Value| edit_program(NESTED, &ProgramEdit::SetProperty { resource: "bucket".into(), property: p.into(), value: v }).unwrap();
+        let remove = |p: &str| edit_program(NESTED, &ProgramEdit::RemoveProperty { resource: "bucket".into(), property: p.into() });
+        assert_eq!(set("tags[\"cost-center\"]", json!("41")), NESTED.replace("cost-center: \"42\"", "cost-center: \"41\""));
+        assert_eq!(set("versioning.mfaDelete", json!(false)), NESTED.replace("        enabled: true\n", "        enabled: true\n        mfaDelete: false\n"));
+        assert_eq!(
+            set("lifecycle.rule.days", json!(30)),
+            NESTED.replace("    options:\n", "      lifecycle:\n        rule:\n          days: 30\n    options:\n")
+        );
+        assert_eq!(remove("tags.team").unwrap(), NESTED.replace("        team: ${team}\n", ""), "the reference beside it is kept as written");
+        assert_eq!(remove("versioning.enabled").unwrap(), NESTED.replace("      versioning:\n        enabled: true\n", "      versioning: {}\n"));
+        assert!(remove("tags.owner").unwrap_err().0.contains("does not set `owner`"));
+        assert!(edit_program(NESTED, &ProgramEdit::SetProperty { resource: "bucket".into(), property: "groups[0]".into(), value: json!(1) })
+            .unwrap_err()
+            .0
+            .contains("list item"));
+        for out in [set("tags[\"cost-center\"]", json!("41")), remove("tags.team").unwrap()] {
+            crate::program::parse_program("Pulumi.yaml", &out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+        }
+    }
 
     const PROGRAM: &str = "\
 name: demo
