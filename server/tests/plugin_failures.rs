@@ -5,7 +5,6 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -18,15 +17,11 @@ use serde_json::{json, Value};
 /// A plugin folder whose `pulumi-resource-pyecho` runs the Python provider in its venv (made
 /// under `target/` by the interop test's `venv.sh` on first use).
 fn python_plugin_dir() -> tempfile::TempDir {
-    let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-engine/tests/interop");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-engine/tests/interop/venv.sh");
     let venv = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
-    let out = Command::new(interop.join("venv.sh")).arg(&venv).output().unwrap();
-    assert!(out.status.success(), "could not make the Python venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
-    let python = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let dir = tempfile::tempdir().unwrap();
-    let wrapper = dir.path().join("pulumi-resource-pyecho");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{python}' '{}' \"$@\"\n", interop.join("python_provider.py").display())).unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(script).arg(&venv).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "could not make the Python plugin with its venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
     dir
 }
 

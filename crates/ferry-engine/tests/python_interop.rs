@@ -2,7 +2,6 @@
 //! finds it as `pulumi-resource-pyecho`, launches it, and GetSchema, Read and Check work through
 //! it. The test makes its venv (under `target/`, with `tests/interop/venv.sh`) on first run.
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -11,19 +10,14 @@ use ferry_engine::import::{preview_import, ImportOptions, ImportStatus, StackCon
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
 
-/// The venv's python (made under `target/` by `tests/interop/venv.sh` on first use), and a
-/// plugin folder whose `pulumi-resource-pyecho` runs the provider with it.
+/// A plugin folder whose `pulumi-resource-pyecho` runs the provider in its venv (made under
+/// `target/` by `tests/interop/venv.sh` on first use).
 fn plugin_dir() -> tempfile::TempDir {
-    let interop = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop");
     // target/<profile>/deps/python_interop-<hash> -> target/python-interop-venv
     let venv = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
-    let out = Command::new(interop.join("venv.sh")).arg(&venv).output().unwrap();
-    assert!(out.status.success(), "could not make the Python venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
-    let python = String::from_utf8(out.stdout).unwrap().trim().to_string();
     let dir = tempfile::tempdir().unwrap();
-    let wrapper = dir.path().join("pulumi-resource-pyecho");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{python}' '{}' \"$@\"\n", interop.join("python_provider.py").display())).unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/venv.sh")).arg(&venv).arg(dir.path()).output().unwrap();
+    assert!(out.status.success(), "could not make the Python plugin with its venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
     dir
 }
 

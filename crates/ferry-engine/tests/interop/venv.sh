@@ -1,11 +1,14 @@
 #!/bin/sh
-# venv.sh DIR: makes DIR a Python venv with PyPI `pulumi` (the release the protocol facts were
-# read from) unless it already is one, then prints its python. Shared by the tests that run
-# python_provider.py as a plugin.
+# venv.sh VENV PLUGIN_DIR: makes VENV a Python venv with PyPI `pulumi` (the release the protocol
+# facts were read from) unless it already is one, and writes PLUGIN_DIR/pulumi-resource-pyecho,
+# which runs python_provider.py with it. Shared by the tests that use that provider as a plugin.
 set -e
-DIR="$1"
-if ! "$DIR/bin/python" -c "import pulumi.runtime.proto.provider_pb2_grpc, grpc" 2>/dev/null; then
-  python3 -m venv "$DIR" >&2
-  "$DIR/bin/pip" install --quiet --disable-pip-version-check "pulumi==3.272.0" >&2
+VENV="$1"
+PLUGIN_DIR="$2"
+if ! "$VENV/bin/python" -c "import pulumi.runtime.proto.provider_pb2_grpc, grpc" 2>/dev/null; then
+  python3 -m venv "$VENV" >&2
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check "pulumi==3.272.0" >&2
 fi
-echo "$DIR/bin/python"
+HERE="$(cd "$(dirname "$0")" && pwd)"
+printf '#!/bin/sh\nexec "%s" "%s" "$@"\n' "$VENV/bin/python" "$HERE/python_provider.py" > "$PLUGIN_DIR/pulumi-resource-pyecho"
+chmod 755 "$PLUGIN_DIR/pulumi-resource-pyecho"
