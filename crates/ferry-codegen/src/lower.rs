@@ -379,8 +379,7 @@ pub fn lower(
         if lowering.options.style == Style::CodeFirst && targets.contains(r.urn.as_str()) && !is_provider {
             let id = r.import_id.clone().or_else(|| r.id.clone());
             // Some import IDs are the secret itself (a password imported by its value).
-            let secret =
-                id.as_deref().is_some_and(|id| id == "[secret]" || r.outputs.values().any(|v| ferry_engine::import::holds_secret_string(v, id, false)));
+            let secret = id.as_deref().is_some_and(|id| id == "[secret]" || r.outputs.values().any(|v| v.holds_secret_string(id, false)));
             if secret {
                 lowering.report.warnings.push(format!(
                     "`{}` is imported by a secret ID, which Ferry never writes into code: import it with `pulumi import` or a Ferry commit (CLI style)",

@@ -6,7 +6,8 @@ mod common;
 
 use std::collections::HashMap;
 
-use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
+use ferry_engine::deploy::StepOp;
+use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::property::json::EncodeOptions;
 use ferry_engine::property::wire::to_struct;
@@ -92,7 +93,20 @@ async fn scenarios() {
             Some("minimal") => ImportStrategy::Minimal,
             _ => ImportStrategy::Read,
         };
-        let preview = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4, strategy, ..Default::default() }).await;
-        insta::assert_json_snapshot!(name, preview);
+        let deployed = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4, strategy, ..Default::default() }).await;
+        let preview = SpecPreview::from_plan(&deployed.plan);
+        insta::assert_json_snapshot!(name.clone(), preview);
+        // The property the snapshot protects: one row per entry, in the spec's order; a ready
+        // entry is an import step whose state a commit writes, anything else writes nothing new.
+        assert_eq!(preview.resources.iter().map(|r| r.index).collect::<Vec<_>>(), (0..spec.file.resources.len()).collect::<Vec<_>>(), "{name}");
+        for r in &preview.resources {
+            let in_state = deployed.states.iter().any(|s| s.urn == r.urn && !s.verbatim);
+            assert_eq!(in_state, r.status.is_ready(), "{name}: {} ({}) in the new state: {in_state}", r.name, r.status);
+            if r.status.is_ready() && !r.component && !r.type_.starts_with("pulumi:providers:") {
+                let step = deployed.plan.steps.iter().find(|s| s.urn == r.urn).unwrap();
+                assert_eq!(step.op, StepOp::Import, "{name}: {}", r.name);
+            }
+        }
+        assert!(!deployed.plan.needs_execution(), "{name}: a spec's plan never changes anything outside the stack");
     }
 }

@@ -8,7 +8,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::time::Duration;
 
-use ferry_engine::import::{preview_import, ImportOptions, ImportStatus, StackContext};
+use ferry_engine::deploy::ImportStatus;
+use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
 use serde_json::json;
@@ -51,7 +52,7 @@ async fn preview(dir: &Path, ids: &[String], options: LaunchOptions) -> BTreeMap
     let search = PluginSearch { ferry_dirs: vec![dir.to_path_buf()], path_dirs: vec![], pulumi_plugins: None };
     let providers = PluginProviders::new(search, engine, options, dir.to_path_buf(), None);
     let ctx = StackContext { stack: "dev", project: "recovery", deployment: &deployment };
-    let preview = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: 16, ..Default::default() }).await;
+    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: 16, ..Default::default() }).await.plan);
     providers.shutdown().await;
     preview.resources.into_iter().map(|r| (r.name, (r.status, r.message, r.warnings))).collect()
 }

@@ -6,7 +6,8 @@ use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
-use ferry_engine::import::{preview_import, ImportOptions, ImportStatus, StackContext};
+use ferry_engine::deploy::ImportStatus;
+use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
 
@@ -43,13 +44,13 @@ async fn a_provider_on_pulumis_python_stubs_works_as_a_plugin() {
     .unwrap();
     let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
     let ctx = StackContext { stack: "dev", project: "interop", deployment: &state.deployment };
-    let preview = preview_import(&spec, &ctx, &providers, ImportOptions::default()).await;
+    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &providers, ImportOptions::default()).await.plan);
     providers.shutdown().await;
 
     let statuses: Vec<ImportStatus> = preview.resources.iter().map(|r| r.status).collect();
     assert_eq!(statuses, [ImportStatus::Ready, ImportStatus::ReadyWithWarnings, ImportStatus::NotFound], "{preview:#?}");
-    assert_eq!(preview.resources[0].inputs_view, serde_json::json!({"size": 5}));
-    assert_eq!(preview.resources[0].outputs_view, serde_json::json!({"name": "thing-5", "size": 5}));
+    assert_eq!(preview.resources[0].inputs, serde_json::json!({"size": 5}));
+    assert_eq!(preview.resources[0].outputs, serde_json::json!({"name": "thing-5", "size": 5}));
     assert_eq!(preview.resources[1].check_failures[0].reason, "size must be at most 100");
     let mut messages = Vec::new();
     while let Ok(Some(log)) = tokio::time::timeout(Duration::from_secs(2), logs.recv()).await {

@@ -7,12 +7,13 @@ use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
 use ferry_codegen::{lower, project, Language, Options, PackageSchema, SourceResource, Style};
-use ferry_engine::import::Preview;
-use ferry_engine::plugin::{EngineService, PluginProviders, PluginSearch};
+use ferry_engine::import::SpecPreview;
+use ferry_engine::plugin::PluginProviders;
 use ferry_engine::property::json::{decode_map, DecodeOptions};
 use ferry_state::deployment::Resource;
 use serde::Serialize;
 
+use crate::previews::SealedPayload;
 use crate::stack_secrets::StackSecrets;
 use crate::verify::{kept_properties, verify, Verification};
 use crate::{LoadedVersion, ServiceError, StackService};
@@ -84,14 +85,6 @@ fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
 }
 
 impl StackService {
-    /// Plugins for code generation and its verification (stopped by the caller).
-    async fn plugin_providers(&self) -> Result<PluginProviders, ServiceError> {
-        let engine_config = self.engine()?.clone();
-        let search = PluginSearch::from_env(engine_config.plugin_dirs.clone());
-        let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-        Ok(PluginProviders::new(search, engine, engine_config.launch, std::env::temp_dir(), engine_config.schema_cache.clone()))
-    }
-
     /// The providers' schemas for the packages `resources` use.
     async fn schemas_for(
         resources: &[SourceResource],
@@ -215,43 +208,48 @@ impl StackService {
         Ok(version.deployment.resources().iter().filter(|r| !r.is_pending_delete()).map(|r| source_of(r, &secrets)).collect())
     }
 
-    /// Code for an import preview's ready resources.
+    /// Code for an import spec preview's ready resources: the states its commit would write,
+    /// with the stack's resources as context.
     pub async fn preview_code(&self, id: &str, request: &CodeRequest, passphrase: Option<&str>) -> Result<GeneratedCode, ServiceError> {
         let key = self.engine()?.payload_key;
         let stored = self.store.preview(id).await?;
-        let value: serde_json::Value = serde_json::from_str(&stored.preview_json).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
-        if value["kind"] == "program" {
+        let record = crate::previews::parse_stored(&stored.preview_json)?;
+        if record.is_program() {
             return Err(ServiceError::Code("a program's resources are already code: generate code from an import spec's preview or from the stack".into()));
         }
-        let mut preview: Preview = serde_json::from_value(value).map_err(|e| ServiceError::Internal(format!("stored preview: {e}")))?;
-        crate::imports::open_payload(&mut preview, &stored.payload, &key)?;
+        let view = SpecPreview::from_plan(&record.plan);
+        let ready = view.ready_urns();
+        let import_ids: HashMap<&str, Option<&str>> = view.resources.iter().map(|r| (r.urn.as_str(), r.import_id.as_deref())).collect();
+        let sealed = SealedPayload::open(&stored.payload, &key)?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let mut context = self.context(&base, passphrase)?;
         // The preview's own providers and parents (entries of the spec) are context too.
-        let resources: Vec<SourceResource> = preview
-            .resources
-            .iter()
-            .filter(|r| r.status.is_ready())
-            .map(|r| SourceResource {
-                urn: r.urn.clone(),
-                name: ferry_state::urn::name_of(&r.urn).to_string(),
-                token: r.type_.clone(),
-                custom: !r.component,
-                id: r.id.clone(),
-                import_id: r.import_id.clone().or_else(|| r.id.clone()),
-                inputs: r.inputs.clone(),
-                outputs: r.outputs.clone(),
-                parent: r.parent.clone(),
-                provider: r.provider.clone(),
+        let resources: Vec<SourceResource> = sealed
+            .states
+            .into_iter()
+            .filter(|s| ready.contains(s.urn.as_str()))
+            .map(|s| SourceResource {
+                name: ferry_state::urn::name_of(&s.urn).to_string(),
+                // A secret import ID is recorded nowhere; the view still says it was one.
+                import_id: import_ids.get(s.urn.as_str()).copied().flatten().map(str::to_string).or_else(|| s.import_id.clone()).or_else(|| s.id.clone()),
+                token: s.type_,
+                custom: s.custom,
+                id: s.id,
+                inputs: s.inputs,
+                outputs: s.outputs,
+                parent: s.parent,
+                provider: s.provider,
                 protect: false,
                 ignore_changes: Vec::new(),
                 depends_on: Vec::new(),
+                urn: s.urn,
             })
             .collect();
         if resources.is_empty() {
             return Err(ServiceError::Code("no resource in the preview is ready to import".into()));
         }
-        context.retain(|c| !resources.iter().any(|r| r.urn == c.urn));
+        let imported: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
+        context.retain(|c| !imported.contains(c.urn.as_str()));
         let project = base.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         self.generate_verified(&project, resources, context, request, Some(id)).await
     }

@@ -352,7 +352,7 @@ impl StackService {
                     let linked = service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await;
                     runner.update(|s| {
                         s.preview_id = Some(record.id.clone());
-                        s.untouched = record.preview["plan"]["untouched"].as_u64().unwrap_or(0) as usize;
+                        s.untouched = record.plan.plan.untouched;
                         match linked {
                             Ok(()) => s.status = JobStatus::Done,
                             Err(e) => {

@@ -55,7 +55,7 @@ impl StackService {
             )));
         }
         let record = self.preview(preview).await?;
-        let is_program = record.preview["kind"] == "program";
+        let is_program = record.plan.is_program();
         let mut options: PlanOptions = current.current.options.clone();
         let detail = review_detail(&record, &resolution.urn, &options.decisions)
             .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
@@ -88,12 +88,17 @@ impl StackService {
             program = Some(edited);
         } else {
             let text = spec.clone().ok_or_else(|| ServiceError::Plan("the plan has no spec to resolve in".into()))?;
-            let index = record.preview["resources"]
-                .as_array()
-                .and_then(|rs| rs.iter().find(|r| r["urn"] == resolution.urn.as_str()))
-                .and_then(|r| r["index"].as_u64())
-                .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))? as usize;
-            let read_keys: Vec<String> = detail.properties.iter().map(|p| p.path.clone()).collect();
+            let index = record
+                .plan
+                .plan
+                .steps
+                .iter()
+                .find(|s| s.urn == resolution.urn)
+                .and_then(|s| s.spec_index)
+                .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
+            // The inputs the generated code sets: a spec's `properties` names top-level ones.
+            let read_keys: Vec<String> =
+                detail.properties.iter().filter(|p| p.program.is_some() && !p.path.contains(['.', '['])).map(|p| p.path.clone()).collect();
             spec = Some(match resolution.action.as_str() {
                 "adopt" => edit_spec(&text, index, &read_keys, |l| {
                     if !l.contains(&prop) {

@@ -6,54 +6,32 @@
 
 use std::collections::HashMap;
 
-use ferry_engine::deploy::{DiffCause, DiffKind, PropertyDiff, Step, StepOp};
+use ferry_engine::deploy::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, Step, StepOp};
 use ferry_state::deployment::Resource;
 use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewRow};
-use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::{PlanOptions, PreviewRecord, ServiceError, StackService};
 
-fn is_program(record: &PreviewRecord) -> bool {
-    record.preview["kind"] == "program"
-}
-
-fn program_steps(record: &PreviewRecord) -> Vec<Step> {
-    // Steps were written by this program's engine; one that does not read back is skipped
-    // rather than failing the whole review.
-    record.preview["plan"]["steps"].as_array().into_iter().flatten().filter_map(|s| Step::deserialize(s).ok()).collect()
-}
-
-/// Steps of the stack's own root and default providers say nothing a reviewer acts on.
-fn reviewable(step: &Step) -> bool {
+/// Steps of the stack's own root and default providers say nothing a reviewer acts on; a
+/// spec's rows are its entries.
+fn reviewable(spec: bool, step: &Step) -> bool {
+    if spec {
+        return step.spec_index.is_some() && step.op != StepOp::Replace;
+    }
     !(step.op == StepOp::Same && (step.type_ == "pulumi:pulumi:Stack" || step.type_.starts_with("pulumi:providers:")))
 }
 
-fn strings(v: &Value) -> Vec<String> {
-    v.as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_string)).collect()
+fn reviewable_steps(record: &PreviewRecord) -> impl Iterator<Item = &Step> {
+    let spec = !record.plan.is_program();
+    record.plan.plan.steps.iter().filter(move |s| reviewable(spec, s))
 }
 
-fn spec_row(r: &Value) -> ReviewRow {
-    let mut warnings = strings(&r["warnings"]);
-    warnings.extend(r["check_failures"].as_array().into_iter().flatten().map(check_failure_text));
-    if let Some(m) = r["message"].as_str() {
-        warnings.insert(0, m.to_string());
-    }
-    ReviewRow {
-        urn: r["urn"].as_str().unwrap_or_default().to_string(),
-        name: r["name"].as_str().unwrap_or_default().to_string(),
-        type_: r["type"].as_str().unwrap_or_default().to_string(),
-        status: r["status"].as_str().unwrap_or_default().to_string(),
-        warnings,
-        differs: Vec::new(),
-    }
-}
-
-fn check_failure_text(f: &Value) -> String {
-    match (f["property"].as_str().filter(|p| !p.is_empty()), f["reason"].as_str()) {
-        (Some(p), Some(r)) => format!("Check: {p}: {r}"),
-        (None, Some(r)) => format!("Check: {r}"),
-        _ => format!("Check: {f}"),
+fn check_failure_text(f: &CheckFailure) -> String {
+    if f.property.is_empty() {
+        format!("Check: {}", f.reason)
+    } else {
+        format!("Check: {}: {}", f.property, f.reason)
     }
 }
 
@@ -61,23 +39,26 @@ fn step_row(s: &Step) -> ReviewRow {
     let mut warnings = s.warnings.clone();
     if let Some(e) = &s.error {
         warnings.insert(0, e.clone());
+    } else if s.status == Some(ImportStatus::AlreadyManaged) {
+        warnings.insert(0, "already in the stack; skipped".into());
     }
-    warnings.extend(s.check_failures.iter().map(|f| check_failure_text(&serde_json::to_value(f).unwrap_or_default())));
+    warnings.extend(s.check_failures.iter().map(check_failure_text));
     let differs = if matches!(s.op, StepOp::Import | StepOp::ImportReplacement) {
         s.diffs.iter().filter(|d| d.kind != DiffKind::None).map(|d| d.path.clone()).collect()
     } else {
         Vec::new()
     };
-    ReviewRow { urn: s.urn.clone(), name: s.name.clone(), type_: s.type_.clone(), status: s.op.as_str().to_string(), warnings, differs }
+    ReviewRow { urn: s.urn.clone(), name: s.name.clone(), type_: s.type_.clone(), status: s.status_text().to_string(), warnings, differs }
 }
 
-/// The preview's resources as table rows, in the order the preview reports them.
+/// The preview's resources as table rows: a program's in the order the preview reports them,
+/// a spec's in the spec's order.
 pub fn review_rows(record: &PreviewRecord) -> Vec<ReviewRow> {
-    if is_program(record) {
-        program_steps(record).iter().filter(|s| reviewable(s)).map(step_row).collect()
-    } else {
-        record.preview["resources"].as_array().into_iter().flatten().map(spec_row).collect()
+    let mut steps: Vec<&Step> = reviewable_steps(record).collect();
+    if !record.plan.is_program() {
+        steps.sort_by_key(|s| s.spec_index);
     }
+    steps.into_iter().map(step_row).collect()
 }
 
 fn decision_for<'d>(decisions: &'d [Resolution], urn: &str, path: &str) -> Option<&'d Resolution> {
@@ -141,7 +122,7 @@ fn kind_text(k: DiffKind) -> &'static str {
     }
 }
 
-fn step_detail(s: &Step, decisions: &[Resolution]) -> ReviewDetail {
+fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> ReviewDetail {
     let mut read = Map::new();
     let mut program = Map::new();
     let mut properties = Vec::new();
@@ -167,54 +148,18 @@ fn step_detail(s: &Step, decisions: &[Resolution]) -> ReviewDetail {
         row: step_row(s),
         id: s.id.clone(),
         import_id: s.import_id.clone(),
-        source_kind: "program".into(),
+        source_kind: if spec { "spec" } else { "program" }.into(),
         read_inputs: pretty(read),
         program_inputs: pretty(program),
-        check_failures: s.check_failures.iter().map(|f| check_failure_text(&serde_json::to_value(f).unwrap_or_default())).collect(),
-        properties,
-    }
-}
-
-/// A spec resource: the generated code sets exactly the inputs Read returned (already limited
-/// by the entry's `properties`, which the engine applies), so both sides hold the same values.
-fn spec_detail(r: &Value, decisions: &[Resolution]) -> ReviewDetail {
-    let row = spec_row(r);
-    let read = r["inputs"].as_object().cloned().unwrap_or_default();
-    let properties = read
-        .iter()
-        .map(|(k, v)| {
-            let decision = decision_for(decisions, &row.urn, k).map(|d| d.action.clone());
-            PropertyReview {
-                path: k.clone(),
-                read: Some(v.clone()),
-                program: Some(v.clone()),
-                kind: "none".into(),
-                source: if decision.is_some() { "user".into() } else { "read".into() },
-                why: "Read returned it; the spec keeps it, so the generated code sets it".into(),
-                decision,
-            }
-        })
-        .collect();
-    ReviewDetail {
-        row,
-        id: r["id"].as_str().map(str::to_string),
-        import_id: r["import_id"].as_str().map(str::to_string),
-        source_kind: "spec".into(),
-        read_inputs: pretty(read.clone()),
-        program_inputs: pretty(read),
-        check_failures: r["check_failures"].as_array().into_iter().flatten().map(check_failure_text).collect(),
+        check_failures: s.check_failures.iter().map(check_failure_text).collect(),
         properties,
     }
 }
 
 /// One resource's review, or `None` when the preview does not hold `urn`.
 pub fn review_detail(record: &PreviewRecord, urn: &str, decisions: &[Resolution]) -> Option<ReviewDetail> {
-    if is_program(record) {
-        program_steps(record).iter().find(|s| s.urn == urn).map(|s| step_detail(s, decisions))
-    } else {
-        let r = record.preview["resources"].as_array()?.iter().find(|r| r["urn"] == urn)?;
-        Some(spec_detail(r, decisions))
-    }
+    let spec = !record.plan.is_program();
+    reviewable_steps(record).find(|s| s.urn == urn).map(|s| step_detail(s, spec, decisions))
 }
 
 /// A resource of the preview as a node of the graph: URN, type, parent and provider.
@@ -283,26 +228,10 @@ impl StackService {
                 let base = self.version(&record.stack_id, Some(record.base_version)).await?;
                 let mut deployment = base.deployment.clone();
                 let existing = base.deployment.reference_index();
-                let mut added = Vec::new();
-                if is_program(&record) {
-                    for s in program_steps(&record).iter().filter(|s| !existing.contains_key(s.urn.as_str())) {
-                        added.push(planned_resource(&s.urn, &s.type_, s.id.as_deref(), None, s.provider.as_deref()));
-                    }
-                } else {
-                    for p in record.preview["resources"].as_array().into_iter().flatten() {
-                        let urn = p["urn"].as_str().unwrap_or_default();
-                        if existing.contains_key(urn) || urn.is_empty() {
-                            continue;
-                        }
-                        added.push(planned_resource(
-                            urn,
-                            p["type"].as_str().unwrap_or_default(),
-                            p["id"].as_str(),
-                            p["parent"].as_str(),
-                            p["provider"].as_str(),
-                        ));
-                    }
-                }
+                let added: Vec<Resource> = reviewable_steps(&record)
+                    .filter(|s| !existing.contains_key(s.urn.as_str()))
+                    .map(|s| planned_resource(&s.urn, &s.type_, s.id.as_deref(), s.parent.as_deref(), s.provider.as_deref()))
+                    .collect();
                 // Parents and providers the graph cannot find are dropped by the layout, not errors.
                 deployment.resources.get_or_insert_with(Vec::new).extend(added);
                 (ferry_state::StackGraph::from_deployment(&deployment), false)

@@ -9,7 +9,8 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferry_engine::import::{preview_import, ImportOptions, ImportStatus, StackContext};
+use ferry_engine::deploy::ImportStatus;
+use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch, ProviderPlugin};
 use ferry_rpc::pulumirpc::{CheckRequest, ReadRequest};
@@ -41,7 +42,7 @@ async fn engine_preview(n: usize) -> Duration {
     providers.schema("random", None).await.unwrap();
     let ctx = StackContext { stack: "bench", project: "bench", deployment: &state.deployment };
     let started = Instant::now();
-    let preview = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: CONCURRENCY, ..Default::default() }).await;
+    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: CONCURRENCY, ..Default::default() }).await.plan);
     let took = started.elapsed();
     assert_eq!(preview.counts.get(&ImportStatus::Ready), Some(&n), "every resource imports");
     providers.shutdown().await;

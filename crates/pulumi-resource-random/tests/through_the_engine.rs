@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use ferry_engine::import::{preview_import, ImportOptions, ImportStatus, StackContext};
+use ferry_engine::deploy::ImportStatus;
+use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
 use serde_json::Value;
@@ -39,7 +40,7 @@ async fn imports_every_documented_id_format_through_a_launched_plugin() {
     let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
     let source = providers(None).await;
     let ctx = StackContext { stack: "dev", project: "demo", deployment: &state.deployment };
-    let preview = preview_import(&spec, &ctx, &source, ImportOptions::default()).await;
+    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan);
     source.shutdown().await;
     let json = serde_json::to_value(&preview).unwrap();
     for secret in ["supersecret", "8/fu3q+2DcgSJ19i0jZ5Cw==", "f3f7eedeafb60dc812275f62d236790b"] {
@@ -100,7 +101,7 @@ async fn the_schema_matches_pulumi_random_for_every_resource() {
 #[tokio::test]
 async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
     use base64::Engine;
-    use ferry_engine::commit::{apply_import, CommitOptions};
+    use ferry_engine::deploy::snapshot::{assign_created_ids, to_deployment, WriteOptions};
     let spec = parse_import_spec(
         r#"{"resources": [
             {"type": "random:index/randomPassword:RandomPassword", "name": "db", "id": "hunter2hunter2", "parent": "svc"},
@@ -113,13 +114,15 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
     let base = ferry_state::load_state(br#"{"version":3,"deployment":{"secrets_providers":{"type":"b64","state":{}}}}"#, Default::default()).unwrap();
     let source = providers(None).await;
     let ctx = StackContext { stack: "dev", project: "demo", deployment: &base.deployment };
-    let preview = preview_import(&spec, &ctx, &source, ImportOptions::default()).await;
+    let deployed = preview_import(&spec, &ctx, &source, ImportOptions::default()).await;
     source.shutdown().await;
 
     let encrypt = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
-    let options = CommitOptions { protect: true, now: "2026-11-22T00:00:00Z", encrypt: &encrypt };
-    let (next, added) = apply_import(&base.deployment, &preview, &options).unwrap();
-    assert_eq!(added, 3, "password, component and integer; the pet failed");
+    assert_eq!(deployed.plan.commit_refusal(false), None, "a spec commits what is ready");
+    assert_eq!(deployed.plan.added(), 3, "password, component and integer; the pet failed");
+    let mut states = deployed.states;
+    assign_created_ids(&mut states);
+    let next = to_deployment(&base.deployment, &states, &WriteOptions { now: "2026-11-22T00:00:00Z", encrypt: &encrypt });
     let export = serde_json::json!({"version": 3, "deployment": next});
     let text = export.to_string();
     assert!(!text.contains("hunter2hunter2"), "secrets are encrypted in state");
@@ -155,7 +158,7 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
     // Importing the same spec again finds everything already managed: no diff, nothing to add.
     let source = providers(None).await;
     let ctx = StackContext { stack: "dev", project: "demo", deployment: &loaded.deployment };
-    let again = preview_import(&spec, &ctx, &source, ImportOptions::default()).await;
+    let again = SpecPreview::from_plan(&preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan);
     source.shutdown().await;
     let statuses: Vec<ImportStatus> = again.resources.iter().map(|r| r.status).collect();
     use ImportStatus::*;

@@ -4,6 +4,10 @@
 //! reads, relinquishes and read replacements, deletions in reverse dependency order), and in
 //! update mode executed against the provider. Registrations of one level run concurrently:
 //! independent chains in parallel.
+//!
+//! A goal from an import spec is a planned import (Pulumi's import deployment, `pulumi import
+//! --file`): the same import step, with its inputs taken from what Read returned, and the
+//! statuses only specs have (not-found, already-managed, conflict) instead of errors.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -16,9 +20,9 @@ use tokio::sync::{OnceCell, Semaphore};
 use super::diff::{engine_diff, explain, from_response, DiffDecision};
 use super::eval::{Registered, Scope};
 use super::schema::ResolvedType;
-use super::step::{ResourceState, Step, StepOp};
+use super::step::{CheckFailure, ImportStatus, ResourceState, Step, StepOp};
 use super::{DeployContext, DeployMode, DeployOptions, SkippedResource};
-use crate::import::CheckFailure;
+use crate::import::ImportStrategy;
 use crate::plugin::PluginError;
 use crate::program::{AliasSpec, Diagnostic, Pos, Program, ResourceDecl};
 use crate::property::json::{decode_map, DecodeOptions, EncodeOptions};
@@ -80,6 +84,19 @@ pub fn provider_config(inputs: &PropertyMap) -> PropertyMap {
     config
 }
 
+/// What makes a goal a planned import: an entry of an import spec.
+#[derive(Debug, Clone)]
+pub struct PlannedImport {
+    /// The entry's position in the spec's `resources`.
+    pub index: usize,
+    /// Which of the inputs Read returned are kept (all when `None`).
+    pub properties: Option<Vec<String>>,
+    pub strategy: ImportStrategy,
+    pub component: bool,
+    /// Outputs the spec gives: the resource is taken as they say, without a Read.
+    pub given_outputs: Option<PropertyMap>,
+}
+
 /// One resource registration, evaluated.
 pub struct Goal {
     pub seq: usize,
@@ -104,6 +121,7 @@ pub struct Goal {
     pub aliases: Vec<String>,
     /// `get`: the ID and the state hints.
     pub read: Option<(String, PropertyMap)>,
+    pub planned: Option<PlannedImport>,
 }
 
 impl Goal {
@@ -232,6 +250,7 @@ impl Goal {
             import_id,
             aliases,
             read,
+            planned: None,
         })
     }
 
@@ -240,7 +259,13 @@ impl Goal {
     }
 
     fn step(&self, op: StepOp) -> Step {
-        Step::new(op, &self.urn, &self.type_, &self.name).at(Some(self.pos))
+        let mut step = Step::new(op, &self.urn, &self.type_, &self.name).at(self.planned.is_none().then_some(self.pos));
+        step.parent = self.parent.clone();
+        if let Some(p) = &self.planned {
+            step.spec_index = Some(p.index);
+            step.component = p.component;
+        }
+        step
     }
 
     fn state(&self, id: Option<String>, inputs: PropertyMap, outputs: PropertyMap, provider: Option<String>) -> ResourceState {
@@ -289,6 +314,8 @@ struct GenState {
     mutated: bool,
     /// An executed step failed: later mutations are not attempted.
     failed: bool,
+    /// Each planned import's status, by its position in the spec.
+    planned: HashMap<usize, ImportStatus>,
 }
 
 pub struct Generator<'a> {
@@ -300,7 +327,32 @@ pub struct Generator<'a> {
     root_urn: String,
     limit: Semaphore,
     defaults: tokio::sync::Mutex<HashMap<(String, Option<String>), Arc<OnceCell<Result<ProviderRef, String>>>>>,
+    /// Package schemas (the minimal import strategy's required inputs), asked once per package.
+    schemas: tokio::sync::Mutex<HashMap<String, Arc<OnceCell<Result<serde_json::Value, String>>>>>,
+    /// An import deployment tells progress only of its entries (not of the stack's root or the
+    /// default providers, which are no rows of a spec).
+    planned_only: bool,
     state: Mutex<GenState>,
+}
+
+/// Why a `Check` gave no answer: the plugin broke (a crash or hang that repeated alone on a
+/// fresh process), or it answered with an error or something that does not decode.
+enum CheckError {
+    Process(String),
+    Answer(String),
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::Process(m) | CheckError::Answer(m) => f.write_str(m),
+        }
+    }
+}
+
+/// A property map for display: secrets masked, unknowns named.
+fn shown_map(map: &PropertyMap) -> serde_json::Value {
+    serde_json::Value::Object(map.iter().map(|(k, v)| (k.clone(), super::diff::shown(v))).collect())
 }
 
 fn plugin_message(e: &PluginError) -> String {
@@ -330,8 +382,15 @@ impl<'a> Generator<'a> {
             root_urn,
             limit: Semaphore::new(options.concurrency.max(1)),
             defaults: Default::default(),
+            schemas: Default::default(),
+            planned_only: false,
             state: Mutex::new(GenState::default()),
         }
+    }
+
+    /// A generator for an import deployment (see `planned_only`).
+    pub fn for_import(ctx: &'a DeployContext<'a>, providers: &'a dyn ProviderSource, options: &'a DeployOptions) -> Generator<'a> {
+        Generator { planned_only: true, ..Generator::new(ctx, providers, options) }
     }
 
     fn update_mode(&self) -> bool {
@@ -343,19 +402,32 @@ impl<'a> Generator<'a> {
     }
 
     fn push(&self, seq: usize, step: Step) {
-        if let Some(p) = &self.options.progress {
+        if let Some(p) = self.options.progress.as_ref().filter(|_| !self.planned_only || step.spec_index.is_some()) {
             p.report(crate::progress::ProgressEvent {
                 urn: step.urn.clone(),
                 name: step.name.clone(),
                 type_: step.type_.clone(),
-                status: step.op.to_string(),
+                status: step.status_text().to_string(),
                 message: step.error.clone().or_else(|| step.warnings.first().cloned()),
             });
         }
         let mut s = self.lock();
         s.counter += 1;
         let key = (seq, s.counter);
+        if let (Some(index), Some(status)) = (step.spec_index, step.status) {
+            s.planned.insert(index, status);
+        }
         s.steps.push((key, step));
+    }
+
+    /// The status a planned import ended with, by its position in the spec.
+    pub fn planned_status(&self, index: usize) -> Option<ImportStatus> {
+        self.lock().planned.get(&index).copied()
+    }
+
+    /// The stack's root resource.
+    pub fn root_urn(&self) -> &str {
+        &self.root_urn
     }
 
     fn put(&self, seq: usize, state: ResourceState) {
@@ -520,13 +592,29 @@ impl<'a> Generator<'a> {
         }
     }
 
+    /// The provider resource a goal uses: its explicit one, or the package's default.
+    async fn provider_ref_for(&self, goal: &Goal) -> Result<ProviderRef, String> {
+        match &goal.provider {
+            Some(p) => Ok(p.clone()),
+            None => self.default_provider(goal.package(), goal.version.as_deref()).await,
+        }
+    }
+
     async fn provider_for(&self, goal: &Goal) -> Result<(ProviderRef, Arc<dyn Provider>), String> {
-        let reference = match &goal.provider {
-            Some(p) => p.clone(),
-            None => self.default_provider(goal.package(), goal.version.as_deref()).await?,
-        };
+        let reference = self.provider_ref_for(goal).await?;
         let provider = self.providers.provider(&reference.instance(goal.package())).await.map_err(|e| plugin_message(&e))?;
         Ok((reference, provider))
+    }
+
+    /// The package's schema, asked of `provider` once per package.
+    async fn schema_of(&self, package: &str, provider: &dyn Provider) -> Result<serde_json::Value, String> {
+        let cell = self.schemas.lock().await.entry(package.to_string()).or_default().clone();
+        cell.get_or_init(|| async {
+            let text = provider.get_schema().await.map_err(|e| plugin_message(&e))?;
+            serde_json::from_str::<serde_json::Value>(&text).map_err(|e| format!("the provider's schema is not JSON: {e}"))
+        })
+        .await
+        .clone()
     }
 
     /// The provider that manages an old resource, from its recorded provider reference.
@@ -553,7 +641,13 @@ impl<'a> Generator<'a> {
 
     // ---- provider calls ----
 
-    async fn check(&self, provider: &dyn Provider, goal: &Goal, olds: &PropertyMap, news: &PropertyMap) -> Result<(PropertyMap, Vec<CheckFailure>), String> {
+    async fn check(
+        &self,
+        provider: &dyn Provider,
+        goal: &Goal,
+        olds: &PropertyMap,
+        news: &PropertyMap,
+    ) -> Result<(PropertyMap, Vec<CheckFailure>), CheckError> {
         let wire = EncodeOptions::wire();
         let r = provider
             .check(CheckRequest {
@@ -565,10 +659,10 @@ impl<'a> Generator<'a> {
                 ..Default::default()
             })
             .await
-            .map_err(|e| plugin_message(&e))?;
+            .map_err(|e| if e.is_process_failure() { CheckError::Process(plugin_message(&e)) } else { CheckError::Answer(plugin_message(&e)) })?;
         let failures = r.failures.into_iter().map(|f| CheckFailure { property: f.property, reason: f.reason }).collect();
         let checked = match r.inputs {
-            Some(s) => from_struct(&s).map_err(|e| format!("the provider's Check answer does not decode: {e}"))?,
+            Some(s) => from_struct(&s).map_err(|e| CheckError::Answer(format!("the provider's Check answer does not decode: {e}")))?,
             None => news.clone(),
         };
         Ok((checked, failures))
@@ -698,6 +792,9 @@ impl<'a> Generator<'a> {
             }
             s.claimed.insert(i, goal.urn.clone());
         }
+        if goal.planned.is_some() {
+            return (name, Outcome::Registered(self.register_planned(&goal, old).await));
+        }
         if goal.type_.starts_with("pulumi:providers:") {
             return (name, Outcome::Registered(self.register_provider(&goal, old)));
         }
@@ -734,8 +831,7 @@ impl<'a> Generator<'a> {
                     let stored_import = self.olds[i].extra.get("importID").and_then(|v| v.as_str());
                     // A secret import ID (a password imported by its value) is not stored: the
                     // resource's secret outputs recognise it.
-                    let secret_match =
-                        || self.old_props(i).is_ok_and(|(_, outputs)| outputs.values().any(|v| crate::import::holds_secret_string(v, &import_id, false)));
+                    let secret_match = || self.old_props(i).is_ok_and(|(_, outputs)| outputs.values().any(|v| v.holds_secret_string(&import_id, false)));
                     let same = self.olds[i].id.as_deref() == Some(import_id.as_str()) || stored_import == Some(import_id.as_str()) || secret_match();
                     if !same {
                         return (name, Outcome::Registered(self.import(&goal, &import_id, Some(i), &provider_ref, provider.as_ref()).await));
@@ -813,6 +909,11 @@ impl<'a> Generator<'a> {
                 let id = self.update_mode().then(|| uuid::Uuid::new_v4().to_string());
                 let mut step = goal.step(StepOp::Create);
                 step.id = id.clone();
+                if goal.planned.is_some() {
+                    step.status = Some(ImportStatus::Ready);
+                    step.state_only = true;
+                    step.inputs = Some(shown_map(&inputs));
+                }
                 self.push(goal.seq, step);
                 self.put(goal.seq, goal.state(id.clone(), inputs.clone(), inputs.clone(), None));
                 Registered { urn: goal.urn.clone(), id: id.map(PropertyValue::String).unwrap_or(PropertyValue::Computed), outputs: inputs, complete: true }
@@ -820,20 +921,126 @@ impl<'a> Generator<'a> {
         }
     }
 
-    /// The `import` option: Read → ignoreChanges from the read inputs → Check → Diff.
+    /// A planned import (an entry of an import spec). Components and provider resources exist
+    /// only in state; a resource already in the stack under this URN is skipped when its ID
+    /// matches, and a conflict otherwise (a spec never replaces what the stack manages).
+    async fn register_planned(&self, goal: &Goal, old: Option<usize>) -> Registered {
+        let planned = goal.planned.as_ref().expect("a planned import");
+        let is_provider = goal.type_.starts_with("pulumi:providers:");
+        if let Some(i) = old {
+            if planned.component || is_provider || self.olds[i].id.is_some() && self.olds[i].id == goal.import_id {
+                return self.already_managed(goal, i, None);
+            }
+        }
+        if is_provider {
+            return self.register_provider(goal, None);
+        }
+        if planned.component {
+            let mut step = goal.step(StepOp::Create);
+            step.state_only = true;
+            step.status = Some(ImportStatus::Ready);
+            self.push(goal.seq, step);
+            let mut state = goal.state(None, PropertyMap::new(), PropertyMap::new(), None);
+            state.custom = false;
+            state.dependencies.clear();
+            self.put(goal.seq, state);
+            return Registered { urn: goal.urn.clone(), id: PropertyValue::String(String::new()), outputs: PropertyMap::new(), complete: true };
+        }
+        if let Some(outputs) = &planned.given_outputs {
+            // Taken as the spec says: no provider is launched.
+            let reference = match self.provider_ref_for(goal).await {
+                Ok(r) => r.reference(),
+                Err(e) => return self.planned_failure(goal, ImportStatus::Failed, e, old),
+            };
+            let id = goal.import_id.clone().unwrap_or_default();
+            let mut step = goal.step(StepOp::Import);
+            step.status = Some(ImportStatus::Ready);
+            step.provider = Some(reference.clone());
+            step.id = Some(id.clone());
+            step.inputs = Some(shown_map(&goal.inputs));
+            step.outputs = Some(shown_map(outputs));
+            self.push(goal.seq, step);
+            let mut state = goal.state(Some(id.clone()), goal.inputs.clone(), outputs.clone(), Some(reference));
+            state.import_id = Some(id.clone());
+            self.put(goal.seq, state);
+            return Registered { urn: goal.urn.clone(), id: PropertyValue::String(id), outputs: outputs.clone(), complete: true };
+        }
+        let provider_ref = match self.provider_ref_for(goal).await {
+            Ok(r) => r,
+            Err(e) => return self.planned_failure(goal, ImportStatus::Failed, e, old),
+        };
+        let provider = match self.providers.provider(&provider_ref.instance(goal.package())).await {
+            Ok(p) => p,
+            Err(e) => {
+                let mut step = goal.step(StepOp::Import);
+                step.provider = Some(provider_ref.reference());
+                return self.refuse_planned(goal, step, ImportStatus::Failed, plugin_message(&e), old);
+            }
+        };
+        let import_id = goal.import_id.clone().unwrap_or_default();
+        self.import(goal, &import_id, old, &provider_ref, provider.as_ref()).await
+    }
+
+    /// A planned import of what the stack already manages under this URN (and ID): skipped, the
+    /// stack's entry kept exactly as stored.
+    fn already_managed(&self, goal: &Goal, i: usize, read_id: Option<&str>) -> Registered {
+        let mut step = goal.step(StepOp::Same);
+        step.status = Some(ImportStatus::AlreadyManaged);
+        step.old_id = self.olds[i].id.clone();
+        step.id = read_id.map(str::to_string).or_else(|| self.olds[i].id.clone());
+        self.push(goal.seq, step);
+        self.untouched(goal.seq, i);
+        Registered {
+            urn: goal.urn.clone(),
+            id: PropertyValue::String(self.olds[i].id.clone().unwrap_or_default()),
+            outputs: PropertyMap::new(),
+            complete: true,
+        }
+    }
+
+    /// A planned import that does not go ahead: its step says why; a stack entry it would have
+    /// claimed stays exactly as stored.
+    pub fn planned_failure(&self, goal: &Goal, status: ImportStatus, message: String, old: Option<usize>) -> Registered {
+        self.refuse_planned(goal, goal.step(StepOp::Import), status, message, old)
+    }
+
+    fn refuse_planned(&self, goal: &Goal, mut step: Step, status: ImportStatus, message: String, old: Option<usize>) -> Registered {
+        step.status = Some(status);
+        step.error = Some(message);
+        step.import_id = goal.import_id.clone();
+        self.push(goal.seq, step);
+        if let Some(i) = old {
+            self.untouched(goal.seq, i);
+        }
+        unknown(&goal.urn)
+    }
+
+    /// The import step: Read → ignoreChanges from the read inputs → Check → Diff. A program's
+    /// import (the `import` option) brings its own inputs and must show no diff; a planned one
+    /// takes the inputs Read returned (limited by the spec's `properties`, or with the minimal
+    /// strategy the schema's required inputs plus what Diff says differs), and reports Check
+    /// failures and differences as warnings, as `pulumi import` does.
     async fn import(&self, goal: &Goal, import_id: &str, replacing: Option<usize>, provider_ref: &ProviderRef, provider: &dyn Provider) -> Registered {
-        let op = if replacing.is_some() { StepOp::ImportReplacement } else { StepOp::Import };
+        let planned = goal.planned.as_ref();
+        let op = if replacing.is_some() && planned.is_none() { StepOp::ImportReplacement } else { StepOp::Import };
         let mut step = goal.step(op);
         step.provider = Some(provider_ref.reference());
         step.import_id = Some(import_id.to_string());
         if let Some(i) = replacing {
             step.old_id = self.olds[i].id.clone();
         }
-        let fail = |mut step: Step, message: String| {
+        let fail = |mut step: Step, status: ImportStatus, message: String| {
+            if planned.is_some() {
+                step.status = Some(status);
+            }
             step.error = Some(message);
             self.push(goal.seq, step);
             if let Some(i) = replacing {
-                self.keep_old(goal.seq, i);
+                if planned.is_some() {
+                    self.untouched(goal.seq, i);
+                } else {
+                    self.keep_old(goal.seq, i);
+                }
             }
             if self.update_mode() {
                 self.fail();
@@ -845,40 +1052,81 @@ impl<'a> Generator<'a> {
             .await;
         let read = match read {
             Ok(r) => r,
-            Err(e) => return fail(step, format!("Read failed: {}", plugin_message(&e))),
+            // A plugin's own message already says it failed Read.
+            Err(e) if planned.is_some() => return fail(step, ImportStatus::Failed, plugin_message(&e)),
+            Err(e) => return fail(step, ImportStatus::Failed, format!("Read failed: {}", plugin_message(&e))),
         };
         if read.id.is_empty() {
-            return fail(step, format!("the `{}` provider found no `{}` with ID `{import_id}`", goal.package(), goal.type_));
+            return fail(step, ImportStatus::NotFound, format!("the `{}` provider found no `{}` with ID `{import_id}`", goal.package(), goal.type_));
+        }
+        if let (Some(_), Some(i)) = (planned, replacing) {
+            // The provider's canonical ID decides: `8080,1,65535` imports a RandomInteger `8080`.
+            let stored = self.olds[i].id.clone().unwrap_or_default();
+            if stored == read.id {
+                return self.already_managed(goal, i, Some(&read.id));
+            }
+            step.id = Some(read.id.clone());
+            return fail(step, ImportStatus::Conflict, format!("the stack already has `{}` with ID `{stored}`, not `{}`", goal.urn, read.id));
         }
         let Some(read_inputs) = read.inputs.as_ref() else {
-            return fail(step, format!("the `{}` provider returned no inputs for `{}`: it cannot import this type", goal.package(), goal.type_));
+            return fail(
+                step,
+                ImportStatus::Failed,
+                format!("the `{}` provider returned no inputs for `{}`: it cannot import this type", goal.package(), goal.type_),
+            );
         };
         let decoded = from_struct(read_inputs).and_then(|i| Ok((i, from_struct(&read.properties.clone().unwrap_or_default())?)));
         let (read_inputs, read_outputs) = match decoded {
             Ok(v) => v,
-            Err(e) => return fail(step, format!("the provider's Read answer does not decode: {e}")),
+            Err(e) => return fail(step, ImportStatus::Failed, format!("the `{}` provider's Read answer does not decode: {e}", goal.package())),
         };
         step.id = Some(read.id.clone());
         // Some import IDs are the secret itself: then they are neither shown nor stored.
-        let secret_id = read_outputs.values().any(|v| crate::import::holds_secret_string(v, import_id, false));
-        if secret_id {
+        let secret_id = read_outputs.values().any(|v| v.holds_secret_string(import_id, false));
+        if planned.is_some() && read.id == import_id {
+            // A spec's import ID that is the resource's ID says nothing more.
+            step.import_id = None;
+        } else if secret_id {
             step.import_id = Some("[secret]".into());
         }
-        let mut news = goal.inputs.clone();
-        apply_ignore_changes(&mut news, &read_inputs, &goal.ignore_changes);
+        let mut news = match planned {
+            None => {
+                let mut news = goal.inputs.clone();
+                apply_ignore_changes(&mut news, &read_inputs, &goal.ignore_changes);
+                news
+            }
+            Some(p) => {
+                let mut news = read_inputs.clone();
+                if let Some(keep) = &p.properties {
+                    news.retain(|k, _| keep.iter().any(|p| p == k));
+                }
+                if p.strategy == ImportStrategy::Minimal {
+                    let required: Vec<String> = match self.schema_of(goal.package(), provider).await {
+                        Ok(schema) => schema["resources"][&goal.type_]["requiredInputs"]
+                            .as_array()
+                            .map(|a| a.iter().filter_map(serde_json::Value::as_str).map(str::to_string).collect())
+                            .unwrap_or_default(),
+                        Err(e) => return fail(step, ImportStatus::Failed, format!("the minimal strategy needs the package schema: {e}")),
+                    };
+                    news.retain(|k, _| required.contains(k));
+                }
+                news
+            }
+        };
         let mut checked = None;
         match self.check(provider, goal, &read_inputs, &news).await {
             Ok((c, failures)) => {
                 for f in &failures {
                     step.warnings.push(format!("Check: {}: {}", f.property, f.reason));
                 }
-                if failures.is_empty() {
+                if failures.is_empty() || planned.is_some() {
                     checked = Some(c);
-                } else {
-                    step.check_failures = failures;
                 }
+                step.check_failures = failures;
             }
-            Err(e) => step.warnings.push(format!("Check did not run: {e}")),
+            // The plugin broke on this resource's own Check (twice, the second time alone).
+            Err(CheckError::Process(e)) => return fail(step, ImportStatus::Failed, e),
+            Err(e @ CheckError::Answer(_)) => step.warnings.push(format!("Check did not run: {e}")),
         }
         let desired = checked.clone().unwrap_or_else(|| news.clone());
         let decision =
@@ -889,24 +1137,58 @@ impl<'a> Generator<'a> {
                     engine_diff(&read_inputs, &desired, &goal.ignore_changes)
                 }
             };
-        step.changed = decision.changed.clone();
-        step.replace_keys = decision.replace_keys.clone();
-        step.diffs = explain(&goal.inputs, &read_inputs, checked.as_ref(), &decision, &goal.ignore_changes, true);
-        if decision.has_changes() {
-            step.warnings.push(format!(
+        match planned {
+            Some(p) if p.strategy == ImportStrategy::Minimal => {
+                // Copy back every property whose checked value differs from the read state:
+                // the smallest set of inputs that shows no diff.
+                let mut keys: Vec<&String> = decision.changed.iter().chain(decision.replace_keys.iter()).collect();
+                keys.sort();
+                keys.dedup();
+                for key in keys {
+                    let top = key.split(['.', '[']).next().unwrap_or(key);
+                    if let Some(v) = read_outputs.get(top).or_else(|| read_inputs.get(top)) {
+                        news.insert(top.to_string(), v.clone());
+                    }
+                }
+            }
+            Some(_) if decision.has_changes() => step.warnings.push(format!(
+                "Diff: the provider reports that the inputs Read returned differ from the resource ({}); the generated code keeps what makes it preview clean",
+                decision.changed.iter().chain(decision.replace_keys.iter()).map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
+            )),
+            Some(_) => {}
+            None if decision.has_changes() => step.warnings.push(format!(
                 "the program's inputs differ from the resource read back ({}): an import must leave no diff, so this cannot be committed until the program matches (or lists them in ignoreChanges)",
                 decision.changed.iter().map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
-            ));
+            )),
+            None => {}
         }
+        let program_side = if planned.is_some() { &news } else { &goal.inputs };
+        if planned.is_none() || planned.is_some_and(|p| p.strategy != ImportStrategy::Minimal) {
+            step.changed = decision.changed.clone();
+            step.replace_keys = decision.replace_keys.clone();
+        }
+        step.diffs = explain(program_side, &read_inputs, checked.as_ref(), &decision, &goal.ignore_changes, true);
         if self.update_mode() && !step.warnings.is_empty() {
             let why = step.warnings.join("; ");
-            return fail(step, format!("import refused: {why}"));
+            return fail(step, ImportStatus::Failed, format!("import refused: {why}"));
         }
         if let Some(i) = replacing {
             if self.olds[i].is_protected() {
-                return fail(step, format!("`{}` is protected: it cannot be replaced by an import until `protect` is removed", self.olds[i].urn));
+                return fail(
+                    step,
+                    ImportStatus::Failed,
+                    format!("`{}` is protected: it cannot be replaced by an import until `protect` is removed", self.olds[i].urn),
+                );
             }
         }
+        // What the stack records: a program's checked inputs; a spec's inputs as Pulumi's import
+        // deployment keeps them (what the generated code sets).
+        let recorded = if planned.is_some() { news } else { desired };
+        if planned.is_some() {
+            step.status = Some(if step.warnings.is_empty() { ImportStatus::Ready } else { ImportStatus::ReadyWithWarnings });
+        }
+        step.inputs = Some(shown_map(&recorded));
+        step.outputs = Some(shown_map(&read_outputs));
         self.push(goal.seq, step);
         if let Some(i) = replacing {
             let mut marker = goal.step(StepOp::Replace);
@@ -915,7 +1197,7 @@ impl<'a> Generator<'a> {
             self.push(goal.seq, marker);
             self.lock().replaced.push(i);
         }
-        let mut state = goal.state(Some(read.id.clone()), desired, read_outputs.clone(), Some(provider_ref.reference()));
+        let mut state = goal.state(Some(read.id.clone()), recorded, read_outputs.clone(), Some(provider_ref.reference()));
         state.import_id = (!secret_id).then(|| import_id.to_string());
         self.put(goal.seq, state);
         Registered { urn: goal.urn.clone(), id: PropertyValue::String(read.id), outputs: read_outputs, complete: true }

@@ -9,7 +9,7 @@
 
 pub mod diff;
 pub mod eval;
-mod generator;
+pub(crate) mod generator;
 pub mod mapping;
 pub mod schema;
 pub mod snapshot;
@@ -25,7 +25,7 @@ pub use eval::ConfigValue;
 use eval::{Registered, Scope};
 pub use generator::provider_config;
 use generator::{Generator, Goal};
-pub use step::{DiffCause, DiffKind, PropertyDiff, ResourceState, Step, StepOp};
+pub use step::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp};
 
 use crate::program::{Diagnostic, Program, ProgramError};
 use crate::property::{PropertyMap, PropertyValue};
@@ -135,17 +135,77 @@ impl Plan {
     }
 
     /// Whether the plan holds nothing but imports, reads and unchanged resources (plus the
-    /// stack's root and default providers, which only exist in state).
+    /// stack's root, providers and a spec's components, which only exist in state).
     pub fn import_only_violations(&self) -> Vec<&Step> {
         self.steps
             .iter()
             .filter(|s| match s.op {
                 StepOp::Same | StepOp::Import | StepOp::Read | StepOp::Relinquish => false,
-                StepOp::Create => !(s.type_ == "pulumi:pulumi:Stack" || s.type_.starts_with("pulumi:providers:")),
+                StepOp::Create => !(s.type_ == "pulumi:pulumi:Stack" || s.type_.starts_with("pulumi:providers:") || s.state_only),
                 StepOp::Update => !s.type_.starts_with("pulumi:providers:"),
                 _ => true,
             })
             .collect()
+    }
+
+    /// Whether the plan came from an import spec (its steps are planned imports).
+    pub fn is_import_deployment(&self) -> bool {
+        self.steps.iter().any(|s| s.spec_index.is_some())
+    }
+
+    /// Why the plan cannot be committed (`apply`: creates, updates, replacements and deletes
+    /// may run), or `None`. A spec's entry that does not import is left out, as `pulumi import
+    /// --skip-preview` leaves it; a program's failed step stops the commit, and so does a
+    /// program's import that still differs (an import must leave no diff).
+    pub fn commit_refusal(&self, apply: bool) -> Option<String> {
+        if let Some(e) = self.errors.first() {
+            return Some(format!("the program has errors ({e}); fix them and preview again"));
+        }
+        if self.is_import_deployment() {
+            let ready = self.steps.iter().any(|s| s.status.is_some_and(|st| st.is_ready()));
+            return (!ready).then(|| "nothing to commit: no resource in the preview is ready".to_string());
+        }
+        let failed: Vec<String> = self.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
+        if !failed.is_empty() {
+            return Some(format!("{} step(s) cannot go ahead: {}", failed.len(), failed.join("; ")));
+        }
+        let differing: Vec<String> = self
+            .steps
+            .iter()
+            .filter(|s| matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && (!s.changed.is_empty() || !s.check_failures.is_empty()))
+            .map(|s| {
+                let props: Vec<String> = s.changed.iter().chain(s.check_failures.iter().map(|f| &f.property)).map(|p| format!("`{p}`")).collect();
+                format!("`{}`: {}", s.name, props.join(", "))
+            })
+            .collect();
+        if !differing.is_empty() {
+            return Some(format!(
+                "an import must leave no diff, and the program still differs from the resources read back — {}; change the program to match (or list the properties in ignoreChanges) and preview again",
+                differing.join("; ")
+            ));
+        }
+        let changes = self.import_only_violations();
+        if !changes.is_empty() && !apply {
+            let listed: Vec<String> = changes.iter().take(20).map(|s| format!("{} `{}`", s.op, s.name)).collect();
+            return Some(format!(
+                "an import commit holds only imports and unchanged resources, and this plan would also {}{}; commit with apply=true to have Ferry run them against the providers",
+                listed.join(", "),
+                if changes.len() > 20 { format!(" and {} more", changes.len() - 20) } else { String::new() }
+            ));
+        }
+        None
+    }
+
+    /// Whether committing the plan runs providers' Create, Update or Delete (an apply); else
+    /// the commit writes the states the preview computed.
+    pub fn needs_execution(&self) -> bool {
+        !self.import_only_violations().is_empty()
+    }
+
+    /// Resources the commit adds that the plan declares (not the stack's root or default
+    /// providers).
+    pub fn added(&self) -> usize {
+        self.steps.iter().filter(|s| s.adds_declared() && s.status.is_none_or(|st| st.is_ready())).count()
     }
 }
 
@@ -286,7 +346,20 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
             Err((p, message)) => errors.push(program.diagnostic(if p.line > 0 { p } else { *pos }, format!("outputs.{name}"), message)),
         }
     }
-    let (steps, states, mutated, untouched) = generator.finish(&outputs).await;
+    Ok(finish_plan(&generator, ctx, options, &outputs, errors, skipped).await)
+}
+
+/// Ends a deployment: deletions (or, in the imports scope, the untouched rest of the stack), and
+/// the [`Plan`] value with every step in order.
+pub(crate) async fn finish_plan(
+    generator: &Generator<'_>,
+    ctx: &DeployContext<'_>,
+    options: &DeployOptions,
+    outputs: &PropertyMap,
+    mut errors: Vec<Diagnostic>,
+    skipped: Vec<SkippedResource>,
+) -> Deployed {
+    let (steps, states, mutated, untouched) = generator.finish(outputs).await;
     let mut counts = BTreeMap::new();
     for s in &steps {
         *counts.entry(s.op).or_insert(0) += 1;
@@ -303,7 +376,7 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
         errors,
         skipped,
     };
-    Ok(Deployed { plan, states, mutated, outputs })
+    Deployed { plan, states, mutated, outputs: outputs.clone() }
 }
 
 /// Makes the stack's resources that the program names by URN (`parent`, `provider`,

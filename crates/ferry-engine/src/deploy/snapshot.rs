@@ -54,6 +54,24 @@ pub fn dependency_order(states: Vec<ResourceState>) -> Vec<ResourceState> {
     order.into_iter().filter_map(|i| slots[i].take()).collect()
 }
 
+/// The states a preview computed, made ready to be written without executing anything (a
+/// commit of imports, reads and unchanged resources): each provider resource the plan creates
+/// gets its ID (a fresh UUID, as Pulumi's engine gives a provider resource), and references to
+/// it (`urn::<unknown ID>`) name that ID.
+pub fn assign_created_ids(states: &mut [ResourceState]) {
+    let mut ids: HashMap<String, String> = HashMap::new();
+    for s in states.iter_mut().filter(|s| s.custom && s.id.is_none() && s.type_.starts_with("pulumi:providers:")) {
+        let id = uuid::Uuid::new_v4().to_string();
+        ids.insert(format!("{}::{}", s.urn, super::generator::UNKNOWN_ID), format!("{}::{id}", s.urn));
+        s.id = Some(id);
+    }
+    for s in states.iter_mut() {
+        if let Some(real) = s.provider.as_ref().and_then(|p| ids.get(p)) {
+            s.provider = Some(real.clone());
+        }
+    }
+}
+
 /// How the state is written.
 pub struct WriteOptions<'a> {
     /// RFC 3339, for `created` (new resources) and `modified` (changed ones).

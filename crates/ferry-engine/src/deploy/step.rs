@@ -6,9 +6,57 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::import::CheckFailure;
 use crate::program::Pos;
+use crate::property::json::{decode_map, encode_map, DecodeOptions, EncodeOptions, SecretEncoding};
 use crate::property::PropertyMap;
+
+/// A property the provider's `Check` refused, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CheckFailure {
+    pub property: String,
+    pub reason: String,
+}
+
+/// What became of an entry of an import spec: the statuses only a spec's planned imports have
+/// (a program's import either goes ahead or is an error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImportStatus {
+    Ready,
+    /// Ready, with Check failures or a Diff the provider reported: committed all the same, as
+    /// `pulumi import` does.
+    ReadyWithWarnings,
+    NotFound,
+    Failed,
+    /// Same URN and ID already in the stack: skipped.
+    AlreadyManaged,
+    /// Same URN in the stack with another ID.
+    Conflict,
+}
+
+impl ImportStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ImportStatus::Ready => "ready",
+            ImportStatus::ReadyWithWarnings => "ready-with-warnings",
+            ImportStatus::NotFound => "not-found",
+            ImportStatus::Failed => "failed",
+            ImportStatus::AlreadyManaged => "already-managed",
+            ImportStatus::Conflict => "conflict",
+        }
+    }
+
+    /// Whether a commit adds the resource.
+    pub fn is_ready(self) -> bool {
+        matches!(self, ImportStatus::Ready | ImportStatus::ReadyWithWarnings)
+    }
+}
+
+impl std::fmt::Display for ImportStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -129,6 +177,18 @@ pub struct Step {
     pub type_: String,
     /// The program's name for the resource.
     pub name: String,
+    /// A planned import's outcome (an entry of an import spec); `None` for a program's steps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ImportStatus>,
+    /// A planned import's position in the spec's `resources`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spec_index: Option<usize>,
+    /// The parent's URN (none for the stack's root and default providers).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    /// A component resource (state only: no provider manages it).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub component: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub provider: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -157,6 +217,11 @@ pub struct Step {
     /// Why this step cannot go ahead.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// An import's inputs and outputs as the stack will record them, secrets masked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inputs: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outputs: Option<Value>,
     /// Where the program declares the resource.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
@@ -169,6 +234,10 @@ impl Step {
             urn: urn.to_string(),
             type_: type_.to_string(),
             name: name.to_string(),
+            status: None,
+            spec_index: None,
+            parent: None,
+            component: false,
             provider: None,
             old_id: None,
             id: None,
@@ -181,6 +250,8 @@ impl Step {
             check_failures: Vec::new(),
             warnings: Vec::new(),
             error: None,
+            inputs: None,
+            outputs: None,
             line: None,
         }
     }
@@ -189,16 +260,36 @@ impl Step {
         self.line = pos.map(|p| p.line);
         self
     }
+
+    /// What the step amounts to, as shown: a planned import's status, else the operation.
+    pub fn status_text(&self) -> &'static str {
+        match self.status {
+            Some(s) => s.as_str(),
+            None => self.op.as_str(),
+        }
+    }
+
+    /// Whether the step adds a resource the plan declares to the stack (not the stack's root
+    /// or a default provider, which only exist in state).
+    pub fn adds_declared(&self) -> bool {
+        let adds = matches!(self.op, StepOp::Import | StepOp::ImportReplacement | StepOp::Read | StepOp::Create | StepOp::CreateReplacement);
+        let engine_own =
+            self.type_ == "pulumi:pulumi:Stack" || (self.type_.starts_with("pulumi:providers:") && self.spec_index.is_none() && self.line.is_none());
+        adds && self.error.is_none() && !engine_own
+    }
 }
 
-/// A resource as the stack will record it after the deployment.
-#[derive(Debug, Clone, PartialEq)]
+/// A resource as the stack will record it after the deployment. Serialised (secrets in
+/// plaintext) only into a preview's sealed payload, which the server's key encrypts.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceState {
     pub urn: String,
     pub type_: String,
     pub custom: bool,
     pub id: Option<String>,
+    #[serde(with = "plaintext_map")]
     pub inputs: PropertyMap,
+    #[serde(with = "plaintext_map")]
     pub outputs: PropertyMap,
     pub parent: Option<String>,
     /// `urn::id`.
@@ -216,4 +307,18 @@ pub struct ResourceState {
     /// The old entry (`base`) is written back exactly as it was, field for field and with its
     /// secrets still encrypted: a resource an imports-scope plan leaves alone.
     pub verbatim: bool,
+}
+
+/// A property map as state JSON with secrets in plaintext: the sealed payload's encoding.
+mod plaintext_map {
+    use super::*;
+
+    pub fn serialize<S: serde::Serializer>(map: &PropertyMap, serializer: S) -> Result<S::Ok, S::Error> {
+        encode_map(map, &EncodeOptions { secrets: SecretEncoding::Plaintext, ..EncodeOptions::wire() }).serialize(serializer)
+    }
+
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<PropertyMap, D::Error> {
+        let json = serde_json::Map::<String, Value>::deserialize(deserializer)?;
+        decode_map(&json, "", &DecodeOptions::default()).map_err(serde::de::Error::custom)
+    }
 }

@@ -29,6 +29,21 @@ pub enum PropertyValue {
     Output(OutputValue),
 }
 
+impl PropertyValue {
+    /// Whether the value holds `needle` as a string inside a secret (`in_secret`: the value
+    /// itself is already inside one). An import ID that a secret output holds is a secret too.
+    pub fn holds_secret_string(&self, needle: &str, in_secret: bool) -> bool {
+        match self {
+            PropertyValue::String(s) => in_secret && s == needle,
+            PropertyValue::Secret(inner) => inner.holds_secret_string(needle, true),
+            PropertyValue::Output(o) => o.element.as_ref().is_some_and(|e| e.holds_secret_string(needle, in_secret || o.secret)),
+            PropertyValue::Array(items) => items.iter().any(|v| v.holds_secret_string(needle, in_secret)),
+            PropertyValue::Object(map) => map.values().any(|v| v.holds_secret_string(needle, in_secret)),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Asset {
     pub hash: Option<String>,

@@ -1,0 +1,208 @@
+//! Stored previews and their one commit. A preview of an import spec and of a program is the
+//! same value, a [`Plan`] of steps, stored with where it came from ([`StoredPlan`], masked: it
+//! is shared by ID) and, sealed with the server's key, the resource states a commit writes. A
+//! commit judges the plan by one set of rules ([`Plan::commit_refusal`]); a plan of imports,
+//! reads and unchanged resources commits the states its preview computed, in one transaction,
+//! only while the stack is still at the version the preview ran against. Only a program's
+//! apply runs the providers again.
+
+use std::sync::Arc;
+
+use ferry_engine::deploy::snapshot::{assign_created_ids, to_deployment, WriteOptions};
+use ferry_engine::deploy::{Plan, ResourceState};
+use ferry_engine::import::{ImportStrategy, SpecPreview};
+use ferry_state::secrets::PassphraseCrypter;
+use ferry_state::{load_state, LoadOptions};
+use ferry_store::{NewVersion, StackSummary};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::programs::ProgramRun;
+use crate::stack_secrets::StackSecrets;
+use crate::{ServiceError, StackService};
+
+/// What a preview was made from.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum PlanSource {
+    /// An import spec (`pulumi import --file`), run as an import deployment.
+    Spec { strategy: ImportStrategy },
+    /// A Pulumi YAML program (the file's name; its text is the preview's stored source).
+    Program { file: String },
+}
+
+/// A stored preview: the plan and its source. Masked (shared by ID).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StoredPlan {
+    #[serde(flatten)]
+    pub source: PlanSource,
+    pub plan: Plan,
+    /// A program's would-be creates as an import file, and as a mapping to fill in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_file: Option<Value>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<std::collections::BTreeMap<String, String>>,
+}
+
+impl StoredPlan {
+    pub fn is_program(&self) -> bool {
+        matches!(self.source, PlanSource::Program { .. })
+    }
+
+    /// What the API and CLI show: a program's plan as stored; a spec's entries with their
+    /// statuses (the view of its plan).
+    pub fn view(&self) -> Value {
+        match &self.source {
+            PlanSource::Program { .. } => serde_json::to_value(self).expect("a plan serialises"),
+            PlanSource::Spec { .. } => {
+                let mut v = serde_json::to_value(SpecPreview::from_plan(&self.plan)).expect("a spec preview serialises");
+                v["kind"] = Value::from("spec");
+                v
+            }
+        }
+    }
+}
+
+/// What a preview's sealed payload holds: the states a commit writes (secrets in plaintext),
+/// and for a program what running it again takes (its config may hold secrets).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct SealedPayload {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<ProgramRun>,
+    pub states: Vec<ResourceState>,
+}
+
+impl SealedPayload {
+    pub fn seal(&self, key: &[u8; 32]) -> String {
+        PassphraseCrypter::from_key(key).encrypt(serde_json::to_string(self).expect("a payload serialises").as_bytes())
+    }
+
+    pub fn open(sealed: &str, key: &[u8; 32]) -> Result<SealedPayload, ServiceError> {
+        let bad = |what: &str| ServiceError::Internal(format!("the preview's stored values {what} (was the server's payload key replaced?); preview again"));
+        let bytes = PassphraseCrypter::from_key(key).decrypt(sealed).map_err(|_| bad("do not decrypt"))?;
+        serde_json::from_slice(&bytes).map_err(|_| bad("are damaged or from an older Ferry"))
+    }
+}
+
+/// A stored preview as the API shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct PreviewRecord {
+    pub id: String,
+    pub stack_id: String,
+    pub base_version: i64,
+    pub created_at: String,
+    pub committed_version: Option<i64>,
+    /// [`StoredPlan::view`].
+    pub preview: Value,
+    #[serde(skip)]
+    pub plan: Arc<StoredPlan>,
+}
+
+/// What a commit made.
+#[derive(Debug, Clone, Serialize)]
+pub struct CommitOutcome {
+    #[serde(flatten)]
+    pub summary: StackSummary,
+    /// Resources the plan declares that the commit added.
+    pub added: usize,
+}
+
+pub(crate) fn parse_stored(json: &str) -> Result<StoredPlan, ServiceError> {
+    serde_json::from_str(json)
+        .map_err(|e| ServiceError::Internal(format!("the stored preview does not read ({e}): it may be from an older Ferry; preview again")))
+}
+
+impl StackService {
+    /// Stores a preview and answers it as stored, without reading it back.
+    pub(crate) async fn store_preview(
+        &self,
+        stack_id: &str,
+        base_version: i64,
+        source_text: &str,
+        plan: StoredPlan,
+        payload: &SealedPayload,
+    ) -> Result<PreviewRecord, ServiceError> {
+        let key = self.engine()?.payload_key;
+        let json = serde_json::to_string(&plan).expect("a plan serialises");
+        let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &json, &payload.seal(&key)).await?;
+        Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, preview: plan.view(), plan: Arc::new(plan) })
+    }
+
+    pub async fn preview(&self, id: &str) -> Result<PreviewRecord, ServiceError> {
+        let p = self.store.preview(id).await?;
+        let plan = parse_stored(&p.preview_json)?;
+        Ok(PreviewRecord {
+            id: p.id,
+            stack_id: p.stack_id,
+            base_version: p.base_version,
+            created_at: p.created_at,
+            committed_version: p.committed_version,
+            preview: plan.view(),
+            plan: Arc::new(plan),
+        })
+    }
+
+    /// Commits a preview as the stack's next version. `passphrase` is needed when the stack's
+    /// secrets use one (or to give a stack without a secrets provider its first, when the
+    /// imported resources hold secrets); `apply` lets a program's plan run creates, updates,
+    /// replacements and deletes.
+    pub async fn commit_preview(&self, id: &str, passphrase: Option<String>, apply: bool) -> Result<CommitOutcome, ServiceError> {
+        let key = self.engine()?.payload_key;
+        let stored = self.store.preview(id).await?;
+        if let Some(version) = stored.committed_version {
+            return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
+        }
+        // Parsed once; the plan's own rules decide.
+        let record = parse_stored(&stored.preview_json)?;
+        if let Some(reason) = record.plan.commit_refusal(apply) {
+            return Err(ServiceError::Commit(reason));
+        }
+        let sealed = SealedPayload::open(&stored.payload, &key)?;
+        let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
+        let (mut states, added, failures) = if record.plan.needs_execution() {
+            let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
+            let done = self.execute_program(&stored, &record.plan, &run, &base, passphrase.clone()).await?;
+            (
+                done.states,
+                done.plan.added(),
+                done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect(),
+            )
+        } else {
+            (sealed.states, record.plan.added(), Vec::<String>::new())
+        };
+        let origin = if failures.is_empty() { "commit" } else { "commit (failed part-way)" };
+        // Key derivation (PBKDF2), encryption and the state's check are CPU work: off the async
+        // workers, and the passphrase's key is derived once for both encrypting and checking.
+        let (export, resource_count) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let mut deployment = base.deployment.clone();
+            let secrets = StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?;
+            let encrypt = |plain: &str| secrets.encrypt(plain);
+            let now = now_rfc3339();
+            assign_created_ids(&mut states);
+            let next = to_deployment(&deployment, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+            secrets.check_encrypted()?;
+            // The new state must load as Pulumi state, references and secrets included.
+            let export = ferry_state::load::export_value(&next, &base.features).to_string();
+            let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key() })?;
+            Ok((export, checked.deployment.resources().len()))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
+        let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export_json: &export }).await?;
+        if !failures.is_empty() {
+            tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
+            return Err(ServiceError::Commit(format!(
+                "the apply failed part-way ({}); what was done is recorded as version {} of the stack",
+                failures.join("; "),
+                summary.version
+            )));
+        }
+        tracing::info!(preview = %id, stack = %summary.name, version = summary.version, added, apply, "committed");
+        Ok(CommitOutcome { summary, added })
+    }
+}
+
+pub(crate) fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
