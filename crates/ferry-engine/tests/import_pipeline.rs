@@ -54,9 +54,11 @@ impl ResourceProvider for FakeProvider {
         Ok(Response::new(GetSchemaResponse { schema: self.answers["schema"].to_string() }))
     }
 
-    /// Answers `diffs` (property names) for every resource.
-    async fn diff(&self, _: Request<DiffRequest>) -> Result<Response<DiffResponse>, Status> {
-        let diffs: Vec<String> = self.answers["diffs"].as_array().into_iter().flatten().filter_map(|d| d.as_str().map(String::from)).collect();
+    /// Answers `diffsById[id]`, else `diffs` (property names), for every resource.
+    async fn diff(&self, request: Request<DiffRequest>) -> Result<Response<DiffResponse>, Status> {
+        let id = request.into_inner().id;
+        let answer = self.answers["diffsById"].get(&id).unwrap_or(&self.answers["diffs"]);
+        let diffs: Vec<String> = answer.as_array().into_iter().flatten().filter_map(|d| d.as_str().map(String::from)).collect();
         Ok(Response::new(DiffResponse { changes: if diffs.is_empty() { 1 } else { 2 }, diffs, ..Default::default() }))
     }
 
@@ -108,5 +110,14 @@ async fn scenarios() {
             }
         }
         assert!(!deployed.plan.needs_execution(), "{name}: a spec's plan never changes anything outside the stack");
+        // The stack's own resources the spec does not name are written back exactly as stored.
+        let claimed: Vec<&str> = deployed.plan.steps.iter().map(|s| s.urn.as_str()).collect();
+        let untouched = state.deployment.resources().iter().filter(|r| !claimed.contains(&r.urn.as_str())).count();
+        assert_eq!(preview.untouched, untouched, "{name}");
+        assert!(deployed.states.iter().filter(|s| s.verbatim).count() >= untouched, "{name}");
+        // A read-strategy entry whose Diff reports a change is a warning, never a failure.
+        for r in preview.resources.iter().filter(|r| r.warnings.iter().any(|w| w.starts_with("Diff:"))) {
+            assert_eq!(r.status, ferry_engine::deploy::ImportStatus::ReadyWithWarnings, "{name}: {}", r.name);
+        }
     }
 }

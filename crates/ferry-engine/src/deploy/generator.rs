@@ -1152,7 +1152,7 @@ impl<'a> Generator<'a> {
                 }
             }
             Some(_) if decision.has_changes() => step.warnings.push(format!(
-                "Diff: the provider reports that the inputs Read returned differ from the resource ({}); the generated code keeps what makes it preview clean",
+                "Diff: the provider reports that the inputs Read returned differ from the resource ({}); code that sets them may preview as an update, as `pulumi import` warns",
                 decision.changed.iter().chain(decision.replace_keys.iter()).map(|k| format!("`{k}`")).collect::<Vec<_>>().join(", ")
             )),
             Some(_) => {}
