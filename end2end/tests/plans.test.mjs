@@ -90,7 +90,7 @@ test('a plan is created from the demo stack, a typo in its spec is underlined as
   await editorLine(page, 'spec-editor', '"name"').locator('span[class^="mtk"]', { hasText: /^"name"$/ }).dblclick();
   await page.keyboard.type('nmae');
   await page.waitForSelector('#plan-markers li.error', { timeout: 10000 });
-  assert.match(await page.textContent('#plan-markers'), /missing field `name`/);
+  assert.match(await page.textContent('#plan-markers'), /a resource needs a name \(`name`, or `logicalName`\)/);
   assert.match(await page.textContent('#plan-markers'), /unknown field `nmae` is ignored \(did you mean `name`\?\)/);
   await page.waitForSelector('#spec-editor .squiggly-error');
   assert.equal(await page.isDisabled('#plan-save'), true, 'a spec with errors cannot be saved');

@@ -13,9 +13,12 @@ use serde_json::{Map, Value};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ImportEntry {
-    #[serde(rename = "type")]
+    /// Missing `type` and `name` are problems the entry rules report, beside the entry's others.
+    #[serde(rename = "type", default)]
     pub type_: String,
-    /// The resource's name in the program (and in its URN, unless `logicalName` is set).
+    /// The resource's name in the program (and in its URN, unless `logicalName` is set); taken
+    /// from `logicalName` when only that is given.
+    #[serde(default)]
     pub name: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub id: Option<String>,
@@ -120,6 +123,23 @@ fn suggest(unknown: &str, known: &[&str]) -> String {
         .unwrap_or_default()
 }
 
+/// JSON paths under `at` where `values` hold Pulumi's unknown-value sentinel.
+fn unknown_values(values: &Map<String, Value>, at: &str) -> Vec<String> {
+    fn walk(v: &Value, path: String, out: &mut Vec<String>) {
+        match v {
+            Value::String(s) if s == ferry_state::sig::UNKNOWN_VALUE => out.push(path),
+            Value::Array(items) => items.iter().enumerate().for_each(|(i, item)| walk(item, format!("{path}[{i}]"), out)),
+            Value::Object(m) => m.iter().for_each(|(k, item)| walk(item, format!("{path}.{k}"), out)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for (k, v) in values {
+        walk(v, format!("{at}.{k}"), &mut out);
+    }
+    out
+}
+
 /// Reads and checks an import spec.
 pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
     let mut errors = Vec::new();
@@ -182,7 +202,14 @@ pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
             obj.remove(&key);
         }
         match serde_path_to_error::deserialize::<_, ImportEntry>(Value::Object(obj)) {
-            Ok(entry) => entries.push(Some(entry)),
+            Ok(mut entry) => {
+                if entry.name.is_empty() {
+                    if let Some(logical) = &entry.logical_name {
+                        entry.name = logical.clone();
+                    }
+                }
+                entries.push(Some(entry))
+            }
             Err(e) => {
                 let inner = e.path().to_string();
                 let path = if inner == "." { at } else { format!("{at}.{inner}") };
@@ -197,12 +224,12 @@ pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
         let Some(e) = entry else { continue };
         let at = |field: &str| format!("resources[{i}].{field}");
         if e.type_.trim().is_empty() {
-            errors.push(problem(at("type"), "a resource needs a type token"));
+            errors.push(problem(at("type"), "a resource needs a type token (`type`)"));
         } else if !e.component && e.type_.split(':').count() != 3 {
             errors.push(problem(at("type"), format!("`{}` is not a type token (`<package>:<module>:<Type>`)", e.type_)));
         }
         if e.name.trim().is_empty() {
-            errors.push(problem(at("name"), "a resource needs a name"));
+            errors.push(problem(at("name"), "a resource needs a name (`name`, or `logicalName`)"));
         }
         if matches!(&e.logical_name, Some(n) if n.trim().is_empty()) {
             errors.push(problem(at("logicalName"), "must not be empty when given"));
@@ -219,6 +246,9 @@ pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
             if has_id {
                 errors.push(problem(at("id"), "a provider entry takes no ID: the provider is created from its inputs"));
             }
+            if e.outputs.is_some() {
+                errors.push(problem(at("outputs"), "a provider entry takes no outputs: the provider is created from its inputs"));
+            }
         } else if !has_id {
             errors.push(problem(at("id"), "a resource to import needs the ID its provider knows it by"));
         }
@@ -228,6 +258,13 @@ pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
         if let Some(v) = &e.version {
             if semver::Version::parse(v.trim_start_matches('v')).is_err() {
                 errors.push(problem(at("version"), format!("`{v}` is not a semantic version (like 4.16.0)")));
+            }
+        }
+        for (field, values) in [("inputs", &e.inputs), ("outputs", &e.outputs)] {
+            if let Some(values) = values {
+                for path in unknown_values(values, &at(field)) {
+                    errors.push(problem(path, "holds Pulumi's unknown-value sentinel: an import needs the real value"));
+                }
             }
         }
         if e.plugin_download_url.is_some() {

@@ -64,6 +64,16 @@ fn broken_specs_name_every_problem_and_where() {
             ]}"#,
         ),
         (
+            "every problem of an entry",
+            r#"{"resources": [
+                {},
+                {"logicalName": "only-logical", "type": "random:index/randomPet:RandomPet", "id": "x"},
+                {"type": "pulumi:providers:aws", "name": "p", "outputs": {"region": "eu-west-1"}},
+                {"type": "aws:s3/bucket:Bucket", "name": "u", "id": "1", "inputs": {"tags": {"t": "04da6b54-80e4-46f7-96ec-b56ff0331ba9"}},
+                 "outputs": {"arns": ["04da6b54-80e4-46f7-96ec-b56ff0331ba9"]}}
+            ]}"#,
+        ),
+        (
             "same urn twice",
             r#"{"resources": [
                 {"type": "aws:s3/bucket:Bucket", "name": "a", "id": "1"},
@@ -81,6 +91,21 @@ fn broken_specs_name_every_problem_and_where() {
     for (name, text) in cases {
         let err = parse_import_spec(text).unwrap_err();
         assert!(!err.errors.is_empty());
+        if name == "every problem of an entry" {
+            // An entry missing `type`, `name` and `id` has three problems, all reported; one
+            // giving only `logicalName` has none.
+            let paths = |prefix: &str| err.errors.iter().filter(|e| e.path.starts_with(prefix)).map(|e| e.path.clone()).collect::<Vec<_>>();
+            assert_eq!(paths("resources[0]."), ["resources[0].type", "resources[0].name", "resources[0].id"]);
+            assert_eq!(paths("resources[1]"), Vec::<String>::new());
+            assert_eq!(paths("resources[2]"), ["resources[2].outputs"]);
+            assert_eq!(paths("resources[3]"), ["resources[3].inputs.tags.t", "resources[3].outputs.arns[0]"]);
+        }
         insta::assert_json_snapshot!(name.replace(' ', "_"), err);
     }
+}
+
+#[test]
+fn a_resource_may_give_only_its_logical_name() {
+    let spec = parse_import_spec(r#"{"resources": [{"type": "random:index/randomPet:RandomPet", "logicalName": "pet", "id": "x"}]}"#).unwrap();
+    assert_eq!((spec.file.resources[0].name.as_str(), spec.file.resources[0].urn_name()), ("pet", "pet"));
 }
