@@ -67,7 +67,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_preview(&record.preview);
+        print_preview(&record.plan.view());
     }
     if let (Some(out), Some(request)) = (&args.out, &code_request) {
         let code = service.preview_code(&record.id, request, passphrase_for_code().as_deref()).await.map_err(|e| format!("code: {e}"))?;

@@ -125,12 +125,13 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     let request =
         ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), scope: args.scope.into(), progress: None };
     let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;
+    let view = record.plan.view();
 
     if let Some(out) = &args.import_file {
-        write_atomically(out, &serde_json::to_string_pretty(&record.preview["importFile"])?)?;
+        write_atomically(out, &serde_json::to_string_pretty(&view["importFile"])?)?;
     }
     if let Some(out) = &args.record_mapping {
-        write_atomically(out, &serde_json::to_string_pretty(&record.preview["mapping"])?)?;
+        write_atomically(out, &serde_json::to_string_pretty(&view["mapping"])?)?;
     }
     let outcome = if args.commit && args.record_mapping.is_none() { Some(service.commit_preview(&record.id, passphrase, args.apply).await) } else { None };
     if args.json {
@@ -140,9 +141,9 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         }
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
-        print_plan(&record.preview["plan"]);
+        print_plan(&view["plan"]);
         if let Some(out) = &args.import_file {
-            let n = record.preview["importFile"]["resources"].as_array().map_or(0, Vec::len);
+            let n = view["importFile"]["resources"].as_array().map_or(0, Vec::len);
             println!("\nWrote {n} would-be create(s) to {} with placeholder IDs: fill them in, then `ferry import --file`.", out.display());
         }
         if let Some(out) = &args.record_mapping {

@@ -4,13 +4,13 @@
 //! program's preview is. [`SpecPreview`] is the spec's view of that plan: one row per entry with
 //! its status. Nothing here writes to a stack, and nothing of the stack is deleted or decoded.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 
 use ferry_state::Deployment;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::deploy::generator::{make_urn, provider_config, Generator, Goal, Outcome, PlannedImport, ProviderRef};
+use crate::deploy::generator::{make_urn, provider_config, provider_version, Generator, Goal, Outcome, PlannedImport, ProviderRef};
 use crate::deploy::{CheckFailure, DeployContext, DeployMode, DeployOptions, Deployed, ImportStatus, Plan, PlanScope, StepOp};
 use crate::import_spec::{EntryRef, ImportSpec};
 use crate::property::json::{decode_map, DecodeOptions};
@@ -152,7 +152,7 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
                             Some(ProviderRef {
                                 urn: p.urn.clone(),
                                 id: PropertyValue::String(p.id().unwrap_or_default().to_string()),
-                                version: text(inputs.get("version")),
+                                version: provider_version(&inputs),
                                 config: provider_config(&inputs),
                             })
                         }
@@ -226,13 +226,6 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
     crate::deploy::finish_plan(&generator, &ctx, &deploy_options, &PropertyMap::new(), Vec::new(), Vec::new()).await
 }
 
-fn text(v: Option<&PropertyValue>) -> Option<String> {
-    match v {
-        Some(PropertyValue::String(s)) => Some(s.clone()),
-        _ => None,
-    }
-}
-
 /// One entry of a spec, as its preview found it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct PlannedResource {
@@ -287,12 +280,6 @@ impl SpecPreview {
             .filter(|s| s.spec_index.is_some() && s.op != StepOp::Replace)
             .map(|s| {
                 let status = s.status.unwrap_or(ImportStatus::Failed);
-                let message = s.error.clone().or_else(|| {
-                    (status == ImportStatus::AlreadyManaged).then(|| match &s.old_id {
-                        Some(id) if s.id.as_ref() != Some(id) || s.import_id.is_some() => format!("already in the stack (as ID `{id}`); skipped"),
-                        _ => "already in the stack with this ID; skipped".to_string(),
-                    })
-                });
                 PlannedResource {
                     index: s.spec_index.unwrap_or_default(),
                     urn: s.urn.clone(),
@@ -305,7 +292,7 @@ impl SpecPreview {
                     provider: s.provider.clone(),
                     component: s.component,
                     status,
-                    message,
+                    message: s.message(),
                     warnings: s.warnings.clone(),
                     check_failures: s.check_failures.clone(),
                     inputs: s.inputs.clone().unwrap_or_else(|| Value::Object(Default::default())),
@@ -319,10 +306,5 @@ impl SpecPreview {
             *counts.entry(r.status).or_insert(0) += 1;
         }
         SpecPreview { stack: plan.stack.clone(), root, untouched: plan.untouched, resources, counts }
-    }
-
-    /// URNs of the entries a commit adds.
-    pub fn ready_urns(&self) -> BTreeSet<&str> {
-        self.resources.iter().filter(|r| r.status.is_ready()).map(|r| r.urn.as_str()).collect()
     }
 }

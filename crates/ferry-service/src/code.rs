@@ -7,7 +7,6 @@ use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
 use ferry_codegen::{lower, project, Language, Options, PackageSchema, SourceResource, Style};
-use ferry_engine::import::SpecPreview;
 use ferry_engine::plugin::PluginProviders;
 use ferry_engine::property::json::{decode_map, DecodeOptions};
 use ferry_state::deployment::Resource;
@@ -217,9 +216,15 @@ impl StackService {
         if record.is_program() {
             return Err(ServiceError::Code("a program's resources are already code: generate code from an import spec's preview or from the stack".into()));
         }
-        let view = SpecPreview::from_plan(&record.plan);
-        let ready = view.ready_urns();
-        let import_ids: HashMap<&str, Option<&str>> = view.resources.iter().map(|r| (r.urn.as_str(), r.import_id.as_deref())).collect();
+        // The entries that import, by URN, with the import ID their step shows (`[secret]` when
+        // it is the secret itself: the state records none).
+        let ready: HashMap<&str, Option<&str>> = record
+            .plan
+            .steps
+            .iter()
+            .filter(|s| s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready()))
+            .map(|s| (s.urn.as_str(), s.import_id.as_deref()))
+            .collect();
         let sealed = SealedPayload::open(&stored.payload, &key)?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let mut context = self.context(&base, passphrase)?;
@@ -227,11 +232,11 @@ impl StackService {
         let resources: Vec<SourceResource> = sealed
             .states
             .into_iter()
-            .filter(|s| ready.contains(s.urn.as_str()))
+            .filter(|s| ready.contains_key(s.urn.as_str()))
             .map(|s| SourceResource {
                 name: ferry_state::urn::name_of(&s.urn).to_string(),
                 // A secret import ID is recorded nowhere; the view still says it was one.
-                import_id: import_ids.get(s.urn.as_str()).copied().flatten().map(str::to_string).or_else(|| s.import_id.clone()).or_else(|| s.id.clone()),
+                import_id: ready.get(s.urn.as_str()).copied().flatten().map(str::to_string).or_else(|| s.import_id.clone()).or_else(|| s.id.clone()),
                 token: s.type_,
                 custom: s.custom,
                 id: s.id,

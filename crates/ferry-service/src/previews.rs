@@ -93,10 +93,14 @@ pub struct PreviewRecord {
     pub base_version: i64,
     pub created_at: String,
     pub committed_version: Option<i64>,
-    /// [`StoredPlan::view`].
-    pub preview: Value,
-    #[serde(skip)]
+    /// Shown as [`StoredPlan::view`], made only when the record is serialised (the review's
+    /// rows, details and graph read the plan itself).
+    #[serde(rename = "preview", serialize_with = "serialize_view")]
     pub plan: Arc<StoredPlan>,
+}
+
+fn serialize_view<S: serde::Serializer>(plan: &Arc<StoredPlan>, serializer: S) -> Result<S::Ok, S::Error> {
+    plan.view().serialize(serializer)
 }
 
 /// What a commit made.
@@ -126,7 +130,7 @@ impl StackService {
         let key = self.engine()?.payload_key;
         let json = serde_json::to_string(&plan).expect("a plan serialises");
         let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &json, &payload.seal(&key)).await?;
-        Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, preview: plan.view(), plan: Arc::new(plan) })
+        Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, plan: Arc::new(plan) })
     }
 
     pub async fn preview(&self, id: &str) -> Result<PreviewRecord, ServiceError> {
@@ -138,7 +142,6 @@ impl StackService {
             base_version: p.base_version,
             created_at: p.created_at,
             committed_version: p.committed_version,
-            preview: plan.view(),
             plan: Arc::new(plan),
         })
     }
@@ -160,23 +163,24 @@ impl StackService {
         }
         let sealed = SealedPayload::open(&stored.payload, &key)?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
-        let (mut states, added, failures) = if record.plan.needs_execution() {
+        let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
             let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
-            let done = self.execute_program(&stored, &record.plan, &run, &base, passphrase.clone()).await?;
-            (
-                done.states,
-                done.plan.added(),
-                done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect(),
-            )
+            let (done, secrets) = self.execute_program(&stored, &record.plan, &run, &base, passphrase.clone()).await?;
+            let failures = done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
+            (done.states, done.plan.added(), failures, Some(secrets))
         } else {
-            (sealed.states, record.plan.added(), Vec::<String>::new())
+            (sealed.states, record.plan.added(), Vec::<String>::new(), None)
         };
         let origin = if failures.is_empty() { "commit" } else { "commit (failed part-way)" };
         // Key derivation (PBKDF2), encryption and the state's check are CPU work: off the async
         // workers, and the passphrase's key is derived once for both encrypting and checking.
         let (export, resource_count) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
             let mut deployment = base.deployment.clone();
-            let secrets = StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?;
+            // An apply already derived the passphrase's key for its runs.
+            let secrets = match run_secrets {
+                Some(secrets) => secrets.into_commit(&mut deployment, passphrase.as_deref()),
+                None => StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?,
+            };
             let encrypt = |plain: &str| secrets.encrypt(plain);
             let now = now_rfc3339();
             assign_created_ids(&mut states);

@@ -143,7 +143,8 @@ impl StackService {
 
     /// An apply of a program's plan: the program runs again against the same stack version,
     /// first as a preview that must give the same steps (the world must still look as
-    /// previewed), then for real. Refused when nothing was changed.
+    /// previewed), then for real. Refused when nothing was changed. Returns the stack's secrets
+    /// too, so the commit's write derives no passphrase key again.
     pub(crate) async fn execute_program(
         &self,
         stored: &StoredPreview,
@@ -151,7 +152,7 @@ impl StackService {
         run: &ProgramRun,
         base: &std::sync::Arc<LoadedVersion>,
         passphrase: Option<String>,
-    ) -> Result<Deployed, ServiceError> {
+    ) -> Result<(Deployed, StackSecrets), ServiceError> {
         let refuse = |m: String| Err(ServiceError::Commit(m));
         // The stack must not have moved on: nothing runs against the providers otherwise.
         let latest = self.summary(&stored.stack_id).await?;
@@ -174,6 +175,6 @@ impl StackService {
         if !failures.is_empty() && !done.mutated {
             return refuse(format!("nothing was changed: {}", failures.join("; ")));
         }
-        Ok(done)
+        Ok((done, secrets))
     }
 }

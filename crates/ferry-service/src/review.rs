@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 
-use ferry_engine::deploy::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, Step, StepOp};
+use ferry_engine::deploy::{CheckFailure, DiffCause, DiffKind, PropertyDiff, Step, StepOp};
 use ferry_state::deployment::Resource;
 use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewRow};
 use serde_json::{json, Map, Value};
@@ -37,10 +37,8 @@ fn check_failure_text(f: &CheckFailure) -> String {
 
 fn step_row(s: &Step) -> ReviewRow {
     let mut warnings = s.warnings.clone();
-    if let Some(e) = &s.error {
-        warnings.insert(0, e.clone());
-    } else if s.status == Some(ImportStatus::AlreadyManaged) {
-        warnings.insert(0, "already in the stack; skipped".into());
+    if let Some(m) = s.message() {
+        warnings.insert(0, m);
     }
     warnings.extend(s.check_failures.iter().map(check_failure_text));
     let differs = if matches!(s.op, StepOp::Import | StepOp::ImportReplacement) {

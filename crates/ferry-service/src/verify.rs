@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use ferry_codegen::{elidable_inputs, PackageSchema, SourceResource};
-use ferry_engine::deploy::provider_config;
+use ferry_engine::deploy::{provider_config, provider_version};
 use ferry_engine::property::json::EncodeOptions;
 use ferry_engine::property::wire::to_struct;
-use ferry_engine::property::{PropertyMap, PropertyValue};
+use ferry_engine::property::PropertyMap;
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_rpc::pulumirpc::{diff_response::DiffChanges, CheckRequest, DiffRequest};
 use serde::{Deserialize, Serialize};
@@ -65,10 +65,7 @@ fn instance_for(r: &SourceResource, by_urn: &HashMap<&str, &SourceResource>) -> 
     let reference = r.provider.clone().unwrap_or_default();
     let provider_urn = ferry_state::urn::split_provider_reference(&reference).map(|(u, _)| u).unwrap_or(&reference);
     let provider = by_urn.get(provider_urn);
-    let version = provider.and_then(|p| match p.inputs.get("version") {
-        Some(PropertyValue::String(v)) => Some(v.clone()),
-        _ => None,
-    });
+    let version = provider.and_then(|p| provider_version(&p.inputs));
     ProviderInstance {
         key: if reference.is_empty() { format!("default:{package}") } else { reference },
         config: provider.map(|p| provider_config(&p.inputs)).unwrap_or_default(),

@@ -131,6 +131,11 @@ pub fn shown(v: &PropertyValue) -> Value {
     unknowns_named(ferry_state::sig::mask_secrets(&json))
 }
 
+/// A property map for display (an import's inputs and outputs): each value [`shown`].
+pub fn shown_map(map: &PropertyMap) -> Value {
+    Value::Object(map.iter().map(|(k, v)| (k.clone(), shown(v))).collect())
+}
+
 /// Unknowns as `[unknown]` rather than Pulumi's sentinel UUID.
 fn unknowns_named(v: Value) -> Value {
     match v {

@@ -17,7 +17,7 @@ use ferry_state::deployment::Resource;
 use ferry_state::urn::{split_provider_reference, Urn};
 use tokio::sync::{OnceCell, Semaphore};
 
-use super::diff::{engine_diff, explain, from_response, DiffDecision};
+use super::diff::{engine_diff, explain, from_response, shown_map, DiffDecision};
 use super::eval::{Registered, Scope};
 use super::schema::ResolvedType;
 use super::step::{CheckFailure, ImportStatus, ResourceState, Step, StepOp};
@@ -82,6 +82,14 @@ pub fn provider_config(inputs: &PropertyMap) -> PropertyMap {
         config.remove(internal);
     }
     config
+}
+
+/// The plugin version a provider resource's inputs ask for (the engine's `version` input).
+pub fn provider_version(inputs: &PropertyMap) -> Option<String> {
+    match inputs.get("version") {
+        Some(PropertyValue::String(v)) => Some(v.clone()),
+        _ => None,
+    }
 }
 
 /// What makes a goal a planned import: an entry of an import spec.
@@ -165,12 +173,7 @@ impl Goal {
                 let urn = urn_of(p, option_pos("provider"), ".options.provider")?;
                 let r = &scope.resources[p];
                 all_deps.insert(urn.clone());
-                Some(ProviderRef {
-                    urn,
-                    id: r.id.clone(),
-                    version: r.outputs.get("version").and_then(|v| if let PropertyValue::String(s) = v { Some(s.clone()) } else { None }),
-                    config: provider_config(&r.outputs),
-                })
+                Some(ProviderRef { urn, id: r.id.clone(), version: provider_version(&r.outputs), config: provider_config(&r.outputs) })
             }
             None => None,
         };
@@ -348,11 +351,6 @@ impl std::fmt::Display for CheckError {
             CheckError::Process(m) | CheckError::Answer(m) => f.write_str(m),
         }
     }
-}
-
-/// A property map for display: secrets masked, unknowns named.
-fn shown_map(map: &PropertyMap) -> serde_json::Value {
-    serde_json::Value::Object(map.iter().map(|(k, v)| (k.clone(), super::diff::shown(v))).collect())
 }
 
 fn plugin_message(e: &PluginError) -> String {
@@ -565,10 +563,7 @@ impl<'a> Generator<'a> {
                 step.id = old.id.clone();
                 self.push(1, step);
                 self.put(1, state(&old.urn, old.id.clone(), old_inputs.clone(), Some(i)));
-                let version = match old_inputs.get("version") {
-                    Some(PropertyValue::String(v)) => Some(v.clone()),
-                    _ => version.map(str::to_string),
-                };
+                let version = provider_version(&old_inputs).or_else(|| version.map(str::to_string));
                 Ok(ProviderRef {
                     urn: old.urn.clone(),
                     id: PropertyValue::String(old.id.clone().unwrap_or_default()),
@@ -627,11 +622,7 @@ impl<'a> Generator<'a> {
                     Some(&p) => self.old_props(p)?.0,
                     None => PropertyMap::new(),
                 };
-                let version = match config.get("version") {
-                    Some(PropertyValue::String(v)) => Some(v.clone()),
-                    _ => None,
-                };
-                ProviderInstance { package: package.into(), version, key: format!("{urn}::{id}"), config: provider_config(&config) }
+                ProviderInstance { package: package.into(), version: provider_version(&config), key: format!("{urn}::{id}"), config: provider_config(&config) }
             }
             // State from before providers were recorded: the package's unconfigured provider.
             None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: PropertyMap::new() },
@@ -929,7 +920,7 @@ impl<'a> Generator<'a> {
         let is_provider = goal.type_.starts_with("pulumi:providers:");
         if let Some(i) = old {
             if planned.component || is_provider || self.olds[i].id.is_some() && self.olds[i].id == goal.import_id {
-                return self.already_managed(goal, i, None);
+                return self.already_managed(goal, i);
             }
         }
         if is_provider {
@@ -983,11 +974,11 @@ impl<'a> Generator<'a> {
 
     /// A planned import of what the stack already manages under this URN (and ID): skipped, the
     /// stack's entry kept exactly as stored.
-    fn already_managed(&self, goal: &Goal, i: usize, read_id: Option<&str>) -> Registered {
+    fn already_managed(&self, goal: &Goal, i: usize) -> Registered {
         let mut step = goal.step(StepOp::Same);
         step.status = Some(ImportStatus::AlreadyManaged);
         step.old_id = self.olds[i].id.clone();
-        step.id = read_id.map(str::to_string).or_else(|| self.olds[i].id.clone());
+        step.id = self.olds[i].id.clone();
         self.push(goal.seq, step);
         self.untouched(goal.seq, i);
         Registered {
@@ -1063,7 +1054,7 @@ impl<'a> Generator<'a> {
             // The provider's canonical ID decides: `8080,1,65535` imports a RandomInteger `8080`.
             let stored = self.olds[i].id.clone().unwrap_or_default();
             if stored == read.id {
-                return self.already_managed(goal, i, Some(&read.id));
+                return self.already_managed(goal, i);
             }
             step.id = Some(read.id.clone());
             return fail(step, ImportStatus::Conflict, format!("the stack already has `{}` with ID `{stored}`, not `{}`", goal.urn, read.id));
@@ -1163,7 +1154,8 @@ impl<'a> Generator<'a> {
             None => {}
         }
         let program_side = if planned.is_some() { &news } else { &goal.inputs };
-        if planned.is_none() || planned.is_some_and(|p| p.strategy != ImportStrategy::Minimal) {
+        // The minimal strategy copied back what Diff named: nothing is left to differ.
+        if !planned.is_some_and(|p| p.strategy == ImportStrategy::Minimal) {
             step.changed = decision.changed.clone();
             step.replace_keys = decision.replace_keys.clone();
         }

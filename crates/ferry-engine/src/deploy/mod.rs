@@ -23,7 +23,7 @@ use serde_json::Value;
 
 pub use eval::ConfigValue;
 use eval::{Registered, Scope};
-pub use generator::provider_config;
+pub use generator::{provider_config, provider_version};
 use generator::{Generator, Goal};
 pub use step::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp};
 

@@ -261,6 +261,17 @@ impl Step {
         self
     }
 
+    /// What a reader is told beside the status: why the step cannot go ahead, or that a planned
+    /// import was skipped.
+    pub fn message(&self) -> Option<String> {
+        self.error.clone().or_else(|| {
+            (self.status == Some(ImportStatus::AlreadyManaged)).then(|| match &self.old_id {
+                Some(id) => format!("already in the stack (as ID `{id}`); skipped"),
+                None => "already in the stack; skipped".to_string(),
+            })
+        })
+    }
+
     /// What the step amounts to, as shown: a planned import's status, else the operation.
     pub fn status_text(&self) -> &'static str {
         match self.status {
