@@ -110,6 +110,12 @@ async fn scenarios() {
             }
         }
         assert!(!deployed.plan.needs_execution(), "{name}: a spec's plan never changes anything outside the stack");
+        // Every resource is in the next state once, whatever happened to the entry naming it.
+        let mut urns: Vec<&str> = deployed.states.iter().map(|s| s.urn.as_str()).collect();
+        urns.sort();
+        let before = urns.len();
+        urns.dedup();
+        assert_eq!(urns.len(), before, "{name}: a URN is written twice");
         // The stack's own resources the spec does not name are written back exactly as stored.
         let claimed: Vec<&str> = deployed.plan.steps.iter().map(|s| s.urn.as_str()).collect();
         let untouched = state.deployment.resources().iter().filter(|r| !claimed.contains(&r.urn.as_str())).count();

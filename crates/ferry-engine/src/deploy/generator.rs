@@ -1001,6 +1001,9 @@ impl<'a> Generator<'a> {
         step.import_id = goal.import_id.clone();
         self.push(goal.seq, step);
         if let Some(i) = old {
+            // Claimed here too (a goal refused before its registration never was), so the end
+            // of the deployment does not write the entry back a second time.
+            self.lock().claimed.entry(i).or_insert_with(|| goal.urn.clone());
             self.untouched(goal.seq, i);
         }
         unknown(&goal.urn)
