@@ -202,10 +202,18 @@ impl Plan {
         !self.import_only_violations().is_empty()
     }
 
-    /// Resources the commit adds that the plan declares (not the stack's root or default
-    /// providers).
+    /// Resources the commit adds that the plan declares: not the stack's root, nor a default
+    /// provider (declared by neither a program line nor a spec entry). A step with an error adds
+    /// nothing (a spec's entry that did not import has one).
     pub fn added(&self) -> usize {
-        self.steps.iter().filter(|s| s.adds_declared() && s.status.is_none_or(|st| st.is_ready())).count()
+        self.steps
+            .iter()
+            .filter(|s| {
+                let adds = matches!(s.op, StepOp::Import | StepOp::ImportReplacement | StepOp::Read | StepOp::Create | StepOp::CreateReplacement);
+                let engine_own = s.type_ == "pulumi:pulumi:Stack" || (s.type_.starts_with("pulumi:providers:") && s.spec_index.is_none() && s.line.is_none());
+                adds && s.error.is_none() && !engine_own
+            })
+            .count()
     }
 }
 

@@ -279,15 +279,6 @@ impl Step {
             None => self.op.as_str(),
         }
     }
-
-    /// Whether the step adds a resource the plan declares to the stack (not the stack's root
-    /// or a default provider, which only exist in state).
-    pub fn adds_declared(&self) -> bool {
-        let adds = matches!(self.op, StepOp::Import | StepOp::ImportReplacement | StepOp::Read | StepOp::Create | StepOp::CreateReplacement);
-        let engine_own =
-            self.type_ == "pulumi:pulumi:Stack" || (self.type_.starts_with("pulumi:providers:") && self.spec_index.is_none() && self.line.is_none());
-        adds && self.error.is_none() && !engine_own
-    }
 }
 
 /// A resource as the stack will record it after the deployment. Serialised (secrets in
