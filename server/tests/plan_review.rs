@@ -191,6 +191,18 @@ async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
     // `ignore` is for programs.
     let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
     let second = job["preview_id"].as_str().unwrap().to_string();
+    // A spec's values come from Read; the property left out still shows, to adopt it back.
+    let (_, detail) = call(&app, get(&format!("/api/v1/previews/{second}/review/resource?urn={}", urn.replace('$', "%24")))).await;
+    assert_eq!(detail["source_kind"], "spec", "{detail}");
+    let props = detail["properties"].as_array().unwrap();
+    let length = props.iter().find(|p| p["path"] == "length").unwrap();
+    assert_eq!((length["source"].clone(), length["why"].clone()), (json!("read"), json!("Read returned it; the spec keeps it, so the generated code sets it")));
+    let special = props.iter().find(|p| p["path"] == "special").expect("the property left out is still reviewed");
+    // Left out of the code, `special` comes back through the random provider's Check default.
+    assert_eq!(
+        (special["read"].clone(), special["program"].clone(), special["why"].clone()),
+        (json!(true), json!(null), json!("the generated code leaves it out; the provider's Check filled in this default"))
+    );
     let (status, error) = call(
         &app,
         post_json(&format!("/api/v1/plans/{plan_id}/resolutions"), json!({"preview": second, "urn": urn, "property": "length", "action": "ignore"})),

@@ -85,7 +85,17 @@ fn pretty(map: Map<String, Value>) -> String {
     serde_json::to_string_pretty(&Value::Object(map)).expect("JSON serialises")
 }
 
-fn why(d: &PropertyDiff) -> String {
+/// Why a property is as it is. A spec's "program" is the code generated from what Read
+/// returned, so its reasons speak of that.
+fn why(d: &PropertyDiff, spec: bool) -> String {
+    if spec {
+        return match d.cause {
+            DiffCause::Equal => "Read returned it; the spec keeps it, so the generated code sets it".into(),
+            DiffCause::Missing | DiffCause::ZeroValue => "Read returned it; the spec's `properties` leave it out of the generated code".into(),
+            DiffCause::ProviderDefault => "the generated code leaves it out; the provider's Check filled in this default".into(),
+            DiffCause::Program | DiffCause::Ignored => "the generated code sets what Read returned, but the provider's Diff reports a difference".into(),
+        };
+    }
     match d.cause {
         DiffCause::Equal => "the program and the resource agree".into(),
         DiffCause::Program => "the program sets a value the resource does not have; an import must leave no diff".into(),
@@ -96,9 +106,11 @@ fn why(d: &PropertyDiff) -> String {
     }
 }
 
-fn source(d: &PropertyDiff) -> &'static str {
+/// Where the value shown comes from: a spec's values all come from Read (or Check's defaults).
+fn source(d: &PropertyDiff, spec: bool) -> &'static str {
     match d.cause {
         DiffCause::ProviderDefault => "default",
+        _ if spec => "read",
         DiffCause::ZeroValue | DiffCause::Missing | DiffCause::Ignored => "read",
         DiffCause::Equal | DiffCause::Program => {
             if d.program.is_some() {
@@ -137,8 +149,8 @@ fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> ReviewDetail {
             read: d.read.clone(),
             program: d.program.clone(),
             kind: kind_text(d.kind).into(),
-            source: if decision.is_some() { "user".into() } else { source(d).into() },
-            why: why(d),
+            source: if decision.is_some() { "user".into() } else { source(d, spec).into() },
+            why: why(d, spec),
             decision,
         });
     }

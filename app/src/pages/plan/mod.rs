@@ -298,7 +298,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
             {move || has_results.get().then(|| view! { <ResultsTable rows=rows selected=selected/> })}
             {move || Some(untouched.get()).filter(|n| *n > 0).map(|n| view! {
-                <p class="meta" id="plan-untouched">{format!("{n} resources in the stack, untouched (the program's scope is imports: what it does not declare stays as it is)")}</p>
+                <p class="meta" id="plan-untouched">{format!("{n} resources in the stack, untouched (the plan imports: what it does not name stays as it is)")}</p>
             })}
         </section>
         {move || match (preview.get(), selected.get()) {
