@@ -20,6 +20,12 @@ log "unit and integration tests"
 # tests fail when one is missing.
 cargo test --workspace --no-fail-fast
 
+log "benchmark smoke"
+# Not a timed test: 1,000 imports against their floor, paired; fails only past a loose bound
+# (2x) that a real regression crosses and machine noise does not. The README gives the full
+# benchmark's figures.
+cargo bench -p pulumi-resource-random --bench import_preview -- --smoke
+
 "$ROOT/scripts/build.sh"
 
 log "end-to-end tests (Chromium)"

@@ -166,10 +166,14 @@ export function mount(containerId, url, onSelect) {
 
 async function draw(containerId, url, onSelect, entry) {
   const started = performance.now();
-  let data;
+  let data, responded;
   try {
     const response = await fetch(url);
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
+    // The data has arrived once its response starts; reading and parsing it is part of the
+    // time to the first picture (benchmarks read these marks from Chromium's trace).
+    responded = performance.now();
+    performance.mark('ferry:graph-response');
     data = await response.json();
   } catch (err) {
     const el = await attached(containerId);
@@ -178,7 +182,6 @@ async function draw(containerId, url, onSelect, entry) {
   }
   const container = await attached(containerId);
   if (entry.cancelled || !container) return;
-  const arrived = performance.now();
 
   const graph = new Graph({ type: 'directed', multi: true });
   const many = data.nodes.length > 1000;
@@ -249,15 +252,18 @@ async function draw(containerId, url, onSelect, entry) {
   }
   container.append(toggles);
 
-  // The first frame is on screen once the browser has presented the frame after the
-  // synchronous first render sigma does in its constructor.
+  // Sigma drew synchronously in its constructor; the picture is on screen when Chromium
+  // presents the next frame (the benchmark finds that frame in the trace, after this mark).
+  performance.mark('ferry:graph-drawn');
+  const drawn = performance.now();
   requestAnimationFrame(() => {
-    const painted = performance.now();
     const metrics = {
       nodes: graph.order,
       edges: graph.size,
-      fetchMs: arrived - started,
-      firstPaintMs: painted - arrived,
+      // Request sent until its response began.
+      fetchMs: responded - started,
+      // Response began until drawn: reading and parsing the JSON, building and drawing.
+      drawnMs: drawn - responded,
     };
     container.dataset.ready = 'true';
     // How many nodes have each status (a preview's graph), for people and tests reading the page.

@@ -10,7 +10,8 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use ferry_codegen::{Language, Style};
 use ferry_engine::deploy::{ConfigValue, PlanScope};
-use ferry_service::{markers, CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, SourceKind, StackService};
+use ferry_engine::import_spec::{import_spec_from_value, read_spec_json, ImportSpec};
+use ferry_service::{markers, CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, ServiceError, SourceKind, StackService};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -164,6 +165,64 @@ fn is_yaml(content_type: &str) -> bool {
     ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"].iter().any(|t| content_type.starts_with(t))
 }
 
+impl ProgramEnvelope {
+    fn into_request(self, scope: PlanScope) -> Result<ProgramRequest, ApiError> {
+        let invalid = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", message);
+        let source = match (self.program, self.program_zip) {
+            (Some(text), None) => ProgramSource::Yaml(text),
+            (None, Some(zip)) => {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD.decode(zip.trim()).map_err(|e| invalid(format!("`programZip` is not base64: {e}")))?;
+                ProgramSource::Zip(bytes)
+            }
+            _ => return Err(invalid("give either `program` or `programZip`".into())),
+        };
+        let config = self
+            .config
+            .into_iter()
+            .map(|(k, v)| {
+                let value = match v {
+                    ConfigEntry::Plain(value) => ConfigValue { value, secret: false },
+                    ConfigEntry::Full(c) => c,
+                };
+                (k, value)
+            })
+            .collect();
+        Ok(ProgramRequest { source, config, mapping: self.mapping, passphrase: None, scope: self.scope.unwrap_or(scope), progress: None })
+    }
+}
+
+/// What a preview request's body holds, read once.
+enum PreviewBody {
+    Program(ProgramRequest),
+    /// The spec's text (the preview keeps it as its source) and the spec it holds.
+    Spec(String, ImportSpec),
+}
+
+impl PreviewBody {
+    fn read(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<PreviewBody, ApiError> {
+        let program =
+            |source| PreviewBody::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, scope, progress: None });
+        if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
+            return Ok(program(ProgramSource::Zip(bytes.to_vec())));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the body is not UTF-8 text"))?;
+        if is_yaml(content_type) {
+            return Ok(program(ProgramSource::Yaml(text.to_string())));
+        }
+        // One JSON read: a program's envelope is told from a spec by its keys, and a spec is
+        // checked from the value already read.
+        let json = read_spec_json(text).map_err(ServiceError::from)?;
+        if json.get("program").is_some() || json.get("programZip").is_some() {
+            let envelope: ProgramEnvelope =
+                serde_json::from_value(json).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
+            return envelope.into_request(scope).map(PreviewBody::Program);
+        }
+        let spec = import_spec_from_value(json).map_err(ServiceError::from)?;
+        Ok(PreviewBody::Spec(text.to_string(), spec))
+    }
+}
+
 /// `POST /api/v1/stacks/{id}/previews`: runs a preview and stores it; nothing is written to
 /// the stack. The body is an import spec (JSON), a Pulumi YAML program (`Content-Type:
 /// application/yaml`), a project zip (`application/zip`), or `{"program", "config",
@@ -177,59 +236,12 @@ async fn create_preview(
 ) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec or program").await?;
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-    let scope = query.scope.unwrap_or_default();
-    let program = |source| ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, scope, progress: None };
-    let request = if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
-        Some(program(ProgramSource::Zip(bytes.to_vec())))
-    } else {
-        let text = std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the body is not UTF-8 text"))?;
-        if is_yaml(&content_type) {
-            Some(program(ProgramSource::Yaml(text.to_string())))
-        } else {
-            match serde_json::from_str::<serde_json::Value>(text) {
-                Ok(v) if v.get("program").is_some() || v.get("programZip").is_some() => {
-                    let e: ProgramEnvelope = serde_json::from_value(v)
-                        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
-                    let source = match (e.program, e.program_zip) {
-                        (Some(text), None) => ProgramSource::Yaml(text),
-                        (None, Some(zip)) => {
-                            use base64::Engine as _;
-                            ProgramSource::Zip(
-                                base64::engine::general_purpose::STANDARD
-                                    .decode(zip.trim())
-                                    .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("`programZip` is not base64: {e}")))?,
-                            )
-                        }
-                        _ => return Err(ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", "give either `program` or `programZip`")),
-                    };
-                    let config = e
-                        .config
-                        .into_iter()
-                        .map(|(k, v)| {
-                            (
-                                k,
-                                match v {
-                                    ConfigEntry::Plain(value) => ConfigValue { value, secret: false },
-                                    ConfigEntry::Full(c) => c,
-                                },
-                            )
-                        })
-                        .collect();
-                    Some(ProgramRequest { source, config, mapping: e.mapping, passphrase: None, scope: e.scope.unwrap_or(scope), progress: None })
-                }
-                _ => None,
-            }
+    let record = match PreviewBody::read(&bytes, &content_type, query.scope.unwrap_or_default())? {
+        PreviewBody::Program(mut request) => {
+            request.passphrase = passphrase(&headers)?;
+            stacks.preview_program(&id, request).await?
         }
-    };
-    let record = match request {
-        Some(mut r) => {
-            r.passphrase = passphrase(&headers)?;
-            stacks.preview_program(&id, r).await?
-        }
-        None => {
-            let spec = std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the import spec is not UTF-8 text"))?;
-            stacks.preview_import(&id, spec).await?
-        }
+        PreviewBody::Spec(text, spec) => stacks.preview_import(&id, &text, &spec, None, Default::default()).await?,
     };
     Ok((StatusCode::CREATED, Json(record)).into_response())
 }

@@ -1,12 +1,11 @@
 //! `ferry import`: preview an import spec against a stack (by name, from Ferry's store, or a
 //! state file) and commit it unless `--preview-only`.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::PathBuf;
 
-use ferry_service::{EngineConfig, StackService, DEFAULT_MAX_STATE_BYTES};
-use ferry_store::Store;
 use serde_json::Value;
+
+use crate::cli::{env_passphrase, open_stack, print_json, write_atomically, Error};
 
 #[derive(clap::Args)]
 pub struct ImportArgs {
@@ -42,13 +41,11 @@ pub struct ImportArgs {
     plugin_dirs: Vec<PathBuf>,
 }
 
-pub type Error = Box<dyn std::error::Error>;
-
 pub async fn run(args: ImportArgs) -> Result<(), Error> {
     let spec = std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
     // The spec's own problems first: they need no stack.
-    ferry_engine::import_spec::parse_import_spec(&spec).map_err(|e| format!("{}: {e}", args.file.display()))?;
-    let passphrase = std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty());
+    let parsed = ferry_engine::import_spec::parse_import_spec(&spec).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let passphrase = env_passphrase();
     let state_file = PathBuf::from(&args.stack);
     let from_file = state_file.is_file();
     if from_file && !args.preview_only && args.out_state.is_none() {
@@ -57,22 +54,17 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
 
     let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
     let code_request = code_request(&args)?;
-    let record = service.preview_import(&stack_id, &spec).await?;
-    let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase, false).await) };
+    let record = service.preview_import(&stack_id, &spec, &parsed, None, Default::default()).await?;
+    let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase.clone(), false).await) };
 
     if args.json {
-        let mut out = serde_json::to_value(&record)?;
-        if let Some(Ok(o)) = &outcome {
-            out["commit"] = serde_json::to_value(o)?;
-        }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        print_json(&record, outcome.as_ref())?;
     } else {
         print_preview(&record.plan.view());
     }
     if let (Some(out), Some(request)) = (&args.out, &code_request) {
-        let code = service.preview_code(&record.id, request, passphrase_for_code().as_deref()).await.map_err(|e| format!("code: {e}"))?;
-        std::fs::write(out.with_extension("tmp"), &code.bytes)?;
-        std::fs::rename(out.with_extension("tmp"), out)?;
+        let code = service.preview_code(&record.id, request, passphrase.as_deref()).await.map_err(|e| format!("code: {e}"))?;
+        write_atomically(out, &code.bytes, None)?;
         if !args.json {
             println!("\nWrote {} code to {}.", request.language.id(), out.display());
             for c in &code.report.config_commands {
@@ -99,7 +91,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
                 let version = service.version(&stack_id, Some(o.summary.version)).await?;
-                write_atomically(out, &version.export_json)?;
+                write_atomically(out, version.export_json.as_bytes(), None)?;
                 if !args.json {
                     println!("\nCommitted {} resource(s); the new state is in {}.", o.added, out.display());
                 }
@@ -109,10 +101,6 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-fn passphrase_for_code() -> Option<String> {
-    std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty())
 }
 
 /// What `--out`, `--lang` and `--code-style` ask for.
@@ -140,54 +128,6 @@ fn code_request(args: &ImportArgs) -> Result<Option<ferry_service::CodeRequest>,
         other => return Err(format!("unknown code style `{other}`: use cli or code-first").into()),
     };
     Ok(Some(ferry_service::CodeRequest { language, zip: ext == "zip", style, ..Default::default() }))
-}
-
-/// The service over Ferry's store (or, for a state file, an in-memory one holding the file)
-/// and the stack's ID.
-pub async fn open_stack(stack: &str, data_dir: &Path, plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<StackService>, String), Error> {
-    let state_file = PathBuf::from(stack);
-    let from_file = state_file.is_file();
-    let (store, key) = if from_file {
-        (Store::open_in_memory().await?, ferry_state::secrets::random_key())
-    } else {
-        std::fs::create_dir_all(data_dir)?;
-        (Store::open(&data_dir.join("ferry.db")).await?, crate::payload_key(data_dir)?)
-    };
-    let engine = EngineConfig::new(crate::plugin_dirs(plugin_dirs), Some(data_dir.join("schemas")), key);
-    let service = Arc::new(StackService::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
-    let stack_id = if from_file {
-        let bytes = std::fs::read(&state_file)?;
-        let name = stack_name_of(&bytes);
-        service.upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id
-    } else {
-        let name = ferry_store::StackName::parse(stack)?;
-        let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
-        id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", data_dir.display()))?
-    };
-    Ok((service, stack_id))
-}
-
-/// Writes `text` to `path` through a temporary file, so a reader never sees half of it.
-pub fn write_atomically(path: &Path, text: &str) -> Result<(), Error> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(())
-}
-
-/// A name for a stack read from a file: the checkpoint's own, or one made from its URNs.
-fn stack_name_of(bytes: &[u8]) -> String {
-    let Ok(state) = ferry_state::load_state(bytes, Default::default()) else { return "local/import/dev".into() };
-    if let Some(name) = state.stack.as_deref().filter(|n| ferry_store::StackName::parse(n).is_ok()) {
-        return name.to_string();
-    }
-    state
-        .deployment
-        .resources()
-        .iter()
-        .find_map(|r| ferry_state::Urn::parse(&r.urn).map(|u| format!("local/{}/{}", u.project, u.stack)))
-        .filter(|n| ferry_store::StackName::parse(n).is_ok())
-        .unwrap_or_else(|| "local/import/dev".into())
 }
 
 fn print_preview(preview: &Value) {

@@ -5,11 +5,11 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Parser, Subcommand};
-use ferry_service::{EngineConfig, StackService, DEFAULT_MAX_STATE_BYTES};
-use ferry_store::Store;
+use ferry_service::DEFAULT_MAX_STATE_BYTES;
 use leptos::prelude::*;
 use server::{router, AppState};
 
+mod cli;
 mod import_cmd;
 mod preview_cmd;
 
@@ -75,11 +75,7 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    std::fs::create_dir_all(&args.data_dir).map_err(|e| format!("cannot create data dir {}: {e}", args.data_dir.display()))?;
-    let db = args.data_dir.join("ferry.db");
-    let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
-    let engine = EngineConfig::new(plugin_dirs(&args.plugin_dirs), Some(args.data_dir.join("schemas")), payload_key(&args.data_dir)?);
-    let stacks = Arc::new(StackService::new(store, args.max_state_bytes).with_engine(engine));
+    let stacks = Arc::new(cli::open_service(&args.data_dir, &args.plugin_dirs, args.max_state_bytes).await?);
     if !args.no_demo {
         if let Some(demo) = stacks.ensure_demo().await? {
             tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");
@@ -93,29 +89,6 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
     axum::serve(listener, router(state)).with_graceful_shutdown(shutdown()).await?;
     Ok(())
-}
-
-/// The folder of the `ferry` binary (where Ferry's own plugins are installed), then `extra`.
-pub(crate) fn plugin_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::current_exe().ok().and_then(|e| e.parent().map(PathBuf::from)).into_iter().collect();
-    dirs.extend(extra.iter().cloned());
-    dirs
-}
-
-/// The key that encrypts the values stored with previews (so the store alone never reveals a
-/// secret): made on first start, readable by the owner only.
-pub(crate) fn payload_key(data_dir: &std::path::Path) -> Result<[u8; 32], Box<dyn std::error::Error>> {
-    let path = data_dir.join("payload.key");
-    if let Ok(bytes) = std::fs::read(&path) {
-        return bytes.try_into().map_err(|_| format!("{} is damaged: it must hold 32 bytes", path.display()).into());
-    }
-    let key = ferry_state::secrets::random_key();
-    let tmp = path.with_extension("key.tmp");
-    std::fs::write(&tmp, key)?;
-    #[cfg(unix)]
-    std::fs::set_permissions(&tmp, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
-    std::fs::rename(&tmp, &path)?;
-    Ok(key)
 }
 
 async fn shutdown() {

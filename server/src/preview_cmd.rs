@@ -9,7 +9,7 @@ use ferry_engine::deploy::ConfigValue;
 use ferry_service::{ProgramRequest, ProgramSource};
 use serde_json::Value;
 
-use crate::import_cmd::{open_stack, write_atomically, Error};
+use crate::cli::{env_passphrase, open_stack, print_json, write_atomically, Error};
 
 #[derive(clap::Args)]
 pub struct PreviewArgs {
@@ -120,7 +120,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     if from_file && args.commit && args.out_state.is_none() {
         return Err("committing into a state file needs --out-state <path> (the input file is never overwritten)".into());
     }
-    let passphrase = std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty());
+    let passphrase = env_passphrase();
     let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
     let request =
         ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), scope: args.scope.into(), progress: None };
@@ -128,18 +128,14 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     let view = record.plan.view();
 
     if let Some(out) = &args.import_file {
-        write_atomically(out, &serde_json::to_string_pretty(&view["importFile"])?)?;
+        write_atomically(out, serde_json::to_string_pretty(&view["importFile"])?.as_bytes(), None)?;
     }
     if let Some(out) = &args.record_mapping {
-        write_atomically(out, &serde_json::to_string_pretty(&view["mapping"])?)?;
+        write_atomically(out, serde_json::to_string_pretty(&view["mapping"])?.as_bytes(), None)?;
     }
     let outcome = if args.commit && args.record_mapping.is_none() { Some(service.commit_preview(&record.id, passphrase, args.apply).await) } else { None };
     if args.json {
-        let mut out = serde_json::to_value(&record)?;
-        if let Some(Ok(o)) = &outcome {
-            out["commit"] = serde_json::to_value(o)?;
-        }
-        println!("{}", serde_json::to_string_pretty(&out)?);
+        print_json(&record, outcome.as_ref())?;
     } else {
         print_plan(&view["plan"]);
         if let Some(out) = &args.import_file {
@@ -157,7 +153,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
                 let version = service.version(&stack_id, Some(o.summary.version)).await?;
-                write_atomically(out, &version.export_json)?;
+                write_atomically(out, version.export_json.as_bytes(), None)?;
             }
             if !args.json {
                 println!("\nCommitted: stack `{}` is now at version {}.", o.summary.name, o.summary.version);

@@ -108,3 +108,35 @@ fn every_crate_is_mapped_and_opens_with_its_summary() {
         }
     }
 }
+
+/// What a crate links, as cargo resolves it for that crate alone (normal dependencies, with
+/// features): one line per package, `name vX.Y.Z feature,feature`.
+fn linked(package: &str) -> String {
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .current_dir(root())
+        .args(["tree", "--offline", "--edges", "normal", "--prefix", "none", "--format", "{p} {f}", "--package", package])
+        .output()
+        .expect("cargo runs");
+    assert!(out.status.success(), "cargo tree -p {package}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn values_sit_below_the_engine_so_codegen_and_plugins_link_no_grpc_client_or_process_support() {
+    let property = linked("ferry-property");
+    for heavy in ["tonic ", "tokio ", "ferry-engine ", "ferry-rpc "] {
+        assert!(!property.lines().any(|l| l.starts_with(heavy)), "ferry-property links {heavy}:\n{property}");
+    }
+    let codegen = linked("ferry-codegen");
+    assert!(codegen.lines().any(|l| l.starts_with("ferry-property ")), "codegen uses the value model:\n{codegen}");
+    for heavy in ["tonic ", "tokio ", "ferry-engine "] {
+        assert!(!codegen.lines().any(|l| l.starts_with(heavy)), "ferry-codegen links {heavy}:\n{codegen}");
+    }
+    // A plugin is a gRPC server, so it links tonic; it never starts processes, nor the engine.
+    let plugin = linked("pulumi-resource-random");
+    assert!(plugin.lines().any(|l| l.starts_with("ferry-property ")), "the plugin uses the value model:\n{plugin}");
+    assert!(!plugin.lines().any(|l| l.starts_with("ferry-engine ")), "the plugin links the engine:\n{plugin}");
+    let tokio = plugin.lines().find(|l| l.starts_with("tokio ")).expect("the plugin runs on tokio");
+    assert!(!tokio.split([' ', ',']).any(|f| f == "process"), "the plugin links tokio's process support: {tokio}");
+}

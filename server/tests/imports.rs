@@ -102,6 +102,14 @@ async fn a_bad_spec_is_answered_with_every_problem_and_its_path() {
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::PAYLOAD_TOO_LARGE, Some("too_large")));
     let (status, err) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), "")).await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("empty_body")));
+    // The body is read once, comments and trailing commas allowed, as Pulumi's `.jsonc` specs
+    // have them; what is not JSON is named as such.
+    let commented = "// ports to adopt\n{\"resources\": [{\"type\": \"random:index/randomInteger:RandomInteger\", \"name\": \"p\", \"id\": \"3,1,9\"},],}";
+    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), commented)).await;
+    assert_eq!((status, preview["preview"]["counts"].clone()), (StatusCode::CREATED, json!({"ready": 1})), "{preview}");
+    let (status, err) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), r#"{"resources": [}"#)).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("invalid_spec")));
+    assert!(err["error"]["message"].as_str().unwrap().contains("not valid JSON"), "{err}");
 }
 
 /// Code for a preview's ready resources and for a whole stack, as a file, JSON with the report,

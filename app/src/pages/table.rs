@@ -68,7 +68,7 @@ pub(crate) fn ResourceTable(rows: Arc<Vec<ResourceRow>>, stack_id: String, selec
                         let href = resource_link(&stack_id, "", &r.urn);
                         let is_selected = move || selected.with(|s| s.as_deref() == Some(urn.as_str()));
                         view! {
-                            <a class="row" role="row" href=href class:selected=is_selected class:pending-delete=r.pending_delete data-urn=r.urn.clone()>
+                            <a class="row" role="row" href=href class:selected=is_selected class:pending-delete=r.pending_delete data-urn=r.urn.clone() data-index=i>
                                 <span title=r.type_.clone()>{r.type_.clone()}</span>
                                 <span class="name" title=r.name.clone()>{r.name.clone()}</span>
                                 <span class="urn" title=r.urn.clone()>{r.urn.clone()}</span>

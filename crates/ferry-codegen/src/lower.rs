@@ -3,7 +3,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use ferry_engine::property::{ArchiveSource, AssetSource, PropertyMap, PropertyValue};
+use ferry_property::{ArchiveSource, AssetSource, PropertyMap, PropertyValue};
 use serde::{Deserialize, Serialize};
 
 use crate::ir::{
@@ -184,7 +184,7 @@ fn elidable(v: &PropertyValue, p: Option<&Property>, required: bool) -> Option<&
     if required {
         return None;
     }
-    let json = ferry_engine::property::json::encode_value(v, &ferry_engine::property::json::EncodeOptions::wire());
+    let json = ferry_property::json::encode_value(v, &ferry_property::json::EncodeOptions::wire());
     if let (Some(d), Some(j)) = (p.and_then(|p| p.default.as_ref()), json.as_ref()) {
         if d == j {
             return Some("the schema's default");

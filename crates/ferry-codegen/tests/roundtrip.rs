@@ -9,7 +9,7 @@ use ferry_codegen::schema::{PackageSchema, Type};
 use ferry_codegen::{emit, lower, Language, Options, SourceResource};
 use ferry_engine::deploy::eval::Scope;
 use ferry_engine::program::parse_program;
-use ferry_engine::property::{PropertyMap, PropertyValue};
+use ferry_property::{PropertyMap, PropertyValue};
 use proptest::prelude::*;
 use serde_json::json;
 

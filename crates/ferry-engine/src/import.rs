@@ -13,9 +13,9 @@ use serde_json::Value;
 use crate::deploy::generator::{make_urn, provider_config, provider_version, Generator, Goal, Outcome, PlannedImport, ProviderRef};
 use crate::deploy::{CheckFailure, DeployContext, DeployMode, DeployOptions, Deployed, ImportStatus, Plan, PlanScope, StepOp};
 use crate::import_spec::{EntryRef, ImportSpec};
-use crate::property::json::{decode_map, DecodeOptions};
-use crate::property::{PropertyMap, PropertyValue};
 use crate::provider::ProviderSource;
+use ferry_property::json::{decode_map, DecodeOptions};
+use ferry_property::{PropertyMap, PropertyValue};
 
 /// The stack an import goes into.
 pub struct StackContext<'a> {

@@ -142,16 +142,28 @@ fn unknown_values(values: &Map<String, Value>, at: &str) -> Vec<String> {
 
 /// Reads and checks an import spec.
 pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
+    import_spec_from_value(read_spec_json(text)?)
+}
+
+/// Reads a spec's text as JSON, comments and trailing commas allowed. A caller that must look
+/// at the JSON before knowing it is a spec (the API tells a program's JSON envelope from a spec
+/// by its keys) reads it once here and checks it with [`import_spec_from_value`].
+pub fn read_spec_json(text: &str) -> Result<Value, SpecErrors> {
+    let fail = |message: String| Err(SpecErrors { errors: vec![problem("", message)], warnings: Vec::new() });
+    let options = jsonc_parser::ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
+    match jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options) {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => fail("the import spec is empty".into()),
+        Err(e) => fail(format!("not valid JSON: {e}")),
+    }
+}
+
+/// Checks an import spec already read as JSON (see [`read_spec_json`]).
+pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
     let fail = |errors: Vec<SpecProblem>, warnings: Vec<SpecProblem>| Err(SpecErrors { errors, warnings });
 
-    let options = jsonc_parser::ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
-    let root: Value = match jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options) {
-        Ok(Some(v)) => v,
-        Ok(None) => return fail(vec![problem("", "the import spec is empty")], warnings),
-        Err(e) => return fail(vec![problem("", format!("not valid JSON: {e}"))], warnings),
-    };
     let Value::Object(mut root) = root else {
         return fail(vec![problem("", "an import spec is an object with `resources` (and optionally `nameTable`)")], warnings);
     };

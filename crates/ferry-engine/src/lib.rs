@@ -1,8 +1,8 @@
-//! Ferry's import engine: Pulumi's property value model and its marshalling ([`property`]),
-//! import specs in the `pulumi import --file` format ([`import_spec`]) run as import
-//! deployments ([`import`]), Pulumi YAML programs ([`program`]), the one deployment engine both
+//! Ferry's import engine: import specs in the `pulumi import --file` format ([`import_spec`])
+//! run as import deployments ([`import`]), Pulumi YAML programs ([`program`]), the one deployment engine both
 //! go through ([`deploy`]: step generation and execution, the stack's next state), and the host
 //! that launches provider plugins and talks to them over Pulumi's protocol ([`plugin`]).
+//! Property values, the engine's currency, are the `ferry-property` crate's.
 //!
 //! Architecture Invariant: the engine knows nothing of HTTP, Leptos or the store; it takes
 //! values and returns values (the preview is a value).
@@ -13,6 +13,5 @@ pub mod import_spec;
 pub mod plugin;
 pub mod program;
 pub mod progress;
-pub mod property;
 pub mod provider;
 pub mod source_map;

@@ -107,7 +107,7 @@ pub struct ProviderInstance {
     pub version: Option<String>,
     /// The provider resource's reference (`urn::id`) or, for one the commit creates, its URN.
     pub key: String,
-    pub config: crate::property::PropertyMap,
+    pub config: ferry_property::PropertyMap,
 }
 
 /// Hands out configured providers. One instance per provider resource is shared by every

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use ferry_engine::deploy::StepOp;
 use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
-use ferry_engine::property::json::EncodeOptions;
-use ferry_engine::property::wire::to_struct;
 use ferry_engine::provider::FixedProviders;
+use ferry_property::json::EncodeOptions;
+use ferry_property::wire::to_struct;
 use ferry_rpc::pulumirpc::resource_provider_server::ResourceProvider;
 use ferry_rpc::pulumirpc::{
     CheckFailure, CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse,
@@ -25,7 +25,7 @@ struct FakeProvider {
 }
 
 fn props(v: &Value) -> ferry_rpc::prost_types::Struct {
-    let map = ferry_engine::property::json::decode_map(v.as_object().unwrap(), "", &Default::default()).unwrap();
+    let map = ferry_property::json::decode_map(v.as_object().unwrap(), "", &Default::default()).unwrap();
     to_struct(&map, &EncodeOptions::wire())
 }
 
@@ -41,7 +41,7 @@ impl ResourceProvider for FakeProvider {
             return Err(Status::unavailable(message.to_string()));
         }
         // `rawOutputs` go on the wire as they are, even when they are not valid property values.
-        let raw = |v: &Value| ferry_engine::property::wire::json_object_to_struct(v.as_object().unwrap().clone());
+        let raw = |v: &Value| ferry_property::wire::json_object_to_struct(v.as_object().unwrap().clone());
         Ok(Response::new(ReadResponse {
             id: answer.get("id").and_then(Value::as_str).unwrap_or(&r.id).to_string(),
             inputs: answer.get("inputs").map(props),

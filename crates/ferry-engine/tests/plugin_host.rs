@@ -149,8 +149,8 @@ fn discovery_order_versions_and_refusals() {
 #[tokio::test]
 async fn each_provider_resource_gets_its_own_configured_plugin() {
     use ferry_engine::plugin::PluginProviders;
-    use ferry_engine::property::PropertyValue;
     use ferry_engine::provider::{ProviderInstance, ProviderSource};
+    use ferry_property::PropertyValue;
     let dir = plugin_dir("test", "ok");
     let (engine, _logs) = EngineService::start().await.unwrap();
     let providers = PluginProviders::new(search(dir.path()), engine, quick(), dir.path().to_path_buf(), None);

@@ -8,7 +8,7 @@ use std::io::Write as _;
 use ferry_codegen::ir::Report;
 use ferry_codegen::{lower, project, Language, Options, PackageSchema, SourceResource, Style};
 use ferry_engine::plugin::PluginProviders;
-use ferry_engine::property::json::{decode_map, DecodeOptions};
+use ferry_property::json::{decode_map, DecodeOptions};
 use ferry_state::deployment::Resource;
 use serde::Serialize;
 

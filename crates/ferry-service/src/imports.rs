@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
-use ferry_engine::import_spec::parse_import_spec;
+use ferry_engine::import_spec::ImportSpec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
 
 use crate::previews::{PlanSource, SealedPayload, StoredPlan};
@@ -47,30 +47,26 @@ impl StackService {
         Ok(PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone()))
     }
 
-    /// Runs an import preview against the stack's latest version and stores it. Writes
-    /// nothing to the stack.
-    pub async fn preview_import(&self, stack_id: &str, spec_text: &str) -> Result<PreviewRecord, ServiceError> {
-        self.preview_import_with(stack_id, spec_text, None, Default::default()).await
-    }
-
-    /// [`Self::preview_import`] with an import strategy, telling `progress` of each resource as
-    /// it finishes.
-    pub async fn preview_import_with(
+    /// Runs an import preview against the stack's latest version and stores it, telling
+    /// `progress` of each resource as it finishes. Writes nothing to the stack. The spec comes
+    /// read and checked (its text is what the preview keeps as its source), so no caller parses
+    /// it twice.
+    pub async fn preview_import(
         &self,
         stack_id: &str,
         spec_text: &str,
+        spec: &ImportSpec,
         progress: Option<ferry_engine::progress::Progress>,
         strategy: ImportStrategy,
     ) -> Result<PreviewRecord, ServiceError> {
         let concurrency = self.engine()?.concurrency;
-        let spec = parse_import_spec(spec_text)?;
         let version = self.version(stack_id, None).await?;
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let (project, stack) = (name[1], name[2]);
 
         let providers = self.plugin_providers().await?;
         let ctx = StackContext { stack, project, deployment: &version.deployment };
-        let deployed = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency, progress, strategy }).await;
+        let deployed = preview_import(spec, &ctx, &providers, ImportOptions { concurrency, progress, strategy }).await;
         providers.shutdown().await;
 
         let payload = SealedPayload { run: None, states: deployed.states };

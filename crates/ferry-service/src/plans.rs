@@ -344,7 +344,10 @@ impl StackService {
                     };
                     service.preview_program(&stack_id, request).await
                 }
-                (_, Some(spec)) => service.preview_import_with(&stack_id, spec, Some(progress), options.strategy).await,
+                (_, Some(spec)) => match ferry_engine::import_spec::parse_import_spec(spec) {
+                    Ok(parsed) => service.preview_import(&stack_id, spec, &parsed, Some(progress), options.strategy).await,
+                    Err(e) => Err(e.into()),
+                },
                 _ => Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
             };
             match result {

@@ -10,10 +10,10 @@ use std::sync::Arc;
 
 use ferry_codegen::{elidable_inputs, PackageSchema, SourceResource};
 use ferry_engine::deploy::{provider_config, provider_version};
-use ferry_engine::property::json::EncodeOptions;
-use ferry_engine::property::wire::to_struct;
-use ferry_engine::property::PropertyMap;
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
+use ferry_property::json::EncodeOptions;
+use ferry_property::wire::to_struct;
+use ferry_property::PropertyMap;
 use ferry_rpc::pulumirpc::{diff_response::DiffChanges, CheckRequest, DiffRequest};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;

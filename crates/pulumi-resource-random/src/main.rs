@@ -7,7 +7,7 @@ mod schema;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ferry_engine::property::wire::{json_object_to_struct, struct_to_json_object};
+use ferry_property::wire::{json_object_to_struct, struct_to_json_object};
 use ferry_rpc::prost_types::Struct;
 use ferry_rpc::pulumirpc::diff_response::DiffChanges;
 use ferry_rpc::pulumirpc::property_diff::Kind as DiffKind;

@@ -76,7 +76,7 @@ pub(super) fn ResultsTable(rows: Signal<Arc<Vec<ReviewRow>>>, selected: RwSignal
                 // stored preview's (in another order), a row at the same index is another resource.
                 <For each=visible key=|(i, r)| (*i, r.urn.clone(), r.status.clone(), r.warnings.len(), r.differs.len()) let:item>
                     {
-                        let (_, r) = item;
+                        let (index, r) = item;
                         let urn = r.urn.clone();
                         let pick = urn.clone();
                         let is_selected = move || selected.with(|s| s.as_deref() == Some(urn.as_str()));
@@ -85,7 +85,7 @@ pub(super) fn ResultsTable(rows: Signal<Arc<Vec<ReviewRow>>>, selected: RwSignal
                         let differs = (!r.differs.is_empty()).then(|| format!("differs: {}", r.differs.join(", ")));
                         let shown = differs.clone().unwrap_or(note);
                         view! {
-                            <div class=format!("row status-{}", r.status) role="row" data-urn=r.urn.clone()
+                            <div class=format!("row status-{}", r.status) role="row" data-urn=r.urn.clone() data-index=index
                                 class:selected=is_selected on:click=move |_| selected.set(Some(pick.clone()))>
                                 <span class="status">{r.status.clone()}</span>
                                 <span title=r.type_.clone()>{r.type_.clone()}</span>

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use ferry_codegen::schema::{PackageSchema, Type};
 use ferry_codegen::SourceResource;
-use ferry_engine::property::{Asset, AssetSource, PropertyMap, PropertyValue};
+use ferry_property::{Asset, AssetSource, PropertyMap, PropertyValue};
 
 pub fn fixtures() -> PathBuf {
     std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))

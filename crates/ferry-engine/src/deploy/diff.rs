@@ -7,8 +7,8 @@ use ferry_rpc::pulumirpc::{property_diff, DiffResponse};
 use serde_json::Value;
 
 use super::step::{DiffCause, DiffKind, PropertyDiff};
-use crate::property::json::{encode_value, EncodeOptions, SecretEncoding};
-use crate::property::{PropertyMap, PropertyValue};
+use ferry_property::json::{encode_value, EncodeOptions, SecretEncoding};
+use ferry_property::{PropertyMap, PropertyValue};
 
 /// What a diff decided.
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use base64::Engine as _;
 
 use crate::program::expr::{Accessor, Builtin, Expr, ExprKind, Part, Pos, Reference};
-use crate::property::{Asset, AssetSource, PropertyMap, PropertyValue, ResourceReference};
+use ferry_property::{Asset, AssetSource, PropertyMap, PropertyValue, ResourceReference};
 
 /// What a registration handed back to the program.
 #[derive(Debug, Clone)]
@@ -104,9 +104,7 @@ impl Scope {
                 let json: serde_json::Value = serde_json::from_str(text).map_err(|_| bad("a JSON list"))?;
                 let arr = json.as_array().cloned().ok_or_else(|| bad("a JSON list"))?;
                 PropertyValue::Array(
-                    arr.iter()
-                        .map(|v| crate::property::json::decode_value(v, key, &Default::default()).map_err(|e| e.to_string()))
-                        .collect::<Result<_, _>>()?,
+                    arr.iter().map(|v| ferry_property::json::decode_value(v, key, &Default::default()).map_err(|e| e.to_string())).collect::<Result<_, _>>()?,
                 )
             }
             _ => PropertyValue::String(text.to_string()),

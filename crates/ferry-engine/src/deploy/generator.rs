@@ -25,10 +25,10 @@ use super::{DeployContext, DeployMode, DeployOptions, SkippedResource};
 use crate::import::ImportStrategy;
 use crate::plugin::PluginError;
 use crate::program::{AliasSpec, Diagnostic, Pos, Program, ResourceDecl};
-use crate::property::json::{decode_map, DecodeOptions, EncodeOptions};
-use crate::property::wire::{from_struct, to_struct};
-use crate::property::{PropertyMap, PropertyValue};
 use crate::provider::{Provider, ProviderInstance, ProviderSource};
+use ferry_property::json::{decode_map, DecodeOptions, EncodeOptions};
+use ferry_property::wire::{from_struct, to_struct};
+use ferry_property::{PropertyMap, PropertyValue};
 
 /// Pulumi's placeholder for an ID not known during a preview.
 pub const UNKNOWN_ID: &str = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";

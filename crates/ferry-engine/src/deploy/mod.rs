@@ -28,8 +28,8 @@ use generator::{Generator, Goal};
 pub use step::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp};
 
 use crate::program::{Diagnostic, Program, ProgramError};
-use crate::property::{PropertyMap, PropertyValue};
 use crate::provider::ProviderSource;
+use ferry_property::{PropertyMap, PropertyValue};
 
 /// Decrypts a state `ciphertext` into the JSON text of the secret.
 pub type Decrypt<'a> = &'a (dyn Fn(&str) -> Result<String, String> + Sync);
@@ -404,7 +404,7 @@ fn stack_references(program: &Program, ctx: &DeployContext<'_>, scope_kind: Plan
     }
     let index = ctx.deployment.reference_index();
     let resources = ctx.deployment.resources();
-    let decode = crate::property::json::DecodeOptions { decrypt: ctx.decrypt };
+    let decode = ferry_property::json::DecodeOptions { decrypt: ctx.decrypt };
     let mut diagnostics = Vec::new();
     for (decl, option, urn) in wanted {
         let pos = decl.options_pos.get(option).copied().unwrap_or(decl.pos);
@@ -428,7 +428,7 @@ fn stack_references(program: &Program, ctx: &DeployContext<'_>, scope_kind: Plan
         if scope.resources.contains_key(urn) {
             continue;
         }
-        let outputs = match crate::property::json::decode_map(r.outputs.as_ref().unwrap_or(&Default::default()), "", &decode) {
+        let outputs = match ferry_property::json::decode_map(r.outputs.as_ref().unwrap_or(&Default::default()), "", &decode) {
             Ok(o) => o,
             Err(e) => {
                 diagnostics.push(program.diagnostic(pos, path, format!("the stack's outputs of `{urn}` do not decode: {e}")));

@@ -10,7 +10,7 @@ use ferry_state::Deployment;
 use serde_json::{json, Map, Value};
 
 use super::step::ResourceState;
-use crate::property::json::{encode_map, EncodeOptions, SecretEncoding};
+use ferry_property::json::{encode_map, EncodeOptions, SecretEncoding};
 
 /// Stable topological order: each resource after its parent, provider and dependencies
 /// (those among `states`), otherwise in the given order.

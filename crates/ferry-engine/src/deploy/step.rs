@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::program::Pos;
-use crate::property::json::{decode_map, encode_map, DecodeOptions, EncodeOptions, SecretEncoding};
-use crate::property::PropertyMap;
+use ferry_property::json::{decode_map, encode_map, DecodeOptions, EncodeOptions, SecretEncoding};
+use ferry_property::PropertyMap;
 
 /// A property the provider's `Check` refused, and why.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -11,9 +11,9 @@ use tokio::sync::Mutex;
 
 use super::supervisor::StartPlugin;
 use super::{EngineService, LaunchOptions, PluginError, PluginSearch, ProviderBinary, ProviderPlugin, SupervisedPlugin};
-use crate::property::json::EncodeOptions;
-use crate::property::wire::to_struct;
 use crate::provider::{Provider, ProviderInstance, ProviderSource};
+use ferry_property::json::EncodeOptions;
+use ferry_property::wire::to_struct;
 
 pub struct PluginProviders {
     search: PluginSearch,
@@ -159,7 +159,7 @@ async fn start_configured(
         .config
         .iter()
         .filter_map(|(k, v)| {
-            let text = match crate::property::json::encode_value(v, &EncodeOptions { keep_secrets: false, ..EncodeOptions::wire() })? {
+            let text = match ferry_property::json::encode_value(v, &EncodeOptions { keep_secrets: false, ..EncodeOptions::wire() })? {
                 serde_json::Value::String(s) => s,
                 other => other.to_string(),
             };

@@ -15,10 +15,10 @@
 
 use std::sync::{Arc, Mutex};
 
-use ferry_engine::property::json::{decode_map, EncodeOptions};
-use ferry_engine::property::wire::{from_struct, to_struct};
-use ferry_engine::property::{PropertyMap, PropertyValue};
 use ferry_engine::provider::{GrpcProvider, Provider};
+use ferry_property::json::{decode_map, EncodeOptions};
+use ferry_property::wire::{from_struct, to_struct};
+use ferry_property::{PropertyMap, PropertyValue};
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
     diff_response::DiffChanges, property_diff::Kind, CheckFailure, CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,

@@ -6,9 +6,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use base64::Engine;
-use ferry_engine::property::json::{decode_map, decode_value, encode_map, DecodeOptions, EncodeOptions, SecretEncoding};
-use ferry_engine::property::wire::{from_struct, to_struct};
-use ferry_engine::property::*;
+use ferry_property::json::{decode_map, decode_value, encode_map, DecodeOptions, EncodeOptions, SecretEncoding};
+use ferry_property::wire::{from_struct, to_struct};
+use ferry_property::*;
 use proptest::prelude::*;
 use serde_json::Value;
 

@@ -1,7 +1,7 @@
 //! Property values on the gRPC wire: `google.protobuf.Struct`, with the same signature-key
 //! objects as [`super::json`] (secrets as `{sig, value}`).
 
-use ferry_rpc::prost_types::{value::Kind, ListValue, Struct, Value as PbValue};
+use prost_types::{value::Kind, ListValue, Struct, Value as PbValue};
 use serde_json::{Map, Value};
 
 use super::json::{decode_map, encode_map, DecodeOptions, EncodeOptions};

@@ -1,0 +1,150 @@
+//! What the `ferry` subcommands share: opening Ferry's store (or a state file in memory) as a
+//! service, the passphrase from Pulumi's own environment variable, durable atomic file writes,
+//! and `--json` output.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ferry_service::{CommitOutcome, EngineConfig, PreviewRecord, StackService, DEFAULT_MAX_STATE_BYTES};
+use ferry_store::Store;
+
+pub type Error = Box<dyn std::error::Error>;
+
+/// The stack passphrase, read as Pulumi reads it (`PULUMI_CONFIG_PASSPHRASE`); empty is none.
+pub fn env_passphrase() -> Option<String> {
+    std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty())
+}
+
+/// The folder of the `ferry` binary (where Ferry's own plugins are installed), then `extra`.
+pub fn plugin_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::current_exe().ok().and_then(|e| e.parent().map(PathBuf::from)).into_iter().collect();
+    dirs.extend(extra.iter().cloned());
+    dirs
+}
+
+/// The service over the store in `data_dir` (made if missing), with its plugins, schema cache
+/// and payload key: what `ferry serve` runs on and what the commands open by stack name.
+pub async fn open_service(data_dir: &Path, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize) -> Result<StackService, Error> {
+    std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
+    let db = data_dir.join("ferry.db");
+    let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
+    let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), payload_key(data_dir)?);
+    Ok(StackService::new(store, max_state_bytes).with_engine(engine))
+}
+
+/// The key that encrypts the values stored with previews (so the store alone never reveals a
+/// secret): made on first start, readable by the owner only.
+fn payload_key(data_dir: &Path) -> Result<[u8; 32], Error> {
+    let path = data_dir.join("payload.key");
+    match std::fs::read(&path) {
+        Ok(bytes) => return bytes.try_into().map_err(|_| format!("{} is damaged: it must hold 32 bytes", path.display()).into()),
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("cannot read {}: {e}", path.display()).into()),
+        Err(_) => {}
+    }
+    let key = ferry_state::secrets::random_key();
+    write_atomically(&path, &key, Some(0o600))?;
+    Ok(key)
+}
+
+/// The service and the stack's ID: a stack by name in Ferry's store, or a state file held in
+/// an in-memory store (the file itself is never written).
+pub async fn open_stack(stack: &str, data_dir: &Path, extra_plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<StackService>, String), Error> {
+    let state_file = PathBuf::from(stack);
+    if state_file.is_file() {
+        let store = Store::open_in_memory().await?;
+        let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), ferry_state::secrets::random_key());
+        let service = Arc::new(StackService::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
+        let bytes = std::fs::read(&state_file).map_err(|e| format!("cannot read {}: {e}", state_file.display()))?;
+        let name = stack_name_of(&bytes);
+        let id = service.upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id;
+        return Ok((service, id));
+    }
+    let service = Arc::new(open_service(data_dir, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES).await?);
+    let name = ferry_store::StackName::parse(stack)?;
+    let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
+    let id = id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", data_dir.display()))?;
+    Ok((service, id))
+}
+
+/// A name for a stack read from a file: the checkpoint's own, or one made from its URNs.
+fn stack_name_of(bytes: &[u8]) -> String {
+    let Ok(state) = ferry_state::load_state(bytes, Default::default()) else { return "local/import/dev".into() };
+    if let Some(name) = state.stack.as_deref().filter(|n| ferry_store::StackName::parse(n).is_ok()) {
+        return name.to_string();
+    }
+    state
+        .deployment
+        .resources()
+        .iter()
+        .find_map(|r| ferry_state::Urn::parse(&r.urn).map(|u| format!("local/{}/{}", u.project, u.stack)))
+        .filter(|n| ferry_store::StackName::parse(n).is_ok())
+        .unwrap_or_else(|| "local/import/dev".into())
+}
+
+/// Writes `bytes` to `path` so that a reader, or the file after a crash, holds either the old
+/// contents or all of the new: a uniquely named temporary file beside it (never a name a user's
+/// file could have), flushed to disk, renamed over `path`, and the folder flushed too. `mode`
+/// sets Unix permissions before the file gets its name.
+pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<(), Error> {
+    let cannot = |e: &dyn std::fmt::Display| format!("cannot write {}: {e}", path.display());
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let mut tmp = tempfile::Builder::new().prefix(".ferry-").suffix(".tmp").tempfile_in(dir).map_err(|e| cannot(&e))?;
+    tmp.write_all(bytes).map_err(|e| cannot(&e))?;
+    #[cfg(unix)]
+    if let Some(mode) = mode {
+        std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode)).map_err(|e| cannot(&e))?;
+    }
+    #[cfg(not(unix))]
+    let _ = mode;
+    tmp.as_file().sync_all().map_err(|e| cannot(&e))?;
+    tmp.persist(path).map_err(|e| cannot(&e.error))?;
+    // The rename is durable once the folder's entry is on disk (on Unix; elsewhere a folder
+    // cannot be opened, and the rename alone is what the platform offers).
+    #[cfg(unix)]
+    std::fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| cannot(&e))?;
+    Ok(())
+}
+
+/// `--json`: the stored preview, with the commit's outcome under `commit` when it committed.
+pub fn print_json(record: &PreviewRecord, outcome: Option<&Result<CommitOutcome, ferry_service::ServiceError>>) -> Result<(), Error> {
+    let mut out = serde_json::to_value(record)?;
+    if let Some(Ok(o)) = outcome {
+        out["commit"] = serde_json::to_value(o)?;
+    }
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_atomic_write_replaces_the_whole_file_and_leaves_no_temporary_behind() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        // A user's own file named as the old temporary was (`state.tmp`) is never touched.
+        std::fs::write(dir.path().join("state.tmp"), "mine").unwrap();
+        std::fs::write(&path, "old").unwrap();
+        write_atomically(&path, b"new contents", Some(0o600)).unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "new contents");
+        assert_eq!(std::fs::read_to_string(dir.path().join("state.tmp")).unwrap(), "mine");
+        let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn an_atomic_write_into_a_missing_folder_names_the_file() {
+        let err = write_atomically(Path::new("/nonexistent-ferry-dir/out.json"), b"x", None).unwrap_err();
+        assert!(err.to_string().contains("/nonexistent-ferry-dir/out.json"), "{err}");
+    }
+}
