@@ -71,6 +71,31 @@ export class FrameTrace {
   }
 }
 
+/**
+ * Sends input through CDP's Input domain at a display's pace (one event every 16 ms) for
+ * `seconds`, without waiting for each to be handled (a user's mouse does not wait for the page
+ * either): `eventAt(t, step)` gives each `Input.dispatchMouseEvent` (or null for none). Every
+ * `pauseEvery` steps, `pause()` runs while no input is sent. Resolves once every event is handled.
+ */
+export async function sendInput(page, seconds, eventAt, { pauseEvery = 0, pause = async () => {} } = {}) {
+  const cdp = await page.context().newCDPSession(page);
+  const sent = [];
+  const start = Date.now();
+  let next = start;
+  for (let step = 0; Date.now() - start < seconds * 1000; step++) {
+    const event = eventAt((Date.now() - start) / 1000, step);
+    if (event) sent.push(cdp.send('Input.dispatchMouseEvent', event));
+    if (pauseEvery && step % pauseEvery === pauseEvery - 1) {
+      await pause();
+      next = Date.now();
+    }
+    next += 16;
+    await new Promise((r) => setTimeout(r, Math.max(0, next - Date.now())));
+  }
+  await Promise.all(sent);
+  await cdp.detach();
+}
+
 /** Marks the page's timeline (it shows in the trace) and waits for the mark to be made. */
 export function mark(page, name) {
   return page.evaluate((n) => performance.mark(n), name);
@@ -78,36 +103,35 @@ export function mark(page, name) {
 
 /**
  * Scrolls the element `scrollerId` down with the mouse wheel for `seconds`, one wheel event
- * every frame or so, sent through CDP as a user's wheel would come. Returns the frames Chromium
+ * every 16 ms sent through CDP as a user's wheel would come. Returns the frames Chromium
  * presented per second meanwhile, and checks, every few steps in the frame that shows them,
  * that the rows on screen are the ones at the scroll position: the top row in view is the row
  * whose `data-index` is scrollTop / rowHeight (the table unfiltered). Any mismatch is returned.
  */
-export async function scrollFps(page, scrollerId, seconds, { rowHeight = 30, delta = 600 } = {}) {
+export async function scrollFps(page, scrollerId, seconds, { rowHeight = 30, delta = 400 } = {}) {
+  // In view first: the wheel goes where the pointer is, as a user's would.
+  await page.locator(`#${scrollerId}`).scrollIntoViewIfNeeded();
   const box = await page.locator(`#${scrollerId}`).boundingBox();
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const x = box.x + box.width / 2, y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
   await page.evaluate((id) => { document.getElementById(id).scrollTop = 0; }, scrollerId);
   const trace = await traceFrames(page);
   await mark(page, 'ferry:scroll-start');
   const mismatches = [];
   let checks = 0;
-  const end = Date.now() + seconds * 1000;
-  for (let step = 0; Date.now() < end; step++) {
-    await page.mouse.wheel(0, delta);
-    if (step % 8 === 7) {
-      const seen = await page.evaluate(([id, rowHeight]) => new Promise((resolve) => requestAnimationFrame(() => {
-        const scroller = document.getElementById(id);
-        const rect = scroller.getBoundingClientRect();
-        const row = document.elementFromPoint(rect.left + 20, rect.top + 2)?.closest('[data-index]');
-        resolve({ scrollTop: scroller.scrollTop, expected: Math.floor((scroller.scrollTop + 2) / rowHeight), shown: row ? Number(row.dataset.index) : null });
-      })), [scrollerId, rowHeight]);
-      checks++;
-      if (seen.shown !== seen.expected) mismatches.push(seen);
-    } else {
-      await new Promise((r) => setTimeout(r, 16));
-    }
-  }
+  const check = async () => {
+    const seen = await page.evaluate(([id, rowHeight]) => new Promise((resolve) => requestAnimationFrame(() => {
+      const scroller = document.getElementById(id);
+      const rect = scroller.getBoundingClientRect();
+      const row = document.elementFromPoint(rect.left + 20, rect.top + 2)?.closest('[data-index]');
+      resolve({ scrollTop: scroller.scrollTop, expected: Math.floor((scroller.scrollTop + 2) / rowHeight), shown: row ? Number(row.dataset.index) : null });
+    })), [scrollerId, rowHeight]);
+    checks++;
+    if (seen.shown !== seen.expected) mismatches.push(seen);
+  };
+  await sendInput(page, seconds, () => ({ type: 'mouseWheel', x, y, deltaX: 0, deltaY: delta }), { pauseEvery: 30, pause: check });
   await mark(page, 'ferry:scroll-end');
+  await check();
   const frames = await trace.stop();
   const scrolled = await page.evaluate((id) => document.getElementById(id).scrollTop, scrollerId);
   if (scrolled < delta) throw new Error(`#${scrollerId} did not scroll (scrollTop ${scrolled})`);

@@ -270,9 +270,13 @@ impl StackService {
     ) -> Result<GeneratedCode, ServiceError> {
         let v = self.version(id, version).await?;
         let all = self.context(&v, passphrase)?;
+        // Sets, so asking for many resources of a large stack stays linear.
+        let wanted: std::collections::HashSet<&str> = urns.iter().map(String::as_str).collect();
         let (resources, context): (Vec<_>, Vec<_>) =
-            all.into_iter().partition(|r| if urns.is_empty() { r.custom && !r.token.starts_with("pulumi:providers:") } else { urns.contains(&r.urn) });
-        if let Some(missing) = urns.iter().find(|u| !resources.iter().any(|r| &r.urn == *u)) {
+            all.into_iter()
+                .partition(|r| if urns.is_empty() { r.custom && !r.token.starts_with("pulumi:providers:") } else { wanted.contains(r.urn.as_str()) });
+        let found: std::collections::HashSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
+        if let Some(missing) = urns.iter().find(|u| !found.contains(u.as_str())) {
             return Err(ServiceError::ResourceNotFound { stack: v.summary.name.clone(), urn: missing.clone() });
         }
         if resources.is_empty() {
