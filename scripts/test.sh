@@ -32,7 +32,13 @@ log "end-to-end tests (Chromium)"
 DATA="$(mktemp -d)"
 PORT="${FERRY_TEST_PORT:-$((20000 + RANDOM % 20000))}"
 export FERRY_URL="http://127.0.0.1:$PORT"
-"$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" > "$DATA/server.log" 2>&1 &
+# Beside Ferry's own plugins: the scripted test plugin (built by `cargo test` above) in its
+# `naive` mode as `pulumi-resource-test`, a provider whose Diff reports the zero values and
+# defaults a program leaves out, down to nested leaves (what the leaf-review test resolves).
+mkdir -p "$DATA/plugins"
+printf '#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=naive exec "%s" "$@"\n' "$ROOT/target/debug/ferry-test-provider" > "$DATA/plugins/pulumi-resource-test"
+chmod +x "$DATA/plugins/pulumi-resource-test"
+"$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!
 cleanup() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$DATA"; }
 trap cleanup EXIT

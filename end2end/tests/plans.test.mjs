@@ -177,7 +177,7 @@ test("a resource's diff is reviewed and a property resolved: the next revision p
   await page.waitForSelector('#review-diff .monaco-diff-editor', { timeout: 30000 });
   assert.match(await page.textContent('#plan-results .row[data-urn$="::port"]'), /differs: max/);
   const max = page.locator('#review-properties tr[data-property="max"]');
-  assert.deepEqual(await max.locator('td').allTextContents().then((t) => t.slice(0, 5)), ['max', '10', '20', 'replace', 'program']);
+  assert.deepEqual(await max.locator('td').allTextContents().then((t) => t.slice(0, 6)), ['max', '10', '20', 'replace', 'program', 'program']);
   assert.match(await page.textContent('#review-warnings'), /an import must leave no diff/);
   // Both sides of the diff editor: what Read returned, and the program.
   await page.waitForSelector('#review-diff .editor.original .view-line');
@@ -195,9 +195,56 @@ test("a resource's diff is reviewed and a property resolved: the next revision p
   await page.click('#plan-results .row[data-urn$="::port"]');
   await page.waitForSelector('#review-properties tr[data-property="max"]');
   const cells = await page.locator('#review-properties tr[data-property="max"] td').allTextContents();
-  assert.deepEqual(cells.slice(0, 5), ['max', '10', '10', 'none', 'user (adopt)']);
+  assert.deepEqual(cells.slice(0, 6), ['max', '10', '10', 'none', 'equal', 'user (adopt)']);
   assert.doesNotMatch(await page.textContent('#plan-results .row[data-urn$="::port"]'), /differs/);
   await shot(page, '24-plan-resolved');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// Needs the server's plugin folder to hold the scripted test plugin in its `naive` mode as
+// `pulumi-resource-test` (scripts/test.sh puts it there).
+test('a nested leaf is reviewed and adopted alone, then every zero value and default in one click', async () => {
+  const stack = await api('POST', `/api/v1/stacks?name=e2e/buckets/run-${Date.now()}`, { version: 3, deployment: {} });
+  const program = 'name: buckets\nruntime: yaml\nresources:\n  logs:\n    type: test:index:Bucket\n    properties:\n      name: logs\n      versioning:\n        enabled: true\n    options:\n      import: logs\n';
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Adopt a bucket', program });
+  await api('POST', `/api/v1/plans/${plan.id}/previews`);
+  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
+  await waitDone(page);
+  await page.waitForSelector('#plan-zero-values');
+  const planCount = Number((await page.textContent('#plan-zero-values')).match(/^(\d+) of the differences/)[1]);
+  assert.ok(planCount >= 3, `forceDestroy, tags and versioning.mfaDelete at least: ${planCount}`);
+
+  // The leaf, with its own cause; adopted alone.
+  await page.click('#plan-results .row[data-urn$="::logs"]');
+  const leaf = page.locator('#review-properties tr[data-property="versioning.mfaDelete"]');
+  await leaf.waitFor({ timeout: 30000 });
+  const cells = await leaf.locator('td').allTextContents();
+  assert.deepEqual([cells[0], cells[1], cells[2], cells[4]], ['versioning.mfaDelete', 'false', '—', 'zero-value']);
+  assert.equal(await page.locator('#review-properties tr[data-property="versioning.enabled"] td.cause').textContent(), 'equal');
+  assert.match(await page.textContent('#review-zero-values'), new RegExp(`^${planCount} of \\d+ differences are only zero values`));
+  await shot(page, '25-plan-leaf-review');
+  await leaf.locator('button[data-action="adopt"]').click();
+  await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await waitDone(page);
+  assert.match(await page.textContent('#plan-source'), /    versioning:\n        enabled: true\n        mfaDelete: false\n/);
+  await page.click('#plan-results .row[data-urn$="::logs"]');
+  // `versioning` now agrees as a whole (its leaves are shown only while they differ).
+  await page.waitForSelector('#review-properties tr[data-property^="versioning"]');
+  const kinds = await page.locator('#review-properties tr[data-property^="versioning"] td.kind').allTextContents();
+  assert.ok(kinds.every((k) => k === 'none'), `versioning no longer differs: ${kinds}`);
+
+  // Everything else that is only a zero value or a default, in one click: one more revision.
+  await page.click('#review-adopt-zero');
+  await page.waitForFunction(() => /revision 3 of 3/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await waitDone(page);
+  const source = await page.textContent('#plan-source');
+  assert.match(source, /forceDestroy: false/);
+  assert.match(source, /name: logs\n/);
+  assert.equal(await page.locator('#plan-zero-values').count(), 0, 'nothing left that is only a zero value or a default');
+  await shot(page, '26-plan-zero-values-adopted');
   assert.deepEqual(errors, []);
   await context.close();
 });

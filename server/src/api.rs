@@ -58,6 +58,7 @@ pub fn routes() -> Router<AppState> {
         .route("/shared/{token}/revisions/{revision}/previews/{index}/graph", get(shared_preview_graph))
         .route("/shared/{token}/revisions/{revision}/previews/{index}/code", get(shared_preview_code))
         .route("/plans/{id}/resolutions", post(resolve))
+        .route("/plans/{id}/resolutions/zero-values", post(adopt_zero_values))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
 }
 
@@ -573,6 +574,26 @@ async fn resolve(State(stacks): State<Arc<StackService>>, Path(id): Path<String>
     let request: ResolveRequest =
         serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
     let plan = stacks.resolve(&id, &request.preview, request.resolution).await?;
+    let job = stacks.start_plan_preview(&id, None).await?;
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AdoptZeroValuesRequest {
+    preview: String,
+    /// One resource; without it, every resource of the preview.
+    urn: Option<String>,
+}
+
+/// `POST /api/v1/plans/{id}/resolutions/zero-values` `{preview, urn?}`: adopts every difference
+/// of the resource (or of the whole plan) that is only a zero value or a default, as the next
+/// revision, and starts its preview; `201` with both.
+async fn adopt_zero_values(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 64 * 1024, "the request").await?;
+    let request: AdoptZeroValuesRequest =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the request: {e}")))?;
+    let plan = stacks.adopt_zero_values_and_defaults(&id, &request.preview, request.urn.as_deref()).await?;
     let job = stacks.start_plan_preview(&id, None).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }

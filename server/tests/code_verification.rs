@@ -7,25 +7,12 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
-
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use common::{call, get, post};
 use ferry_service::EngineConfig;
 use serde_json::{json, Value};
-
-/// A plugin folder whose `pulumi-resource-test` is Ferry's scripted test plugin in `naive` mode.
-fn naive_plugin_dir() -> tempfile::TempDir {
-    let binary = common::plugin_dir().join("ferry-test-provider");
-    assert!(binary.exists(), "build the test plugin first: cargo test --workspace (looked for {})", binary.display());
-    let dir = tempfile::tempdir().unwrap();
-    let wrapper = dir.path().join("pulumi-resource-test");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=naive exec '{}' \"$@\"\n", binary.display())).unwrap();
-    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    dir
-}
 
 /// Previews and commits `spec` into a new empty stack; the stack and the preview.
 async fn committed(app: &Router, name: &str, spec: Value) -> (String, String) {
@@ -74,7 +61,7 @@ async fn random_code_is_verified_and_its_yaml_previews_same_after_the_commit() {
 
 #[tokio::test]
 async fn a_provider_without_defaults_gets_them_kept_and_its_yaml_previews_same() {
-    let plugins = naive_plugin_dir();
+    let plugins = common::naive_plugin_dir();
     let engine = EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
     let app = common::app_with(engine, false).await;
     let spec = json!({"resources": [

@@ -300,3 +300,99 @@ async fn a_preview_that_hangs_is_cancelled_and_keeps_what_it_reported() {
     let (status, _) = call(&app, Request::post(format!("/api/v1/plans/{plan_id}/previews")).body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::ACCEPTED);
 }
+
+/// A program importing a bucket of a provider whose Read returns zero values and defaults the
+/// program leaves out, and whose Diff reports each: the review counts them, and one click adopts
+/// them all (of a resource, or of the plan) as one revision, after which the import is clean.
+#[tokio::test]
+async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
+    let plugins = common::naive_plugin_dir();
+    let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let app = common::app_with(engine, false).await;
+    let (status, stack) = call(&app, common::post("/api/v1/stacks?name=acme/buckets/dev", r#"{"version": 3, "deployment": {}}"#)).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let bucket = |name: &str| {
+        format!("  {name}:\n    type: test:index:Bucket\n    properties:\n      name: {name} # as it is called\n      versioning:\n        enabled: true\n    options:\n      import: {name}\n")
+    };
+    let program = format!("name: buckets\nruntime: yaml\nresources:\n{}{}", bucket("logs"), bucket("assets"));
+    let (status, plan) = call(&app, post_json(&format!("/api/v1/stacks/{}/plans", stack["id"].as_str().unwrap()), json!({"program": program}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let plan_id = plan["id"].as_str().unwrap().to_string();
+    let job = preview(&app, &plan_id).await;
+    let preview_id = job["preview_id"].as_str().unwrap().to_string();
+
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let logs = rows.as_array().unwrap().iter().find(|r| r["name"] == "logs").unwrap_or_else(|| panic!("{rows}")).clone();
+    let differs: Vec<&str> = logs["differs"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
+    assert!(differs.contains(&"forceDestroy") && differs.contains(&"tags"), "{logs}");
+    let zero = logs["zero_or_default"].as_u64().unwrap() as usize;
+    assert!(zero >= 2 && zero <= differs.len(), "{logs}");
+    let urn = logs["urn"].as_str().unwrap().to_string();
+    let detail_uri = format!("/api/v1/previews/{preview_id}/review/resource?urn={}", urn.replace(':', "%3A").replace('/', "%2F"));
+    let (_, detail) = call(&app, get(&detail_uri)).await;
+    let property = |detail: &Value, path: &str| detail["properties"].as_array().unwrap().iter().find(|p| p["path"] == path).cloned();
+    let force = property(&detail, "forceDestroy").unwrap();
+    assert_eq!((force["cause"].clone(), force["read"].clone()), (json!("zero-value"), json!(false)), "{force}");
+    // Down to the leaf: `versioning` differs only at `mfaDelete`, a zero value; `enabled` agrees.
+    let leaf = property(&detail, "versioning.mfaDelete").unwrap_or_else(|| panic!("no leaf versioning.mfaDelete: {detail}"));
+    assert_eq!((leaf["cause"].clone(), leaf["read"].clone(), leaf["program"].clone()), (json!("zero-value"), json!(false), Value::Null), "{leaf}");
+    assert_eq!(property(&detail, "versioning.enabled").unwrap()["cause"], "equal", "{detail}");
+
+    // One leaf, adopted: written inside its block, the rest of the text as it was.
+    let (status, resolved) = call(
+        &app,
+        post_json(
+            &format!("/api/v1/plans/{plan_id}/resolutions"),
+            json!({"preview": preview_id, "urn": urn, "property": "versioning.mfaDelete", "action": "adopt"}),
+        ),
+    )
+    .await;
+    assert_eq!(status, StatusCode::CREATED, "{resolved}");
+    let text = resolved["plan"]["current"]["program"].as_str().unwrap().to_string();
+    assert!(text.contains("      versioning:\n        enabled: true\n        mfaDelete: false\n"), "{text}");
+    assert!(text.ends_with(&bucket("assets")), "the other resource's text is untouched: {text}");
+    let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
+    let leaf_adopted = job["preview_id"].as_str().unwrap().to_string();
+    let (_, detail) = call(&app, get(&detail_uri.replace(&preview_id, &leaf_adopted))).await;
+    // The whole object now agrees, so it is one property again, equal.
+    let versioning = property(&detail, "versioning.mfaDelete").or_else(|| property(&detail, "versioning")).unwrap_or_else(|| panic!("{detail}"));
+    assert_eq!((versioning["kind"].clone(), versioning["cause"].clone()), (json!("none"), json!("equal")), "{detail}");
+    assert!(!detail["differs"].as_array().unwrap().iter().any(|d| d.as_str().unwrap().starts_with("versioning")), "{detail}");
+
+    // One resource's, in one click: the other bucket is left as it was.
+    let adopt = format!("/api/v1/plans/{plan_id}/resolutions/zero-values");
+    let (status, resolved) = call(&app, post_json(&adopt, json!({"preview": leaf_adopted, "urn": urn}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{resolved}");
+    let text = resolved["plan"]["current"]["program"].as_str().unwrap().to_string();
+    let (logs_text, assets_text) = text.split_at(text.find("  assets:").unwrap());
+    assert!(logs_text.contains("forceDestroy: false") && logs_text.contains("name: logs # as it is called"), "{text}");
+    assert_eq!(assets_text, bucket("assets"), "the other resource's text is untouched");
+    let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
+    let second = job["preview_id"].as_str().unwrap().to_string();
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{second}/review"))).await;
+    let row = |name: &str| rows.as_array().unwrap().iter().find(|r| r["name"] == name).unwrap().clone();
+    assert_eq!(row("logs")["zero_or_default"], 0, "{rows}");
+    assert!(row("assets")["zero_or_default"].as_u64().unwrap() >= 2, "{rows}");
+
+    // The whole plan's: nothing is left that is only a zero value or a default.
+    let (status, resolved) = call(&app, post_json(&adopt, json!({"preview": second}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{resolved}");
+    assert_eq!(resolved["plan"]["current"]["revision"], 4);
+    let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
+    let third = job["preview_id"].as_str().unwrap().to_string();
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{third}/review"))).await;
+    for r in rows.as_array().unwrap() {
+        assert_eq!(r["zero_or_default"], 0, "{r}");
+    }
+    // Asked again, there is nothing to adopt: a clear refusal, and no revision is written.
+    let (status, error) = call(&app, post_json(&adopt, json!({"preview": third}))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    assert!(error["error"]["message"].as_str().unwrap().contains("nothing to resolve"), "{error}");
+    let (_, current) = call(&app, get(&format!("/api/v1/plans/{plan_id}"))).await;
+    assert_eq!(current["revision"], 4);
+    // What still differs is what is neither: `maxSessionDuration: 3600` (the schema's default,
+    // but Check filled nothing, so Read's value is the resource's own), left to the reviewer.
+    for r in rows.as_array().unwrap().iter().filter(|r| r["type"] == "test:index:Bucket") {
+        assert_eq!(r["differs"], json!(["maxSessionDuration"]), "{r}");
+    }
+}

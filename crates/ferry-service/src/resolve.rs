@@ -2,15 +2,19 @@
 //! `adopt` takes the value Read returned into the program, `omit` leaves the property out,
 //! `ignore` adds it to the resource's `ignoreChanges`, `keep` records that the program's value
 //! stands. For import specs, `adopt` and `omit` edit the entry's `properties` list (a spec has
-//! no values of its own, and no `ignoreChanges`).
+//! no values of its own, and no `ignoreChanges`). One click can also adopt every difference
+//! that is only a zero value or a default, of a resource or of the whole plan, as one revision.
 
+use std::collections::HashMap;
+
+use ferry_engine::deploy::Step;
 use ferry_engine::program::edit::{edit_program, ProgramEdit};
-use ferry_types::Resolution;
+use ferry_types::{Resolution, ReviewDetail};
 use serde_json::Value;
 
 use crate::plans::{PlanInput, PlanOptions, PlanView};
-use crate::review::review_detail;
-use crate::{ServiceError, StackService};
+use crate::review::{only_zero_or_default, reviewable_steps, step_detail};
+use crate::{PreviewRecord, ServiceError, StackService};
 
 const ACTIONS: &[&str] = &["adopt", "keep", "ignore", "omit"];
 
@@ -40,6 +44,59 @@ fn edit_spec(text: &str, index: usize, read_keys: &[String], f: impl FnOnce(&mut
     Ok(serde_json::to_string_pretty(&root).expect("JSON serialises") + "\n")
 }
 
+/// A plan's texts as resolutions edit them.
+struct Texts {
+    spec: Option<String>,
+    program: Option<String>,
+}
+
+/// Applies one resolution of `step` (reviewed as `detail`) to the texts.
+fn apply(texts: &mut Texts, is_program: bool, step: &Step, detail: &ReviewDetail, resolution: &Resolution) -> Result<(), ServiceError> {
+    let property = detail
+        .properties
+        .iter()
+        .find(|p| p.path == resolution.property)
+        .ok_or_else(|| ServiceError::Plan(format!("`{}` has no property `{}`", detail.row.name, resolution.property)))?;
+    let name = detail.row.name.clone();
+    let prop = resolution.property.clone();
+    let edit_failed = |e: ferry_engine::program::edit::EditError| ServiceError::Plan(format!("cannot edit the program: {e}"));
+    if is_program {
+        let text = texts.program.take().unwrap_or_default();
+        let edited = match resolution.action.as_str() {
+            "adopt" => {
+                let value = property.read.clone().ok_or_else(|| ServiceError::Plan(format!("Read returned no `{prop}` to adopt")))?;
+                if holds_secret(&value) {
+                    return Err(ServiceError::Plan(format!(
+                        "`{prop}` is a secret: Ferry never writes a secret into a program; set it from secret config (`fn::secret`) instead"
+                    )));
+                }
+                edit_program(&text, &ProgramEdit::SetProperty { resource: name, property: prop, value }).map_err(edit_failed)?
+            }
+            "omit" => edit_program(&text, &ProgramEdit::RemoveProperty { resource: name, property: prop }).map_err(edit_failed)?,
+            "ignore" => edit_program(&text, &ProgramEdit::IgnoreChanges { resource: name, property: prop }).map_err(edit_failed)?,
+            _ => text,
+        };
+        texts.program = Some(edited);
+        return Ok(());
+    }
+    let text = texts.spec.take().ok_or_else(|| ServiceError::Plan("the plan has no spec to resolve in".into()))?;
+    let index = step.spec_index.ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
+    // The inputs the generated code sets: a spec's `properties` names top-level ones.
+    let read_keys: Vec<String> = detail.properties.iter().filter(|p| p.program.is_some() && !p.path.contains(['.', '['])).map(|p| p.path.clone()).collect();
+    texts.spec = Some(match resolution.action.as_str() {
+        "adopt" => edit_spec(&text, index, &read_keys, |l| {
+            if !l.contains(&prop) {
+                l.push(prop.clone());
+            }
+        })?,
+        "omit" => edit_spec(&text, index, &read_keys, |l| l.retain(|p| p != &prop))?,
+        other => {
+            return Err(ServiceError::Plan(format!("`{other}` applies to programs: an import spec's values are what Read returns (adopt or omit a property)")))
+        }
+    });
+    Ok(())
+}
+
 impl StackService {
     /// Applies `resolution` to the plan's latest revision, judged against `preview` (one of
     /// that revision's previews), and saves the result as the next revision.
@@ -47,6 +104,32 @@ impl StackService {
         if !ACTIONS.contains(&resolution.action.as_str()) {
             return Err(ServiceError::Plan(format!("unknown resolution `{}` (adopt, keep, ignore or omit)", resolution.action)));
         }
+        self.resolve_all(plan_id, preview, |_| vec![resolution.clone()]).await
+    }
+
+    /// Adopts, in one revision, every difference of resource `urn` (or of every resource of
+    /// the preview) that is only a zero value Read returned or a default Check filled in: the
+    /// program (or the spec's `properties`) then says what the resource already is. Secrets are
+    /// left alone (Ferry never writes one into a program).
+    pub async fn adopt_zero_values_and_defaults(&self, plan_id: &str, preview: &str, urn: Option<&str>) -> Result<PlanView, ServiceError> {
+        self.resolve_all(plan_id, preview, |record| {
+            reviewable_steps(record)
+                .filter(|s| urn.is_none_or(|u| s.urn == u))
+                .flat_map(|s| {
+                    s.diffs.iter().filter(|d| only_zero_or_default(d) && !d.read.as_ref().is_some_and(holds_secret)).map(|d| Resolution {
+                        urn: s.urn.clone(),
+                        property: d.path.clone(),
+                        action: "adopt".into(),
+                    })
+                })
+                .collect()
+        })
+        .await
+    }
+
+    /// Applies the resolutions `choose` picks from the preview to the plan's latest revision,
+    /// and saves them as one next revision.
+    async fn resolve_all(&self, plan_id: &str, preview: &str, choose: impl FnOnce(&PreviewRecord) -> Vec<Resolution>) -> Result<PlanView, ServiceError> {
         let current = self.plan_view(plan_id, None, false).await?;
         if !current.current.previews.iter().any(|p| p == preview) {
             return Err(ServiceError::Plan(format!(
@@ -55,67 +138,22 @@ impl StackService {
             )));
         }
         let record = self.preview(preview).await?;
+        let resolutions = choose(&record);
+        if resolutions.is_empty() {
+            return Err(ServiceError::Plan("nothing to resolve: no difference of what was asked is only a zero value or a default".into()));
+        }
         let is_program = record.plan.is_program();
         let mut options: PlanOptions = current.current.options.clone();
-        let detail = review_detail(&record, &resolution.urn, &options.decisions)
-            .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
-        let property = detail
-            .properties
-            .iter()
-            .find(|p| p.path == resolution.property)
-            .ok_or_else(|| ServiceError::Plan(format!("`{}` has no property `{}`", detail.row.name, resolution.property)))?;
-        let (mut spec, mut program) = (current.current.spec.clone(), current.current.program.clone());
-        let name = detail.row.name.clone();
-        let prop = resolution.property.clone();
-        let edit_failed = |e: ferry_engine::program::edit::EditError| ServiceError::Plan(format!("cannot edit the program: {e}"));
-
-        if is_program {
-            let text = program.clone().unwrap_or_default();
-            let edited = match resolution.action.as_str() {
-                "adopt" => {
-                    let value = property.read.clone().ok_or_else(|| ServiceError::Plan(format!("Read returned no `{prop}` to adopt")))?;
-                    if holds_secret(&value) {
-                        return Err(ServiceError::Plan(format!(
-                            "`{prop}` is a secret: Ferry never writes a secret into a program; set it from secret config (`fn::secret`) instead"
-                        )));
-                    }
-                    edit_program(&text, &ProgramEdit::SetProperty { resource: name, property: prop, value }).map_err(edit_failed)?
-                }
-                "omit" => edit_program(&text, &ProgramEdit::RemoveProperty { resource: name, property: prop }).map_err(edit_failed)?,
-                "ignore" => edit_program(&text, &ProgramEdit::IgnoreChanges { resource: name, property: prop }).map_err(edit_failed)?,
-                _ => text,
-            };
-            program = Some(edited);
-        } else {
-            let text = spec.clone().ok_or_else(|| ServiceError::Plan("the plan has no spec to resolve in".into()))?;
-            let index = record
-                .plan
-                .plan
-                .steps
-                .iter()
-                .find(|s| s.urn == resolution.urn)
-                .and_then(|s| s.spec_index)
-                .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
-            // The inputs the generated code sets: a spec's `properties` names top-level ones.
-            let read_keys: Vec<String> =
-                detail.properties.iter().filter(|p| p.program.is_some() && !p.path.contains(['.', '['])).map(|p| p.path.clone()).collect();
-            spec = Some(match resolution.action.as_str() {
-                "adopt" => edit_spec(&text, index, &read_keys, |l| {
-                    if !l.contains(&prop) {
-                        l.push(prop.clone());
-                    }
-                })?,
-                "omit" => edit_spec(&text, index, &read_keys, |l| l.retain(|p| p != &prop))?,
-                other => {
-                    return Err(ServiceError::Plan(format!(
-                        "`{other}` applies to programs: an import spec's values are what Read returns (adopt or omit a property)"
-                    )))
-                }
-            });
+        let steps: HashMap<&str, &Step> = reviewable_steps(&record).map(|s| (s.urn.as_str(), s)).collect();
+        let mut texts = Texts { spec: current.current.spec.clone(), program: current.current.program.clone() };
+        for resolution in resolutions {
+            let step = steps.get(resolution.urn.as_str()).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
+            let detail = step_detail(step, !is_program, &options.decisions);
+            apply(&mut texts, is_program, step, &detail, &resolution)?;
+            options.decisions.retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
+            options.decisions.push(resolution);
         }
-        options.decisions.retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
-        options.decisions.push(resolution);
-        self.save_plan(plan_id, PlanInput { title: None, spec, program, options }).await
+        self.save_plan(plan_id, PlanInput { title: None, spec: texts.spec, program: texts.program, options }).await
     }
 }
 

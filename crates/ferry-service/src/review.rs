@@ -22,7 +22,7 @@ fn reviewable(spec: bool, step: &Step) -> bool {
     !(step.op == StepOp::Same && (step.type_ == "pulumi:pulumi:Stack" || step.type_.starts_with("pulumi:providers:")))
 }
 
-fn reviewable_steps(record: &PreviewRecord) -> impl Iterator<Item = &Step> {
+pub(crate) fn reviewable_steps(record: &PreviewRecord) -> impl Iterator<Item = &Step> {
     let spec = !record.plan.is_program();
     record.plan.plan.steps.iter().filter(move |s| reviewable(spec, s))
 }
@@ -35,18 +35,33 @@ fn check_failure_text(f: &CheckFailure) -> String {
     }
 }
 
+/// A difference that is only a zero value Read returned or a default Check filled in: the
+/// program leaves the property out, and writing down what the resource has resolves it.
+pub(crate) fn only_zero_or_default(d: &PropertyDiff) -> bool {
+    d.kind != DiffKind::None && matches!(d.cause, DiffCause::ZeroValue | DiffCause::ProviderDefault)
+}
+
 fn step_row(s: &Step) -> ReviewRow {
     let mut warnings = s.warnings.clone();
     if let Some(m) = s.message() {
         warnings.insert(0, m);
     }
     warnings.extend(s.check_failures.iter().map(check_failure_text));
-    let differs = if matches!(s.op, StepOp::Import | StepOp::ImportReplacement) {
-        s.diffs.iter().filter(|d| d.kind != DiffKind::None).map(|d| d.path.clone()).collect()
-    } else {
-        Vec::new()
-    };
-    ReviewRow { urn: s.urn.clone(), name: s.name.clone(), type_: s.type_.clone(), status: s.status_text().to_string(), warnings, differs }
+    let imports = matches!(s.op, StepOp::Import | StepOp::ImportReplacement);
+    let differs = if imports { s.diffs.iter().filter(|d| d.kind != DiffKind::None).map(|d| d.path.clone()).collect() } else { Vec::new() };
+    let zero_or_default = if imports { s.diffs.iter().filter(|d| only_zero_or_default(d)).count() } else { 0 };
+    ReviewRow { urn: s.urn.clone(), name: s.name.clone(), type_: s.type_.clone(), status: s.status_text().to_string(), warnings, differs, zero_or_default }
+}
+
+fn cause_text(c: DiffCause) -> &'static str {
+    match c {
+        DiffCause::Equal => "equal",
+        DiffCause::Program => "program",
+        DiffCause::ProviderDefault => "provider-default",
+        DiffCause::ZeroValue => "zero-value",
+        DiffCause::Missing => "missing",
+        DiffCause::Ignored => "ignored",
+    }
 }
 
 /// The preview's resources as table rows: a program's in the order the preview reports them,
@@ -100,7 +115,8 @@ fn why(d: &PropertyDiff, spec: bool) -> String {
         DiffCause::Equal => "the program and the resource agree".into(),
         DiffCause::Program => "the program sets a value the resource does not have; an import must leave no diff".into(),
         DiffCause::ProviderDefault => "the program leaves it out; the provider's Check filled in this default".into(),
-        DiffCause::ZeroValue => "the program leaves it out and Read returned an empty value: no difference".into(),
+        DiffCause::ZeroValue if d.kind == DiffKind::None => "the program leaves it out and Read returned an empty value: no difference".into(),
+        DiffCause::ZeroValue => "the program leaves it out and Read returned an empty value, but the provider's Diff counts it: adopt it to match".into(),
         DiffCause::Missing => "the program leaves it out but the resource has a value".into(),
         DiffCause::Ignored => "listed in ignoreChanges: the resource's value is kept".into(),
     }
@@ -132,7 +148,7 @@ fn kind_text(k: DiffKind) -> &'static str {
     }
 }
 
-fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> ReviewDetail {
+pub(crate) fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> ReviewDetail {
     let mut read = Map::new();
     let mut program = Map::new();
     let mut properties = Vec::new();
@@ -149,6 +165,7 @@ fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> ReviewDetail {
             read: d.read.clone(),
             program: d.program.clone(),
             kind: kind_text(d.kind).into(),
+            cause: cause_text(d.cause).into(),
             source: if decision.is_some() { "user".into() } else { source(d, spec).into() },
             why: why(d, spec),
             decision,

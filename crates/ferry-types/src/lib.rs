@@ -208,6 +208,11 @@ pub struct ReviewRow {
     pub warnings: Vec<String>,
     /// Properties whose read value differs from the program's (imports must have none).
     pub differs: Vec<String>,
+    /// How many of those differ only by a zero value Read returned or a default the
+    /// provider's Check filled in: adopting them (one click) leaves the program saying what
+    /// the resource already is.
+    #[serde(default)]
+    pub zero_or_default: usize,
 }
 
 /// One property of a resource under review: its values and where each came from.
@@ -220,6 +225,10 @@ pub struct PropertyReview {
     pub program: Option<serde_json::Value>,
     /// `none`, `add`, `delete`, `update` or `replace`.
     pub kind: String,
+    /// Why, as Pulumi's import reviews name it: `program`, `provider-default`, `zero-value`,
+    /// `missing`, `ignored` or `equal`.
+    #[serde(default)]
+    pub cause: String,
     /// `read`, `program`, `default` (the provider filled it in) or `user` (a resolution).
     pub source: String,
     /// Why it differs, or why it does not, in words.

@@ -70,3 +70,16 @@ pub async fn plan_preview(app: &Router, plan: &str) -> (String, Value) {
     assert_eq!(status, StatusCode::OK);
     (id, record)
 }
+
+/// A plugin folder whose `pulumi-resource-test` is Ferry's scripted test plugin in `naive` mode
+/// (Check fills no defaults; Diff tells an absent property from `false`, `3600` or `{}`).
+pub fn naive_plugin_dir() -> tempfile::TempDir {
+    use std::os::unix::fs::PermissionsExt;
+    let binary = plugin_dir().join("ferry-test-provider");
+    assert!(binary.exists(), "build the test plugin first: cargo test --workspace (looked for {})", binary.display());
+    let dir = tempfile::tempdir().unwrap();
+    let wrapper = dir.path().join("pulumi-resource-test");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=naive exec '{}' \"$@\"\n", binary.display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    dir
+}

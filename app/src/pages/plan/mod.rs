@@ -53,6 +53,7 @@ fn row_of(e: &JobEvent) -> ReviewRow {
         status: e.status.clone(),
         warnings: e.message.clone().into_iter().collect(),
         differs: Vec::new(),
+        zero_or_default: 0,
     }
 }
 
@@ -207,6 +208,27 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         }
     };
 
+    // Differences across the plan that are only zero values or defaults, and one click that
+    // adopts them all (the owner, on the latest revision, once its preview is stored).
+    let zero_or_default = Memo::new(move |_| rows.with(|r| r.iter().map(|r| r.zero_or_default).sum::<usize>()));
+    let adopt_zero = {
+        let plan_id = plan_id.clone();
+        move |_| {
+            let Some(PreviewRef::Owner { preview: _preview }) = preview.get_untracked() else { return };
+            let _plan_id = plan_id.clone();
+            problem.set(None);
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                let body = serde_json::json!({ "preview": _preview }).to_string();
+                match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan_id}/resolutions/zero-values"), "application/json", &body).await {
+                    Ok(_) => crate::browser::go_to(&format!("/plans/{_plan_id}")),
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+    let can_adopt = !read_only && latest;
+
     let stack_id = data.stack_id.clone();
     let stack_name = data.stack_name.clone();
     let is_program = program.is_some();
@@ -297,6 +319,19 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
             {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
             {move || has_results.get().then(|| view! { <ResultsTable rows=rows selected=selected/> })}
+            {move || Some(zero_or_default.get()).filter(|n| *n > 0 && preview.with(Option::is_some) && !running(job)).map(|n| {
+                let adopt_zero = adopt_zero.clone();
+                view! {
+                    <p class="meta" id="plan-zero-values">
+                        {format!("{n} of the differences are only zero values Read returned or defaults the provider filled in.")}
+                        " "
+                        {can_adopt.then(|| view! {
+                            <button class="small" id="plan-adopt-zero" title="Write each of them into the plan as Read returned it, in one revision, and preview again"
+                                on:click=adopt_zero>{format!("Adopt all {n}")}</button>
+                        })}
+                    </p>
+                }
+            })}
             {move || Some(untouched.get()).filter(|n| *n > 0).map(|n| view! {
                 <p class="meta" id="plan-untouched">{format!("{n} resources in the stack, untouched (the plan imports: what it does not name stays as it is)")}</p>
             })}

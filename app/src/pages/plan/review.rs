@@ -44,15 +44,16 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
         PreviewRef::Owner { preview } => Some(preview.clone()),
         PreviewRef::Shared { .. } => None,
     };
-    let resolve = move |property: String, action: &'static str| {
-        let (Some(_plan), Some(_preview)) = (plan_id.clone(), preview_id.clone()) else { return };
-        let _body = serde_json::json!({"preview": _preview, "urn": urn.clone(), "property": property, "action": action}).to_string();
+    // `path` under the plan's resolutions; the new revision's page follows its preview (which
+    // the resolution started).
+    let post = move |_path: &'static str, body: serde_json::Value| {
+        let Some(_plan) = plan_id.clone() else { return };
+        let _body = body.to_string();
         busy.set(true);
         problem.set(None);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan}/resolutions"), "application/json", &_body).await {
-                // The new revision's page follows its preview (which the resolution started).
+            match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan}/resolutions{_path}"), "application/json", &_body).await {
                 Ok(_) => crate::browser::go_to(&format!("/plans/{_plan}")),
                 Err(e) => {
                     busy.set(false);
@@ -60,6 +61,17 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                 }
             }
         });
+    };
+    let resolve = {
+        let (urn, preview_id, post) = (urn.clone(), preview_id.clone(), post.clone());
+        move |property: String, action: &'static str| {
+            let Some(preview) = preview_id.clone() else { return };
+            post("", serde_json::json!({"preview": preview, "urn": urn.clone(), "property": property, "action": action}));
+        }
+    };
+    let adopt_zero = move || {
+        let Some(preview) = preview_id.clone() else { return };
+        post("/zero-values", serde_json::json!({"preview": preview, "urn": urn.clone()}));
     };
     view! {
         <section class="card review" id="review-panel">
@@ -69,6 +81,8 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                 Some(Ok(d)) => {
                     let actions = if d.source_kind == "program" { PROGRAM_ACTIONS } else { SPEC_ACTIONS };
                     let resolve = resolve.clone();
+                    let adopt_zero = adopt_zero.clone();
+                    let zero = d.row.zero_or_default;
                     view! {
                         <div class="review-head">
                             <h2 id="review-name">{d.row.name.clone()}</h2>
@@ -89,9 +103,20 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                         })}
                         <div class="diff-labels"><span>"Read returned"</span><span>{if d.source_kind == "program" { "The program" } else { "The generated code (from the spec)" }}</span></div>
                         <DiffView original=d.read_inputs.clone() modified=d.program_inputs.clone()/>
+                        {(zero > 0).then(|| view! {
+                            <p class="meta" id="review-zero-values">
+                                {format!("{zero} of {} differences are only zero values Read returned or defaults the provider filled in.", d.row.differs.len())}
+                                " "
+                                {can_resolve.then(|| view! {
+                                    <button class="small" id="review-adopt-zero" disabled=move || busy.get()
+                                        title="Write each of them into the program as Read returned it, in one revision"
+                                        on:click=move |_| adopt_zero()>{format!("Adopt all {zero}")}</button>
+                                })}
+                            </p>
+                        })}
                         {move || problem.get().map(|p| view! { <p class="error" id="review-problem">{p}</p> })}
                         <table class="results" id="review-properties">
-                            <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == "program" { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Source"</th><th>"Why"</th><th></th></tr></thead>
+                            <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == "program" { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Cause"</th><th>"Source"</th><th>"Why"</th><th></th></tr></thead>
                             <tbody>
                                 {d.properties.iter().map(|p: &PropertyReview| {
                                     let property = p.path.clone();
@@ -103,6 +128,7 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                                             <td><code>{show(&p.read)}</code></td>
                                             <td><code>{show(&p.program)}</code></td>
                                             <td class="kind">{p.kind.clone()}</td>
+                                            <td class="cause">{p.cause.clone()}</td>
                                             <td class="source">{p.source.clone()}{p.decision.clone().map(|d| format!(" ({d})"))}</td>
                                             <td class="why">{p.why.clone()}</td>
                                             <td class="resolve">

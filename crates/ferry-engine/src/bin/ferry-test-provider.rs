@@ -11,7 +11,8 @@
 //! - `hang-on-read`: never answers a Read;
 //! - `naive`: a provider of `test:index:Bucket` whose schema has defaults (`forceDestroy: false`,
 //!   `maxSessionDuration: 3600`) but whose Check fills none and whose Diff compares inputs key by
-//!   key, so an absent property differs from `false`, `3600` or `{}` (as some real providers do).
+//!   key, so an absent property differs from `false`, `3600` or `{}` (as some real providers do);
+//!   its Read also returns a nested zero value (`versioning.mfaDelete: false`).
 //!
 //! In every mode, some IDs script a misbehaving resource (so one process serves culprits and
 //! innocents side by side): `crash-…` exits in the middle of its Read, `hang-…` never answers
@@ -38,13 +39,17 @@ struct TestProvider {
 }
 
 /// The `naive` mode's schema: defaults the provider's own Check never applies.
-const NAIVE_SCHEMA: &str = r#"{"name": "test", "version": "1.0.0",
+const NAIVE_SCHEMA: &str = r##"{"name": "test", "version": "1.0.0",
   "resources": {"test:index:Bucket": {
     "inputProperties": {"name": {"type": "string"}, "forceDestroy": {"type": "boolean", "default": false},
-      "maxSessionDuration": {"type": "integer", "default": 3600}, "tags": {"type": "object", "additionalProperties": {"type": "string"}}},
+      "maxSessionDuration": {"type": "integer", "default": 3600}, "tags": {"type": "object", "additionalProperties": {"type": "string"}},
+      "versioning": {"$ref": "#/types/test:index:Versioning"}},
     "properties": {"name": {"type": "string"}, "forceDestroy": {"type": "boolean"}, "maxSessionDuration": {"type": "integer"},
-      "tags": {"type": "object", "additionalProperties": {"type": "string"}}, "arn": {"type": "string"}},
-    "requiredInputs": ["name"]}}}"#;
+      "tags": {"type": "object", "additionalProperties": {"type": "string"}}, "versioning": {"$ref": "#/types/test:index:Versioning"},
+      "arn": {"type": "string"}},
+    "requiredInputs": ["name"]}},
+  "types": {"test:index:Versioning": {"type": "object",
+    "properties": {"enabled": {"type": "boolean"}, "mfaDelete": {"type": "boolean"}}}}}"##;
 
 fn string(s: &str) -> Value {
     Value { kind: Some(Kind::StringValue(s.to_string())) }
@@ -142,6 +147,20 @@ impl ResourceProvider for TestProvider {
                     ("forceDestroy".to_string(), Value { kind: Some(Kind::BoolValue(false)) }),
                     ("maxSessionDuration".to_string(), Value { kind: Some(Kind::NumberValue(3600.0)) }),
                     ("tags".to_string(), Value { kind: Some(Kind::StructValue(Struct::default())) }),
+                    // A nested zero value: a program that sets `versioning.enabled` alone differs
+                    // at the leaf `versioning.mfaDelete`.
+                    (
+                        "versioning".to_string(),
+                        Value {
+                            kind: Some(Kind::StructValue(Struct {
+                                fields: [
+                                    ("enabled".to_string(), Value { kind: Some(Kind::BoolValue(true)) }),
+                                    ("mfaDelete".to_string(), Value { kind: Some(Kind::BoolValue(false)) }),
+                                ]
+                                .into(),
+                            })),
+                        },
+                    ),
                 ]
                 .into(),
             };
