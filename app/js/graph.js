@@ -2,7 +2,7 @@
 // computed, so nothing is simulated in the browser and 5,000 resources paint at once.
 import Graph from 'graphology';
 import Sigma from 'sigma';
-import { EdgeLineProgram, NodeCircleProgram, NodePointProgram } from 'sigma/rendering';
+import { EdgeArrowProgram, EdgeLineProgram, NodeCircleProgram, NodePointProgram } from 'sigma/rendering';
 
 const NODE_COLORS = { stack: '#e4572e', component: '#8e6bd8', custom: '#2f80ed', provider: '#27ae60' };
 const NODE_SIZES = { stack: 12, component: 7, custom: 4, provider: 7 };
@@ -203,11 +203,38 @@ async function draw(containerId, url, onSelect, entry) {
       color: EDGE_COLORS[e.kind],
       size: e.kind === 'parent' ? 0.5 : 1,
       kind: e.kind,
+      // A dependency points from the resource to what it depends on.
+      type: e.kind === 'dependency' ? 'arrow' : 'line',
     });
   }
 
   container.textContent = '';
-  const shown = { parent: true, dependency: true, provider: true };
+  // Provider edges tell nothing when each package has one provider (every resource of the
+  // package uses it): off by default then, one click away.
+  const providers = {};
+  for (const n of data.nodes) {
+    if (n.kind === 'provider') {
+      const pkg = String(n.type || '').split(':')[2] || '';
+      providers[pkg] = (providers[pkg] || 0) + 1;
+    }
+  }
+  const oneProviderEach = Object.values(providers).every((count) => count <= 1);
+  const shown = { parent: true, dependency: true, provider: !oneProviderEach };
+  // The selected resource and its neighbourhood (parent, children, dependencies, dependents and
+  // provider): labelled and drawn; the rest fades.
+  let focus = null;
+  const near = new Set();
+  const setFocus = (node) => {
+    focus = node;
+    near.clear();
+    if (node !== null) {
+      near.add(node);
+      graph.forEachNeighbor(node, (n) => near.add(n));
+    }
+    container.dataset.focus = node === null ? '' : graph.getNodeAttribute(node, 'urn');
+    container.dataset.neighbourhood = String(near.size);
+    renderer.refresh();
+  };
   const large = graph.order > LARGE_GRAPH;
   const renderer = new Sigma(graph, container, {
     allowInvalidContainer: true,
@@ -216,11 +243,21 @@ async function draw(containerId, url, onSelect, entry) {
     defaultNodeType: large ? 'point' : 'circle',
     defaultEdgeType: 'line',
     nodeProgramClasses: { circle: NodeCircleProgram, point: NodePointProgram },
-    edgeProgramClasses: { line: EdgeLineProgram },
+    edgeProgramClasses: { line: EdgeLineProgram, arrow: EdgeArrowProgram },
     enableCameraPanning: false,
     enableCameraZooming: false,
     enableCameraRotation: false,
-    edgeReducer: (_edge, attrs) => (shown[attrs.kind] ? attrs : { ...attrs, hidden: true }),
+    nodeReducer: (node, attrs) => {
+      if (focus === null) return attrs;
+      if (near.has(node)) return { ...attrs, forceLabel: true, zIndex: 1, highlighted: node === focus };
+      return { ...attrs, color: '#e3e7ee', label: null, zIndex: 0 };
+    },
+    edgeReducer: (edge, attrs) => {
+      if (!shown[attrs.kind]) return { ...attrs, hidden: true };
+      if (focus !== null && graph.source(edge) !== focus && graph.target(edge) !== focus) return { ...attrs, color: '#eef1f5' };
+      return attrs;
+    },
+    zIndex: true,
   });
   entry.renderer = renderer;
   entry.camera = fluidCamera(renderer, container, {});
@@ -230,7 +267,12 @@ async function draw(containerId, url, onSelect, entry) {
   renderer.on('clickNode', ({ node }) => {
     const dragEnded = Number(container.dataset.dragEndedAt || 0);
     if (performance.now() - dragEnded < 300) return;
+    setFocus(node);
     onSelect && onSelect(graph.getNodeAttribute(node, 'urn'));
+  });
+  renderer.on('clickStage', () => {
+    const dragEnded = Number(container.dataset.dragEndedAt || 0);
+    if (performance.now() - dragEnded >= 300 && focus !== null) setFocus(null);
   });
   renderer.on('enterNode', () => (container.style.cursor = 'pointer'));
   renderer.on('leaveNode', () => (container.style.cursor = ''));
@@ -241,7 +283,7 @@ async function draw(containerId, url, onSelect, entry) {
     const label = document.createElement('label');
     const box = document.createElement('input');
     box.type = 'checkbox';
-    box.checked = true;
+    box.checked = shown[kind];
     box.dataset.kind = kind;
     box.addEventListener('change', () => {
       shown[kind] = box.checked;

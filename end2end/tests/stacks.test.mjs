@@ -78,6 +78,18 @@ test('upload a state file, see its resources, open one, see the graph', async ()
   await page.waitForURL((u) => new URL(u).searchParams.get('r') === target.urn);
   await page.waitForFunction((urn) => document.querySelector('#resource-detail')?.textContent.includes(urn), target.urn);
   assert.match(await page.textContent("#resource-detail"), /pulumi:providers:/);
+  // The selected resource's neighbourhood stays lit and labelled; provider edges start hidden
+  // when each package has one provider.
+  await page.waitForFunction((urn) => document.querySelector('#stack-graph')?.dataset.focus === urn, target.urn);
+  assert.ok(Number(await page.getAttribute('#stack-graph', 'data-neighbourhood')) > 1, 'the provider and the resources using it');
+  const oneProviderEach = await page.evaluate(() => {
+    const per = {};
+    window.__ferryGraph.renderer.getGraph().forEachNode((_, a) => {
+      if (a.kind === 'provider') per[a.resourceType.split(':')[2]] = (per[a.resourceType.split(':')[2]] || 0) + 1;
+    });
+    return Object.values(per).every((n) => n <= 1);
+  });
+  assert.equal(await page.isChecked('#stack-graph input[data-kind="provider"]'), !oneProviderEach);
   await shot(page, '05-graph-detail');
   assert.deepEqual(errors, []);
   await context.close();

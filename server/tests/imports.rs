@@ -45,6 +45,11 @@ async fn preview_writes_nothing_commit_adds_a_version_and_refuses_twice() {
     let text = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
     assert!(!text.contains("correct-horse-battery"));
     let state = ferry_state::load_state(text.as_bytes(), Default::default()).unwrap();
+    // The commit is recorded in the manifest as Pulumi records its writes: now, by Ferry.
+    let manifest = state.deployment.manifest.clone().unwrap();
+    assert_eq!(manifest["version"], ferry_state::deployment::WRITER_VERSION, "{manifest}");
+    assert_eq!(manifest["magic"].as_str().unwrap().len(), 64, "{manifest}");
+    assert_ne!(manifest["time"], "2026-11-01T09:00:00Z", "the demo's own time is not kept: {manifest}");
     let pw = state.deployment.resources().iter().find(|r| r.urn.ends_with("::imported-password")).unwrap();
     assert!(pw.is_protected());
     assert!(pw.provider().unwrap().contains("pulumi:providers:random::default_4_16_0::"), "the stack's default provider is reused");

@@ -22,7 +22,26 @@ pub struct Deployment {
     pub extra: Map<String, Value>,
 }
 
+/// What Ferry records as the writer of the versions it writes, in the manifest's `version`.
+pub const WRITER_VERSION: &str = concat!("ferry v", env!("CARGO_PKG_VERSION"));
+
 impl Deployment {
+    /// Records a new write in the manifest, as Pulumi does on every checkpoint it saves: the
+    /// write's time (RFC 3339), the writer's version, and `magic`, the SHA-256 of that version
+    /// in hex (Pulumi's tamper cookie). Other manifest fields (an old `plugins` list) are kept.
+    pub fn record_write(&mut self, time: &str) {
+        use sha2::Digest;
+        let mut manifest = match self.manifest.take() {
+            Some(Value::Object(m)) => m,
+            _ => Map::new(),
+        };
+        let magic: String = sha2::Sha256::digest(WRITER_VERSION.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        manifest.insert("time".into(), Value::from(time));
+        manifest.insert("magic".into(), Value::from(magic));
+        manifest.insert("version".into(), Value::from(WRITER_VERSION));
+        self.manifest = Some(Value::Object(manifest));
+    }
+
     pub fn resources(&self) -> &[Resource] {
         self.resources.as_deref().unwrap_or(&[])
     }
@@ -180,6 +199,21 @@ mod tests {
         let mut obj = json!({"URN": "u", "importId": "x", "Type": "t", "other": 1});
         canonicalize_keys(obj.as_object_mut().unwrap(), RESOURCE_KEYS);
         assert_eq!(obj, json!({"urn": "u", "importID": "x", "type": "t", "other": 1}));
+    }
+
+    #[test]
+    fn a_write_is_recorded_in_the_manifest_as_pulumi_records_it() {
+        let mut d: Deployment =
+            serde_json::from_value(json!({"manifest": {"time": "2020-01-01T00:00:00Z", "magic": "x", "version": "v3.1.0", "plugins": []}})).unwrap();
+        d.record_write("2026-11-24T03:00:00Z");
+        let m = d.manifest.unwrap();
+        assert_eq!((m["time"].clone(), m["version"].clone(), m["plugins"].clone()), (json!("2026-11-24T03:00:00Z"), json!(WRITER_VERSION), json!([])));
+        // Pulumi's cookie: the SHA-256 of the version, in hex (a real checkpoint's `v3.205.0`
+        // carries 72caf200…, checked here the same way).
+        use sha2::Digest;
+        let hex = |v: &str| sha2::Sha256::digest(v.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
+        assert!(hex("v3.205.0").starts_with("72caf200b8cb26dd"));
+        assert_eq!(m["magic"], json!(hex(WRITER_VERSION)));
     }
 
     #[test]

@@ -79,7 +79,8 @@ pub struct WriteOptions<'a> {
     pub encrypt: &'a (dyn Fn(&str) -> String + Sync),
 }
 
-/// The deployment `base` becomes: its resources replaced by `states`.
+/// The deployment `base` becomes: its resources replaced by `states`, and the write recorded in
+/// its manifest (time, writer, magic) as Pulumi records each of its own.
 pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &WriteOptions<'_>) -> Deployment {
     let olds = base.resources();
     let opts = EncodeOptions { secrets: SecretEncoding::Encrypt(options.encrypt), ..EncodeOptions::wire() };
@@ -135,6 +136,7 @@ pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &Writ
     let mut next = base.clone();
     next.resources = Some(resources);
     next.pending_operations = None;
+    next.record_write(options.now);
     next
 }
 
