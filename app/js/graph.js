@@ -1,5 +1,8 @@
-// Ferry's stack graph: sigma.js (WebGL) draws a graphology graph whose positions the server
-// computed, so nothing is simulated in the browser and 5,000 resources paint at once.
+// Ferry's stack graph: sigma.js (WebGL) draws a graphology graph laid out by d3-hierarchy's
+// circle packing: every resource sits beside its children inside one circle, so a component and
+// what it holds are a visible group. Packing is one pass (nothing is simulated), so 5,000
+// resources paint at once.
+import { hierarchy, pack } from 'd3-hierarchy';
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { EdgeArrowProgram, EdgeLineProgram, NodeCircleProgram, NodePointProgram } from 'sigma/rendering';
@@ -24,6 +27,62 @@ const LARGE_GRAPH = 2000;
 const SETTLE_MS = 150;
 
 const mounted = new Map();
+
+// Each resource's slot in the packing, by kind (graph units; sigma fits the picture to the view).
+const SLOT_RADIUS = { stack: 3, component: 2, custom: 1.2, provider: 2 };
+
+/**
+ * Positions for the nodes, and the circles of the groups: a resource with children is packed
+ * together with them (itself first) in one circle. The tree is the parent edges; a resource
+ * without a parent belongs to the stack's root when there is one. Cycles (malformed state) are
+ * broken where they are met, so every node is placed once.
+ */
+function packLayout(nodes, edges) {
+  const parent = new Array(nodes.length).fill(-1);
+  for (const e of edges) if (e.kind === 'parent' && e.source !== e.target) parent[e.source] = e.target;
+  const stacks = nodes.map((n, i) => i).filter((i) => nodes[i].kind === 'stack' && parent[i] === -1);
+  if (stacks.length === 1) {
+    for (let i = 0; i < nodes.length; i++) if (parent[i] === -1 && i !== stacks[0]) parent[i] = stacks[0];
+  }
+  const children = nodes.map(() => []);
+  for (let i = 0; i < nodes.length; i++) if (parent[i] !== -1) children[parent[i]].push(i);
+  const placed = new Uint8Array(nodes.length);
+  // Iterative, so a deep tree cannot overflow the stack.
+  const build = (top) => {
+    const rootDatum = { node: top };
+    const work = [[top, rootDatum]];
+    placed[top] = 1;
+    while (work.length) {
+      const [i, datum] = work.pop();
+      const kids = children[i].filter((c) => !placed[c]);
+      if (!kids.length) continue;
+      datum.group = i;
+      datum.children = [{ node: i }];
+      delete datum.node;
+      for (const c of kids) {
+        placed[c] = 1;
+        const child = { node: c };
+        datum.children.push(child);
+        work.push([c, child]);
+      }
+    }
+    return rootDatum;
+  };
+  const tops = [];
+  for (let i = 0; i < nodes.length; i++) if (parent[i] === -1) tops.push(build(i));
+  for (let i = 0; i < nodes.length; i++) if (!placed[i]) tops.push(build(i));
+  const root = hierarchy(tops.length === 1 ? tops[0] : { children: tops });
+  pack()
+    .radius((d) => SLOT_RADIUS[nodes[d.data.node]?.kind] ?? 1)
+    .padding((d) => (d.depth === 0 ? 2 : 0.6))(root);
+  const positions = new Array(nodes.length);
+  const groups = [];
+  root.each((d) => {
+    if (d.data.node !== undefined) positions[d.data.node] = { x: d.x, y: d.y };
+    else if (d.data.group !== undefined && nodes[d.data.group].kind !== 'stack') groups.push({ x: d.x, y: d.y, r: d.r, kind: nodes[d.data.group].kind });
+  });
+  return { positions, groups };
+}
 
 /**
  * Pan and zoom that stay fluid without a GPU. Re-rendering thousands of nodes and edges every
@@ -185,10 +244,11 @@ async function draw(containerId, url, onSelect, entry) {
 
   const graph = new Graph({ type: 'directed', multi: true });
   const many = data.nodes.length > 1000;
+  const layout = packLayout(data.nodes, data.edges);
   data.nodes.forEach((n, i) => {
     graph.addNode(String(i), {
-      x: n.x,
-      y: -n.y,
+      x: layout.positions[i].x,
+      y: -layout.positions[i].y,
       size: (NODE_SIZES[n.kind] || 4) * (many && n.kind === 'custom' ? 0.6 : 1) * (n.status ? 1.6 : 1),
       color: n.pending_delete ? '#bdbdbd' : (n.status && STATUS_COLORS[n.status]) || NODE_COLORS[n.kind] || '#999',
       label: n.name,
@@ -236,14 +296,35 @@ async function draw(containerId, url, onSelect, entry) {
     renderer.refresh();
   };
   const large = graph.order > LARGE_GRAPH;
+  // The labels drawn in the current frame, and their boxes (see defaultDrawNodeLabel).
+  const labelBoxes = [];
+  const drawnLabels = new Set();
   const renderer = new Sigma(graph, container, {
     allowInvalidContainer: true,
     renderEdgeLabels: false,
-    labelRenderedSizeThreshold: 6,
     defaultNodeType: large ? 'point' : 'circle',
     defaultEdgeType: 'line',
     nodeProgramClasses: { circle: NodeCircleProgram, point: NodePointProgram },
     edgeProgramClasses: { line: EdgeLineProgram, arrow: EdgeArrowProgram },
+    // Small stacks offer every label; large ones what is big enough, and more as the user zooms
+    // in. Of those sigma's label grid proposes, a label is drawn only where it overlaps none
+    // drawn before it in the same frame.
+    defaultDrawNodeLabel: (context, d, settings) => {
+      if (!d.label) return;
+      context.font = `${settings.labelWeight} ${settings.labelSize}px ${settings.labelFont}`;
+      const m = context.measureText(d.label);
+      const left = d.x + d.size + 3, baseline = d.y + settings.labelSize / 3;
+      const box = { left: left - 2, right: left + m.width + 2, top: baseline - settings.labelSize, bottom: baseline + 4 };
+      if (labelBoxes.some((b) => box.left < b.right && b.left < box.right && box.top < b.bottom && b.top < box.bottom)) return;
+      labelBoxes.push(box);
+      drawnLabels.add(d.key);
+      context.fillStyle = '#000';
+      context.fillText(d.label, left, baseline);
+    },
+    labelRenderedSizeThreshold: graph.order <= 500 ? 1 : 6,
+    // Room for the group circles that reach past the outermost nodes.
+    stagePadding: 50,
+    labelGridCellSize: graph.order <= 500 ? 60 : 100,
     enableCameraPanning: false,
     enableCameraZooming: false,
     enableCameraRotation: false,
@@ -260,6 +341,32 @@ async function draw(containerId, url, onSelect, entry) {
     zIndex: true,
   });
   entry.renderer = renderer;
+  // The groups' circles, under the edges, drawn after each render where the camera puts them.
+  renderer.createCanvasContext('groups', { beforeLayer: 'edges' });
+  renderer.resize(true); // sizes the new canvas as sigma sizes its own
+  const drawGroups = () => {
+    const ctx = renderer.canvasContexts.groups;
+    const { width, height } = renderer.getDimensions();
+    ctx.clearRect(0, 0, width, height);
+    for (const g of layout.groups) {
+      const c = renderer.graphToViewport({ x: g.x, y: -g.y });
+      const edge = renderer.graphToViewport({ x: g.x + g.r, y: -g.y });
+      const r = Math.hypot(edge.x - c.x, edge.y - c.y);
+      if (r < 3 || c.x + r < 0 || c.y + r < 0 || c.x - r > width || c.y - r > height) continue;
+      ctx.beginPath();
+      ctx.arc(c.x, c.y, r, 0, 2 * Math.PI);
+      ctx.fillStyle = g.kind === 'component' ? 'rgba(142, 107, 216, 0.06)' : 'rgba(47, 128, 237, 0.04)';
+      ctx.strokeStyle = g.kind === 'component' ? 'rgba(142, 107, 216, 0.35)' : 'rgba(47, 128, 237, 0.25)';
+      ctx.fill();
+      ctx.stroke();
+    }
+  };
+  renderer.on('afterRender', drawGroups);
+  renderer.on('beforeRender', () => {
+    labelBoxes.length = 0;
+    drawnLabels.clear();
+  });
+  drawGroups();
   entry.camera = fluidCamera(renderer, container, {});
   // The container narrows when the detail panel opens; sigma only watches the window.
   entry.resizeObserver = new ResizeObserver(() => renderer.resize() && renderer.refresh());
@@ -312,7 +419,7 @@ async function draw(containerId, url, onSelect, entry) {
     const statuses = {};
     for (const n of data.nodes) if (n.status) statuses[n.status] = (statuses[n.status] || 0) + 1;
     container.dataset.statuses = JSON.stringify(statuses);
-    window.__ferryGraph = { metrics, renderer, camera: entry.camera };
+    window.__ferryGraph = { metrics, renderer, camera: entry.camera, drawnLabels };
     container.dispatchEvent(new CustomEvent('ferry-graph-ready', { detail: metrics }));
   });
 }

@@ -46,7 +46,13 @@ fn step_row(s: &Step) -> ReviewRow {
     if let Some(m) = s.message() {
         warnings.insert(0, m);
     }
-    warnings.extend(s.check_failures.iter().map(check_failure_text));
+    // An import step already tells its Check failures among its warnings; a failed step's
+    // failures are told here only. Each once.
+    for text in s.check_failures.iter().map(check_failure_text) {
+        if !warnings.contains(&text) {
+            warnings.push(text);
+        }
+    }
     let imports = matches!(s.op, StepOp::Import | StepOp::ImportReplacement);
     let differs = if imports { s.diffs.iter().filter(|d| d.kind != DiffKind::None).map(|d| d.path.clone()).collect() } else { Vec::new() };
     let zero_or_default = if imports { s.diffs.iter().filter(|d| only_zero_or_default(d)).count() } else { 0 };
@@ -288,5 +294,17 @@ mod tests {
         insert_path(&mut m, "max", json!(1));
         insert_path(&mut m, "list[0]", json!(2));
         assert_eq!(Value::Object(m), json!({"tags": {"team": "a"}, "max": 1, "list[0]": 2}));
+    }
+
+    #[test]
+    fn a_check_failure_is_listed_once() {
+        let mut step = Step::new(StepOp::Import, "urn:pulumi:s::p::t:m:T::a", "t:m:T", "a");
+        // An import step tells its failures among its warnings too; a failed step does not.
+        step.check_failures =
+            vec![CheckFailure { property: "length".into(), reason: "too short".into() }, CheckFailure { property: String::new(), reason: "bad".into() }];
+        step.warnings = vec!["Check: length: too short".into(), "Check: bad".into()];
+        assert_eq!(step_row(&step).warnings, ["Check: length: too short", "Check: bad"]);
+        step.warnings.clear();
+        assert_eq!(step_row(&step).warnings, ["Check: length: too short", "Check: bad"]);
     }
 }
