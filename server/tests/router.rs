@@ -80,7 +80,8 @@ async fn upload_then_read_every_view_of_the_stack() {
     let (_, graph) = get_json(&app, &format!("/api/v1/stacks/{id}/graph")).await;
     assert_eq!(graph["nodes"].as_array().unwrap().len(), 111);
     assert!(graph["edges"].as_array().unwrap().iter().any(|e| e["kind"] == "provider"));
-    assert!(graph["nodes"][0]["x"].is_number());
+    // What the stack is, not how it is drawn: the page lays the graph out.
+    assert!(graph["nodes"][0]["kind"].is_string() && graph["nodes"][0].get("x").is_none(), "{}", graph["nodes"][0]);
 
     // A second upload is a new version; the first stays readable.
     let (status, body, _) = send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-flat.export.json"))).await;
