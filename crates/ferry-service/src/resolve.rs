@@ -146,10 +146,13 @@ impl StackService {
         let mut options: PlanOptions = current.current.options.clone();
         let steps: HashMap<&str, &Step> = reviewable_steps(&record).map(|s| (s.urn.as_str(), s)).collect();
         let mut texts = Texts { spec: current.current.spec.clone(), program: current.current.program.clone() };
+        // One review per resource, however many of its properties are resolved (what `apply`
+        // reads of it, the values and paths, no resolution changes).
+        let mut details: HashMap<String, ReviewDetail> = HashMap::new();
         for resolution in resolutions {
             let step = steps.get(resolution.urn.as_str()).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
-            let detail = step_detail(step, !is_program, &options.decisions);
-            apply(&mut texts, is_program, step, &detail, &resolution)?;
+            let detail = details.entry(resolution.urn.clone()).or_insert_with(|| step_detail(step, !is_program, &options.decisions));
+            apply(&mut texts, is_program, step, detail, &resolution)?;
             options.decisions.retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
             options.decisions.push(resolution);
         }

@@ -27,14 +27,6 @@ pub(crate) fn reviewable_steps(record: &PreviewRecord) -> impl Iterator<Item = &
     record.plan.plan.steps.iter().filter(move |s| reviewable(spec, s))
 }
 
-fn check_failure_text(f: &CheckFailure) -> String {
-    if f.property.is_empty() {
-        format!("Check: {}", f.reason)
-    } else {
-        format!("Check: {}: {}", f.property, f.reason)
-    }
-}
-
 /// A difference that is only a zero value Read returned or a default Check filled in: the
 /// program leaves the property out, and writing down what the resource has resolves it.
 pub(crate) fn only_zero_or_default(d: &PropertyDiff) -> bool {
@@ -48,7 +40,7 @@ fn step_row(s: &Step) -> ReviewRow {
     }
     // An import step already tells its Check failures among its warnings; a failed step's
     // failures are told here only. Each once.
-    for text in s.check_failures.iter().map(check_failure_text) {
+    for text in s.check_failures.iter().map(CheckFailure::to_string) {
         if !warnings.contains(&text) {
             warnings.push(text);
         }
@@ -184,7 +176,7 @@ pub(crate) fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> Rev
         source_kind: if spec { "spec" } else { "program" }.into(),
         read_inputs: pretty(read),
         program_inputs: pretty(program),
-        check_failures: s.check_failures.iter().map(check_failure_text).collect(),
+        check_failures: s.check_failures.iter().map(CheckFailure::to_string).collect(),
         properties,
     }
 }

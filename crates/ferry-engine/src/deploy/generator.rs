@@ -1111,7 +1111,7 @@ impl<'a> Generator<'a> {
         match self.check(provider, goal, &read_inputs, &news).await {
             Ok((c, failures)) => {
                 for f in &failures {
-                    step.warnings.push(if f.property.is_empty() { format!("Check: {}", f.reason) } else { format!("Check: {}: {}", f.property, f.reason) });
+                    step.warnings.push(f.to_string());
                 }
                 if failures.is_empty() || planned.is_some() {
                     checked = Some(c);

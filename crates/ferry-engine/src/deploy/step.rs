@@ -17,6 +17,18 @@ pub struct CheckFailure {
     pub reason: String,
 }
 
+/// `Check: <property>: <reason>` (or `Check: <reason>` for the whole resource): how a warning
+/// and a review row tell it.
+impl std::fmt::Display for CheckFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.property.is_empty() {
+            write!(f, "Check: {}", self.reason)
+        } else {
+            write!(f, "Check: {}: {}", self.property, self.reason)
+        }
+    }
+}
+
 /// What became of an entry of an import spec: the statuses only a spec's planned imports have
 /// (a program's import either goes ahead or is an error).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
