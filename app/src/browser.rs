@@ -210,12 +210,17 @@ pub fn go_to(url: &str) {
     }
 }
 
-/// Follows a job's server-sent events: `on_event` for each finished resource (past ones
-/// first), `on_end` once with the finished job.
-pub fn watch_job(plan: &str, job: &str, on_event: impl Fn(ferry_types::JobEvent) + 'static, on_end: impl Fn(ferry_types::JobSnapshot) + 'static) {
-    let Ok(source) = web_sys::EventSource::new(&format!("/api/v1/plans/{plan}/jobs/{job}/events")) else { return };
+/// Follows a job's server-sent events: `on_event` for each `event` message as JSON (past ones
+/// first), `on_end` once with the `end` message, after which the source is closed.
+pub fn watch_events<T: serde::de::DeserializeOwned, E: serde::de::DeserializeOwned>(
+    url: &str,
+    event: &str,
+    on_event: impl Fn(T) + 'static,
+    on_end: impl Fn(E) + 'static,
+) {
+    let Ok(source) = web_sys::EventSource::new(url) else { return };
     let data = |e: &web_sys::MessageEvent| e.data().as_string().unwrap_or_default();
-    let resource = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+    let each = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         if let Ok(event) = serde_json::from_str(&data(&e)) {
             on_event(event);
         }
@@ -228,9 +233,14 @@ pub fn watch_job(plan: &str, job: &str, on_event: impl Fn(ferry_types::JobEvent)
             on_end(job);
         }
     });
-    let _ = source.add_event_listener_with_callback("resource", resource.as_ref().unchecked_ref());
+    let _ = source.add_event_listener_with_callback(event, each.as_ref().unchecked_ref());
     let _ = source.add_event_listener_with_callback("end", end.as_ref().unchecked_ref());
     // The listeners live as long as the source, which the browser keeps while it is open.
-    resource.forget();
+    each.forget();
     end.forget();
+}
+
+/// Follows a preview job: `on_event` for each finished resource, `on_end` with the job.
+pub fn watch_job(plan: &str, job: &str, on_event: impl Fn(ferry_types::JobEvent) + 'static, on_end: impl Fn(ferry_types::JobSnapshot) + 'static) {
+    watch_events(&format!("/api/v1/plans/{plan}/jobs/{job}/events"), "resource", on_event, on_end);
 }

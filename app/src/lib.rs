@@ -20,7 +20,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-use pages::{GraphPage, HomePage, NotFound, PlanPage, TablePage};
+use pages::{DiscoverPage, GraphPage, HomePage, NotFound, PlanPage, TablePage};
 
 const MONACO_ENVIRONMENT: &str = "window.MonacoEnvironment={globalAPI:true,getWorkerUrl:function(_,label){return label==='json'?'/pkg/monaco/json.worker.js':'/pkg/monaco/editor.worker.js'}};";
 
@@ -66,6 +66,7 @@ pub fn App() -> impl IntoView {
                     // unknown stack, plan, revision or link answers 404.
                     <Route path=path!("/stacks/:id") view=TablePage ssr=SsrMode::Async/>
                     <Route path=path!("/stacks/:id/graph") view=GraphPage ssr=SsrMode::Async/>
+                    <Route path=path!("/stacks/:id/discover") view=DiscoverPage ssr=SsrMode::Async/>
                     <Route path=path!("/plans/:id") view=PlanPage ssr=SsrMode::Async/>
                     <Route path=path!("/plans/:id/r/:rev") view=PlanPage ssr=SsrMode::Async/>
                     <Route path=path!("/shared/:token") view=PlanPage ssr=SsrMode::Async/>

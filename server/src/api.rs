@@ -59,6 +59,13 @@ pub fn routes() -> Router<AppState> {
         .route("/shared/{token}/revisions/{revision}/previews/{index}/code", get(shared_preview_code))
         .route("/plans/{id}/resolutions", post(resolve))
         .route("/plans/{id}/resolutions/zero-values", post(adopt_zero_values))
+        .route("/stacks/{id}/discoveries", post(start_discovery))
+        .route("/stacks/{id}/discoveries/types", get(listable_types))
+        .route("/stacks/{id}/discoveries/probe", post(probe_discovered))
+        .route("/stacks/{id}/discoveries/plan", post(discovered_to_plan))
+        .route("/discoveries/{id}", get(get_discovery))
+        .route("/discoveries/{id}/events", get(discovery_events))
+        .route("/discoveries/{id}/cancel", post(cancel_discovery))
         .fallback(|| async { ApiError::not_found("no such API endpoint") })
 }
 
@@ -596,4 +603,86 @@ async fn adopt_zero_values(State(stacks): State<Arc<StackService>>, Path(id): Pa
     let plan = stacks.adopt_zero_values_and_defaults(&id, &request.preview, request.urn.as_deref()).await?;
     let job = stacks.start_plan_preview(&id, None).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
+}
+
+/// `GET /api/v1/stacks/{id}/discoveries/types`: what the stack's providers and the installed
+/// plugins can list, with each type's filter.
+async fn listable_types(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.listable_types(&id).await?).into_response())
+}
+
+/// `POST /api/v1/stacks/{id}/discoveries` `{types: [{type, query?, limit?, pageSize?}]}`: starts
+/// listing in the background (202); watch `/discoveries/{job}/events`.
+async fn start_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 1024 * 1024, "the discovery request").await?;
+    let request: ferry_service::DiscoveryRequest =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the discovery request: {e}")))?;
+    Ok((StatusCode::ACCEPTED, Json(stacks.start_discovery(&id, request).await?)).into_response())
+}
+
+async fn get_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.discovery(&id)?.view()).into_response())
+}
+
+async fn cancel_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.cancel_discovery(&id)?).into_response())
+}
+
+/// Server-sent events: one `result`/`page`/`not-listable`/`failed` event per find, then `end`
+/// with the whole job.
+async fn discovery_events(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let job = stacks.discovery(&id)?;
+    let receiver = job.subscribe();
+    let stream = futures_util::stream::unfold((job, receiver, 0usize, false), |(job, mut receiver, sent, ended)| async move {
+        if ended {
+            return None;
+        }
+        loop {
+            let view = job.view();
+            if sent < view.events.len() {
+                let event = Event::default().event("discovery").json_data(&view.events[sent]).expect("events serialise");
+                return Some((Ok::<_, std::convert::Infallible>(event), (job, receiver, sent + 1, false)));
+            }
+            if view.status != JobStatus::Running {
+                let event = Event::default().event("end").json_data(&view).expect("discoveries serialise");
+                return Some((Ok(event), (job, receiver, sent, true)));
+            }
+            if receiver.changed().await.is_err() {
+                return None;
+            }
+        }
+    });
+    Ok(Sse::new(stream).keep_alive(KeepAlive::default()).into_response())
+}
+
+#[derive(Deserialize)]
+struct ProbeBody {
+    items: Vec<ferry_service::ProbeItem>,
+}
+
+/// `POST /api/v1/stacks/{id}/discoveries/probe` `{items: [{type, id}]}`: a quick `Read` of each.
+async fn probe_discovered(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 4 * 1024 * 1024, "the probe request").await?;
+    let body: ProbeBody =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the probe request: {e}")))?;
+    Ok(Json(stacks.probe(&id, &body.items).await?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ToPlanBody {
+    items: Vec<ferry_service::Selected>,
+    #[serde(default)]
+    plan_id: Option<String>,
+}
+
+/// `POST /api/v1/stacks/{id}/discoveries/plan` `{items: [{type, id, name}], planId?}`: the
+/// selection as spec entries of a new plan (201) or a new revision of `planId` (200).
+async fn discovered_to_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 4 * 1024 * 1024, "the selection").await?;
+    let body: ToPlanBody = serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the selection: {e}")))?;
+    let plan = stacks.add_discovered_to_plan(&id, &body.items, body.plan_id.as_deref()).await?;
+    let status = if body.plan_id.is_some() { StatusCode::OK } else { StatusCode::CREATED };
+    Ok((status, Json(plan)).into_response())
 }

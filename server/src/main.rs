@@ -10,6 +10,7 @@ use leptos::prelude::*;
 use server::{router, AppState};
 
 mod cli;
+mod discover_cmd;
 mod import_cmd;
 mod preview_cmd;
 
@@ -31,6 +32,9 @@ enum Command {
     /// Preview a Pulumi YAML program against a stack; write its import file or mapping; commit
     /// on request.
     Preview(preview_cmd::PreviewArgs),
+    /// List what providers find for some resource types and write the unmanaged ones as an
+    /// import spec.
+    Discover(discover_cmd::DiscoverArgs),
 }
 
 #[derive(clap::Args, Clone)]
@@ -57,7 +61,8 @@ struct ServeArgs {
 async fn main() {
     let cli = Cli::parse();
     // Logs go to stderr, so `ferry import --json` prints clean JSON; commands are quieter.
-    let default_filter = if matches!(cli.command, Some(Command::Import(_) | Command::Preview(_))) { "warn" } else { "info,sqlx=warn,tower_http=info" };
+    let default_filter =
+        if matches!(cli.command, Some(Command::Import(_) | Command::Preview(_) | Command::Discover(_))) { "warn" } else { "info,sqlx=warn,tower_http=info" };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()))
@@ -66,6 +71,7 @@ async fn main() {
         Some(Command::Serve(args)) => serve(args).await,
         Some(Command::Import(args)) => import_cmd::run(args).await,
         Some(Command::Preview(args)) => preview_cmd::run(args).await,
+        Some(Command::Discover(args)) => discover_cmd::run(args).await,
         None => serve(cli.serve).await,
     };
     if let Err(e) = result {

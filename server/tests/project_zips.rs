@@ -5,35 +5,12 @@
 
 mod common;
 
-use std::io::Read as _;
 use std::path::Path;
 use std::process::Command;
 
 use axum::http::StatusCode;
-use axum::Router;
-use common::{call, get, post};
-use http_body_util::BodyExt;
+use common::{call, post, unpack};
 use serde_json::json;
-use tower::ServiceExt;
-
-/// The zip's files, unpacked under `dir`; the project's folder.
-async fn unpack(app: &Router, uri: &str, dir: &Path) -> std::path::PathBuf {
-    let res = app.clone().oneshot(get(uri)).await.unwrap();
-    assert_eq!(res.status(), StatusCode::OK, "{uri}");
-    let bytes = res.into_body().collect().await.unwrap().to_bytes();
-    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
-    let mut root = None;
-    for i in 0..zip.len() {
-        let mut file = zip.by_index(i).unwrap();
-        let path = dir.join(file.enclosed_name().expect("a relative path inside the zip"));
-        root.get_or_insert_with(|| path.parent().unwrap().to_path_buf());
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let mut text = Vec::new();
-        file.read_to_end(&mut text).unwrap();
-        std::fs::write(&path, text).unwrap();
-    }
-    root.expect("a non-empty zip")
-}
 
 fn run(command: &mut Command, what: &str) {
     let out = command.output().unwrap_or_else(|e| panic!("{what}: cannot run it: {e}"));

@@ -1,8 +1,9 @@
 //! The app's pages, one URL each: `/` (stacks, upload), `/stacks/:id` (table),
-//! `/stacks/:id/graph` (graph), `/plans/:id` (a plan and its preview's progress); `?r=<urn>`
+//! `/stacks/:id/graph` (graph), `/stacks/:id/discover` (discovery), `/plans/:id` (a plan and its preview's progress); `?r=<urn>`
 //! opens a resource's details on the stack pages.
 
 mod detail;
+mod discover;
 mod graph;
 mod home;
 mod plan;
@@ -12,7 +13,7 @@ mod table;
 pub use graph::GraphPage;
 pub use home::{HomePage, UploadStatusError};
 pub use plan::PlanPage;
-pub use stack::TablePage;
+pub use stack::{DiscoverPage, TablePage};
 
 use leptos::prelude::*;
 

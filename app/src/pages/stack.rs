@@ -14,6 +14,7 @@ use crate::server_fns::stack_page;
 pub(crate) enum StackView {
     Table,
     Graph,
+    Discover,
 }
 
 impl StackView {
@@ -21,6 +22,7 @@ impl StackView {
         match self {
             StackView::Table => "",
             StackView::Graph => "/graph",
+            StackView::Discover => "/discover",
         }
     }
 }
@@ -38,6 +40,11 @@ pub(crate) fn use_selected_urn() -> Memo<Option<String>> {
 #[component]
 pub fn TablePage() -> impl IntoView {
     view! { <StackFrame view=StackView::Table/> }
+}
+
+#[component]
+pub fn DiscoverPage() -> impl IntoView {
+    view! { <StackFrame view=StackView::Discover/> }
 }
 
 #[component]
@@ -70,6 +77,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                 <nav class="tabs">
                                     {tab(StackView::Table, "Resources")}
                                     {tab(StackView::Graph, "Graph")}
+                                    {tab(StackView::Discover, "Discover")}
                                     <a class="tab" href=format!("/api/v1/stacks/{}/export", s.id) download=format!("{}.export.json", s.name.replace('/', "-")) rel="external">"Export JSON"</a>
                                 </nav>
                                 <NewPlan stack_id=s.id.clone()/>
@@ -85,6 +93,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                     {match view {
                                         StackView::Table => view! { <ResourceTable rows=rows.clone() stack_id=s.id.clone() selected=selected/> }.into_any(),
                                         StackView::Graph => view! { <super::graph::StackGraph stack_id=s.id.clone()/> }.into_any(),
+                                        StackView::Discover => view! { <super::discover::DiscoverPanel stack_id=s.id.clone()/> }.into_any(),
                                     }}
                                 </div>
                                 {move || selected.get().map(|urn| view! { <DetailPanel stack_id=id.get() urn=urn view=view/> })}

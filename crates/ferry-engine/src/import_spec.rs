@@ -47,6 +47,36 @@ pub struct ImportEntry {
     /// Given outputs: the resource is taken as is, without a `Read`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outputs: Option<Map<String, Value>>,
+    /// The resource's package is a parameterization of another plugin (`Parameterize` is
+    /// called on that plugin before its schema is asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameterization: Option<PackageParameterization>,
+    /// Like `parameterization`, for a package that extends the plugin's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extension: Option<PackageParameterization>,
+}
+
+/// Which plugin a parameterized package runs on, and the parameter value it is given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PackageParameterization {
+    /// The base plugin's name (`pulumi-resource-<pluginName>`).
+    #[serde(default)]
+    pub plugin_name: String,
+    /// The base plugin's version, a semantic version.
+    #[serde(default)]
+    pub plugin_version: String,
+    /// The parameter, base64-encoded in the file.
+    #[serde(default)]
+    pub value: String,
+}
+
+impl PackageParameterization {
+    /// The parameter's bytes (checked to be valid base64 when the spec was read).
+    pub fn value_bytes(&self) -> Vec<u8> {
+        use base64::Engine as _;
+        base64::engine::general_purpose::STANDARD.decode(&self.value).unwrap_or_default()
+    }
 }
 
 impl ImportEntry {
@@ -106,8 +136,23 @@ pub struct SpecErrors {
     pub warnings: Vec<SpecProblem>,
 }
 
-const ENTRY_FIELDS: &[&str] =
-    &["type", "name", "id", "parent", "provider", "version", "pluginDownloadUrl", "properties", "component", "remote", "logicalName", "inputs", "outputs"];
+const ENTRY_FIELDS: &[&str] = &[
+    "type",
+    "name",
+    "id",
+    "parent",
+    "provider",
+    "version",
+    "pluginDownloadUrl",
+    "properties",
+    "component",
+    "remote",
+    "logicalName",
+    "inputs",
+    "outputs",
+    "parameterization",
+    "extension",
+];
 
 fn problem(path: impl Into<String>, message: impl Into<String>) -> SpecProblem {
     SpecProblem { path: path.into(), message: message.into() }
@@ -277,6 +322,22 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
                 for path in unknown_values(values, &at(field)) {
                     errors.push(problem(path, "holds Pulumi's unknown-value sentinel: an import needs the real value"));
                 }
+            }
+        }
+        if e.parameterization.is_some() && e.extension.is_some() {
+            errors.push(problem(at("extension"), "an entry has `parameterization` or `extension`, not both"));
+        }
+        for (field, p) in [("parameterization", &e.parameterization), ("extension", &e.extension)] {
+            let Some(p) = p else { continue };
+            if p.plugin_name.trim().is_empty() {
+                errors.push(problem(at(&format!("{field}.pluginName")), "names the plugin the package runs on (like `terraform-provider`)"));
+            }
+            if semver::Version::parse(p.plugin_version.trim_start_matches('v')).is_err() {
+                errors.push(problem(at(&format!("{field}.pluginVersion")), format!("`{}` is not a semantic version (like 0.8.0)", p.plugin_version)));
+            }
+            use base64::Engine as _;
+            if p.value.is_empty() || base64::engine::general_purpose::STANDARD.decode(&p.value).is_err() {
+                errors.push(problem(at(&format!("{field}.value")), "must be the parameter, base64-encoded"));
             }
         }
         if e.plugin_download_url.is_some() {

@@ -7,8 +7,8 @@ use std::sync::Arc;
 
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetSchemaRequest, ReadRequest, ReadResponse,
-    UpdateRequest, UpdateResponse,
+    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetSchemaRequest, ListRequest, ListResponse,
+    ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use tonic::transport::Channel;
 
@@ -25,6 +25,8 @@ pub trait Provider: Send + Sync {
     async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError>;
     async fn update(&self, request: UpdateRequest) -> Result<UpdateResponse, PluginError>;
     async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError>;
+    /// One page of `List` (discovery): results, then a continuation or `Computed`.
+    async fn list_page(&self, request: ListRequest) -> Result<Vec<ListResponse>, PluginError>;
 }
 
 #[tonic::async_trait]
@@ -52,6 +54,9 @@ impl Provider for ProviderPlugin {
     }
     async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
         ProviderPlugin::delete(self, request).await
+    }
+    async fn list_page(&self, request: ListRequest) -> Result<Vec<ListResponse>, PluginError> {
+        ProviderPlugin::list_page(self, request).await
     }
 }
 
@@ -96,6 +101,14 @@ impl Provider for GrpcProvider {
     }
     async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
         self.client.clone().delete(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Delete", s))
+    }
+    async fn list_page(&self, request: ListRequest) -> Result<Vec<ListResponse>, PluginError> {
+        let mut stream = self.client.clone().list(request).await.map_err(|s| self.fail("List", s))?.into_inner();
+        let mut page = Vec::new();
+        while let Some(item) = stream.message().await.map_err(|s| self.fail("List", s))? {
+            page.push(item);
+        }
+        Ok(page)
     }
 }
 

@@ -65,6 +65,10 @@ impl StackService {
         let (project, stack) = (name[1], name[2]);
 
         let providers = self.plugin_providers().await?;
+        if let Err(e) = parameterize_packages(spec, &providers).await {
+            providers.shutdown().await;
+            return Err(e);
+        }
         let ctx = StackContext { stack, project, deployment: &version.deployment };
         let deployed = preview_import(spec, &ctx, &providers, ImportOptions { concurrency, progress, strategy }).await;
         providers.shutdown().await;
@@ -74,5 +78,47 @@ impl StackService {
         let record = self.store_preview(stack_id, version.summary.version, spec_text, stored, &payload).await?;
         tracing::info!(preview = %record.id, stack = %version.summary.name, "stored import preview");
         Ok(record)
+    }
+}
+
+/// Registers the spec's parameterized packages with the run's plugins and launches each once,
+/// so that a base plugin that cannot be parameterized refuses its entries by name before any
+/// resource is read.
+async fn parameterize_packages(spec: &ImportSpec, providers: &PluginProviders) -> Result<(), ServiceError> {
+    use ferry_engine::import_spec::{SpecErrors, SpecProblem};
+    let mut checked: std::collections::HashMap<String, Result<(), String>> = std::collections::HashMap::new();
+    let mut errors = Vec::new();
+    for (i, e) in spec.file.resources.iter().enumerate() {
+        let (field, p) = match (&e.parameterization, &e.extension) {
+            (Some(p), _) => ("parameterization", p),
+            (None, Some(p)) => ("extension", p),
+            (None, None) => continue,
+        };
+        let package = e.type_.strip_prefix("pulumi:providers:").unwrap_or_else(|| e.type_.split(':').next().unwrap_or_default()).to_string();
+        let version = e.version.clone().unwrap_or_default();
+        if !checked.contains_key(&package) {
+            providers.parameterize(
+                &package,
+                ferry_engine::plugin::Parameterized {
+                    plugin: p.plugin_name.clone(),
+                    plugin_version: p.plugin_version.clone(),
+                    package_version: version.clone(),
+                    value: p.value_bytes(),
+                },
+            );
+            let launched = providers.schema(&package, e.version.as_deref()).await.map(|_| ()).map_err(|err| err.to_string());
+            checked.insert(package.clone(), launched);
+        }
+        if let Some(Err(message)) = checked.get(&package) {
+            errors.push(SpecProblem {
+                path: format!("resources[{i}].{field}"),
+                message: format!("package `{package}` on plugin `{}`: {message}", p.plugin_name),
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ServiceError::Spec(SpecErrors { errors, warnings: spec.warnings.clone() }))
     }
 }

@@ -7,6 +7,7 @@
 
 mod code;
 mod demo;
+mod discovery;
 mod editor;
 mod error;
 mod imports;
@@ -27,6 +28,7 @@ use ferry_store::{NewVersion, StackName, StackSummary, Store};
 
 pub use code::{CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
+pub use discovery::{spec_with, DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult, Selected, TypeQuery};
 pub use editor::{markers, SourceKind};
 pub use error::ServiceError;
 pub use imports::EngineConfig;
@@ -74,12 +76,21 @@ pub struct StackService {
     max_state_bytes: usize,
     cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
     jobs: plans::Jobs,
+    discoveries: discovery::Discoveries,
     schema_hints: editor::SchemaHints,
 }
 
 impl StackService {
     pub fn new(store: Store, max_state_bytes: usize) -> StackService {
-        StackService { store, engine: None, max_state_bytes, cache: Mutex::new(HashMap::new()), jobs: Default::default(), schema_hints: Default::default() }
+        StackService {
+            store,
+            engine: None,
+            max_state_bytes,
+            cache: Mutex::new(HashMap::new()),
+            jobs: Default::default(),
+            discoveries: Default::default(),
+            schema_hints: Default::default(),
+        }
     }
 
     /// Enables import previews and commits.

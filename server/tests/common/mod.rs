@@ -83,3 +83,22 @@ pub fn naive_plugin_dir() -> tempfile::TempDir {
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     dir
 }
+
+/// The zip's files, unpacked under `dir`; the project's folder.
+pub async fn unpack(app: &Router, uri: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    let res = app.clone().oneshot(get(uri)).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK, "{uri}");
+    let bytes = res.into_body().collect().await.unwrap().to_bytes();
+    let mut zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).unwrap();
+    let mut root = None;
+    for i in 0..zip.len() {
+        let mut file = zip.by_index(i).unwrap();
+        let path = dir.join(file.enclosed_name().expect("a relative path inside the zip"));
+        root.get_or_insert_with(|| path.parent().unwrap().to_path_buf());
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let mut text = Vec::new();
+        std::io::Read::read_to_end(&mut file, &mut text).unwrap();
+        std::fs::write(&path, text).unwrap();
+    }
+    root.expect("a non-empty zip")
+}

@@ -10,8 +10,9 @@ use std::time::Duration;
 
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse,
-    GetSchemaRequest, ProviderHandshakeRequest, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
+    parameterize_request, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
+    DiffResponse, GetSchemaRequest, ListRequest, ListResponse, ParameterizeRequest, ParameterizeResponse, ProviderHandshakeRequest, ReadRequest, ReadResponse,
+    UpdateRequest, UpdateResponse,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -283,6 +284,42 @@ impl ProviderPlugin {
     pub async fn get_schema(&self) -> Result<String, PluginError> {
         let mut c = self.client.clone();
         Ok(self.call("GetSchema", c.get_schema(GetSchemaRequest { version: 0, ..Default::default() })).await?.schema)
+    }
+
+    /// Turns the plugin into the parameterized package `name`@`version` (called before
+    /// `GetSchema`, as Pulumi does). A plugin without `Parameterize` answers Unimplemented.
+    pub async fn parameterize(&self, name: &str, version: &str, value: Vec<u8>) -> Result<ParameterizeResponse, PluginError> {
+        let mut c = self.client.clone();
+        let request = ParameterizeRequest {
+            parameters: Some(parameterize_request::Parameters::Value(parameterize_request::ParametersValue {
+                name: name.to_string(),
+                version: version.to_string(),
+                value,
+            })),
+        };
+        self.call("Parameterize", c.parameterize(request)).await
+    }
+
+    /// One page of `List`: the results, and the continuation (or `Computed`) that ends it.
+    pub async fn list_page(&self, request: ListRequest) -> Result<Vec<ListResponse>, PluginError> {
+        let mut c = self.client.clone();
+        let mut stream = self.call("List", c.list(request)).await?;
+        let mut page = Vec::new();
+        loop {
+            match tokio::time::timeout(self.options.call_timeout, stream.message()).await {
+                Err(_) => return Err(PluginError::Timeout { package: self.package.clone(), method: "List", timeout: self.options.call_timeout }),
+                Ok(Ok(Some(item))) => page.push(item),
+                Ok(Ok(None)) => return Ok(page),
+                Ok(Err(status)) => {
+                    return Err(PluginError::Call {
+                        package: self.package.clone(),
+                        method: "List",
+                        code: format!("{:?}", status.code()),
+                        message: status.message().to_string(),
+                    })
+                }
+            }
+        }
     }
 
     pub async fn check_config(&self, request: CheckRequest) -> Result<Option<CheckResponse>, PluginError> {

@@ -15,5 +15,5 @@ pub mod supervisor;
 pub use discovery::{PluginSearch, ProviderBinary};
 pub use engine::{EngineService, LogEvent};
 pub use host::{LaunchOptions, PluginError, ProviderPlugin};
-pub use registry::PluginProviders;
+pub use registry::{Parameterized, PluginProviders};
 pub use supervisor::SupervisedPlugin;

@@ -24,6 +24,18 @@ pub struct PluginProviders {
     running: Mutex<HashMap<String, Result<Arc<SupervisedPlugin>, PluginError>>>,
     by_package: Mutex<HashMap<(String, Option<String>), Arc<SupervisedPlugin>>>,
     schemas: Mutex<HashMap<(String, String), Arc<String>>>,
+    /// Packages that run on another plugin, by package name.
+    parameterized: std::sync::Mutex<HashMap<String, Parameterized>>,
+}
+
+/// A package that is a parameterization (or an extension) of another plugin: that plugin is
+/// launched and told `Parameterize` before anything else, on every (re)start.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parameterized {
+    pub plugin: String,
+    pub plugin_version: String,
+    pub package_version: String,
+    pub value: Vec<u8>,
 }
 
 impl PluginProviders {
@@ -37,7 +49,13 @@ impl PluginProviders {
             running: Mutex::new(HashMap::new()),
             by_package: Mutex::new(HashMap::new()),
             schemas: Mutex::new(HashMap::new()),
+            parameterized: std::sync::Mutex::new(HashMap::new()),
         }
+    }
+
+    /// Says that `package` runs on another plugin, parameterized; applies to every later launch.
+    pub fn parameterize(&self, package: &str, parameterized: Parameterized) {
+        self.parameterized.lock().expect("parameterized lock").insert(package.to_string(), parameterized);
     }
 
     /// The configured plugin for one provider resource (launched on first use, restarted by
@@ -57,12 +75,18 @@ impl PluginProviders {
     }
 
     async fn start(&self, instance: &ProviderInstance) -> Result<Arc<SupervisedPlugin>, PluginError> {
-        let wanted = instance.version.as_deref().and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
-        let binary = self.search.find(&instance.package, wanted.as_ref())?;
+        let parameterized = self.parameterized.lock().expect("parameterized lock").get(&instance.package).cloned();
+        let binary = match &parameterized {
+            Some(p) => self.search.find(&p.plugin, semver::Version::parse(p.plugin_version.trim_start_matches('v')).ok().as_ref())?,
+            None => {
+                let wanted = instance.version.as_deref().and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
+                self.search.find(&instance.package, wanted.as_ref())?
+            }
+        };
         let (engine, root, options, instance_for_start) = (self.engine.addr, self.root.clone(), self.options, instance.clone());
         let start: StartPlugin = Arc::new(move || {
-            let (binary, root, instance) = (binary.clone(), root.clone(), instance_for_start.clone());
-            Box::pin(async move { start_configured(&binary, engine, &root, options, &instance).await })
+            let (binary, root, instance, parameterized) = (binary.clone(), root.clone(), instance_for_start.clone(), parameterized.clone());
+            Box::pin(async move { start_configured(&binary, engine, &root, options, &instance, parameterized.as_ref()).await })
         });
         Ok(Arc::new(SupervisedPlugin::start(&instance.package, start, self.options.max_restarts).await?))
     }
@@ -126,9 +150,23 @@ async fn start_configured(
     root: &std::path::Path,
     options: LaunchOptions,
     instance: &ProviderInstance,
+    parameterized: Option<&Parameterized>,
 ) -> Result<ProviderPlugin, PluginError> {
     let package = instance.package.as_str();
     let plugin = ProviderPlugin::launch(binary, engine, root, options).await?;
+    if let Some(p) = parameterized {
+        // Before GetSchema and configuration, as Pulumi does.
+        let version = instance.version.clone().unwrap_or_else(|| p.package_version.clone());
+        plugin.parameterize(package, &version, p.value.clone()).await.map_err(|e| match e {
+            PluginError::Call { code, .. } if code == "Unimplemented" => PluginError::Call {
+                package: p.plugin.clone(),
+                method: "Parameterize",
+                code,
+                message: format!("the `{}` plugin does not answer Parameterize, so it cannot run the parameterized package `{package}`", p.plugin),
+            },
+            other => other,
+        })?;
+    }
     // The provider resource's inputs are its configuration: checked, then applied.
     let config = to_struct(&instance.config, &EncodeOptions::wire());
     let urn = instance.key.rsplit_once("::").filter(|(u, _)| u.starts_with("urn:")).map(|(u, _)| u).unwrap_or(&instance.key);

@@ -15,8 +15,8 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, ReadRequest, ReadResponse, UpdateRequest,
-    UpdateResponse,
+    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, ListRequest, ListResponse, ReadRequest, ReadResponse,
+    UpdateRequest, UpdateResponse,
 };
 use tokio::sync::{Mutex, RwLock};
 
@@ -203,6 +203,13 @@ impl Provider for SupervisedPlugin {
     }
     async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
         self.once(|p| async move { p.delete(request).await }).await
+    }
+    async fn list_page(&self, request: ListRequest) -> Result<Vec<ListResponse>, PluginError> {
+        self.idempotent("List", |p| {
+            let request = request.clone();
+            async move { p.list_page(request).await }
+        })
+        .await
     }
 }
 

@@ -1,0 +1,600 @@
+//! Discovery: what providers' `List` finds, and whether each find is already managed — by this
+//! stack, by another stack Ferry holds, or by none — so that people can pick what to import
+//! without knowing IDs up front.
+//!
+//! A discovery is a background job like a preview: results are kept as events, watched over
+//! server-sent events, and the job can be cancelled. Nothing it does touches a stack.
+
+use std::collections::{BTreeSet, HashMap};
+use std::sync::{Arc, Mutex};
+
+use ferry_engine::plugin::PluginProviders;
+use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
+use ferry_rpc::pulumirpc::{list_response, ListRequest, ReadRequest};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tokio::sync::watch;
+
+use crate::stack_secrets::StackSecrets;
+use crate::{JobStatus, ServiceError, StackService};
+
+/// One resource type to list, with its filter (the schema's `listInputs`) and paging.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TypeQuery {
+    #[serde(rename = "type")]
+    pub type_: String,
+    #[serde(default)]
+    pub query: Map<String, Value>,
+    /// At most this many results of the type (all of them when unset).
+    #[serde(default)]
+    pub limit: Option<i64>,
+    /// Results per `List` call.
+    #[serde(default)]
+    pub page_size: Option<i64>,
+}
+
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DiscoveryRequest {
+    pub types: Vec<TypeQuery>,
+}
+
+/// Whether a listed resource is already managed, and where.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+pub enum Managed {
+    /// By this stack: same type and ID.
+    InThisStack {
+        urn: String,
+    },
+    /// By the latest version of another stack Ferry holds.
+    InOtherStack {
+        stack_id: String,
+        stack: String,
+        urn: String,
+    },
+    Unmanaged,
+}
+
+/// One thing `List` found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Discovered {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub id: String,
+    pub name: String,
+    #[serde(flatten)]
+    pub managed: Managed,
+}
+
+/// What a discovery reports, in order.
+#[derive(Debug, Clone, Serialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum DiscoveryEvent {
+    Result(Discovered),
+    /// A page of a type came back (the count so far).
+    Page {
+        #[serde(rename = "type")]
+        type_: String,
+        listed: usize,
+    },
+    /// The type's query holds unknowns, so the provider cannot list it now.
+    Computed {
+        #[serde(rename = "type")]
+        type_: String,
+    },
+    /// The provider has no `List` for the type.
+    NotListable {
+        #[serde(rename = "type")]
+        type_: String,
+        message: String,
+    },
+    /// Listing the type failed; the other types go on.
+    Failed {
+        #[serde(rename = "type")]
+        type_: String,
+        message: String,
+    },
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct DiscoveryView {
+    pub id: String,
+    pub stack_id: String,
+    pub status: JobStatus,
+    pub types: Vec<String>,
+    pub found: usize,
+    pub events: Vec<DiscoveryEvent>,
+    pub error: Option<String>,
+}
+
+pub struct Discovery {
+    state: Mutex<DiscoveryView>,
+    changed: watch::Sender<u64>,
+    abort: Mutex<Option<tokio::task::AbortHandle>>,
+}
+
+impl Discovery {
+    pub fn view(&self) -> DiscoveryView {
+        self.state.lock().expect("discovery lock").clone()
+    }
+    pub fn subscribe(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+    fn update(&self, f: impl FnOnce(&mut DiscoveryView)) {
+        f(&mut self.state.lock().expect("discovery lock"));
+        self.changed.send_modify(|n| *n += 1);
+    }
+}
+
+#[derive(Default)]
+pub struct Discoveries(Mutex<HashMap<String, Arc<Discovery>>>);
+
+/// A resource type that can be listed, and the filter it takes.
+#[derive(Debug, Clone, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListableType {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub package: String,
+    /// The schema's `listInputs` (an object type: `properties`, `required`).
+    pub list_inputs: Value,
+    /// `schema` when the schema declares it, `probe` when `List` answered without it.
+    pub source: &'static str,
+}
+
+/// A package whose plugin lists nothing, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct UnlistablePackage {
+    pub package: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Listables {
+    pub types: Vec<ListableType>,
+    pub packages_without_list: Vec<UnlistablePackage>,
+}
+
+/// What a quick `Read` says of a listed resource.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct ProbeItem {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub id: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ProbeResult {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub id: String,
+    /// `found`, `not-found` or `failed`.
+    pub outcome: &'static str,
+    pub message: Option<String>,
+}
+
+/// A selected result, to become an entry of a plan's spec.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Selected {
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub id: String,
+    #[serde(default)]
+    pub name: String,
+}
+
+/// At most this many types of one package are asked `List` to learn whether it answers, when
+/// the schema declares no list support.
+const PROBED_TYPES: usize = 32;
+
+fn package_of(token: &str) -> &str {
+    token.split(':').next().unwrap_or_default()
+}
+
+/// The provider a stack's resources of `package` use: the stack's default provider for it
+/// (or its only one), with its inputs as configuration; otherwise an unconfigured one.
+fn instance_for(package: &str, deployment: &ferry_state::Deployment, secrets: &StackSecrets) -> ProviderInstance {
+    let token = format!("pulumi:providers:{package}");
+    let providers: Vec<&ferry_state::deployment::Resource> = deployment.resources().iter().filter(|r| r.type_ == token).collect();
+    let chosen = providers.iter().find(|r| ferry_state::urn::name_of(&r.urn).starts_with("default")).or(providers.first());
+    match chosen {
+        Some(r) => {
+            let decrypt = |ct: &str| secrets.decrypt(ct);
+            let opts = ferry_property::json::DecodeOptions { decrypt: Some(&decrypt) };
+            let inputs = ferry_property::json::decode_map(r.inputs.as_ref().unwrap_or(&Map::new()), "", &opts).unwrap_or_default();
+            ProviderInstance {
+                package: package.into(),
+                version: ferry_engine::deploy::provider_version(&inputs),
+                key: format!("{}::{}", r.urn, r.id.clone().unwrap_or_default()),
+                config: ferry_engine::deploy::provider_config(&inputs),
+            }
+        }
+        None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+    }
+}
+
+/// Valid, unique names for selected results: the List name (or the ID), reduced to letters,
+/// digits, `-` and `_`, starting with a letter, suffixed `-2`, `-3`… when taken.
+pub fn entry_names(selected: &[Selected], taken: &BTreeSet<String>) -> Vec<String> {
+    let mut used = taken.clone();
+    selected
+        .iter()
+        .map(|s| {
+            let source = if s.name.trim().is_empty() { &s.id } else { &s.name };
+            let mut base: String = source.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' }).collect();
+            base = base.trim_matches('-').to_string();
+            while base.contains("--") {
+                base = base.replace("--", "-");
+            }
+            if !base.starts_with(|c: char| c.is_ascii_alphabetic()) {
+                let kind = s.type_.rsplit(':').next().unwrap_or("resource").to_ascii_lowercase();
+                base = if base.is_empty() { kind } else { format!("{kind}-{base}") };
+            }
+            let mut name = base.clone();
+            let mut n = 2;
+            while used.contains(&name) {
+                name = format!("{base}-{n}");
+                n += 1;
+            }
+            used.insert(name.clone());
+            name
+        })
+        .collect()
+}
+
+/// The spec `base` (or a new one) with the selected results added as entries; ones already in
+/// it (same type and ID) are left out.
+pub fn spec_with(base: Option<&str>, selected: &[Selected]) -> Result<String, ServiceError> {
+    let mut root = match base.filter(|b| !b.trim().is_empty()) {
+        Some(text) => ferry_engine::import_spec::read_spec_json(text)?,
+        None => serde_json::json!({"resources": []}),
+    };
+    let resources =
+        root.get_mut("resources").and_then(Value::as_array_mut).ok_or_else(|| ServiceError::Plan("the plan's spec has no `resources` list".into()))?;
+    let present: BTreeSet<(String, String)> =
+        resources.iter().filter_map(|r| Some((r.get("type")?.as_str()?.to_string(), r.get("id")?.as_str()?.to_string()))).collect();
+    let taken: BTreeSet<String> = resources.iter().filter_map(|r| r.get("name").and_then(Value::as_str).map(str::to_string)).collect();
+    let fresh: Vec<Selected> = selected.iter().filter(|s| !present.contains(&(s.type_.clone(), s.id.clone()))).cloned().collect();
+    for (s, name) in fresh.iter().zip(entry_names(&fresh, &taken)) {
+        resources.push(serde_json::json!({"type": s.type_, "name": name, "id": s.id}));
+    }
+    Ok(serde_json::to_string_pretty(&root).expect("JSON serialises"))
+}
+
+impl StackService {
+    async fn managed_index(&self, stack_id: &str) -> Result<HashMap<(String, String), Managed>, ServiceError> {
+        let mut index = HashMap::new();
+        for summary in self.list().await? {
+            let version = self.version(&summary.id, None).await?;
+            let this = summary.id == stack_id;
+            for r in version.deployment.resources() {
+                let Some(id) = r.id.as_ref().filter(|id| !id.is_empty()) else { continue };
+                if r.type_.starts_with("pulumi:providers:") {
+                    continue;
+                }
+                let managed = if this {
+                    Managed::InThisStack { urn: r.urn.clone() }
+                } else {
+                    Managed::InOtherStack { stack_id: summary.id.clone(), stack: summary.name.clone(), urn: r.urn.clone() }
+                };
+                // This stack wins over others.
+                let key = (r.type_.clone(), id.clone());
+                if this || !index.contains_key(&key) {
+                    index.insert(key, managed);
+                }
+            }
+        }
+        Ok(index)
+    }
+
+    /// The resource types the stack's providers and the installed plugins can list.
+    pub async fn listable_types(&self, stack_id: &str) -> Result<Listables, ServiceError> {
+        let version = self.version(stack_id, None).await?;
+        let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
+        let mut packages: BTreeSet<String> =
+            version.deployment.resources().iter().filter_map(|r| r.type_.strip_prefix("pulumi:providers:").map(str::to_string)).collect();
+        let config = self.engine()?.clone();
+        packages.extend(ferry_engine::plugin::PluginSearch::from_env(config.plugin_dirs.clone()).installed_packages());
+        let providers = self.plugin_providers().await?;
+        let mut result = Listables { types: Vec::new(), packages_without_list: Vec::new() };
+        for package in packages {
+            match listable_of(&package, &version.deployment, secrets.as_ref(), &providers).await {
+                Ok(types) if !types.is_empty() => result.types.extend(types),
+                Ok(_) => result.packages_without_list.push(UnlistablePackage { package, reason: "its provider has no List for any resource type".into() }),
+                Err(reason) => result.packages_without_list.push(UnlistablePackage { package, reason }),
+            }
+        }
+        providers.shutdown().await;
+        Ok(result)
+    }
+
+    /// Starts listing the requested types; results arrive as events.
+    pub async fn start_discovery(self: &Arc<Self>, stack_id: &str, request: DiscoveryRequest) -> Result<DiscoveryView, ServiceError> {
+        if request.types.is_empty() {
+            return Err(ServiceError::Plan("name at least one resource type to discover (`types`)".into()));
+        }
+        for (i, t) in request.types.iter().enumerate() {
+            if t.type_.split(':').count() != 3 || t.type_.starts_with("pulumi:") {
+                return Err(ServiceError::Plan(format!("types[{i}].type: `{}` is not a resource type token (`<package>:<module>:<Type>`)", t.type_)));
+            }
+            if t.limit.is_some_and(|l| l < 1) || t.page_size.is_some_and(|p| p < 1) {
+                return Err(ServiceError::Plan(format!("types[{i}]: `limit` and `pageSize` are positive numbers")));
+            }
+        }
+        let version = self.version(stack_id, None).await?;
+        let id = ferry_store::random_id();
+        let (changed, _) = watch::channel(0);
+        let job = Arc::new(Discovery {
+            state: Mutex::new(DiscoveryView {
+                id: id.clone(),
+                stack_id: version.summary.id.clone(),
+                status: JobStatus::Running,
+                types: request.types.iter().map(|t| t.type_.clone()).collect(),
+                found: 0,
+                events: Vec::new(),
+                error: None,
+            }),
+            changed,
+            abort: Mutex::new(None),
+        });
+        self.discoveries.0.lock().expect("discoveries lock").insert(id.clone(), job.clone());
+        let (service, runner, stack_id) = (self.clone(), job.clone(), version.summary.id.clone());
+        let task = tokio::spawn(async move {
+            let outcome = service.run_discovery(&stack_id, &request, &runner).await;
+            runner.update(|s| match outcome {
+                Ok(()) => s.status = JobStatus::Done,
+                Err(e) => {
+                    s.status = JobStatus::Failed;
+                    s.error = Some(e.to_string());
+                }
+            });
+        });
+        *job.abort.lock().expect("discovery lock") = Some(task.abort_handle());
+        Ok(job.view())
+    }
+
+    async fn run_discovery(&self, stack_id: &str, request: &DiscoveryRequest, job: &Discovery) -> Result<(), ServiceError> {
+        let version = self.version(stack_id, None).await?;
+        let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
+        let index = self.managed_index(stack_id).await?;
+        let providers = self.plugin_providers().await?;
+        for q in &request.types {
+            let package = package_of(&q.type_);
+            let instance = match &secrets {
+                Some(s) => instance_for(package, &version.deployment, s),
+                None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+            };
+            let provider = match providers.provider(&instance).await {
+                Ok(p) => p,
+                Err(e) => {
+                    job.update(|s| s.events.push(DiscoveryEvent::Failed { type_: q.type_.clone(), message: e.to_string() }));
+                    continue;
+                }
+            };
+            let outcome = list_all(provider.as_ref(), q, |found| {
+                job.update(|s| {
+                    for (id, name) in found {
+                        let managed = index.get(&(q.type_.clone(), id.clone())).cloned().unwrap_or(Managed::Unmanaged);
+                        s.events.push(DiscoveryEvent::Result(Discovered { type_: q.type_.clone(), id, name, managed }));
+                        s.found += 1;
+                    }
+                    let listed = s.events.iter().filter(|e| matches!(e, DiscoveryEvent::Result(d) if d.type_ == q.type_)).count();
+                    s.events.push(DiscoveryEvent::Page { type_: q.type_.clone(), listed });
+                })
+            })
+            .await;
+            match outcome {
+                Ok(ListEnd::Done) => {}
+                Ok(ListEnd::Computed) => job.update(|s| s.events.push(DiscoveryEvent::Computed { type_: q.type_.clone() })),
+                Err(ListFailure::Unimplemented(message)) => job.update(|s| s.events.push(DiscoveryEvent::NotListable { type_: q.type_.clone(), message })),
+                Err(ListFailure::Other(message)) => job.update(|s| s.events.push(DiscoveryEvent::Failed { type_: q.type_.clone(), message })),
+            }
+        }
+        providers.shutdown().await;
+        Ok(())
+    }
+
+    pub fn discovery(&self, id: &str) -> Result<Arc<Discovery>, ServiceError> {
+        self.discoveries.0.lock().expect("discoveries lock").get(id).cloned().ok_or_else(|| ServiceError::JobNotFound(id.to_string()))
+    }
+
+    pub fn cancel_discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
+        let job = self.discovery(id)?;
+        if let Some(handle) = job.abort.lock().expect("discovery lock").take() {
+            handle.abort();
+        }
+        job.update(|s| {
+            if s.status == JobStatus::Running {
+                s.status = JobStatus::Cancelled;
+            }
+        });
+        Ok(job.view())
+    }
+
+    /// A quick `Read` of each item: is it there to import?
+    pub async fn probe(&self, stack_id: &str, items: &[ProbeItem]) -> Result<Vec<ProbeResult>, ServiceError> {
+        let version = self.version(stack_id, None).await?;
+        let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
+        let providers = self.plugin_providers().await?;
+        let mut results = Vec::with_capacity(items.len());
+        for item in items {
+            let package = package_of(&item.type_);
+            let instance = match &secrets {
+                Some(s) => instance_for(package, &version.deployment, s),
+                None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+            };
+            let read = match providers.provider(&instance).await {
+                Ok(p) => p
+                    .read(ReadRequest {
+                        id: item.id.clone(),
+                        urn: format!("urn:pulumi:probe::probe::{}::probe", item.type_),
+                        r#type: item.type_.clone(),
+                        ..Default::default()
+                    })
+                    .await
+                    .map_err(|e| e.to_string()),
+                Err(e) => Err(e.to_string()),
+            };
+            let (outcome, message) = match read {
+                Ok(r) if r.id.is_empty() => ("not-found", None),
+                Ok(_) => ("found", None),
+                Err(e) => ("failed", Some(e)),
+            };
+            results.push(ProbeResult { type_: item.type_.clone(), id: item.id.clone(), outcome, message });
+        }
+        providers.shutdown().await;
+        Ok(results)
+    }
+}
+
+impl StackService {
+    /// Selected results as entries of a plan's spec: a new plan, or a new revision of
+    /// `plan_id` (which must be a plan of this stack) keeping its program and options.
+    pub async fn add_discovered_to_plan(&self, stack_id: &str, selected: &[Selected], plan_id: Option<&str>) -> Result<crate::PlanView, ServiceError> {
+        if selected.is_empty() {
+            return Err(ServiceError::Plan("select at least one result to add to a plan".into()));
+        }
+        match plan_id {
+            None => {
+                let spec = spec_with(None, selected)?;
+                self.create_plan(stack_id, crate::PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
+            }
+            Some(plan_id) => {
+                let view = self.plan_view(plan_id, None, false).await?;
+                if view.plan.stack_id != stack_id {
+                    return Err(ServiceError::Plan(format!("plan `{plan_id}` imports into another stack")));
+                }
+                let spec = spec_with(view.current.spec.as_deref(), selected)?;
+                let input = crate::PlanInput { title: None, spec: Some(spec), program: view.current.program.clone(), options: view.current.options.clone() };
+                self.save_plan(plan_id, input).await
+            }
+        }
+    }
+}
+
+enum ListEnd {
+    Done,
+    Computed,
+}
+
+enum ListFailure {
+    Unimplemented(String),
+    Other(String),
+}
+
+/// Pages through `List` for one type, handing each page's `(id, name)` results on.
+async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMut(Vec<(String, String)>)) -> Result<ListEnd, ListFailure> {
+    let query = ferry_property::wire::json_object_to_struct(q.query.clone());
+    let mut continuation = String::new();
+    let mut listed: i64 = 0;
+    loop {
+        let remaining = q.limit.map(|l| l - listed).unwrap_or(0);
+        let request = ListRequest {
+            token: q.type_.clone(),
+            query: Some(query.clone()),
+            limit: remaining,
+            page_size: q.page_size.unwrap_or(100),
+            continuation_token: continuation.clone(),
+        };
+        let page = provider.list_page(request).await.map_err(|e| match &e {
+            ferry_engine::plugin::PluginError::Call { code, .. } if code == "Unimplemented" => {
+                ListFailure::Unimplemented(format!("the `{}` provider has no List for {}", package_of(&q.type_), q.type_))
+            }
+            _ => ListFailure::Other(e.to_string()),
+        })?;
+        let mut found = Vec::new();
+        let mut next = None;
+        let mut computed = false;
+        for item in page {
+            match item.response {
+                Some(list_response::Response::Result(r)) => found.push((r.id, r.name)),
+                Some(list_response::Response::Continuation(c)) => next = Some(c.continuation_token),
+                Some(list_response::Response::Computed(_)) => computed = true,
+                None => {}
+            }
+        }
+        if let Some(limit) = q.limit {
+            found.truncate((limit - listed).max(0) as usize);
+        }
+        listed += found.len() as i64;
+        on_page(found);
+        if computed {
+            return Ok(ListEnd::Computed);
+        }
+        match next {
+            Some(token) if !token.is_empty() && token != continuation && q.limit.is_none_or(|l| listed < l) => continuation = token,
+            _ => return Ok(ListEnd::Done),
+        }
+    }
+}
+
+/// The listable types of one package: those its schema gives `listInputs`, or (when it gives
+/// none) those whose `List` answers with anything but Unimplemented.
+async fn listable_of(
+    package: &str,
+    deployment: &ferry_state::Deployment,
+    secrets: Option<&StackSecrets>,
+    providers: &PluginProviders,
+) -> Result<Vec<ListableType>, String> {
+    let schema = providers.schema(package, None).await.map_err(|e| e.to_string())?;
+    let schema: Value = serde_json::from_str(&schema).map_err(|e| format!("its schema is not JSON: {e}"))?;
+    let resources = schema.get("resources").and_then(Value::as_object).cloned().unwrap_or_default();
+    let declared: Vec<ListableType> = resources
+        .iter()
+        .filter_map(|(token, spec)| {
+            let inputs = spec.get("listInputs")?;
+            Some(ListableType { type_: token.clone(), package: package.into(), list_inputs: inputs.clone(), source: "schema" })
+        })
+        .collect();
+    if !declared.is_empty() {
+        return Ok(declared);
+    }
+    let instance = match secrets {
+        Some(s) => instance_for(package, deployment, s),
+        None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+    };
+    let provider = providers.provider(&instance).await.map_err(|e| e.to_string())?;
+    let mut found = Vec::new();
+    for token in resources.keys().take(PROBED_TYPES) {
+        let request = ListRequest { token: token.clone(), query: None, limit: 1, page_size: 1, continuation_token: String::new() };
+        match provider.list_page(request).await {
+            Err(ferry_engine::plugin::PluginError::Call { code, .. }) if code == "Unimplemented" => {}
+            Err(_) | Ok(_) => found.push(ListableType { type_: token.clone(), package: package.into(), list_inputs: serde_json::json!({}), source: "probe" }),
+        }
+    }
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sel(type_: &str, id: &str, name: &str) -> Selected {
+        Selected { type_: type_.into(), id: id.into(), name: name.into() }
+    }
+
+    #[test]
+    fn names_are_valid_and_unique() {
+        let taken: BTreeSet<String> = ["app".to_string()].into();
+        let names = entry_names(
+            &[
+                sel("postgresql:index/role:Role", "app", "app"),
+                sel("postgresql:index/role:Role", "app2", "app"),
+                sel("postgresql:index/schema:Schema", "db.public", "db_public"),
+                sel("postgresql:index/database:Database", "1st db", ""),
+            ],
+            &taken,
+        );
+        assert_eq!(names, ["app-2", "app-3", "db_public", "database-1st-db"]);
+    }
+
+    #[test]
+    fn a_spec_gains_only_what_it_lacks() {
+        let base = r#"{"resources": [{"type": "postgresql:index/role:Role", "name": "app", "id": "app"}]}"#;
+        let spec = spec_with(Some(base), &[sel("postgresql:index/role:Role", "app", "app"), sel("postgresql:index/role:Role", "ops", "ops")]).unwrap();
+        let parsed = ferry_engine::import_spec::parse_import_spec(&spec).unwrap();
+        let ids: Vec<_> = parsed.file.resources.iter().map(|r| r.id.clone().unwrap()).collect();
+        assert_eq!(ids, ["app", "ops"]);
+    }
+}
