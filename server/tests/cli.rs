@@ -103,3 +103,45 @@ fn preview_a_program_write_its_import_file_then_import_by_mapping() {
     assert_eq!(code, 1);
     assert!(err.contains("bad.yaml:5:16: resources.x.options.protect: expected `true` or `false`"), "{err}");
 }
+
+/// `ferry discover` against the machine's PostgreSQL server: what the provider lists becomes a
+/// spec `ferry import` takes; a filter the type does not take, or a type without List, fails
+/// naming it.
+#[test]
+fn discover_writes_a_spec_of_what_the_provider_lists() {
+    let psql = |sql: &str| {
+        let out = Command::new("psql").args(["-h", "127.0.0.1", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql]).output().expect("psql (Debian's postgresql-client)");
+        assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    };
+    let prefix = format!("ferrycli{}_", std::process::id());
+    psql(&format!("DROP ROLE IF EXISTS {prefix}web; CREATE ROLE {prefix}web NOLOGIN"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("state.json"), r#"{"version":3,"deployment":{}}"#).unwrap();
+    let discover = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_ferry"))
+            .args(["discover", "--stack", "state.json"])
+            .args(extra)
+            .current_dir(dir.path())
+            .env("PGHOST", "127.0.0.1")
+            .env("PGUSER", "postgres")
+            .output()
+            .unwrap();
+        (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).to_string(), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let query = format!("namePrefix={prefix}");
+    let (code, _, err) = discover(&["--type", "postgresql:index/role:Role", "--query", &query, "--out", "spec.json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains(&format!("unmanaged      postgresql:index/role:Role  {prefix}web")), "{err}");
+    let spec = std::fs::read_to_string(dir.path().join("spec.json")).unwrap();
+    let parsed = ferry_engine::import_spec::parse_import_spec(&spec).unwrap();
+    assert_eq!(parsed.file.resources.len(), 1);
+    assert_eq!(parsed.file.resources[0].id.as_deref(), Some(format!("{prefix}web").as_str()));
+
+    let (code, _, err) = discover(&["--type", "postgresql:index/role:Role", "--query", "owner=x"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("`owner` is not a list filter"), "{err}");
+    let (code, _, err) = discover(&["--type", "random:index/randomPet:RandomPet"]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("has no List for random:index/randomPet:RandomPet"), "{err}");
+    psql(&format!("DROP ROLE {prefix}web"));
+}

@@ -200,3 +200,23 @@ async fn the_demo_stack_code_type_checks() {
     let out = std::process::Command::new(&pyright).arg("--pythonpath").arg(&python).arg(dir.join("__main__.py")).output().unwrap();
     assert!(out.status.success(), "pyright:\n{}", String::from_utf8_lossy(&out.stdout));
 }
+
+/// A parameterized package whose base plugin has no `Parameterize` (Ferry's random plugin) is
+/// refused by the entry's path before anything is read.
+#[tokio::test]
+async fn a_parameterized_entry_on_a_plugin_without_parameterize_is_refused_by_name() {
+    let app = common::app(false).await;
+    let (status, stack) = call(&app, post("/api/v1/stacks?name=acme/param/dev", r#"{"version": 3, "deployment": {}}"#)).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let spec = json!({"resources": [
+        {"type": "random:index/randomString:RandomString", "name": "plain", "id": "abc"},
+        {"type": "acme:index:Thing", "name": "thing", "id": "t-1", "version": "1.0.0",
+         "parameterization": {"pluginName": "random", "pluginVersion": "4.21.2", "value": "e30="}}
+    ]});
+    let (status, err) = call(&app, post(&format!("/api/v1/stacks/{}/previews", stack["id"].as_str().unwrap()), &spec.to_string())).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    let problems = err["error"]["errors"].as_array().unwrap();
+    assert_eq!(problems.len(), 1, "{err}");
+    assert_eq!(problems[0]["path"], "resources[1].parameterization");
+    assert!(problems[0]["message"].as_str().unwrap().contains("does not answer Parameterize"), "{err}");
+}

@@ -56,9 +56,10 @@ pub struct ImportEntry {
     pub extension: Option<PackageParameterization>,
 }
 
-/// Which plugin a parameterized package runs on, and the parameter value it is given.
+/// Which plugin a parameterized package runs on, and the parameter value it is given. Unknown
+/// keys are ignored, as Pulumi's reader ignores them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
 pub struct PackageParameterization {
     /// The base plugin's name (`pulumi-resource-<pluginName>`).
     #[serde(default)]

@@ -74,6 +74,15 @@ fn broken_specs_name_every_problem_and_where() {
             ]}"#,
         ),
         (
+            "parameterization rules",
+            r#"{"resources": [
+                {"type": "tfaws:s3/bucket:Bucket", "name": "a", "id": "1", "version": "0.1.0",
+                 "parameterization": {"pluginName": "terraform-provider", "pluginVersion": "0.8", "value": "not base64!"},
+                 "extension": {"pluginName": "x", "pluginVersion": "1.0.0", "value": "e30="}},
+                {"type": "tfaws:s3/bucket:Bucket", "name": "b", "id": "2", "parameterization": {"pluginName": "", "pluginVersion": "1.0.0", "value": "", "extra": 1}}
+            ]}"#,
+        ),
+        (
             "same urn twice",
             r#"{"resources": [
                 {"type": "aws:s3/bucket:Bucket", "name": "a", "id": "1"},
@@ -100,8 +109,34 @@ fn broken_specs_name_every_problem_and_where() {
             assert_eq!(paths("resources[2]"), ["resources[2].outputs"]);
             assert_eq!(paths("resources[3]"), ["resources[3].inputs.tags.t", "resources[3].outputs.arns[0]"]);
         }
+        if name == "parameterization rules" {
+            let paths: Vec<&str> = err.errors.iter().map(|e| e.path.as_str()).collect();
+            assert_eq!(
+                paths,
+                [
+                    "resources[0].extension",
+                    "resources[0].parameterization.pluginVersion",
+                    "resources[0].parameterization.value",
+                    "resources[1].parameterization.pluginName",
+                    "resources[1].parameterization.value"
+                ],
+                "{err}"
+            );
+        }
         insta::assert_json_snapshot!(name.replace(' ', "_"), err);
     }
+}
+
+#[test]
+fn a_parameterized_entry_is_read_with_its_plugin_and_value() {
+    let spec = parse_import_spec(
+        r#"{"resources": [{"type": "tfaws:s3/bucket:Bucket", "name": "a", "id": "1", "version": "0.1.0",
+            "parameterization": {"pluginName": "terraform-provider", "pluginVersion": "0.8.1", "value": "eyJyZW1vdGUiOnt9fQ=="}}]}"#,
+    )
+    .unwrap();
+    let p = spec.file.resources[0].parameterization.as_ref().unwrap();
+    assert_eq!((p.plugin_name.as_str(), p.plugin_version.as_str()), ("terraform-provider", "0.8.1"));
+    assert_eq!(p.value_bytes(), br#"{"remote":{}}"#);
 }
 
 #[test]

@@ -182,3 +182,30 @@ async fn each_provider_resource_gets_its_own_configured_plugin() {
     assert_eq!(region(us.read(read("b")).await.unwrap()).0, Some(Kind::StringValue("us-east-2".into())));
     providers.shutdown().await;
 }
+
+/// A parameterized package runs on its base plugin, told `Parameterize` before its schema is
+/// asked for; a base plugin without `Parameterize` is refused by name.
+#[tokio::test]
+async fn parameterized_packages_are_parameterized_before_get_schema() {
+    use ferry_engine::plugin::{Parameterized, PluginProviders};
+    let dir = plugin_dir("test", "ok");
+    let (engine, _logs) = EngineService::start().await.unwrap();
+    let providers = PluginProviders::new(search(dir.path()), engine, quick(), dir.path().to_path_buf(), None);
+    let parameterized = Parameterized { plugin: "test".into(), plugin_version: "0.0.1".into(), package_version: "2.0.0".into(), value: b"{\"region\":\"x\"}".to_vec() };
+    providers.parameterize("acme", parameterized.clone());
+    let schema: serde_json::Value = serde_json::from_str(&providers.schema("acme", Some("2.0.0")).await.unwrap()).unwrap();
+    assert_eq!(schema["name"], "acme");
+    assert_eq!(schema["version"], "2.0.0");
+    assert_eq!(schema["parameterization"]["baseProvider"]["name"], "test");
+    assert_eq!(schema["parameterization"]["parameter"], "eyJyZWdpb24iOiJ4In0=");
+    providers.shutdown().await;
+
+    // `legacy` answers nothing but the basics: no Parameterize.
+    let dir = plugin_dir("old", "legacy");
+    let (engine, _logs) = EngineService::start().await.unwrap();
+    let providers = PluginProviders::new(search(dir.path()), engine, quick(), dir.path().to_path_buf(), None);
+    providers.parameterize("acme", Parameterized { plugin: "old".into(), ..parameterized });
+    let err = providers.schema("acme", None).await.unwrap_err().to_string();
+    assert!(err.contains("does not answer Parameterize") && err.contains("`acme`"), "{err}");
+    providers.shutdown().await;
+}

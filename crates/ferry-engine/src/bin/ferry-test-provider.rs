@@ -2,8 +2,9 @@
 //! whose behaviour `FERRY_TEST_PROVIDER_MODE` chooses:
 //!
 //! - `ok` (default): answers Handshake, GetPluginInfo, GetSchema (counting calls), Check, Read
-//!   (echoing the ID) and logs each Read to the engine;
-//! - `legacy`: the same without Handshake (as older plugins);
+//!   (echoing the ID) and logs each Read to the engine; `Parameterize` turns it into the package
+//!   it names (its schema then carries that name and the parameter);
+//! - `legacy`: the same without Handshake or Parameterize (as older plugins);
 //! - `exit`: writes an error to stderr and exits before printing its port;
 //! - `garbage`: prints something that is not a port;
 //! - `silent`: never prints a port;
@@ -26,7 +27,8 @@ use ferry_rpc::pulumirpc::engine_client::EngineClient;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
     diff_response::DiffChanges, CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest,
-    GetSchemaResponse, LogRequest, LogSeverity, PluginInfo, ProviderHandshakeRequest, ProviderHandshakeResponse, ReadRequest, ReadResponse,
+    GetSchemaResponse, LogRequest, LogSeverity, ParameterizeRequest, ParameterizeResponse, PluginInfo, ProviderHandshakeRequest, ProviderHandshakeResponse,
+    ReadRequest, ReadResponse,
 };
 use tonic::{Request, Response, Status};
 
@@ -36,6 +38,8 @@ struct TestProvider {
     schema_calls: AtomicU32,
     /// What Configure was given: `args`, and the legacy `variables`.
     configured: std::sync::Mutex<(Struct, Struct)>,
+    /// The package `Parameterize` made of it: name, version, parameter.
+    parameterized: std::sync::Mutex<Option<(String, String, Vec<u8>)>>,
 }
 
 /// The `naive` mode's schema: defaults the provider's own Check never applies.
@@ -89,7 +93,29 @@ impl ResourceProvider for TestProvider {
         Ok(Response::new(DiffResponse { changes: changes as i32, diffs, ..Default::default() }))
     }
 
+    async fn parameterize(&self, request: Request<ParameterizeRequest>) -> Result<Response<ParameterizeResponse>, Status> {
+        use ferry_rpc::pulumirpc::parameterize_request::Parameters;
+        if self.mode == "legacy" {
+            return Err(Status::unimplemented("no Parameterize in this plugin"));
+        }
+        match request.into_inner().parameters {
+            Some(Parameters::Value(v)) => {
+                *self.parameterized.lock().unwrap() = Some((v.name.clone(), v.version.clone(), v.value));
+                Ok(Response::new(ParameterizeResponse { name: v.name, version: v.version }))
+            }
+            _ => Err(Status::invalid_argument("this plugin is parameterized by value only")),
+        }
+    }
+
     async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+        if let Some((name, version, value)) = self.parameterized.lock().unwrap().clone() {
+            use base64::Engine as _;
+            let parameter = base64::engine::general_purpose::STANDARD.encode(&value);
+            return Ok(Response::new(GetSchemaResponse {
+                schema: serde_json::json!({"name": name, "version": version, "parameterization": {"baseProvider": {"name": "test", "version": "0.0.1"}, "parameter": parameter}})
+                    .to_string(),
+            }));
+        }
         if self.mode == "naive" {
             return Ok(Response::new(GetSchemaResponse { schema: NAIVE_SCHEMA.to_string() }));
         }
@@ -204,7 +230,7 @@ async fn main() {
     }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind");
     println!("{}", listener.local_addr().expect("addr").port());
-    let provider = TestProvider { mode, engine, schema_calls: AtomicU32::new(0), configured: Default::default() };
+    let provider = TestProvider { mode, engine, schema_calls: AtomicU32::new(0), configured: Default::default(), parameterized: Default::default() };
     tonic::transport::Server::builder()
         .add_service(ResourceProviderServer::new(provider))
         .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener))
