@@ -38,7 +38,10 @@ export FERRY_URL="http://127.0.0.1:$PORT"
 mkdir -p "$DATA/plugins"
 printf '#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=naive exec "%s" "$@"\n' "$ROOT/target/debug/ferry-test-provider" > "$DATA/plugins/pulumi-resource-test"
 chmod +x "$DATA/plugins/pulumi-resource-test"
-"$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
+# The discovery test lists the machine's PostgreSQL server through Ferry's postgresql plugin,
+# which reads libpq's variables as the real provider does.
+PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable \
+  "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!
 cleanup() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$DATA"; }
 trap cleanup EXIT

@@ -110,7 +110,10 @@ fn preview_a_program_write_its_import_file_then_import_by_mapping() {
 #[test]
 fn discover_writes_a_spec_of_what_the_provider_lists() {
     let psql = |sql: &str| {
-        let out = Command::new("psql").args(["-h", "127.0.0.1", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql]).output().expect("psql (Debian's postgresql-client)");
+        let out = Command::new("psql")
+            .args(["-h", "127.0.0.1", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql])
+            .output()
+            .expect("psql (Debian's postgresql-client)");
         assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
     };
     let prefix = format!("ferrycli{}_", std::process::id());

@@ -191,7 +191,8 @@ async fn parameterized_packages_are_parameterized_before_get_schema() {
     let dir = plugin_dir("test", "ok");
     let (engine, _logs) = EngineService::start().await.unwrap();
     let providers = PluginProviders::new(search(dir.path()), engine, quick(), dir.path().to_path_buf(), None);
-    let parameterized = Parameterized { plugin: "test".into(), plugin_version: "0.0.1".into(), package_version: "2.0.0".into(), value: b"{\"region\":\"x\"}".to_vec() };
+    let parameterized =
+        Parameterized { plugin: "test".into(), plugin_version: "0.0.1".into(), package_version: "2.0.0".into(), value: b"{\"region\":\"x\"}".to_vec() };
     providers.parameterize("acme", parameterized.clone());
     let schema: serde_json::Value = serde_json::from_str(&providers.schema("acme", Some("2.0.0")).await.unwrap()).unwrap();
     assert_eq!(schema["name"], "acme");
