@@ -220,3 +220,28 @@ async fn a_parameterized_entry_on_a_plugin_without_parameterize_is_refused_by_na
     assert_eq!(problems[0]["path"], "resources[1].parameterization");
     assert!(problems[0]["message"].as_str().unwrap().contains("does not answer Parameterize"), "{err}");
 }
+
+/// A parameterized package imports end to end: its entries run on the base plugin (Ferry's
+/// scripted test plugin, installed as `pulumi-resource-testbase`), parameterized before its
+/// schema is asked for, and the resources read as any other.
+#[tokio::test]
+async fn a_parameterized_package_imports_on_its_base_plugin() {
+    use std::os::unix::fs::PermissionsExt;
+    let base = tempfile::tempdir().unwrap();
+    let wrapper = base.path().join("pulumi-resource-testbase");
+    std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{}' \"$@\"\n", common::plugin_dir().join("ferry-test-provider").display())).unwrap();
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let engine = ferry_service::EngineConfig::new(vec![base.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let app = common::app_with(engine, false).await;
+    let (status, stack) = call(&app, post("/api/v1/stacks?name=acme/param/ok", r#"{"version": 3, "deployment": {}}"#)).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let spec = json!({"resources": [
+        {"type": "acme:index:Thing", "name": "thing", "id": "t-1", "version": "2.0.0",
+         "parameterization": {"pluginName": "testbase", "pluginVersion": "0.0.1", "value": "e30="}}
+    ]});
+    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{}/previews", stack["id"].as_str().unwrap()), &spec.to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+    let resource = &preview["preview"]["resources"][0];
+    assert!(resource["status"].as_str().unwrap().starts_with("ready"), "{preview}");
+    assert_eq!(resource["outputs"]["value"], "t-1", "{preview}");
+}
