@@ -188,6 +188,9 @@ pub struct Selected {
 /// the schema declares no list support.
 const PROBED_TYPES: usize = 32;
 
+/// A provider that keeps handing out new continuation tokens is stopped here.
+const MAX_PAGES: usize = 100_000;
+
 fn package_of(token: &str) -> &str {
     token.split(':').next().unwrap_or_default()
 }
@@ -412,37 +415,44 @@ impl StackService {
         Ok(job.view())
     }
 
-    /// A quick `Read` of each item: is it there to import?
+    /// A quick `Read` of each item: is it there to import? Up to the engine's concurrency at
+    /// once; answers in the items' order.
     pub async fn probe(&self, stack_id: &str, items: &[ProbeItem]) -> Result<Vec<ProbeResult>, ServiceError> {
+        use futures_util::StreamExt as _;
         let version = self.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
+        let concurrency = self.engine()?.concurrency;
         let providers = self.plugin_providers().await?;
-        let mut results = Vec::with_capacity(items.len());
-        for item in items {
-            let package = package_of(&item.type_);
+        let probe_one = |item: &ProbeItem| {
+            let package = package_of(&item.type_).to_string();
             let instance = match &secrets {
-                Some(s) => instance_for(package, &version.deployment, s),
-                None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+                Some(s) => instance_for(&package, &version.deployment, s),
+                None => ProviderInstance { package: package.clone(), version: None, key: format!("default:{package}"), config: Default::default() },
             };
-            let read = match providers.provider(&instance).await {
-                Ok(p) => p
-                    .read(ReadRequest {
-                        id: item.id.clone(),
-                        urn: format!("urn:pulumi:probe::probe::{}::probe", item.type_),
-                        r#type: item.type_.clone(),
-                        ..Default::default()
-                    })
-                    .await
-                    .map_err(|e| e.to_string()),
-                Err(e) => Err(e.to_string()),
-            };
-            let (outcome, message) = match read {
-                Ok(r) if r.id.is_empty() => ("not-found", None),
-                Ok(_) => ("found", None),
-                Err(e) => ("failed", Some(e)),
-            };
-            results.push(ProbeResult { type_: item.type_.clone(), id: item.id.clone(), outcome, message });
-        }
+            let providers = &providers;
+            let item = item.clone();
+            async move {
+                let read = match providers.provider(&instance).await {
+                    Ok(p) => p
+                        .read(ReadRequest {
+                            id: item.id.clone(),
+                            urn: format!("urn:pulumi:probe::probe::{}::probe", item.type_),
+                            r#type: item.type_.clone(),
+                            ..Default::default()
+                        })
+                        .await
+                        .map_err(|e| e.to_string()),
+                    Err(e) => Err(e.to_string()),
+                };
+                let (outcome, message) = match read {
+                    Ok(r) if r.id.is_empty() => ("not-found", None),
+                    Ok(_) => ("found", None),
+                    Err(e) => ("failed", Some(e)),
+                };
+                ProbeResult { type_: item.type_, id: item.id, outcome, message }
+            }
+        };
+        let results = futures_util::stream::iter(items.iter().map(probe_one)).buffered(concurrency.max(1)).collect::<Vec<_>>().await;
         providers.shutdown().await;
         Ok(results)
     }
@@ -488,7 +498,7 @@ async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMu
     let query = ferry_property::wire::json_object_to_struct(q.query.clone());
     let mut continuation = String::new();
     let mut listed: i64 = 0;
-    loop {
+    for _ in 0..MAX_PAGES {
         let remaining = q.limit.map(|l| l - listed).unwrap_or(0);
         let request = ListRequest {
             token: q.type_.clone(),
@@ -527,6 +537,7 @@ async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMu
             _ => return Ok(ListEnd::Done),
         }
     }
+    Err(ListFailure::Other(format!("the `{}` provider was still paging {} after {MAX_PAGES} pages; set a limit", package_of(&q.type_), q.type_)))
 }
 
 /// The listable types of one package: those its schema gives `listInputs`, or (when it gives
