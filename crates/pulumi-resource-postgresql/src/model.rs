@@ -328,3 +328,44 @@ fn equal(a: &Value, b: &Value) -> bool {
         _ => a == b,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn obj(v: Value) -> Props {
+        v.as_object().cloned().unwrap()
+    }
+
+    #[test]
+    fn import_inputs_leave_out_defaults_and_zero_values_but_keep_the_name() {
+        let outputs = obj(json!({
+            "id": "app", "name": "app", "connectionLimit": -1, "inherit": true, "login": false, "validUntil": "infinity",
+            "password": "", "roles": [], "statementTimeout": 0, "createDatabase": true, "superuser": false
+        }));
+        assert_eq!(import_inputs(Kind::Role, &outputs), obj(json!({"createDatabase": true, "name": "app"})));
+        // A value that differs from the default is kept, even when it is its type's zero.
+        let outputs = obj(json!({"name": "ops", "inherit": false, "connectionLimit": 0}));
+        assert_eq!(import_inputs(Kind::Role, &outputs), obj(json!({"connectionLimit": 0, "inherit": false, "name": "ops"})));
+    }
+
+    #[test]
+    fn check_fills_defaults_names_unknown_properties_and_wrong_types() {
+        let (checked, failures) = check(Kind::Database, "db", &obj(json!({"name": "db", "connectionLimit": "ten", "colour": "red"})));
+        assert_eq!(checked["allowConnections"], json!(true));
+        assert_eq!(checked["alterObjectOwnership"], json!(false));
+        let props: Vec<&str> = failures.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(props, ["connectionLimit", "colour"]);
+        let (checked, _) = check(Kind::Role, "web", &Props::new());
+        assert!(checked["name"].as_str().unwrap().starts_with("web-"), "a missing name is generated from the URN name");
+    }
+
+    #[test]
+    fn diff_compares_numbers_by_value_sets_as_sets_and_skips_computed_properties() {
+        let olds = obj(json!({"name": "app", "connectionLimit": 5, "roles": ["a", "b"], "validUntil": "infinity", "owner": "x"}));
+        let news = obj(json!({"name": "app", "connectionLimit": 5.0, "roles": ["b", "a"], "validUntil": "INFINITY"}));
+        assert_eq!(diff(Kind::Role, &olds, &news), vec![]);
+        let changed = diff(Kind::Database, &obj(json!({"name": "d", "encoding": "UTF8", "owner": "x"})), &obj(json!({"name": "d", "encoding": "LATIN1"})));
+        assert_eq!(changed, vec![Change { name: "encoding", replaces: true }], "owner is computed: left out, it does not differ");
+    }
+}
