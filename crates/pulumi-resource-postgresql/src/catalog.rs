@@ -15,7 +15,7 @@
 //! - **Database**: `name`, `owner`, `encoding`, `lcCollate`, `lcCtype`, `tablespaceName`,
 //!   `connectionLimit`, `allowConnections`, `isTemplate` from `pg_database`; `template` kept from
 //!   state, `"template0"` on import.
-//! - **Schema**: `name`, `owner`, `database`.
+//! - **Schema**: `name`, `owner`, `database`; `policies: []` (deprecated; always empty on read).
 //! - **Extension**: `name`, `schema`, `version`, `database`.
 //!
 //! Properties not listed (`encrypted`, `passwordWo`, the cascade flags, `policies`, ...) are
@@ -75,7 +75,8 @@ pub async fn read(conns: &Connections, kind: Kind, id: &str, state: &Props) -> S
                 .map_err(sql_err("reading the schema"))?;
             Ok(row.map(|r| {
                 let owner: String = r.get(0);
-                obj(json!({"id": id, "name": name, "owner": owner, "database": db}))
+                // `policies` is a required output of the schema: an empty list, never set on read.
+                obj(json!({"id": id, "name": name, "owner": owner, "database": db, "policies": []}))
             }))
         }
         Kind::Extension => {

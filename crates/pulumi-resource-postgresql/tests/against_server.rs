@@ -236,7 +236,7 @@ async fn lists_and_reads_an_estate_as_the_real_provider_would() {
 
     let (id, out, _) = read(p.as_ref(), SCHEMA, &format!("{}.reports", estate.db)).await;
     assert_eq!(id, format!("{}.reports", estate.db));
-    assert_eq!(out, obj(json!({"id": id, "name": "reports", "owner": format!("{prefix}app"), "database": estate.db})));
+    assert_eq!(out, obj(json!({"id": id, "name": "reports", "owner": format!("{prefix}app"), "database": estate.db, "policies": []})));
     let (_, out, _) = read(p.as_ref(), EXTENSION, &format!("{}.hstore", estate.db)).await;
     assert_eq!(out["schema"], json!("reports"));
     assert!(out["version"].as_str().is_some_and(|v| !v.is_empty()));
