@@ -62,6 +62,15 @@ ensure_tools() {
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
     touch "$venv/.installed"
   fi
+  # A real S3-compatible server for the DIY backend tests (moto's, from PyPI).
+  local s3venv=target/s3-venv s3req=crates/ferry-backend/s3-server/requirements.txt
+  if [ ! -x "$s3venv/bin/moto_server" ] || [ "$s3req" -nt "$s3venv/.installed" ]; then
+    log "installing moto's S3 server into $s3venv"
+    rm -rf "$s3venv"
+    python3 -m venv "$s3venv"
+    "$s3venv/bin/pip" install -q --disable-pip-version-check -r "$s3req"
+    touch "$s3venv/.installed"
+  fi
 }
 
 # npm_ci DIR: install DIR's locked npm packages unless they are already there.

@@ -59,6 +59,7 @@ pub fn routes() -> Router<AppState> {
         .route("/shared/{token}/revisions/{revision}/previews/{index}/code", get(shared_preview_code))
         .route("/plans/{id}/resolutions", post(resolve))
         .route("/plans/{id}/resolutions/zero-values", post(adopt_zero_values))
+        .route("/backends/stacks", get(backend_stacks))
         .route("/stacks/{id}/discoveries", post(start_discovery))
         .route("/stacks/{id}/discoveries/types", get(listable_types))
         .route("/stacks/{id}/discoveries/probe", post(probe_discovered))
@@ -93,9 +94,32 @@ async fn list_stacks(State(stacks): State<Arc<StackService>>) -> Result<Response
 async fn upload_stack(State(stacks): State<Arc<StackService>>, Query(query): Query<UploadQuery>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
     let passphrase = passphrase(&headers)?;
+    // `{"backend": "<url>", "name": "organization/<project>/<stack>"}` connects a stack of a
+    // DIY backend instead of uploading one (a state file never has a top-level `backend`).
+    if let Ok(ConnectBody { backend, name }) = serde_json::from_slice::<ConnectBody>(&bytes) {
+        let outcome = stacks.connect_stack(&backend, &name, passphrase).await?;
+        return Ok((StatusCode::CREATED, Json(outcome)).into_response());
+    }
     let name = query.name.filter(|n| !n.is_empty());
     let outcome = stacks.upload(name.as_deref(), bytes.to_vec(), passphrase, "upload").await?;
     Ok((StatusCode::CREATED, Json(outcome)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ConnectBody {
+    backend: String,
+    name: String,
+}
+
+#[derive(Deserialize)]
+struct BackendQuery {
+    url: String,
+}
+
+/// `GET /api/v1/backends/stacks?url=<url>`: the stacks a DIY backend holds.
+async fn backend_stacks(State(stacks): State<Arc<StackService>>, Query(q): Query<BackendQuery>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.backend_stacks(&q.url).await?).into_response())
 }
 
 /// The request body, up to `limit` bytes, or a JSON error naming what was too large.

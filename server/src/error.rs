@@ -58,6 +58,14 @@ fn status_of(e: &ServiceError) -> StatusCode {
             StoreError::InvalidName(_) => StatusCode::BAD_REQUEST,
             StoreError::Database(_) | StoreError::Migration(_) => StatusCode::INTERNAL_SERVER_ERROR,
         },
+        ServiceError::Backend(b) => match b {
+            ferry_backend::BackendError::Locked { .. } => StatusCode::CONFLICT,
+            ferry_backend::BackendError::NoStack(_) => StatusCode::NOT_FOUND,
+            ferry_backend::BackendError::Url { .. } | ferry_backend::BackendError::Unreadable { .. } => StatusCode::BAD_REQUEST,
+            ferry_backend::BackendError::Storage { .. } => StatusCode::BAD_GATEWAY,
+        },
+        ServiceError::BackendNotAllowed(_) => StatusCode::FORBIDDEN,
+        ServiceError::BackendChanged { .. } => StatusCode::CONFLICT,
         ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

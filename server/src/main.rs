@@ -55,6 +55,12 @@ struct ServeArgs {
     /// Pulumi's plugin cache. The folder of the `ferry` binary is always searched first.
     #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
     plugin_dirs: Vec<PathBuf>,
+    /// A Pulumi DIY backend stacks may be connected to: a folder (`file:///srv/state`, and the
+    /// folders under it) or a bucket with its options (`s3://state?endpoint=…&region=…`).
+    /// Repeatable; none by default, so no request makes the server open a folder or an endpoint
+    /// an administrator did not name.
+    #[arg(long = "allow-backend", env = "FERRY_ALLOW_BACKENDS", value_delimiter = ',')]
+    allowed_backends: Vec<String>,
 }
 
 #[tokio::main]
@@ -81,7 +87,7 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let stacks = Arc::new(cli::open_service(&args.data_dir, &args.plugin_dirs, args.max_state_bytes).await?);
+    let stacks = Arc::new(cli::open_service(&args.data_dir, &args.plugin_dirs, args.max_state_bytes).await?.with_allowed_backends(args.allowed_backends.clone()));
     if !args.no_demo {
         if let Some(demo) = stacks.ensure_demo().await? {
             tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");

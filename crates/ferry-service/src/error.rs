@@ -30,6 +30,12 @@ pub enum ServiceError {
     ResourceNotFound { stack: String, urn: String },
     #[error(transparent)]
     Store(StoreError),
+    #[error(transparent)]
+    Backend(#[from] ferry_backend::BackendError),
+    #[error("the backend `{0}` is not one this server may open (an administrator allows backends with `ferry serve --allow-backend <url>`)")]
+    BackendNotAllowed(String),
+    #[error("the stack `{stack}` changed in its backend since this preview; preview again")]
+    BackendChanged { stack: String },
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -71,6 +77,13 @@ impl ServiceError {
                 | StoreError::ShareNotFound,
             ) => "not_found",
             ServiceError::Store(StoreError::InvalidName(_)) => "invalid_name",
+            ServiceError::Backend(ferry_backend::BackendError::Locked { .. }) => "stack_locked",
+            ServiceError::Backend(ferry_backend::BackendError::NoStack(_)) => "not_found",
+            ServiceError::Backend(ferry_backend::BackendError::Url { .. }) => "invalid_backend",
+            ServiceError::Backend(ferry_backend::BackendError::Unreadable { .. }) => "invalid_state",
+            ServiceError::Backend(ferry_backend::BackendError::Storage { .. }) => "backend_failed",
+            ServiceError::BackendNotAllowed(_) => "backend_not_allowed",
+            ServiceError::BackendChanged { .. } => "stale_preview",
             ServiceError::Store(_) | ServiceError::Internal(_) => "internal",
         }
     }

@@ -60,6 +60,8 @@ impl StackService {
         strategy: ImportStrategy,
     ) -> Result<PreviewRecord, ServiceError> {
         let concurrency = self.engine()?.concurrency;
+        // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
+        self.refresh_from_backend(stack_id).await?;
         let version = self.version(stack_id, None).await?;
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let (project, stack) = (name[1], name[2]);

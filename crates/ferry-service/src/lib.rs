@@ -5,6 +5,7 @@
 //! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
 //! to their own responses.
 
+mod backends;
 mod code;
 mod demo;
 mod discovery;
@@ -27,6 +28,7 @@ use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning}
 use ferry_store::{NewVersion, StackName, StackSummary, Store};
 
 pub use code::{CodeRequest, GeneratedCode};
+pub use ferry_backend::BackendStack;
 pub use demo::{demo_export, DEMO_STACK};
 pub use discovery::{spec_with, DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult, Selected, TypeQuery};
 pub use editor::{markers, SourceKind};
@@ -77,6 +79,8 @@ pub struct StackService {
     cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
     jobs: plans::Jobs,
     discoveries: discovery::Discoveries,
+    /// DIY backend URLs the administrator allows (see `backends.rs`).
+    allowed_backends: Vec<String>,
     schema_hints: editor::SchemaHints,
 }
 
@@ -89,6 +93,7 @@ impl StackService {
             cache: Mutex::new(HashMap::new()),
             jobs: Default::default(),
             discoveries: Default::default(),
+            allowed_backends: Vec::new(),
             schema_hints: Default::default(),
         }
     }

@@ -150,12 +150,36 @@ impl StackService {
     /// secrets use one (or to give a stack without a secrets provider its first, when the
     /// imported resources hold secrets); `apply` lets a program's plan run creates, updates,
     /// replacements and deletes.
+    ///
+    /// A stack connected to a DIY backend is committed as the Pulumi CLI updates it: its lock is
+    /// taken before anything runs (refused, naming the holder, when another process has it),
+    /// the checkpoint must still be the preview's base, the new one is written with its backup
+    /// and history, and the lock is released whatever happened.
     pub async fn commit_preview(&self, id: &str, passphrase: Option<String>, apply: bool) -> Result<CommitOutcome, ServiceError> {
-        let key = self.engine()?.payload_key;
         let stored = self.store.preview(id).await?;
         if let Some(version) = stored.committed_version {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
         }
+        let Some(conn) = self.connected(&stored.stack_id).await? else {
+            return self.commit_stored(id, stored, passphrase, apply, None).await;
+        };
+        let lock = conn.backend.lock(&conn.stack, &now_rfc3339()).await?;
+        let result = self.commit_stored(id, stored, passphrase, apply, Some(&conn)).await;
+        if !conn.backend.unlock(lock).await {
+            tracing::error!(stack = %conn.stack.name, backend = %conn.backend.url(), "could not remove Ferry's lock file; remove it before the next update");
+        }
+        result
+    }
+
+    async fn commit_stored(
+        &self,
+        id: &str,
+        stored: ferry_store::StoredPreview,
+        passphrase: Option<String>,
+        apply: bool,
+        backend: Option<&crate::backends::Connected>,
+    ) -> Result<CommitOutcome, ServiceError> {
+        let key = self.engine()?.payload_key;
         // Parsed once; the plan's own rules decide.
         let record = parse_stored(&stored.preview_json)?;
         if let Some(reason) = record.plan.commit_refusal(apply) {
@@ -163,6 +187,12 @@ impl StackService {
         }
         let sealed = SealedPayload::open(&stored.payload, &key)?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
+        // Checked before anything runs, and again right before the write.
+        let live = match backend {
+            Some(conn) => Some(self.backend_unchanged(conn, &base.export_json).await?),
+            None => None,
+        };
+        let base_export = base.export_json.clone();
         let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
             let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
             let (done, secrets) = self.execute_program(&stored, &record.plan, &run, &base, passphrase.clone()).await?;
@@ -193,6 +223,10 @@ impl StackService {
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
+        if let (Some(conn), Some(_)) = (backend, live) {
+            let live = self.backend_unchanged(conn, &base_export).await?;
+            self.write_backend(conn, &live, &export).await?;
+        }
         let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export_json: &export }).await?;
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");

@@ -124,6 +124,8 @@ impl StackService {
     pub async fn preview_program(&self, stack_id: &str, request: ProgramRequest) -> Result<PreviewRecord, ServiceError> {
         let (file, text) = read_project(&request.source)?;
         let program = parse_program(&file, &text)?;
+        // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
+        self.refresh_from_backend(stack_id).await?;
         let version = self.version(stack_id, None).await?;
         let run = ProgramRun { file, config: request.config, mapping: request.mapping, scope: request.scope };
         let secrets = self.secrets_for(&version, request.passphrase.clone()).await?;

@@ -129,6 +129,23 @@ impl Store {
         Ok(summary)
     }
 
+    /// Records that the stack's state lives in a DIY backend (`url`, the stack `backend_stack`
+    /// there); a stack is connected once.
+    pub async fn connect_backend(&self, stack_id: &str, url: &str, backend_stack: &str) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES (?, ?, ?) ON CONFLICT (stack_id) DO UPDATE SET url = excluded.url, backend_stack = excluded.backend_stack")
+            .bind(stack_id)
+            .bind(url)
+            .bind(backend_stack)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The DIY backend a stack is connected to (`url`, the stack's name there), if any.
+    pub async fn backend_of(&self, stack_id: &str) -> Result<Option<(String, String)>, StoreError> {
+        Ok(sqlx::query_as("SELECT url, backend_stack FROM stack_backends WHERE stack_id = ?").bind(stack_id).fetch_optional(&self.pool).await?)
+    }
+
     /// Every stack with its latest version, by name.
     pub async fn list_stacks(&self) -> Result<Vec<StackSummary>, StoreError> {
         let sql = format!(

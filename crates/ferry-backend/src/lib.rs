@@ -1,0 +1,342 @@
+//! Pulumi DIY backends, live: a folder (`file:///…`) or S3-compatible object storage
+//! (`s3://bucket?endpoint=…&region=…`), read and written as the Pulumi CLI's DIY backend reads
+//! and writes them — both layouts (project-scoped `.pulumi/meta.yaml` version 1, and the legacy
+//! unscoped one), gzipped checkpoints, the stack's lock files, the `.bak` backup and the update
+//! history — through the `object_store` crate, one code path for both kinds of storage.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use futures_util::TryStreamExt as _;
+use object_store::path::Path;
+use object_store::{ObjectStore, PutPayload};
+use serde::Serialize;
+use serde_json::{json, Value};
+
+/// What went wrong, naming the backend path it concerns.
+#[derive(Debug, thiserror::Error)]
+pub enum BackendError {
+    #[error("`{url}` is not a backend URL Ferry can open: {reason} (use file:///<folder> or s3://<bucket>?endpoint=…&region=…)")]
+    Url { url: String, reason: String },
+    #[error("the backend has no stack `{0}`")]
+    NoStack(String),
+    #[error("`{path}` in the backend is not a readable checkpoint: {reason}")]
+    Unreadable { path: String, reason: String },
+    #[error("the stack is locked by {holder} (lock file `{path}`); Ferry did not write")]
+    Locked { path: String, holder: String },
+    #[error("the backend's storage failed at `{path}`: {source}")]
+    Storage {
+        path: String,
+        #[source]
+        source: object_store::Error,
+    },
+}
+
+type Result<T> = std::result::Result<T, BackendError>;
+
+/// How the backend lays out its stacks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Layout {
+    /// `.pulumi/meta.yaml` says version 1: `.pulumi/stacks/<project>/<stack>.json`.
+    ProjectScoped,
+    /// Older backends: `.pulumi/stacks/<stack>.json`.
+    Legacy,
+}
+
+/// One stack the backend holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct BackendStack {
+    /// `organization/<project>/<stack>` (the DIY backend's organization is always that).
+    pub name: String,
+    pub project: String,
+    pub stack: String,
+    /// The checkpoint file, relative to the backend's root.
+    pub path: String,
+    pub gzipped: bool,
+}
+
+/// A lock another process holds (Pulumi's lock file content).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct LockContent {
+    #[serde(default)]
+    pub pid: i64,
+    #[serde(default)]
+    pub username: String,
+    #[serde(default)]
+    pub hostname: String,
+    #[serde(default)]
+    pub timestamp: String,
+}
+
+/// A lock Ferry took; released with [`Backend::unlock`].
+#[derive(Debug)]
+pub struct Lock {
+    path: Path,
+}
+
+pub struct Backend {
+    url: String,
+    store: Box<dyn ObjectStore>,
+    root: Path,
+}
+
+fn storage(path: &Path) -> impl FnOnce(object_store::Error) -> BackendError + '_ {
+    move |source| BackendError::Storage { path: path.to_string(), source }
+}
+
+impl Backend {
+    /// Opens `file:///<folder>` or `s3://<bucket>[/<prefix>]?endpoint=…&region=…&s3ForcePathStyle=true`.
+    /// S3 credentials come from the environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
+    /// `AWS_SESSION_TOKEN`, `AWS_REGION`), as Pulumi reads them.
+    pub fn open(url: &str) -> Result<Backend> {
+        let bad = |reason: String| BackendError::Url { url: url.to_string(), reason };
+        let parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
+        let (store, root): (Box<dyn ObjectStore>, Path) = match parsed.scheme() {
+            "file" => {
+                let folder = parsed.to_file_path().map_err(|_| bad("a file URL names an absolute folder".into()))?;
+                if !folder.is_dir() {
+                    return Err(bad(format!("{} is not a folder", folder.display())));
+                }
+                (Box::new(object_store::local::LocalFileSystem::new_with_prefix(&folder).map_err(|e| bad(e.to_string()))?), Path::default())
+            }
+            "s3" => {
+                let bucket = parsed.host_str().filter(|b| !b.is_empty()).ok_or_else(|| bad("an s3 URL names its bucket".into()))?;
+                let mut builder = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
+                for (key, value) in parsed.query_pairs() {
+                    builder = match key.as_ref() {
+                        "endpoint" => {
+                            let endpoint = if value.contains("://") { value.to_string() } else { format!("https://{value}") };
+                            builder.with_allow_http(endpoint.starts_with("http://")).with_endpoint(endpoint)
+                        }
+                        "region" => builder.with_region(value.as_ref()),
+                        "s3ForcePathStyle" => builder.with_virtual_hosted_style_request(value != "true"),
+                        "awssdk" | "profile" | "disableSSL" => builder,
+                        other => return Err(bad(format!("unknown option `{other}`"))),
+                    };
+                }
+                let store = builder.build().map_err(|e| bad(e.to_string()))?;
+                (Box::new(store), Path::from(parsed.path().trim_matches('/')))
+            }
+            other => return Err(bad(format!("the scheme `{other}` (azblob and gs are not supported)"))),
+        };
+        Ok(Backend { url: url.to_string(), store, root })
+    }
+
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn at(&self, rel: &str) -> Path {
+        let mut path = self.root.clone();
+        for part in rel.split('/').filter(|p| !p.is_empty()) {
+            path = path.child(part);
+        }
+        path
+    }
+
+    async fn get(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+        let path = self.at(rel);
+        match self.store.get(&path).await {
+            Ok(r) => Ok(Some(r.bytes().await.map_err(storage(&path))?.to_vec())),
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(storage(&path)(e)),
+        }
+    }
+
+    async fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<()> {
+        let path = self.at(rel);
+        self.store.put(&path, PutPayload::from(bytes)).await.map_err(storage(&path))?;
+        Ok(())
+    }
+
+    /// Every file under `rel` (relative to the root).
+    async fn list(&self, rel: &str) -> Result<Vec<String>> {
+        let prefix = self.at(rel);
+        let found: Vec<object_store::ObjectMeta> = self.store.list(Some(&prefix)).try_collect().await.map_err(storage(&prefix))?;
+        let root = self.root.to_string();
+        Ok(found
+            .into_iter()
+            .map(|m| {
+                let full = m.location.to_string();
+                full.strip_prefix(&root).unwrap_or(&full).trim_start_matches('/').to_string()
+            })
+            .collect())
+    }
+
+    /// The layout: project-scoped when `.pulumi/meta.yaml` says version 1 (or the backend is
+    /// empty, as Pulumi starts new backends), legacy when stacks sit directly in `stacks/`.
+    pub async fn layout(&self) -> Result<Layout> {
+        if let Some(meta) = self.get(".pulumi/meta.yaml").await? {
+            let text = String::from_utf8_lossy(&meta);
+            let version = text.lines().find_map(|l| l.trim().strip_prefix("version:")).map(|v| v.trim().to_string());
+            return Ok(if version.as_deref() == Some("1") { Layout::ProjectScoped } else { Layout::Legacy });
+        }
+        let files = self.list(".pulumi/stacks").await?;
+        let legacy = files.iter().any(|f| f.trim_start_matches(".pulumi/stacks/").split('/').count() == 1);
+        Ok(if legacy { Layout::Legacy } else { Layout::ProjectScoped })
+    }
+
+    /// The stacks the backend holds, by name.
+    pub async fn stacks(&self) -> Result<Vec<BackendStack>> {
+        let layout = self.layout().await?;
+        let mut stacks = Vec::new();
+        for file in self.list(".pulumi/stacks").await? {
+            let rel = file.trim_start_matches(".pulumi/stacks/");
+            let (base, gzipped) = match rel.strip_suffix(".json.gz") {
+                Some(b) => (b, true),
+                None => match rel.strip_suffix(".json") {
+                    Some(b) => (b, false),
+                    None => continue, // backups (`.bak`) and anything else
+                },
+            };
+            let parts: Vec<&str> = base.split('/').collect();
+            let (project, stack) = match (layout, parts.as_slice()) {
+                (Layout::ProjectScoped, [project, stack]) => (project.to_string(), stack.to_string()),
+                (Layout::Legacy, [stack]) => {
+                    // The project is in the checkpoint's stack name or its URNs.
+                    let project = self.legacy_project(&file, gzipped).await.unwrap_or_else(|| "legacy".into());
+                    (project, stack.to_string())
+                }
+                _ => continue,
+            };
+            stacks.push(BackendStack { name: format!("organization/{project}/{stack}"), project, stack, path: file.clone(), gzipped });
+        }
+        stacks.sort_by(|a, b| a.name.cmp(&b.name));
+        Ok(stacks)
+    }
+
+    async fn legacy_project(&self, file: &str, gzipped: bool) -> Option<String> {
+        let bytes = decode(&self.get(file).await.ok()??, gzipped).ok()?;
+        let v: Value = serde_json::from_slice(&bytes).ok()?;
+        let urn = v.pointer("/checkpoint/latest/resources/0/urn")?.as_str()?;
+        urn.split("::").nth(1).map(str::to_string)
+    }
+
+    /// The stack called `name` (`organization/<project>/<stack>`, `<project>/<stack>`, or just
+    /// `<stack>` when only one project has it).
+    pub async fn stack(&self, name: &str) -> Result<BackendStack> {
+        let parts: Vec<&str> = name.split('/').collect();
+        let matches: Vec<BackendStack> = self
+            .stacks()
+            .await?
+            .into_iter()
+            .filter(|s| match parts.as_slice() {
+                [_, project, stack] | [project, stack] => s.project == *project && s.stack == *stack,
+                [stack] => s.stack == *stack,
+                _ => false,
+            })
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one.clone()),
+            _ => Err(BackendError::NoStack(name.to_string())),
+        }
+    }
+
+    /// The checkpoint file's bytes (gunzipped), read now.
+    pub async fn read(&self, stack: &BackendStack) -> Result<Vec<u8>> {
+        let bytes = self.get(&stack.path).await?.ok_or_else(|| BackendError::NoStack(stack.name.clone()))?;
+        decode(&bytes, stack.gzipped).map_err(|reason| BackendError::Unreadable { path: stack.path.clone(), reason })
+    }
+
+    fn lock_dir(&self, stack: &BackendStack, layout: Layout) -> String {
+        match layout {
+            Layout::ProjectScoped => format!(".pulumi/locks/organization/{}/{}", stack.project, stack.stack),
+            Layout::Legacy => format!(".pulumi/locks/{}", stack.stack),
+        }
+    }
+
+    /// Takes the stack's lock as Pulumi does: writes this process's lock file, then looks for
+    /// any other; if there is one, removes its own and refuses, naming the other's holder.
+    pub async fn lock(&self, stack: &BackendStack, now: &str) -> Result<Lock> {
+        let dir = self.lock_dir(stack, self.layout().await?);
+        let own = format!("{dir}/{}.json", uuid::Uuid::new_v4());
+        let content = LockContent { pid: std::process::id() as i64, username: username(), hostname: hostname(), timestamp: now.to_string() };
+        self.put(&own, serde_json::to_vec_pretty(&content).expect("lock content serialises")).await?;
+        let lock = Lock { path: self.at(&own) };
+        let others: Vec<String> = self.list(&dir).await?.into_iter().filter(|f| f != &own && f.ends_with(".json")).collect();
+        if let Some(other) = others.first() {
+            let holder = match self.get(other).await?.and_then(|b| serde_json::from_slice::<LockContent>(&b).ok()) {
+                Some(c) => format!("{}@{} (pid {}) since {}", c.username, c.hostname, c.pid, c.timestamp),
+                None => "an unreadable lock".to_string(),
+            };
+            self.unlock(lock).await;
+            return Err(BackendError::Locked { path: other.clone(), holder });
+        }
+        Ok(lock)
+    }
+
+    /// Releases a lock Ferry took (best effort: a failure is logged by the caller's lock check
+    /// next time, never hidden: the lock file stays and names Ferry as its holder).
+    pub async fn unlock(&self, lock: Lock) -> bool {
+        self.store.delete(&lock.path).await.is_ok()
+    }
+
+    /// Writes the stack's next checkpoint as Pulumi's DIY backend does: the old file copied to
+    /// `<file>.bak`, the new one written (gzipped if the old one was), then the update's history
+    /// (`.history.json` and `.checkpoint.json`). `deployment` is the new `latest`.
+    pub async fn write(&self, stack: &BackendStack, old_checkpoint: &[u8], deployment: &Value, now_rfc3339: &str) -> Result<()> {
+        let layout = self.layout().await?;
+        let old: Value = serde_json::from_slice(old_checkpoint).unwrap_or(Value::Null);
+        let mut checkpoint = json!({"stack": stack.name, "latest": deployment});
+        if let Some(config) = old.pointer("/checkpoint/config").filter(|c| !c.is_null()) {
+            checkpoint["config"] = config.clone();
+        }
+        let file = json!({"version": 3, "checkpoint": checkpoint});
+        let text = serde_json::to_vec_pretty(&file).expect("checkpoints serialise");
+
+        let stored = self.get(&stack.path).await?;
+        if let Some(bytes) = stored {
+            self.put(&format!("{}.bak", stack.path), bytes).await?;
+        }
+        self.put(&stack.path, if stack.gzipped { encode(&text) } else { text.clone() }).await?;
+
+        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+        let dir = match layout {
+            Layout::ProjectScoped => format!(".pulumi/history/{}/{}", stack.project, stack.stack),
+            Layout::Legacy => format!(".pulumi/history/{}", stack.stack),
+        };
+        let base = format!("{dir}/{}-{nanos}", stack.stack);
+        let info = json!({
+            "kind": "import",
+            "startTime": now_unix(),
+            "message": "Ferry import commit",
+            "environment": {"exec.kind": "ferry"},
+            "config": {},
+            "result": "succeeded",
+            "endTime": now_unix(),
+            "resourceChanges": {},
+            "version": 0,
+            "time": now_rfc3339,
+        });
+        self.put(&format!("{base}.history.json"), serde_json::to_vec_pretty(&info).expect("history serialises")).await?;
+        self.put(&format!("{base}.checkpoint.json"), serde_json::to_vec_pretty(&file).expect("checkpoints serialise")).await?;
+        Ok(())
+    }
+}
+
+fn now_unix() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default()
+}
+
+fn username() -> String {
+    std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "ferry".into())
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+}
+
+fn decode(bytes: &[u8], gzipped: bool) -> std::result::Result<Vec<u8>, String> {
+    if !gzipped {
+        return Ok(bytes.to_vec());
+    }
+    let mut out = Vec::new();
+    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes), &mut out).map_err(|e| format!("not gzip: {e}"))?;
+    Ok(out)
+}
+
+fn encode(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut encoder, bytes).expect("writing to memory");
+    encoder.finish().expect("writing to memory")
+}

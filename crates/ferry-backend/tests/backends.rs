@@ -1,0 +1,171 @@
+//! The DIY backend against a folder laid out from real Pulumi checkpoints (written by the Pulumi
+//! CLI 3.205's DIY backend), and against a real S3-compatible server (moto's, from PyPI,
+//! installed by `./scripts/test.sh` into `target/s3-venv` and started here).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+
+use ferry_backend::{Backend, BackendError, Layout};
+use serde_json::Value;
+
+fn fixture(name: &str) -> Vec<u8> {
+    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
+    std::fs::read(dir.join("pulumi/state/real-diy-checkpoint").join(name)).unwrap()
+}
+
+fn gzip(bytes: &[u8]) -> Vec<u8> {
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    std::io::Write::write_all(&mut e, bytes).unwrap();
+    e.finish().unwrap()
+}
+
+fn write(root: &Path, rel: &str, bytes: &[u8]) {
+    let path = root.join(rel);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
+}
+
+/// A project-scoped backend folder: one plain and one gzipped checkpoint.
+fn project_scoped() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".pulumi/meta.yaml", b"version: 1\n");
+    write(dir.path(), ".pulumi/stacks/s3bucket-test/dev.json", &fixture("dev-empty.checkpoint.json"));
+    write(dir.path(), ".pulumi/stacks/s3bucket-test/test.json.gz", &gzip(&fixture("test-upsert.checkpoint.json")));
+    dir
+}
+
+fn url_of(dir: &Path) -> String {
+    format!("file://{}", dir.display())
+}
+
+/// Lists, reads, locks and writes `backend` (already holding the two fixture stacks).
+async fn exercise(backend: &Backend, files: Option<&Path>) {
+    assert_eq!(backend.layout().await.unwrap(), Layout::ProjectScoped);
+    let stacks = backend.stacks().await.unwrap();
+    let names: Vec<&str> = stacks.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["organization/s3bucket-test/dev", "organization/s3bucket-test/test"]);
+    let test = backend.stack("s3bucket-test/test").await.unwrap();
+    assert!(test.gzipped);
+    let old = backend.read(&test).await.unwrap();
+    assert_eq!(old, fixture("test-upsert.checkpoint.json"), "a gzipped checkpoint reads as its JSON");
+    assert!(matches!(backend.stack("nope").await, Err(BackendError::NoStack(_))));
+
+    // Ferry's lock blocks a second taker; once released, the stack can be locked again.
+    let lock = backend.lock(&test, "2026-11-24T10:00:00Z").await.unwrap();
+    let refused = backend.lock(&test, "2026-11-24T10:00:01Z").await.unwrap_err();
+    assert!(matches!(refused, BackendError::Locked { .. }), "{refused}");
+    assert!(backend.unlock(lock).await);
+    let again = backend.lock(&test, "2026-11-24T10:00:02Z").await.unwrap();
+    assert!(backend.unlock(again).await);
+
+    // The next checkpoint: the old one kept as `.bak`, gzip kept, the update in the history.
+    let mut deployment: Value = serde_json::from_slice::<Value>(&old).unwrap()["checkpoint"]["latest"].clone();
+    deployment["manifest"]["version"] = Value::from("ferry test");
+    backend.write(&test, &old, &deployment, "2026-11-24T10:00:03Z").await.unwrap();
+    let next: Value = serde_json::from_slice(&backend.read(&test).await.unwrap()).unwrap();
+    assert_eq!(next["version"], 3);
+    assert_eq!(next["checkpoint"]["stack"], "organization/s3bucket-test/test");
+    assert_eq!(next["checkpoint"]["latest"]["manifest"]["version"], "ferry test");
+    assert_eq!(next["checkpoint"]["latest"]["resources"], serde_json::from_slice::<Value>(&old).unwrap()["checkpoint"]["latest"]["resources"]);
+    if let Some(root) = files {
+        let bak = std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test.json.gz.bak")).unwrap();
+        assert_eq!(bak, gzip(&fixture("test-upsert.checkpoint.json")), "the old file, byte for byte");
+        let history: Vec<String> = std::fs::read_dir(root.join(".pulumi/history/s3bucket-test/test")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(history.len(), 2, "{history:?}");
+        assert!(history.iter().any(|h| h.starts_with("test-") && h.ends_with(".history.json")), "{history:?}");
+        assert!(history.iter().any(|h| h.ends_with(".checkpoint.json")), "{history:?}");
+        assert!(std::fs::read_dir(root.join(".pulumi/locks/organization/s3bucket-test/test")).unwrap().next().is_none(), "no lock left behind");
+    }
+}
+
+#[tokio::test]
+async fn a_folder_backend_reads_locks_and_writes_as_pulumi_does() {
+    let dir = project_scoped();
+    let backend = Backend::open(&url_of(dir.path())).unwrap();
+    exercise(&backend, Some(dir.path())).await;
+}
+
+#[tokio::test]
+async fn a_lock_another_pulumi_holds_blocks_and_is_named() {
+    let dir = project_scoped();
+    write(
+        dir.path(),
+        ".pulumi/locks/organization/s3bucket-test/dev/6f0e9d2c-1111-4a5b-9c3d-000000000001.json",
+        br#"{"pid": 4242, "username": "alice", "hostname": "build-7", "timestamp": "2026-11-24T09:59:00Z"}"#,
+    );
+    let backend = Backend::open(&url_of(dir.path())).unwrap();
+    let dev = backend.stack("organization/s3bucket-test/dev").await.unwrap();
+    let err = backend.lock(&dev, "2026-11-24T10:00:00Z").await.unwrap_err().to_string();
+    assert!(err.contains("alice@build-7 (pid 4242) since 2026-11-24T09:59:00Z"), "{err}");
+    let left: Vec<_> = std::fs::read_dir(dir.path().join(".pulumi/locks/organization/s3bucket-test/dev")).unwrap().collect();
+    assert_eq!(left.len(), 1, "Ferry removed its own lock and left the other's");
+}
+
+#[tokio::test]
+async fn the_legacy_layout_is_read_with_projects_from_the_urns() {
+    let dir = tempfile::tempdir().unwrap();
+    write(dir.path(), ".pulumi/stacks/test.json", &fixture("test-upsert.checkpoint.json"));
+    let backend = Backend::open(&url_of(dir.path())).unwrap();
+    assert_eq!(backend.layout().await.unwrap(), Layout::Legacy);
+    let stacks = backend.stacks().await.unwrap();
+    assert_eq!(stacks.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["organization/s3bucket-test/test"]);
+}
+
+#[test]
+fn bad_urls_are_refused_by_name() {
+    for (url, needle) in [("ftp://x", "the scheme `ftp`"), ("file:///no/such/folder", "is not a folder"), ("s3://bucket?colour=red", "unknown option `colour`"), ("nope", "relative URL")] {
+        let err = Backend::open(url).err().expect("refused").to_string();
+        assert!(err.contains(needle), "{url}: {err}");
+    }
+}
+
+/// moto's S3 server on a free port, stopped when dropped.
+struct S3Server(Child, u16);
+
+impl Drop for S3Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn s3_server() -> S3Server {
+    let moto = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/s3-venv/bin/moto_server");
+    assert!(moto.exists(), "moto's S3 server is missing ({}): run ./scripts/test.sh, which installs it", moto.display());
+    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let child = Command::new(&moto).args(["-H", "127.0.0.1", "-p", &port.to_string()]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return S3Server(child, port);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    panic!("moto's S3 server did not start on port {port}");
+}
+
+#[tokio::test]
+async fn an_s3_backend_reads_locks_and_writes_as_pulumi_does() {
+    let server = s3_server();
+    let endpoint = format!("http://127.0.0.1:{}", server.1);
+    std::env::set_var("AWS_ACCESS_KEY_ID", "test");
+    std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
+    // The bucket, and the two stacks in it, as the Pulumi CLI would have left them.
+    let client = reqwest_put(&endpoint);
+    client("/state-bucket", Vec::new());
+    client("/state-bucket/.pulumi/meta.yaml", b"version: 1\n".to_vec());
+    client("/state-bucket/.pulumi/stacks/s3bucket-test/dev.json", fixture("dev-empty.checkpoint.json"));
+    client("/state-bucket/.pulumi/stacks/s3bucket-test/test.json.gz", gzip(&fixture("test-upsert.checkpoint.json")));
+    let backend = Backend::open(&format!("s3://state-bucket?endpoint={endpoint}&region=us-east-1&s3ForcePathStyle=true")).unwrap();
+    exercise(&backend, None).await;
+}
+
+/// A plain HTTP PUT of a file (moto accepts unsigned requests): how the fixture gets into the
+/// bucket.
+fn reqwest_put(endpoint: &str) -> impl Fn(&str, Vec<u8>) + '_ {
+    move |path, body| {
+        let file = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(file.path(), &body).unwrap();
+        let out = Command::new("curl").args(["-fsS", "-T"]).arg(file.path()).arg(format!("{endpoint}{path}")).output().unwrap();
+        assert!(out.status.success(), "PUT {path}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+}
