@@ -87,7 +87,8 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let stacks = Arc::new(cli::open_service(&args.data_dir, &args.plugin_dirs, args.max_state_bytes).await?.with_allowed_backends(args.allowed_backends.clone()));
+    let stacks =
+        Arc::new(cli::open_service(&args.data_dir, &args.plugin_dirs, args.max_state_bytes).await?.with_allowed_backends(args.allowed_backends.clone()));
     if !args.no_demo {
         if let Some(demo) = stacks.ensure_demo().await? {
             tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");

@@ -9,7 +9,8 @@ use ferry_backend::{Backend, BackendError, Layout};
 use serde_json::Value;
 
 fn fixture(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
+    let dir =
+        std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
     std::fs::read(dir.join("pulumi/state/real-diy-checkpoint").join(name)).unwrap()
 }
 
@@ -70,7 +71,10 @@ async fn exercise(backend: &Backend, files: Option<&Path>) {
     if let Some(root) = files {
         let bak = std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test.json.gz.bak")).unwrap();
         assert_eq!(bak, gzip(&fixture("test-upsert.checkpoint.json")), "the old file, byte for byte");
-        let history: Vec<String> = std::fs::read_dir(root.join(".pulumi/history/s3bucket-test/test")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let history: Vec<String> = std::fs::read_dir(root.join(".pulumi/history/s3bucket-test/test"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(history.len(), 2, "{history:?}");
         assert!(history.iter().any(|h| h.starts_with("test-") && h.ends_with(".history.json")), "{history:?}");
         assert!(history.iter().any(|h| h.ends_with(".checkpoint.json")), "{history:?}");
@@ -113,7 +117,12 @@ async fn the_legacy_layout_is_read_with_projects_from_the_urns() {
 
 #[test]
 fn bad_urls_are_refused_by_name() {
-    for (url, needle) in [("ftp://x", "the scheme `ftp`"), ("file:///no/such/folder", "is not a folder"), ("s3://bucket?colour=red", "unknown option `colour`"), ("nope", "relative URL")] {
+    for (url, needle) in [
+        ("ftp://x", "the scheme `ftp`"),
+        ("file:///no/such/folder", "is not a folder"),
+        ("s3://bucket?colour=red", "unknown option `colour`"),
+        ("nope", "relative URL"),
+    ] {
         let err = Backend::open(url).err().expect("refused").to_string();
         assert!(err.contains(needle), "{url}: {err}");
     }
@@ -133,13 +142,20 @@ fn s3_server() -> S3Server {
     let moto = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/s3-venv/bin/moto_server");
     assert!(moto.exists(), "moto's S3 server is missing ({}): run ./scripts/test.sh, which installs it", moto.display());
     let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let child = Command::new(&moto).args(["-H", "127.0.0.1", "-p", &port.to_string()]).stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut child = Command::new(&moto)
+        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     for _ in 0..100 {
         if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
             return S3Server(child, port);
         }
         std::thread::sleep(std::time::Duration::from_millis(100));
     }
+    let _ = child.kill();
+    let _ = child.wait();
     panic!("moto's S3 server did not start on port {port}");
 }
 

@@ -28,11 +28,11 @@ use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning}
 use ferry_store::{NewVersion, StackName, StackSummary, Store};
 
 pub use code::{CodeRequest, GeneratedCode};
-pub use ferry_backend::BackendStack;
 pub use demo::{demo_export, DEMO_STACK};
 pub use discovery::{spec_with, DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult, Selected, TypeQuery};
 pub use editor::{markers, SourceKind};
 pub use error::ServiceError;
+pub use ferry_backend::BackendStack;
 pub use imports::EngineConfig;
 pub use plans::{Job, JobStatus, JobView, PlanInput, PlanOptions, PlanView, RevisionView};
 pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};

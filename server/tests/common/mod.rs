@@ -31,7 +31,12 @@ pub async fn app(demo: bool) -> Router {
 /// The whole app with its engine configured by the test (plugin folders, deadlines).
 pub async fn app_with(engine: EngineConfig, demo: bool) -> Router {
     let store = Store::open_in_memory().await.unwrap();
-    let stacks = Arc::new(StackService::new(store, 1 << 20).with_engine(engine));
+    app_of(StackService::new(store, 1 << 20).with_engine(engine), demo).await
+}
+
+/// The whole app around a service the test configured.
+pub async fn app_of(stacks: StackService, demo: bool) -> Router {
+    let stacks = Arc::new(stacks);
     if demo {
         stacks.ensure_demo().await.unwrap();
     }
