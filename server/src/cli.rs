@@ -30,7 +30,14 @@ pub async fn open_service(data_dir: &Path, extra_plugin_dirs: &[PathBuf], max_st
     let db = data_dir.join("ferry.db");
     let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
     let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), payload_key(data_dir)?);
-    Ok(StackService::new(store, max_state_bytes).with_engine(engine))
+    Ok(StackService::new(store, max_state_bytes).with_engine(engine).with_allowed_backends(allowed_backends()))
+}
+
+/// The DIY backends an administrator allows (`FERRY_ALLOW_BACKENDS`, comma-separated; `ferry
+/// serve --allow-backend` reads the same variable): every command opens connected stacks' backends
+/// under the same rule.
+pub fn allowed_backends() -> Vec<String> {
+    std::env::var("FERRY_ALLOW_BACKENDS").map(|v| v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()).unwrap_or_default()
 }
 
 /// The key that encrypts the values stored with previews (so the store alone never reveals a
