@@ -127,8 +127,12 @@ impl Discovery {
     }
 }
 
+/// The discoveries of this process, by ID, and in the order they started.
 #[derive(Default)]
-pub struct Discoveries(Mutex<HashMap<String, Arc<Discovery>>>);
+pub struct Discoveries(Mutex<(HashMap<String, Arc<Discovery>>, Vec<String>)>);
+
+/// How many discoveries the process remembers: the oldest finished ones go first.
+const KEPT_DISCOVERIES: usize = 256;
 
 /// A resource type that can be listed, and the filter it takes.
 #[derive(Debug, Clone, Serialize)]
@@ -341,7 +345,16 @@ impl StackService {
             changed,
             abort: Mutex::new(None),
         });
-        self.discoveries.0.lock().expect("discoveries lock").insert(id.clone(), job.clone());
+        {
+            let mut kept = self.discoveries.0.lock().expect("discoveries lock");
+            kept.0.insert(id.clone(), job.clone());
+            kept.1.push(id.clone());
+            while kept.1.len() > KEPT_DISCOVERIES {
+                let Some(pos) = kept.1.iter().position(|d| kept.0.get(d).is_some_and(|d| d.view().status != JobStatus::Running)) else { break };
+                let old = kept.1.remove(pos);
+                kept.0.remove(&old);
+            }
+        }
         let (service, runner, stack_id) = (self.clone(), job.clone(), version.summary.id.clone());
         let task = tokio::spawn(async move {
             let outcome = service.run_discovery(&stack_id, &request, &runner).await;
@@ -399,7 +412,7 @@ impl StackService {
     }
 
     pub fn discovery(&self, id: &str) -> Result<Arc<Discovery>, ServiceError> {
-        self.discoveries.0.lock().expect("discoveries lock").get(id).cloned().ok_or_else(|| ServiceError::JobNotFound(id.to_string()))
+        self.discoveries.0.lock().expect("discoveries lock").0.get(id).cloned().ok_or_else(|| ServiceError::JobNotFound(id.to_string()))
     }
 
     pub fn cancel_discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
