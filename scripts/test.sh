@@ -39,8 +39,11 @@ mkdir -p "$DATA/plugins"
 printf '#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=naive exec "%s" "$@"\n' "$ROOT/target/debug/ferry-test-provider" > "$DATA/plugins/pulumi-resource-test"
 chmod +x "$DATA/plugins/pulumi-resource-test"
 # The discovery test lists the machine's PostgreSQL server through Ferry's postgresql plugin,
-# which reads libpq's variables as the real provider does.
-PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable \
+# which reads libpq's variables as the real provider does; the backend test connects a stack of
+# a DIY backend folder the server is told to allow.
+export FERRY_E2E_BACKEND="$DATA/backend"
+mkdir -p "$FERRY_E2E_BACKEND"
+PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_ALLOW_BACKENDS="file://$FERRY_E2E_BACKEND" \
   "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!
 cleanup() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$DATA"; }

@@ -1,4 +1,5 @@
-//! `/`: the stacks Ferry holds, and adding one by uploading a state file.
+//! `/`: the stacks Ferry holds, and adding one by uploading a state file or connecting a stack of
+//! a Pulumi DIY backend.
 
 use leptos::prelude::*;
 
@@ -36,6 +37,70 @@ pub fn HomePage() -> impl IntoView {
             </Suspense>
         </section>
         <UploadForm/>
+        <ConnectForm/>
+    }
+}
+
+/// Connects a stack of a DIY backend (a folder or a bucket the administrator allowed): list the
+/// backend's stacks, pick one.
+#[component]
+fn ConnectForm() -> impl IntoView {
+    let url = RwSignal::new(String::new());
+    let found = RwSignal::new(None::<Vec<serde_json::Value>>);
+    let problem = RwSignal::new(None::<String>);
+    let list = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        problem.set(None);
+        let _url = url.get_untracked();
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            let query: String = js_sys::encode_uri_component(&_url).into();
+            match crate::browser::get_json::<Vec<serde_json::Value>>(&format!("/api/v1/backends/stacks?url={query}")).await {
+                Ok(stacks) => found.set(Some(stacks)),
+                Err(e) => problem.set(Some(e)),
+            }
+        });
+    };
+    let connect = move |_name: String| {
+        let _body = serde_json::json!({"backend": url.get_untracked(), "name": _name}).to_string();
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            match crate::browser::send::<serde_json::Value>("/api/v1/stacks", "application/json", &_body).await {
+                Ok(stack) => crate::browser::go_to(&format!("/stacks/{}", stack["id"].as_str().unwrap_or_default())),
+                Err(e) => problem.set(Some(e)),
+            }
+        });
+    };
+    view! {
+        <section class="card">
+            <h2>"Connect a stack of a DIY backend"</h2>
+            <p class="hint">
+                "A Pulumi DIY backend the server's administrator allows: a folder (" <code>"file:///…"</code> ") or S3-compatible storage ("
+                <code>"s3://bucket?endpoint=…&region=…"</code> "). Every preview reads the stack there as it is; a commit writes there under Pulumi's lock."
+            </p>
+            <form id="connect-form" class="upload connect" on:submit=list>
+                <label>"Backend URL"
+                    <input type="text" id="connect-url" placeholder="file:///srv/pulumi-state" required on:input=move |ev| url.set(event_target_value(&ev))/>
+                </label>
+                <button type="submit" id="connect-list">"List its stacks"</button>
+            </form>
+            {move || problem.get().map(|p| view! { <div class="error" id="connect-error" role="alert">{p}</div> })}
+            {move || found.get().map(|stacks| if stacks.is_empty() {
+                view! { <p id="connect-empty">"The backend holds no stacks."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="stacks" id="connect-stacks">
+                        <tbody>
+                            {stacks.into_iter().map(|s| {
+                                let name = s["name"].as_str().unwrap_or_default().to_string();
+                                let n = name.clone();
+                                view! { <tr><td>{name}</td><td><button class="secondary connect-stack" on:click=move |_| connect(n.clone())>"Connect"</button></td></tr> }
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                }.into_any()
+            })}
+        </section>
     }
 }
 
