@@ -109,3 +109,50 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     assert_eq!(status, StatusCode::CREATED, "{done}");
     assert_eq!(checkpoint(root)["checkpoint"]["latest"]["resources"].as_array().unwrap().len(), count + 2);
 }
+
+/// DIY backends default to the passphrase provider: a connected stack whose state holds
+/// passphrase secrets is read live without the passphrase (its secrets kept as they are), and
+/// committed with it; the secret stays encrypted under the same salt.
+#[tokio::test]
+async fn a_passphrase_stack_is_previewed_without_its_passphrase_and_committed_with_it() {
+    use ferry_state::secrets::PassphraseCrypter;
+    use ferry_state::sig::{SECRET_SIG, SIG_KEY};
+    let (crypter, salt) = PassphraseCrypter::new_salt("correct horse");
+    let ciphertext = crypter.encrypt(br#""s3cret""#);
+    let provider = "urn:pulumi:dev::shop::pulumi:providers:random::default";
+    let checkpoint = json!({"version": 3, "checkpoint": {"stack": "organization/shop/dev", "latest": {
+    "manifest": {"time": "2026-01-01T00:00:00Z", "magic": "", "version": "v3.205.0"},
+    "secrets_providers": {"type": "passphrase", "state": {"salt": salt}},
+    "resources": [
+        {"urn": "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev", "custom": false, "type": "pulumi:pulumi:Stack"},
+        {"urn": provider, "custom": true, "id": "9c3e0d4a-0000-4000-8000-000000000001", "type": "pulumi:providers:random", "inputs": {}, "outputs": {}},
+        {"urn": "urn:pulumi:dev::shop::random:index/randomString:RandomString::token", "custom": true, "id": "tok", "type": "random:index/randomString:RandomString",
+         "provider": format!("{provider}::9c3e0d4a-0000-4000-8000-000000000001"), "parent": "urn:pulumi:dev::shop::pulumi:pulumi:Stack::shop-dev",
+         "inputs": {"length": 6}, "outputs": {"length": 6, "result": {SIG_KEY: SECRET_SIG, "ciphertext": ciphertext}}}
+    ]}}});
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".pulumi/meta.yaml", b"version: 1\n");
+    write(root, ".pulumi/stacks/shop/dev.json", checkpoint.to_string().as_bytes());
+    let url = format!("file://{}", root.display());
+    let store = ferry_store::Store::open_in_memory().await.unwrap();
+    let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let app = common::app_of(StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![url.clone()]), false).await;
+
+    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/shop/dev"}).to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"}]}).to_string();
+    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{}/previews", stack["id"].as_str().unwrap()), &spec)).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+    let commit = axum::http::Request::post(format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()))
+        .header("x-ferry-passphrase", "correct horse")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let (status, done) = call(&app, commit).await;
+    assert_eq!(status, StatusCode::CREATED, "{done}");
+    let written = std::fs::read(root.join(".pulumi/stacks/shop/dev.json")).unwrap();
+    let loaded = ferry_state::load_state(&written, ferry_state::LoadOptions { passphrase: Some("correct horse"), ..Default::default() }).unwrap();
+    assert!(loaded.secrets.verified, "the secret still decrypts with the stack's passphrase");
+    let text = String::from_utf8(written).unwrap();
+    assert!(text.contains(&salt) && text.contains("RandomInteger::port") && !text.contains("s3cret"));
+}

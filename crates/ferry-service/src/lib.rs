@@ -119,10 +119,14 @@ impl StackService {
             StackName::parse(name)?;
         }
         // Parsing a large file and deriving a passphrase key are CPU work: keep them off the
-        // async workers.
-        let loaded = tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None }))
-            .await
-            .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        // async workers. State read from a DIY backend is what Pulumi itself wrote: its
+        // passphrase secrets are taken as they are, and checked when a commit brings the
+        // passphrase.
+        let unchecked_passphrase_secrets = origin == "backend";
+        let loaded =
+            tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets }))
+                .await
+                .map_err(|e| ServiceError::Internal(e.to_string()))??;
 
         let name = match name {
             Some(name) => StackName::parse(name)?,

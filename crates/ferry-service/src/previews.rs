@@ -218,7 +218,7 @@ impl StackService {
             secrets.check_encrypted()?;
             // The new state must load as Pulumi state, references and secrets included.
             let export = ferry_state::load::export_value(&next, &base.features).to_string();
-            let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key() })?;
+            let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() })?;
             Ok((export, checked.deployment.resources().len()))
         })
         .await

@@ -31,6 +31,10 @@ pub struct LoadOptions<'a> {
     /// The key already derived from that passphrase, if the caller has it (used instead of
     /// deriving it again when it matches the state's salt).
     pub key: Option<&'a crate::secrets::PassphraseCrypter>,
+    /// Accept passphrase-encrypted secrets without the passphrase (a warning says they were not
+    /// checked): for state read from the backend Pulumi itself writes, where the passphrase
+    /// arrives only with the commit that needs it.
+    pub unchecked_passphrase_secrets: bool,
 }
 
 /// Which layout a file had.
@@ -153,7 +157,7 @@ pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState,
     })?;
 
     let mut warnings = check_references(&deployment, &base)?;
-    let secrets = verify_secrets(&deployment, &base, options.passphrase, options.key, &mut warnings)?;
+    let secrets = verify_secrets(&deployment, &base, options.passphrase, options.key, options.unchecked_passphrase_secrets, &mut warnings)?;
     Ok(LoadedState { format, stack, features, deployment, secrets, warnings })
 }
 

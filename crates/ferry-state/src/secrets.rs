@@ -124,6 +124,7 @@ pub fn verify_secrets(
     base: &str,
     passphrase: Option<&str>,
     key: Option<&PassphraseCrypter>,
+    unchecked_ok: bool,
     warnings: &mut Vec<StateWarning>,
 ) -> Result<SecretsSummary, StateError> {
     let mut ciphertexts: Vec<(String, &Value)> = Vec::new();
@@ -186,6 +187,10 @@ pub fn verify_secrets(
             };
             match key {
                 None if ciphertexts.is_empty() => {}
+                None if unchecked_ok => warnings.push(StateWarning {
+                    message: format!("{} passphrase-encrypted secrets were read without the passphrase, so not checked", ciphertexts.len()),
+                    path: None,
+                }),
                 None => {
                     return Err(StateError::new(
                         ErrorCode::PassphraseRequired,
