@@ -511,6 +511,7 @@ async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMu
     let query = ferry_property::wire::json_object_to_struct(q.query.clone());
     let mut continuation = String::new();
     let mut listed: i64 = 0;
+    let mut nameless = 0usize;
     for _ in 0..MAX_PAGES {
         let remaining = q.limit.map(|l| l - listed).unwrap_or(0);
         let request = ListRequest {
@@ -531,6 +532,8 @@ async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMu
         let mut computed = false;
         for item in page {
             match item.response {
+                // A result without an ID cannot be imported or matched: left out, and said.
+                Some(list_response::Response::Result(r)) if r.id.trim().is_empty() => nameless += 1,
                 Some(list_response::Response::Result(r)) => found.push((r.id, r.name)),
                 Some(list_response::Response::Continuation(c)) => next = Some(c.continuation_token),
                 Some(list_response::Response::Computed(_)) => computed = true,
@@ -547,6 +550,13 @@ async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMu
         }
         match next {
             Some(token) if !token.is_empty() && token != continuation && q.limit.is_none_or(|l| listed < l) => continuation = token,
+            _ if nameless > 0 => {
+                return Err(ListFailure::Other(format!(
+                    "the `{}` provider listed {nameless} result(s) of {} without an ID; they were left out",
+                    package_of(&q.type_),
+                    q.type_
+                )))
+            }
             _ => return Ok(ListEnd::Done),
         }
     }

@@ -3,7 +3,9 @@
 //!
 //! - `ok` (default): answers Handshake, GetPluginInfo, GetSchema (counting calls), Check, Read
 //!   (echoing the ID) and logs each Read to the engine; `Parameterize` turns it into the package
-//!   it names (its schema then carries that name and the parameter);
+//!   it names (its schema then carries that name and the parameter); `List` of `test:index:Thing`
+//!   lists `thing-00` to `thing-24` in pages of `page_size`, honours `limit`, answers `Computed`
+//!   for a query `{"unknown": true}`, and adds a result without an ID for `{"nonsense": true}`;
 //! - `legacy`: the same without Handshake or Parameterize (as older plugins);
 //! - `exit`: writes an error to stderr and exits before printing its port;
 //! - `garbage`: prints something that is not a port;
@@ -27,10 +29,12 @@ use ferry_rpc::pulumirpc::engine_client::EngineClient;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
     diff_response::DiffChanges, CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest,
-    GetSchemaResponse, LogRequest, LogSeverity, ParameterizeRequest, ParameterizeResponse, PluginInfo, ProviderHandshakeRequest, ProviderHandshakeResponse,
-    ReadRequest, ReadResponse,
+    GetSchemaResponse, ListRequest, ListResponse, LogRequest, LogSeverity, ParameterizeRequest, ParameterizeResponse, PluginInfo, ProviderHandshakeRequest,
+    ProviderHandshakeResponse, ReadRequest, ReadResponse,
 };
 use tonic::{Request, Response, Status};
+
+type ListStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<ListResponse, Status>> + Send>>;
 
 struct TestProvider {
     mode: String,
@@ -91,6 +95,33 @@ impl ResourceProvider for TestProvider {
         let diffs: Vec<String> = keys.into_iter().filter(|k| olds.fields.get(*k) != news.fields.get(*k)).cloned().collect();
         let changes = if diffs.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome };
         Ok(Response::new(DiffResponse { changes: changes as i32, diffs, ..Default::default() }))
+    }
+
+    async fn list(&self, request: Request<ListRequest>) -> Result<Response<ListStream>, Status> {
+        use ferry_rpc::pulumirpc::list_response::{Computed, Continuation, Response as Item, Result as Found};
+        let r = request.into_inner();
+        if self.mode != "ok" || r.token != "test:index:Thing" {
+            return Err(Status::unimplemented("no List for this type"));
+        }
+        let flag = |key: &str| r.query.as_ref().and_then(|q| q.fields.get(key)).is_some_and(|v| v.kind == Some(Kind::BoolValue(true)));
+        let item = |response| Ok(ListResponse { response: Some(response) });
+        if flag("unknown") {
+            return Ok(Response::new(Box::pin(tokio_stream::iter(vec![item(Item::Computed(Computed {}))]))));
+        }
+        let all: Vec<String> = (0..25).map(|i| format!("thing-{i:02}")).collect();
+        let start: usize = r.continuation_token.parse().unwrap_or(0);
+        let page = if r.page_size > 0 { r.page_size as usize } else { all.len() };
+        let page = if r.limit > 0 { page.min(r.limit as usize) } else { page };
+        let end = (start + page).min(all.len());
+        let mut out: Vec<Result<ListResponse, Status>> =
+            all[start..end].iter().map(|id| item(Item::Result(Found { id: id.clone(), name: id.replace('-', "_") }))).collect();
+        if flag("nonsense") && start == 0 {
+            out.push(item(Item::Result(Found { id: String::new(), name: "no id".into() })));
+        }
+        if end < all.len() {
+            out.push(item(Item::Continuation(Continuation { continuation_token: end.to_string() })));
+        }
+        Ok(Response::new(Box::pin(tokio_stream::iter(out))))
     }
 
     async fn parameterize(&self, request: Request<ParameterizeRequest>) -> Result<Response<ParameterizeResponse>, Status> {
