@@ -54,22 +54,21 @@ ensure_tools() {
   npm_ci app/js
   # The real Pulumi SDKs generated code is type-checked against (tsc, pyright; PyPI in a venv).
   npm_ci crates/ferry-codegen/sdk-check
-  local venv=target/codegen-venv req=crates/ferry-codegen/sdk-check/requirements.txt
+  ensure_venv target/codegen-venv crates/ferry-codegen/sdk-check/requirements.txt "the Pulumi Python SDKs"
+  # A real S3-compatible server for the DIY backend tests (moto's, from PyPI).
+  ensure_venv target/s3-venv crates/ferry-backend/s3-server/requirements.txt "moto's S3 server"
+}
+
+# ensure_venv DIR REQUIREMENTS WHAT: a Python venv in DIR with REQUIREMENTS installed, made again
+# when the requirements change.
+ensure_venv() {
+  local venv="$1" req="$2" what="$3"
   if [ ! -x "$venv/bin/python" ] || [ "$req" -nt "$venv/.installed" ]; then
-    log "installing the Pulumi Python SDKs into $venv"
+    log "installing $what into $venv"
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check -r "$req"
     touch "$venv/.installed"
-  fi
-  # A real S3-compatible server for the DIY backend tests (moto's, from PyPI).
-  local s3venv=target/s3-venv s3req=crates/ferry-backend/s3-server/requirements.txt
-  if [ ! -x "$s3venv/bin/moto_server" ] || [ "$s3req" -nt "$s3venv/.installed" ]; then
-    log "installing moto's S3 server into $s3venv"
-    rm -rf "$s3venv"
-    python3 -m venv "$s3venv"
-    "$s3venv/bin/pip" install -q --disable-pip-version-check -r "$s3req"
-    touch "$s3venv/.installed"
   fi
 }
 

@@ -439,29 +439,43 @@ async fn cancel_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Pa
 /// `GET …/jobs/{job}/events`: server-sent events, one `resource` per finished resource (the
 /// ones already reported first, so a page that comes back catches up), then `end` with the job.
 async fn job_events(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    use axum::response::sse::{Event, KeepAlive, Sse};
     let job = stacks.job(&id, &job)?;
     let receiver = job.subscribe();
-    let stream = futures_util::stream::unfold((job, receiver, 0usize, false), |(job, mut receiver, sent, ended)| async move {
+    Ok(follow(move || job.view(), receiver, "resource", |v| &v.events, |v| v.status == JobStatus::Running))
+}
+
+/// A background job's server-sent events: each of `events(view)` as an `event` message (those
+/// already reported first, so a page that comes back catches up), then `end` with the whole view
+/// once it stops `running`. `receiver` wakes it on every change.
+fn follow<V: serde::Serialize + Send + 'static, E: serde::Serialize + 'static>(
+    view: impl Fn() -> V + Send + Sync + 'static,
+    receiver: tokio::sync::watch::Receiver<u64>,
+    event: &'static str,
+    events: fn(&V) -> &[E],
+    running: fn(&V) -> bool,
+) -> Response {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    let view = Arc::new(view);
+    let stream = futures_util::stream::unfold((view, receiver, 0usize, false), move |(view, mut receiver, sent, ended)| async move {
         if ended {
             return None;
         }
         loop {
-            let view = job.view();
-            if sent < view.events.len() {
-                let event = Event::default().event("resource").json_data(&view.events[sent]).expect("events serialise");
-                return Some((Ok::<_, std::convert::Infallible>(event), (job, receiver, sent + 1, false)));
+            let now = view();
+            if let Some(next) = events(&now).get(sent) {
+                let message = Event::default().event(event).json_data(next).expect("events serialise");
+                return Some((Ok::<_, std::convert::Infallible>(message), (view, receiver, sent + 1, false)));
             }
-            if view.status != JobStatus::Running {
-                let event = Event::default().event("end").json_data(&view).expect("jobs serialise");
-                return Some((Ok(event), (job, receiver, sent, true)));
+            if !running(&now) {
+                let message = Event::default().event("end").json_data(&now).expect("jobs serialise");
+                return Some((Ok(message), (view, receiver, sent, true)));
             }
             if receiver.changed().await.is_err() {
                 return None;
             }
         }
     });
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()).into_response())
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
 }
 
 async fn create_share(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -655,29 +669,9 @@ async fn cancel_discovery(State(stacks): State<Arc<StackService>>, Path(id): Pat
 /// Server-sent events: one `result`/`page`/`not-listable`/`failed` event per find, then `end`
 /// with the whole job.
 async fn discovery_events(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    use axum::response::sse::{Event, KeepAlive, Sse};
     let job = stacks.discovery(&id)?;
     let receiver = job.subscribe();
-    let stream = futures_util::stream::unfold((job, receiver, 0usize, false), |(job, mut receiver, sent, ended)| async move {
-        if ended {
-            return None;
-        }
-        loop {
-            let view = job.view();
-            if sent < view.events.len() {
-                let event = Event::default().event("discovery").json_data(&view.events[sent]).expect("events serialise");
-                return Some((Ok::<_, std::convert::Infallible>(event), (job, receiver, sent + 1, false)));
-            }
-            if view.status != JobStatus::Running {
-                let event = Event::default().event("end").json_data(&view).expect("discoveries serialise");
-                return Some((Ok(event), (job, receiver, sent, true)));
-            }
-            if receiver.changed().await.is_err() {
-                return None;
-            }
-        }
-    });
-    Ok(Sse::new(stream).keep_alive(KeepAlive::default()).into_response())
+    Ok(follow(move || job.view(), receiver, "discovery", |v| &v.events, |v| v.status == JobStatus::Running))
 }
 
 #[derive(Deserialize)]

@@ -7,20 +7,10 @@ mod common;
 use axum::http::StatusCode;
 use axum::Router;
 use common::{call, get, post};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
-/// Runs a discovery to its end; its events.
 async fn discover(app: &Router, stack: &str, types: Value) -> Vec<Value> {
-    let (status, job) = call(app, post(&format!("/api/v1/stacks/{stack}/discoveries"), &json!({"types": types}).to_string())).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
-    let id = job["id"].as_str().unwrap();
-    let res = app.clone().oneshot(get(&format!("/api/v1/discoveries/{id}/events"))).await.unwrap();
-    res.into_body().collect().await.unwrap();
-    let (_, view) = call(app, get(&format!("/api/v1/discoveries/{id}"))).await;
-    assert_eq!(view["status"], "done", "{view}");
-    view["events"].as_array().unwrap().clone()
+    common::discovery(app, stack, types).await["events"].as_array().unwrap().clone()
 }
 
 fn results(events: &[Value]) -> Vec<(String, String)> {

@@ -14,9 +14,7 @@ use std::process::Command;
 use axum::http::StatusCode;
 use axum::Router;
 use common::{call, get, post};
-use http_body_util::BodyExt;
 use serde_json::{json, Value};
-use tower::ServiceExt;
 
 async fn admin(db: &str) -> tokio_postgres::Client {
     let (client, conn) = tokio_postgres::Config::new()
@@ -40,17 +38,9 @@ async fn drop_estate(prefix: &str, db: &str) {
     }
 }
 
-/// Runs a discovery to its end; its results.
+/// Runs a discovery to its end; its results (no type may fail).
 async fn discover(app: &Router, stack: &str, types: Value) -> Vec<Value> {
-    let (status, job) = call(app, post(&format!("/api/v1/stacks/{stack}/discoveries"), &json!({"types": types}).to_string())).await;
-    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
-    let id = job["id"].as_str().unwrap();
-    // The event stream ends with the job.
-    let res = app.clone().oneshot(get(&format!("/api/v1/discoveries/{id}/events"))).await.unwrap();
-    let events = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
-    assert!(events.contains("event: end"), "{events}");
-    let (_, view) = call(app, get(&format!("/api/v1/discoveries/{id}"))).await;
-    assert_eq!(view["status"], "done", "{view}");
+    let view = common::discovery(app, stack, types).await;
     let events = view["events"].as_array().unwrap();
     assert!(!events.iter().any(|e| e["kind"] == "failed" || e["kind"] == "not-listable"), "{view}");
     events.iter().filter(|e| e["kind"] == "result").cloned().collect()

@@ -4,6 +4,8 @@
 use prost_types::{value::Kind, ListValue, Struct, Value as PbValue};
 use serde_json::{Map, Value};
 
+use ferry_state::sig::{SECRET_SIG, SIG_KEY};
+
 use super::json::{decode_map, encode_map, DecodeOptions, EncodeOptions};
 use super::{PropertyError, PropertyMap};
 
@@ -31,6 +33,40 @@ fn json_to_pb(v: Value) -> PbValue {
         Value::Object(obj) => Kind::StructValue(json_object_to_struct(obj)),
     };
     PbValue { kind: Some(kind) }
+}
+
+/// A provider's side of the wire. A request's properties as plain JSON, every secret replaced by
+/// its value: what a provider computes with.
+pub fn struct_to_plain_object(s: &Struct) -> Result<Map<String, Value>, PropertyError> {
+    fn unwrap_secrets(v: Value) -> Value {
+        match v {
+            Value::Object(mut obj) if obj.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => {
+                unwrap_secrets(obj.remove("value").unwrap_or(Value::Null))
+            }
+            Value::Object(obj) => Value::Object(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect()),
+            Value::Array(items) => Value::Array(items.into_iter().map(unwrap_secrets).collect()),
+            other => other,
+        }
+    }
+    Ok(struct_to_json_object(s)?.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect())
+}
+
+/// A provider's answer: plain properties, those `is_secret` names marked secret.
+pub fn plain_object_to_struct(props: Map<String, Value>, is_secret: impl Fn(&str) -> bool) -> Struct {
+    let marked = props
+        .into_iter()
+        .map(|(k, v)| {
+            if is_secret(&k) {
+                let mut secret = Map::new();
+                secret.insert(SIG_KEY.into(), Value::String(SECRET_SIG.into()));
+                secret.insert("value".into(), v);
+                (k, Value::Object(secret))
+            } else {
+                (k, v)
+            }
+        })
+        .collect();
+    json_object_to_struct(marked)
 }
 
 pub fn struct_to_json_object(s: &Struct) -> Result<Map<String, Value>, PropertyError> {

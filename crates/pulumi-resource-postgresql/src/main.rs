@@ -11,13 +11,12 @@ mod schema;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ferry_property::wire::{json_object_to_struct, struct_to_json_object};
+use ferry_property::wire::{plain_object_to_struct, struct_to_plain_object};
 use ferry_rpc::prost_types::Struct;
 use ferry_rpc::pulumirpc::diff_response::DiffChanges;
 use ferry_rpc::pulumirpc::property_diff::Kind as DiffKind;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::*;
-use ferry_state::sig::{SECRET_SIG, SIG_KEY};
 use serde_json::{Map, Value};
 use tokio::sync::RwLock;
 use tonic::{Request, Response, Status};
@@ -35,17 +34,7 @@ struct PostgresProvider {
 }
 
 fn plain(s: Option<Struct>) -> Result<Props, Status> {
-    let obj = struct_to_json_object(&s.unwrap_or_default()).map_err(|e| Status::invalid_argument(e.to_string()))?;
-    Ok(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect())
-}
-
-fn unwrap_secrets(v: Value) -> Value {
-    match v {
-        Value::Object(mut obj) if obj.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => unwrap_secrets(obj.remove("value").unwrap_or(Value::Null)),
-        Value::Object(obj) => Value::Object(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect()),
-        Value::Array(items) => Value::Array(items.into_iter().map(unwrap_secrets).collect()),
-        other => other,
-    }
+    struct_to_plain_object(&s.unwrap_or_default()).map_err(|e| Status::invalid_argument(e.to_string()))
 }
 
 fn kind_of(token: &str) -> Result<Kind, Status> {
@@ -75,20 +64,7 @@ impl PostgresProvider {
     fn outputs(&self, kind: Kind, props: Props) -> Struct {
         let accept = self.accept_secrets.load(Ordering::Relaxed);
         let secret: Vec<&'static str> = kind.props().iter().filter(|p| p.secret).map(|p| p.name).collect();
-        let marked: Map<String, Value> = props
-            .into_iter()
-            .map(|(k, v)| {
-                if accept && secret.contains(&k.as_str()) {
-                    let mut s = Map::new();
-                    s.insert(SIG_KEY.into(), Value::String(SECRET_SIG.into()));
-                    s.insert("value".into(), v);
-                    (k, Value::Object(s))
-                } else {
-                    (k, v)
-                }
-            })
-            .collect();
-        json_object_to_struct(marked)
+        plain_object_to_struct(props, |k| accept && secret.contains(&k))
     }
 
     /// The connections Configure set up, or (for a host that calls without configuring) ones

@@ -7,14 +7,12 @@ mod schema;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use ferry_property::wire::{json_object_to_struct, struct_to_json_object};
+use ferry_property::wire::{json_object_to_struct, plain_object_to_struct, struct_to_plain_object};
 use ferry_rpc::prost_types::Struct;
 use ferry_rpc::pulumirpc::diff_response::DiffChanges;
 use ferry_rpc::pulumirpc::property_diff::Kind as DiffKind;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::*;
-use ferry_state::sig::{SECRET_SIG, SIG_KEY};
-use serde_json::{Map, Value};
 use tonic::{Request, Response, Status};
 
 use logic::Props;
@@ -30,37 +28,14 @@ struct RandomProvider {
 
 /// The properties of a request, with every secret unwrapped to its value.
 fn plain(s: Option<Struct>) -> Result<Props, Status> {
-    let obj = struct_to_json_object(&s.unwrap_or_default()).map_err(|e| Status::invalid_argument(e.to_string()))?;
-    Ok(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect())
-}
-
-fn unwrap_secrets(v: Value) -> Value {
-    match v {
-        Value::Object(mut obj) if obj.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => unwrap_secrets(obj.remove("value").unwrap_or(Value::Null)),
-        Value::Object(obj) => Value::Object(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect()),
-        Value::Array(items) => Value::Array(items.into_iter().map(unwrap_secrets).collect()),
-        other => other,
-    }
+    struct_to_plain_object(&s.unwrap_or_default()).map_err(|e| Status::invalid_argument(e.to_string()))
 }
 
 impl RandomProvider {
     /// Outputs for the engine: secret properties marked, when the engine accepts that.
     fn outputs(&self, token: &str, props: Props) -> Struct {
         let accept = self.accept_secrets.load(Ordering::Relaxed);
-        let marked: Map<String, Value> = props
-            .into_iter()
-            .map(|(k, v)| {
-                if accept && logic::is_secret_output(token, &k) {
-                    let mut secret = Map::new();
-                    secret.insert(SIG_KEY.into(), Value::String(SECRET_SIG.into()));
-                    secret.insert("value".into(), v);
-                    (k, Value::Object(secret))
-                } else {
-                    (k, v)
-                }
-            })
-            .collect();
-        json_object_to_struct(marked)
+        plain_object_to_struct(props, |k| accept && logic::is_secret_output(token, k))
     }
 }
 

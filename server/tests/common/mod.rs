@@ -107,3 +107,17 @@ pub async fn unpack(app: &Router, uri: &str, dir: &std::path::Path) -> std::path
     }
     root.expect("a non-empty zip")
 }
+
+/// Runs a discovery of `types` on the stack to its end (its event stream ends with it); the
+/// finished job, whose status must be `done`.
+pub async fn discovery(app: &Router, stack: &str, types: Value) -> Value {
+    let (status, job) = call(app, post(&format!("/api/v1/stacks/{stack}/discoveries"), &json!({"types": types}).to_string())).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+    let id = job["id"].as_str().unwrap();
+    let res = app.clone().oneshot(get(&format!("/api/v1/discoveries/{id}/events"))).await.unwrap();
+    let events = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(events.contains("event: end"), "{events}");
+    let (_, view) = call(app, get(&format!("/api/v1/discoveries/{id}"))).await;
+    assert_eq!(view["status"], "done", "{view}");
+    view
+}
