@@ -6,6 +6,8 @@ ensure_tools --browser
 DATA="$(mktemp -d)"
 PORT="$((20000 + RANDOM % 20000))"
 export FERRY_URL="http://127.0.0.1:$PORT"
+# An administrator's token for the benchmarks' setup (sign-in is never off).
+export FERRY_E2E_TOKEN="$("$ROOT/target/server-release/ferry" token create --data-dir "$DATA" --user bench-admin --role admin --days 1)"
 "$ROOT/target/server-release/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" --no-demo > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!
 trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$DATA"' EXIT

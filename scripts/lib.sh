@@ -23,7 +23,8 @@ ensure_tools() {
   # lld-22 provides /usr/bin/rust-lld (the wasm linker); rust-web-llvm only links to it
   # golang-go: gofmt checks the Go that code generation writes
   # rustfmt-web, rust-web-clippy: the style checks, from the same toolchain as the builds
-  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22 rustfmt-web rust-web-clippy curl gcc golang-go)
+  # postgresql-client: psql makes the test command's own database on the machine's server
+  local packages=(rustc-web cargo-web rust-web-src rust-web-llvm lld-22 rustfmt-web rust-web-clippy curl gcc golang-go postgresql-client)
   [ $want_browser -eq 1 ] && packages+=(chromium)
   local missing=()
   for p in "${packages[@]}"; do

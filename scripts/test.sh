@@ -18,7 +18,16 @@ cargo clippy -p app --lib --target wasm32-unknown-unknown --no-default-features 
 log "unit and integration tests"
 # Generated code is checked against the real SDKs (tsc, pyright, gofmt), installed above; the
 # tests fail when one is missing.
+# The PostgreSQL tests reach the machine's server through libpq's variables, as users' do.
+export PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable
+# The store's tests run on SQLite and on PostgreSQL, in a database of this run's own; every test
+# makes a schema of its own in it.
+psql -d postgres -qc 'DROP DATABASE IF EXISTS ferry_test WITH (FORCE)' -c 'CREATE DATABASE ferry_test'
+export FERRY_TEST_POSTGRES_URL='postgres://postgres@127.0.0.1:5432/ferry_test?sslmode=disable'
 cargo test --workspace --no-fail-fast
+
+log "API and service tests again, with Ferry's data in PostgreSQL"
+FERRY_TEST_DATABASE_URL="$FERRY_TEST_POSTGRES_URL" cargo test -p server -p ferry-service --no-fail-fast
 
 log "benchmark smoke"
 # Not a timed test: 1,000 imports against their floor, paired; fails only past a loose bound
@@ -43,16 +52,37 @@ chmod +x "$DATA/plugins/pulumi-resource-test"
 # a DIY backend folder the server is told to allow.
 export FERRY_E2E_BACKEND="$DATA/backend"
 mkdir -p "$FERRY_E2E_BACKEND"
-PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_ALLOW_BACKENDS="file://$FERRY_E2E_BACKEND" \
-  "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
-SERVER_PID=$!
-cleanup() { kill "$SERVER_PID" 2>/dev/null || true; wait "$SERVER_PID" 2>/dev/null || true; rm -rf "$DATA"; }
+# Sign-in is never off: the tests set up through an administrator's API token, and one of the
+# team signs in through a real OpenID Provider (panva's oidc-provider from npm).
+export FERRY_E2E_TOKEN="$("$ROOT/target/debug/ferry" token create --data-dir "$DATA" --user e2e-admin --role admin --days 1)"
+OIDC_PORT="$((PORT + 1))"
+export FERRY_E2E_OIDC="http://127.0.0.1:$OIDC_PORT"
+OIDC_PORT="$OIDC_PORT" node "$ROOT/end2end/oidc/provider.mjs" > "$DATA/oidc.log" 2>&1 &
+OIDC_PID=$!
+cleanup() {
+  kill "${SERVER_PID:-}" "$OIDC_PID" 2>/dev/null || true
+  wait "${SERVER_PID:-}" "$OIDC_PID" 2>/dev/null || true
+  rm -rf "$DATA"
+}
 trap cleanup EXIT
+for _ in $(seq 1 100); do
+  curl -fsS "$FERRY_E2E_OIDC/.well-known/openid-configuration" >/dev/null 2>&1 && break
+  kill -0 "$OIDC_PID" 2>/dev/null || { cat "$DATA/oidc.log"; exit 1; }
+  sleep 0.2
+done
+PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_ALLOW_BACKENDS="file://$FERRY_E2E_BACKEND" \
+  FERRY_OIDC_ISSUER="$FERRY_E2E_OIDC" FERRY_OIDC_CLIENT_ID=ferry FERRY_OIDC_CLIENT_SECRET=e2e-client-secret FERRY_OIDC_GROUPS_CLAIM=groups \
+  "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --public-url "$FERRY_URL" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
+SERVER_PID=$!
 for _ in $(seq 1 100); do
   curl -fsS "$FERRY_URL/healthz" >/dev/null 2>&1 && break
   kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DATA/server.log"; exit 1; }
   sleep 0.2
 done
+# The scripted test plugin runs as package `test`, which no organisation's stack uses: allowed
+# here for every organisation, as an administrator would.
+curl -fsS -X PUT -H "authorization: Bearer $FERRY_E2E_TOKEN" -H 'content-type: application/json' \
+  -d '{"share_links": true, "share_link_days": 30, "allowed_packages": ["test"]}' "$FERRY_URL/api/v1/orgs/%2A/settings" >/dev/null
 status=0
 (cd end2end && node --test --test-concurrency=1 --test-reporter=spec tests/) || status=$?
 if [ $status -ne 0 ]; then

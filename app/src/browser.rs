@@ -108,7 +108,7 @@ impl GraphSlot {
 }
 
 /// A request to the API: the answer's text, or the API's error message.
-async fn request(method: &str, url: &str, body: Option<(&str, &str)>) -> Result<String, String> {
+pub async fn request(method: &str, url: &str, body: Option<(&str, &str)>) -> Result<String, String> {
     let init = RequestInit::new();
     init.set_method(method);
     if let Some((content_type, text)) = body {

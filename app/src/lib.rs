@@ -20,7 +20,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-use pages::{DiscoverPage, GraphPage, HomePage, NotFound, PlanPage, TablePage};
+use pages::{AccountPage, DiscoverPage, GraphPage, HomePage, NotFound, PlanPage, SignInPage, TablePage, UserMenu};
 
 const MONACO_ENVIRONMENT: &str = "window.MonacoEnvironment={globalAPI:true,getWorkerUrl:function(_,label){return label==='json'?'/pkg/monaco/json.worker.js':'/pkg/monaco/editor.worker.js'}};";
 
@@ -58,10 +58,13 @@ pub fn App() -> impl IntoView {
             <header class="topbar">
                 <a class="brand" href="/">"Ferry"</a>
                 <span class="tagline">"Plan, preview and commit imports into Pulumi stacks"</span>
+                <UserMenu/>
             </header>
             <main>
                 <Routes fallback=NotFound>
                     <Route path=path!("/") view=HomePage/>
+                    <Route path=path!("/signin") view=SignInPage/>
+                    <Route path=path!("/account") view=AccountPage/>
                     // Async: the whole page is rendered before the status is sent, so an
                     // unknown stack, plan, revision or link answers 404.
                     <Route path=path!("/stacks/:id") view=TablePage ssr=SsrMode::Async/>

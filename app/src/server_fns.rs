@@ -1,7 +1,7 @@
 //! Server functions the pages call: thin wrappers over `ferry_service::StackService`, which
 //! the server provides as context. Their bodies exist only in the `ssr` build.
 
-use ferry_types::{PlanPageData, ResourceDetail, ResourceRow, StackSummary};
+use ferry_types::{Me, PlanPageData, ResourceDetail, ResourceRow, StackSummary};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -12,6 +12,9 @@ pub struct StackPageData {
     pub rows: Vec<ResourceRow>,
     /// Load warnings, as `message (at path)`.
     pub warnings: Vec<String>,
+    /// The roles the viewer holds in the stack's organisation (the page shows what they may do).
+    #[serde(default)]
+    pub roles: Vec<String>,
 }
 
 #[cfg(feature = "ssr")]
@@ -21,6 +24,23 @@ mod ssr {
     use ferry_service::StackService;
     use leptos::prelude::*;
 
+    /// Who calls: the server's `identify` layer put it in the request's extensions.
+    pub fn caller() -> ferry_service::access::Caller {
+        use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<ferry_service::access::Caller>().cloned()).unwrap_or_default()
+    }
+
+    /// Checks the caller holds `role` on the object; its organisation.
+    pub async fn authorize(object: ferry_service::access::Object, id: &str, role: ferry_service::access::Role) -> Result<String, ServerFnError> {
+        stacks()?.authorize(&caller(), object, id, role).await.map_err(fail)
+    }
+
+    /// The caller's address, for the audit log.
+    pub fn address() -> String {
+        let peer = use_context::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip()));
+        ferry_service::accounts::address_text(peer)
+    }
+
     pub fn stacks() -> Result<Arc<StackService>, ServerFnError> {
         use_context::<Arc<StackService>>().ok_or_else(|| ServerFnError::new("the stack service is not available"))
     }
@@ -29,10 +49,14 @@ mod ssr {
         // A page rendered for something that does not exist (or no longer does, like a
         // revoked link) answers 404, not 200. The routes that can say so render in async
         // mode, so the status is still settable when this runs.
-        if e.code() == "not_found" {
-            if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-                response.set_status(http::StatusCode::NOT_FOUND);
-            }
+        let status = match e.code() {
+            "not_found" => Some(http::StatusCode::NOT_FOUND),
+            "sign_in_required" | "bad_credentials" => Some(http::StatusCode::UNAUTHORIZED),
+            "forbidden" => Some(http::StatusCode::FORBIDDEN),
+            _ => None,
+        };
+        if let (Some(status), Some(response)) = (status, use_context::<leptos_axum::ResponseOptions>()) {
+            response.set_status(status);
         }
         ServerFnError::new(e.to_string())
     }
@@ -40,11 +64,14 @@ mod ssr {
 
 #[server(prefix = "/rpc")]
 pub async fn list_stacks() -> Result<Vec<StackSummary>, ServerFnError> {
-    ssr::stacks()?.list().await.map_err(ssr::fail)
+    ssr::stacks()?.list_for(&ssr::caller()).await.map_err(ssr::fail)
 }
 
 #[server(prefix = "/rpc")]
 pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
+    use ferry_service::access::{Object, Role};
+    let org = ssr::authorize(Object::Stack, &id, Role::Viewer).await?;
+    let roles = ssr::caller().roles_in(&org).iter().map(|r| r.as_str().to_string()).collect();
     let version = ssr::stacks()?.version(&id, None).await.map_err(ssr::fail)?;
     let warnings = version
         .warnings
@@ -54,11 +81,12 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
             None => w.message.clone(),
         })
         .collect();
-    Ok(StackPageData { summary: version.summary.clone(), rows: version.rows(), warnings })
+    Ok(StackPageData { summary: version.summary.clone(), rows: version.rows(), warnings, roles })
 }
 
 #[server(prefix = "/rpc")]
 pub async fn load_resource_detail(id: String, urn: String) -> Result<ResourceDetail, ServerFnError> {
+    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
     let version = ssr::stacks()?.version(&id, None).await.map_err(ssr::fail)?;
     version.detail(&urn).ok_or_else(|| ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name)))
 }
@@ -67,7 +95,15 @@ pub async fn load_resource_detail(id: String, urn: String) -> Result<ResourceDet
 #[server(prefix = "/rpc")]
 pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Result<PlanPageData, ServerFnError> {
     let stacks = ssr::stacks()?;
-    let view = if share.is_empty() { stacks.plan_view(&id, revision, false).await } else { stacks.shared_plan(&share, revision).await }.map_err(ssr::fail)?;
+    // Through its ID, a plan is for its organisation's members; a link is its own capability.
+    let roles = if share.is_empty() {
+        let org = ssr::authorize(ferry_service::access::Object::Plan, &id, ferry_service::access::Role::Viewer).await?;
+        ssr::caller().roles_in(&org).iter().map(|r| r.as_str().to_string()).collect()
+    } else {
+        Vec::new()
+    };
+    let view = if share.is_empty() { stacks.plan_view_for(&ssr::caller(), &id, revision).await } else { stacks.shared_plan(&share, revision).await }
+        .map_err(ssr::fail)?;
     let stack = stacks.summary(&view.plan.stack_id).await.map_err(ssr::fail)?;
     let shown = view.current.revision;
     // The same JSON the API gives, read as the browser reads it; a link's reader gets no job
@@ -110,6 +146,7 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         preview,
         committed_version,
         share_token: (!share.is_empty()).then_some(share),
+        roles,
     })
 }
 
@@ -117,6 +154,25 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
 #[server(prefix = "/rpc")]
 pub async fn new_plan(stack_id: String, kind: String) -> Result<String, ServerFnError> {
     let stacks = ssr::stacks()?;
+    let caller = ssr::caller();
+    let org = ssr::authorize(ferry_service::access::Object::Stack, &stack_id, ferry_service::access::Role::Planner).await?;
     let plan = stacks.create_plan_from_example(&stack_id, kind == "program").await.map_err(ssr::fail)?;
+    stacks.plan_created(&caller, &org, &plan.plan.id, Some(&ssr::address())).await.map_err(ssr::fail)?;
     Ok(plan.plan.id)
+}
+
+/// Who is signed in (`None`: nobody).
+#[server(prefix = "/rpc")]
+pub async fn current_user() -> Result<Option<Me>, ServerFnError> {
+    Ok(ssr::caller().user.map(|u| Me {
+        name: u.name,
+        email: u.email,
+        roles: u.grants.into_iter().map(|g| ferry_types::RoleGrant { org: g.org, role: g.role.as_str().to_string() }).collect(),
+    }))
+}
+
+/// How one may sign in here.
+#[server(prefix = "/rpc")]
+pub async fn sign_in_methods() -> Result<ferry_types::SignInMethods, ServerFnError> {
+    Ok(use_context::<ferry_types::SignInMethods>().unwrap_or_default())
 }

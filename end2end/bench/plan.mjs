@@ -12,7 +12,9 @@ const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function api(method, url, body) {
-  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+  const headers = { 'content-type': 'application/json' };
+  if (process.env.FERRY_E2E_TOKEN) headers.authorization = `Bearer ${process.env.FERRY_E2E_TOKEN}`;
+  const res = await fetch(BASE + url, { method, headers, body: body && JSON.stringify(body) });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${url}: ${JSON.stringify(json)}`);
   return json;

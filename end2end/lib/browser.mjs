@@ -23,9 +23,21 @@ export async function launch() {
   });
 }
 
-/** A JSON API call that must succeed; its answer. */
-export async function api(method, url, body) {
-  const res = await fetch(BASE + url, { method, headers: { 'content-type': 'application/json' }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
+// The test command makes an administrator's API token (`ferry token create`) for setting up.
+export const TOKEN = process.env.FERRY_E2E_TOKEN;
+
+/** `fetch` as the test command's administrator (its API token). */
+export function authFetch(url, init = {}) {
+  const headers = { ...(init.headers ?? {}) };
+  if (TOKEN) headers.authorization = `Bearer ${TOKEN}`;
+  return fetch(url, { ...init, headers });
+}
+
+/** A JSON API call that must succeed, as the administrator (or `token`); its answer. */
+export async function api(method, url, body, token = TOKEN) {
+  const headers = { 'content-type': 'application/json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const res = await fetch(BASE + url, { method, headers, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
   const json = await res.json();
   if (!res.ok) throw new Error(`${method} ${url}: ${res.status} ${JSON.stringify(json)}`);
   return json;
@@ -35,9 +47,45 @@ export function fixture(rel) {
   return path.join(FIXTURES, 'pulumi/state', rel);
 }
 
-/** A page of a fresh context, navigated and hydrated. Console errors fail the caller's test. */
-export async function open(browser, urlPath, { width = 1400, height = 900 } = {}) {
+const PASSWORD = 'end-to-end password';
+const sessions = new Map();
+
+/** A local user `name` with `roles` in `org` (made or updated by the administrator). */
+export async function member(org, name, roles) {
+  await api('PUT', `/api/v1/orgs/${encodeURIComponent(org)}/members/${encodeURIComponent(name)}`, { roles, password: PASSWORD });
+}
+
+/** A session for `name` (signed in once per test process, through the sign-in API). */
+async function sessionOf(name) {
+  if (!sessions.has(name)) {
+    const res = await fetch(`${BASE}/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name, password: PASSWORD }) });
+    if (!res.ok) throw new Error(`signing in as ${name}: ${res.status} ${await res.text()}`);
+    const cookie = res.headers.get('set-cookie').split(';')[0];
+    sessions.set(name, cookie.slice(cookie.indexOf('=') + 1));
+  }
+  return sessions.get(name);
+}
+
+/** Signs the browser context in as `name`. */
+export async function signIn(context, name) {
+  await context.addCookies([{ name: 'ferry_session', value: await sessionOf(name), url: BASE }]);
+}
+
+let browserAdmin;
+
+/**
+ * A page of a fresh context, navigated and hydrated. Console errors fail the caller's test.
+ * Signed in as `as` (a user made with `member`), by default as an administrator of every
+ * organisation; `as: null` stays anonymous.
+ */
+export async function open(browser, urlPath, { width = 1400, height = 900, as } = {}) {
   const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
+  if (as === undefined) {
+    browserAdmin ??= member('*', 'e2e-admin-browser', ['admin']).then(() => 'e2e-admin-browser');
+    await signIn(context, await browserAdmin);
+  } else if (as !== null) {
+    await signIn(context, as);
+  }
   const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));

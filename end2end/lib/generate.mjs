@@ -42,7 +42,8 @@ export function generateStack(count, { project = 'bench', stack = 'dev', seed = 
 }
 
 export async function uploadStack(base, name, state) {
-  const response = await fetch(`${base}/api/v1/stacks?name=${encodeURIComponent(name)}`, { method: 'POST', body: JSON.stringify(state) });
+  const headers = process.env.FERRY_E2E_TOKEN ? { authorization: `Bearer ${process.env.FERRY_E2E_TOKEN}` } : {};
+  const response = await fetch(`${base}/api/v1/stacks?name=${encodeURIComponent(name)}`, { method: 'POST', headers, body: JSON.stringify(state) });
   const body = await response.json();
   if (!response.ok) throw new Error(`upload failed: ${JSON.stringify(body)}`);
   return body;

@@ -3,14 +3,14 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, open, BASE, ARTIFACTS } from '../lib/browser.mjs';
+import { launch, open, BASE, ARTIFACTS, authFetch } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 async function demoGraph() {
-  const stacks = await (await fetch(`${BASE}/api/v1/stacks`)).json();
+  const stacks = await (await authFetch(`${BASE}/api/v1/stacks`)).json();
   const demo = stacks.find((s) => s.name === 'ferry/demo/dev');
   const { page, context, errors } = await open(browser, `/stacks/${demo.id}/graph`);
   await page.waitForSelector('#stack-graph[data-ready="true"]', { timeout: 30000 });

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { launch, open, api, ARTIFACTS, BASE } from '../lib/browser.mjs';
+import { launch, open, api, ARTIFACTS, BASE, authFetch } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -18,7 +18,7 @@ const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${nam
 async function demoCopy(name) {
   const stacks = await api('GET', '/api/v1/stacks');
   const demo = stacks.find((s) => s.name === 'ferry/demo/dev');
-  const state = await (await fetch(`${BASE}/api/v1/stacks/${demo.id}/export`)).text();
+  const state = await (await authFetch(`${BASE}/api/v1/stacks/${demo.id}/export`)).text();
   return api('POST', `/api/v1/stacks?name=e2e/${name}/run-${Date.now()}`, state);
 }
 
@@ -334,7 +334,7 @@ test('a commit shows what it will write, then the graph shows the imported resou
   await page.reload();
   await page.waitForSelector('body[data-hydrated="true"]');
   assert.match(await page.textContent('#plan-committed'), /at version 2/);
-  const again = await fetch(`${BASE}/api/v1/previews/${(await api('GET', `/api/v1/plans/${plan.id}`)).current.previews[0]}/commit`, { method: 'POST' });
+  const again = await authFetch(`${BASE}/api/v1/previews/${(await api('GET', `/api/v1/plans/${plan.id}`)).current.previews[0]}/commit`, { method: 'POST' });
   assert.equal(again.status, 409);
 
   // An unknown plan says so.

@@ -6,7 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { launch, open, api, fixture, ARTIFACTS, BASE } from '../lib/browser.mjs';
+import { launch, open, api, fixture, ARTIFACTS, BASE, authFetch } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -68,7 +68,7 @@ resources:
   await page.click('#plan-confirm-commit');
   await page.waitForSelector('#plan-committed', { timeout: 30000 });
   assert.match(await page.textContent('#plan-committed'), /version 2/);
-  const after = await (await fetch(`${BASE}/api/v1/stacks/${stack.id}/export`)).json();
+  const after = await (await authFetch(`${BASE}/api/v1/stacks/${stack.id}/export`)).json();
   assert.equal(after.deployment.resources.length, 96, 'the stack, a default random provider and the two imports');
 
   await previewShows(page, ['same port', 'same suffix']);

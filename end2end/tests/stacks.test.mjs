@@ -2,7 +2,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { launch, open, fixture, ARTIFACTS, BASE } from '../lib/browser.mjs';
+import { launch, open, fixture, ARTIFACTS, BASE, authFetch } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -106,7 +106,7 @@ test('a bad state file is refused in the page, naming the problem and where', as
   assert.match(text, /unsupported-feature/);
   assert.match(text, /at features/);
   await shot(page, '06-upload-error');
-  const stacks = await (await fetch(`${BASE}/api/v1/stacks`)).json();
+  const stacks = await (await authFetch(`${BASE}/api/v1/stacks`)).json();
   assert.ok(!stacks.some((s) => s.name === 'e2e/bad/feature'), 'nothing was stored');
   await context.close();
 });

@@ -6,8 +6,7 @@ use axum::body::Body;
 use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use ferry_codegen::{Language, Style};
 use ferry_engine::deploy::{ConfigValue, PlanScope};
 use ferry_engine::import_spec::{import_spec_from_value, read_spec_json, ImportSpec};
@@ -15,59 +14,95 @@ use ferry_service::{markers, CodeRequest, GeneratedCode, JobStatus, PlanInput, P
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
+use crate::access::{AuditOrg, AuditPlan, Gate, Routes};
+use crate::auth;
 use crate::error::ApiError;
+use crate::review_api;
 use crate::AppState;
+use ferry_service::access::{org_of_name, Caller, Role};
 
 /// The header that carries a state's passphrase; it is never logged or stored.
 pub const PASSPHRASE_HEADER: &str = "x-ferry-passphrase";
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/stacks", get(list_stacks).post(upload_stack))
-        .route("/stacks/{id}", get(stack_summary))
-        .route("/stacks/{id}/versions", get(stack_versions))
-        .route("/stacks/{id}/export", get(stack_export))
-        .route("/stacks/{id}/graph", get(stack_graph))
-        .route("/stacks/{id}/resources", get(stack_resources))
-        .route("/stacks/{id}/resource", get(stack_resource))
-        .route("/stacks/{id}/previews", post(create_preview))
-        .route("/previews/{id}", get(get_preview))
-        .route("/previews/{id}/commit", post(commit_preview))
-        .route("/previews/{id}/code", get(preview_code))
-        .route("/stacks/{id}/plans", post(create_plan))
-        .route("/plans/{id}", get(get_plan))
-        .route("/plans/{id}/revisions", post(save_plan))
-        .route("/plans/{id}/revisions/{revision}", get(get_plan_revision))
-        .route("/plans/{id}/previews", post(start_plan_preview))
-        .route("/plans/{id}/jobs", get(list_jobs))
-        .route("/plans/{id}/jobs/{job}", get(get_job))
-        .route("/plans/{id}/jobs/{job}/events", get(job_events))
-        .route("/plans/{id}/jobs/{job}/cancel", post(cancel_job))
-        .route("/plans/{id}/shares", get(list_shares).post(create_share))
-        .route("/plans/{id}/shares/{token}", axum::routing::delete(revoke_share))
-        .route("/shared/{token}", get(get_shared_plan))
-        .route("/shared/{token}/previews/{index}", get(get_shared_preview))
-        .route("/stacks/{id}/code", get(stack_code))
-        .route("/markers", post(text_markers))
-        .route("/stacks/{id}/editor-help", get(editor_help))
-        .route("/previews/{id}/review", get(owner_review_rows))
-        .route("/previews/{id}/review/resource", get(owner_review_detail))
-        .route("/previews/{id}/graph", get(owner_preview_graph))
-        .route("/shared/{token}/revisions/{revision}/previews/{index}/review", get(shared_review_rows))
-        .route("/shared/{token}/revisions/{revision}/previews/{index}/review/resource", get(shared_review_detail))
-        .route("/shared/{token}/revisions/{revision}/previews/{index}/graph", get(shared_preview_graph))
-        .route("/shared/{token}/revisions/{revision}/previews/{index}/code", get(shared_preview_code))
-        .route("/plans/{id}/resolutions", post(resolve))
-        .route("/plans/{id}/resolutions/zero-values", post(adopt_zero_values))
-        .route("/backends/stacks", get(backend_stacks))
-        .route("/stacks/{id}/discoveries", post(start_discovery))
-        .route("/stacks/{id}/discoveries/types", get(listable_types))
-        .route("/stacks/{id}/discoveries/probe", post(probe_discovered))
-        .route("/stacks/{id}/discoveries/plan", post(discovered_to_plan))
-        .route("/discoveries/{id}", get(get_discovery))
-        .route("/discoveries/{id}/events", get(discovery_events))
-        .route("/discoveries/{id}/cancel", post(cancel_discovery))
-        .fallback(|| async { ApiError::not_found("no such API endpoint") })
+/// The API's routes, each with who may call it (see `access.rs`). Actions name what the audit
+/// log records for calls of mutating routes; an empty action is a read sent as a POST.
+pub fn routes() -> Routes {
+    use ferry_service::access::Object::{Discovery, Plan, Preview, Stack};
+    use ferry_service::access::Role::{Committer, Planner, Viewer};
+    use Gate::{Named, On, Share, SignedIn};
+    Routes::new("/api/v1")
+        .get("/me", SignedIn, "", auth::me)
+        .post("/me/password", SignedIn, "user.password", auth::change_password)
+        .post("/me/sessions/revoke", SignedIn, "session.revoke-all", auth::end_all_sessions)
+        .get("/me/tokens", SignedIn, "", auth::list_tokens)
+        .post("/me/tokens", SignedIn, "token.create", auth::create_token)
+        .delete("/me/tokens/{id}", SignedIn, "token.revoke", auth::revoke_token)
+        .get("/orgs/{org}/members", Gate::Org(Role::Admin), "", auth::members)
+        .put("/orgs/{org}/members/{name}", Gate::Org(Role::Admin), "member.set", auth::set_member)
+        .get("/orgs/{org}/audit", Gate::Org(Role::Admin), "", auth::audit)
+        .get("/stacks", SignedIn, "", list_stacks)
+        .post("/stacks", Named(Planner), "stack.upload", upload_stack)
+        .get("/stacks/{id}", On(Stack, Viewer), "", stack_summary)
+        .get("/stacks/{id}/versions", On(Stack, Viewer), "", stack_versions)
+        .get("/stacks/{id}/export", On(Stack, Viewer), "", stack_export)
+        .get("/stacks/{id}/graph", On(Stack, Viewer), "", stack_graph)
+        .get("/stacks/{id}/resources", On(Stack, Viewer), "", stack_resources)
+        .get("/stacks/{id}/resource", On(Stack, Viewer), "", stack_resource)
+        .post("/stacks/{id}/previews", On(Stack, Planner), "preview.create", create_preview)
+        .get("/previews/{id}", On(Preview, Viewer), "", get_preview)
+        .post("/previews/{id}/commit", On(Preview, Committer), "preview.commit", commit_preview)
+        .get("/previews/{id}/code", On(Preview, Viewer), "", preview_code)
+        .post("/stacks/{id}/plans", On(Stack, Planner), "plan.create", create_plan)
+        .get("/plans/{id}", On(Plan, Viewer), "", get_plan)
+        .post("/plans/{id}/revisions", On(Plan, Planner), "plan.revise", save_plan)
+        .get("/plans/{id}/revisions/{revision}", On(Plan, Viewer), "", get_plan_revision)
+        .post("/plans/{id}/previews", On(Plan, Planner), "plan.preview", start_plan_preview)
+        .get("/plans/{id}/jobs", On(Plan, Viewer), "", list_jobs)
+        .get("/plans/{id}/jobs/{job}", On(Plan, Viewer), "", get_job)
+        .get("/plans/{id}/jobs/{job}/events", On(Plan, Viewer), "", job_events)
+        .post("/plans/{id}/jobs/{job}/cancel", On(Plan, Planner), "plan.preview.cancel", cancel_job)
+        .get("/plans/{id}/shares", On(Plan, Planner), "", list_shares)
+        .post("/plans/{id}/shares", On(Plan, Planner), "share.create", create_share)
+        .delete("/plans/{id}/shares/{token}", On(Plan, Planner), "share.revoke", revoke_share)
+        .get("/shared/{token}", Share, "", get_shared_plan)
+        .get("/shared/{token}/previews/{index}", Share, "", get_shared_preview)
+        .get("/stacks/{id}/code", On(Stack, Viewer), "", stack_code)
+        .post("/markers", SignedIn, "", text_markers)
+        .get("/stacks/{id}/editor-help", On(Stack, Viewer), "", editor_help)
+        .get("/previews/{id}/review", On(Preview, Viewer), "", owner_review_rows)
+        .get("/previews/{id}/review/resource", On(Preview, Viewer), "", owner_review_detail)
+        .get("/previews/{id}/graph", On(Preview, Viewer), "", owner_preview_graph)
+        .get("/shared/{token}/revisions/{revision}/previews/{index}/review", Share, "", shared_review_rows)
+        .get("/shared/{token}/revisions/{revision}/previews/{index}/review/resource", Share, "", shared_review_detail)
+        .get("/shared/{token}/revisions/{revision}/previews/{index}/graph", Share, "", shared_preview_graph)
+        .get("/shared/{token}/revisions/{revision}/previews/{index}/code", Share, "", shared_preview_code)
+        .post("/plans/{id}/resolutions", On(Plan, Planner), "plan.resolve", resolve)
+        .post("/plans/{id}/resolutions/zero-values", On(Plan, Planner), "plan.resolve", adopt_zero_values)
+        .get("/backends/stacks", SignedIn, "", backend_stacks)
+        .post("/stacks/{id}/discoveries", On(Stack, Planner), "discovery.start", start_discovery)
+        .get("/stacks/{id}/discoveries/types", On(Stack, Viewer), "", listable_types)
+        .post("/stacks/{id}/discoveries/probe", On(Stack, Planner), "discovery.probe", probe_discovered)
+        .post("/stacks/{id}/discoveries/plan", On(Stack, Planner), "discovery.plan", discovered_to_plan)
+        .get("/discoveries/{id}", On(Discovery, Viewer), "", get_discovery)
+        .get("/discoveries/{id}/events", On(Discovery, Viewer), "", discovery_events)
+        .post("/discoveries/{id}/cancel", On(Discovery, Planner), "discovery.cancel", cancel_discovery)
+        .get("/plans/{id}/comments", On(Plan, Viewer), "", review_api::comments)
+        .post("/plans/{id}/comments", Gate::Review(Plan), "comment.add", review_api::add_comment)
+        .post("/plans/{id}/comments/{comment}/resolve", Gate::Review(Plan), "comment.resolve", review_api::resolve_comment)
+        .get("/shared/{token}/comments", Share, "", review_api::shared_comments)
+        .get("/plans/{id}/approvals", On(Plan, Viewer), "", review_api::approvals)
+        .post("/plans/{id}/approvals", On(Plan, Role::Approver), "plan.approve", review_api::approve)
+        .delete("/plans/{id}/approvals", On(Plan, Role::Approver), "plan.approval.withdraw", review_api::withdraw)
+        .get("/plans/{id}/activity", On(Plan, Viewer), "", review_api::activity)
+        .get("/stacks/{id}/settings", On(Stack, Viewer), "", review_api::stack_settings)
+        .put("/stacks/{id}/settings", On(Stack, Role::Admin), "stack.settings", review_api::set_stack_settings)
+        .get("/orgs/{org}/settings", Gate::Org(Role::Admin), "", review_api::org_settings)
+        .put("/orgs/{org}/settings", Gate::Org(Role::Admin), "org.settings", review_api::set_org_settings)
+}
+
+/// What `/api/v1` answers for a path it does not have.
+pub fn fallback() -> Router<AppState> {
+    Router::new().fallback(|| async { ApiError::not_found("no such API endpoint") })
 }
 
 #[derive(Deserialize)]
@@ -86,23 +121,35 @@ struct ResourceQuery {
     version: Option<i64>,
 }
 
-async fn list_stacks(State(stacks): State<Arc<StackService>>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.list().await?).into_response())
+/// The stacks of the organisations the caller is a member of.
+async fn list_stacks(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.list_for(&caller).await?).into_response())
 }
 
 /// `POST /api/v1/stacks?name=org/project/stack` with a state file as the body.
-async fn upload_stack(State(stacks): State<Arc<StackService>>, Query(query): Query<UploadQuery>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+/// Planners of the stack's organisation only (known once the name is).
+async fn upload_stack(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Query(query): Query<UploadQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
     let passphrase = passphrase(&headers)?;
     // `{"backend": "<url>", "name": "organization/<project>/<stack>"}` connects a stack of a
     // DIY backend instead of uploading one (a state file never has a top-level `backend`).
     if let Ok(ConnectBody { backend, name }) = serde_json::from_slice::<ConnectBody>(&bytes) {
+        let org = org_of_name(&name).to_string();
+        caller.require(&org, Role::Planner)?;
         let outcome = stacks.connect_stack(&backend, &name, passphrase).await?;
-        return Ok((StatusCode::CREATED, Json(outcome)).into_response());
+        return Ok((StatusCode::CREATED, Extension(AuditOrg(org)), Json(outcome)).into_response());
     }
     let name = query.name.filter(|n| !n.is_empty());
-    let outcome = stacks.upload(name.as_deref(), bytes.to_vec(), passphrase, "upload").await?;
-    Ok((StatusCode::CREATED, Json(outcome)).into_response())
+    let outcome =
+        stacks.upload_checked(name.as_deref(), bytes.to_vec(), passphrase, "upload", |name| caller.require(org_of_name(name.as_str()), Role::Planner)).await?;
+    let org = AuditOrg(org_of_name(&outcome.summary.name).to_string());
+    Ok((StatusCode::CREATED, Extension(org), Json(outcome)).into_response())
 }
 
 #[derive(Deserialize)]
@@ -390,18 +437,31 @@ fn plan_input(bytes: &[u8]) -> Result<PlanInput, ApiError> {
 }
 
 /// `POST /api/v1/stacks/{id}/plans` with `{"title"?, "spec"?, "program"?, "options"?}`.
-async fn create_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+async fn create_plan(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the plan").await?;
     let plan = stacks.create_plan(&id, plan_input(&bytes)?).await?;
-    Ok((StatusCode::CREATED, Json(plan)).into_response())
+    stacks.plan_created(&caller, "", &plan.plan.id, None).await?;
+    let audited = Extension(AuditPlan(plan.plan.id.clone()));
+    Ok((StatusCode::CREATED, audited, Json(plan)).into_response())
 }
 
-async fn get_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.plan_view(&id, None, false).await?).into_response())
+/// Its text masked for callers who may not edit it.
+async fn get_plan(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.plan_view_for(&caller, &id, None).await?).into_response())
 }
 
-async fn get_plan_revision(State(stacks): State<Arc<StackService>>, Path((id, revision)): Path<(String, i64)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.plan_view(&id, Some(revision), false).await?).into_response())
+async fn get_plan_revision(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path((id, revision)): Path<(String, i64)>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.plan_view_for(&caller, &id, Some(revision)).await?).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/revisions`: saves the next revision (checked first).

@@ -23,12 +23,39 @@ pub fn plugin_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
     dirs
 }
 
-/// The service over the store in `data_dir` (made if missing), with its plugins, schema cache
-/// and payload key: what `ferry serve` runs on and what the commands open by stack name.
-pub async fn open_service(data_dir: &Path, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize) -> Result<StackService, Error> {
+/// Where Ferry keeps its data: every command that opens the store takes these.
+#[derive(clap::Args, Clone, Debug)]
+pub struct StoreArgs {
+    /// Folder for Ferry's data: the embedded SQLite store (unless `--database-url`), the
+    /// schema cache and the payload key.
+    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
+    pub data_dir: PathBuf,
+    /// Keep Ferry's data in PostgreSQL (`postgres://user:password@host/database`) instead of
+    /// the SQLite file in the data folder: what several instances share.
+    #[arg(long, env = "FERRY_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+}
+
+impl StoreArgs {
+    /// Where the store is, for messages (never a password).
+    pub fn describe(&self) -> String {
+        match &self.database_url {
+            Some(url) => ferry_store::redact_url(url),
+            None => self.data_dir.join("ferry.db").display().to_string(),
+        }
+    }
+}
+
+/// The service over the store (made if missing), with its plugins, schema cache and payload
+/// key: what `ferry serve` runs on and what the commands open by stack name.
+pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize) -> Result<StackService, Error> {
+    let data_dir = &at.data_dir;
     std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
-    let db = data_dir.join("ferry.db");
-    let store = Store::open(&db).await.map_err(|e| format!("cannot open store {}: {e}", db.display()))?;
+    let store = match &at.database_url {
+        Some(url) => Store::connect(url).await,
+        None => Store::open(&data_dir.join("ferry.db")).await,
+    }
+    .map_err(|e| format!("cannot open store {}: {e}", at.describe()))?;
     let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), payload_key(data_dir)?);
     Ok(StackService::new(store, max_state_bytes).with_engine(engine).with_allowed_backends(allowed_backends()))
 }
@@ -41,8 +68,12 @@ pub fn allowed_backends() -> Vec<String> {
 }
 
 /// The key that encrypts the values stored with previews (so the store alone never reveals a
-/// secret): made on first start, readable by the owner only.
+/// secret): `FERRY_PAYLOAD_KEY` (64 hex digits; instances sharing a database share it), else
+/// the data folder's `payload.key`, made on first start, readable by the owner only.
 fn payload_key(data_dir: &Path) -> Result<[u8; 32], Error> {
+    if let Ok(hex) = std::env::var("FERRY_PAYLOAD_KEY") {
+        return parse_hex_key(hex.trim()).ok_or_else(|| "FERRY_PAYLOAD_KEY must be 64 hexadecimal digits (32 bytes)".into());
+    }
     let path = data_dir.join("payload.key");
     match std::fs::read(&path) {
         Ok(bytes) => return bytes.try_into().map_err(|_| format!("{} is damaged: it must hold 32 bytes", path.display()).into()),
@@ -54,9 +85,21 @@ fn payload_key(data_dir: &Path) -> Result<[u8; 32], Error> {
     Ok(key)
 }
 
+fn parse_hex_key(hex: &str) -> Option<[u8; 32]> {
+    if hex.len() != 64 || !hex.is_ascii() {
+        return None;
+    }
+    let mut key = [0u8; 32];
+    for (i, byte) in key.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).ok()?;
+    }
+    Some(key)
+}
+
 /// The service and the stack's ID: a stack by name in Ferry's store, or a state file held in
 /// an in-memory store (the file itself is never written).
-pub async fn open_stack(stack: &str, data_dir: &Path, extra_plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<StackService>, String), Error> {
+pub async fn open_stack(stack: &str, at: &StoreArgs, extra_plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<StackService>, String), Error> {
+    let data_dir = &at.data_dir;
     let state_file = PathBuf::from(stack);
     if state_file.is_file() {
         let store = Store::open_in_memory().await?;
@@ -67,10 +110,10 @@ pub async fn open_stack(stack: &str, data_dir: &Path, extra_plugin_dirs: &[PathB
         let id = service.upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id;
         return Ok((service, id));
     }
-    let service = Arc::new(open_service(data_dir, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES).await?);
+    let service = Arc::new(open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES).await?);
     let name = ferry_store::StackName::parse(stack)?;
     let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
-    let id = id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", data_dir.display()))?;
+    let id = id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", at.describe()))?;
     Ok((service, id))
 }
 

@@ -32,9 +32,8 @@ pub struct DiscoverArgs {
     /// Where to write the import spec of what was found (printed when left out).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// Folder for Ferry's data (the embedded SQLite store).
-    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    store: crate::cli::StoreArgs,
     /// A folder of provider plugins, searched after the `ferry` binary's own folder.
     #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
     plugin_dirs: Vec<PathBuf>,
@@ -48,7 +47,7 @@ fn parse_query(text: &str) -> Result<(String, String), String> {
 }
 
 pub async fn run(args: DiscoverArgs) -> Result<(), Error> {
-    let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, env_passphrase()).await?;
+    let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, env_passphrase()).await?;
     let query: Map<String, Value> = args.query.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     let types = args.types.iter().map(|t| TypeQuery { type_: t.clone(), query: query.clone(), limit: args.limit, page_size: args.page_size }).collect();
     let started = service.start_discovery(&stack_id, ferry_service::DiscoveryRequest { types }).await?;

@@ -53,10 +53,14 @@ fn status_of(e: &ServiceError) -> StatusCode {
             | StoreError::PreviewNotFound(_)
             | StoreError::PlanNotFound(_)
             | StoreError::PlanRevisionNotFound { .. }
-            | StoreError::ShareNotFound => StatusCode::NOT_FOUND,
+            | StoreError::ShareNotFound
+            | StoreError::UserNotFound(_)
+            | StoreError::TokenNotFound
+            | StoreError::CommentNotFound(_) => StatusCode::NOT_FOUND,
+            StoreError::UserExists(_) => StatusCode::CONFLICT,
             StoreError::StalePreview { .. } | StoreError::AlreadyCommitted { .. } => StatusCode::CONFLICT,
             StoreError::InvalidName(_) => StatusCode::BAD_REQUEST,
-            StoreError::Database(_) | StoreError::Migration(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            StoreError::Database(_) | StoreError::Migration(_) | StoreError::UnsupportedDatabase(_) => StatusCode::INTERNAL_SERVER_ERROR,
         },
         ServiceError::Backend(b) => match b {
             ferry_backend::BackendError::Locked { .. } => StatusCode::CONFLICT,
@@ -66,6 +70,11 @@ fn status_of(e: &ServiceError) -> StatusCode {
         },
         ServiceError::BackendNotAllowed(_) => StatusCode::FORBIDDEN,
         ServiceError::BackendChanged { .. } => StatusCode::CONFLICT,
+        ServiceError::Invalid(_) => StatusCode::BAD_REQUEST,
+        ServiceError::SignInRequired | ServiceError::BadCredentials(_) => StatusCode::UNAUTHORIZED,
+        ServiceError::Forbidden(_) => StatusCode::FORBIDDEN,
+        ServiceError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+        ServiceError::Conflict(_) | ServiceError::NeedsApproval(_) => StatusCode::CONFLICT,
         ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
     }
 }

@@ -33,9 +33,8 @@ pub struct ImportArgs {
     /// `cli` (the stack holds the resources: `protect`) or `code-first` (the `import` option).
     #[arg(long, default_value = "cli")]
     code_style: String,
-    /// Folder for Ferry's data (the embedded SQLite store).
-    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    store: crate::cli::StoreArgs,
     /// A folder of provider plugins, searched after the `ferry` binary's own folder.
     #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
     plugin_dirs: Vec<PathBuf>,
@@ -52,7 +51,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         return Err("committing into a state file needs --out-state <path> (the input file is never overwritten); or use --preview-only".into());
     }
 
-    let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
+    let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let code_request = code_request(&args)?;
     let record = service.preview_import(&stack_id, &spec, &parsed, None, Default::default()).await?;
     let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase.clone(), false).await) };

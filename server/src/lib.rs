@@ -2,33 +2,50 @@
 //! JSON API and static files, over one [`StackService`].
 //!
 //! Architecture Invariant: handlers only translate between HTTP and the service; what Ferry
-//! does lives in the `ferry-*` crates.
+//! does lives in the `ferry-*` crates. Every route is built with its access decision
+//! (`access.rs`); only static files and the health check are outside it.
 
+pub mod access;
 pub mod api;
+pub mod auth;
 pub mod error;
+pub mod oidc;
+pub mod review_api;
+pub mod security;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use access::{AccessTable, Gate, Routes};
 use app::{shell, App};
-use axum::extract::{FromRef, Request, State};
-use axum::http::{header, HeaderValue};
-use axum::response::IntoResponse;
-use axum::routing::{get, post};
+use axum::extract::{FromRef, Request};
+use axum::http::{header, HeaderValue, Method};
+use axum::routing::get;
 use axum::Router;
 use ferry_service::StackService;
 use leptos::prelude::*;
-use leptos_axum::{generate_route_list, handle_server_fns_with_context, LeptosRoutes};
+use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::compression::CompressionLayer;
 use tower_http::services::ServeDir;
 use tower_http::set_header::SetResponseHeaderLayer;
 use tower_http::trace::TraceLayer;
+
+pub use auth::AuthConfig;
 
 /// What every handler can reach.
 #[derive(Clone, FromRef)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub stacks: Arc<StackService>,
+    pub auth: Arc<AuthConfig>,
+    /// Every route's access decision; filled in by [`router`].
+    pub access: Arc<AccessTable>,
+}
+
+impl AppState {
+    pub fn new(leptos_options: LeptosOptions, stacks: Arc<StackService>, auth: AuthConfig) -> AppState {
+        AppState { leptos_options, stacks, auth: Arc::new(auth), access: Default::default() }
+    }
 }
 
 /// The app's routes, collected once per process. Collecting renders the app in a special mode;
@@ -39,16 +56,58 @@ fn route_list() -> Vec<leptos_axum::AxumRouteListing> {
     ROUTES.get_or_init(|| generate_route_list(App)).clone()
 }
 
+/// Who may open each page. A page added to the app without a decision here stops the server
+/// from starting (and so fails every test).
+fn page_gate(path: &str) -> Gate {
+    match path {
+        "/signin" => Gate::Public,
+        "/shared/{token}" | "/shared/{token}/r/{rev}" => Gate::Share,
+        "/" | "/account" | "/stacks/{id}" | "/stacks/{id}/graph" | "/stacks/{id}/discover" | "/plans/{id}" | "/plans/{id}/r/{rev}" => Gate::Page,
+        other => panic!("the page `{other}` has no access decision (add it to `page_gate`)"),
+    }
+}
+
+/// Every gated route: sign-in, the API, server functions and pages; and their decisions.
+pub fn gated_routes(state: &AppState) -> (Router<AppState>, AccessTable) {
+    let pages = route_list();
+    let stacks = state.stacks.clone();
+    let methods = ferry_types::SignInMethods { oidc: state.auth.oidc.is_some() };
+    let context = move || {
+        provide_context(stacks.clone());
+        provide_context(methods);
+    };
+    let mut routes = Routes::new("")
+        // Sign-in attempts are audited by the service (with the name tried), so no action here.
+        .post("/auth/login", Gate::Public, "", auth::login)
+        .post("/auth/logout", Gate::Public, "sign-out", auth::logout)
+        .get("/auth/link/{token}", Gate::Public, "", auth::sign_in_link)
+        .get("/auth/oidc/login", Gate::Public, "", oidc::login)
+        .get("/auth/oidc/callback", Gate::Public, "", oidc::callback)
+        .nest(api::routes(), api::fallback());
+    // Leptos registers the pages and the server functions (`/rpc/<name><hash>`); each server
+    // function checks its caller against the object its arguments name.
+    for page in &pages {
+        routes = routes.declare(Method::GET, page.path(), page_gate(page.path()), "");
+    }
+    for (path, method) in leptos::server_fn::axum::server_fn_paths() {
+        routes = routes.declare(method, path, Gate::ServerFn, "");
+    }
+    let options = state.leptos_options.clone();
+    routes.map_router(move |router| router.leptos_routes_with_context(state, pages, context, move || shell(options.clone()))).finish()
+}
+
 /// The whole application as one router (no socket: tests call it directly).
 pub fn router(state: AppState) -> Router {
-    let routes = route_list();
+    let (gated, table) = gated_routes(&state);
+    let state = AppState { access: Arc::new(table), ..state };
     let stacks = state.stacks.clone();
     let context = move || provide_context(stacks.clone());
     let pkg_dir = std::path::Path::new(&*state.leptos_options.site_root).join(&*state.leptos_options.site_pkg_dir);
 
-    Router::new()
-        .nest("/api/v1", api::routes())
-        .route("/rpc/{*fn_name}", post(server_fn_handler).get(server_fn_handler))
+    gated
+        .layer(axum::middleware::from_fn_with_state(state.clone(), access::authorize))
+        .layer(axum::middleware::from_fn_with_state(state.clone(), auth::identify))
+        // Public: the wasm, scripts and styles, and the health check.
         .nest_service(
             "/pkg",
             tower::ServiceBuilder::new()
@@ -57,16 +116,14 @@ pub fn router(state: AppState) -> Router {
                 .service(ServeDir::new(pkg_dir).precompressed_gzip()),
         )
         .route("/healthz", get(|| async { "ok" }))
-        .leptos_routes_with_context(&state, routes, context.clone(), {
-            let options = state.leptos_options.clone();
-            move || shell(options.clone())
-        })
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, shell))
         .layer(CompressionLayer::new())
+        .layer(security::headers())
         .layer(
             TraceLayer::new_for_http()
-                // Spans carry method and path only: no headers (passphrases) and no bodies.
-                .make_span_with(|req: &Request| tracing::info_span!("request", method = %req.method(), path = %req.uri().path()))
+                // Spans carry the method and the path with IDs and tokens masked: no headers
+                // (passphrases, tokens), no query strings, no bodies.
+                .make_span_with(|req: &Request| tracing::info_span!("request", method = %req.method(), path = %security::redact_path(req.uri().path())))
                 .on_response(tower_http::trace::DefaultOnResponse::new().latency_unit(tower_http::LatencyUnit::Millis)),
         )
         // Uploads and specs are read with their own limit and a JSON error (api::read_body);
@@ -74,9 +131,4 @@ pub fn router(state: AppState) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(state.stacks.max_state_bytes()))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, Duration::from_secs(300)))
         .with_state(state)
-}
-
-async fn server_fn_handler(State(state): State<AppState>, req: Request) -> impl IntoResponse {
-    let stacks = state.stacks.clone();
-    handle_server_fns_with_context(move || provide_context(stacks.clone()), req).await
 }

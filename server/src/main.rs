@@ -13,6 +13,7 @@ mod cli;
 mod discover_cmd;
 mod import_cmd;
 mod preview_cmd;
+mod token_cmd;
 
 #[derive(Parser)]
 #[command(name = "ferry", version, about = "Plan, preview, review and commit imports into Pulumi stacks")]
@@ -35,6 +36,10 @@ enum Command {
     /// List what providers find for some resource types and write the unmanaged ones as an
     /// import spec.
     Discover(discover_cmd::DiscoverArgs),
+    /// API tokens for scripts and CI, made from the data folder (first setup, automation).
+    Token(token_cmd::TokenArgs),
+    /// Print a one-time browser sign-in link for a user.
+    SignInLink(token_cmd::LinkArgs),
 }
 
 #[derive(clap::Args, Clone)]
@@ -42,9 +47,8 @@ struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "FERRY_ADDR", default_value = "127.0.0.1:3000")]
     addr: SocketAddr,
-    /// Folder for Ferry's data (the embedded SQLite store).
-    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    store: crate::cli::StoreArgs,
     /// Largest state file accepted, in bytes.
     #[arg(long, env = "FERRY_MAX_STATE_BYTES", default_value_t = DEFAULT_MAX_STATE_BYTES)]
     max_state_bytes: usize,
@@ -61,6 +65,21 @@ struct ServeArgs {
     /// an administrator did not name.
     #[arg(long = "allow-backend", env = "FERRY_ALLOW_BACKENDS", value_delimiter = ',')]
     allowed_backends: Vec<String>,
+    /// The address users reach Ferry at (e.g. `https://ferry.example.com`): sign-in links and
+    /// OpenID Connect redirects use it, and cookies are `Secure` when it is `https`.
+    #[arg(long, env = "FERRY_PUBLIC_URL")]
+    public_url: Option<String>,
+    /// An OpenID Provider to sign in with (its issuer URL); needs the client ID and secret, and
+    /// `--public-url` (the provider sends users back to `<public URL>/auth/oidc/callback`).
+    #[arg(long, env = "FERRY_OIDC_ISSUER", requires_all = ["oidc_client_id", "oidc_client_secret"])]
+    oidc_issuer: Option<String>,
+    #[arg(long, env = "FERRY_OIDC_CLIENT_ID")]
+    oidc_client_id: Option<String>,
+    #[arg(long, env = "FERRY_OIDC_CLIENT_SECRET", hide_env_values = true)]
+    oidc_client_secret: Option<String>,
+    /// The ID token claim listing the user's groups; a group `<org>:<role>` grants that role.
+    #[arg(long, env = "FERRY_OIDC_GROUPS_CLAIM")]
+    oidc_groups_claim: Option<String>,
 }
 
 #[tokio::main]
@@ -78,6 +97,8 @@ async fn main() {
         Some(Command::Import(args)) => import_cmd::run(args).await,
         Some(Command::Preview(args)) => preview_cmd::run(args).await,
         Some(Command::Discover(args)) => discover_cmd::run(args).await,
+        Some(Command::Token(args)) => token_cmd::run(args).await,
+        Some(Command::SignInLink(args)) => token_cmd::sign_in_link(args).await,
         None => serve(cli.serve).await,
     };
     if let Err(e) = result {
@@ -87,20 +108,58 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let stacks =
-        Arc::new(cli::open_service(&args.data_dir, &args.plugin_dirs, args.max_state_bytes).await?.with_allowed_backends(args.allowed_backends.clone()));
+    let stacks = Arc::new(cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes).await?.with_allowed_backends(args.allowed_backends.clone()));
+    tracing::info!(store = %args.store.describe(), "store open");
     if !args.no_demo {
         if let Some(demo) = stacks.ensure_demo().await? {
             tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");
         }
     }
 
+    let public_url = args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.addr));
+    let oidc = match (&args.oidc_issuer, &args.oidc_client_id, &args.oidc_client_secret) {
+        (Some(issuer), Some(client_id), Some(client_secret)) => {
+            let settings = server::oidc::OidcSettings {
+                issuer: issuer.clone(),
+                client_id: client_id.clone(),
+                client_secret: client_secret.clone(),
+                groups_claim: args.oidc_groups_claim.clone(),
+            };
+            let oidc = server::oidc::Oidc::discover(&settings, &public_url).await?;
+            tracing::info!(issuer = %issuer, "OpenID Connect sign-in enabled");
+            Some(Arc::new(oidc))
+        }
+        _ => None,
+    };
+    // Sign-in is never off. On a loopback address a fresh store gets an administrator and a
+    // one-time sign-in link; anywhere else someone must be able to sign in already (a user, or
+    // an OpenID Provider).
+    if !stacks.has_users().await? && oidc.is_none() {
+        if !args.addr.ip().is_loopback() {
+            return Err(format!(
+                "no one can sign in to Ferry on {}: create an administrator first (`ferry token create --data-dir {} --user admin --role admin`, then `ferry sign-in-link --user admin`)",
+                args.addr,
+                args.store.data_dir.display()
+            )
+            .into());
+        }
+        if let Some(link) = stacks.ensure_first_admin().await? {
+            let base = args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.addr));
+            // Printed to the terminal once, never logged: it signs in as the administrator.
+            eprintln!(
+                "\nFerry made an administrator, `admin`. Sign in within 15 minutes (once) at:\n\n    {}/auth/link/{}\n",
+                base.trim_end_matches('/'),
+                link.0
+            );
+        }
+    }
+
     let mut conf = get_configuration(None)?;
     conf.leptos_options.site_addr = args.addr;
-    let state = AppState { leptos_options: conf.leptos_options, stacks };
+    let state = AppState::new(conf.leptos_options, stacks, server::AuthConfig { public_url: args.public_url.clone(), oidc });
     let listener = tokio::net::TcpListener::bind(args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, router(state)).with_graceful_shutdown(shutdown()).await?;
+    axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(shutdown()).await?;
     Ok(())
 }
 

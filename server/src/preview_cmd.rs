@@ -54,8 +54,8 @@ pub struct PreviewArgs {
     /// Print the stored preview as JSON.
     #[arg(long)]
     json: bool,
-    #[arg(long, env = "FERRY_DATA_DIR", default_value = "data")]
-    data_dir: PathBuf,
+    #[command(flatten)]
+    store: crate::cli::StoreArgs,
     #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
     plugin_dirs: Vec<PathBuf>,
 }
@@ -121,7 +121,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         return Err("committing into a state file needs --out-state <path> (the input file is never overwritten)".into());
     }
     let passphrase = env_passphrase();
-    let (service, stack_id) = open_stack(&args.stack, &args.data_dir, &args.plugin_dirs, passphrase.clone()).await?;
+    let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let request =
         ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), scope: args.scope.into(), progress: None };
     let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;

@@ -2,6 +2,7 @@
 //! `/stacks/:id/graph` (graph), `/stacks/:id/discover` (discovery), `/plans/:id` (a plan and its preview's progress); `?r=<urn>`
 //! opens a resource's details on the stack pages.
 
+mod account;
 mod detail;
 mod discover;
 mod graph;
@@ -10,6 +11,7 @@ mod plan;
 mod stack;
 mod table;
 
+pub use account::{AccountPage, SignInPage, UserMenu};
 pub use graph::GraphPage;
 pub use home::{HomePage, UploadStatusError};
 pub use plan::PlanPage;

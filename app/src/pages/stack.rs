@@ -63,6 +63,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                         let s = page.summary.clone();
                         let rows = Arc::new(page.rows);
                         let warnings = page.warnings;
+                        let may_plan = page.roles.iter().any(|r| r == "planner");
                         let stack_id = s.id.clone();
                         let tab = move |target: StackView, label: &'static str| {
                             let href = format!("/stacks/{}{}", stack_id, target.suffix());
@@ -80,7 +81,8 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                     {tab(StackView::Discover, "Discover")}
                                     <a class="tab" href=format!("/api/v1/stacks/{}/export", s.id) download=format!("{}.export.json", s.name.replace('/', "-")) rel="external">"Export JSON"</a>
                                 </nav>
-                                <NewPlan stack_id=s.id.clone()/>
+                                {may_plan.then(|| view! { <NewPlan stack_id=s.id.clone()/> })}
+                                <ApprovalRule stack_id=s.id.clone() admin=page.roles.iter().any(|r| r == "admin")/>
                             </section>
                             {(!warnings.is_empty()).then(|| view! {
                                 <details class="warnings" id="stack-warnings">
@@ -130,5 +132,52 @@ fn NewPlan(stack_id: String) -> impl IntoView {
             <button id="new-plan-program" class="secondary" on:click=create("program")>"New plan from a YAML program"</button>
             {move || problem.get().map(|p| view! { <span class="error">{p}</span> })}
         </div>
+    }
+}
+
+/// The stack's approval rule: what a commit needs. Administrators change it here.
+#[component]
+fn ApprovalRule(stack_id: String, admin: bool) -> impl IntoView {
+    let rule = RwSignal::new(None::<ferry_types::StackSettingsView>);
+    let saved = RwSignal::new(None::<Result<(), String>>);
+    let _url = format!("/api/v1/stacks/{stack_id}/settings");
+    #[cfg(feature = "hydrate")]
+    {
+        let url = _url.clone();
+        leptos::task::spawn_local(async move {
+            if let Ok(r) = crate::browser::get_json::<ferry_types::StackSettingsView>(&url).await {
+                rule.set(Some(r));
+            }
+        });
+    }
+    let save = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let Some(r) = rule.get_untracked() else { return };
+        let (_url, _body) = (_url.clone(), serde_json::to_string(&r).unwrap_or_default());
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            saved.set(Some(crate::browser::request("PUT", &_url, Some(("application/json", &_body))).await.map(|_| ())));
+        });
+    };
+    view! {
+        {move || rule.get().map(|r| {
+            let text = match r.required_approvals {
+                0 => "Commits need no approval.".to_string(),
+                n => format!("Commits need {n} approval(s){}.", if r.author_may_approve { "" } else { ", not the plan's author's" }),
+            };
+            if !admin {
+                return view! { <p class="meta" id="stack-approval-rule">{text}</p> }.into_any();
+            }
+            view! {
+                <form class="row meta" id="stack-approval-rule" on:submit=save.clone()>
+                    <label>"Approvals a commit needs "<input type="number" id="stack-required-approvals" min="0" max="10" prop:value=r.required_approvals.to_string()
+                        on:change=move |ev| rule.update(|r| if let Some(r) = r { r.required_approvals = event_target_value(&ev).parse().unwrap_or(0) })/></label>
+                    <label><input type="checkbox" id="stack-author-may-approve" prop:checked=r.author_may_approve
+                        on:change=move |ev| rule.update(|r| if let Some(r) = r { r.author_may_approve = event_target_checked(&ev) })/>"authors may approve their own plans"</label>
+                    <button type="submit" class="small secondary" id="stack-rule-save">"Save"</button>
+                    {move || saved.get().map(|s| match s { Ok(()) => view! { <span>"Saved."</span> }.into_any(), Err(e) => view! { <span class="error">{e}</span> }.into_any() })}
+                </form>
+            }.into_any()
+        })}
     }
 }

@@ -116,13 +116,14 @@ impl StackService {
     /// which `store` keeps; then the code.
     async fn generate_verified(
         &self,
+        stack_id: &str,
         project: &str,
         resources: Vec<SourceResource>,
         context: Vec<SourceResource>,
         request: &CodeRequest,
         preview_id: Option<&str>,
     ) -> Result<GeneratedCode, ServiceError> {
-        let providers = self.plugin_providers().await?;
+        let providers = self.plugin_providers(stack_id).await?;
         let prepared = async {
             let schemas = Self::schemas_for(&resources, &context, &providers).await?;
             if !request.elide {
@@ -256,7 +257,7 @@ impl StackService {
         let imported: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
         context.retain(|c| !imported.contains(c.urn.as_str()));
         let project = base.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
-        self.generate_verified(&project, resources, context, request, Some(id)).await
+        self.generate_verified(&stored.stack_id, &project, resources, context, request, Some(id)).await
     }
 
     /// Code for a stack's resources (`urns`, or every custom resource but providers).
@@ -283,6 +284,6 @@ impl StackService {
             return Err(ServiceError::Code("the stack has no resources to write code for".into()));
         }
         let project = v.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
-        self.generate_verified(&project, resources, context, request, None).await
+        self.generate_verified(id, &project, resources, context, request, None).await
     }
 }

@@ -303,7 +303,7 @@ impl StackService {
             version.deployment.resources().iter().filter_map(|r| r.type_.strip_prefix("pulumi:providers:").map(str::to_string)).collect();
         let config = self.engine()?.clone();
         packages.extend(ferry_engine::plugin::PluginSearch::from_env(config.plugin_dirs.clone()).installed_packages());
-        let providers = self.plugin_providers().await?;
+        let providers = self.plugin_providers(stack_id).await?;
         let mut result = Listables { types: Vec::new(), packages_without_list: Vec::new() };
         for package in packages {
             match listable_of(&package, &version.deployment, secrets.as_ref(), &providers).await {
@@ -374,7 +374,7 @@ impl StackService {
         let version = self.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let index = self.managed_index(stack_id).await?;
-        let providers = self.plugin_providers().await?;
+        let providers = self.plugin_providers(stack_id).await?;
         for q in &request.types {
             let package = package_of(&q.type_);
             let instance = match &secrets {
@@ -435,7 +435,7 @@ impl StackService {
         let version = self.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let concurrency = self.engine()?.concurrency;
-        let providers = self.plugin_providers().await?;
+        let providers = self.plugin_providers(stack_id).await?;
         let probe_one = |item: &ProbeItem| {
             let package = package_of(&item.type_).to_string();
             let instance = match &secrets {

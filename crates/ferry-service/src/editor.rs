@@ -9,7 +9,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 
 use ferry_codegen::schema::PackageSchema;
-use ferry_engine::plugin::{EngineService, PluginProviders, PluginSearch};
+use ferry_engine::plugin::PluginSearch;
 use ferry_engine::source_map::{program_markers, spec_markers};
 use ferry_types::{EditorHelp, EditorMarker, NameHint, TypeHint};
 use serde_json::{json, Value};
@@ -132,13 +132,15 @@ impl StackService {
         }
         packages.extend(text.map(packages_named).unwrap_or_default());
 
+        // Packages named in the text launch plugins only where the organisation allows them
+        // (the hints are shared by every organisation, so a refusal is not kept).
+        let allowed = self.allowed_packages(stack_id).await?;
         let missing: Vec<String> = {
             let known = self.schema_hints.0.lock().expect("hints lock");
-            packages.iter().filter(|p| !known.contains_key(*p)).cloned().collect()
+            packages.iter().filter(|p| !known.contains_key(*p) && allowed.as_ref().is_none_or(|(a, _)| a.contains(*p))).cloned().collect()
         };
         if !missing.is_empty() {
-            let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-            let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone());
+            let providers = self.plugin_providers(stack_id).await?;
             for package in missing {
                 let hints = match providers.schema(&package, None).await {
                     Ok(text) => PackageSchema::parse(&text).map_err(|e| e.to_string()).map(|schema| {

@@ -36,6 +36,20 @@ pub enum ServiceError {
     BackendNotAllowed(String),
     #[error("the stack `{stack}` changed in its backend since this preview; preview again")]
     BackendChanged { stack: String },
+    #[error("{0}")]
+    Invalid(String),
+    #[error("sign in first")]
+    SignInRequired,
+    #[error("{0}")]
+    BadCredentials(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    RateLimited(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("the commit needs approval: {0}")]
+    NeedsApproval(String),
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -84,6 +98,16 @@ impl ServiceError {
             ServiceError::Backend(ferry_backend::BackendError::Storage { .. }) => "backend_failed",
             ServiceError::BackendNotAllowed(_) => "backend_not_allowed",
             ServiceError::BackendChanged { .. } => "stale_preview",
+            ServiceError::Invalid(_) => "bad_request",
+            ServiceError::SignInRequired => "sign_in_required",
+            ServiceError::BadCredentials(_) => "bad_credentials",
+            ServiceError::Forbidden(_) => "forbidden",
+            ServiceError::RateLimited(_) => "rate_limited",
+            ServiceError::Conflict(_) => "conflict",
+            ServiceError::NeedsApproval(_) => "approval_required",
+            ServiceError::Store(StoreError::CommentNotFound(_)) => "not_found",
+            ServiceError::Store(StoreError::UserNotFound(_) | StoreError::TokenNotFound) => "not_found",
+            ServiceError::Store(StoreError::UserExists(_)) => "conflict",
             ServiceError::Store(_) | ServiceError::Internal(_) => "internal",
         }
     }

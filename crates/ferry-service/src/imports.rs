@@ -40,11 +40,20 @@ impl StackService {
     }
 
     /// Freshly launched plugins for one run (stopped by the caller).
-    pub(crate) async fn plugin_providers(&self) -> Result<PluginProviders, ServiceError> {
+    /// Plugins for work on `stack_id`: only the packages its organisation allows are launched.
+    pub(crate) async fn plugin_providers(&self, stack_id: &str) -> Result<PluginProviders, ServiceError> {
         let config = self.engine()?.clone();
+        let allowed = self.allowed_packages(stack_id).await?;
         let search = PluginSearch::from_env(config.plugin_dirs.clone());
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-        Ok(PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone()))
+        let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone());
+        Ok(match allowed {
+            Some((packages, org)) => providers.with_allowed_packages(
+                packages,
+                format!("organisation `{org}` allows Ferry's own plugins, its stacks' packages and those an administrator lists (organisation settings)"),
+            ),
+            None => providers,
+        })
     }
 
     /// Runs an import preview against the stack's latest version and stores it, telling
@@ -66,7 +75,7 @@ impl StackService {
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let (project, stack) = (name[1], name[2]);
 
-        let providers = self.plugin_providers().await?;
+        let providers = self.plugin_providers(stack_id).await?;
         if let Err(e) = parameterize_packages(spec, &providers).await {
             providers.shutdown().await;
             return Err(e);

@@ -5,13 +5,18 @@
 //! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
 //! to their own responses.
 
+pub mod access;
+pub mod accounts;
+pub mod approvals;
 mod backends;
 mod code;
+pub mod comments;
 mod demo;
 mod discovery;
 mod editor;
 mod error;
 mod imports;
+mod masking;
 mod plans;
 mod previews;
 mod programs;
@@ -82,6 +87,7 @@ pub struct StackService {
     /// DIY backend URLs the administrator allows (see `backends.rs`).
     allowed_backends: Vec<String>,
     schema_hints: editor::SchemaHints,
+    sign_in_limits: accounts::SignInLimits,
 }
 
 impl StackService {
@@ -95,6 +101,7 @@ impl StackService {
             discoveries: Default::default(),
             allowed_backends: Vec::new(),
             schema_hints: Default::default(),
+            sign_in_limits: Default::default(),
         }
     }
 
@@ -112,6 +119,19 @@ impl StackService {
     /// the checkpoint records, when it is a full `org/project/stack`). Nothing is stored unless
     /// the whole file loads.
     pub async fn upload(&self, name: Option<&str>, bytes: Vec<u8>, passphrase: Option<String>, origin: &str) -> Result<UploadOutcome, ServiceError> {
+        self.upload_checked(name, bytes, passphrase, origin, |_| Ok(())).await
+    }
+
+    /// [`Self::upload`], with `allowed` deciding, once the stack's name is known (it may come
+    /// from the file), whether the caller may write that stack.
+    pub async fn upload_checked(
+        &self,
+        name: Option<&str>,
+        bytes: Vec<u8>,
+        passphrase: Option<String>,
+        origin: &str,
+        allowed: impl FnOnce(&StackName) -> Result<(), ServiceError>,
+    ) -> Result<UploadOutcome, ServiceError> {
         if bytes.len() > self.max_state_bytes {
             return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
         }
@@ -132,6 +152,7 @@ impl StackService {
             Some(name) => StackName::parse(name)?,
             None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
         };
+        allowed(&name)?;
         let export_json = loaded.to_export().to_string();
         let summary = self
             .store
@@ -151,6 +172,14 @@ impl StackService {
 
     pub async fn list(&self) -> Result<Vec<StackSummary>, ServiceError> {
         Ok(self.store.list_stacks().await?)
+    }
+
+    /// The stacks of the organisations `caller` may read.
+    pub async fn list_for(&self, caller: &access::Caller) -> Result<Vec<StackSummary>, ServiceError> {
+        caller.require_signed_in()?;
+        let mut stacks = self.store.list_stacks().await?;
+        stacks.retain(|s| caller.may(access::org_of_name(&s.name), access::Role::Viewer));
+        Ok(stacks)
     }
 
     pub async fn summary(&self, id: &str) -> Result<StackSummary, ServiceError> {

@@ -172,6 +172,31 @@ impl StackService {
         self.plan_view(&plan.id, None, false).await
     }
 
+    /// The plan a preview was run for, if any.
+    pub async fn plan_of_preview(&self, preview_id: &str) -> Result<Option<String>, ServiceError> {
+        Ok(self.store.plan_of_preview(preview_id).await?.map(|(plan, _)| plan))
+    }
+
+    /// Records who created a plan (approvals may exclude its author); `audit` also appends the
+    /// creation to the audit log, for callers the server's layer does not audit.
+    pub async fn plan_created(&self, caller: &crate::access::Caller, org: &str, plan_id: &str, audit: Option<&str>) -> Result<(), ServiceError> {
+        self.store.set_plan_author(plan_id, caller.actor()).await?;
+        if let Some(address) = audit {
+            let object = format!("/plans/{plan_id}");
+            let record = ferry_store::accounts::NewAuditRecord {
+                actor: caller.actor(),
+                org: Some(org),
+                action: "plan.create",
+                object: &object,
+                address,
+                outcome: "ok",
+                plan_id: Some(plan_id),
+            };
+            self.audit(record).await?;
+        }
+        Ok(())
+    }
+
     /// A new plan whose first revision is an example to edit: an import spec (or, with
     /// `program`, a YAML program) importing one resource of a type the stack already uses.
     pub async fn create_plan_from_example(&self, stack_id: &str, program: bool) -> Result<PlanView, ServiceError> {
@@ -218,16 +243,29 @@ impl StackService {
         self.plan_view(plan_id, None, false).await
     }
 
+    /// A revision of the plan (the latest when `None`); `read_only` for someone who may not
+    /// edit it, whose view has its secrets masked (`masking.rs`).
     pub async fn plan_view(&self, plan_id: &str, revision: Option<i64>, read_only: bool) -> Result<PlanView, ServiceError> {
         let plan = self.store.plan(plan_id).await?;
-        let current = self.store.plan_revision(plan_id, revision).await?.into();
+        let mut current = self.store.plan_revision(plan_id, revision).await?.into();
+        if read_only {
+            self.mask_revision(&mut current).await?;
+        }
         Ok(PlanView { plan, current, read_only })
     }
 
-    /// A read-only link that has not been revoked (a revoked link is gone).
+    /// The plan as `caller` may see it: its text masked unless they may edit it.
+    pub async fn plan_view_for(&self, caller: &crate::access::Caller, plan_id: &str, revision: Option<i64>) -> Result<PlanView, ServiceError> {
+        let org = self.org_of(crate::access::Object::Plan, plan_id).await?;
+        self.plan_view(plan_id, revision, !caller.may(&org, crate::access::Role::Planner)).await
+    }
+
+    /// A read-only link that works: not revoked, not expired, and its organisation still
+    /// allows links (a link that does not work is gone, whatever the reason).
     pub(crate) async fn live_share(&self, token: &str) -> Result<PlanShare, ServiceError> {
         let share = self.store.plan_share(token).await?;
-        if share.revoked_at.is_some() {
+        let org = self.org_of(crate::access::Object::Plan, &share.plan_id).await?;
+        if !share.active || !self.store.org_settings(&org).await?.share_links {
             return Err(ferry_store::StoreError::ShareNotFound.into());
         }
         Ok(share)
@@ -264,8 +302,14 @@ impl StackService {
         Ok(record)
     }
 
+    /// A new read-only link, lasting as long as the organisation's setting says.
     pub async fn share_plan(&self, plan_id: &str) -> Result<PlanShare, ServiceError> {
-        Ok(self.store.add_plan_share(plan_id).await?)
+        let org = self.org_of(crate::access::Object::Plan, plan_id).await?;
+        let settings = self.store.org_settings(&org).await?;
+        if !settings.share_links {
+            return Err(ServiceError::Forbidden(format!("organisation `{org}` does not allow read-only links (an administrator can turn them on)")));
+        }
+        Ok(self.store.add_plan_share(plan_id, settings.share_link_days).await?)
     }
 
     pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, ServiceError> {

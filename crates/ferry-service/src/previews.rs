@@ -160,6 +160,7 @@ impl StackService {
         if let Some(version) = stored.committed_version {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
         }
+        self.commit_gate(&stored.stack_id, id).await?;
         let Some(conn) = self.connected(&stored.stack_id).await? else {
             return self.commit_stored(id, stored, passphrase, apply, None).await;
         };

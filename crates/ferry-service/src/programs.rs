@@ -111,7 +111,7 @@ impl StackService {
         let concurrency = self.engine()?.concurrency;
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let decrypt = |ct: &str| secrets.decrypt(ct);
-        let providers = self.plugin_providers().await?;
+        let providers = self.plugin_providers(&version.summary.id).await?;
         let ctx = DeployContext { organization: name[0], project: name[1], stack: name[2], deployment: &version.deployment, config, decrypt: Some(&decrypt) };
         let options = DeployOptions { mode, scope, concurrency, import_mapping: run.mapping.clone(), progress };
         let result = deploy(program, &ctx, &providers, &options).await;

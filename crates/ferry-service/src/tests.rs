@@ -3,7 +3,7 @@
 use super::*;
 
 async fn service() -> StackService {
-    StackService::new(Store::open_in_memory().await.unwrap(), 1024 * 1024)
+    StackService::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024)
 }
 
 #[tokio::test]

@@ -1,17 +1,25 @@
-//! Ferry's embedded store: stacks and their immutable versions, in one SQLite file.
+//! Ferry's store: stacks and their immutable versions, plans, reviews and accounts, in one
+//! SQLite file (the embedded default) or in PostgreSQL (`--database-url`), through one code path.
 //!
 //! Architecture Invariant: a stack version, once written, is never changed or removed
-//! (enforced by triggers in the schema); every write happens in one transaction.
+//! (enforced by triggers in both schemas); every write happens in one transaction. Both
+//! databases get the same migrations (`migrations/sqlite`, `migrations/postgres`: the same
+//! versions, each in its dialect) and the same SQL: `$n` parameters, no booleans (integers), and
+//! times as RFC 3339 text with milliseconds, made by [`clock`], so that they sort as text.
 
 use std::path::Path;
-use std::str::FromStr;
+use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, SqlitePool};
+use sqlx::any::{AnyPoolOptions, AnyRow};
+use sqlx::{AnyPool, Executor, Row};
 
+pub mod accounts;
+mod clock;
 mod id;
 mod name;
 pub mod plans;
+pub mod review;
+pub mod testing;
 pub use id::random_id;
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};
 
@@ -36,8 +44,18 @@ pub enum StoreError {
     PlanRevisionNotFound { plan: String, revision: i64 },
     #[error("no such share link (it may have been revoked)")]
     ShareNotFound,
+    #[error("no user `{0}`")]
+    UserNotFound(String),
+    #[error("a user named `{0}` (or with that OpenID subject) already exists")]
+    UserExists(String),
+    #[error("no comment `{0}`")]
+    CommentNotFound(String),
+    #[error("no such API token")]
+    TokenNotFound,
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    #[error("unsupported database URL `{0}`: Ferry keeps its data in SQLite (`sqlite://<file>`) or PostgreSQL (`postgres://…`)")]
+    UnsupportedDatabase(String),
     #[error("database migration failed: {0}")]
     Migration(#[from] sqlx::migrate::MigrateError),
 }
@@ -74,56 +92,110 @@ pub struct StoredPreview {
     pub committed_version: Option<i64>,
 }
 
+/// Which database a store is in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    Sqlite,
+    Postgres,
+}
+
 #[derive(Clone)]
 pub struct Store {
-    pool: SqlitePool,
+    pool: AnyPool,
+    dialect: Dialect,
 }
+
+static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 const SUMMARY_SELECT: &str = "SELECT s.id, s.name, s.created_at, v.version, v.resource_count, v.origin, \
      v.source_format, v.created_at AS updated_at FROM stacks s JOIN stack_versions v ON v.stack_id = s.id";
 
 impl Store {
-    /// Opens (creating if needed) the store file and brings its schema up to date.
+    /// Opens (creating if needed) the SQLite store file and brings its schema up to date.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
-        let options = SqliteConnectOptions::new()
-            .filename(path)
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            .synchronous(SqliteSynchronous::Normal)
-            .foreign_keys(true)
-            .busy_timeout(std::time::Duration::from_secs(5));
-        Self::connect(options, 4).await
+        let path = path.to_str().ok_or_else(|| StoreError::UnsupportedDatabase(format!("a store file whose path is not UTF-8: {}", path.display())))?;
+        Self::connect(&format!("sqlite://{}?mode=rwc", encode_path(path))).await
     }
 
-    /// A private in-memory store (tests, one-shot CLI runs).
+    /// A private in-memory SQLite store (tests, one-shot CLI runs).
     pub async fn open_in_memory() -> Result<Store, StoreError> {
-        let options = SqliteConnectOptions::from_str("sqlite::memory:")?.foreign_keys(true);
-        // One connection: every connection to `:memory:` is a database of its own.
-        Self::connect(options, 1).await
+        // A named shared-cache database, held by the pool's one connection, which never
+        // closes: every connection to `:memory:` would be a database of its own.
+        Self::connect_sqlite(&format!("sqlite:file:ferry-{}?mode=memory&cache=shared", random_id()), 1).await
     }
 
-    async fn connect(options: SqliteConnectOptions, max: u32) -> Result<Store, StoreError> {
-        let pool = SqlitePoolOptions::new().max_connections(max).connect_with(options).await?;
-        sqlx::migrate!("./migrations").run(&pool).await?;
-        Ok(Store { pool })
+    /// Opens the store a URL names: `postgres://…` (or `postgresql://…`), or `sqlite://<file>`.
+    /// The schema is brought up to date; in PostgreSQL, instances migrating at once take turns
+    /// (sqlx holds an advisory lock while it migrates).
+    pub async fn connect(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            let pool = AnyPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(30)).connect(url).await?;
+            POSTGRES_MIGRATIONS.run(&pool).await?;
+            Ok(Store { pool, dialect: Dialect::Postgres })
+        } else if url.starts_with("sqlite:") {
+            Self::connect_sqlite(url, 4).await
+        } else {
+            Err(StoreError::UnsupportedDatabase(redact_url(url)))
+        }
+    }
+
+    async fn connect_sqlite(url: &str, max: u32) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let in_memory = url.contains("mode=memory");
+        let pool = AnyPoolOptions::new()
+            .max_connections(max)
+            .min_connections(if in_memory { 1 } else { 0 })
+            .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
+            .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(1800)) })
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    // WAL with NORMAL sync: a commit survives the process being killed; readers
+                    // never wait for the writer; a second writer waits up to 5 s.
+                    let journal = if in_memory { "" } else { "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;" };
+                    conn.execute(format!("PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; {journal}").as_str()).await?;
+                    Ok(())
+                })
+            })
+            .connect(url)
+            .await?;
+        SQLITE_MIGRATIONS.run(&pool).await?;
+        Ok(Store { pool, dialect: Dialect::Sqlite })
+    }
+
+    /// Which database this store is in.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
     }
 
     /// Adds a version to the stack `name`, creating the stack on its first version. One
-    /// transaction: on any error nothing is left behind.
+    /// transaction: on any error nothing is left behind. Two writers at once (two instances
+    /// on one database): the loser of the race for the version number tries again.
     pub async fn add_version(&self, name: &StackName, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+        let mut tries = 0;
+        loop {
+            match self.try_add_version(name, &new).await {
+                Err(StoreError::Database(e)) if is_unique_violation(&e) && tries < 3 => tries += 1,
+                other => return other,
+            }
+        }
+    }
+
+    async fn try_add_version(&self, name: &StackName, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?").bind(name.as_str()).fetch_optional(&mut *tx).await?;
+        let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1").bind(name.as_str()).fetch_optional(&mut *tx).await?;
         let id = match existing {
             Some(id) => id,
             None => {
                 let id = random_id();
-                sqlx::query("INSERT INTO stacks (id, name) VALUES (?, ?)").bind(&id).bind(name.as_str()).execute(&mut *tx).await?;
+                sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)").bind(&id).bind(name.as_str()).execute(&mut *tx).await?;
                 id
             }
         };
         let version: i64 =
-            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) + 1 FROM stack_versions WHERE stack_id = ?").bind(&id).fetch_one(&mut *tx).await?;
-        insert_version(&mut tx, &id, version, &new).await?;
+            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) + 1 FROM stack_versions WHERE stack_id = $1").bind(&id).fetch_one(&mut *tx).await?;
+        insert_version(&mut tx, &id, version, new).await?;
         let summary = fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
         tx.commit().await?;
         Ok(summary)
@@ -132,7 +204,7 @@ impl Store {
     /// Records that the stack's state lives in a DIY backend (`url`, the stack `backend_stack`
     /// there); a stack is connected once.
     pub async fn connect_backend(&self, stack_id: &str, url: &str, backend_stack: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES (?, ?, ?) ON CONFLICT (stack_id) DO UPDATE SET url = excluded.url, backend_stack = excluded.backend_stack")
+        sqlx::query("INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3) ON CONFLICT (stack_id) DO UPDATE SET url = excluded.url, backend_stack = excluded.backend_stack")
             .bind(stack_id)
             .bind(url)
             .bind(backend_stack)
@@ -143,7 +215,7 @@ impl Store {
 
     /// The DIY backend a stack is connected to (`url`, the stack's name there), if any.
     pub async fn backend_of(&self, stack_id: &str) -> Result<Option<(String, String)>, StoreError> {
-        Ok(sqlx::query_as("SELECT url, backend_stack FROM stack_backends WHERE stack_id = ?").bind(stack_id).fetch_optional(&self.pool).await?)
+        Ok(sqlx::query_as("SELECT url, backend_stack FROM stack_backends WHERE stack_id = $1").bind(stack_id).fetch_optional(&self.pool).await?)
     }
 
     /// Every stack with its latest version, by name.
@@ -163,7 +235,7 @@ impl Store {
 
     /// The ID of the stack called `name`, if there is one.
     pub async fn stack_id_by_name(&self, name: &StackName) -> Result<Option<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = ?").bind(name.as_str()).fetch_optional(&self.pool).await?)
+        Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1").bind(name.as_str()).fetch_optional(&self.pool).await?)
     }
 
     /// A stack's version (the latest when `version` is `None`) with its state.
@@ -172,7 +244,7 @@ impl Store {
             Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
             None => StoreError::StackNotFound(id.to_string()),
         })?;
-        let export_json: String = sqlx::query_scalar("SELECT export_json FROM stack_versions WHERE stack_id = ? AND version = ?")
+        let export_json: String = sqlx::query_scalar("SELECT export_json FROM stack_versions WHERE stack_id = $1 AND version = $2")
             .bind(id)
             .bind(summary.version)
             .fetch_one(&self.pool)
@@ -183,28 +255,29 @@ impl Store {
     /// Stores a preview; returns its ID (128 random bits) and when it was stored.
     pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, preview_json: &str, payload: &str) -> Result<(String, String), StoreError> {
         let id = random_id();
-        let created_at: String =
-            sqlx::query_scalar("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES (?, ?, ?, ?, ?, ?) RETURNING created_at")
-                .bind(&id)
-                .bind(stack_id)
-                .bind(base_version)
-                .bind(spec)
-                .bind(preview_json)
-                .bind(payload)
-                .fetch_one(&self.pool)
-                .await?;
+        let created_at: String = sqlx::query_scalar(
+            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at",
+        )
+        .bind(&id)
+        .bind(stack_id)
+        .bind(base_version)
+        .bind(spec)
+        .bind(preview_json)
+        .bind(payload)
+        .fetch_one(&self.pool)
+        .await?;
         Ok((id, created_at))
     }
 
     /// A preview's stored code verification (JSON), if it was made.
     pub async fn preview_verification(&self, preview_id: &str) -> Result<Option<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT verification_json FROM preview_verifications WHERE preview_id = ?").bind(preview_id).fetch_optional(&self.pool).await?)
+        Ok(sqlx::query_scalar("SELECT verification_json FROM preview_verifications WHERE preview_id = $1").bind(preview_id).fetch_optional(&self.pool).await?)
     }
 
     /// Stores a preview's code verification, unless one is there already (two requests may
     /// verify at once); returns the one stored.
     pub async fn add_preview_verification(&self, preview_id: &str, verification_json: &str) -> Result<String, StoreError> {
-        sqlx::query("INSERT OR IGNORE INTO preview_verifications (preview_id, verification_json) VALUES (?, ?)")
+        sqlx::query("INSERT INTO preview_verifications (preview_id, verification_json) VALUES ($1, $2) ON CONFLICT DO NOTHING")
             .bind(preview_id)
             .bind(verification_json)
             .execute(&self.pool)
@@ -212,10 +285,19 @@ impl Store {
         Ok(self.preview_verification(preview_id).await?.unwrap_or_else(|| verification_json.to_string()))
     }
 
+    /// The stack a preview belongs to, without reading the preview.
+    pub async fn preview_stack(&self, id: &str) -> Result<String, StoreError> {
+        sqlx::query_scalar("SELECT stack_id FROM previews WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))
+    }
+
     pub async fn preview(&self, id: &str) -> Result<StoredPreview, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.stack_id, p.base_version, p.created_at, p.spec, p.preview_json, p.payload, c.version AS committed \
-             FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = ?",
+             FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
@@ -235,11 +317,30 @@ impl Store {
 
     /// Adds the version a preview's commit makes, in one transaction with the record of the
     /// commit: refused when the stack moved on since the preview, or the preview was committed.
+    /// Two instances committing at once: the database's keys let one win; the other is told why.
     pub async fn commit_preview(&self, preview: &StoredPreview, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+        match self.try_commit_preview(preview, &new).await {
+            Err(StoreError::Database(e)) if is_unique_violation(&e) => {
+                let committed: Option<i64> =
+                    sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1").bind(&preview.id).fetch_optional(&self.pool).await?;
+                if let Some(version) = committed {
+                    return Err(StoreError::AlreadyCommitted { version });
+                }
+                let latest: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1")
+                    .bind(&preview.stack_id)
+                    .fetch_one(&self.pool)
+                    .await?;
+                Err(StoreError::StalePreview { base: preview.base_version, latest })
+            }
+            other => other,
+        }
+    }
+
+    async fn try_commit_preview(&self, preview: &StoredPreview, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
         let mut tx = self.pool.begin().await?;
         let latest: i64 =
-            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = ?").bind(&preview.stack_id).fetch_one(&mut *tx).await?;
-        let committed: Option<i64> = sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = ?").bind(&preview.id).fetch_optional(&mut *tx).await?;
+            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1").bind(&preview.stack_id).fetch_one(&mut *tx).await?;
+        let committed: Option<i64> = sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1").bind(&preview.id).fetch_optional(&mut *tx).await?;
         if let Some(version) = committed {
             return Err(StoreError::AlreadyCommitted { version });
         }
@@ -247,8 +348,8 @@ impl Store {
             return Err(StoreError::StalePreview { base: preview.base_version, latest });
         }
         let version = latest + 1;
-        insert_version(&mut tx, &preview.stack_id, version, &new).await?;
-        sqlx::query("INSERT INTO commits (preview_id, stack_id, version) VALUES (?, ?, ?)")
+        insert_version(&mut tx, &preview.stack_id, version, new).await?;
+        sqlx::query("INSERT INTO commits (preview_id, stack_id, version) VALUES ($1, $2, $3)")
             .bind(&preview.id)
             .bind(&preview.stack_id)
             .bind(version)
@@ -261,7 +362,7 @@ impl Store {
 
     /// All versions of a stack, newest first.
     pub async fn versions(&self, id: &str) -> Result<Vec<StackSummary>, StoreError> {
-        let sql = format!("{SUMMARY_SELECT} WHERE s.id = ? ORDER BY v.version DESC");
+        let sql = format!("{SUMMARY_SELECT} WHERE s.id = $1 ORDER BY v.version DESC");
         let rows = sqlx::query(&sql).bind(id).fetch_all(&self.pool).await?;
         if rows.is_empty() {
             return Err(StoreError::StackNotFound(id.to_string()));
@@ -270,10 +371,10 @@ impl Store {
     }
 }
 
-async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, stack_id: &str, version: i64, new: &NewVersion<'_>) -> Result<(), StoreError> {
+async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, version: i64, new: &NewVersion<'_>) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) \
-         VALUES (?, ?, ?, ?, ?, ?)",
+         VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(stack_id)
     .bind(version)
@@ -288,17 +389,17 @@ async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, stack_id: 
 
 async fn fetch_summary<'e, E>(executor: E, id: &str, version: Option<i64>) -> Result<Option<StackSummary>, StoreError>
 where
-    E: sqlx::Executor<'e, Database = sqlx::Sqlite>,
+    E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
     let sql = format!(
-        "{SUMMARY_SELECT} WHERE s.id = ? AND v.version = \
-         COALESCE(?, (SELECT MAX(version) FROM stack_versions WHERE stack_id = s.id))"
+        "{SUMMARY_SELECT} WHERE s.id = $1 AND v.version = \
+         COALESCE($2, (SELECT MAX(version) FROM stack_versions WHERE stack_id = s.id))"
     );
     let row = sqlx::query(&sql).bind(id).bind(version).fetch_optional(executor).await?;
     Ok(row.as_ref().map(summary_from_row))
 }
 
-fn summary_from_row(row: &sqlx::sqlite::SqliteRow) -> StackSummary {
+fn summary_from_row(row: &AnyRow) -> StackSummary {
     StackSummary {
         id: row.get("id"),
         name: row.get("name"),
@@ -309,6 +410,30 @@ fn summary_from_row(row: &sqlx::sqlite::SqliteRow) -> StackSummary {
         created_at: row.get("created_at"),
         updated_at: row.get("updated_at"),
     }
+}
+
+/// A store file's path as a `sqlite://` URL path: `?`, `#` and `%` would otherwise end or change it.
+fn encode_path(path: &str) -> String {
+    path.replace('%', "%25").replace('?', "%3F").replace('#', "%23")
+}
+
+/// A database URL without its password, for messages and logs.
+pub fn redact_url(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let credentials = &url[scheme + 3..at];
+            match credentials.find(':') {
+                Some(colon) => format!("{}{}:***{}", &url[..scheme + 3], &credentials[..colon], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Whether an error is a unique-key violation (two writers raced for the same row).
+fn is_unique_violation(e: &sqlx::Error) -> bool {
+    matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
 #[cfg(test)]

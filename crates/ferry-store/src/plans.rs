@@ -4,6 +4,7 @@
 use serde::Serialize;
 use sqlx::Row;
 
+use crate::clock::{in_seconds, now};
 use crate::{random_id, Store, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -14,6 +15,8 @@ pub struct Plan {
     pub created_at: String,
     /// The latest revision's number.
     pub revision: i64,
+    /// Who created it (unknown for plans older than sign-in).
+    pub author: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -35,6 +38,25 @@ pub struct PlanShare {
     pub plan_id: String,
     pub created_at: String,
     pub revoked_at: Option<String>,
+    /// When the link stops working (links made before expiry existed have none).
+    pub expires_at: Option<String>,
+    /// Whether it still works (not revoked, not expired).
+    pub active: bool,
+}
+
+const SHARE_SELECT: &str = "SELECT token, plan_id, created_at, revoked_at, expires_at FROM plan_shares";
+
+fn share_of(row: &sqlx::any::AnyRow) -> PlanShare {
+    let revoked_at: Option<String> = row.get("revoked_at");
+    let expires_at: Option<String> = row.get("expires_at");
+    PlanShare {
+        token: row.get("token"),
+        plan_id: row.get("plan_id"),
+        created_at: row.get("created_at"),
+        active: revoked_at.is_none() && expires_at.as_ref().is_none_or(|at| *at > now()),
+        revoked_at,
+        expires_at,
+    }
 }
 
 impl Store {
@@ -42,12 +64,12 @@ impl Store {
     pub async fn add_plan(&self, stack_id: &str, title: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<Plan, StoreError> {
         let id = random_id();
         let mut tx = self.pool.begin().await?;
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE id = ?").bind(stack_id).fetch_optional(&mut *tx).await?;
+        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE id = $1").bind(stack_id).fetch_optional(&mut *tx).await?;
         if exists.is_none() {
             return Err(StoreError::StackNotFound(stack_id.to_string()));
         }
-        sqlx::query("INSERT INTO plans (id, stack_id, title) VALUES (?, ?, ?)").bind(&id).bind(stack_id).bind(title).execute(&mut *tx).await?;
-        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES (?, 1, ?, ?, ?)")
+        sqlx::query("INSERT INTO plans (id, stack_id, title) VALUES ($1, $2, $3)").bind(&id).bind(stack_id).bind(title).execute(&mut *tx).await?;
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES ($1, 1, $2, $3, $4)")
             .bind(&id)
             .bind(spec)
             .bind(program)
@@ -60,22 +82,29 @@ impl Store {
 
     pub async fn plan(&self, id: &str) -> Result<Plan, StoreError> {
         let row = sqlx::query(
-            "SELECT p.id, p.stack_id, p.title, p.created_at, (SELECT MAX(revision) FROM plan_revisions r WHERE r.plan_id = p.id) AS revision \
-             FROM plans p WHERE p.id = ?",
+            "SELECT p.id, p.stack_id, p.title, p.created_at, p.author, (SELECT MAX(revision) FROM plan_revisions r WHERE r.plan_id = p.id) AS revision \
+             FROM plans p WHERE p.id = $1",
         )
         .bind(id)
         .fetch_optional(&self.pool)
         .await?
         .ok_or_else(|| StoreError::PlanNotFound(id.to_string()))?;
-        Ok(Plan { id: row.get("id"), stack_id: row.get("stack_id"), title: row.get("title"), created_at: row.get("created_at"), revision: row.get("revision") })
+        Ok(Plan {
+            id: row.get("id"),
+            stack_id: row.get("stack_id"),
+            title: row.get("title"),
+            created_at: row.get("created_at"),
+            revision: row.get("revision"),
+            author: row.get("author"),
+        })
     }
 
     /// Saves the next revision; returns it.
     pub async fn add_plan_revision(&self, plan_id: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<PlanRevision, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = ?").bind(plan_id).fetch_one(&mut *tx).await?;
+        let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = $1").bind(plan_id).fetch_one(&mut *tx).await?;
         let latest = latest.ok_or_else(|| StoreError::PlanNotFound(plan_id.to_string()))?;
-        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES (?, ?, ?, ?, ?)")
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES ($1, $2, $3, $4, $5)")
             .bind(plan_id)
             .bind(latest + 1)
             .bind(spec)
@@ -90,9 +119,11 @@ impl Store {
     /// A revision (the latest when `None`), with its previews.
     pub async fn plan_revision(&self, plan_id: &str, revision: Option<i64>) -> Result<PlanRevision, StoreError> {
         let row = match revision {
-            Some(r) => sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = ? AND revision = ?").bind(plan_id).bind(r).fetch_optional(&self.pool).await?,
+            Some(r) => {
+                sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = $1 AND revision = $2").bind(plan_id).bind(r).fetch_optional(&self.pool).await?
+            }
             None => {
-                sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = ? ORDER BY revision DESC LIMIT 1").bind(plan_id).fetch_optional(&self.pool).await?
+                sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = $1 ORDER BY revision DESC LIMIT 1").bind(plan_id).fetch_optional(&self.pool).await?
             }
         };
         let row = row.ok_or_else(|| match revision {
@@ -102,7 +133,7 @@ impl Store {
         let number: i64 = row.get("revision");
         let previews: Vec<String> = sqlx::query_scalar(
             "SELECT pp.preview_id FROM plan_previews pp JOIN previews p ON p.id = pp.preview_id \
-             WHERE pp.plan_id = ? AND pp.revision = ? ORDER BY p.created_at, p.id",
+             WHERE pp.plan_id = $1 AND pp.revision = $2 ORDER BY p.created_at, p.id",
         )
         .bind(plan_id)
         .bind(number)
@@ -121,7 +152,7 @@ impl Store {
 
     /// Records that `preview_id` ran on the plan's revision.
     pub async fn add_plan_preview(&self, plan_id: &str, revision: i64, preview_id: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO plan_previews (plan_id, revision, preview_id) VALUES (?, ?, ?)")
+        sqlx::query("INSERT INTO plan_previews (plan_id, revision, preview_id) VALUES ($1, $2, $3)")
             .bind(plan_id)
             .bind(revision)
             .bind(preview_id)
@@ -132,28 +163,30 @@ impl Store {
 
     /// The plan and revision a preview ran on, if it ran on one.
     pub async fn plan_of_preview(&self, preview_id: &str) -> Result<Option<(String, i64)>, StoreError> {
-        let row = sqlx::query("SELECT plan_id, revision FROM plan_previews WHERE preview_id = ?").bind(preview_id).fetch_optional(&self.pool).await?;
+        let row = sqlx::query("SELECT plan_id, revision FROM plan_previews WHERE preview_id = $1").bind(preview_id).fetch_optional(&self.pool).await?;
         Ok(row.map(|r| (r.get("plan_id"), r.get("revision"))))
     }
 
-    pub async fn add_plan_share(&self, plan_id: &str) -> Result<PlanShare, StoreError> {
+    pub async fn add_plan_share(&self, plan_id: &str, lifetime_days: i64) -> Result<PlanShare, StoreError> {
         self.plan(plan_id).await?;
         let token = random_id();
-        sqlx::query("INSERT INTO plan_shares (token, plan_id) VALUES (?, ?)").bind(&token).bind(plan_id).execute(&self.pool).await?;
+        sqlx::query("INSERT INTO plan_shares (token, plan_id, expires_at) VALUES ($1, $2, $3)")
+            .bind(&token)
+            .bind(plan_id)
+            .bind(in_seconds(lifetime_days * 86_400))
+            .execute(&self.pool)
+            .await?;
         self.plan_share(&token).await
     }
 
     pub async fn plan_share(&self, token: &str) -> Result<PlanShare, StoreError> {
-        let row = sqlx::query("SELECT * FROM plan_shares WHERE token = ?").bind(token).fetch_optional(&self.pool).await?.ok_or(StoreError::ShareNotFound)?;
-        Ok(PlanShare { token: row.get("token"), plan_id: row.get("plan_id"), created_at: row.get("created_at"), revoked_at: row.get("revoked_at") })
+        let row = sqlx::query(&format!("{SHARE_SELECT} WHERE token = $1")).bind(token).fetch_optional(&self.pool).await?.ok_or(StoreError::ShareNotFound)?;
+        Ok(share_of(&row))
     }
 
     pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
-        let rows = sqlx::query("SELECT * FROM plan_shares WHERE plan_id = ? ORDER BY created_at, token").bind(plan_id).fetch_all(&self.pool).await?;
-        Ok(rows
-            .iter()
-            .map(|row| PlanShare { token: row.get("token"), plan_id: row.get("plan_id"), created_at: row.get("created_at"), revoked_at: row.get("revoked_at") })
-            .collect())
+        let rows = sqlx::query(&format!("{SHARE_SELECT} WHERE plan_id = $1 ORDER BY created_at, token")).bind(plan_id).fetch_all(&self.pool).await?;
+        Ok(rows.iter().map(share_of).collect())
     }
 
     /// Revokes a share link of `plan_id` (once; revoking again changes nothing).
@@ -162,10 +195,7 @@ impl Store {
         if share.plan_id != plan_id {
             return Err(StoreError::ShareNotFound);
         }
-        sqlx::query("UPDATE plan_shares SET revoked_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now') WHERE token = ? AND revoked_at IS NULL")
-            .bind(token)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query("UPDATE plan_shares SET revoked_at = $1 WHERE token = $2 AND revoked_at IS NULL").bind(now()).bind(token).execute(&self.pool).await?;
         self.plan_share(token).await
     }
 }

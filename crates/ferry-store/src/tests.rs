@@ -1,6 +1,16 @@
-//! Store behaviour: versions append, never overwrite; failures leave nothing behind.
+//! Store behaviour, the same in both databases: versions append, never overwrite; failures
+//! leave nothing behind; the immutable tables refuse changes. Every test runs against an
+//! in-memory SQLite store and a PostgreSQL one (the machine's server; a missing server fails).
 
 use super::*;
+
+/// One store of each kind, each empty.
+async fn stores() -> Vec<Store> {
+    let postgres = testing::scratch_postgres(&testing::postgres_url())
+        .await
+        .unwrap_or_else(|e| panic!("the store's tests need PostgreSQL at {}: {e}", redact_url(&testing::postgres_url())));
+    vec![Store::open_in_memory().await.unwrap(), postgres]
+}
 
 fn new(json: &str) -> NewVersion<'_> {
     NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export_json: json }
@@ -8,41 +18,49 @@ fn new(json: &str) -> NewVersion<'_> {
 
 #[tokio::test]
 async fn versions_append_and_the_latest_wins() {
-    let store = Store::open_in_memory().await.unwrap();
-    let name = StackName::parse("acme/web/prod").unwrap();
-    let v1 = store.add_version(&name, new("{\"v\":1}")).await.unwrap();
-    let v2 = store.add_version(&name, new("{\"v\":2}")).await.unwrap();
-    assert_eq!((v1.version, v2.version), (1, 2));
-    assert_eq!(v1.id, v2.id);
-    assert_eq!(store.version(&v1.id, None).await.unwrap().export_json, "{\"v\":2}");
-    assert_eq!(store.version(&v1.id, Some(1)).await.unwrap().export_json, "{\"v\":1}");
-    assert_eq!(store.versions(&v1.id).await.unwrap().len(), 2);
-    let list = store.list_stacks().await.unwrap();
-    assert_eq!(list.len(), 1);
-    assert_eq!(list[0].version, 2);
+    for store in stores().await {
+        let name = StackName::parse("acme/web/prod").unwrap();
+        let v1 = store.add_version(&name, new("{\"v\":1}")).await.unwrap();
+        let v2 = store.add_version(&name, new("{\"v\":2}")).await.unwrap();
+        assert_eq!((v1.version, v2.version), (1, 2));
+        assert_eq!(v1.id, v2.id);
+        assert_eq!(store.version(&v1.id, None).await.unwrap().export_json, "{\"v\":2}");
+        assert_eq!(store.version(&v1.id, Some(1)).await.unwrap().export_json, "{\"v\":1}");
+        assert_eq!(store.versions(&v1.id).await.unwrap().len(), 2);
+        let list = store.list_stacks().await.unwrap();
+        assert_eq!(list.len(), 1);
+        assert_eq!(list[0].version, 2);
+    }
 }
 
 #[tokio::test]
 async fn versions_cannot_be_changed_or_removed() {
-    let store = Store::open_in_memory().await.unwrap();
-    let s = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-    let update = sqlx::query("UPDATE stack_versions SET export_json = 'x'").execute(&store.pool).await;
-    assert!(update.unwrap_err().to_string().contains("immutable"));
-    let delete = sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await;
-    assert!(delete.unwrap_err().to_string().contains("immutable"));
-    assert_eq!(store.version(&s.id, None).await.unwrap().export_json, "{}");
+    for store in stores().await {
+        let s = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let update = sqlx::query("UPDATE stack_versions SET export_json = 'x'").execute(&store.pool).await;
+        assert!(update.unwrap_err().to_string().contains("immutable"));
+        let delete = sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await;
+        assert!(delete.unwrap_err().to_string().contains("immutable"));
+        assert_eq!(store.version(&s.id, None).await.unwrap().export_json, "{}");
+    }
 }
 
 #[tokio::test]
 async fn a_failed_write_leaves_no_stack_behind() {
-    let store = Store::open_in_memory().await.unwrap();
-    // Make the version insert fail after the stack row was written in the same transaction.
-    sqlx::query("CREATE TRIGGER fail BEFORE INSERT ON stack_versions BEGIN SELECT RAISE(ABORT, 'boom'); END").execute(&store.pool).await.unwrap();
-    let err = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap_err();
-    assert!(err.to_string().contains("boom"));
-    assert!(store.list_stacks().await.unwrap().is_empty());
-    let stacks: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM stacks").fetch_one(&store.pool).await.unwrap();
-    assert_eq!(stacks, 0);
+    for store in stores().await {
+        let dialect = store.dialect();
+        // Make the version insert fail after the stack row was written in the same transaction.
+        let fail = match dialect {
+            Dialect::Sqlite => "CREATE TRIGGER fail BEFORE INSERT ON stack_versions BEGIN SELECT RAISE(ABORT, 'boom'); END",
+            Dialect::Postgres => "CREATE TRIGGER fail BEFORE INSERT ON stack_versions FOR EACH ROW EXECUTE FUNCTION ferry_refuse('boom')",
+        };
+        sqlx::query(fail).execute(&store.pool).await.unwrap();
+        let err = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap_err();
+        assert!(err.to_string().contains("boom"));
+        assert!(store.list_stacks().await.unwrap().is_empty());
+        let stacks: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM stacks").fetch_one(&store.pool).await.unwrap();
+        assert_eq!(stacks, 0);
+    }
 }
 
 #[tokio::test]
@@ -68,21 +86,88 @@ fn stack_names() {
 
 #[tokio::test]
 async fn plan_revisions_are_immutable_and_shares_revocable() {
-    let store = Store::open_in_memory().await.unwrap();
-    let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
-    let plan = store.add_plan(&stack, "t", Some("{}"), None, "{}").await.unwrap();
-    assert_eq!(plan.revision, 1);
-    let second = store.add_plan_revision(&plan.id, None, Some("resources: {}"), "{}").await.unwrap();
-    assert_eq!((second.revision, second.program.as_deref()), (2, Some("resources: {}")));
-    for sql in ["UPDATE plan_revisions SET spec = 'x'", "DELETE FROM plan_revisions"] {
-        let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
-        assert!(err.to_string().contains("immutable"), "{sql}: {err}");
+    for store in stores().await {
+        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
+        let plan = store.add_plan(&stack, "t", Some("{}"), None, "{}").await.unwrap();
+        assert_eq!(plan.revision, 1);
+        let second = store.add_plan_revision(&plan.id, None, Some("resources: {}"), "{}").await.unwrap();
+        assert_eq!((second.revision, second.program.as_deref()), (2, Some("resources: {}")));
+        for sql in ["UPDATE plan_revisions SET spec = 'x'", "DELETE FROM plan_revisions"] {
+            let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
+            assert!(err.to_string().contains("immutable"), "{sql}: {err}");
+        }
+        assert_eq!(store.plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
+        assert!(matches!(store.add_plan("nope", "t", None, None, "{}").await, Err(StoreError::StackNotFound(_))));
+        let share = store.add_plan_share(&plan.id, 30).await.unwrap();
+        assert!(share.active && share.expires_at.is_some());
+        assert!(!store.add_plan_share(&plan.id, -1).await.unwrap().active, "an expired link");
+        assert_ne!(share.token, plan.id);
+        let revoked = store.revoke_plan_share(&plan.id, &share.token).await.unwrap();
+        assert!(revoked.revoked_at.is_some());
+        assert!(matches!(store.revoke_plan_share("other", &share.token).await, Err(StoreError::ShareNotFound)));
     }
-    assert_eq!(store.plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
-    assert!(matches!(store.add_plan("nope", "t", None, None, "{}").await, Err(StoreError::StackNotFound(_))));
-    let share = store.add_plan_share(&plan.id).await.unwrap();
-    assert_ne!(share.token, plan.id);
-    let revoked = store.revoke_plan_share(&plan.id, &share.token).await.unwrap();
-    assert!(revoked.revoked_at.is_some());
-    assert!(matches!(store.revoke_plan_share("other", &share.token).await, Err(StoreError::ShareNotFound)));
+}
+
+#[tokio::test]
+async fn the_audit_log_is_append_only_and_secrets_expire() {
+    for store in stores().await {
+        let record = accounts::NewAuditRecord { actor: "a", org: Some("o"), action: "x", object: "y", address: "local", outcome: "ok", plan_id: None };
+        store.append_audit(record.clone()).await.unwrap();
+        store.append_audit(accounts::NewAuditRecord { org: None, ..record.clone() }).await.unwrap();
+        store.append_audit(accounts::NewAuditRecord { org: Some("other"), ..record }).await.unwrap();
+        for sql in ["UPDATE audit_log SET actor = 'b'", "DELETE FROM audit_log"] {
+            let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
+            assert!(err.to_string().contains("append-only"), "{sql}: {err}");
+        }
+        // An organisation's log holds its records and the server-wide ones, never another's.
+        let seen: Vec<Option<String>> = store.audit(Some("o"), 0, 10).await.unwrap().into_iter().map(|r| r.org).collect();
+        assert_eq!(seen, [Some("o".to_string()), None]);
+        assert_eq!(store.audit(None, 1, 10).await.unwrap().len(), 2, "after the first");
+
+        let user = store.add_user("u", None, None, None).await.unwrap();
+        assert!(matches!(store.add_user("u", None, None, None).await, Err(StoreError::UserExists(_))));
+        store.add_session("live", &user.id, 60).await.unwrap();
+        store.add_session("dead", &user.id, -1).await.unwrap();
+        assert_eq!(store.session_user("live").await.unwrap().map(|u| u.name), Some("u".into()));
+        assert_eq!(store.session_user("dead").await.unwrap(), None);
+        store.add_sign_in_link("link", &user.id, 60).await.unwrap();
+        assert_eq!(store.use_sign_in_link("link").await.unwrap(), Some(user.id.clone()));
+        assert_eq!(store.use_sign_in_link("link").await.unwrap(), None, "once");
+    }
+}
+
+#[tokio::test]
+async fn of_two_commits_of_one_preview_at_once_exactly_one_wins() {
+    for store in stores().await {
+        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let (id, _) = store.add_preview(&stack.id, stack.version, "{}", "{}", "").await.unwrap();
+        let preview = store.preview(&id).await.unwrap();
+        let (a, b) = tokio::join!(store.commit_preview(&preview, new("{\"a\":1}")), store.commit_preview(&preview, new("{\"b\":1}")));
+        let (won, lost) = match (a, b) {
+            (Ok(won), Err(lost)) | (Err(lost), Ok(won)) => (won, lost),
+            other => panic!("{:?}: expected one commit and one refusal, got {other:?}", store.dialect()),
+        };
+        assert_eq!(won.version, 2);
+        assert!(matches!(lost, StoreError::AlreadyCommitted { version: 2 } | StoreError::StalePreview { .. }), "{lost}");
+        assert_eq!(store.versions(&stack.id).await.unwrap().len(), 2, "one new version, not two");
+    }
+}
+
+#[test]
+fn database_urls_are_shown_without_their_password() {
+    assert_eq!(redact_url("postgres://ferry:s3cret@db:5432/ferry"), "postgres://ferry:***@db:5432/ferry");
+    assert_eq!(redact_url("postgres://db/ferry"), "postgres://db/ferry");
+    assert_eq!(redact_url("sqlite:///var/lib/ferry.db"), "sqlite:///var/lib/ferry.db");
+}
+
+#[tokio::test]
+async fn an_unknown_database_is_refused_by_name() {
+    let err = Store::connect("mysql://root:pw@localhost/x").await.err().unwrap();
+    assert!(err.to_string().contains("mysql://root:***@localhost/x"), "{err}");
+}
+
+#[tokio::test]
+async fn both_databases_have_the_same_migrations() {
+    let names = |m: &sqlx::migrate::Migrator| m.iter().map(|m| (m.version, m.description.to_string())).collect::<Vec<_>>();
+    assert_eq!(names(&SQLITE_MIGRATIONS), names(&POSTGRES_MIGRATIONS));
 }

@@ -126,11 +126,24 @@ pub struct PlanPageData {
     /// Set when the page came through a read-only link: its token.
     #[serde(default)]
     pub share_token: Option<String>,
+    /// The roles the viewer holds in the stack's organisation (none through a link), so the
+    /// page shows only what they may do; the server checks every action regardless.
+    #[serde(default)]
+    pub roles: Vec<String>,
 }
 
 impl PlanPageData {
+    /// Whether the viewer may not edit, preview or resolve (a link, or no planner role).
     pub fn read_only(&self) -> bool {
-        self.share_token.is_some()
+        self.share_token.is_some() || !self.holds("planner")
+    }
+
+    pub fn may_commit(&self) -> bool {
+        self.share_token.is_none() && self.holds("committer")
+    }
+
+    fn holds(&self, role: &str) -> bool {
+        self.roles.iter().any(|r| r == role)
     }
 }
 
@@ -262,4 +275,149 @@ pub struct Resolution {
     /// `adopt` (take the read value), `keep` (keep the program's), `ignore` (add to
     /// `ignoreChanges`) or `omit` (leave the property out).
     pub action: String,
+}
+
+/// Who is signed in, as the pages show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Me {
+    pub name: String,
+    pub email: Option<String>,
+    /// `role in org` pairs (`*`: every organisation).
+    pub roles: Vec<RoleGrant>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RoleGrant {
+    pub org: String,
+    pub role: String,
+}
+
+/// An API token as its owner sees it listed (its secret was shown once, at creation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApiTokenInfo {
+    pub id: String,
+    #[serde(default)]
+    pub user_id: String,
+    pub name: String,
+    pub org: String,
+    pub role: String,
+    pub created_at: String,
+    pub expires_at: String,
+    pub revoked_at: Option<String>,
+    pub active: bool,
+    /// The token itself: only in the answer that created it (it is stored as a hash).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token: Option<String>,
+}
+
+/// One audit record, as admins read it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub seq: i64,
+    pub at: String,
+    pub actor: String,
+    pub org: Option<String>,
+    pub action: String,
+    pub object: String,
+    pub address: String,
+    pub outcome: String,
+    /// The plan the record is about, if any (a plan's timeline).
+    #[serde(default)]
+    pub plan_id: Option<String>,
+}
+
+/// A comment on a plan revision's resource (and optionally one of its properties).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommentView {
+    pub id: String,
+    /// Empty through a read-only link (the plan's ID is for its members).
+    #[serde(default)]
+    pub plan_id: String,
+    pub revision: i64,
+    pub urn: String,
+    pub path: Option<String>,
+    /// The thread's first comment, for a reply.
+    pub parent_id: Option<String>,
+    pub author: String,
+    pub body: String,
+    pub created_at: String,
+    pub resolved_at: Option<String>,
+    pub resolved_by: Option<String>,
+}
+
+/// One approval of a revision's preview.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalView {
+    pub revision: i64,
+    #[serde(default)]
+    pub preview_id: String,
+    pub approver: String,
+    pub created_at: String,
+}
+
+/// Where a plan stands for its commit: the latest revision's preview, its approvals, the rule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApprovalStateView {
+    pub revision: i64,
+    pub preview: Option<String>,
+    pub author: Option<String>,
+    pub required_approvals: i64,
+    pub author_may_approve: bool,
+    pub approvals: Vec<ApprovalView>,
+    pub satisfied: bool,
+    pub reason: Option<String>,
+}
+
+/// Which plan a panel is about, and what the viewer may do there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanAccess {
+    /// Empty through a read-only link.
+    pub plan_id: String,
+    pub share_token: Option<String>,
+    pub revision: i64,
+    pub may_comment: bool,
+    pub may_approve: bool,
+}
+
+impl PlanPageData {
+    pub fn access(&self) -> PlanAccess {
+        let member = self.share_token.is_none();
+        PlanAccess {
+            plan_id: self.id.clone(),
+            share_token: self.share_token.clone(),
+            revision: self.revision,
+            may_comment: member && ["planner", "approver", "committer"].iter().any(|r| self.holds(r)),
+            may_approve: member && self.holds("approver"),
+        }
+    }
+}
+
+/// How users may sign in here, as the sign-in page offers it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInMethods {
+    /// OpenID Connect (`/auth/oidc/login`).
+    pub oidc: bool,
+}
+
+/// A member of an organisation as its administrators see them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MemberView {
+    pub name: String,
+    pub email: Option<String>,
+    pub roles: Vec<RoleGrant>,
+}
+
+/// An organisation's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OrgSettingsView {
+    pub share_links: bool,
+    pub share_link_days: i64,
+    pub allowed_packages: Vec<String>,
+}
+
+/// A stack's approval rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StackSettingsView {
+    pub required_approvals: i64,
+    pub author_may_approve: bool,
 }

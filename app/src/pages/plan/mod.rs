@@ -4,6 +4,7 @@
 //! Leaving the page does not stop a preview; coming back shows where it is.
 
 mod code;
+mod discussion;
 mod editor;
 mod results;
 mod review;
@@ -60,6 +61,8 @@ fn row_of(e: &JobEvent) -> ReviewRow {
 #[component]
 fn PlanView(data: PlanPageData) -> impl IntoView {
     let read_only = data.read_only();
+    let via_link = data.share_token.is_some();
+    let may_commit = data.may_commit();
     let latest = data.revision == data.latest_revision;
     let plan_id = data.id.clone();
     let job = RwSignal::new(data.job.clone());
@@ -242,6 +245,14 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         }
     };
     let owner_plan = (!read_only && latest).then(|| plan_id.clone());
+    let access = data.access();
+    // Bumped when something the approvals and the timeline show may have changed.
+    let review_epoch = RwSignal::new(0u32);
+    Effect::new(move |_| {
+        if preview.get().is_some() || committed.get().is_some() {
+            review_epoch.update(|e| *e += 1);
+        }
+    });
     let first_revision = (data.latest_revision - 9).max(1);
     view! {
         <section class="card plan-head">
@@ -249,7 +260,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             <p class="meta">
                 "Into " <a href=format!("/stacks/{}", data.stack_id)>{data.stack_name.clone()}</a>
                 {format!(" · revision {} of {} · {} · saved {}", data.revision, data.latest_revision, kind, data.created_at)}
-                {read_only.then(|| view! { <span class="badge readonly" id="plan-read-only">"read-only link"</span> })}
+                {(read_only && !may_commit).then(|| view! { <span class="badge readonly" id="plan-read-only">{if via_link { "read-only link" } else { "view only" }}</span> })}
             </p>
             <nav class="tabs revisions" id="plan-revisions">
                 <span class="meta">"Revisions:"</span>
@@ -336,18 +347,21 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                 <p class="meta" id="plan-untouched">{format!("{n} resources in the stack, untouched (the plan imports: what it does not name stays as it is)")}</p>
             })}
         </section>
-        {move || match (preview.get(), selected.get()) {
+        {let review_access = access.clone(); move || match (preview.get(), selected.get()) {
             (Some(p), Some(urn)) => view! {
-                <ReviewPanel preview=p urn=urn plan_id=owner_plan.clone() on_close=Callback::new(move |_| selected.set(None))/>
+                <ReviewPanel preview=p urn=urn plan_id=owner_plan.clone() access=review_access.clone() on_close=Callback::new(move |_| selected.set(None))/>
             }.into_any(),
             _ => ().into_any(),
         }}
         {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
         {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked() rows=rows/> })}
-        {move || match (preview.get(), read_only) {
-            (Some(PreviewRef::Owner { preview: id }), false) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows untouched=untouched committed=committed/> }.into_any(),
+        {(!via_link).then(|| view! { <discussion::Approvals access=access.clone() epoch=review_epoch/> })}
+        {move || match (preview.get(), may_commit) {
+            (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows untouched=untouched committed=committed/> }.into_any(),
             _ => ().into_any(),
         }}
+        {(data.latest_revision > 1).then(|| view! { <discussion::CompareRevisions access=access.clone() latest=data.latest_revision/> })}
+        {(!via_link).then(|| view! { <discussion::Timeline plan_id=plan_id.clone() epoch=review_epoch/> })}
     }
 }
 

@@ -3,7 +3,7 @@
 //! from and why it differs, with one-click resolutions that write the plan's next revision and
 //! preview it again.
 
-use ferry_types::{PreviewRef, PropertyReview, ReviewDetail};
+use ferry_types::{PlanAccess, PreviewRef, PropertyReview, ReviewDetail};
 use leptos::prelude::*;
 
 /// Resolutions, as the API names them, with their labels and what they do.
@@ -25,7 +25,7 @@ fn show(v: &Option<serde_json::Value>) -> String {
 /// `plan_id` is set when the viewer may resolve (the owner, on the latest revision, with the
 /// latest preview).
 #[component]
-pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<String>, on_close: Callback<()>) -> impl IntoView {
+pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<String>, access: PlanAccess, on_close: Callback<()>) -> impl IntoView {
     let url = format!("{}/review/resource?urn={}", preview.api_base(), crate::format::encode_query_value(&urn));
     let detail = RwSignal::new(None::<Result<ReviewDetail, String>>);
     let problem = RwSignal::new(None::<String>);
@@ -145,6 +145,7 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                                 }).collect_view()}
                             </tbody>
                         </table>
+                        <super::discussion::Comments access=access.clone() urn=d.row.urn.clone() properties=d.properties.iter().map(|p| p.path.clone()).collect()/>
                     }.into_any()
                 }
             }}
@@ -152,9 +153,9 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
     }
 }
 
-/// Monaco's diff editor over two JSON texts (plain text on the server and before hydration).
+/// Monaco's diff editor over two texts (plain text on the server and before hydration).
 #[component]
-fn DiffView(original: String, modified: String) -> impl IntoView {
+pub(super) fn DiffView(original: String, modified: String, #[prop(default = "review-diff")] id: &'static str) -> impl IntoView {
     let host = NodeRef::<leptos::html::Div>::new();
     #[cfg(feature = "hydrate")]
     {
@@ -175,5 +176,5 @@ fn DiffView(original: String, modified: String) -> impl IntoView {
     }
     #[cfg(not(feature = "hydrate"))]
     let _ = (&original, &modified);
-    view! { <div class="diff-host" id="review-diff" node_ref=host></div> }
+    view! { <div class="diff-host" id=id node_ref=host></div> }
 }

@@ -612,6 +612,14 @@ impl<'a> Generator<'a> {
         .clone()
     }
 
+    /// Whether the goal's type has an output its package's schema marks secret.
+    async fn has_secret_outputs(&self, goal: &Goal, provider: &dyn Provider) -> bool {
+        match self.schema_of(goal.package(), provider).await {
+            Ok(schema) => schema["resources"][&goal.type_]["properties"].as_object().is_some_and(|props| props.values().any(|p| p["secret"] == true)),
+            Err(_) => false,
+        }
+    }
+
     /// The provider that manages an old resource, from its recorded provider reference.
     async fn old_provider(&self, i: usize) -> Result<Arc<dyn Provider>, String> {
         let r = &self.olds[i];
@@ -1045,14 +1053,26 @@ impl<'a> Generator<'a> {
             .read(ReadRequest { id: import_id.to_string(), urn: goal.urn.clone(), name: goal.name.clone(), r#type: goal.type_.clone(), ..Default::default() })
             .await;
         let read = match read {
-            Ok(r) => r,
-            // A plugin's own message already says it failed Read.
-            Err(e) if planned.is_some() => return fail(step, ImportStatus::Failed, plugin_message(&e)),
-            Err(e) => return fail(step, ImportStatus::Failed, format!("Read failed: {}", plugin_message(&e))),
+            Ok(r) if !r.id.is_empty() => r,
+            failed => {
+                // A type whose schema marks an output secret may be imported by that secret
+                // (a password by its value): then a failure shows neither the ID nor a message
+                // that repeats it.
+                let secret = self.has_secret_outputs(goal, provider).await;
+                let shown = if secret { "[secret]" } else { import_id };
+                if secret {
+                    step.import_id = Some("[secret]".into());
+                }
+                let (status, message) = match failed {
+                    Ok(_) => (ImportStatus::NotFound, format!("the `{}` provider found no `{}` with ID `{shown}`", goal.package(), goal.type_)),
+                    // A plugin's own message already says it failed Read.
+                    Err(e) if planned.is_some() => (ImportStatus::Failed, plugin_message(&e)),
+                    Err(e) => (ImportStatus::Failed, format!("Read failed: {}", plugin_message(&e))),
+                };
+                let message = if secret && !import_id.is_empty() { message.replace(import_id, "[secret]") } else { message };
+                return fail(step, status, message);
+            }
         };
-        if read.id.is_empty() {
-            return fail(step, ImportStatus::NotFound, format!("the `{}` provider found no `{}` with ID `{import_id}`", goal.package(), goal.type_));
-        }
         if let (Some(_), Some(i)) = (planned, replacing) {
             // The provider's canonical ID decides: `8080,1,65535` imports a RandomInteger `8080`.
             let stored = self.olds[i].id.clone().unwrap_or_default();

@@ -102,7 +102,7 @@ impl PluginSearch {
 }
 
 /// A package name Ferry accepts: `[a-z0-9-]+`, so a plugin path never leaves its folder.
-fn valid_package(p: &str) -> bool {
+pub fn valid_package(p: &str) -> bool {
     !p.is_empty() && p.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 

@@ -27,6 +27,8 @@ const STDERR_TAIL: usize = 40;
 pub enum PluginError {
     #[error("`{package}` is not a package name (lowercase letters, digits and `-`)")]
     InvalidPackage { package: String },
+    #[error("the package `{package}` is not allowed here: {why}")]
+    NotAllowed { package: String, why: String },
     #[error("no plugin for package `{package}`: looked for `{binary}` {}", looked_in_text(.looked_in))]
     NotFound { package: String, binary: String, looked_in: Vec<PathBuf> },
     #[error("could not start the `{package}` plugin ({path}): {message}")]

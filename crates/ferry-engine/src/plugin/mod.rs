@@ -12,7 +12,7 @@ pub mod host;
 pub mod registry;
 pub mod supervisor;
 
-pub use discovery::{PluginSearch, ProviderBinary};
+pub use discovery::{valid_package, PluginSearch, ProviderBinary};
 pub use engine::{EngineService, LogEvent};
 pub use host::{LaunchOptions, PluginError, ProviderPlugin};
 pub use registry::{Parameterized, PluginProviders};

@@ -26,6 +26,8 @@ pub struct PluginProviders {
     schemas: Mutex<HashMap<(String, String), Arc<String>>>,
     /// Packages that run on another plugin, by package name.
     parameterized: std::sync::Mutex<HashMap<String, Parameterized>>,
+    /// The packages whose plugins may be launched (`None`: any), and what to tell otherwise.
+    allowed: Option<(std::collections::HashSet<String>, String)>,
 }
 
 /// A package that is a parameterization (or an extension) of another plugin: that plugin is
@@ -50,6 +52,21 @@ impl PluginProviders {
             by_package: Mutex::new(HashMap::new()),
             schemas: Mutex::new(HashMap::new()),
             parameterized: std::sync::Mutex::new(HashMap::new()),
+            allowed: None,
+        }
+    }
+
+    /// Launches plugins only for `packages` (and, for a parameterized package, only when its
+    /// base plugin is allowed too); any other is refused before anything runs, with `why`.
+    pub fn with_allowed_packages(mut self, packages: std::collections::HashSet<String>, why: String) -> Self {
+        self.allowed = Some((packages, why));
+        self
+    }
+
+    fn check_allowed(&self, package: &str) -> Result<(), PluginError> {
+        match &self.allowed {
+            Some((allowed, why)) if !allowed.contains(package) => Err(PluginError::NotAllowed { package: package.to_string(), why: why.clone() }),
+            _ => Ok(()),
         }
     }
 
@@ -76,6 +93,10 @@ impl PluginProviders {
 
     async fn start(&self, instance: &ProviderInstance) -> Result<Arc<SupervisedPlugin>, PluginError> {
         let parameterized = self.parameterized.lock().expect("parameterized lock").get(&instance.package).cloned();
+        self.check_allowed(&instance.package)?;
+        if let Some(p) = &parameterized {
+            self.check_allowed(&p.plugin)?;
+        }
         let binary = match &parameterized {
             Some(p) => self.search.find(&p.plugin, semver::Version::parse(p.plugin_version.trim_start_matches('v')).ok().as_ref())?,
             None => {

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// Where something is in a program file (1-based).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
 pub struct Pos {
     pub line: usize,
     pub column: usize,

@@ -1,25 +1,20 @@
 //! The whole router, called without a socket: API contracts, errors, and server-rendered pages.
 
+use crate::common;
+
 use std::path::PathBuf;
-use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use ferry_service::StackService;
-use ferry_store::Store;
 use http_body_util::BodyExt;
-use leptos::prelude::LeptosOptions;
 use serde_json::{json, Value};
-use server::{router, AppState};
 use tower::ServiceExt;
 
 async fn app_with_limit(limit: usize) -> Router {
-    let store = Store::open_in_memory().await.unwrap();
-    let stacks = Arc::new(StackService::new(store, limit));
-    stacks.ensure_demo().await.unwrap();
-    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
-    router(AppState { leptos_options, stacks })
+    let store = ferry_store::testing::scratch().await.unwrap();
+    common::app_of(StackService::new(store, limit), true).await
 }
 
 async fn app() -> Router {

@@ -3,7 +3,7 @@
 //! and hangs on another, previewed as a plan's background job through the API. Only those
 //! resources fail, the same way on every run; the rest are ready.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

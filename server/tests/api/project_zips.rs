@@ -3,7 +3,7 @@
 //! (npm, PyPI) into a temporary folder, and they type-check (tsc, pyright). The Go project's
 //! module path and version agree (`/v4` with `v4.x.y`).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

@@ -3,7 +3,7 @@
 //! `imports` scope the rest of the stack is untouched (never a delete), the commit writes it
 //! back field for field in an order Pulumi accepts, and previewing again gives only `same`.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 

@@ -1,7 +1,7 @@
 //! Program previews and commits through the API, against Ferry's real `pulumi-resource-random`
 //! plugin: the `import` option end to end, the commit rules, and bad programs.
 
-mod common;
+use crate::common;
 
 use std::io::Write as _;
 

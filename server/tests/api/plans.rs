@@ -1,7 +1,7 @@
 //! Plans through the API: immutable revisions, background previews streamed as server-sent
 //! events, read-only share links that reveal no plan or preview ID and can be revoked.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -3,7 +3,7 @@
 //! one-click resolutions that write the next revision and preview it again, the graph of a
 //! preview by status, and the same review (never the edits) through a read-only link.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 
@@ -260,12 +260,9 @@ async fn app_with_hanging_plugin(dir: &std::path::Path) -> Router {
     let wrapper = dir.join("pulumi-resource-hang");
     std::fs::write(&wrapper, format!("#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=hang-on-read exec '{}' \"$@\"\n", test_provider.display())).unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let store = ferry_store::Store::open_in_memory().await.unwrap();
+    let store = ferry_store::testing::scratch().await.unwrap();
     let engine = ferry_service::EngineConfig::new(vec![dir.to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let stacks = std::sync::Arc::new(ferry_service::StackService::new(store, 1 << 20).with_engine(engine));
-    stacks.ensure_demo().await.unwrap();
-    let leptos_options = leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build();
-    server::router(server::AppState { leptos_options, stacks })
+    common::app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine), true).await
 }
 
 #[tokio::test]

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
+use ferry_service::access::Role;
 use ferry_service::{EngineConfig, StackService};
-use ferry_store::Store;
 use http_body_util::BodyExt;
 use leptos::prelude::LeptosOptions;
 use serde_json::{json, Value};
-use server::{router, AppState};
+use server::{router, AppState, AuthConfig};
 use tower::ServiceExt;
 
 pub fn plugin_dir() -> PathBuf {
@@ -30,18 +30,49 @@ pub async fn app(demo: bool) -> Router {
 
 /// The whole app with its engine configured by the test (plugin folders, deadlines).
 pub async fn app_with(engine: EngineConfig, demo: bool) -> Router {
-    let store = Store::open_in_memory().await.unwrap();
+    let store = ferry_store::testing::scratch().await.unwrap();
     app_of(StackService::new(store, 1 << 20).with_engine(engine), demo).await
 }
 
-/// The whole app around a service the test configured.
+/// The whole app around a service the test configured, every request made (unless it says
+/// who it is) as an administrator of every organisation, through a real API token.
 pub async fn app_of(stacks: StackService, demo: bool) -> Router {
+    let (router, stacks) = bare_app_of(stacks, demo).await;
+    let token = token_for(&stacks, "test-admin", "*", Role::Admin).await;
+    // These tests run the scripted plugins under many package names; the allow-list has its
+    // own test (plugin_allow_list.rs).
+    let any = ferry_store::review::OrgSettings { allowed_packages: vec!["*".into()], ..Default::default() };
+    stacks.set_org_settings("*", any).await.unwrap();
+    as_caller(router, token)
+}
+
+/// The whole app, as anonymous callers reach it, and its service.
+pub async fn bare_app_of(stacks: StackService, demo: bool) -> (Router, Arc<StackService>) {
     let stacks = Arc::new(stacks);
     if demo {
         stacks.ensure_demo().await.unwrap();
     }
     let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
-    router(AppState { leptos_options, stacks })
+    (router(AppState::new(leptos_options, stacks.clone(), AuthConfig::default())), stacks)
+}
+
+/// A new API token for `user` (made if missing), granted `role` in `org`.
+pub async fn token_for(stacks: &StackService, user: &str, org: &str, role: Role) -> String {
+    let user = stacks.grant(user, org, role).await.unwrap();
+    stacks.issue_api_token(&user.id, "test", org, role, 3600).await.unwrap().token.unwrap()
+}
+
+/// The router, with `Authorization: Bearer <token>` on every request that has none.
+pub fn as_caller(router: Router, token: String) -> Router {
+    router.layer(axum::middleware::map_request(move |mut req: Request<Body>| {
+        let token = token.clone();
+        async move {
+            if !req.headers().contains_key(axum::http::header::AUTHORIZATION) {
+                req.headers_mut().insert(axum::http::header::AUTHORIZATION, format!("Bearer {token}").parse().unwrap());
+            }
+            req
+        }
+    }))
 }
 
 /// The status and the JSON body (or the text, as a JSON string).

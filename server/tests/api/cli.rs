@@ -148,3 +148,61 @@ fn discover_writes_a_spec_of_what_the_provider_lists() {
     assert!(err.contains("has no List for random:index/randomPet:RandomPet"), "{err}");
     psql(&format!("DROP ROLE {prefix}web"));
 }
+
+/// First setup from the command line: a token (its user made), a sign-in link, and a server
+/// that will not start where no one could sign in.
+#[tokio::test]
+async fn tokens_and_sign_in_links_come_from_the_data_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let data_arg = data.to_str().unwrap();
+
+    let (code, _, err) = ferry(dir.path(), &["serve", "--addr", "0.0.0.0:0", "--data-dir", data_arg, "--no-demo"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no one can sign in") && err.contains("ferry token create"), "{err}");
+
+    let (code, _, err) = ferry(dir.path(), &["token", "create", "--data-dir", data_arg, "--user", "ci", "--role", "boss"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("unknown role `boss`"), "{err}");
+    let (code, out, err) = ferry(dir.path(), &["token", "create", "--data-dir", data_arg, "--user", "ci", "--role", "planner", "--org", "acme", "--days", "3"]);
+    assert_eq!(code, 0, "{err}");
+    let token = out.trim();
+    assert!(token.starts_with("ferry_") && !out.trim().contains('\n'), "only the token on stdout: {out}");
+    assert!(err.contains("planner") && err.contains("acme"), "{err}");
+
+    let (code, out, err) = ferry(dir.path(), &["sign-in-link", "--data-dir", data_arg, "--user", "ci", "--public-url", "https://ferry.example.com/"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.trim().starts_with("https://ferry.example.com/auth/link/"), "{out}");
+
+    let store = ferry_store::Store::open(&data.join("ferry.db")).await.unwrap();
+    let service = ferry_service::StackService::new(store, 1 << 20);
+    let caller = service.caller_of_token(token).await.unwrap();
+    assert!(caller.may("acme", ferry_service::access::Role::Planner));
+    assert!(!caller.may("acme", ferry_service::access::Role::Committer) && !caller.may("other", ferry_service::access::Role::Viewer));
+    assert!(service.has_users().await.unwrap(), "so `ferry serve` now starts anywhere");
+}
+
+/// The same commands with Ferry's data in PostgreSQL: `--database-url` (here a schema of the
+/// machine's server of this test's own) makes the store there, and `ferry serve` finds it.
+#[tokio::test]
+async fn commands_keep_their_data_in_postgresql_with_database_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = ferry_store::testing::scratch_postgres_url(&ferry_store::testing::postgres_url()).await.unwrap();
+    let data = dir.path().join("data");
+    let data_arg = data.to_str().unwrap();
+    let (code, out, err) = ferry(dir.path(), &["token", "create", "--data-dir", data_arg, "--database-url", &url, "--user", "ci", "--role", "admin"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(!data.join("ferry.db").exists(), "no SQLite file beside a PostgreSQL store");
+    let store = ferry_store::Store::connect(&url).await.unwrap();
+    assert_eq!(store.dialect(), ferry_store::Dialect::Postgres);
+    let service = ferry_service::StackService::new(store, 1 << 20);
+    assert!(service.caller_of_token(out.trim()).await.unwrap().may("any", ferry_service::access::Role::Admin));
+
+    // A database URL Ferry cannot use is named in the error, without its password.
+    let (code, _, err) = ferry(
+        dir.path(),
+        &["token", "create", "--data-dir", data_arg, "--database-url", "postgres://ferry:hunter2@127.0.0.1:5432/x", "--user", "ci", "--role", "admin"],
+    );
+    assert_eq!(code, 1);
+    assert!(err.contains("postgres://ferry:***@127.0.0.1:5432/x") && !err.contains("hunter2"), "{err}");
+}

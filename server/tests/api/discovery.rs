@@ -2,7 +2,7 @@
 //! things: paging and limits, each result's status (this stack, another stack, unmanaged), a
 //! query with unknowns, a type without `List`, and a provider that lists results without IDs.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use axum::Router;

@@ -5,7 +5,7 @@
 //! an absent property from `false`, `3600` or `{}`: there, verification keeps what elision
 //! would have left out.
 
-mod common;
+use crate::common;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};

@@ -4,7 +4,7 @@
 //! lock left behind); a change made by someone else after the preview, or a lock another
 //! `pulumi` holds, refuses the commit (409), naming the holder.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 
@@ -35,7 +35,7 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
     write(root, ".pulumi/stacks/s3bucket-test/test.json", &fixture("test-upsert.checkpoint.json"));
     let url = format!("file://{}", root.display());
-    let store = ferry_store::Store::open_in_memory().await.unwrap();
+    let store = ferry_store::testing::scratch().await.unwrap();
     let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
     let app = common::app_of(StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![url.clone()]), false).await;
 
@@ -135,7 +135,7 @@ async fn a_passphrase_stack_is_previewed_without_its_passphrase_and_committed_wi
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
     write(root, ".pulumi/stacks/shop/dev.json", checkpoint.to_string().as_bytes());
     let url = format!("file://{}", root.display());
-    let store = ferry_store::Store::open_in_memory().await.unwrap();
+    let store = ferry_store::testing::scratch().await.unwrap();
     let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
     let app = common::app_of(StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![url.clone()]), false).await;
 

@@ -6,7 +6,7 @@
 //! type-checks against `@pulumi/postgresql`, the Python against PyPI's `pulumi-postgresql`, and
 //! the generated YAML previews all `same` against the committed stack.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -57,10 +57,14 @@ fn sdk_check() -> PathBuf {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_postgresql_estate_is_discovered_imported_and_its_code_previews_clean() {
-    // The server's default provider reads libpq's variables, as the real provider does.
-    std::env::set_var("PGHOST", "127.0.0.1");
-    std::env::set_var("PGUSER", "postgres");
-    std::env::set_var("PGSSLMODE", "disable");
+    // The server's default provider reads libpq's variables, as the real provider does. The
+    // test command exports them; set here only when missing, since this process runs other
+    // tests' threads at the same time.
+    for (name, value) in [("PGHOST", "127.0.0.1"), ("PGUSER", "postgres"), ("PGSSLMODE", "disable")] {
+        if std::env::var_os(name).is_none() {
+            std::env::set_var(name, value);
+        }
+    }
     let prefix = format!("ferrye2e{}_", std::process::id());
     let db = format!("{prefix}db");
     drop_estate(&prefix, &db).await;

@@ -1,7 +1,7 @@
 //! Import previews and commits through the API, with Ferry's real `pulumi-resource-random`
 //! plugin (built by `cargo test --workspace` into the same target folder as this test).
 
-mod common;
+use crate::common;
 
 use std::path::PathBuf;
 

@@ -1,0 +1,330 @@
+//! Review as a workflow on the plan page: comments on a resource (and a property) in threads,
+//! approvals of the latest revision's preview, the plan's timeline, and two revisions compared
+//! side by side with what changed in their previews. Read-only links see comments without the
+//! controls, and nothing else here.
+
+use std::collections::BTreeMap;
+
+use ferry_types::{ApprovalStateView, AuditEntry, CommentView, PlanAccess, ReviewRow};
+use leptos::prelude::*;
+
+use super::review::DiffView;
+
+/// Where the comments of `access`'s plan are read (every revision's: threads started on an
+/// earlier revision stay in view, marked with it).
+fn comments_url(access: &PlanAccess) -> String {
+    match &access.share_token {
+        Some(token) => format!("/api/v1/shared/{token}/comments"),
+        None => format!("/api/v1/plans/{}/comments", access.plan_id),
+    }
+}
+
+/// The threads on one resource of the revision, with a form to start one (on the resource or
+/// one of `properties`), reply, and resolve.
+#[component]
+pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>) -> impl IntoView {
+    let comments = RwSignal::new(Vec::<CommentView>::new());
+    let problem = RwSignal::new(None::<String>);
+    let load = {
+        let (url, urn, shown) = (comments_url(&access), urn.clone(), access.revision);
+        move || {
+            let (_url, _urn) = (url.clone(), urn.clone());
+            let _ = shown;
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::get_json::<Vec<CommentView>>(&_url).await {
+                    Ok(all) => comments.set(all.into_iter().filter(|c| c.urn == _urn && c.revision <= shown).collect()),
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+    load();
+    let post = {
+        let (plan, load) = (access.plan_id.clone(), load.clone());
+        move |path: String, body: serde_json::Value| {
+            let (_url, _body, _load) = (format!("/api/v1/plans/{plan}/comments{path}"), body.to_string(), load.clone());
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::send::<serde_json::Value>(&_url, "application/json", &_body).await {
+                    Ok(_) => {
+                        problem.set(None);
+                        _load();
+                    }
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+    let text = RwSignal::new(String::new());
+    let property = RwSignal::new(String::new());
+    let add = {
+        let (post, urn, revision) = (post.clone(), urn.clone(), access.revision);
+        move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            let path = property.get_untracked();
+            post(
+                String::new(),
+                serde_json::json!({"revision": revision, "urn": urn, "path": (!path.is_empty()).then_some(path), "body": text.get_untracked()}),
+            );
+            text.set(String::new());
+        }
+    };
+    let may_comment = access.may_comment;
+    let revision = access.revision;
+    view! {
+        <div class="comments" id="review-comments">
+            <h3>"Comments"</h3>
+            {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
+            {move || {
+                let all = comments.get();
+                if all.is_empty() {
+                    return view! { <p class="meta" id="comments-none">"No comments on this resource yet."</p> }.into_any();
+                }
+                let mut threads: BTreeMap<String, (Option<CommentView>, Vec<CommentView>)> = BTreeMap::new();
+                for c in &all {
+                    match &c.parent_id {
+                        Some(parent) => threads.entry(parent.clone()).or_default().1.push(c.clone()),
+                        None => threads.entry(c.id.clone()).or_default().0 = Some(c.clone()),
+                    }
+                }
+                threads.into_values().filter_map(|(first, replies)| first.map(|f| (f, replies))).map(|(first, replies)| {
+                    let resolved = first.resolved_at.is_some();
+                    let thread = first.id.clone();
+                    let post = post.clone();
+                    let reply_text = RwSignal::new(String::new());
+                    let (reply_post, resolve_post, thread_for_reply, urn) = (post.clone(), post.clone(), thread.clone(), first.urn.clone());
+                    view! {
+                        <div class="thread" class:resolved=resolved data-thread=thread.clone()>
+                            <p class="comment-anchor">{first.path.clone().map(|p| format!("on `{p}`")).unwrap_or_else(|| "on the resource".into())}
+                                {(first.revision < revision).then(|| format!(" · started on revision {}", first.revision))}
+                                {first.resolved_by.clone().map(|by| view! { <span class="badge">{format!("resolved by {by}")}</span> })}</p>
+                            {std::iter::once(first.clone()).chain(replies).map(|c| view! {
+                                <div class="comment"><span class="comment-author">{c.author}</span>" "<span class="meta">{c.created_at}</span><p class="comment-body">{c.body}</p></div>
+                            }).collect_view()}
+                            {may_comment.then(|| view! {
+                                <form class="row" on:submit=move |ev: leptos::ev::SubmitEvent| {
+                                    ev.prevent_default();
+                                    reply_post(String::new(), serde_json::json!({"revision": revision, "urn": urn.clone(), "parent": thread_for_reply.clone(), "body": reply_text.get_untracked()}));
+                                }>
+                                    <input class="reply-text" placeholder="Reply" prop:value=move || reply_text.get() on:input=move |ev| reply_text.set(event_target_value(&ev))/>
+                                    <button type="submit" class="small secondary">"Reply"</button>
+                                    <button type="button" class="small secondary resolve-thread" on:click={
+                                        let thread = thread.clone();
+                                        move |_| resolve_post(format!("/{thread}/resolve"), serde_json::json!({"resolved": !resolved}))
+                                    }>{if resolved { "Reopen" } else { "Resolve" }}</button>
+                                </form>
+                            })}
+                        </div>
+                    }
+                }).collect_view().into_any()
+            }}
+            {may_comment.then(|| view! {
+                <form class="new-comment" id="comment-form" on:submit=add>
+                    <select id="comment-property" on:change=move |ev| property.set(event_target_value(&ev))>
+                        <option value="">"the resource"</option>
+                        {properties.iter().map(|p| view! { <option value=p.clone()>{p.clone()}</option> }).collect_view()}
+                    </select>
+                    <textarea id="comment-text" placeholder="Comment on this resource" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                    <button type="submit" id="comment-submit">"Comment"</button>
+                </form>
+            })}
+        </div>
+    }
+}
+
+/// The latest revision's preview and its approvals, against the stack's rule; approvers approve
+/// what they looked at.
+#[component]
+pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoView {
+    let state = RwSignal::new(None::<ApprovalStateView>);
+    let problem = RwSignal::new(None::<String>);
+    let url = format!("/api/v1/plans/{}/approvals", access.plan_id);
+    {
+        let url = url.clone();
+        Effect::new(move |_| {
+            epoch.track();
+            let _url = url.clone();
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::get_json::<ApprovalStateView>(&_url).await {
+                    Ok(s) => state.set(Some(s)),
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        });
+    }
+    let approve = {
+        let url = url.clone();
+        move |revision: i64, preview: String| {
+            let (_url, _body) = (url.clone(), serde_json::json!({"revision": revision, "preview": preview}).to_string());
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::send::<ApprovalStateView>(&_url, "application/json", &_body).await {
+                    Ok(s) => {
+                        problem.set(None);
+                        state.set(Some(s));
+                    }
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+    let (may_approve, viewing) = (access.may_approve, access.revision);
+    view! {
+        <section class="card" id="plan-approvals">
+            <h2>"Approvals"</h2>
+            {move || problem.get().map(|p| view! { <p class="error" id="approval-error">{p}</p> })}
+            {move || state.get().map(|s| {
+                let approve = approve.clone();
+                let summary = if s.required_approvals == 0 {
+                    format!("This stack needs no approval to commit; {} given to revision {}.", s.approvals.len(), s.revision)
+                } else {
+                    format!("{} of {} approvals for revision {}'s preview.", s.approvals.len(), s.required_approvals, s.revision)
+                };
+                let can = may_approve && s.preview.is_some() && s.revision == viewing;
+                view! {
+                    <p id="approval-summary" class:satisfied=s.satisfied>{summary}</p>
+                    {s.reason.clone().filter(|_| s.required_approvals > 0).map(|r| view! { <p class="meta" id="approval-reason">{r}</p> })}
+                    <ul id="approval-list">{s.approvals.iter().map(|a| view! { <li>{format!("{} approved revision {} at {}", a.approver, a.revision, a.created_at)}</li> }).collect_view()}</ul>
+                    {can.then(|| {
+                        let (revision, preview) = (s.revision, s.preview.clone().unwrap_or_default());
+                        view! { <button id="plan-approve" on:click=move |_| approve(revision, preview.clone())>{format!("Approve revision {revision}")}</button> }
+                    })}
+                }
+            })}
+        </section>
+    }
+}
+
+/// Who did what to the plan, and when.
+#[component]
+pub(super) fn Timeline(plan_id: String, epoch: RwSignal<u32>) -> impl IntoView {
+    let entries = RwSignal::new(Vec::<AuditEntry>::new());
+    let _url = format!("/api/v1/plans/{plan_id}/activity");
+    Effect::new(move |_| {
+        epoch.track();
+        let _url = _url.clone();
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            if let Ok(list) = crate::browser::get_json::<Vec<AuditEntry>>(&_url).await {
+                entries.set(list);
+            }
+        });
+    });
+    let said = |action: &str| match action {
+        "plan.create" => "created the plan",
+        "plan.revise" => "saved a revision",
+        "plan.preview" => "previewed",
+        "plan.resolve" => "resolved differences",
+        "comment.add" => "commented",
+        "comment.resolve" => "resolved a thread",
+        "plan.approve" => "approved",
+        "plan.approval.withdraw" => "withdrew an approval",
+        "preview.commit" => "committed",
+        "share.create" => "made a read-only link",
+        "share.revoke" => "revoked a read-only link",
+        _ => "acted",
+    };
+    view! {
+        <section class="card" id="plan-timeline">
+            <h2>"Activity"</h2>
+            <ol class="timeline">
+                {move || entries.get().into_iter().map(|e| view! {
+                    <li class="timeline-entry" data-action=e.action.clone()><span class="meta">{e.at.clone()}</span>" "<b>{e.actor.clone()}</b>" "{said(&e.action)}</li>
+                }).collect_view()}
+            </ol>
+        </section>
+    }
+}
+
+/// One side of a comparison: the revision's text, and its latest preview's rows by URN.
+#[derive(Clone, Default)]
+struct Side {
+    text: String,
+    rows: BTreeMap<String, ReviewRow>,
+}
+
+/// Two revisions side by side in Monaco's diff editor, with what changed in their previews.
+#[component]
+pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView {
+    let from = RwSignal::new((access.revision - 1).max(1));
+    let to = RwSignal::new(access.revision);
+    let sides = RwSignal::new(None::<Result<(Side, Side), String>>);
+    let compare = {
+        let access = access.clone();
+        move |_| {
+            let (_access, _from, _to) = (access.clone(), from.get_untracked(), to.get_untracked());
+            sides.set(None);
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                let result = async { Ok::<_, String>((side(&_access, _from).await?, side(&_access, _to).await?)) }.await;
+                sides.set(Some(result));
+            });
+        }
+    };
+    let options = move |selected: RwSignal<i64>| {
+        (1..=latest).map(move |n| view! { <option value=n.to_string() selected=move || selected.get() == n>{format!("r{n}")}</option> }).collect_view()
+    };
+    view! {
+        <section class="card" id="plan-compare">
+            <h2>"Compare revisions"</h2>
+            <div class="row">
+                <select id="compare-from" on:change=move |ev| from.set(event_target_value(&ev).parse().unwrap_or(1))>{options(from)}</select>
+                "→"
+                <select id="compare-to" on:change=move |ev| to.set(event_target_value(&ev).parse().unwrap_or(1))>{options(to)}</select>
+                <button class="secondary" id="compare-run" on:click=compare>"Compare"</button>
+            </div>
+            {move || sides.get().map(|r| match r {
+                Err(e) => view! { <p class="error">{e}</p> }.into_any(),
+                Ok((a, b)) => {
+                    let urns: std::collections::BTreeSet<String> = a.rows.keys().chain(b.rows.keys()).cloned().collect();
+                    let changes: Vec<(String, String, String)> = urns.into_iter().filter_map(|urn| {
+                        let (x, y) = (a.rows.get(&urn), b.rows.get(&urn));
+                        let describe = |r: Option<&ReviewRow>| r.map(|r| if r.differs.is_empty() { r.status.clone() } else { format!("{} (differs: {})", r.status, r.differs.join(", ")) }).unwrap_or_else(|| "—".into());
+                        let (dx, dy) = (describe(x), describe(y));
+                        (dx != dy).then(|| (x.or(y).map(|r| r.name.clone()).unwrap_or(urn), dx, dy))
+                    }).collect();
+                    view! {
+                        <DiffView original=a.text.clone() modified=b.text.clone() id="compare-diff"/>
+                        <h3>"What changed in their previews"</h3>
+                        {if changes.is_empty() {
+                            view! { <p class="meta" id="compare-same">"Their latest previews agree on every resource."</p> }.into_any()
+                        } else {
+                            view! {
+                                <table id="compare-changes"><thead><tr><th>"Resource"</th><th>{format!("r{}", from.get_untracked())}</th><th>{format!("r{}", to.get_untracked())}</th></tr></thead>
+                                <tbody>{changes.into_iter().map(|(n, x, y)| view! { <tr><td>{n}</td><td>{x}</td><td>{y}</td></tr> }).collect_view()}</tbody></table>
+                            }.into_any()
+                        }}
+                    }.into_any()
+                }
+            })}
+        </section>
+    }
+}
+
+#[cfg(feature = "hydrate")]
+async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
+    let (view_url, review_url): (String, Box<dyn Fn(usize, &str) -> String>) = match &access.share_token {
+        Some(token) => {
+            let token = token.clone();
+            (
+                format!("/api/v1/shared/{token}?revision={revision}"),
+                Box::new(move |i, _| format!("/api/v1/shared/{token}/revisions/{revision}/previews/{i}/review")),
+            )
+        }
+        None => (format!("/api/v1/plans/{}/revisions/{revision}", access.plan_id), Box::new(|_, id: &str| format!("/api/v1/previews/{id}/review"))),
+    };
+    let view: serde_json::Value = crate::browser::get_json(&view_url).await?;
+    let current = &view["current"];
+    let text = current["program"].as_str().or(current["spec"].as_str()).unwrap_or_default().to_string();
+    let previews = current["previews"].as_array().cloned().unwrap_or_default();
+    let mut rows = BTreeMap::new();
+    if let Some(last) = previews.last().and_then(|p| p.as_str()) {
+        let url = review_url(previews.len() - 1, last);
+        for row in crate::browser::get_json::<Vec<ReviewRow>>(&url).await? {
+            rows.insert(row.urn.clone(), row);
+        }
+    }
+    Ok(Side { text, rows })
+}

@@ -1,0 +1,220 @@
+//! Who may do what: roles in an organisation (the `org` of `org/project/stack`), the caller a
+//! request acts as, and the one check every use case's guard goes through.
+//!
+//! Architecture Invariant: a decision is made here, from the caller's grants and the object's
+//! organisation; the server only says which role each route needs and on which object.
+
+use serde::Serialize;
+
+use crate::{ServiceError, StackService};
+
+/// A role in an organisation. Each grants itself and reading; `admin` grants everything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Reads stacks, plans and previews.
+    Viewer,
+    /// Creates and revises plans, previews, resolves, uploads and discovers.
+    Planner,
+    /// Approves plan revisions.
+    Approver,
+    /// Commits previews and applies programs.
+    Committer,
+    /// Manages members and settings; reads the audit log.
+    Admin,
+}
+
+impl Role {
+    pub const ALL: [Role; 5] = [Role::Viewer, Role::Planner, Role::Approver, Role::Committer, Role::Admin];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Viewer => "viewer",
+            Role::Planner => "planner",
+            Role::Approver => "approver",
+            Role::Committer => "committer",
+            Role::Admin => "admin",
+        }
+    }
+
+    pub fn parse(s: &str) -> Result<Role, ServiceError> {
+        Role::ALL
+            .into_iter()
+            .find(|r| r.as_str() == s)
+            .ok_or_else(|| ServiceError::Invalid(format!("unknown role `{s}` (roles: viewer, planner, approver, committer, admin)")))
+    }
+
+    /// Whether holding `self` allows what `needed` allows.
+    pub fn grants(self, needed: Role) -> bool {
+        self == needed || self == Role::Admin || needed == Role::Viewer
+    }
+}
+
+/// One role in one organisation (`*`: every organisation).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Grant {
+    pub org: String,
+    pub role: Role,
+}
+
+/// How the caller proved who they are.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Credential {
+    Session,
+    ApiToken { id: String },
+}
+
+/// Who a request acts as: a signed-in user with their grants, or nobody.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Caller {
+    pub user: Option<CallerUser>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct CallerUser {
+    pub id: String,
+    pub name: String,
+    pub email: Option<String>,
+    pub grants: Vec<Grant>,
+    pub credential: Credential,
+}
+
+impl Caller {
+    pub fn anonymous() -> Caller {
+        Caller { user: None }
+    }
+
+    /// The name the audit log records.
+    pub fn actor(&self) -> &str {
+        self.user.as_ref().map(|u| u.name.as_str()).unwrap_or("anonymous")
+    }
+
+    /// Whether the caller holds a role in `org` that allows what `needed` allows.
+    pub fn may(&self, org: &str, needed: Role) -> bool {
+        self.user.as_ref().is_some_and(|u| u.grants.iter().any(|g| (g.org == org || g.org == "*") && g.role.grants(needed)))
+    }
+
+    /// Whether the caller is an administrator of every organisation (server-wide settings,
+    /// every user).
+    pub fn is_server_admin(&self) -> bool {
+        self.user.as_ref().is_some_and(|u| u.grants.iter().any(|g| g.org == "*" && g.role == Role::Admin))
+    }
+
+    /// Sign-in needed, or a role the caller lacks, as the error a route answers with.
+    pub fn require(&self, org: &str, needed: Role) -> Result<(), ServiceError> {
+        match &self.user {
+            None => Err(ServiceError::SignInRequired),
+            Some(_) if self.may(org, needed) => Ok(()),
+            Some(user) => Err(ServiceError::Forbidden(format!("`{}` is not {} in organisation `{org}`", user.name, article(needed)))),
+        }
+    }
+
+    pub fn require_signed_in(&self) -> Result<&CallerUser, ServiceError> {
+        self.user.as_ref().ok_or(ServiceError::SignInRequired)
+    }
+
+    /// Whether the caller takes part in review in `org` (planners, approvers, committers and
+    /// admins comment).
+    pub fn may_review(&self, org: &str) -> bool {
+        [Role::Planner, Role::Approver, Role::Committer].iter().any(|r| self.may(org, *r))
+    }
+
+    /// The roles whose rights the caller has in `org`, for the page to show what it may do.
+    pub fn roles_in(&self, org: &str) -> Vec<Role> {
+        Role::ALL.into_iter().filter(|r| self.may(org, *r)).collect()
+    }
+}
+
+fn article(role: Role) -> String {
+    match role {
+        Role::Approver | Role::Admin => format!("an {}", role.as_str()),
+        _ => format!("a {}", role.as_str()),
+    }
+}
+
+/// The organisation of a stack name `org/project/stack`.
+pub fn org_of_name(name: &str) -> &str {
+    name.split('/').next().unwrap_or(name)
+}
+
+/// What a route acts on, named by the ID in its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Object {
+    Stack,
+    Plan,
+    Preview,
+    Discovery,
+}
+
+impl StackService {
+    /// The organisation `id` (a stack, plan, preview or discovery ID) belongs to.
+    pub async fn org_of(&self, object: Object, id: &str) -> Result<String, ServiceError> {
+        let stack_id = match object {
+            Object::Stack => id.to_string(),
+            Object::Plan => self.store.plan(id).await?.stack_id,
+            Object::Preview => self.store.preview_stack(id).await?,
+            Object::Discovery => self.discovery(id)?.view().stack_id,
+        };
+        Ok(org_of_name(&self.store.stack(&stack_id).await?.name).to_string())
+    }
+
+    /// Checks that `caller` holds `needed` on the object; its organisation.
+    pub async fn authorize(&self, caller: &Caller, object: Object, id: &str, needed: Role) -> Result<String, ServiceError> {
+        caller.require_signed_in()?;
+        let org = self.org_of(object, id).await?;
+        caller.require(&org, needed)?;
+        Ok(org)
+    }
+}
+
+impl StackService {
+    pub async fn org_settings(&self, org: &str) -> Result<ferry_store::review::OrgSettings, ServiceError> {
+        Ok(self.store.org_settings(org).await?)
+    }
+
+    pub async fn set_org_settings(&self, org: &str, settings: ferry_store::review::OrgSettings) -> Result<ferry_store::review::OrgSettings, ServiceError> {
+        if !(1..=366).contains(&settings.share_link_days) {
+            return Err(ServiceError::Invalid(format!("`share_link_days` must be 1 to 366, not {}", settings.share_link_days)));
+        }
+        for package in &settings.allowed_packages {
+            if package != "*" && !ferry_engine::plugin::valid_package(package) {
+                return Err(ServiceError::Invalid(format!("`allowed_packages`: `{package}` is not a package name")));
+            }
+        }
+        Ok(self.store.set_org_settings(org, &settings).await?)
+    }
+}
+
+/// The packages of Ferry's own plugins, which every organisation may use.
+pub const FERRY_PACKAGES: &[&str] = &["random", "postgresql"];
+
+impl StackService {
+    /// The packages requests about `stack_id` may launch plugins for, and the organisation;
+    /// `None` when an administrator allowed any (`*`). Ferry's own, those the organisation's
+    /// stacks use, and those listed in the organisation's settings or in every organisation's
+    /// (`*`).
+    pub(crate) async fn allowed_packages(&self, stack_id: &str) -> Result<Option<(std::collections::HashSet<String>, String)>, ServiceError> {
+        let org = org_of_name(&self.store.stack(stack_id).await?.name).to_string();
+        let mut allowed: std::collections::HashSet<String> = FERRY_PACKAGES.iter().map(|p| p.to_string()).collect();
+        for settings in [self.store.org_settings(&org).await?, self.store.org_settings("*").await?] {
+            allowed.extend(settings.allowed_packages);
+        }
+        if allowed.contains("*") {
+            return Ok(None);
+        }
+        for stack in self.store.list_stacks().await? {
+            if org_of_name(&stack.name) != org {
+                continue;
+            }
+            let version = self.version(&stack.id, None).await?;
+            for r in version.deployment.resources() {
+                let package = r.type_.strip_prefix("pulumi:providers:").unwrap_or_else(|| r.type_.split(':').next().unwrap_or(""));
+                if package != "pulumi" && !allowed.contains(package) {
+                    allowed.insert(package.to_string());
+                }
+            }
+        }
+        Ok(Some((allowed, org)))
+    }
+}

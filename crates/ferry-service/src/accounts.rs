@@ -1,0 +1,453 @@
+//! Accounts: local users with Argon2id passwords, sessions, API tokens, one-time sign-in links,
+//! members' roles, and the audit log. Every secret handed out is 128 random bits, kept only as
+//! its SHA-256 (a slow hash adds nothing to a random secret; passwords get Argon2id).
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use argon2::Argon2;
+use ferry_store::accounts::{ApiToken, AuditRecord, NewAuditRecord, User};
+use ferry_store::StoreError;
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+
+use crate::access::{Caller, CallerUser, Credential, Grant, Role};
+use crate::{ServiceError, StackService};
+
+/// How long a browser session lasts.
+pub const SESSION_SECONDS: i64 = 12 * 3600;
+/// How long a one-time sign-in link stays usable.
+pub const SIGN_IN_LINK_SECONDS: i64 = 15 * 60;
+/// The prefix of API tokens, so that secret scanners and people can tell them.
+const TOKEN_PREFIX: &str = "ferry_";
+
+/// Sign-in attempts allowed: per account and per address, each refilled over time.
+pub struct SignInLimits {
+    per_account: DefaultKeyedRateLimiter<String>,
+    per_address: DefaultKeyedRateLimiter<IpAddr>,
+}
+
+impl Default for SignInLimits {
+    fn default() -> Self {
+        let burst = |n| NonZeroU32::new(n).expect("non-zero");
+        SignInLimits {
+            // 10 tries at once, then one every 12 s: a person mistyping is never held up long,
+            // a guesser gets 300 an hour.
+            per_account: RateLimiter::keyed(Quota::per_minute(burst(5)).allow_burst(burst(10))),
+            per_address: RateLimiter::keyed(Quota::per_minute(burst(30)).allow_burst(burst(60))),
+        }
+    }
+}
+
+/// A secret handed out once (a session cookie's value, an API token, a sign-in link's key).
+pub struct NewSecret(pub String);
+
+/// What signing in gives: the session's secret for the cookie, and who signed in.
+pub struct SignedIn {
+    pub session: NewSecret,
+    pub user: User,
+}
+
+/// A new API token: its record with the secret (shown once).
+pub type CreatedToken = ApiToken;
+
+/// A member of an organisation, as admins see them.
+#[derive(Serialize)]
+pub struct Member {
+    pub name: String,
+    pub email: Option<String>,
+    pub roles: Vec<Grant>,
+}
+
+pub fn hash_secret(secret: &str) -> String {
+    Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn new_secret(prefix: &str) -> NewSecret {
+    NewSecret(format!("{prefix}{}", ferry_store::random_id()))
+}
+
+/// Hashes a password with Argon2id (the crate's defaults: m=19 MiB, t=2, p=1), off the async
+/// workers.
+pub async fn hash_password(password: &str) -> Result<String, ServiceError> {
+    check_password_rules(password)?;
+    let password = password.to_string();
+    tokio::task::spawn_blocking(move || {
+        let mut salt = [0u8; 16];
+        getrandom::fill(&mut salt).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        let salt = SaltString::encode_b64(&salt).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        Argon2::default().hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(|e| ServiceError::Internal(e.to_string()))
+    })
+    .await
+    .map_err(|e| ServiceError::Internal(e.to_string()))?
+}
+
+fn check_password_rules(password: &str) -> Result<(), ServiceError> {
+    if password.chars().count() < 10 {
+        return Err(ServiceError::Invalid("a password needs at least 10 characters".into()));
+    }
+    Ok(())
+}
+
+async fn verify_password(password: &str, hash: Option<&str>) -> bool {
+    let password = password.to_string();
+    let hash = hash.map(str::to_string);
+    tokio::task::spawn_blocking(move || match hash {
+        Some(hash) => PasswordHash::new(&hash).is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok()),
+        // No such user, or one without a password: still spend one hash, so the time taken
+        // does not tell which names exist.
+        None => {
+            let salt = SaltString::encode_b64(b"ferry-no-such-user").expect("a valid salt");
+            let _ = Argon2::default().hash_password(password.as_bytes(), &salt);
+            false
+        }
+    })
+    .await
+    .unwrap_or(false)
+}
+
+/// How the audit log shows a caller's address (`local`: an in-process call, without one).
+pub fn address_text(address: Option<IpAddr>) -> String {
+    address.map(|a| a.to_string()).unwrap_or_else(|| "local".into())
+}
+
+/// Checks an organisation name; `*` (every organisation) is one too.
+fn check_org(org: &str) -> Result<(), ServiceError> {
+    if org == "*" {
+        return Ok(());
+    }
+    check_name("organisation", org)
+}
+
+/// Checks a user or organisation name: what a URL path and a log line can carry as is.
+fn check_name(what: &str, name: &str) -> Result<(), ServiceError> {
+    if name.is_empty() || name.len() > 100 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@')) {
+        return Err(ServiceError::Invalid(format!("invalid {what} `{name}`: use 1 to 100 letters, digits, `-`, `_`, `.` or `@`")));
+    }
+    Ok(())
+}
+
+impl StackService {
+    /// The caller a session cookie's value stands for (anonymous when it is not a live session).
+    pub async fn caller_of_session(&self, secret: &str) -> Result<Caller, ServiceError> {
+        match self.store.session_user(&hash_secret(secret)).await? {
+            Some(user) => self.caller_of_user(user, Credential::Session, None).await,
+            None => Ok(Caller::anonymous()),
+        }
+    }
+
+    /// The caller an API token stands for; an unknown, expired or revoked token is an error
+    /// that says which (a client sending a dead token should hear why, not act anonymously).
+    pub async fn caller_of_token(&self, secret: &str) -> Result<Caller, ServiceError> {
+        let token = self.store.api_token_by_hash(&hash_secret(secret)).await?.ok_or_else(|| ServiceError::BadCredentials("unknown API token".into()))?;
+        if token.revoked_at.is_some() {
+            return Err(ServiceError::BadCredentials(format!("the API token `{}` was revoked", token.name)));
+        }
+        if !token.active {
+            return Err(ServiceError::BadCredentials(format!("the API token `{}` expired at {}", token.name, token.expires_at)));
+        }
+        let user = self.store.user(&token.user_id).await?;
+        let role = Role::parse(&token.role)?;
+        self.caller_of_user(user, Credential::ApiToken { id: token.id.clone() }, Some((token.org.as_str(), role))).await
+    }
+
+    /// A user's caller: their grants, or for a token only the token's role where the user
+    /// still holds it.
+    async fn caller_of_user(&self, user: User, credential: Credential, token: Option<(&str, Role)>) -> Result<Caller, ServiceError> {
+        let held: Vec<Grant> =
+            self.store.memberships(&user.id).await?.into_iter().filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })).collect();
+        let grants = match token {
+            None => held,
+            Some((org, role)) => {
+                let holder = Caller {
+                    user: Some(CallerUser { id: user.id.clone(), name: user.name.clone(), email: None, grants: held.clone(), credential: credential.clone() }),
+                };
+                let orgs: Vec<String> = if org == "*" { held.iter().map(|g| g.org.clone()).collect() } else { vec![org.to_string()] };
+                let mut grants: Vec<Grant> = orgs.into_iter().filter(|o| holder.may(o, role)).map(|org| Grant { org, role }).collect();
+                grants.dedup();
+                grants
+            }
+        };
+        Ok(Caller { user: Some(CallerUser { id: user.id, name: user.name, email: user.email, grants, credential }) })
+    }
+
+    /// Signs in with a name and password, within the attempt limits; every attempt is audited.
+    /// `address` is the caller's, when known (`None`: an in-process call).
+    pub async fn sign_in(&self, name: &str, password: &str, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
+        let shown = address_text(address);
+        let audit = |outcome: String| {
+            let shown = shown.clone();
+            async move {
+                self.audit(NewAuditRecord {
+                    actor: name,
+                    org: None,
+                    action: "sign-in",
+                    object: &format!("user {name}"),
+                    address: &shown,
+                    outcome: &outcome,
+                    plan_id: None,
+                })
+                .await
+            }
+        };
+        let address_limited = address.is_some_and(|a| self.sign_in_limits.per_address.check_key(&a).is_err());
+        if address_limited || self.sign_in_limits.per_account.check_key(&name.to_string()).is_err() {
+            audit("denied: too many attempts".into()).await?;
+            return Err(ServiceError::RateLimited("too many sign-in attempts; wait a minute and try again".into()));
+        }
+        let user = self.store.user_by_name(name).await?;
+        if !verify_password(password, user.as_ref().and_then(|u| u.password_hash.as_deref())).await {
+            audit("failed: wrong name or password".into()).await?;
+            return Err(ServiceError::BadCredentials("wrong name or password".into()));
+        }
+        let user = user.expect("a verified password has a user");
+        let session = self.start_session(&user.id).await?;
+        audit("ok".into()).await?;
+        Ok(SignedIn { session, user })
+    }
+
+    /// Starts a session for the user (after a password, a sign-in link or OpenID Connect).
+    pub async fn start_session(&self, user_id: &str) -> Result<NewSecret, ServiceError> {
+        let secret = new_secret("");
+        self.store.add_session(&hash_secret(&secret.0), user_id, SESSION_SECONDS).await?;
+        Ok(secret)
+    }
+
+    pub async fn end_session(&self, secret: &str) -> Result<(), ServiceError> {
+        Ok(self.store.revoke_session(&hash_secret(secret)).await?)
+    }
+
+    /// Ends every session of the caller's user, on every device ("sign out everywhere").
+    pub async fn end_all_sessions(&self, caller: &Caller) -> Result<(), ServiceError> {
+        let me = caller.require_signed_in()?;
+        Ok(self.store.revoke_sessions_of(&me.id).await?)
+    }
+
+    /// Uses a one-time sign-in link; the new session and its user.
+    pub async fn use_sign_in_link(&self, secret: &str, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
+        let address = address_text(address);
+        let user_id = self.store.use_sign_in_link(&hash_secret(secret)).await?;
+        let outcome = if user_id.is_some() { "ok" } else { "failed: unknown, used or expired link" };
+        let user = match &user_id {
+            Some(id) => Some(self.store.user(id).await?),
+            None => None,
+        };
+        let actor = user.as_ref().map(|u| u.name.as_str()).unwrap_or("anonymous");
+        self.audit(NewAuditRecord { actor, org: None, action: "sign-in", object: "sign-in link", address: &address, outcome, plan_id: None }).await?;
+        let user = user.ok_or_else(|| ServiceError::BadCredentials("this sign-in link is unknown, used or expired; ask for a new one".into()))?;
+        let session = self.start_session(&user.id).await?;
+        Ok(SignedIn { session, user })
+    }
+
+    /// A one-time sign-in link's secret for the user (first setup, a forgotten password).
+    pub async fn new_sign_in_link(&self, user_id: &str) -> Result<NewSecret, ServiceError> {
+        let secret = new_secret("");
+        self.store.add_sign_in_link(&hash_secret(&secret.0), user_id, SIGN_IN_LINK_SECONDS).await?;
+        Ok(secret)
+    }
+
+    /// On a store without users: makes `admin`, an administrator of every organisation, and
+    /// returns a one-time sign-in link's secret for it. `None` when users exist.
+    pub async fn ensure_first_admin(&self) -> Result<Option<NewSecret>, ServiceError> {
+        if self.store.count_users().await? > 0 {
+            return Ok(None);
+        }
+        let admin = self.store.add_user("admin", None, None, None).await?;
+        self.store.grant_role(&admin.id, "*", Role::Admin.as_str()).await?;
+        Ok(Some(self.new_sign_in_link(&admin.id).await?))
+    }
+
+    pub async fn has_users(&self) -> Result<bool, ServiceError> {
+        Ok(self.store.count_users().await? > 0)
+    }
+
+    /// The user `name`, made (without a password) when missing.
+    pub async fn ensure_user(&self, name: &str) -> Result<User, ServiceError> {
+        check_name("user name", name)?;
+        if let Some(user) = self.store.user_by_name(name).await? {
+            return Ok(user);
+        }
+        match self.store.add_user(name, None, None, None).await {
+            Err(StoreError::UserExists(_)) => Ok(self.store.user_by_name(name).await?.expect("a user that exists")),
+            other => Ok(other?),
+        }
+    }
+
+    /// Creates a user with a password (admins), or sets a user's password.
+    pub async fn set_password(&self, user_id: &str, password: &str) -> Result<(), ServiceError> {
+        let hash = hash_password(password).await?;
+        self.store.set_password_hash(user_id, &hash).await?;
+        // A new password ends the other sessions.
+        self.store.revoke_sessions_of(user_id).await?;
+        Ok(())
+    }
+
+    /// Changes the caller's own password, given the current one (none needed when they have
+    /// none yet, as after a sign-in link).
+    pub async fn change_own_password(&self, caller: &Caller, current: Option<&str>, new: &str) -> Result<(), ServiceError> {
+        let me = caller.require_signed_in()?;
+        let user = self.store.user(&me.id).await?;
+        if user.password_hash.is_some() && !verify_password(current.unwrap_or_default(), user.password_hash.as_deref()).await {
+            return Err(ServiceError::BadCredentials("the current password is wrong".into()));
+        }
+        self.set_password(&user.id, new).await
+    }
+
+    /// A new API token for the caller's user: the role must be one the user holds in `org`.
+    pub async fn create_api_token(&self, caller: &Caller, name: &str, org: &str, role: Role, days: i64) -> Result<CreatedToken, ServiceError> {
+        let me = caller.require_signed_in()?;
+        if name.trim().is_empty() || name.len() > 100 {
+            return Err(ServiceError::Invalid("name the token (1 to 100 characters)".into()));
+        }
+        check_org(org)?;
+        if !(1..=366).contains(&days) {
+            return Err(ServiceError::Invalid(format!("a token lasts 1 to 366 days, not {days}")));
+        }
+        // A token never grants more than its creator holds, nor does a token make tokens
+        // beyond its own role.
+        let allowed = if org == "*" { me.grants.iter().any(|g| g.org == "*" && g.role.grants(role)) } else { caller.may(org, role) };
+        if !allowed {
+            return Err(ServiceError::Forbidden(format!("`{}` is not {} in `{org}`, so no token can be", me.name, role.as_str())));
+        }
+        self.issue_api_token(&me.id, name, org, role, days * 86_400).await
+    }
+
+    /// Issues a token without checks (the command line's `ferry token create`, run by whoever
+    /// holds the data directory).
+    pub async fn issue_api_token(&self, user_id: &str, name: &str, org: &str, role: Role, lifetime_seconds: i64) -> Result<CreatedToken, ServiceError> {
+        let secret = new_secret(TOKEN_PREFIX);
+        let record = self.store.add_api_token(&hash_secret(&secret.0), user_id, name, org, role.as_str(), lifetime_seconds).await?;
+        Ok(CreatedToken { token: Some(secret.0), ..record })
+    }
+
+    pub async fn api_tokens(&self, caller: &Caller) -> Result<Vec<ApiToken>, ServiceError> {
+        let me = caller.require_signed_in()?;
+        Ok(self.store.api_tokens_of(&me.id).await?)
+    }
+
+    pub async fn revoke_api_token(&self, caller: &Caller, id: &str) -> Result<ApiToken, ServiceError> {
+        let me = caller.require_signed_in()?;
+        Ok(self.store.revoke_api_token(&me.id, id).await?)
+    }
+
+    /// Grants `role` to user `user` in `org` (`*`: every organisation), creating the user if
+    /// missing; for first setup from the command line.
+    pub async fn grant(&self, user: &str, org: &str, role: Role) -> Result<User, ServiceError> {
+        check_org(org)?;
+        let user = self.ensure_user(user).await?;
+        self.store.grant_role(&user.id, org, role.as_str()).await?;
+        Ok(user)
+    }
+
+    /// The members of `org` (admins of it).
+    pub async fn members(&self, caller: &Caller, org: &str) -> Result<Vec<Member>, ServiceError> {
+        caller.require(org, Role::Admin)?;
+        Ok(self
+            .store
+            .members(org)
+            .await?
+            .into_iter()
+            .map(|(user, roles)| Member {
+                name: user.name,
+                email: user.email,
+                roles: roles.into_iter().filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })).collect(),
+            })
+            .collect())
+    }
+
+    /// Sets a member's roles in `org` (admins of it), creating the user — with `password`, if
+    /// given — when missing.
+    pub async fn set_member(&self, caller: &Caller, org: &str, name: &str, roles: &[Role], password: Option<&str>) -> Result<Member, ServiceError> {
+        check_org(org)?;
+        caller.require(org, Role::Admin)?;
+        let user = self.ensure_user(name).await?;
+        if let Some(password) = password {
+            if user.password_hash.is_some() && !caller.is_server_admin() {
+                return Err(ServiceError::Forbidden(format!("`{name}` already has a password; only they (or a server administrator) may change it")));
+            }
+            self.set_password(&user.id, password).await?;
+        }
+        let roles: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
+        self.store.set_roles(&user.id, org, &roles).await?;
+        let members = self.members(caller, org).await?;
+        members.into_iter().find(|m| m.name == name).ok_or_else(|| ServiceError::Internal("the member just set is missing".into()))
+    }
+
+    /// Appends one record to the audit log.
+    pub async fn audit(&self, record: NewAuditRecord<'_>) -> Result<(), ServiceError> {
+        Ok(self.store.append_audit(record).await?)
+    }
+
+    /// Audit records of `org` (admins of it; `*`: every record, server administrators).
+    pub async fn audit_log(&self, caller: &Caller, org: &str, after: i64, limit: i64) -> Result<Vec<AuditRecord>, ServiceError> {
+        caller.require(org, Role::Admin)?;
+        let org = (org != "*").then_some(org);
+        Ok(self.store.audit(org, after, limit.clamp(1, 10_000)).await?)
+    }
+}
+
+/// Who an OpenID Provider says signed in.
+pub struct OidcIdentity {
+    pub subject: String,
+    pub email: Option<String>,
+    /// A name to show (`preferred_username`, the email's local part, or the subject).
+    pub name: String,
+    /// Groups from the configured claim; `<org>:<role>` grants that role there.
+    pub groups: Option<Vec<String>>,
+}
+
+impl StackService {
+    /// Signs in a user an OpenID Provider vouched for: matched by `sub` (made on first sign-in,
+    /// named uniquely), email kept current, and, when the provider sends groups, their roles
+    /// set from them (`<org>:<role>`; others ignored). Audited.
+    pub async fn sign_in_oidc(&self, identity: OidcIdentity, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
+        let shown = address_text(address);
+        let user = match self.store.user_by_oidc_sub(&identity.subject).await? {
+            Some(user) => user,
+            None => {
+                let base: String = identity.name.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@')).take(90).collect();
+                let base = if base.is_empty() { "user".to_string() } else { base };
+                let mut made = None;
+                for n in 0..100 {
+                    let name = if n == 0 { base.clone() } else { format!("{base}-{n}") };
+                    match self.store.add_user(&name, identity.email.as_deref(), None, Some(&identity.subject)).await {
+                        Ok(user) => {
+                            made = Some(user);
+                            break;
+                        }
+                        Err(StoreError::UserExists(_)) => continue,
+                        Err(e) => return Err(e.into()),
+                    }
+                }
+                made.ok_or_else(|| ServiceError::Internal(format!("no free user name for `{base}`")))?
+            }
+        };
+        if identity.email.is_some() && identity.email != user.email {
+            self.store.set_email(&user.id, identity.email.as_deref()).await?;
+        }
+        if let Some(groups) = &identity.groups {
+            let mut by_org: std::collections::BTreeMap<String, Vec<&'static str>> = std::collections::BTreeMap::new();
+            for group in groups {
+                if let Some((org, role)) = group.split_once(':') {
+                    if let (Ok(role), true) = (Role::parse(role), org == "*" || check_name("organisation", org).is_ok()) {
+                        by_org.entry(org.to_string()).or_default().push(role.as_str());
+                    }
+                }
+            }
+            // The provider is the source of truth for memberships it manages: orgs it no longer
+            // lists lose their roles.
+            for m in self.store.memberships(&user.id).await? {
+                by_org.entry(m.org).or_default();
+            }
+            for (org, roles) in by_org {
+                self.store.set_roles(&user.id, &org, &roles).await?;
+            }
+        }
+        let session = self.start_session(&user.id).await?;
+        self.audit(NewAuditRecord { actor: &user.name, org: None, action: "sign-in", object: "OpenID Connect", address: &shown, outcome: "ok", plan_id: None })
+            .await?;
+        Ok(SignedIn { session, user })
+    }
+}

@@ -1,0 +1,111 @@
+//! Approvals: reviewers approve one revision's latest preview; a new revision or a new preview
+//! leaves earlier approvals behind; a stack's rule says how many a commit needs and whether a
+//! plan's author may approve it. The commit checks the rule (`commit_gate`).
+
+use ferry_store::review::StackSettings;
+
+use crate::access::Caller;
+use crate::{ServiceError, StackService};
+
+/// Where a plan stands: its latest revision and preview, their approvals, the stack's rule.
+pub type ApprovalState = ferry_types::ApprovalStateView;
+
+impl StackService {
+    pub async fn approval_state(&self, plan_id: &str) -> Result<ApprovalState, ServiceError> {
+        let plan = self.store.plan(plan_id).await?;
+        let revision = self.store.plan_revision(plan_id, None).await?;
+        let preview = revision.previews.last().cloned();
+        let settings = self.store.stack_settings(&plan.stack_id).await?;
+        let approvals = match &preview {
+            Some(p) => self.store.approvals(plan_id, revision.revision, p).await?,
+            None => Vec::new(),
+        };
+        let reason = if preview.is_none() {
+            Some(format!("revision {} has no preview yet", revision.revision))
+        } else if (approvals.len() as i64) < settings.required_approvals {
+            Some(format!(
+                "revision {}'s preview has {} of the {} approvals this stack requires",
+                revision.revision,
+                approvals.len(),
+                settings.required_approvals
+            ))
+        } else {
+            None
+        };
+        Ok(ApprovalState {
+            revision: revision.revision,
+            preview,
+            author: plan.author,
+            required_approvals: settings.required_approvals,
+            author_may_approve: settings.author_may_approve,
+            satisfied: reason.is_none(),
+            reason,
+            approvals,
+        })
+    }
+
+    /// Approves the plan's latest revision's latest preview; `revision` and `preview` say what
+    /// the reviewer looked at, so an approval never lands on something newer.
+    pub async fn approve(&self, caller: &Caller, plan_id: &str, revision: i64, preview: &str) -> Result<ApprovalState, ServiceError> {
+        let me = caller.require_signed_in()?;
+        let state = self.approval_state(plan_id).await?;
+        if state.revision != revision || state.preview.as_deref() != Some(preview) {
+            return Err(ServiceError::Conflict(format!(
+                "you reviewed revision {revision}, but the plan is at revision {} with {}; review it again",
+                state.revision,
+                if state.preview.as_deref() == Some(preview) { "this preview".to_string() } else { "a newer preview".to_string() }
+            )));
+        }
+        if !state.author_may_approve && state.author.as_deref() == Some(me.name.as_str()) {
+            return Err(ServiceError::Forbidden(format!("`{}` wrote this plan, and this stack does not let authors approve their own plans", me.name)));
+        }
+        self.store.add_approval(plan_id, revision, preview, &me.name).await?;
+        self.approval_state(plan_id).await
+    }
+
+    pub async fn withdraw_approval(&self, caller: &Caller, plan_id: &str) -> Result<ApprovalState, ServiceError> {
+        let me = caller.require_signed_in()?;
+        let state = self.approval_state(plan_id).await?;
+        if let Some(preview) = &state.preview {
+            self.store.remove_approval(plan_id, state.revision, preview, &me.name).await?;
+        }
+        self.approval_state(plan_id).await
+    }
+
+    /// Refuses a commit of `preview_id` that the stack's rule does not allow yet: not the latest
+    /// preview of its plan's latest revision, or too few approvals.
+    pub(crate) async fn commit_gate(&self, stack_id: &str, preview_id: &str) -> Result<(), ServiceError> {
+        let settings = self.store.stack_settings(stack_id).await?;
+        if settings.required_approvals == 0 {
+            return Ok(());
+        }
+        let Some((plan_id, revision)) = self.store.plan_of_preview(preview_id).await? else {
+            return Err(ServiceError::NeedsApproval(format!(
+                "commits to this stack need {} approval(s): preview through a plan, and have it approved",
+                settings.required_approvals
+            )));
+        };
+        let state = self.approval_state(&plan_id).await?;
+        if state.revision != revision || state.preview.as_deref() != Some(preview_id) {
+            return Err(ServiceError::NeedsApproval(format!(
+                "this preview is of revision {revision}, but the plan has a newer revision or preview (revision {}); commit that one once approved",
+                state.revision
+            )));
+        }
+        match state.reason {
+            Some(reason) => Err(ServiceError::NeedsApproval(reason)),
+            None => Ok(()),
+        }
+    }
+
+    pub async fn stack_settings(&self, stack_id: &str) -> Result<StackSettings, ServiceError> {
+        Ok(self.store.stack_settings(stack_id).await?)
+    }
+
+    pub async fn set_stack_settings(&self, stack_id: &str, settings: StackSettings) -> Result<StackSettings, ServiceError> {
+        if !(0..=10).contains(&settings.required_approvals) {
+            return Err(ServiceError::Invalid(format!("required approvals must be 0 to 10, not {}", settings.required_approvals)));
+        }
+        Ok(self.store.set_stack_settings(stack_id, settings).await?)
+    }
+}

@@ -1,0 +1,89 @@
+//! Comments on a plan revision, anchored to a resource and optionally a property path, in
+//! threads that are resolved or open; and a plan's timeline (its audit records).
+
+use ferry_store::accounts::AuditRecord;
+use ferry_store::review::{Comment, NewComment};
+use serde::Deserialize;
+
+use crate::access::Caller;
+use crate::{ServiceError, StackService};
+
+/// The longest comment, in characters.
+const MAX_COMMENT: usize = 10_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommentInput {
+    pub revision: i64,
+    pub urn: String,
+    #[serde(default)]
+    pub path: Option<String>,
+    /// The thread's first comment, for a reply.
+    #[serde(default)]
+    pub parent: Option<String>,
+    pub body: String,
+}
+
+impl StackService {
+    pub async fn comments(&self, plan_id: &str, revision: Option<i64>) -> Result<Vec<Comment>, ServiceError> {
+        self.store.plan(plan_id).await?;
+        Ok(self.store.comments(plan_id, revision).await?)
+    }
+
+    /// The comments of the plan behind a live read-only link.
+    pub async fn shared_comments(&self, token: &str, revision: Option<i64>) -> Result<Vec<Comment>, ServiceError> {
+        let share = self.live_share(token).await?;
+        let mut comments = self.store.comments(&share.plan_id, revision).await?;
+        for c in &mut comments {
+            // The plan's ID is what editing needs: a link's reader never gets it.
+            c.plan_id = String::new();
+        }
+        Ok(comments)
+    }
+
+    pub async fn add_comment(&self, caller: &Caller, plan_id: &str, input: CommentInput) -> Result<Comment, ServiceError> {
+        let me = caller.require_signed_in()?;
+        let body = input.body.trim();
+        if body.is_empty() || body.chars().count() > MAX_COMMENT {
+            return Err(ServiceError::Invalid(format!("a comment has 1 to {MAX_COMMENT} characters")));
+        }
+        if input.urn.trim().is_empty() {
+            return Err(ServiceError::Invalid("`urn`: name the resource the comment is about".into()));
+        }
+        self.store.plan_revision(plan_id, Some(input.revision)).await?;
+        let parent = match &input.parent {
+            Some(id) => {
+                let parent = self.store.comment(id).await?;
+                if parent.plan_id != plan_id {
+                    return Err(ferry_store::StoreError::CommentNotFound(id.clone()).into());
+                }
+                // Replies hang off the thread's first comment.
+                Some(parent.parent_id.unwrap_or(parent.id))
+            }
+            None => None,
+        };
+        let path = input.path.as_deref().map(str::trim).filter(|p| !p.is_empty());
+        Ok(self
+            .store
+            .add_comment(NewComment { plan_id, revision: input.revision, urn: &input.urn, path, parent_id: parent.as_deref(), author: &me.name, body })
+            .await?)
+    }
+
+    /// Resolves a thread (or opens it again).
+    pub async fn resolve_comment(&self, caller: &Caller, plan_id: &str, comment_id: &str, resolved: bool) -> Result<Comment, ServiceError> {
+        let me = caller.require_signed_in()?;
+        let comment = self.store.comment(comment_id).await?;
+        if comment.plan_id != plan_id {
+            return Err(ferry_store::StoreError::CommentNotFound(comment_id.to_string()).into());
+        }
+        let thread = comment.parent_id.unwrap_or(comment.id);
+        Ok(self.store.resolve_comment(&thread, resolved.then_some(me.name.as_str())).await?)
+    }
+
+    /// The plan's timeline: who created, revised, previewed, resolved, commented, approved and
+    /// committed it, and when.
+    pub async fn plan_activity(&self, plan_id: &str) -> Result<Vec<AuditRecord>, ServiceError> {
+        self.store.plan(plan_id).await?;
+        Ok(self.store.plan_activity(plan_id).await?)
+    }
+}

@@ -1,0 +1,336 @@
+//! Accounts: users, their roles per organisation, sessions, API tokens, one-time sign-in links,
+//! and the append-only audit log. Secrets arrive here already hashed; the store never sees one.
+
+use serde::Serialize;
+use sqlx::Row;
+
+use crate::clock::{in_seconds, now};
+use crate::{random_id, Store, StoreError};
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct User {
+    pub id: String,
+    pub name: String,
+    pub email: Option<String>,
+    #[serde(skip)]
+    pub password_hash: Option<String>,
+    #[serde(skip)]
+    pub oidc_sub: Option<String>,
+    pub created_at: String,
+}
+
+/// One role of a user in an organisation (`*`: every organisation).
+#[derive(Debug, Clone, Serialize, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Membership {
+    pub org: String,
+    pub role: String,
+}
+
+/// An API token as listed (never its secret).
+pub type ApiToken = ferry_types::ApiTokenInfo;
+
+/// One audit record.
+pub type AuditRecord = ferry_types::AuditEntry;
+
+/// What a new audit record says (the store adds its sequence number and time).
+#[derive(Debug, Clone)]
+pub struct NewAuditRecord<'a> {
+    pub actor: &'a str,
+    pub org: Option<&'a str>,
+    pub action: &'a str,
+    pub object: &'a str,
+    pub address: &'a str,
+    pub outcome: &'a str,
+    pub plan_id: Option<&'a str>,
+}
+
+pub(crate) fn audit_record_of(r: &sqlx::any::AnyRow) -> AuditRecord {
+    AuditRecord {
+        seq: r.get("seq"),
+        at: r.get("at"),
+        actor: r.get("actor"),
+        org: r.get("org"),
+        action: r.get("action"),
+        object: r.get("object"),
+        address: r.get("address"),
+        outcome: r.get("outcome"),
+        plan_id: r.get("plan_id"),
+    }
+}
+
+const USER_SELECT: &str = "SELECT id, name, email, password_hash, oidc_sub, created_at FROM users";
+
+fn user_of(row: &sqlx::any::AnyRow) -> User {
+    User {
+        id: row.get("id"),
+        name: row.get("name"),
+        email: row.get("email"),
+        password_hash: row.get("password_hash"),
+        oidc_sub: row.get("oidc_sub"),
+        created_at: row.get("created_at"),
+    }
+}
+
+fn token_of(row: &sqlx::any::AnyRow) -> ApiToken {
+    let expires_at: String = row.get("expires_at");
+    let revoked_at: Option<String> = row.get("revoked_at");
+    ApiToken {
+        active: revoked_at.is_none() && expires_at > now(),
+        id: row.get("id"),
+        user_id: row.get("user_id"),
+        name: row.get("name"),
+        org: row.get("org"),
+        role: row.get("role"),
+        created_at: row.get("created_at"),
+        expires_at,
+        revoked_at,
+        token: None,
+    }
+}
+
+const TOKEN_SELECT: &str = "SELECT id, user_id, name, org, role, created_at, expires_at, revoked_at FROM api_tokens";
+
+impl Store {
+    pub async fn count_users(&self) -> Result<i64, StoreError> {
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&self.pool).await?)
+    }
+
+    /// Adds a user; a taken name or OpenID subject is [`StoreError::UserExists`].
+    pub async fn add_user(&self, name: &str, email: Option<&str>, password_hash: Option<&str>, oidc_sub: Option<&str>) -> Result<User, StoreError> {
+        let id = random_id();
+        let result = sqlx::query("INSERT INTO users (id, name, email, password_hash, oidc_sub) VALUES ($1, $2, $3, $4, $5)")
+            .bind(&id)
+            .bind(name)
+            .bind(email)
+            .bind(password_hash)
+            .bind(oidc_sub)
+            .execute(&self.pool)
+            .await;
+        match result {
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::UserExists(name.to_string())),
+            other => {
+                other?;
+                self.user(&id).await
+            }
+        }
+    }
+
+    pub async fn user(&self, id: &str) -> Result<User, StoreError> {
+        let row = sqlx::query(&format!("{USER_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
+        row.as_ref().map(user_of).ok_or_else(|| StoreError::UserNotFound(id.to_string()))
+    }
+
+    pub async fn user_by_name(&self, name: &str) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query(&format!("{USER_SELECT} WHERE name = $1")).bind(name).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(user_of))
+    }
+
+    pub async fn user_by_oidc_sub(&self, sub: &str) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query(&format!("{USER_SELECT} WHERE oidc_sub = $1")).bind(sub).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(user_of))
+    }
+
+    pub async fn users(&self) -> Result<Vec<User>, StoreError> {
+        let rows = sqlx::query(&format!("{USER_SELECT} ORDER BY name")).fetch_all(&self.pool).await?;
+        Ok(rows.iter().map(user_of).collect())
+    }
+
+    pub async fn set_password_hash(&self, user_id: &str, hash: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2").bind(hash).bind(user_id).execute(&self.pool).await?;
+        if done.rows_affected() == 0 {
+            return Err(StoreError::UserNotFound(user_id.to_string()));
+        }
+        Ok(())
+    }
+
+    pub async fn set_email(&self, user_id: &str, email: Option<&str>) -> Result<(), StoreError> {
+        sqlx::query("UPDATE users SET email = $1 WHERE id = $2").bind(email).bind(user_id).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Every role of the user, in every organisation.
+    pub async fn memberships(&self, user_id: &str) -> Result<Vec<Membership>, StoreError> {
+        let rows = sqlx::query("SELECT org, role FROM memberships WHERE user_id = $1 ORDER BY org, role").bind(user_id).fetch_all(&self.pool).await?;
+        Ok(rows.iter().map(|r| Membership { org: r.get("org"), role: r.get("role") }).collect())
+    }
+
+    /// Sets the user's roles in `org` to exactly `roles`, in one transaction.
+    pub async fn set_roles(&self, user_id: &str, org: &str, roles: &[&str]) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2").bind(user_id).bind(org).execute(&mut *tx).await?;
+        for role in roles {
+            sqlx::query("INSERT INTO memberships (org, user_id, role) VALUES ($1, $2, $3)").bind(org).bind(user_id).bind(role).execute(&mut *tx).await?;
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Adds one role (kept if already held).
+    pub async fn grant_role(&self, user_id: &str, org: &str, role: &str) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO memberships (org, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
+            .bind(org)
+            .bind(user_id)
+            .bind(role)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The members of `org` (those with roles in it or in `*`), with those roles.
+    pub async fn members(&self, org: &str) -> Result<Vec<(User, Vec<Membership>)>, StoreError> {
+        let rows = sqlx::query("SELECT DISTINCT user_id FROM memberships WHERE org = $1 OR org = '*'").bind(org).fetch_all(&self.pool).await?;
+        let mut members = Vec::with_capacity(rows.len());
+        for row in rows {
+            let user = self.user(row.get("user_id")).await?;
+            let roles = self.memberships(&user.id).await?.into_iter().filter(|m| m.org == org || m.org == "*").collect();
+            members.push((user, roles));
+        }
+        members.sort_by(|a, b| a.0.name.cmp(&b.0.name));
+        Ok(members)
+    }
+
+    pub async fn add_session(&self, token_hash: &str, user_id: &str, lifetime_seconds: i64) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
+            .bind(token_hash)
+            .bind(user_id)
+            .bind(in_seconds(lifetime_seconds))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// The user of a live session (not revoked, not expired).
+    pub async fn session_user(&self, token_hash: &str) -> Result<Option<User>, StoreError> {
+        let user_id: Option<String> = sqlx::query_scalar("SELECT user_id FROM sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2")
+            .bind(token_hash)
+            .bind(now())
+            .fetch_optional(&self.pool)
+            .await?;
+        match user_id {
+            Some(id) => Ok(Some(self.user(&id).await?)),
+            None => Ok(None),
+        }
+    }
+
+    pub async fn revoke_session(&self, token_hash: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL")
+            .bind(now())
+            .bind(token_hash)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Ends every session of the user (a password change, an admin's decision).
+    pub async fn revoke_sessions_of(&self, user_id: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL").bind(now()).bind(user_id).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    pub async fn add_api_token(
+        &self,
+        token_hash: &str,
+        user_id: &str,
+        name: &str,
+        org: &str,
+        role: &str,
+        lifetime_seconds: i64,
+    ) -> Result<ApiToken, StoreError> {
+        let id = random_id();
+        sqlx::query("INSERT INTO api_tokens (id, token_hash, user_id, name, org, role, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+            .bind(&id)
+            .bind(token_hash)
+            .bind(user_id)
+            .bind(name)
+            .bind(org)
+            .bind(role)
+            .bind(in_seconds(lifetime_seconds))
+            .execute(&self.pool)
+            .await?;
+        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1")).bind(&id).fetch_one(&self.pool).await?;
+        Ok(token_of(&row))
+    }
+
+    /// The token with this hash, live or not (the caller tells expired from revoked).
+    pub async fn api_token_by_hash(&self, token_hash: &str) -> Result<Option<ApiToken>, StoreError> {
+        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE token_hash = $1")).bind(token_hash).fetch_optional(&self.pool).await?;
+        Ok(row.as_ref().map(token_of))
+    }
+
+    pub async fn api_tokens_of(&self, user_id: &str) -> Result<Vec<ApiToken>, StoreError> {
+        let rows = sqlx::query(&format!("{TOKEN_SELECT} WHERE user_id = $1 ORDER BY created_at DESC")).bind(user_id).fetch_all(&self.pool).await?;
+        Ok(rows.iter().map(token_of).collect())
+    }
+
+    /// Revokes the user's token `id`; revoking twice keeps the first time.
+    pub async fn revoke_api_token(&self, user_id: &str, id: &str) -> Result<ApiToken, StoreError> {
+        sqlx::query("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL")
+            .bind(now())
+            .bind(id)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
+        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1 AND user_id = $2")).bind(id).bind(user_id).fetch_optional(&self.pool).await?;
+        row.as_ref().map(token_of).ok_or(StoreError::TokenNotFound)
+    }
+
+    pub async fn add_sign_in_link(&self, token_hash: &str, user_id: &str, lifetime_seconds: i64) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO sign_in_links (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
+            .bind(token_hash)
+            .bind(user_id)
+            .bind(in_seconds(lifetime_seconds))
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Uses a one-time sign-in link: its user, once; `None` if unknown, used or expired.
+    pub async fn use_sign_in_link(&self, token_hash: &str) -> Result<Option<String>, StoreError> {
+        let now = now();
+        let user_id: Option<String> =
+            sqlx::query_scalar("UPDATE sign_in_links SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $3 RETURNING user_id")
+                .bind(&now)
+                .bind(token_hash)
+                .bind(&now)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(user_id)
+    }
+
+    pub async fn append_audit(&self, record: NewAuditRecord<'_>) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO audit_log (actor, org, action, object, address, outcome, plan_id) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+            .bind(record.actor)
+            .bind(record.org)
+            .bind(record.action)
+            .bind(record.object)
+            .bind(record.address)
+            .bind(record.outcome)
+            .bind(record.plan_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Audit records after `after`, oldest first, up to `limit`: those of `org` (and the
+    /// server-wide ones, which have none), or every record when `org` is `None`.
+    pub async fn audit(&self, org: Option<&str>, after: i64, limit: i64) -> Result<Vec<AuditRecord>, StoreError> {
+        let rows = match org {
+            Some(org) => {
+                sqlx::query("SELECT * FROM audit_log WHERE seq > $1 AND (org = $2 OR org IS NULL) ORDER BY seq LIMIT $3")
+                    .bind(after)
+                    .bind(org)
+                    .bind(limit)
+                    .fetch_all(&self.pool)
+                    .await?
+            }
+            None => sqlx::query("SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2").bind(after).bind(limit).fetch_all(&self.pool).await?,
+        };
+        Ok(rows.iter().map(audit_record_of).collect())
+    }
+
+    /// Records who wrote a plan.
+    pub async fn set_plan_author(&self, plan_id: &str, author: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE plans SET author = $1 WHERE id = $2").bind(author).bind(plan_id).execute(&self.pool).await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,151 @@
+// A team reviews an import in Chromium: local users and one user of a real OpenID Provider
+// (panva's oidc-provider, started by the test command). A planner creates and previews a plan;
+// the approver (signed in through OpenID Connect, an approver by the provider's groups)
+// comments on a property and approves; the planner revises, which clears the approval; the
+// approver approves again; a committer commits; a viewer sees it all without controls and gets
+// 403 from the API. The audit log shows that sequence.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import { launch, open, api, member, ARTIFACTS, BASE } from '../lib/browser.mjs';
+
+let browser;
+before(async () => { browser = await launch(); });
+after(async () => { await browser?.close(); });
+
+const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const waitDone = (page) => page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 60000 });
+
+test('a planner, an approver from the OpenID Provider, a committer and a viewer take an import through review', async () => {
+  assert.ok(process.env.FERRY_E2E_OIDC, 'the test command starts the OpenID Provider (FERRY_E2E_OIDC)');
+  const stack = await api('POST', `/api/v1/stacks?name=team/e2e/run-${Date.now()}`, { version: 3, deployment: {} });
+  await member('team', 'paula', ['planner']);
+  await member('team', 'carl', ['committer']);
+
+  // An administrator makes the viewer a member on the account page, and sets the stack's rule
+  // on its page: one approval, not the author's.
+  const admin = await open(browser, '/account');
+  await admin.page.selectOption('#org-admin-org', '*');
+  await admin.page.waitForSelector('#org-members tbody tr');
+  await admin.page.fill('#member-name', 'vera');
+  await admin.page.fill('#member-password', 'end-to-end password');
+  await admin.page.click('#member-save');
+  await admin.page.waitForFunction(() => /vera/.test(document.querySelector('#org-members')?.textContent ?? ''));
+  await admin.page.waitForSelector('#audit-log .audit-record');
+  await shot(admin.page, 'team-account');
+  await admin.page.goto(`${BASE}/stacks/${stack.id}`);
+  await admin.page.waitForSelector('body[data-hydrated="true"]');
+  await admin.page.fill('#stack-required-approvals', '1');
+  await admin.page.dispatchEvent('#stack-required-approvals', 'change');
+  await admin.page.click('#stack-rule-save');
+  await admin.page.waitForSelector('#stack-approval-rule >> text=Saved.');
+  assert.deepEqual(await api('GET', `/api/v1/stacks/${stack.id}/settings`), { required_approvals: 1, author_may_approve: false });
+
+  // 1. The planner creates a plan from the stack's page and previews it.
+  const planner = await open(browser, `/stacks/${stack.id}`, { as: 'paula' });
+  assert.equal(await planner.page.textContent('#user-name'), 'paula');
+  await planner.page.click('#new-plan-spec');
+  await planner.page.waitForURL(/\/plans\/[0-9a-f]{32}$/);
+  const planId = planner.page.url().split('/').pop();
+  await planner.page.waitForSelector('#spec-editor .monaco-editor', { timeout: 30000 });
+  await planner.page.click('#plan-preview');
+  await waitDone(planner.page);
+
+  // 2. The approver signs in through the OpenID Provider, comments on a property, approves.
+  const approver = await open(browser, '/signin', { as: null });
+  await approver.page.click('#signin-oidc');
+  await approver.page.waitForURL((u) => u.href.startsWith(process.env.FERRY_E2E_OIDC));
+  await approver.page.fill('input[name=login]', 'olga');
+  await approver.page.fill('input[name=password]', 'anything');
+  await approver.page.click('button[type=submit]');
+  await approver.page.click('button[type=submit]'); // consent: Continue
+  await approver.page.waitForURL(`${BASE}/`);
+  await approver.page.waitForSelector('body[data-hydrated="true"]');
+  // The provider's own pages fetch fonts from the internet, which this machine cannot reach;
+  // only Ferry's pages are this test's business.
+  approver.errors.length = 0;
+  assert.equal(await approver.page.textContent('#user-name'), 'olga');
+  await approver.page.goto(`${BASE}/plans/${planId}`);
+  await approver.page.waitForSelector('body[data-hydrated="true"]');
+  assert.equal(await approver.page.isVisible('#plan-preview'), false, 'approvers do not preview');
+  await approver.page.click('#plan-results .row[data-urn]');
+  await approver.page.waitForSelector('#comment-form');
+  await approver.page.selectOption('#comment-property', 'max');
+  await approver.page.fill('#comment-text', 'Is 10 the maximum we run with?');
+  await approver.page.click('#comment-submit');
+  await approver.page.waitForSelector('#review-comments .thread .comment-body');
+  assert.match(await approver.page.textContent('#review-comments'), /on `max`.*olga.*Is 10 the maximum/s);
+  await approver.page.click('#plan-approve');
+  await approver.page.waitForFunction(() => /1 of 1 approvals for revision 1/.test(document.querySelector('#approval-summary')?.textContent ?? ''));
+
+  // 3. The planner revises: the approval stays with revision 1.
+  await planner.page.reload();
+  await planner.page.waitForSelector('#spec-editor .monaco-editor', { timeout: 30000 });
+  // Options are part of a revision: the code style changes, the resource stays the same one.
+  await planner.page.selectOption('#option-code-style', 'code-first');
+  await planner.page.waitForFunction(() => document.querySelector('#plan-save-state')?.textContent === 'Unsaved changes');
+  await planner.page.click('#plan-save');
+  await planner.page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
+  await planner.page.waitForSelector('body[data-hydrated="true"]');
+  await planner.page.click('#plan-preview');
+  await waitDone(planner.page);
+  await planner.page.waitForFunction(() => /0 of 1 approvals for revision 2/.test(document.querySelector('#approval-summary')?.textContent ?? ''));
+
+  // 4. The approver looks at revision 2, compares it with revision 1, and approves again.
+  await approver.page.goto(`${BASE}/plans/${planId}`);
+  await approver.page.waitForSelector('body[data-hydrated="true"]');
+  await approver.page.click('#compare-run');
+  await approver.page.waitForSelector('#compare-diff .monaco-editor', { timeout: 30000 });
+  await approver.page.click('#plan-approve');
+  await approver.page.waitForFunction(() => /1 of 1 approvals for revision 2/.test(document.querySelector('#approval-summary')?.textContent ?? ''));
+
+  // 5. The committer commits.
+  const committer = await open(browser, `/plans/${planId}`, { as: 'carl' });
+  await committer.page.click('#plan-commit');
+  await committer.page.click('#plan-confirm-commit');
+  await committer.page.waitForSelector('#plan-committed', { timeout: 60000 });
+  assert.match(await committer.page.textContent('#plan-committed'), /is now at version 2/);
+
+  // 6. The viewer sees it all, without controls, and the API refuses them.
+  const viewer = await open(browser, `/plans/${planId}`, { as: 'vera' });
+  for (const control of ['#plan-preview', '#plan-save', '#plan-approve', '#plan-commit', '#plan-share']) {
+    assert.equal(await viewer.page.locator(control).count(), 0, `a viewer has no ${control}`);
+  }
+  assert.match(await viewer.page.textContent('#plan-read-only'), /view only/);
+  await viewer.page.click('#plan-results .row[data-urn]');
+  await viewer.page.waitForSelector('#review-comments .thread');
+  assert.equal(await viewer.page.locator('#comment-form').count(), 0);
+  await viewer.page.waitForFunction(() => document.querySelectorAll('#plan-timeline .timeline-entry').length >= 8);
+  const status = await viewer.page.evaluate(async (id) => (await fetch(`/api/v1/plans/${id}/previews`, { method: 'POST' })).status, planId);
+  assert.equal(status, 403);
+  // The browser reports the refused request it was asked to make; nothing else failed.
+  assert.deepEqual(viewer.errors.splice(0), ['Failed to load resource: the server responded with a status of 403 (Forbidden)']);
+  await shot(viewer.page, 'team-review');
+
+  // The audit log shows the sequence, with who did each step.
+  const audit = await api('GET', '/api/v1/orgs/team/audit');
+  const steps = audit.filter((r) => r.outcome === 'ok' && ['plan.create', 'plan.preview', 'comment.add', 'plan.approve', 'plan.revise', 'preview.commit'].includes(r.action))
+    .map((r) => `${r.actor} ${r.action}`);
+  assert.deepEqual(steps, [
+    'paula plan.create', 'paula plan.preview', 'olga comment.add', 'olga plan.approve',
+    'paula plan.revise', 'paula plan.preview', 'olga plan.approve', 'carl preview.commit',
+  ]);
+  assert.ok(audit.some((r) => r.actor === 'olga' && r.action === 'sign-in' && r.object === 'OpenID Connect'));
+
+  for (const [who, c] of Object.entries({ admin, planner, approver, committer, viewer })) {
+    assert.deepEqual(c.errors, [], who);
+    await c.context.close();
+  }
+});
+
+test('strangers are sent to sign in, and a wrong password says so', async () => {
+  const { page, context, errors } = await open(browser, '/', { as: null });
+  assert.equal(new URL(page.url()).pathname, '/signin');
+  await page.fill('#signin-name', 'nobody');
+  await page.fill('#signin-password', 'not a password');
+  await page.click('#signin-submit');
+  await page.waitForSelector('#signin-error');
+  assert.match(await page.textContent('#signin-error'), /wrong name or password/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

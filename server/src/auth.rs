@@ -1,0 +1,302 @@
+//! Signing in and out, and who each request acts as: a session cookie (browsers) or an API
+//! token (`Authorization: Bearer`, CLI and CI). Cookie-authenticated writes must come from
+//! Ferry's own pages (CSRF), checked by the browser-set `Sec-Fetch-Site` or `Origin` headers.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, Query, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Extension, Json};
+use cookie::{Cookie, SameSite};
+use ferry_service::access::{Caller, Role};
+use ferry_service::StackService;
+use serde::Deserialize;
+use serde_json::json;
+
+use crate::access::Peer;
+use crate::error::ApiError;
+use crate::AppState;
+
+pub const SESSION_COOKIE: &str = "ferry_session";
+
+/// How Ferry is reached, for cookies and links.
+#[derive(Clone, Default)]
+pub struct AuthConfig {
+    /// The address users reach Ferry at (`--public-url`), e.g. `https://ferry.example.com`.
+    pub public_url: Option<String>,
+    /// OpenID Connect sign-in, when configured.
+    pub oidc: Option<Arc<crate::oidc::Oidc>>,
+}
+
+impl AuthConfig {
+    /// Cookies are `Secure` behind TLS.
+    fn secure(&self) -> bool {
+        self.public_url.as_deref().is_some_and(|u| u.starts_with("https://"))
+    }
+}
+
+fn session_secret(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SESSION_COOKIE)
+        .map(|c| c.value().to_string())
+}
+
+/// Whether a cookie-carrying write comes from Ferry's own pages: the browser says so in
+/// `Sec-Fetch-Site`, or, in browsers without it, the `Origin` names this host.
+fn same_origin(headers: &HeaderMap, config: &AuthConfig) -> bool {
+    if let Some(site) = headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        return site == "same-origin";
+    }
+    let Some(origin) = headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()) else {
+        return false;
+    };
+    let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    let authority = origin.split_once("://").map(|(_, a)| a).unwrap_or(origin);
+    authority == host || config.public_url.as_deref().is_some_and(|p| p.trim_end_matches('/') == origin)
+}
+
+/// Finds who the request acts as and puts the [`Caller`] in its extensions. A bad token is
+/// refused here (naming why); a stale cookie just means anonymous.
+pub async fn identify(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+    let headers = req.headers();
+    let caller = if let Some(value) = headers.get(header::AUTHORIZATION) {
+        let Some(token) = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")) else {
+            return unauthorized("send an API token as `Authorization: Bearer <token>`");
+        };
+        match state.stacks.caller_of_token(token.trim()).await {
+            Ok(caller) => caller,
+            Err(e) => return ApiError::from(e).into_response(),
+        }
+    } else if let Some(secret) = session_secret(headers) {
+        let caller = match state.stacks.caller_of_session(&secret).await {
+            Ok(caller) => caller,
+            Err(e) => return ApiError::from(e).into_response(),
+        };
+        if crate::access::writes(req.method()) && !same_origin(req.headers(), &state.auth) {
+            return ApiError::new(
+                StatusCode::FORBIDDEN,
+                "cross_site",
+                "a write with a session cookie must come from Ferry's own pages (use an API token from scripts)",
+            )
+            .into_response();
+        }
+        caller
+    } else {
+        Caller::anonymous()
+    };
+    req.extensions_mut().insert(caller);
+    next.run(req).await
+}
+
+fn unauthorized(message: &str) -> Response {
+    ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message).into_response()
+}
+
+/// Sets the session cookie on `response` to a new session's secret (for as long as sessions
+/// last), or, with `None`, clears it.
+pub(crate) fn set_session(response: &mut Response, config: &AuthConfig, secret: Option<String>) {
+    let max_age = cookie::time::Duration::seconds(if secret.is_some() { ferry_service::accounts::SESSION_SECONDS } else { 0 });
+    let cookie =
+        Cookie::build((SESSION_COOKIE, secret.unwrap_or_default())).http_only(true).same_site(SameSite::Lax).secure(config.secure()).path("/").max_age(max_age);
+    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
+}
+
+/// Where to go after signing in: a path on this server only (never another site).
+pub(crate) fn local_path(next: Option<&str>) -> String {
+    match next {
+        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.starts_with("/\\") => p.to_string(),
+        _ => "/".to_string(),
+    }
+}
+
+#[derive(Deserialize)]
+pub struct SignInForm {
+    name: String,
+    password: String,
+    next: Option<String>,
+}
+
+/// `POST /auth/login`: a name and password, as the sign-in page's form (answered with a
+/// redirect) or as JSON (answered with the user).
+pub async fn login(State(state): State<AppState>, Peer(peer): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let is_form = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("application/x-www-form-urlencoded"));
+    let bytes = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}")))?;
+    let form: SignInForm = if is_form {
+        serde_urlencoded::from_bytes(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the sign-in form: {e}")))?
+    } else {
+        serde_json::from_slice(&bytes)
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the sign-in body (`{{\"name\", \"password\"}}`): {e}")))?
+    };
+    // Signing in from another site's form would sign the victim into the attacker's account.
+    if is_form && !same_origin(&headers, &state.auth) {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", "sign in from Ferry's own sign-in page"));
+    }
+    let next = local_path(form.next.as_deref());
+    match state.stacks.sign_in(&form.name, &form.password, peer).await {
+        Ok(signed_in) => {
+            let mut response = if is_form { Redirect::to(&next).into_response() } else { Json(json!({"name": signed_in.user.name})).into_response() };
+            set_session(&mut response, &state.auth, Some(signed_in.session.0));
+            Ok(response)
+        }
+        Err(e) if is_form => {
+            let message: String = url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
+            let next: String = url::form_urlencoded::byte_serialize(next.as_bytes()).collect();
+            Ok(Redirect::to(&format!("/signin?error={message}&next={next}")).into_response())
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// `POST /auth/logout`: ends the session on the server and clears the cookie.
+pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    if let Some(secret) = session_secret(&headers) {
+        state.stacks.end_session(&secret).await?;
+    }
+    let wants_json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("application/json"));
+    let mut response = if wants_json { StatusCode::NO_CONTENT.into_response() } else { Redirect::to("/signin").into_response() };
+    set_session(&mut response, &state.auth, None);
+    Ok(response)
+}
+
+/// `POST /api/v1/me/sessions/revoke`: signs the user out everywhere (API tokens stay; revoke
+/// those one by one).
+pub async fn end_all_sessions(State(state): State<AppState>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+    state.stacks.end_all_sessions(&caller).await?;
+    let mut response = Json(json!({"signed_out": true})).into_response();
+    set_session(&mut response, &state.auth, None);
+    Ok(response)
+}
+
+/// `GET /auth/link/{token}`: a one-time sign-in link; on to the account page, where a first
+/// password can be set.
+pub async fn sign_in_link(State(state): State<AppState>, Peer(peer): Peer, Path(token): Path<String>) -> Result<Response, ApiError> {
+    let signed_in = state.stacks.use_sign_in_link(&token, peer).await?;
+    let mut response = Redirect::to("/account").into_response();
+    set_session(&mut response, &state.auth, Some(signed_in.session.0));
+    Ok(response)
+}
+
+/// `GET /api/v1/me`: who is signed in, with their roles.
+pub async fn me(Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+    let user = caller.require_signed_in()?;
+    Ok(Json(json!({"name": user.name, "email": user.email, "roles": user.grants, "credential": user.credential})).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    current: Option<String>,
+    password: String,
+}
+
+/// `POST /api/v1/me/password`.
+pub async fn change_password(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Json(change): Json<PasswordChange>,
+) -> Result<Response, ApiError> {
+    stacks.change_own_password(&caller, change.current.as_deref(), &change.password).await?;
+    Ok(Json(json!({"changed": true})).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewToken {
+    name: String,
+    #[serde(default = "every_org")]
+    org: String,
+    role: String,
+    #[serde(default = "thirty")]
+    days: i64,
+}
+
+fn every_org() -> String {
+    "*".into()
+}
+
+fn thirty() -> i64 {
+    30
+}
+
+/// `GET /api/v1/me/tokens`: the caller's API tokens (never their secrets).
+pub async fn list_tokens(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.api_tokens(&caller).await?).into_response())
+}
+
+/// `POST /api/v1/me/tokens`: a new token, its secret shown this once.
+pub async fn create_token(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Json(new): Json<NewToken>,
+) -> Result<Response, ApiError> {
+    let role = Role::parse(&new.role)?;
+    let created = stacks.create_api_token(&caller, &new.name, &new.org, role, new.days).await?;
+    Ok((StatusCode::CREATED, Json(created)).into_response())
+}
+
+/// `DELETE /api/v1/me/tokens/{id}`.
+pub async fn revoke_token(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.revoke_api_token(&caller, &id).await?).into_response())
+}
+
+/// `GET /api/v1/orgs/{org}/members`.
+pub async fn members(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(org): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.members(&caller, &org).await?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MemberBody {
+    roles: Vec<String>,
+    password: Option<String>,
+}
+
+/// `PUT /api/v1/orgs/{org}/members/{name}`: a member's roles there (and a first password for a
+/// new local user).
+pub async fn set_member(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path((org, name)): Path<(String, String)>,
+    Json(body): Json<MemberBody>,
+) -> Result<Response, ApiError> {
+    let roles = body.roles.iter().map(|r| Role::parse(r)).collect::<Result<Vec<_>, _>>()?;
+    Ok(Json(stacks.set_member(&caller, &org, &name, &roles, body.password.as_deref()).await?).into_response())
+}
+
+#[derive(Deserialize)]
+pub struct AuditQuery {
+    #[serde(default)]
+    after: i64,
+    limit: Option<i64>,
+    format: Option<String>,
+}
+
+/// `GET /api/v1/orgs/{org}/audit[?after=<seq>&limit=<n>&format=jsonl]`: the organisation's
+/// audit records, oldest first; `format=jsonl` exports them as JSON lines.
+pub async fn audit(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(org): Path<String>,
+    Query(q): Query<AuditQuery>,
+) -> Result<Response, ApiError> {
+    let records = stacks.audit_log(&caller, &org, q.after, q.limit.unwrap_or(1000)).await?;
+    if q.format.as_deref() == Some("jsonl") {
+        let mut text = String::new();
+        for record in &records {
+            text.push_str(&serde_json::to_string(record).expect("a record serialises"));
+            text.push('\n');
+        }
+        return Ok(([(header::CONTENT_TYPE, "application/jsonl")], text).into_response());
+    }
+    Ok(Json(records).into_response())
+}

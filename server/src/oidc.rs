@@ -1,0 +1,152 @@
+//! OpenID Connect sign-in: the authorization code flow with PKCE, a nonce and a state, against
+//! the provider `--oidc-issuer` names (discovered at start). `GET /auth/oidc/login` sends the
+//! browser to the provider; `<public URL>/auth/oidc/callback` takes the code back, checks the ID
+//! token (signature, issuer, audience, expiry, nonce) and signs the user in by `sub`.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use base64::Engine as _;
+use ferry_service::accounts::OidcIdentity;
+use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
+use openidconnect::{
+    AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
+    RedirectUrl, Scope, TokenResponse,
+};
+use serde::Deserialize;
+
+use crate::access::Peer;
+use crate::error::ApiError;
+use crate::AppState;
+
+/// How OIDC sign-in is configured.
+#[derive(Debug, Clone)]
+pub struct OidcSettings {
+    pub issuer: String,
+    pub client_id: String,
+    pub client_secret: String,
+    /// The ID token claim that lists groups (`<org>:<role>`), if any.
+    pub groups_claim: Option<String>,
+}
+
+type Client = CoreClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointMaybeSet>;
+
+/// A login on its way through the provider.
+struct Pending {
+    verifier: PkceCodeVerifier,
+    nonce: Nonce,
+    next: String,
+    started: Instant,
+}
+
+/// How long a browser may take at the provider.
+const PENDING_FOR: Duration = Duration::from_secs(600);
+/// Logins in flight at most (the oldest go first).
+const MAX_PENDING: usize = 10_000;
+
+pub struct Oidc {
+    client: Client,
+    http: reqwest::Client,
+    groups_claim: Option<String>,
+    pending: Mutex<HashMap<String, Pending>>,
+}
+
+impl Oidc {
+    /// Discovers the provider and makes the client; errors name the issuer.
+    pub async fn discover(settings: &OidcSettings, public_url: &str) -> Result<Oidc, String> {
+        let http = reqwest::ClientBuilder::new()
+            // The provider's answers are followed by the browser, never by this client.
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(15))
+            .build()
+            .map_err(|e| e.to_string())?;
+        let issuer = IssuerUrl::new(settings.issuer.clone()).map_err(|e| format!("--oidc-issuer `{}`: {e}", settings.issuer))?;
+        let metadata =
+            CoreProviderMetadata::discover_async(issuer, &http).await.map_err(|e| format!("OpenID Connect discovery at `{}` failed: {e}", settings.issuer))?;
+        let redirect =
+            RedirectUrl::new(format!("{}/auth/oidc/callback", public_url.trim_end_matches('/'))).map_err(|e| format!("--public-url `{public_url}`: {e}"))?;
+        let client =
+            CoreClient::from_provider_metadata(metadata, ClientId::new(settings.client_id.clone()), Some(ClientSecret::new(settings.client_secret.clone())))
+                .set_redirect_uri(redirect);
+        Ok(Oidc { client, http, groups_claim: settings.groups_claim.clone(), pending: Mutex::new(HashMap::new()) })
+    }
+}
+
+#[derive(Deserialize)]
+pub struct LoginQuery {
+    next: Option<String>,
+}
+
+/// `GET /auth/oidc/login[?next=/path]`: off to the provider.
+pub async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Result<Response, ApiError> {
+    let oidc = configured(&state)?;
+    let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+    let (url, csrf, nonce) = oidc
+        .client
+        .authorize_url(CoreAuthenticationFlow::AuthorizationCode, CsrfToken::new_random, Nonce::new_random)
+        .add_scope(Scope::new("email".into()))
+        .add_scope(Scope::new("profile".into()))
+        .set_pkce_challenge(challenge)
+        .url();
+    let mut pending = oidc.pending.lock().expect("pending lock");
+    pending.retain(|_, p| p.started.elapsed() < PENDING_FOR);
+    if pending.len() >= MAX_PENDING {
+        if let Some(oldest) = pending.iter().min_by_key(|(_, p)| p.started).map(|(k, _)| k.clone()) {
+            pending.remove(&oldest);
+        }
+    }
+    pending.insert(csrf.secret().clone(), Pending { verifier, nonce, next: crate::auth::local_path(q.next.as_deref()), started: Instant::now() });
+    Ok(Redirect::to(url.as_str()).into_response())
+}
+
+#[derive(Deserialize)]
+pub struct CallbackQuery {
+    code: Option<String>,
+    state: Option<String>,
+    error: Option<String>,
+    error_description: Option<String>,
+}
+
+/// `GET /auth/oidc/callback`: the code back from the provider.
+pub async fn callback(State(state): State<AppState>, Peer(peer): Peer, Query(q): Query<CallbackQuery>) -> Result<Response, ApiError> {
+    let oidc = configured(&state)?;
+    let refuse = |message: String| ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message);
+    if let Some(error) = q.error {
+        return Err(refuse(format!("the OpenID Provider refused the sign-in: {error}{}", q.error_description.map(|d| format!(" ({d})")).unwrap_or_default())));
+    }
+    let (Some(code), Some(csrf)) = (q.code, q.state) else {
+        return Err(refuse("the OpenID Provider sent no `code` and `state`".into()));
+    };
+    let pending = oidc.pending.lock().expect("pending lock").remove(&csrf).filter(|p| p.started.elapsed() < PENDING_FOR);
+    let pending = pending.ok_or_else(|| refuse("this sign-in is unknown or took too long; start again".into()))?;
+    let exchange = oidc.client.exchange_code(AuthorizationCode::new(code)).map_err(|e| refuse(format!("the provider has no token endpoint: {e}")))?;
+    let tokens = exchange.set_pkce_verifier(pending.verifier).request_async(&oidc.http).await.map_err(|e| refuse(format!("the code exchange failed: {e}")))?;
+    let id_token = tokens.id_token().ok_or_else(|| refuse("the provider sent no ID token".into()))?;
+    let claims = id_token.claims(&oidc.client.id_token_verifier(), &pending.nonce).map_err(|e| refuse(format!("the ID token does not verify: {e}")))?;
+    let email = claims.email().map(|e| e.as_str().to_string());
+    let name = claims
+        .preferred_username()
+        .map(|u| u.as_str().to_string())
+        .or_else(|| email.as_ref().map(|e| e.split('@').next().unwrap_or(e).to_string()))
+        .unwrap_or_else(|| claims.subject().as_str().to_string());
+    // The token verified above; its payload is read once more for the groups claim, which
+    // the standard claims do not carry.
+    let groups = oidc.groups_claim.as_ref().and_then(|claim| {
+        let payload = id_token.to_string().split('.').nth(1).and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).ok())?;
+        let json: serde_json::Value = serde_json::from_slice(&payload).ok()?;
+        json.get(claim).and_then(|g| g.as_array()).map(|a| a.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
+    });
+    let identity = OidcIdentity { subject: claims.subject().as_str().to_string(), email, name, groups };
+    let signed_in = state.stacks.sign_in_oidc(identity, peer).await?;
+    let mut response = Redirect::to(&pending.next).into_response();
+    crate::auth::set_session(&mut response, &state.auth, Some(signed_in.session.0));
+    Ok(response)
+}
+
+fn configured(state: &AppState) -> Result<&Oidc, ApiError> {
+    state.auth.oidc.as_deref().ok_or_else(|| ApiError::not_found("OpenID Connect sign-in is not configured on this server (`--oidc-issuer`)"))
+}

@@ -1,0 +1,146 @@
+//! The review workflow's API: comments, approvals, a plan's timeline, and the stack and
+//! organisation settings that govern review and links.
+
+use std::sync::Arc;
+
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use ferry_service::access::Caller;
+use ferry_service::comments::CommentInput;
+use ferry_service::StackService;
+use ferry_store::review::{OrgSettings, StackSettings};
+use serde::Deserialize;
+
+use crate::error::ApiError;
+
+#[derive(Deserialize)]
+pub struct RevisionFilter {
+    revision: Option<i64>,
+}
+
+/// `GET /api/v1/plans/{id}/comments[?revision=N]`.
+pub async fn comments(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RevisionFilter>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.comments(&id, q.revision).await?).into_response())
+}
+
+/// `GET /api/v1/shared/{token}/comments[?revision=N]`: the same, through a read-only link.
+pub async fn shared_comments(
+    State(stacks): State<Arc<StackService>>,
+    Path(token): Path<String>,
+    Query(q): Query<RevisionFilter>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.shared_comments(&token, q.revision).await?).into_response())
+}
+
+/// `POST /api/v1/plans/{id}/comments` `{"revision", "urn", "path"?, "parent"?, "body"}`.
+pub async fn add_comment(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Json(input): Json<CommentInput>,
+) -> Result<Response, ApiError> {
+    Ok((StatusCode::CREATED, Json(stacks.add_comment(&caller, &id, input).await?)).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolveBody {
+    #[serde(default = "yes")]
+    resolved: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// `POST /api/v1/plans/{id}/comments/{comment}/resolve` `{"resolved": true|false}`.
+pub async fn resolve_comment(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path((id, comment)): Path<(String, String)>,
+    Json(body): Json<ResolveBody>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.resolve_comment(&caller, &id, &comment, body.resolved).await?).into_response())
+}
+
+/// `GET /api/v1/plans/{id}/approvals`: the latest revision's preview, its approvals and the
+/// stack's rule.
+pub async fn approvals(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.approval_state(&id).await?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApproveBody {
+    revision: i64,
+    preview: String,
+}
+
+/// `POST /api/v1/plans/{id}/approvals` `{"revision", "preview"}`: what the reviewer approves.
+pub async fn approve(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Json(body): Json<ApproveBody>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.approve(&caller, &id, body.revision, &body.preview).await?).into_response())
+}
+
+/// `DELETE /api/v1/plans/{id}/approvals`: withdraws the caller's approval.
+pub async fn withdraw(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.withdraw_approval(&caller, &id).await?).into_response())
+}
+
+/// `GET /api/v1/plans/{id}/activity`: the plan's timeline.
+pub async fn activity(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.plan_activity(&id).await?).into_response())
+}
+
+/// `GET /api/v1/stacks/{id}/settings`.
+pub async fn stack_settings(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.stack_settings(&id).await?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StackSettingsBody {
+    required_approvals: i64,
+    #[serde(default)]
+    author_may_approve: bool,
+}
+
+/// `PUT /api/v1/stacks/{id}/settings` `{"required_approvals", "author_may_approve"}`.
+pub async fn set_stack_settings(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Json(body): Json<StackSettingsBody>,
+) -> Result<Response, ApiError> {
+    let settings = StackSettings { required_approvals: body.required_approvals, author_may_approve: body.author_may_approve };
+    Ok(Json(stacks.set_stack_settings(&id, settings).await?).into_response())
+}
+
+/// `GET /api/v1/orgs/{org}/settings`.
+pub async fn org_settings(State(stacks): State<Arc<StackService>>, Path(org): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.org_settings(&org).await?).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrgSettingsBody {
+    share_links: bool,
+    share_link_days: i64,
+    #[serde(default)]
+    allowed_packages: Vec<String>,
+}
+
+/// `PUT /api/v1/orgs/{org}/settings` `{"share_links", "share_link_days", "allowed_packages"}`.
+pub async fn set_org_settings(
+    State(stacks): State<Arc<StackService>>,
+    Path(org): Path<String>,
+    Json(body): Json<OrgSettingsBody>,
+) -> Result<Response, ApiError> {
+    let settings = OrgSettings { share_links: body.share_links, share_link_days: body.share_link_days, allowed_packages: body.allowed_packages };
+    Ok(Json(stacks.set_org_settings(&org, settings).await?).into_response())
+}

@@ -1,0 +1,24 @@
+//! The server's integration tests, in one test binary: each module is one area, driven through
+//! the whole router (or the real `ferry` binary). One binary rather than one per file: every
+//! file would otherwise link the whole server again, which costs minutes and gigabytes per run.
+
+mod access_matrix;
+mod architecture;
+mod auth;
+mod backends;
+mod cli;
+mod code_verification;
+mod common;
+mod discovery;
+mod imports;
+mod plan_review;
+mod plans;
+mod plugin_allow_list;
+mod plugin_failures;
+mod postgres_estate;
+mod programs;
+mod project_zips;
+mod real_stack;
+mod review_workflow;
+mod router;
+mod secrets_in_plans;
