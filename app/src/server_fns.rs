@@ -109,13 +109,15 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
     // The same JSON the API gives, read as the browser reads it; a link's reader gets no job
     // (its ID belongs to the plan's owners).
     let job = if share.is_empty() {
-        stacks
-            .plan_jobs(&id)
-            .into_iter()
-            .find(|j| j.revision == shown)
-            .map(|j| serde_json::to_value(j).and_then(serde_json::from_value))
-            .transpose()
-            .map_err(|e| ServerFnError::new(e.to_string()))?
+        let latest = stacks.plan_jobs(&id).await.map_err(ssr::fail)?.into_iter().find(|j| j.revision == shown);
+        match latest {
+            Some(j) => Some(
+                serde_json::to_value(stacks.job(&id, &j.id).await.map_err(ssr::fail)?)
+                    .and_then(serde_json::from_value)
+                    .map_err(|e| ServerFnError::new(e.to_string()))?,
+            ),
+            None => None,
+        }
     } else {
         None
     };

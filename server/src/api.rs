@@ -485,26 +485,34 @@ async fn start_plan_preview(State(stacks): State<Arc<StackService>>, Path(id): P
 
 async fn list_jobs(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     stacks.plan_view(&id, None, false).await?;
-    Ok(Json(stacks.plan_jobs(&id)).into_response())
+    Ok(Json(stacks.plan_jobs(&id).await?).into_response())
 }
 
 async fn get_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.job(&id, &job)?.view()).into_response())
+    Ok(Json(stacks.job(&id, &job).await?).into_response())
 }
 
 async fn cancel_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.cancel_job(&id, &job)?).into_response())
+    Ok(Json(stacks.cancel_job(&id, &job).await?).into_response())
 }
 
 /// `GET …/jobs/{job}/events`: server-sent events, one `resource` per finished resource (the
 /// ones already reported first, so a page that comes back catches up), then `end` with the job.
+/// Any instance serves any job: the events come from the store.
 async fn job_events(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    let job = stacks.job(&id, &job)?;
-    let receiver = job.subscribe();
-    Ok(follow(move || job.view(), receiver, "resource", |v| &v.events, |v| v.status == JobStatus::Running))
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    use futures_util::StreamExt;
+    let updates = stacks.follow_job(&id, &job).await?;
+    let events = updates.map(|update| {
+        Ok::<_, std::convert::Infallible>(match update {
+            ferry_service::JobUpdate::Event(e) => Event::default().event("resource").json_data(&e).expect("events serialise"),
+            ferry_service::JobUpdate::End(job) => Event::default().event("end").json_data(&job).expect("jobs serialise"),
+        })
+    });
+    Ok(Sse::new(events).keep_alive(KeepAlive::default()).into_response())
 }
 
-/// A background job's server-sent events: each of `events(view)` as an `event` message (those
+/// A discovery's server-sent events: each of `events(view)` as an `event` message (those
 /// already reported first, so a page that comes back catches up), then `end` with the whole view
 /// once it stops `running`. `receiver` wakes it on every change.
 fn follow<V: serde::Serialize + Send + 'static, E: serde::Serialize + 'static>(

@@ -56,7 +56,8 @@ fn status_of(e: &ServiceError) -> StatusCode {
             | StoreError::ShareNotFound
             | StoreError::UserNotFound(_)
             | StoreError::TokenNotFound
-            | StoreError::CommentNotFound(_) => StatusCode::NOT_FOUND,
+            | StoreError::CommentNotFound(_)
+            | StoreError::JobNotFound(_) => StatusCode::NOT_FOUND,
             StoreError::UserExists(_) => StatusCode::CONFLICT,
             StoreError::StalePreview { .. } | StoreError::AlreadyCommitted { .. } => StatusCode::CONFLICT,
             StoreError::InvalidName(_) => StatusCode::BAD_REQUEST,

@@ -77,6 +77,10 @@ struct ServeArgs {
     oidc_client_id: Option<String>,
     #[arg(long, env = "FERRY_OIDC_CLIENT_SECRET", hide_env_values = true)]
     oidc_client_secret: Option<String>,
+    /// How long a preview job's lease lasts: when an instance dies, its running previews show
+    /// as interrupted this long after (instances renew their leases every third of it).
+    #[arg(long, env = "FERRY_JOB_LEASE_SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    job_lease_seconds: u64,
     /// The ID token claim listing the user's groups; a group `<org>:<role>` grants that role.
     #[arg(long, env = "FERRY_OIDC_GROUPS_CLAIM")]
     oidc_groups_claim: Option<String>,
@@ -108,8 +112,17 @@ async fn main() {
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let stacks = Arc::new(cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes).await?.with_allowed_backends(args.allowed_backends.clone()));
+    let stacks = Arc::new(
+        cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes)
+            .await?
+            .with_allowed_backends(args.allowed_backends.clone())
+            .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds)),
+    );
     tracing::info!(store = %args.store.describe(), "store open");
+    let interrupted = stacks.recover_jobs().await?;
+    if !interrupted.is_empty() {
+        tracing::warn!(jobs = interrupted.len(), "previews a stopped instance left running are marked interrupted");
+    }
     if !args.no_demo {
         if let Some(demo) = stacks.ensure_demo().await? {
             tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");

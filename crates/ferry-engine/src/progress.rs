@@ -3,11 +3,11 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// One resource done: its status (`ready`, `not-found`, … for imports; the step's operation
 /// for programs) and why, when it failed.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProgressEvent {
     pub urn: String,
     pub name: String,

@@ -16,6 +16,7 @@ mod discovery;
 mod editor;
 mod error;
 mod imports;
+mod jobs;
 mod masking;
 mod plans;
 mod previews;
@@ -39,7 +40,8 @@ pub use editor::{markers, SourceKind};
 pub use error::ServiceError;
 pub use ferry_backend::BackendStack;
 pub use imports::EngineConfig;
-pub use plans::{Job, JobStatus, JobView, PlanInput, PlanOptions, PlanView, RevisionView};
+pub use jobs::{JobStatus, JobUpdate, JobView};
+pub use plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use verify::{KeptProperty, Verification};
@@ -82,7 +84,7 @@ pub struct StackService {
     engine: Option<EngineConfig>,
     max_state_bytes: usize,
     cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
-    jobs: plans::Jobs,
+    jobs: jobs::Jobs,
     discoveries: discovery::Discoveries,
     /// DIY backend URLs the administrator allows (see `backends.rs`).
     allowed_backends: Vec<String>,

@@ -4,18 +4,17 @@
 //!
 //! Invalid specs and programs never reach the engine: a revision is checked before it is saved.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ferry_codegen::Style;
 use ferry_engine::deploy::PlanScope;
 use ferry_engine::import::ImportStrategy;
-use ferry_engine::progress::{Progress, ProgressEvent};
+use ferry_engine::progress::Progress;
 use ferry_store::plans::{Plan, PlanRevision, PlanShare};
 use ferry_types::Resolution;
 use serde::{Deserialize, Serialize};
-use tokio::sync::watch;
 
+use crate::jobs::JobView;
 use crate::programs::{ProgramRequest, ProgramSource};
 use crate::{ServiceError, StackService};
 
@@ -95,57 +94,6 @@ impl From<PlanRevision> for RevisionView {
         RevisionView { options, revision: r.revision, created_at: r.created_at, spec: r.spec, program: r.program, previews: r.previews }
     }
 }
-
-pub use ferry_types::JobStatus;
-
-/// A preview running (or run) in the background, and every resource it reported.
-#[derive(Debug, Clone, Serialize)]
-pub struct JobView {
-    pub id: String,
-    pub plan_id: String,
-    pub revision: i64,
-    pub status: JobStatus,
-    /// Resources the preview covers, and how many have finished.
-    pub total: usize,
-    pub finished: usize,
-    pub events: Vec<ProgressEvent>,
-    pub preview_id: Option<String>,
-    pub error: Option<String>,
-    /// Resources of the stack an imports-scope program leaves as they are (known at the end).
-    pub untouched: usize,
-}
-
-/// A job: its state, and a counter watchers wait on.
-pub struct Job {
-    state: Mutex<JobView>,
-    changed: watch::Sender<u64>,
-    abort: Mutex<Option<tokio::task::AbortHandle>>,
-}
-
-impl Job {
-    pub fn view(&self) -> JobView {
-        self.state.lock().expect("job lock").clone()
-    }
-
-    /// Waits for the next change (or returns at once if the job already ended).
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.changed.subscribe()
-    }
-
-    fn update(&self, f: impl FnOnce(&mut JobView)) {
-        let mut s = self.state.lock().expect("job lock");
-        f(&mut s);
-        drop(s);
-        self.changed.send_modify(|n| *n += 1);
-    }
-}
-
-/// How many jobs the process remembers.
-const KEPT_JOBS: usize = 256;
-
-/// The jobs of this process, by ID, and in the order they started.
-#[derive(Default)]
-pub struct Jobs(Mutex<(HashMap<String, Arc<Job>>, Vec<String>)>);
 
 fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
     if input.spec.as_deref().is_none_or(|s| s.trim().is_empty()) && input.program.as_deref().is_none_or(|s| s.trim().is_empty()) {
@@ -321,8 +269,8 @@ impl StackService {
         Ok(self.store.revoke_plan_share(plan_id, token).await?)
     }
 
-    /// Starts previewing a revision (the latest when `None`) in the background; the job goes on
-    /// when the caller leaves. Returns at once.
+    /// Starts previewing a revision (the latest when `None`) as a background job (see
+    /// `jobs.rs`); the job goes on when the caller leaves. Returns at once.
     pub async fn start_plan_preview(self: &Arc<Self>, plan_id: &str, revision: Option<i64>) -> Result<JobView, ServiceError> {
         let plan = self.store.plan(plan_id).await?;
         let rev = self.store.plan_revision(plan_id, revision).await?;
@@ -331,121 +279,34 @@ impl StackService {
             (_, Some(s)) => ferry_engine::import_spec::parse_import_spec(s).map(|s| s.file.resources.len()).unwrap_or(0),
             _ => 0,
         };
-        let id = ferry_store::random_id();
-        let (changed, _) = watch::channel(0);
-        let job = Arc::new(Job {
-            state: Mutex::new(JobView {
-                id: id.clone(),
-                plan_id: plan.id.clone(),
-                revision: rev.revision,
-                status: JobStatus::Running,
-                total,
-                finished: 0,
-                events: Vec::new(),
-                preview_id: None,
-                untouched: 0,
-                error: None,
-            }),
-            changed,
-            abort: Mutex::new(None),
-        });
-        {
-            let mut jobs = self.jobs.0.lock().expect("jobs lock");
-            jobs.0.insert(id.clone(), job.clone());
-            jobs.1.push(id.clone());
-            // Finished jobs are kept for people coming back, up to a bound: the oldest
-            // finished ones go first; running ones always stay.
-            while jobs.1.len() > KEPT_JOBS {
-                let Some(pos) = jobs.1.iter().position(|j| jobs.0.get(j).is_some_and(|j| j.view().status != JobStatus::Running)) else { break };
-                let old = jobs.1.remove(pos);
-                jobs.0.remove(&old);
-            }
-        }
-        let watcher = job.clone();
-        let progress = Progress(Arc::new(move |event: ProgressEvent| {
-            watcher.update(|s| {
-                s.finished += 1;
-                // A program's steps include the stack's resources it leaves out (deletes), which
-                // its own count does not know ahead.
-                s.total = s.total.max(s.finished);
-                s.events.push(event);
-            });
-        }));
         let options = PlanOptions::of(&rev);
         let service = self.clone();
-        let runner = job.clone();
         let stack_id = plan.stack_id.clone();
-        let task = tokio::spawn(async move {
-            let result = match (&rev.program, &rev.spec) {
-                (Some(program), _) if !program.trim().is_empty() => {
-                    let request = ProgramRequest {
-                        source: ProgramSource::Yaml(program.clone()),
-                        config: Default::default(),
-                        mapping: None,
-                        passphrase: None,
-                        scope: options.scope,
-                        progress: Some(progress),
-                    };
-                    service.preview_program(&stack_id, request).await
-                }
-                (_, Some(spec)) => match ferry_engine::import_spec::parse_import_spec(spec) {
-                    Ok(parsed) => service.preview_import(&stack_id, spec, &parsed, Some(progress), options.strategy).await,
-                    Err(e) => Err(e.into()),
-                },
-                _ => Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
-            };
-            match result {
-                Ok(record) => {
-                    let linked = service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await;
-                    runner.update(|s| {
-                        s.preview_id = Some(record.id.clone());
-                        s.untouched = record.plan.plan.untouched;
-                        match linked {
-                            Ok(()) => s.status = JobStatus::Done,
-                            Err(e) => {
-                                s.status = JobStatus::Failed;
-                                s.error = Some(e.to_string());
-                            }
-                        }
-                    });
-                }
-                Err(e) => runner.update(|s| {
-                    s.status = JobStatus::Failed;
-                    s.error = Some(e.to_string());
-                }),
-            }
-        });
-        *job.abort.lock().expect("job lock") = Some(task.abort_handle());
-        Ok(job.view())
-    }
-
-    pub fn job(&self, plan_id: &str, job_id: &str) -> Result<Arc<Job>, ServiceError> {
-        let job = self.jobs.0.lock().expect("jobs lock").0.get(job_id).cloned();
-        match job {
-            Some(j) if j.view().plan_id == plan_id => Ok(j),
-            _ => Err(ServiceError::JobNotFound(job_id.to_string())),
-        }
-    }
-
-    /// The plan's jobs in this process, newest first.
-    pub fn plan_jobs(&self, plan_id: &str) -> Vec<JobView> {
-        let jobs = self.jobs.0.lock().expect("jobs lock");
-        jobs.1.iter().rev().filter_map(|id| jobs.0.get(id)).map(|j| j.view()).filter(|v| v.plan_id == plan_id).collect()
-    }
-
-    /// Stops a running job; what it reported so far stays.
-    pub fn cancel_job(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
-        let job = self.job(plan_id, job_id)?;
-        if job.view().status == JobStatus::Running {
-            if let Some(handle) = job.abort.lock().expect("job lock").take() {
-                handle.abort();
-            }
-            job.update(|s| {
-                if s.status == JobStatus::Running {
-                    s.status = JobStatus::Cancelled;
-                }
-            });
-        }
-        Ok(job.view())
+        let revision = rev.revision;
+        self.start_job(plan_id, revision, total, move |progress: Progress| {
+            Box::pin(async move {
+                let record = match (&rev.program, &rev.spec) {
+                    (Some(program), _) if !program.trim().is_empty() => {
+                        let request = ProgramRequest {
+                            source: ProgramSource::Yaml(program.clone()),
+                            config: Default::default(),
+                            mapping: None,
+                            passphrase: None,
+                            scope: options.scope,
+                            progress: Some(progress),
+                        };
+                        service.preview_program(&stack_id, request).await?
+                    }
+                    (_, Some(spec)) => {
+                        let parsed = ferry_engine::import_spec::parse_import_spec(spec)?;
+                        service.preview_import(&stack_id, spec, &parsed, Some(progress), options.strategy).await?
+                    }
+                    _ => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
+                };
+                service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
+                Ok((Some(record.id.clone()), record.plan.plan.untouched))
+            })
+        })
+        .await
     }
 }

@@ -9,13 +9,18 @@ use time::{Duration, OffsetDateTime};
 const FORMAT: &[FormatItem<'static>] = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
 
 /// Now.
-pub(crate) fn now() -> String {
+pub fn now() -> String {
     at(OffsetDateTime::now_utc())
 }
 
 /// `seconds` from now (in the past when negative).
-pub(crate) fn in_seconds(seconds: i64) -> String {
+pub fn in_seconds(seconds: i64) -> String {
     at(OffsetDateTime::now_utc() + Duration::seconds(seconds))
+}
+
+/// `millis` milliseconds from now.
+pub fn in_millis(millis: i64) -> String {
+    at(OffsetDateTime::now_utc() + Duration::milliseconds(millis))
 }
 
 fn at(time: OffsetDateTime) -> String {

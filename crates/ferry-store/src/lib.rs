@@ -14,8 +14,9 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor, Row};
 
 pub mod accounts;
-mod clock;
+pub mod clock;
 mod id;
+pub mod jobs;
 mod name;
 pub mod plans;
 pub mod review;
@@ -52,6 +53,8 @@ pub enum StoreError {
     CommentNotFound(String),
     #[error("no such API token")]
     TokenNotFound,
+    #[error("no job `{0}`")]
+    JobNotFound(String),
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     #[error("unsupported database URL `{0}`: Ferry keeps its data in SQLite (`sqlite://<file>`) or PostgreSQL (`postgres://…`)")]
@@ -103,6 +106,8 @@ pub enum Dialect {
 pub struct Store {
     pool: AnyPool,
     dialect: Dialect,
+    /// PostgreSQL's URL, for the connection that listens for job changes.
+    url: Option<String>,
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
@@ -133,7 +138,7 @@ impl Store {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = AnyPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(30)).connect(url).await?;
             POSTGRES_MIGRATIONS.run(&pool).await?;
-            Ok(Store { pool, dialect: Dialect::Postgres })
+            Ok(Store { pool, dialect: Dialect::Postgres, url: Some(url.to_string()) })
         } else if url.starts_with("sqlite:") {
             Self::connect_sqlite(url, 4).await
         } else {
@@ -161,7 +166,7 @@ impl Store {
             .connect(url)
             .await?;
         SQLITE_MIGRATIONS.run(&pool).await?;
-        Ok(Store { pool, dialect: Dialect::Sqlite })
+        Ok(Store { pool, dialect: Dialect::Sqlite, url: None })
     }
 
     /// Which database this store is in.

@@ -171,3 +171,43 @@ async fn both_databases_have_the_same_migrations() {
     let names = |m: &sqlx::migrate::Migrator| m.iter().map(|m| (m.version, m.description.to_string())).collect::<Vec<_>>();
     assert_eq!(names(&SQLITE_MIGRATIONS), names(&POSTGRES_MIGRATIONS));
 }
+
+#[tokio::test]
+async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() {
+    for store in stores().await {
+        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let plan = store.add_plan(&stack.id, "t", Some("{}"), None, "{}").await.unwrap();
+        let job = store.add_job("j1", &plan.id, 1, 3).await.unwrap();
+        assert_eq!((job.status.as_str(), job.is_live()), ("queued", true));
+        assert!(store.claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
+        assert!(!store.claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(), "claimed once");
+        assert!(store.add_job_events("j1", 0, &["{\"n\":0}".into(), "{\"n\":1}".into()], 3).await.unwrap());
+        assert!(store.add_job_events("j1", 2, &["{\"n\":2}".into(), "{\"n\":3}".into()], 3).await.unwrap());
+        assert_eq!(store.job_events("j1", 3).await.unwrap(), ["{\"n\":3}"]);
+        let seen = store.job("j1").await.unwrap();
+        assert_eq!((seen.finished, seen.total), (4, 4), "the total grows with what was reported");
+        // A cancel wins over a result that comes later.
+        assert!(store.cancel_job("j1").await.unwrap());
+        assert!(!store.end_job("j1", "done", None, 0, None).await.unwrap());
+        assert!(!store.add_job_events("j1", 4, &["{}".into()], 3).await.unwrap());
+        assert_eq!(store.job("j1").await.unwrap().status, "cancelled");
+
+        // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
+        store.add_job("j2", &plan.id, 1, 1).await.unwrap();
+        store.claim_job("j2", "instance-a", &clock::in_millis(300)).await.unwrap();
+        assert!(store.interrupt_jobs(false).await.unwrap().is_empty());
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        assert_eq!(store.interrupt_jobs(false).await.unwrap(), ["j2"]);
+        let interrupted = store.job("j2").await.unwrap();
+        assert_eq!((interrupted.status.as_str(), interrupted.error.as_deref()), ("interrupted", Some(jobs::INTERRUPTED)));
+        // A restarted single-instance store interrupts whatever was live.
+        store.add_job("j3", &plan.id, 1, 1).await.unwrap();
+        assert_eq!(store.interrupt_jobs(true).await.unwrap(), ["j3"]);
+        let listed: Vec<String> = store.plan_jobs(&plan.id, 10).await.unwrap().into_iter().map(|j| j.id).collect();
+        assert_eq!(listed.len(), 3);
+        for sql in ["UPDATE job_events SET event = 'x'"] {
+            let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
+            assert!(err.to_string().contains("immutable"), "{sql}: {err}");
+        }
+    }
+}

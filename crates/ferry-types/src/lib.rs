@@ -63,20 +63,32 @@ pub struct JobEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum JobStatus {
+    /// Waiting for an instance to take it.
+    Queued,
     Running,
     Done,
     Failed,
     Cancelled,
+    /// The instance running it stopped before it finished (its lease ran out, or the server
+    /// restarted): it will not finish; preview again.
+    Interrupted,
 }
 
 impl JobStatus {
     pub fn as_str(self) -> &'static str {
         match self {
+            JobStatus::Queued => "queued",
             JobStatus::Running => "running",
             JobStatus::Done => "done",
             JobStatus::Failed => "failed",
             JobStatus::Cancelled => "cancelled",
+            JobStatus::Interrupted => "interrupted",
         }
+    }
+
+    /// Whether it may still change (queued or running).
+    pub fn is_live(self) -> bool {
+        matches!(self, JobStatus::Queued | JobStatus::Running)
     }
 }
 

@@ -11,6 +11,7 @@ mod code_verification;
 mod common;
 mod discovery;
 mod imports;
+mod instances;
 mod plan_review;
 mod plans;
 mod plugin_allow_list;

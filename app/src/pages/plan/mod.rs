@@ -12,7 +12,7 @@ mod share;
 
 use std::sync::Arc;
 
-use ferry_types::{EditorMarker, JobEvent, JobSnapshot, JobStatus, PlanPageData, PreviewRef, ReviewRow};
+use ferry_types::{EditorMarker, JobEvent, JobSnapshot, PlanPageData, PreviewRef, ReviewRow};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -43,7 +43,7 @@ pub fn PlanPage() -> impl IntoView {
 }
 
 fn running(job: RwSignal<Option<JobSnapshot>>) -> bool {
-    job.with(|j| j.as_ref().is_some_and(|j| j.status == JobStatus::Running))
+    job.with(|j| j.as_ref().is_some_and(|j| j.status.is_live()))
 }
 
 fn row_of(e: &JobEvent) -> ReviewRow {
@@ -79,7 +79,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let rows = Memo::new(move |_| {
         let live = job.with(|j| {
             j.as_ref()
-                .filter(|j| j.status == JobStatus::Running || preview.with(Option::is_none) || stored_rows.with(|r| r.is_empty()))
+                .filter(|j| j.status.is_live() || preview.with(Option::is_none) || stored_rows.with(|r| r.is_empty()))
                 .map(|j| Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()))
         });
         live.unwrap_or_else(|| stored_rows.get())
@@ -106,7 +106,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     {
         let plan_id = plan_id.clone();
         Effect::new(move |_| {
-            if let Some(j) = job.get_untracked().filter(|j| j.status == JobStatus::Running) {
+            if let Some(j) = job.get_untracked().filter(|j| j.status.is_live()) {
                 follow(&plan_id, &j.id, job, preview);
             }
         });

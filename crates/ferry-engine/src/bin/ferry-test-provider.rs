@@ -19,8 +19,9 @@
 //!
 //! In every mode, some IDs script a misbehaving resource (so one process serves culprits and
 //! innocents side by side): `crash-…` exits in the middle of its Read, `hang-…` never answers
-//! its Read, `checkcrash-…` reads fine and exits in the middle of its Check, and `bad-…` reads
-//! fine with an input (`badValue`) that Check reports as a failure.
+//! its Read, `checkcrash-…` reads fine and exits in the middle of its Check, `bad-…` reads
+//! fine with an input (`badValue`) that Check reports as a failure, and `slow-<ms>-…` reads fine
+//! after `<ms>` milliseconds (a preview that takes a while, to stop an instance in the middle).
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -188,6 +189,9 @@ impl ResourceProvider for TestProvider {
         }
         if r.id.starts_with("hang-") {
             std::future::pending::<()>().await;
+        }
+        if let Some(ms) = r.id.strip_prefix("slow-").and_then(|rest| rest.split('-').next()).and_then(|ms| ms.parse::<u64>().ok()) {
+            tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
         }
         if let Ok(mut engine) = EngineClient::connect(format!("http://{}", self.engine)).await {
             let _ = engine

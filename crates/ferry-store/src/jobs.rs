@@ -1,0 +1,232 @@
+//! Background jobs in the store: their state (queued → running, leased by one instance → done,
+//! failed, cancelled or interrupted) and the events they reported, so that any instance serves
+//! them and none is lost with the process that ran it. In PostgreSQL every change is announced
+//! on the channel [`JOBS_CHANNEL`] (the job's ID as payload), for instances following it.
+
+use sqlx::any::AnyRow;
+use sqlx::Row;
+
+use crate::clock::now;
+use crate::{Dialect, Store, StoreError};
+
+/// The PostgreSQL `NOTIFY` channel job changes are announced on.
+pub const JOBS_CHANNEL: &str = "ferry_jobs";
+
+/// A job as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredJob {
+    pub id: String,
+    pub plan_id: String,
+    pub revision: i64,
+    /// `queued`, `running`, `done`, `failed`, `cancelled` or `interrupted`.
+    pub status: String,
+    pub total: i64,
+    pub finished: i64,
+    pub untouched: i64,
+    pub preview_id: Option<String>,
+    pub error: Option<String>,
+    /// The instance running it (once claimed), and until when its lease holds.
+    pub instance: Option<String>,
+    pub lease_until: Option<String>,
+    pub created_at: String,
+}
+
+impl StoredJob {
+    /// Whether it may still change: queued or running.
+    pub fn is_live(&self) -> bool {
+        self.status == "queued" || self.status == "running"
+    }
+}
+
+fn job_of(row: &AnyRow) -> StoredJob {
+    StoredJob {
+        id: row.get("id"),
+        plan_id: row.get("plan_id"),
+        revision: row.get("revision"),
+        status: row.get("status"),
+        total: row.get("total"),
+        finished: row.get("finished"),
+        untouched: row.get("untouched"),
+        preview_id: row.get("preview_id"),
+        error: row.get("error"),
+        instance: row.get("instance"),
+        lease_until: row.get("lease_until"),
+        created_at: row.get("created_at"),
+    }
+}
+
+const JOB_SELECT: &str = "SELECT id, plan_id, revision, status, total, finished, untouched, preview_id, error, instance, lease_until, created_at FROM jobs";
+
+/// Why a job whose lease ran out stopped, as its page says.
+pub const INTERRUPTED: &str = "interrupted: the Ferry instance running this preview stopped before it finished (its lease ran out); preview again";
+
+impl Store {
+    /// Announces a change of the job to instances following it (PostgreSQL only; elsewhere
+    /// followers poll).
+    async fn announce<'e, E>(&self, executor: E, job_id: &str) -> Result<(), StoreError>
+    where
+        E: sqlx::Executor<'e, Database = sqlx::Any>,
+    {
+        if self.dialect == Dialect::Postgres {
+            sqlx::query("SELECT pg_notify($1, $2)").bind(JOBS_CHANNEL).bind(job_id).execute(executor).await?;
+        }
+        Ok(())
+    }
+
+    /// Records a new job, queued.
+    pub async fn add_job(&self, id: &str, plan_id: &str, revision: i64, total: i64) -> Result<StoredJob, StoreError> {
+        sqlx::query("INSERT INTO jobs (id, plan_id, revision, status, total) VALUES ($1, $2, $3, 'queued', $4)")
+            .bind(id)
+            .bind(plan_id)
+            .bind(revision)
+            .bind(total)
+            .execute(&self.pool)
+            .await?;
+        self.job(id).await
+    }
+
+    /// Takes a queued job for `instance`, leased until `lease_until`; false when it was not
+    /// queued any more (cancelled, or taken).
+    pub async fn claim_job(&self, id: &str, instance: &str, lease_until: &str) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued'")
+            .bind(instance)
+            .bind(lease_until)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        self.announce(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Appends events `first_seq…` of a running job (JSON texts) and its counts, in one
+    /// transaction; nothing is written once the job stopped running (cancelled, interrupted).
+    pub async fn add_job_events(&self, id: &str, first_seq: i64, events: &[String], total: i64) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let finished = first_seq + events.len() as i64;
+        let done = sqlx::query("UPDATE jobs SET finished = $1, total = $2 WHERE id = $3 AND status = 'running'")
+            .bind(finished)
+            .bind(total.max(finished))
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        if done.rows_affected() == 0 {
+            return Ok(false);
+        }
+        for (i, event) in events.iter().enumerate() {
+            sqlx::query("INSERT INTO job_events (job_id, seq, event) VALUES ($1, $2, $3)")
+                .bind(id)
+                .bind(first_seq + i as i64)
+                .bind(event)
+                .execute(&mut *tx)
+                .await?;
+        }
+        self.announce(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(true)
+    }
+
+    /// Ends a running job as `status` (`done` or `failed`); false when it had already stopped
+    /// (a cancel or an interruption wins over a late result).
+    pub async fn end_job(&self, id: &str, status: &str, preview_id: Option<&str>, untouched: i64, error: Option<&str>) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done =
+            sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status = 'running'")
+                .bind(status)
+                .bind(preview_id)
+                .bind(untouched)
+                .bind(error)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+        self.announce(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Cancels a queued or running job (whichever instance runs it stops it at its next lease
+    /// renewal, or at once when it is this one); false when it had already stopped.
+    pub async fn cancel_job(&self, id: &str) -> Result<bool, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let done = sqlx::query("UPDATE jobs SET status = 'cancelled', lease_until = NULL WHERE id = $1 AND status IN ('queued', 'running')")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        self.announce(&mut *tx, id).await?;
+        tx.commit().await?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Extends the leases of the running jobs of `instance`.
+    pub async fn renew_job_leases(&self, instance: &str, lease_until: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE jobs SET lease_until = $1 WHERE instance = $2 AND status = 'running'").bind(lease_until).bind(instance).execute(&self.pool).await?;
+        Ok(())
+    }
+
+    /// Marks interrupted every live job whose lease ran out (or, with `all`, every live job:
+    /// a single-instance store starting up knows none of them is running); returns their IDs.
+    pub async fn interrupt_jobs(&self, all: bool) -> Result<Vec<String>, StoreError> {
+        let mut tx = self.pool.begin().await?;
+        let ids: Vec<String> = if all {
+            sqlx::query_scalar("UPDATE jobs SET status = 'interrupted', error = $1, lease_until = NULL WHERE status IN ('queued', 'running') RETURNING id")
+                .bind(INTERRUPTED)
+                .fetch_all(&mut *tx)
+                .await?
+        } else {
+            sqlx::query_scalar(
+                "UPDATE jobs SET status = 'interrupted', error = $1, lease_until = NULL \
+                 WHERE status = 'running' AND lease_until < $2 RETURNING id",
+            )
+            .bind(INTERRUPTED)
+            .bind(now())
+            .fetch_all(&mut *tx)
+            .await?
+        };
+        for id in &ids {
+            self.announce(&mut *tx, id).await?;
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
+    pub async fn job(&self, id: &str) -> Result<StoredJob, StoreError> {
+        let row = sqlx::query(&format!("{JOB_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
+        row.as_ref().map(job_of).ok_or_else(|| StoreError::JobNotFound(id.to_string()))
+    }
+
+    /// A job's events from `from` on (JSON texts), in order.
+    pub async fn job_events(&self, id: &str, from: i64) -> Result<Vec<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT event FROM job_events WHERE job_id = $1 AND seq >= $2 ORDER BY seq").bind(id).bind(from).fetch_all(&self.pool).await?)
+    }
+
+    /// A plan's jobs, newest first, up to `limit`.
+    pub async fn plan_jobs(&self, plan_id: &str, limit: i64) -> Result<Vec<StoredJob>, StoreError> {
+        let rows = sqlx::query(&format!("{JOB_SELECT} WHERE plan_id = $1 ORDER BY created_at DESC, id LIMIT $2"))
+            .bind(plan_id)
+            .bind(limit)
+            .fetch_all(&self.pool)
+            .await?;
+        Ok(rows.iter().map(job_of).collect())
+    }
+
+    /// Follows job changes announced by every instance (PostgreSQL); `None` in SQLite, whose
+    /// followers poll.
+    pub async fn job_notifications(&self) -> Result<Option<JobNotifications>, StoreError> {
+        let Some(url) = self.url.as_deref() else { return Ok(None) };
+        let mut listener = sqlx::postgres::PgListener::connect(url).await?;
+        listener.listen(JOBS_CHANNEL).await?;
+        Ok(Some(JobNotifications(listener)))
+    }
+}
+
+/// Job changes announced in PostgreSQL.
+pub struct JobNotifications(sqlx::postgres::PgListener);
+
+impl JobNotifications {
+    /// The ID of the next job that changed. The listener reconnects by itself after a lost
+    /// connection (changes made meanwhile are missed: followers also poll, slowly).
+    pub async fn next(&mut self) -> Result<String, StoreError> {
+        Ok(self.0.recv().await?.payload().to_string())
+    }
+}
