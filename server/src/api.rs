@@ -10,7 +10,7 @@ use axum::{Extension, Json, Router};
 use ferry_codegen::{Language, Style};
 use ferry_engine::deploy::{ConfigValue, PlanScope};
 use ferry_engine::import_spec::{import_spec_from_value, read_spec_json, ImportSpec};
-use ferry_service::{markers, CodeRequest, GeneratedCode, JobStatus, PlanInput, ProgramRequest, ProgramSource, ServiceError, SourceKind, StackService};
+use ferry_service::{markers, CodeRequest, GeneratedCode, PlanInput, ProgramRequest, ProgramSource, ServiceError, SourceKind, StackService};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -500,50 +500,20 @@ async fn cancel_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Pa
 /// ones already reported first, so a page that comes back catches up), then `end` with the job.
 /// Any instance serves any job: the events come from the store.
 async fn job_events(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    use axum::response::sse::{Event, KeepAlive, Sse};
-    use futures_util::StreamExt;
-    let updates = stacks.follow_job(&id, &job).await?;
-    let events = updates.map(|update| {
-        Ok::<_, std::convert::Infallible>(match update {
-            ferry_service::JobUpdate::Event(e) => Event::default().event("resource").json_data(&e).expect("events serialise"),
-            ferry_service::JobUpdate::End(job) => Event::default().event("end").json_data(&job).expect("jobs serialise"),
-        })
-    });
-    Ok(Sse::new(events).keep_alive(KeepAlive::default()).into_response())
+    Ok(job_stream(stacks.follow_job(&id, &job).await?, "resource"))
 }
 
-/// A discovery's server-sent events: each of `events(view)` as an `event` message (those
-/// already reported first, so a page that comes back catches up), then `end` with the whole view
-/// once it stops `running`. `receiver` wakes it on every change.
-fn follow<V: serde::Serialize + Send + 'static, E: serde::Serialize + 'static>(
-    view: impl Fn() -> V + Send + Sync + 'static,
-    receiver: tokio::sync::watch::Receiver<u64>,
-    event: &'static str,
-    events: fn(&V) -> &[E],
-    running: fn(&V) -> bool,
-) -> Response {
+/// A job's updates as server-sent events: each event as `event`, then `end` with the job.
+fn job_stream(updates: impl futures_util::Stream<Item = ferry_service::JobUpdate> + Send + 'static, event: &'static str) -> Response {
     use axum::response::sse::{Event, KeepAlive, Sse};
-    let view = Arc::new(view);
-    let stream = futures_util::stream::unfold((view, receiver, 0usize, false), move |(view, mut receiver, sent, ended)| async move {
-        if ended {
-            return None;
-        }
-        loop {
-            let now = view();
-            if let Some(next) = events(&now).get(sent) {
-                let message = Event::default().event(event).json_data(next).expect("events serialise");
-                return Some((Ok::<_, std::convert::Infallible>(message), (view, receiver, sent + 1, false)));
-            }
-            if !running(&now) {
-                let message = Event::default().event("end").json_data(&now).expect("jobs serialise");
-                return Some((Ok(message), (view, receiver, sent, true)));
-            }
-            if receiver.changed().await.is_err() {
-                return None;
-            }
-        }
+    use futures_util::StreamExt;
+    let events = updates.map(move |update| {
+        Ok::<_, std::convert::Infallible>(match update {
+            ferry_service::JobUpdate::Event(json) => Event::default().event(event).data(json),
+            ferry_service::JobUpdate::End(json) => Event::default().event("end").data(json),
+        })
     });
-    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+    Sse::new(events).keep_alive(KeepAlive::default()).into_response()
 }
 
 async fn create_share(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
@@ -727,19 +697,17 @@ async fn start_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path
 }
 
 async fn get_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.discovery(&id)?.view()).into_response())
+    Ok(Json(stacks.discovery(&id).await?).into_response())
 }
 
 async fn cancel_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.cancel_discovery(&id)?).into_response())
+    Ok(Json(stacks.cancel_discovery(&id).await?).into_response())
 }
 
 /// Server-sent events: one `result`/`page`/`not-listable`/`failed` event per find, then `end`
 /// with the whole job.
 async fn discovery_events(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let job = stacks.discovery(&id)?;
-    let receiver = job.subscribe();
-    Ok(follow(move || job.view(), receiver, "discovery", |v| &v.events, |v| v.status == JobStatus::Running))
+    Ok(job_stream(stacks.follow_discovery(&id).await?, "discovery"))
 }
 
 #[derive(Deserialize)]

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ferry_service::{DiscoveryEvent, JobStatus, Selected, TypeQuery};
+use ferry_service::{DiscoveryEvent, Selected, TypeQuery};
 use serde_json::{Map, Value};
 
 use crate::cli::{env_passphrase, open_stack, write_atomically, Error};
@@ -51,14 +51,10 @@ pub async fn run(args: DiscoverArgs) -> Result<(), Error> {
     let query: Map<String, Value> = args.query.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     let types = args.types.iter().map(|t| TypeQuery { type_: t.clone(), query: query.clone(), limit: args.limit, page_size: args.page_size }).collect();
     let started = service.start_discovery(&stack_id, ferry_service::DiscoveryRequest { types }).await?;
-    let job = service.discovery(&started.id)?;
-    let mut changes = job.subscribe();
-    while job.view().status == JobStatus::Running {
-        if changes.changed().await.is_err() {
-            break;
-        }
-    }
-    let view = job.view();
+    // Follow it to its end, then read it whole.
+    let mut updates = std::pin::pin!(service.follow_discovery(&started.id).await?);
+    while futures_util::StreamExt::next(&mut updates).await.is_some() {}
+    let view = service.discovery(&started.id).await?;
     if let Some(e) = view.error {
         return Err(e.into());
     }

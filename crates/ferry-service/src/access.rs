@@ -154,7 +154,7 @@ impl StackService {
             Object::Stack => id.to_string(),
             Object::Plan => self.store.plan(id).await?.stack_id,
             Object::Preview => self.store.preview_stack(id).await?,
-            Object::Discovery => self.discovery(id)?.view().stack_id,
+            Object::Discovery => self.discovery(id).await?.stack_id,
         };
         Ok(org_of_name(&self.store.stack(&stack_id).await?.name).to_string())
     }

@@ -2,19 +2,21 @@
 //! stack, by another stack Ferry holds, or by none — so that people can pick what to import
 //! without knowing IDs up front.
 //!
-//! A discovery is a background job like a preview: results are kept as events, watched over
-//! server-sent events, and the job can be cancelled. Nothing it does touches a stack.
+//! A discovery is a background job like a preview (`jobs.rs`, kept in the store): results are
+//! kept as events, watched over server-sent events from any instance, and the job can be
+//! cancelled. Nothing it does touches a stack.
 
 use std::collections::{BTreeSet, HashMap};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use ferry_engine::plugin::PluginProviders;
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_rpc::pulumirpc::{list_response, ListRequest, ReadRequest};
+use ferry_store::jobs::{JobKind, NewJob};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use tokio::sync::watch;
 
+use crate::jobs::{parse_events, status_of_job, EndView, JobEnd, JobSink, JobUpdate};
 use crate::stack_secrets::StackSecrets;
 use crate::{JobStatus, ServiceError, StackService};
 
@@ -40,7 +42,7 @@ pub struct DiscoveryRequest {
 }
 
 /// Whether a listed resource is already managed, and where.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Managed {
     /// By this stack: same type and ID.
@@ -57,7 +59,7 @@ pub enum Managed {
 }
 
 /// One thing `List` found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Discovered {
     #[serde(rename = "type")]
     pub type_: String,
@@ -68,7 +70,7 @@ pub struct Discovered {
 }
 
 /// What a discovery reports, in order.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum DiscoveryEvent {
     Result(Discovered),
@@ -107,32 +109,6 @@ pub struct DiscoveryView {
     pub events: Vec<DiscoveryEvent>,
     pub error: Option<String>,
 }
-
-pub struct Discovery {
-    state: Mutex<DiscoveryView>,
-    changed: watch::Sender<u64>,
-    abort: Mutex<Option<tokio::task::AbortHandle>>,
-}
-
-impl Discovery {
-    pub fn view(&self) -> DiscoveryView {
-        self.state.lock().expect("discovery lock").clone()
-    }
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.changed.subscribe()
-    }
-    fn update(&self, f: impl FnOnce(&mut DiscoveryView)) {
-        f(&mut self.state.lock().expect("discovery lock"));
-        self.changed.send_modify(|n| *n += 1);
-    }
-}
-
-/// The discoveries of this process, by ID, and in the order they started.
-#[derive(Default)]
-pub struct Discoveries(Mutex<(HashMap<String, Arc<Discovery>>, Vec<String>)>);
-
-/// How many discoveries the process remembers: the oldest finished ones go first.
-const KEPT_DISCOVERIES: usize = 256;
 
 /// A resource type that can be listed, and the filter it takes.
 #[derive(Debug, Clone, Serialize)]
@@ -331,46 +307,22 @@ impl StackService {
         }
         let version = self.version(stack_id, None).await?;
         let id = ferry_store::random_id();
-        let (changed, _) = watch::channel(0);
-        let job = Arc::new(Discovery {
-            state: Mutex::new(DiscoveryView {
-                id: id.clone(),
-                stack_id: version.summary.id.clone(),
-                status: JobStatus::Running,
-                types: request.types.iter().map(|t| t.type_.clone()).collect(),
-                found: 0,
-                events: Vec::new(),
-                error: None,
-            }),
-            changed,
-            abort: Mutex::new(None),
-        });
-        {
-            let mut kept = self.discoveries.0.lock().expect("discoveries lock");
-            kept.0.insert(id.clone(), job.clone());
-            kept.1.push(id.clone());
-            while kept.1.len() > KEPT_DISCOVERIES {
-                let Some(pos) = kept.1.iter().position(|d| kept.0.get(d).is_some_and(|d| d.view().status != JobStatus::Running)) else { break };
-                let old = kept.1.remove(pos);
-                kept.0.remove(&old);
-            }
-        }
-        let (service, runner, stack_id) = (self.clone(), job.clone(), version.summary.id.clone());
-        let task = tokio::spawn(async move {
-            let outcome = service.run_discovery(&stack_id, &request, &runner).await;
-            runner.update(|s| match outcome {
-                Ok(()) => s.status = JobStatus::Done,
-                Err(e) => {
-                    s.status = JobStatus::Failed;
-                    s.error = Some(e.to_string());
-                }
-            });
-        });
-        *job.abort.lock().expect("discovery lock") = Some(task.abort_handle());
-        Ok(job.view())
+        let stack_id = version.summary.id.clone();
+        let types: Vec<String> = request.types.iter().map(|t| t.type_.clone()).collect();
+        let detail = serde_json::to_string(&types).expect("strings serialise");
+        let new = NewJob { id: &id, kind: JobKind::Discovery, stack_id: &stack_id, plan: None, total: 0, detail: Some(&detail) };
+        let (service, stack) = (self.clone(), stack_id.clone());
+        self.start_job(new, move |sink: JobSink<DiscoveryEvent>| {
+            Box::pin(async move {
+                service.run_discovery(&stack, &request, &sink).await?;
+                Ok(JobEnd::default())
+            })
+        })
+        .await?;
+        self.discovery(&id).await
     }
 
-    async fn run_discovery(&self, stack_id: &str, request: &DiscoveryRequest, job: &Discovery) -> Result<(), ServiceError> {
+    async fn run_discovery(&self, stack_id: &str, request: &DiscoveryRequest, report: &JobSink<DiscoveryEvent>) -> Result<(), ServiceError> {
         let version = self.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let index = self.managed_index(stack_id).await?;
@@ -384,48 +336,62 @@ impl StackService {
             let provider = match providers.provider(&instance).await {
                 Ok(p) => p,
                 Err(e) => {
-                    job.update(|s| s.events.push(DiscoveryEvent::Failed { type_: q.type_.clone(), message: e.to_string() }));
+                    report(DiscoveryEvent::Failed { type_: q.type_.clone(), message: e.to_string() });
                     continue;
                 }
             };
+            let mut listed = 0;
             let outcome = list_all(provider.as_ref(), q, |found| {
-                job.update(|s| {
-                    for (id, name) in found {
-                        let managed = index.get(&(q.type_.clone(), id.clone())).cloned().unwrap_or(Managed::Unmanaged);
-                        s.events.push(DiscoveryEvent::Result(Discovered { type_: q.type_.clone(), id, name, managed }));
-                        s.found += 1;
-                    }
-                    let listed = s.events.iter().filter(|e| matches!(e, DiscoveryEvent::Result(d) if d.type_ == q.type_)).count();
-                    s.events.push(DiscoveryEvent::Page { type_: q.type_.clone(), listed });
-                })
+                for (id, name) in found {
+                    let managed = index.get(&(q.type_.clone(), id.clone())).cloned().unwrap_or(Managed::Unmanaged);
+                    report(DiscoveryEvent::Result(Discovered { type_: q.type_.clone(), id, name, managed }));
+                    listed += 1;
+                }
+                report(DiscoveryEvent::Page { type_: q.type_.clone(), listed });
             })
             .await;
             match outcome {
                 Ok(ListEnd::Done) => {}
-                Ok(ListEnd::Computed) => job.update(|s| s.events.push(DiscoveryEvent::Computed { type_: q.type_.clone() })),
-                Err(ListFailure::Unimplemented(message)) => job.update(|s| s.events.push(DiscoveryEvent::NotListable { type_: q.type_.clone(), message })),
-                Err(ListFailure::Other(message)) => job.update(|s| s.events.push(DiscoveryEvent::Failed { type_: q.type_.clone(), message })),
+                Ok(ListEnd::Computed) => report(DiscoveryEvent::Computed { type_: q.type_.clone() }),
+                Err(ListFailure::Unimplemented(message)) => report(DiscoveryEvent::NotListable { type_: q.type_.clone(), message }),
+                Err(ListFailure::Other(message)) => report(DiscoveryEvent::Failed { type_: q.type_.clone(), message }),
             }
         }
         providers.shutdown().await;
         Ok(())
     }
 
-    pub fn discovery(&self, id: &str) -> Result<Arc<Discovery>, ServiceError> {
-        self.discoveries.0.lock().expect("discoveries lock").0.get(id).cloned().ok_or_else(|| ServiceError::JobNotFound(id.to_string()))
+    /// A discovery so far, with every event it reported (from any instance).
+    pub async fn discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
+        let stored = self.live_job(id, |j| j.kind == JobKind::Discovery.as_str()).await?;
+        let events: Vec<DiscoveryEvent> = parse_events(self.store.job_events(id, 0).await?)?;
+        let types = stored.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
+        Ok(DiscoveryView {
+            status: status_of_job(&stored),
+            id: stored.id,
+            stack_id: stored.stack_id,
+            types,
+            found: events.iter().filter(|e| matches!(e, DiscoveryEvent::Result(_))).count(),
+            events,
+            error: stored.error,
+        })
     }
 
-    pub fn cancel_discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
-        let job = self.discovery(id)?;
-        if let Some(handle) = job.abort.lock().expect("discovery lock").take() {
-            handle.abort();
-        }
-        job.update(|s| {
-            if s.status == JobStatus::Running {
-                s.status = JobStatus::Cancelled;
-            }
+    /// Follows a discovery: every event from the first, then the discovery once it stopped.
+    pub async fn follow_discovery(self: &Arc<Self>, id: &str) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
+        self.live_job(id, |j| j.kind == JobKind::Discovery.as_str()).await?;
+        let (service, job) = (self.clone(), id.to_string());
+        let end: EndView = Arc::new(move || {
+            let (service, job) = (service.clone(), job.clone());
+            Box::pin(async move { service.discovery(&job).await.ok().map(|v| serde_json::to_string(&v).expect("discoveries serialise")) })
         });
-        Ok(job.view())
+        Ok(self.follow(id, end))
+    }
+
+    pub async fn cancel_discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
+        self.live_job(id, |j| j.kind == JobKind::Discovery.as_str()).await?;
+        self.stop_job(id).await?;
+        self.discovery(id).await
     }
 
     /// A quick `Read` of each item: is it there to import? Up to the engine's concurrency at

@@ -1,5 +1,5 @@
-//! Background jobs (a plan revision's preview), kept in the store so that any instance serves
-//! them: the instance that starts one claims it with a lease it renews while the preview runs,
+//! Background jobs (a plan revision's preview, a stack's discovery), kept in the store so that
+//! any instance serves them: the instance that starts one claims it with a lease it renews while the preview runs,
 //! writes its events in batches as they come, and ends it. Followers on any instance read the
 //! store, woken by this instance's own writes, by PostgreSQL's notifications from the others, or
 //! (SQLite) by polling. A job whose instance died is marked interrupted once its lease runs out,
@@ -10,9 +10,10 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use ferry_engine::progress::{Progress, ProgressEvent};
-use ferry_store::jobs::StoredJob;
+use ferry_engine::progress::ProgressEvent;
+use ferry_store::jobs::{NewJob, StoredJob};
 use ferry_store::Dialect;
+use futures_util::future::BoxFuture;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -49,11 +50,25 @@ pub struct JobView {
     pub untouched: usize,
 }
 
-/// What a follower of a job sees, in order: each event once, then the job when it stopped.
+/// What a follower of a job sees, in order, as JSON: each event once, then the whole job (its
+/// view) once it stopped.
 pub enum JobUpdate {
-    Event(ProgressEvent),
-    End(JobView),
+    Event(String),
+    End(String),
 }
+
+/// Where a running job's events go: called once per event, from any task; it never waits.
+pub(crate) type JobSink<E> = Arc<dyn Fn(E) + Send + Sync>;
+
+/// What a job's run ends with.
+#[derive(Default)]
+pub(crate) struct JobEnd {
+    pub preview_id: Option<String>,
+    pub untouched: usize,
+}
+
+/// Builds a stopped job's view as JSON, for a follower's last message.
+pub(crate) type EndView = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
 
 fn status_of(stored: &str) -> JobStatus {
     match stored {
@@ -66,12 +81,16 @@ fn status_of(stored: &str) -> JobStatus {
     }
 }
 
+pub(crate) fn status_of_job(job: &StoredJob) -> JobStatus {
+    status_of(&job.status)
+}
+
 fn view_of(job: StoredJob, events: Vec<ProgressEvent>) -> JobView {
     JobView {
         status: status_of(&job.status),
         id: job.id,
-        plan_id: job.plan_id,
-        revision: job.revision,
+        plan_id: job.plan_id.unwrap_or_default(),
+        revision: job.revision.unwrap_or_default(),
         total: job.total.max(0) as usize,
         finished: job.finished.max(0) as usize,
         events,
@@ -81,7 +100,7 @@ fn view_of(job: StoredJob, events: Vec<ProgressEvent>) -> JobView {
     }
 }
 
-fn parse_events(texts: Vec<String>) -> Result<Vec<ProgressEvent>, ServiceError> {
+pub(crate) fn parse_events<E: serde::de::DeserializeOwned>(texts: Vec<String>) -> Result<Vec<E>, ServiceError> {
     texts.iter().map(|t| serde_json::from_str(t).map_err(|e| ServiceError::Internal(format!("a stored job event is damaged: {e}")))).collect()
 }
 
@@ -118,7 +137,8 @@ impl Jobs {
 
 /// A message to a job's event writer.
 enum ToWriter {
-    Event(ProgressEvent),
+    /// An event, as JSON.
+    Event(String),
     /// Everything sent before is written; answer when it is.
     Flush(oneshot::Sender<()>),
 }
@@ -208,20 +228,19 @@ impl StackService {
         Ok(())
     }
 
-    /// Queues a preview of the plan revision as a job, claims it for this instance and runs
-    /// it in the background (it goes on when the caller leaves); returns at once.
-    pub(crate) async fn start_job(
+    /// Queues a job, claims it for this instance and runs it in the background (it goes on
+    /// when the caller leaves); returns at once. `run` gets the sink its events go to.
+    pub(crate) async fn start_job<E: Serialize + Send + 'static>(
         self: &Arc<Self>,
-        plan_id: &str,
-        revision: i64,
-        total: usize,
-        run: impl FnOnce(Progress) -> futures_util::future::BoxFuture<'static, Result<(Option<String>, usize), ServiceError>> + Send + 'static,
-    ) -> Result<JobView, ServiceError> {
+        new: NewJob<'_>,
+        run: impl FnOnce(JobSink<E>) -> BoxFuture<'static, Result<JobEnd, ServiceError>> + Send + 'static,
+    ) -> Result<StoredJob, ServiceError> {
         self.start_job_upkeep();
-        let id = ferry_store::random_id();
-        self.store.add_job(&id, plan_id, revision, total as i64).await?;
+        let id = new.id.to_string();
+        let total = new.total;
+        self.store.add_job(new).await?;
         if !self.store.claim_job(&id, &self.jobs.instance, &self.jobs.lease_until()).await? {
-            return self.job(plan_id, &id).await;
+            return Ok(self.store.job(&id).await?);
         }
 
         // Events go to the store in batches, as fast as it takes them, in the order reported.
@@ -238,7 +257,7 @@ impl StackService {
                     let mut next = Some(first);
                     while let Some(message) = next.take() {
                         match message {
-                            ToWriter::Event(e) => batch.push(serde_json::to_string(&e).expect("events serialise")),
+                            ToWriter::Event(e) => batch.push(e),
                             ToWriter::Flush(done) => flushes.push(done),
                         }
                         if batch.len() < BATCH {
@@ -246,7 +265,7 @@ impl StackService {
                         }
                     }
                     if !batch.is_empty() && failed.is_none() {
-                        match service.store.add_job_events(&id, seq, &batch, total as i64).await {
+                        match service.store.add_job_events(&id, seq, &batch, total).await {
                             Ok(_) => {
                                 seq += batch.len() as i64;
                                 let _ = service.jobs.changed.send(id.clone());
@@ -262,16 +281,16 @@ impl StackService {
             })
         };
         let sender = to_writer.clone();
-        let progress = Progress(Arc::new(move |event: ProgressEvent| {
-            let _ = sender.send(ToWriter::Event(event));
-        }));
+        let sink: JobSink<E> = Arc::new(move |event: E| {
+            let _ = sender.send(ToWriter::Event(serde_json::to_string(&event).expect("events serialise")));
+        });
 
-        let preview = tokio::spawn(run(progress));
-        self.jobs.running.lock().expect("jobs lock").insert(id.clone(), preview.abort_handle());
+        let task = tokio::spawn(run(sink));
+        self.jobs.running.lock().expect("jobs lock").insert(id.clone(), task.abort_handle());
         let service = self.clone();
         let job_id = id.clone();
         tokio::spawn(async move {
-            let outcome = preview.await;
+            let outcome = task.await;
             let (flushed, wait) = oneshot::channel();
             let _ = to_writer.send(ToWriter::Flush(flushed));
             let _ = wait.await;
@@ -279,11 +298,11 @@ impl StackService {
             let write_error = writer.await.ok().flatten();
             let ended = match (outcome, write_error) {
                 (_, Some(e)) => service.store.end_job(&job_id, "failed", None, 0, Some(&format!("its progress could not be stored: {e}"))).await,
-                (Ok(Ok((preview_id, untouched))), None) => service.store.end_job(&job_id, "done", preview_id.as_deref(), untouched as i64, None).await,
+                (Ok(Ok(end)), None) => service.store.end_job(&job_id, "done", end.preview_id.as_deref(), end.untouched as i64, None).await,
                 (Ok(Err(e)), None) => service.store.end_job(&job_id, "failed", None, 0, Some(&e.to_string())).await,
                 // Aborted: it was cancelled (or interrupted), which the store already says.
                 (Err(e), None) if e.is_cancelled() => Ok(false),
-                (Err(e), None) => service.store.end_job(&job_id, "failed", None, 0, Some(&format!("the preview stopped unexpectedly: {e}"))).await,
+                (Err(e), None) => service.store.end_job(&job_id, "failed", None, 0, Some(&format!("the job stopped unexpectedly: {e}"))).await,
             };
             if let Err(e) = ended {
                 tracing::error!(job = %job_id, error = %e, "cannot record the end of a job; it will show interrupted when its lease runs out");
@@ -291,20 +310,21 @@ impl StackService {
             service.jobs.running.lock().expect("jobs lock").remove(&job_id);
             let _ = service.jobs.changed.send(job_id);
         });
-        self.job(plan_id, &id).await
+        Ok(self.store.job(&id).await?)
     }
 
-    /// The job with every event it reported. A job whose lease ran out is marked interrupted
-    /// here, by the first instance that looks.
+    /// The preview job with every event it reported.
     pub async fn job(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
-        let stored = self.live_job(plan_id, job_id).await?;
+        let stored = self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
         let events = parse_events(self.store.job_events(job_id, 0).await?)?;
         Ok(view_of(stored, events))
     }
 
-    async fn live_job(&self, plan_id: &str, job_id: &str) -> Result<StoredJob, ServiceError> {
+    /// The job `job_id` if `belongs` says it is the one asked for. A job whose lease ran out is
+    /// marked interrupted here, by the first instance that looks.
+    pub(crate) async fn live_job(&self, job_id: &str, belongs: impl Fn(&StoredJob) -> bool) -> Result<StoredJob, ServiceError> {
         let mut stored = match self.store.job(job_id).await {
-            Ok(j) if j.plan_id == plan_id => j,
+            Ok(j) if belongs(&j) => j,
             Ok(_) | Err(ferry_store::StoreError::JobNotFound(_)) => return Err(ServiceError::JobNotFound(job_id.to_string())),
             Err(e) => return Err(e.into()),
         };
@@ -323,62 +343,93 @@ impl StackService {
         Ok(self.store.plan_jobs(plan_id, 50).await?.into_iter().map(|j| view_of(j, Vec::new())).collect())
     }
 
-    /// Stops a job, on whichever instance runs it; what it reported so far stays.
+    /// Stops a preview job, on whichever instance runs it; what it reported so far stays.
     pub async fn cancel_job(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
-        self.live_job(plan_id, job_id).await?;
+        self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
+        self.stop_job(job_id).await?;
+        self.job(plan_id, job_id).await
+    }
+
+    /// Stops a job on whichever instance runs it (at once when it is this one).
+    pub(crate) async fn stop_job(&self, job_id: &str) -> Result<(), ServiceError> {
         self.store.cancel_job(job_id).await?;
         if let Some(handle) = self.jobs.running.lock().expect("jobs lock").get(job_id) {
             handle.abort();
         }
         let _ = self.jobs.changed.send(job_id.to_string());
-        self.job(plan_id, job_id).await
+        Ok(())
     }
 
-    /// Follows a job: every event from the first, then the job once it stopped. Works for a
-    /// job any instance runs.
+    /// Follows a preview job: every event from the first, then the job once it stopped.
     pub async fn follow_job(
         self: &Arc<Self>,
         plan_id: &str,
         job_id: &str,
     ) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
-        self.live_job(plan_id, job_id).await?;
+        self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
+        let (service, plan_id, id) = (self.clone(), plan_id.to_string(), job_id.to_string());
+        let end: EndView = Arc::new(move || {
+            let (service, plan_id, id) = (service.clone(), plan_id.clone(), id.clone());
+            Box::pin(async move { service.job(&plan_id, &id).await.ok().map(|v| serde_json::to_string(&v).expect("jobs serialise")) })
+        });
+        Ok(self.follow(job_id, end))
+    }
+
+    /// Follows a job any instance runs: its events (JSON) from the first, then `end`'s view once
+    /// it stopped. The caller checked that the job is the one asked for.
+    pub(crate) fn follow(self: &Arc<Self>, job_id: &str, end: EndView) -> impl futures_util::Stream<Item = JobUpdate> + Send + 'static {
         self.start_job_upkeep();
         let poll = if self.store.dialect() == Dialect::Postgres { POLL_POSTGRES } else { POLL_SQLITE };
-        let state = (self.clone(), plan_id.to_string(), job_id.to_string(), self.jobs.changed.subscribe(), 0i64, std::collections::VecDeque::new(), false);
-        Ok(futures_util::stream::unfold(state, move |(service, plan_id, job_id, mut changed, mut sent, mut pending, ended)| async move {
-            if ended {
-                return None;
-            }
-            loop {
-                if let Some(event) = pending.pop_front() {
-                    return Some((JobUpdate::Event(event), (service, plan_id, job_id, changed, sent, pending, false)));
+        let state = (self.clone(), job_id.to_string(), self.jobs.changed.subscribe(), 0i64, std::collections::VecDeque::new(), false);
+        futures_util::stream::unfold(state, move |(service, job_id, mut changed, mut sent, mut pending, ended)| {
+            let end = end.clone();
+            async move {
+                if ended {
+                    return None;
                 }
-                // Read the job before its events: when it has stopped, every event is stored.
-                let stored = service.live_job(&plan_id, &job_id).await.ok()?;
-                let fresh = parse_events(service.store.job_events(&job_id, sent).await.ok()?).ok()?;
-                if !fresh.is_empty() {
-                    sent += fresh.len() as i64;
-                    pending.extend(fresh);
-                    continue;
-                }
-                if !stored.is_live() {
-                    let view = service.job(&plan_id, &job_id).await.ok()?;
-                    return Some((JobUpdate::End(view), (service, plan_id, job_id, changed, sent, pending, true)));
-                }
-                let deadline = tokio::time::sleep(poll);
-                tokio::pin!(deadline);
                 loop {
-                    tokio::select! {
-                        _ = &mut deadline => break,
-                        got = changed.recv() => match got {
-                            Ok(id) if id == job_id => break,
-                            Ok(_) => continue,
-                            Err(broadcast::error::RecvError::Lagged(_)) => break,
-                            Err(broadcast::error::RecvError::Closed) => return None,
-                        },
+                    if let Some(event) = pending.pop_front() {
+                        return Some((JobUpdate::Event(event), (service, job_id, changed, sent, pending, false)));
+                    }
+                    // Read the job before its events: when it has stopped, every event is stored.
+                    let stored = match service.live_job(&job_id, |_| true).await {
+                        Ok(j) => j,
+                        Err(e) => {
+                            tracing::warn!(job = %job_id, error = %e, "cannot follow the job");
+                            return None;
+                        }
+                    };
+                    let fresh = match service.store.job_events(&job_id, sent).await {
+                        Ok(events) => events,
+                        Err(e) => {
+                            tracing::warn!(job = %job_id, error = %e, "cannot read the job's events");
+                            return None;
+                        }
+                    };
+                    if !fresh.is_empty() {
+                        sent += fresh.len() as i64;
+                        pending.extend(fresh);
+                        continue;
+                    }
+                    if !stored.is_live() {
+                        let view = end().await?;
+                        return Some((JobUpdate::End(view), (service, job_id, changed, sent, pending, true)));
+                    }
+                    let deadline = tokio::time::sleep(poll);
+                    tokio::pin!(deadline);
+                    loop {
+                        tokio::select! {
+                            _ = &mut deadline => break,
+                            got = changed.recv() => match got {
+                                Ok(id) if id == job_id => break,
+                                Ok(_) => continue,
+                                Err(broadcast::error::RecvError::Lagged(_)) => break,
+                                Err(broadcast::error::RecvError::Closed) => return None,
+                            },
+                        }
                     }
                 }
             }
-        }))
+        })
     }
 }

@@ -85,7 +85,6 @@ pub struct StackService {
     max_state_bytes: usize,
     cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
     jobs: jobs::Jobs,
-    discoveries: discovery::Discoveries,
     /// DIY backend URLs the administrator allows (see `backends.rs`).
     allowed_backends: Vec<String>,
     schema_hints: editor::SchemaHints,
@@ -100,7 +99,6 @@ impl StackService {
             max_state_bytes,
             cache: Mutex::new(HashMap::new()),
             jobs: Default::default(),
-            discoveries: Default::default(),
             allowed_backends: Vec::new(),
             schema_hints: Default::default(),
             sign_in_limits: Default::default(),

@@ -9,12 +9,13 @@ use std::sync::Arc;
 use ferry_codegen::Style;
 use ferry_engine::deploy::PlanScope;
 use ferry_engine::import::ImportStrategy;
-use ferry_engine::progress::Progress;
+use ferry_engine::progress::{Progress, ProgressEvent};
+use ferry_store::jobs::{JobKind, NewJob};
 use ferry_store::plans::{Plan, PlanRevision, PlanShare};
 use ferry_types::Resolution;
 use serde::{Deserialize, Serialize};
 
-use crate::jobs::JobView;
+use crate::jobs::{JobEnd, JobSink, JobView};
 use crate::programs::{ProgramRequest, ProgramSource};
 use crate::{ServiceError, StackService};
 
@@ -282,8 +283,10 @@ impl StackService {
         let options = PlanOptions::of(&rev);
         let service = self.clone();
         let stack_id = plan.stack_id.clone();
-        let revision = rev.revision;
-        self.start_job(plan_id, revision, total, move |progress: Progress| {
+        let id = ferry_store::random_id();
+        let new = NewJob { id: &id, kind: JobKind::Preview, stack_id: &plan.stack_id, plan: Some((plan_id, rev.revision)), total: total as i64, detail: None };
+        self.start_job(new, move |sink: JobSink<ProgressEvent>| {
+            let progress = Progress(sink);
             Box::pin(async move {
                 let record = match (&rev.program, &rev.spec) {
                     (Some(program), _) if !program.trim().is_empty() => {
@@ -304,9 +307,10 @@ impl StackService {
                     _ => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
                 };
                 service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
-                Ok((Some(record.id.clone()), record.plan.plan.untouched))
+                Ok(JobEnd { preview_id: Some(record.id.clone()), untouched: record.plan.plan.untouched })
             })
         })
-        .await
+        .await?;
+        self.job(plan_id, &id).await
     }
 }

@@ -12,12 +12,46 @@ use crate::{Dialect, Store, StoreError};
 /// The PostgreSQL `NOTIFY` channel job changes are announced on.
 pub const JOBS_CHANNEL: &str = "ferry_jobs";
 
+/// What a job is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JobKind {
+    /// A plan revision's preview.
+    Preview,
+    /// A stack's discovery.
+    Discovery,
+}
+
+impl JobKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            JobKind::Preview => "preview",
+            JobKind::Discovery => "discovery",
+        }
+    }
+}
+
+/// A new job.
+#[derive(Debug, Clone)]
+pub struct NewJob<'a> {
+    pub id: &'a str,
+    pub kind: JobKind,
+    pub stack_id: &'a str,
+    /// A preview's plan and revision.
+    pub plan: Option<(&'a str, i64)>,
+    pub total: i64,
+    /// What it was asked (JSON).
+    pub detail: Option<&'a str>,
+}
+
 /// A job as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredJob {
     pub id: String,
-    pub plan_id: String,
-    pub revision: i64,
+    /// `preview` or `discovery`.
+    pub kind: String,
+    pub stack_id: String,
+    pub plan_id: Option<String>,
+    pub revision: Option<i64>,
     /// `queued`, `running`, `done`, `failed`, `cancelled` or `interrupted`.
     pub status: String,
     pub total: i64,
@@ -25,6 +59,7 @@ pub struct StoredJob {
     pub untouched: i64,
     pub preview_id: Option<String>,
     pub error: Option<String>,
+    pub detail: Option<String>,
     /// The instance running it (once claimed), and until when its lease holds.
     pub instance: Option<String>,
     pub lease_until: Option<String>,
@@ -41,6 +76,8 @@ impl StoredJob {
 fn job_of(row: &AnyRow) -> StoredJob {
     StoredJob {
         id: row.get("id"),
+        kind: row.get("kind"),
+        stack_id: row.get("stack_id"),
         plan_id: row.get("plan_id"),
         revision: row.get("revision"),
         status: row.get("status"),
@@ -49,13 +86,15 @@ fn job_of(row: &AnyRow) -> StoredJob {
         untouched: row.get("untouched"),
         preview_id: row.get("preview_id"),
         error: row.get("error"),
+        detail: row.get("detail"),
         instance: row.get("instance"),
         lease_until: row.get("lease_until"),
         created_at: row.get("created_at"),
     }
 }
 
-const JOB_SELECT: &str = "SELECT id, plan_id, revision, status, total, finished, untouched, preview_id, error, instance, lease_until, created_at FROM jobs";
+const JOB_SELECT: &str =
+    "SELECT id, kind, stack_id, plan_id, revision, status, total, finished, untouched, preview_id, error, detail, instance, lease_until, created_at FROM jobs";
 
 /// Why a job whose lease ran out stopped, as its page says.
 pub const INTERRUPTED: &str = "interrupted: the Ferry instance running this preview stopped before it finished (its lease ran out); preview again";
@@ -74,15 +113,18 @@ impl Store {
     }
 
     /// Records a new job, queued.
-    pub async fn add_job(&self, id: &str, plan_id: &str, revision: i64, total: i64) -> Result<StoredJob, StoreError> {
-        sqlx::query("INSERT INTO jobs (id, plan_id, revision, status, total) VALUES ($1, $2, $3, 'queued', $4)")
-            .bind(id)
-            .bind(plan_id)
-            .bind(revision)
-            .bind(total)
+    pub async fn add_job(&self, new: NewJob<'_>) -> Result<StoredJob, StoreError> {
+        sqlx::query("INSERT INTO jobs (id, kind, stack_id, plan_id, revision, status, total, detail) VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7)")
+            .bind(new.id)
+            .bind(new.kind.as_str())
+            .bind(new.stack_id)
+            .bind(new.plan.map(|(plan, _)| plan))
+            .bind(new.plan.map(|(_, revision)| revision))
+            .bind(new.total)
+            .bind(new.detail)
             .execute(&self.pool)
             .await?;
-        self.job(id).await
+        self.job(new.id).await
     }
 
     /// Takes a queued job for `instance`, leased until `lease_until`; false when it was not
@@ -200,7 +242,7 @@ impl Store {
         Ok(sqlx::query_scalar("SELECT event FROM job_events WHERE job_id = $1 AND seq >= $2 ORDER BY seq").bind(id).bind(from).fetch_all(&self.pool).await?)
     }
 
-    /// A plan's jobs, newest first, up to `limit`.
+    /// A plan's preview jobs, newest first, up to `limit`.
     pub async fn plan_jobs(&self, plan_id: &str, limit: i64) -> Result<Vec<StoredJob>, StoreError> {
         let rows = sqlx::query(&format!("{JOB_SELECT} WHERE plan_id = $1 ORDER BY created_at DESC, id LIMIT $2"))
             .bind(plan_id)

@@ -177,7 +177,9 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
     for store in stores().await {
         let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
         let plan = store.add_plan(&stack.id, "t", Some("{}"), None, "{}").await.unwrap();
-        let job = store.add_job("j1", &plan.id, 1, 3).await.unwrap();
+        let new_job = |id| jobs::NewJob { id, kind: jobs::JobKind::Preview, stack_id: &stack.id, plan: Some((&plan.id, 1)), total: 3, detail: None };
+        let job = store.add_job(new_job("j1")).await.unwrap();
+        assert_eq!((job.kind.as_str(), job.plan_id.as_deref(), job.revision), ("preview", Some(plan.id.as_str()), Some(1)));
         assert_eq!((job.status.as_str(), job.is_live()), ("queued", true));
         assert!(store.claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
         assert!(!store.claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(), "claimed once");
@@ -193,7 +195,7 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         assert_eq!(store.job("j1").await.unwrap().status, "cancelled");
 
         // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
-        store.add_job("j2", &plan.id, 1, 1).await.unwrap();
+        store.add_job(new_job("j2")).await.unwrap();
         store.claim_job("j2", "instance-a", &clock::in_millis(300)).await.unwrap();
         assert!(store.interrupt_jobs(false).await.unwrap().is_empty());
         tokio::time::sleep(std::time::Duration::from_millis(400)).await;
@@ -201,10 +203,10 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         let interrupted = store.job("j2").await.unwrap();
         assert_eq!((interrupted.status.as_str(), interrupted.error.as_deref()), ("interrupted", Some(jobs::INTERRUPTED)));
         // A restarted single-instance store interrupts whatever was live.
-        store.add_job("j3", &plan.id, 1, 1).await.unwrap();
+        store.add_job(jobs::NewJob { kind: jobs::JobKind::Discovery, plan: None, detail: Some("[]"), ..new_job("j3") }).await.unwrap();
         assert_eq!(store.interrupt_jobs(true).await.unwrap(), ["j3"]);
         let listed: Vec<String> = store.plan_jobs(&plan.id, 10).await.unwrap().into_iter().map(|j| j.id).collect();
-        assert_eq!(listed.len(), 3);
+        assert_eq!(listed.len(), 2, "the plan's previews, not the stack's discoveries");
         for sql in ["UPDATE job_events SET event = 'x'"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("immutable"), "{sql}: {err}");

@@ -99,14 +99,20 @@ impl Client {
     /// Reads the job's server-sent events from `at` to their end: the resource events and the
     /// job they end with.
     async fn follow(&self, at: &Instance, plan: &str, job: &str) -> (usize, Value) {
-        let mut response = self.http.get(format!("{}/api/v1/plans/{plan}/jobs/{job}/events", at.base)).bearer_auth(&self.token).send().await.unwrap();
+        self.follow_events(at, &format!("/api/v1/plans/{plan}/jobs/{job}/events"), "resource").await
+    }
+
+    /// Reads server-sent events from `at`'s `path` to their end: how many `event` messages came,
+    /// and the `end` message's JSON.
+    async fn follow_events(&self, at: &Instance, path: &str, event: &str) -> (usize, Value) {
+        let mut response = self.http.get(format!("{}{path}", at.base)).bearer_auth(&self.token).send().await.unwrap();
         assert_eq!(response.status().as_u16(), 200);
         let mut text = String::new();
         while let Some(chunk) = tokio::time::timeout(Duration::from_secs(60), response.chunk()).await.expect("events keep coming").unwrap() {
             text.push_str(&String::from_utf8_lossy(&chunk));
             if let Some(end) = text.find("event: end\ndata: ") {
                 if let Some(line) = text[end + 17..].split('\n').next().filter(|_| text[end + 17..].contains('\n')) {
-                    return (text.matches("event: resource").count(), serde_json::from_str(line).unwrap());
+                    return (text.matches(&format!("event: {event}\n")).count(), serde_json::from_str(line).unwrap());
                 }
             }
         }
@@ -173,6 +179,15 @@ async fn two_instances_on_one_database_share_jobs_and_commit_once() {
     assert_eq!(status, 201, "{committed}");
     let (_, versions) = client.get(&a, &format!("/api/v1/stacks/{stack}/versions")).await;
     assert_eq!(versions.as_array().unwrap().len(), 2, "A sees B's commit: {versions}");
+
+    // A discovery started on A is followed on B too: both kinds of job live in the database.
+    let (status, discovery) =
+        client.post(&a, &format!("/api/v1/stacks/{stack}/discoveries"), json!({"types": [{"type": "test:index:Thing", "pageSize": 10}]})).await;
+    assert_eq!(status, 202, "{discovery}");
+    let path = format!("/api/v1/discoveries/{}/events", discovery["id"].as_str().unwrap());
+    let (events, ended) = client.follow_events(&b, &path, "discovery").await;
+    assert_eq!((ended["status"].clone(), ended["found"].clone()), (json!("done"), json!(25)), "{ended}");
+    assert_eq!(events, 25 + 3, "25 results and 3 pages");
 
     // 3. A dies (SIGKILL) in the middle of a preview: B reports it interrupted within the lease.
     let (_, revised) = client.post(&a, &format!("/api/v1/plans/{plan}/revisions"), json!({"spec": spec(&["four", "slow-60000-five"])})).await;
