@@ -3,15 +3,14 @@
 //! browser to the provider; `<public URL>/auth/oidc/callback` takes the code back, checks the ID
 //! token (signature, issuer, audience, expiry, nonce) and signs the user in by `sub`.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use base64::Engine as _;
 use ferry_service::accounts::OidcIdentity;
+use ferry_store::accounts::OidcLogin;
 use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
 use openidconnect::{
     AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
@@ -35,24 +34,13 @@ pub struct OidcSettings {
 
 type Client = CoreClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointMaybeSet>;
 
-/// A login on its way through the provider.
-struct Pending {
-    verifier: PkceCodeVerifier,
-    nonce: Nonce,
-    next: String,
-    started: Instant,
-}
-
 /// How long a browser may take at the provider.
 const PENDING_FOR: Duration = Duration::from_secs(600);
-/// Logins in flight at most (the oldest go first).
-const MAX_PENDING: usize = 10_000;
 
 pub struct Oidc {
     client: Client,
     http: reqwest::Client,
     groups_claim: Option<String>,
-    pending: Mutex<HashMap<String, Pending>>,
 }
 
 impl Oidc {
@@ -72,7 +60,7 @@ impl Oidc {
         let client =
             CoreClient::from_provider_metadata(metadata, ClientId::new(settings.client_id.clone()), Some(ClientSecret::new(settings.client_secret.clone())))
                 .set_redirect_uri(redirect);
-        Ok(Oidc { client, http, groups_claim: settings.groups_claim.clone(), pending: Mutex::new(HashMap::new()) })
+        Ok(Oidc { client, http, groups_claim: settings.groups_claim.clone() })
     }
 }
 
@@ -92,14 +80,9 @@ pub async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -
         .add_scope(Scope::new("profile".into()))
         .set_pkce_challenge(challenge)
         .url();
-    let mut pending = oidc.pending.lock().expect("pending lock");
-    pending.retain(|_, p| p.started.elapsed() < PENDING_FOR);
-    if pending.len() >= MAX_PENDING {
-        if let Some(oldest) = pending.iter().min_by_key(|(_, p)| p.started).map(|(k, _)| k.clone()) {
-            pending.remove(&oldest);
-        }
-    }
-    pending.insert(csrf.secret().clone(), Pending { verifier, nonce, next: crate::auth::local_path(q.next.as_deref()), started: Instant::now() });
+    // Kept in the store, so the provider's callback may reach any instance.
+    let login = OidcLogin { verifier: verifier.secret().clone(), nonce: nonce.secret().clone(), next: crate::auth::local_path(q.next.as_deref()) };
+    state.stacks.begin_oidc_login(csrf.secret(), &login, PENDING_FOR.as_secs() as i64).await?;
     Ok(Redirect::to(url.as_str()).into_response())
 }
 
@@ -121,12 +104,17 @@ pub async fn callback(State(state): State<AppState>, Peer(peer): Peer, Query(q):
     let (Some(code), Some(csrf)) = (q.code, q.state) else {
         return Err(refuse("the OpenID Provider sent no `code` and `state`".into()));
     };
-    let pending = oidc.pending.lock().expect("pending lock").remove(&csrf).filter(|p| p.started.elapsed() < PENDING_FOR);
+    let pending = state.stacks.finish_oidc_login(&csrf).await?;
     let pending = pending.ok_or_else(|| refuse("this sign-in is unknown or took too long; start again".into()))?;
     let exchange = oidc.client.exchange_code(AuthorizationCode::new(code)).map_err(|e| refuse(format!("the provider has no token endpoint: {e}")))?;
-    let tokens = exchange.set_pkce_verifier(pending.verifier).request_async(&oidc.http).await.map_err(|e| refuse(format!("the code exchange failed: {e}")))?;
+    let tokens = exchange
+        .set_pkce_verifier(PkceCodeVerifier::new(pending.verifier))
+        .request_async(&oidc.http)
+        .await
+        .map_err(|e| refuse(format!("the code exchange failed: {e}")))?;
     let id_token = tokens.id_token().ok_or_else(|| refuse("the provider sent no ID token".into()))?;
-    let claims = id_token.claims(&oidc.client.id_token_verifier(), &pending.nonce).map_err(|e| refuse(format!("the ID token does not verify: {e}")))?;
+    let claims =
+        id_token.claims(&oidc.client.id_token_verifier(), &Nonce::new(pending.nonce)).map_err(|e| refuse(format!("the ID token does not verify: {e}")))?;
     let email = claims.email().map(|e| e.as_str().to_string());
     let name = claims
         .preferred_username()

@@ -399,6 +399,18 @@ pub struct OidcIdentity {
 }
 
 impl StackService {
+    /// Keeps an OpenID Connect sign-in started at the provider (its `state`, hashed, is the
+    /// key) for `lifetime_seconds`, in the store, so the provider's callback may reach any
+    /// instance.
+    pub async fn begin_oidc_login(&self, state: &str, login: &ferry_store::accounts::OidcLogin, lifetime_seconds: i64) -> Result<(), ServiceError> {
+        Ok(self.store.add_oidc_login(&hash_secret(state), login, lifetime_seconds).await?)
+    }
+
+    /// Takes the sign-in the provider's callback names by its `state`, once.
+    pub async fn finish_oidc_login(&self, state: &str) -> Result<Option<ferry_store::accounts::OidcLogin>, ServiceError> {
+        Ok(self.store.take_oidc_login(&hash_secret(state)).await?)
+    }
+
     /// Signs in a user an OpenID Provider vouched for: matched by `sub` (made on first sign-in,
     /// named uniquely), email kept current, and, when the provider sends groups, their roles
     /// set from them (`<org>:<role>`; others ignored). Audited.

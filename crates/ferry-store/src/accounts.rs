@@ -334,3 +334,40 @@ impl Store {
         Ok(())
     }
 }
+
+/// An OpenID Connect sign-in on its way through the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OidcLogin {
+    pub verifier: String,
+    pub nonce: String,
+    pub next: String,
+}
+
+impl Store {
+    /// Keeps a sign-in started at the provider until `lifetime_seconds` from now (and drops
+    /// those that expired).
+    pub async fn add_oidc_login(&self, state_hash: &str, login: &OidcLogin, lifetime_seconds: i64) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin().await?;
+        sqlx::query("DELETE FROM oidc_logins WHERE expires_at < $1").bind(now()).execute(&mut *tx).await?;
+        sqlx::query("INSERT INTO oidc_logins (state_hash, verifier, nonce, next, expires_at) VALUES ($1, $2, $3, $4, $5)")
+            .bind(state_hash)
+            .bind(&login.verifier)
+            .bind(&login.nonce)
+            .bind(&login.next)
+            .bind(in_seconds(lifetime_seconds))
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
+    /// Takes a started sign-in, once; `None` if unknown, taken or expired.
+    pub async fn take_oidc_login(&self, state_hash: &str) -> Result<Option<OidcLogin>, StoreError> {
+        let row = sqlx::query("DELETE FROM oidc_logins WHERE state_hash = $1 AND expires_at > $2 RETURNING verifier, nonce, next")
+            .bind(state_hash)
+            .bind(now())
+            .fetch_optional(&self.pool)
+            .await?;
+        Ok(row.map(|r| OidcLogin { verifier: r.get("verifier"), nonce: r.get("nonce"), next: r.get("next") }))
+    }
+}

@@ -213,3 +213,15 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         }
     }
 }
+
+#[tokio::test]
+async fn an_oidc_login_is_taken_once_and_not_after_it_expired() {
+    for store in stores().await {
+        let login = accounts::OidcLogin { verifier: "v".into(), nonce: "n".into(), next: "/".into() };
+        store.add_oidc_login("live", &login, 60).await.unwrap();
+        store.add_oidc_login("gone", &login, -1).await.unwrap();
+        assert_eq!(store.take_oidc_login("live").await.unwrap(), Some(login.clone()));
+        assert_eq!(store.take_oidc_login("live").await.unwrap(), None, "once");
+        assert_eq!(store.take_oidc_login("gone").await.unwrap(), None, "expired");
+    }
+}
