@@ -9,6 +9,10 @@ use sqlx::Row;
 use crate::clock::now;
 use crate::{Dialect, Store, StoreError};
 
+/// Events written by one `INSERT` at most (three parameters each, well under both databases'
+/// limits).
+const ROWS_PER_INSERT: usize = 200;
+
 /// The PostgreSQL `NOTIFY` channel job changes are announced on.
 pub const JOBS_CHANNEL: &str = "ferry_jobs";
 
@@ -156,13 +160,15 @@ impl Store {
         if done.rows_affected() == 0 {
             return Ok(false);
         }
-        for (i, event) in events.iter().enumerate() {
-            sqlx::query("INSERT INTO job_events (job_id, seq, event) VALUES ($1, $2, $3)")
-                .bind(id)
-                .bind(first_seq + i as i64)
-                .bind(event)
-                .execute(&mut *tx)
-                .await?;
+        // Many rows per statement: one round trip per chunk, not per event.
+        for (c, chunk) in events.chunks(ROWS_PER_INSERT).enumerate() {
+            let rows: Vec<String> = (0..chunk.len()).map(|i| format!("(${}, ${}, ${})", 3 * i + 1, 3 * i + 2, 3 * i + 3)).collect();
+            let sql = format!("INSERT INTO job_events (job_id, seq, event) VALUES {}", rows.join(", "));
+            let mut insert = sqlx::query(&sql);
+            for (i, event) in chunk.iter().enumerate() {
+                insert = insert.bind(id).bind(first_seq + (c * ROWS_PER_INSERT + i) as i64).bind(event);
+            }
+            insert.execute(&mut *tx).await?;
         }
         self.announce(&mut *tx, id).await?;
         tx.commit().await?;

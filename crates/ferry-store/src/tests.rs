@@ -186,12 +186,17 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         assert!(store.add_job_events("j1", 0, &["{\"n\":0}".into(), "{\"n\":1}".into()], 3).await.unwrap());
         assert!(store.add_job_events("j1", 2, &["{\"n\":2}".into(), "{\"n\":3}".into()], 3).await.unwrap());
         assert_eq!(store.job_events("j1", 3).await.unwrap(), ["{\"n\":3}"]);
+        // A batch larger than one statement's rows keeps its order.
+        let many: Vec<String> = (4..1004).map(|n| format!("{{\"n\":{n}}}")).collect();
+        assert!(store.add_job_events("j1", 4, &many, 3).await.unwrap());
+        let stored = store.job_events("j1", 0).await.unwrap();
+        assert_eq!((stored.len(), stored[1003].as_str()), (1004, "{\"n\":1003}"));
         let seen = store.job("j1").await.unwrap();
-        assert_eq!((seen.finished, seen.total), (4, 4), "the total grows with what was reported");
+        assert_eq!((seen.finished, seen.total), (1004, 1004), "the total grows with what was reported");
         // A cancel wins over a result that comes later.
         assert!(store.cancel_job("j1").await.unwrap());
         assert!(!store.end_job("j1", "done", None, 0, None).await.unwrap());
-        assert!(!store.add_job_events("j1", 4, &["{}".into()], 3).await.unwrap());
+        assert!(!store.add_job_events("j1", 1004, &["{}".into()], 3).await.unwrap());
         assert_eq!(store.job("j1").await.unwrap().status, "cancelled");
 
         // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
