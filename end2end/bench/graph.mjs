@@ -8,7 +8,7 @@
 //          second while wheel-scrolling, and whether the rows on screen match the scroll
 // Run it with scripts/bench.sh (it builds and starts a server) or against FERRY_URL.
 import { mark, scrollFps, sendInput, traceFrames } from '../lib/measure.mjs';
-import { launch, BASE } from '../lib/browser.mjs';
+import { adminContext, launch, BASE } from '../lib/browser.mjs';
 import { generateStack, uploadStack } from '../lib/generate.mjs';
 
 const GRAPH_RESOURCES = Number(process.env.GRAPH_RESOURCES ?? 5000);
@@ -24,7 +24,7 @@ const tableStack = await uploadStack(BASE, `bench/table/n${TABLE_RESOURCES}-${ru
 
 const graphRuns = [];
 for (let i = 0; i < RUNS; i++) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   // Traced from before the navigation, so the first picture's frame is in the trace.
   const loading = await traceFrames(page);
@@ -60,7 +60,7 @@ for (let i = 0; i < RUNS; i++) {
 
 const tableRuns = [];
 for (let i = 0; i < RUNS; i++) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${BASE}/stacks/${tableStack.id}`, { waitUntil: 'commit' });
   await page.waitForSelector('#resource-scroller a.row');

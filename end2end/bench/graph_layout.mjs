@@ -8,7 +8,7 @@
 // Run it against a server (FERRY_URL) that has the demo stack.
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { launch, api, fixture, ARTIFACTS, BASE } from '../lib/browser.mjs';
+import { adminContext, launch, api, fixture, ARTIFACTS, BASE } from '../lib/browser.mjs';
 
 const browser = await launch();
 const stacks = await api('GET', '/api/v1/stacks');
@@ -66,7 +66,7 @@ function measure() {
 }
 
 for (const [name, stack] of [['demo', demo], ['dns-to-db', dns]]) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${BASE}/stacks/${stack.id}/graph`);
   await page.waitForSelector('#stack-graph[data-ready="true"]', { timeout: 60000 });

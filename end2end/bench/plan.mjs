@@ -4,7 +4,7 @@
 // the rows on screen matched the scroll position, and how long the preview took on the server.
 // Run it with scripts/bench.sh (it builds and starts a server) or against FERRY_URL.
 import { scrollFps } from '../lib/measure.mjs';
-import { launch, BASE } from '../lib/browser.mjs';
+import { adminContext, launch, BASE } from '../lib/browser.mjs';
 
 const RESOURCES = Number(process.env.PLAN_RESOURCES ?? 10000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -36,7 +36,7 @@ if (job.status !== 'done') throw new Error(`the preview ended ${job.status}: ${j
 const browser = await launch();
 const runs = [];
 for (let i = 0; i < RUNS; i++) {
-  const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+  const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();
   await page.goto(`${BASE}/plans/${plan.id}`, { waitUntil: 'commit' });
   await page.waitForSelector('#results-scroller .row[data-urn]', { timeout: 60000 });

@@ -73,17 +73,23 @@ export async function signIn(context, name) {
 
 let browserAdmin;
 
+/** A fresh browser context signed in as an administrator of every organisation. */
+export async function adminContext(browser, options = {}) {
+  const context = await browser.newContext(options);
+  browserAdmin ??= member('*', 'e2e-admin-browser', ['admin']).then(() => 'e2e-admin-browser');
+  await signIn(context, await browserAdmin);
+  return context;
+}
+
 /**
  * A page of a fresh context, navigated and hydrated. Console errors fail the caller's test.
  * Signed in as `as` (a user made with `member`), by default as an administrator of every
  * organisation; `as: null` stays anonymous.
  */
 export async function open(browser, urlPath, { width = 1400, height = 900, as } = {}) {
-  const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
-  if (as === undefined) {
-    browserAdmin ??= member('*', 'e2e-admin-browser', ['admin']).then(() => 'e2e-admin-browser');
-    await signIn(context, await browserAdmin);
-  } else if (as !== null) {
+  const options = { viewport: { width, height }, acceptDownloads: true };
+  const context = as === undefined ? await adminContext(browser, options) : await browser.newContext(options);
+  if (as) {
     await signIn(context, as);
   }
   const page = await context.newPage();

@@ -6,7 +6,7 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::clock::now;
+use crate::clock::{in_seconds, now};
 use crate::{Dialect, Store, StoreError};
 
 /// Events written by one `INSERT` at most (three parameters each, well under both databases'
@@ -134,16 +134,8 @@ impl Store {
     /// Takes a queued job for `instance`, leased until `lease_until`; false when it was not
     /// queued any more (cancelled, or taken).
     pub async fn claim_job(&self, id: &str, instance: &str, lease_until: &str) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let done = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued'")
-            .bind(instance)
-            .bind(lease_until)
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
-        self.announce(&mut *tx, id).await?;
-        tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        let claim = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued'");
+        self.change_job(id, claim.bind(instance).bind(lease_until).bind(id)).await
     }
 
     /// Appends events `first_seq…` of a running job (JSON texts) and its counts, in one
@@ -178,29 +170,23 @@ impl Store {
     /// Ends a running job as `status` (`done` or `failed`); false when it had already stopped
     /// (a cancel or an interruption wins over a late result).
     pub async fn end_job(&self, id: &str, status: &str, preview_id: Option<&str>, untouched: i64, error: Option<&str>) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        let done =
-            sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status = 'running'")
-                .bind(status)
-                .bind(preview_id)
-                .bind(untouched)
-                .bind(error)
-                .bind(id)
-                .execute(&mut *tx)
-                .await?;
-        self.announce(&mut *tx, id).await?;
-        tx.commit().await?;
-        Ok(done.rows_affected() == 1)
+        let end =
+            sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status = 'running'");
+        self.change_job(id, end.bind(status).bind(preview_id).bind(untouched).bind(error).bind(id)).await
     }
 
     /// Cancels a queued or running job (whichever instance runs it stops it at its next lease
     /// renewal, or at once when it is this one); false when it had already stopped.
     pub async fn cancel_job(&self, id: &str) -> Result<bool, StoreError> {
+        let cancel = sqlx::query("UPDATE jobs SET status = 'cancelled', lease_until = NULL WHERE id = $1 AND status IN ('queued', 'running')");
+        self.change_job(id, cancel.bind(id)).await
+    }
+
+    /// Runs one change of the job `id` and announces it, in one transaction; whether it changed
+    /// the job.
+    async fn change_job<'q>(&self, id: &str, change: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>) -> Result<bool, StoreError> {
         let mut tx = self.pool.begin().await?;
-        let done = sqlx::query("UPDATE jobs SET status = 'cancelled', lease_until = NULL WHERE id = $1 AND status IN ('queued', 'running')")
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        let done = change.execute(&mut *tx).await?;
         self.announce(&mut *tx, id).await?;
         tx.commit().await?;
         Ok(done.rows_affected() == 1)
@@ -212,8 +198,10 @@ impl Store {
         Ok(())
     }
 
-    /// Marks interrupted every live job whose lease ran out (or, with `all`, every live job:
-    /// a single-instance store starting up knows none of them is running); returns their IDs.
+    /// Marks interrupted every live job whose lease ran out, and every job still queued a
+    /// minute after it was made (its instance died between making and claiming it); with `all`,
+    /// every live job (a single-instance store starting up knows none of them is running).
+    /// Returns their IDs.
     pub async fn interrupt_jobs(&self, all: bool) -> Result<Vec<String>, StoreError> {
         let mut tx = self.pool.begin().await?;
         let ids: Vec<String> = if all {
@@ -224,10 +212,11 @@ impl Store {
         } else {
             sqlx::query_scalar(
                 "UPDATE jobs SET status = 'interrupted', error = $1, lease_until = NULL \
-                 WHERE status = 'running' AND lease_until < $2 RETURNING id",
+                 WHERE (status = 'running' AND lease_until < $2) OR (status = 'queued' AND created_at < $3) RETURNING id",
             )
             .bind(INTERRUPTED)
             .bind(now())
+            .bind(in_seconds(-60))
             .fetch_all(&mut *tx)
             .await?
         };
