@@ -5,6 +5,7 @@
 //! once, the other request refused (409).
 
 use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -36,22 +37,29 @@ impl Instance {
             .current_dir(env!("CARGO_MANIFEST_DIR").to_owned() + "/..")
             .stdout(Stdio::null())
             .stderr(log)
+            // Its own process group, with the plugins it starts: killed together, as when the
+            // machine it runs on dies, and none left behind by the test.
+            .process_group(0)
             .spawn()
             .unwrap();
         Instance { child, base: format!("http://127.0.0.1:{port}") }
     }
 
+    /// SIGKILL to the instance and its plugins: no chance to end its jobs.
     fn kill(&mut self) {
-        // SIGKILL: no chance to end its jobs.
-        self.child.kill().unwrap();
+        let group = format!("-{}", self.child.id());
+        let killed = Command::new("kill").args(["-KILL", "--", &group]).status().unwrap();
+        assert!(killed.success(), "kill -KILL -- {group}");
         self.child.wait().unwrap();
     }
 }
 
 impl Drop for Instance {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.child.id())]).status();
+            let _ = self.child.wait();
+        }
     }
 }
 
