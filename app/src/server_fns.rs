@@ -15,6 +15,10 @@ pub struct StackPageData {
     /// The roles the viewer holds in the stack's organisation (the page shows what they may do).
     #[serde(default)]
     pub roles: Vec<String>,
+    /// Locks Ferry left in the stack's DIY backend (an instance died holding one) and recovered:
+    /// what each recovery found, with when the lock was taken.
+    #[serde(default)]
+    pub recovered_locks: Vec<String>,
 }
 
 #[cfg(feature = "ssr")]
@@ -81,7 +85,14 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
             None => w.message.clone(),
         })
         .collect();
-    Ok(StackPageData { summary: version.summary.clone(), rows: version.rows(), warnings, roles })
+    let recovered_locks = ssr::stacks()?
+        .backend_locks(&id)
+        .await
+        .map_err(ssr::fail)?
+        .into_iter()
+        .filter_map(|lock| lock.recovery.map(|recovery| format!("{recovery} (lock file `{}`)", lock.path)))
+        .collect();
+    Ok(StackPageData { summary: version.summary.clone(), rows: version.rows(), warnings, roles, recovered_locks })
 }
 
 #[server(prefix = "/rpc")]

@@ -44,6 +44,9 @@ pub fn routes() -> Routes {
         .post("/stacks", Named(Planner), "stack.upload", upload_stack)
         .get("/stacks/{id}", On(Stack, Viewer), "", stack_summary)
         .get("/stacks/{id}/versions", On(Stack, Viewer), "", stack_versions)
+        .get("/stacks/{id}/locks", On(Stack, Viewer), "", stack_locks)
+        .get("/stacks/{id}/config", On(Stack, Viewer), "", stack_config)
+        .put("/stacks/{id}/config", On(Stack, Planner), "stack.config", set_stack_config)
         .get("/stacks/{id}/export", On(Stack, Viewer), "", stack_export)
         .get("/stacks/{id}/graph", On(Stack, Viewer), "", stack_graph)
         .get("/stacks/{id}/resources", On(Stack, Viewer), "", stack_resources)
@@ -139,10 +142,10 @@ async fn upload_stack(
     let passphrase = passphrase(&headers)?;
     // `{"backend": "<url>", "name": "organization/<project>/<stack>"}` connects a stack of a
     // DIY backend instead of uploading one (a state file never has a top-level `backend`).
-    if let Ok(ConnectBody { backend, name }) = serde_json::from_slice::<ConnectBody>(&bytes) {
+    if let Ok(ConnectBody { backend, name, config }) = serde_json::from_slice::<ConnectBody>(&bytes) {
         let org = org_of_name(&name).to_string();
         caller.require(&org, Role::Planner)?;
-        let outcome = stacks.connect_stack(&backend, &name, passphrase).await?;
+        let outcome = stacks.connect_stack(&backend, &name, config.as_deref(), passphrase).await?;
         return Ok((StatusCode::CREATED, Extension(AuditOrg(org)), Json(outcome)).into_response());
     }
     let name = query.name.filter(|n| !n.is_empty());
@@ -157,6 +160,10 @@ async fn upload_stack(
 struct ConnectBody {
     backend: String,
     name: String,
+    /// Where the server reads the stack's `Pulumi.<stack>.yaml` (a file under an allowed
+    /// backend URL), for its `encryptionsalt`.
+    #[serde(default)]
+    config: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -547,6 +554,30 @@ async fn stack_summary(State(stacks): State<Arc<StackService>>, Path(id): Path<S
 
 async fn stack_versions(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
     Ok(Json(stacks.versions(&id).await?).into_response())
+}
+
+/// The locks Ferry took in a connected stack's DIY backend, newest first: each one's file,
+/// when it was taken and released, and, for one its instance could not release (killed
+/// mid-commit), what the recovery found and did.
+async fn stack_locks(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.backend_locks(&id).await?).into_response())
+}
+
+/// What Ferry reads of the stack's `Pulumi.<stack>.yaml`: its `encryptionsalt` (the passphrase
+/// provider's salt, public by design) and `secretsprovider`.
+async fn stack_config(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    stacks.summary(&id).await?;
+    Ok(Json(stacks.stack_config(&id).await?).into_response())
+}
+
+/// `PUT /api/v1/stacks/{id}/config` with the stack's `Pulumi.<stack>.yaml` as the body: its
+/// `encryptionsalt` is the key a commit gives the stack's first secrets (when its state has no
+/// secrets provider yet), as `pulumi` would.
+async fn set_stack_config(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 1 << 20, "the stack's Pulumi.<stack>.yaml").await?;
+    let yaml =
+        std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid", "the stack's Pulumi.<stack>.yaml is not UTF-8 text"))?;
+    Ok(Json(stacks.set_stack_config(&id, yaml).await?).into_response())
 }
 
 /// The version's state as `pulumi stack export` writes it, ready for `pulumi stack import`.

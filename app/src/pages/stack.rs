@@ -63,6 +63,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                         let s = page.summary.clone();
                         let rows = Arc::new(page.rows);
                         let warnings = page.warnings;
+                        let recovered_locks = page.recovered_locks;
                         let may_plan = page.roles.iter().any(|r| r == "planner");
                         let stack_id = s.id.clone();
                         let tab = move |target: StackView, label: &'static str| {
@@ -88,6 +89,16 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                 <details class="warnings" id="stack-warnings">
                                     <summary>{format!("{} warning{} about this state", warnings.len(), if warnings.len() == 1 { "" } else { "s" })}</summary>
                                     <ul>{warnings.into_iter().map(|w| view! { <li>{w}</li> }).collect_view()}</ul>
+                                </details>
+                            })}
+                            {(!recovered_locks.is_empty()).then(|| view! {
+                                <details class="warnings" id="stack-recovered-locks">
+                                    <summary>{format!(
+                                        "Ferry recovered {} lock{} it left in the stack's backend",
+                                        recovered_locks.len(),
+                                        if recovered_locks.len() == 1 { "" } else { "s" },
+                                    )}</summary>
+                                    <ul>{recovered_locks.into_iter().map(|l| view! { <li>{l}</li> }).collect_view()}</ul>
                                 </details>
                             })}
                             <div class="stack-body">

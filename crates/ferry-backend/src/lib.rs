@@ -245,15 +245,23 @@ impl Backend {
         }
     }
 
-    /// Takes the stack's lock as Pulumi does: writes this process's lock file, then looks for
-    /// any other; if there is one, removes its own and refuses, naming the other's holder.
-    pub async fn lock(&self, stack: &BackendStack, now: &str) -> Result<Lock> {
+    /// The path of a new lock file for the stack (relative to the backend's root), as Pulumi
+    /// names them: `.pulumi/locks/<org>/<project>/<stack>/<uuid>.json`. Ferry records it before
+    /// [`Backend::lock`] writes it, so a lock it could not remove is never unknown to it.
+    pub async fn new_lock_path(&self, stack: &BackendStack) -> Result<String> {
         let dir = self.lock_dir(stack, self.layout().await?);
-        let own = format!("{dir}/{}.json", uuid::Uuid::new_v4());
+        Ok(format!("{dir}/{}.json", uuid::Uuid::new_v4()))
+    }
+
+    /// Takes the stack's lock as Pulumi does: writes this process's lock file at `own` (from
+    /// [`Backend::new_lock_path`]), then looks for any other; if there is one, removes its own
+    /// and refuses, naming the other's holder.
+    pub async fn lock(&self, own: &str, now: &str) -> Result<Lock> {
+        let dir = own.rsplit_once('/').map(|(dir, _)| dir.to_string()).unwrap_or_default();
         let content = LockContent { pid: std::process::id() as i64, username: username(), hostname: hostname(), timestamp: now.to_string() };
-        self.put(&own, serde_json::to_vec_pretty(&content).expect("lock content serialises")).await?;
-        let lock = Lock { path: self.at(&own) };
-        let others: Vec<String> = self.list(&dir).await?.into_iter().filter(|f| f != &own && f.ends_with(".json")).collect();
+        self.put(own, serde_json::to_vec_pretty(&content).expect("lock content serialises")).await?;
+        let lock = Lock { path: self.at(own) };
+        let others: Vec<String> = self.list(&dir).await?.into_iter().filter(|f| f != own && f.ends_with(".json")).collect();
         if let Some(other) = others.first() {
             let holder = match self.get(other).await?.and_then(|b| serde_json::from_slice::<LockContent>(&b).ok()) {
                 Some(c) => format!("{}@{} (pid {}) since {}", c.username, c.hostname, c.pid, c.timestamp),
@@ -265,10 +273,25 @@ impl Backend {
         Ok(lock)
     }
 
-    /// Releases a lock Ferry took (best effort: a failure is logged by the caller's lock check
-    /// next time, never hidden: the lock file stays and names Ferry as its holder).
+    /// Releases a lock Ferry took; false when the storage failed (the lock file stays, and
+    /// Ferry's record of it lets recovery remove it later).
     pub async fn unlock(&self, lock: Lock) -> bool {
         self.store.delete(&lock.path).await.is_ok()
+    }
+
+    /// Removes the lock file `rel` a Ferry process took and could not remove; whether it was
+    /// still there.
+    pub async fn remove_lock_file(&self, rel: &str) -> Result<bool> {
+        let path = self.at(rel);
+        match self.store.head(&path).await {
+            Ok(_) => {}
+            Err(object_store::Error::NotFound { .. }) => return Ok(false),
+            Err(e) => return Err(storage(&path)(e)),
+        }
+        match self.store.delete(&path).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(true),
+            Err(e) => Err(storage(&path)(e)),
+        }
     }
 
     /// Writes the stack's next checkpoint as Pulumi's DIY backend does: the old file copied to
@@ -312,6 +335,19 @@ impl Backend {
         self.put(&format!("{base}.checkpoint.json"), serde_json::to_vec_pretty(&file).expect("checkpoints serialise")).await?;
         Ok(())
     }
+}
+
+/// Reads one file named by a backend-style URL (`file:///…/Pulumi.dev.yaml`,
+/// `s3://bucket/path/Pulumi.dev.yaml?endpoint=…`): a stack's configuration file kept beside
+/// its state.
+pub async fn read_file(url: &str) -> Result<Vec<u8>> {
+    let bad = |reason: String| BackendError::Url { url: url.to_string(), reason };
+    let mut parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
+    let path = parsed.path().to_string();
+    let (folder, name) = path.rsplit_once('/').filter(|(_, name)| !name.is_empty()).ok_or_else(|| bad("the URL names no file".into()))?;
+    parsed.set_path(if folder.is_empty() { "/" } else { folder });
+    let backend = Backend::open(parsed.as_str())?;
+    backend.get(name).await?.ok_or_else(|| BackendError::Unreadable { path: path.clone(), reason: "there is no such file".into() })
 }
 
 fn now_unix() -> u64 {

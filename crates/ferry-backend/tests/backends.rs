@@ -52,11 +52,19 @@ async fn exercise(backend: &Backend, files: Option<&Path>) {
     assert!(matches!(backend.stack("nope").await, Err(BackendError::NoStack(_))));
 
     // Ferry's lock blocks a second taker; once released, the stack can be locked again.
-    let lock = backend.lock(&test, "2026-11-24T10:00:00Z").await.unwrap();
-    let refused = backend.lock(&test, "2026-11-24T10:00:01Z").await.unwrap_err();
+    let first = backend.new_lock_path(&test).await.unwrap();
+    assert!(first.starts_with(".pulumi/locks/organization/s3bucket-test/test/") && first.ends_with(".json"), "{first}");
+    let lock = backend.lock(&first, "2026-11-24T10:00:00Z").await.unwrap();
+    let refused = backend.lock(&backend.new_lock_path(&test).await.unwrap(), "2026-11-24T10:00:01Z").await.unwrap_err();
     assert!(matches!(refused, BackendError::Locked { .. }), "{refused}");
     assert!(backend.unlock(lock).await);
-    let again = backend.lock(&test, "2026-11-24T10:00:02Z").await.unwrap();
+    assert!(!backend.remove_lock_file(&first).await.unwrap(), "a released lock's file is gone");
+    // A lock whose holder died: recovery removes its file, once.
+    let left = backend.new_lock_path(&test).await.unwrap();
+    drop(backend.lock(&left, "2026-11-24T10:00:02Z").await.unwrap());
+    assert!(backend.remove_lock_file(&left).await.unwrap());
+    assert!(!backend.remove_lock_file(&left).await.unwrap());
+    let again = backend.lock(&backend.new_lock_path(&test).await.unwrap(), "2026-11-24T10:00:02Z").await.unwrap();
     assert!(backend.unlock(again).await);
 
     // The next checkpoint: the old one kept as `.bak`, gzip kept, the update in the history.
@@ -99,7 +107,7 @@ async fn a_lock_another_pulumi_holds_blocks_and_is_named() {
     );
     let backend = Backend::open(&url_of(dir.path())).unwrap();
     let dev = backend.stack("organization/s3bucket-test/dev").await.unwrap();
-    let err = backend.lock(&dev, "2026-11-24T10:00:00Z").await.unwrap_err().to_string();
+    let err = backend.lock(&backend.new_lock_path(&dev).await.unwrap(), "2026-11-24T10:00:00Z").await.unwrap_err().to_string();
     assert!(err.contains("alice@build-7 (pid 4242) since 2026-11-24T09:59:00Z"), "{err}");
     let left: Vec<_> = std::fs::read_dir(dir.path().join(".pulumi/locks/organization/s3bucket-test/dev")).unwrap().collect();
     assert_eq!(left.len(), 1, "Ferry removed its own lock and left the other's");

@@ -13,6 +13,12 @@ use serde_json::Value;
 
 use crate::{ServiceError, StackService, UploadOutcome};
 
+/// A lock Ferry holds in a backend, and its lock file's path there.
+pub(crate) struct BackendLockHeld {
+    lock: ferry_backend::Lock,
+    path: String,
+}
+
 /// A connected stack's backend, opened, and the stack there.
 pub(crate) struct Connected {
     pub backend: Backend,
@@ -63,12 +69,30 @@ impl StackService {
     /// Connects the backend's stack `name` (`organization/<project>/<stack>`): its checkpoint,
     /// read now, becomes a version of the Ferry stack of the same name, and every later preview
     /// and commit goes to the backend.
-    pub async fn connect_stack(&self, url: &str, name: &str, passphrase: Option<String>) -> Result<UploadOutcome, ServiceError> {
+    ///
+    /// `config`, when given, names the stack's `Pulumi.<stack>.yaml` where the server may read
+    /// it (a file under an allowed backend URL); it is read and checked before anything is kept.
+    pub async fn connect_stack(&self, url: &str, name: &str, config: Option<&str>, passphrase: Option<String>) -> Result<UploadOutcome, ServiceError> {
         let backend = self.open_backend(url)?;
         let stack = backend.stack(name).await?;
+        let config_yaml = match config {
+            Some(config_url) => {
+                if !self.allowed_backends.iter().any(|entry| allowed_by(entry, config_url)) {
+                    return Err(ServiceError::BackendNotAllowed(config_url.to_string()));
+                }
+                let bytes = ferry_backend::read_file(config_url).await?;
+                let yaml = String::from_utf8(bytes).map_err(|_| ServiceError::Invalid(format!("`{config_url}` is not text (a Pulumi.<stack>.yaml)")))?;
+                crate::StackConfig::parse(&yaml)?;
+                Some(yaml)
+            }
+            None => None,
+        };
         let bytes = backend.read(&stack).await?;
         let outcome = self.upload(Some(&stack.name), bytes, passphrase, "backend").await?;
         self.store.connect_backend(&outcome.summary.id, url, &stack.name).await?;
+        if let Some(yaml) = config_yaml {
+            self.store.set_stack_config(&outcome.summary.id, &yaml).await?;
+        }
         tracing::info!(stack = %outcome.summary.name, backend = %url, "connected a stack to its DIY backend");
         Ok(outcome)
     }
@@ -78,6 +102,76 @@ impl StackService {
         let backend = self.open_backend(&url)?;
         let stack = backend.stack(&name).await?;
         Ok(Some(Connected { backend, stack }))
+    }
+
+    /// Takes the stack's lock in its backend, recorded first in the store under this
+    /// instance's lease, so that a lock this process cannot remove (it is killed mid-commit, or
+    /// the storage fails) is found and removed by recovery, never left unknown.
+    pub(crate) async fn lock_backend(&self, stack_id: &str, conn: &Connected) -> Result<BackendLockHeld, ServiceError> {
+        let path = conn.backend.new_lock_path(&conn.stack).await?;
+        self.store.add_backend_lock(&path, stack_id, conn.backend.url(), self.jobs.instance(), &self.jobs.lease_until()).await?;
+        match conn.backend.lock(&path, &crate::previews::now_rfc3339()).await {
+            Ok(lock) => Ok(BackendLockHeld { lock, path }),
+            Err(e) => {
+                // Refused (another holder) or failed: Ferry's own file must not stay.
+                match conn.backend.remove_lock_file(&path).await {
+                    Ok(_) => self.store.release_backend_lock(&path, None).await?,
+                    Err(_) => self.store.expire_backend_lock(&path).await?,
+                }
+                Err(e.into())
+            }
+        }
+    }
+
+    /// Releases a lock [`Self::lock_backend`] took; when the storage refuses, the record's lease
+    /// is ended so that recovery removes the file.
+    pub(crate) async fn unlock_backend(&self, conn: &Connected, held: BackendLockHeld) {
+        let recorded = if conn.backend.unlock(held.lock).await {
+            self.store.release_backend_lock(&held.path, None).await
+        } else {
+            tracing::error!(stack = %conn.stack.name, backend = %conn.backend.url(), lock = %held.path, "could not remove Ferry's lock file; recovery will");
+            self.store.expire_backend_lock(&held.path).await
+        };
+        if let Err(e) = recorded {
+            tracing::error!(lock = %held.path, error = %e, "could not record the lock's release; recovery will check it");
+        }
+    }
+
+    /// Finds the backend locks Ferry took and could not remove (their lease ran out; with
+    /// `all`, every one not released: a single-instance store starting up), removes their files
+    /// and records what it found. Returns the locks it recovered, with what it did.
+    pub(crate) async fn recover_backend_locks(&self, all: bool) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
+        let mut recovered = Vec::new();
+        for mut lock in self.store.take_over_backend_locks(self.jobs.instance(), &self.jobs.lease_until(), all).await? {
+            let removed = match self.open_backend(&lock.backend_url) {
+                Ok(backend) => backend.remove_lock_file(&lock.path).await.map_err(ServiceError::from),
+                Err(e) => Err(e),
+            };
+            let recovery = match removed {
+                Ok(true) => format!(
+                    "The Ferry process that took this lock at {} stopped before releasing it (killed mid-commit, or its storage failed); a later Ferry process removed the lock file",
+                    lock.taken_at
+                ),
+                Ok(false) => format!("The Ferry process that took this lock at {} stopped before recording its release; the lock file was already gone", lock.taken_at),
+                Err(e) => {
+                    // Tried again at the next upkeep, once this take-over's lease runs out.
+                    tracing::warn!(lock = %lock.path, backend = %ferry_store::redact_url(&lock.backend_url), error = %e, "could not remove a lock Ferry left in a backend");
+                    continue;
+                }
+            };
+            tracing::warn!(lock = %lock.path, stack = %lock.stack_id, "{recovery}");
+            self.store.release_backend_lock(&lock.path, Some(&recovery)).await?;
+            lock.recovery = Some(recovery);
+            recovered.push(lock);
+        }
+        Ok(recovered)
+    }
+
+    /// The locks Ferry took in a connected stack's backend, newest first: held, released, and
+    /// recovered after their holder stopped.
+    pub async fn backend_locks(&self, stack_id: &str) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
+        self.store.stack(stack_id).await?;
+        Ok(self.store.backend_locks(stack_id, 100).await?)
     }
 
     /// The deployment of a live checkpoint, read as an upload reads it.

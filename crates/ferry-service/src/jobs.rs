@@ -130,7 +130,12 @@ impl Jobs {
         }
     }
 
-    fn lease_until(&self) -> String {
+    /// This instance's ID, as jobs and backend locks record their holder.
+    pub(crate) fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    pub(crate) fn lease_until(&self) -> String {
         ferry_store::clock::in_millis(self.lease.as_millis() as i64)
     }
 }
@@ -158,6 +163,7 @@ impl StackService {
     pub async fn recover_jobs(self: &Arc<Self>) -> Result<Vec<String>, ServiceError> {
         let all = self.store.dialect() == Dialect::Sqlite;
         let interrupted = self.store.interrupt_jobs(all).await?;
+        self.recover_backend_locks(all).await?;
         self.start_job_upkeep();
         Ok(interrupted)
     }
@@ -225,6 +231,9 @@ impl StackService {
         for id in self.store.interrupt_jobs(false).await? {
             let _ = self.jobs.changed.send(id);
         }
+        // Backend locks: this instance's kept alive, dead instances' removed.
+        self.store.renew_backend_locks(&self.jobs.instance, &until).await?;
+        self.recover_backend_locks(false).await?;
         Ok(())
     }
 

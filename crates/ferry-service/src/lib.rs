@@ -23,6 +23,7 @@ mod previews;
 mod programs;
 mod resolve;
 mod review;
+mod stack_config;
 mod stack_secrets;
 mod verify;
 mod views;
@@ -44,6 +45,7 @@ pub use jobs::{JobStatus, JobUpdate, JobView};
 pub use plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
+pub use stack_config::StackConfig;
 pub use verify::{KeptProperty, Verification};
 pub use views::{ResourceDetail, ResourceRow};
 

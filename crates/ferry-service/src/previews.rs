@@ -164,11 +164,9 @@ impl StackService {
         let Some(conn) = self.connected(&stored.stack_id).await? else {
             return self.commit_stored(id, stored, passphrase, apply, None).await;
         };
-        let lock = conn.backend.lock(&conn.stack, &now_rfc3339()).await?;
+        let lock = self.lock_backend(&stored.stack_id, &conn).await?;
         let result = self.commit_stored(id, stored, passphrase, apply, Some(&conn)).await;
-        if !conn.backend.unlock(lock).await {
-            tracing::error!(stack = %conn.stack.name, backend = %conn.backend.url(), "could not remove Ferry's lock file; remove it before the next update");
-        }
+        self.unlock_backend(&conn, lock).await;
         result
     }
 
@@ -194,6 +192,7 @@ impl StackService {
             None => None,
         };
         let base_export = base.export_json.clone();
+        let config = self.stack_config(&stored.stack_id).await?;
         let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
             let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
             let (done, secrets) = self.execute_program(&stored, &record.plan, &run, &base, passphrase.clone()).await?;
@@ -209,8 +208,8 @@ impl StackService {
             let mut deployment = base.deployment.clone();
             // An apply already derived the passphrase's key for its runs.
             let secrets = match run_secrets {
-                Some(secrets) => secrets.into_commit(&mut deployment, passphrase.as_deref()),
-                None => StackSecrets::for_commit(&mut deployment, passphrase.as_deref())?,
+                Some(secrets) => secrets.into_commit(&mut deployment, passphrase.as_deref(), &config)?,
+                None => StackSecrets::for_commit(&mut deployment, passphrase.as_deref(), &config)?,
             };
             let encrypt = |plain: &str| secrets.encrypt(plain);
             let now = now_rfc3339();

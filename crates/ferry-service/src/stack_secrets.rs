@@ -10,6 +10,7 @@ use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::{Deployment, SecretsProviders};
 use serde_json::json;
 
+use crate::stack_config::StackConfig;
 use crate::ServiceError;
 
 pub(crate) struct StackSecrets {
@@ -35,24 +36,37 @@ impl StackSecrets {
     }
 
     /// For a commit into `deployment`: a stack without a secrets provider gets a passphrase one
-    /// when a passphrase is given.
-    pub fn for_commit(deployment: &mut Deployment, passphrase: Option<&str>) -> Result<StackSecrets, ServiceError> {
-        Ok(StackSecrets::for_reading(deployment, passphrase)?.into_commit(deployment, passphrase))
+    /// when a passphrase is given (with the salt of its `Pulumi.<stack>.yaml`, when Ferry has it).
+    pub fn for_commit(deployment: &mut Deployment, passphrase: Option<&str>, config: &StackConfig) -> Result<StackSecrets, ServiceError> {
+        StackSecrets::for_reading(deployment, passphrase)?.into_commit(deployment, passphrase, config)
     }
 
     /// These secrets (made `for_reading` the same deployment) for a commit into it: the key
-    /// already derived serves; only a stack without a secrets provider gets a new one, with a
-    /// fresh salt, when a passphrase is given.
-    pub fn into_commit(self, deployment: &mut Deployment, passphrase: Option<&str>) -> StackSecrets {
-        match (&deployment.secrets_providers, passphrase) {
-            (None, Some(pass)) => {
-                let (crypter, salt) = PassphraseCrypter::new_salt(pass);
-                deployment.secrets_providers =
-                    Some(SecretsProviders { kind: "passphrase".into(), state: Some(json!({"salt": salt})), extra: Default::default() });
-                StackSecrets { kind: Some("passphrase".into()), crypter: Some(crypter), needed: AtomicBool::new(false) }
-            }
-            _ => self,
+    /// already derived serves. Only a stack without a secrets provider gets one, when a
+    /// passphrase is given: the passphrase provider with its `Pulumi.<stack>.yaml`'s
+    /// `encryptionsalt` (the passphrase must match it, as `pulumi` would require), or with a
+    /// fresh salt when Ferry has no such file. A stack whose file names another secrets provider
+    /// gets none: Ferry cannot encrypt for it, and a commit with secrets is refused naming it.
+    pub fn into_commit(self, deployment: &mut Deployment, passphrase: Option<&str>, config: &StackConfig) -> Result<StackSecrets, ServiceError> {
+        let (None, Some(pass)) = (&deployment.secrets_providers, passphrase) else { return Ok(self) };
+        if let Some(other) = config.secrets_provider.as_deref().filter(|p| *p != "passphrase" && !p.is_empty()) {
+            return Ok(StackSecrets { kind: Some(other.to_string()), crypter: None, needed: AtomicBool::new(false) });
         }
+        let (crypter, salt) = match config.encryption_salt.as_deref() {
+            Some(salt) => {
+                let crypter = PassphraseCrypter::from_salt_state(pass, salt).map_err(|e| {
+                    ServiceError::Commit(if e.code == ferry_state::ErrorCode::WrongPassphrase {
+                        "the passphrase does not match the `encryptionsalt` of the stack's Pulumi.<stack>.yaml".to_string()
+                    } else {
+                        format!("the `encryptionsalt` of the stack's Pulumi.<stack>.yaml cannot be used: {}", e.message)
+                    })
+                })?;
+                (crypter, salt.to_string())
+            }
+            None => PassphraseCrypter::new_salt(pass),
+        };
+        deployment.secrets_providers = Some(SecretsProviders { kind: "passphrase".into(), state: Some(json!({"salt": salt})), extra: Default::default() });
+        Ok(StackSecrets { kind: Some("passphrase".into()), crypter: Some(crypter), needed: AtomicBool::new(false) })
     }
 
     /// The key derived from the passphrase, for checks that would otherwise derive it again.

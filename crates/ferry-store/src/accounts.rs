@@ -156,7 +156,7 @@ impl Store {
 
     /// Sets the user's roles in `org` to exactly `roles`, in one transaction.
     pub async fn set_roles(&self, user_id: &str, org: &str, roles: &[&str]) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2").bind(user_id).bind(org).execute(&mut *tx).await?;
         for role in roles {
             sqlx::query("INSERT INTO memberships (org, user_id, role) VALUES ($1, $2, $3)").bind(org).bind(user_id).bind(role).execute(&mut *tx).await?;
@@ -347,7 +347,7 @@ impl Store {
     /// Keeps a sign-in started at the provider until `lifetime_seconds` from now (and drops
     /// those that expired).
     pub async fn add_oidc_login(&self, state_hash: &str, login: &OidcLogin, lifetime_seconds: i64) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM oidc_logins WHERE expires_at < $1").bind(now()).execute(&mut *tx).await?;
         sqlx::query("INSERT INTO oidc_logins (state_hash, verifier, nonce, next, expires_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(state_hash)

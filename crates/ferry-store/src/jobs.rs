@@ -141,7 +141,7 @@ impl Store {
     /// Appends events `first_seq…` of a running job (JSON texts) and its counts, in one
     /// transaction; nothing is written once the job stopped running (cancelled, interrupted).
     pub async fn add_job_events(&self, id: &str, first_seq: i64, events: &[String], total: i64) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let finished = first_seq + events.len() as i64;
         let done = sqlx::query("UPDATE jobs SET finished = $1, total = $2 WHERE id = $3 AND status = 'running'")
             .bind(finished)
@@ -185,7 +185,7 @@ impl Store {
     /// Runs one change of the job `id` and announces it, in one transaction; whether it changed
     /// the job.
     async fn change_job<'q>(&self, id: &str, change: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let done = change.execute(&mut *tx).await?;
         self.announce(&mut *tx, id).await?;
         tx.commit().await?;
@@ -203,7 +203,7 @@ impl Store {
     /// every live job (a single-instance store starting up knows none of them is running).
     /// Returns their IDs.
     pub async fn interrupt_jobs(&self, all: bool) -> Result<Vec<String>, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let ids: Vec<String> = if all {
             sqlx::query_scalar("UPDATE jobs SET status = 'interrupted', error = $1, lease_until = NULL WHERE status IN ('queued', 'running') RETURNING id")
                 .bind(INTERRUPTED)

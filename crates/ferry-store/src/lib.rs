@@ -14,6 +14,7 @@ use sqlx::any::{AnyPoolOptions, AnyRow};
 use sqlx::{AnyPool, Executor, Row};
 
 pub mod accounts;
+pub mod backend_locks;
 pub mod clock;
 mod id;
 pub mod jobs;
@@ -169,6 +170,16 @@ impl Store {
         Ok(Store { pool, dialect: Dialect::Sqlite, url: None })
     }
 
+    /// A write transaction. SQLite's take the write lock at `BEGIN` (`IMMEDIATE`): a deferred
+    /// one that reads first cannot upgrade once another connection committed, and fails at once
+    /// with "database is locked" instead of waiting its turn (the busy timeout never applies).
+    async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
+        match self.dialect {
+            Dialect::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
+            Dialect::Postgres => self.pool.begin().await,
+        }
+    }
+
     /// Which database this store is in.
     pub fn dialect(&self) -> Dialect {
         self.dialect
@@ -188,7 +199,7 @@ impl Store {
     }
 
     async fn try_add_version(&self, name: &StackName, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1").bind(name.as_str()).fetch_optional(&mut *tx).await?;
         let id = match existing {
             Some(id) => id,
@@ -216,6 +227,25 @@ impl Store {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+
+    /// Keeps `yaml` as the stack's `Pulumi.<stack>.yaml` (replacing one given before).
+    pub async fn set_stack_config(&self, stack_id: &str, yaml: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO stack_configs (stack_id, yaml, updated_at) VALUES ($1, $2, $3) \
+             ON CONFLICT (stack_id) DO UPDATE SET yaml = excluded.yaml, updated_at = excluded.updated_at",
+        )
+        .bind(stack_id)
+        .bind(yaml)
+        .bind(clock::now())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// The stack's `Pulumi.<stack>.yaml`, if one was given.
+    pub async fn stack_config(&self, stack_id: &str) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar("SELECT yaml FROM stack_configs WHERE stack_id = $1").bind(stack_id).fetch_optional(&self.pool).await?)
     }
 
     /// The DIY backend a stack is connected to (`url`, the stack's name there), if any.
@@ -342,7 +372,7 @@ impl Store {
     }
 
     async fn try_commit_preview(&self, preview: &StoredPreview, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let latest: i64 =
             sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1").bind(&preview.stack_id).fetch_one(&mut *tx).await?;
         let committed: Option<i64> = sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1").bind(&preview.id).fetch_optional(&mut *tx).await?;

@@ -63,7 +63,7 @@ impl Store {
     /// A new plan with its first revision, in one transaction.
     pub async fn add_plan(&self, stack_id: &str, title: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<Plan, StoreError> {
         let id = random_id();
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let exists: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE id = $1").bind(stack_id).fetch_optional(&mut *tx).await?;
         if exists.is_none() {
             return Err(StoreError::StackNotFound(stack_id.to_string()));
@@ -101,7 +101,7 @@ impl Store {
 
     /// Saves the next revision; returns it.
     pub async fn add_plan_revision(&self, plan_id: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<PlanRevision, StoreError> {
-        let mut tx = self.pool.begin().await?;
+        let mut tx = self.begin().await?;
         let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = $1").bind(plan_id).fetch_one(&mut *tx).await?;
         let latest = latest.ok_or_else(|| StoreError::PlanNotFound(plan_id.to_string()))?;
         sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES ($1, $2, $3, $4, $5)")

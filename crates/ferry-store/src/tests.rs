@@ -76,6 +76,42 @@ async fn the_store_file_survives_reopening() {
     assert!(matches!(store.stack("nope").await, Err(StoreError::StackNotFound(_))));
 }
 
+/// Writers of one SQLite file at once (requests, and the job upkeep's periodic updates) take
+/// turns: a transaction that reads before it writes waits for the write lock instead of failing
+/// with "database is locked" when another connection committed in between.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn concurrent_writers_of_a_sqlite_file_take_turns() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("ferry.db")).await.unwrap();
+    let stack = store.add_version(&StackName::parse("a/b/upkeep").unwrap(), new("{}")).await.unwrap();
+    let upkeep = {
+        let store = store.clone();
+        let url = "file:///srv/state".to_string();
+        tokio::spawn(async move {
+            for i in 0..200 {
+                store.add_backend_lock(&format!("l{i}"), &stack.id, &url, "i", &clock::in_seconds(1)).await.unwrap();
+                store.renew_backend_locks("i", &clock::in_seconds(1)).await.unwrap();
+            }
+        })
+    };
+    let writers: Vec<_> = (0..8)
+        .map(|w| {
+            let store = store.clone();
+            tokio::spawn(async move {
+                for v in 0..10 {
+                    let name = StackName::parse(&format!("a/b/s{w}")).unwrap();
+                    store.add_version(&name, new("{}")).await.unwrap_or_else(|e| panic!("writer {w}, version {v}: {e}"));
+                }
+            })
+        })
+        .collect();
+    for writer in writers {
+        writer.await.unwrap();
+    }
+    upkeep.await.unwrap();
+    assert_eq!(store.list_stacks().await.unwrap().len(), 9);
+}
+
 #[test]
 fn stack_names() {
     assert!(StackName::parse("org/proj/dev").is_ok());
@@ -228,5 +264,31 @@ async fn an_oidc_login_is_taken_once_and_not_after_it_expired() {
         assert_eq!(store.take_oidc_login("live").await.unwrap(), Some(login.clone()));
         assert_eq!(store.take_oidc_login("live").await.unwrap(), None, "once");
         assert_eq!(store.take_oidc_login("gone").await.unwrap(), None, "expired");
+    }
+}
+
+#[tokio::test]
+async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance() {
+    for store in stores().await {
+        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let url = "file:///srv/state";
+        store.add_backend_lock("locks/held.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
+        store.add_backend_lock("locks/released.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
+        store.release_backend_lock("locks/released.json", None).await.unwrap();
+        assert!(store.take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap().is_empty(), "a running lease is left alone");
+        // Renewed while its holder lives; once it stops, the lease runs out.
+        store.renew_backend_locks("instance-a", &clock::in_millis(300)).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        let taken = store.take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap();
+        assert_eq!(taken.iter().map(|l| (l.path.as_str(), l.instance.as_str())).collect::<Vec<_>>(), [("locks/held.json", "instance-b")]);
+        assert!(store.take_over_backend_locks("instance-c", &clock::in_seconds(60), false).await.unwrap().is_empty(), "taken over once");
+        store.release_backend_lock("locks/held.json", Some("removed")).await.unwrap();
+        // A single-instance store starting up takes every unreleased one, lease or not.
+        store.add_backend_lock("locks/fresh.json", &stack.id, url, "instance-d", &clock::in_seconds(60)).await.unwrap();
+        assert_eq!(store.take_over_backend_locks("instance-e", &clock::in_seconds(60), true).await.unwrap().len(), 1);
+        let listed = store.backend_locks(&stack.id, 10).await.unwrap();
+        assert_eq!(listed.len(), 3);
+        let held = listed.iter().find(|l| l.path == "locks/held.json").unwrap();
+        assert_eq!((held.recovery.as_deref(), held.released_at.is_some()), (Some("removed"), true));
     }
 }

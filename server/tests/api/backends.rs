@@ -24,6 +24,12 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
     std::fs::write(path, bytes).unwrap();
 }
 
+/// The service, allowed to open the backend `url`, with Ferry's plugins.
+fn service_for(store: ferry_store::Store, url: &str) -> StackService {
+    let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
+    StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![url.to_string()])
+}
+
 fn checkpoint(root: &Path) -> Value {
     serde_json::from_slice(&std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test.json")).unwrap()).unwrap()
 }
@@ -35,9 +41,7 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
     write(root, ".pulumi/stacks/s3bucket-test/test.json", &fixture("test-upsert.checkpoint.json"));
     let url = format!("file://{}", root.display());
-    let store = ferry_store::testing::scratch().await.unwrap();
-    let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let app = common::app_of(StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![url.clone()]), false).await;
+    let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
 
     // What the backend holds; a backend the administrator did not allow is refused.
     let (status, listed) = call(&app, get(&format!("/api/v1/backends/stacks?url={url}"))).await;
@@ -135,9 +139,7 @@ async fn a_passphrase_stack_is_previewed_without_its_passphrase_and_committed_wi
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
     write(root, ".pulumi/stacks/shop/dev.json", checkpoint.to_string().as_bytes());
     let url = format!("file://{}", root.display());
-    let store = ferry_store::testing::scratch().await.unwrap();
-    let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let app = common::app_of(StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![url.clone()]), false).await;
+    let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
 
     let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/shop/dev"}).to_string())).await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
@@ -155,4 +157,121 @@ async fn a_passphrase_stack_is_previewed_without_its_passphrase_and_committed_wi
     assert!(loaded.secrets.verified, "the secret still decrypts with the stack's passphrase");
     let text = String::from_utf8(written).unwrap();
     assert!(text.contains(&salt) && text.contains("RandomInteger::port") && !text.contains("s3cret"));
+}
+
+/// An instance killed mid-commit leaves its lock file in the backend: the commit after it is
+/// refused (naming Ferry as the holder) until recovery (the next process on this store, or
+/// another instance once the lease ran out) removes it and records what it found; the
+/// stack's locks say so, and the commit then goes through.
+#[tokio::test]
+async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".pulumi/meta.yaml", b"version: 1\n");
+    write(root, ".pulumi/stacks/s3bucket-test/test.json", &fixture("test-upsert.checkpoint.json"));
+    let url = format!("file://{}", root.display());
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let (app, stacks) = common::admin_app_of(service_for(store.clone(), &url), false).await;
+
+    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test"}).to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let id = stack["id"].as_str().unwrap().to_string();
+    let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"}]}).to_string();
+    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &spec)).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+
+    // What an instance killed between taking the lock and releasing it leaves: its record
+    // (its lease still running) and its lock file.
+    let left = ".pulumi/locks/organization/s3bucket-test/test/5d1f7a90-0000-4000-8000-00000000dead.json";
+    store.add_backend_lock(left, &id, &url, "killed-instance", &ferry_store::clock::in_millis(1500)).await.unwrap();
+    write(root, left, br#"{"pid": 4321, "username": "ferry", "hostname": "ferry-a", "timestamp": "2026-11-24T10:00:00Z"}"#);
+    let commit = post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "");
+    let (status, err) = call(&app, commit).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("stack_locked")), "{err}");
+    assert!(err["error"]["message"].as_str().unwrap().contains("ferry@ferry-a (pid 4321)"), "{err}");
+    assert!(root.join(left).exists(), "another's lock is never removed by a refused commit");
+
+    // The lease runs out (nobody renews it); recovery on start (SQLite: any lock not
+    // released, since one instance runs; PostgreSQL: those whose lease ran out) removes it.
+    tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
+    stacks.recover_jobs().await.unwrap();
+    assert!(!root.join(left).exists(), "the lock file the killed instance left is removed");
+    let (status, locks) = call(&app, get(&format!("/api/v1/stacks/{id}/locks"))).await;
+    assert_eq!(status, StatusCode::OK, "{locks}");
+    let recovered = locks.as_array().unwrap().iter().find(|l| l["path"] == left).expect("the lock is reported");
+    assert!(recovered["released_at"].is_string(), "{recovered}");
+    assert!(recovered["recovery"].as_str().unwrap().contains("stopped before releasing it"), "{recovered}");
+    // The refused commit's own lock was taken and released, and is listed as such.
+    assert!(locks.as_array().unwrap().iter().any(|l| l["path"] != left && l["released_at"].is_string() && l["recovery"].is_null()), "{locks}");
+
+    let commit = post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "");
+    let (status, done) = call(&app, commit).await;
+    assert_eq!(status, StatusCode::CREATED, "{done}");
+    assert_eq!(std::fs::read_dir(root.join(".pulumi/locks/organization/s3bucket-test/test")).unwrap().count(), 0, "no lock left behind");
+}
+
+/// A connected stack whose state has no secrets provider yet: its `Pulumi.<stack>.yaml`, read
+/// where the server may read it, gives the salt its first secrets are written with, so that
+/// the team's `pulumi` reads them with its own config; a passphrase that does not match the
+/// file is refused, naming it; a file that is not one is refused before anything is kept.
+#[tokio::test]
+async fn the_stack_configs_encryptionsalt_keys_the_first_secrets() {
+    use ferry_state::secrets::PassphraseCrypter;
+    let (_, salt) = PassphraseCrypter::new_salt("team passphrase");
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    write(root, ".pulumi/meta.yaml", b"version: 1\n");
+    // The real checkpoint, as a stack made before it had secrets: no secrets provider.
+    let mut fresh: Value = serde_json::from_slice(&fixture("test-upsert.checkpoint.json")).unwrap();
+    fresh["checkpoint"]["latest"].as_object_mut().unwrap().remove("secrets_providers");
+    write(root, ".pulumi/stacks/s3bucket-test/test.json", fresh.to_string().as_bytes());
+    write(root, "project/Pulumi.test.yaml", format!("encryptionsalt: {salt}\nconfig:\n  aws:region: us-west-2\n").as_bytes());
+    write(root, "project/Pulumi.broken.yaml", b"encryptionsalt: [not, a, salt]\n");
+    let url = format!("file://{}", root.display());
+    let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
+    assert!(checkpoint(root)["checkpoint"]["latest"]["secrets_providers"].is_null(), "the fixture has no secrets provider yet");
+
+    let connect = |config: String| json!({"backend": url, "name": "organization/s3bucket-test/test", "config": config}).to_string();
+    let (status, err) = call(&app, post("/api/v1/stacks", &connect(format!("{url}/project/Pulumi.broken.yaml")))).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_request")), "{err}");
+    assert!(err["error"]["message"].as_str().unwrap().contains("Pulumi.<stack>.yaml"), "{err}");
+    let (status, err) = call(&app, post("/api/v1/stacks", &connect("file:///etc/Pulumi.test.yaml".into()))).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("backend_not_allowed")), "{err}");
+
+    let (status, stack) = call(&app, post("/api/v1/stacks", &connect(format!("{url}/project/Pulumi.test.yaml")))).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let id = stack["id"].as_str().unwrap().to_string();
+    let (status, config) = call(&app, get(&format!("/api/v1/stacks/{id}/config"))).await;
+    assert_eq!((status, config["encryption_salt"].as_str()), (StatusCode::OK, Some(salt.as_str())), "{config}");
+
+    let spec = json!({"resources": [{"type": "random:index/randomPassword:RandomPassword", "name": "admin", "id": "correct-horse-battery"}]}).to_string();
+    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &spec)).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+    let commit = |pass: &str| {
+        axum::http::Request::post(format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()))
+            .header("x-ferry-passphrase", pass)
+            .body(axum::body::Body::empty())
+            .unwrap()
+    };
+    let (status, err) = call(&app, commit("another passphrase")).await;
+    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("commit_refused")), "{err}");
+    assert!(err["error"]["message"].as_str().unwrap().contains("encryptionsalt"), "{err}");
+    assert!(checkpoint(root)["checkpoint"]["latest"]["secrets_providers"].is_null(), "nothing was written");
+
+    let (status, done) = call(&app, commit("team passphrase")).await;
+    assert_eq!(status, StatusCode::CREATED, "{done}");
+    let written = checkpoint(root);
+    assert_eq!(written["checkpoint"]["latest"]["secrets_providers"], json!({"type": "passphrase", "state": {"salt": salt}}));
+    let text = written.to_string();
+    assert!(!text.contains("correct-horse-battery"), "the password is encrypted");
+    let loaded = ferry_state::load_state(text.as_bytes(), ferry_state::LoadOptions { passphrase: Some("team passphrase"), ..Default::default() }).unwrap();
+    assert!(loaded.secrets.verified);
+
+    // Uploaded stacks take the file over the API; what is not one is refused, named.
+    let put = |body: &str| axum::http::Request::put(format!("/api/v1/stacks/{id}/config")).body(axum::body::Body::from(body.to_string())).unwrap();
+    let (status, err) = call(&app, put("encryptionsalt: plain\n")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
+    assert!(err["error"]["message"].as_str().unwrap().contains("v1:<salt>:<check>"), "{err}");
+    let (status, config) = call(&app, put("secretsprovider: awskms://alias/team\n")).await;
+    assert_eq!((status, config["secrets_provider"].as_str()), (StatusCode::OK, Some("awskms://alias/team")), "{config}");
 }

@@ -9,6 +9,7 @@ mod backends;
 mod cli;
 mod code_verification;
 mod common;
+mod container;
 mod discovery;
 mod imports;
 mod instances;

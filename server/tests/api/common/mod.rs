@@ -37,13 +37,18 @@ pub async fn app_with(engine: EngineConfig, demo: bool) -> Router {
 /// The whole app around a service the test configured, every request made (unless it says
 /// who it is) as an administrator of every organisation, through a real API token.
 pub async fn app_of(stacks: StackService, demo: bool) -> Router {
+    admin_app_of(stacks, demo).await.0
+}
+
+/// The whole app as an administrator calls it (as [`app_of`]), and its service.
+pub async fn admin_app_of(stacks: StackService, demo: bool) -> (Router, Arc<StackService>) {
     let (router, stacks) = bare_app_of(stacks, demo).await;
     let token = token_for(&stacks, "test-admin", "*", Role::Admin).await;
     // These tests run the scripted plugins under many package names; the allow-list has its
     // own test (plugin_allow_list.rs).
     let any = ferry_store::review::OrgSettings { allowed_packages: vec!["*".into()], ..Default::default() };
     stacks.set_org_settings("*", any).await.unwrap();
-    as_caller(router, token)
+    (as_caller(router, token), stacks)
 }
 
 /// The whole app, as anonymous callers reach it, and its service.
