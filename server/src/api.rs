@@ -576,7 +576,7 @@ async fn stack_config(State(stacks): State<Arc<StackService>>, Path(id): Path<St
 async fn set_stack_config(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 1 << 20, "the stack's Pulumi.<stack>.yaml").await?;
     let yaml =
-        std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid", "the stack's Pulumi.<stack>.yaml is not UTF-8 text"))?;
+        std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the stack's Pulumi.<stack>.yaml is not UTF-8 text"))?;
     Ok(Json(stacks.set_stack_config(&id, yaml).await?).into_response())
 }
 

@@ -54,10 +54,16 @@ impl StackService {
         self
     }
 
-    fn open_backend(&self, url: &str) -> Result<Backend, ServiceError> {
+    /// Refuses a backend URL (or a file's URL) that no allowed entry covers.
+    fn check_allowed(&self, url: &str) -> Result<(), ServiceError> {
         if !self.allowed_backends.iter().any(|entry| allowed_by(entry, url)) {
             return Err(ServiceError::BackendNotAllowed(url.to_string()));
         }
+        Ok(())
+    }
+
+    fn open_backend(&self, url: &str) -> Result<Backend, ServiceError> {
+        self.check_allowed(url)?;
         Ok(Backend::open(url)?)
     }
 
@@ -77,9 +83,7 @@ impl StackService {
         let stack = backend.stack(name).await?;
         let config_yaml = match config {
             Some(config_url) => {
-                if !self.allowed_backends.iter().any(|entry| allowed_by(entry, config_url)) {
-                    return Err(ServiceError::BackendNotAllowed(config_url.to_string()));
-                }
+                self.check_allowed(config_url)?;
                 let bytes = ferry_backend::read_file(config_url).await?;
                 let yaml = String::from_utf8(bytes).map_err(|_| ServiceError::Invalid(format!("`{config_url}` is not text (a Pulumi.<stack>.yaml)")))?;
                 crate::StackConfig::parse(&yaml)?;

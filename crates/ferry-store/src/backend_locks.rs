@@ -37,7 +37,8 @@ fn lock_of(row: &AnyRow) -> BackendLock {
     }
 }
 
-const LOCK_SELECT: &str = "SELECT path, stack_id, backend_url, instance, taken_at, lease_until, released_at, recovery FROM backend_locks";
+/// The columns [`lock_of`] reads.
+const LOCK_COLUMNS: &str = "path, stack_id, backend_url, instance, taken_at, lease_until, released_at, recovery";
 
 impl Store {
     /// Records that `instance` is about to write the lock file `path` in `backend_url`.
@@ -87,10 +88,9 @@ impl Store {
     /// held), and returns them: the caller removes their files and releases them.
     pub async fn take_over_backend_locks(&self, instance: &str, lease_until: &str, all: bool) -> Result<Vec<BackendLock>, StoreError> {
         let cutoff = if all { "9999".to_string() } else { now() };
-        let rows = sqlx::query(
-            "UPDATE backend_locks SET instance = $1, lease_until = $2 WHERE released_at IS NULL AND lease_until < $3 \
-             RETURNING path, stack_id, backend_url, instance, taken_at, lease_until, released_at, recovery",
-        )
+        let rows = sqlx::query(&format!(
+            "UPDATE backend_locks SET instance = $1, lease_until = $2 WHERE released_at IS NULL AND lease_until < $3 RETURNING {LOCK_COLUMNS}"
+        ))
         .bind(instance)
         .bind(lease_until)
         .bind(cutoff)
@@ -101,7 +101,7 @@ impl Store {
 
     /// The locks Ferry took in a stack's backend, newest first, up to `limit`.
     pub async fn backend_locks(&self, stack_id: &str, limit: i64) -> Result<Vec<BackendLock>, StoreError> {
-        let rows = sqlx::query(&format!("{LOCK_SELECT} WHERE stack_id = $1 ORDER BY taken_at DESC, path LIMIT $2"))
+        let rows = sqlx::query(&format!("SELECT {LOCK_COLUMNS} FROM backend_locks WHERE stack_id = $1 ORDER BY taken_at DESC, path LIMIT $2"))
             .bind(stack_id)
             .bind(limit)
             .fetch_all(&self.pool)
