@@ -85,6 +85,13 @@ curl -fsS -X PUT -H "authorization: Bearer $FERRY_E2E_TOKEN" -H 'content-type: a
   -d '{"share_links": true, "share_link_days": 30, "allowed_packages": ["test"]}' "$FERRY_URL/api/v1/orgs/%2A/settings" >/dev/null
 status=0
 (cd end2end && node --test --test-concurrency=1 --test-reporter=spec tests/) || status=$?
+if [ $status -eq 0 ]; then
+  # Not a timed test: the end-to-end benchmark (bench.sh) at 20,000 resources against this
+  # debug server, failing only past loose bounds a real regression crosses (a page carrying
+  # every row again, a graph sent whole, a commit redoing the stack many times over).
+  log "scale smoke (end to end, loose bounds)"
+  FERRY_SERVER_PID=$SERVER_PID node "$ROOT/end2end/bench/scale.mjs" --smoke || status=$?
+fi
 if [ $status -ne 0 ]; then
   log "server log"; tail -50 "$DATA/server.log"
 fi

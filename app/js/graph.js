@@ -7,8 +7,11 @@ import Graph from 'graphology';
 import Sigma from 'sigma';
 import { EdgeArrowProgram, EdgeLineProgram, NodeCircleProgram, NodePointProgram } from 'sigma/rendering';
 
-const NODE_COLORS = { stack: '#e4572e', component: '#8e6bd8', custom: '#2f80ed', provider: '#27ae60' };
-const NODE_SIZES = { stack: 12, component: 7, custom: 4, provider: 7 };
+const NODE_COLORS = { stack: '#e4572e', component: '#8e6bd8', custom: '#2f80ed', provider: '#27ae60', group: '#5b6b82' };
+const NODE_SIZES = { stack: 12, component: 7, custom: 4, provider: 7, group: 4 };
+// A node standing for many resources (a big stack's summarised graph: a group of siblings of
+// one type, or a folded subtree) grows gently with the log of how many (×1.7 for 1,000).
+const countScale = (n) => (n.count > 1 ? 1 + 0.25 * Math.log10(n.count) : 1);
 // A preview's resources, by status (the plan graph): to import, with a warning or a diff,
 // failed, and imported by a commit.
 const STATUS_COLORS = {
@@ -29,7 +32,7 @@ const SETTLE_MS = 150;
 const mounted = new Map();
 
 // Each resource's slot in the packing, by kind (graph units; sigma fits the picture to the view).
-const SLOT_RADIUS = { stack: 3, component: 2, custom: 1.2, provider: 2 };
+const SLOT_RADIUS = { stack: 3, component: 2, custom: 1.2, provider: 2, group: 2 };
 
 /**
  * Positions for the nodes, and the circles of the groups: a resource with children is packed
@@ -73,7 +76,10 @@ function packLayout(nodes, edges) {
   for (let i = 0; i < nodes.length; i++) if (!placed[i]) tops.push(build(i));
   const root = hierarchy(tops.length === 1 ? tops[0] : { children: tops });
   pack()
-    .radius((d) => SLOT_RADIUS[nodes[d.data.node]?.kind] ?? 1)
+    .radius((d) => {
+      const n = nodes[d.data.node];
+      return n ? (SLOT_RADIUS[n.kind] ?? 1) * countScale(n) : 1;
+    })
     .padding((d) => (d.depth === 0 ? 2 : 0.6))(root);
   const positions = new Array(nodes.length);
   const groups = [];
@@ -94,6 +100,9 @@ function fluidCamera(renderer, container, { onGestureEnd }) {
   // The transform applied since the last render: screen = s * drawn + (tx, ty).
   let s = 1, tx = 0, ty = 0, active = false, settleTimer = 0;
   let drag = null;
+  // The listeners below go with the drawing (a big graph is redrawn when a group opens).
+  const listeners = new AbortController();
+  const signal = listeners.signal;
   // One canvas holding a flattened copy of sigma's layers: software compositing moves one
   // layer per frame instead of sigma's seven.
   const snapshot = document.createElement('canvas');
@@ -169,18 +178,18 @@ function fluidCamera(renderer, container, { onGestureEnd }) {
     zoomAt(Math.exp(-dy * 0.0015), p.x, p.y);
     clearTimeout(settleTimer);
     settleTimer = setTimeout(settle, SETTLE_MS);
-  }, { passive: false });
+  }, { passive: false, signal });
   container.addEventListener('pointerdown', (e) => {
     if (e.button !== 0 || e.target.closest('.graph-toggles')) return;
     clearTimeout(settleTimer);
     drag = { x: e.clientX, y: e.clientY, moved: 0 };
-  });
+  }, { signal });
   window.addEventListener('pointermove', (e) => {
     if (!drag) return;
     const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
     drag.x = e.clientX; drag.y = e.clientY; drag.moved += Math.abs(dx) + Math.abs(dy);
     if (drag.moved > 3) panBy(dx, dy);
-  });
+  }, { signal });
   const release = () => {
     if (!drag) return;
     const moved = drag.moved > 3;
@@ -192,9 +201,13 @@ function fluidCamera(renderer, container, { onGestureEnd }) {
       settleTimer = setTimeout(settle, SETTLE_MS);
     }
   };
-  window.addEventListener('pointerup', release);
-  window.addEventListener('pointercancel', release);
-  return { settle, panBy, zoomAt };
+  window.addEventListener('pointerup', release, { signal });
+  window.addEventListener('pointercancel', release, { signal });
+  const dispose = () => {
+    clearTimeout(settleTimer);
+    listeners.abort();
+  };
+  return { settle, panBy, zoomAt, dispose };
 }
 let nextToken = 1;
 
@@ -217,17 +230,36 @@ function attached(id, ms = 10000) {
  *  for `unmount`. */
 export function mount(containerId, url, onSelect) {
   const token = nextToken++;
-  const entry = { cancelled: false, renderer: null };
+  // `expand`: the folded nodes and groups the user opened (a big stack's summarised graph).
+  const entry = { cancelled: false, renderer: null, expand: [] };
   mounted.set(token, entry);
   draw(containerId, url, onSelect, entry);
   return token;
+}
+
+/** Opens a folded node or a group: the graph is fetched again with it opened, and redrawn. */
+function open(containerId, url, onSelect, entry, key) {
+  if (entry.expand.includes(key)) return;
+  entry.expand.push(key);
+  releaseDrawing(entry);
+  const container = document.getElementById(containerId);
+  if (container) container.dataset.ready = 'false';
+  draw(containerId, url, onSelect, entry);
+}
+
+function releaseDrawing(entry) {
+  entry.resizeObserver?.disconnect();
+  entry.camera?.dispose?.();
+  if (entry.renderer) entry.renderer.kill();
+  entry.renderer = null;
 }
 
 async function draw(containerId, url, onSelect, entry) {
   const started = performance.now();
   let data, responded;
   try {
-    const response = await fetch(url);
+    const target = entry.expand.length ? `${url}${url.includes('?') ? '&' : '?'}expand=${encodeURIComponent(entry.expand.join('\n'))}` : url;
+    const response = await fetch(target);
     if (!response.ok) throw new Error(`HTTP ${response.status}`);
     // The data has arrived once its response starts; reading and parsing it is part of the
     // time to the first picture (benchmarks read these marks from Chromium's trace).
@@ -249,9 +281,11 @@ async function draw(containerId, url, onSelect, entry) {
     graph.addNode(String(i), {
       x: layout.positions[i].x,
       y: -layout.positions[i].y,
-      size: (NODE_SIZES[n.kind] || 4) * (many && n.kind === 'custom' ? 0.6 : 1) * (n.status ? 1.6 : 1),
+      size: (NODE_SIZES[n.kind] || 4) * (many && n.kind === 'custom' ? 0.6 : 1) * (n.status ? 1.6 : 1) * countScale(n),
       color: n.pending_delete ? '#bdbdbd' : (n.status && STATUS_COLORS[n.status]) || NODE_COLORS[n.kind] || '#999',
-      label: n.name,
+      // A folded node says how much it holds; a group's name already does.
+      label: n.count > 1 && n.kind !== 'group' ? `${n.name} (+${(n.count - 1).toLocaleString('en')})` : n.name,
+      expand: n.expand,
       urn: n.urn,
       kind: n.kind,
       status: n.status,
@@ -374,8 +408,14 @@ async function draw(containerId, url, onSelect, entry) {
   renderer.on('clickNode', ({ node }) => {
     const dragEnded = Number(container.dataset.dragEndedAt || 0);
     if (performance.now() - dragEnded < 300) return;
-    setFocus(node);
-    onSelect && onSelect(graph.getNodeAttribute(node, 'urn'));
+    const key = graph.getNodeAttribute(node, 'expand');
+    const urn = graph.getNodeAttribute(node, 'urn');
+    // A resource opens its details; a group or a folded node also opens in the graph.
+    if (urn) {
+      setFocus(node);
+      onSelect && onSelect(urn);
+    }
+    if (key) open(containerId, url, onSelect, entry, key);
   });
   renderer.on('clickStage', () => {
     const dragEnded = Number(container.dataset.dragEndedAt || 0);
@@ -409,6 +449,9 @@ async function draw(containerId, url, onSelect, entry) {
     const metrics = {
       nodes: graph.order,
       edges: graph.size,
+      // The resources the picture stands for (more than its nodes when summarised).
+      resources: data.nodes.reduce((sum, n) => sum + (n.count || 1), 0),
+      summarised: data.nodes.some((n) => n.expand),
       // Request sent until its response began.
       fetchMs: responded - started,
       // Response began until drawn: reading and parsing the JSON, building and drawing.
@@ -428,7 +471,6 @@ export function unmount(token) {
   const entry = mounted.get(token);
   if (!entry) return;
   entry.cancelled = true;
-  entry.resizeObserver?.disconnect();
-  if (entry.renderer) entry.renderer.kill();
+  releaseDrawing(entry);
   mounted.delete(token);
 }

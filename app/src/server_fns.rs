@@ -1,15 +1,16 @@
 //! Server functions the pages call: thin wrappers over `ferry_service::StackService`, which
 //! the server provides as context. Their bodies exist only in the `ssr` build.
 
-use ferry_types::{Me, PlanPageData, ResourceDetail, ResourceRow, StackSummary};
+use ferry_types::{Me, PlanPageData, ResourceDetail, ResourcePage, StackSummary};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
-/// What the stack pages need: the summary and every row of the table.
+/// What the stack pages need: the summary and the table's first rows (it fetches the rest as
+/// the user scrolls, with [`stack_rows`]).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct StackPageData {
     pub summary: StackSummary,
-    pub rows: Vec<ResourceRow>,
+    pub first: ResourcePage,
     /// Load warnings, as `message (at path)`.
     pub warnings: Vec<String>,
     /// The roles the viewer holds in the stack's organisation (the page shows what they may do).
@@ -92,7 +93,16 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
         .into_iter()
         .filter_map(|lock| lock.recovery.map(|recovery| format!("{recovery} (lock file `{}`)", lock.path)))
         .collect();
-    Ok(StackPageData { summary: version.summary.clone(), rows: version.rows(), warnings, roles, recovered_locks })
+    let first = version.rows_page(&ferry_types::RowQuery { limit: crate::pages::table::PAGE_ROWS, ..Default::default() }).map_err(ssr::fail)?;
+    Ok(StackPageData { summary: version.summary.clone(), first, warnings, roles, recovered_locks })
+}
+
+/// One page of a stack version's resource table (`sort`: see [`ferry_types::RowQuery`]).
+#[server(prefix = "/rpc")]
+pub async fn stack_rows(id: String, version: i64, filter: String, sort: String, offset: usize, limit: usize) -> Result<ResourcePage, ServerFnError> {
+    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
+    let loaded = ssr::stacks()?.version(&id, Some(version)).await.map_err(ssr::fail)?;
+    loaded.rows_page(&ferry_types::RowQuery { filter, sort, offset, limit }).map_err(ssr::fail)
 }
 
 #[server(prefix = "/rpc")]

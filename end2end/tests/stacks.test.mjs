@@ -3,6 +3,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { launch, open, fixture, ARTIFACTS, BASE, authFetch } from '../lib/browser.mjs';
+import { generateStack, uploadStack } from '../lib/generate.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -108,5 +109,41 @@ test('a bad state file is refused in the page, naming the problem and where', as
   await shot(page, '06-upload-error');
   const stacks = await (await authFetch(`${BASE}/api/v1/stacks`)).json();
   assert.ok(!stacks.some((s) => s.name === 'e2e/bad/feature'), 'nothing was stored');
+  await context.close();
+});
+
+test('a big stack: the table pages, sorts and filters on the server; the graph is summarised and opens on demand', async () => {
+  const stack = await uploadStack(BASE, `e2e/big/run-${Date.now()}`, generateStack(3000, { seed: 3 }));
+  const { page, context, errors } = await open(browser, `/stacks/${stack.id}`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  assert.equal(await page.textContent('#resource-count'), '3000 of 3000 resources');
+  // Far down the table: those rows are fetched when scrolled to.
+  await page.locator('#resource-scroller').evaluate((el) => { el.scrollTop = 2500 * 30; });
+  await page.waitForSelector('#resource-scroller a.row[data-index="2500"]');
+  // Sorted by name, descending (the second click), over all 3,000 rows: `svc-9` comes first.
+  await page.click('button[data-sort="name"]');
+  await page.click('button[data-sort="name"]');
+  await page.waitForFunction(() => document.querySelector('#resource-scroller a.row[data-index="0"] .name')?.textContent === 'svc-9');
+  await page.fill('#resource-filter', 'res-123');
+  await page.waitForFunction(() => document.querySelector('#resource-count').textContent === '11 of 3000 resources');
+  await shot(page, '05-big-table');
+
+  await page.goto(`${BASE}/stacks/${stack.id}/graph`);
+  await page.waitForSelector('#stack-graph[data-ready="true"]', { timeout: 30000 });
+  const before = await page.evaluate(() => window.__ferryGraph.metrics);
+  assert.ok(before.summarised && before.resources === 3000 && before.nodes < 1500, JSON.stringify(before));
+  const group = await page.evaluate(() => {
+    const { renderer } = window.__ferryGraph;
+    const graph = renderer.getGraph();
+    const node = graph.findNode((_, a) => a.kind === 'group');
+    const p = renderer.graphToViewport(graph.getNodeAttributes(node));
+    return { x: p.x, y: p.y, count: Number(graph.getNodeAttribute(node, 'label').split(' ')[0]) };
+  });
+  const box = await page.locator('#stack-graph').boundingBox();
+  await page.mouse.click(box.x + group.x, box.y + group.y);
+  // Redrawn with the group opened: its members are nodes of their own.
+  await page.waitForFunction((n) => document.querySelector('#stack-graph')?.dataset.ready === 'true' && window.__ferryGraph.metrics.nodes === n, before.nodes - 1 + group.count, { timeout: 30000 });
+  await shot(page, '06-big-graph-opened');
+  assert.deepEqual(errors, []);
   await context.close();
 });

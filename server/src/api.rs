@@ -150,7 +150,8 @@ async fn upload_stack(
     }
     let name = query.name.filter(|n| !n.is_empty());
     let outcome =
-        stacks.upload_checked(name.as_deref(), bytes.to_vec(), passphrase, "upload", |name| caller.require(org_of_name(name.as_str()), Role::Planner)).await?;
+        // `Vec::from` takes the body's buffer over where it can (no 50 MB copy).
+        stacks.upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", |name| caller.require(org_of_name(name.as_str()), Role::Planner)).await?;
     let org = AuditOrg(org_of_name(&outcome.summary.name).to_string());
     Ok((StatusCode::CREATED, Extension(org), Json(outcome)).into_response())
 }
@@ -582,17 +583,50 @@ async fn set_stack_config(State(stacks): State<Arc<StackService>>, Path(id): Pat
 
 /// The version's state as `pulumi stack export` writes it, ready for `pulumi stack import`.
 async fn stack_export(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
-    let version = stacks.version(&id, q.version).await?;
-    Ok(([(header::CONTENT_TYPE, "application/json")], version.export_json.clone()).into_response())
+    Ok(([(header::CONTENT_TYPE, "application/json")], stacks.export_text(&id, q.version).await?).into_response())
 }
 
-async fn stack_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
-    let version = stacks.version(&id, q.version).await?;
-    Ok(Json(version.graph()).into_response())
+/// `GET …/graph?version=&expand=&full=`: the stack's graph; past
+/// [`ferry_state::graph_summary::SUMMARY_BUDGET`] resources, summarised (siblings of a type
+/// grouped, the tree opened from the top) with the nodes and groups `expand` names (one key a
+/// line) opened, unless `full=true`.
+#[derive(Deserialize)]
+struct GraphQuery {
+    version: Option<i64>,
+    #[serde(default)]
+    expand: String,
+    #[serde(default)]
+    full: bool,
 }
 
-async fn stack_resources(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.version(&id, q.version).await?.rows()).into_response())
+async fn stack_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
+    let version = stacks.version(&id, q.version).await?;
+    if q.full {
+        return Ok(Json(version.graph()).into_response());
+    }
+    let expand = q.expand.lines().filter(|k| !k.is_empty()).map(str::to_string).collect();
+    Ok(Json(ferry_state::graph_summary::summarise(version.graph(), ferry_state::graph_summary::SUMMARY_BUDGET, &expand)).into_response())
+}
+
+/// `GET …/resources?filter=&sort=&offset=&limit=&version=`: one page of the resource table
+/// (`{total, matched, offset, rows}`), filtered and sorted on the server; at most
+/// [`ferry_service::MAX_PAGE_ROWS`] rows a page.
+/// (Fields listed, not a flattened `RowQuery`: flattened, a query string's numbers do not parse.)
+#[derive(Deserialize)]
+struct RowsQuery {
+    version: Option<i64>,
+    #[serde(default)]
+    filter: String,
+    #[serde(default)]
+    sort: String,
+    #[serde(default)]
+    offset: usize,
+    limit: Option<usize>,
+}
+
+async fn stack_resources(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RowsQuery>) -> Result<Response, ApiError> {
+    let query = ferry_service::RowQuery { filter: q.filter, sort: q.sort, offset: q.offset, limit: q.limit.unwrap_or(ferry_service::MAX_PAGE_ROWS) };
+    Ok(Json(stacks.version(&id, q.version).await?.rows_page(&query)?).into_response())
 }
 
 async fn stack_resource(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<ResourceQuery>) -> Result<Response, ApiError> {

@@ -89,8 +89,8 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
-                let version = service.version(&stack_id, Some(o.summary.version)).await?;
-                write_atomically(out, version.export_json.as_bytes(), None)?;
+                let export = service.export_text(&stack_id, Some(o.summary.version)).await?;
+                write_atomically(out, export.as_bytes(), None)?;
                 if !args.json {
                     println!("\nCommitted {} resource(s); the new state is in {}.", o.added, out.display());
                 }

@@ -33,6 +33,7 @@ pub(crate) fn StackGraph(stack_id: String) -> impl IntoView {
             <span class="dot component"></span>"component"
             <span class="dot custom"></span>"resource"
             <span class="dot provider"></span>"provider"
+            <span class="dot group" title="In a big stack: siblings of one type, drawn as one node; click to open"></span>"many of a type"
             <span class="line parent"></span>"parent"
             <span class="line dependency"></span>"depends on"
             <span class="line provider"></span>"uses provider"

@@ -9,7 +9,7 @@ mod graph;
 mod home;
 mod plan;
 mod stack;
-mod table;
+pub(crate) mod table;
 
 pub use account::{AccountPage, SignInPage, UserMenu};
 pub use graph::GraphPage;

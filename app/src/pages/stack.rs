@@ -1,7 +1,5 @@
 //! The frame of a stack's pages: header, view tabs, and the detail panel for `?r=<urn>`.
 
-use std::sync::Arc;
-
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
@@ -61,7 +59,6 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                     }.into_any(),
                     Ok(page) => {
                         let s = page.summary.clone();
-                        let rows = Arc::new(page.rows);
                         let warnings = page.warnings;
                         let recovered_locks = page.recovered_locks;
                         let may_plan = page.roles.iter().any(|r| r == "planner");
@@ -104,7 +101,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                             <div class="stack-body">
                                 <div class="stack-main">
                                     {match view {
-                                        StackView::Table => view! { <ResourceTable rows=rows.clone() stack_id=s.id.clone() selected=selected/> }.into_any(),
+                                        StackView::Table => view! { <ResourceTable first=page.first.clone() stack_id=s.id.clone() version=s.version selected=selected/> }.into_any(),
                                         StackView::Graph => view! { <super::graph::StackGraph stack_id=s.id.clone()/> }.into_any(),
                                         StackView::Discover => view! { <super::discover::DiscoverPanel stack_id=s.id.clone()/> }.into_any(),
                                     }}

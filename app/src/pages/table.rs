@@ -1,9 +1,12 @@
-//! The resource table: filterable, and virtualised (only the rows in view are in the DOM), so
-//! 10,000 resources scroll as smoothly as ten.
+//! The resource table: virtualised (only the rows in view are in the DOM) and paged (only the
+//! pages near the view are in the browser). The server filters and sorts; the page arrives
+//! with the first rows, and the table fetches the pages the user scrolls to, so a
+//! 100,000-resource stack loads and scrolls as ten resources do.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
-use ferry_types::ResourceRow;
+use ferry_types::{ResourcePage, ResourceRow};
 use leptos::prelude::*;
 
 use crate::format::{resource_link, urn_name};
@@ -14,71 +17,150 @@ const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 10;
 /// Rows a viewport shows at most (the scroller is at most this tall).
 const VIEWPORT_ROWS: usize = 24;
+/// Rows fetched at a time; the page arrives with the first of them.
+pub(crate) const PAGE_ROWS: usize = 100;
+
+/// The sortable columns, by the name the server sorts them by.
+const SORTABLE: [(&str, &str); 4] = [("type", "Type"), ("name", "Name"), ("urn", "URN"), ("id", "ID")];
+
+/// The pages of rows known for the current filter and sort, by page number.
+type Pages = HashMap<usize, Arc<Vec<ResourceRow>>>;
 
 #[component]
-pub(crate) fn ResourceTable(rows: Arc<Vec<ResourceRow>>, stack_id: String, selected: Memo<Option<String>>) -> impl IntoView {
+pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64, selected: Memo<Option<String>>) -> impl IntoView {
     let filter = RwSignal::new(String::new());
+    let sort = RwSignal::new(String::new());
     let scroll_top = RwSignal::new(0.0f64);
-    let all = rows.clone();
-    // Indices of the rows that match the filter, in state order.
-    let matches = Memo::new(move |_| {
-        let needle = filter.get().to_lowercase();
-        all.iter()
-            .enumerate()
-            .filter(|(_, r)| {
-                needle.is_empty() || r.urn.to_lowercase().contains(&needle) || r.id.as_deref().is_some_and(|id| id.to_lowercase().contains(&needle))
-            })
-            .map(|(i, _)| i)
-            .collect::<Vec<usize>>()
-    });
-    let first = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
-    let visible = move || {
-        matches.with(|m| {
-            let start = first.get().min(m.len());
-            let end = (start + VIEWPORT_ROWS + 2 * OVERSCAN).min(m.len());
-            m[start..end].to_vec()
-        })
+    let total = first.total;
+    let matched = RwSignal::new(first.matched);
+    let pages = RwSignal::new(Pages::from([(0, Arc::new(first.rows))]));
+    // Bumped by each new filter or sort: answers to an older query are dropped.
+    let query_generation = RwSignal::new(0u64);
+    // Pages asked for (or held) under the current query.
+    let requested = StoredValue::new(HashSet::from([0usize]));
+    let error = RwSignal::new(None::<String>);
+    let scroller = NodeRef::<leptos::html::Div>::new();
+
+    let first_row = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
+    let shown = move || {
+        let start = first_row.get().min(matched.get());
+        start..(start + VIEWPORT_ROWS + 2 * OVERSCAN).min(matched.get())
     };
-    let total = move || matches.with(Vec::len);
-    let row_count = rows.len();
-    let spacer_top = move || format!("height:{}px", first.get().min(total()) as f64 * ROW_HEIGHT);
-    let spacer_bottom = move || {
-        let shown_end = (first.get() + VIEWPORT_ROWS + 2 * OVERSCAN).min(total());
-        format!("height:{}px", (total() - shown_end) as f64 * ROW_HEIGHT)
+
+    // In the browser: fetch the pages the rows in view fall on.
+    let id = stack_id.clone();
+    Effect::new(move |_| {
+        let range = shown();
+        let generation = query_generation.get();
+        if range.is_empty() {
+            return;
+        }
+        for page in range.start / PAGE_ROWS..=(range.end - 1) / PAGE_ROWS {
+            if !requested.try_update_value(|r| r.insert(page)).unwrap_or(false) {
+                continue;
+            }
+            let (id, filter, sort) = (id.clone(), filter.get_untracked(), sort.get_untracked());
+            leptos::task::spawn_local(async move {
+                let answer = crate::server_fns::stack_rows(id, version, filter, sort, page * PAGE_ROWS, PAGE_ROWS).await;
+                if query_generation.get_untracked() != generation {
+                    return;
+                }
+                match answer {
+                    Ok(p) => {
+                        matched.set(p.matched);
+                        pages.update(|pages| {
+                            pages.insert(page, Arc::new(p.rows));
+                        });
+                    }
+                    Err(e) => {
+                        // Asked again on the next scroll.
+                        requested.update_value(|r| {
+                            r.remove(&page);
+                        });
+                        error.set(Some(super::error_text(&e)));
+                    }
+                }
+            });
+        }
+    });
+
+    // A new query: forget the pages and go back to the top; the effect fetches page 0.
+    let requery = move || {
+        pages.set(Pages::new());
+        requested.set_value(HashSet::new());
+        error.set(None);
+        query_generation.update(|g| *g += 1);
+        scroll_top.set(0.0);
+        if let Some(el) = scroller.get_untracked() {
+            el.set_scroll_top(0);
+        }
+    };
+    let sort_by = move |column: &'static str| {
+        // Ascending, then descending, then state order.
+        sort.update(|s| {
+            *s = if s.as_str() == column {
+                format!("-{column}")
+            } else if s.strip_prefix('-') == Some(column) {
+                String::new()
+            } else {
+                column.to_string()
+            }
+        });
+        requery();
+    };
+
+    let visible = move || {
+        let range = shown();
+        pages.with(|pages| range.map(|i| (i, pages.get(&(i / PAGE_ROWS)).and_then(|rows| rows.get(i % PAGE_ROWS)).cloned())).collect::<Vec<_>>())
+    };
+    let spacer_top = move || format!("height:{}px", shown().start as f64 * ROW_HEIGHT);
+    let spacer_bottom = move || format!("height:{}px", (matched.get() - shown().end) as f64 * ROW_HEIGHT);
+    let header = move |(column, label): (&'static str, &'static str)| {
+        let mark = move || match sort.get() {
+            s if s == column => " ▲",
+            s if s.strip_prefix('-') == Some(column) => " ▼",
+            _ => "",
+        };
+        view! {
+            <button type="button" class="sort" data-sort=column on:click=move |_| sort_by(column)>{label}{mark}</button>
+        }
     };
 
     view! {
         <div class="table-tools">
             <input type="search" id="resource-filter" placeholder="Filter by URN, type, name or ID"
-                on:input=move |ev| { filter.set(event_target_value(&ev)); scroll_top.set(0.0); }/>
-            <span class="count" id="resource-count">{move || format!("{} of {} resources", total(), row_count)}</span>
+                on:input=move |ev| { filter.set(event_target_value(&ev)); requery(); }/>
+            <span class="count" id="resource-count">{move || format!("{} of {} resources", matched.get(), total)}</span>
+            {move || error.get().map(|e| view! { <span class="error" id="resource-error">{e}</span> })}
         </div>
         <div class="resource-table" role="table" aria-label="Resources">
             <div class="row head" role="row">
-                <span>"Type"</span><span>"Name"</span><span>"URN"</span><span>"ID"</span>
+                {SORTABLE.into_iter().map(header).collect_view()}
                 <span>"Provider"</span><span>"Parent"</span><span>"Protect"</span>
             </div>
-            <div class="scroller" id="resource-scroller"
+            <div class="scroller" id="resource-scroller" node_ref=scroller
                 on:scroll=move |ev| scroll_top.set(event_target::<leptos::web_sys::Element>(&ev).scroll_top() as f64)>
                 <div style=spacer_top></div>
-                <For each=visible key=|i| *i let:i>
-                    {
-                        let r = &rows[i];
-                        let urn = r.urn.clone();
-                        let href = resource_link(&stack_id, "", &r.urn);
-                        let is_selected = move || selected.with(|s| s.as_deref() == Some(urn.as_str()));
-                        view! {
-                            <a class="row" role="row" href=href class:selected=is_selected class:pending-delete=r.pending_delete data-urn=r.urn.clone() data-index=i>
-                                <span title=r.type_.clone()>{r.type_.clone()}</span>
-                                <span class="name" title=r.name.clone()>{r.name.clone()}</span>
-                                <span class="urn" title=r.urn.clone()>{r.urn.clone()}</span>
-                                <span title=r.id.clone().unwrap_or_default()>{r.id.clone().unwrap_or_default()}</span>
-                                <span title=r.provider.clone().unwrap_or_default()>{r.provider.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
-                                <span title=r.parent.clone().unwrap_or_default()>{r.parent.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
-                                <span>{if r.protect { "yes" } else { "" }}</span>
-                            </a>
+                <For each=visible key=|(i, row)| (*i, row.as_ref().map(|r| r.urn.clone())) let:((i, row))>
+                    {match row {
+                        None => view! { <div class="row loading" role="row" data-index=i><span>"…"</span></div> }.into_any(),
+                        Some(r) => {
+                            let urn = r.urn.clone();
+                            let href = resource_link(&stack_id, "", &r.urn);
+                            let is_selected = move || selected.with(|s| s.as_deref() == Some(urn.as_str()));
+                            view! {
+                                <a class="row" role="row" href=href class:selected=is_selected class:pending-delete=r.pending_delete data-urn=r.urn.clone() data-index=i>
+                                    <span title=r.type_.clone()>{r.type_.clone()}</span>
+                                    <span class="name" title=r.name.clone()>{r.name.clone()}</span>
+                                    <span class="urn" title=r.urn.clone()>{r.urn.clone()}</span>
+                                    <span title=r.id.clone().unwrap_or_default()>{r.id.clone().unwrap_or_default()}</span>
+                                    <span title=r.provider.clone().unwrap_or_default()>{r.provider.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
+                                    <span title=r.parent.clone().unwrap_or_default()>{r.parent.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
+                                    <span>{if r.protect { "yes" } else { "" }}</span>
+                                </a>
+                            }.into_any()
                         }
-                    }
+                    }}
                 </For>
                 <div style=spacer_bottom></div>
             </div>

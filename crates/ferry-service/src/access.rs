@@ -207,13 +207,7 @@ impl StackService {
             if org_of_name(&stack.name) != org {
                 continue;
             }
-            let version = self.version(&stack.id, None).await?;
-            for r in version.deployment.resources() {
-                let package = r.type_.strip_prefix("pulumi:providers:").unwrap_or_else(|| r.type_.split(':').next().unwrap_or(""));
-                if package != "pulumi" && !allowed.contains(package) {
-                    allowed.insert(package.to_string());
-                }
-            }
+            allowed.extend(self.packages_of(&stack.id, stack.version).await?.iter().cloned());
         }
         Ok(Some((allowed, org)))
     }

@@ -41,6 +41,11 @@ fn allowed_by(entry: &str, url: &str) -> bool {
 }
 
 /// The deployment a checkpoint or export holds, as Ferry stores it: what two reads compare.
+/// A stored version's deployment as the value a checkpoint's is compared with.
+fn deployment_value(deployment: &ferry_state::Deployment) -> Option<Value> {
+    serde_json::to_value(deployment).ok()
+}
+
 fn deployment_of(export_json: &str) -> Option<Value> {
     let mut v: Value = serde_json::from_str(export_json).ok()?;
     Some(v.get_mut("deployment")?.take())
@@ -181,7 +186,7 @@ impl StackService {
     /// The deployment of a live checkpoint, read as an upload reads it.
     async fn live_deployment(bytes: Vec<u8>) -> Result<Value, ServiceError> {
         let export = tokio::task::spawn_blocking(move || {
-            load_state(&bytes, LoadOptions { unchecked_passphrase_secrets: true, ..Default::default() }).map(|l| l.to_export().to_string())
+            load_state(&bytes, LoadOptions { unchecked_passphrase_secrets: true, ..Default::default() }).map(|l| l.export_text())
         })
         .await
         .map_err(|e| ServiceError::Internal(e.to_string()))??;
@@ -194,7 +199,7 @@ impl StackService {
         let Some(conn) = self.connected(stack_id).await? else { return Ok(()) };
         let bytes = conn.backend.read(&conn.stack).await?;
         let latest = self.version(stack_id, None).await?;
-        if deployment_of(&latest.export_json) == Some(Self::live_deployment(bytes.clone()).await?) {
+        if deployment_value(&latest.deployment) == Some(Self::live_deployment(bytes.clone()).await?) {
             return Ok(());
         }
         let outcome = self.upload(Some(&latest.summary.name), bytes, None, "backend").await?;
@@ -202,11 +207,11 @@ impl StackService {
         Ok(())
     }
 
-    /// The live checkpoint's bytes, if it still holds the deployment `base_export` holds;
-    /// otherwise the commit is refused (someone updated the stack since the preview).
-    pub(crate) async fn backend_unchanged(&self, conn: &Connected, base_export: &str) -> Result<Vec<u8>, ServiceError> {
+    /// The live checkpoint's bytes, if it still holds the `base` deployment; otherwise the
+    /// commit is refused (someone updated the stack since the preview).
+    pub(crate) async fn backend_unchanged(&self, conn: &Connected, base: &ferry_state::Deployment) -> Result<Vec<u8>, ServiceError> {
         let live = conn.backend.read(&conn.stack).await?;
-        if deployment_of(base_export) != Some(Self::live_deployment(live.clone()).await?) {
+        if deployment_value(base) != Some(Self::live_deployment(live.clone()).await?) {
             return Err(ServiceError::BackendChanged { stack: conn.stack.name.clone() });
         }
         Ok(live)

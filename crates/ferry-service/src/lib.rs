@@ -47,7 +47,7 @@ pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use stack_config::StackConfig;
 pub use verify::{KeptProperty, Verification};
-pub use views::{ResourceDetail, ResourceRow};
+pub use views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};
 
 /// The default upload limit, 64 MiB.
 pub const DEFAULT_MAX_STATE_BYTES: usize = 64 * 1024 * 1024;
@@ -57,14 +57,21 @@ pub struct LoadedVersion {
     pub summary: StackSummary,
     pub deployment: Deployment,
     pub features: Vec<String>,
-    pub export_json: String,
     /// What is odd but loadable in this state (duplicate URNs, undecryptable secrets).
     pub warnings: Vec<StateWarning>,
     graph: std::sync::OnceLock<StackGraph>,
     urn_index: std::sync::OnceLock<HashMap<String, usize>>,
+    /// Each resource's URN and ID, lower-cased, for the table's filter.
+    search_keys: std::sync::OnceLock<Vec<String>>,
 }
 
 impl LoadedVersion {
+    fn new(summary: StackSummary, deployment: Deployment, features: Vec<String>) -> LoadedVersion {
+        // Cheap (one pass), and it was clean apart from warnings when it was stored.
+        let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
+        LoadedVersion { summary, deployment, features, warnings, graph: Default::default(), urn_index: Default::default(), search_keys: Default::default() }
+    }
+
     pub fn graph(&self) -> &StackGraph {
         self.graph.get_or_init(|| StackGraph::from_deployment(&self.deployment))
     }
@@ -78,14 +85,21 @@ pub struct UploadOutcome {
     pub warnings: Vec<StateWarning>,
 }
 
-/// How many parsed versions to keep in memory.
-const CACHE_CAPACITY: usize = 16;
+/// How many resources the parsed versions kept in memory may hold together (a parsed resource
+/// takes a few kB): a handful of small stacks' versions, or one or two of 100,000 resources.
+const CACHE_RESOURCES: usize = 150_000;
 
 pub struct StackService {
     store: Store,
     engine: Option<EngineConfig>,
     max_state_bytes: usize,
-    cache: Mutex<HashMap<(String, i64), Arc<LoadedVersion>>>,
+    /// Parsed versions, with when each was last used (for eviction).
+    cache: Mutex<HashMap<(String, i64), (Arc<LoadedVersion>, u64)>>,
+    cache_clock: std::sync::atomic::AtomicU64,
+    /// The packages each version's resources use (a few names a version, kept when the version
+    /// is parsed): what a preview's allow-list reads for every stack of an organisation, which
+    /// must not parse those stacks again each time.
+    packages: Mutex<HashMap<(String, i64), Arc<Vec<String>>>>,
     jobs: jobs::Jobs,
     /// DIY backend URLs the administrator allows (see `backends.rs`).
     allowed_backends: Vec<String>,
@@ -100,6 +114,8 @@ impl StackService {
             engine: None,
             max_state_bytes,
             cache: Mutex::new(HashMap::new()),
+            cache_clock: Default::default(),
+            packages: Default::default(),
             jobs: Default::default(),
             allowed_backends: Vec::new(),
             schema_hints: Default::default(),
@@ -145,17 +161,21 @@ impl StackService {
         // passphrase secrets are taken as they are, and checked when a commit brings the
         // passphrase.
         let unchecked_passphrase_secrets = origin == "backend";
-        let loaded =
-            tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets }))
-                .await
-                .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        let (loaded, export_json) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
+            // The upload's bytes are done with before the export is written out.
+            drop(bytes);
+            let export_json = loaded.export_text();
+            Ok((loaded, export_json))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(e.to_string()))??;
 
         let name = match name {
             Some(name) => StackName::parse(name)?,
             None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
         };
         allowed(&name)?;
-        let export_json = loaded.to_export().to_string();
         let summary = self
             .store
             .add_version(
@@ -168,7 +188,10 @@ impl StackService {
                 },
             )
             .await?;
+        drop(export_json);
         tracing::info!(stack = %summary.name, version = summary.version, resources = summary.resources, "stored stack version");
+        // The stack's page is what the uploader sees next: keep the version parsed.
+        self.remember(summary.clone(), loaded.deployment, loaded.features);
         Ok(UploadOutcome { summary, warnings: loaded.warnings })
     }
 
@@ -199,8 +222,8 @@ impl StackService {
             None => self.store.stack(id).await?.version,
         };
         let key = (id.to_string(), number);
-        if let Some(hit) = self.cache.lock().expect("cache lock").get(&key) {
-            return Ok(hit.clone());
+        if let Some(hit) = self.cached(&key) {
+            return Ok(hit);
         }
         let stored = self.store.version(id, Some(number)).await?;
         let loaded = tokio::task::spawn_blocking(move || -> Result<LoadedVersion, ServiceError> {
@@ -214,30 +237,65 @@ impl StackService {
             }
             let StoredExport { features, deployment } =
                 serde_json::from_str(&stored.export_json).map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
-            // Cheap (one pass), and it was clean apart from warnings when it was stored.
-            let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
-            Ok(LoadedVersion {
-                summary: stored.summary,
-                deployment,
-                features,
-                export_json: stored.export_json,
-                warnings,
-                graph: Default::default(),
-                urn_index: Default::default(),
-            })
+            Ok(LoadedVersion::new(stored.summary, deployment, features))
         })
         .await
         .map_err(|e| ServiceError::Internal(e.to_string()))??;
-        let loaded = Arc::new(loaded);
+        Ok(self.keep(key, loaded))
+    }
+
+    /// A stored version's export, as stored (read from the store: the parsed versions in
+    /// memory do not keep their text).
+    pub async fn export_text(&self, id: &str, version: Option<i64>) -> Result<String, ServiceError> {
+        Ok(self.store.version(id, version).await?.export_json)
+    }
+
+    /// The packages version `version` of the stack uses (`pulumi` itself left out).
+    pub(crate) async fn packages_of(&self, id: &str, version: i64) -> Result<Arc<Vec<String>>, ServiceError> {
+        let key = (id.to_string(), version);
+        if let Some(hit) = self.packages.lock().expect("packages lock").get(&key) {
+            return Ok(hit.clone());
+        }
+        self.version(id, Some(version)).await?;
+        Ok(self.packages.lock().expect("packages lock").get(&key).cloned().unwrap_or_default())
+    }
+
+    fn cached(&self, key: &(String, i64)) -> Option<Arc<LoadedVersion>> {
+        let now = self.cache_clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let mut cache = self.cache.lock().expect("cache lock");
-        if cache.len() >= CACHE_CAPACITY {
-            // Versions are immutable, so any entry may go; drop one arbitrary entry.
-            if let Some(k) = cache.keys().next().cloned() {
-                cache.remove(&k);
+        let (hit, used) = cache.get_mut(key)?;
+        *used = now;
+        Some(hit.clone())
+    }
+
+    /// A version just stored (uploaded or committed), kept parsed for the pages that follow.
+    fn remember(&self, summary: StackSummary, deployment: Deployment, features: Vec<String>) {
+        let key = (summary.id.clone(), summary.version);
+        self.keep(key, LoadedVersion::new(summary, deployment, features));
+    }
+
+    /// Keeps `loaded`, evicting the least recently used versions past the cache's budget.
+    fn keep(&self, key: (String, i64), loaded: LoadedVersion) -> Arc<LoadedVersion> {
+        let mut packages: Vec<String> = Vec::new();
+        for r in loaded.deployment.resources() {
+            let package = r.type_.strip_prefix("pulumi:providers:").unwrap_or_else(|| r.type_.split(':').next().unwrap_or(""));
+            if package != "pulumi" && !packages.iter().any(|p| p == package) {
+                packages.push(package.to_string());
             }
         }
-        cache.insert(key, loaded.clone());
-        Ok(loaded)
+        self.packages.lock().expect("packages lock").insert(key.clone(), Arc::new(packages));
+        let loaded = Arc::new(loaded);
+        let now = self.cache_clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let mut cache = self.cache.lock().expect("cache lock");
+        cache.insert(key.clone(), (loaded.clone(), now));
+        let size =
+            |cache: &HashMap<(String, i64), (Arc<LoadedVersion>, u64)>| cache.values().map(|(v, _)| v.deployment.resources().len().max(1)).sum::<usize>();
+        while size(&cache) > CACHE_RESOURCES && cache.len() > 1 {
+            // Versions never change, so any may go: the one used longest ago (never this one).
+            let Some(oldest) = cache.iter().filter(|(k, _)| **k != key).min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) else { break };
+            cache.remove(&oldest);
+        }
+        loaded
     }
 
     /// Creates the demo stack when the store does not have it yet.

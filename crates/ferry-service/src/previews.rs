@@ -12,7 +12,7 @@ use ferry_engine::deploy::snapshot::{assign_created_ids, to_deployment, WriteOpt
 use ferry_engine::deploy::{Plan, ResourceState};
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
-use ferry_state::{load_state, LoadOptions};
+use ferry_state::LoadOptions;
 use ferry_store::{NewVersion, StackSummary};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -70,7 +70,48 @@ impl StoredPlan {
 pub(crate) struct SealedPayload {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<ProgramRun>,
+    #[serde(with = "sealed_states")]
     pub states: Vec<ResourceState>,
+}
+
+/// The payload's states, where a resource kept verbatim from the base is `{"kept": <its
+/// position in the base>}`: the commit copies it from the base version, so the payload grows
+/// with what the preview changes, not with the stack (10,000 imports into a 100,000-resource
+/// stack sealed 95 MB when every kept resource was written out).
+mod sealed_states {
+    use ferry_engine::deploy::ResourceState;
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    #[derive(Serialize)]
+    #[serde(untagged)]
+    enum Written<'a> {
+        Kept { kept: usize },
+        State(&'a ResourceState),
+    }
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Read {
+        Kept { kept: usize },
+        State(Box<ResourceState>),
+    }
+
+    pub fn serialize<S: Serializer>(states: &[ResourceState], serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(states.iter().map(|s| match (s.verbatim, s.base) {
+            (true, Some(kept)) => Written::Kept { kept },
+            _ => Written::State(s),
+        }))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ResourceState>, D::Error> {
+        Ok(Vec::<Read>::deserialize(deserializer)?
+            .into_iter()
+            .map(|entry| match entry {
+                Read::Kept { kept } => ResourceState::kept(kept),
+                Read::State(state) => *state,
+            })
+            .collect())
+    }
 }
 
 impl SealedPayload {
@@ -188,10 +229,10 @@ impl StackService {
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         // Checked before anything runs, and again right before the write.
         let live = match backend {
-            Some(conn) => Some(self.backend_unchanged(conn, &base.export_json).await?),
+            Some(conn) => Some(self.backend_unchanged(conn, &base.deployment).await?),
             None => None,
         };
-        let base_export = base.export_json.clone();
+        let base_version = base.clone();
         let config = self.stack_config(&stored.stack_id).await?;
         let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
             let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
@@ -204,30 +245,42 @@ impl StackService {
         let origin = if failures.is_empty() { "commit" } else { "commit (failed part-way)" };
         // Key derivation (PBKDF2), encryption and the state's check are CPU work: off the async
         // workers, and the passphrase's key is derived once for both encrypting and checking.
-        let (export, resource_count) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let mut deployment = base.deployment.clone();
+        // Work in the size of what changed where it can be: the base's resources are read, not
+        // copied (the new version's list is the one copy), the new state is checked in memory
+        // rather than written out and read back, and it is written out once.
+        let (export, next) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            // The new head: the base's, with the secrets provider the commit needs.
+            let mut head = base.deployment.without_resources();
             // An apply already derived the passphrase's key for its runs.
             let secrets = match run_secrets {
-                Some(secrets) => secrets.into_commit(&mut deployment, passphrase.as_deref(), &config)?,
-                None => StackSecrets::for_commit(&mut deployment, passphrase.as_deref(), &config)?,
+                Some(secrets) => secrets.into_commit(&mut head, passphrase.as_deref(), &config)?,
+                None => StackSecrets::for_commit(&mut head, passphrase.as_deref(), &config)?,
             };
             let encrypt = |plain: &str| secrets.encrypt(plain);
             let now = now_rfc3339();
             assign_created_ids(&mut states);
-            let next = to_deployment(&deployment, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+            let mut next = to_deployment(&base.deployment, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+            next.secrets_providers = head.secrets_providers;
             secrets.check_encrypted()?;
-            // The new state must load as Pulumi state, references and secrets included.
-            let export = ferry_state::load::export_value(&next, &base.features).to_string();
-            let checked = load_state(export.as_bytes(), LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() })?;
-            Ok((export, checked.deployment.resources().len()))
+            // The new state must load as Pulumi state: references resolve and secrets decrypt.
+            ferry_state::load::check_deployment(
+                &next,
+                "deployment",
+                LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() },
+            )?;
+            Ok((ferry_state::load::export_text(&next, &base.features), next))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
+        let resource_count = next.resources().len();
         if let (Some(conn), Some(_)) = (backend, live) {
-            let live = self.backend_unchanged(conn, &base_export).await?;
+            let live = self.backend_unchanged(conn, &base_version.deployment).await?;
             self.write_backend(conn, &live, &export).await?;
         }
         let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export_json: &export }).await?;
+        drop(export);
+        // The page a committer opens next shows this version: it is already parsed.
+        self.remember(summary.clone(), next, base_version.features.clone());
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
             return Err(ServiceError::Commit(format!(
@@ -243,4 +296,24 @@ impl StackService {
 
 pub(crate) fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kept_resource_is_sealed_as_its_position_and_opens_as_kept() {
+        let key = [7u8; 32];
+        let mut imported = ResourceState::kept(0);
+        (imported.urn, imported.type_, imported.custom, imported.id, imported.base, imported.verbatim) =
+            ("urn:pulumi:s::p::random:index/randomPet:RandomPet::new".into(), "random:index/randomPet:RandomPet".into(), true, Some("x".into()), None, false);
+        let states = vec![ResourceState::kept(0), imported.clone(), ResourceState::kept(5)];
+        let sealed = SealedPayload { run: None, states }.seal(&key);
+        let plain = PassphraseCrypter::from_key(&key).decrypt(&sealed).unwrap();
+        let json: Value = serde_json::from_slice(&plain).unwrap();
+        assert_eq!((json["states"][0].clone(), json["states"][2].clone()), (serde_json::json!({"kept": 0}), serde_json::json!({"kept": 5})));
+        let opened = SealedPayload::open(&sealed, &key).unwrap().states;
+        assert_eq!(opened, vec![ResourceState::kept(0), imported, ResourceState::kept(5)]);
+    }
 }

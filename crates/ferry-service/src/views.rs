@@ -3,10 +3,10 @@
 use ferry_state::sig::{for_each_secret, mask_secrets};
 use ferry_state::urn::{name_of, split_provider_reference};
 use ferry_state::Resource;
-pub use ferry_types::{ResourceDetail, ResourceRow};
+pub use ferry_types::{ResourceDetail, ResourcePage, ResourceRow, RowQuery};
 use serde_json::{Map, Value};
 
-use crate::LoadedVersion;
+use crate::{LoadedVersion, ServiceError};
 
 pub(crate) fn row(r: &Resource) -> ResourceRow {
     ResourceRow {
@@ -36,10 +36,80 @@ fn count_secrets(map: &Option<Map<String, Value>>) -> usize {
     n
 }
 
+/// The most rows one page of the table holds: a screenful is some thirty, and a client that
+/// wants every row reads them page by page (or streams `GET …/resources`).
+pub const MAX_PAGE_ROWS: usize = 1000;
+
+/// A column the table sorts by, read from [`RowQuery::sort`].
+#[derive(Clone, Copy)]
+enum SortKey {
+    Type,
+    Name,
+    Urn,
+    Id,
+}
+
+fn sort_order(sort: &str) -> Result<Option<(SortKey, bool)>, ServiceError> {
+    let (column, descending) = match sort.strip_prefix('-') {
+        Some(column) => (column, true),
+        None => (sort, false),
+    };
+    let key = match column {
+        "" => return Ok(None),
+        "type" => SortKey::Type,
+        "name" => SortKey::Name,
+        "urn" => SortKey::Urn,
+        "id" => SortKey::Id,
+        other => {
+            return Err(ServiceError::Invalid(format!(
+                "cannot sort the resources by `{other}`: sort by `type`, `name`, `urn` or `id` (`-` first for descending)"
+            )))
+        }
+    };
+    Ok(Some((key, descending)))
+}
+
 impl LoadedVersion {
     /// The table: one row per resource, in state order.
     pub fn rows(&self) -> Vec<ResourceRow> {
         self.deployment.resources().iter().map(row).collect()
+    }
+
+    /// One page of the table for `query`: filtered and sorted here, so a browser showing a
+    /// 100,000-resource stack holds a screenful of rows, not the stack.
+    pub fn rows_page(&self, query: &RowQuery) -> Result<ResourcePage, ServiceError> {
+        let order = sort_order(&query.sort)?;
+        let resources = self.deployment.resources();
+        let needle = query.filter.to_lowercase();
+        let mut matches: Vec<usize> = if needle.is_empty() {
+            (0..resources.len()).collect()
+        } else {
+            // Lower-cased once per version, not once per request.
+            let keys = self.search_keys.get_or_init(|| resources.iter().map(|r| format!("{}\n{}", r.urn, r.id().unwrap_or("")).to_lowercase()).collect());
+            keys.iter().enumerate().filter(|(_, k)| k.contains(&needle)).map(|(i, _)| i).collect()
+        };
+        if let Some((key, descending)) = order {
+            let of = |i: usize| -> &str {
+                let r = &resources[i];
+                match key {
+                    SortKey::Type => &r.type_,
+                    SortKey::Name => name_of(&r.urn),
+                    SortKey::Urn => &r.urn,
+                    SortKey::Id => r.id().unwrap_or(""),
+                }
+            };
+            // Stable: equal keys keep state order, so paging through a sorted table is stable.
+            matches.sort_by(|&a, &b| if descending { of(b).cmp(of(a)) } else { of(a).cmp(of(b)) });
+        }
+        let limit = query.limit.clamp(1, MAX_PAGE_ROWS);
+        let start = query.offset.min(matches.len());
+        let end = (start + limit).min(matches.len());
+        Ok(ResourcePage {
+            total: resources.len(),
+            matched: matches.len(),
+            offset: start,
+            rows: matches[start..end].iter().map(|&i| row(&resources[i])).collect(),
+        })
     }
 
     /// The detail panel for `urn` (the live resource when pending deletes share its URN).

@@ -4,11 +4,14 @@
 //! Presence is preserved: a field that was absent stays absent and one that was written
 //! (even as `false` or `""`) is written again, which is why most fields are `Option`.
 
-use serde::{Deserialize, Serialize};
+use serde::de::{self, MapAccess, Visitor};
+use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
 /// The deployment: manifest, secrets provider, resources and pending operations.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `Deserialize` is written out below rather than derived: see [`read_object`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Deployment {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub manifest: Option<Value>,
@@ -42,6 +45,17 @@ impl Deployment {
         self.manifest = Some(Value::Object(manifest));
     }
 
+    /// A copy of everything but the resources (a commit's new head, without copying the stack).
+    pub fn without_resources(&self) -> Deployment {
+        Deployment {
+            manifest: self.manifest.clone(),
+            secrets_providers: self.secrets_providers.clone(),
+            resources: None,
+            pending_operations: self.pending_operations.clone(),
+            extra: self.extra.clone(),
+        }
+    }
+
     pub fn resources(&self) -> &[Resource] {
         self.resources.as_deref().unwrap_or(&[])
     }
@@ -73,7 +87,9 @@ pub struct SecretsProviders {
 }
 
 /// One resource of the deployment (Pulumi's `ResourceV3`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+///
+/// `Deserialize` is written out below rather than derived: see [`read_object`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Resource {
     pub urn: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -132,6 +148,111 @@ impl Resource {
         let deps = self.dependencies.iter().flatten().map(String::as_str);
         let prop_deps = self.property_dependencies.iter().flat_map(|m| m.values()).filter_map(Value::as_array).flatten().filter_map(Value::as_str);
         deps.chain(prop_deps).filter(|s| !s.is_empty())
+    }
+}
+
+/// Reads an object's entries in one pass: each key is given to `field`, which reads the value
+/// of a typed field and answers `true`, or answers `false` to have it kept in `extra`.
+///
+/// Why not `#[serde(flatten)]`: flatten makes serde buffer the whole object in its private
+/// `Content` form before reading any field, so a deployment's resources were copied twice on
+/// their way in (for a 100,000-resource state, most of an upload's time).
+fn read_object<'de, A: MapAccess<'de>>(
+    mut map: A,
+    extra: &mut Map<String, Value>,
+    mut field: impl FnMut(&str, &mut A) -> Result<bool, A::Error>,
+) -> Result<(), A::Error> {
+    while let Some(key) = map.next_key::<String>()? {
+        if !field(&key, &mut map)? {
+            let value = map.next_value::<Value>()?;
+            extra.insert(key, value);
+        }
+    }
+    Ok(())
+}
+
+impl<'de> Deserialize<'de> for Deployment {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct DeploymentVisitor;
+        impl<'de> Visitor<'de> for DeploymentVisitor {
+            type Value = Deployment;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Deployment")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Deployment, A::Error> {
+                let mut d = Deployment { manifest: None, secrets_providers: None, resources: None, pending_operations: None, extra: Map::new() };
+                let mut extra = Map::new();
+                read_object(map, &mut extra, |key, map| {
+                    match key {
+                        "manifest" => d.manifest = map.next_value()?,
+                        "secrets_providers" => d.secrets_providers = map.next_value()?,
+                        "resources" => d.resources = map.next_value()?,
+                        "pending_operations" => d.pending_operations = map.next_value()?,
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+                d.extra = extra;
+                Ok(d)
+            }
+        }
+        deserializer.deserialize_map(DeploymentVisitor)
+    }
+}
+
+impl<'de> Deserialize<'de> for Resource {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ResourceVisitor;
+        impl<'de> Visitor<'de> for ResourceVisitor {
+            type Value = Resource;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("struct Resource")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Resource, A::Error> {
+                let (mut urn, mut type_) = (None, None);
+                let mut r = Resource {
+                    urn: String::new(),
+                    custom: None,
+                    delete: None,
+                    id: None,
+                    type_: String::new(),
+                    inputs: None,
+                    outputs: None,
+                    parent: None,
+                    protect: None,
+                    external: None,
+                    dependencies: None,
+                    provider: None,
+                    property_dependencies: None,
+                    extra: Map::new(),
+                };
+                let mut extra = Map::new();
+                read_object(map, &mut extra, |key, map| {
+                    match key {
+                        "urn" => urn = Some(map.next_value::<String>()?),
+                        "type" => type_ = Some(map.next_value::<String>()?),
+                        "custom" => r.custom = map.next_value()?,
+                        "delete" => r.delete = map.next_value()?,
+                        "id" => r.id = map.next_value()?,
+                        "inputs" => r.inputs = map.next_value()?,
+                        "outputs" => r.outputs = map.next_value()?,
+                        "parent" => r.parent = map.next_value()?,
+                        "protect" => r.protect = map.next_value()?,
+                        "external" => r.external = map.next_value()?,
+                        "dependencies" => r.dependencies = map.next_value()?,
+                        "provider" => r.provider = map.next_value()?,
+                        "propertyDependencies" => r.property_dependencies = map.next_value()?,
+                        _ => return Ok(false),
+                    }
+                    Ok(true)
+                })?;
+                r.urn = urn.ok_or_else(|| de::Error::missing_field("urn"))?;
+                r.type_ = type_.ok_or_else(|| de::Error::missing_field("type"))?;
+                r.extra = extra;
+                Ok(r)
+            }
+        }
+        deserializer.deserialize_map(ResourceVisitor)
     }
 }
 

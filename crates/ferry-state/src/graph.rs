@@ -16,6 +16,8 @@ pub enum NodeKind {
     Component,
     Custom,
     Provider,
+    /// Siblings of one type drawn as one node (a summarised graph; see `graph_summary`).
+    Group,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -35,6 +37,13 @@ pub struct GraphNode {
     pub kind: NodeKind,
     pub protect: bool,
     pub pending_delete: bool,
+    /// In a summarised graph: how many resources the node stands for (itself and what it
+    /// holds), when it stands for more than itself.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<usize>,
+    /// In a summarised graph: what to ask for (`expand=`) to see what the node holds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expand: Option<String>,
 }
 
 /// An edge between node positions: `source` depends on, is parented by, or uses `target`.
@@ -94,6 +103,8 @@ impl StackGraph {
                 },
                 protect: r.is_protected(),
                 pending_delete: r.is_pending_delete(),
+                count: None,
+                expand: None,
             })
             .collect();
         StackGraph { nodes, edges }

@@ -8,6 +8,7 @@
 pub mod deployment;
 pub mod error;
 pub mod graph;
+pub mod graph_summary;
 pub mod load;
 pub mod secrets;
 pub mod sig;

@@ -77,6 +77,25 @@ impl LoadedState {
     pub fn to_export(&self) -> Value {
         export_value(&self.deployment, &self.features)
     }
+
+    /// [`Self::to_export`] as text, as Ferry stores it.
+    pub fn export_text(&self) -> String {
+        export_text(&self.deployment, &self.features)
+    }
+}
+
+/// [`export_value`]'s text, written straight from the deployment (no intermediate value: for a
+/// big stack that copy is as large as the state itself).
+pub fn export_text(deployment: &Deployment, features: &[String]) -> String {
+    #[derive(serde::Serialize)]
+    struct Export<'a> {
+        version: u64,
+        #[serde(skip_serializing_if = "<[String]>::is_empty")]
+        features: &'a [String],
+        deployment: &'a Deployment,
+    }
+    let version = if features.is_empty() { 3 } else { 4 };
+    serde_json::to_string(&Export { version, features, deployment }).expect("a deployment always serialises")
 }
 
 /// `{version, deployment}` for a deployment and the features it needs.
@@ -91,6 +110,68 @@ pub fn export_value(deployment: &Deployment, features: &[String]) -> Value {
 
 /// Reads, migrates and checks a state file.
 pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState, StateError> {
+    if let Some(loaded) = load_direct(bytes, options) {
+        return loaded;
+    }
+    load_through_value(bytes, options)
+}
+
+/// The direct way in, for what Pulumi writes today (version 2 to 4, keys spelled as Pulumi
+/// spells them): the bytes are read straight into the typed deployment, with no JSON value in
+/// between (for a 100,000-resource state that value alone is a few hundred MB). Anything else —
+/// older layouts, keys in other letter cases, a file that does not read — answers `None`, and
+/// [`load_through_value`] reads it and says precisely what is wrong.
+fn load_direct(bytes: &[u8], options: LoadOptions<'_>) -> Option<Result<LoadedState, StateError>> {
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Root {
+        version: Option<u64>,
+        features: Option<Value>,
+        deployment: Option<Deployment>,
+        checkpoint: Option<Checkpoint>,
+    }
+    #[derive(serde::Deserialize)]
+    #[serde(deny_unknown_fields)]
+    struct Checkpoint {
+        stack: Option<String>,
+        target: Option<serde::de::IgnoredAny>,
+        // Read past (the stack's config is not state), but named so it is not unknown.
+        #[serde(rename = "config")]
+        _config: Option<serde::de::IgnoredAny>,
+        latest: Option<Deployment>,
+    }
+    let root: Root = serde_json::from_slice(bytes).ok()?;
+    let version = root.version.filter(|v| (2..=LATEST_VERSION).contains(v))?;
+    let (format, stack, base, deployment) = match (root.deployment, root.checkpoint) {
+        (Some(deployment), None) => (SourceFormat::Export { version }, None, "deployment", deployment),
+        // A checkpoint naming its stack by `target` alone is an old one: the other way reads it.
+        (None, Some(Checkpoint { stack, target, latest: Some(latest), .. })) if stack.is_some() || target.is_none() => {
+            (SourceFormat::Checkpoint { version }, stack.filter(|s| !s.is_empty()), "checkpoint.latest", latest)
+        }
+        _ => return None,
+    };
+    if respelled_keys(&deployment) {
+        return None;
+    }
+    let mut features_root = Map::new();
+    if let Some(features) = root.features {
+        features_root.insert("features".into(), features);
+    }
+    let features = read_features(&features_root).ok()?;
+    Some(check_deployment(&deployment, base, options).map(|(secrets, warnings)| LoadedState { format, stack, features, deployment, secrets, warnings }))
+}
+
+/// Whether a key differs from a field's name only in letter case (Go's decoder accepts it, and
+/// [`load_through_value`] renames it).
+fn respelled_keys(deployment: &Deployment) -> bool {
+    let respelled = |key: &str, known: &[&str]| !known.contains(&key) && known.iter().any(|k| k.eq_ignore_ascii_case(key));
+    deployment.extra.keys().any(|k| respelled(k, DEPLOYMENT_KEYS) || k.eq_ignore_ascii_case("time"))
+        || deployment.resources().iter().any(|r| r.extra.keys().any(|k| respelled(k, RESOURCE_KEYS) || k.eq_ignore_ascii_case("defaults")))
+}
+
+/// Reads any layout through a JSON value: keys are matched in any letter case, old layouts are
+/// migrated, and errors name the path of what is wrong.
+fn load_through_value(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState, StateError> {
     let root: Value = serde_json::from_slice(bytes).map_err(|e| StateError::new(ErrorCode::InvalidJson, format!("the file is not valid JSON: {e}")))?;
     let Value::Object(mut root) = root else {
         return Err(StateError::new(ErrorCode::InvalidState, "a state file must be a JSON object with `version` and `checkpoint` or `deployment`"));
@@ -156,9 +237,17 @@ pub fn load_state(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState,
         StateError::new(ErrorCode::InvalidState, e.inner().to_string()).at(path)
     })?;
 
-    let mut warnings = check_references(&deployment, &base)?;
-    let secrets = verify_secrets(&deployment, &base, options.passphrase, options.key, options.unchecked_passphrase_secrets, &mut warnings)?;
+    let (secrets, warnings) = check_deployment(&deployment, &base, options)?;
     Ok(LoadedState { format, stack, features, deployment, secrets, warnings })
+}
+
+/// The checks every state Ferry keeps passes, whether read from a file or written by a commit:
+/// references resolve (or are warned about) and secrets decrypt. `base` is where the deployment
+/// sits in the file, for error paths.
+pub fn check_deployment(deployment: &Deployment, base: &str, options: LoadOptions<'_>) -> Result<(SecretsSummary, Vec<StateWarning>), StateError> {
+    let mut warnings = check_references(deployment, base)?;
+    let secrets = verify_secrets(deployment, base, options.passphrase, options.key, options.unchecked_passphrase_secrets, &mut warnings)?;
+    Ok((secrets, warnings))
 }
 
 fn checkpoint_stack(checkpoint: &Map<String, Value>) -> Option<String> {
@@ -219,4 +308,60 @@ fn migrate_deployment(deployment: Value, version: u64, base: &str) -> Result<Val
         }
     }
     Ok(Value::Object(d))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn compare(name: &str, bytes: &[u8]) -> bool {
+        let Some(direct) = load_direct(bytes, LoadOptions::default()) else { return false };
+        let through = load_through_value(bytes, LoadOptions::default());
+        match (direct, through) {
+            (Ok(d), Ok(t)) => {
+                assert_eq!((d.format, &d.stack, &d.features, &d.secrets, &d.warnings), (t.format, &t.stack, &t.features, &t.secrets, &t.warnings), "{name}");
+                assert_eq!(d.deployment, t.deployment, "{name}: the deployments differ");
+            }
+            (Err(d), Err(t)) => assert_eq!(d, t, "{name}"),
+            (d, t) => panic!("{name}: the direct way gave {:?}, the other {:?}", d.map(|_| ()), t.map(|_| ())),
+        }
+        true
+    }
+
+    /// Every fixture the direct way reads, it reads as the other way does; what it does not
+    /// read, it leaves to the other way.
+    #[test]
+    fn the_direct_way_reads_what_the_value_way_reads() {
+        let root = std::env::var_os("FERRY_FIXTURES")
+            .map(std::path::PathBuf::from)
+            .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
+        let mut dirs = vec![root.join("pulumi/state")];
+        let (mut direct, mut files) = (0, 0);
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap() {
+                let path = entry.unwrap().path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "json") {
+                    files += 1;
+                    direct += usize::from(compare(&path.display().to_string(), &std::fs::read(&path).unwrap()));
+                }
+            }
+        }
+        assert!(files > 10 && direct > 5, "{direct} of {files} files read directly");
+    }
+
+    #[test]
+    fn respelled_keys_and_old_layouts_take_the_other_way() {
+        let respelled = br#"{"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:s::p::t:i:T::n", "type": "t:i:T", "importId": "x"}]}}"#;
+        assert!(load_direct(respelled, LoadOptions::default()).is_none());
+        assert_eq!(load_state(respelled, LoadOptions::default()).unwrap().deployment.resources()[0].extra["importID"], "x");
+        let upper = br#"{"version": 3, "deployment": {"resources": [{"URN": "urn:pulumi:s::p::t:i:T::n", "type": "t:i:T"}]}}"#;
+        assert!(load_direct(upper, LoadOptions::default()).is_none());
+        assert_eq!(load_state(upper, LoadOptions::default()).unwrap().deployment.resources()[0].urn, "urn:pulumi:s::p::t:i:T::n");
+        let v1 = br#"{"version": 1, "deployment": {"time": "2017-01-01T00:00:00Z", "resources": []}}"#;
+        assert!(load_direct(v1, LoadOptions::default()).is_none());
+        let plain = br#"{"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:s::p::t:i:T::n", "type": "t:i:T", "futureField": 1}]}}"#;
+        assert!(compare("plain", plain));
+    }
 }

@@ -69,6 +69,11 @@ fn round_trip(rel: &str) {
     let original: Value = serde_json::from_slice(&read(rel)).unwrap();
     let state = load_state(&read(rel), LoadOptions::default()).unwrap();
     let exported = state.to_export();
+    // The text Ferry stores is that value, written without building it first.
+    assert_eq!(state.export_text(), exported.to_string(), "{rel}: the stored text differs from the export");
+    // Read straight from text (as Ferry reads its stored versions), the deployment is the same.
+    let direct: ferry_state::Deployment = serde_json::from_str(&exported["deployment"].to_string()).unwrap();
+    assert_eq!(direct, state.deployment, "{rel}: reading the deployment from text differs");
     let again = load_state(exported.to_string().as_bytes(), LoadOptions::default()).unwrap();
     assert_eq!(again.deployment, state.deployment, "{rel}: export does not reload to the same state");
     let version = original.get("version").and_then(Value::as_u64).unwrap_or(0);

@@ -34,6 +34,35 @@ pub struct ResourceRow {
     pub pending_delete: bool,
 }
 
+/// What one page of a stack's resource table asks for: the rows matching `filter` (a
+/// case-insensitive substring of the URN or the ID), in `sort` order, from `offset`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RowQuery {
+    #[serde(default)]
+    pub filter: String,
+    /// `type`, `name`, `urn` or `id`, with a leading `-` for descending; empty for state order.
+    #[serde(default)]
+    pub sort: String,
+    #[serde(default)]
+    pub offset: usize,
+    /// At most this many rows (the service caps it).
+    #[serde(default)]
+    pub limit: usize,
+}
+
+/// One page of a stack's resource table: the table shows `matched` rows' worth of scroll and
+/// fetches the pages the user scrolls to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ResourcePage {
+    /// Resources in the version.
+    pub total: usize,
+    /// Of those, how many match the query's filter.
+    pub matched: usize,
+    /// The position of `rows[0]` among the matching rows.
+    pub offset: usize,
+    pub rows: Vec<ResourceRow>,
+}
+
 /// Everything the detail panel shows of one resource. Secrets are already masked.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResourceDetail {

@@ -345,6 +345,7 @@ async fn every_server_function_decides_who_may_call_it() {
             "current_user" | "sign_in_methods" => (String::new(), Need::Anyone),
             "stack_page" => (format!("id={}", world.stack), Need::Role(Role::Viewer)),
             "load_resource_detail" => (format!("id={}&urn=x", world.stack), Need::Role(Role::Viewer)),
+            "stack_rows" => (format!("id={}&version=1&filter=&sort=&offset=0&limit=10", world.stack), Need::Role(Role::Viewer)),
             "plan_page" => (format!("id={}&share=", world.plan), Need::Role(Role::Viewer)),
             "new_plan" => (format!("stack_id={}&kind=spec", world.stack), Need::Role(Role::Planner)),
             other => panic!("the server function `{other}` ({path}) has no expectation in this test: add it"),
@@ -380,7 +381,7 @@ async fn every_server_function_decides_who_may_call_it() {
         }
     }
     seen.sort();
-    assert_eq!(seen, ["current_user", "list_stacks", "load_resource_detail", "new_plan", "plan_page", "sign_in_methods", "stack_page"]);
+    assert_eq!(seen, ["current_user", "list_stacks", "load_resource_detail", "new_plan", "plan_page", "sign_in_methods", "stack_page", "stack_rows"]);
 }
 
 /// Another organisation's member signs in fine but sees none of this organisation's stacks.

@@ -94,8 +94,8 @@ async fn resource_details_mask_secrets() {
     let (status, body, _) = send(&app, upload(Some("acme/secrets/dev"), fixture("pulumi-checkpoints/checkpoint-secrets.json"))).await;
     assert_eq!(status, StatusCode::CREATED);
     let id = serde_json::from_slice::<Value>(&body).unwrap()["id"].as_str().unwrap().to_string();
-    let (_, rows) = get_json(&app, &format!("/api/v1/stacks/{id}/resources")).await;
-    let urn = rows[3]["urn"].as_str().unwrap();
+    let (_, page) = get_json(&app, &format!("/api/v1/stacks/{id}/resources")).await;
+    let urn = page["rows"][3]["urn"].as_str().unwrap();
     let encoded: String = urn.bytes().map(|b| format!("%{b:02X}")).collect();
     let (status, detail) = get_json(&app, &format!("/api/v1/stacks/{id}/resource?urn={encoded}")).await;
     assert_eq!(status, StatusCode::OK);
@@ -179,8 +179,8 @@ async fn pages_render_on_the_server() {
     assert!(html.contains("resource-table") && html.contains("admin-password"), "the table is server-rendered");
     assert!(!html.contains("ciphertext"), "no secret reaches the page");
 
-    let (_, rows) = get_json(&app, &format!("/api/v1/stacks/{id}/resources")).await;
-    let urn = rows.as_array().unwrap().iter().find(|r| r["name"] == "admin-password").unwrap()["urn"].as_str().unwrap().to_string();
+    let (_, page) = get_json(&app, &format!("/api/v1/stacks/{id}/resources")).await;
+    let urn = page["rows"].as_array().unwrap().iter().find(|r| r["name"] == "admin-password").unwrap()["urn"].as_str().unwrap().to_string();
     let uri = format!("/stacks/{id}/graph?r={}", urn.bytes().map(|b| format!("%{b:02X}")).collect::<String>());
     let (status, body, _) = send(&app, Request::get(uri).body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::OK);
@@ -221,4 +221,102 @@ async fn pages_of_unknown_things_are_404_error_pages() {
         assert!(ctype.starts_with("text/html"), "{uri}: {ctype}");
         assert!(String::from_utf8_lossy(&body).contains(says), "{uri}");
     }
+}
+
+/// A generated stack of `n` resources: the stack, a provider, 25 components under the stack and
+/// custom resources spread under them, each with an ID.
+fn generated_export(n: usize) -> Value {
+    let urn = |qualified: &str, name: &str| format!("urn:pulumi:dev::big::{qualified}::{name}");
+    let stack = urn("pulumi:pulumi:Stack", "big-dev");
+    let provider = urn("pulumi:providers:random", "default");
+    let mut resources = vec![
+        json!({"urn": stack, "custom": false, "type": "pulumi:pulumi:Stack"}),
+        json!({"urn": provider, "custom": true, "id": "p-1", "type": "pulumi:providers:random", "inputs": {}, "outputs": {}}),
+    ];
+    for c in 0..25 {
+        resources.push(
+            json!({"urn": urn("pulumi:pulumi:Stack$big:index:Group", &format!("group-{c}")), "custom": false, "type": "big:index:Group", "parent": stack}),
+        );
+    }
+    for i in 0..n - resources.len() {
+        let group = urn("pulumi:pulumi:Stack$big:index:Group", &format!("group-{}", i % 25));
+        let type_ = ["random:index/randomPet:RandomPet", "random:index/randomId:RandomId"][i % 2];
+        resources.push(json!({
+            "urn": urn(&format!("pulumi:pulumi:Stack$big:index:Group${type_}"), &format!("res-{i}")),
+            "custom": true, "id": format!("id-{i:05}"), "type": type_, "parent": group,
+            "provider": format!("{provider}::p-1"), "inputs": {"n": i}, "outputs": {"n": i},
+        }));
+    }
+    json!({"version": 3, "deployment": {"resources": resources}})
+}
+
+#[tokio::test]
+async fn a_big_stacks_table_is_paged_filtered_and_sorted_on_the_server() {
+    let app = app().await;
+    let export = generated_export(3000);
+    let (status, body, _) = send(&app, upload(Some("acme/big/dev"), export.to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&body));
+    let id = serde_json::from_slice::<Value>(&body).unwrap()["id"].as_str().unwrap().to_string();
+    let urns: Vec<&str> = export["deployment"]["resources"].as_array().unwrap().iter().map(|r| r["urn"].as_str().unwrap()).collect();
+
+    // Pages partition the rows, in state order, and never pass the cap.
+    let mut paged = Vec::new();
+    let mut offset = 0;
+    loop {
+        let (status, page) = get_json(&app, &format!("/api/v1/stacks/{id}/resources?offset={offset}&limit=700")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!((page["total"].as_u64(), page["matched"].as_u64(), page["offset"].as_u64()), (Some(3000), Some(3000), Some(offset as u64)));
+        let rows = page["rows"].as_array().unwrap();
+        if rows.is_empty() {
+            break;
+        }
+        assert!(rows.len() <= 700);
+        paged.extend(rows.iter().map(|r| r["urn"].as_str().unwrap().to_string()));
+        offset += rows.len();
+    }
+    assert_eq!(paged, urns);
+    let (_, page) = get_json(&app, &format!("/api/v1/stacks/{id}/resources?limit=100000")).await;
+    assert_eq!(page["rows"].as_array().unwrap().len(), ferry_service::MAX_PAGE_ROWS, "a page is capped");
+
+    // The filter matches URNs and IDs case-insensitively; the sort runs over every match.
+    let (_, page) = get_json(&app, &format!("/api/v1/stacks/{id}/resources?filter=ID-0012&sort=-id&limit=5")).await;
+    let expected: Vec<String> = {
+        let mut ids: Vec<String> = (0..2973).map(|i| format!("id-{i:05}")).filter(|s| s.contains("id-0012")).collect();
+        ids.sort_by(|a, b| b.cmp(a));
+        ids.truncate(5);
+        ids
+    };
+    assert_eq!(page["matched"], 10);
+    let got: Vec<&str> = page["rows"].as_array().unwrap().iter().map(|r| r["id"].as_str().unwrap()).collect();
+    assert_eq!(got, expected);
+    let (_, page) = get_json(&app, &format!("/api/v1/stacks/{id}/resources?sort=name&limit=3")).await;
+    let names: Vec<&str> = page["rows"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["big-dev", "default", "group-0"]);
+    let (status, error) = get_json(&app, &format!("/api/v1/stacks/{id}/resources?sort=colour")).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST);
+    assert!(error["error"]["message"].as_str().unwrap().contains("`colour`"), "{error}");
+
+    // The graph past its budget is summarised: every resource accounted for, siblings of a type
+    // grouped; a group opens on demand; `full=true` gives every node.
+    let (_, graph) = get_json(&app, &format!("/api/v1/stacks/{id}/graph")).await;
+    let nodes = graph["nodes"].as_array().unwrap();
+    assert!(nodes.len() <= ferry_state::graph_summary::SUMMARY_BUDGET, "{} nodes", nodes.len());
+    assert_eq!(nodes.iter().map(|n| n["count"].as_u64().unwrap_or(1)).sum::<u64>(), 3000);
+    let group = nodes.iter().find(|n| n["kind"] == "group").expect("a group node");
+    let key = group["expand"].as_str().unwrap().to_string();
+    let encoded: String = key.bytes().map(|b| format!("%{b:02X}")).collect();
+    let (_, opened) = get_json(&app, &format!("/api/v1/stacks/{id}/graph?expand={encoded}")).await;
+    let opened_nodes = opened["nodes"].as_array().unwrap();
+    assert!(opened_nodes.len() > nodes.len() && !opened_nodes.iter().any(|n| n["expand"] == key.as_str()), "the group opened");
+    assert_eq!(opened_nodes.iter().map(|n| n["count"].as_u64().unwrap_or(1)).sum::<u64>(), 3000);
+    let (_, full) = get_json(&app, &format!("/api/v1/stacks/{id}/graph?full=true")).await;
+    assert_eq!(full["nodes"].as_array().unwrap().len(), 3000);
+
+    // The page carries its first screenful of rows, not the stack.
+    let (status, body, _) = send(&app, Request::get(format!("/stacks/{id}")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK);
+    let html = String::from_utf8(body).unwrap();
+    assert!(html.contains("title=\"res-0\""), "the first rows are server-rendered");
+    assert!(!html.contains("res-2900"), "rows far down the table are not in the page");
+    assert!(html.len() < 200 * 1024, "the page is {} bytes", html.len());
 }

@@ -133,7 +133,9 @@ pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &Writ
             serde_json::from_value(Value::Object(v)).expect("a resource written from its fields always reads back")
         })
         .collect();
-    let mut next = base.clone();
+    // Everything but the resources, which were just written (cloning them too would copy
+    // the whole stack once more).
+    let mut next = base.without_resources();
     next.resources = Some(resources);
     next.pending_operations = None;
     next.record_write(options.now);

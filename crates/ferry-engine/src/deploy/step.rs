@@ -323,6 +323,32 @@ pub struct ResourceState {
     pub verbatim: bool,
 }
 
+impl ResourceState {
+    /// The base's resource `base`, kept exactly as stored, known only by its position: what a
+    /// commit needs of it (it copies the stored resource), without carrying it around.
+    pub fn kept(base: usize) -> ResourceState {
+        ResourceState {
+            urn: String::new(),
+            type_: String::new(),
+            custom: false,
+            id: None,
+            inputs: PropertyMap::new(),
+            outputs: PropertyMap::new(),
+            parent: None,
+            provider: None,
+            dependencies: Vec::new(),
+            property_dependencies: BTreeMap::new(),
+            protect: false,
+            external: false,
+            delete_before_replace: false,
+            retain_on_delete: false,
+            import_id: None,
+            base: Some(base),
+            verbatim: true,
+        }
+    }
+}
+
 /// A property map as state JSON with secrets in plaintext: the sealed payload's encoding.
 mod plaintext_map {
     use super::*;

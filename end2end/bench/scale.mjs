@@ -1,0 +1,144 @@
+// Benchmark (not a test): what a user waits for with big stacks, end to end through the HTTP
+// API and the browser, against a running server (FERRY_URL; scripts/bench.sh starts one):
+//   upload     POST /api/v1/stacks of a generated export (10,000 and 100,000 resources)
+//   page       the stack page (/stacks/{id}): its HTML's size, and its first rows on screen in
+//              Chromium (ms after navigation)
+//   resources  GET …/resources and GET …/graph as the page asks for them: bytes
+//   graph      the graph page's first picture at 100,000 resources (ms after navigation)
+//   commit     a preview of 10,000 RandomInteger imports into the stack, then its commit
+//   preview    the same 10,000 imports previewed through the API (POST …/previews), and as a
+//              YAML program's `import` options, against the engine bench's figures of the same
+//              run (ENGINE_IMPORT_MS, ENGINE_PROGRAM_MS, which scripts/bench.sh passes)
+//   memory     the server's peak resident memory (VmHWM of FERRY_SERVER_PID)
+// `--smoke` is CI's run against the test server: one 20,000-resource stack and 2,000 imports,
+// failing only past loose bounds that a real regression crosses (a page that carries every row
+// again, a commit that redoes the whole stack many times over).
+import { readFileSync } from 'node:fs';
+import { adminContext, api, authFetch, launch, BASE } from '../lib/browser.mjs';
+import { generateStack } from '../lib/generate.mjs';
+
+const SMOKE = process.argv.includes('--smoke');
+const SIZES = SMOKE ? [20000] : (process.env.SCALE_SIZES ?? '10000,100000').split(',').map(Number);
+const IMPORTS = SMOKE ? 2000 : Number(process.env.SCALE_IMPORTS ?? 10000);
+const PID = process.env.FERRY_SERVER_PID;
+
+const seconds = (ms) => `${(ms / 1000).toFixed(2)} s`;
+const kb = (bytes) => `${(bytes / 1024).toFixed(0)} kB`;
+
+async function timed(what, fn) {
+  const start = performance.now();
+  const value = await fn();
+  return { ms: performance.now() - start, value, what };
+}
+
+/** The server's peak resident memory so far, in MB (Linux's VmHWM), or null elsewhere. */
+function peakMemoryMb() {
+  if (!PID) return null;
+  try {
+    const line = readFileSync(`/proc/${PID}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
+    return Number(line.split(/\s+/)[1]) / 1024;
+  } catch {
+    return null;
+  }
+}
+
+/** `count` RandomIntegers to import, each read back as `<result>,<min>,<max>`. */
+function importSpec(count, prefix) {
+  return { resources: Array.from({ length: count }, (_, i) => ({ type: 'random:index/randomInteger:RandomInteger', name: `${prefix}-${i}`, id: `${i % 1000},0,1000` })) };
+}
+
+/** The same imports as a Pulumi YAML program's `import` options. */
+function importProgram(count) {
+  const lines = ['name: scale', 'runtime: yaml', 'resources:'];
+  for (let i = 0; i < count; i++) {
+    lines.push(`  port-${i}:`, '    type: random:RandomInteger', '    properties:', '      min: 0', '      max: 1000', '    options:', `      import: "${i % 1000},0,1000"`);
+  }
+  return lines.join('\n') + '\n';
+}
+
+async function post(url, body, contentType = 'application/json') {
+  const res = await authFetch(BASE + url, { method: 'POST', headers: { 'content-type': contentType }, body });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+async function bytesOf(url) {
+  const res = await authFetch(BASE + url);
+  if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
+  return (await res.arrayBuffer()).byteLength;
+}
+
+const browser = await launch();
+const results = [];
+const lines = [];
+const say = (line) => { lines.push(line); console.log(line); };
+const run = Date.now();
+
+for (const n of SIZES) {
+  const text = JSON.stringify(generateStack(n, { seed: n }));
+  const upload = await timed('upload', () => post(`/api/v1/stacks?name=${encodeURIComponent(`bench/scale/n${n}-${run}`)}`, text));
+  const stack = upload.value;
+  if (stack.resources !== n) throw new Error(`the upload holds ${stack.resources} resources, not ${n}`);
+
+  // The page as a signed-in user's browser loads it: the HTML's size, and the first rows.
+  const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const response = await page.goto(`${BASE}/stacks/${stack.id}`, { waitUntil: 'commit' });
+  await page.waitForSelector('#resource-scroller a.row', { timeout: 120000 });
+  const firstRowsMs = await page.evaluate(() => performance.now());
+  const pageBytes = (await response.body()).byteLength;
+  await page.waitForSelector('body[data-hydrated="true"]', { timeout: 120000 });
+  const hydratedMs = await page.evaluate(() => performance.now());
+  // What the table and the graph ask the API for.
+  const resourcesBytes = await bytesOf(`/api/v1/stacks/${stack.id}/resources?limit=100`);
+  const graphBytes = await bytesOf(`/api/v1/stacks/${stack.id}/graph`);
+  let graphMs = null;
+  if (n >= 100000 || SMOKE) {
+    await page.goto(`${BASE}/stacks/${stack.id}/graph`, { waitUntil: 'commit' });
+    await page.waitForSelector('#stack-graph[data-ready="true"]', { timeout: 120000 });
+    graphMs = await page.evaluate(() => performance.now());
+  }
+  await context.close();
+
+  // A preview of imports into the stack, then its commit.
+  const preview = await post(`/api/v1/stacks/${stack.id}/previews`, JSON.stringify(importSpec(IMPORTS, `n${n}`)));
+  const commit = await timed('commit', () => post(`/api/v1/previews/${preview.id}/commit`, ''));
+  if (commit.value.added !== IMPORTS) throw new Error(`the commit added ${commit.value.added}, not ${IMPORTS}`);
+  const entry = { n, uploadMs: upload.ms, uploadBytes: text.length, pageBytes, firstRowsMs, hydratedMs, resourcesBytes, graphBytes, graphMs, commitMs: commit.ms, peakMb: peakMemoryMb() };
+  results.push(entry);
+  say(`${n} resources: upload of ${(text.length / 1e6).toFixed(1)} MB ${seconds(upload.ms)}; stack page ${kb(pageBytes)}, first rows ${firstRowsMs.toFixed(0)} ms, interactive ${hydratedMs.toFixed(0)} ms; a page of resources ${kb(resourcesBytes)}, the graph's data ${kb(graphBytes)}${graphMs === null ? '' : `, graph drawn ${graphMs.toFixed(0)} ms after navigation`}; commit of ${IMPORTS} imports ${seconds(commit.ms)}; server peak ${entry.peakMb?.toFixed(0) ?? '?'} MB`);
+}
+await browser.close();
+
+// The API's previews against the engine bench's, on an empty stack.
+const empty = await api('POST', `/api/v1/stacks?name=${encodeURIComponent(`bench/scale/empty-${run}`)}`, { version: 3, deployment: {} });
+const importPreview = await timed('preview', () => post(`/api/v1/stacks/${empty.id}/previews`, JSON.stringify(importSpec(IMPORTS, 'port'))));
+const programPreview = await timed('program', () => post(`/api/v1/stacks/${empty.id}/previews`, importProgram(IMPORTS), 'application/yaml'));
+const engineImport = Number(process.env.ENGINE_IMPORT_MS ?? NaN);
+const engineProgram = Number(process.env.ENGINE_PROGRAM_MS ?? NaN);
+const ratio = (api, engine) => (Number.isFinite(engine) ? ` (engine bench ${seconds(engine)}, ratio ${(api / engine).toFixed(2)}; target <= 1.3)` : '');
+say(`preview of ${IMPORTS} imports through the API: ${seconds(importPreview.ms)}${ratio(importPreview.ms, engineImport)}`);
+say(`preview of the same as a YAML program through the API: ${seconds(programPreview.ms)}${ratio(programPreview.ms, engineProgram)}`);
+const peak = peakMemoryMb();
+say(`server peak memory (VmHWM): ${peak === null ? 'not available' : `${peak.toFixed(0)} MB`} (target <= 500)`);
+console.log(`runs: ${JSON.stringify({ results, importPreviewMs: importPreview.ms, programPreviewMs: programPreview.ms, peak })}`);
+
+if (SMOKE) {
+  // Loose bounds for the debug build CI tests: sizes are exact, times are many times the
+  // release figures, so only a real regression crosses them.
+  const [r] = results;
+  const failures = [];
+  if (r.pageBytes > 200 * 1024) failures.push(`the stack page is ${kb(r.pageBytes)} (bound 200 kB)`);
+  if (r.resourcesBytes > 200 * 1024) failures.push(`a page of resources is ${kb(r.resourcesBytes)} (bound 200 kB)`);
+  if (r.graphBytes > 1024 * 1024) failures.push(`the graph's data is ${kb(r.graphBytes)} (bound 1 MB)`);
+  if (r.firstRowsMs > 5000) failures.push(`first rows after ${r.firstRowsMs.toFixed(0)} ms (bound 5 s)`);
+  if (r.uploadMs > 30000) failures.push(`the upload took ${seconds(r.uploadMs)} (bound 30 s)`);
+  if (r.commitMs > 30000) failures.push(`the commit took ${seconds(r.commitMs)} (bound 30 s)`);
+  if (peak !== null && peak > 1500) failures.push(`the server peaked at ${peak.toFixed(0)} MB (bound 1.5 GB)`);
+  if (failures.length) {
+    console.error(`scale smoke failed: ${failures.join('; ')}`);
+    process.exit(1);
+  }
+  console.log('scale smoke: within its bounds');
+}
