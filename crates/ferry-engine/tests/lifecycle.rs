@@ -194,7 +194,11 @@ async fn lifecycle_scenarios() {
         view["calls"] = json!(run.log.lock().unwrap().clone());
         if mode == DeployMode::Update {
             let encrypt = |s: &str| s.to_string();
-            let next = to_deployment(&state.deployment, &deployed.states, &WriteOptions { now: "2026-11-23T00:00:00Z", encrypt: &encrypt });
+            let next = to_deployment(
+                std::borrow::Cow::Borrowed(&state.deployment),
+                &deployed.states,
+                &WriteOptions { now: "2026-11-23T00:00:00Z", encrypt: &encrypt },
+            );
             // The written state loads as Pulumi state...
             let export = json!({"version": 3, "deployment": serde_json::to_value(&next).unwrap()});
             let reloaded = ferry_state::load_state(export.to_string().as_bytes(), Default::default())

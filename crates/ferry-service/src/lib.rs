@@ -268,6 +268,11 @@ impl StackService {
         Some(hit.clone())
     }
 
+    /// Drops a parsed version from the cache (a commit superseding it takes its resources).
+    fn forget(&self, id: &str, version: i64) {
+        self.cache.lock().expect("cache lock").remove(&(id.to_string(), version));
+    }
+
     /// A version just stored (uploaded or committed), kept parsed for the pages that follow.
     fn remember(&self, summary: StackSummary, deployment: Deployment, features: Vec<String>) {
         let key = (summary.id.clone(), summary.version);

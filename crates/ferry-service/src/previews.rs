@@ -232,7 +232,9 @@ impl StackService {
             Some(conn) => Some(self.backend_unchanged(conn, &base.deployment).await?),
             None => None,
         };
-        let base_version = base.clone();
+        let features = base.features.clone();
+        // A backend's checkpoint is compared with the base again right before the write.
+        let base_for_backend = backend.map(|_| base.clone());
         let config = self.stack_config(&stored.stack_id).await?;
         let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
             let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
@@ -245,12 +247,24 @@ impl StackService {
         let origin = if failures.is_empty() { "commit" } else { "commit (failed part-way)" };
         // Key derivation (PBKDF2), encryption and the state's check are CPU work: off the async
         // workers, and the passphrase's key is derived once for both encrypting and checking.
-        // Work in the size of what changed where it can be: the base's resources are read, not
-        // copied (the new version's list is the one copy), the new state is checked in memory
-        // rather than written out and read back, and it is written out once.
-        let (export, next) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+        // Work in the size of what changed where it can be: the base's resources move into the
+        // new version (copied only while something else holds the base), the new state is
+        // checked in memory rather than written out and read back, and it is written out once.
+        // This commit supersedes the base version: out of the cache, so that when nothing else
+        // holds it (no page reading it this moment), its resources move into the new version
+        // rather than being copied. A commit refused later leaves it to be read again.
+        self.forget(&stored.stack_id, stored.base_version);
+        let (export, next, features) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let shared;
+            let base = match Arc::try_unwrap(base) {
+                Ok(only) => std::borrow::Cow::Owned(only.deployment),
+                Err(held) => {
+                    shared = held;
+                    std::borrow::Cow::Borrowed(&shared.deployment)
+                }
+            };
             // The new head: the base's, with the secrets provider the commit needs.
-            let mut head = base.deployment.without_resources();
+            let mut head = base.without_resources();
             // An apply already derived the passphrase's key for its runs.
             let secrets = match run_secrets {
                 Some(secrets) => secrets.into_commit(&mut head, passphrase.as_deref(), &config)?,
@@ -259,7 +273,8 @@ impl StackService {
             let encrypt = |plain: &str| secrets.encrypt(plain);
             let now = now_rfc3339();
             assign_created_ids(&mut states);
-            let mut next = to_deployment(&base.deployment, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+            let mut next = to_deployment(base, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+            drop(states);
             next.secrets_providers = head.secrets_providers;
             secrets.check_encrypted()?;
             // The new state must load as Pulumi state: references resolve and secrets decrypt.
@@ -268,19 +283,20 @@ impl StackService {
                 "deployment",
                 LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() },
             )?;
-            Ok((ferry_state::load::export_text(&next, &base.features), next))
+            Ok((ferry_state::load::export_text(&next, &features), next, features))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
         let resource_count = next.resources().len();
         if let (Some(conn), Some(_)) = (backend, live) {
-            let live = self.backend_unchanged(conn, &base_version.deployment).await?;
+            let base = base_for_backend.as_ref().expect("kept for the backend");
+            let live = self.backend_unchanged(conn, &base.deployment).await?;
             self.write_backend(conn, &live, &export).await?;
         }
         let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export_json: &export }).await?;
         drop(export);
         // The page a committer opens next shows this version: it is already parsed.
-        self.remember(summary.clone(), next, base_version.features.clone());
+        self.remember(summary.clone(), next, features);
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
             return Err(ServiceError::Commit(format!(

@@ -122,7 +122,7 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
     assert_eq!(deployed.plan.added(), 3, "password, component and integer; the pet failed");
     let mut states = deployed.states;
     assign_created_ids(&mut states);
-    let next = to_deployment(&base.deployment, &states, &WriteOptions { now: "2026-11-22T00:00:00Z", encrypt: &encrypt });
+    let next = to_deployment(std::borrow::Cow::Borrowed(&base.deployment), &states, &WriteOptions { now: "2026-11-22T00:00:00Z", encrypt: &encrypt });
     let export = serde_json::json!({"version": 3, "deployment": next});
     let text = export.to_string();
     assert!(!text.contains("hunter2hunter2"), "secrets are encrypted in state");

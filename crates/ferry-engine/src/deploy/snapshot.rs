@@ -2,6 +2,7 @@
 //! follows its parent, provider and dependencies, written in Pulumi's state format with secrets
 //! encrypted by the stack's secrets provider. Pure: the caller stores it, atomically.
 
+use std::borrow::Cow;
 use std::collections::{BTreeMap, HashMap};
 
 use ferry_state::deployment::Resource;
@@ -81,15 +82,20 @@ pub struct WriteOptions<'a> {
 
 /// The deployment `base` becomes: its resources replaced by `states`, and the write recorded in
 /// its manifest (time, writer, magic) as Pulumi records each of its own.
-pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &WriteOptions<'_>) -> Deployment {
-    let olds = base.resources();
+///
+/// A resource kept verbatim moves out of an owned `base` (a commit's base is superseded by what
+/// it writes: nothing copies the stack), and is copied from a borrowed one.
+pub fn to_deployment(base: Cow<'_, Deployment>, states: &[ResourceState], options: &WriteOptions<'_>) -> Deployment {
     let opts = EncodeOptions { secrets: SecretEncoding::Encrypt(options.encrypt), ..EncodeOptions::wire() };
     let encode = |m| Value::Object(encode_map(m, &opts));
-    let resources: Vec<Resource> = states
+    let kept = |s: &ResourceState| s.base.filter(|_| s.verbatim);
+    let olds = base.resources();
+    // The resources the states write anew; the kept ones (`None` here) come from the base below.
+    let written: Vec<Option<Resource>> = states
         .iter()
         .map(|s| {
-            if let Some(old) = s.base.filter(|_| s.verbatim).map(|i| &olds[i]) {
-                return old.clone();
+            if kept(s).is_some() {
+                return None;
             }
             let old = s.base.map(|i| &olds[i]);
             let mut v: Map<String, Value> = match old {
@@ -130,12 +136,28 @@ pub fn to_deployment(base: &Deployment, states: &[ResourceState], options: &Writ
             if changed {
                 v.insert("modified".into(), json!(options.now));
             }
-            serde_json::from_value(Value::Object(v)).expect("a resource written from its fields always reads back")
+            Some(serde_json::from_value(Value::Object(v)).expect("a resource written from its fields always reads back"))
         })
         .collect();
-    // Everything but the resources, which were just written (cloning them too would copy
-    // the whole stack once more).
+    // Everything but the resources (cloning them too would copy the whole stack once more).
     let mut next = base.without_resources();
+    let mut taken = vec![false; olds.len()];
+    let each_kept_once = states.iter().filter_map(kept).all(|i| !std::mem::replace(&mut taken[i], true));
+    let resources: Vec<Resource> = match base {
+        Cow::Owned(owned) if each_kept_once => {
+            let mut olds: Vec<Option<Resource>> = owned.resources.unwrap_or_default().into_iter().map(Some).collect();
+            written
+                .into_iter()
+                .zip(states)
+                .map(|(w, s)| w.unwrap_or_else(|| olds[kept(s).expect("only kept resources are left")].take().expect("kept once")))
+                .collect()
+        }
+        base => written
+            .into_iter()
+            .zip(states)
+            .map(|(w, s)| w.unwrap_or_else(|| base.resources()[kept(s).expect("only kept resources are left")].clone()))
+            .collect(),
+    };
     next.resources = Some(resources);
     next.pending_operations = None;
     next.record_write(options.now);
@@ -149,6 +171,41 @@ fn set(v: &mut Map<String, Value>, key: &str, value: Option<Value>) {
         }
         None => {
             v.remove(key);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Deployment {
+        serde_json::from_value(json!({"manifest": {"time": "t"}, "resources": [
+            {"urn": "urn:pulumi:s::p::t:i:A::a", "type": "t:i:A", "custom": true, "id": "1", "outputs": {"x": 1}},
+            {"urn": "urn:pulumi:s::p::t:i:B::b", "type": "t:i:B", "custom": true, "id": "2", "futureField": [1]},
+        ]}))
+        .unwrap()
+    }
+
+    /// An owned base gives the same new state as a borrowed one, kept resources and all (moved,
+    /// not copied), and a resource kept twice still comes out twice.
+    #[test]
+    fn an_owned_base_writes_what_a_borrowed_one_writes() {
+        let encrypt = |s: &str| s.to_string();
+        let options = WriteOptions { now: "2026-11-24T00:00:00Z", encrypt: &encrypt };
+        let mut new = ResourceState::kept(0);
+        (new.urn, new.type_, new.custom, new.id, new.base, new.verbatim) =
+            ("urn:pulumi:s::p::t:i:C::c".into(), "t:i:C".into(), true, Some("3".into()), None, false);
+        for states in [vec![ResourceState::kept(1), new.clone(), ResourceState::kept(0)], vec![ResourceState::kept(1), ResourceState::kept(1)]] {
+            let base = base();
+            let borrowed = to_deployment(Cow::Borrowed(&base), &states, &options);
+            let owned = to_deployment(Cow::Owned(base.clone()), &states, &options);
+            assert_eq!(owned, borrowed);
+            for (state, written) in states.iter().zip(owned.resources()) {
+                if let Some(i) = state.base {
+                    assert_eq!(written, &base.resources()[i], "a kept resource is written as it was");
+                }
+            }
         }
     }
 }
