@@ -189,6 +189,12 @@ impl StackService {
 /// The packages of Ferry's own plugins, which every organisation may use.
 pub const FERRY_PACKAGES: &[&str] = &["random", "postgresql"];
 
+/// The package a type token belongs to: `aws` for `aws:s3/bucket:Bucket` and for the provider
+/// type `pulumi:providers:aws`.
+pub(crate) fn package_of_type(token: &str) -> &str {
+    token.strip_prefix("pulumi:providers:").unwrap_or_else(|| token.split(':').next().unwrap_or(""))
+}
+
 impl StackService {
     /// The packages requests about `stack_id` may launch plugins for, and the organisation;
     /// `None` when an administrator allowed any (`*`). Ferry's own, those the organisation's

@@ -40,15 +40,10 @@ fn allowed_by(entry: &str, url: &str) -> bool {
     entry.scheme() == url.scheme() && entry.host_str() == url.host_str() && under(entry.path(), url.path()) && eq == uq
 }
 
-/// The deployment a checkpoint or export holds, as Ferry stores it: what two reads compare.
-/// A stored version's deployment as the value a checkpoint's is compared with.
-fn deployment_value(deployment: &ferry_state::Deployment) -> Option<Value> {
-    serde_json::to_value(deployment).ok()
-}
-
-fn deployment_of(export_json: &str) -> Option<Value> {
-    let mut v: Value = serde_json::from_str(export_json).ok()?;
-    Some(v.get_mut("deployment")?.take())
+/// A deployment as the JSON value Ferry stores and writes: what two reads compare, and what a
+/// checkpoint is written from.
+fn deployment_value(deployment: &ferry_state::Deployment) -> Result<Value, ServiceError> {
+    serde_json::to_value(deployment).map_err(|e| ServiceError::Internal(format!("a deployment did not serialise: {e}")))
 }
 
 impl StackService {
@@ -185,12 +180,10 @@ impl StackService {
 
     /// The deployment of a live checkpoint, read as an upload reads it.
     async fn live_deployment(bytes: Vec<u8>) -> Result<Value, ServiceError> {
-        let export = tokio::task::spawn_blocking(move || {
-            load_state(&bytes, LoadOptions { unchecked_passphrase_secrets: true, ..Default::default() }).map(|l| l.export_text())
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(e.to_string()))??;
-        deployment_of(&export).ok_or_else(|| ServiceError::Internal("a checkpoint read back without a deployment".into()))
+        let loaded = tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { unchecked_passphrase_secrets: true, ..Default::default() }))
+            .await
+            .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        deployment_value(&loaded.deployment)
     }
 
     /// Reads a connected stack's checkpoint now; if it moved since Ferry's latest version of
@@ -199,7 +192,7 @@ impl StackService {
         let Some(conn) = self.connected(stack_id).await? else { return Ok(()) };
         let bytes = conn.backend.read(&conn.stack).await?;
         let latest = self.version(stack_id, None).await?;
-        if deployment_value(&latest.deployment) == Some(Self::live_deployment(bytes.clone()).await?) {
+        if deployment_value(&latest.deployment)? == Self::live_deployment(bytes.clone()).await? {
             return Ok(());
         }
         let outcome = self.upload(Some(&latest.summary.name), bytes, None, "backend").await?;
@@ -211,16 +204,15 @@ impl StackService {
     /// commit is refused (someone updated the stack since the preview).
     pub(crate) async fn backend_unchanged(&self, conn: &Connected, base: &ferry_state::Deployment) -> Result<Vec<u8>, ServiceError> {
         let live = conn.backend.read(&conn.stack).await?;
-        if deployment_value(base) != Some(Self::live_deployment(live.clone()).await?) {
+        if deployment_value(base)? != Self::live_deployment(live.clone()).await? {
             return Err(ServiceError::BackendChanged { stack: conn.stack.name.clone() });
         }
         Ok(live)
     }
 
-    /// Writes the committed `export` as the stack's next checkpoint (with backup and history).
-    pub(crate) async fn write_backend(&self, conn: &Connected, live: &[u8], export: &str) -> Result<(), ServiceError> {
-        let deployment = deployment_of(export).ok_or_else(|| ServiceError::Internal("a commit without a deployment".into()))?;
-        conn.backend.write(&conn.stack, live, &deployment, &crate::previews::now_rfc3339()).await?;
+    /// Writes the committed deployment as the stack's next checkpoint (with backup and history).
+    pub(crate) async fn write_backend(&self, conn: &Connected, live: &[u8], committed: &ferry_state::Deployment) -> Result<(), ServiceError> {
+        conn.backend.write(&conn.stack, live, &deployment_value(committed)?, &crate::previews::now_rfc3339()).await?;
         Ok(())
     }
 }

@@ -95,7 +95,7 @@ impl StackService {
             if !r.custom {
                 continue;
             }
-            packages.insert(r.token.strip_prefix("pulumi:providers:").unwrap_or_else(|| r.token.split(':').next().unwrap_or("")).to_string());
+            packages.insert(crate::access::package_of_type(&r.token).to_string());
         }
         let mut schemas = HashMap::new();
         for package in packages {

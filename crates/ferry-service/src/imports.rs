@@ -105,7 +105,7 @@ async fn parameterize_packages(spec: &ImportSpec, providers: &PluginProviders) -
             (None, Some(p)) => ("extension", p),
             (None, None) => continue,
         };
-        let package = e.type_.strip_prefix("pulumi:providers:").unwrap_or_else(|| e.type_.split(':').next().unwrap_or_default()).to_string();
+        let package = crate::access::package_of_type(&e.type_).to_string();
         let version = e.version.clone().unwrap_or_default();
         if !checked.contains_key(&package) {
             providers.parameterize(

@@ -283,7 +283,7 @@ impl StackService {
     fn keep(&self, key: (String, i64), loaded: LoadedVersion) -> Arc<LoadedVersion> {
         let mut packages: Vec<String> = Vec::new();
         for r in loaded.deployment.resources() {
-            let package = r.type_.strip_prefix("pulumi:providers:").unwrap_or_else(|| r.type_.split(':').next().unwrap_or(""));
+            let package = access::package_of_type(&r.type_);
             if package != "pulumi" && !packages.iter().any(|p| p == package) {
                 packages.push(package.to_string());
             }

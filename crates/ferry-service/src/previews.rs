@@ -247,12 +247,11 @@ impl StackService {
         let origin = if failures.is_empty() { "commit" } else { "commit (failed part-way)" };
         // Key derivation (PBKDF2), encryption and the state's check are CPU work: off the async
         // workers, and the passphrase's key is derived once for both encrypting and checking.
-        // Work in the size of what changed where it can be: the base's resources move into the
-        // new version (copied only while something else holds the base), the new state is
-        // checked in memory rather than written out and read back, and it is written out once.
-        // This commit supersedes the base version: out of the cache, so that when nothing else
-        // holds it (no page reading it this moment), its resources move into the new version
-        // rather than being copied. A commit refused later leaves it to be read again.
+        // Work in the size of what changed where it can be. This commit supersedes the base
+        // version: it leaves the cache, so that when nothing else holds it (no page reading it
+        // this moment) its resources move into the new version rather than being copied (a
+        // commit refused later leaves it to be read again). The new state is checked in memory
+        // rather than written out and read back, and it is written out once.
         self.forget(&stored.stack_id, stored.base_version);
         let (export, next, features) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
             let shared;
@@ -291,7 +290,7 @@ impl StackService {
         if let (Some(conn), Some(_)) = (backend, live) {
             let base = base_for_backend.as_ref().expect("kept for the backend");
             let live = self.backend_unchanged(conn, &base.deployment).await?;
-            self.write_backend(conn, &live, &export).await?;
+            self.write_backend(conn, &live, &next).await?;
         }
         let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export_json: &export }).await?;
         drop(export);

@@ -13,14 +13,15 @@ async fn demo_stack_loads_once_with_masked_secrets() {
     assert_eq!(created.name, DEMO_STACK);
     assert!(s.ensure_demo().await.unwrap().is_none(), "second start leaves it alone");
     let v = s.version(&created.id, None).await.unwrap();
-    assert_eq!(v.rows().len() as i64, created.resources);
-    let pw = v.rows().into_iter().find(|r| r.name == "admin-password").unwrap();
+    let rows = v.rows_page(&RowQuery { limit: MAX_PAGE_ROWS, ..Default::default() }).unwrap().rows;
+    assert_eq!(rows.len() as i64, created.resources);
+    let pw = rows.iter().find(|r| r.name == "admin-password").unwrap();
     let detail = v.detail(&pw.urn).unwrap();
     assert_eq!(detail.secrets, 2);
     assert!(detail.outputs.contains("[secret]"));
     assert!(!detail.outputs.contains("ciphertext"));
     let graph = v.graph();
-    assert_eq!(graph.nodes.len(), v.rows().len());
+    assert_eq!(graph.nodes.len(), rows.len());
     assert!(graph.edges.iter().any(|e| e.kind == ferry_state::EdgeKind::Provider));
     assert!(graph.edges.iter().any(|e| e.kind == ferry_state::EdgeKind::Dependency));
 }

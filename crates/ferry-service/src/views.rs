@@ -37,7 +37,7 @@ fn count_secrets(map: &Option<Map<String, Value>>) -> usize {
 }
 
 /// The most rows one page of the table holds: a screenful is some thirty, and a client that
-/// wants every row reads them page by page (or streams `GET …/resources`).
+/// wants every row reads them page by page.
 pub const MAX_PAGE_ROWS: usize = 1000;
 
 /// A column the table sorts by, read from [`RowQuery::sort`].
@@ -70,11 +70,6 @@ fn sort_order(sort: &str) -> Result<Option<(SortKey, bool)>, ServiceError> {
 }
 
 impl LoadedVersion {
-    /// The table: one row per resource, in state order.
-    pub fn rows(&self) -> Vec<ResourceRow> {
-        self.deployment.resources().iter().map(row).collect()
-    }
-
     /// One page of the table for `query`: filtered and sorted here, so a browser showing a
     /// 100,000-resource stack holds a screenful of rows, not the stack.
     pub fn rows_page(&self, query: &RowQuery) -> Result<ResourcePage, ServiceError> {

@@ -84,28 +84,30 @@ impl LoadedState {
     }
 }
 
+/// The export's envelope: version 3, or 4 with the features the deployment needs.
+#[derive(serde::Serialize)]
+struct Export<'a> {
+    version: u64,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    features: &'a [String],
+    deployment: &'a Deployment,
+}
+
+impl<'a> Export<'a> {
+    fn of(deployment: &'a Deployment, features: &'a [String]) -> Export<'a> {
+        Export { version: if features.is_empty() { 3 } else { 4 }, features, deployment }
+    }
+}
+
 /// [`export_value`]'s text, written straight from the deployment (no intermediate value: for a
 /// big stack that copy is as large as the state itself).
 pub fn export_text(deployment: &Deployment, features: &[String]) -> String {
-    #[derive(serde::Serialize)]
-    struct Export<'a> {
-        version: u64,
-        #[serde(skip_serializing_if = "<[String]>::is_empty")]
-        features: &'a [String],
-        deployment: &'a Deployment,
-    }
-    let version = if features.is_empty() { 3 } else { 4 };
-    serde_json::to_string(&Export { version, features, deployment }).expect("a deployment always serialises")
+    serde_json::to_string(&Export::of(deployment, features)).expect("a deployment always serialises")
 }
 
 /// `{version, deployment}` for a deployment and the features it needs.
 pub fn export_value(deployment: &Deployment, features: &[String]) -> Value {
-    let deployment = serde_json::to_value(deployment).expect("a deployment always serialises");
-    if features.is_empty() {
-        json!({"version": 3, "deployment": deployment})
-    } else {
-        json!({"version": 4, "features": features, "deployment": deployment})
-    }
+    serde_json::to_value(Export::of(deployment, features)).expect("a deployment always serialises")
 }
 
 /// Reads, migrates and checks a state file.

@@ -480,25 +480,7 @@ impl<'a> Generator<'a> {
         let type_ = "pulumi:pulumi:Stack";
         let name = Urn::parse(&urn).map(|u| u.name.to_string()).unwrap_or_default();
         let old = self.live.get(urn.as_str()).copied();
-        let mut state = ResourceState {
-            urn: urn.clone(),
-            type_: type_.into(),
-            custom: false,
-            id: None,
-            inputs: PropertyMap::new(),
-            outputs: PropertyMap::new(),
-            parent: None,
-            provider: None,
-            dependencies: Vec::new(),
-            property_dependencies: BTreeMap::new(),
-            protect: false,
-            external: false,
-            delete_before_replace: false,
-            retain_on_delete: false,
-            import_id: None,
-            base: old,
-            verbatim: false,
-        };
+        let mut state = ResourceState::bare(urn.clone(), type_.into(), old);
         match old {
             Some(i) => {
                 self.lock().claimed.insert(i, urn.clone());

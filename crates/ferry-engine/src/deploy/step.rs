@@ -324,12 +324,11 @@ pub struct ResourceState {
 }
 
 impl ResourceState {
-    /// The base's resource `base`, kept exactly as stored, known only by its position: what a
-    /// commit needs of it (it copies the stored resource), without carrying it around.
-    pub fn kept(base: usize) -> ResourceState {
+    /// A resource with nothing set but its URN, type and the base entry it continues.
+    pub fn bare(urn: String, type_: String, base: Option<usize>) -> ResourceState {
         ResourceState {
-            urn: String::new(),
-            type_: String::new(),
+            urn,
+            type_,
             custom: false,
             id: None,
             inputs: PropertyMap::new(),
@@ -343,9 +342,15 @@ impl ResourceState {
             delete_before_replace: false,
             retain_on_delete: false,
             import_id: None,
-            base: Some(base),
-            verbatim: true,
+            base,
+            verbatim: false,
         }
+    }
+
+    /// The base's resource `base`, kept exactly as stored, known only by its position: what a
+    /// commit needs of it (it takes the stored resource), without carrying it around.
+    pub fn kept(base: usize) -> ResourceState {
+        ResourceState { verbatim: true, ..ResourceState::bare(String::new(), String::new(), Some(base)) }
     }
 }
 
