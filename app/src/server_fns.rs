@@ -132,11 +132,18 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
     let job = if share.is_empty() {
         let latest = stacks.plan_jobs(&id).await.map_err(ssr::fail)?.into_iter().find(|j| j.revision == shown);
         match latest {
-            Some(j) => Some(
-                serde_json::to_value(stacks.job(&id, &j.id).await.map_err(ssr::fail)?)
+            Some(j) => {
+                let mut job: ferry_types::JobSnapshot = serde_json::to_value(stacks.job(&id, &j.id).await.map_err(ssr::fail)?)
                     .and_then(serde_json::from_value)
-                    .map_err(|e| ServerFnError::new(e.to_string()))?,
-            ),
+                    .map_err(|e| ServerFnError::new(e.to_string()))?;
+                // A job that stored its preview is shown from the preview, a page at a time; a
+                // running one is followed from its first event: neither needs its events here
+                // (10,000 of them would be megabytes of page).
+                if job.preview_id.is_some() || job.status.is_live() {
+                    job.events = Vec::new();
+                }
+                Some(job)
+            }
             None => None,
         }
     } else {
@@ -150,9 +157,17 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
             ferry_types::PreviewRef::Shared { token: share.clone(), revision: shown, index: i }
         }
     });
-    let committed_version = match &preview {
-        Some(p) => stacks.preview_by_ref(p).await.map_err(ssr::fail)?.committed_version,
-        None => None,
+    let (committed_version, results) = match &preview {
+        Some(p) => (
+            stacks.preview_committed_version(p).await.map_err(ssr::fail)?,
+            Some(
+                stacks
+                    .review_page(p, &ferry_types::ReviewQuery { limit: crate::pages::plan::results::PAGE_ROWS, ..Default::default() })
+                    .await
+                    .map_err(ssr::fail)?,
+            ),
+        ),
+        None => (None, None),
     };
     Ok(PlanPageData {
         id: view.plan.id,
@@ -168,6 +183,7 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         job,
         preview,
         committed_version,
+        results,
         share_token: (!share.is_empty()).then_some(share),
         roles,
     })

@@ -9,6 +9,8 @@
 //   preview    the same 10,000 imports previewed through the API (POST …/previews), and as a
 //              YAML program's `import` options, against the engine bench's figures of the same
 //              run (ENGINE_IMPORT_MS, ENGINE_PROGRAM_MS, which scripts/bench.sh passes)
+//   plan       the same imports as a plan's background preview (a job), and the plan's page:
+//              its HTML's size and its first result row on screen
 //   memory     the server's peak resident memory (VmHWM of FERRY_SERVER_PID)
 // `--smoke` is CI's run against the test server: one 20,000-resource stack and 2,000 imports,
 // failing only past loose bounds that a real regression crosses (a page that carries every row
@@ -114,19 +116,46 @@ for (const n of SIZES) {
   results.push(entry);
   say(`${n} resources: upload of ${(text.length / 1e6).toFixed(1)} MB ${seconds(upload.ms)}; stack page ${kb(pageBytes)}, first rows ${firstRowsMs.toFixed(0)} ms, interactive ${hydratedMs.toFixed(0)} ms; a page of resources ${kb(resourcesBytes)}, the graph's data ${kb(graphBytes)}${graphMs === null ? '' : `, graph drawn ${graphMs.toFixed(0)} ms after navigation`}; commit of ${IMPORTS} imports ${seconds(commit.ms)}; server peak ${entry.peakMb.toFixed(0)} MB`);
 }
-await browser.close();
 
 // The API's previews against the engine bench's, on an empty stack.
 const empty = await api('POST', `/api/v1/stacks?name=${encodeURIComponent(`bench/scale/empty-${run}`)}`, { version: 3, deployment: {} });
 const importPreview = await timed('preview', () => post(`/api/v1/stacks/${empty.id}/previews`, JSON.stringify(importSpec(IMPORTS, 'port'))));
 const programPreview = await timed('program', () => post(`/api/v1/stacks/${empty.id}/previews`, importProgram(IMPORTS), 'application/yaml'));
+// The same imports as a plan's background preview (a job), followed as the plan page follows
+// it (its server-sent events): from the request until the `end` event.
+const plan = await api('POST', `/api/v1/stacks/${empty.id}/plans`, { title: 'Scale', spec: JSON.stringify(importSpec(IMPORTS, 'job')) });
+const planJob = await timed('plan job', async () => {
+  const job = await post(`/api/v1/plans/${plan.id}/previews`, '');
+  const res = await authFetch(`${BASE}/api/v1/plans/${plan.id}/jobs/${job.id}/events`);
+  if (!res.ok) throw new Error(`the job's events: ${res.status}`);
+  const decoder = new TextDecoder();
+  let tail = '';
+  for await (const chunk of res.body) {
+    tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4096);
+    if (tail.includes('event: end')) break;
+  }
+  return job.id;
+});
+const ended = await api('GET', `/api/v1/plans/${plan.id}/jobs/${planJob.value}`);
+if (ended.status !== 'done') throw new Error(`the plan's preview ended ${ended.status}: ${ended.error}`);
+// Its page, as the stack page is measured: the HTML's size and the first result row on screen.
+const planContext = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
+const planPage = await planContext.newPage();
+const planResponse = await planPage.goto(`${BASE}/plans/${plan.id}`, { waitUntil: 'commit' });
+await planPage.waitForSelector('#results-scroller .row[data-urn]', { timeout: 120000 });
+const planFirstRowMs = await planPage.evaluate(() => performance.now());
+const planPageBytes = (await planResponse.body()).byteLength;
+const planSpecBytes = JSON.stringify(importSpec(IMPORTS, 'job')).length;
+await browser.close();
 // The smoke sets no ratio against the engine; the benchmark always does.
 const ratio = (api, engine) => (SMOKE ? '' : ` (engine bench ${seconds(engine)}, ratio ${(api / engine).toFixed(2)}; target <= 1.3)`);
 say(`preview of ${IMPORTS} imports through the API: ${seconds(importPreview.ms)}${ratio(importPreview.ms, engineImport)}`);
 say(`preview of the same as a YAML program through the API: ${seconds(programPreview.ms)}${ratio(programPreview.ms, engineProgram)}`);
+say(`preview of the same as a plan's job: ${seconds(planJob.ms)}${ratio(planJob.ms, engineImport)}`);
+say(`its plan page: ${kb(planPageBytes)} (the spec in its editor is ${kb(planSpecBytes)}), first result row ${planFirstRowMs.toFixed(0)} ms after navigation`);
 const peak = peakMemoryMb();
 say(`server peak memory (VmHWM): ${peak.toFixed(0)} MB (target <= 500)`);
-console.log(`runs: ${JSON.stringify({ results, importPreviewMs: importPreview.ms, programPreviewMs: programPreview.ms, peak })}`);
+console.log(`runs: ${JSON.stringify({ results, importPreviewMs: importPreview.ms, programPreviewMs: programPreview.ms, planJobMs: planJob.ms, planPageBytes, planFirstRowMs, peak })}`);
 
 if (SMOKE) {
   // Loose bounds for the debug build CI tests: sizes are exact, times are many times the
@@ -139,6 +168,9 @@ if (SMOKE) {
   if (r.firstRowsMs > 5000) failures.push(`first rows after ${r.firstRowsMs.toFixed(0)} ms (bound 5 s)`);
   if (r.uploadMs > 30000) failures.push(`the upload took ${seconds(r.uploadMs)} (bound 30 s)`);
   if (r.commitMs > 30000) failures.push(`the commit took ${seconds(r.commitMs)} (bound 30 s)`);
+  // The page carries the spec (in its editor, and the data it hydrates from), not the rows.
+  if (planPageBytes > 3 * planSpecBytes + 100 * 1024) failures.push(`the plan page is ${kb(planPageBytes)} for a spec of ${kb(planSpecBytes)} (bound 3 times the spec and 100 kB)`);
+  if (planFirstRowMs > 5000) failures.push(`the plan's first result row after ${planFirstRowMs.toFixed(0)} ms (bound 5 s)`);
   if (peak > 1500) failures.push(`the server peaked at ${peak.toFixed(0)} MB (bound 1.5 GB)`);
   if (failures.length) {
     console.error(`scale smoke failed: ${failures.join('; ')}`);

@@ -142,7 +142,7 @@ test('a preview shows each resource as it arrives, with a count, filters, and it
   const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Ports for the web tier', spec: JSON.stringify(PORTS, null, 2) });
   const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
   assert.equal(await page.textContent('#plan-title'), 'Ports for the web tier');
-  assert.match(await page.textContent('#plan-source'), /port-a/);
+  assert.match(await page.textContent('pre.source'), /port-a/);
   assert.equal(await page.textContent('#plan-status'), 'not previewed yet');
   await page.click('#plan-preview');
   await page.waitForSelector('#plan-results');
@@ -152,12 +152,14 @@ test('a preview shows each resource as it arrives, with a count, filters, and it
   const statuses = await page.locator('#plan-results .row[data-urn] .status').allTextContents();
   assert.deepEqual(statuses.sort(), ['failed', 'ready', 'ready', 'ready']);
   assert.match(await page.textContent('#plan-results'), /cannot be imported/);
-  // Filters by status and by type.
+  // Filters by status and by type (the stored preview's rows: the server filters them).
+  const count = (text) => waitFor(page, `the count to say ${text}`, (t) => document.querySelector('#results-count')?.textContent === t, text);
   await page.selectOption('#results-status', 'failed');
-  assert.equal(await page.textContent('#results-count'), '1 of 4 resources');
+  await count('1 of 4 resources');
+  await page.waitForFunction(() => [...document.querySelectorAll('#plan-results .row[data-urn] .status')].map((s) => s.textContent).join() === 'failed');
   await page.selectOption('#results-status', '');
   await page.selectOption('#results-type', 'random:index/randomInteger:RandomInteger');
-  assert.equal(await page.textContent('#results-count'), '2 of 4 resources');
+  await count('2 of 4 resources');
   await shot(page, '22-plan-previewed');
 
   // Leaving and coming back: the preview is there, as it ended.
@@ -167,6 +169,41 @@ test('a preview shows each resource as it arrives, with a count, filters, and it
   await back.page.waitForSelector('#plan-results .row[data-urn]');
   assert.equal(await back.page.locator('#plan-results .row[data-urn]').count(), 4);
   await back.context.close();
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a big plan: its results come from the server a page at a time as they are scrolled and filtered; its graph is summarised', async () => {
+  const resources = Array.from({ length: 1600 }, (_, i) => ({ type: 'random:index/randomInteger:RandomInteger', name: `port-${i}`, id: `${1 + (i % 9)},1,10` }));
+  resources.push({ type: 'random:index/randomPet:RandomPet', name: 'pet', id: 'x' });
+  const { page, context, errors } = await previewedPlan('big', { title: 'Many ports', spec: JSON.stringify({ resources }) });
+  const count = (text) => waitFor(page, `the count to say ${text}`, (t) => document.querySelector('#results-count')?.textContent === t, text);
+  await count('1601 of 1601 resources');
+  // Far down the results: those rows are fetched when scrolled to.
+  await page.locator('#results-scroller').evaluate((el) => { el.scrollTop = 1500 * 30; });
+  // (While the stored preview's first page is on its way, the job's events may stand in, in
+  // the order they finished; the stored rows are in the spec's.)
+  await waitFor(page, 'row 1500', () => document.querySelector('#results-scroller .row[data-index="1500"] .name')?.textContent === 'port-1500');
+  // Filtered on the server, by text and by status.
+  await page.fill('#results-filter', 'PORT-159');
+  await count('11 of 1601 resources');
+  await page.fill('#results-filter', '');
+  await page.selectOption('#results-status', 'failed');
+  await count('1 of 1601 resources');
+  await page.waitForFunction(() => document.querySelector('#results-scroller .row[data-index="0"] .name')?.textContent === 'pet');
+  await shot(page, '22b-big-plan-results');
+  // The graph is summarised: the ports are one group, marked ready; the pet failed.
+  await page.locator('#plan-graph').scrollIntoViewIfNeeded();
+  await waitFor(page, 'the graph', () => document.querySelector('#plan-graph')?.dataset.ready === 'true');
+  const metrics = await page.evaluate(() => window.__ferryGraph.metrics);
+  assert.ok(metrics.summarised && metrics.resources > 1600 && metrics.nodes < 100, JSON.stringify(metrics));
+  const statuses = JSON.parse(await page.getAttribute('#plan-graph', 'data-statuses'));
+  assert.deepEqual([statuses.ready, statuses.failed], [1, 1], JSON.stringify(statuses));
+  // The confirmation counts every import and names the first hundred.
+  await page.click('#plan-commit');
+  await waitFor(page, 'the confirmation', () => /and 1500 more/.test(document.querySelector('#plan-confirm')?.textContent || ''));
+  assert.match(await page.textContent('#plan-confirm'), /adds 1600 imported resource\(s\)/);
+  assert.match(await page.textContent('#plan-confirm'), /port-99 \(random:index\/randomInteger:RandomInteger\) — ready/);
   assert.deepEqual(errors, []);
   await context.close();
 });
@@ -191,7 +228,7 @@ test("a resource's diff is reviewed and a property resolved: the next revision p
   // The new revision's page, once interactive.
   await page.waitForSelector('body[data-hydrated="true"]');
   await waitDone(page);
-  assert.match(await page.textContent('#plan-source'), /max: 10/);
+  assert.match(await page.textContent('pre.source'), /max: 10/);
   await page.click('#plan-results .row[data-urn$="::port"]');
   await page.waitForSelector('#review-properties tr[data-property="max"]');
   const cells = await page.locator('#review-properties tr[data-property="max"] td').allTextContents();
@@ -228,7 +265,7 @@ test('a nested leaf is reviewed and adopted alone, then every zero value and def
   await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
   await page.waitForSelector('body[data-hydrated="true"]');
   await waitDone(page);
-  assert.match(await page.textContent('#plan-source'), /    versioning:\n        enabled: true\n        mfaDelete: false\n/);
+  assert.match(await page.textContent('pre.source'), /    versioning:\n        enabled: true\n        mfaDelete: false\n/);
   await page.click('#plan-results .row[data-urn$="::logs"]');
   // `versioning` now agrees as a whole (its leaves are shown only while they differ).
   await page.waitForSelector('#review-properties tr[data-property^="versioning"]');
@@ -240,7 +277,7 @@ test('a nested leaf is reviewed and adopted alone, then every zero value and def
   await page.waitForFunction(() => /revision 3 of 3/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
   await page.waitForSelector('body[data-hydrated="true"]');
   await waitDone(page);
-  const source = await page.textContent('#plan-source');
+  const source = await page.textContent('pre.source');
   assert.match(source, /forceDestroy: false/);
   assert.match(source, /name: logs\n/);
   assert.equal(await page.locator('#plan-zero-values').count(), 0, 'nothing left that is only a zero value or a default');
@@ -317,9 +354,9 @@ test('a commit shows what it will write, then the graph shows the imported resou
   await waitFor(page, 'the graph', () => document.querySelector('#plan-graph')?.dataset.ready === 'true');
   assert.deepEqual(JSON.parse(await page.getAttribute('#plan-graph', 'data-statuses')), { ready: 3, failed: 1 });
   await page.click('#plan-commit');
-  await waitFor(page, 'the confirmation', () => !!document.querySelector('#plan-confirm'));
+  // What it writes is named once the confirmation has fetched it.
+  await waitFor(page, 'the confirmation', () => /port-a \(random:index\/randomInteger:RandomInteger\)/.test(document.querySelector('#plan-confirm')?.textContent ?? ''));
   assert.match(await page.textContent('#plan-confirm'), /adds 3 imported resource\(s\)/);
-  assert.match(await page.textContent('#plan-confirm'), /port-a \(random:index\/randomInteger:RandomInteger\)/);
   await shot(page, '27-plan-confirm-commit');
   await page.click('#plan-confirm-commit');
   await waitFor(page, 'the commit', () => !!document.querySelector('#plan-committed'));

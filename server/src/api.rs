@@ -1,5 +1,6 @@
 //! The HTTP API for scripts and CI: JSON in and out under `/api/v1`.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use axum::body::Body;
@@ -601,11 +602,17 @@ struct GraphQuery {
 
 async fn stack_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
     let version = stacks.version(&id, q.version).await?;
-    if q.full {
-        return Ok(Json(version.graph()).into_response());
+    Ok(match q.summary() {
+        None => Json(version.graph()).into_response(),
+        Some(expand) => Json(ferry_state::graph_summary::summarise(version.graph(), ferry_state::graph_summary::SUMMARY_BUDGET, &expand).graph).into_response(),
+    })
+}
+
+impl GraphQuery {
+    /// The nodes and groups to open in the summary; `None` asks for the whole graph.
+    fn summary(&self) -> Option<HashSet<String>> {
+        (!self.full).then(|| self.expand.lines().filter(|k| !k.is_empty()).map(str::to_string).collect())
     }
-    let expand = q.expand.lines().filter(|k| !k.is_empty()).map(str::to_string).collect();
-    Ok(Json(ferry_state::graph_summary::summarise(version.graph(), ferry_state::graph_summary::SUMMARY_BUDGET, &expand)).into_response())
 }
 
 /// `GET …/resources?filter=&sort=&offset=&limit=&version=`: one page of the resource table
@@ -667,20 +674,33 @@ fn shared((token, revision, index): (String, i64, usize)) -> ferry_types::Previe
     ferry_types::PreviewRef::Shared { token, revision, index }
 }
 
-async fn owner_review_rows(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.review_rows(&owner(id)).await?).into_response())
+/// `GET …/review?status=&type=&filter=&offset=&limit=`: one page of the preview's results
+/// (`{total, matched, offset, rows, statuses, types, zero_or_default}`), filtered on the
+/// server; at most 1,000 rows a page.
+async fn owner_review_rows(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<ferry_types::ReviewQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_page(&owner(id), &q).await?).into_response())
 }
 
 async fn owner_review_detail(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<UrnQuery>) -> Result<Response, ApiError> {
     Ok(Json(stacks.review_detail(&owner(id), &q.urn).await?).into_response())
 }
 
-async fn owner_preview_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.preview_graph(&owner(id)).await?).into_response())
+/// `GET …/graph?expand=&full=`: the stack graph with the preview's resources, summarised as
+/// the stack's graph is.
+async fn owner_preview_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview_graph(&owner(id), q.summary().as_ref()).await?).into_response())
 }
 
-async fn shared_review_rows(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.review_rows(&shared(p)).await?).into_response())
+async fn shared_review_rows(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<ferry_types::ReviewQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_page(&shared(p), &q).await?).into_response())
 }
 
 async fn shared_review_detail(
@@ -691,8 +711,12 @@ async fn shared_review_detail(
     Ok(Json(stacks.review_detail(&shared(p), &q.urn).await?).into_response())
 }
 
-async fn shared_preview_graph(State(stacks): State<Arc<StackService>>, Path(p): Path<(String, i64, usize)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.preview_graph(&shared(p)).await?).into_response())
+async fn shared_preview_graph(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<GraphQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview_graph(&shared(p), q.summary().as_ref()).await?).into_response())
 }
 
 /// Code through a read-only link: the same code, without the preview's ID.

@@ -92,8 +92,16 @@ struct ServeArgs {
     oidc_groups_claim: Option<String>,
 }
 
-#[tokio::main]
-async fn main() {
+/// Stacks of the runtime's threads: rendering a page as big as a plan's takes a debug build
+/// past the 2 MiB a thread gets by default (a release build needs a fraction of it).
+const THREAD_STACK_BYTES: usize = 8 << 20;
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(THREAD_STACK_BYTES).build().expect("the async runtime starts");
+    runtime.block_on(run());
+}
+
+async fn run() {
     let cli = Cli::parse();
     // Logs go to stderr, so `ferry import --json` prints clean JSON; commands are quieter.
     let default_filter =

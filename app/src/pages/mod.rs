@@ -7,7 +7,7 @@ mod detail;
 mod discover;
 mod graph;
 mod home;
-mod plan;
+pub(crate) mod plan;
 mod stack;
 pub(crate) mod table;
 

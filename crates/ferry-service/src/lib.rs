@@ -17,6 +17,7 @@ mod editor;
 mod error;
 mod imports;
 mod jobs;
+mod lru;
 mod masking;
 mod plans;
 mod previews;
@@ -88,14 +89,18 @@ pub struct UploadOutcome {
 /// How many resources the parsed versions kept in memory may hold together (a parsed resource
 /// takes a few kB): a handful of small stacks' versions, or one or two of 100,000 resources.
 const CACHE_RESOURCES: usize = 150_000;
+/// How many stored previews' results rows are kept, together (a row is a few hundred bytes):
+/// scrolling through a 10,000-import plan's results must not parse its preview each page.
+const REVIEW_CACHE_ROWS: usize = 100_000;
 
 pub struct StackService {
     store: Store,
     engine: Option<EngineConfig>,
     max_state_bytes: usize,
-    /// Parsed versions, with when each was last used (for eviction).
-    cache: Mutex<HashMap<(String, i64), (Arc<LoadedVersion>, u64)>>,
-    cache_clock: std::sync::atomic::AtomicU64,
+    /// Parsed versions, weighed by their resources.
+    cache: Mutex<lru::WeightedLru<(String, i64), Arc<LoadedVersion>>>,
+    /// Stored previews' results rows (what the plan page pages through), weighed by rows.
+    review_rows: Mutex<lru::WeightedLru<String, Arc<Vec<ferry_types::ReviewRow>>>>,
     /// The packages each version's resources use (a few names a version, kept when the version
     /// is parsed): what a preview's allow-list reads for every stack of an organisation, which
     /// must not parse those stacks again each time.
@@ -113,8 +118,8 @@ impl StackService {
             store,
             engine: None,
             max_state_bytes,
-            cache: Mutex::new(HashMap::new()),
-            cache_clock: Default::default(),
+            cache: Mutex::new(lru::WeightedLru::new(CACHE_RESOURCES)),
+            review_rows: Mutex::new(lru::WeightedLru::new(REVIEW_CACHE_ROWS)),
             packages: Default::default(),
             jobs: Default::default(),
             allowed_backends: Vec::new(),
@@ -261,11 +266,7 @@ impl StackService {
     }
 
     fn cached(&self, key: &(String, i64)) -> Option<Arc<LoadedVersion>> {
-        let now = self.cache_clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut cache = self.cache.lock().expect("cache lock");
-        let (hit, used) = cache.get_mut(key)?;
-        *used = now;
-        Some(hit.clone())
+        self.cache.lock().expect("cache lock").get(key)
     }
 
     /// Drops a parsed version from the cache (a commit superseding it takes its resources).
@@ -290,16 +291,8 @@ impl StackService {
         }
         self.packages.lock().expect("packages lock").insert(key.clone(), Arc::new(packages));
         let loaded = Arc::new(loaded);
-        let now = self.cache_clock.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let mut cache = self.cache.lock().expect("cache lock");
-        cache.insert(key.clone(), (loaded.clone(), now));
-        let size =
-            |cache: &HashMap<(String, i64), (Arc<LoadedVersion>, u64)>| cache.values().map(|(v, _)| v.deployment.resources().len().max(1)).sum::<usize>();
-        while size(&cache) > CACHE_RESOURCES && cache.len() > 1 {
-            // Versions never change, so any may go: the one used longest ago (never this one).
-            let Some(oldest) = cache.iter().filter(|(k, _)| **k != key).min_by_key(|(_, (_, used))| *used).map(|(k, _)| k.clone()) else { break };
-            cache.remove(&oldest);
-        }
+        // Versions never change, so any may go: the one used longest ago (never this one).
+        self.cache.lock().expect("cache lock").insert(key, loaded.clone(), loaded.deployment.resources().len());
         loaded
     }
 

@@ -4,11 +4,14 @@
 //!
 //! Reads only the stored (masked) preview, so the same views serve owners and read-only links.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::sync::Arc;
 
 use ferry_engine::deploy::{CheckFailure, DiffCause, DiffKind, PropertyDiff, Step, StepOp};
 use ferry_state::deployment::Resource;
-use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewRow};
+use ferry_state::graph_summary::{summarise, Summary, SUMMARY_BUDGET};
+use ferry_state::StackGraph;
+use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewPage, ReviewQuery, ReviewRow};
 use serde_json::{json, Map, Value};
 
 use crate::{PlanOptions, PreviewRecord, ServiceError, StackService};
@@ -70,6 +73,57 @@ pub fn review_rows(record: &PreviewRecord) -> Vec<ReviewRow> {
         steps.sort_by_key(|s| s.spec_index);
     }
     steps.into_iter().map(step_row).collect()
+}
+
+/// The most rows one page of results holds.
+pub const MAX_REVIEW_ROWS: usize = 1000;
+
+/// The rows matching `query` (one of its statuses, its type, the text in the name or URN
+/// whatever its case), one page of them from its offset, and what the filters offer over all
+/// rows.
+pub fn review_page(rows: &[ReviewRow], query: &ReviewQuery) -> ReviewPage {
+    let needle = query.filter.to_lowercase();
+    let statuses: Vec<&str> = query.status.split(',').filter(|s| !s.is_empty()).collect();
+    let matches = |r: &ReviewRow| {
+        (statuses.is_empty() || statuses.contains(&r.status.as_str()))
+            && (query.type_.is_empty() || r.type_ == query.type_)
+            && (needle.is_empty() || r.name.to_lowercase().contains(&needle) || r.urn.to_lowercase().contains(&needle))
+    };
+    let limit = if query.limit == 0 { MAX_REVIEW_ROWS } else { query.limit.min(MAX_REVIEW_ROWS) };
+    let (mut matched, mut page) = (0, Vec::new());
+    for r in rows.iter().filter(|r| matches(r)) {
+        if matched >= query.offset && page.len() < limit {
+            page.push(r.clone());
+        }
+        matched += 1;
+    }
+    let mut by_status = std::collections::BTreeMap::<&str, usize>::new();
+    for r in rows {
+        *by_status.entry(r.status.as_str()).or_insert(0) += 1;
+    }
+    let types: BTreeSet<&str> = rows.iter().map(|r| r.type_.as_str()).collect();
+    ReviewPage {
+        total: rows.len(),
+        matched,
+        offset: query.offset.min(matched),
+        rows: page,
+        by_status: by_status.into_iter().map(|(s, n)| (s.to_string(), n)).collect(),
+        types: types.into_iter().map(str::to_string).collect(),
+        zero_or_default: rows.iter().map(|r| r.zero_or_default).sum(),
+    }
+}
+
+/// How much a status asks of a reviewer, most first: a graph node standing for many resources
+/// shows the status of the one that asks the most.
+fn urgency(status: &str) -> u8 {
+    match status {
+        "failed" | "not-found" | "conflict" => 0,
+        "ready-with-warnings" | "delete" | "replace" | "delete-replaced" | "create-replacement" | "import-replacement" | "read-replacement" => 1,
+        "update" | "create" | "relinquish" => 2,
+        "already-managed" => 3,
+        "ready" | "import" | "read" => 4,
+        _ => 5,
+    }
 }
 
 fn decision_for<'d>(decisions: &'d [Resolution], urn: &str, path: &str) -> Option<&'d Resolution> {
@@ -217,6 +271,12 @@ impl StackService {
         }
     }
 
+    /// The version the preview's commit wrote, if it was committed (without reading the
+    /// preview).
+    pub async fn preview_committed_version(&self, r: &PreviewRef) -> Result<Option<i64>, ServiceError> {
+        Ok(self.store.preview_committed_version(&self.preview_id(r).await?).await?)
+    }
+
     /// The resolutions of the plan revision a preview ran on (none for a preview made outside
     /// a plan).
     async fn preview_decisions(&self, r: &PreviewRef) -> Result<Vec<Resolution>, ServiceError> {
@@ -230,8 +290,21 @@ impl StackService {
         Ok(revision.map(|rev| PlanOptions::of(&rev).decisions).unwrap_or_default())
     }
 
-    pub async fn review_rows(&self, r: &PreviewRef) -> Result<Vec<ReviewRow>, ServiceError> {
-        Ok(review_rows(&self.preview_by_ref(r).await?))
+    /// The stored preview's results rows, made once and kept (a stored preview never changes),
+    /// so paging through 10,000 of them does not parse the preview for each page.
+    async fn rows_of(&self, r: &PreviewRef) -> Result<Arc<Vec<ReviewRow>>, ServiceError> {
+        let id = self.preview_id(r).await?;
+        if let Some(hit) = self.review_rows.lock().expect("review rows lock").get(&id) {
+            return Ok(hit);
+        }
+        let rows = Arc::new(review_rows(&self.preview(&id).await?));
+        self.review_rows.lock().expect("review rows lock").insert(id, rows.clone(), rows.len());
+        Ok(rows)
+    }
+
+    /// One page of the stored preview's results (see [`review_page`]).
+    pub async fn review_page(&self, r: &PreviewRef, query: &ReviewQuery) -> Result<ReviewPage, ServiceError> {
+        Ok(review_page(&self.rows_of(r).await?, query))
     }
 
     pub async fn review_detail(&self, r: &PreviewRef, urn: &str) -> Result<ReviewDetail, ServiceError> {
@@ -243,30 +316,49 @@ impl StackService {
     /// The stack graph with the preview's resources: before a commit, the stack it ran against
     /// plus every resource it would add, each node marked with its status; after, the version
     /// the commit wrote, the imported resources marked `managed`.
-    pub async fn preview_graph(&self, r: &PreviewRef) -> Result<Value, ServiceError> {
+    ///
+    /// Summarised as a stack's graph is, opening what `expand` names (`None`: the whole graph);
+    /// a node standing for many resources shows the status that asks the most of a reviewer.
+    pub async fn preview_graph(&self, r: &PreviewRef, expand: Option<&HashSet<String>>) -> Result<Value, ServiceError> {
         let record = self.preview_by_ref(r).await?;
-        let rows = review_rows(&record);
+        let rows = self.rows_of(r).await?;
         let status: HashMap<&str, &str> = rows.iter().map(|row| (row.urn.as_str(), row.status.as_str())).collect();
-        let (graph, committed) = match record.committed_version {
-            Some(v) => (self.version(&record.stack_id, Some(v)).await?.graph().clone(), true),
+        let committed = record.committed_version.is_some();
+        let (version, planned);
+        let full: &StackGraph = match record.committed_version {
+            Some(v) => {
+                version = self.version(&record.stack_id, Some(v)).await?;
+                version.graph()
+            }
             None => {
                 let base = self.version(&record.stack_id, Some(record.base_version)).await?;
-                let mut deployment = base.deployment.clone();
                 let existing = base.deployment.reference_index();
                 let added: Vec<Resource> = reviewable_steps(&record)
                     .filter(|s| !existing.contains_key(s.urn.as_str()))
                     .map(|s| planned_resource(&s.urn, &s.type_, s.id.as_deref(), s.parent.as_deref(), s.provider.as_deref()))
                     .collect();
                 // Parents and providers the graph cannot find are dropped by the layout, not errors.
-                deployment.resources.get_or_insert_with(Vec::new).extend(added);
-                (ferry_state::StackGraph::from_deployment(&deployment), false)
+                let resources: Vec<&Resource> = base.deployment.resources().iter().chain(&added).collect();
+                planned = StackGraph::from_resources(&resources);
+                &planned
             }
         };
+        let Summary { graph, shown_as } = match expand {
+            Some(expand) => summarise(full, SUMMARY_BUDGET, expand),
+            None => Summary { graph: full.clone(), shown_as: (0..full.nodes.len()).collect() },
+        };
+        let mut marks: Vec<Option<&str>> = vec![None; graph.nodes.len()];
+        for (node, &at) in full.nodes.iter().zip(&shown_as) {
+            if let Some(&s) = status.get(node.urn.as_str()) {
+                if marks[at].is_none_or(|m| urgency(s) < urgency(m)) {
+                    marks[at] = Some(s);
+                }
+            }
+        }
         let mut value = serde_json::to_value(&graph).expect("the graph serialises");
-        for node in value["nodes"].as_array_mut().into_iter().flatten() {
-            let urn = node["urn"].as_str().unwrap_or_default().to_string();
-            if let Some(s) = status.get(urn.as_str()) {
-                let ready = matches!(*s, "ready" | "ready-with-warnings" | "import" | "same");
+        for (node, mark) in value["nodes"].as_array_mut().into_iter().flatten().zip(marks) {
+            if let Some(s) = mark {
+                let ready = matches!(s, "ready" | "ready-with-warnings" | "import" | "same");
                 node["status"] = Value::from(if committed && ready { "managed" } else { s });
             }
         }

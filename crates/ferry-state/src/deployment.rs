@@ -64,15 +64,21 @@ impl Deployment {
     /// pending delete when nothing live carries the URN.
     pub fn reference_index(&self) -> std::collections::HashMap<&str, usize> {
         let resources = self.resources();
-        let mut index = std::collections::HashMap::with_capacity(resources.len());
-        for (i, r) in resources.iter().enumerate() {
-            let slot = index.entry(r.urn.as_str()).or_insert(i);
-            if resources[*slot].is_pending_delete() && !r.is_pending_delete() {
-                *slot = i;
-            }
-        }
-        index
+        reference_index_of(resources.len(), |i| &resources[i])
     }
+}
+
+/// [`Deployment::reference_index`] of the `n` resources `at` gives by position.
+pub fn reference_index_of<'a>(n: usize, at: impl Fn(usize) -> &'a Resource) -> std::collections::HashMap<&'a str, usize> {
+    let mut index = std::collections::HashMap::with_capacity(n);
+    for i in 0..n {
+        let r = at(i);
+        let slot = index.entry(r.urn.as_str()).or_insert(i);
+        if at(*slot).is_pending_delete() && !r.is_pending_delete() {
+            *slot = i;
+        }
+    }
+    index
 }
 
 /// Which secrets manager encrypted the `ciphertext`s, and its state (e.g. the passphrase salt).

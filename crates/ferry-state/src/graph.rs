@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::deployment::Deployment;
+use crate::deployment::{Deployment, Resource};
 use crate::urn::{name_of, split_provider_reference};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -62,8 +62,12 @@ pub struct StackGraph {
 
 impl StackGraph {
     pub fn from_deployment(deployment: &Deployment) -> StackGraph {
-        let resources = deployment.resources();
-        let by_urn = deployment.reference_index();
+        StackGraph::from_resources(&deployment.resources().iter().collect::<Vec<_>>())
+    }
+
+    /// The graph of `resources` in that order (a stack's, with what a preview would add).
+    pub fn from_resources(resources: &[&Resource]) -> StackGraph {
+        let by_urn = crate::deployment::reference_index_of(resources.len(), |i| resources[i]);
 
         let mut edges = Vec::new();
         let mut seen: HashSet<(usize, usize, EdgeKind)> = HashSet::new();

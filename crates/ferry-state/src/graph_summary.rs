@@ -23,12 +23,22 @@ pub fn group_key(type_: &str, parent: &str) -> String {
     format!("{type_}@{parent}")
 }
 
+/// A summarised graph, and where each resource of the full graph is drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub graph: StackGraph,
+    /// For each node of the full graph, the node of `graph` that shows it: itself, its group,
+    /// or its nearest shown ancestor (what is marked on a resource, a preview's status say,
+    /// is marked there).
+    pub shown_as: Vec<usize>,
+}
+
 /// `full` summarised within `budget` nodes, with the folded nodes and groups named in `expand`
 /// (URNs and [`group_key`]s) opened.
-pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> StackGraph {
+pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> Summary {
     let n = full.nodes.len();
     if n <= budget {
-        return full.clone();
+        return Summary { graph: full.clone(), shown_as: (0..n).collect() };
     }
     // The parent tree, under a virtual root (`n`) that holds every parentless resource. A
     // parent cycle (malformed state) is cut where the walk below first meets it.
@@ -192,7 +202,9 @@ pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> 
             w > floor
         });
     }
-    StackGraph { nodes, edges }
+    // Every resource is reached from the root, whose children are all shown or grouped.
+    debug_assert!(rep.iter().all(|&r| r != NONE));
+    Summary { graph: StackGraph { nodes, edges }, shown_as: rep }
 }
 
 #[cfg(test)]
@@ -229,17 +241,26 @@ mod tests {
     #[test]
     fn a_graph_within_the_budget_is_whole() {
         let full = tree();
-        assert_eq!(summarise(&full, 1000, &HashSet::new()), full);
+        assert_eq!(summarise(&full, 1000, &HashSet::new()).graph, full);
     }
 
     #[test]
     fn siblings_are_grouped_by_type_and_every_resource_is_accounted_for() {
         let full = tree();
         // Within 10 nodes, even the buckets (which hold objects) are grouped.
-        let g = summarise(&full, 10, &HashSet::new());
+        let Summary { graph: g, shown_as } = summarise(&full, 10, &HashSet::new());
         assert_eq!(names(&g), ["p-d", "default", "site-0", "site-1", "site-2", "40 × Bucket (120)", "40 × Bucket (120)", "40 × Bucket (120)"]);
         // Every resource is one shown node, or counted in exactly one.
         assert_eq!(g.nodes.iter().map(|n| n.count.unwrap_or(1)).sum::<usize>(), full.nodes.len());
+        // ... and is drawn as the node that counts it: itself, or the group holding it or its
+        // bucket (the objects of site-1's buckets are in site-1's group of buckets).
+        for (i, &at) in shown_as.iter().enumerate() {
+            let by_count = shown_as.iter().filter(|&&a| a == at).count();
+            assert_eq!(g.nodes[at].count.unwrap_or(1), by_count, "{}", full.nodes[i].urn);
+        }
+        let object = full.nodes.iter().position(|n| n.name == "o-1-7-1").unwrap();
+        assert_eq!(g.nodes[shown_as[object]].expand.as_deref(), Some("aws:s3/bucket:Bucket@urn:pulumi:d::p::x:index:Site::site-1"));
+        assert_eq!(g.nodes[shown_as[2]].urn, full.nodes[2].urn);
         // Edges join shown nodes: the groups' parents, and the objects' dependency on site-0
         // drawn from each group that holds them.
         let kinds: Vec<(usize, usize, EdgeKind)> = g.edges.iter().map(|e| (e.source, e.target, e.kind)).collect();
@@ -252,7 +273,7 @@ mod tests {
         let full = tree();
         let site = "urn:pulumi:d::p::x:index:Site::site-1";
         let open: HashSet<String> = [group_key("aws:s3/bucket:Bucket", site)].into();
-        let g = summarise(&full, 47, &open);
+        let g = summarise(&full, 47, &open).graph;
         // site-0's buckets fit the budget and are shown; site-1's are shown because the user
         // opened them (past the budget). site-1's buckets are folded (each holds its two objects) since
         // their objects would pass the budget.
@@ -264,7 +285,7 @@ mod tests {
         assert!(g.nodes.iter().all(|n| n.kind != NodeKind::Group));
         assert_eq!(g.nodes.iter().find(|n| n.name == "site-2").unwrap().count, Some(121));
         let open: HashSet<String> = [group_key("aws:s3/bucket:Bucket", site), "urn:pulumi:d::p::aws:s3/bucket:Bucket::b-1-7".to_string()].into();
-        let g = summarise(&full, 47, &open);
+        let g = summarise(&full, 47, &open).graph;
         assert_eq!(g.nodes.iter().map(|n| n.count.unwrap_or(1)).sum::<usize>(), full.nodes.len());
         assert!(g.nodes.iter().any(|n| n.name == "o-1-7-0") && g.nodes.iter().any(|n| n.name == "o-1-7-1"));
     }
@@ -287,7 +308,7 @@ mod tests {
         }
         let d: Deployment = serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
         let full = StackGraph::from_deployment(&d);
-        let g = summarise(&full, 100, &HashSet::new());
+        let g = summarise(&full, 100, &HashSet::new()).graph;
         let dependencies = g.edges.iter().filter(|e| e.kind == EdgeKind::Dependency).count();
         assert_eq!(dependencies, MAX_DEPENDENCY_EDGES);
         // Parent edges are never dropped: every shown node but the stack has its parent's.
@@ -302,7 +323,7 @@ mod tests {
         resources.push(serde_json::json!({"urn": "urn:pulumi:d::p::t:i:C::a", "type": "t:i:C", "parent": "urn:pulumi:d::p::t:i:C::b"}));
         resources.push(serde_json::json!({"urn": "urn:pulumi:d::p::t:i:C::b", "type": "t:i:C", "parent": "urn:pulumi:d::p::t:i:C::a"}));
         let d: Deployment = serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
-        let g = summarise(&StackGraph::from_deployment(&d), 100, &HashSet::new());
+        let g = summarise(&StackGraph::from_deployment(&d), 100, &HashSet::new()).graph;
         assert_eq!(names(&g), ["500 × R (500)", "a", "b"]);
     }
 }

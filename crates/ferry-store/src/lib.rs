@@ -329,6 +329,17 @@ impl Store {
             .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))
     }
 
+    /// The version a preview's commit wrote (`None` before a commit), without reading the
+    /// preview.
+    pub async fn preview_committed_version(&self, id: &str) -> Result<Option<i64>, StoreError> {
+        let row = sqlx::query("SELECT c.version AS committed FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))?;
+        Ok(row.get("committed"))
+    }
+
     pub async fn preview(&self, id: &str) -> Result<StoredPreview, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.stack_id, p.base_version, p.created_at, p.spec, p.preview_json, p.payload, c.version AS committed \

@@ -161,6 +161,9 @@ pub struct PlanPageData {
     /// The latest stored preview of this revision.
     #[serde(default)]
     pub preview: Option<PreviewRef>,
+    /// The latest stored preview's first page of results (the table fetches the rest).
+    #[serde(default)]
+    pub results: Option<ReviewPage>,
     /// The version the latest preview's commit wrote, if it was committed.
     #[serde(default)]
     pub committed_version: Option<i64>,
@@ -266,6 +269,43 @@ pub struct ReviewRow {
     /// provider's Check filled in: adopting them (one click) leaves the program saying what
     /// the resource already is.
     #[serde(default)]
+    pub zero_or_default: usize,
+}
+
+/// What one page of a stored preview's results asks for: the rows with one of the `status`es
+/// (comma-separated) and of `type` (empty: any) whose name or URN holds `filter`
+/// (case-insensitive), from `offset`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewQuery {
+    #[serde(default)]
+    pub status: String,
+    #[serde(default, rename = "type")]
+    pub type_: String,
+    #[serde(default)]
+    pub filter: String,
+    #[serde(default)]
+    pub offset: usize,
+    /// At most this many rows (the service caps it; 0 asks for as many as it allows).
+    #[serde(default)]
+    pub limit: usize,
+}
+
+/// One page of a stored preview's results, with what the filters offer over all of them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReviewPage {
+    /// Rows in the preview.
+    pub total: usize,
+    /// Of those, how many match the query.
+    pub matched: usize,
+    /// The position of `rows[0]` among the matching rows.
+    pub offset: usize,
+    pub rows: Vec<ReviewRow>,
+    /// How many of the preview's rows have each status (what the filters, the code and the
+    /// commit tell), and every type among them (sorted).
+    pub by_status: std::collections::BTreeMap<String, usize>,
+    pub types: Vec<String>,
+    /// Differences across the preview that are only zero values or defaults
+    /// ([`ReviewRow::zero_or_default`] summed).
     pub zero_or_default: usize,
 }
 

@@ -104,6 +104,7 @@ async fn a_program_import_is_reviewed_and_resolved_until_it_commits_clean() {
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
     let (status, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let rows = rows["rows"].clone();
     assert_eq!(status, StatusCode::OK, "{rows}");
     let port = rows.as_array().unwrap().iter().find(|r| r["name"] == "port").unwrap().clone();
     assert_eq!((port["status"].clone(), port["differs"].clone()), (json!("import"), json!(["max"])));
@@ -167,6 +168,7 @@ async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
     let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let rows = rows["rows"].clone();
     let statuses: Vec<&str> = rows.as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
     assert_eq!(statuses, vec!["ready", "failed"]);
     assert!(rows[1]["warnings"][0].as_str().unwrap().contains("cannot be imported"));
@@ -230,6 +232,7 @@ async fn a_read_only_link_reviews_but_never_edits() {
 
     let base = format!("/api/v1/shared/{token}/revisions/1/previews/0");
     let (status, rows) = call(&app, get(&format!("{base}/review"))).await;
+    let rows = rows["rows"].clone();
     assert_eq!(status, StatusCode::OK, "{rows}");
     let urn = rows.as_array().unwrap().iter().find(|r| r["name"] == "port").unwrap()["urn"].as_str().unwrap().to_string();
     let (status, detail) = call(&app, get(&format!("{base}/review/resource?urn={}", urn.replace(':', "%3A").replace('/', "%2F")))).await;
@@ -319,6 +322,7 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
     let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let rows = rows["rows"].clone();
     let logs = rows.as_array().unwrap().iter().find(|r| r["name"] == "logs").unwrap_or_else(|| panic!("{rows}")).clone();
     let differs: Vec<&str> = logs["differs"].as_array().unwrap().iter().map(|d| d.as_str().unwrap()).collect();
     assert!(differs.contains(&"forceDestroy") && differs.contains(&"tags"), "{logs}");
@@ -367,6 +371,7 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
     let second = job["preview_id"].as_str().unwrap().to_string();
     let (_, rows) = call(&app, get(&format!("/api/v1/previews/{second}/review"))).await;
+    let rows = rows["rows"].clone();
     let row = |name: &str| rows.as_array().unwrap().iter().find(|r| r["name"] == name).unwrap().clone();
     assert_eq!(row("logs")["zero_or_default"], 0, "{rows}");
     assert!(row("assets")["zero_or_default"].as_u64().unwrap() >= 2, "{rows}");
@@ -378,6 +383,7 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
     let third = job["preview_id"].as_str().unwrap().to_string();
     let (_, rows) = call(&app, get(&format!("/api/v1/previews/{third}/review"))).await;
+    let rows = rows["rows"].clone();
     for r in rows.as_array().unwrap() {
         assert_eq!(r["zero_or_default"], 0, "{r}");
     }
@@ -392,4 +398,77 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     for r in rows.as_array().unwrap().iter().filter(|r| r["type"] == "test:index:Bucket") {
         assert_eq!(r["differs"], json!(["maxSessionDuration"]), "{r}");
     }
+}
+
+#[tokio::test]
+async fn a_big_plans_results_are_paged_and_filtered_on_the_server_and_its_graph_summarised() {
+    let app = common::app(true).await;
+    const PORTS: usize = 1600;
+    let mut resources: Vec<Value> = (0..PORTS)
+        .map(|i| json!({"type": "random:index/randomInteger:RandomInteger", "name": format!("port-{i}"), "id": format!("{},1,10", 1 + i % 9)}))
+        .collect();
+    resources.push(json!({"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "x"}));
+    let plan_id = plan_with(&app, json!({"title": "Many ports", "spec": json!({"resources": resources}).to_string()})).await;
+    let job = preview(&app, &plan_id).await;
+    let preview_id = job["preview_id"].as_str().unwrap().to_string();
+    let base = format!("/api/v1/previews/{preview_id}/review");
+
+    // Pages partition the rows, in the spec's order, and never pass the cap.
+    let mut names = Vec::new();
+    loop {
+        let (status, page) = call(&app, get(&format!("{base}?offset={}&limit=700", names.len()))).await;
+        assert_eq!(status, StatusCode::OK, "{page}");
+        assert_eq!(
+            (page["total"].as_u64(), page["matched"].as_u64(), page["offset"].as_u64()),
+            (Some(PORTS as u64 + 1), Some(PORTS as u64 + 1), Some(names.len() as u64))
+        );
+        let rows = page["rows"].as_array().unwrap();
+        if rows.is_empty() {
+            break;
+        }
+        assert!(rows.len() <= 700);
+        names.extend(rows.iter().map(|r| r["name"].as_str().unwrap().to_string()));
+    }
+    let expected: Vec<String> = (0..PORTS).map(|i| format!("port-{i}")).chain(["pet".to_string()]).collect();
+    assert_eq!(names, expected);
+    let (_, page) = call(&app, get(&format!("{base}?limit=5000"))).await;
+    assert_eq!(page["rows"].as_array().unwrap().len(), 1000, "a page holds at most 1,000 rows");
+    // What the filters, the code and the commit need comes with every page.
+    assert_eq!(page["by_status"], json!({"failed": 1, "ready": PORTS}));
+    assert_eq!(page["types"], json!(["random:index/randomInteger:RandomInteger", "random:index/randomPet:RandomPet"]));
+
+    // Filters run on the server: by status (one or several), by type, by text in any case.
+    let (_, failed) = call(&app, get(&format!("{base}?status=failed"))).await;
+    assert_eq!((failed["matched"].as_u64(), failed["rows"][0]["name"].as_str()), (Some(1), Some("pet")));
+    let (_, some) = call(&app, get(&format!("{base}?status=ready,failed&filter=PORT-15&limit=20"))).await;
+    // port-15, port-150…159 and port-1500…1599.
+    assert_eq!((some["matched"].as_u64(), some["rows"].as_array().unwrap().len()), (Some(111), 20));
+    let (_, pets) = call(&app, get(&format!("{base}?type=random%3Aindex%2FrandomPet%3ARandomPet"))).await;
+    assert_eq!(pets["matched"], 1);
+
+    // The graph is summarised: the ports are one group, marked as what they are.
+    let (status, graph) = call(&app, get(&format!("/api/v1/previews/{preview_id}/graph"))).await;
+    assert_eq!(status, StatusCode::OK);
+    let nodes = graph["nodes"].as_array().unwrap();
+    assert!(nodes.len() < 100, "{} nodes", nodes.len());
+    let group = nodes.iter().find(|n| n["count"] == PORTS).unwrap_or_else(|| panic!("{graph}"));
+    assert_eq!((group["kind"].as_str(), group["status"].as_str()), (Some("group"), Some("ready")));
+    assert!(nodes.iter().any(|n| n["name"] == "pet" && n["status"] == "failed"));
+    // Opened, each port shows its own status; `full=true` is every resource.
+    let key = group["expand"].as_str().unwrap().replace(':', "%3A").replace('/', "%2F").replace('@', "%40");
+    let (_, opened) = call(&app, get(&format!("/api/v1/previews/{preview_id}/graph?expand={key}"))).await;
+    let ports: Vec<&Value> =
+        opened["nodes"].as_array().unwrap().iter().filter(|n| n["type"] == "random:index/randomInteger:RandomInteger" && n["urn"] != "").collect();
+    assert!(ports.len() >= PORTS && ports.iter().all(|n| n["status"] == "ready"), "{} ports", ports.len());
+    let (_, full) = call(&app, get(&format!("/api/v1/previews/{preview_id}/graph?full=true"))).await;
+    assert!(full["nodes"].as_array().unwrap().len() > PORTS);
+
+    // The plan's page sends the first page of rows, not the job's events nor the other rows:
+    // those come a page at a time.
+    let (status, html) = call(&app, get(&format!("/plans/{plan_id}"))).await;
+    assert_eq!(status, StatusCode::OK);
+    let html = html.as_str().unwrap();
+    assert!(html.contains("port-1599"), "the spec is in the editor");
+    assert!(html.contains("data-urn=\"urn:pulumi:dev::demo::random:index/randomInteger:RandomInteger::port-9\""), "the first rows are rendered in the page");
+    assert!(!html.contains("RandomInteger::port-1599"), "no other row, and no event, in the page");
 }

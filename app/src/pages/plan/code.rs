@@ -2,18 +2,17 @@
 //! a copy button, and downloads of the file or the runnable project zip.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
-use ferry_types::{PreviewRef, ReviewRow};
+use ferry_types::{PreviewRef, ReviewPage};
 use leptos::prelude::*;
 
 pub(super) const LANGUAGES: [(&str, &str); 5] = [("ts", "TypeScript"), ("python", "Python"), ("go", "Go"), ("csharp", "C#"), ("yaml", "YAML")];
 
 #[component]
-pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool, rows: Signal<Arc<Vec<ReviewRow>>>) -> impl IntoView {
+pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool, results: RwSignal<Option<ReviewPage>>) -> impl IntoView {
     let base = preview.api_base();
     // With nothing ready there is no code to ask for: say why instead.
-    let blocked = Memo::new(move |_| rows.with(|r| nothing_ready(r)));
+    let blocked = Memo::new(move |_| results.with(|r| r.as_ref().and_then(|r| nothing_ready(&r.by_status))));
     // The plan's options choose the code's style and elision.
     let options = format!("&style={style}&elide={elide}");
     let lang = RwSignal::new("ts");
@@ -81,18 +80,14 @@ pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool, rows: Si
 
 /// Why there is no code when no row of a finished preview is ready to import ("no resource is
 /// ready to import: 4 failed"); `None` while rows are still coming or when some are ready.
-pub(super) fn nothing_ready(rows: &[ReviewRow]) -> Option<String> {
-    if rows.is_empty() || rows.iter().any(|r| matches!(r.status.as_str(), "ready" | "ready-with-warnings")) {
+pub(super) fn nothing_ready(by_status: &BTreeMap<String, usize>) -> Option<String> {
+    if by_status.is_empty() || ["ready", "ready-with-warnings"].iter().any(|s| by_status.contains_key(*s)) {
         return None;
     }
-    Some(format!("no resource is ready to import: {}", status_counts(rows)))
+    Some(format!("no resource is ready to import: {}", status_counts(by_status)))
 }
 
 /// `4 failed, 1 not-found`: the rows by status.
-pub(super) fn status_counts(rows: &[ReviewRow]) -> String {
-    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-    for r in rows {
-        *counts.entry(r.status.as_str()).or_default() += 1;
-    }
-    counts.into_iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
+pub(super) fn status_counts(by_status: &BTreeMap<String, usize>) -> String {
+    by_status.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
 }

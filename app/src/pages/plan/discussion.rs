@@ -321,9 +321,19 @@ async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
     let previews = current["previews"].as_array().cloned().unwrap_or_default();
     let mut rows = BTreeMap::new();
     if let Some(last) = previews.last().and_then(|p| p.as_str()) {
+        // Every row, a page at a time.
         let url = review_url(previews.len() - 1, last);
-        for row in crate::browser::get_json::<Vec<ReviewRow>>(&url).await? {
-            rows.insert(row.urn.clone(), row);
+        let mut read = 0;
+        loop {
+            let page: ferry_types::ReviewPage = crate::browser::get_json(&format!("{url}?offset={read}")).await?;
+            read += page.rows.len();
+            let done = page.rows.is_empty() || read >= page.matched;
+            for row in page.rows {
+                rows.insert(row.urn.clone(), row);
+            }
+            if done {
+                break;
+            }
         }
     }
     Ok(Side { text, rows })

@@ -6,13 +6,13 @@
 mod code;
 mod discussion;
 mod editor;
-mod results;
+pub(crate) mod results;
 mod review;
 mod share;
 
 use std::sync::Arc;
 
-use ferry_types::{EditorMarker, JobEvent, JobSnapshot, PlanPageData, PreviewRef, ReviewRow};
+use ferry_types::{EditorMarker, JobEvent, JobSnapshot, PlanPageData, PreviewRef, ReviewPage, ReviewRow};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -70,35 +70,41 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     // The stored preview the review reads (the latest of this revision, then the one a job made).
     let preview = RwSignal::new(data.preview.clone());
     let committed = RwSignal::new(data.committed_version.map(|v| Ok(format!("Committed: {} is at version {v}.", data.stack_name))));
-    let stored_rows = RwSignal::new(Arc::new(Vec::<ReviewRow>::new()));
+    // The stored preview's first page of results, with its counts by status (what the code and
+    // the commit tell); the table fetches the rest as the user scrolls.
+    let stored = RwSignal::new(data.results.clone());
     let selected = RwSignal::new(None::<String>);
 
-    // Rows: live from the running job's events, else the stored preview's.
-    // (While a finished preview's rows load, the job's events stand in for them.)
-    // A memo: scrolling reads it on every frame, and it changes only with the job or the preview.
-    let rows = Memo::new(move |_| {
-        let live = job.with(|j| {
+    // Rows live from the running job's events (until a finished preview's first page arrives,
+    // its events, when the page saw them, stand in for it); `None` once the stored preview
+    // shows. A memo: scrolling reads it on every frame, and it changes only with the job.
+    let live = Memo::new(move |_| {
+        job.with(|j| {
             j.as_ref()
-                .filter(|j| j.status.is_live() || preview.with(Option::is_none) || stored_rows.with(|r| r.is_empty()))
+                .filter(|j| j.status.is_live() || preview.with(Option::is_none) || (stored.with(Option::is_none) && !j.events.is_empty()))
                 .map(|j| Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()))
-        });
-        live.unwrap_or_else(|| stored_rows.get())
+        })
     });
-    let rows = Signal::from(rows);
     // Resources of the stack an imports-scope program leaves as they are (from the job's end).
     let untouched = Signal::derive(move || job.with(|j| j.as_ref().map_or(0, |j| j.untouched)));
-    // The table is made once and then follows `rows` (a new table would lose its filters).
-    let has_results = Memo::new(move |_| rows.with(|r: &Arc<Vec<ReviewRow>>| !r.is_empty()) || job.with(Option::is_some));
+    // The table is made once and then follows the rows (a new table would lose its filters).
+    let has_results = Memo::new(move |_| live.with(|r| r.as_ref().is_some_and(|r| !r.is_empty())) || job.with(Option::is_some) || stored.with(Option::is_some));
+    // The page came with the first page of its preview's results; a new preview's is fetched.
+    #[cfg(feature = "hydrate")]
+    let shown_preview = StoredValue::new(data.results.as_ref().and(data.preview.clone()));
     #[cfg(feature = "hydrate")]
     Effect::new(move |_| {
-        if let Some(p) = preview.get() {
-            leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<Vec<ReviewRow>>(&format!("{}/review", p.api_base())).await {
-                    Ok(r) => stored_rows.set(Arc::new(r)),
-                    Err(e) => problem.set(Some(e)),
-                }
-            });
+        let Some(p) = preview.get() else { return };
+        if shown_preview.get_value().as_ref() == Some(&p) {
+            return;
         }
+        shown_preview.set_value(Some(p.clone()));
+        leptos::task::spawn_local(async move {
+            match crate::browser::get_json::<ReviewPage>(&results::page_url(&p, "", "", "", 0, results::PAGE_ROWS)).await {
+                Ok(r) => stored.set(Some(r)),
+                Err(e) => problem.set(Some(e)),
+            }
+        });
     });
 
     // Back on a page whose preview still runs: follow it from the start.
@@ -128,7 +134,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                         job.set(Some(j));
                         preview.set(None);
                         // The last preview's rows must not stand in for this one's.
-                        stored_rows.set(Arc::new(Vec::new()));
+                        stored.set(None);
                         selected.set(None);
                         committed.set(None);
                         follow(&_plan_id, &id, job, preview);
@@ -213,7 +219,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
 
     // Differences across the plan that are only zero values or defaults, and one click that
     // adopts them all (the owner, on the latest revision, once its preview is stored).
-    let zero_or_default = Memo::new(move |_| rows.with(|r| r.iter().map(|r| r.zero_or_default).sum::<usize>()));
+    let zero_or_default = Memo::new(move |_| stored.with(|s| s.as_ref().map_or(0, |s| s.zero_or_default)));
     let adopt_zero = {
         let plan_id = plan_id.clone();
         move |_| {
@@ -315,7 +321,6 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                     " leave out defaults"
                 </label>
             </div>
-            <pre id="plan-source" class="hidden">{spec.clone().or(program.clone()).unwrap_or_default()}</pre>
         </section>
         <section class="card">
             <h2>"Preview"</h2>
@@ -329,7 +334,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             })}
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
             {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
-            {move || has_results.get().then(|| view! { <ResultsTable rows=rows selected=selected/> })}
+            {move || has_results.get().then(|| view! { <ResultsTable live=live stored=stored preview=preview selected=selected/> })}
             {move || Some(zero_or_default.get()).filter(|n| *n > 0 && preview.with(Option::is_some) && !running(job)).map(|n| {
                 let adopt_zero = adopt_zero.clone();
                 view! {
@@ -354,10 +359,10 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             _ => ().into_any(),
         }}
         {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
-        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked() rows=rows/> })}
+        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked() results=stored/> })}
         {(!via_link).then(|| view! { <discussion::Approvals access=access.clone() epoch=review_epoch/> })}
         {move || match (preview.get(), may_commit) {
-            (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() rows=rows untouched=untouched committed=committed/> }.into_any(),
+            (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() results=stored untouched=untouched committed=committed/> }.into_any(),
             _ => ().into_any(),
         }}
         {(data.latest_revision > 1).then(|| view! { <discussion::CompareRevisions access=access.clone() latest=data.latest_revision/> })}
@@ -408,19 +413,36 @@ fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>
     }
 }
 
+/// The statuses of what a commit writes.
+const WRITES: [&str; 4] = ["ready", "ready-with-warnings", "import", "read"];
+/// How many of them the confirmation names.
+const NAMED_WRITES: usize = 100;
+
 /// Committing the finished preview: a confirmation first, listing what will be written.
 #[component]
 fn Commit(
     preview: String,
     stack_name: String,
-    rows: Signal<Arc<Vec<ReviewRow>>>,
+    results: RwSignal<Option<ReviewPage>>,
     untouched: Signal<usize>,
     committed: RwSignal<Option<Result<String, String>>>,
 ) -> impl IntoView {
     let confirming = RwSignal::new(false);
-    let writes = move || {
-        rows.with(|r| r.iter().filter(|e| matches!(e.status.as_str(), "ready" | "ready-with-warnings" | "import" | "read")).cloned().collect::<Vec<_>>())
-    };
+    // How many resources the commit writes, by the stored preview's counts.
+    let writes = move || results.with(|r| r.as_ref().map_or(0, |r| WRITES.iter().filter_map(|s| r.by_status.get(*s)).sum::<usize>()));
+    // The first of them, named in the confirmation (fetched when it opens).
+    let named = RwSignal::new(None::<Result<ReviewPage, String>>);
+    let _preview_ref = PreviewRef::Owner { preview: preview.clone() };
+    Effect::new(move |_| {
+        if !confirming.get() {
+            return;
+        }
+        let _url = results::page_url(&_preview_ref, &WRITES.join(","), "", "", 0, NAMED_WRITES);
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            named.set(Some(crate::browser::get_json::<ReviewPage>(&_url).await));
+        });
+    });
     let commit = move |_| {
         let _url = format!("/api/v1/previews/{preview}/commit");
         #[cfg(feature = "hydrate")]
@@ -440,9 +462,18 @@ fn Commit(
                     <button id="plan-commit" on:click=move |_| { committed.set(None); confirming.set(true); }>"Try again…"</button></div>
                 }.into_any(),
                 None if confirming.get() => {
-                    let list = writes();
-                    let count = list.len();
-                    let names = list.into_iter().map(|e| view! { <li>{format!("{} ({}) — {}", e.name, e.type_, e.status)}</li> }).collect_view();
+                    let count = writes();
+                    let names = move || match named.get() {
+                        None => view! { <li class="loading">"…"</li> }.into_any(),
+                        Some(Err(e)) => view! { <li class="error">{e}</li> }.into_any(),
+                        Some(Ok(page)) => {
+                            let more = page.matched.saturating_sub(page.rows.len());
+                            view! {
+                                {page.rows.into_iter().map(|e| view! { <li>{format!("{} ({}) — {}", e.name, e.type_, e.status)}</li> }).collect_view()}
+                                {(more > 0).then(|| view! { <li class="meta">{format!("… and {more} more")}</li> })}
+                            }.into_any()
+                        }
+                    };
                     view! {
                         <div id="plan-confirm">
                             <p>{format!(
@@ -461,10 +492,9 @@ fn Commit(
                 }
                 None => {
                     // Nothing to write: the button says why instead of offering a refusal.
-                    let why = move || if writes().is_empty() && rows.with(|r| !r.is_empty()) {
-                        format!("Nothing to commit: {}.", rows.with(|r| code::status_counts(r)))
-                    } else {
-                        String::new()
+                    let why = move || match results.with(|r| r.as_ref().filter(|r| r.total > 0).map(|r| code::status_counts(&r.by_status))) {
+                        Some(counts) if writes() == 0 => format!("Nothing to commit: {counts}."),
+                        _ => String::new(),
                     };
                     view! {
                         <div class="actions">

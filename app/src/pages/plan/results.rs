@@ -1,97 +1,228 @@
-//! A preview's results: a virtualised table (only the rows in view are in the DOM, so 10,000
-//! resources stay fluid) with filters by status, by type and by text.
+//! A preview's results: a virtualised table (only the rows in view are in the DOM) with filters
+//! by status, by type and by text. While a preview runs, its rows are the events as they
+//! arrive; once stored, the server filters them and the table fetches the pages the user
+//! scrolls to, so a 10,000-import plan's page holds a screenful, not every row.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 
-use ferry_types::ReviewRow;
+use ferry_types::{PreviewRef, ReviewPage, ReviewRow};
 use leptos::prelude::*;
 
 /// Every row has this height (CSS `.results-table .row` says the same).
 const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 10;
 const VIEWPORT_ROWS: usize = 20;
+/// Rows fetched at a time from a stored preview.
+pub(crate) const PAGE_ROWS: usize = 100;
+
+/// A page of the stored preview's results: the rows with one of `statuses` (comma-separated),
+/// of `type_`, whose name or URN holds `filter`.
+pub(super) fn page_url(preview: &PreviewRef, statuses: &str, type_: &str, filter: &str, offset: usize, limit: usize) -> String {
+    use crate::format::encode_query_value as q;
+    format!("{}/review?status={}&type={}&filter={}&offset={offset}&limit={limit}", preview.api_base(), q(statuses), q(type_), q(filter))
+}
 
 #[component]
-pub(super) fn ResultsTable(rows: Signal<Arc<Vec<ReviewRow>>>, selected: RwSignal<Option<String>>) -> impl IntoView {
+pub(super) fn ResultsTable(
+    live: Memo<Option<Arc<Vec<ReviewRow>>>>,
+    stored: RwSignal<Option<ReviewPage>>,
+    preview: RwSignal<Option<PreviewRef>>,
+    selected: RwSignal<Option<String>>,
+) -> impl IntoView {
     let status = RwSignal::new(String::new());
     let type_ = RwSignal::new(String::new());
     let text = RwSignal::new(String::new());
     let scroll_top = RwSignal::new(0.0f64);
-    let statuses = Memo::new(move |_| rows.with(|r| r.iter().map(|r| r.status.clone()).collect::<BTreeSet<_>>()));
-    let types = Memo::new(move |_| rows.with(|r| r.iter().map(|r| r.type_.clone()).collect::<BTreeSet<_>>()));
-    let matches = Memo::new(move |_| {
+    let scroller = NodeRef::<leptos::html::Div>::new();
+    let error = RwSignal::new(None::<String>);
+
+    // Live: the events so far, filtered here.
+    let live_matches = Memo::new(move |_| {
         let (status, type_, needle) = (status.get(), type_.get(), text.get().to_lowercase());
-        rows.with(|all| {
-            all.iter()
-                .enumerate()
-                .filter(|(_, r)| {
-                    (status.is_empty() || r.status == status)
-                        && (type_.is_empty() || r.type_ == type_)
-                        && (needle.is_empty() || r.name.to_lowercase().contains(&needle) || r.urn.to_lowercase().contains(&needle))
-                })
-                .map(|(i, _)| i)
-                .collect::<Vec<usize>>()
+        live.with(|rows| {
+            rows.as_ref().map(|all| {
+                all.iter()
+                    .enumerate()
+                    .filter(|(_, r)| {
+                        (status.is_empty() || r.status == status)
+                            && (type_.is_empty() || r.type_ == type_)
+                            && (needle.is_empty() || r.name.to_lowercase().contains(&needle) || r.urn.to_lowercase().contains(&needle))
+                    })
+                    .map(|(i, _)| i)
+                    .collect::<Vec<usize>>()
+            })
         })
     });
+    // Stored: the pages fetched under the current filters, and how many rows match them (the
+    // page comes with the first, so the server renders it).
+    let first_page = stored.get_untracked();
+    let pages = RwSignal::new(first_page.iter().map(|p| (0, Arc::new(p.rows.clone()))).collect::<HashMap<usize, Arc<Vec<ReviewRow>>>>());
+    let stored_matched = RwSignal::new(first_page.as_ref().map_or(0, |p| p.matched));
+    let requested = StoredValue::new(first_page.iter().map(|_| 0).collect::<HashSet<usize>>());
+    // Bumped by each new filter or preview: answers to an older query are dropped.
+    let generation = RwSignal::new(0u64);
+    let filtered = move || !status.with_untracked(String::is_empty) || !type_.with_untracked(String::is_empty) || !text.with_untracked(String::is_empty);
+
     let first = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
-    let total = move || matches.with(Vec::len);
+    let matched = move || match live_matches.with(|m| m.as_ref().map(Vec::len)) {
+        Some(n) => n,
+        None => stored_matched.get(),
+    };
+    let all = move || match live.with(|r| r.as_ref().map(|r| r.len())) {
+        Some(n) => n,
+        None => stored.with(|s| s.as_ref().map_or(0, |s| s.total)),
+    };
+    let shown = move || {
+        let start = first.get().min(matched());
+        start..(start + VIEWPORT_ROWS + 2 * OVERSCAN).min(matched())
+    };
+
+    // A new stored preview or new filters: forget the pages (the unfiltered first page came
+    // with the preview; anything else is fetched). New filters go back to the top; the stored
+    // rows taking over from the live ones keep the place the user scrolled to.
+    let requery = move |to_top: bool| {
+        generation.update(|g| *g += 1);
+        error.set(None);
+        let first_page = stored.with_untracked(|s| s.clone()).filter(|_| !filtered());
+        match first_page {
+            Some(p) => {
+                stored_matched.set(p.matched);
+                pages.set(HashMap::from([(0, Arc::new(p.rows))]));
+                requested.set_value(HashSet::from([0]));
+            }
+            None => {
+                pages.set(HashMap::new());
+                requested.set_value(HashSet::new());
+                // Until the first answer, the scroller keeps its height.
+                stored_matched.set(stored.with_untracked(|s| s.as_ref().map_or(0, |s| s.total)));
+            }
+        }
+        if to_top {
+            scroll_top.set(0.0);
+            if let Some(el) = scroller.get_untracked() {
+                el.set_scroll_top(0);
+            }
+        }
+    };
+    Effect::new(move |_| {
+        stored.track();
+        requery(false);
+    });
+
+    // In the browser, for a stored preview: fetch the pages the rows in view fall on.
+    Effect::new(move |_| {
+        let range = shown();
+        let _asked_in = generation.get();
+        let Some(p) = preview.get() else { return };
+        if live.with(Option::is_some) || stored.with(Option::is_none) || range.is_empty() {
+            return;
+        }
+        for page in range.start / PAGE_ROWS..=(range.end - 1) / PAGE_ROWS {
+            if !requested.try_update_value(|r| r.insert(page)).unwrap_or(false) {
+                continue;
+            }
+            let _url = page_url(&p, &status.get_untracked(), &type_.get_untracked(), &text.get_untracked(), page * PAGE_ROWS, PAGE_ROWS);
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                let answer = crate::browser::get_json::<ReviewPage>(&_url).await;
+                if generation.get_untracked() != _asked_in {
+                    return;
+                }
+                match answer {
+                    Ok(p) => {
+                        stored_matched.set(p.matched);
+                        pages.update(|pages| {
+                            pages.insert(page, Arc::new(p.rows));
+                        });
+                    }
+                    Err(e) => {
+                        // Asked again on the next scroll.
+                        requested.update_value(|r| {
+                            r.remove(&page);
+                        });
+                        error.set(Some(e));
+                    }
+                }
+            });
+        }
+    });
+
+    let statuses = Memo::new(move |_| match live.with(|r| r.as_ref().map(|r| r.iter().map(|r| r.status.clone()).collect::<BTreeSet<_>>())) {
+        Some(s) => s,
+        None => stored.with(|s| s.as_ref().map(|s| s.by_status.keys().cloned().collect()).unwrap_or_default()),
+    });
+    let types = Memo::new(move |_| match live.with(|r| r.as_ref().map(|r| r.iter().map(|r| r.type_.clone()).collect::<BTreeSet<_>>())) {
+        Some(t) => t,
+        None => stored.with(|s| s.as_ref().map(|s| s.types.iter().cloned().collect()).unwrap_or_default()),
+    });
     let visible = move || {
-        let all = rows.get();
-        matches.with(|m| {
-            let start = first.get().min(m.len());
-            let end = (start + VIEWPORT_ROWS + 2 * OVERSCAN).min(m.len());
-            m[start..end].iter().map(|&i| (i, all[i].clone())).collect::<Vec<_>>()
-        })
+        let range = shown();
+        match live.get() {
+            Some(all) => live_matches.with(|m| {
+                let m = m.as_deref().unwrap_or_default();
+                range.filter_map(|i| m.get(i).map(|&at| (i, Some(all[at].clone())))).collect::<Vec<_>>()
+            }),
+            None => pages.with(|pages| range.map(|i| (i, pages.get(&(i / PAGE_ROWS)).and_then(|rows| rows.get(i % PAGE_ROWS)).cloned())).collect()),
+        }
     };
-    let spacer_top = move || format!("height:{}px", first.get().min(total()) as f64 * ROW_HEIGHT);
-    let spacer_bottom = move || {
-        let shown_end = (first.get() + VIEWPORT_ROWS + 2 * OVERSCAN).min(total());
-        format!("height:{}px", (total() - shown_end) as f64 * ROW_HEIGHT)
+    let spacer_top = move || format!("height:{}px", shown().start as f64 * ROW_HEIGHT);
+    let spacer_bottom = move || format!("height:{}px", (matched() - shown().end) as f64 * ROW_HEIGHT);
+    let changed = move || {
+        if live.with_untracked(Option::is_none) {
+            requery(true);
+        } else {
+            scroll_top.set(0.0);
+        }
     };
-    let reset = move || scroll_top.set(0.0);
     view! {
         <div class="table-tools">
-            <select id="results-status" on:change=move |ev| { status.set(event_target_value(&ev)); reset(); }>
+            <select id="results-status" on:change=move |ev| { status.set(event_target_value(&ev)); changed(); }>
                 <option value="">"All statuses"</option>
                 {move || statuses.get().into_iter().map(|s| view! { <option value=s.clone()>{s.clone()}</option> }).collect_view()}
             </select>
-            <select id="results-type" on:change=move |ev| { type_.set(event_target_value(&ev)); reset(); }>
+            <select id="results-type" on:change=move |ev| { type_.set(event_target_value(&ev)); changed(); }>
                 <option value="">"All types"</option>
                 {move || types.get().into_iter().map(|t| view! { <option value=t.clone()>{t.clone()}</option> }).collect_view()}
             </select>
             <input type="search" id="results-filter" placeholder="Filter by name or URN"
-                on:input=move |ev| { text.set(event_target_value(&ev)); reset(); }/>
-            <span class="count" id="results-count">{move || format!("{} of {} resources", total(), rows.with(|r| r.len()))}</span>
+                on:input=move |ev| { text.set(event_target_value(&ev)); changed(); }/>
+            <span class="count" id="results-count">{move || format!("{} of {} resources", matched(), all())}</span>
+            {move || error.get().map(|e| view! { <span class="error" id="results-error">{e}</span> })}
         </div>
         <div class="resource-table results-table" id="plan-results" role="table" aria-label="Preview results">
             <div class="row head" role="row">
                 <span>"Status"</span><span>"Type"</span><span>"Name"</span><span>"Warnings"</span>
             </div>
             // A short list needs no scroller height (the virtualisation keeps working: every row shows).
-            <div class="scroller" id="results-scroller" class:short=move || total() <= VIEWPORT_ROWS
+            <div class="scroller" id="results-scroller" node_ref=scroller class:short=move || matched() <= VIEWPORT_ROWS
                 on:scroll=move |ev| scroll_top.set(event_target::<leptos::web_sys::Element>(&ev).scroll_top() as f64)>
                 <div style=spacer_top></div>
                 // Keyed by what the row shows, not only its position: when the live rows give way to the
                 // stored preview's (in another order), a row at the same index is another resource.
-                <For each=visible key=|(i, r)| (*i, r.urn.clone(), r.status.clone(), r.warnings.len(), r.differs.len()) let:item>
+                <For each=visible key=|(i, r)| (*i, r.as_ref().map(|r| (r.urn.clone(), r.status.clone(), r.warnings.len(), r.differs.len()))) let:item>
                     {
-                        let (index, r) = item;
-                        let urn = r.urn.clone();
-                        let pick = urn.clone();
-                        let is_selected = move || selected.with(|s| s.as_deref() == Some(urn.as_str()));
-                        let note = r.warnings.first().cloned().unwrap_or_default();
-                        let more = r.warnings.len().saturating_sub(1);
-                        let differs = (!r.differs.is_empty()).then(|| format!("differs: {}", r.differs.join(", ")));
-                        let shown = differs.clone().unwrap_or(note);
-                        view! {
-                            <div class=format!("row status-{}", r.status) role="row" data-urn=r.urn.clone() data-index=index
-                                class:selected=is_selected on:click=move |_| selected.set(Some(pick.clone()))>
-                                <span class="status">{r.status.clone()}</span>
-                                <span title=r.type_.clone()>{r.type_.clone()}</span>
-                                <span class="name" title=r.urn.clone()>{r.name.clone()}</span>
-                                <span class="note" title=shown.clone()>{shown.clone()}{(more > 0).then(|| format!(" (+{more})"))}</span>
-                            </div>
+                        let (index, row) = item;
+                        match row {
+                            None => view! { <div class="row loading" role="row" data-index=index><span>"…"</span></div> }.into_any(),
+                            Some(r) => {
+                                let urn = r.urn.clone();
+                                let pick = urn.clone();
+                                let is_selected = move || selected.with(|s| s.as_deref() == Some(urn.as_str()));
+                                let note = r.warnings.first().cloned().unwrap_or_default();
+                                let more = r.warnings.len().saturating_sub(1);
+                                let differs = (!r.differs.is_empty()).then(|| format!("differs: {}", r.differs.join(", ")));
+                                let shown = differs.clone().unwrap_or(note);
+                                view! {
+                                    <div class=format!("row status-{}", r.status) role="row" data-urn=r.urn.clone() data-index=index
+                                        class:selected=is_selected on:click=move |_| selected.set(Some(pick.clone()))>
+                                        <span class="status">{r.status.clone()}</span>
+                                        <span title=r.type_.clone()>{r.type_.clone()}</span>
+                                        <span class="name" title=r.urn.clone()>{r.name.clone()}</span>
+                                        <span class="note" title=shown.clone()>{shown.clone()}{(more > 0).then(|| format!(" (+{more})"))}</span>
+                                    </div>
+                                }.into_any()
+                            }
                         }
                     }
                 </For>
