@@ -133,16 +133,15 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         let latest = stacks.plan_jobs(&id).await.map_err(ssr::fail)?.into_iter().find(|j| j.revision == shown);
         match latest {
             Some(j) => {
-                let mut job: ferry_types::JobSnapshot = serde_json::to_value(stacks.job(&id, &j.id).await.map_err(ssr::fail)?)
-                    .and_then(serde_json::from_value)
-                    .map_err(|e| ServerFnError::new(e.to_string()))?;
+                let snapshot = |view| -> Result<ferry_types::JobSnapshot, ServerFnError> {
+                    serde_json::to_value(view).and_then(serde_json::from_value).map_err(|e| ServerFnError::new(e.to_string()))
+                };
                 // A job that stored its preview is shown from the preview, a page at a time; a
                 // running one is followed from its first event: neither needs its events here
-                // (10,000 of them would be megabytes of page).
-                if job.preview_id.is_some() || job.status.is_live() {
-                    job.events = Vec::new();
-                }
-                Some(job)
+                // (10,000 of them would be megabytes of page). One that ended without a
+                // preview shows what it reported.
+                let job = snapshot(stacks.job_status(&id, &j.id).await.map_err(ssr::fail)?)?;
+                Some(if job.preview_id.is_none() && !job.status.is_live() { snapshot(stacks.job(&id, &j.id).await.map_err(ssr::fail)?)? } else { job })
             }
             None => None,
         }

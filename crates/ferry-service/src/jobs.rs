@@ -329,6 +329,12 @@ impl StackService {
         Ok(view_of(stored, events))
     }
 
+    /// The job as [`StackService::job`] gives it, without its events (a page that follows the
+    /// job replays them; one whose preview is stored shows that).
+    pub async fn job_status(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
+        Ok(view_of(self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?, Vec::new()))
+    }
+
     /// The job `job_id` if `belongs` says it is the one asked for. A job whose lease ran out is
     /// marked interrupted here, by the first instance that looks.
     pub(crate) async fn live_job(&self, job_id: &str, belongs: impl Fn(&StoredJob) -> bool) -> Result<StoredJob, ServiceError> {
