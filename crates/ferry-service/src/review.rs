@@ -321,7 +321,8 @@ impl StackService {
     /// a node standing for many resources shows the status that asks the most of a reviewer.
     pub async fn preview_graph(&self, r: &PreviewRef, expand: Option<&HashSet<String>>) -> Result<Value, ServiceError> {
         let record = self.preview_by_ref(r).await?;
-        let rows = self.rows_of(r).await?;
+        // From the record just read: the kept rows would parse the preview again when cold.
+        let rows = review_rows(&record);
         let status: HashMap<&str, &str> = rows.iter().map(|row| (row.urn.as_str(), row.status.as_str())).collect();
         let committed = record.committed_version.is_some();
         let (version, planned);
