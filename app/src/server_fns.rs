@@ -93,7 +93,7 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
         .into_iter()
         .filter_map(|lock| lock.recovery.map(|recovery| format!("{recovery} (lock file `{}`)", lock.path)))
         .collect();
-    let first = version.rows_page(&ferry_types::RowQuery { limit: crate::pages::table::PAGE_ROWS, ..Default::default() }).map_err(ssr::fail)?;
+    let first = version.rows_page(&ferry_types::RowQuery { limit: crate::pages::paged::PAGE_ROWS, ..Default::default() }).map_err(ssr::fail)?;
     Ok(StackPageData { summary: version.summary.clone(), first, warnings, roles, recovered_locks })
 }
 
@@ -159,12 +159,7 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
     let (committed_version, results) = match &preview {
         Some(p) => (
             stacks.preview_committed_version(p).await.map_err(ssr::fail)?,
-            Some(
-                stacks
-                    .review_page(p, &ferry_types::ReviewQuery { limit: crate::pages::plan::results::PAGE_ROWS, ..Default::default() })
-                    .await
-                    .map_err(ssr::fail)?,
-            ),
+            Some(stacks.review_page(p, &ferry_types::ReviewQuery { limit: crate::pages::paged::PAGE_ROWS, ..Default::default() }).await.map_err(ssr::fail)?),
         ),
         None => (None, None),
     };

@@ -63,6 +63,17 @@ async function post(url, body, contentType = 'application/json') {
   return json;
 }
 
+/** Opens `path` in a new signed-in page as a user's browser loads it: the HTML's size, and when
+ *  the first `selector` was on screen (ms after navigation). The page stays open. */
+async function firstRows(path, selector) {
+  const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
+  const page = await context.newPage();
+  const response = await page.goto(`${BASE}${path}`, { waitUntil: 'commit' });
+  await page.waitForSelector(selector, { timeout: 120000 });
+  const ms = await page.evaluate(() => performance.now());
+  return { context, page, ms, bytes: (await response.body()).byteLength };
+}
+
 async function bytesOf(url) {
   const res = await authFetch(BASE + url);
   if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
@@ -89,12 +100,7 @@ for (const n of SIZES) {
   if (stack.resources !== n) throw new Error(`the upload holds ${stack.resources} resources, not ${n}`);
 
   // The page as a signed-in user's browser loads it: the HTML's size, and the first rows.
-  const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
-  const page = await context.newPage();
-  const response = await page.goto(`${BASE}/stacks/${stack.id}`, { waitUntil: 'commit' });
-  await page.waitForSelector('#resource-scroller a.row', { timeout: 120000 });
-  const firstRowsMs = await page.evaluate(() => performance.now());
-  const pageBytes = (await response.body()).byteLength;
+  const { context, page, ms: firstRowsMs, bytes: pageBytes } = await firstRows(`/stacks/${stack.id}`, '#resource-scroller a.row');
   await page.waitForSelector('body[data-hydrated="true"]', { timeout: 120000 });
   const hydratedMs = await page.evaluate(() => performance.now());
   // What the table and the graph ask the API for.
@@ -139,12 +145,7 @@ const planJob = await timed('plan job', async () => {
 const ended = await api('GET', `/api/v1/plans/${plan.id}/jobs/${planJob.value}`);
 if (ended.status !== 'done') throw new Error(`the plan's preview ended ${ended.status}: ${ended.error}`);
 // Its page, as the stack page is measured: the HTML's size and the first result row on screen.
-const planContext = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
-const planPage = await planContext.newPage();
-const planResponse = await planPage.goto(`${BASE}/plans/${plan.id}`, { waitUntil: 'commit' });
-await planPage.waitForSelector('#results-scroller .row[data-urn]', { timeout: 120000 });
-const planFirstRowMs = await planPage.evaluate(() => performance.now());
-const planPageBytes = (await planResponse.body()).byteLength;
+const { ms: planFirstRowMs, bytes: planPageBytes } = await firstRows(`/plans/${plan.id}`, '#results-scroller .row[data-urn]');
 const planSpecBytes = JSON.stringify(importSpec(IMPORTS, 'job')).length;
 await browser.close();
 // The smoke sets no ratio against the engine; the benchmark always does.

@@ -7,6 +7,7 @@ mod detail;
 mod discover;
 mod graph;
 mod home;
+pub(crate) mod paged;
 pub(crate) mod plan;
 mod stack;
 pub(crate) mod table;

@@ -3,12 +3,10 @@
 //! with the first rows, and the table fetches the pages the user scrolls to, so a
 //! 100,000-resource stack loads and scrolls as ten resources do.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
-
-use ferry_types::{ResourcePage, ResourceRow};
+use ferry_types::ResourcePage;
 use leptos::prelude::*;
 
+use super::paged::{PagedRows, PAGE_ROWS};
 use crate::format::{resource_link, urn_name};
 
 /// Every row has this height (CSS `.row` says the same), so positions are arithmetic.
@@ -17,14 +15,9 @@ const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 10;
 /// Rows a viewport shows at most (the scroller is at most this tall).
 const VIEWPORT_ROWS: usize = 24;
-/// Rows fetched at a time; the page arrives with the first of them.
-pub(crate) const PAGE_ROWS: usize = 100;
 
 /// The sortable columns, by the name the server sorts them by.
 const SORTABLE: [(&str, &str); 4] = [("type", "Type"), ("name", "Name"), ("urn", "URN"), ("id", "ID")];
-
-/// The pages of rows known for the current filter and sort, by page number.
-type Pages = HashMap<usize, Arc<Vec<ResourceRow>>>;
 
 #[component]
 pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64, selected: Memo<Option<String>>) -> impl IntoView {
@@ -32,13 +25,8 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
     let sort = RwSignal::new(String::new());
     let scroll_top = RwSignal::new(0.0f64);
     let total = first.total;
-    let matched = RwSignal::new(first.matched);
-    let pages = RwSignal::new(Pages::from([(0, Arc::new(first.rows))]));
-    // Bumped by each new filter or sort: answers to an older query are dropped.
-    let query_generation = RwSignal::new(0u64);
-    // Pages asked for (or held) under the current query.
-    let requested = StoredValue::new(HashSet::from([0usize]));
-    let error = RwSignal::new(None::<String>);
+    let rows = PagedRows::new(first.matched, Some(first.rows));
+    let matched = rows.matched;
     let scroller = NodeRef::<leptos::html::Div>::new();
 
     let first_row = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
@@ -51,45 +39,21 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
     let id = stack_id.clone();
     Effect::new(move |_| {
         let range = shown();
-        let generation = query_generation.get();
-        if range.is_empty() {
-            return;
-        }
-        for page in range.start / PAGE_ROWS..=(range.end - 1) / PAGE_ROWS {
-            if !requested.try_update_value(|r| r.insert(page)).unwrap_or(false) {
-                continue;
-            }
+        let _new_query = rows.generation();
+        rows.fetch(range, |offset| {
             let (id, filter, sort) = (id.clone(), filter.get_untracked(), sort.get_untracked());
-            leptos::task::spawn_local(async move {
-                let answer = crate::server_fns::stack_rows(id, version, filter, sort, page * PAGE_ROWS, PAGE_ROWS).await;
-                if query_generation.get_untracked() != generation {
-                    return;
-                }
-                match answer {
-                    Ok(p) => {
-                        matched.set(p.matched);
-                        pages.update(|pages| {
-                            pages.insert(page, Arc::new(p.rows));
-                        });
-                    }
-                    Err(e) => {
-                        // Asked again on the next scroll.
-                        requested.update_value(|r| {
-                            r.remove(&page);
-                        });
-                        error.set(Some(super::error_text(&e)));
-                    }
-                }
-            });
-        }
+            async move {
+                crate::server_fns::stack_rows(id, version, filter, sort, offset, PAGE_ROWS)
+                    .await
+                    .map(|p| (p.matched, p.rows))
+                    .map_err(|e| super::error_text(&e))
+            }
+        });
     });
 
     // A new query: forget the pages and go back to the top; the effect fetches page 0.
     let requery = move || {
-        pages.set(Pages::new());
-        requested.set_value(HashSet::new());
-        error.set(None);
-        query_generation.update(|g| *g += 1);
+        rows.reset(matched.get_untracked(), None);
         scroll_top.set(0.0);
         if let Some(el) = scroller.get_untracked() {
             el.set_scroll_top(0);
@@ -111,7 +75,7 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
 
     let visible = move || {
         let range = shown();
-        pages.with(|pages| range.map(|i| (i, pages.get(&(i / PAGE_ROWS)).and_then(|rows| rows.get(i % PAGE_ROWS)).cloned())).collect::<Vec<_>>())
+        rows.rows(range)
     };
     let spacer_top = move || format!("height:{}px", shown().start as f64 * ROW_HEIGHT);
     let spacer_bottom = move || format!("height:{}px", (matched.get() - shown().end) as f64 * ROW_HEIGHT);
@@ -131,7 +95,7 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
             <input type="search" id="resource-filter" placeholder="Filter by URN, type, name or ID"
                 on:input=move |ev| { filter.set(event_target_value(&ev)); requery(); }/>
             <span class="count" id="resource-count">{move || format!("{} of {} resources", matched.get(), total)}</span>
-            {move || error.get().map(|e| view! { <span class="error" id="resource-error">{e}</span> })}
+            {move || rows.error.get().map(|e| view! { <span class="error" id="resource-error">{e}</span> })}
         </div>
         <div class="resource-table" role="table" aria-label="Resources">
             <div class="row head" role="row">

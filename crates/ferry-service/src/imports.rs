@@ -75,19 +75,29 @@ impl StackService {
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let (project, stack) = (name[1], name[2]);
 
+        let started = std::time::Instant::now();
         let providers = self.plugin_providers(stack_id).await?;
         if let Err(e) = parameterize_packages(spec, &providers).await {
             providers.shutdown().await;
             return Err(e);
         }
-        let ctx = StackContext { stack, project, deployment: &version.deployment };
-        let deployed = preview_import(spec, &ctx, &providers, ImportOptions { concurrency, progress, strategy }).await;
-        providers.shutdown().await;
+        let (spec, run_version) = (spec.clone(), version.clone());
+        let (project, stack) = (project.to_string(), stack.to_string());
+        let run = async move {
+            let ctx = StackContext { stack: &stack, project: &project, deployment: &run_version.deployment };
+            let deployed = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency, progress, strategy }).await;
+            providers.shutdown().await;
+            deployed
+        };
+        let deployed = crate::engine_thread::on_engine_thread("the import preview", run).await?;
+        let ran = started.elapsed();
 
         let payload = SealedPayload { run: None, states: deployed.states };
         let stored = StoredPlan { source: PlanSource::Spec { strategy }, plan: deployed.plan, import_file: None, mapping: None };
         let record = self.store_preview(stack_id, version.summary.version, spec_text, stored, &payload).await?;
-        tracing::info!(preview = %record.id, stack = %version.summary.name, "stored import preview");
+        // Where a preview's time goes: the run (plugins launched, every import read) and its storing.
+        let (run_ms, store_ms) = (ran.as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
+        tracing::info!(preview = %record.id, stack = %version.summary.name, run_ms, store_ms, "stored import preview");
         Ok(record)
     }
 }

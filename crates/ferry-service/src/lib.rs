@@ -14,6 +14,7 @@ pub mod comments;
 mod demo;
 mod discovery;
 mod editor;
+mod engine_thread;
 mod error;
 mod imports;
 mod jobs;
@@ -100,7 +101,7 @@ pub struct StackService {
     /// Parsed versions, weighed by their resources.
     cache: Mutex<lru::WeightedLru<(String, i64), Arc<LoadedVersion>>>,
     /// Stored previews' results rows (what the plan page pages through), weighed by rows.
-    review_rows: Mutex<lru::WeightedLru<String, Arc<Vec<ferry_types::ReviewRow>>>>,
+    review_rows: Mutex<lru::WeightedLru<String, Arc<review::ReviewRows>>>,
     /// The packages each version's resources use (a few names a version, kept when the version
     /// is parsed): what a preview's allow-list reads for every stack of an organisation, which
     /// must not parse those stacks again each time.

@@ -78,38 +78,61 @@ pub fn review_rows(record: &PreviewRecord) -> Vec<ReviewRow> {
 /// The most rows one page of results holds.
 pub const MAX_REVIEW_ROWS: usize = 1000;
 
-/// The rows matching `query` (one of its statuses, its type, the text in the name or URN
-/// whatever its case), one page of them from its offset, and what the filters offer over all
-/// rows.
-pub fn review_page(rows: &[ReviewRow], query: &ReviewQuery) -> ReviewPage {
-    let needle = query.filter.to_lowercase();
-    let statuses: Vec<&str> = query.status.split(',').filter(|s| !s.is_empty()).collect();
-    let matches = |r: &ReviewRow| {
-        (statuses.is_empty() || statuses.contains(&r.status.as_str()))
-            && (query.type_.is_empty() || r.type_ == query.type_)
-            && (needle.is_empty() || r.name.to_lowercase().contains(&needle) || r.urn.to_lowercase().contains(&needle))
-    };
-    let limit = if query.limit == 0 { MAX_REVIEW_ROWS } else { query.limit.min(MAX_REVIEW_ROWS) };
-    let (mut matched, mut page) = (0, Vec::new());
-    for r in rows.iter().filter(|r| matches(r)) {
-        if matched >= query.offset && page.len() < limit {
-            page.push(r.clone());
+/// A stored preview's results rows with what the filters offer over all of them, counted once
+/// when the rows are made (a stored preview never changes), not for each page.
+pub struct ReviewRows {
+    rows: Vec<ReviewRow>,
+    by_status: std::collections::BTreeMap<String, usize>,
+    types: Vec<String>,
+    zero_or_default: usize,
+}
+
+impl ReviewRows {
+    pub fn of(record: &PreviewRecord) -> ReviewRows {
+        let rows = review_rows(record);
+        let mut by_status = std::collections::BTreeMap::<String, usize>::new();
+        for r in &rows {
+            *by_status.entry(r.status.clone()).or_insert(0) += 1;
         }
-        matched += 1;
+        let types: BTreeSet<&str> = rows.iter().map(|r| r.type_.as_str()).collect();
+        let types = types.into_iter().map(str::to_string).collect();
+        let zero_or_default = rows.iter().map(|r| r.zero_or_default).sum();
+        ReviewRows { rows, by_status, types, zero_or_default }
     }
-    let mut by_status = std::collections::BTreeMap::<&str, usize>::new();
-    for r in rows {
-        *by_status.entry(r.status.as_str()).or_insert(0) += 1;
+
+    /// The rows matching `query` (one of its statuses, its type, the text in the name or URN
+    /// whatever its case), one page of them from its offset, and what the filters offer over
+    /// all rows.
+    pub fn page(&self, query: &ReviewQuery) -> ReviewPage {
+        let needle = query.filter.to_lowercase();
+        let statuses: Vec<&str> = query.status.split(',').filter(|s| !s.is_empty()).collect();
+        let matches = |r: &ReviewRow| {
+            (statuses.is_empty() || statuses.contains(&r.status.as_str()))
+                && (query.type_.is_empty() || r.type_ == query.type_)
+                && (needle.is_empty() || r.name.to_lowercase().contains(&needle) || r.urn.to_lowercase().contains(&needle))
+        };
+        let limit = if query.limit == 0 { MAX_REVIEW_ROWS } else { query.limit.min(MAX_REVIEW_ROWS) };
+        let (mut matched, mut page) = (0, Vec::new());
+        for r in self.rows.iter().filter(|r| matches(r)) {
+            if matched >= query.offset && page.len() < limit {
+                page.push(r.clone());
+            }
+            matched += 1;
+        }
+        ReviewPage {
+            total: self.rows.len(),
+            matched,
+            offset: query.offset.min(matched),
+            rows: page,
+            by_status: self.by_status.clone(),
+            types: self.types.clone(),
+            zero_or_default: self.zero_or_default,
+        }
     }
-    let types: BTreeSet<&str> = rows.iter().map(|r| r.type_.as_str()).collect();
-    ReviewPage {
-        total: rows.len(),
-        matched,
-        offset: query.offset.min(matched),
-        rows: page,
-        by_status: by_status.into_iter().map(|(s, n)| (s.to_string(), n)).collect(),
-        types: types.into_iter().map(str::to_string).collect(),
-        zero_or_default: rows.iter().map(|r| r.zero_or_default).sum(),
+
+    /// How many rows there are (what the cache weighs them by).
+    pub fn weight(&self) -> usize {
+        self.rows.len()
     }
 }
 
@@ -292,19 +315,19 @@ impl StackService {
 
     /// The stored preview's results rows, made once and kept (a stored preview never changes),
     /// so paging through 10,000 of them does not parse the preview for each page.
-    async fn rows_of(&self, r: &PreviewRef) -> Result<Arc<Vec<ReviewRow>>, ServiceError> {
+    async fn rows_of(&self, r: &PreviewRef) -> Result<Arc<ReviewRows>, ServiceError> {
         let id = self.preview_id(r).await?;
         if let Some(hit) = self.review_rows.lock().expect("review rows lock").get(&id) {
             return Ok(hit);
         }
-        let rows = Arc::new(review_rows(&self.preview(&id).await?));
-        self.review_rows.lock().expect("review rows lock").insert(id, rows.clone(), rows.len());
+        let rows = Arc::new(ReviewRows::of(&self.preview(&id).await?));
+        self.review_rows.lock().expect("review rows lock").insert(id, rows.clone(), rows.weight());
         Ok(rows)
     }
 
-    /// One page of the stored preview's results (see [`review_page`]).
+    /// One page of the stored preview's results (see [`ReviewRows::page`]).
     pub async fn review_page(&self, r: &PreviewRef, query: &ReviewQuery) -> Result<ReviewPage, ServiceError> {
-        Ok(review_page(&self.rows_of(r).await?, query))
+        Ok(self.rows_of(r).await?.page(query))
     }
 
     pub async fn review_detail(&self, r: &PreviewRef, urn: &str) -> Result<ReviewDetail, ServiceError> {

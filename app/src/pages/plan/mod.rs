@@ -100,7 +100,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         }
         shown_preview.set_value(Some(p.clone()));
         leptos::task::spawn_local(async move {
-            match crate::browser::get_json::<ReviewPage>(&results::page_url(&p, "", "", "", 0, results::PAGE_ROWS)).await {
+            match crate::browser::get_json::<ReviewPage>(&results::page_url(&p, "", "", "", 0, crate::pages::paged::PAGE_ROWS)).await {
                 Ok(r) => stored.set(Some(r)),
                 Err(e) => problem.set(Some(e)),
             }

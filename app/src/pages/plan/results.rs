@@ -3,24 +3,33 @@
 //! arrive; once stored, the server filters them and the table fetches the pages the user
 //! scrolls to, so a 10,000-import plan's page holds a screenful, not every row.
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ferry_types::{PreviewRef, ReviewPage, ReviewRow};
 use leptos::prelude::*;
 
+use crate::pages::paged::{PagedRows, PAGE_ROWS};
+
 /// Every row has this height (CSS `.results-table .row` says the same).
 const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 10;
 const VIEWPORT_ROWS: usize = 20;
-/// Rows fetched at a time from a stored preview.
-pub(crate) const PAGE_ROWS: usize = 100;
 
 /// A page of the stored preview's results: the rows with one of `statuses` (comma-separated),
 /// of `type_`, whose name or URN holds `filter`.
 pub(super) fn page_url(preview: &PreviewRef, statuses: &str, type_: &str, filter: &str, offset: usize, limit: usize) -> String {
     use crate::format::encode_query_value as q;
     format!("{}/review?status={}&type={}&filter={}&offset={offset}&limit={limit}", preview.api_base(), q(statuses), q(type_), q(filter))
+}
+
+/// A page of a stored preview's results, fetched by the browser (the server renders the first
+/// page with the plan's page; it never fetches one).
+async fn fetch_page(url: String) -> Result<ReviewPage, String> {
+    #[cfg(feature = "hydrate")]
+    return crate::browser::get_json::<ReviewPage>(&url).await;
+    #[cfg(not(feature = "hydrate"))]
+    Err(format!("{url} is fetched in the browser"))
 }
 
 #[component]
@@ -35,7 +44,6 @@ pub(super) fn ResultsTable(
     let text = RwSignal::new(String::new());
     let scroll_top = RwSignal::new(0.0f64);
     let scroller = NodeRef::<leptos::html::Div>::new();
-    let error = RwSignal::new(None::<String>);
 
     // Live: the events so far, filtered here.
     let live_matches = Memo::new(move |_| {
@@ -57,11 +65,8 @@ pub(super) fn ResultsTable(
     // Stored: the pages fetched under the current filters, and how many rows match them (the
     // page comes with the first, so the server renders it).
     let first_page = stored.get_untracked();
-    let pages = RwSignal::new(first_page.iter().map(|p| (0, Arc::new(p.rows.clone()))).collect::<HashMap<usize, Arc<Vec<ReviewRow>>>>());
-    let stored_matched = RwSignal::new(first_page.as_ref().map_or(0, |p| p.matched));
-    let requested = StoredValue::new(first_page.iter().map(|_| 0).collect::<HashSet<usize>>());
-    // Bumped by each new filter or preview: answers to an older query are dropped.
-    let generation = RwSignal::new(0u64);
+    let pages = PagedRows::new(first_page.as_ref().map_or(0, |p| p.matched), first_page.map(|p| p.rows));
+    let stored_matched = pages.matched;
     let filtered = move || !status.with_untracked(String::is_empty) || !type_.with_untracked(String::is_empty) || !text.with_untracked(String::is_empty);
 
     let first = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
@@ -82,21 +87,10 @@ pub(super) fn ResultsTable(
     // with the preview; anything else is fetched). New filters go back to the top; the stored
     // rows taking over from the live ones keep the place the user scrolled to.
     let requery = move |to_top: bool| {
-        generation.update(|g| *g += 1);
-        error.set(None);
-        let first_page = stored.with_untracked(|s| s.clone()).filter(|_| !filtered());
-        match first_page {
-            Some(p) => {
-                stored_matched.set(p.matched);
-                pages.set(HashMap::from([(0, Arc::new(p.rows))]));
-                requested.set_value(HashSet::from([0]));
-            }
-            None => {
-                pages.set(HashMap::new());
-                requested.set_value(HashSet::new());
-                // Until the first answer, the scroller keeps its height.
-                stored_matched.set(stored.with_untracked(|s| s.as_ref().map_or(0, |s| s.total)));
-            }
+        match stored.with_untracked(|s| s.clone()).filter(|_| !filtered()) {
+            Some(p) => pages.reset(p.matched, Some(p.rows)),
+            // Until the first answer, the scroller keeps its height.
+            None => pages.reset(stored.with_untracked(|s| s.as_ref().map_or(0, |s| s.total)), None),
         }
         if to_top {
             scroll_top.set(0.0);
@@ -113,39 +107,15 @@ pub(super) fn ResultsTable(
     // In the browser, for a stored preview: fetch the pages the rows in view fall on.
     Effect::new(move |_| {
         let range = shown();
-        let _asked_in = generation.get();
+        let _new_query = pages.generation();
         let Some(p) = preview.get() else { return };
-        if live.with(Option::is_some) || stored.with(Option::is_none) || range.is_empty() {
+        if live.with(Option::is_some) || stored.with(Option::is_none) {
             return;
         }
-        for page in range.start / PAGE_ROWS..=(range.end - 1) / PAGE_ROWS {
-            if !requested.try_update_value(|r| r.insert(page)).unwrap_or(false) {
-                continue;
-            }
-            let _url = page_url(&p, &status.get_untracked(), &type_.get_untracked(), &text.get_untracked(), page * PAGE_ROWS, PAGE_ROWS);
-            #[cfg(feature = "hydrate")]
-            leptos::task::spawn_local(async move {
-                let answer = crate::browser::get_json::<ReviewPage>(&_url).await;
-                if generation.get_untracked() != _asked_in {
-                    return;
-                }
-                match answer {
-                    Ok(p) => {
-                        stored_matched.set(p.matched);
-                        pages.update(|pages| {
-                            pages.insert(page, Arc::new(p.rows));
-                        });
-                    }
-                    Err(e) => {
-                        // Asked again on the next scroll.
-                        requested.update_value(|r| {
-                            r.remove(&page);
-                        });
-                        error.set(Some(e));
-                    }
-                }
-            });
-        }
+        pages.fetch(range, |offset| {
+            let url = page_url(&p, &status.get_untracked(), &type_.get_untracked(), &text.get_untracked(), offset, PAGE_ROWS);
+            async move { fetch_page(url).await.map(|p| (p.matched, p.rows)) }
+        });
     });
 
     let statuses = Memo::new(move |_| match live.with(|r| r.as_ref().map(|r| r.iter().map(|r| r.status.clone()).collect::<BTreeSet<_>>())) {
@@ -163,7 +133,7 @@ pub(super) fn ResultsTable(
                 let m = m.as_deref().unwrap_or_default();
                 range.filter_map(|i| m.get(i).map(|&at| (i, Some(all[at].clone())))).collect::<Vec<_>>()
             }),
-            None => pages.with(|pages| range.map(|i| (i, pages.get(&(i / PAGE_ROWS)).and_then(|rows| rows.get(i % PAGE_ROWS)).cloned())).collect()),
+            None => pages.rows(range),
         }
     };
     let spacer_top = move || format!("height:{}px", shown().start as f64 * ROW_HEIGHT);
@@ -188,7 +158,7 @@ pub(super) fn ResultsTable(
             <input type="search" id="results-filter" placeholder="Filter by name or URN"
                 on:input=move |ev| { text.set(event_target_value(&ev)); changed(); }/>
             <span class="count" id="results-count">{move || format!("{} of {} resources", matched(), all())}</span>
-            {move || error.get().map(|e| view! { <span class="error" id="results-error">{e}</span> })}
+            {move || pages.error.get().map(|e| view! { <span class="error" id="results-error">{e}</span> })}
         </div>
         <div class="resource-table results-table" id="plan-results" role="table" aria-label="Preview results">
             <div class="row head" role="row">
