@@ -14,7 +14,8 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       rustc-web cargo-web rust-web-src rust-web-llvm lld-22 gcc libc6-dev ca-certificates curl git nodejs npm \
  && rm -rf /var/lib/apt/lists/*
-ENV PATH=/src/end2end/node_modules/.bin:/usr/bin:/root/.cargo/bin:$PATH CARGO_TERM_COLOR=never
+# scripts/lib.sh puts the npm tools and cargo's installs on PATH itself, relative to the checkout.
+ENV CARGO_TERM_COLOR=never
 # wasm-bindgen's CLI, the version of the crate in Cargo.lock (not --locked: see scripts/lib.sh).
 RUN cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION"
 WORKDIR /src

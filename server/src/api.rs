@@ -329,7 +329,7 @@ async fn create_preview(
             request.passphrase = passphrase(&headers)?;
             stacks.preview_program(&id, request).await?
         }
-        PreviewBody::Spec(text, spec) => stacks.preview_import(&id, &text, &spec, None, Default::default()).await?,
+        PreviewBody::Spec(text, spec) => stacks.preview_import(&id, &text, spec, None, Default::default()).await?,
     };
     Ok((StatusCode::CREATED, Json(record)).into_response())
 }

@@ -53,7 +53,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
 
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let code_request = code_request(&args)?;
-    let record = service.preview_import(&stack_id, &spec, &parsed, None, Default::default()).await?;
+    let record = service.preview_import(&stack_id, &spec, parsed, None, Default::default()).await?;
     let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase.clone(), false).await) };
 
     if args.json {

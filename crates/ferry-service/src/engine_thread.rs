@@ -1,9 +1,10 @@
 //! Engine runs on threads of their own. An import preview drives thousands of plugin calls
 //! from one future; on a runtime worker that future shares its thread with the connections it
-//! waits on and with every other request, and a 10,000-import preview took a third longer
-//! than the engine bench, which drives the same future from a thread of its own. Here it runs
-//! as the bench runs it, and the runtime's workers stay free to serve the calls' answers and
-//! other users' pages.
+//! waits on and with every other request, while the engine bench drives the same future from a
+//! thread of its own. Here it runs as the bench runs it, and the runtime's workers stay free to
+//! serve the calls' answers and other users' pages. (Measured on 2026-11-25: the server's run of
+//! 10,000 imports went from a median of 2.29 s to 2.09 s, a gain within that machine's noise;
+//! the bench took 1.66 s. The README has the figures.)
 
 use std::future::Future;
 

@@ -59,12 +59,13 @@ impl StackService {
     /// Runs an import preview against the stack's latest version and stores it, telling
     /// `progress` of each resource as it finishes. Writes nothing to the stack. The spec comes
     /// read and checked (its text is what the preview keeps as its source), so no caller parses
-    /// it twice.
+    /// it twice; it is the run's own (the run goes on a thread of its own, see
+    /// [`crate::engine_thread`]).
     pub async fn preview_import(
         &self,
         stack_id: &str,
         spec_text: &str,
-        spec: &ImportSpec,
+        spec: ImportSpec,
         progress: Option<ferry_engine::progress::Progress>,
         strategy: ImportStrategy,
     ) -> Result<PreviewRecord, ServiceError> {
@@ -77,11 +78,11 @@ impl StackService {
 
         let started = std::time::Instant::now();
         let providers = self.plugin_providers(stack_id).await?;
-        if let Err(e) = parameterize_packages(spec, &providers).await {
+        if let Err(e) = parameterize_packages(&spec, &providers).await {
             providers.shutdown().await;
             return Err(e);
         }
-        let (spec, run_version) = (spec.clone(), version.clone());
+        let run_version = version.clone();
         let (project, stack) = (project.to_string(), stack.to_string());
         let run = async move {
             let ctx = StackContext { stack: &stack, project: &project, deployment: &run_version.deployment };

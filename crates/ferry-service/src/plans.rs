@@ -302,7 +302,7 @@ impl StackService {
                     }
                     (_, Some(spec)) => {
                         let parsed = ferry_engine::import_spec::parse_import_spec(spec)?;
-                        service.preview_import(&stack_id, spec, &parsed, Some(progress), options.strategy).await?
+                        service.preview_import(&stack_id, spec, parsed, Some(progress), options.strategy).await?
                     }
                     _ => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
                 };

@@ -100,7 +100,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         }
         shown_preview.set_value(Some(p.clone()));
         leptos::task::spawn_local(async move {
-            match crate::browser::get_json::<ReviewPage>(&results::page_url(&p, "", "", "", 0, crate::pages::paged::PAGE_ROWS)).await {
+            match results::fetch_page(results::page_url(&p, "", "", "", 0, crate::pages::paged::PAGE_ROWS)).await {
                 Ok(r) => stored.set(Some(r)),
                 Err(e) => problem.set(Some(e)),
             }
@@ -440,7 +440,7 @@ fn Commit(
         let _url = results::page_url(&_preview_ref, &WRITES.join(","), "", "", 0, NAMED_WRITES);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            named.set(Some(crate::browser::get_json::<ReviewPage>(&_url).await));
+            named.set(Some(results::fetch_page(_url).await));
         });
     });
     let commit = move |_| {

@@ -25,7 +25,7 @@ pub(super) fn page_url(preview: &PreviewRef, statuses: &str, type_: &str, filter
 
 /// A page of a stored preview's results, fetched by the browser (the server renders the first
 /// page with the plan's page; it never fetches one).
-async fn fetch_page(url: String) -> Result<ReviewPage, String> {
+pub(super) async fn fetch_page(url: String) -> Result<ReviewPage, String> {
     #[cfg(feature = "hydrate")]
     return crate::browser::get_json::<ReviewPage>(&url).await;
     #[cfg(not(feature = "hydrate"))]
@@ -66,13 +66,12 @@ pub(super) fn ResultsTable(
     // page comes with the first, so the server renders it).
     let first_page = stored.get_untracked();
     let pages = PagedRows::new(first_page.as_ref().map_or(0, |p| p.matched), first_page.map(|p| p.rows));
-    let stored_matched = pages.matched;
     let filtered = move || !status.with_untracked(String::is_empty) || !type_.with_untracked(String::is_empty) || !text.with_untracked(String::is_empty);
 
     let first = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
     let matched = move || match live_matches.with(|m| m.as_ref().map(Vec::len)) {
         Some(n) => n,
-        None => stored_matched.get(),
+        None => pages.matched.get(),
     };
     let all = move || match live.with(|r| r.as_ref().map(|r| r.len())) {
         Some(n) => n,
