@@ -20,6 +20,19 @@ pub fn resource_link(stack_id: &str, view: &str, urn: &str) -> String {
     format!("/stacks/{stack_id}{view}?r={}", encode_query_value(urn))
 }
 
+/// The first `lines` lines of `text` (what a screen shows before the editor takes over), and
+/// how many lines follow them.
+pub fn first_lines(text: &str, lines: usize) -> (&str, usize) {
+    match text.match_indices('\n').nth(lines.saturating_sub(1)) {
+        Some((end, _)) if lines > 0 => {
+            let rest = &text[end + 1..];
+            (&text[..end + 1], rest.lines().count())
+        }
+        _ if lines == 0 => ("", text.lines().count()),
+        _ => (text, 0),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -30,5 +43,19 @@ mod tests {
         assert_eq!(urn_name(urn), "name::with::colons");
         assert_eq!(urn_name("plain"), "plain");
         assert_eq!(resource_link("s1", "/graph", "urn:pulumi:d::p::t::n $x"), "/stacks/s1/graph?r=urn%3Apulumi%3Ad%3A%3Ap%3A%3At%3A%3An%20%24x");
+    }
+
+    #[test]
+    fn first_lines_keep_a_screenful_and_count_the_rest() {
+        assert_eq!(first_lines("a\nb\nc\n", 2), ("a\nb\n", 1));
+        assert_eq!(first_lines("a\nb\nc", 2), ("a\nb\n", 1));
+        assert_eq!(first_lines("a\nb\n", 2), ("a\nb\n", 0));
+        assert_eq!(first_lines("a\nb", 5), ("a\nb", 0));
+        assert_eq!(first_lines("", 5), ("", 0));
+        assert_eq!(first_lines("a\nb", 0), ("", 2));
+        // What is shown and what follows make the whole text, line for line.
+        let text = (0..500).map(|i| format!("line {i}\n")).collect::<String>();
+        let (shown, rest) = first_lines(&text, 120);
+        assert_eq!((shown.lines().count() + rest, text.starts_with(shown)), (500, true));
     }
 }

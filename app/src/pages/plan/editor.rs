@@ -1,7 +1,7 @@
 //! The plan's source editor: Monaco with the import file's JSON schema (or YAML for programs),
 //! completion from the providers' schemas and the stack, and the server's problems underlined
-//! as the user types (checked a moment after typing stops). The text is also rendered as
-//! plain text on the server, for the page before it hydrates and without JavaScript.
+//! as the user types (checked a moment after typing stops). A screenful of the text is also
+//! rendered as plain text on the server, for the page before it hydrates and without JavaScript.
 
 use ferry_types::EditorMarker;
 use leptos::prelude::*;
@@ -21,7 +21,17 @@ impl SourceKind {
             SourceKind::Program => "program",
         }
     }
+
+    fn noun(self) -> &'static str {
+        match self {
+            SourceKind::Spec => "import spec",
+            SourceKind::Program => "program",
+        }
+    }
 }
+
+/// The lines of the text rendered before the editor mounts: more than a screen holds.
+const SHOWN_LINES: usize = 120;
 
 /// How long typing must pause before the server checks the text.
 #[cfg(feature = "hydrate")]
@@ -59,9 +69,15 @@ pub(super) fn SourceEditor(
         SourceKind::Spec => "spec-editor",
         SourceKind::Program => "program-editor",
     };
+    // Before the editor mounts (and without JavaScript) the page shows a screenful of the text:
+    // the whole of it is in the data the page hydrates from, and sending a 10,000-entry spec a
+    // second time would double the page.
+    let (shown, more) = crate::format::first_lines(&initial, SHOWN_LINES);
+    let more = (more > 0).then(|| format!("… {more} more lines: the editor shows the whole {}", kind.noun()));
     view! {
         <div class="editor-host" id=id node_ref=host data-mounted=move || mounted.get().to_string()></div>
-        <pre id=format!("{id}-text") class="source" class:hidden=move || mounted.get()>{initial}</pre>
+        <pre id=format!("{id}-text") class="source" class:hidden=move || mounted.get()>{shown.to_string()}</pre>
+        {more.map(|more| view! { <p class="source-more" class:hidden=move || mounted.get()>{more}</p> })}
     }
 }
 

@@ -827,17 +827,19 @@ impl<'a> Generator<'a> {
     /// Keeps an old resource's state as it was (its registration failed).
     fn keep_old(&self, seq: usize, i: usize) {
         let (inputs, outputs) = self.old_props(i).unwrap_or_default();
-        self.put(seq, self.old_state(i, inputs, outputs, false));
+        self.put(seq, self.old_state(i, inputs, outputs));
     }
 
     /// Keeps an old resource exactly as it is, without a step: the program of an imports-scope
-    /// plan does not declare it. Nothing is decoded (its secrets need no passphrase).
+    /// plan does not declare it. Nothing is decoded (its secrets need no passphrase) and nothing
+    /// copied: the state is its position in the base, so a plan over a big stack costs what it
+    /// changes, not the stack.
     fn untouched(&self, seq: usize, i: usize) {
-        self.put(seq, self.old_state(i, PropertyMap::new(), PropertyMap::new(), true));
+        self.put(seq, ResourceState::kept(i));
     }
 
-    /// The old entry `i` as a resource state (`verbatim`: written back exactly as stored).
-    fn old_state(&self, i: usize, inputs: PropertyMap, outputs: PropertyMap, verbatim: bool) -> ResourceState {
+    /// The old entry `i` as a resource state with the given properties, written anew.
+    fn old_state(&self, i: usize, inputs: PropertyMap, outputs: PropertyMap) -> ResourceState {
         let r = &self.olds[i];
         ResourceState {
             urn: r.urn.clone(),
@@ -856,7 +858,7 @@ impl<'a> Generator<'a> {
             retain_on_delete: false,
             import_id: None,
             base: Some(i),
-            verbatim,
+            verbatim: false,
         }
     }
 
@@ -1620,7 +1622,7 @@ impl<'a> Generator<'a> {
         }
         let mutated = s.mutated;
         drop(s);
-        (steps, super::snapshot::dependency_order(states), mutated, untouched)
+        (steps, super::snapshot::dependency_order(states, self.olds), mutated, untouched)
     }
 }
 

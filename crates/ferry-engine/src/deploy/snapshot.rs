@@ -14,14 +14,17 @@ use super::step::ResourceState;
 use ferry_property::json::{encode_map, EncodeOptions, SecretEncoding};
 
 /// Stable topological order: each resource after its parent, provider and dependencies
-/// (those among `states`), otherwise in the given order.
-pub fn dependency_order(states: Vec<ResourceState>) -> Vec<ResourceState> {
-    let index: HashMap<String, usize> = states.iter().enumerate().map(|(i, s)| (s.urn.clone(), i)).collect();
-    let deps: Vec<Vec<usize>> = states
+/// (those among `states`), otherwise in the given order. A state kept by its position in `base`
+/// ([`ResourceState::kept`]) is ordered by the base's entry, which is what it is written as.
+pub fn dependency_order(states: Vec<ResourceState>, base: &[Resource]) -> Vec<ResourceState> {
+    // Borrowed, not cloned: a plan over a 100,000-resource stack orders every kept resource.
+    let edges: Vec<Edges<'_>> = states.iter().map(|s| Edges::of(s, base)).collect();
+    let index: HashMap<&str, usize> = edges.iter().enumerate().map(|(i, e)| (e.urn, i)).collect();
+    let deps: Vec<Vec<usize>> = edges
         .iter()
-        .map(|s| {
-            let provider = s.provider.as_deref().and_then(split_provider_reference).map(|(u, _)| u.to_string());
-            s.parent.iter().cloned().chain(provider).chain(s.dependencies.iter().cloned()).filter_map(|u| index.get(&u).copied()).collect()
+        .map(|e| {
+            let provider = e.provider.and_then(split_provider_reference).map(|(u, _)| u);
+            e.parent.into_iter().chain(provider).chain(e.dependencies.iter().map(String::as_str)).filter_map(|u| index.get(u).copied()).collect()
         })
         .collect();
     let mut placed = vec![false; states.len()];
@@ -69,6 +72,25 @@ pub fn assign_created_ids(states: &mut [ResourceState]) {
     for s in states.iter_mut() {
         if let Some(real) = s.provider.as_ref().and_then(|p| ids.get(p)) {
             s.provider = Some(real.clone());
+        }
+    }
+}
+
+/// What orders one state: its URN and the URNs it follows.
+struct Edges<'a> {
+    urn: &'a str,
+    parent: Option<&'a str>,
+    provider: Option<&'a str>,
+    dependencies: &'a [String],
+}
+
+impl<'a> Edges<'a> {
+    fn of(s: &'a ResourceState, base: &'a [Resource]) -> Edges<'a> {
+        match s.kept_entry(base) {
+            Some(r) => {
+                Edges { urn: &r.urn, parent: r.parent.as_deref(), provider: r.provider.as_deref(), dependencies: r.dependencies.as_deref().unwrap_or(&[]) }
+            }
+            None => Edges { urn: &s.urn, parent: s.parent.as_deref(), provider: s.provider.as_deref(), dependencies: &s.dependencies },
         }
     }
 }
@@ -207,5 +229,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A state kept by its position is ordered by its base entry: a new resource whose parent
+    /// and dependency are kept ones follows them, and kept ones follow each other as the base
+    /// says, though they carry no URN of their own.
+    #[test]
+    fn kept_states_are_ordered_by_their_base_entries() {
+        let base: Deployment = serde_json::from_value(json!({"resources": [
+            {"urn": "urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", "type": "pulumi:pulumi:Stack"},
+            {"urn": "urn:pulumi:s::p::t:i:A::a", "type": "t:i:A", "custom": true, "id": "1", "parent": "urn:pulumi:s::p::pulumi:pulumi:Stack::p-s"},
+        ]}))
+        .unwrap();
+        let mut new = ResourceState::bare("urn:pulumi:s::p::t:i:C::c".into(), "t:i:C".into(), None);
+        new.parent = Some("urn:pulumi:s::p::pulumi:pulumi:Stack::p-s".into());
+        new.dependencies = vec!["urn:pulumi:s::p::t:i:A::a".into()];
+        let ordered = dependency_order(vec![new, ResourceState::kept(1), ResourceState::kept(0)], base.resources());
+        let urns: Vec<&str> = ordered.iter().map(|s| s.urn_in(base.resources())).collect();
+        assert_eq!(urns, ["urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", "urn:pulumi:s::p::t:i:A::a", "urn:pulumi:s::p::t:i:C::c"]);
     }
 }

@@ -352,6 +352,17 @@ impl ResourceState {
     pub fn kept(base: usize) -> ResourceState {
         ResourceState { verbatim: true, ..ResourceState::bare(String::new(), String::new(), Some(base)) }
     }
+
+    /// The base entry this state is written as, when it is kept verbatim: its fields are the
+    /// entry's (a [`ResourceState::kept`] carries no copy of them).
+    pub fn kept_entry<'a>(&self, base: &'a [ferry_state::deployment::Resource]) -> Option<&'a ferry_state::deployment::Resource> {
+        self.base.filter(|_| self.verbatim).and_then(|i| base.get(i))
+    }
+
+    /// The URN this state is written under (a kept state's is its base entry's).
+    pub fn urn_in<'a>(&'a self, base: &'a [ferry_state::deployment::Resource]) -> &'a str {
+        self.kept_entry(base).map_or(self.urn.as_str(), |r| r.urn.as_str())
+    }
 }
 
 /// A property map as state JSON with secrets in plaintext: the sealed payload's encoding.
