@@ -20,16 +20,30 @@ pub fn resource_link(stack_id: &str, view: &str, urn: &str) -> String {
     format!("/stacks/{stack_id}{view}?r={}", encode_query_value(urn))
 }
 
-/// The first `lines` lines of `text` (what a screen shows before the editor takes over), and
-/// how many lines follow them.
-pub fn first_lines(text: &str, lines: usize) -> (&str, usize) {
-    match text.match_indices('\n').nth(lines.saturating_sub(1)) {
-        Some((end, _)) if lines > 0 => {
-            let rest = &text[end + 1..];
-            (&text[..end + 1], rest.lines().count())
-        }
-        _ if lines == 0 => ("", text.lines().count()),
-        _ => (text, 0),
+/// A screenful of `text`: its first `lines` lines, and no more than `bytes` bytes of them (a
+/// compact JSON spec is one long line), cut at a character boundary; and the text that follows.
+pub fn screenful(text: &str, lines: usize, bytes: usize) -> (&str, &str) {
+    let by_lines = match text.match_indices('\n').nth(lines.saturating_sub(1)) {
+        Some((end, _)) if lines > 0 => end + 1,
+        _ if lines == 0 => 0,
+        _ => text.len(),
+    };
+    let mut end = by_lines.min(bytes);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    text.split_at(end)
+}
+
+/// What a screenful leaves out, as a reader would say it: lines when it ended at a line's end,
+/// kilobytes when it cut a long line.
+pub fn left_out(shown: &str, rest: &str) -> Option<String> {
+    if rest.is_empty() {
+        None
+    } else if shown.is_empty() || shown.ends_with('\n') {
+        Some(format!("{} more lines", rest.lines().count()))
+    } else {
+        Some(format!("{} kB more", rest.len().div_ceil(1024)))
     }
 }
 
@@ -46,16 +60,20 @@ mod tests {
     }
 
     #[test]
-    fn first_lines_keep_a_screenful_and_count_the_rest() {
-        assert_eq!(first_lines("a\nb\nc\n", 2), ("a\nb\n", 1));
-        assert_eq!(first_lines("a\nb\nc", 2), ("a\nb\n", 1));
-        assert_eq!(first_lines("a\nb\n", 2), ("a\nb\n", 0));
-        assert_eq!(first_lines("a\nb", 5), ("a\nb", 0));
-        assert_eq!(first_lines("", 5), ("", 0));
-        assert_eq!(first_lines("a\nb", 0), ("", 2));
-        // What is shown and what follows make the whole text, line for line.
+    fn a_screenful_keeps_lines_and_bytes_and_says_what_follows() {
+        assert_eq!(screenful("a\nb\nc\n", 2, 100), ("a\nb\n", "c\n"));
+        assert_eq!(screenful("a\nb\nc", 2, 100), ("a\nb\n", "c"));
+        assert_eq!(screenful("a\nb", 5, 100), ("a\nb", ""));
+        assert_eq!(screenful("", 5, 100), ("", ""));
+        assert_eq!(screenful("a\nb", 0, 100), ("", "a\nb"));
+        // One long line is cut by bytes, never inside a character.
+        assert_eq!(screenful("ab\u{e9}cd", 5, 3), ("ab", "\u{e9}cd"));
+        assert_eq!(left_out("a\nb\n", "c\nd"), Some("2 more lines".into()));
+        assert_eq!(left_out("ab", &"x".repeat(2048)), Some("2 kB more".into()));
+        assert_eq!(left_out("ab", ""), None);
+        // What is shown and what follows make the whole text.
         let text = (0..500).map(|i| format!("line {i}\n")).collect::<String>();
-        let (shown, rest) = first_lines(&text, 120);
-        assert_eq!((shown.lines().count() + rest, text.starts_with(shown)), (500, true));
+        let (shown, rest) = screenful(&text, 120, 16 * 1024);
+        assert_eq!((shown.lines().count(), format!("{shown}{rest}") == text), (120, true));
     }
 }

@@ -30,8 +30,9 @@ impl SourceKind {
     }
 }
 
-/// The lines of the text rendered before the editor mounts: more than a screen holds.
+/// How much of the text is rendered before the editor mounts: more than a screen holds.
 const SHOWN_LINES: usize = 120;
+const SHOWN_BYTES: usize = 16 * 1024;
 
 /// How long typing must pause before the server checks the text.
 #[cfg(feature = "hydrate")]
@@ -72,8 +73,8 @@ pub(super) fn SourceEditor(
     // Before the editor mounts (and without JavaScript) the page shows a screenful of the text:
     // the whole of it is in the data the page hydrates from, and sending a 10,000-entry spec a
     // second time would double the page.
-    let (shown, more) = crate::format::first_lines(&initial, SHOWN_LINES);
-    let more = (more > 0).then(|| format!("… {more} more lines: the editor shows the whole {}", kind.noun()));
+    let (shown, rest) = crate::format::screenful(&initial, SHOWN_LINES, SHOWN_BYTES);
+    let more = crate::format::left_out(shown, rest).map(|more| format!("… {more}: the editor shows the whole {}", kind.noun()));
     view! {
         <div class="editor-host" id=id node_ref=host data-mounted=move || mounted.get().to_string()></div>
         <pre id=format!("{id}-text") class="source" class:hidden=move || mounted.get()>{shown.to_string()}</pre>
