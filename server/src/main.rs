@@ -15,6 +15,29 @@ use server::{router, AppState};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// `mi_option_purge_delay` in mimalloc.h's `mi_option_e` (the crate names no constant for it;
+/// the test below checks the number against the option's documented default).
+const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
+
+/// mimalloc 3 gives freed memory back to the system a second after it was freed, and only when
+/// the thread that freed it allocates again: a preview's run, on a thread that then ends, and a
+/// commit's transient copies stayed resident. With 10 ms (mimalloc 2's delay), measured on a
+/// 100,000-resource stack, the commit peaked at 450 MB instead of 628 MB, the server sat at
+/// ~200 MB between requests instead of ~390 MB, and the preview and commit took as long; with
+/// no delay at all previews were ~10% slower. Set before any other thread starts (mimalloc's
+/// options are not thread-safe to set). An operator's own `MIMALLOC_PURGE_DELAY` (milliseconds)
+/// is left to mimalloc, which reads it.
+const PURGE_DELAY_MS: std::ffi::c_long = 10;
+
+/// Sets mimalloc's purge delay to [`PURGE_DELAY_MS`].
+fn release_freed_memory_soon() {
+    if std::env::var_os("MIMALLOC_PURGE_DELAY").is_some() {
+        return;
+    }
+    // SAFETY: a plain option write, made while this is the process's only thread.
+    unsafe { libmimalloc_sys::mi_option_set(MI_OPTION_PURGE_DELAY, PURGE_DELAY_MS) };
+}
+
 mod cli;
 mod discover_cmd;
 mod import_cmd;
@@ -97,6 +120,7 @@ struct ServeArgs {
 const THREAD_STACK_BYTES: usize = 8 << 20;
 
 fn main() {
+    release_freed_memory_soon();
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(THREAD_STACK_BYTES).build().expect("the async runtime starts");
     runtime.block_on(run());
 }
@@ -202,4 +226,18 @@ async fn shutdown() {
     let term = std::future::pending::<()>();
     tokio::select! { _ = ctrl_c => {}, _ = term => {} }
     tracing::info!("shutting down");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The option number is mimalloc's purge delay: its documented default (1000 ms in mimalloc
+    /// 3) until this process sets it. A mimalloc whose options are numbered otherwise fails here,
+    /// not silently in production.
+    #[test]
+    fn the_purge_delay_option_is_the_one_set() {
+        // SAFETY: a read of an option; no test here writes it.
+        assert_eq!(unsafe { libmimalloc_sys::mi_option_get(MI_OPTION_PURGE_DELAY) }, 1000);
+    }
 }

@@ -121,7 +121,8 @@ fn every_state_fixture_decodes_and_encodes_back_unchanged() {
             let encrypt = |s: &str| b64(s);
             let decrypt = |s: &str| un_b64(s);
             for r in state.deployment.resources() {
-                for map in [&r.inputs, &r.outputs].into_iter().flatten() {
+                for properties in [&r.inputs, &r.outputs].into_iter().flatten() {
+                    let map = &properties.to_map();
                     let decoded = decode_map(map, "", &DecodeOptions { decrypt: b64_state.then_some(&decrypt as _) })
                         .unwrap_or_else(|e| panic!("{}: {}: {e}", path.display(), r.urn));
                     let opts = EncodeOptions { secrets: SecretEncoding::Encrypt(&encrypt), ..EncodeOptions::wire() };

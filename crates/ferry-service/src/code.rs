@@ -64,8 +64,7 @@ pub struct GeneratedCode {
 fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
     let decrypt = |ct: &str| secrets.decrypt(ct);
     let opts = DecodeOptions { decrypt: Some(&decrypt) };
-    let empty = serde_json::Map::new();
-    let decode = |m: Option<&serde_json::Map<String, serde_json::Value>>| decode_map(m.unwrap_or(&empty), "", &opts).unwrap_or_default();
+    let decode = |m: Option<&ferry_state::Properties>| decode_map(&m.map(ferry_state::Properties::to_map).unwrap_or_default(), "", &opts).unwrap_or_default();
     SourceResource {
         urn: r.urn.clone(),
         name: ferry_state::urn::name_of(&r.urn).to_string(),

@@ -2,9 +2,9 @@
 
 use ferry_state::sig::{for_each_secret, mask_secrets};
 use ferry_state::urn::{name_of, split_provider_reference};
-use ferry_state::Resource;
+use ferry_state::{Properties, Resource};
 pub use ferry_types::{ResourceDetail, ResourcePage, ResourceRow, RowQuery};
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use crate::{LoadedVersion, ServiceError};
 
@@ -22,18 +22,12 @@ pub(crate) fn row(r: &Resource) -> ResourceRow {
     }
 }
 
-fn pretty_masked(map: &Option<Map<String, Value>>) -> String {
-    let value = map.as_ref().map(|m| mask_secrets(&Value::Object(m.clone()))).unwrap_or(Value::Object(Map::new()));
-    serde_json::to_string_pretty(&value).expect("JSON values always serialise")
-}
-
-fn count_secrets(map: &Option<Map<String, Value>>) -> usize {
-    let mut n = 0;
-    if let Some(m) = map {
-        let v = Value::Object(m.clone());
-        for_each_secret(&v, &mut String::new(), &mut |_, _| n += 1);
-    }
-    n
+/// The properties with secrets masked, pretty-printed, and how many secrets they hold.
+fn masked(properties: &Option<Properties>) -> (String, usize) {
+    let value = Value::Object(properties.as_ref().map(Properties::to_map).unwrap_or_default());
+    let mut secrets = 0;
+    for_each_secret(&value, &mut String::new(), &mut |_, _| secrets += 1);
+    (serde_json::to_string_pretty(&mask_secrets(&value)).expect("JSON values always serialise"), secrets)
 }
 
 /// The most rows one page of the table holds: a screenful is some thirty, and a client that
@@ -110,12 +104,13 @@ impl LoadedVersion {
     /// The detail panel for `urn` (the live resource when pending deletes share its URN).
     pub fn detail(&self, urn: &str) -> Option<ResourceDetail> {
         let r = self.resource(urn)?;
+        let ((inputs, input_secrets), (outputs, output_secrets)) = (masked(&r.inputs), masked(&r.outputs));
         Some(ResourceDetail {
             row: row(r),
-            inputs: pretty_masked(&r.inputs),
-            outputs: pretty_masked(&r.outputs),
+            inputs,
+            outputs,
             dependencies: r.dependency_urns().map(str::to_string).collect(),
-            secrets: count_secrets(&r.inputs) + count_secrets(&r.outputs),
+            secrets: input_secrets + output_secrets,
         })
     }
 

@@ -8,6 +8,8 @@ use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::{Map, Value};
 
+use crate::properties::Properties;
+
 /// The deployment: manifest, secrets provider, resources and pending operations.
 ///
 /// `Deserialize` is written out below rather than derived: see [`read_object`].
@@ -107,9 +109,9 @@ pub struct Resource {
     #[serde(rename = "type")]
     pub type_: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inputs: Option<Map<String, Value>>,
+    pub inputs: Option<Properties>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub outputs: Option<Map<String, Value>>,
+    pub outputs: Option<Properties>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parent: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,7 +13,7 @@ use serde_json::Value;
 use crate::deployment::Deployment;
 use crate::error::{ErrorCode, StateError};
 use crate::load::StateWarning;
-use crate::sig::for_each_secret;
+use crate::sig::{for_each_secret, SECRET_SIG};
 
 /// PBKDF2 rounds Pulumi's passphrase provider uses.
 pub const PASSPHRASE_ROUNDS: u32 = 1_000_000;
@@ -127,16 +127,18 @@ pub fn verify_secrets(
     unchecked_ok: bool,
     warnings: &mut Vec<StateWarning>,
 ) -> Result<SecretsSummary, StateError> {
-    let mut ciphertexts: Vec<(String, &Value)> = Vec::new();
+    let mut ciphertexts: Vec<(String, Value)> = Vec::new();
     let mut plaintext = 0usize;
     let mut malformed: Option<String> = None;
     for (i, r) in deployment.resources().iter().enumerate() {
-        for (field, map) in [("inputs", &r.inputs), ("outputs", &r.outputs)] {
-            let Some(map) = map else { continue };
-            for (key, value) in map {
+        for (field, properties) in [("inputs", &r.inputs), ("outputs", &r.outputs)] {
+            // Only objects whose text may hold a secret are parsed: the signature as Pulumi writes
+            // it, or any `\u` escape (which could spell it otherwise).
+            let Some(properties) = properties.as_ref().filter(|p| p.mentions(SECRET_SIG) || p.mentions("\\u")) else { continue };
+            for (key, value) in &properties.to_map() {
                 let mut path = format!("{base}.resources[{i}].{field}.{key}");
                 for_each_secret(value, &mut path, &mut |p, obj| match (obj.get("ciphertext"), obj.get("plaintext")) {
-                    (Some(c), _) => ciphertexts.push((p.to_string(), c)),
+                    (Some(c), _) => ciphertexts.push((p.to_string(), c.clone())),
                     (None, Some(_)) => plaintext += 1,
                     (None, None) => {
                         malformed.get_or_insert_with(|| p.to_string());

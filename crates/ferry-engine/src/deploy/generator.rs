@@ -15,6 +15,7 @@ use std::sync::{Arc, Mutex};
 use ferry_rpc::pulumirpc::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
 use ferry_state::deployment::Resource;
 use ferry_state::urn::{split_provider_reference, Urn};
+use ferry_state::Properties;
 use tokio::sync::{OnceCell, Semaphore};
 
 use super::diff::{engine_diff, explain, from_response, shown_map, DiffDecision};
@@ -451,10 +452,9 @@ impl<'a> Generator<'a> {
 
     fn old_props(&self, i: usize) -> Result<(PropertyMap, PropertyMap), String> {
         let r = &self.olds[i];
-        let empty = serde_json::Map::new();
         let opts = self.decrypt_opts();
-        let decode = |m: Option<&serde_json::Map<String, serde_json::Value>>, what: &str| {
-            decode_map(m.unwrap_or(&empty), "", &opts).map_err(|e| {
+        let decode = |m: Option<&Properties>, what: &str| {
+            decode_map(&m.map(Properties::to_map).unwrap_or_default(), "", &opts).map_err(|e| {
                 if e.message.contains("no key to decrypt") {
                     format!("the stack's {what} of `{}` hold encrypted secrets: give the stack's passphrase", r.urn)
                 } else {

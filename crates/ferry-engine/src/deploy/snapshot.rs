@@ -147,8 +147,8 @@ pub fn to_deployment(base: Cow<'_, Deployment>, states: &[ResourceState], option
             v.remove("pendingReplacement");
             let changed = match old {
                 Some(o) => {
-                    o.inputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("inputs").cloned()
-                        || o.outputs.as_ref().map(|i| Value::Object(i.clone())) != v.get("outputs").cloned()
+                    o.inputs.as_ref().map(|i| Value::Object(i.to_map())) != v.get("inputs").cloned()
+                        || o.outputs.as_ref().map(|i| Value::Object(i.to_map())) != v.get("outputs").cloned()
                 }
                 None => true,
             };
