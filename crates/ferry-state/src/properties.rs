@@ -13,11 +13,6 @@ use serde_json::{Map, Value};
 pub struct Properties(Box<RawValue>);
 
 impl Properties {
-    pub fn from_map(map: &Map<String, Value>) -> Properties {
-        let text = serde_json::to_string(map).expect("a JSON map always serialises");
-        Properties(RawValue::from_string(text).expect("a serialised map is JSON"))
-    }
-
     /// The values, parsed (each call parses the text again: callers keep what they need).
     pub fn to_map(&self) -> Map<String, Value> {
         serde_json::from_str(self.0.get()).expect("properties are a JSON object, checked when read")
@@ -36,12 +31,6 @@ impl Properties {
     /// secret signature).
     pub fn mentions(&self, needle: &str) -> bool {
         self.0.get().contains(needle)
-    }
-}
-
-impl From<Map<String, Value>> for Properties {
-    fn from(map: Map<String, Value>) -> Properties {
-        Properties::from_map(&map)
     }
 }
 
