@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-/// A JSON object's compact text (no whitespace between tokens), written back as it was read.
+/// A JSON object's text as serde_json writes the value (see [`compacted`]), written back as is.
 #[derive(Clone)]
 pub struct Properties(Box<RawValue>);
 
