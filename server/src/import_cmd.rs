@@ -59,7 +59,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     if args.json {
         print_json(&record, outcome.as_ref())?;
     } else {
-        print_preview(&record.plan.view());
+        print_preview(&record.plan.view().to_value());
     }
     if let (Some(out), Some(request)) = (&args.out, &code_request) {
         let code = service.preview_code(&record.id, request, passphrase.as_deref()).await.map_err(|e| format!("code: {e}"))?;

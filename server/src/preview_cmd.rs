@@ -125,7 +125,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     let request =
         ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), scope: args.scope.into(), progress: None };
     let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;
-    let view = record.plan.view();
+    let view = record.plan.view().to_value();
 
     if let Some(out) = &args.import_file {
         write_atomically(out, serde_json::to_string_pretty(&view["importFile"])?.as_bytes(), None)?;

@@ -34,7 +34,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
-use ferry_store::{NewVersion, StackName, StackSummary, Store};
+use ferry_store::{NewVersion, PackedExport, StackName, StackSummary, Store};
 
 pub use code::{CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
@@ -167,12 +167,13 @@ impl StackService {
         // passphrase secrets are taken as they are, and checked when a commit brings the
         // passphrase.
         let unchecked_passphrase_secrets = origin == "backend";
-        let (loaded, export_json) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+        let (loaded, export) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
             let loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
-            // The upload's bytes are done with before the export is written out.
+            // The upload's bytes are done with before the export is written out, and the
+            // export's text before the write (the store keeps it packed).
             drop(bytes);
-            let export_json = loaded.export_text();
-            Ok((loaded, export_json))
+            let export = PackedExport::pack(&loaded.export_text());
+            Ok((loaded, export))
         })
         .await
         .map_err(|e| ServiceError::Internal(e.to_string()))??;
@@ -184,17 +185,8 @@ impl StackService {
         allowed(&name)?;
         let summary = self
             .store
-            .add_version(
-                &name,
-                NewVersion {
-                    origin,
-                    source_format: &loaded.format.to_string(),
-                    resource_count: loaded.deployment.resources().len(),
-                    export_json: &export_json,
-                },
-            )
+            .add_version(&name, NewVersion { origin, source_format: &loaded.format.to_string(), resource_count: loaded.deployment.resources().len(), export })
             .await?;
-        drop(export_json);
         tracing::info!(stack = %summary.name, version = summary.version, resources = summary.resources, "stored stack version");
         // The stack's page is what the uploader sees next: keep the version parsed.
         self.remember(summary.clone(), loaded.deployment, loaded.features);

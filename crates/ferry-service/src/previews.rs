@@ -13,7 +13,7 @@ use ferry_engine::deploy::{Plan, ResourceState};
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::LoadOptions;
-use ferry_store::{NewVersion, StackSummary};
+use ferry_store::{NewVersion, PackedExport, StackSummary};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -51,16 +51,33 @@ impl StoredPlan {
     }
 
     /// What the API and CLI show: a program's plan as stored; a spec's entries with their
-    /// statuses (the view of its plan).
-    pub fn view(&self) -> Value {
+    /// statuses (the view of its plan). Serialised straight from the plan: a 10,000-step
+    /// plan's view is megabytes, and going through a `Value` tree first doubled its cost.
+    pub fn view(&self) -> PreviewView<'_> {
         match &self.source {
-            PlanSource::Program { .. } => serde_json::to_value(self).expect("a plan serialises"),
-            PlanSource::Spec { .. } => {
-                let mut v = serde_json::to_value(SpecPreview::from_plan(&self.plan)).expect("a spec preview serialises");
-                v["kind"] = Value::from("spec");
-                v
-            }
+            PlanSource::Program { .. } => PreviewView::Program(self),
+            PlanSource::Spec { .. } => PreviewView::Spec { preview: SpecPreview::from_plan(&self.plan), kind: "spec" },
         }
+    }
+}
+
+/// A stored preview as the API and CLI show it (see [`StoredPlan::view`]).
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum PreviewView<'a> {
+    /// Its `kind` comes from the plan's source.
+    Program(&'a StoredPlan),
+    Spec {
+        #[serde(flatten)]
+        preview: SpecPreview,
+        kind: &'static str,
+    },
+}
+
+impl PreviewView<'_> {
+    /// The view as a JSON value (for the CLI's tables and files).
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).expect("a plan's view serialises")
     }
 }
 
@@ -282,7 +299,8 @@ impl StackService {
                 "deployment",
                 LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() },
             )?;
-            Ok((ferry_state::load::export_text(&next, &features), next, features))
+            // Written out once, and packed as the store keeps it (the text goes before the write).
+            Ok((PackedExport::pack(&ferry_state::load::export_text(&next, &features)), next, features))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
@@ -292,8 +310,7 @@ impl StackService {
             let live = self.backend_unchanged(conn, &base.deployment).await?;
             self.write_backend(conn, &live, &next).await?;
         }
-        let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export_json: &export }).await?;
-        drop(export);
+        let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export }).await?;
         // The page a committer opens next shows this version: it is already parsed.
         self.remember(summary.clone(), next, features);
         if !failures.is_empty() {

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::io::Read as _;
+use std::sync::Arc;
 
 use ferry_engine::deploy::mapping::{import_file, mapping_template};
 use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, Plan, PlanScope};
@@ -90,46 +91,61 @@ fn ops(plan: &Plan) -> Vec<String> {
 
 impl StackService {
     /// The stack's secrets for a run, the passphrase's key derived off the async workers.
-    async fn secrets_for(&self, version: &std::sync::Arc<LoadedVersion>, passphrase: Option<String>) -> Result<StackSecrets, ServiceError> {
+    async fn secrets_for(&self, version: &Arc<LoadedVersion>, passphrase: Option<String>) -> Result<StackSecrets, ServiceError> {
         let version = version.clone();
         tokio::task::spawn_blocking(move || StackSecrets::for_reading(&version.deployment, passphrase.as_deref()))
             .await
             .map_err(|e| ServiceError::Internal(format!("deriving the passphrase's key stopped: {e}")))?
     }
 
-    /// Runs `program` against `version` with freshly launched plugins.
+    /// Runs `program` against `version` with freshly launched plugins, on a thread of its own
+    /// as an import preview runs (see [`crate::engine_thread`]).
     async fn run_program(
         &self,
-        version: &LoadedVersion,
-        program: &Program,
+        version: &Arc<LoadedVersion>,
+        program: &Arc<Program>,
         run: &ProgramRun,
-        secrets: &StackSecrets,
+        secrets: &Arc<StackSecrets>,
         mode: DeployMode,
         progress: Option<ferry_engine::progress::Progress>,
     ) -> Result<Deployed, ServiceError> {
-        let (config, scope) = (&run.config, run.scope);
         let concurrency = self.engine()?.concurrency;
-        let name: Vec<&str> = version.summary.name.split('/').collect();
-        let decrypt = |ct: &str| secrets.decrypt(ct);
         let providers = self.plugin_providers(&version.summary.id).await?;
-        let ctx = DeployContext { organization: name[0], project: name[1], stack: name[2], deployment: &version.deployment, config, decrypt: Some(&decrypt) };
-        let options = DeployOptions { mode, scope, concurrency, import_mapping: run.mapping.clone(), progress };
-        let result = deploy(program, &ctx, &providers, &options).await;
-        providers.shutdown().await;
-        Ok(result?)
+        let (version, program, secrets) = (version.clone(), program.clone(), secrets.clone());
+        let (config, scope, import_mapping) = (run.config.clone(), run.scope, run.mapping.clone());
+        let work = async move {
+            let name: Vec<&str> = version.summary.name.split('/').collect();
+            let decrypt = |ct: &str| secrets.decrypt(ct);
+            let ctx = DeployContext {
+                organization: name[0],
+                project: name[1],
+                stack: name[2],
+                deployment: &version.deployment,
+                config: &config,
+                decrypt: Some(&decrypt),
+            };
+            let options = DeployOptions { mode, scope, concurrency, import_mapping, progress };
+            let result = deploy(&program, &ctx, &providers, &options).await;
+            providers.shutdown().await;
+            result
+        };
+        Ok(crate::engine_thread::on_engine_thread("the program's run", work).await??)
     }
 
     /// Previews a program against the stack's latest version and stores the plan. Writes
     /// nothing to the stack and changes nothing anywhere.
     pub async fn preview_program(&self, stack_id: &str, request: ProgramRequest) -> Result<PreviewRecord, ServiceError> {
+        let started = std::time::Instant::now();
         let (file, text) = read_project(&request.source)?;
-        let program = parse_program(&file, &text)?;
+        let program = Arc::new(parse_program(&file, &text)?);
+        let parsed = started.elapsed();
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
         self.refresh_from_backend(stack_id).await?;
         let version = self.version(stack_id, None).await?;
         let run = ProgramRun { file, config: request.config, mapping: request.mapping, scope: request.scope };
-        let secrets = self.secrets_for(&version, request.passphrase.clone()).await?;
+        let secrets = Arc::new(self.secrets_for(&version, request.passphrase.clone()).await?);
         let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, request.progress.clone()).await?;
+        let ran = started.elapsed();
         let stored = StoredPlan {
             source: PlanSource::Program { file: run.file.clone() },
             import_file: Some(import_file(&deployed.plan, &deployed.states)),
@@ -139,7 +155,10 @@ impl StackService {
         let steps = stored.plan.steps.len();
         let payload = SealedPayload { run: Some(run), states: deployed.states };
         let record = self.store_preview(stack_id, version.summary.version, &text, stored, &payload).await?;
-        tracing::info!(preview = %record.id, stack = %version.summary.name, steps, "stored program preview");
+        // Where a program preview's time goes: reading the program, the run (plugins launched,
+        // every step generated), and storing the plan.
+        let (parse_ms, run_ms, store_ms) = (parsed.as_millis() as u64, (ran - parsed).as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
+        tracing::info!(preview = %record.id, stack = %version.summary.name, steps, parse_ms, run_ms, store_ms, "stored program preview");
         Ok(record)
     }
 
@@ -152,7 +171,7 @@ impl StackService {
         stored: &StoredPreview,
         plan: &Plan,
         run: &ProgramRun,
-        base: &std::sync::Arc<LoadedVersion>,
+        base: &Arc<LoadedVersion>,
         passphrase: Option<String>,
     ) -> Result<(Deployed, StackSecrets), ServiceError> {
         let refuse = |m: String| Err(ServiceError::Commit(m));
@@ -161,8 +180,8 @@ impl StackService {
         if latest.version != stored.base_version {
             return Err(ferry_store::StoreError::StalePreview { base: stored.base_version, latest: latest.version }.into());
         }
-        let program = parse_program(&run.file, &stored.spec)?;
-        let secrets = self.secrets_for(base, passphrase).await?;
+        let program = Arc::new(parse_program(&run.file, &stored.spec)?);
+        let secrets = Arc::new(self.secrets_for(base, passphrase).await?);
         let again = self.run_program(base, &program, run, &secrets, DeployMode::Preview, None).await?;
         if ops(&again.plan) != ops(plan) || again.plan.failed_steps().next().is_some() {
             let before: std::collections::BTreeSet<String> = ops(plan).into_iter().collect();
@@ -177,6 +196,8 @@ impl StackService {
         if !failures.is_empty() && !done.mutated {
             return refuse(format!("nothing was changed: {}", failures.join("; ")));
         }
+        // The runs are over, and with them their threads' shares of the secrets.
+        let secrets = Arc::try_unwrap(secrets).map_err(|_| ServiceError::Internal("the program's runs still hold the stack's secrets".into()))?;
         Ok((done, secrets))
     }
 }

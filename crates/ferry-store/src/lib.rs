@@ -16,6 +16,7 @@ use sqlx::{AnyPool, Executor, Row};
 pub mod accounts;
 pub mod backend_locks;
 pub mod clock;
+mod export;
 mod id;
 pub mod jobs;
 mod name;
@@ -56,6 +57,8 @@ pub enum StoreError {
     TokenNotFound,
     #[error("no job `{0}`")]
     JobNotFound(String),
+    #[error("version {version} of stack `{stack}` is damaged in the store: {why}")]
+    DamagedExport { stack: String, version: i64, why: String },
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     #[error("unsupported database URL `{0}`: Ferry keeps its data in SQLite (`sqlite://<file>`) or PostgreSQL (`postgres://…`)")]
@@ -64,6 +67,7 @@ pub enum StoreError {
     Migration(#[from] sqlx::migrate::MigrateError),
 }
 
+pub use export::PackedExport;
 pub use ferry_types::StackSummary;
 
 /// One version of a stack, with its state.
@@ -79,7 +83,8 @@ pub struct NewVersion<'a> {
     pub origin: &'a str,
     pub source_format: &'a str,
     pub resource_count: usize,
-    pub export_json: &'a str,
+    /// `pulumi stack export` JSON, packed by the caller (see [`PackedExport`]).
+    pub export: PackedExport,
 }
 
 /// A stored preview.
@@ -279,11 +284,16 @@ impl Store {
             Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
             None => StoreError::StackNotFound(id.to_string()),
         })?;
-        let export_json: String = sqlx::query_scalar("SELECT export_json FROM stack_versions WHERE stack_id = $1 AND version = $2")
+        // Versions stored before exports were compressed keep their text.
+        let row = sqlx::query("SELECT export_json, export_zstd FROM stack_versions WHERE stack_id = $1 AND version = $2")
             .bind(id)
             .bind(summary.version)
             .fetch_one(&self.pool)
             .await?;
+        let export_json = match row.try_get::<Option<Vec<u8>>, _>("export_zstd")? {
+            Some(packed) => export::unpack(&packed, id, summary.version)?,
+            None => row.try_get::<Option<String>, _>("export_json")?.unwrap_or_default(),
+        };
         Ok(StackVersion { summary, export_json })
     }
 
@@ -419,7 +429,7 @@ impl Store {
 
 async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, version: i64, new: &NewVersion<'_>) -> Result<(), StoreError> {
     sqlx::query(
-        "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) \
+        "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_zstd) \
          VALUES ($1, $2, $3, $4, $5, $6)",
     )
     .bind(stack_id)
@@ -427,7 +437,7 @@ async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &st
     .bind(new.origin)
     .bind(new.source_format)
     .bind(new.resource_count as i64)
-    .bind(new.export_json)
+    .bind(new.export.bytes())
     .execute(&mut **tx)
     .await?;
     Ok(())

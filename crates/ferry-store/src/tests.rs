@@ -13,7 +13,42 @@ async fn stores() -> Vec<Store> {
 }
 
 fn new(json: &str) -> NewVersion<'_> {
-    NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export_json: json }
+    NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export: PackedExport::pack(json) }
+}
+
+/// A version an older Ferry stored, its export as text, reads as it was written, beside the
+/// packed ones written since.
+#[tokio::test]
+async fn versions_stored_as_text_before_exports_were_packed_still_read() {
+    for store in stores().await {
+        let name = StackName::parse("acme/web/old").unwrap();
+        let v1 = store.add_version(&name, new("{\"v\":1}")).await.unwrap();
+        sqlx::query("INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) VALUES ($1, 2, 'upload', 'stack export v3', 0, $2)")
+            .bind(&v1.id)
+            .bind("{\"v\":\"text\"}")
+            .execute(&store.pool)
+            .await
+            .unwrap();
+        let v3 = store.add_version(&name, new("{\"v\":3}")).await.unwrap();
+        let read = |v| {
+            let store = store.clone();
+            let id = v1.id.clone();
+            async move { store.version(&id, Some(v)).await.unwrap().export_json }
+        };
+        assert_eq!((read(1).await, read(2).await, read(3).await), ("{\"v\":1}".into(), "{\"v\":\"text\"}".into(), "{\"v\":3}".to_string()));
+        assert_eq!(v3.version, 3);
+        // A row holds its export one way, never both or neither.
+        let both = sqlx::query("INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json, export_zstd) VALUES ($1, 4, 'upload', 'x', 0, '{}', $2)")
+            .bind(&v1.id)
+            .bind(&b"x"[..])
+            .execute(&store.pool)
+            .await;
+        let neither = sqlx::query("INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count) VALUES ($1, 5, 'upload', 'x', 0)")
+            .bind(&v1.id)
+            .execute(&store.pool)
+            .await;
+        assert!(both.is_err() && neither.is_err(), "{both:?} {neither:?}");
+    }
 }
 
 #[tokio::test]
@@ -290,5 +325,41 @@ async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance(
         assert_eq!(listed.len(), 3);
         let held = listed.iter().find(|l| l.path == "locks/held.json").unwrap();
         assert_eq!((held.recovery.as_deref(), held.released_at.is_some()), (Some("removed"), true));
+    }
+}
+
+/// A store an older Ferry made (every migration before exports were packed), holding a version
+/// as text, is brought up to date with that version readable as it was and still immutable.
+#[tokio::test]
+async fn a_store_from_before_packed_exports_migrates_with_its_versions() {
+    let dir = tempfile::tempdir().unwrap();
+    let sqlite = format!("sqlite://{}?mode=rwc", dir.path().join("old.db").display());
+    let postgres = testing::scratch_postgres_url(&testing::postgres_url()).await.unwrap();
+    for (url, dialect) in [(sqlite, "sqlite"), (postgres, "postgres")] {
+        sqlx::any::install_default_drivers();
+        // The migrations as an older Ferry shipped them: those before 0012.
+        let older = tempfile::tempdir().unwrap();
+        for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(dialect)).unwrap() {
+            let path = entry.unwrap().path();
+            if path.file_name().unwrap().to_str().unwrap() < "0012" {
+                std::fs::copy(&path, older.path().join(path.file_name().unwrap())).unwrap();
+            }
+        }
+        {
+            let pool = AnyPoolOptions::new().max_connections(1).connect(&url).await.unwrap();
+            sqlx::migrate::Migrator::new(older.path()).await.unwrap().run(&pool).await.unwrap();
+            sqlx::query("INSERT INTO stacks (id, name) VALUES ('s1', 'acme/web/old')").execute(&pool).await.unwrap();
+            sqlx::query("INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) VALUES ('s1', 1, 'upload', 'stack export v3', 0, '{\"old\":true}')")
+                .execute(&pool)
+                .await
+                .unwrap();
+            pool.close().await;
+        }
+        let store = Store::connect(&url).await.unwrap();
+        assert_eq!(store.version("s1", None).await.unwrap().export_json, "{\"old\":true}", "{url}");
+        let v2 = store.add_version(&StackName::parse("acme/web/old").unwrap(), new("{\"new\":true}")).await.unwrap();
+        assert_eq!((v2.version, store.version("s1", None).await.unwrap().export_json), (2, "{\"new\":true}".to_string()));
+        assert!(sqlx::query("UPDATE stack_versions SET origin = 'x'").execute(&store.pool).await.is_err(), "versions stay immutable");
+        assert!(sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await.is_err(), "versions stay immutable");
     }
 }
