@@ -87,9 +87,12 @@ pub struct UploadOutcome {
     pub warnings: Vec<StateWarning>,
 }
 
-/// How many resources the parsed versions kept in memory may hold together (a parsed resource
-/// takes a few kB): a handful of small stacks' versions, or one or two of 100,000 resources.
-const CACHE_RESOURCES: usize = 150_000;
+/// How many bytes the parsed versions kept in memory may hold together, as their resources
+/// weigh themselves ([`ferry_state::Resource::held_bytes`]): by bytes, not by resources, since
+/// one stack's resources may each hold a hundred times another's. The 100,000-resource stack
+/// `scale.mjs` generates weighs 83 MB (its parsed version grows the server by about 108 MB): one
+/// such version fits with smaller ones, not two.
+const CACHE_BYTES: usize = 160 << 20;
 /// How many stored previews' results rows are kept, together (a row is a few hundred bytes):
 /// scrolling through a 10,000-import plan's results must not parse its preview each page.
 const REVIEW_CACHE_ROWS: usize = 100_000;
@@ -98,7 +101,7 @@ pub struct StackService {
     store: Store,
     engine: Option<EngineConfig>,
     max_state_bytes: usize,
-    /// Parsed versions, weighed by their resources.
+    /// Parsed versions, weighed by the bytes their resources hold.
     cache: Mutex<lru::WeightedLru<(String, i64), Arc<LoadedVersion>>>,
     /// Stored previews' results rows (what the plan page pages through), weighed by rows.
     review_rows: Mutex<lru::WeightedLru<String, Arc<review::ReviewRows>>>,
@@ -119,7 +122,7 @@ impl StackService {
             store,
             engine: None,
             max_state_bytes,
-            cache: Mutex::new(lru::WeightedLru::new(CACHE_RESOURCES)),
+            cache: Mutex::new(lru::WeightedLru::new(CACHE_BYTES)),
             review_rows: Mutex::new(lru::WeightedLru::new(REVIEW_CACHE_ROWS)),
             packages: Default::default(),
             jobs: Default::default(),
@@ -285,7 +288,9 @@ impl StackService {
         self.packages.lock().expect("packages lock").insert(key.clone(), Arc::new(packages));
         let loaded = Arc::new(loaded);
         // Versions never change, so any may go: the one used longest ago (never this one).
-        self.cache.lock().expect("cache lock").insert(key, loaded.clone(), loaded.deployment.resources().len());
+        let weight: usize = loaded.deployment.resources().iter().map(ferry_state::Resource::held_bytes).sum();
+        tracing::debug!(stack = %key.0, version = key.1, resources = loaded.deployment.resources().len(), weight, "parsed version kept");
+        self.cache.lock().expect("cache lock").insert(key, loaded.clone(), weight);
         loaded
     }
 

@@ -1,4 +1,4 @@
-//! A cache bounded by the weight of what it holds (resources, rows), not by how many entries:
+//! A cache bounded by the weight of what it holds (bytes, rows), not by how many entries:
 //! one 100,000-resource version weighs as much as a thousand small ones. The entry used
 //! longest ago goes first; the entry just added never does.
 

@@ -150,12 +150,44 @@ impl Resource {
     pub fn is_provider(&self) -> bool {
         self.type_.starts_with("pulumi:providers:")
     }
+    /// About how many bytes this resource holds in memory: its own size and the text and values
+    /// it points to (what a cache of parsed versions weighs them by: one resource may hold a
+    /// hundred times another's).
+    pub fn held_bytes(&self) -> usize {
+        let text = |s: &Option<String>| s.as_ref().map_or(0, String::len);
+        let properties = |p: &Option<Properties>| p.as_ref().map_or(0, Properties::held_bytes);
+        std::mem::size_of::<Resource>()
+            + self.urn.len()
+            + self.type_.len()
+            + text(&self.id)
+            + text(&self.parent)
+            + text(&self.provider)
+            + properties(&self.inputs)
+            + properties(&self.outputs)
+            + self.dependencies.iter().flatten().map(|d| d.len() + std::mem::size_of::<String>()).sum::<usize>()
+            + self.property_dependencies.iter().chain(std::iter::once(&self.extra)).map(map_held_bytes).sum::<usize>()
+    }
+
     /// Every URN this resource depends on: `dependencies` and each `propertyDependencies` list
     /// (whose values may be `null` in real files).
     pub fn dependency_urns(&self) -> impl Iterator<Item = &str> {
         let deps = self.dependencies.iter().flatten().map(String::as_str);
         let prop_deps = self.property_dependencies.iter().flat_map(|m| m.values()).filter_map(Value::as_array).flatten().filter_map(Value::as_str);
         deps.chain(prop_deps).filter(|s| !s.is_empty())
+    }
+}
+
+/// About how many bytes a parsed JSON map holds: each entry's key, value and slot.
+fn map_held_bytes(map: &Map<String, Value>) -> usize {
+    map.iter().map(|(k, v)| k.len() + value_held_bytes(v) + std::mem::size_of::<(String, Value)>()).sum()
+}
+
+fn value_held_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(|v| value_held_bytes(v) + std::mem::size_of::<Value>()).sum(),
+        Value::Object(map) => map_held_bytes(map),
+        Value::Null | Value::Bool(_) | Value::Number(_) => 0,
     }
 }
 
@@ -322,6 +354,24 @@ pub(crate) fn canonicalize_keys(obj: &mut Map<String, Value>, known: &[&str]) {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// What a cache weighs a resource by grows with the text and values it holds: 10 kB more
+    /// output text weighs about 10 kB more, and every part counts.
+    #[test]
+    fn a_resource_weighs_what_it_holds() {
+        let resource = |outputs: Value, extra: Value| -> Resource {
+            let mut r = json!({"urn": "urn:pulumi:s::p::t:m:T::a", "type": "t:m:T", "custom": true, "id": "a", "outputs": outputs});
+            r.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            serde_json::from_value(r).unwrap()
+        };
+        let small = resource(json!({"x": "y"}), json!({}));
+        let big = resource(json!({"x": "y".repeat(10_000)}), json!({}));
+        let grown = big.held_bytes() - small.held_bytes();
+        assert!((9_999..10_100).contains(&grown), "{grown}");
+        let with_extra = resource(json!({"x": "y"}), json!({"sourcePosition": "z".repeat(1_000), "propertyDependencies": {"x": ["urn:1"]}}));
+        assert!(with_extra.held_bytes() > small.held_bytes() + 1_000, "{} vs {}", with_extra.held_bytes(), small.held_bytes());
+        assert!(small.held_bytes() >= std::mem::size_of::<Resource>() + small.urn.len());
+    }
 
     #[test]
     fn keys_in_other_letter_case_are_canonicalised() {

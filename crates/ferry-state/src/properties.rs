@@ -23,6 +23,11 @@ impl Properties {
         self.0.get()
     }
 
+    /// The bytes held: the text, and the box pointing at it.
+    pub fn held_bytes(&self) -> usize {
+        self.0.get().len() + std::mem::size_of::<Self>()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.0.get() == "{}"
     }
