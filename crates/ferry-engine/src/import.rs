@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use ferry_state::{Deployment, Properties};
+use ferry_state::Deployment;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -148,7 +148,7 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
                         Some(p) => {
                             // Provider configuration rarely holds secrets; one that does not decode
                             // without the passphrase configures nothing rather than failing.
-                            let inputs = decode(p.inputs.as_ref().map(Properties::to_map).as_ref()).unwrap_or_default();
+                            let inputs = decode(Some(&p.inputs_map())).unwrap_or_default();
                             Some(ProviderRef {
                                 urn: p.urn.clone(),
                                 id: PropertyValue::String(p.id().unwrap_or_default().to_string()),

@@ -64,7 +64,7 @@ pub struct GeneratedCode {
 fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
     let decrypt = |ct: &str| secrets.decrypt(ct);
     let opts = DecodeOptions { decrypt: Some(&decrypt) };
-    let decode = |m: Option<&ferry_state::Properties>| decode_map(&m.map(ferry_state::Properties::to_map).unwrap_or_default(), "", &opts).unwrap_or_default();
+    let decode = |m: serde_json::Map<String, serde_json::Value>| decode_map(&m, "", &opts).unwrap_or_default();
     SourceResource {
         urn: r.urn.clone(),
         name: ferry_state::urn::name_of(&r.urn).to_string(),
@@ -72,8 +72,8 @@ fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
         custom: r.is_custom(),
         id: r.id.clone(),
         import_id: r.extra.get("importID").and_then(|v| v.as_str()).map(str::to_string),
-        inputs: decode(r.inputs.as_ref()),
-        outputs: decode(r.outputs.as_ref()),
+        inputs: decode(r.inputs_map()),
+        outputs: decode(r.outputs_map()),
         parent: r.parent.clone(),
         provider: r.provider.clone(),
         protect: r.is_protected(),

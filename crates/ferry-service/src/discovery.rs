@@ -185,8 +185,7 @@ fn instance_for(package: &str, deployment: &ferry_state::Deployment, secrets: &S
         Some(r) => {
             let decrypt = |ct: &str| secrets.decrypt(ct);
             let opts = ferry_property::json::DecodeOptions { decrypt: Some(&decrypt) };
-            let inputs =
-                ferry_property::json::decode_map(&r.inputs.as_ref().map(ferry_state::Properties::to_map).unwrap_or_default(), "", &opts).unwrap_or_default();
+            let inputs = ferry_property::json::decode_map(&r.inputs_map(), "", &opts).unwrap_or_default();
             ProviderInstance {
                 package: package.into(),
                 version: ferry_engine::deploy::provider_version(&inputs),

@@ -278,8 +278,9 @@ impl StackService {
 
     /// Keeps `loaded`, evicting the least recently used versions past the cache's budget.
     fn keep(&self, key: (String, i64), loaded: LoadedVersion) -> Arc<LoadedVersion> {
-        let mut packages: Vec<String> = Vec::new();
+        let (mut packages, mut weight): (Vec<String>, usize) = (Vec::new(), 0);
         for r in loaded.deployment.resources() {
+            weight += r.held_bytes();
             let package = access::package_of_type(&r.type_);
             if package != "pulumi" && !packages.iter().any(|p| p == package) {
                 packages.push(package.to_string());
@@ -288,7 +289,6 @@ impl StackService {
         self.packages.lock().expect("packages lock").insert(key.clone(), Arc::new(packages));
         let loaded = Arc::new(loaded);
         // Versions never change, so any may go: the one used longest ago (never this one).
-        let weight: usize = loaded.deployment.resources().iter().map(ferry_state::Resource::held_bytes).sum();
         tracing::debug!(stack = %key.0, version = key.1, resources = loaded.deployment.resources().len(), weight, "parsed version kept");
         self.cache.lock().expect("cache lock").insert(key, loaded.clone(), weight);
         loaded

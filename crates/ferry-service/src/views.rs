@@ -2,9 +2,9 @@
 
 use ferry_state::sig::{for_each_secret, mask_secrets};
 use ferry_state::urn::{name_of, split_provider_reference};
-use ferry_state::{Properties, Resource};
+use ferry_state::Resource;
 pub use ferry_types::{ResourceDetail, ResourcePage, ResourceRow, RowQuery};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::{LoadedVersion, ServiceError};
 
@@ -23,8 +23,8 @@ pub(crate) fn row(r: &Resource) -> ResourceRow {
 }
 
 /// The properties with secrets masked, pretty-printed, and how many secrets they hold.
-fn masked(properties: &Option<Properties>) -> (String, usize) {
-    let value = Value::Object(properties.as_ref().map(Properties::to_map).unwrap_or_default());
+fn masked(properties: Map<String, Value>) -> (String, usize) {
+    let value = Value::Object(properties);
     let mut secrets = 0;
     for_each_secret(&value, &mut String::new(), &mut |_, _| secrets += 1);
     (serde_json::to_string_pretty(&mask_secrets(&value)).expect("JSON values always serialise"), secrets)
@@ -104,7 +104,7 @@ impl LoadedVersion {
     /// The detail panel for `urn` (the live resource when pending deletes share its URN).
     pub fn detail(&self, urn: &str) -> Option<ResourceDetail> {
         let r = self.resource(urn)?;
-        let ((inputs, input_secrets), (outputs, output_secrets)) = (masked(&r.inputs), masked(&r.outputs));
+        let ((inputs, input_secrets), (outputs, output_secrets)) = (masked(r.inputs_map()), masked(r.outputs_map()));
         Some(ResourceDetail {
             row: row(r),
             inputs,

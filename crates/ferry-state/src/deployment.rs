@@ -150,6 +150,16 @@ impl Resource {
     pub fn is_provider(&self) -> bool {
         self.type_.starts_with("pulumi:providers:")
     }
+    /// The inputs' values, parsed (an empty map when the state has none).
+    pub fn inputs_map(&self) -> Map<String, Value> {
+        self.inputs.as_ref().map(Properties::to_map).unwrap_or_default()
+    }
+
+    /// The outputs' values, parsed (an empty map when the state has none).
+    pub fn outputs_map(&self) -> Map<String, Value> {
+        self.outputs.as_ref().map(Properties::to_map).unwrap_or_default()
+    }
+
     /// About how many bytes this resource holds in memory: its own size and the text and values
     /// it points to (what a cache of parsed versions weighs them by: one resource may hold a
     /// hundred times another's).

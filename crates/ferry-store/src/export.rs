@@ -20,15 +20,6 @@ impl PackedExport {
     pub(crate) fn bytes(&self) -> &[u8] {
         &self.0
     }
-
-    /// The compressed size in bytes.
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 /// The export text a stored version's compressed bytes hold.

@@ -292,7 +292,11 @@ impl Store {
             .await?;
         let export_json = match row.try_get::<Option<Vec<u8>>, _>("export_zstd")? {
             Some(packed) => export::unpack(&packed, id, summary.version)?,
-            None => row.try_get::<Option<String>, _>("export_json")?.unwrap_or_default(),
+            None => row.try_get::<Option<String>, _>("export_json")?.ok_or_else(|| StoreError::DamagedExport {
+                stack: id.to_string(),
+                version: summary.version,
+                why: "it holds no export".into(),
+            })?,
         };
         Ok(StackVersion { summary, export_json })
     }

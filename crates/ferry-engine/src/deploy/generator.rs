@@ -15,7 +15,6 @@ use std::sync::{Arc, Mutex};
 use ferry_rpc::pulumirpc::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
 use ferry_state::deployment::Resource;
 use ferry_state::urn::{split_provider_reference, Urn};
-use ferry_state::Properties;
 use tokio::sync::{OnceCell, Semaphore};
 
 use super::diff::{engine_diff, explain, from_response, shown_map, DiffDecision};
@@ -453,8 +452,8 @@ impl<'a> Generator<'a> {
     fn old_props(&self, i: usize) -> Result<(PropertyMap, PropertyMap), String> {
         let r = &self.olds[i];
         let opts = self.decrypt_opts();
-        let decode = |m: Option<&Properties>, what: &str| {
-            decode_map(&m.map(Properties::to_map).unwrap_or_default(), "", &opts).map_err(|e| {
+        let decode = |m: serde_json::Map<String, serde_json::Value>, what: &str| {
+            decode_map(&m, "", &opts).map_err(|e| {
                 if e.message.contains("no key to decrypt") {
                     format!("the stack's {what} of `{}` hold encrypted secrets: give the stack's passphrase", r.urn)
                 } else {
@@ -462,7 +461,7 @@ impl<'a> Generator<'a> {
                 }
             })
         };
-        Ok((decode(r.inputs.as_ref(), "inputs")?, decode(r.outputs.as_ref(), "outputs")?))
+        Ok((decode(r.inputs_map(), "inputs")?, decode(r.outputs_map(), "outputs")?))
     }
 
     /// The old state entry as a continuing state: same URN, options from the new goal.

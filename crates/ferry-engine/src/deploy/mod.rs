@@ -17,7 +17,7 @@ pub mod step;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use ferry_state::{Deployment, Properties};
+use ferry_state::Deployment;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -428,7 +428,7 @@ fn stack_references(program: &Program, ctx: &DeployContext<'_>, scope_kind: Plan
         if scope.resources.contains_key(urn) {
             continue;
         }
-        let outputs = match ferry_property::json::decode_map(&r.outputs.as_ref().map(Properties::to_map).unwrap_or_default(), "", &decode) {
+        let outputs = match ferry_property::json::decode_map(&r.outputs_map(), "", &decode) {
             Ok(o) => o,
             Err(e) => {
                 diagnostics.push(program.diagnostic(pos, path, format!("the stack's outputs of `{urn}` do not decode: {e}")));
