@@ -1,21 +1,19 @@
 #!/usr/bin/env bash
 # bench.sh: prints the benchmark figures (see README). Builds first; starts its own server.
-# The engine's import preview bench runs first, so the API's figures are set beside the
-# engine's of the same run.
+# The engine's import preview bench runs first; scale.mjs then runs the bench's engine side
+# again beside each round of its API previews.
 source "$(dirname "$0")/lib.sh"
 ensure_tools --browser
 "$ROOT/scripts/build.sh" --release
 
 log "engine: import preview bench"
-ENGINE_LOG="$(mktemp)"
-cargo bench -p pulumi-resource-random --bench import_preview | tee "$ENGINE_LOG"
-# The 10,000-resource lines of its two parts: `preview <ms> ms` of the import preview, then the
-# program preview's `<ms> ms`.
-ENGINE_IMPORT_MS="$(awk '/^import preview:/ {p=1} /^program preview:/ {p=0} p && /^ *10000 resources:/ {print $4; exit}' "$ENGINE_LOG")"
-ENGINE_PROGRAM_MS="$(awk '/^program preview:/ {p=1} p && /^ *10000 resources:/ {print $3; exit}' "$ENGINE_LOG")"
-rm -f "$ENGINE_LOG"
-[ -n "$ENGINE_IMPORT_MS" ] && [ -n "$ENGINE_PROGRAM_MS" ] || { log "could not read the engine bench's 10,000-resource figures"; exit 1; }
-export ENGINE_IMPORT_MS ENGINE_PROGRAM_MS
+cargo bench -p pulumi-resource-random --bench import_preview
+# The same bench's executable, for scale.mjs: it runs the bench's `--engine` mode beside each of
+# its rounds of API previews, so each ratio compares runs made side by side.
+ENGINE_BENCH="$(cargo bench -p pulumi-resource-random --bench import_preview --no-run --message-format=json \
+  | sed -n 's/.*"executable":"\([^"]*import_preview[^"]*\)".*/\1/p' | tail -n 1)"
+[ -x "$ENGINE_BENCH" ] || { log "could not find the engine bench's executable"; exit 1; }
+export ENGINE_BENCH
 
 DATA="$(mktemp -d)"
 PORT="$((20000 + RANDOM % 20000))"

@@ -506,7 +506,8 @@ async fn cancel_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Pa
 }
 
 /// `GET …/jobs/{job}/events`: server-sent events, one `resource` per finished resource (the
-/// ones already reported first, so a page that comes back catches up), then `end` with the job.
+/// ones already reported first, so a page that comes back catches up), then `end` with the job
+/// (without its events: the stream gave them).
 /// Any instance serves any job: the events come from the store.
 async fn job_events(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
     Ok(job_stream(stacks.follow_job(&id, &job).await?, "resource"))

@@ -383,9 +383,11 @@ impl StackService {
     ) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
         self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
         let (service, plan_id, id) = (self.clone(), plan_id.to_string(), job_id.to_string());
+        // The end is the job without its events: the stream has just given every one of them
+        // (10,000 for a preview of as many imports; sent again, they doubled what it carried).
         let end: EndView = Arc::new(move || {
             let (service, plan_id, id) = (service.clone(), plan_id.clone(), id.clone());
-            Box::pin(async move { service.job(&plan_id, &id).await.ok().map(|v| serde_json::to_string(&v).expect("jobs serialise")) })
+            Box::pin(async move { service.job_status(&plan_id, &id).await.ok().map(|v| serde_json::to_string(&v).expect("jobs serialise")) })
         });
         Ok(self.follow(job_id, end))
     }

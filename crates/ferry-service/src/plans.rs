@@ -275,9 +275,12 @@ impl StackService {
     pub async fn start_plan_preview(self: &Arc<Self>, plan_id: &str, revision: Option<i64>) -> Result<JobView, ServiceError> {
         let plan = self.store.plan(plan_id).await?;
         let rev = self.store.plan_revision(plan_id, revision).await?;
-        let total = match (&rev.program, &rev.spec) {
-            (Some(p), _) if !p.trim().is_empty() => ferry_engine::program::parse_program("Pulumi.yaml", p).map(|p| p.resources.len()).unwrap_or(0),
-            (_, Some(s)) => ferry_engine::import_spec::parse_import_spec(s).map(|s| s.file.resources.len()).unwrap_or(0),
+        let is_program = rev.program.as_deref().is_some_and(|p| !p.trim().is_empty());
+        // A spec is read once, here: its count is the job's total, and the job runs what was read.
+        let spec = if is_program { None } else { rev.spec.as_deref().map(ferry_engine::import_spec::parse_import_spec) };
+        let total = match (&rev.program, &spec) {
+            (Some(p), _) if is_program => ferry_engine::program::parse_program("Pulumi.yaml", p).map(|p| p.resources.len()).unwrap_or(0),
+            (_, Some(Ok(s))) => s.file.resources.len(),
             _ => 0,
         };
         let options = PlanOptions::of(&rev);
@@ -288,8 +291,8 @@ impl StackService {
         self.start_job(new, move |sink: JobSink<ProgressEvent>| {
             let progress = Progress(sink);
             Box::pin(async move {
-                let record = match (&rev.program, &rev.spec) {
-                    (Some(program), _) if !program.trim().is_empty() => {
+                let record = match (&rev.program, &rev.spec, spec) {
+                    (Some(program), _, _) if is_program => {
                         let request = ProgramRequest {
                             source: ProgramSource::Yaml(program.clone()),
                             config: Default::default(),
@@ -300,10 +303,7 @@ impl StackService {
                         };
                         service.preview_program(&stack_id, request).await?
                     }
-                    (_, Some(spec)) => {
-                        let parsed = ferry_engine::import_spec::parse_import_spec(spec)?;
-                        service.preview_import(&stack_id, spec, parsed, Some(progress), options.strategy).await?
-                    }
+                    (_, Some(text), Some(parsed)) => service.preview_import(&stack_id, text, parsed?, Some(progress), options.strategy).await?,
                     _ => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
                 };
                 service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;

@@ -5,7 +5,9 @@
 //! no engine. Both sides are warmed first, then run in interleaved pairs; the ratio reported is
 //! the median of the pairs' ratios. Targets: preview ≤ 1.3 × floor; t(10k)/t(1k) ≤ 11; peak
 //! memory ≤ 500 MB. `-- --smoke` is CI's small run with a loose bound. It then times the same imports written as a YAML
-//! program's `import` options, to show a program preview scales linearly.
+//! program's `import` options, to show a program preview scales linearly. `-- --engine N` times
+//! one warmed engine preview of N imports each way and prints both, for a caller that sets
+//! them beside its own runs of the same size, round by round (`end2end/bench/scale.mjs`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -212,8 +214,13 @@ fn ms(d: Duration) -> f64 {
 #[tokio::main]
 async fn main() {
     // `cargo bench` passes `--bench`; `-- --smoke` runs the small check CI makes.
-    if std::env::args().any(|a| a == "--smoke") {
+    let args: Vec<String> = std::env::args().collect();
+    if args.iter().any(|a| a == "--smoke") {
         return smoke().await;
+    }
+    if let Some(at) = args.iter().position(|a| a == "--engine") {
+        let n = args.get(at + 1).and_then(|n| n.parse().ok()).expect("--engine takes the number of imports");
+        return engine_once(n).await;
     }
     let (engine, floor) = (EngineSide::start().await, FloorSide::start().await);
     println!("import preview: RandomIntegers through Ferry's random plugin, {CONCURRENCY} at a time ({PAIRS} interleaved pairs each; medians)");
@@ -246,6 +253,17 @@ async fn main() {
         Some(mb) => println!("  peak memory of this process (VmHWM): {mb:.0} MB (target <= 500)"),
         None => println!("  peak memory: not available on this system"),
     }
+}
+
+/// One round of the engine's side for a caller comparing its own runs with it (the API's, in
+/// `scale.mjs`): a warmed preview of `n` imports from a spec and one of the same imports as a
+/// program, each timed as the full run times them, printed on one line the caller reads.
+async fn engine_once(n: usize) {
+    let engine = EngineSide::start().await;
+    let import = engine.preview(n).await;
+    engine.providers.shutdown().await;
+    let program = program_preview(n).await;
+    println!("engine {n}: import {:.1} ms, program {:.1} ms", ms(import), ms(program));
 }
 
 /// CI's benchmark smoke: 3,000 imports (below that, a run is short enough for scheduling noise

@@ -65,6 +65,8 @@ async fn a_plan_is_revised_previewed_in_the_background_and_shared_read_only() {
     assert_eq!(events.iter().filter(|(k, _)| *k == "resource").count(), 3, "{text}");
     let (kind, end) = events.last().unwrap();
     assert_eq!((*kind, end["status"].clone(), end["finished"].clone()), ("end", json!("done"), json!(3)));
+    // The end carries the job, not its events again: the stream has just given every one.
+    assert_eq!(end["events"], json!([]), "{end}");
     let statuses: Vec<&str> = events.iter().filter(|(k, _)| *k == "resource").map(|(_, e)| e["status"].as_str().unwrap()).collect();
     assert_eq!(statuses.iter().filter(|s| **s == "ready").count(), 2, "{statuses:?}");
     let preview_id = end["preview_id"].as_str().unwrap().to_string();

@@ -554,6 +554,10 @@ fn follow(plan_id: &str, job_id: &str, job: RwSignal<Option<JobSnapshot>>, previ
         if let Some(id) = end.preview_id.clone() {
             preview.set(Some(PreviewRef::Owner { preview: id }));
         }
-        job.set(Some(end));
+        // The end is the job without its events: the ones followed are kept.
+        job.update(|j| {
+            let events = j.take().map(|j| j.events).unwrap_or_default();
+            *j = Some(JobSnapshot { events, ..end });
+        });
     });
 }
