@@ -274,16 +274,23 @@ impl StackService {
     /// `jobs.rs`); the job goes on when the caller leaves. Returns at once.
     pub async fn start_plan_preview(self: &Arc<Self>, plan_id: &str, revision: Option<i64>) -> Result<JobView, ServiceError> {
         let plan = self.store.plan(plan_id).await?;
-        let rev = self.store.plan_revision(plan_id, revision).await?;
-        let is_program = rev.program.as_deref().is_some_and(|p| !p.trim().is_empty());
-        // A spec is read once, here: its count is the job's total, and the job runs what was read.
-        let spec = if is_program { None } else { rev.spec.as_deref().map(ferry_engine::import_spec::parse_import_spec) };
-        let total = match (&rev.program, &spec) {
-            (Some(p), _) if is_program => ferry_engine::program::parse_program("Pulumi.yaml", p).map(|p| p.resources.len()).unwrap_or(0),
-            (_, Some(Ok(s))) => s.file.resources.len(),
+        let mut rev = self.store.plan_revision(plan_id, revision).await?;
+        let options = PlanOptions::of(&rev);
+        // What the job runs: the program, or else the spec, read once here (its count is the
+        // job's total, and the job runs what was read).
+        let program = rev.program.take().filter(|p| !p.trim().is_empty());
+        let spec = match program {
+            Some(_) => None,
+            None => rev.spec.take().map(|text| {
+                let parsed = ferry_engine::import_spec::parse_import_spec(&text);
+                (text, parsed)
+            }),
+        };
+        let total = match (&program, &spec) {
+            (Some(p), _) => ferry_engine::program::parse_program("Pulumi.yaml", p).map(|p| p.resources.len()).unwrap_or(0),
+            (None, Some((_, Ok(s)))) => s.file.resources.len(),
             _ => 0,
         };
-        let options = PlanOptions::of(&rev);
         let service = self.clone();
         let stack_id = plan.stack_id.clone();
         let id = ferry_store::random_id();
@@ -291,10 +298,10 @@ impl StackService {
         self.start_job(new, move |sink: JobSink<ProgressEvent>| {
             let progress = Progress(sink);
             Box::pin(async move {
-                let record = match (&rev.program, &rev.spec, spec) {
-                    (Some(program), _, _) if is_program => {
+                let record = match (program, spec) {
+                    (Some(program), _) => {
                         let request = ProgramRequest {
-                            source: ProgramSource::Yaml(program.clone()),
+                            source: ProgramSource::Yaml(program),
                             config: Default::default(),
                             mapping: None,
                             passphrase: None,
@@ -303,8 +310,8 @@ impl StackService {
                         };
                         service.preview_program(&stack_id, request).await?
                     }
-                    (_, Some(text), Some(parsed)) => service.preview_import(&stack_id, text, parsed?, Some(progress), options.strategy).await?,
-                    _ => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
+                    (None, Some((text, parsed))) => service.preview_import(&stack_id, &text, parsed?, Some(progress), options.strategy).await?,
+                    (None, None) => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
                 };
                 service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
                 Ok(JobEnd { preview_id: Some(record.id.clone()), untouched: record.plan.plan.untouched })

@@ -22,11 +22,18 @@ impl PackedExport {
     }
 }
 
-/// The export text a stored version's compressed bytes hold.
-pub(crate) fn unpack(bytes: &[u8], stack: &str, version: i64) -> Result<String, StoreError> {
+/// The export text of a stored version's row, which holds it one way: `packed` since exports
+/// were compressed, `text` in rows stored before.
+pub(crate) fn stored_export(packed: Option<Vec<u8>>, text: Option<String>, stack: &str, version: i64) -> Result<String, StoreError> {
     let damaged = |why: String| StoreError::DamagedExport { stack: stack.to_string(), version, why };
-    let text = zstd::stream::decode_all(bytes).map_err(|e| damaged(format!("it does not decompress: {e}")))?;
-    String::from_utf8(text).map_err(|e| damaged(format!("it is not UTF-8 text: {e}")))
+    match (packed, text) {
+        (Some(bytes), _) => {
+            let text = zstd::stream::decode_all(bytes.as_slice()).map_err(|e| damaged(format!("it does not decompress: {e}")))?;
+            String::from_utf8(text).map_err(|e| damaged(format!("it is not UTF-8 text: {e}")))
+        }
+        (None, Some(text)) => Ok(text),
+        (None, None) => Err(damaged("it holds no export".into())),
+    }
 }
 
 #[cfg(test)]
@@ -37,13 +44,13 @@ mod tests {
     proptest! {
         #[test]
         fn an_export_unpacks_to_the_text_packed(text in ".{0,2000}") {
-            prop_assert_eq!(unpack(PackedExport::pack(&text).bytes(), "s", 1).unwrap(), text);
+            prop_assert_eq!(stored_export(Some(PackedExport::pack(&text).0), None, "s", 1).unwrap(), text);
         }
     }
 
     #[test]
     fn damaged_bytes_are_an_error_naming_the_version() {
-        let err = unpack(b"not zstd", "abc", 7).unwrap_err().to_string();
+        let err = stored_export(Some(b"not zstd".to_vec()), None, "abc", 7).unwrap_err().to_string();
         assert!(err.contains("version 7 of stack `abc`") && err.contains("does not decompress"), "{err}");
     }
 }

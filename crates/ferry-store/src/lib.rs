@@ -290,14 +290,7 @@ impl Store {
             .bind(summary.version)
             .fetch_one(&self.pool)
             .await?;
-        let export_json = match row.try_get::<Option<Vec<u8>>, _>("export_zstd")? {
-            Some(packed) => export::unpack(&packed, id, summary.version)?,
-            None => row.try_get::<Option<String>, _>("export_json")?.ok_or_else(|| StoreError::DamagedExport {
-                stack: id.to_string(),
-                version: summary.version,
-                why: "it holds no export".into(),
-            })?,
-        };
+        let export_json = export::stored_export(row.try_get("export_zstd")?, row.try_get("export_json")?, id, summary.version)?;
         Ok(StackVersion { summary, export_json })
     }
 
