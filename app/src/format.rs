@@ -22,6 +22,7 @@ pub fn resource_link(stack_id: &str, view: &str, urn: &str) -> String {
 
 /// A screenful of `text`: its first `lines` lines, and no more than `bytes` bytes of them (a
 /// compact JSON spec is one long line), cut at a character boundary; and the text that follows.
+#[cfg_attr(not(feature = "ssr"), allow(dead_code))]
 pub fn screenful(text: &str, lines: usize, bytes: usize) -> (&str, &str) {
     let by_lines = match text.match_indices('\n').nth(lines.saturating_sub(1)) {
         Some((end, _)) if lines > 0 => end + 1,
@@ -37,6 +38,7 @@ pub fn screenful(text: &str, lines: usize, bytes: usize) -> (&str, &str) {
 
 /// What a screenful leaves out, as a reader would say it: lines when it ended at a line's end,
 /// kilobytes when it cut a long line.
+#[cfg_attr(not(feature = "ssr"), allow(dead_code))]
 pub fn left_out(shown: &str, rest: &str) -> Option<String> {
     if rest.is_empty() {
         None

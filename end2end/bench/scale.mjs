@@ -2,7 +2,8 @@
 // API and the browser, against a running server (FERRY_URL; scripts/bench.sh starts one):
 //   upload     POST /api/v1/stacks of a generated export (10,000 and 100,000 resources)
 //   page       the stack page (/stacks/{id}): its HTML's size, and its first rows on screen in
-//              Chromium (ms after navigation)
+//              Chromium (ms after navigation; a new context each time, in a browser that has
+//              opened one page before, as a user's has)
 //   resources  GET …/resources and GET …/graph as the page asks for them: bytes
 //   graph      the graph page's first picture at 100,000 resources (ms after navigation)
 //   commit     a preview of 10,000 RandomInteger imports into the stack, then its commit
@@ -118,6 +119,16 @@ function engineRun() {
   return { spec: Number(figures[1]), program: Number(figures[2]) };
 }
 const browser = await launch();
+// A user's browser is already running when they open a page: a just-launched Chromium's first
+// page takes about 0.6 s longer here whatever the page (measured: the stack page's first rows
+// 942 ms as the browser's first page, 316–380 ms after it), which is the browser's start, not
+// Ferry's. So the browser opens the home page once first; every figure below still comes from
+// a new context, with nothing cached.
+{
+  const context = await adminContext(browser);
+  await (await context.newPage()).goto(`${BASE}/`, { waitUntil: 'load' });
+  await context.close();
+}
 const results = [];
 const lines = [];
 const say = (line) => { lines.push(line); console.log(line); };
@@ -228,8 +239,8 @@ if (SMOKE) {
   if (r.firstRowsMs > 5000) failures.push(`first rows after ${r.firstRowsMs.toFixed(0)} ms (bound 5 s)`);
   if (r.uploadMs > 30000) failures.push(`the upload took ${seconds(r.uploadMs)} (bound 30 s)`);
   if (r.commitMs > 30000) failures.push(`the commit took ${seconds(r.commitMs)} (bound 30 s)`);
-  // The page carries the spec (in its editor, and the data it hydrates from), not the rows.
-  if (planPageBytes > 3 * planSpecBytes + 100 * 1024) failures.push(`the plan page is ${kb(planPageBytes)} for a spec of ${kb(planSpecBytes)} (bound 3 times the spec and 100 kB)`);
+  // The page carries a screenful of the spec (its editor fetches the rest) and of the rows.
+  if (planPageBytes > 200 * 1024) failures.push(`the plan page is ${kb(planPageBytes)} for a spec of ${kb(planSpecBytes)} (bound 200 kB)`);
   if (planFirstRowMs > 5000) failures.push(`the plan's first result row after ${planFirstRowMs.toFixed(0)} ms (bound 5 s)`);
   if (peak > 1500) failures.push(`the server peaked at ${peak.toFixed(0)} MB (bound 1.5 GB)`);
   if (failures.length) {

@@ -310,6 +310,31 @@ test('code is shown per language, copied, and downloaded as a runnable project z
   await context.close();
 });
 
+test("a big spec's page carries a screenful of it; the editor loads the whole, and a revision saved from it keeps every entry", async () => {
+  const stack = await demoCopy('big-spec');
+  const resources = Array.from({ length: 3000 }, (_, i) => ({ type: 'random:index/randomInteger:RandomInteger', name: `port-${i}`, id: `${1 + (i % 9)},1,10` }));
+  const spec = JSON.stringify({ resources }, null, 2);
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Big spec', spec });
+  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
+  // The page as it came from the server: the spec's first lines, not its 3,000 entries.
+  const html = await (await context.request.get(`${BASE}/plans/${plan.id}`)).text();
+  assert.ok(html.includes('port-0') && !html.includes('port-2999'), 'the page carries the start of the spec and not its end');
+  assert.ok(html.length < 200 * 1024, `the page is ${html.length} bytes for a ${spec.length}-byte spec`);
+  await page.waitForSelector('#spec-editor[data-mounted="true"] .monaco-editor', { timeout: 30000 });
+  assert.equal(await page.textContent('#plan-save-state'), 'Saved');
+  // An option changed and saved: the new revision holds the whole spec the editor loaded.
+  await page.click('#option-elide');
+  assert.equal(await page.textContent('#plan-save-state'), 'Unsaved changes');
+  await page.click('#plan-save');
+  await waitFor(page, 'the saved revision', () => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent || ''));
+  const saved = await api('GET', `/api/v1/plans/${plan.id}`);
+  assert.equal(saved.current.revision, 2);
+  assert.equal(saved.current.spec, spec, 'the saved revision keeps the whole spec');
+  assert.equal(saved.current.options.elide, false);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('a read-only link shows the plan and its review but cannot edit, preview, resolve or commit; revoked, it shows nothing', async () => {
   const { plan, page, context, errors } = await previewedPlan('share', { title: 'Shared', program: PROGRAM });
   await page.click('#plan-share summary');

@@ -138,6 +138,16 @@ pub struct JobSnapshot {
     pub untouched: usize,
 }
 
+/// The start of a plan revision's source, as a page first shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceHead {
+    /// The text's first screenful (all of it when `more` is `None`).
+    pub head: String,
+    /// What the head leaves out, as a reader would say it (`120 more lines`); `None` when the
+    /// head is the whole text.
+    pub more: Option<String>,
+}
+
 /// What a plan's page shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanPageData {
@@ -150,8 +160,11 @@ pub struct PlanPageData {
     pub revision: i64,
     pub latest_revision: i64,
     pub created_at: String,
-    pub spec: Option<String>,
-    pub program: Option<String>,
+    /// The revision's import spec or program as the page carries it: a screenful. The editor
+    /// fetches the whole text when it mounts (a 10,000-entry spec is most of a megabyte that
+    /// the page's first paint does not show).
+    pub spec: Option<SourceHead>,
+    pub program: Option<SourceHead>,
     /// The revision's options as the API shows them (`strategy`, `code_style`, `elide`,
     /// `decisions`).
     #[serde(default)]

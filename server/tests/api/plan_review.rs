@@ -464,11 +464,13 @@ async fn a_big_plans_results_are_paged_and_filtered_on_the_server_and_its_graph_
     assert!(full["nodes"].as_array().unwrap().len() > PORTS);
 
     // The plan's page sends the first page of rows, not the job's events nor the other rows:
-    // those come a page at a time.
+    // those come a page at a time. Of the spec it sends a screenful; the editor fetches the rest.
     let (status, html) = call(&app, get(&format!("/plans/{plan_id}"))).await;
     assert_eq!(status, StatusCode::OK);
     let html = html.as_str().unwrap();
-    assert!(html.contains("port-1599"), "the spec is in the editor");
+    assert!(html.contains("more: the editor shows the whole import spec"), "a screenful of the spec is in the page");
     assert!(html.contains("data-urn=\"urn:pulumi:dev::demo::random:index/randomInteger:RandomInteger::port-9\""), "the first rows are rendered in the page");
-    assert!(!html.contains("RandomInteger::port-1599"), "no other row, and no event, in the page");
+    assert!(!html.contains("port-1599"), "no other row, no event, and not the rest of the spec in the page");
+    let (_, revision) = call(&app, get(&format!("/api/v1/plans/{plan_id}/revisions/1"))).await;
+    assert!(revision["current"]["spec"].as_str().unwrap().contains("\"port-1599\""), "the editor's whole text comes from the API");
 }

@@ -1,9 +1,10 @@
 //! The plan's source editor: Monaco with the import file's JSON schema (or YAML for programs),
 //! completion from the providers' schemas and the stack, and the server's problems underlined
-//! as the user types (checked a moment after typing stops). A screenful of the text is also
-//! rendered as plain text on the server, for the page before it hydrates and without JavaScript.
+//! as the user types (checked a moment after typing stops). The page carries a screenful of the
+//! text, rendered as plain text for the page before it hydrates and without JavaScript; the
+//! editor fetches the whole when it mounts, so a 10,000-entry spec is not in the page's HTML.
 
-use ferry_types::EditorMarker;
+use ferry_types::{EditorMarker, SourceHead};
 use leptos::prelude::*;
 
 /// Which language an editor holds.
@@ -22,7 +23,7 @@ impl SourceKind {
         }
     }
 
-    fn noun(self) -> &'static str {
+    pub(super) fn noun(self) -> &'static str {
         match self {
             SourceKind::Spec => "import spec",
             SourceKind::Program => "program",
@@ -30,9 +31,18 @@ impl SourceKind {
     }
 }
 
-/// How much of the text is rendered before the editor mounts: more than a screen holds.
+/// How much of the text the page carries: more than a screen holds.
+#[cfg(feature = "ssr")]
 const SHOWN_LINES: usize = 120;
+#[cfg(feature = "ssr")]
 const SHOWN_BYTES: usize = 16 * 1024;
+
+/// The screenful of `text` a plan's page carries, and what it leaves out.
+#[cfg(feature = "ssr")]
+pub(crate) fn source_head(text: &str) -> SourceHead {
+    let (shown, rest) = crate::format::screenful(text, SHOWN_LINES, SHOWN_BYTES);
+    SourceHead { head: shown.to_string(), more: crate::format::left_out(shown, rest) }
+}
 
 /// How long typing must pause before the server checks the text.
 #[cfg(feature = "hydrate")]
@@ -41,9 +51,14 @@ const CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(350);
 #[component]
 pub(super) fn SourceEditor(
     kind: SourceKind,
-    initial: String,
+    head: SourceHead,
+    /// The API's view of the revision (`current.spec`, `current.program`): where the whole
+    /// text comes from when the head is not all of it.
+    revision_url: String,
     /// The text as it is now (updated on every change).
     text: RwSignal<String>,
+    /// The revision's whole text, once the page has it (what an edit is compared with).
+    saved: RwSignal<Option<String>>,
     /// The server's problems with the current text.
     markers: RwSignal<Vec<EditorMarker>>,
     stack_id: String,
@@ -51,35 +66,68 @@ pub(super) fn SourceEditor(
 ) -> impl IntoView {
     let host = NodeRef::<leptos::html::Div>::new();
     let mounted = RwSignal::new(false);
+    let problem = RwSignal::new(None::<String>);
     #[cfg(feature = "hydrate")]
     {
-        let initial = initial.clone();
+        let whole = head.more.is_none().then(|| head.head.clone());
         Effect::new(move |done: Option<bool>| {
             if done == Some(true) {
                 return true;
             }
             let Some(el) = host.get() else { return false };
-            mount(&el, kind, &initial, text, markers, &stack_id, read_only);
-            mounted.set(true);
+            let (revision_url, stack_id) = (revision_url.clone(), stack_id.clone());
+            let whole = whole.clone();
+            leptos::task::spawn_local(async move {
+                let loaded = match whole {
+                    Some(t) => Ok(t),
+                    None => whole_text(&revision_url, kind).await,
+                };
+                match loaded {
+                    Ok(t) => {
+                        saved.set(Some(t.clone()));
+                        text.set(t.clone());
+                        mount(&el, kind, &t, text, markers, &stack_id, read_only);
+                        mounted.set(true);
+                    }
+                    Err(e) => problem.set(Some(format!("The whole {} could not be loaded: {e}", kind.noun()))),
+                }
+            });
             true
         });
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = (&stack_id, read_only, markers, text);
+    let _ = (&stack_id, &revision_url, read_only, markers, text, saved);
     let id = match kind {
         SourceKind::Spec => "spec-editor",
         SourceKind::Program => "program-editor",
     };
-    // Before the editor mounts (and without JavaScript) the page shows a screenful of the text:
-    // the whole of it is in the data the page hydrates from, and sending a 10,000-entry spec a
-    // second time would double the page.
-    let (shown, rest) = crate::format::screenful(&initial, SHOWN_LINES, SHOWN_BYTES);
-    let more = crate::format::left_out(shown, rest).map(|more| format!("… {more}: the editor shows the whole {}", kind.noun()));
+    let more = head.more.map(|more| format!("… {more}: the editor shows the whole {}", kind.noun()));
     view! {
         <div class="editor-host" id=id node_ref=host data-mounted=move || mounted.get().to_string()></div>
-        <pre id=format!("{id}-text") class="source" class:hidden=move || mounted.get()>{shown.to_string()}</pre>
+        <pre id=format!("{id}-text") class="source" class:hidden=move || mounted.get()>{head.head}</pre>
         {more.map(|more| view! { <p class="source-more" class:hidden=move || mounted.get()>{more}</p> })}
+        {move || problem.get().map(|p| view! { <p class="error" id=format!("{id}-problem")>{p}</p> })}
     }
+}
+
+/// The revision's whole source, from the API's view of it.
+#[cfg(feature = "hydrate")]
+async fn whole_text(revision_url: &str, kind: SourceKind) -> Result<String, String> {
+    #[derive(serde::Deserialize)]
+    struct Revision {
+        current: Current,
+    }
+    #[derive(serde::Deserialize)]
+    struct Current {
+        spec: Option<String>,
+        program: Option<String>,
+    }
+    let current = crate::browser::get_json::<Revision>(revision_url).await?.current;
+    match kind {
+        SourceKind::Spec => current.spec,
+        SourceKind::Program => current.program,
+    }
+    .ok_or_else(|| format!("the revision holds no {}", kind.noun()))
 }
 
 #[cfg(feature = "hydrate")]

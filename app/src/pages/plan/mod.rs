@@ -17,6 +17,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::server_fns::plan_page;
+#[cfg(feature = "ssr")]
+pub(crate) use editor::source_head;
 use editor::{SourceEditor, SourceKind};
 use results::ResultsTable;
 use review::ReviewPanel;
@@ -158,17 +160,28 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         }
     };
 
-    // The sources being edited.
-    let spec = data.spec.clone().filter(|s| !s.trim().is_empty());
-    let program = data.program.clone().filter(|p| !p.trim().is_empty());
-    let spec_text = RwSignal::new(spec.clone().unwrap_or_default());
-    let program_text = RwSignal::new(program.clone().unwrap_or_default());
+    // The sources being edited: the page came with a screenful of each; its editor fetches the
+    // whole text, and until it has, there is nothing to compare or save.
+    let present = |s: &ferry_types::SourceHead| s.more.is_some() || !s.head.trim().is_empty();
+    let spec = data.spec.clone().filter(present);
+    let program = data.program.clone().filter(present);
+    let whole = |s: &Option<ferry_types::SourceHead>| s.as_ref().and_then(|s| s.more.is_none().then(|| s.head.clone()));
+    let (spec_saved, program_saved) = (RwSignal::new(whole(&spec)), RwSignal::new(whole(&program)));
+    let spec_text = RwSignal::new(spec_saved.get_untracked().unwrap_or_default());
+    let program_text = RwSignal::new(program_saved.get_untracked().unwrap_or_default());
+    let loaded = {
+        let (has_spec, has_program) = (spec.is_some(), program.is_some());
+        Memo::new(move |_| (!has_spec || spec_saved.with(Option::is_some)) && (!has_program || program_saved.with(Option::is_some)))
+    };
+    let revision_url = match &data.share_token {
+        Some(t) => format!("/api/v1/shared/{t}?revision={}", data.revision),
+        None => format!("/api/v1/plans/{}/revisions/{}", data.id, data.revision),
+    };
     let spec_markers = RwSignal::new(Vec::<EditorMarker>::new());
     let program_markers = RwSignal::new(Vec::<EditorMarker>::new());
     let errors = Memo::new(move |_| {
         spec_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()) + program_markers.with(|m| m.iter().filter(|m| m.severity == "error").count())
     });
-    let (spec0, program0) = (spec.clone().unwrap_or_default(), program.clone().unwrap_or_default());
     // The plan's options, edited beside the source and saved with it.
     let options0 = data.options.clone();
     let strategy = RwSignal::new(options0["strategy"].as_str().unwrap_or("read").to_string());
@@ -184,7 +197,8 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                 || o["elide"].as_bool().unwrap_or(true) != elide.get()
         })
     };
-    let changed = Memo::new(move |_| spec_text.with(|t| *t != spec0) || program_text.with(|t| *t != program0) || options_changed.get());
+    let edited = |text: RwSignal<String>, saved: RwSignal<Option<String>>| saved.with(|s| s.as_ref().is_some_and(|s| text.with(|t| t != s)));
+    let changed = Memo::new(move |_| loaded.get() && (edited(spec_text, spec_saved) || edited(program_text, program_saved) || options_changed.get()));
     let save = {
         let plan_id = plan_id.clone();
         let options0 = data.options.clone();
@@ -279,8 +293,12 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         </section>
         <section class="card">
             <h2>{if program.is_some() { "Program" } else { "Import spec" }}</h2>
-            {spec.clone().map(|s| view! { <SourceEditor kind=SourceKind::Spec initial=s text=spec_text markers=spec_markers stack_id=stack_id.clone() read_only=read_only/> })}
-            {program.clone().map(|p| view! { <SourceEditor kind=SourceKind::Program initial=p text=program_text markers=program_markers stack_id=stack_id.clone() read_only=read_only/> })}
+            {spec.clone().map(|s| view! {
+                <SourceEditor kind=SourceKind::Spec head=s revision_url=revision_url.clone() text=spec_text saved=spec_saved markers=spec_markers stack_id=stack_id.clone() read_only=read_only/>
+            })}
+            {program.clone().map(|p| view! {
+                <SourceEditor kind=SourceKind::Program head=p revision_url=revision_url.clone() text=program_text saved=program_saved markers=program_markers stack_id=stack_id.clone() read_only=read_only/>
+            })}
             <ul class="markers" id="plan-markers">
                 {move || spec_markers.get().into_iter().chain(program_markers.get()).map(|m| view! {
                     <li class=format!("marker {}", m.severity)>{format!("{}:{} {} — {}", m.line, m.column, m.severity, m.message)}</li>
@@ -289,7 +307,9 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             {(!read_only).then(|| view! {
                 <div class="actions">
                     <button id="plan-save" on:click=save disabled=move || { errors.get() > 0 || !changed.get() }>"Save revision"</button>
-                    <span class="meta" id="plan-save-state">{move || if errors.get() > 0 {
+                    <span class="meta" id="plan-save-state">{move || if !loaded.get() {
+                        format!("Loading the whole {}…", if is_program { SourceKind::Program.noun() } else { SourceKind::Spec.noun() })
+                    } else if errors.get() > 0 {
                         format!("{} problem(s) to fix before saving", errors.get())
                     } else if changed.get() { "Unsaved changes".to_string() } else { "Saved".to_string() }}</span>
                 </div>
