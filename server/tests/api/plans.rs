@@ -87,6 +87,11 @@ async fn a_plan_is_revised_previewed_in_the_background_and_shared_read_only() {
     assert_eq!(status, StatusCode::OK, "{shared}");
     assert_eq!((shared["read_only"].clone(), shared["id"].clone(), shared["current"]["previews"].clone()), (json!(true), json!(""), json!(["0"])));
     assert!(!shared.to_string().contains(&id) && !shared.to_string().contains(&preview_id));
+    // Each revision's whole text, as a linked page's editor fetches it, its import IDs masked.
+    let (status, first) = call(&app, get(&format!("/api/v1/shared/{token}?revision=1"))).await;
+    assert_eq!((status, first["current"]["revision"].clone()), (StatusCode::OK, json!(1)));
+    let text = first["current"]["spec"].as_str().unwrap();
+    assert!(text.contains("\"port-b\"") && text.contains("[secret]") && !text.contains("7,1,10"), "{text}");
     let (status, shared_preview) = call(&app, get(&format!("/api/v1/shared/{token}/previews/0"))).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!((shared_preview["id"].clone(), shared_preview["preview"]["counts"]["ready"].clone()), (json!(""), json!(2)));
