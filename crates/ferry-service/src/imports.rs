@@ -95,7 +95,7 @@ impl StackService {
 
         let payload = SealedPayload { run: None, states: deployed.states };
         let stored = StoredPlan { source: PlanSource::Spec { strategy }, plan: deployed.plan, import_file: None, mapping: None };
-        let record = self.store_preview(stack_id, version.summary.version, spec_text, stored, &payload).await?;
+        let record = self.store_preview(stack_id, version.summary.version, spec_text, stored, payload).await?;
         // Where a preview's time goes: the run (plugins launched, every import read) and its storing.
         let (run_ms, store_ms) = (ran.as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
         tracing::info!(preview = %record.id, stack = %version.summary.name, run_ms, store_ms, "stored import preview");

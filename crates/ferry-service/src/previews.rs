@@ -183,12 +183,21 @@ impl StackService {
         base_version: i64,
         source_text: &str,
         plan: StoredPlan,
-        payload: &SealedPayload,
+        payload: SealedPayload,
     ) -> Result<PreviewRecord, ServiceError> {
         let key = self.engine()?.payload_key;
-        let json = serde_json::to_string(&plan).expect("a plan serialises");
-        let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &json, &payload.seal(&key)).await?;
-        Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, plan: Arc::new(plan) })
+        let plan = Arc::new(plan);
+        // The plan's JSON and the sealed payload are megabytes each for a big preview (10,000
+        // imports: 7 MB in 26–40 ms, and 8.6 MB in 57–83 ms, on 2026-11-26): made side by side,
+        // and off the async workers, which meanwhile serve other requests. (Storing such a
+        // preview took 100–130 ms before and after: the insert of its 16 MB is the rest.)
+        let written = plan.clone();
+        let json = tokio::task::spawn_blocking(move || serde_json::to_string(&*written).expect("a plan serialises"));
+        let sealed = tokio::task::spawn_blocking(move || payload.seal(&key));
+        let stopped = |e: tokio::task::JoinError| ServiceError::Internal(format!("storing the preview stopped: {e}"));
+        let (json, sealed) = tokio::try_join!(json, sealed).map_err(stopped)?;
+        let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &json, &sealed).await?;
+        Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, plan })
     }
 
     pub async fn preview(&self, id: &str) -> Result<PreviewRecord, ServiceError> {

@@ -154,7 +154,7 @@ impl StackService {
         };
         let steps = stored.plan.steps.len();
         let payload = SealedPayload { run: Some(run), states: deployed.states };
-        let record = self.store_preview(stack_id, version.summary.version, &text, stored, &payload).await?;
+        let record = self.store_preview(stack_id, version.summary.version, &text, stored, payload).await?;
         // Where a program preview's time goes: reading the program, the run (plugins launched,
         // every step generated), and storing the plan.
         let (parse_ms, run_ms, store_ms) = (parsed.as_millis() as u64, (ran - parsed).as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
