@@ -148,6 +148,13 @@ pub struct SourceHead {
     pub more: Option<String>,
 }
 
+impl SourceHead {
+    /// The whole text, when the head is all of it.
+    pub fn whole(&self) -> Option<&str> {
+        self.more.is_none().then_some(self.head.as_str())
+    }
+}
+
 /// What a plan's page shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanPageData {

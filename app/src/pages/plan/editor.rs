@@ -69,7 +69,7 @@ pub(super) fn SourceEditor(
     let problem = RwSignal::new(None::<String>);
     #[cfg(feature = "hydrate")]
     {
-        let whole = head.more.is_none().then(|| head.head.clone());
+        let whole = head.whole().map(str::to_string);
         Effect::new(move |done: Option<bool>| {
             if done == Some(true) {
                 return true;

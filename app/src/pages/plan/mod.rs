@@ -165,7 +165,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let present = |s: &ferry_types::SourceHead| s.more.is_some() || !s.head.trim().is_empty();
     let spec = data.spec.clone().filter(present);
     let program = data.program.clone().filter(present);
-    let whole = |s: &Option<ferry_types::SourceHead>| s.as_ref().and_then(|s| s.more.is_none().then(|| s.head.clone()));
+    let whole = |s: &Option<ferry_types::SourceHead>| s.as_ref().and_then(|s| s.whole()).map(str::to_string);
     let (spec_saved, program_saved) = (RwSignal::new(whole(&spec)), RwSignal::new(whole(&program)));
     let spec_text = RwSignal::new(spec_saved.get_untracked().unwrap_or_default());
     let program_text = RwSignal::new(program_saved.get_untracked().unwrap_or_default());
