@@ -61,9 +61,11 @@ fn status_of(e: &ServiceError) -> StatusCode {
             StoreError::UserExists(_) => StatusCode::CONFLICT,
             StoreError::StalePreview { .. } | StoreError::AlreadyCommitted { .. } => StatusCode::CONFLICT,
             StoreError::InvalidName(_) => StatusCode::BAD_REQUEST,
-            StoreError::Database(_) | StoreError::Migration(_) | StoreError::UnsupportedDatabase(_) | StoreError::DamagedExport { .. } => {
-                StatusCode::INTERNAL_SERVER_ERROR
-            }
+            StoreError::Database(_)
+            | StoreError::Migration(_)
+            | StoreError::UnsupportedDatabase(_)
+            | StoreError::DamagedExport { .. }
+            | StoreError::DamagedPreview { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         },
         ServiceError::Backend(b) => match b {
             ferry_backend::BackendError::Locked { .. } => StatusCode::CONFLICT,

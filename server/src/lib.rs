@@ -119,7 +119,10 @@ pub fn router(state: AppState) -> Router {
         .fallback(leptos_axum::file_and_error_handler_with_context::<AppState, _>(context, shell))
         // The fastest level: answers are JSON and HTML, which compress well at any level, and
         // some are megabytes (a 10,000-step plan is 7 MB) that the default level spent 40 to 90
-        // ms compressing, as long as the answer took to serialise.
+        // ms compressing, as long as the answer took to serialise. zstd where the client takes
+        // it (Chromium and Firefox do): a 10,000-import preview's 5.7 MB answer packs into
+        // 69 kB in about 10 ms, where gzip's fastest level takes 24 ms for 205 kB (measured
+        // with the command-line tools, 2026-11-26).
         .layer(CompressionLayer::new().quality(tower_http::CompressionLevel::Fastest))
         .layer(security::headers())
         .layer(

@@ -34,7 +34,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
-use ferry_store::{NewVersion, PackedExport, StackName, StackSummary, Store};
+use ferry_store::{NewVersion, PackedJson, StackName, StackSummary, Store};
 
 pub use code::{CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
@@ -175,7 +175,7 @@ impl StackService {
             // The upload's bytes are done with before the export is written out, and the
             // export's text before the write (the store keeps it packed).
             drop(bytes);
-            let export = PackedExport::pack(&loaded.export_text());
+            let export = PackedJson::pack(&loaded.export_text());
             Ok((loaded, export))
         })
         .await

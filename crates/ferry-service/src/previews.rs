@@ -13,7 +13,7 @@ use ferry_engine::deploy::{Plan, ResourceState};
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::LoadOptions;
-use ferry_store::{NewVersion, PackedExport, StackSummary};
+use ferry_store::{NewVersion, PackedJson, StackSummary};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -132,13 +132,20 @@ mod sealed_states {
 }
 
 impl SealedPayload {
+    /// The payload's JSON, packed (see [`PackedJson`]) then encrypted: it is most of a big
+    /// preview's stored bytes, and ciphertext does not compress.
     pub fn seal(&self, key: &[u8; 32]) -> String {
-        PassphraseCrypter::from_key(key).encrypt(serde_json::to_string(self).expect("a payload serialises").as_bytes())
+        let packed = PackedJson::write(self).expect("a payload serialises");
+        PassphraseCrypter::from_key(key).encrypt(packed.bytes())
     }
 
     pub fn open(sealed: &str, key: &[u8; 32]) -> Result<SealedPayload, ServiceError> {
         let bad = |what: &str| ServiceError::Internal(format!("the preview's stored values {what} (was the server's payload key replaced?); preview again"));
-        let bytes = PassphraseCrypter::from_key(key).decrypt(sealed).map_err(|_| bad("do not decrypt"))?;
+        let mut bytes = PassphraseCrypter::from_key(key).decrypt(sealed).map_err(|_| bad("do not decrypt"))?;
+        // Payloads sealed before they were packed are the JSON itself.
+        if PackedJson::is_packed(&bytes) {
+            bytes = PackedJson::unpack(&bytes).map_err(|why| bad(&format!("do not unpack ({why})")))?;
+        }
         serde_json::from_slice(&bytes).map_err(|_| bad("are damaged or from an older Ferry"))
     }
 }
@@ -188,15 +195,14 @@ impl StackService {
         let key = self.engine()?.payload_key;
         let plan = Arc::new(plan);
         // The plan's JSON and the sealed payload are megabytes each for a big preview (10,000
-        // imports: 7 MB in 26–40 ms, and 8.6 MB in 57–83 ms, on 2026-11-26): made side by side,
-        // and off the async workers, which meanwhile serve other requests. (Storing such a
-        // preview took 100–130 ms before and after: the insert of its 16 MB is the rest.)
+        // imports: 7 MB and 8.6 MB of text): packed as they are written, side by side, and off
+        // the async workers, which meanwhile serve other requests.
         let written = plan.clone();
-        let json = tokio::task::spawn_blocking(move || serde_json::to_string(&*written).expect("a plan serialises"));
+        let packed = tokio::task::spawn_blocking(move || PackedJson::write(&*written).expect("a plan serialises"));
         let sealed = tokio::task::spawn_blocking(move || payload.seal(&key));
         let stopped = |e: tokio::task::JoinError| ServiceError::Internal(format!("storing the preview stopped: {e}"));
-        let (json, sealed) = tokio::try_join!(json, sealed).map_err(stopped)?;
-        let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &json, &sealed).await?;
+        let (packed, sealed) = tokio::try_join!(packed, sealed).map_err(stopped)?;
+        let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &packed, &sealed).await?;
         Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, plan })
     }
 
@@ -240,18 +246,24 @@ impl StackService {
     async fn commit_stored(
         &self,
         id: &str,
-        stored: ferry_store::StoredPreview,
+        mut stored: ferry_store::StoredPreview,
         passphrase: Option<String>,
         apply: bool,
         backend: Option<&crate::backends::Connected>,
     ) -> Result<CommitOutcome, ServiceError> {
         let key = self.engine()?.payload_key;
-        // Parsed once; the plan's own rules decide.
-        let record = parse_stored(&stored.preview_json)?;
+        // The plan and the sealed states are megabytes each for a big preview: read side by
+        // side, off the async workers. The plan is parsed once; its own rules decide.
+        let (plan_json, sealed) = (std::mem::take(&mut stored.preview_json), std::mem::take(&mut stored.payload));
+        let record = tokio::task::spawn_blocking(move || parse_stored(&plan_json));
+        let sealed = tokio::task::spawn_blocking(move || SealedPayload::open(&sealed, &key));
+        let stopped = |e: tokio::task::JoinError| ServiceError::Internal(format!("reading the preview stopped: {e}"));
+        let (record, sealed) = tokio::try_join!(record, sealed).map_err(stopped)?;
+        let record = record?;
         if let Some(reason) = record.plan.commit_refusal(apply) {
             return Err(ServiceError::Commit(reason));
         }
-        let sealed = SealedPayload::open(&stored.payload, &key)?;
+        let sealed = sealed?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         // Checked before anything runs, and again right before the write.
         let live = match backend {
@@ -309,7 +321,7 @@ impl StackService {
                 LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() },
             )?;
             // Written out once, and packed as the store keeps it (the text goes before the write).
-            Ok((PackedExport::pack(&ferry_state::load::export_text(&next, &features)), next, features))
+            Ok((PackedJson::pack(&ferry_state::load::export_text(&next, &features)), next, features))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
@@ -351,10 +363,20 @@ mod tests {
             ("urn:pulumi:s::p::random:index/randomPet:RandomPet::new".into(), "random:index/randomPet:RandomPet".into(), true, Some("x".into()), None, false);
         let states = vec![ResourceState::kept(0), imported.clone(), ResourceState::kept(5)];
         let sealed = SealedPayload { run: None, states }.seal(&key);
-        let plain = PassphraseCrypter::from_key(&key).decrypt(&sealed).unwrap();
+        let plain = PackedJson::unpack(&PassphraseCrypter::from_key(&key).decrypt(&sealed).unwrap()).unwrap();
         let json: Value = serde_json::from_slice(&plain).unwrap();
         assert_eq!((json["states"][0].clone(), json["states"][2].clone()), (serde_json::json!({"kept": 0}), serde_json::json!({"kept": 5})));
         let opened = SealedPayload::open(&sealed, &key).unwrap().states;
         assert_eq!(opened, vec![ResourceState::kept(0), imported, ResourceState::kept(5)]);
+    }
+
+    #[test]
+    fn a_payload_sealed_before_payloads_were_packed_still_opens() {
+        let key = [9u8; 32];
+        let unpacked = PassphraseCrypter::from_key(&key).encrypt(br#"{"states":[{"kept":3}]}"#);
+        assert_eq!(SealedPayload::open(&unpacked, &key).unwrap().states, vec![ResourceState::kept(3)]);
+        let damaged = PassphraseCrypter::from_key(&key).encrypt(&[0x28, 0xB5, 0x2F, 0xFD, 0, 1, 2]);
+        let err = SealedPayload::open(&damaged, &key).err().expect("damaged bytes do not open").to_string();
+        assert!(err.contains("do not unpack"), "{err}");
     }
 }

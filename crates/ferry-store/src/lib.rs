@@ -16,10 +16,10 @@ use sqlx::{AnyPool, Executor, Row};
 pub mod accounts;
 pub mod backend_locks;
 pub mod clock;
-mod export;
 mod id;
 pub mod jobs;
 mod name;
+mod packed;
 pub mod plans;
 pub mod review;
 pub mod testing;
@@ -59,6 +59,8 @@ pub enum StoreError {
     JobNotFound(String),
     #[error("version {version} of stack `{stack}` is damaged in the store: {why}")]
     DamagedExport { stack: String, version: i64, why: String },
+    #[error("preview `{id}` is damaged in the store: {why}")]
+    DamagedPreview { id: String, why: String },
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     #[error("unsupported database URL `{0}`: Ferry keeps its data in SQLite (`sqlite://<file>`) or PostgreSQL (`postgres://…`)")]
@@ -67,8 +69,8 @@ pub enum StoreError {
     Migration(#[from] sqlx::migrate::MigrateError),
 }
 
-pub use export::PackedExport;
 pub use ferry_types::StackSummary;
+pub use packed::PackedJson;
 
 /// One version of a stack, with its state.
 #[derive(Debug, Clone)]
@@ -83,8 +85,8 @@ pub struct NewVersion<'a> {
     pub origin: &'a str,
     pub source_format: &'a str,
     pub resource_count: usize,
-    /// `pulumi stack export` JSON, packed by the caller (see [`PackedExport`]).
-    pub export: PackedExport,
+    /// `pulumi stack export` JSON, packed by the caller (see [`PackedJson`]).
+    pub export: PackedJson,
 }
 
 /// A stored preview.
@@ -290,21 +292,27 @@ impl Store {
             .bind(summary.version)
             .fetch_one(&self.pool)
             .await?;
-        let export_json = export::stored_export(row.try_get("export_zstd")?, row.try_get("export_json")?, id, summary.version)?;
+        let export_json = packed::stored_json(row.try_get("export_zstd")?, row.try_get("export_json")?).map_err(|why| StoreError::DamagedExport {
+            stack: id.to_string(),
+            version: summary.version,
+            why,
+        })?;
         Ok(StackVersion { summary, export_json })
     }
 
-    /// Stores a preview; returns its ID (128 random bits) and when it was stored.
-    pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, preview_json: &str, payload: &str) -> Result<(String, String), StoreError> {
+    /// Stores a preview (its plan packed by the caller, see [`PackedJson`]); returns its ID
+    /// (128 random bits) and when it was stored.
+    pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, plan: &PackedJson, payload: &str) -> Result<(String, String), StoreError> {
         let id = random_id();
+        // `preview_json` is '' in rows whose plan is packed (see migration 0013).
         let created_at: String = sqlx::query_scalar(
-            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at",
+            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ($1, $2, $3, $4, '', $5, $6) RETURNING created_at",
         )
         .bind(&id)
         .bind(stack_id)
         .bind(base_version)
         .bind(spec)
-        .bind(preview_json)
+        .bind(plan.bytes())
         .bind(payload)
         .fetch_one(&self.pool)
         .await?;
@@ -349,7 +357,7 @@ impl Store {
 
     pub async fn preview(&self, id: &str) -> Result<StoredPreview, StoreError> {
         let row = sqlx::query(
-            "SELECT p.id, p.stack_id, p.base_version, p.created_at, p.spec, p.preview_json, p.payload, c.version AS committed \
+            "SELECT p.id, p.stack_id, p.base_version, p.created_at, p.spec, p.preview_json, p.preview_zstd, p.payload, c.version AS committed \
              FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1",
         )
         .bind(id)
@@ -362,7 +370,9 @@ impl Store {
             base_version: row.get("base_version"),
             created_at: row.get("created_at"),
             spec: row.get("spec"),
-            preview_json: row.get("preview_json"),
+            // Previews stored before plans were packed keep their text.
+            preview_json: packed::stored_json(row.try_get("preview_zstd")?, row.try_get("preview_json")?)
+                .map_err(|why| StoreError::DamagedPreview { id: id.to_string(), why })?,
             payload: row.get("payload"),
             committed_version: row.get("committed"),
         })

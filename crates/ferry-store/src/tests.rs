@@ -13,7 +13,7 @@ async fn stores() -> Vec<Store> {
 }
 
 fn new(json: &str) -> NewVersion<'_> {
-    NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export: PackedExport::pack(json) }
+    NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export: PackedJson::pack(json) }
 }
 
 /// A version an older Ferry stored, its export as text, reads as it was written, beside the
@@ -48,6 +48,44 @@ async fn versions_stored_as_text_before_exports_were_packed_still_read() {
             .execute(&store.pool)
             .await;
         assert!(both.is_err() && neither.is_err(), "{both:?} {neither:?}");
+    }
+}
+
+/// A preview an older Ferry stored, its plan as text, reads as it was written, beside the
+/// packed ones written since; a packed row's text column is empty.
+#[tokio::test]
+async fn previews_stored_as_text_before_plans_were_packed_still_read() {
+    for store in stores().await {
+        let stack = store.add_version(&StackName::parse("acme/web/previews").unwrap(), new("{}")).await.unwrap();
+        let (packed, _) = store.add_preview(&stack.id, stack.version, "spec", &PackedJson::pack("{\"plan\":1}"), "sealed").await.unwrap();
+        sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES ('old', $1, $2, 'spec', '{\"plan\":0}', 'sealed')")
+            .bind(&stack.id)
+            .bind(stack.version)
+            .execute(&store.pool)
+            .await
+            .unwrap();
+        assert_eq!(store.preview(&packed).await.unwrap().preview_json, "{\"plan\":1}");
+        assert_eq!(store.preview("old").await.unwrap().preview_json, "{\"plan\":0}");
+        let both = sqlx::query(
+            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ('both', $1, $2, 's', '{}', $3, 'p')",
+        )
+        .bind(&stack.id)
+        .bind(stack.version)
+        .bind(&b"x"[..])
+        .execute(&store.pool)
+        .await;
+        assert!(both.is_err(), "a row holds its plan one way: {both:?}");
+        let damaged = sqlx::query(
+            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ('damaged', $1, $2, 's', '', $3, 'p')",
+        )
+        .bind(&stack.id)
+        .bind(stack.version)
+        .bind(&b"not zstd"[..])
+        .execute(&store.pool)
+        .await;
+        assert!(damaged.is_ok(), "{damaged:?}");
+        let err = store.preview("damaged").await.unwrap_err().to_string();
+        assert!(err.contains("preview `damaged` is damaged") && err.contains("does not decompress"), "{err}");
     }
 }
 
@@ -211,7 +249,7 @@ async fn the_audit_log_is_append_only_and_secrets_expire() {
 async fn of_two_commits_of_one_preview_at_once_exactly_one_wins() {
     for store in stores().await {
         let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let (id, _) = store.add_preview(&stack.id, stack.version, "{}", "{}", "").await.unwrap();
+        let (id, _) = store.add_preview(&stack.id, stack.version, "{}", &PackedJson::pack("{}"), "").await.unwrap();
         let preview = store.preview(&id).await.unwrap();
         let (a, b) = tokio::join!(store.commit_preview(&preview, new("{\"a\":1}")), store.commit_preview(&preview, new("{\"b\":1}")));
         let (won, lost) = match (a, b) {

@@ -88,6 +88,29 @@ async fn upload_then_read_every_view_of_the_stack() {
     assert_eq!(versions.as_array().unwrap().len(), 2);
 }
 
+/// Answers are compressed for clients that take it: zstd where offered (browsers do), gzip
+/// otherwise, and what either decodes to is the answer itself.
+#[tokio::test]
+async fn answers_are_compressed_as_the_client_accepts() {
+    let app = app().await;
+    let (_, body, _) = send(&app, upload(Some("acme/dns/zip"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
+    let id = serde_json::from_slice::<Value>(&body).unwrap()["id"].as_str().unwrap().to_string();
+    let uri = format!("/api/v1/stacks/{id}/resources?limit=100");
+    let (_, plain) = get_json(&app, &uri).await;
+    let encoded = |accept: &'static str| {
+        let (app, uri) = (app.clone(), uri.clone());
+        async move {
+            let res = app.oneshot(Request::get(uri).header("accept-encoding", accept).body(Body::empty()).unwrap()).await.unwrap();
+            let encoding = res.headers().get("content-encoding").map(|v| v.to_str().unwrap().to_string());
+            (encoding, res.into_body().collect().await.unwrap().to_bytes().to_vec())
+        }
+    };
+    let (encoding, body) = encoded("gzip, deflate, br, zstd").await;
+    assert_eq!(encoding.as_deref(), Some("zstd"));
+    assert_eq!(serde_json::from_slice::<Value>(&zstd::stream::decode_all(body.as_slice()).unwrap()).unwrap(), plain);
+    assert_eq!(encoded("gzip").await.0.as_deref(), Some("gzip"));
+}
+
 #[tokio::test]
 async fn resource_details_mask_secrets() {
     let app = app().await;
