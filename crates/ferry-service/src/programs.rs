@@ -136,15 +136,23 @@ impl StackService {
     /// nothing to the stack and changes nothing anywhere.
     pub async fn preview_program(&self, stack_id: &str, request: ProgramRequest) -> Result<PreviewRecord, ServiceError> {
         let started = std::time::Instant::now();
-        let (file, text) = read_project(&request.source)?;
-        let program = Arc::new(parse_program(&file, &text)?);
+        let ProgramRequest { source, config, mapping, passphrase, scope, progress } = request;
+        // Reading a project (a zip's inflation) and parsing its YAML are CPU work, off the
+        // async workers: 100–117 ms for a 10,000-resource program (release build, 2026-11-27).
+        let (file, text, program) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let (file, text) = read_project(&source)?;
+            let program = parse_program(&file, &text)?;
+            Ok((file, text, Arc::new(program)))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("reading the program stopped: {e}")))??;
         let parsed = started.elapsed();
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
         self.refresh_from_backend(stack_id).await?;
         let version = self.version(stack_id, None).await?;
-        let run = ProgramRun { file, config: request.config, mapping: request.mapping, scope: request.scope };
-        let secrets = Arc::new(self.secrets_for(&version, request.passphrase.clone()).await?);
-        let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, request.progress.clone()).await?;
+        let run = ProgramRun { file, config, mapping, scope };
+        let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
+        let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress).await?;
         let ran = started.elapsed();
         let stored = StoredPlan {
             source: PlanSource::Program { file: run.file.clone() },
