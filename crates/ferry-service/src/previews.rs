@@ -198,10 +198,8 @@ impl StackService {
         // imports: 7 MB and 8.6 MB of text): packed as they are written, side by side, and off
         // the async workers, which meanwhile serve other requests.
         let written = plan.clone();
-        let packed = tokio::task::spawn_blocking(move || PackedJson::write(&*written).expect("a plan serialises"));
-        let sealed = tokio::task::spawn_blocking(move || payload.seal(&key));
-        let stopped = |e: tokio::task::JoinError| ServiceError::Internal(format!("storing the preview stopped: {e}"));
-        let (packed, sealed) = tokio::try_join!(packed, sealed).map_err(stopped)?;
+        let (packed, sealed) =
+            side_by_side("storing the preview", move || PackedJson::write(&*written).expect("a plan serialises"), move || payload.seal(&key)).await?;
         let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &packed, &sealed).await?;
         Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, plan })
     }
@@ -255,10 +253,7 @@ impl StackService {
         // The plan and the sealed states are megabytes each for a big preview: read side by
         // side, off the async workers. The plan is parsed once; its own rules decide.
         let (plan_json, sealed) = (std::mem::take(&mut stored.preview_json), std::mem::take(&mut stored.payload));
-        let record = tokio::task::spawn_blocking(move || parse_stored(&plan_json));
-        let sealed = tokio::task::spawn_blocking(move || SealedPayload::open(&sealed, &key));
-        let stopped = |e: tokio::task::JoinError| ServiceError::Internal(format!("reading the preview stopped: {e}"));
-        let (record, sealed) = tokio::try_join!(record, sealed).map_err(stopped)?;
+        let (record, sealed) = side_by_side("reading the preview", move || parse_stored(&plan_json), move || SealedPayload::open(&sealed, &key)).await?;
         let record = record?;
         if let Some(reason) = record.plan.commit_refusal(apply) {
             return Err(ServiceError::Commit(reason));
@@ -345,6 +340,16 @@ impl StackService {
         tracing::info!(preview = %id, stack = %summary.name, version = summary.version, added, apply, "committed");
         Ok(CommitOutcome { summary, added })
     }
+}
+
+/// Runs two pieces of CPU work side by side, off the async workers; `what` names them if a
+/// thread stops.
+async fn side_by_side<A: Send + 'static, B: Send + 'static>(
+    what: &str,
+    a: impl FnOnce() -> A + Send + 'static,
+    b: impl FnOnce() -> B + Send + 'static,
+) -> Result<(A, B), ServiceError> {
+    tokio::try_join!(tokio::task::spawn_blocking(a), tokio::task::spawn_blocking(b)).map_err(|e| ServiceError::Internal(format!("{what} stopped: {e}")))
 }
 
 pub(crate) fn now_rfc3339() -> String {

@@ -41,10 +41,6 @@ impl PackedJson {
         &self.0
     }
 
-    pub fn into_bytes(self) -> Vec<u8> {
-        self.0
-    }
-
     /// Whether `bytes` are packed JSON (as [`PackedJson::bytes`] gave them), not JSON text.
     pub fn is_packed(bytes: &[u8]) -> bool {
         bytes.starts_with(&ZSTD_MAGIC)

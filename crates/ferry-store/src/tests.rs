@@ -66,23 +66,19 @@ async fn previews_stored_as_text_before_plans_were_packed_still_read() {
             .unwrap();
         assert_eq!(store.preview(&packed).await.unwrap().preview_json, "{\"plan\":1}");
         assert_eq!(store.preview("old").await.unwrap().preview_json, "{\"plan\":0}");
-        let both = sqlx::query(
-            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ('both', $1, $2, 's', '{}', $3, 'p')",
-        )
-        .bind(&stack.id)
-        .bind(stack.version)
-        .bind(&b"x"[..])
-        .execute(&store.pool)
-        .await;
+        // A row as a caller might write it, its plan given as `text` and as `packed` bytes.
+        let insert = |id: &'static str, text: &'static str, packed: &'static [u8]| {
+            sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ($1, $2, $3, 's', $4, $5, 'p')")
+                .bind(id)
+                .bind(&stack.id)
+                .bind(stack.version)
+                .bind(text)
+                .bind(packed)
+                .execute(&store.pool)
+        };
+        let both = insert("both", "{}", b"x").await;
         assert!(both.is_err(), "a row holds its plan one way: {both:?}");
-        let damaged = sqlx::query(
-            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ('damaged', $1, $2, 's', '', $3, 'p')",
-        )
-        .bind(&stack.id)
-        .bind(stack.version)
-        .bind(&b"not zstd"[..])
-        .execute(&store.pool)
-        .await;
+        let damaged = insert("damaged", "", b"not zstd").await;
         assert!(damaged.is_ok(), "{damaged:?}");
         let err = store.preview("damaged").await.unwrap_err().to_string();
         assert!(err.contains("preview `damaged` is damaged") && err.contains("does not decompress"), "{err}");
