@@ -44,5 +44,9 @@ for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/site.css "$PKG"/
 
 log "server ($MODE)"
 # Ferry's own provider plugins go next to `ferry`, where it looks for plugins first.
-cargo build --package=server --bin=ferry --package=pulumi-resource-random --bin=pulumi-resource-random \
-  --package=pulumi-resource-postgresql --bin=pulumi-resource-postgresql "${SERVER[@]}"
+if [ $MODE = release ]; then
+  build_release_server
+else
+  cargo build --package=server --bin=ferry --package=pulumi-resource-random --bin=pulumi-resource-random \
+    --package=pulumi-resource-postgresql --bin=pulumi-resource-postgresql
+fi

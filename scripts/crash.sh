@@ -7,7 +7,7 @@
 source "$(dirname "$0")/lib.sh"
 ensure_tools
 log "server (release)"
-cargo build --package=server --bin=ferry --package=pulumi-resource-random --bin=pulumi-resource-random --profile server-release
+build_release_server
 export PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable
 # moto's venv (made by ensure_tools) has its S3 server and boto3, which reads the bucket.
 "$ROOT/target/s3-venv/bin/python" "$ROOT/scripts/crash.py" "$@"

@@ -81,3 +81,16 @@ npm_ci() {
     (cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
   fi
 }
+
+# build_release_server: target/server-release/ferry, and beside it Ferry's own provider plugins
+# built with the plugin-release profile (panics abort; see Cargo.toml). They are copied in,
+# not linked: cargo hard-links its outputs, and writing through a link would change its copy.
+build_release_server() {
+  cargo build --package=server --bin=ferry --profile server-release
+  cargo build --package=pulumi-resource-random --bin=pulumi-resource-random \
+    --package=pulumi-resource-postgresql --bin=pulumi-resource-postgresql --profile plugin-release
+  local plugin
+  for plugin in pulumi-resource-random pulumi-resource-postgresql; do
+    cp --remove-destination "$ROOT/target/plugin-release/$plugin" "$ROOT/target/server-release/$plugin"
+  done
+}

@@ -1,7 +1,7 @@
 //! ARCHITECTURE.md stays true: every file and folder its code map names exists (a renamed or
 //! removed module fails here), every workspace crate is in the map, and every crate's root
 //! opens with its one-line `//!` summary, without "So far" or "(next)" left over from when it
-//! was being built.
+//! was being built; and the plugins the release server runs build as the engine bench's do.
 
 use std::path::{Path, PathBuf};
 
@@ -139,4 +139,41 @@ fn values_sit_below_the_engine_so_codegen_and_plugins_link_no_grpc_client_or_pro
     assert!(!plugin.lines().any(|l| l.starts_with("ferry-engine ")), "the plugin links the engine:\n{plugin}");
     let tokio = plugin.lines().find(|l| l.starts_with("tokio ")).expect("the plugin runs on tokio");
     assert!(!tokio.split([' ', ',']).any(|f| f == "process"), "the plugin links tokio's process support: {tokio}");
+}
+
+/// A cargo profile's settings as the workspace manifest gives them, its parents' first
+/// (`inherits`; `bench` inherits `release`), each `key = value` as written.
+fn profile(manifest: &str, name: &str) -> std::collections::BTreeMap<String, String> {
+    let own: Vec<(String, String)> = {
+        let header = format!("[profile.{name}]");
+        let mut inside = false;
+        let mut settings = Vec::new();
+        for line in manifest.lines() {
+            let line = line.split('#').next().unwrap().trim();
+            if line.starts_with('[') {
+                inside = line == header;
+            } else if let (true, Some((key, value))) = (inside, line.split_once('=')) {
+                settings.push((key.trim().to_string(), value.trim().trim_matches('"').to_string()));
+            }
+        }
+        settings
+    };
+    let parent = own.iter().find(|(k, _)| k == "inherits").map(|(_, v)| v.clone()).or_else(|| (name == "bench").then(|| "release".to_string()));
+    let mut settings = parent.map(|p| profile(manifest, &p)).unwrap_or_default();
+    settings.extend(own.into_iter().filter(|(k, _)| k != "inherits"));
+    settings
+}
+
+#[test]
+fn the_release_servers_plugins_build_as_the_engine_benchs_and_only_the_server_unwinds() {
+    // The end-to-end benchmark holds the server's previews to a ratio of the engine bench's runs:
+    // a plugin built otherwise on one side (unwinding cost the random plugin 15% of its CPU)
+    // moves the ratio by what the build changes, not by what Ferry does.
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).unwrap();
+    let (bench, plugin, server) = (profile(&manifest, "bench"), profile(&manifest, "plugin-release"), profile(&manifest, "server-release"));
+    assert_eq!(plugin, bench, "the plugin-release and bench profiles differ");
+    assert_eq!(plugin.get("panic").map(String::as_str), Some("abort"), "{plugin:?}");
+    assert_eq!(server.get("panic").map(String::as_str), Some("unwind"), "a panic in one request must not end the server: {server:?}");
+    let script = std::fs::read_to_string(root().join("scripts/lib.sh")).unwrap();
+    assert!(script.contains("--profile plugin-release"), "scripts/lib.sh builds the release plugins in another profile");
 }
