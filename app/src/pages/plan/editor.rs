@@ -104,8 +104,13 @@ pub(super) fn SourceEditor(
     let more = head.more.map(|more| format!("… {more}: the editor shows the whole {}", kind.noun()));
     view! {
         <div class="editor-host" id=id node_ref=host data-mounted=move || mounted.get().to_string()></div>
-        <pre id=format!("{id}-text") class="source" class:hidden=move || mounted.get()>{head.head}</pre>
-        {more.map(|more| view! { <p class="source-more" class:hidden=move || mounted.get()>{more}</p> })}
+        // Until the editor mounts, its text stands in the editor's place at the editor's height:
+        // the page below (a plan's results table) does not move when the editor arrives, so a
+        // user already scrolling the results does not find the editor under the pointer.
+        <div class="editor-placeholder" class:hidden=move || mounted.get()>
+            <pre id=format!("{id}-text") class="source">{head.head}</pre>
+            {more.map(|more| view! { <p class="source-more">{more}</p> })}
+        </div>
         {move || problem.get().map(|p| view! { <p class="error" id=format!("{id}-problem")>{p}</p> })}
     }
 }
