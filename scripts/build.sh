@@ -37,16 +37,15 @@ cp "$MONACO_DIR/js/$MODE/editor.worker.js" "$MONACO_DIR/js/$MODE/json.worker.js"
 
 log "graph renderer and assets"
 (cd app/js && OUT="$ROOT/$PKG/graph.js" npm run --silent build)
-cp style/main.css "$PKG/site.css"
 cp -r public/. "$SITE/"
 # Pre-compressed copies: the server sends them to browsers that accept gzip.
-for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/site.css "$PKG"/monaco/*.js "$PKG"/snippets/*/js/*/editor.js; do gzip -kf -6 "$f"; done
+for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/monaco/*.js "$PKG"/snippets/*/js/*/editor.js; do gzip -kf -6 "$f"; done
 
 log "server ($MODE)"
 # Ferry's own provider plugins go next to `ferry`, where it looks for plugins first.
 if [ $MODE = release ]; then
   build_release_server
 else
-  cargo build --package=server --bin=ferry --package=pulumi-resource-random --bin=pulumi-resource-random \
-    --package=pulumi-resource-postgresql --bin=pulumi-resource-postgresql
+  mapfile -t PLUGIN_ARGS < <(plugin_packages)
+  cargo build --package=server --bin=ferry "${PLUGIN_ARGS[@]}"
 fi

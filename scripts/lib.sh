@@ -82,15 +82,25 @@ npm_ci() {
   fi
 }
 
+# Ferry's own provider plugins, built beside `ferry` (where it looks for plugins first) by
+# build.sh in both modes. One list: a plugin crate missing here would be missing from the image.
+FERRY_PLUGINS=(pulumi-resource-random pulumi-resource-postgresql)
+
+# plugin_packages: cargo's arguments that build every plugin in FERRY_PLUGINS.
+plugin_packages() {
+  local plugin
+  for plugin in "${FERRY_PLUGINS[@]}"; do printf -- '--package=%s\n--bin=%s\n' "$plugin" "$plugin"; done
+}
+
 # build_release_server: target/server-release/ferry, and beside it Ferry's own provider plugins
 # built with the plugin-release profile (panics abort; see Cargo.toml). They are copied in,
 # not linked: cargo hard-links its outputs, and writing through a link would change its copy.
 build_release_server() {
   cargo build --package=server --bin=ferry --profile server-release
-  cargo build --package=pulumi-resource-random --bin=pulumi-resource-random \
-    --package=pulumi-resource-postgresql --bin=pulumi-resource-postgresql --profile plugin-release
-  local plugin
-  for plugin in pulumi-resource-random pulumi-resource-postgresql; do
+  local plugin args
+  mapfile -t args < <(plugin_packages)
+  cargo build "${args[@]}" --profile plugin-release
+  for plugin in "${FERRY_PLUGINS[@]}"; do
     cp --remove-destination "$ROOT/target/plugin-release/$plugin" "$ROOT/target/server-release/$plugin"
   done
 }

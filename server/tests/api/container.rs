@@ -17,14 +17,29 @@ fn read(rel: &str) -> String {
 fn the_image_ships_every_plugin_ferry_builds_and_runs_as_non_root() {
     let dockerfile = read("Dockerfile");
     let build = read("scripts/build.sh");
+    let lib = read("scripts/lib.sh");
     let plugins: Vec<String> = std::fs::read_dir(root().join("crates"))
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|name| name.starts_with("pulumi-resource-"))
         .collect();
     assert!(!plugins.is_empty());
+    // The scripts name Ferry's plugins once, in lib.sh's FERRY_PLUGINS; both of build.sh's
+    // builds take their cargo arguments from it.
+    let listed: Vec<&str> = lib
+        .lines()
+        .find_map(|l| l.strip_prefix("FERRY_PLUGINS=("))
+        .and_then(|l| l.split(')').next())
+        .expect("scripts/lib.sh sets FERRY_PLUGINS=(…)")
+        .split_whitespace()
+        .collect();
+    let release = lib.split("build_release_server() {").nth(1).expect("scripts/lib.sh defines build_release_server").split("\n}\n").next().unwrap();
+    assert!(release.contains("< <(plugin_packages)") && release.contains("--profile plugin-release"), "the release build's plugins: {release}");
+    let debug = build.split("else").last().unwrap();
+    assert!(debug.contains("< <(plugin_packages)") && debug.contains("\"${PLUGIN_ARGS[@]}\""), "the debug build's plugins: {debug}");
+    assert!(lib.contains("for plugin in \"${FERRY_PLUGINS[@]}\"; do printf -- '--package=%s\\n--bin=%s\\n'"), "plugin_packages names every listed plugin");
     for plugin in &plugins {
-        assert!(build.contains(&format!("--bin={plugin}")), "scripts/build.sh builds {plugin}");
+        assert!(listed.contains(&plugin.as_str()), "scripts/lib.sh's FERRY_PLUGINS lists {plugin}");
         assert!(dockerfile.contains(&format!("target/server-release/{plugin}")), "the image ships {plugin}");
     }
 

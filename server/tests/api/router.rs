@@ -342,4 +342,8 @@ async fn a_big_stacks_table_is_paged_filtered_and_sorted_on_the_server() {
     assert!(html.contains("title=\"res-0\""), "the first rows are server-rendered");
     assert!(!html.contains("res-2900"), "rows far down the table are not in the page");
     assert!(html.len() < 200 * 1024, "the page is {} bytes", html.len());
+    // Its first frame waits for no stylesheet request: the stylesheet is in the page, as written.
+    let stylesheet = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../style/main.css")).unwrap();
+    assert!(html.contains(&format!("<style id=\"site-css\">{stylesheet}</style>")), "the stylesheet is carried verbatim");
+    assert!(!html.contains("rel=\"stylesheet\""), "no stylesheet to fetch");
 }
