@@ -104,19 +104,17 @@ async function firstRows(path, selector) {
   await page.waitForSelector(selector, { timeout: 120000 });
   await page.waitForFunction(() => window.__shownMs.length > 0 && window.__paintedMs !== undefined, null, { timeout: 120000 });
   // Where that time went: the HTML's first byte, its last (the rows come in a later chunk of
-  // the same answer), the rows in the document, the stylesheet's arrival (no frame is drawn
-  // before it), the frame painted by the page.
+  // the same answer), the rows in the document, the frame painted by the page.
   const parts = await page.evaluate(() => {
     const nav = performance.getEntriesByType('navigation')[0];
-    const css = performance.getEntriesByType('resource').find((r) => r.name.endsWith('.css'));
     return {
       shown: Math.min(...window.__shownMs), firstByte: nav.responseStart, lastByte: nav.responseEnd,
-      inDocument: window.__inDocumentMs, stylesheet: css ? css.responseEnd : null, painted: window.__paintedMs,
+      inDocument: window.__inDocumentMs, painted: window.__paintedMs,
     };
   });
   if (!(parts.shown > 0)) throw new Error(`Chromium reported no render time for ${selector} on ${path}`);
-  const why = `HTML ${parts.firstByte.toFixed(0)}–${parts.lastByte.toFixed(0)} ms, rows in the document ${parts.inDocument.toFixed(0)} ms` +
-    (parts.stylesheet === null ? '' : `, stylesheet ${parts.stylesheet.toFixed(0)} ms`) + `, painted by the page ${parts.painted.toFixed(0)} ms`;
+  const why = `HTML ${parts.firstByte.toFixed(0)}–${parts.lastByte.toFixed(0)} ms, rows in the document ${parts.inDocument.toFixed(0)} ms, ` +
+    `painted by the page ${parts.painted.toFixed(0)} ms`;
   return { context, page, ms: parts.shown, why, bytes: (await response.body()).byteLength };
 }
 
