@@ -13,8 +13,8 @@ export const ARTIFACTS = path.resolve(HERE, '../artifacts');
 /** Debian's Chromium, headless. `softwareCompositing`: the page is composited in software, as
  *  Chromium does where it has no GPU to composite with, instead of through SwiftShader as the
  *  flags WebGL needs here otherwise make it do. Through SwiftShader a page reached the screen
- *  late on this 2-core machine: a two-letter page was presented 240-460 ms after navigation,
- *  80-170 ms composited in software (measured 2026-11-27). A benchmark timing when something is
+ *  late on this 2-core machine: a two-letter page was presented 180-460 ms after navigation,
+ *  84-108 ms composited in software (measured 2026-11-27). A benchmark timing when something is
  *  on screen asks for it, so that the figure is the page's, not the emulated GPU's. */
 export async function launch({ softwareCompositing = false } = {}) {
   mkdirSync(ARTIFACTS, { recursive: true });
