@@ -111,15 +111,20 @@ impl FloorSide {
             let (plugin, limit) = (self.plugin.clone(), limit.clone());
             tasks.spawn(async move {
                 let _permit = limit.acquire_owned().await.unwrap();
+                let mut client = plugin.client();
                 let urn = format!("urn:pulumi:bench::bench::{TOKEN}::r{i}");
-                let read =
-                    plugin.read(ReadRequest { id: format!("{i},0,{}", n * 10), urn: urn.clone(), r#type: TOKEN.into(), ..Default::default() }).await.unwrap();
-                let checked = plugin
+                let read = client
+                    .read(ReadRequest { id: format!("{i},0,{}", n * 10), urn: urn.clone(), r#type: TOKEN.into(), ..Default::default() })
+                    .await
+                    .unwrap()
+                    .into_inner();
+                let checked = client
                     .check(CheckRequest { urn: urn.clone(), olds: read.inputs.clone(), news: read.inputs.clone(), r#type: TOKEN.into(), ..Default::default() })
                     .await
-                    .unwrap();
+                    .unwrap()
+                    .into_inner();
                 // The import step's last call, as the engine makes it.
-                plugin
+                client
                     .diff(DiffRequest {
                         id: read.id,
                         urn,

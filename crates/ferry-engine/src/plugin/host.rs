@@ -212,7 +212,7 @@ impl ProviderPlugin {
             ..Default::default()
         };
         let mut client = plugin.client.clone();
-        match plugin.call("Handshake", client.handshake(handshake)).await {
+        match plugin.call("Handshake", async move { client.handshake(handshake).await }).await {
             Ok(r) => {
                 let mut caps = plugin.capabilities.lock().expect("capabilities lock");
                 caps.handshake = true;
@@ -226,6 +226,12 @@ impl ProviderPlugin {
         Ok(plugin)
     }
 
+    /// The plugin's gRPC client itself, without this type's deadlines and crash reports (the
+    /// import bench's floor calls the plugin through it, as directly as tonic can).
+    pub fn client(&self) -> ResourceProviderClient<Channel> {
+        self.client.clone()
+    }
+
     pub fn capabilities(&self) -> Capabilities {
         *self.capabilities.lock().expect("capabilities lock")
     }
@@ -235,12 +241,29 @@ impl ProviderPlugin {
         tail_text(&self.stderr)
     }
 
-    /// Runs one call with the deadline, telling a crash from an error.
-    async fn call<T>(&self, method: &'static str, fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>) -> Result<T, PluginError> {
-        match tokio::time::timeout(self.options.call_timeout, fut).await {
-            Err(_) => Err(PluginError::Timeout { package: self.package.clone(), method, timeout: self.options.call_timeout }),
-            Ok(Ok(response)) => Ok(response.into_inner()),
-            Ok(Err(status)) => {
+    /// Runs one call with the deadline, telling a crash from an error. The call is a task of its
+    /// own, so its answer is decoded on whichever worker is free: a deployment makes thousands
+    /// of calls from the one task that drives it, which otherwise decoded every answer itself.
+    async fn call<T: Send + 'static>(
+        &self,
+        method: &'static str,
+        fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>> + Send + 'static,
+    ) -> Result<T, PluginError> {
+        let outcome = match tokio::time::timeout(self.options.call_timeout, CallTask(tokio::spawn(fut))).await {
+            Err(_) => return Err(PluginError::Timeout { package: self.package.clone(), method, timeout: self.options.call_timeout }),
+            Ok(Err(failed)) => {
+                return Err(PluginError::Call {
+                    package: self.package.clone(),
+                    method,
+                    code: "Internal".into(),
+                    message: format!("the call's task failed: {failed}"),
+                })
+            }
+            Ok(Ok(outcome)) => outcome,
+        };
+        match outcome {
+            Ok(response) => Ok(response.into_inner()),
+            Err(status) => {
                 // A broken connection usually means the process died: say so, with its stderr.
                 let exited = {
                     // (A call cut off by the process dying can also come back `Cancelled`.)
@@ -279,13 +302,13 @@ impl ProviderPlugin {
 
     pub async fn get_plugin_info(&self) -> Result<String, PluginError> {
         let mut c = self.client.clone();
-        Ok(self.call("GetPluginInfo", c.get_plugin_info(())).await?.version)
+        Ok(self.call("GetPluginInfo", async move { c.get_plugin_info(()).await }).await?.version)
     }
 
     /// The package schema (JSON text). Callers cache it per package and version.
     pub async fn get_schema(&self) -> Result<String, PluginError> {
         let mut c = self.client.clone();
-        Ok(self.call("GetSchema", c.get_schema(GetSchemaRequest { version: 0, ..Default::default() })).await?.schema)
+        Ok(self.call("GetSchema", async move { c.get_schema(GetSchemaRequest { version: 0, ..Default::default() }).await }).await?.schema)
     }
 
     /// Turns the plugin into the parameterized package `name`@`version` (called before
@@ -299,13 +322,13 @@ impl ProviderPlugin {
                 value,
             })),
         };
-        self.call("Parameterize", c.parameterize(request)).await
+        self.call("Parameterize", async move { c.parameterize(request).await }).await
     }
 
     /// One page of `List`: the results, and the continuation (or `Computed`) that ends it.
     pub async fn list_page(&self, request: ListRequest) -> Result<Vec<ListResponse>, PluginError> {
         let mut c = self.client.clone();
-        let mut stream = self.call("List", c.list(request)).await?;
+        let mut stream = self.call("List", async move { c.list(request).await }).await?;
         let mut page = Vec::new();
         loop {
             match tokio::time::timeout(self.options.call_timeout, stream.message()).await {
@@ -326,7 +349,7 @@ impl ProviderPlugin {
 
     pub async fn check_config(&self, request: CheckRequest) -> Result<Option<CheckResponse>, PluginError> {
         let mut c = self.client.clone();
-        match self.call("CheckConfig", c.check_config(request)).await {
+        match self.call("CheckConfig", async move { c.check_config(request).await }).await {
             Ok(r) => Ok(Some(r)),
             Err(PluginError::Call { code, .. }) if code == "Unimplemented" => Ok(None),
             Err(e) => Err(e),
@@ -335,7 +358,7 @@ impl ProviderPlugin {
 
     pub async fn configure(&self, request: ConfigureRequest) -> Result<ConfigureResponse, PluginError> {
         let mut c = self.client.clone();
-        let r = self.call("Configure", c.configure(request)).await?;
+        let r = self.call("Configure", async move { c.configure(request).await }).await?;
         let mut caps = self.capabilities.lock().expect("capabilities lock");
         caps.accept_secrets |= r.accept_secrets;
         caps.accept_resources |= r.accept_resources;
@@ -346,32 +369,32 @@ impl ProviderPlugin {
 
     pub async fn read(&self, request: ReadRequest) -> Result<ReadResponse, PluginError> {
         let mut c = self.client.clone();
-        self.call("Read", c.read(request)).await
+        self.call("Read", async move { c.read(request).await }).await
     }
 
     pub async fn check(&self, request: CheckRequest) -> Result<CheckResponse, PluginError> {
         let mut c = self.client.clone();
-        self.call("Check", c.check(request)).await
+        self.call("Check", async move { c.check(request).await }).await
     }
 
     pub async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError> {
         let mut c = self.client.clone();
-        self.call("Diff", c.diff(request)).await
+        self.call("Diff", async move { c.diff(request).await }).await
     }
 
     pub async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError> {
         let mut c = self.client.clone();
-        self.call("Create", c.create(request)).await
+        self.call("Create", async move { c.create(request).await }).await
     }
 
     pub async fn update(&self, request: UpdateRequest) -> Result<UpdateResponse, PluginError> {
         let mut c = self.client.clone();
-        self.call("Update", c.update(request)).await
+        self.call("Update", async move { c.update(request).await }).await
     }
 
     pub async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
         let mut c = self.client.clone();
-        self.call("Delete", c.delete(request)).await
+        self.call("Delete", async move { c.delete(request).await }).await
     }
 
     /// Stops the plugin (it is also killed when dropped).
@@ -384,4 +407,58 @@ impl ProviderPlugin {
 
 fn tail_text(tail: &Arc<Mutex<VecDeque<String>>>) -> String {
     tail.lock().expect("stderr lock").iter().map(|l| format!("{l}\n")).collect()
+}
+
+/// A plugin call's task, aborted when the caller stops waiting for it (a deadline passed, or
+/// the deployment that asked was dropped), as the call itself would have been.
+struct CallTask<T>(tokio::task::JoinHandle<T>);
+
+impl<T> std::future::Future for CallTask<T> {
+    type Output = Result<T, tokio::task::JoinError>;
+
+    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
+        std::pin::Pin::new(&mut self.0).poll(cx)
+    }
+}
+
+impl<T> Drop for CallTask<T> {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallTask;
+
+    /// A call whose caller stops waiting (its deadline, or a dropped deployment) does not run on
+    /// in its task: dropping the wait aborts it.
+    #[tokio::test]
+    async fn a_call_nobody_waits_for_is_aborted() {
+        struct Dropped(std::sync::Arc<std::sync::atomic::AtomicBool>);
+        impl Drop for Dropped {
+            fn drop(&mut self) {
+                self.0.store(true, std::sync::atomic::Ordering::SeqCst);
+            }
+        }
+        let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let held = Dropped(dropped.clone());
+        let task = CallTask(tokio::spawn(async move {
+            let _held = held;
+            std::future::pending::<()>().await
+        }));
+        assert!(tokio::time::timeout(std::time::Duration::from_millis(20), task).await.is_err(), "the call never ends");
+        for _ in 0..100 {
+            if dropped.load(std::sync::atomic::Ordering::SeqCst) {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!("the call's task still runs after its caller stopped waiting");
+    }
+
+    #[tokio::test]
+    async fn a_call_task_gives_its_answer() {
+        assert_eq!(CallTask(tokio::spawn(async { 7 })).await.unwrap(), 7);
+    }
 }
