@@ -74,8 +74,9 @@ async function post(url, body, contentType = 'application/json') {
  *  word for it: the render time Chromium reports (Element Timing) for the element's text, the
  *  moment the frame holding it was presented, not the moment the page's main thread had painted
  *  it (the figure this benchmark reported until 2026-11-27: 10 to 140 ms earlier here composited
- *  in software, 160 to 750 ms through SwiftShader; the compositor's part left out). The attribute that asks for that timing is set as the element
- *  enters the document, before any frame shows it. The page stays open. */
+ *  in software, 160 to 750 ms through SwiftShader; the compositor's part left out). The
+ *  attribute that asks for that timing is set as the element enters the document, before any
+ *  frame shows it. The page stays open. */
 async function firstRows(path, selector) {
   const context = await adminContext(browser, { viewport: { width: 1400, height: 900 } });
   const page = await context.newPage();

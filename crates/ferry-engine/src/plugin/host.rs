@@ -16,6 +16,7 @@ use ferry_rpc::pulumirpc::{
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
+use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::{Channel, Endpoint};
 
 use super::discovery::ProviderBinary;
@@ -244,12 +245,14 @@ impl ProviderPlugin {
     /// Runs one call with the deadline, telling a crash from an error. The call is a task of its
     /// own, so its answer is decoded on whichever worker is free: a deployment makes thousands
     /// of calls from the one task that drives it, which otherwise decoded every answer itself.
+    /// The task is aborted when nobody waits for it any more (the deadline passed, or the
+    /// deployment that asked was dropped), as the call itself would have been dropped.
     async fn call<T: Send + 'static>(
         &self,
         method: &'static str,
         fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>> + Send + 'static,
     ) -> Result<T, PluginError> {
-        let outcome = match tokio::time::timeout(self.options.call_timeout, CallTask(tokio::spawn(fut))).await {
+        let outcome = match tokio::time::timeout(self.options.call_timeout, AbortOnDropHandle::new(tokio::spawn(fut))).await {
             Err(_) => return Err(PluginError::Timeout { package: self.package.clone(), method, timeout: self.options.call_timeout }),
             Ok(Err(failed)) => {
                 return Err(PluginError::Call {
@@ -409,30 +412,12 @@ fn tail_text(tail: &Arc<Mutex<VecDeque<String>>>) -> String {
     tail.lock().expect("stderr lock").iter().map(|l| format!("{l}\n")).collect()
 }
 
-/// A plugin call's task, aborted when the caller stops waiting for it (a deadline passed, or
-/// the deployment that asked was dropped), as the call itself would have been.
-struct CallTask<T>(tokio::task::JoinHandle<T>);
-
-impl<T> std::future::Future for CallTask<T> {
-    type Output = Result<T, tokio::task::JoinError>;
-
-    fn poll(mut self: std::pin::Pin<&mut Self>, cx: &mut std::task::Context<'_>) -> std::task::Poll<Self::Output> {
-        std::pin::Pin::new(&mut self.0).poll(cx)
-    }
-}
-
-impl<T> Drop for CallTask<T> {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 #[cfg(test)]
 mod tests {
-    use super::CallTask;
+    use super::AbortOnDropHandle;
 
     /// A call whose caller stops waiting (its deadline, or a dropped deployment) does not run on
-    /// in its task: dropping the wait aborts it.
+    /// in its task: dropping the wait aborts it (what `call` relies on its task handle for).
     #[tokio::test]
     async fn a_call_nobody_waits_for_is_aborted() {
         struct Dropped(std::sync::Arc<std::sync::atomic::AtomicBool>);
@@ -443,7 +428,7 @@ mod tests {
         }
         let dropped = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
         let held = Dropped(dropped.clone());
-        let task = CallTask(tokio::spawn(async move {
+        let task = AbortOnDropHandle::new(tokio::spawn(async move {
             let _held = held;
             std::future::pending::<()>().await
         }));
@@ -459,6 +444,6 @@ mod tests {
 
     #[tokio::test]
     async fn a_call_task_gives_its_answer() {
-        assert_eq!(CallTask(tokio::spawn(async { 7 })).await.unwrap(), 7);
+        assert_eq!(AbortOnDropHandle::new(tokio::spawn(async { 7 })).await.unwrap(), 7);
     }
 }
