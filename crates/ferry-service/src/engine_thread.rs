@@ -1,22 +1,26 @@
-//! Engine runs on threads of their own. An import preview drives thousands of plugin calls
+//! Engine runs off the runtime's workers. An import preview drives thousands of plugin calls
 //! from one future; on a runtime worker that future shares its thread with the connections it
 //! waits on and with every other request, while the engine bench drives the same future from a
-//! thread of its own. Here it runs as the bench runs it, and the runtime's workers stay free to
-//! serve the calls' answers and other users' pages. (Measured on 2026-11-25: the server's run of
-//! 10,000 imports went from a median of 2.29 s to 2.09 s, a gain within that machine's noise;
-//! the bench took 1.66 s. The README has the figures.)
+//! thread of its own. Here it runs as the bench runs it, on one of the runtime's blocking
+//! threads, which the runtime keeps between runs, and the workers stay free to serve the calls'
+//! answers and other users' pages.
+//!
+//! Measured on 2026-11-27 (release build, 10,000 imports, 2-core machine, one binary switched
+//! between the two, six blocks of three or four rounds alternating with the engine bench): a
+//! new thread for each run gave a YAML program's preview 1.29–1.43 times the engine bench's
+//! (median 1.38), a kept blocking thread 0.86–1.64 (median 1.19), its engine run 1.65–1.80 s
+//! against 1.38–1.72 s; an import spec's gained less (1.24 → 1.15). The program is parsed on
+//! a blocking thread just before its run, which now most often runs on that same thread, as
+//! the bench parses and runs on one; page faults were the same both ways, and which of the
+//! thread's warm state counts was not isolated.
 
 use std::future::Future;
 
 use crate::ServiceError;
 
-/// Stack size of an engine thread: as the runtime's workers get (deeply nested properties
-/// recurse).
-const ENGINE_THREAD_STACK_BYTES: usize = 8 << 20;
-
-/// Runs `work` to completion on a new thread, driven through the current runtime's handle so
-/// its I/O and timers stay the runtime's. Dropping the returned future (a cancelled job, a
-/// client gone) stops `work` at its next await, as it would stop on a worker.
+/// Runs `work` to completion on one of the runtime's blocking threads, driven through the
+/// runtime's handle so its I/O and timers stay the runtime's. Dropping the returned future (a
+/// cancelled job, a client gone) stops `work` at its next await, as it would stop on a worker.
 pub(crate) async fn on_engine_thread<T, F>(what: &str, work: F) -> Result<T, ServiceError>
 where
     T: Send + 'static,
@@ -26,21 +30,20 @@ where
     // Dropped with this future: the thread's `select!` then drops `work`.
     let (_cancel_on_drop, cancelled) = tokio::sync::oneshot::channel::<()>();
     let (answer, answered) = tokio::sync::oneshot::channel();
-    std::thread::Builder::new()
-        .name("ferry-engine".into())
-        .stack_size(ENGINE_THREAD_STACK_BYTES)
-        .spawn(move || {
-            let done = handle.block_on(async move {
-                tokio::select! {
-                    done = work => Some(done),
-                    _ = cancelled => None,
-                }
-            });
-            if let Some(done) = done {
-                let _ = answer.send(done);
+    let driver = handle.clone();
+    // The answer comes through `answer`, not the task's handle: when the caller is gone, the
+    // thread still ends its `block_on` and goes back to the pool.
+    drop(handle.spawn_blocking(move || {
+        let done = driver.block_on(async move {
+            tokio::select! {
+                done = work => Some(done),
+                _ = cancelled => None,
             }
-        })
-        .map_err(|e| ServiceError::Internal(format!("{what}: cannot start a thread for it: {e}")))?;
+        });
+        if let Some(done) = done {
+            let _ = answer.send(done);
+        }
+    }));
     answered.await.map_err(|_| ServiceError::Internal(format!("{what} stopped without an answer (its thread panicked)")))
 }
 
@@ -51,17 +54,27 @@ mod tests {
     use std::sync::Arc;
     use std::time::Duration;
 
-    #[tokio::test]
-    async fn work_runs_on_its_own_thread_with_the_runtimes_timers() {
-        let caller = std::thread::current().id();
-        let (thread, name) = on_engine_thread("a test", async {
-            tokio::time::sleep(Duration::from_millis(5)).await;
-            (std::thread::current().id(), std::thread::current().name().map(str::to_string))
-        })
-        .await
-        .unwrap();
-        assert_ne!(thread, caller);
-        assert_eq!(name.as_deref(), Some("ferry-engine"));
+    /// Off the worker that asked, on one of the runtime's own threads (its blocking pool,
+    /// which keeps its threads between runs), with the runtime's timers.
+    #[test]
+    fn work_runs_off_the_workers_on_a_thread_of_the_runtime_with_its_timers() {
+        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("runtime-thread").enable_all().build().unwrap();
+        let (worker, (thread, name)) = runtime.block_on(async {
+            tokio::spawn(async {
+                let worker = std::thread::current().id();
+                let ran = on_engine_thread("a test", async {
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                    (std::thread::current().id(), std::thread::current().name().map(str::to_string))
+                })
+                .await
+                .unwrap();
+                (worker, ran)
+            })
+            .await
+            .unwrap()
+        });
+        assert_ne!(thread, worker, "the work ran on the worker that asked for it");
+        assert_eq!(name.as_deref(), Some("runtime-thread"), "the work ran on a thread the runtime does not keep");
     }
 
     #[tokio::test]

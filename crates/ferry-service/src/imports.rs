@@ -59,7 +59,7 @@ impl StackService {
     /// Runs an import preview against the stack's latest version and stores it, telling
     /// `progress` of each resource as it finishes. Writes nothing to the stack. The spec comes
     /// read and checked (its text is what the preview keeps as its source), so no caller parses
-    /// it twice; it is the run's own (the run goes on a thread of its own, see
+    /// it twice; it is the run's own (the run goes off the runtime's workers, see
     /// [`crate::engine_thread`]).
     pub async fn preview_import(
         &self,

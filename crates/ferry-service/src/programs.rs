@@ -98,8 +98,8 @@ impl StackService {
             .map_err(|e| ServiceError::Internal(format!("deriving the passphrase's key stopped: {e}")))?
     }
 
-    /// Runs `program` against `version` with freshly launched plugins, on a thread of its own
-    /// as an import preview runs (see [`crate::engine_thread`]).
+    /// Runs `program` against `version` with freshly launched plugins, off the runtime's
+    /// workers as an import preview runs (see [`crate::engine_thread`]).
     async fn run_program(
         &self,
         version: &Arc<LoadedVersion>,
