@@ -7,12 +7,12 @@
 //!
 //! Measured on 2026-11-27 (release build, 10,000 imports, 2-core machine, one binary switched
 //! between the two, six blocks of three or four rounds alternating with the engine bench): a
-//! new thread for each run gave a YAML program's preview 1.29–1.43 times the engine bench's
-//! (median 1.38), a kept blocking thread 0.86–1.64 (median 1.19), its engine run 1.65–1.80 s
-//! against 1.38–1.72 s; an import spec's gained less (1.24 → 1.15). The program is parsed on
-//! a blocking thread just before its run, which now most often runs on that same thread, as
-//! the bench parses and runs on one; page faults were the same both ways, and which of the
-//! thread's warm state counts was not isolated.
+//! new thread for each run gave a YAML program's preview 1.19–1.43 times the engine bench's
+//! (median 1.39), a kept blocking thread 0.86–1.64 (median 1.20); its engine run took 1.65–1.80
+//! s against 1.38–1.72 s (the last two blocks); an import spec's ratio gained less (median 1.23
+//! → 1.15). Page faults were the same both ways; why a kept thread runs faster was not
+//! isolated (one guess, not checked: the program is parsed on a blocking thread just before
+//! its run, which may now run on that same thread, as the bench parses and runs on one).
 
 use std::future::Future;
 
