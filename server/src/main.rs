@@ -115,8 +115,9 @@ struct ServeArgs {
     oidc_groups_claim: Option<String>,
 }
 
-/// Stacks of the runtime's threads: rendering a page as big as a plan's takes a debug build
-/// past the 2 MiB a thread gets by default (a release build needs a fraction of it).
+/// Stacks of the runtime's threads, its blocking threads too, where engine runs go (deeply
+/// nested properties recurse): rendering a page as big as a plan's takes a debug build past
+/// the 2 MiB a thread gets by default (a release build needs a fraction of it).
 const THREAD_STACK_BYTES: usize = 8 << 20;
 
 fn main() {

@@ -21,6 +21,8 @@ use crate::ServiceError;
 /// Runs `work` to completion on one of the runtime's blocking threads, driven through the
 /// runtime's handle so its I/O and timers stay the runtime's. Dropping the returned future (a
 /// cancelled job, a client gone) stops `work` at its next await, as it would stop on a worker.
+/// The thread's stack is the runtime's threads' (the server sets 8 MiB: deeply nested
+/// properties recurse).
 pub(crate) async fn on_engine_thread<T, F>(what: &str, work: F) -> Result<T, ServiceError>
 where
     T: Send + 'static,
