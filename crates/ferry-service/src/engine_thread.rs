@@ -32,11 +32,10 @@ where
     // Dropped with this future: the thread's `select!` then drops `work`.
     let (_cancel_on_drop, cancelled) = tokio::sync::oneshot::channel::<()>();
     let (answer, answered) = tokio::sync::oneshot::channel();
-    let driver = handle.clone();
     // The answer comes through `answer`, not the task's handle: when the caller is gone, the
     // thread still ends its `block_on` and goes back to the pool.
-    drop(handle.spawn_blocking(move || {
-        let done = driver.block_on(async move {
+    drop(tokio::task::spawn_blocking(move || {
+        let done = handle.block_on(async move {
             tokio::select! {
                 done = work => Some(done),
                 _ = cancelled => None,
