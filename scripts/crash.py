@@ -165,7 +165,7 @@ def run_store(kind, workdir, moto_endpoint):
     elif kind == "diy-s3":
         backend = Bucket(moto_endpoint, f"crash-{random.randrange(1 << 30)}")
     if backend:
-        store_args += ["--allow-backend", backend.url]
+        store_args += ["--allow-backend", f"organization={backend.url}"]
     token = subprocess.run([FERRY, "token", "create", *store_args[:2], "--user", "crash", "--role", "admin", "--days", "1"],
                            env=env, check=True, capture_output=True, text=True).stdout.strip()
     log = open(os.path.join(workdir, f"{kind}.log"), "ab")

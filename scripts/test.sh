@@ -70,7 +70,10 @@ for _ in $(seq 1 100); do
   kill -0 "$OIDC_PID" 2>/dev/null || { cat "$DATA/oidc.log"; exit 1; }
   sleep 0.2
 done
-PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_ALLOW_BACKENDS="file://$FERRY_E2E_BACKEND" \
+# Plugins see only a minimal environment: the postgresql plugin is given libpq's variables by
+# name, as an administrator would.
+PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_PLUGIN_ENV=postgresql=PGHOST,postgresql=PGUSER,postgresql=PGSSLMODE \
+  FERRY_ALLOW_BACKENDS="team=file://$FERRY_E2E_BACKEND" \
   FERRY_OIDC_ISSUER="$FERRY_E2E_OIDC" FERRY_OIDC_CLIENT_ID=ferry FERRY_OIDC_CLIENT_SECRET=e2e-client-secret FERRY_OIDC_GROUPS_CLAIM=groups \
   "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --public-url "$FERRY_URL" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!

@@ -189,8 +189,8 @@ pub async fn new_plan(stack_id: String, kind: String) -> Result<String, ServerFn
     let stacks = ssr::stacks()?;
     let caller = ssr::caller();
     let org = ssr::authorize(ferry_service::access::Object::Stack, &stack_id, ferry_service::access::Role::Planner).await?;
-    let plan = stacks.create_plan_from_example(&stack_id, kind == "program").await.map_err(ssr::fail)?;
-    stacks.plan_created(&caller, &org, &plan.plan.id, Some(&ssr::address())).await.map_err(ssr::fail)?;
+    let plan = stacks.create_plan_from_example(&caller, &stack_id, kind == "program").await.map_err(ssr::fail)?;
+    stacks.audit_plan_created(&caller, &org, &plan.plan.id, &ssr::address()).await.map_err(ssr::fail)?;
     Ok(plan.plan.id)
 }
 

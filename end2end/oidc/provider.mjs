@@ -9,8 +9,9 @@ const port = Number(process.env.OIDC_PORT ?? 4400);
 const ferry = process.env.FERRY_URL ?? 'http://127.0.0.1:3000';
 export const CLIENT = { id: 'ferry', secret: process.env.OIDC_CLIENT_SECRET ?? 'e2e-client-secret' };
 
-// Who belongs where: the end-to-end team's approver signs in here.
-const GROUPS = { olga: ['team:approver'] };
+// Who belongs where: the end-to-end team's approver signs in here; eve's provider claims she
+// administers every organisation, which Ferry ignores unless told to trust it.
+const GROUPS = { olga: ['team:approver'], eve: ['*:admin', 'team:viewer'] };
 
 const provider = new Provider(`http://127.0.0.1:${port}`, {
   clients: [{

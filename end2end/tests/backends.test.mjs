@@ -23,14 +23,16 @@ test('connect a DIY backend stack from the home page and commit into the folder'
   fs.writeFileSync(file, text);
 
   const { page, context, errors } = await open(browser, '/');
+  // The backend is allowed to organisation `team` (scripts/test.sh); the stack becomes theirs.
+  await page.fill('#connect-org', 'team');
   await page.fill('#connect-url', `file://${root}`);
   await page.click('#connect-list');
-  const row = page.locator('#connect-stacks tr', { hasText: `organization/${project}/test` });
+  const row = page.locator('#connect-stacks tr', { hasText: `team/${project}/test` });
   await row.waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, 'connect-backend.png'), fullPage: true });
   await row.locator('button.connect-stack').click();
   await page.waitForURL(/\/stacks\/[0-9a-f]+$/);
-  await page.locator('#stack-name', { hasText: `organization/${project}/test` }).waitFor();
+  await page.locator('#stack-name', { hasText: `team/${project}/test` }).waitFor();
   const id = page.url().split('/stacks/')[1];
 
   const spec = { resources: [{ type: 'random:index/randomInteger:RandomInteger', name: 'port', id: '8080,1024,65535' }] };

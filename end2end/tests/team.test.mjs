@@ -138,6 +138,25 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   }
 });
 
+test('a server-wide role from the OpenID Provider is ignored unless the server trusts it', async () => {
+  const { page, context, errors } = await open(browser, '/signin', { as: null });
+  await page.click('#signin-oidc');
+  await page.waitForURL((u) => u.href.startsWith(process.env.FERRY_E2E_OIDC));
+  await page.fill('input[name=login]', 'eve');
+  await page.fill('input[name=password]', 'anything');
+  await page.click('button[type=submit]');
+  await page.click('button[type=submit]'); // consent: Continue
+  await page.waitForURL(`${BASE}/`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  errors.length = 0; // the provider's own pages fetch fonts this machine cannot reach
+  const me = await page.evaluate(async () => (await fetch('/api/v1/me')).json());
+  assert.deepEqual(me.roles, [{ org: 'team', role: 'viewer' }], 'the `*:admin` group made no administrator');
+  const audit = await page.evaluate(async () => (await fetch('/api/v1/orgs/team/audit')).status);
+  assert.equal(audit, 403);
+  assert.deepEqual(errors.splice(0), ['Failed to load resource: the server responded with a status of 403 (Forbidden)']);
+  await context.close();
+});
+
 test('strangers are sent to sign in, and a wrong password says so', async () => {
   const { page, context, errors } = await open(browser, '/', { as: null });
   assert.equal(new URL(page.url()).pathname, '/signin');

@@ -30,6 +30,9 @@ pub enum Gate {
     /// Any signed-in user; what they see is narrowed to their organisations by the handler
     /// (lists, their own account).
     SignedIn,
+    /// A signed-in user's browser session, never an API token: managing credentials (a
+    /// password, a new token), so that a leaked token cannot become the whole account.
+    Session,
     /// A page: signed-in users; anonymous browsers are sent to the sign-in page.
     Page,
     /// A read-only share link: the `{token}` in the path is the capability; it never writes.
@@ -49,9 +52,20 @@ pub enum Gate {
     ServerFn,
 }
 
-/// The organisation a [`Gate::Named`] handler acted in, for the audit record.
+/// The organisation a [`Gate::Named`] handler acted in, or refused to, for the audit record.
 #[derive(Debug, Clone)]
 pub struct AuditOrg(pub String);
+
+impl AuditOrg {
+    /// `response`, told the organisation its request named (when it named one), so that the
+    /// record of a call, and of a refusal, lands in that organisation's log.
+    pub fn on(org: Option<String>, mut response: Response) -> Response {
+        if let Some(org) = org {
+            response.extensions_mut().insert(AuditOrg(org));
+        }
+        response
+    }
+}
 
 /// The plan a handler created, for the audit record (and so the plan's timeline).
 #[derive(Debug, Clone)]
@@ -207,6 +221,7 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
     let checked: Result<Option<String>, ferry_service::ServiceError> = match decision.gate {
         Gate::Public | Gate::Share | Gate::ServerFn => Ok(None),
         Gate::SignedIn | Gate::Named(_) => caller.require_signed_in().map(|_| None),
+        Gate::Session => caller.require_session().map(|_| None),
         Gate::Page => {
             if caller.user.is_none() {
                 let next_path = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
@@ -234,7 +249,8 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
     let (response, org) = match checked {
         Ok(org) => {
             let response = next.run(req).await;
-            // A handler that found the organisation in the request tells it this way.
+            // A handler that found the organisation in the request tells it this way, whether
+            // it went on or refused.
             let org = org.or_else(|| response.extensions().get::<AuditOrg>().map(|o| o.0.clone()));
             (response, org)
         }
@@ -273,6 +289,8 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
             address: &address,
             outcome: &outcome,
             plan_id: plan.as_deref(),
+            // A record of no organisation (the caller's own account) is about the caller.
+            subject: caller.user.as_ref().map(|u| u.id.as_str()),
         };
         if let Err(e) = state.stacks.audit(record).await {
             // The action happened; losing its record is an operator's problem to see.

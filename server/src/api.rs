@@ -30,13 +30,13 @@ pub const PASSPHRASE_HEADER: &str = "x-ferry-passphrase";
 pub fn routes() -> Routes {
     use ferry_service::access::Object::{Discovery, Plan, Preview, Stack};
     use ferry_service::access::Role::{Committer, Planner, Viewer};
-    use Gate::{Named, On, Share, SignedIn};
+    use Gate::{Named, On, Session, Share, SignedIn};
     Routes::new("/api/v1")
         .get("/me", SignedIn, "", auth::me)
-        .post("/me/password", SignedIn, "user.password", auth::change_password)
+        .post("/me/password", Session, "user.password", auth::change_password)
         .post("/me/sessions/revoke", SignedIn, "session.revoke-all", auth::end_all_sessions)
         .get("/me/tokens", SignedIn, "", auth::list_tokens)
-        .post("/me/tokens", SignedIn, "token.create", auth::create_token)
+        .post("/me/tokens", Session, "token.create", auth::create_token)
         .delete("/me/tokens/{id}", SignedIn, "token.revoke", auth::revoke_token)
         .get("/orgs/{org}/members", Gate::Org(Role::Admin), "", auth::members)
         .put("/orgs/{org}/members/{name}", Gate::Org(Role::Admin), "member.set", auth::set_member)
@@ -82,7 +82,7 @@ pub fn routes() -> Routes {
         .get("/shared/{token}/revisions/{revision}/previews/{index}/code", Share, "", shared_preview_code)
         .post("/plans/{id}/resolutions", On(Plan, Planner), "plan.resolve", resolve)
         .post("/plans/{id}/resolutions/zero-values", On(Plan, Planner), "plan.resolve", adopt_zero_values)
-        .get("/backends/stacks", SignedIn, "", backend_stacks)
+        .get("/backends/stacks", Named(Planner), "", backend_stacks)
         .post("/stacks/{id}/discoveries", On(Stack, Planner), "discovery.start", start_discovery)
         .get("/stacks/{id}/discoveries/types", On(Stack, Viewer), "", listable_types)
         .post("/stacks/{id}/discoveries/probe", On(Stack, Planner), "discovery.probe", probe_discovered)
@@ -131,30 +131,40 @@ async fn list_stacks(State(stacks): State<Arc<StackService>>, Extension(caller):
 }
 
 /// `POST /api/v1/stacks?name=org/project/stack` with a state file as the body.
-/// Planners of the stack's organisation only (known once the name is).
+/// Planners of the stack's organisation only (known once the name is). A refusal is recorded
+/// in the log of the organisation the request named.
 async fn upload_stack(
     State(stacks): State<Arc<StackService>>,
     Extension(caller): Extension<Caller>,
     Query(query): Query<UploadQuery>,
     headers: HeaderMap,
     body: Body,
-) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
-    let passphrase = passphrase(&headers)?;
-    // `{"backend": "<url>", "name": "organization/<project>/<stack>"}` connects a stack of a
-    // DIY backend instead of uploading one (a state file never has a top-level `backend`).
-    if let Ok(ConnectBody { backend, name, config }) = serde_json::from_slice::<ConnectBody>(&bytes) {
-        let org = org_of_name(&name).to_string();
-        caller.require(&org, Role::Planner)?;
-        let outcome = stacks.connect_stack(&backend, &name, config.as_deref(), passphrase).await?;
-        return Ok((StatusCode::CREATED, Extension(AuditOrg(org)), Json(outcome)).into_response());
-    }
-    let name = query.name.filter(|n| !n.is_empty());
-    let outcome =
+) -> Response {
+    let named = std::sync::Mutex::new(query.name.as_deref().filter(|n| !n.is_empty()).map(|n| org_of_name(n).to_string()));
+    let result = async {
+        let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
+        let passphrase = passphrase(&headers)?;
+        // `{"backend": "<url>", "name": "<org>/<project>/<stack>"}` connects a stack of a DIY
+        // backend instead of uploading one (a state file never has a top-level `backend`).
+        if let Ok(ConnectBody { backend, name, config }) = serde_json::from_slice::<ConnectBody>(&bytes) {
+            *named.lock().expect("named lock") = Some(org_of_name(&name).to_string());
+            let outcome = stacks.connect_stack(&caller, &backend, &name, config.as_deref(), passphrase).await?;
+            return Ok::<_, ApiError>(outcome);
+        }
+        let name = query.name.filter(|n| !n.is_empty());
+        let allowed = |name: &ferry_store::StackName| {
+            *named.lock().expect("named lock") = Some(org_of_name(name.as_str()).to_string());
+            caller.require(org_of_name(name.as_str()), Role::Planner)
+        };
         // `Vec::from` takes the body's buffer over where it can (no 50 MB copy).
-        stacks.upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", |name| caller.require(org_of_name(name.as_str()), Role::Planner)).await?;
-    let org = AuditOrg(org_of_name(&outcome.summary.name).to_string());
-    Ok((StatusCode::CREATED, Extension(org), Json(outcome)).into_response())
+        Ok(stacks.upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", allowed).await?)
+    }
+    .await;
+    let response = match result {
+        Ok(outcome) => (StatusCode::CREATED, Json(outcome)).into_response(),
+        Err(e) => e.into_response(),
+    };
+    AuditOrg::on(named.into_inner().expect("named lock"), response)
 }
 
 #[derive(Deserialize)]
@@ -171,11 +181,17 @@ struct ConnectBody {
 #[derive(Deserialize)]
 struct BackendQuery {
     url: String,
+    org: String,
 }
 
-/// `GET /api/v1/backends/stacks?url=<url>`: the stacks a DIY backend holds.
-async fn backend_stacks(State(stacks): State<Arc<StackService>>, Query(q): Query<BackendQuery>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.backend_stacks(&q.url).await?).into_response())
+/// `GET /api/v1/backends/stacks?org=<org>&url=<url>`: the stacks a DIY backend allowed to
+/// `org` holds, for its planners.
+async fn backend_stacks(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Query(q): Query<BackendQuery>) -> Response {
+    let response = match stacks.backend_stacks(&caller, &q.org, &q.url).await {
+        Ok(list) => Json(list).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    };
+    AuditOrg::on(Some(q.org), response)
 }
 
 /// The request body, up to `limit` bytes, or a JSON error naming what was too large.
@@ -454,8 +470,7 @@ async fn create_plan(
     body: Body,
 ) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the plan").await?;
-    let plan = stacks.create_plan(&id, plan_input(&bytes)?).await?;
-    stacks.plan_created(&caller, "", &plan.plan.id, None).await?;
+    let plan = stacks.create_plan(&caller, &id, plan_input(&bytes)?).await?;
     let audited = Extension(AuditPlan(plan.plan.id.clone()));
     Ok((StatusCode::CREATED, audited, Json(plan)).into_response())
 }
@@ -474,9 +489,15 @@ async fn get_plan_revision(
 }
 
 /// `POST /api/v1/plans/{id}/revisions`: saves the next revision (checked first).
-async fn save_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+async fn save_plan(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the plan").await?;
-    let plan = stacks.save_plan(&id, plan_input(&bytes)?).await?;
+    let plan = stacks.save_plan(&caller, &id, plan_input(&bytes)?).await?;
     Ok((StatusCode::CREATED, Json(plan)).into_response())
 }
 
@@ -742,11 +763,17 @@ struct ResolveRequest {
 
 /// `POST /api/v1/plans/{id}/resolutions` `{preview, urn, property, action}`: writes the next
 /// revision with the resolution applied and starts its preview; `201` with both.
-async fn resolve(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+async fn resolve(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 64 * 1024, "the resolution").await?;
     let request: ResolveRequest =
         serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
-    let plan = stacks.resolve(&id, &request.preview, request.resolution).await?;
+    let plan = stacks.resolve(&caller, &id, &request.preview, request.resolution).await?;
     let job = stacks.start_plan_preview(&id, None).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }
@@ -762,11 +789,17 @@ struct AdoptZeroValuesRequest {
 /// `POST /api/v1/plans/{id}/resolutions/zero-values` `{preview, urn?}`: adopts every difference
 /// of the resource (or of the whole plan) that is only a zero value or a default, as the next
 /// revision, and starts its preview; `201` with both.
-async fn adopt_zero_values(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+async fn adopt_zero_values(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 64 * 1024, "the request").await?;
     let request: AdoptZeroValuesRequest =
         serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the request: {e}")))?;
-    let plan = stacks.adopt_zero_values_and_defaults(&id, &request.preview, request.urn.as_deref()).await?;
+    let plan = stacks.adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref()).await?;
     let job = stacks.start_plan_preview(&id, None).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }
@@ -823,10 +856,18 @@ struct ToPlanBody {
 
 /// `POST /api/v1/stacks/{id}/discoveries/plan` `{items: [{type, id, name}], planId?}`: the
 /// selection as spec entries of a new plan (201) or a new revision of `planId` (200).
-async fn discovered_to_plan(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+async fn discovered_to_plan(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 4 * 1024 * 1024, "the selection").await?;
     let body: ToPlanBody = serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the selection: {e}")))?;
-    let plan = stacks.add_discovered_to_plan(&id, &body.items, body.plan_id.as_deref()).await?;
+    let plan = stacks.add_discovered_to_plan(&caller, &id, &body.items, body.plan_id.as_deref()).await?;
     let status = if body.plan_id.is_some() { StatusCode::OK } else { StatusCode::CREATED };
-    Ok((status, Json(plan)).into_response())
+    // The plan's timeline starts with this record.
+    let audited = Extension(AuditPlan(plan.plan.id.clone()));
+    Ok((status, audited, Json(plan)).into_response())
 }

@@ -11,6 +11,8 @@ use ferry_store::Store;
 
 pub type Error = Box<dyn std::error::Error>;
 
+pub use ferry_engine::plugin::PluginEnvironment;
+
 /// The stack passphrase, read as Pulumi reads it (`PULUMI_CONFIG_PASSPHRASE`); empty is none.
 pub fn env_passphrase() -> Option<String> {
     std::env::var("PULUMI_CONFIG_PASSPHRASE").ok().filter(|p| !p.is_empty())
@@ -47,8 +49,9 @@ impl StoreArgs {
 }
 
 /// The service over the store (made if missing), with its plugins, schema cache and payload
-/// key: what `ferry serve` runs on and what the commands open by stack name.
-pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize) -> Result<StackService, Error> {
+/// key: what `ferry serve` runs on and what the commands open by stack name. `plugins` is what
+/// plugins see of this process's environment.
+pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize, plugins: PluginEnvironment) -> Result<StackService, Error> {
     let data_dir = &at.data_dir;
     std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
     let store = match &at.database_url {
@@ -56,15 +59,18 @@ pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_sta
         None => Store::open(&data_dir.join("ferry.db")).await,
     }
     .map_err(|e| format!("cannot open store {}: {e}", at.describe()))?;
-    let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), payload_key(data_dir)?);
-    Ok(StackService::new(store, max_state_bytes).with_engine(engine).with_allowed_backends(allowed_backends()))
+    let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), payload_key(data_dir)?).with_plugin_environment(plugins);
+    Ok(StackService::new(store, max_state_bytes).with_engine(engine).with_allowed_backends(allowed_backends()?))
 }
 
-/// The DIY backends an administrator allows (`FERRY_ALLOW_BACKENDS`, comma-separated; `ferry
-/// serve --allow-backend` reads the same variable): every command opens connected stacks' backends
-/// under the same rule.
-pub fn allowed_backends() -> Vec<String> {
-    std::env::var("FERRY_ALLOW_BACKENDS").map(|v| v.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::to_string).collect()).unwrap_or_default()
+/// The DIY backends an administrator allows (`FERRY_ALLOW_BACKENDS`, comma-separated
+/// `<org>=<url>`; `ferry serve --allow-backend` reads the same variable): every command opens
+/// connected stacks' backends under the same rule.
+pub fn allowed_backends() -> Result<Vec<ferry_service::AllowedBackend>, Error> {
+    match std::env::var("FERRY_ALLOW_BACKENDS") {
+        Ok(list) => Ok(ferry_service::AllowedBackend::parse_list(&list)?),
+        Err(_) => Ok(Vec::new()),
+    }
 }
 
 /// The key that encrypts the values stored with previews (so the store alone never reveals a
@@ -103,14 +109,17 @@ pub async fn open_stack(stack: &str, at: &StoreArgs, extra_plugin_dirs: &[PathBu
     let state_file = PathBuf::from(stack);
     if state_file.is_file() {
         let store = Store::open_in_memory().await?;
-        let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), ferry_state::secrets::random_key());
+        // The command line runs on the user's own machine: plugins see its environment, as
+        // Pulumi's do.
+        let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), ferry_state::secrets::random_key())
+            .with_plugin_environment(PluginEnvironment::Inherited);
         let service = Arc::new(StackService::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
         let bytes = std::fs::read(&state_file).map_err(|e| format!("cannot read {}: {e}", state_file.display()))?;
         let name = stack_name_of(&bytes);
         let id = service.upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id;
         return Ok((service, id));
     }
-    let service = Arc::new(open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES).await?);
+    let service = Arc::new(open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES, PluginEnvironment::Inherited).await?);
     let name = ferry_store::StackName::parse(stack)?;
     let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
     let id = id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", at.describe()))?;

@@ -58,7 +58,7 @@ fn status_of(e: &ServiceError) -> StatusCode {
             | StoreError::TokenNotFound
             | StoreError::CommentNotFound(_)
             | StoreError::JobNotFound(_) => StatusCode::NOT_FOUND,
-            StoreError::UserExists(_) => StatusCode::CONFLICT,
+            StoreError::UserExists(_) | StoreError::StackExists(_) => StatusCode::CONFLICT,
             StoreError::StalePreview { .. } | StoreError::AlreadyCommitted { .. } => StatusCode::CONFLICT,
             StoreError::InvalidName(_) => StatusCode::BAD_REQUEST,
             StoreError::Database(_)
@@ -73,7 +73,7 @@ fn status_of(e: &ServiceError) -> StatusCode {
             ferry_backend::BackendError::Url { .. } | ferry_backend::BackendError::Unreadable { .. } => StatusCode::BAD_REQUEST,
             ferry_backend::BackendError::Storage { .. } => StatusCode::BAD_GATEWAY,
         },
-        ServiceError::BackendNotAllowed(_) => StatusCode::FORBIDDEN,
+        ServiceError::BackendNotAllowed { .. } => StatusCode::FORBIDDEN,
         ServiceError::BackendChanged { .. } => StatusCode::CONFLICT,
         ServiceError::Invalid(_) => StatusCode::BAD_REQUEST,
         ServiceError::SignInRequired | ServiceError::BadCredentials(_) => StatusCode::UNAUTHORIZED,

@@ -88,12 +88,19 @@ struct ServeArgs {
     /// Pulumi's plugin cache. The folder of the `ferry` binary is always searched first.
     #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
     plugin_dirs: Vec<PathBuf>,
-    /// A Pulumi DIY backend stacks may be connected to: a folder (`file:///srv/state`, and the
-    /// folders under it) or a bucket with its options (`s3://state?endpoint=…&region=…`).
-    /// Repeatable; none by default, so no request makes the server open a folder or an endpoint
-    /// an administrator did not name.
-    #[arg(long = "allow-backend", env = "FERRY_ALLOW_BACKENDS", value_delimiter = ',')]
-    allowed_backends: Vec<String>,
+    /// Pass the server's variable `<VAR>` to the plugins of `<package>`, as `<package>=<VAR>`
+    /// (e.g. `aws=AWS_PROFILE`, `postgresql=PGHOST`). Repeatable. Plugins otherwise start
+    /// with a minimal environment (`PATH`, `HOME`, the locale, the temporary folder): a
+    /// request never reaches the server's own credentials.
+    #[arg(long = "plugin-env", env = "FERRY_PLUGIN_ENV", value_delimiter = ',')]
+    plugin_env: Vec<String>,
+    /// A Pulumi DIY backend an organisation may connect stacks of, as `<org>=<url>` (`*=<url>`:
+    /// every organisation): a folder (`file:///srv/state`, and the folders under it) or a
+    /// bucket with its options (`s3://state?endpoint=…&region=…`). Repeatable; none by
+    /// default, so no request makes the server open a folder or an endpoint an administrator
+    /// did not name, and one organisation's backend is not another's.
+    #[arg(long = "allow-backend", env = "FERRY_ALLOW_BACKENDS", value_delimiter = ',', value_parser = parse_allowed_backend)]
+    allowed_backends: Vec<ferry_service::AllowedBackend>,
     /// The address users reach Ferry at (e.g. `https://ferry.example.com`): sign-in links and
     /// OpenID Connect redirects use it, and cookies are `Secure` when it is `https`.
     #[arg(long, env = "FERRY_PUBLIC_URL")]
@@ -113,6 +120,11 @@ struct ServeArgs {
     /// The ID token claim listing the user's groups; a group `<org>:<role>` grants that role.
     #[arg(long, env = "FERRY_OIDC_GROUPS_CLAIM")]
     oidc_groups_claim: Option<String>,
+    /// Let groups `*:<role>` from the OpenID Provider grant that role in every organisation
+    /// (server-wide administrators among them). Off by default: only what a server
+    /// administrator grants reaches every organisation.
+    #[arg(long, env = "FERRY_OIDC_ALLOW_SERVER_ROLES")]
+    oidc_allow_server_roles: bool,
 }
 
 /// Stacks of the runtime's threads, its blocking threads too, where engine runs go (deeply
@@ -150,9 +162,13 @@ async fn run() {
     }
 }
 
+fn parse_allowed_backend(entry: &str) -> Result<ferry_service::AllowedBackend, String> {
+    ferry_service::AllowedBackend::parse(entry).map_err(|e| e.to_string())
+}
+
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let stacks = Arc::new(
-        cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes)
+        cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes, cli::PluginEnvironment::minimal(&args.plugin_env)?)
             .await?
             .with_allowed_backends(args.allowed_backends.clone())
             .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds)),
@@ -176,6 +192,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
                 client_id: client_id.clone(),
                 client_secret: client_secret.clone(),
                 groups_claim: args.oidc_groups_claim.clone(),
+                allow_server_roles: args.oidc_allow_server_roles,
             };
             let oidc = server::oidc::Oidc::discover(&settings, &public_url).await?;
             tracing::info!(issuer = %issuer, "OpenID Connect sign-in enabled");

@@ -30,6 +30,9 @@ pub struct OidcSettings {
     pub client_secret: String,
     /// The ID token claim that lists groups (`<org>:<role>`), if any.
     pub groups_claim: Option<String>,
+    /// Whether groups `*:<role>` make roles in every organisation (`--oidc-allow-server-roles`);
+    /// off, they are ignored.
+    pub allow_server_roles: bool,
 }
 
 type Client = CoreClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointMaybeSet>;
@@ -41,6 +44,7 @@ pub struct Oidc {
     client: Client,
     http: reqwest::Client,
     groups_claim: Option<String>,
+    allow_server_roles: bool,
 }
 
 impl Oidc {
@@ -60,7 +64,7 @@ impl Oidc {
         let client =
             CoreClient::from_provider_metadata(metadata, ClientId::new(settings.client_id.clone()), Some(ClientSecret::new(settings.client_secret.clone())))
                 .set_redirect_uri(redirect);
-        Ok(Oidc { client, http, groups_claim: settings.groups_claim.clone() })
+        Ok(Oidc { client, http, groups_claim: settings.groups_claim.clone(), allow_server_roles: settings.allow_server_roles })
     }
 }
 
@@ -128,8 +132,8 @@ pub async fn callback(State(state): State<AppState>, Peer(peer): Peer, Query(q):
         let json: serde_json::Value = serde_json::from_slice(&payload).ok()?;
         json.get(claim).and_then(|g| g.as_array()).map(|a| a.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
     });
-    let identity = OidcIdentity { subject: claims.subject().as_str().to_string(), email, name, groups };
-    let signed_in = state.stacks.sign_in_oidc(identity, peer).await?;
+    let identity = OidcIdentity { issuer: claims.issuer().as_str().to_string(), subject: claims.subject().as_str().to_string(), email, name, groups };
+    let signed_in = state.stacks.sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
     let mut response = Redirect::to(&pending.next).into_response();
     crate::auth::set_session(&mut response, &state.auth, Some(signed_in.session.0));
     Ok(response)

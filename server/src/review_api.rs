@@ -94,8 +94,8 @@ pub async fn withdraw(State(stacks): State<Arc<StackService>>, Extension(caller)
 }
 
 /// `GET /api/v1/plans/{id}/activity`: the plan's timeline.
-pub async fn activity(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.plan_activity(&id).await?).into_response())
+pub async fn activity(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.plan_activity(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/stacks/{id}/settings`.

@@ -260,7 +260,7 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
                 <tbody>
                     {move || records.get().into_iter().map(|r| view! {
                         <tr class="audit-record">
-                            <td>{r.at}</td><td>{r.actor}</td><td class="audit-action">{r.action}</td><td>{r.object}</td><td>{r.outcome}</td><td>{r.address}</td>
+                            <td>{r.at}</td><td>{r.actor}</td><td class="audit-action">{r.action}</td><td>{r.object}</td><td>{r.outcome}</td><td>{r.address.unwrap_or_default()}</td>
                         </tr>
                     }).collect_view()}
                 </tbody>

@@ -41,21 +41,23 @@ pub fn HomePage() -> impl IntoView {
     }
 }
 
-/// Connects a stack of a DIY backend (a folder or a bucket the administrator allowed): list the
-/// backend's stacks, pick one.
+/// Connects a stack of a DIY backend (a folder or a bucket the administrator allowed the
+/// organisation): list the backend's stacks, pick one; it becomes `<org>/<project>/<stack>`.
 #[component]
 fn ConnectForm() -> impl IntoView {
     let url = RwSignal::new(String::new());
+    let org = RwSignal::new(String::new());
     let found = RwSignal::new(None::<Vec<serde_json::Value>>);
     let problem = RwSignal::new(None::<String>);
     let list = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         problem.set(None);
-        let _url = url.get_untracked();
+        let (_url, _org) = (url.get_untracked(), org.get_untracked());
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
             let query: String = js_sys::encode_uri_component(&_url).into();
-            match crate::browser::get_json::<Vec<serde_json::Value>>(&format!("/api/v1/backends/stacks?url={query}")).await {
+            let org: String = js_sys::encode_uri_component(&_org).into();
+            match crate::browser::get_json::<Vec<serde_json::Value>>(&format!("/api/v1/backends/stacks?org={org}&url={query}")).await {
                 Ok(stacks) => found.set(Some(stacks)),
                 Err(e) => problem.set(Some(e)),
             }
@@ -63,6 +65,7 @@ fn ConnectForm() -> impl IntoView {
     };
     let connect = move |_name: String| {
         let _body = serde_json::json!({"backend": url.get_untracked(), "name": _name}).to_string();
+        // The name is the organisation's: the backend's own (`organization/…`) says nothing of it.
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
             match crate::browser::send::<serde_json::Value>("/api/v1/stacks", "application/json", &_body).await {
@@ -79,6 +82,9 @@ fn ConnectForm() -> impl IntoView {
                 <code>"s3://bucket?endpoint=…&region=…"</code> "). Every preview reads the stack there as it is; a commit writes there under Pulumi's lock."
             </p>
             <form id="connect-form" class="upload connect" on:submit=list>
+                <label>"Organisation"
+                    <input type="text" id="connect-org" placeholder="acme" required on:input=move |ev| org.set(event_target_value(&ev))/>
+                </label>
                 <label>"Backend URL"
                     <input type="text" id="connect-url" placeholder="file:///srv/pulumi-state" required on:input=move |ev| url.set(event_target_value(&ev))/>
                 </label>
@@ -92,7 +98,12 @@ fn ConnectForm() -> impl IntoView {
                     <table class="stacks" id="connect-stacks">
                         <tbody>
                             {stacks.into_iter().map(|s| {
-                                let name = s["name"].as_str().unwrap_or_default().to_string();
+                                let name = format!(
+                                    "{}/{}/{}",
+                                    org.get_untracked(),
+                                    s["project"].as_str().unwrap_or_default(),
+                                    s["stack"].as_str().unwrap_or_default()
+                                );
                                 let n = name.clone();
                                 view! { <tr><td>{name}</td><td><button class="secondary connect-stack" on:click=move |_| connect(n.clone())>"Connect"</button></td></tr> }
                             }).collect_view()}

@@ -33,7 +33,7 @@ async fn launch(
     let dir = plugin_dir("test", mode);
     let binary = search(dir.path()).find("test", None).unwrap();
     let (engine, logs) = EngineService::start().await.unwrap();
-    let plugin = ProviderPlugin::launch(&binary, engine.addr, dir.path(), options).await;
+    let plugin = ProviderPlugin::launch(&binary, engine.addr, dir.path(), options, &Default::default()).await;
     (plugin, engine, logs, dir)
 }
 

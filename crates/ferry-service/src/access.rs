@@ -61,8 +61,14 @@ pub struct Grant {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Credential {
-    Session,
-    ApiToken { id: String },
+    /// A browser session, and how it began (`None`: a session from before that was kept).
+    Session {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        method: Option<ferry_store::accounts::SessionMethod>,
+    },
+    ApiToken {
+        id: String,
+    },
 }
 
 /// Who a request acts as: a signed-in user with their grants, or nobody.
@@ -112,6 +118,19 @@ impl Caller {
 
     pub fn require_signed_in(&self) -> Result<&CallerUser, ServiceError> {
         self.user.as_ref().ok_or(ServiceError::SignInRequired)
+    }
+
+    /// Signed in through a browser session, not an API token: credentials (passwords, tokens)
+    /// are managed only so, since a leaked token must not become the whole account, nor
+    /// outlive its own revocation through a sibling.
+    pub fn require_session(&self) -> Result<&CallerUser, ServiceError> {
+        let user = self.require_signed_in()?;
+        match user.credential {
+            Credential::Session { .. } => Ok(user),
+            Credential::ApiToken { .. } => {
+                Err(ServiceError::Forbidden("passwords and API tokens are managed from a signed-in browser session, not with an API token".into()))
+            }
+        }
     }
 
     /// Whether the caller takes part in review in `org` (planners, approvers, committers and

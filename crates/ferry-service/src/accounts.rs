@@ -7,7 +7,7 @@ use std::num::NonZeroU32;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
-use ferry_store::accounts::{ApiToken, AuditRecord, NewAuditRecord, User};
+use ferry_store::accounts::{ApiToken, AuditRecord, NewAuditRecord, NewUser, SessionMethod, User};
 use ferry_store::StoreError;
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Serialize;
@@ -53,7 +53,8 @@ pub struct SignedIn {
 /// A new API token: its record with the secret (shown once).
 pub type CreatedToken = ApiToken;
 
-/// A member of an organisation, as admins see them.
+/// A member of an organisation, as admins see them. Someone who holds only roles in every
+/// organisation (`*`) is shown by name and roles: their address is for server administrators.
 #[derive(Serialize)]
 pub struct Member {
     pub name: String,
@@ -121,6 +122,11 @@ fn check_org(org: &str) -> Result<(), ServiceError> {
     check_name("organisation", org)
 }
 
+/// Checks an organisation name (not `*`).
+pub(crate) fn check_org_name(org: &str) -> Result<(), ServiceError> {
+    check_name("organisation", org)
+}
+
 /// Checks a user or organisation name: what a URL path and a log line can carry as is.
 fn check_name(what: &str, name: &str) -> Result<(), ServiceError> {
     if name.is_empty() || name.len() > 100 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@')) {
@@ -133,7 +139,7 @@ impl StackService {
     /// The caller a session cookie's value stands for (anonymous when it is not a live session).
     pub async fn caller_of_session(&self, secret: &str) -> Result<Caller, ServiceError> {
         match self.store.session_user(&hash_secret(secret)).await? {
-            Some(user) => self.caller_of_user(user, Credential::Session, None).await,
+            Some((user, method)) => self.caller_of_user(user, Credential::Session { method }, None).await,
             None => Ok(Caller::anonymous()),
         }
     }
@@ -177,8 +183,14 @@ impl StackService {
     /// `address` is the caller's, when known (`None`: an in-process call).
     pub async fn sign_in(&self, name: &str, password: &str, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
         let shown = address_text(address);
+        // Each record is about the account named, when there is one: its organisations'
+        // administrators see attempts on it; attempts on unknown names are for server
+        // administrators only.
+        let user = self.store.user_by_name(name).await?;
+        let subject = user.as_ref().map(|u| u.id.clone());
         let audit = |outcome: String| {
             let shown = shown.clone();
+            let subject = subject.clone();
             async move {
                 self.audit(NewAuditRecord {
                     actor: name,
@@ -188,6 +200,7 @@ impl StackService {
                     address: &shown,
                     outcome: &outcome,
                     plan_id: None,
+                    subject: subject.as_deref(),
                 })
                 .await
             }
@@ -197,21 +210,20 @@ impl StackService {
             audit("denied: too many attempts".into()).await?;
             return Err(ServiceError::RateLimited("too many sign-in attempts; wait a minute and try again".into()));
         }
-        let user = self.store.user_by_name(name).await?;
         if !verify_password(password, user.as_ref().and_then(|u| u.password_hash.as_deref())).await {
             audit("failed: wrong name or password".into()).await?;
             return Err(ServiceError::BadCredentials("wrong name or password".into()));
         }
         let user = user.expect("a verified password has a user");
-        let session = self.start_session(&user.id).await?;
+        let session = self.start_session(&user.id, SessionMethod::Password).await?;
         audit("ok".into()).await?;
         Ok(SignedIn { session, user })
     }
 
-    /// Starts a session for the user (after a password, a sign-in link or OpenID Connect).
-    pub async fn start_session(&self, user_id: &str) -> Result<NewSecret, ServiceError> {
+    /// Starts a session for the user, after a password, a sign-in link or OpenID Connect.
+    pub async fn start_session(&self, user_id: &str, method: SessionMethod) -> Result<NewSecret, ServiceError> {
         let secret = new_secret("");
-        self.store.add_session(&hash_secret(&secret.0), user_id, SESSION_SECONDS).await?;
+        self.store.add_session(&hash_secret(&secret.0), user_id, SESSION_SECONDS, method).await?;
         Ok(secret)
     }
 
@@ -235,9 +247,10 @@ impl StackService {
             None => None,
         };
         let actor = user.as_ref().map(|u| u.name.as_str()).unwrap_or("anonymous");
-        self.audit(NewAuditRecord { actor, org: None, action: "sign-in", object: "sign-in link", address: &address, outcome, plan_id: None }).await?;
+        let subject = user.as_ref().map(|u| u.id.as_str());
+        self.audit(NewAuditRecord { actor, org: None, action: "sign-in", object: "sign-in link", address: &address, outcome, plan_id: None, subject }).await?;
         let user = user.ok_or_else(|| ServiceError::BadCredentials("this sign-in link is unknown, used or expired; ask for a new one".into()))?;
-        let session = self.start_session(&user.id).await?;
+        let session = self.start_session(&user.id, SessionMethod::Link).await?;
         Ok(SignedIn { session, user })
     }
 
@@ -254,7 +267,7 @@ impl StackService {
         if self.store.count_users().await? > 0 {
             return Ok(None);
         }
-        let admin = self.store.add_user("admin", None, None, None).await?;
+        let admin = self.store.add_user(NewUser { name: "admin", ..Default::default() }).await?;
         self.store.grant_role(&admin.id, "*", Role::Admin.as_str()).await?;
         Ok(Some(self.new_sign_in_link(&admin.id).await?))
     }
@@ -269,35 +282,45 @@ impl StackService {
         if let Some(user) = self.store.user_by_name(name).await? {
             return Ok(user);
         }
-        match self.store.add_user(name, None, None, None).await {
+        match self.store.add_user(NewUser { name, ..Default::default() }).await {
             Err(StoreError::UserExists(_)) => Ok(self.store.user_by_name(name).await?.expect("a user that exists")),
             other => Ok(other?),
         }
     }
 
-    /// Creates a user with a password (admins), or sets a user's password.
-    pub async fn set_password(&self, user_id: &str, password: &str) -> Result<(), ServiceError> {
+    /// Sets a user's password; `set_by` is the ID of whoever chose it (the user's own when
+    /// they did). A new password ends the user's sessions.
+    async fn set_password(&self, user_id: &str, password: &str, set_by: &str) -> Result<(), ServiceError> {
         let hash = hash_password(password).await?;
-        self.store.set_password_hash(user_id, &hash).await?;
-        // A new password ends the other sessions.
+        self.store.set_password_hash(user_id, &hash, set_by).await?;
         self.store.revoke_sessions_of(user_id).await?;
         Ok(())
     }
 
     /// Changes the caller's own password, given the current one (none needed when they have
-    /// none yet, as after a sign-in link).
+    /// none yet, as after a sign-in link). Only from a session, never with an API token; a
+    /// user who signs in through OpenID Connect sets a local password only from a session the
+    /// provider started.
     pub async fn change_own_password(&self, caller: &Caller, current: Option<&str>, new: &str) -> Result<(), ServiceError> {
-        let me = caller.require_signed_in()?;
+        let me = caller.require_session()?;
         let user = self.store.user(&me.id).await?;
+        if user.is_oidc() && me.credential != (Credential::Session { method: Some(SessionMethod::Oidc) }) {
+            return Err(ServiceError::Forbidden(format!(
+                "`{}` signs in through OpenID Connect: a local password can be set only while signed in through the provider",
+                user.name
+            )));
+        }
         if user.password_hash.is_some() && !verify_password(current.unwrap_or_default(), user.password_hash.as_deref()).await {
             return Err(ServiceError::BadCredentials("the current password is wrong".into()));
         }
-        self.set_password(&user.id, new).await
+        self.set_password(&user.id, new, &user.id).await
     }
 
     /// A new API token for the caller's user: the role must be one the user holds in `org`.
+    /// Only from a session: a token never makes a token (a sibling would outlive it and its
+    /// revocation).
     pub async fn create_api_token(&self, caller: &Caller, name: &str, org: &str, role: Role, days: i64) -> Result<CreatedToken, ServiceError> {
-        let me = caller.require_signed_in()?;
+        let me = caller.require_session()?;
         if name.trim().is_empty() || name.len() > 100 {
             return Err(ServiceError::Invalid("name the token (1 to 100 characters)".into()));
         }
@@ -327,8 +350,13 @@ impl StackService {
         Ok(self.store.api_tokens_of(&me.id).await?)
     }
 
+    /// Revokes one of the caller's tokens: from a session, or a token revoking itself (a CI
+    /// job's last step), never a token revoking its siblings.
     pub async fn revoke_api_token(&self, caller: &Caller, id: &str) -> Result<ApiToken, ServiceError> {
         let me = caller.require_signed_in()?;
+        if matches!(&me.credential, Credential::ApiToken { id: own } if own != id) {
+            caller.require_session()?;
+        }
         Ok(self.store.revoke_api_token(&me.id, id).await?)
     }
 
@@ -341,34 +369,71 @@ impl StackService {
         Ok(user)
     }
 
-    /// The members of `org` (admins of it).
+    /// The members of `org` (admins of it). Holders of roles in every organisation (`*`) who
+    /// hold none in `org` itself are shown without their e-mail, except to server
+    /// administrators.
     pub async fn members(&self, caller: &Caller, org: &str) -> Result<Vec<Member>, ServiceError> {
         caller.require(org, Role::Admin)?;
+        let server_admin = caller.is_server_admin();
         Ok(self
             .store
             .members(org)
             .await?
             .into_iter()
-            .map(|(user, roles)| Member {
-                name: user.name,
-                email: user.email,
-                roles: roles.into_iter().filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })).collect(),
+            .map(|(user, roles)| {
+                let roles: Vec<Grant> = roles.into_iter().filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })).collect();
+                let member_here = roles.iter().any(|g| g.org == org);
+                Member { name: user.name, email: user.email.filter(|_| member_here || server_admin), roles }
             })
             .collect())
     }
 
-    /// Sets a member's roles in `org` (admins of it), creating the user — with `password`, if
-    /// given — when missing.
+    /// Sets a member's roles in `org` (admins of it). A name not yet taken makes a local user,
+    /// with `password` as their first password when given. An existing user's password is
+    /// theirs: only a server administrator sets it here. And an existing user who is not yet a
+    /// member of `org` and whose password someone else chose (an administrator of another
+    /// organisation may have made the name to stand in for someone) gets roles here only from
+    /// a server administrator, or once they have chosen their own password.
     pub async fn set_member(&self, caller: &Caller, org: &str, name: &str, roles: &[Role], password: Option<&str>) -> Result<Member, ServiceError> {
         check_org(org)?;
         caller.require(org, Role::Admin)?;
-        let user = self.ensure_user(name).await?;
-        if let Some(password) = password {
-            if user.password_hash.is_some() && !caller.is_server_admin() {
-                return Err(ServiceError::Forbidden(format!("`{name}` already has a password; only they (or a server administrator) may change it")));
+        check_name("user name", name)?;
+        let me = caller.require_signed_in()?;
+        let server_admin = caller.is_server_admin();
+        let user = match self.store.user_by_name(name).await? {
+            None => {
+                let hash = match password {
+                    Some(password) => Some(hash_password(password).await?),
+                    None => None,
+                };
+                let new = NewUser { name, password: hash.as_deref().map(|h| (h, me.id.as_str())), ..Default::default() };
+                match self.store.add_user(new).await {
+                    Ok(user) => user,
+                    // Made by someone else a moment ago: not this request's to give a password.
+                    Err(StoreError::UserExists(_)) => {
+                        return Err(ServiceError::Conflict(format!("the user `{name}` was just made by someone else; try again")))
+                    }
+                    Err(e) => return Err(e.into()),
+                }
             }
-            self.set_password(&user.id, password).await?;
-        }
+            Some(user) => {
+                if password.is_some() && !server_admin {
+                    return Err(ServiceError::Forbidden(format!(
+                        "`{name}` already exists: only they (or a server administrator) may set their password; an organisation's administrator gives a first password only to a user made in the same request"
+                    )));
+                }
+                let member_here = self.store.memberships(&user.id).await?.iter().any(|m| m.org == org);
+                if !roles.is_empty() && !member_here && !server_admin && user.password_set_by_someone_else() {
+                    return Err(ServiceError::Forbidden(format!(
+                        "`{name}` is not a member of `{org}`, and their password was chosen by an administrator, not by them: a server administrator can grant the role, or `{name}` can choose their own password first"
+                    )));
+                }
+                if let Some(password) = password {
+                    self.set_password(&user.id, password, &me.id).await?;
+                }
+                user
+            }
+        };
         let roles: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
         self.store.set_roles(&user.id, org, &roles).await?;
         let members = self.members(caller, org).await?;
@@ -380,7 +445,8 @@ impl StackService {
         Ok(self.store.append_audit(record).await?)
     }
 
-    /// Audit records of `org` (admins of it; `*`: every record, server administrators).
+    /// Audit records of `org` (admins of it): its own, and the server-wide ones about its
+    /// members (sign-ins, their credentials); `*`: every record, for server administrators.
     pub async fn audit_log(&self, caller: &Caller, org: &str, after: i64, limit: i64) -> Result<Vec<AuditRecord>, ServiceError> {
         caller.require(org, Role::Admin)?;
         let org = (org != "*").then_some(org);
@@ -390,6 +456,8 @@ impl StackService {
 
 /// Who an OpenID Provider says signed in.
 pub struct OidcIdentity {
+    /// The provider (the ID token's `iss`): a user is the pair of it and `subject`.
+    pub issuer: String,
     pub subject: String,
     pub email: Option<String>,
     /// A name to show (`preferred_username`, the email's local part, or the subject).
@@ -411,12 +479,14 @@ impl StackService {
         Ok(self.store.take_oidc_login(&hash_secret(state)).await?)
     }
 
-    /// Signs in a user an OpenID Provider vouched for: matched by `sub` (made on first sign-in,
-    /// named uniquely), email kept current, and, when the provider sends groups, their roles
-    /// set from them (`<org>:<role>`; others ignored). Audited.
-    pub async fn sign_in_oidc(&self, identity: OidcIdentity, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
+    /// Signs in a user an OpenID Provider vouched for: matched by issuer and `sub`, never by a
+    /// name (made on first sign-in, named uniquely), email kept current, and, when the provider
+    /// sends groups, their roles set from them (`<org>:<role>`; others ignored). Roles in every
+    /// organisation (`*:<role>`) are taken from the provider only when `allow_server_roles`
+    /// (`--oidc-allow-server-roles`); otherwise they are ignored and left as they are. Audited.
+    pub async fn sign_in_oidc(&self, identity: OidcIdentity, address: Option<IpAddr>, allow_server_roles: bool) -> Result<SignedIn, ServiceError> {
         let shown = address_text(address);
-        let user = match self.store.user_by_oidc_sub(&identity.subject).await? {
+        let user = match self.store.user_by_oidc(&identity.issuer, &identity.subject).await? {
             Some(user) => user,
             None => {
                 let base: String = identity.name.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@')).take(90).collect();
@@ -424,7 +494,9 @@ impl StackService {
                 let mut made = None;
                 for n in 0..100 {
                     let name = if n == 0 { base.clone() } else { format!("{base}-{n}") };
-                    match self.store.add_user(&name, identity.email.as_deref(), None, Some(&identity.subject)).await {
+                    let new =
+                        NewUser { name: &name, email: identity.email.as_deref(), oidc: Some((&identity.issuer, &identity.subject)), ..Default::default() };
+                    match self.store.add_user(new).await {
                         Ok(user) => {
                             made = Some(user);
                             break;
@@ -443,23 +515,39 @@ impl StackService {
             let mut by_org: std::collections::BTreeMap<String, Vec<&'static str>> = std::collections::BTreeMap::new();
             for group in groups {
                 if let Some((org, role)) = group.split_once(':') {
+                    if org == "*" && !allow_server_roles {
+                        tracing::warn!(user = %user.name, group = %group, "ignored a server-wide role from the OpenID Provider (see --oidc-allow-server-roles)");
+                        continue;
+                    }
                     if let (Ok(role), true) = (Role::parse(role), org == "*" || check_name("organisation", org).is_ok()) {
                         by_org.entry(org.to_string()).or_default().push(role.as_str());
                     }
                 }
             }
             // The provider is the source of truth for memberships it manages: orgs it no longer
-            // lists lose their roles.
+            // lists lose their roles. Server-wide roles it is not trusted with stay as a server
+            // administrator set them.
             for m in self.store.memberships(&user.id).await? {
-                by_org.entry(m.org).or_default();
+                if m.org != "*" || allow_server_roles {
+                    by_org.entry(m.org).or_default();
+                }
             }
             for (org, roles) in by_org {
                 self.store.set_roles(&user.id, &org, &roles).await?;
             }
         }
-        let session = self.start_session(&user.id).await?;
-        self.audit(NewAuditRecord { actor: &user.name, org: None, action: "sign-in", object: "OpenID Connect", address: &shown, outcome: "ok", plan_id: None })
-            .await?;
+        let session = self.start_session(&user.id, SessionMethod::Oidc).await?;
+        let record = NewAuditRecord {
+            actor: &user.name,
+            org: None,
+            action: "sign-in",
+            object: "OpenID Connect",
+            address: &shown,
+            outcome: "ok",
+            plan_id: None,
+            subject: Some(&user.id),
+        };
+        self.audit(record).await?;
         Ok(SignedIn { session, user })
     }
 }

@@ -16,6 +16,7 @@ impl StackService {
         let revision = self.store.plan_revision(plan_id, None).await?;
         let preview = revision.previews.last().cloned();
         let settings = self.store.stack_settings(&plan.stack_id).await?;
+        let authors = self.store.plan_authors(plan_id).await?;
         let approvals = match &preview {
             Some(p) => self.store.approvals(plan_id, revision.revision, p).await?,
             None => Vec::new(),
@@ -36,6 +37,7 @@ impl StackService {
             revision: revision.revision,
             preview,
             author: plan.author,
+            authors,
             required_approvals: settings.required_approvals,
             author_may_approve: settings.author_may_approve,
             satisfied: reason.is_none(),
@@ -56,7 +58,9 @@ impl StackService {
                 if state.preview.as_deref() == Some(preview) { "this preview".to_string() } else { "a newer preview".to_string() }
             )));
         }
-        if !state.author_may_approve && state.author.as_deref() == Some(me.name.as_str()) {
+        // Whoever wrote any revision (a resolution or a discovery's selection included) is an
+        // author of the plan.
+        if !state.author_may_approve && state.authors.contains(&me.name) {
             return Err(ServiceError::Forbidden(format!("`{}` wrote this plan, and this stack does not let authors approve their own plans", me.name)));
         }
         self.store.add_approval(plan_id, revision, preview, &me.name).await?;

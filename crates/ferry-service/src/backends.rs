@@ -3,14 +3,18 @@
 //! version), and committing into it as the Pulumi CLI does (lock, re-read, write with backup and
 //! history, unlock — also on failure).
 //!
-//! Which backends may be opened is the administrator's choice (`ferry serve --allow-backend`):
-//! a URL names a folder of the server's machine or an endpoint it will call, so a request alone
-//! never decides that.
+//! Which backends may be opened, and by which organisation, is the server administrator's
+//! choice (`ferry serve --allow-backend <org>=<url>`): a URL names a folder of the server's
+//! machine or an endpoint it will call, so a request alone never decides that, and one
+//! organisation's backend is not another's.
 
 use ferry_backend::{Backend, BackendStack};
 use ferry_state::{load_state, LoadOptions};
 use serde_json::Value;
 
+use ferry_store::{NewVersion, StackName};
+
+use crate::access::{org_of_name, Caller, Role};
 use crate::{ServiceError, StackService, UploadOutcome};
 
 /// A lock Ferry holds in a backend, and its lock file's path there.
@@ -23,6 +27,40 @@ pub(crate) struct BackendLockHeld {
 pub(crate) struct Connected {
     pub backend: Backend,
     pub stack: BackendStack,
+}
+
+/// A backend URL an administrator allows one organisation (`*`: every organisation) to use:
+/// `<org>=<url>` as `--allow-backend` takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedBackend {
+    pub org: String,
+    pub url: String,
+}
+
+impl AllowedBackend {
+    /// Reads `<org>=<url>`; a bare URL is refused, naming the form, since it would say
+    /// nothing of who may use it.
+    pub fn parse(entry: &str) -> Result<AllowedBackend, ServiceError> {
+        let entry = entry.trim();
+        // A URL's own `=` come after its scheme's `:`, so the first `=` before any `:` or `/`
+        // ends the organisation.
+        let split = entry.split_once('=').filter(|(org, _)| !org.contains([':', '/']));
+        let Some((org, url)) = split else {
+            return Err(ServiceError::Invalid(format!(
+                "`--allow-backend {entry}`: say which organisation may use it, as `<org>=<url>` (`*=<url>` for every organisation)"
+            )));
+        };
+        if org != "*" {
+            crate::accounts::check_org_name(org).map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: {e}")))?;
+        }
+        url::Url::parse(url).map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: `{url}` is not a URL: {e}")))?;
+        Ok(AllowedBackend { org: org.to_string(), url: url.to_string() })
+    }
+
+    /// Reads a comma-separated list (`FERRY_ALLOW_BACKENDS`).
+    pub fn parse_list(list: &str) -> Result<Vec<AllowedBackend>, ServiceError> {
+        list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(AllowedBackend::parse).collect()
+    }
 }
 
 /// Whether `url` falls under an allowed entry: same scheme and bucket or folder, a path at or
@@ -48,42 +86,64 @@ fn deployment_value(deployment: &ferry_state::Deployment) -> Result<Value, Servi
 
 impl StackService {
     /// Lets the service open DIY backends under these URLs (folders, buckets with their
-    /// endpoint); none by default.
-    pub fn with_allowed_backends(mut self, allowed: Vec<String>) -> StackService {
+    /// endpoint), each for its organisation; none by default.
+    pub fn with_allowed_backends(mut self, allowed: Vec<AllowedBackend>) -> StackService {
         self.allowed_backends = allowed;
         self
     }
 
-    /// Refuses a backend URL (or a file's URL) that no allowed entry covers.
-    fn check_allowed(&self, url: &str) -> Result<(), ServiceError> {
-        if !self.allowed_backends.iter().any(|entry| allowed_by(entry, url)) {
-            return Err(ServiceError::BackendNotAllowed(url.to_string()));
+    /// Refuses a backend URL (or a file's URL) that no entry allowed to `org` covers; with
+    /// `None` (the server's own upkeep), any allowed entry.
+    fn check_allowed(&self, org: Option<&str>, url: &str) -> Result<(), ServiceError> {
+        let covers = |entry: &&AllowedBackend| org.is_none_or(|org| entry.org == "*" || entry.org == org) && allowed_by(&entry.url, url);
+        if !self.allowed_backends.iter().any(|entry| covers(&entry)) {
+            return Err(ServiceError::BackendNotAllowed { url: url.to_string(), org: org.map(str::to_string) });
         }
         Ok(())
     }
 
-    fn open_backend(&self, url: &str) -> Result<Backend, ServiceError> {
-        self.check_allowed(url)?;
+    fn open_backend(&self, org: Option<&str>, url: &str) -> Result<Backend, ServiceError> {
+        self.check_allowed(org, url)?;
         Ok(Backend::open(url)?)
     }
 
-    /// The stacks a backend holds.
-    pub async fn backend_stacks(&self, url: &str) -> Result<Vec<BackendStack>, ServiceError> {
-        Ok(self.open_backend(url)?.stacks().await?)
+    /// The stacks a backend holds, for a planner of `org`, which the backend must be allowed
+    /// to.
+    pub async fn backend_stacks(&self, caller: &Caller, org: &str, url: &str) -> Result<Vec<BackendStack>, ServiceError> {
+        caller.require(org, Role::Planner)?;
+        Ok(self.open_backend(Some(org), url)?.stacks().await?)
     }
 
-    /// Connects the backend's stack `name` (`organization/<project>/<stack>`): its checkpoint,
-    /// read now, becomes a version of the Ferry stack of the same name, and every later preview
-    /// and commit goes to the backend.
+    /// Connects the backend's stack named by `name`'s project and stack as the new Ferry stack
+    /// `name` (`<org>/<project>/<stack>`, in the organisation the caller is a planner of, which
+    /// the backend must be allowed to): its checkpoint, read now, is the stack's first
+    /// version, and every later preview and commit goes to the backend. A name Ferry already
+    /// holds is refused: a connect never writes into, or re-points, an existing stack.
     ///
     /// `config`, when given, names the stack's `Pulumi.<stack>.yaml` where the server may read
-    /// it (a file under an allowed backend URL); it is read and checked before anything is kept.
-    pub async fn connect_stack(&self, url: &str, name: &str, config: Option<&str>, passphrase: Option<String>) -> Result<UploadOutcome, ServiceError> {
-        let backend = self.open_backend(url)?;
-        let stack = backend.stack(name).await?;
+    /// it (a file under a backend URL allowed to the organisation); it is read and checked
+    /// before anything is kept.
+    pub async fn connect_stack(
+        &self,
+        caller: &Caller,
+        url: &str,
+        name: &str,
+        config: Option<&str>,
+        passphrase: Option<String>,
+    ) -> Result<UploadOutcome, ServiceError> {
+        let name = StackName::parse(name)?;
+        let org = org_of_name(name.as_str());
+        caller.require(org, Role::Planner)?;
+        let backend = self.open_backend(Some(org), url)?;
+        let stack = backend.stack(name.as_str()).await?;
+        if self.store.stack_id_by_name(&name).await?.is_some() {
+            return Err(ServiceError::Conflict(format!(
+                "Ferry already holds a stack named `{name}`; a backend stack is connected as a new stack, never into an existing one"
+            )));
+        }
         let config_yaml = match config {
             Some(config_url) => {
-                self.check_allowed(config_url)?;
+                self.check_allowed(Some(org), config_url)?;
                 let bytes = ferry_backend::read_file(config_url).await?;
                 let yaml = String::from_utf8(bytes).map_err(|_| ServiceError::Invalid(format!("`{config_url}` is not text (a Pulumi.<stack>.yaml)")))?;
                 crate::StackConfig::parse(&yaml)?;
@@ -92,18 +152,18 @@ impl StackService {
             None => None,
         };
         let bytes = backend.read(&stack).await?;
-        let outcome = self.upload(Some(&stack.name), bytes, passphrase, "backend").await?;
-        self.store.connect_backend(&outcome.summary.id, url, &stack.name).await?;
-        if let Some(yaml) = config_yaml {
-            self.store.set_stack_config(&outcome.summary.id, &yaml).await?;
-        }
-        tracing::info!(stack = %outcome.summary.name, backend = %url, "connected a stack to its DIY backend");
-        Ok(outcome)
+        let (loaded, export) = self.read_upload(bytes, passphrase, "backend").await?;
+        let first = NewVersion { origin: "backend", source_format: &loaded.format.to_string(), resource_count: loaded.deployment.resources().len(), export };
+        let summary = self.store.add_connected_stack(&name, first, url, &stack.name, config_yaml.as_deref()).await?;
+        tracing::info!(stack = %summary.name, backend = %url, backend_stack = %stack.name, "connected a stack to its DIY backend");
+        self.remember(summary.clone(), loaded.deployment, loaded.features);
+        Ok(UploadOutcome { summary, warnings: loaded.warnings })
     }
 
     pub(crate) async fn connected(&self, stack_id: &str) -> Result<Option<Connected>, ServiceError> {
         let Some((url, name)) = self.store.backend_of(stack_id).await? else { return Ok(None) };
-        let backend = self.open_backend(&url)?;
+        let org = org_of_name(&self.store.stack(stack_id).await?.name).to_string();
+        let backend = self.open_backend(Some(&org), &url)?;
         let stack = backend.stack(&name).await?;
         Ok(Some(Connected { backend, stack }))
     }
@@ -147,7 +207,7 @@ impl StackService {
     pub(crate) async fn recover_backend_locks(&self, all: bool) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
         let mut recovered = Vec::new();
         for mut lock in self.store.take_over_backend_locks(self.jobs.instance(), &self.jobs.lease_until(), all).await? {
-            let removed = match self.open_backend(&lock.backend_url) {
+            let removed = match self.open_backend(None, &lock.backend_url) {
                 Ok(backend) => backend.remove_lock_file(&lock.path).await.map_err(ServiceError::from),
                 Err(e) => Err(e),
             };

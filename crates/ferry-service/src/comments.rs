@@ -81,9 +81,15 @@ impl StackService {
     }
 
     /// The plan's timeline: who created, revised, previewed, resolved, commented, approved and
-    /// committed it, and when.
-    pub async fn plan_activity(&self, plan_id: &str) -> Result<Vec<AuditRecord>, ServiceError> {
-        self.store.plan(plan_id).await?;
-        Ok(self.store.plan_activity(plan_id).await?)
+    /// committed it, and when. Where each call came from is for the organisation's
+    /// administrators only.
+    pub async fn plan_activity(&self, caller: &Caller, plan_id: &str) -> Result<Vec<AuditRecord>, ServiceError> {
+        let plan = self.store.plan(plan_id).await?;
+        let org = crate::access::org_of_name(&self.store.stack(&plan.stack_id).await?.name).to_string();
+        let mut records = self.store.plan_activity(plan_id).await?;
+        if !caller.may(&org, crate::access::Role::Admin) {
+            records.iter_mut().for_each(|r| r.address = None);
+        }
+        Ok(records)
     }
 }

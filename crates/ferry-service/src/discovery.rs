@@ -440,14 +440,21 @@ impl StackService {
 impl StackService {
     /// Selected results as entries of a plan's spec: a new plan, or a new revision of
     /// `plan_id` (which must be a plan of this stack) keeping its program and options.
-    pub async fn add_discovered_to_plan(&self, stack_id: &str, selected: &[Selected], plan_id: Option<&str>) -> Result<crate::PlanView, ServiceError> {
+    /// `author` writes the plan or its revision.
+    pub async fn add_discovered_to_plan(
+        &self,
+        author: &crate::access::Caller,
+        stack_id: &str,
+        selected: &[Selected],
+        plan_id: Option<&str>,
+    ) -> Result<crate::PlanView, ServiceError> {
         if selected.is_empty() {
             return Err(ServiceError::Plan("select at least one result to add to a plan".into()));
         }
         match plan_id {
             None => {
                 let spec = spec_with(None, selected)?;
-                self.create_plan(stack_id, crate::PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
+                self.create_plan(author, stack_id, crate::PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
             }
             Some(plan_id) => {
                 let view = self.plan_view(plan_id, None, false).await?;
@@ -456,7 +463,7 @@ impl StackService {
                 }
                 let spec = spec_with(view.current.spec.as_deref(), selected)?;
                 let input = crate::PlanInput { title: None, spec: Some(spec), program: view.current.program.clone(), options: view.current.options.clone() };
-                self.save_plan(plan_id, input).await
+                self.save_plan(author, plan_id, input).await
             }
         }
     }

@@ -32,8 +32,11 @@ pub enum ServiceError {
     Store(StoreError),
     #[error(transparent)]
     Backend(#[from] ferry_backend::BackendError),
-    #[error("the backend `{0}` is not one this server may open (an administrator allows backends with `ferry serve --allow-backend <url>`)")]
-    BackendNotAllowed(String),
+    #[error(
+        "the backend `{url}` is not one this server may open{} (a server administrator allows backends with `ferry serve --allow-backend <org>=<url>`)",
+        .org.as_ref().map(|o| format!(" for organisation `{o}`")).unwrap_or_default()
+    )]
+    BackendNotAllowed { url: String, org: Option<String> },
     #[error("the stack `{stack}` changed in its backend since this preview; preview again")]
     BackendChanged { stack: String },
     #[error("{0}")]
@@ -96,7 +99,7 @@ impl ServiceError {
             ServiceError::Backend(ferry_backend::BackendError::Url { .. }) => "invalid_backend",
             ServiceError::Backend(ferry_backend::BackendError::Unreadable { .. }) => "invalid_state",
             ServiceError::Backend(ferry_backend::BackendError::Storage { .. }) => "backend_failed",
-            ServiceError::BackendNotAllowed(_) => "backend_not_allowed",
+            ServiceError::BackendNotAllowed { .. } => "backend_not_allowed",
             ServiceError::BackendChanged { .. } => "stale_preview",
             ServiceError::Invalid(_) => "bad_request",
             ServiceError::SignInRequired => "sign_in_required",
@@ -107,7 +110,7 @@ impl ServiceError {
             ServiceError::NeedsApproval(_) => "approval_required",
             ServiceError::Store(StoreError::CommentNotFound(_)) => "not_found",
             ServiceError::Store(StoreError::UserNotFound(_) | StoreError::TokenNotFound) => "not_found",
-            ServiceError::Store(StoreError::UserExists(_)) => "conflict",
+            ServiceError::Store(StoreError::UserExists(_) | StoreError::StackExists(_)) => "conflict",
             ServiceError::Store(_) | ServiceError::Internal(_) => "internal",
         }
     }

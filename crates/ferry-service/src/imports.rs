@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
 use ferry_engine::import_spec::ImportSpec;
-use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
+use ferry_engine::plugin::{EngineService, LaunchOptions, PluginEnvironment, PluginProviders, PluginSearch};
 
 use crate::previews::{PlanSource, SealedPayload, StoredPlan};
 use crate::{PreviewRecord, ServiceError, StackService};
@@ -20,6 +20,10 @@ pub struct EngineConfig {
     pub launch: LaunchOptions,
     pub concurrency: usize,
     pub payload_key: [u8; 32],
+    /// What plugins see of this process's environment: by default only the minimal one, so
+    /// that a request never reaches the server's own credentials; the command line, run by a
+    /// user on their own machine, inherits.
+    pub plugin_environment: PluginEnvironment,
 }
 
 impl EngineConfig {
@@ -30,7 +34,13 @@ impl EngineConfig {
             launch: LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), ..Default::default() },
             concurrency: 16,
             payload_key,
+            plugin_environment: PluginEnvironment::Minimal { passed: Default::default() },
         }
+    }
+
+    pub fn with_plugin_environment(mut self, environment: PluginEnvironment) -> Self {
+        self.plugin_environment = environment;
+        self
     }
 }
 
@@ -46,7 +56,8 @@ impl StackService {
         let allowed = self.allowed_packages(stack_id).await?;
         let search = PluginSearch::from_env(config.plugin_dirs.clone());
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-        let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone());
+        let providers =
+            PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone()).with_environment(config.plugin_environment);
         Ok(match allowed {
             Some((packages, org)) => providers.with_allowed_packages(
                 packages,

@@ -36,6 +36,7 @@ use std::sync::{Arc, Mutex};
 use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
 use ferry_store::{NewVersion, PackedJson, StackName, StackSummary, Store};
 
+pub use backends::AllowedBackend;
 pub use code::{CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
 pub use discovery::{spec_with, DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult, Selected, TypeQuery};
@@ -111,7 +112,7 @@ pub struct StackService {
     packages: Mutex<HashMap<(String, i64), Arc<Vec<String>>>>,
     jobs: jobs::Jobs,
     /// DIY backend URLs the administrator allows (see `backends.rs`).
-    allowed_backends: Vec<String>,
+    allowed_backends: Vec<backends::AllowedBackend>,
     schema_hints: editor::SchemaHints,
     sign_in_limits: accounts::SignInLimits,
 }
@@ -159,27 +160,10 @@ impl StackService {
         origin: &str,
         allowed: impl FnOnce(&StackName) -> Result<(), ServiceError>,
     ) -> Result<UploadOutcome, ServiceError> {
-        if bytes.len() > self.max_state_bytes {
-            return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
-        }
         if let Some(name) = name {
             StackName::parse(name)?;
         }
-        // Parsing a large file and deriving a passphrase key are CPU work: keep them off the
-        // async workers. State read from a DIY backend is what Pulumi itself wrote: its
-        // passphrase secrets are taken as they are, and checked when a commit brings the
-        // passphrase.
-        let unchecked_passphrase_secrets = origin == "backend";
-        let (loaded, export) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
-            // The upload's bytes are done with before the export is written out, and the
-            // export's text before the write (the store keeps it packed).
-            drop(bytes);
-            let export = PackedJson::pack(&loaded.export_text());
-            Ok((loaded, export))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        let (loaded, export) = self.read_upload(bytes, passphrase, origin).await?;
 
         let name = match name {
             Some(name) => StackName::parse(name)?,
@@ -194,6 +178,33 @@ impl StackService {
         // The stack's page is what the uploader sees next: keep the version parsed.
         self.remember(summary.clone(), loaded.deployment, loaded.features);
         Ok(UploadOutcome { summary, warnings: loaded.warnings })
+    }
+
+    /// Reads and checks an uploaded state file (nothing is stored): the state, and its export
+    /// packed as the store keeps it. Parsing a large file and deriving a passphrase key are CPU
+    /// work, kept off the async workers.
+    pub(crate) async fn read_upload(
+        &self,
+        bytes: Vec<u8>,
+        passphrase: Option<String>,
+        origin: &str,
+    ) -> Result<(ferry_state::LoadedState, PackedJson), ServiceError> {
+        if bytes.len() > self.max_state_bytes {
+            return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
+        }
+        // State read from a DIY backend is what Pulumi itself wrote: its passphrase secrets are
+        // taken as they are, and checked when a commit brings the passphrase.
+        let unchecked_passphrase_secrets = origin == "backend";
+        tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
+            // The upload's bytes are done with before the export is written out, and the
+            // export's text before the write (the store keeps it packed).
+            drop(bytes);
+            let export = PackedJson::pack(&loaded.export_text());
+            Ok((loaded, export))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(e.to_string()))?
     }
 
     pub async fn list(&self) -> Result<Vec<StackSummary>, ServiceError> {

@@ -15,6 +15,7 @@ use ferry_store::plans::{Plan, PlanRevision, PlanShare};
 use ferry_types::Resolution;
 use serde::{Deserialize, Serialize};
 
+use crate::access::Caller;
 use crate::jobs::{JobEnd, JobSink, JobView};
 use crate::programs::{ProgramRequest, ProgramSource};
 use crate::{ServiceError, StackService};
@@ -110,14 +111,15 @@ fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
 }
 
 impl StackService {
-    /// A new plan for the stack, with its first revision (checked first: nothing is saved when
-    /// the spec or program has problems).
-    pub async fn create_plan(&self, stack_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+    /// A new plan for the stack, with its first revision, written by `author` (checked first:
+    /// nothing is saved when the spec or program has problems).
+    pub async fn create_plan(&self, author: &Caller, stack_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+        let author = author.require_signed_in()?;
         check_input(&input)?;
         let summary = self.summary(stack_id).await?;
         let title = input.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| format!("Import into {}", summary.name));
         let options = serde_json::to_string(&input.options).expect("options serialise");
-        let plan = self.store.add_plan(stack_id, &title, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        let plan = self.store.add_plan(stack_id, &title, &author.name, input.spec.as_deref(), input.program.as_deref(), &options).await?;
         self.plan_view(&plan.id, None, false).await
     }
 
@@ -126,29 +128,26 @@ impl StackService {
         Ok(self.store.plan_of_preview(preview_id).await?.map(|(plan, _)| plan))
     }
 
-    /// Records who created a plan (approvals may exclude its author); `audit` also appends the
-    /// creation to the audit log, for callers the server's layer does not audit.
-    pub async fn plan_created(&self, caller: &crate::access::Caller, org: &str, plan_id: &str, audit: Option<&str>) -> Result<(), ServiceError> {
-        self.store.set_plan_author(plan_id, caller.actor()).await?;
-        if let Some(address) = audit {
-            let object = format!("/plans/{plan_id}");
-            let record = ferry_store::accounts::NewAuditRecord {
-                actor: caller.actor(),
-                org: Some(org),
-                action: "plan.create",
-                object: &object,
-                address,
-                outcome: "ok",
-                plan_id: Some(plan_id),
-            };
-            self.audit(record).await?;
-        }
-        Ok(())
+    /// Appends a plan's creation to the audit log, for callers the server's layer does not
+    /// audit (server functions).
+    pub async fn audit_plan_created(&self, caller: &Caller, org: &str, plan_id: &str, address: &str) -> Result<(), ServiceError> {
+        let object = format!("/plans/{plan_id}");
+        let record = ferry_store::accounts::NewAuditRecord {
+            actor: caller.actor(),
+            org: Some(org),
+            action: "plan.create",
+            object: &object,
+            address,
+            outcome: "ok",
+            plan_id: Some(plan_id),
+            subject: None,
+        };
+        self.audit(record).await
     }
 
     /// A new plan whose first revision is an example to edit: an import spec (or, with
     /// `program`, a YAML program) importing one resource of a type the stack already uses.
-    pub async fn create_plan_from_example(&self, stack_id: &str, program: bool) -> Result<PlanView, ServiceError> {
+    pub async fn create_plan_from_example(&self, author: &Caller, stack_id: &str, program: bool) -> Result<PlanView, ServiceError> {
         let version = self.version(stack_id, None).await?;
         let type_ = version
             .deployment
@@ -181,14 +180,15 @@ impl StackService {
                 options: PlanOptions::default(),
             }
         };
-        self.create_plan(stack_id, input).await
+        self.create_plan(author, stack_id, input).await
     }
 
-    /// Saves the next revision (checked first).
-    pub async fn save_plan(&self, plan_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+    /// Saves the next revision, written by `author` (checked first).
+    pub async fn save_plan(&self, author: &Caller, plan_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+        let author = author.require_signed_in()?;
         check_input(&input)?;
         let options = serde_json::to_string(&input.options).expect("options serialise");
-        self.store.add_plan_revision(plan_id, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        self.store.add_plan_revision(plan_id, &author.name, input.spec.as_deref(), input.program.as_deref(), &options).await?;
         self.plan_view(plan_id, None, false).await
     }
 

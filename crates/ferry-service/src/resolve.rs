@@ -12,6 +12,7 @@ use ferry_engine::program::edit::{edit_program, ProgramEdit};
 use ferry_types::{Resolution, ReviewDetail};
 use serde_json::Value;
 
+use crate::access::Caller;
 use crate::plans::{PlanInput, PlanOptions, PlanView};
 use crate::review::{only_zero_or_default, reviewable_steps, step_detail};
 use crate::{PreviewRecord, ServiceError, StackService};
@@ -100,19 +101,19 @@ fn apply(texts: &mut Texts, is_program: bool, step: &Step, detail: &ReviewDetail
 impl StackService {
     /// Applies `resolution` to the plan's latest revision, judged against `preview` (one of
     /// that revision's previews), and saves the result as the next revision.
-    pub async fn resolve(&self, plan_id: &str, preview: &str, resolution: Resolution) -> Result<PlanView, ServiceError> {
+    pub async fn resolve(&self, author: &Caller, plan_id: &str, preview: &str, resolution: Resolution) -> Result<PlanView, ServiceError> {
         if !ACTIONS.contains(&resolution.action.as_str()) {
             return Err(ServiceError::Plan(format!("unknown resolution `{}` (adopt, keep, ignore or omit)", resolution.action)));
         }
-        self.resolve_all(plan_id, preview, |_| vec![resolution.clone()]).await
+        self.resolve_all(author, plan_id, preview, |_| vec![resolution.clone()]).await
     }
 
     /// Adopts, in one revision, every difference of resource `urn` (or of every resource of
     /// the preview) that is only a zero value Read returned or a default Check filled in: the
     /// program (or the spec's `properties`) then says what the resource already is. Secrets are
     /// left alone (Ferry never writes one into a program).
-    pub async fn adopt_zero_values_and_defaults(&self, plan_id: &str, preview: &str, urn: Option<&str>) -> Result<PlanView, ServiceError> {
-        self.resolve_all(plan_id, preview, |record| {
+    pub async fn adopt_zero_values_and_defaults(&self, author: &Caller, plan_id: &str, preview: &str, urn: Option<&str>) -> Result<PlanView, ServiceError> {
+        self.resolve_all(author, plan_id, preview, |record| {
             reviewable_steps(record)
                 .filter(|s| urn.is_none_or(|u| s.urn == u))
                 .flat_map(|s| {
@@ -129,7 +130,13 @@ impl StackService {
 
     /// Applies the resolutions `choose` picks from the preview to the plan's latest revision,
     /// and saves them as one next revision.
-    async fn resolve_all(&self, plan_id: &str, preview: &str, choose: impl FnOnce(&PreviewRecord) -> Vec<Resolution>) -> Result<PlanView, ServiceError> {
+    async fn resolve_all(
+        &self,
+        author: &Caller,
+        plan_id: &str,
+        preview: &str,
+        choose: impl FnOnce(&PreviewRecord) -> Vec<Resolution>,
+    ) -> Result<PlanView, ServiceError> {
         let current = self.plan_view(plan_id, None, false).await?;
         if !current.current.previews.iter().any(|p| p == preview) {
             return Err(ServiceError::Plan(format!(
@@ -156,7 +163,7 @@ impl StackService {
             options.decisions.retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
             options.decisions.push(resolution);
         }
-        self.save_plan(plan_id, PlanInput { title: None, spec: texts.spec, program: texts.program, options }).await
+        self.save_plan(author, plan_id, PlanInput { title: None, spec: texts.spec, program: texts.program, options }).await
     }
 }
 

@@ -16,7 +16,68 @@ pub struct User {
     pub password_hash: Option<String>,
     #[serde(skip)]
     pub oidc_sub: Option<String>,
+    /// The OpenID Provider that vouches for `oidc_sub` (`None` for rows from before issuers
+    /// were kept, until their next sign-in).
+    #[serde(skip)]
+    pub oidc_issuer: Option<String>,
+    /// Who set the password: the user's own ID when they chose it; `None` beside a password
+    /// when that was not recorded (so it is not known to be theirs).
+    #[serde(skip)]
+    pub password_set_by: Option<String>,
     pub created_at: String,
+}
+
+impl User {
+    /// Whether someone other than the user chose their current password (or it is not known
+    /// who did): such an account may be one an administrator made to stand in for someone.
+    pub fn password_set_by_someone_else(&self) -> bool {
+        self.password_hash.is_some() && self.password_set_by.as_deref() != Some(self.id.as_str())
+    }
+
+    /// Whether the user signs in through an OpenID Provider.
+    pub fn is_oidc(&self) -> bool {
+        self.oidc_sub.is_some()
+    }
+}
+
+/// How a session began: the credential it stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionMethod {
+    Password,
+    Link,
+    Oidc,
+}
+
+impl SessionMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionMethod::Password => "password",
+            SessionMethod::Link => "link",
+            SessionMethod::Oidc => "oidc",
+        }
+    }
+
+    /// The method a stored row names (`None`: a session from before methods were kept).
+    fn from_row(text: Option<&str>) -> Option<SessionMethod> {
+        match text? {
+            "password" => Some(SessionMethod::Password),
+            "link" => Some(SessionMethod::Link),
+            "oidc" => Some(SessionMethod::Oidc),
+            _ => None,
+        }
+    }
+}
+
+/// A user to add.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NewUser<'a> {
+    pub name: &'a str,
+    pub email: Option<&'a str>,
+    /// An Argon2id hash, and the ID of the user who set it.
+    pub password: Option<(&'a str, &'a str)>,
+    /// The OpenID Provider's issuer and its subject for the user.
+    pub oidc: Option<(&'a str, &'a str)>,
 }
 
 /// One role of a user in an organisation (`*`: every organisation).
@@ -42,6 +103,9 @@ pub struct NewAuditRecord<'a> {
     pub address: &'a str,
     pub outcome: &'a str,
     pub plan_id: Option<&'a str>,
+    /// The user a server-wide record (one without `org`) is about: the administrators of the
+    /// organisations that user is a member of see it.
+    pub subject: Option<&'a str>,
 }
 
 pub(crate) fn audit_record_of(r: &sqlx::any::AnyRow) -> AuditRecord {
@@ -52,13 +116,13 @@ pub(crate) fn audit_record_of(r: &sqlx::any::AnyRow) -> AuditRecord {
         org: r.get("org"),
         action: r.get("action"),
         object: r.get("object"),
-        address: r.get("address"),
+        address: Some(r.get("address")),
         outcome: r.get("outcome"),
         plan_id: r.get("plan_id"),
     }
 }
 
-const USER_SELECT: &str = "SELECT id, name, email, password_hash, oidc_sub, created_at FROM users";
+const USER_SELECT: &str = "SELECT id, name, email, password_hash, password_set_by, oidc_sub, oidc_issuer, created_at FROM users";
 
 fn user_of(row: &sqlx::any::AnyRow) -> User {
     User {
@@ -67,6 +131,8 @@ fn user_of(row: &sqlx::any::AnyRow) -> User {
         email: row.get("email"),
         password_hash: row.get("password_hash"),
         oidc_sub: row.get("oidc_sub"),
+        oidc_issuer: row.get("oidc_issuer"),
+        password_set_by: row.get("password_set_by"),
         created_at: row.get("created_at"),
     }
 }
@@ -96,18 +162,21 @@ impl Store {
     }
 
     /// Adds a user; a taken name or OpenID subject is [`StoreError::UserExists`].
-    pub async fn add_user(&self, name: &str, email: Option<&str>, password_hash: Option<&str>, oidc_sub: Option<&str>) -> Result<User, StoreError> {
+    pub async fn add_user(&self, new: NewUser<'_>) -> Result<User, StoreError> {
         let id = random_id();
-        let result = sqlx::query("INSERT INTO users (id, name, email, password_hash, oidc_sub) VALUES ($1, $2, $3, $4, $5)")
-            .bind(&id)
-            .bind(name)
-            .bind(email)
-            .bind(password_hash)
-            .bind(oidc_sub)
-            .execute(&self.pool)
-            .await;
+        let result =
+            sqlx::query("INSERT INTO users (id, name, email, password_hash, password_set_by, oidc_issuer, oidc_sub) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+                .bind(&id)
+                .bind(new.name)
+                .bind(new.email)
+                .bind(new.password.map(|p| p.0))
+                .bind(new.password.map(|p| p.1))
+                .bind(new.oidc.map(|o| o.0))
+                .bind(new.oidc.map(|o| o.1))
+                .execute(&self.pool)
+                .await;
         match result {
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::UserExists(name.to_string())),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::UserExists(new.name.to_string())),
             other => {
                 other?;
                 self.user(&id).await
@@ -125,9 +194,20 @@ impl Store {
         Ok(row.as_ref().map(user_of))
     }
 
-    pub async fn user_by_oidc_sub(&self, sub: &str) -> Result<Option<User>, StoreError> {
-        let row = sqlx::query(&format!("{USER_SELECT} WHERE oidc_sub = $1")).bind(sub).fetch_optional(&self.pool).await?;
-        Ok(row.as_ref().map(user_of))
+    /// The user an OpenID Provider's `issuer` knows as `sub`. A row kept before issuers were
+    /// recorded matches any issuer once, and takes this one.
+    pub async fn user_by_oidc(&self, issuer: &str, sub: &str) -> Result<Option<User>, StoreError> {
+        let row = sqlx::query(&format!("{USER_SELECT} WHERE oidc_sub = $1 AND (oidc_issuer = $2 OR oidc_issuer IS NULL)"))
+            .bind(sub)
+            .bind(issuer)
+            .fetch_optional(&self.pool)
+            .await?;
+        let Some(user) = row.as_ref().map(user_of) else { return Ok(None) };
+        if user.oidc_issuer.is_none() {
+            sqlx::query("UPDATE users SET oidc_issuer = $1 WHERE id = $2 AND oidc_issuer IS NULL").bind(issuer).bind(&user.id).execute(&self.pool).await?;
+            return Ok(Some(self.user(&user.id).await?));
+        }
+        Ok(Some(user))
     }
 
     pub async fn users(&self) -> Result<Vec<User>, StoreError> {
@@ -135,8 +215,15 @@ impl Store {
         Ok(rows.iter().map(user_of).collect())
     }
 
-    pub async fn set_password_hash(&self, user_id: &str, hash: &str) -> Result<(), StoreError> {
-        let done = sqlx::query("UPDATE users SET password_hash = $1 WHERE id = $2").bind(hash).bind(user_id).execute(&self.pool).await?;
+    /// Sets the user's password hash; `set_by` is the ID of the user who set it (their own
+    /// when they chose it).
+    pub async fn set_password_hash(&self, user_id: &str, hash: &str, set_by: &str) -> Result<(), StoreError> {
+        let done = sqlx::query("UPDATE users SET password_hash = $1, password_set_by = $2 WHERE id = $3")
+            .bind(hash)
+            .bind(set_by)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::UserNotFound(user_id.to_string()));
         }
@@ -189,25 +276,30 @@ impl Store {
         Ok(members)
     }
 
-    pub async fn add_session(&self, token_hash: &str, user_id: &str, lifetime_seconds: i64) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
+    pub async fn add_session(&self, token_hash: &str, user_id: &str, lifetime_seconds: i64, method: SessionMethod) -> Result<(), StoreError> {
+        sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at, method) VALUES ($1, $2, $3, $4)")
             .bind(token_hash)
             .bind(user_id)
             .bind(in_seconds(lifetime_seconds))
+            .bind(method.as_str())
             .execute(&self.pool)
             .await?;
         Ok(())
     }
 
-    /// The user of a live session (not revoked, not expired).
-    pub async fn session_user(&self, token_hash: &str) -> Result<Option<User>, StoreError> {
-        let user_id: Option<String> = sqlx::query_scalar("SELECT user_id FROM sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2")
+    /// The user of a live session (not revoked, not expired), and how it began (`None` for a
+    /// session from before that was kept).
+    pub async fn session_user(&self, token_hash: &str) -> Result<Option<(User, Option<SessionMethod>)>, StoreError> {
+        let row = sqlx::query("SELECT user_id, method FROM sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2")
             .bind(token_hash)
             .bind(now())
             .fetch_optional(&self.pool)
             .await?;
-        match user_id {
-            Some(id) => Ok(Some(self.user(&id).await?)),
+        match row {
+            Some(row) => {
+                let method = SessionMethod::from_row(row.get::<Option<String>, _>("method").as_deref());
+                Ok(Some((self.user(row.get("user_id")).await?, method)))
+            }
             None => Ok(None),
         }
     }
@@ -298,7 +390,7 @@ impl Store {
     }
 
     pub async fn append_audit(&self, record: NewAuditRecord<'_>) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO audit_log (actor, org, action, object, address, outcome, plan_id) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+        sqlx::query("INSERT INTO audit_log (actor, org, action, object, address, outcome, plan_id, subject) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
             .bind(record.actor)
             .bind(record.org)
             .bind(record.action)
@@ -306,32 +398,32 @@ impl Store {
             .bind(record.address)
             .bind(record.outcome)
             .bind(record.plan_id)
+            // A record of an organisation is that organisation's; only server-wide ones need a subject.
+            .bind(if record.org.is_none() { record.subject } else { None })
             .execute(&self.pool)
             .await?;
         Ok(())
     }
 
-    /// Audit records after `after`, oldest first, up to `limit`: those of `org` (and the
-    /// server-wide ones, which have none), or every record when `org` is `None`.
+    /// Audit records after `after`, oldest first, up to `limit`: those of `org`, with the
+    /// server-wide ones about a user who holds a role in `org` itself (not only through `*`:
+    /// a server administrator's records are for server administrators); or every record when
+    /// `org` is `None`.
     pub async fn audit(&self, org: Option<&str>, after: i64, limit: i64) -> Result<Vec<AuditRecord>, StoreError> {
-        let rows = match org {
-            Some(org) => {
-                sqlx::query("SELECT * FROM audit_log WHERE seq > $1 AND (org = $2 OR org IS NULL) ORDER BY seq LIMIT $3")
-                    .bind(after)
-                    .bind(org)
-                    .bind(limit)
-                    .fetch_all(&self.pool)
-                    .await?
-            }
-            None => sqlx::query("SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2").bind(after).bind(limit).fetch_all(&self.pool).await?,
-        };
+        let rows =
+            match org {
+                Some(org) => sqlx::query(
+                    "SELECT * FROM audit_log WHERE seq > $1 AND (org = $2 OR (org IS NULL AND subject IN (SELECT user_id FROM memberships WHERE org = $2))) \
+                     ORDER BY seq LIMIT $3",
+                )
+                .bind(after)
+                .bind(org)
+                .bind(limit)
+                .fetch_all(&self.pool)
+                .await?,
+                None => sqlx::query("SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2").bind(after).bind(limit).fetch_all(&self.pool).await?,
+            };
         Ok(rows.iter().map(audit_record_of).collect())
-    }
-
-    /// Records who wrote a plan.
-    pub async fn set_plan_author(&self, plan_id: &str, author: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE plans SET author = $1 WHERE id = $2").bind(author).bind(plan_id).execute(&self.pool).await?;
-        Ok(())
     }
 }
 

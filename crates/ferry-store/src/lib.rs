@@ -31,6 +31,8 @@ pub use name::{InvalidStackName as InvalidStackNameError, StackName};
 pub enum StoreError {
     #[error("no stack `{0}`")]
     StackNotFound(String),
+    #[error("a stack named `{0}` already exists")]
+    StackExists(String),
     #[error("stack `{stack}` has no version {version}")]
     VersionNotFound { stack: String, version: i64 },
     #[error(transparent)]
@@ -224,16 +226,45 @@ impl Store {
         Ok(summary)
     }
 
-    /// Records that the stack's state lives in a DIY backend (`url`, the stack `backend_stack`
-    /// there); a stack is connected once.
-    pub async fn connect_backend(&self, stack_id: &str, url: &str, backend_stack: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3) ON CONFLICT (stack_id) DO UPDATE SET url = excluded.url, backend_stack = excluded.backend_stack")
-            .bind(stack_id)
+    /// A new stack `name` whose state lives in a DIY backend (`url`, the stack `backend_stack`
+    /// there): the stack, its first version (what the backend held) and, when given, its
+    /// `Pulumi.<stack>.yaml`, in one transaction. A name already taken is
+    /// [`StoreError::StackExists`]: a connect never re-points a stack.
+    pub async fn add_connected_stack(
+        &self,
+        name: &StackName,
+        first: NewVersion<'_>,
+        url: &str,
+        backend_stack: &str,
+        config_yaml: Option<&str>,
+    ) -> Result<StackSummary, StoreError> {
+        let mut tx = self.begin().await?;
+        let id = random_id();
+        let inserted = sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)").bind(&id).bind(name.as_str()).execute(&mut *tx).await;
+        match inserted {
+            Err(e) if is_unique_violation(&e) => return Err(StoreError::StackExists(name.as_str().to_string())),
+            other => {
+                other?;
+            }
+        }
+        insert_version(&mut tx, &id, 1, &first).await?;
+        sqlx::query("INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3)")
+            .bind(&id)
             .bind(url)
             .bind(backend_stack)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
-        Ok(())
+        if let Some(yaml) = config_yaml {
+            sqlx::query("INSERT INTO stack_configs (stack_id, yaml, updated_at) VALUES ($1, $2, $3)")
+                .bind(&id)
+                .bind(yaml)
+                .bind(clock::now())
+                .execute(&mut *tx)
+                .await?;
+        }
+        let summary = fetch_summary(&mut *tx, &id, Some(1)).await?.expect("the row was just written");
+        tx.commit().await?;
+        Ok(summary)
     }
 
     /// Keeps `yaml` as the stack's `Pulumi.<stack>.yaml` (replacing one given before).

@@ -28,6 +28,8 @@ pub struct PlanRevision {
     pub program: Option<String>,
     /// JSON text.
     pub options: String,
+    /// Who wrote it (unknown for revisions older than authorship per revision).
+    pub author: Option<String>,
     /// The previews this revision ran, oldest first.
     pub previews: Vec<String>,
 }
@@ -60,20 +62,35 @@ fn share_of(row: &sqlx::any::AnyRow) -> PlanShare {
 }
 
 impl Store {
-    /// A new plan with its first revision, in one transaction.
-    pub async fn add_plan(&self, stack_id: &str, title: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<Plan, StoreError> {
+    /// A new plan with its first revision, in one transaction; `author` wrote both.
+    pub async fn add_plan(
+        &self,
+        stack_id: &str,
+        title: &str,
+        author: &str,
+        spec: Option<&str>,
+        program: Option<&str>,
+        options: &str,
+    ) -> Result<Plan, StoreError> {
         let id = random_id();
         let mut tx = self.begin().await?;
         let exists: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE id = $1").bind(stack_id).fetch_optional(&mut *tx).await?;
         if exists.is_none() {
             return Err(StoreError::StackNotFound(stack_id.to_string()));
         }
-        sqlx::query("INSERT INTO plans (id, stack_id, title) VALUES ($1, $2, $3)").bind(&id).bind(stack_id).bind(title).execute(&mut *tx).await?;
-        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES ($1, 1, $2, $3, $4)")
+        sqlx::query("INSERT INTO plans (id, stack_id, title, author) VALUES ($1, $2, $3, $4)")
+            .bind(&id)
+            .bind(stack_id)
+            .bind(title)
+            .bind(author)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author) VALUES ($1, 1, $2, $3, $4, $5)")
             .bind(&id)
             .bind(spec)
             .bind(program)
             .bind(options)
+            .bind(author)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -99,21 +116,41 @@ impl Store {
         })
     }
 
-    /// Saves the next revision; returns it.
-    pub async fn add_plan_revision(&self, plan_id: &str, spec: Option<&str>, program: Option<&str>, options: &str) -> Result<PlanRevision, StoreError> {
+    /// Saves the next revision, written by `author`; returns it.
+    pub async fn add_plan_revision(
+        &self,
+        plan_id: &str,
+        author: &str,
+        spec: Option<&str>,
+        program: Option<&str>,
+        options: &str,
+    ) -> Result<PlanRevision, StoreError> {
         let mut tx = self.begin().await?;
         let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = $1").bind(plan_id).fetch_one(&mut *tx).await?;
         let latest = latest.ok_or_else(|| StoreError::PlanNotFound(plan_id.to_string()))?;
-        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options) VALUES ($1, $2, $3, $4, $5)")
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author) VALUES ($1, $2, $3, $4, $5, $6)")
             .bind(plan_id)
             .bind(latest + 1)
             .bind(spec)
             .bind(program)
             .bind(options)
+            .bind(author)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
         self.plan_revision(plan_id, Some(latest + 1)).await
+    }
+
+    /// Everyone who wrote the plan: its creator and the author of every revision, sorted.
+    pub async fn plan_authors(&self, plan_id: &str) -> Result<Vec<String>, StoreError> {
+        let authors: Vec<String> = sqlx::query_scalar(
+            "SELECT author FROM plans WHERE id = $1 AND author IS NOT NULL \
+             UNION SELECT author FROM plan_revisions WHERE plan_id = $1 AND author IS NOT NULL ORDER BY 1",
+        )
+        .bind(plan_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(authors)
     }
 
     /// A revision (the latest when `None`), with its previews.
@@ -146,6 +183,7 @@ impl Store {
             spec: row.get("spec"),
             program: row.get("program"),
             options: row.get("options"),
+            author: row.get("author"),
             previews,
         })
     }

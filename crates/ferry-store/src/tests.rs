@@ -193,16 +193,18 @@ fn stack_names() {
 async fn plan_revisions_are_immutable_and_shares_revocable() {
     for store in stores().await {
         let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
-        let plan = store.add_plan(&stack, "t", Some("{}"), None, "{}").await.unwrap();
-        assert_eq!(plan.revision, 1);
-        let second = store.add_plan_revision(&plan.id, None, Some("resources: {}"), "{}").await.unwrap();
-        assert_eq!((second.revision, second.program.as_deref()), (2, Some("resources: {}")));
+        let plan = store.add_plan(&stack, "t", "ann", Some("{}"), None, "{}").await.unwrap();
+        assert_eq!((plan.revision, plan.author.as_deref()), (1, Some("ann")));
+        let second = store.add_plan_revision(&plan.id, "bob", None, Some("resources: {}"), "{}").await.unwrap();
+        assert_eq!((second.revision, second.program.as_deref(), second.author.as_deref()), (2, Some("resources: {}"), Some("bob")));
+        store.add_plan_revision(&plan.id, "ann", None, Some("resources: {}"), "{}").await.unwrap();
+        assert_eq!(store.plan_authors(&plan.id).await.unwrap(), ["ann", "bob"], "whoever wrote a revision is an author");
         for sql in ["UPDATE plan_revisions SET spec = 'x'", "DELETE FROM plan_revisions"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("immutable"), "{sql}: {err}");
         }
         assert_eq!(store.plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
-        assert!(matches!(store.add_plan("nope", "t", None, None, "{}").await, Err(StoreError::StackNotFound(_))));
+        assert!(matches!(store.add_plan("nope", "t", "ann", None, None, "{}").await, Err(StoreError::StackNotFound(_))));
         let share = store.add_plan_share(&plan.id, 30).await.unwrap();
         assert!(share.active && share.expires_at.is_some());
         assert!(!store.add_plan_share(&plan.id, -1).await.unwrap().active, "an expired link");
@@ -216,24 +218,35 @@ async fn plan_revisions_are_immutable_and_shares_revocable() {
 #[tokio::test]
 async fn the_audit_log_is_append_only_and_secrets_expire() {
     for store in stores().await {
-        let record = accounts::NewAuditRecord { actor: "a", org: Some("o"), action: "x", object: "y", address: "local", outcome: "ok", plan_id: None };
+        let member = store.add_user(accounts::NewUser { name: "member", ..Default::default() }).await.unwrap();
+        let outsider = store.add_user(accounts::NewUser { name: "outsider", ..Default::default() }).await.unwrap();
+        let server_admin = store.add_user(accounts::NewUser { name: "root", ..Default::default() }).await.unwrap();
+        store.grant_role(&member.id, "o", "viewer").await.unwrap();
+        store.grant_role(&outsider.id, "other", "viewer").await.unwrap();
+        store.grant_role(&server_admin.id, "*", "admin").await.unwrap();
+        let record =
+            accounts::NewAuditRecord { actor: "a", org: Some("o"), action: "x", object: "y", address: "local", outcome: "ok", plan_id: None, subject: None };
         store.append_audit(record.clone()).await.unwrap();
-        store.append_audit(accounts::NewAuditRecord { org: None, ..record.clone() }).await.unwrap();
+        for (who, actor) in [(&member, "member"), (&outsider, "outsider"), (&server_admin, "root")] {
+            store.append_audit(accounts::NewAuditRecord { org: None, actor, subject: Some(&who.id), ..record.clone() }).await.unwrap();
+        }
+        store.append_audit(accounts::NewAuditRecord { org: None, actor: "nobody", ..record.clone() }).await.unwrap();
         store.append_audit(accounts::NewAuditRecord { org: Some("other"), ..record }).await.unwrap();
         for sql in ["UPDATE audit_log SET actor = 'b'", "DELETE FROM audit_log"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("append-only"), "{sql}: {err}");
         }
-        // An organisation's log holds its records and the server-wide ones, never another's.
-        let seen: Vec<Option<String>> = store.audit(Some("o"), 0, 10).await.unwrap().into_iter().map(|r| r.org).collect();
-        assert_eq!(seen, [Some("o".to_string()), None]);
-        assert_eq!(store.audit(None, 1, 10).await.unwrap().len(), 2, "after the first");
+        // An organisation's log holds its records and the server-wide ones about its members,
+        // never another's, an outsider's, a server administrator's or an unknown name's.
+        let seen: Vec<(Option<String>, String)> = store.audit(Some("o"), 0, 10).await.unwrap().into_iter().map(|r| (r.org, r.actor)).collect();
+        assert_eq!(seen, [(Some("o".to_string()), "a".to_string()), (None, "member".to_string())]);
+        assert_eq!(store.audit(None, 1, 10).await.unwrap().len(), 5, "after the first");
 
-        let user = store.add_user("u", None, None, None).await.unwrap();
-        assert!(matches!(store.add_user("u", None, None, None).await, Err(StoreError::UserExists(_))));
-        store.add_session("live", &user.id, 60).await.unwrap();
-        store.add_session("dead", &user.id, -1).await.unwrap();
-        assert_eq!(store.session_user("live").await.unwrap().map(|u| u.name), Some("u".into()));
+        let user = store.add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
+        assert!(matches!(store.add_user(accounts::NewUser { name: "u", ..Default::default() }).await, Err(StoreError::UserExists(_))));
+        store.add_session("live", &user.id, 60, accounts::SessionMethod::Link).await.unwrap();
+        store.add_session("dead", &user.id, -1, accounts::SessionMethod::Password).await.unwrap();
+        assert_eq!(store.session_user("live").await.unwrap().map(|(u, m)| (u.name, m)), Some(("u".into(), Some(accounts::SessionMethod::Link))));
         assert_eq!(store.session_user("dead").await.unwrap(), None);
         store.add_sign_in_link("link", &user.id, 60).await.unwrap();
         assert_eq!(store.use_sign_in_link("link").await.unwrap(), Some(user.id.clone()));
@@ -281,7 +294,7 @@ async fn both_databases_have_the_same_migrations() {
 async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() {
     for store in stores().await {
         let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let plan = store.add_plan(&stack.id, "t", Some("{}"), None, "{}").await.unwrap();
+        let plan = store.add_plan(&stack.id, "t", "ann", Some("{}"), None, "{}").await.unwrap();
         let new_job = |id| jobs::NewJob { id, kind: jobs::JobKind::Preview, stack_id: &stack.id, plan: Some((&plan.id, 1)), total: 3, detail: None };
         let job = store.add_job(new_job("j1")).await.unwrap();
         assert_eq!((job.kind.as_str(), job.plan_id.as_deref(), job.revision), ("preview", Some(plan.id.as_str()), Some(1)));

@@ -420,7 +420,10 @@ pub struct AuditEntry {
     pub org: Option<String>,
     pub action: String,
     pub object: String,
-    pub address: String,
+    /// Where the call came from; only administrators of the record's organisation see it (a
+    /// plan's timeline leaves it out for everyone else).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub address: Option<String>,
     pub outcome: String,
     /// The plan the record is about, if any (a plan's timeline).
     #[serde(default)]
@@ -461,7 +464,11 @@ pub struct ApprovalView {
 pub struct ApprovalStateView {
     pub revision: i64,
     pub preview: Option<String>,
+    /// Who created the plan.
     pub author: Option<String>,
+    /// Everyone who wrote the plan or one of its revisions: each counts as its author.
+    #[serde(default)]
+    pub authors: Vec<String>,
     pub required_approvals: i64,
     pub author_may_approve: bool,
     pub approvals: Vec<ApprovalView>,

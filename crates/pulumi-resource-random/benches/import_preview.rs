@@ -84,7 +84,7 @@ impl FloorSide {
     async fn start() -> FloorSide {
         let (engine, _logs) = EngineService::start().await.unwrap();
         let binary = search().find("random", None).unwrap();
-        let plugin = ProviderPlugin::launch(&binary, engine.addr, &std::env::temp_dir(), options()).await.unwrap();
+        let plugin = ProviderPlugin::launch(&binary, engine.addr, &std::env::temp_dir(), options(), &Default::default()).await.unwrap();
         let config = Struct::default();
         let checked = plugin
             .check_config(CheckRequest {

@@ -22,6 +22,8 @@ enum Need {
     Anyone,
     /// Any signed-in user.
     SignedIn,
+    /// A signed-in user's browser session, never an API token (managing credentials).
+    Session,
     /// A page: signed-in users; others are sent to sign in.
     Page,
     /// A page of an object: its organisation's members; others are sent to sign in.
@@ -35,7 +37,7 @@ enum Need {
 }
 
 fn expected_needs() -> BTreeMap<(&'static str, &'static str), Need> {
-    use Need::{Anyone, Link, Page, PageOf, Review, SignedIn};
+    use Need::{Anyone, Link, Page, PageOf, Review, Session, SignedIn};
     use Role::{Admin, Approver, Committer, Planner, Viewer};
     #[allow(non_snake_case)]
     let Role = Need::Role;
@@ -46,11 +48,12 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), Need> {
         ("GET", "/auth/oidc/login", Anyone),
         ("GET", "/auth/oidc/callback", Anyone),
         ("GET", "/api/v1/me", SignedIn),
-        ("POST", "/api/v1/me/password", SignedIn),
+        ("POST", "/api/v1/me/password", Session),
         ("POST", "/api/v1/me/sessions/revoke", SignedIn),
         ("GET", "/api/v1/me/tokens", SignedIn),
-        ("POST", "/api/v1/me/tokens", SignedIn),
-        ("DELETE", "/api/v1/me/tokens/{id}", SignedIn),
+        ("POST", "/api/v1/me/tokens", Session),
+        // A token may revoke itself (attacks.rs); the token here is another one.
+        ("DELETE", "/api/v1/me/tokens/{id}", Session),
         ("GET", "/api/v1/orgs/{org}/members", Role(Admin)),
         ("PUT", "/api/v1/orgs/{org}/members/{name}", Role(Admin)),
         ("GET", "/api/v1/orgs/{org}/audit", Role(Admin)),
@@ -95,7 +98,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), Need> {
         ("GET", "/api/v1/shared/{token}/revisions/{revision}/previews/{index}/code", Link),
         ("POST", "/api/v1/plans/{id}/resolutions", Role(Planner)),
         ("POST", "/api/v1/plans/{id}/resolutions/zero-values", Role(Planner)),
-        ("GET", "/api/v1/backends/stacks", SignedIn),
+        ("GET", "/api/v1/backends/stacks", Role(Planner)),
         ("POST", "/api/v1/stacks/{id}/discoveries", Role(Planner)),
         ("GET", "/api/v1/stacks/{id}/discoveries/types", Role(Viewer)),
         ("POST", "/api/v1/stacks/{id}/discoveries/probe", Role(Planner)),
@@ -151,12 +154,16 @@ struct World {
     share: String,
     discovery: String,
     token_id: String,
+    /// A DIY backend folder (empty) allowed to the organisation.
+    backend: tempfile::TempDir,
 }
 
 async fn world() -> World {
     let store = ferry_store::testing::scratch().await.unwrap();
     let engine = ferry_service::EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::bare_app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine), true).await;
+    let backend = tempfile::tempdir().unwrap();
+    let allowed = vec![ferry_service::AllowedBackend { org: "ferry".into(), url: format!("file://{}", backend.path().display()) }];
+    let (app, stacks) = common::bare_app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed), true).await;
     let mut tokens = BTreeMap::new();
     for role in Role::ALL {
         tokens.insert(format!("{role:?}"), common::token_for(&stacks, &format!("{}-user", role.as_str()), "ferry", role).await);
@@ -185,7 +192,7 @@ async fn world() -> World {
     let share = share["token"].as_str().unwrap().to_string();
     let discovery = common::discovery(&admin_app, &stack, json!([{"type": "random:index/randomInteger:RandomInteger"}])).await;
     let discovery = discovery["id"].as_str().unwrap().to_string();
-    World { app, tokens, stack, plan, preview, job, share, discovery, token_id }
+    World { app, tokens, stack, plan, preview, job, share, discovery, token_id, backend }
 }
 
 impl World {
@@ -215,6 +222,9 @@ impl World {
             .replace("{name}", "someone");
         if path.ends_with("/resource") {
             filled.push_str("?urn=urn:pulumi:dev::demo::pulumi:pulumi:Stack::demo-dev");
+        }
+        if path == "/api/v1/backends/stacks" {
+            filled.push_str(&format!("?org=ferry&url=file://{}", self.backend.path().display()));
         }
         filled
     }
@@ -262,10 +272,14 @@ fn expect(need: Need, who: &Who, method: &Method) -> Option<StatusCode> {
             return match need {
                 Need::Anyone | Need::Link => None,
                 Need::Page | Need::PageOf => Some(StatusCode::SEE_OTHER),
-                Need::SignedIn | Need::Role(_) | Need::Review => Some(StatusCode::UNAUTHORIZED),
+                Need::SignedIn | Need::Session | Need::Role(_) | Need::Review => Some(StatusCode::UNAUTHORIZED),
             }
         }
         _ => {}
+    }
+    // Every caller here holds an API token: credentials are managed from sessions only.
+    if need == Need::Session {
+        return Some(StatusCode::FORBIDDEN);
     }
     assert!(need != Need::Link || method == Method::GET, "a link never writes");
     match (need, who) {

@@ -24,10 +24,10 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
     std::fs::write(path, bytes).unwrap();
 }
 
-/// The service, allowed to open the backend `url`, with Ferry's plugins.
+/// The service, allowed to open the backend `url` for every organisation, with Ferry's plugins.
 fn service_for(store: ferry_store::Store, url: &str) -> StackService {
     let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![url.to_string()])
+    StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![ferry_service::AllowedBackend { org: "*".into(), url: url.to_string() }])
 }
 
 fn checkpoint(root: &Path) -> Value {
@@ -44,10 +44,10 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
 
     // What the backend holds; a backend the administrator did not allow is refused.
-    let (status, listed) = call(&app, get(&format!("/api/v1/backends/stacks?url={url}"))).await;
+    let (status, listed) = call(&app, get(&format!("/api/v1/backends/stacks?org=organization&url={url}"))).await;
     assert_eq!(status, StatusCode::OK, "{listed}");
     assert_eq!(listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect::<Vec<_>>(), ["organization/s3bucket-test/test"]);
-    let (status, err) = call(&app, get("/api/v1/backends/stacks?url=file:///etc")).await;
+    let (status, err) = call(&app, get("/api/v1/backends/stacks?org=organization&url=file:///etc")).await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("backend_not_allowed")), "{err}");
 
     let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test"}).to_string())).await;

@@ -56,7 +56,7 @@ fn the_compose_files_instances_share_a_database_and_a_payload_key() {
     let instances = compose.lines().filter(|l| l.starts_with("  ferry-") && l.trim_end().ends_with(':')).count();
     assert!(instances >= 2, "several instances");
     assert_eq!(compose.matches("<<: *ferry").count(), instances, "every instance takes the shared settings");
-    for setting in ["FERRY_DATABASE_URL: postgres://", "FERRY_PAYLOAD_KEY:", "FERRY_ALLOW_BACKENDS: s3://", "FERRY_PUBLIC_URL: https://"] {
+    for setting in ["FERRY_DATABASE_URL: postgres://", "FERRY_PAYLOAD_KEY:", "FERRY_ALLOW_BACKENDS: \"*=s3://", "FERRY_PUBLIC_URL: https://"] {
         assert!(compose.contains(setting), "{setting}");
     }
     let caddy = read("deploy/Caddyfile");

@@ -4,6 +4,7 @@
 
 mod access_matrix;
 mod architecture;
+mod attacks;
 mod auth;
 mod backends;
 mod cli;

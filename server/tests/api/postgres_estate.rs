@@ -152,20 +152,26 @@ async fn a_postgresql_estate_is_discovered_imported_and_its_code_previews_clean(
         .find_map(|l| l.trim_start_matches(|c: char| c == '#' || c.is_whitespace()).strip_prefix("pulumi config set --secret "))
         .expect("the header names the secret config key")
         .trim();
-    let envelope = json!({"program": text, "config": {key: {"value": verifier, "secret": true}}});
-    let req = axum::http::Request::post(format!("/api/v1/stacks/{stack}/previews"))
-        .header("x-ferry-passphrase", "estate passphrase")
-        .body(axum::body::Body::from(envelope.to_string()))
-        .unwrap();
-    let (status, again) = call(&app, req).await;
-    assert_eq!(status, StatusCode::CREATED, "{again}\n{text}");
-    let steps: Vec<String> = again["preview"]["plan"]["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()))
-        .collect();
-    assert!(steps.iter().all(|s| s.starts_with("same ")), "{steps:?}\n{text}\n{}", again["preview"]["plan"]["steps"]);
+    // In every scope: the whole stack (the program is all of it), and the imports scope (the
+    // rest of the stack kept as it is).
+    for scope in ["whole-stack", "imports"] {
+        let envelope = json!({"program": text, "config": {key: {"value": verifier, "secret": true}}, "scope": scope});
+        let req = axum::http::Request::post(format!("/api/v1/stacks/{stack}/previews"))
+            .header("x-ferry-passphrase", "estate passphrase")
+            .body(axum::body::Body::from(envelope.to_string()))
+            .unwrap();
+        let (status, again) = call(&app, req).await;
+        assert_eq!(status, StatusCode::CREATED, "{again}\n{text}");
+        let steps: Vec<String> = again["preview"]["plan"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()))
+            .collect();
+        assert!(steps.iter().all(|s| s.starts_with("same ")), "{scope}: {steps:?}\n{text}\n{}", again["preview"]["plan"]["steps"]);
+    }
+    // References between the imported resources are written as references.
+    assert!(text.contains("${"), "{text}");
 
     let work = tempfile::tempdir().unwrap();
     let code = |lang: &str| format!("/api/v1/previews/{preview}/code?lang={lang}&format=zip");

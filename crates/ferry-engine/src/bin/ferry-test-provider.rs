@@ -21,7 +21,8 @@
 //! innocents side by side): `crash-…` exits in the middle of its Read, `hang-…` never answers
 //! its Read, `checkcrash-…` reads fine and exits in the middle of its Check, `bad-…` reads
 //! fine with an input (`badValue`) that Check reports as a failure, and `slow-<ms>-…` reads fine
-//! after `<ms>` milliseconds (a preview that takes a while, to stop an instance in the middle).
+//! after `<ms>` milliseconds (a preview that takes a while, to stop an instance in the middle),
+//! and `env-<NAME>` reads as gone unless the plugin's environment holds the variable `NAME`.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -200,6 +201,13 @@ impl ResourceProvider for TestProvider {
         }
         if r.id == "missing" {
             return Ok(Response::new(ReadResponse::default()));
+        }
+        // `env-<NAME>` exists while the plugin's environment holds `NAME`: what a test of the
+        // plugin's environment reads.
+        if let Some(name) = r.id.strip_prefix("env-") {
+            if std::env::var_os(name).is_none() {
+                return Ok(Response::new(ReadResponse::default()));
+            }
         }
         if self.mode == "naive" {
             let inputs = Struct {

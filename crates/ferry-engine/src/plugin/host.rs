@@ -20,6 +20,7 @@ use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::{Channel, Endpoint};
 
 use super::discovery::ProviderBinary;
+use super::environment::PluginEnvironment;
 
 /// Lines of a plugin's stderr kept for error messages.
 const STDERR_TAIL: usize = 40;
@@ -132,14 +133,18 @@ pub struct ProviderPlugin {
 impl ProviderPlugin {
     /// Starts the plugin, reads its port, connects and shakes hands (falling back to the older
     /// protocol when the plugin does not implement `Handshake`).
+    /// `environment` says what of this process's environment the plugin sees.
     pub async fn launch(
         binary: &ProviderBinary,
         engine_addr: std::net::SocketAddr,
         root_directory: &Path,
         options: LaunchOptions,
+        environment: &PluginEnvironment,
     ) -> Result<ProviderPlugin, PluginError> {
         let package = binary.package.clone();
-        let mut child = Command::new(&binary.path)
+        let mut command = Command::new(&binary.path);
+        environment.apply(&package, &mut command);
+        let mut child = command
             .arg(engine_addr.to_string())
             .current_dir(root_directory)
             .stdin(Stdio::null())

@@ -8,12 +8,14 @@
 
 pub mod discovery;
 pub mod engine;
+pub mod environment;
 pub mod host;
 pub mod registry;
 pub mod supervisor;
 
 pub use discovery::{valid_package, PluginSearch, ProviderBinary};
 pub use engine::{EngineService, LogEvent};
+pub use environment::PluginEnvironment;
 pub use host::{LaunchOptions, PluginError, ProviderPlugin};
 pub use registry::{Parameterized, PluginProviders};
 pub use supervisor::SupervisedPlugin;

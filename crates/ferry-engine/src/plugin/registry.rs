@@ -10,7 +10,7 @@ use ferry_rpc::pulumirpc::{CheckRequest, ConfigureRequest};
 use tokio::sync::Mutex;
 
 use super::supervisor::StartPlugin;
-use super::{EngineService, LaunchOptions, PluginError, PluginSearch, ProviderBinary, ProviderPlugin, SupervisedPlugin};
+use super::{EngineService, LaunchOptions, PluginEnvironment, PluginError, PluginSearch, ProviderBinary, ProviderPlugin, SupervisedPlugin};
 use crate::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_property::json::EncodeOptions;
 use ferry_property::wire::to_struct;
@@ -28,6 +28,8 @@ pub struct PluginProviders {
     parameterized: std::sync::Mutex<HashMap<String, Parameterized>>,
     /// The packages whose plugins may be launched (`None`: any), and what to tell otherwise.
     allowed: Option<(std::collections::HashSet<String>, String)>,
+    /// What each plugin sees of this process's environment.
+    environment: Arc<PluginEnvironment>,
 }
 
 /// A package that is a parameterization (or an extension) of another plugin: that plugin is
@@ -53,7 +55,14 @@ impl PluginProviders {
             schemas: Mutex::new(HashMap::new()),
             parameterized: std::sync::Mutex::new(HashMap::new()),
             allowed: None,
+            environment: Arc::new(PluginEnvironment::Inherited),
         }
+    }
+
+    /// Launches plugins with `environment` rather than this process's whole environment.
+    pub fn with_environment(mut self, environment: PluginEnvironment) -> Self {
+        self.environment = Arc::new(environment);
+        self
     }
 
     /// Launches plugins only for `packages` (and, for a parameterized package, only when its
@@ -105,9 +114,11 @@ impl PluginProviders {
             }
         };
         let (engine, root, options, instance_for_start) = (self.engine.addr, self.root.clone(), self.options, instance.clone());
+        let environment = self.environment.clone();
         let start: StartPlugin = Arc::new(move || {
             let (binary, root, instance, parameterized) = (binary.clone(), root.clone(), instance_for_start.clone(), parameterized.clone());
-            Box::pin(async move { start_configured(&binary, engine, &root, options, &instance, parameterized.as_ref()).await })
+            let environment = environment.clone();
+            Box::pin(async move { start_configured(&binary, engine, &root, options, &environment, &instance, parameterized.as_ref()).await })
         });
         Ok(Arc::new(SupervisedPlugin::start(&instance.package, start, self.options.max_restarts).await?))
     }
@@ -170,11 +181,12 @@ async fn start_configured(
     engine: std::net::SocketAddr,
     root: &std::path::Path,
     options: LaunchOptions,
+    environment: &PluginEnvironment,
     instance: &ProviderInstance,
     parameterized: Option<&Parameterized>,
 ) -> Result<ProviderPlugin, PluginError> {
     let package = instance.package.as_str();
-    let plugin = ProviderPlugin::launch(binary, engine, root, options).await?;
+    let plugin = ProviderPlugin::launch(binary, engine, root, options, environment).await?;
     if let Some(p) = parameterized {
         // Before GetSchema and configuration, as Pulumi does.
         let version = instance.version.clone().unwrap_or_else(|| p.package_version.clone());
