@@ -507,9 +507,16 @@ struct RevisionQuery {
 }
 
 /// `POST /api/v1/plans/{id}/previews`: starts a background preview of the revision; `202`
-/// with the job, whose progress `GET …/jobs/{job}/events` streams.
-async fn start_plan_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
-    let job = stacks.start_plan_preview(&id, q.revision).await?;
+/// with the job, whose progress `GET …/jobs/{job}/events` streams. The stack's passphrase
+/// (`X-Ferry-Passphrase`), when given, decrypts what a program's resources hold in the stack,
+/// for this run only: it is kept by the process running the job and never stored.
+async fn start_plan_preview(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<RevisionQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let job = stacks.start_plan_preview(&id, q.revision, passphrase(&headers)?).await?;
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
 }
 
@@ -774,7 +781,7 @@ async fn resolve(
     let request: ResolveRequest =
         serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
     let plan = stacks.resolve(&caller, &id, &request.preview, request.resolution).await?;
-    let job = stacks.start_plan_preview(&id, None).await?;
+    let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }
 
@@ -800,7 +807,7 @@ async fn adopt_zero_values(
     let request: AdoptZeroValuesRequest =
         serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the request: {e}")))?;
     let plan = stacks.adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref()).await?;
-    let job = stacks.start_plan_preview(&id, None).await?;
+    let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }
 

@@ -272,7 +272,9 @@ impl StackService {
 
     /// Starts previewing a revision (the latest when `None`) as a background job (see
     /// `jobs.rs`); the job goes on when the caller leaves. Returns at once.
-    pub async fn start_plan_preview(self: &Arc<Self>, plan_id: &str, revision: Option<i64>) -> Result<JobView, ServiceError> {
+    /// `passphrase` decrypts the stack's secrets a program's resources hold, for this run only
+    /// (it lives in the job's task and is never stored).
+    pub async fn start_plan_preview(self: &Arc<Self>, plan_id: &str, revision: Option<i64>, passphrase: Option<String>) -> Result<JobView, ServiceError> {
         let plan = self.store.plan(plan_id).await?;
         let mut rev = self.store.plan_revision(plan_id, revision).await?;
         let options = PlanOptions::of(&rev);
@@ -304,7 +306,7 @@ impl StackService {
                             source: ProgramSource::Yaml(program),
                             config: Default::default(),
                             mapping: None,
-                            passphrase: None,
+                            passphrase,
                             scope: options.scope,
                             progress: Some(progress),
                         };

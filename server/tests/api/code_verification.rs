@@ -57,6 +57,7 @@ async fn random_code_is_verified_and_its_yaml_previews_same_after_the_commit() {
     let steps = preview_yaml(&app, &stack, code["code"].as_str().unwrap()).await;
     assert!(steps.iter().all(|s| s.starts_with("same ")), "{steps:?}\n{}", code["code"]);
     assert_eq!(steps.len(), 6, "the stack, its default provider and the four: {steps:?}");
+    common::assert_code_previews_same(&app, &stack, &preview, None, json!({})).await;
 }
 
 #[tokio::test]
@@ -83,6 +84,7 @@ async fn a_provider_without_defaults_gets_them_kept_and_its_yaml_previews_same()
     assert!(yaml.contains("forceDestroy: false") && yaml.contains("maxSessionDuration: 3600"), "{yaml}");
     let steps = preview_yaml(&app, &stack, yaml).await;
     assert!(steps.iter().all(|s| s.starts_with("same ")), "{steps:?}\n{yaml}");
+    common::assert_code_previews_same(&app, &stack, &preview, None, json!({})).await;
 
     // Verified once per preview: the second language reads the stored verification.
     let (_, ts) = call(&app, get(&format!("/api/v1/previews/{preview}/code?lang=ts&format=json"))).await;

@@ -152,26 +152,10 @@ async fn a_postgresql_estate_is_discovered_imported_and_its_code_previews_clean(
         .find_map(|l| l.trim_start_matches(|c: char| c == '#' || c.is_whitespace()).strip_prefix("pulumi config set --secret "))
         .expect("the header names the secret config key")
         .trim();
-    // In every scope: the whole stack (the program is all of it), and the imports scope (the
-    // rest of the stack kept as it is).
-    for scope in ["whole-stack", "imports"] {
-        let envelope = json!({"program": text, "config": {key: {"value": verifier, "secret": true}}, "scope": scope});
-        let req = axum::http::Request::post(format!("/api/v1/stacks/{stack}/previews"))
-            .header("x-ferry-passphrase", "estate passphrase")
-            .body(axum::body::Body::from(envelope.to_string()))
-            .unwrap();
-        let (status, again) = call(&app, req).await;
-        assert_eq!(status, StatusCode::CREATED, "{again}\n{text}");
-        let steps: Vec<String> = again["preview"]["plan"]["steps"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()))
-            .collect();
-        assert!(steps.iter().all(|s| s.starts_with("same ")), "{scope}: {steps:?}\n{text}\n{}", again["preview"]["plan"]["steps"]);
-    }
+    // In every scope, through the API (the program takes secret config, which a plan does not).
+    common::assert_code_previews_same(&app, &stack, &preview, Some("estate passphrase"), json!({key: {"value": verifier, "secret": true}})).await;
     // References between the imported resources are written as references.
-    assert!(text.contains("${"), "{text}");
+    assert!(text.contains(&format!("owner: \"${{{prefix}app.id}}\"")), "{text}");
 
     let work = tempfile::tempdir().unwrap();
     let code = |lang: &str| format!("/api/v1/previews/{preview}/code?lang={lang}&format=zip");
@@ -189,5 +173,59 @@ async fn a_postgresql_estate_is_discovered_imported_and_its_code_previews_clean(
     assert!(venv_python.exists(), "the PyPI SDKs are missing ({}): run ./scripts/test.sh", venv_python.display());
     run(Command::new(modules.join(".bin/pyright")).arg("--pythonpath").arg(&venv_python).arg(py.join("__main__.py")), "pyright against pulumi-postgresql");
 
+    drop_estate(&prefix, &db).await;
+}
+
+/// Code that refers to other imported resources (`owner: ${reader.id}`) previews `same` after
+/// the commit, in every scope, through the API and as a plan's background preview: a resource
+/// whose step is `same` has known outputs, so what refers to it is not an update. Without the
+/// passphrase a plan cannot check the role itself (its state holds a secret), but what refers
+/// to it still resolves.
+#[tokio::test(flavor = "multi_thread")]
+async fn references_to_imported_resources_resolve_in_previews() {
+    for (name, value) in [("PGHOST", "127.0.0.1"), ("PGUSER", "postgres"), ("PGSSLMODE", "disable")] {
+        if std::env::var_os(name).is_none() {
+            std::env::set_var(name, value);
+        }
+    }
+    let prefix = format!("ferryref{}_", std::process::id());
+    let db = format!("{prefix}db");
+    drop_estate(&prefix, &db).await;
+    let a = admin("postgres").await;
+    a.batch_execute(&format!("CREATE ROLE {prefix}reader NOLOGIN")).await.unwrap();
+    a.batch_execute(&format!("CREATE DATABASE {db} OWNER {prefix}reader")).await.unwrap();
+    admin(&db).await.batch_execute(&format!("CREATE SCHEMA reports AUTHORIZATION {prefix}reader")).await.unwrap();
+
+    let app = common::app(false).await;
+    let (status, stack) = call(&app, post("/api/v1/stacks?name=acme/refs/dev", r#"{"version": 3, "deployment": {}}"#)).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let stack = stack["id"].as_str().unwrap().to_string();
+    let spec = json!({"resources": [
+        {"type": "postgresql:index/role:Role", "name": "reader", "id": format!("{prefix}reader")},
+        {"type": "postgresql:index/database:Database", "name": "db", "id": db},
+        {"type": "postgresql:index/schema:Schema", "name": "reports", "id": format!("{db}.reports")},
+    ]});
+    let (status, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), &json!({"spec": spec.to_string()}).to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let (preview, _) = common::plan_preview(&app, plan["id"].as_str().unwrap()).await;
+    let commit = axum::http::Request::post(format!("/api/v1/previews/{preview}/commit"))
+        .header("x-ferry-passphrase", "refs passphrase")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let (status, commit) = call(&app, commit).await;
+    assert_eq!(status, StatusCode::CREATED, "{commit}");
+
+    let text = common::assert_code_previews_same(&app, &stack, &preview, Some("refs passphrase"), json!({})).await;
+    assert!(text.contains("owner: \"${reader.id}\""), "the code refers to the role: {text}");
+
+    // Without the passphrase: the role's own check needs it, and says so; what refers to the
+    // role is not an update.
+    let (status, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), &json!({"program": text}).to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let (_, record) = common::plan_preview(&app, plan["id"].as_str().unwrap()).await;
+    let steps = common::step_lines(&record["preview"]["plan"]);
+    let of = |name: &str| steps.iter().find(|s| s.split(' ').nth(1) == Some(name)).cloned().unwrap();
+    assert!(of("reader").starts_with("same reader (") && of("reader").contains("passphrase"), "{steps:?}");
+    assert_eq!((of("db"), of("reports")), ("same db".to_string(), "same reports".to_string()), "{steps:?}");
     drop_estate(&prefix, &db).await;
 }

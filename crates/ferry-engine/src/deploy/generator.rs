@@ -26,7 +26,7 @@ use crate::import::ImportStrategy;
 use crate::plugin::PluginError;
 use crate::program::{AliasSpec, Diagnostic, Pos, Program, ResourceDecl};
 use crate::provider::{Provider, ProviderInstance, ProviderSource};
-use ferry_property::json::{decode_map, DecodeOptions, EncodeOptions};
+use ferry_property::json::{decode_map, decode_value, DecodeOptions, EncodeOptions};
 use ferry_property::wire::{from_struct, to_struct};
 use ferry_property::{PropertyMap, PropertyValue};
 
@@ -462,6 +462,21 @@ impl<'a> Generator<'a> {
             })
         };
         Ok((decode(r.inputs_map(), "inputs")?, decode(r.outputs_map(), "outputs")?))
+    }
+
+    /// What the stack records of old entry `i`, for the resources that refer to it: its ID and
+    /// every output that decodes; an output that does not (a secret without the stack's
+    /// passphrase) is unknown.
+    fn stored_registration(&self, urn: &str, i: usize) -> Registered {
+        let r = &self.olds[i];
+        let opts = self.decrypt_opts();
+        let outputs: PropertyMap = r
+            .outputs_map()
+            .iter()
+            .map(|(k, v)| (k.clone(), decode_value(v, k, &opts).unwrap_or(PropertyValue::Secret(Box::new(PropertyValue::Computed)))))
+            .collect();
+        let id = r.id.clone().map(PropertyValue::String).unwrap_or(PropertyValue::Computed);
+        Registered { urn: urn.to_string(), id, outputs, complete: true }
     }
 
     /// The old state entry as a continuing state: same URN, options from the new goal.
@@ -1276,11 +1291,16 @@ impl<'a> Generator<'a> {
         let (old_inputs, old_outputs) = match old.map(|i| self.old_props(i)).transpose() {
             Ok(p) => p.unwrap_or_default(),
             Err(e) => {
+                let i = old.expect("old");
                 let mut step = goal.step(StepOp::Same);
                 step.error = Some(e);
                 self.push(goal.seq, step);
-                self.keep_old(goal.seq, old.expect("old"));
-                return unknown(&goal.urn);
+                self.keep_old(goal.seq, i);
+                // The resource stays as it is: what the stack records of it is known to those
+                // that refer to it (its ID, and every output that decodes), as Pulumi's
+                // preview knows a `same` resource's outputs. Only what did not decode (a secret
+                // without the passphrase) is unknown.
+                return self.stored_registration(&goal.urn, i);
             }
         };
         let already_deleted = old.is_some_and(|i| self.lock().dbr_deleted.contains(&i));

@@ -157,3 +157,59 @@ pub async fn discovery(app: &Router, stack: &str, types: Value) -> Value {
     assert_eq!(view["status"], "done", "{view}");
     view
 }
+
+/// The steps of a preview (`op name`, and the error when a step has one).
+pub fn step_lines(plan: &Value) -> Vec<String> {
+    plan["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| match s["error"].as_str() {
+            Some(e) => format!("{} {} ({e})", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()),
+            None => format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()),
+        })
+        .collect()
+}
+
+/// The code Ferry generated for a committed preview previews clean against the stack the
+/// commit wrote: its YAML, in both scopes, through the API and as a plan's background preview
+/// (where it takes no config), every step `same` without an error. `passphrase` is the stack's,
+/// when it holds passphrase secrets; `config` the program's config (secret config a header
+/// asks for). Returns the YAML.
+pub async fn assert_code_previews_same(app: &Router, stack: &str, preview: &str, passphrase: Option<&str>, config: Value) -> String {
+    let (status, code) = call(app, get(&format!("/api/v1/previews/{preview}/code?lang=yaml&format=json"))).await;
+    assert_eq!(status, StatusCode::OK, "{code}");
+    let text = code["code"].as_str().unwrap().to_string();
+    let with_passphrase = |req: axum::http::request::Builder| match passphrase {
+        Some(p) => req.header("x-ferry-passphrase", p),
+        None => req,
+    };
+    for scope in ["whole-stack", "imports"] {
+        let body = json!({"program": text, "config": config, "scope": scope}).to_string();
+        let req = with_passphrase(Request::post(format!("/api/v1/stacks/{stack}/previews"))).body(Body::from(body)).unwrap();
+        let (status, again) = call(app, req).await;
+        assert_eq!(status, StatusCode::CREATED, "{again}\n{text}");
+        let steps = step_lines(&again["preview"]["plan"]);
+        assert!(steps.iter().all(|s| s.starts_with("same ") && !s.contains('(')), "{scope}: {steps:?}\n{text}");
+    }
+    if config.as_object().is_none_or(|c| c.is_empty()) {
+        for scope in ["imports", "whole-stack"] {
+            let body = json!({"program": text, "options": {"scope": scope}}).to_string();
+            let (status, plan) = call(app, post(&format!("/api/v1/stacks/{stack}/plans"), &body)).await;
+            assert_eq!(status, StatusCode::CREATED, "{plan}");
+            let plan = plan["id"].as_str().unwrap();
+            let req = with_passphrase(Request::post(format!("/api/v1/plans/{plan}/previews"))).body(Body::empty()).unwrap();
+            let (status, job) = call(app, req).await;
+            assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+            let job_id = job["id"].as_str().unwrap();
+            let res = app.clone().oneshot(get(&format!("/api/v1/plans/{plan}/jobs/{job_id}/events"))).await.unwrap();
+            res.into_body().collect().await.unwrap();
+            let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job_id}"))).await;
+            assert_eq!(job["status"], "done", "{job}");
+            let (_, record) = call(app, get(&format!("/api/v1/previews/{}", job["preview_id"].as_str().unwrap()))).await;
+            let steps = step_lines(&record["preview"]["plan"]);
+            assert!(steps.iter().all(|s| s.starts_with("same ") && !s.contains('(')), "a plan in the {scope} scope: {steps:?}\n{text}");
+        }
+    }
+    text
+}
