@@ -82,6 +82,21 @@ npm_ci() {
   fi
 }
 
+# ensure_fuzz_tools: cargo-fuzz, built with Debian's toolchain (its libFuzzer is compiled by the
+# libfuzzer-sys crate with the machine's C++ compiler).
+CARGO_FUZZ_VERSION=0.13.2
+ensure_fuzz_tools() {
+  ensure_tools
+  if [ "$(cargo fuzz --version 2>/dev/null || true)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
+    log "installing cargo-fuzz $CARGO_FUZZ_VERSION (a few minutes, once)"
+    cargo install cargo-fuzz --version "$CARGO_FUZZ_VERSION" --locked
+  fi
+  dpkg-query -W -f='${Status}' g++ 2>/dev/null | grep -q "install ok installed" || {
+    as_root apt-get update -q
+    DEBIAN_FRONTEND=noninteractive as_root apt-get install -y -q g++
+  }
+}
+
 # Ferry's own provider plugins, built beside `ferry` (where it looks for plugins first) by
 # build.sh in both modes. One list: a plugin crate missing here would be missing from the image.
 FERRY_PLUGINS=(pulumi-resource-random pulumi-resource-postgresql)

@@ -73,7 +73,7 @@ done
 # Plugins see only a minimal environment: the postgresql plugin is given libpq's variables by
 # name, as an administrator would.
 PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_PLUGIN_ENV=postgresql=PGHOST,postgresql=PGUSER,postgresql=PGSSLMODE \
-  FERRY_ALLOW_BACKENDS="team=file://$FERRY_E2E_BACKEND" \
+  FERRY_ALLOW_BACKENDS="diy=file://$FERRY_E2E_BACKEND" \
   FERRY_OIDC_ISSUER="$FERRY_E2E_OIDC" FERRY_OIDC_CLIENT_ID=ferry FERRY_OIDC_CLIENT_SECRET=e2e-client-secret FERRY_OIDC_GROUPS_CLAIM=groups \
   "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --public-url "$FERRY_URL" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!
@@ -97,5 +97,11 @@ if [ $status -eq 0 ]; then
 fi
 if [ $status -ne 0 ]; then
   log "server log"; tail -50 "$DATA/server.log"
+  exit $status
 fi
-exit $status
+
+log "crash smoke (kill -9 in 10 commits per store)"
+"$ROOT/scripts/crash.sh" --smoke
+
+log "fuzz smoke (every target over its committed corpus)"
+"$ROOT/scripts/fuzz.sh" --smoke

@@ -16,14 +16,18 @@ fn failed(code: &str, message: impl Into<String>) -> UploadStatusError {
 
 /// POSTs the chosen file to `/api/v1/stacks` as it is (the browser streams it; wasm never
 /// copies it) and returns the new stack's ID or the API's error.
-pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, passphrase: &HtmlInputElement) -> Result<String, UploadStatusError> {
+/// With `force`, a state whose resources carry another stack's name is moved to this one.
+pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, passphrase: &HtmlInputElement, force: bool) -> Result<String, UploadStatusError> {
     let Some(chosen) = file.files().and_then(|list| list.get(0)) else {
         return Err(failed("no_file", "choose a state file to upload"));
     };
     let mut url = "/api/v1/stacks".to_string();
-    let name = name.value();
-    if !name.trim().is_empty() {
-        url.push_str(&format!("?name={}", encode_query_value(name.trim())));
+    let typed = name.value();
+    if !typed.trim().is_empty() {
+        url.push_str(&format!("?name={}", encode_query_value(typed.trim())));
+        if force {
+            url.push_str("&force=true");
+        }
     }
     let init = RequestInit::new();
     init.set_method("POST");
@@ -51,11 +55,21 @@ pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, pass
         return body["id"].as_str().map(str::to_string).ok_or_else(|| failed("bad_response", "Ferry's answer had no stack ID"));
     }
     let error = &body["error"];
+    let names: Vec<String> = error["names"].as_array().map(|a| a.iter().filter_map(|n| n.as_str().map(str::to_string)).collect()).unwrap_or_default();
+    // The names the file's resources carry: the form offers the first.
+    if let Some(first) = names.first() {
+        name_input_offer(name, first);
+    }
     Err(UploadStatusError {
         code: error["code"].as_str().unwrap_or("http_error").to_string(),
         message: error["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("HTTP {}", response.status())),
         path: error["path"].as_str().map(str::to_string),
     })
+}
+
+/// Puts `offered` into the upload form's name field (the user may keep it or type another).
+fn name_input_offer(name: &HtmlInputElement, offered: &str) {
+    name.set_value(offered);
 }
 
 fn graph_module() -> Option<JsValue> {

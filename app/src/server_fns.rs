@@ -39,10 +39,16 @@ mod ssr {
         stacks()?.authorize(&caller(), object, id, role).await.map_err(fail)
     }
 
-    /// The caller's address, for the audit log.
+    /// The caller's address, for the audit log: as the server found it (behind a trusted
+    /// proxy, what the proxy says), else the socket's peer.
     pub fn address() -> String {
-        let peer = use_context::<http::request::Parts>()
-            .and_then(|parts| parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip()));
+        let peer = use_context::<http::request::Parts>().and_then(|parts| {
+            parts
+                .extensions
+                .get::<ferry_service::access::ClientAddress>()
+                .map(|c| c.address)
+                .unwrap_or_else(|| parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip()))
+        });
         ferry_service::accounts::address_text(peer)
     }
 

@@ -19,8 +19,8 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const browser = await launch();
 const run = Date.now();
-const graphStack = await uploadStack(BASE, `bench/graph/n${GRAPH_RESOURCES}-${run}`, generateStack(GRAPH_RESOURCES));
-const tableStack = await uploadStack(BASE, `bench/table/n${TABLE_RESOURCES}-${run}`, generateStack(TABLE_RESOURCES, { seed: 7 }));
+const graphStack = await uploadStack(BASE, `bench/graph/n${GRAPH_RESOURCES}-${run}`, generateStack(GRAPH_RESOURCES, { project: 'graph', stack: `n${GRAPH_RESOURCES}-${run}` }));
+const tableStack = await uploadStack(BASE, `bench/table/n${TABLE_RESOURCES}-${run}`, generateStack(TABLE_RESOURCES, { seed: 7, project: 'table', stack: `n${TABLE_RESOURCES}-${run}` }));
 
 const graphRuns = [];
 for (let i = 0; i < RUNS; i++) {

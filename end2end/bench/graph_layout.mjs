@@ -15,7 +15,8 @@ const stacks = await api('GET', '/api/v1/stacks');
 const demo = stacks.find((s) => s.name === 'ferry/demo/dev');
 if (!demo) throw new Error('the server has no demo stack (start it without --no-demo)');
 const exportText = await readFile(fixture('tool-generated-export/dns-to-db-components.export.json'), 'utf8');
-const dns = await api('POST', `/api/v1/stacks?name=bench/layout/dns-to-db-${Date.now()}`, exportText);
+// The fixture's resources are stack `dev` of project `dns-to-db`: the name carries both.
+const dns = await api('POST', `/api/v1/stacks?name=bench-${Date.now()}/dns-to-db/dev`, exportText);
 
 /** Crossings and overlaps in the page's graph, as drawn. */
 function measure() {

@@ -158,7 +158,7 @@ const say = (line) => { lines.push(line); console.log(line); };
 const run = Date.now();
 
 for (const n of SIZES) {
-  const text = JSON.stringify(generateStack(n, { seed: n }));
+  const text = JSON.stringify(generateStack(n, { seed: n, project: 'scale', stack: `n${n}-${run}` }));
   const upload = await timed('upload', () => post(`/api/v1/stacks?name=${encodeURIComponent(`bench/scale/n${n}-${run}`)}`, text));
   const stack = upload.value;
   if (stack.resources !== n) throw new Error(`the upload holds ${stack.resources} resources, not ${n}`);

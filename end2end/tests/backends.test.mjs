@@ -14,7 +14,8 @@ test('connect a DIY backend stack from the home page and commit into the folder'
   const root = process.env.FERRY_E2E_BACKEND;
   assert.ok(root, 'FERRY_E2E_BACKEND names the backend folder the server allows (scripts/test.sh sets it)');
   const project = `e2e${Date.now()}`;
-  const file = path.join(root, '.pulumi/stacks', project, 'test.json');
+  // Named as the checkpoint's URNs name its stack (`test-upsert`), as Pulumi lays a backend out.
+  const file = path.join(root, '.pulumi/stacks', project, 'test-upsert.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(path.join(root, '.pulumi/meta.yaml'), 'version: 1\n');
   // A real checkpoint of the Pulumi CLI, under this run's project name.
@@ -23,16 +24,16 @@ test('connect a DIY backend stack from the home page and commit into the folder'
   fs.writeFileSync(file, text);
 
   const { page, context, errors } = await open(browser, '/');
-  // The backend is allowed to organisation `team` (scripts/test.sh); the stack becomes theirs.
-  await page.fill('#connect-org', 'team');
+  // The backend is allowed to organisation `diy` (scripts/test.sh); the stack becomes theirs.
+  await page.fill('#connect-org', 'diy');
   await page.fill('#connect-url', `file://${root}`);
   await page.click('#connect-list');
-  const row = page.locator('#connect-stacks tr', { hasText: `team/${project}/test` });
+  const row = page.locator('#connect-stacks tr', { hasText: `diy/${project}/test-upsert` });
   await row.waitFor();
   await page.screenshot({ path: path.join(ARTIFACTS, 'connect-backend.png'), fullPage: true });
   await row.locator('button.connect-stack').click();
   await page.waitForURL(/\/stacks\/[0-9a-f]+$/);
-  await page.locator('#stack-name', { hasText: `team/${project}/test` }).waitFor();
+  await page.locator('#stack-name', { hasText: `diy/${project}/test-upsert` }).waitFor();
   const id = page.url().split('/stacks/')[1];
 
   const spec = { resources: [{ type: 'random:index/randomInteger:RandomInteger', name: 'port', id: '8080,1024,65535' }] };

@@ -19,7 +19,8 @@ async function demoCopy(name) {
   const stacks = await api('GET', '/api/v1/stacks');
   const demo = stacks.find((s) => s.name === 'ferry/demo/dev');
   const state = await (await authFetch(`${BASE}/api/v1/stacks/${demo.id}/export`)).text();
-  return api('POST', `/api/v1/stacks?name=e2e/${name}/run-${Date.now()}`, state);
+  // Moved to its own name: every URN renamed (`force`), as `pulumi stack rename` does.
+  return api('POST', `/api/v1/stacks?name=e2e/${name}/run-${Date.now()}&force=true`, state);
 }
 
 const PORTS = {

@@ -10,7 +10,8 @@ before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: false });
-const stackName = `e2e/dns-to-db/run-${Date.now()}`;
+// The fixture's resources are stack `dev` of project `dns-to-db`: the name carries both.
+const stackName = `e2e-${Date.now()}/dns-to-db/dev`;
 
 test('the demo stack is listed on first start', async () => {
   const { page, context, errors } = await open(browser, '/');
@@ -96,6 +97,27 @@ test('upload a state file, see its resources, open one, see the graph', async ()
   await context.close();
 });
 
+test('a state under another stack\'s name is refused, the form offers its own, and moving it is a choice', async () => {
+  const { page, context, errors } = await open(browser, '/');
+  const org = `moved-${Date.now()}`;
+  await page.fill('#upload-name', `${org}/web/prod`);
+  await page.setInputFiles('#upload-file', fixture('tool-generated-export/dns-to-db-flat.export.json'));
+  await page.click('#upload-submit');
+  await page.waitForSelector('#upload-error');
+  assert.match(await page.textContent('#upload-error'), /stack_mismatch/);
+  assert.equal(await page.inputValue('#upload-name'), `${org}/dns-to-db/dev`, 'the name the file carries, offered');
+  await shot(page, '06-upload-mismatch');
+  // Or moved under the name asked for: every URN renamed.
+  await page.fill('#upload-name', `${org}/web/prod`);
+  await page.check('#upload-force');
+  await page.click('#upload-submit');
+  await page.waitForURL(/\/stacks\/[0-9a-f]{32}$/);
+  assert.equal(await page.textContent('#stack-name'), `${org}/web/prod`);
+  // The page's own failed upload is a 400 the browser reports; nothing else failed.
+  assert.deepEqual(errors.filter((e) => !e.includes('status of 400')), []);
+  await context.close();
+});
+
 test('a bad state file is refused in the page, naming the problem and where', async () => {
   const { page, context } = await open(browser, '/');
   await page.fill('#upload-name', 'e2e/bad/feature');
@@ -113,7 +135,8 @@ test('a bad state file is refused in the page, naming the problem and where', as
 });
 
 test('a big stack: the table pages, sorts and filters on the server; the graph is summarised and opens on demand', async () => {
-  const stack = await uploadStack(BASE, `e2e/big/run-${Date.now()}`, generateStack(3000, { seed: 3 }));
+  const run = `run-${Date.now()}`;
+  const stack = await uploadStack(BASE, `e2e/big/${run}`, generateStack(3000, { seed: 3, project: 'big', stack: run }));
   const { page, context, errors } = await open(browser, `/stacks/${stack.id}`);
   await page.waitForSelector('body[data-hydrated="true"]');
   assert.equal(await page.textContent('#resource-count'), '3000 of 3000 resources');

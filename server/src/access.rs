@@ -16,7 +16,7 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{on, MethodFilter};
 use axum::Router;
-use ferry_service::access::{Caller, Object, Role};
+use ferry_service::access::{Caller, ClientAddress, Object, Role};
 use ferry_store::accounts::NewAuditRecord;
 
 use crate::error::ApiError;
@@ -178,19 +178,29 @@ fn path_param<'a>(params: &'a Option<RawPathParams>, name: &str) -> Option<&'a s
     params.as_ref()?.iter().find(|(k, _)| *k == name).map(|(_, v)| v)
 }
 
-/// The address a request came from (the socket's peer; none for in-process calls).
-pub fn peer_of(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
-    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip())
+/// The client a request came from: as `client_address` found it (behind a trusted proxy,
+/// what the proxy says), else the socket's peer; none for in-process calls.
+pub fn client_of(extensions: &axum::http::Extensions) -> ClientAddress {
+    extensions
+        .get::<ClientAddress>()
+        .copied()
+        .unwrap_or_else(|| ClientAddress { address: extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()), https: false })
 }
 
-/// The caller's address as a handler's argument.
-pub struct Peer(pub Option<std::net::IpAddr>);
+/// The client's address (see [`client_of`]).
+pub fn peer_of(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
+    client_of(extensions).address
+}
+
+/// The caller's address, and whether it came over TLS, as a handler's argument.
+pub struct Peer(pub Option<std::net::IpAddr>, pub bool);
 
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
     type Rejection = std::convert::Infallible;
 
     async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(Peer(peer_of(&parts.extensions)))
+        let client = client_of(&parts.extensions);
+        Ok(Peer(client.address, client.https))
     }
 }
 

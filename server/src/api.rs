@@ -112,6 +112,9 @@ pub fn fallback() -> Router<AppState> {
 #[derive(Deserialize)]
 struct UploadQuery {
     name: Option<String>,
+    /// Moves a state whose URNs carry another stack's name to `name` (every URN renamed).
+    #[serde(default)]
+    force: bool,
 }
 
 #[derive(Deserialize)]
@@ -157,7 +160,7 @@ async fn upload_stack(
             caller.require(org_of_name(name.as_str()), Role::Planner)
         };
         // `Vec::from` takes the body's buffer over where it can (no 50 MB copy).
-        Ok(stacks.upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", allowed).await?)
+        Ok(stacks.upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", query.force, allowed).await?)
     }
     .await;
     let response = match result {

@@ -32,9 +32,10 @@ pub struct AuthConfig {
 }
 
 impl AuthConfig {
-    /// Cookies are `Secure` behind TLS.
-    fn secure(&self) -> bool {
-        self.public_url.as_deref().is_some_and(|u| u.starts_with("https://"))
+    /// Cookies are `Secure` behind TLS: the public URL is `https`, or the request came over
+    /// TLS (as a trusted proxy says).
+    fn secure(&self, https: bool) -> bool {
+        https || self.public_url.as_deref().is_some_and(|u| u.starts_with("https://"))
     }
 }
 
@@ -80,7 +81,9 @@ pub async fn identify(State(state): State<AppState>, mut req: Request, next: Nex
             Ok(caller) => caller,
             Err(e) => return ApiError::from(e).into_response(),
         };
-        if crate::access::writes(req.method()) && !same_origin(req.headers(), &state.auth) {
+        // A cookie that is no live session is nobody's; a live one's writes must come from
+        // Ferry's own pages.
+        if caller.user.is_some() && crate::access::writes(req.method()) && !same_origin(req.headers(), &state.auth) {
             return ApiError::new(
                 StatusCode::FORBIDDEN,
                 "cross_site",
@@ -102,10 +105,14 @@ fn unauthorized(message: &str) -> Response {
 
 /// Sets the session cookie on `response` to a new session's secret (for as long as sessions
 /// last), or, with `None`, clears it.
-pub(crate) fn set_session(response: &mut Response, config: &AuthConfig, secret: Option<String>) {
+pub(crate) fn set_session(response: &mut Response, config: &AuthConfig, https: bool, secret: Option<String>) {
     let max_age = cookie::time::Duration::seconds(if secret.is_some() { ferry_service::accounts::SESSION_SECONDS } else { 0 });
-    let cookie =
-        Cookie::build((SESSION_COOKIE, secret.unwrap_or_default())).http_only(true).same_site(SameSite::Lax).secure(config.secure()).path("/").max_age(max_age);
+    let cookie = Cookie::build((SESSION_COOKIE, secret.unwrap_or_default()))
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(config.secure(https))
+        .path("/")
+        .max_age(max_age);
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
 }
 
@@ -126,7 +133,7 @@ pub struct SignInForm {
 
 /// `POST /auth/login`: a name and password, as the sign-in page's form (answered with a
 /// redirect) or as JSON (answered with the user).
-pub async fn login(State(state): State<AppState>, Peer(peer): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let is_form = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("application/x-www-form-urlencoded"));
     let bytes = axum::body::to_bytes(body, 64 * 1024)
         .await
@@ -145,7 +152,7 @@ pub async fn login(State(state): State<AppState>, Peer(peer): Peer, headers: Hea
     match state.stacks.sign_in(&form.name, &form.password, peer).await {
         Ok(signed_in) => {
             let mut response = if is_form { Redirect::to(&next).into_response() } else { Json(json!({"name": signed_in.user.name})).into_response() };
-            set_session(&mut response, &state.auth, Some(signed_in.session.0));
+            set_session(&mut response, &state.auth, https, Some(signed_in.session.0));
             Ok(response)
         }
         Err(e) if is_form => {
@@ -158,31 +165,31 @@ pub async fn login(State(state): State<AppState>, Peer(peer): Peer, headers: Hea
 }
 
 /// `POST /auth/logout`: ends the session on the server and clears the cookie.
-pub async fn logout(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+pub async fn logout(State(state): State<AppState>, Peer(_, https): Peer, headers: HeaderMap) -> Result<Response, ApiError> {
     if let Some(secret) = session_secret(&headers) {
         state.stacks.end_session(&secret).await?;
     }
     let wants_json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("application/json"));
     let mut response = if wants_json { StatusCode::NO_CONTENT.into_response() } else { Redirect::to("/signin").into_response() };
-    set_session(&mut response, &state.auth, None);
+    set_session(&mut response, &state.auth, https, None);
     Ok(response)
 }
 
 /// `POST /api/v1/me/sessions/revoke`: signs the user out everywhere (API tokens stay; revoke
 /// those one by one).
-pub async fn end_all_sessions(State(state): State<AppState>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+pub async fn end_all_sessions(State(state): State<AppState>, Peer(_, https): Peer, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
     state.stacks.end_all_sessions(&caller).await?;
     let mut response = Json(json!({"signed_out": true})).into_response();
-    set_session(&mut response, &state.auth, None);
+    set_session(&mut response, &state.auth, https, None);
     Ok(response)
 }
 
 /// `GET /auth/link/{token}`: a one-time sign-in link; on to the account page, where a first
 /// password can be set.
-pub async fn sign_in_link(State(state): State<AppState>, Peer(peer): Peer, Path(token): Path<String>) -> Result<Response, ApiError> {
+pub async fn sign_in_link(State(state): State<AppState>, Peer(peer, https): Peer, Path(token): Path<String>) -> Result<Response, ApiError> {
     let signed_in = state.stacks.use_sign_in_link(&token, peer).await?;
     let mut response = Redirect::to("/account").into_response();
-    set_session(&mut response, &state.auth, Some(signed_in.session.0));
+    set_session(&mut response, &state.auth, https, Some(signed_in.session.0));
     Ok(response)
 }
 

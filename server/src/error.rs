@@ -44,7 +44,9 @@ fn status_of(e: &ServiceError) -> StatusCode {
             | ErrorCode::InvalidSecret => StatusCode::BAD_REQUEST,
         },
         ServiceError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-        ServiceError::NameRequired { .. } | ServiceError::Spec(_) | ServiceError::Program(_) | ServiceError::Plan(_) => StatusCode::BAD_REQUEST,
+        ServiceError::NameRequired { .. } | ServiceError::StackMismatch { .. } | ServiceError::Spec(_) | ServiceError::Program(_) | ServiceError::Plan(_) => {
+            StatusCode::BAD_REQUEST
+        }
         ServiceError::JobNotFound(_) | ServiceError::ResourceNotFound { .. } => StatusCode::NOT_FOUND,
         ServiceError::Code(_) | ServiceError::Commit(_) => StatusCode::UNPROCESSABLE_ENTITY,
         ServiceError::Store(store) => match store {
@@ -98,6 +100,8 @@ impl From<ServiceError> for ApiError {
         let details = match &e {
             ServiceError::Spec(spec) => Some(json!({"errors": spec.errors, "warnings": spec.warnings})),
             ServiceError::Program(program) => Some(json!({"diagnostics": program.diagnostics})),
+            // The names the file carries, for a form to offer.
+            ServiceError::StackMismatch { carried, .. } => Some(json!({"names": carried})),
             _ => None,
         };
         ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details: details.map(Box::new) }

@@ -8,6 +8,7 @@
 pub mod access;
 pub mod api;
 pub mod auth;
+pub mod client_address;
 pub mod error;
 pub mod oidc;
 pub mod review_api;
@@ -40,11 +41,19 @@ pub struct AppState {
     pub auth: Arc<AuthConfig>,
     /// Every route's access decision; filled in by [`router`].
     pub access: Arc<AccessTable>,
+    /// The proxies whose forwarding headers name the client (`--trusted-proxy`).
+    pub proxies: Arc<client_address::TrustedProxies>,
 }
 
 impl AppState {
     pub fn new(leptos_options: LeptosOptions, stacks: Arc<StackService>, auth: AuthConfig) -> AppState {
-        AppState { leptos_options, stacks, auth: Arc::new(auth), access: Default::default() }
+        AppState { leptos_options, stacks, auth: Arc::new(auth), access: Default::default(), proxies: Default::default() }
+    }
+
+    /// Believes the forwarding headers of requests from `proxies` (and of no one else).
+    pub fn with_trusted_proxies(mut self, proxies: client_address::TrustedProxies) -> AppState {
+        self.proxies = Arc::new(proxies);
+        self
     }
 }
 
@@ -107,6 +116,8 @@ pub fn router(state: AppState) -> Router {
     gated
         .layer(axum::middleware::from_fn_with_state(state.clone(), access::authorize))
         .layer(axum::middleware::from_fn_with_state(state.clone(), auth::identify))
+        // First of all: who is calling from where (behind a trusted proxy, what it says).
+        .layer(axum::middleware::from_fn_with_state(state.proxies.clone(), client_address::identify_client))
         // Public: the wasm, scripts and styles, and the health check.
         .nest_service(
             "/pkg",

@@ -117,6 +117,17 @@ struct ServeArgs {
     /// as interrupted this long after (instances renew their leases every third of it).
     #[arg(long, env = "FERRY_JOB_LEASE_SECONDS", default_value_t = 15, value_parser = clap::value_parser!(u64).range(1..=3600))]
     job_lease_seconds: u64,
+    /// A proxy in front of Ferry (an address or a CIDR, e.g. `10.0.0.0/8`): from these peers
+    /// only, the client's address is taken from `Forwarded` or `X-Forwarded-For` (the rightmost
+    /// hop that is not itself a trusted proxy) and its scheme from `X-Forwarded-Proto`, for the
+    /// sign-in limits, the audit log and secure cookies. Repeatable; none by default, and such
+    /// headers from anyone else are ignored.
+    #[arg(long = "trusted-proxy", env = "FERRY_TRUSTED_PROXIES", value_delimiter = ',')]
+    trusted_proxies: Vec<String>,
+    /// How many days finished previews and discoveries (and their events), and ended sessions,
+    /// are kept before the job upkeep removes them.
+    #[arg(long, env = "FERRY_RETAIN_JOBS_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3650))]
+    retain_jobs_days: u64,
     /// The ID token claim listing the user's groups; a group `<org>:<role>` grants that role.
     #[arg(long, env = "FERRY_OIDC_GROUPS_CLAIM")]
     oidc_groups_claim: Option<String>,
@@ -171,8 +182,12 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes, cli::PluginEnvironment::minimal(&args.plugin_env)?)
             .await?
             .with_allowed_backends(args.allowed_backends.clone())
-            .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds)),
+            .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds))
+            .with_job_retention(std::time::Duration::from_secs(args.retain_jobs_days * 86_400)),
     );
+    // An instance whose payload key is not the one the store's other instances seal previews
+    // with would fail to open what they made: it does not start.
+    stacks.check_payload_key().await.map_err(|e| format!("cannot serve from the store {}: {e}", args.store.describe()))?;
     tracing::info!(store = %args.store.describe(), "store open");
     let interrupted = stacks.recover_jobs().await?;
     if !interrupted.is_empty() {
@@ -225,7 +240,8 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
 
     let mut conf = get_configuration(None)?;
     conf.leptos_options.site_addr = args.addr;
-    let state = AppState::new(conf.leptos_options, stacks, server::AuthConfig { public_url: args.public_url.clone(), oidc });
+    let proxies = server::client_address::TrustedProxies::parse(&args.trusted_proxies)?;
+    let state = AppState::new(conf.leptos_options, stacks, server::AuthConfig { public_url: args.public_url.clone(), oidc }).with_trusted_proxies(proxies);
     let listener = tokio::net::TcpListener::bind(args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
     axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(shutdown()).await?;

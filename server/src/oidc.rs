@@ -99,7 +99,7 @@ pub struct CallbackQuery {
 }
 
 /// `GET /auth/oidc/callback`: the code back from the provider.
-pub async fn callback(State(state): State<AppState>, Peer(peer): Peer, Query(q): Query<CallbackQuery>) -> Result<Response, ApiError> {
+pub async fn callback(State(state): State<AppState>, Peer(peer, https): Peer, Query(q): Query<CallbackQuery>) -> Result<Response, ApiError> {
     let oidc = configured(&state)?;
     let refuse = |message: String| ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message);
     if let Some(error) = q.error {
@@ -135,7 +135,7 @@ pub async fn callback(State(state): State<AppState>, Peer(peer): Peer, Query(q):
     let identity = OidcIdentity { issuer: claims.issuer().as_str().to_string(), subject: claims.subject().as_str().to_string(), email, name, groups };
     let signed_in = state.stacks.sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
     let mut response = Redirect::to(&pending.next).into_response();
-    crate::auth::set_session(&mut response, &state.auth, Some(signed_in.session.0));
+    crate::auth::set_session(&mut response, &state.auth, https, Some(signed_in.session.0));
     Ok(response)
 }
 

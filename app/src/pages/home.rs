@@ -138,16 +138,17 @@ fn UploadForm() -> impl IntoView {
     let name = NodeRef::<leptos::html::Input>::new();
     let file = NodeRef::<leptos::html::Input>::new();
     let passphrase = NodeRef::<leptos::html::Input>::new();
+    let force = NodeRef::<leptos::html::Input>::new();
 
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         #[cfg(feature = "hydrate")]
         {
             let navigate = leptos_router::hooks::use_navigate();
-            let (Some(name), Some(file), Some(passphrase)) = (name.get(), file.get(), passphrase.get()) else { return };
+            let (Some(name), Some(file), Some(passphrase), Some(force)) = (name.get(), file.get(), passphrase.get(), force.get()) else { return };
             status.set(UploadStatus::Uploading);
             leptos::task::spawn_local(async move {
-                match crate::browser::upload_state(&name, &file, &passphrase).await {
+                match crate::browser::upload_state(&name, &file, &passphrase, force.checked()).await {
                     Ok(id) => {
                         status.set(UploadStatus::Idle);
                         navigate(&format!("/stacks/{id}"), Default::default());
@@ -157,7 +158,7 @@ fn UploadForm() -> impl IntoView {
             });
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (name, file, passphrase);
+        let _ = (name, file, passphrase, force);
     };
 
     view! {
@@ -176,6 +177,9 @@ fn UploadForm() -> impl IntoView {
                 </label>
                 <label>"Passphrase (only for passphrase-encrypted secrets)"
                     <input type="password" id="upload-passphrase" name="passphrase" autocomplete="off" node_ref=passphrase/>
+                </label>
+                <label class="check" title="A state whose resources carry another stack's name is refused, offering that name; this moves them to the name above instead (every URN renamed, as pulumi stack rename does)">
+                    <input type="checkbox" id="upload-force" node_ref=force/>"Move its resources to this name"
                 </label>
                 <button type="submit" id="upload-submit" disabled=move || status.get() == UploadStatus::Uploading>
                     {move || if status.get() == UploadStatus::Uploading { "Uploading…" } else { "Upload" }}

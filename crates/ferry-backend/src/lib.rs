@@ -68,6 +68,30 @@ pub struct LockContent {
     pub timestamp: String,
 }
 
+impl std::fmt::Display for LockContent {
+    /// Who holds the lock, as a refusal names them.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}@{} (pid {}) since {}", self.username, self.hostname, self.pid, self.timestamp)
+    }
+}
+
+/// Who holds a lock, from a lock file's bytes (another `pulumi` wrote it): `None` when they do
+/// not read as one.
+pub fn lock_holder(bytes: &[u8]) -> Option<LockContent> {
+    serde_json::from_slice::<LockContent>(bytes).ok()
+}
+
+/// The layout `.pulumi/meta.yaml`'s bytes say: project-scoped for `version: 1`, else legacy.
+pub fn layout_of_meta(bytes: &[u8]) -> Layout {
+    let text = String::from_utf8_lossy(bytes);
+    let version = text.lines().find_map(|l| l.trim().strip_prefix("version:")).map(|v| v.trim().to_string());
+    if version.as_deref() == Some("1") {
+        Layout::ProjectScoped
+    } else {
+        Layout::Legacy
+    }
+}
+
 /// A lock Ferry took; released with [`Backend::unlock`].
 #[derive(Debug)]
 pub struct Lock {
@@ -167,9 +191,7 @@ impl Backend {
     /// empty, as Pulumi starts new backends), legacy when stacks sit directly in `stacks/`.
     pub async fn layout(&self) -> Result<Layout> {
         if let Some(meta) = self.get(".pulumi/meta.yaml").await? {
-            let text = String::from_utf8_lossy(&meta);
-            let version = text.lines().find_map(|l| l.trim().strip_prefix("version:")).map(|v| v.trim().to_string());
-            return Ok(if version.as_deref() == Some("1") { Layout::ProjectScoped } else { Layout::Legacy });
+            return Ok(layout_of_meta(&meta));
         }
         let files = self.list(".pulumi/stacks").await?;
         let legacy = files.iter().any(|f| f.trim_start_matches(".pulumi/stacks/").split('/').count() == 1);
@@ -263,8 +285,8 @@ impl Backend {
         let lock = Lock { path: self.at(own) };
         let others: Vec<String> = self.list(&dir).await?.into_iter().filter(|f| f != own && f.ends_with(".json")).collect();
         if let Some(other) = others.first() {
-            let holder = match self.get(other).await?.and_then(|b| serde_json::from_slice::<LockContent>(&b).ok()) {
-                Some(c) => format!("{}@{} (pid {}) since {}", c.username, c.hostname, c.pid, c.timestamp),
+            let holder = match self.get(other).await?.as_deref().and_then(lock_holder) {
+                Some(c) => c.to_string(),
                 None => "an unreadable lock".to_string(),
             };
             self.unlock(lock).await;
@@ -360,6 +382,12 @@ fn username() -> String {
 
 fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+}
+
+/// A checkpoint file's bytes as JSON text: gunzipped when the backend keeps it gzipped
+/// (`<stack>.json.gz`).
+pub fn decode_checkpoint(bytes: &[u8], gzipped: bool) -> std::result::Result<Vec<u8>, String> {
+    decode(bytes, gzipped)
 }
 
 fn decode(bytes: &[u8], gzipped: bool) -> std::result::Result<Vec<u8>, String> {

@@ -17,5 +17,5 @@ pub mod project;
 pub mod schema;
 
 pub use lang::{emit, Language};
-pub use lower::{elidable_inputs, lower, LowerError, Options, SourceResource, Style};
+pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, SourceResource, Style};
 pub use schema::{PackageSchema, SchemaError};

@@ -217,26 +217,15 @@ pub fn elidable_inputs(r: &SourceResource, schemas: &HashMap<String, PackageSche
         .collect()
 }
 
-/// The intermediate form for `resources` (what to generate) with `context` (the rest of the
-/// stack: parents and providers they need).
-pub fn lower(
-    project: &str,
-    resources: &[SourceResource],
-    context: &[SourceResource],
-    schemas: &HashMap<String, PackageSchema>,
-    options: &Options,
-) -> Result<Program, LowerError> {
-    if resources.is_empty() {
-        return Err(LowerError::Empty);
-    }
+/// What the code declares: the resources, plus the explicit providers and parent components
+/// they need (transitively, from `context`), each once; and a warning for each option that
+/// refers to something the stack does not hold.
+fn declared<'a>(resources: &'a [SourceResource], context: &'a [SourceResource]) -> (Vec<&'a SourceResource>, Vec<String>) {
     let by_urn: HashMap<&str, &SourceResource> = context.iter().chain(resources).map(|r| (r.urn.as_str(), r)).collect();
     let is_root = |urn: &str| urn.contains("::pulumi:pulumi:Stack::");
     let provider_urn =
         |reference: &str| ferry_state::urn::split_provider_reference(reference).map(|(u, _)| u.to_string()).unwrap_or_else(|| reference.to_string());
     let is_default_provider = |urn: &str| ferry_state::urn::name_of(urn).starts_with("default");
-
-    // What to declare: the resources, plus the explicit providers and parent components they
-    // need (transitively), each once.
     let mut chosen: Vec<&SourceResource> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
     let mut queue: Vec<&SourceResource> = resources.iter().collect();
@@ -260,6 +249,42 @@ pub fn lower(
             }
         }
     }
+    (chosen, warnings)
+}
+
+/// The packages whose schemas the code for `resources` types: theirs, and those of the
+/// providers and components of `context` they need. Nothing else of the stack is asked for.
+pub fn packages_needed(resources: &[SourceResource], context: &[SourceResource]) -> (BTreeSet<String>, BTreeSet<String>) {
+    let (chosen, _) = declared(resources, context);
+    let targets: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
+    let (mut own, mut needed) = (BTreeSet::new(), BTreeSet::new());
+    for r in chosen.iter().filter(|r| r.custom) {
+        let package = provider_package(&r.token).unwrap_or_else(|| package_of(&r.token)).to_string();
+        if targets.contains(r.urn.as_str()) {
+            own.insert(package);
+        } else {
+            needed.insert(package);
+        }
+    }
+    needed.retain(|p| !own.contains(p));
+    (own, needed)
+}
+
+/// The intermediate form for `resources` (what to generate) with `context` (the rest of the
+/// stack: parents and providers they need).
+pub fn lower(
+    project: &str,
+    resources: &[SourceResource],
+    context: &[SourceResource],
+    schemas: &HashMap<String, PackageSchema>,
+    options: &Options,
+) -> Result<Program, LowerError> {
+    if resources.is_empty() {
+        return Err(LowerError::Empty);
+    }
+    let (mut chosen, warnings) = declared(resources, context);
+    let provider_urn =
+        |reference: &str| ferry_state::urn::split_provider_reference(reference).map(|(u, _)| u.to_string()).unwrap_or_else(|| reference.to_string());
     // Declaration order: the given order, each after its parent and provider.
     let position: HashMap<&str, usize> = context.iter().chain(resources).enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
     chosen.sort_by_key(|r| position[r.urn.as_str()]);

@@ -71,6 +71,15 @@ pub enum Credential {
     },
 }
 
+/// Where a request came from: the client's address (`None` for an in-process call) and
+/// whether it reached Ferry over TLS, as the server found them (the socket's peer, or what a
+/// proxy the administrator trusts says). What the audit log and the sign-in limits use.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct ClientAddress {
+    pub address: Option<std::net::IpAddr>,
+    pub https: bool,
+}
+
 /// Who a request acts as: a signed-in user with their grants, or nobody.
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Caller {

@@ -152,8 +152,14 @@ impl StackService {
             None => None,
         };
         let bytes = backend.read(&stack).await?;
-        let (loaded, export) = self.read_upload(bytes, passphrase, "backend").await?;
-        let first = NewVersion { origin: "backend", source_format: &loaded.format.to_string(), resource_count: loaded.deployment.resources().len(), export };
+        let (loaded, export, _) = self.read_upload(Some(name.clone()), bytes, passphrase, "backend", false).await?;
+        let first = NewVersion {
+            origin: "backend",
+            source_format: &loaded.format.to_string(),
+            resource_count: loaded.deployment.resources().len(),
+            export,
+            managed: ferry_store::managed::ManagedChange::All(crate::managed::managed_of(&loaded.deployment)),
+        };
         let summary = self.store.add_connected_stack(&name, first, url, &stack.name, config_yaml.as_deref()).await?;
         tracing::info!(stack = %summary.name, backend = %url, backend_stack = %stack.name, "connected a stack to its DIY backend");
         self.remember(summary.clone(), loaded.deployment, loaded.features);

@@ -83,21 +83,20 @@ fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
 }
 
 impl StackService {
-    /// The providers' schemas for the packages `resources` use.
+    /// The providers' schemas for the packages the code for `resources` types: theirs (each
+    /// needed: without it the code cannot be typed), and those of the providers and components
+    /// of `context` they need. One of the latter that cannot be had is not a failure: its
+    /// resources are written without it (untyped), said in `warnings`. No other package of the
+    /// stack is asked for.
     async fn schemas_for(
         resources: &[SourceResource],
         context: &[SourceResource],
         providers: &PluginProviders,
+        warnings: &mut Vec<String>,
     ) -> Result<HashMap<String, PackageSchema>, ServiceError> {
-        let mut packages: BTreeSet<String> = BTreeSet::new();
-        for r in resources.iter().chain(context.iter().filter(|r| r.token.starts_with("pulumi:providers:"))) {
-            if !r.custom {
-                continue;
-            }
-            packages.insert(crate::access::package_of_type(&r.token).to_string());
-        }
+        let (own, needed) = ferry_codegen::packages_needed(resources, context);
         let mut schemas = HashMap::new();
-        for package in packages {
+        for package in own {
             match providers.schema(&package, None).await {
                 Ok(text) => match PackageSchema::parse(&text) {
                     Ok(s) => {
@@ -107,6 +106,23 @@ impl StackService {
                 },
                 Err(e) => return Err(ServiceError::Code(format!("the `{package}` provider's schema is needed to type the code: {e}"))),
             }
+        }
+        for package in needed {
+            let schema = match providers
+                .schema(&package, None)
+                .await
+                .map_err(|e| e.to_string())
+                .and_then(|t| PackageSchema::parse(&t).map_err(|e| e.to_string()))
+            {
+                Ok(s) => s,
+                Err(e) => {
+                    warnings.push(format!(
+                        "the `{package}` provider's schema could not be had ({e}): what the code declares of `{package}` (a provider or a component the imports need) is written without it, untyped; check it"
+                    ));
+                    PackageSchema::parse(&format!("{{\"name\": \"{package}\"}}")).map_err(|e| ServiceError::Internal(e.to_string()))?
+                }
+            };
+            schemas.insert(package, schema);
         }
         Ok(schemas)
     }
@@ -123,8 +139,9 @@ impl StackService {
         preview_id: Option<&str>,
     ) -> Result<GeneratedCode, ServiceError> {
         let providers = self.plugin_providers(stack_id).await?;
+        let mut warnings = Vec::new();
         let prepared = async {
-            let schemas = Self::schemas_for(&resources, &context, &providers).await?;
+            let schemas = Self::schemas_for(&resources, &context, &providers, &mut warnings).await?;
             if !request.elide {
                 // Nothing is left out: nothing to put back.
                 return Ok((schemas, Vec::new()));
@@ -152,7 +169,9 @@ impl StackService {
         .await;
         providers.shutdown().await;
         let (schemas, verification) = prepared?;
-        self.generate(project, resources, context, &schemas, request, verification)
+        let mut code = self.generate(project, resources, context, &schemas, request, verification)?;
+        code.report.warnings.splice(0..0, warnings);
+        Ok(code)
     }
 
     fn generate(

@@ -6,7 +6,7 @@
 //! kept as events, watched over server-sent events from any instance, and the job can be
 //! cancelled. Nothing it does touches a stack.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use ferry_engine::plugin::PluginProviders;
@@ -49,7 +49,8 @@ pub enum Managed {
     InThisStack {
         urn: String,
     },
-    /// By the latest version of another stack Ferry holds.
+    /// By the latest version of another stack of the same organisation (another
+    /// organisation's stacks are never looked at).
     InOtherStack {
         stack_id: String,
         stack: String,
@@ -246,31 +247,6 @@ pub fn spec_with(base: Option<&str>, selected: &[Selected]) -> Result<String, Se
 }
 
 impl StackService {
-    async fn managed_index(&self, stack_id: &str) -> Result<HashMap<(String, String), Managed>, ServiceError> {
-        let mut index = HashMap::new();
-        for summary in self.list().await? {
-            let version = self.version(&summary.id, None).await?;
-            let this = summary.id == stack_id;
-            for r in version.deployment.resources() {
-                let Some(id) = r.id.as_ref().filter(|id| !id.is_empty()) else { continue };
-                if r.type_.starts_with("pulumi:providers:") {
-                    continue;
-                }
-                let managed = if this {
-                    Managed::InThisStack { urn: r.urn.clone() }
-                } else {
-                    Managed::InOtherStack { stack_id: summary.id.clone(), stack: summary.name.clone(), urn: r.urn.clone() }
-                };
-                // This stack wins over others.
-                let key = (r.type_.clone(), id.clone());
-                if this || !index.contains_key(&key) {
-                    index.insert(key, managed);
-                }
-            }
-        }
-        Ok(index)
-    }
-
     /// The resource types the stack's providers and the installed plugins can list.
     pub async fn listable_types(&self, stack_id: &str) -> Result<Listables, ServiceError> {
         let version = self.version(stack_id, None).await?;
@@ -325,9 +301,10 @@ impl StackService {
     async fn run_discovery(&self, stack_id: &str, request: &DiscoveryRequest, report: &JobSink<DiscoveryEvent>) -> Result<(), ServiceError> {
         let version = self.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
-        let index = self.managed_index(stack_id).await?;
         let providers = self.plugin_providers(stack_id).await?;
         for q in &request.types {
+            // What this stack's organisation manages of the type (never another's).
+            let index = self.managed_lookup(stack_id, &q.type_).await?;
             let package = package_of(&q.type_);
             let instance = match &secrets {
                 Some(s) => instance_for(package, &version.deployment, s),
@@ -343,7 +320,7 @@ impl StackService {
             let mut listed = 0;
             let outcome = list_all(provider.as_ref(), q, |found| {
                 for (id, name) in found {
-                    let managed = index.get(&(q.type_.clone(), id.clone())).cloned().unwrap_or(Managed::Unmanaged);
+                    let managed = index.get(&id).cloned().unwrap_or(Managed::Unmanaged);
                     report(DiscoveryEvent::Result(Discovered { type_: q.type_.clone(), id, name, managed }));
                     listed += 1;
                 }

@@ -14,6 +14,12 @@ pub enum ServiceError {
         .recorded.as_ref().map(|s| format!("; the file records `{s}`, which is not a full name")).unwrap_or_default()
     )]
     NameRequired { recorded: Option<String> },
+    #[error(
+        "the state's resources are from {}, not `{name}`: upload it under {}, or with `force` to move its resources to `{name}` (every URN renamed)",
+        .carried.iter().map(|c| format!("`{c}`")).collect::<Vec<_>>().join(", "),
+        if .carried.len() == 1 { "that name" } else { "one of those names" }
+    )]
+    StackMismatch { name: String, carried: Vec<String> },
     #[error(transparent)]
     Spec(#[from] ferry_engine::import_spec::SpecErrors),
     #[error(transparent)]
@@ -76,6 +82,7 @@ impl ServiceError {
             ServiceError::State(e) => e.code.as_str(),
             ServiceError::TooLarge { .. } => "too_large",
             ServiceError::NameRequired { .. } => "name_required",
+            ServiceError::StackMismatch { .. } => "stack_mismatch",
             ServiceError::ResourceNotFound { .. } => "not_found",
             ServiceError::Spec(_) => "invalid_spec",
             ServiceError::Program(_) => "invalid_program",

@@ -45,6 +45,23 @@ impl EngineConfig {
 }
 
 impl StackService {
+    /// Refuses to go on when this instance's payload key is not the one the store's other
+    /// instances seal previews with (the first instance records a check value of its key, a
+    /// keyed hash, never the key): a preview made on one and committed on the other would fail.
+    pub async fn check_payload_key(&self) -> Result<(), ServiceError> {
+        use hmac::Mac as _;
+        let key = self.engine()?.payload_key;
+        let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(&key).expect("HMAC takes any key");
+        mac.update(b"ferry payload key check v1");
+        let check: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+        match self.store.check_payload_key(&check).await? {
+            ferry_store::server_facts::KeyCheck::Recorded | ferry_store::server_facts::KeyCheck::Matches => Ok(()),
+            ferry_store::server_facts::KeyCheck::Differs => Err(ServiceError::Invalid(
+                "this instance's payload key (FERRY_PAYLOAD_KEY, or <data-dir>/payload.key) is not the key the store's other instances seal previews with: every instance sharing a database must have the same FERRY_PAYLOAD_KEY".into(),
+            )),
+        }
+    }
+
     pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
         self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
     }

@@ -116,10 +116,21 @@ pub(crate) fn parse_events<E: serde::de::DeserializeOwned>(texts: Vec<String>) -
 pub struct Jobs {
     instance: String,
     lease: Duration,
+    /// How long finished jobs, their events and ended sessions are kept.
+    retention: Duration,
+    /// When the upkeep last removed what outlived `retention`.
+    last_forgotten: Mutex<Option<std::time::Instant>>,
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
     changed: broadcast::Sender<String>,
     started: std::sync::Once,
 }
+
+/// How long finished jobs, their events and ended sessions are kept by default
+/// (`--retain-jobs-days`).
+pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 86_400);
+/// How often the upkeep removes what outlived the retention: often enough that nothing stays
+/// much longer than asked, seldom enough to cost nothing.
+const FORGET_EVERY: Duration = Duration::from_secs(600);
 
 impl Default for Jobs {
     fn default() -> Self {
@@ -132,6 +143,8 @@ impl Jobs {
         Jobs {
             instance: ferry_store::random_id(),
             lease,
+            retention: DEFAULT_RETENTION,
+            last_forgotten: Mutex::new(None),
             running: Mutex::new(HashMap::new()),
             changed: broadcast::channel(1024).0,
             started: std::sync::Once::new(),
@@ -160,7 +173,16 @@ impl StackService {
     /// This service's jobs with leases of `lease` (tests shorten it; `ferry serve` reads
     /// `FERRY_JOB_LEASE_SECONDS`).
     pub fn with_job_lease(mut self, lease: Duration) -> StackService {
+        let retention = self.jobs.retention;
         self.jobs = Jobs::with_lease(lease);
+        self.jobs.retention = retention;
+        self
+    }
+
+    /// Keeps finished jobs, their events and ended sessions for `retention` (30 days by
+    /// default), then the job upkeep removes them.
+    pub fn with_job_retention(mut self, retention: Duration) -> StackService {
+        self.jobs.retention = retention;
         self
     }
 
@@ -242,7 +264,23 @@ impl StackService {
         // Backend locks: this instance's kept alive, dead instances' removed.
         self.store.renew_backend_locks(&self.jobs.instance, &until).await?;
         self.recover_backend_locks(false).await?;
+        let due = self.jobs.last_forgotten.lock().expect("jobs lock").is_none_or(|at| at.elapsed() >= FORGET_EVERY);
+        if due {
+            self.forget_finished().await?;
+        }
         Ok(())
+    }
+
+    /// Removes the jobs that finished longer ago than the retention, with their events, and
+    /// the sessions and sign-in links that ended that long ago; how many jobs went.
+    pub async fn forget_finished(&self) -> Result<u64, ServiceError> {
+        *self.jobs.last_forgotten.lock().expect("jobs lock") = Some(std::time::Instant::now());
+        let before = ferry_store::clock::in_seconds(-(self.jobs.retention.as_secs() as i64));
+        let forgotten = self.store.forget_finished(&before).await?;
+        if forgotten > 0 {
+            tracing::info!(jobs = forgotten, "removed finished jobs past their retention");
+        }
+        Ok(forgotten)
     }
 
     /// Queues a job, claims it for this instance and runs it in the background (it goes on

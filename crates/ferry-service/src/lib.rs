@@ -19,6 +19,7 @@ mod error;
 mod imports;
 mod jobs;
 mod lru;
+mod managed;
 mod masking;
 mod plans;
 mod previews;
@@ -34,6 +35,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
+use ferry_store::managed::ManagedChange;
 use ferry_store::{NewVersion, PackedJson, StackName, StackSummary, Store};
 
 pub use backends::AllowedBackend;
@@ -145,34 +147,47 @@ impl StackService {
 
     /// Reads, checks and stores a state file as a new version of the stack `name` (or the name
     /// the checkpoint records, when it is a full `org/project/stack`). Nothing is stored unless
-    /// the whole file loads.
+    /// the whole file loads, and its resources carry the stack's name.
     pub async fn upload(&self, name: Option<&str>, bytes: Vec<u8>, passphrase: Option<String>, origin: &str) -> Result<UploadOutcome, ServiceError> {
-        self.upload_checked(name, bytes, passphrase, origin, |_| Ok(())).await
+        self.upload_checked(name, bytes, passphrase, origin, false, |_| Ok(())).await
     }
 
     /// [`Self::upload`], with `allowed` deciding, once the stack's name is known (it may come
-    /// from the file), whether the caller may write that stack.
+    /// from the file), whether the caller may write that stack. With `force`, a state whose
+    /// URNs carry another stack's name is moved to this one (every URN and reference renamed,
+    /// as `pulumi stack rename` does) rather than refused.
     pub async fn upload_checked(
         &self,
         name: Option<&str>,
         bytes: Vec<u8>,
         passphrase: Option<String>,
         origin: &str,
+        force: bool,
         allowed: impl FnOnce(&StackName) -> Result<(), ServiceError>,
     ) -> Result<UploadOutcome, ServiceError> {
-        if let Some(name) = name {
-            StackName::parse(name)?;
+        let name = name.map(StackName::parse).transpose()?;
+        // A caller who may not write the stack hears so before the file is read; a name the
+        // file gives is decided once it is.
+        let mut allowed = Some(allowed);
+        if let Some(name) = &name {
+            (allowed.take().expect("once"))(name)?;
         }
-        let (loaded, export) = self.read_upload(bytes, passphrase, origin).await?;
-
-        let name = match name {
-            Some(name) => StackName::parse(name)?,
-            None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
-        };
-        allowed(&name)?;
+        let (loaded, export, name) = self.read_upload(name, bytes, passphrase, origin, force).await?;
+        if let Some(allowed) = allowed {
+            allowed(&name)?;
+        }
         let summary = self
             .store
-            .add_version(&name, NewVersion { origin, source_format: &loaded.format.to_string(), resource_count: loaded.deployment.resources().len(), export })
+            .add_version(
+                &name,
+                NewVersion {
+                    origin,
+                    source_format: &loaded.format.to_string(),
+                    resource_count: loaded.deployment.resources().len(),
+                    export,
+                    managed: ManagedChange::All(managed::managed_of(&loaded.deployment)),
+                },
+            )
             .await?;
         tracing::info!(stack = %summary.name, version = summary.version, resources = summary.resources, "stored stack version");
         // The stack's page is what the uploader sees next: keep the version parsed.
@@ -180,15 +195,19 @@ impl StackService {
         Ok(UploadOutcome { summary, warnings: loaded.warnings })
     }
 
-    /// Reads and checks an uploaded state file (nothing is stored): the state, and its export
-    /// packed as the store keeps it. Parsing a large file and deriving a passphrase key are CPU
-    /// work, kept off the async workers.
+    /// Reads and checks a state file for the stack `name` (or the name a checkpoint records),
+    /// nothing stored: the state, its export packed as the store keeps it, and the name. A
+    /// state whose URNs carry another stack's name is refused, naming the names it carries
+    /// (with `force`, moved to `name`). Parsing a large file and deriving a passphrase key are
+    /// CPU work, kept off the async workers.
     pub(crate) async fn read_upload(
         &self,
+        name: Option<StackName>,
         bytes: Vec<u8>,
         passphrase: Option<String>,
         origin: &str,
-    ) -> Result<(ferry_state::LoadedState, PackedJson), ServiceError> {
+        force: bool,
+    ) -> Result<(ferry_state::LoadedState, PackedJson, StackName), ServiceError> {
         if bytes.len() > self.max_state_bytes {
             return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
         }
@@ -196,12 +215,28 @@ impl StackService {
         // taken as they are, and checked when a commit brings the passphrase.
         let unchecked_passphrase_secrets = origin == "backend";
         tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
+            let mut loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
             // The upload's bytes are done with before the export is written out, and the
             // export's text before the write (the store keeps it packed).
             drop(bytes);
+            let name = match name {
+                Some(name) => name,
+                None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
+            };
+            let (project, stack) = name.project_and_stack();
+            let carried = ferry_state::rename::stack_names(&loaded.deployment);
+            if carried.iter().any(|(p, s)| p != project || s != stack) {
+                if !force {
+                    let org = access::org_of_name(name.as_str());
+                    return Err(ServiceError::StackMismatch {
+                        name: name.as_str().to_string(),
+                        carried: carried.into_iter().map(|(p, s)| format!("{org}/{p}/{s}")).collect(),
+                    });
+                }
+                ferry_state::rename::rename_stack(&mut loaded.deployment, project, stack);
+            }
             let export = PackedJson::pack(&loaded.export_text());
-            Ok((loaded, export))
+            Ok((loaded, export, name))
         })
         .await
         .map_err(|e| ServiceError::Internal(e.to_string()))?

@@ -286,7 +286,7 @@ impl StackService {
         // commit refused later leaves it to be read again). The new state is checked in memory
         // rather than written out and read back, and it is written out once.
         self.forget(&stored.stack_id, stored.base_version);
-        let (export, next, features) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+        let (export, next, features, managed) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
             let shared;
             let base = match Arc::try_unwrap(base) {
                 Ok(only) => std::borrow::Cow::Owned(only.deployment),
@@ -295,6 +295,8 @@ impl StackService {
                     std::borrow::Cow::Borrowed(&shared.deployment)
                 }
             };
+            // What the base manages, for the index's delta (the base moves into the result).
+            let managed_before = crate::managed::managed_by_urn(&base);
             // The new head: the base's, with the secrets provider the commit needs.
             let mut head = base.without_resources();
             // An apply already derived the passphrase's key for its runs.
@@ -315,8 +317,9 @@ impl StackService {
                 "deployment",
                 LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() },
             )?;
+            let managed = crate::managed::managed_change(&managed_before, &next);
             // Written out once, and packed as the store keeps it (the text goes before the write).
-            Ok((PackedJson::pack(&ferry_state::load::export_text(&next, &features)), next, features))
+            Ok((PackedJson::pack(&ferry_state::load::export_text(&next, &features)), next, features, managed))
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
@@ -326,7 +329,7 @@ impl StackService {
             let live = self.backend_unchanged(conn, &base.deployment).await?;
             self.write_backend(conn, &live, &next).await?;
         }
-        let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export }).await?;
+        let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export, managed }).await?;
         // The page a committer opens next shows this version: it is already parsed.
         self.remember(summary.clone(), next, features);
         if !failures.is_empty() {

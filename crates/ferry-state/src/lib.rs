@@ -11,6 +11,7 @@ pub mod graph;
 pub mod graph_summary;
 pub mod load;
 pub mod properties;
+pub mod rename;
 pub mod secrets;
 pub mod sig;
 pub mod urn;

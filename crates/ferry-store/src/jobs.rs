@@ -227,6 +227,20 @@ impl Store {
         Ok(ids)
     }
 
+    /// Removes the jobs that ended before `before` (done, failed, cancelled or interrupted;
+    /// never a live one) with their events, and the sessions and sign-in links that expired or
+    /// ended before it. Returns how many jobs went.
+    pub async fn forget_finished(&self, before: &str) -> Result<u64, StoreError> {
+        let mut tx = self.begin().await?;
+        let ended = "status IN ('done', 'failed', 'cancelled', 'interrupted') AND created_at < $1";
+        sqlx::query(&format!("DELETE FROM job_events WHERE job_id IN (SELECT id FROM jobs WHERE {ended})")).bind(before).execute(&mut *tx).await?;
+        let jobs = sqlx::query(&format!("DELETE FROM jobs WHERE {ended}")).bind(before).execute(&mut *tx).await?.rows_affected();
+        sqlx::query("DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $1").bind(before).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM sign_in_links WHERE expires_at < $1").bind(before).execute(&mut *tx).await?;
+        tx.commit().await?;
+        Ok(jobs)
+    }
+
     pub async fn job(&self, id: &str) -> Result<StoredJob, StoreError> {
         let row = sqlx::query(&format!("{JOB_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(job_of).ok_or_else(|| StoreError::JobNotFound(id.to_string()))

@@ -18,10 +18,12 @@ pub mod backend_locks;
 pub mod clock;
 mod id;
 pub mod jobs;
+pub mod managed;
 mod name;
 mod packed;
 pub mod plans;
 pub mod review;
+pub mod server_facts;
 pub mod testing;
 pub use id::random_id;
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};
@@ -89,6 +91,8 @@ pub struct NewVersion<'a> {
     pub resource_count: usize,
     /// `pulumi stack export` JSON, packed by the caller (see [`PackedJson`]).
     pub export: PackedJson,
+    /// What the version changes in the index of managed resources ([`managed`]).
+    pub managed: managed::ManagedChange,
 }
 
 /// A stored preview.
@@ -466,6 +470,11 @@ impl Store {
 }
 
 async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, version: i64, new: &NewVersion<'_>) -> Result<(), StoreError> {
+    if !matches!(new.managed, managed::ManagedChange::Unknown) {
+        let name: String = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1").bind(stack_id).fetch_one(&mut **tx).await?;
+        let org = name.split('/').next().unwrap_or_default();
+        managed::apply(tx, stack_id, org, version, &new.managed).await?;
+    }
     sqlx::query(
         "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_zstd) \
          VALUES ($1, $2, $3, $4, $5, $6)",

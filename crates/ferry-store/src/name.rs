@@ -37,6 +37,12 @@ impl StackName {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// The project and stack parts (what a state's URNs carry).
+    pub fn project_and_stack(&self) -> (&str, &str) {
+        let mut parts = self.0.splitn(3, '/').skip(1);
+        (parts.next().unwrap_or_default(), parts.next().unwrap_or_default())
+    }
 }
 
 impl fmt::Display for StackName {

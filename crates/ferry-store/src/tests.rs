@@ -13,7 +13,7 @@ async fn stores() -> Vec<Store> {
 }
 
 fn new(json: &str) -> NewVersion<'_> {
-    NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export: PackedJson::pack(json) }
+    NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export: PackedJson::pack(json), managed: Default::default() }
 }
 
 /// A version an older Ferry stored, its export as text, reads as it was written, beside the
@@ -408,5 +408,72 @@ async fn a_store_from_before_packed_exports_migrates_with_its_versions() {
         assert_eq!((v2.version, store.version("s1", None).await.unwrap().export_json), (2, "{\"new\":true}".to_string()));
         assert!(sqlx::query("UPDATE stack_versions SET origin = 'x'").execute(&store.pool).await.is_err(), "versions stay immutable");
         assert!(sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await.is_err(), "versions stay immutable");
+    }
+}
+
+#[tokio::test]
+async fn finished_jobs_and_ended_sessions_past_their_retention_are_removed_live_ones_kept() {
+    for store in stores().await {
+        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let job = |id| jobs::NewJob { id, kind: jobs::JobKind::Discovery, stack_id: &stack.id, plan: None, total: 1, detail: None };
+        for id in ["old-done", "old-running", "new-done"] {
+            store.add_job(job(id)).await.unwrap();
+            assert!(store.claim_job(id, "i", &clock::in_seconds(600)).await.unwrap());
+            assert!(store.add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
+        }
+        store.end_job("old-done", "done", None, 0, None).await.unwrap();
+        store.end_job("new-done", "done", None, 0, None).await.unwrap();
+        let long_ago = clock::in_seconds(-40 * 86_400);
+        sqlx::query("UPDATE jobs SET created_at = $1 WHERE id IN ('old-done', 'old-running')").bind(&long_ago).execute(&store.pool).await.unwrap();
+        let user = store.add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
+        store.add_session("ended", &user.id, -35 * 86_400, accounts::SessionMethod::Password).await.unwrap();
+        store.add_session("live", &user.id, 3600, accounts::SessionMethod::Password).await.unwrap();
+
+        let cutoff = clock::in_seconds(-30 * 86_400);
+        assert_eq!(store.forget_finished(&cutoff).await.unwrap(), 1, "only the finished job past the retention");
+        assert!(matches!(store.job("old-done").await, Err(StoreError::JobNotFound(_))));
+        assert_eq!(store.job_events("old-done", 0).await.unwrap(), Vec::<String>::new(), "its events went with it");
+        assert_eq!(store.job("old-running").await.unwrap().status.as_str(), "running", "a live job is never removed");
+        assert_eq!(store.job_events("new-done", 0).await.unwrap().len(), 1);
+        let sessions: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sessions").fetch_one(&store.pool).await.unwrap();
+        assert_eq!(sessions, 1, "the live session stays");
+        assert!(store.session_user("live").await.unwrap().is_some());
+    }
+}
+
+#[tokio::test]
+async fn the_payload_key_check_is_recorded_once_and_compared() {
+    for store in stores().await {
+        use server_facts::KeyCheck;
+        assert_eq!(store.check_payload_key("aaaa").await.unwrap(), KeyCheck::Recorded);
+        assert_eq!(store.check_payload_key("aaaa").await.unwrap(), KeyCheck::Matches);
+        assert_eq!(store.check_payload_key("bbbb").await.unwrap(), KeyCheck::Differs);
+    }
+}
+
+#[tokio::test]
+async fn the_managed_index_follows_uploads_and_commits_in_their_transaction() {
+    use managed::{ManagedChange, ManagedResource};
+    let r = |urn: &str, id: &str| ManagedResource { urn: urn.into(), type_: "t:index:T".into(), id: id.into() };
+    for store in stores().await {
+        let name = StackName::parse("acme/p/s").unwrap();
+        let first = NewVersion { managed: ManagedChange::All(vec![r("u1", "i1"), r("u2", "i2")]), ..new("{}") };
+        let stack = store.add_version(&name, first).await.unwrap();
+        let other = StackName::parse("globex/p/s").unwrap();
+        store.add_version(&other, NewVersion { managed: ManagedChange::All(vec![r("u9", "i1")]), ..new("{}") }).await.unwrap();
+        let ids = |rows: Vec<(String, managed::ManagedBy)>| rows.into_iter().map(|(id, by)| format!("{id}@{}", by.urn)).collect::<Vec<_>>();
+        assert_eq!(ids(store.managed_of_type("acme", "t:index:T").await.unwrap()), ["i1@u1", "i2@u2"], "never another organisation's");
+        assert!(store.stale_managed_stacks("acme").await.unwrap().is_empty());
+        // A commit's delta applies to the rows of the version before.
+        let (preview, _) = store.add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "").await.unwrap();
+        let delta = ManagedChange::Delta { upserted: vec![r("u3", "i3"), r("u1", "i1b")], removed: vec!["u2".into()] };
+        store.commit_preview(&store.preview(&preview).await.unwrap(), NewVersion { managed: delta, ..new("{}") }).await.unwrap();
+        assert_eq!(ids(store.managed_of_type("acme", "t:index:T").await.unwrap()), ["i1b@u1", "i3@u3"]);
+        // A version that does not say leaves the rows stale, to be rebuilt.
+        store.add_version(&name, new("{}")).await.unwrap();
+        assert_eq!(store.stale_managed_stacks("acme").await.unwrap(), [(stack.id.clone(), 3)]);
+        store.rebuild_managed(&stack.id, 3, &[r("u4", "i4")]).await.unwrap();
+        assert_eq!(ids(store.managed_of_type("acme", "t:index:T").await.unwrap()), ["i4@u4"]);
+        assert!(store.stale_managed_stacks("acme").await.unwrap().is_empty());
     }
 }

@@ -311,9 +311,10 @@ async fn members_of_every_organisation_are_shown_by_name_only_and_the_timeline_h
     assert!(seen.as_array().unwrap().iter().all(|r| r["address"].is_string()), "{seen}");
 }
 
-/// Uploads the demo state as `name` (as the server administrator); the stack's ID.
+/// Uploads the demo state as `name`, moved to that name (as the server administrator); the
+/// stack's ID.
 async fn upload(w: &World, name: &str) -> String {
-    let req = Request::post(format!("/api/v1/stacks?name={name}"))
+    let req = Request::post(format!("/api/v1/stacks?name={name}&force=true"))
         .header(
             header::AUTHORIZATION,
             match &w.root {
@@ -333,11 +334,11 @@ fn backend_fixture(name: &str) -> Vec<u8> {
     std::fs::read(dir.join("pulumi/state/real-diy-checkpoint").join(name)).unwrap()
 }
 
-/// A DIY backend folder holding one real checkpoint, `organization/s3bucket-test/test`.
+/// A DIY backend folder holding one real checkpoint, `organization/s3bucket-test/test-upsert`.
 fn backend_folder(root: &Path) -> String {
     std::fs::create_dir_all(root.join(".pulumi/stacks/s3bucket-test")).unwrap();
     std::fs::write(root.join(".pulumi/meta.yaml"), "version: 1\n").unwrap();
-    std::fs::write(root.join(".pulumi/stacks/s3bucket-test/test.json"), backend_fixture("test-upsert.checkpoint.json")).unwrap();
+    std::fs::write(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json"), backend_fixture("test-upsert.checkpoint.json")).unwrap();
     format!("file://{}", root.display())
 }
 
@@ -348,12 +349,12 @@ async fn a_connect_lands_in_the_organisation_it_names_and_never_repoints_a_stack
     let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
     let w = world_with(engine, vec![AllowedBackend { org: "acme".into(), url: url.clone() }]).await;
     // A stack the backend's own name points at, in organisation `organization`.
-    let theirs = upload(&w, "organization/s3bucket-test/test").await;
+    let theirs = upload(&w, "organization/s3bucket-test/test-upsert").await;
     let planner = w.member("acme", "pat", &["planner"]).await;
 
-    let (status, connected) = w.call(&planner, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "acme/s3bucket-test/test"})).await;
+    let (status, connected) = w.call(&planner, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "acme/s3bucket-test/test-upsert"})).await;
     assert_eq!(status, StatusCode::CREATED, "{connected}");
-    assert_eq!(connected["name"], "acme/s3bucket-test/test", "stored under the name asked for");
+    assert_eq!(connected["name"], "acme/s3bucket-test/test-upsert", "stored under the name asked for");
     assert_ne!(connected["id"].as_str().unwrap(), theirs);
     let (_, versions) = w.call(&w.root, Method::GET, &format!("/api/v1/stacks/{theirs}/versions"), Value::Null).await;
     assert_eq!(versions.as_array().unwrap().len(), 1, "the other organisation's stack is untouched: {versions}");
@@ -361,14 +362,14 @@ async fn a_connect_lands_in_the_organisation_it_names_and_never_repoints_a_stack
     assert_eq!(locks, json!([]));
 
     // A second connect under a name Ferry holds is refused: nothing is re-pointed.
-    let (status, refused) = w.call(&planner, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "acme/s3bucket-test/test"})).await;
+    let (status, refused) = w.call(&planner, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "acme/s3bucket-test/test-upsert"})).await;
     assert_eq!(status, StatusCode::CONFLICT, "{refused}");
     // Into another organisation: refused, and the backend is not allowed there either.
-    let (status, refused) = w.call(&planner, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "organization/s3bucket-test/test"})).await;
+    let (status, refused) = w.call(&planner, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "organization/s3bucket-test/test-upsert"})).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
     let (_, versions) = w.call(&w.root, Method::GET, &format!("/api/v1/stacks/{theirs}/versions"), Value::Null).await;
     assert_eq!(versions.as_array().unwrap().len(), 1, "{versions}");
-    let (status, refused) = w.call(&w.root, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "beta/s3bucket-test/test"})).await;
+    let (status, refused) = w.call(&w.root, Method::POST, "/api/v1/stacks", json!({"backend": url, "name": "beta/s3bucket-test/test-upsert"})).await;
     assert_eq!((status, refused["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("backend_not_allowed")), "{refused}");
 }
 

@@ -31,7 +31,7 @@ fn service_for(store: ferry_store::Store, url: &str) -> StackService {
 }
 
 fn checkpoint(root: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test.json")).unwrap()).unwrap()
+    serde_json::from_slice(&std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap()).unwrap()
 }
 
 #[tokio::test]
@@ -39,20 +39,20 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
-    write(root, ".pulumi/stacks/s3bucket-test/test.json", &fixture("test-upsert.checkpoint.json"));
+    write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", &fixture("test-upsert.checkpoint.json"));
     let url = format!("file://{}", root.display());
     let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
 
     // What the backend holds; a backend the administrator did not allow is refused.
     let (status, listed) = call(&app, get(&format!("/api/v1/backends/stacks?org=organization&url={url}"))).await;
     assert_eq!(status, StatusCode::OK, "{listed}");
-    assert_eq!(listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect::<Vec<_>>(), ["organization/s3bucket-test/test"]);
+    assert_eq!(listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect::<Vec<_>>(), ["organization/s3bucket-test/test-upsert"]);
     let (status, err) = call(&app, get("/api/v1/backends/stacks?org=organization&url=file:///etc")).await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("backend_not_allowed")), "{err}");
 
-    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test"}).to_string())).await;
+    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test-upsert"}).to_string())).await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
-    assert_eq!(stack["name"], "organization/s3bucket-test/test");
+    assert_eq!(stack["name"], "organization/s3bucket-test/test-upsert");
     let id = stack["id"].as_str().unwrap().to_string();
     let before = checkpoint(root);
     let count = before["checkpoint"]["latest"]["resources"].as_array().unwrap().len();
@@ -73,25 +73,25 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     let (status, done) = commit(app.clone(), first).await;
     assert_eq!(status, StatusCode::CREATED, "{done}");
     let after = checkpoint(root);
-    assert_eq!(after["checkpoint"]["stack"], "organization/s3bucket-test/test");
+    assert_eq!(after["checkpoint"]["stack"], "organization/s3bucket-test/test-upsert");
     let resources = after["checkpoint"]["latest"]["resources"].as_array().unwrap();
     assert_eq!(resources.len(), count + 2, "the integer and random's default provider");
     assert!(resources.iter().any(|r| r["urn"].as_str().unwrap().ends_with("RandomInteger::port")));
     assert!(after["checkpoint"]["latest"]["manifest"]["version"].as_str().unwrap().starts_with("ferry v"));
     assert_ne!(after["checkpoint"]["latest"]["manifest"]["time"], before["checkpoint"]["latest"]["manifest"]["time"], "the commit's time is recorded");
-    assert_eq!(std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test.json.bak")).unwrap(), fixture("test-upsert.checkpoint.json"));
-    assert_eq!(std::fs::read_dir(root.join(".pulumi/history/s3bucket-test/test")).unwrap().count(), 2);
-    let locks = root.join(".pulumi/locks/organization/s3bucket-test/test");
+    assert_eq!(std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json.bak")).unwrap(), fixture("test-upsert.checkpoint.json"));
+    assert_eq!(std::fs::read_dir(root.join(".pulumi/history/s3bucket-test/test-upsert")).unwrap().count(), 2);
+    let locks = root.join(".pulumi/locks/organization/s3bucket-test/test-upsert");
     assert_eq!(std::fs::read_dir(&locks).unwrap().count(), 0, "no lock left behind");
     // The committed checkpoint reads back as Pulumi state.
-    ferry_state::load_state(&std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test.json")).unwrap(), Default::default()).unwrap();
+    ferry_state::load_state(&std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap(), Default::default()).unwrap();
 
     // Someone else updates the stack after a preview: the commit is refused, nothing written.
     let second = preview(app.clone(), "second").await;
-    write(root, ".pulumi/stacks/s3bucket-test/test.json", &fixture("test-upsert.checkpoint.json"));
+    write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", &fixture("test-upsert.checkpoint.json"));
     let (status, err) = commit(app.clone(), second).await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("stale_preview")), "{err}");
-    assert_eq!(std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test.json")).unwrap(), fixture("test-upsert.checkpoint.json"));
+    assert_eq!(std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap(), fixture("test-upsert.checkpoint.json"));
 
     // The next preview reads the moved checkpoint as the stack's next version.
     let third = preview(app.clone(), "third").await;
@@ -168,12 +168,12 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
-    write(root, ".pulumi/stacks/s3bucket-test/test.json", &fixture("test-upsert.checkpoint.json"));
+    write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", &fixture("test-upsert.checkpoint.json"));
     let url = format!("file://{}", root.display());
     let store = ferry_store::testing::scratch().await.unwrap();
     let (app, stacks) = common::admin_app_of(service_for(store.clone(), &url), false).await;
 
-    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test"}).to_string())).await;
+    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test-upsert"}).to_string())).await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let id = stack["id"].as_str().unwrap().to_string();
     let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"}]}).to_string();
@@ -182,7 +182,7 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
 
     // What an instance killed between taking the lock and releasing it leaves: its record
     // (its lease still running) and its lock file.
-    let left = ".pulumi/locks/organization/s3bucket-test/test/5d1f7a90-0000-4000-8000-00000000dead.json";
+    let left = ".pulumi/locks/organization/s3bucket-test/test-upsert/5d1f7a90-0000-4000-8000-00000000dead.json";
     store.add_backend_lock(left, &id, &url, "killed-instance", &ferry_store::clock::in_millis(1500)).await.unwrap();
     write(root, left, br#"{"pid": 4321, "username": "ferry", "hostname": "ferry-a", "timestamp": "2026-11-24T10:00:00Z"}"#);
     let commit = post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "");
@@ -207,7 +207,7 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     let commit = post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "");
     let (status, done) = call(&app, commit).await;
     assert_eq!(status, StatusCode::CREATED, "{done}");
-    assert_eq!(std::fs::read_dir(root.join(".pulumi/locks/organization/s3bucket-test/test")).unwrap().count(), 0, "no lock left behind");
+    assert_eq!(std::fs::read_dir(root.join(".pulumi/locks/organization/s3bucket-test/test-upsert")).unwrap().count(), 0, "no lock left behind");
 }
 
 /// A connected stack whose state has no secrets provider yet: its `Pulumi.<stack>.yaml`, read
@@ -224,14 +224,14 @@ async fn the_stack_configs_encryptionsalt_keys_the_first_secrets() {
     // The real checkpoint, as a stack made before it had secrets: no secrets provider.
     let mut fresh: Value = serde_json::from_slice(&fixture("test-upsert.checkpoint.json")).unwrap();
     fresh["checkpoint"]["latest"].as_object_mut().unwrap().remove("secrets_providers");
-    write(root, ".pulumi/stacks/s3bucket-test/test.json", fresh.to_string().as_bytes());
+    write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", fresh.to_string().as_bytes());
     write(root, "project/Pulumi.test.yaml", format!("encryptionsalt: {salt}\nconfig:\n  aws:region: us-west-2\n").as_bytes());
     write(root, "project/Pulumi.broken.yaml", b"encryptionsalt: [not, a, salt]\n");
     let url = format!("file://{}", root.display());
     let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
     assert!(checkpoint(root)["checkpoint"]["latest"]["secrets_providers"].is_null(), "the fixture has no secrets provider yet");
 
-    let connect = |config: String| json!({"backend": url, "name": "organization/s3bucket-test/test", "config": config}).to_string();
+    let connect = |config: String| json!({"backend": url, "name": "organization/s3bucket-test/test-upsert", "config": config}).to_string();
     let (status, err) = call(&app, post("/api/v1/stacks", &connect(format!("{url}/project/Pulumi.broken.yaml")))).await;
     assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_request")), "{err}");
     assert!(err["error"]["message"].as_str().unwrap().contains("Pulumi.<stack>.yaml"), "{err}");

@@ -1,7 +1,7 @@
 //! A provider nobody on the project wrote, misbehaving, end to end: a plugin on PyPI `pulumi`'s
-//! own Python stubs (`pulumi-resource-pyecho`, the interop test's provider) that dies on some IDs
-//! and hangs on another, previewed as a plan's background job through the API. Only those
-//! resources fail, the same way on every run; the rest are ready.
+//! own Python stubs (`pulumi-resource-pyecho`, the interop test's provider) that dies on three of
+//! 100 IDs and hangs on two, previewed as a plan's background job through the API, 20 times.
+//! Only those resources fail, the same way on every run; the rest are ready.
 
 use crate::common;
 
@@ -35,11 +35,11 @@ async fn a_python_plugin_that_crashes_and_hangs_fails_only_those_resources() {
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap();
 
-    let culprits = ["crash-7", "crash-15", "hang-11"];
-    let ids: Vec<String> = (0..24)
+    let culprits = ["crash-7", "crash-15", "hang-11", "crash-58", "hang-83"];
+    let ids: Vec<String> = (0..100)
         .map(|i| match i {
-            7 | 15 => format!("crash-{i}"),
-            11 => format!("hang-{i}"),
+            7 | 15 | 58 => format!("crash-{i}"),
+            11 | 83 => format!("hang-{i}"),
             _ => format!("thing-{i}"),
         })
         .collect();
@@ -51,7 +51,7 @@ async fn a_python_plugin_that_crashes_and_hangs_fails_only_those_resources() {
     let plan = plan["id"].as_str().unwrap();
 
     let mut first: Option<Vec<Value>> = None;
-    for run in 0..3 {
+    for run in 0..20 {
         let (_, record) = common::plan_preview(&app, plan).await;
         let outcome: Vec<Value> = record["preview"]["resources"]
             .as_array()
@@ -59,7 +59,7 @@ async fn a_python_plugin_that_crashes_and_hangs_fails_only_those_resources() {
             .iter()
             .map(|r| json!({"name": r["name"], "status": r["status"], "message": r["message"], "warnings": r["warnings"]}))
             .collect();
-        assert_eq!(outcome.len(), 24);
+        assert_eq!(outcome.len(), 100);
         for r in &outcome {
             let (name, status, message) = (r["name"].as_str().unwrap(), r["status"].as_str().unwrap(), r["message"].as_str().unwrap_or(""));
             if culprits.contains(&name) {

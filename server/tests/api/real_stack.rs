@@ -132,3 +132,85 @@ async fn a_whole_stack_program_may_not_name_the_stacks_resources_by_urn() {
         assert!(error.to_string().contains("resources.port.options.parent"), "{error}");
     }
 }
+
+/// A state uploaded under a name its URNs do not carry is refused, naming the names it does
+/// carry (as `pulumi stack import` refuses a file "from a different stack"); with `force` it is
+/// moved to the new name as `pulumi stack rename` moves a stack, every URN and reference with
+/// it, and a program import into it then commits.
+#[tokio::test]
+async fn a_state_under_another_stacks_name_is_refused_or_moved_whole() {
+    let app = common::app(false).await;
+    let req = Request::post("/api/v1/stacks?name=acme/web/prod").body(Body::from(fixture())).unwrap();
+    let (status, refused) = call(&app, req).await;
+    assert_eq!((status, refused["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("stack_mismatch")), "{refused}");
+    assert_eq!(refused["error"]["names"], json!(["acme/dns-to-db/dev"]), "the names the file carries, to offer: {refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("acme/dns-to-db/dev"), "{refused}");
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    assert_eq!(stacks, json!([]), "nothing stored");
+
+    let req = Request::post("/api/v1/stacks?name=acme/web/prod&force=true").body(Body::from(fixture())).unwrap();
+    let (status, stack) = call(&app, req).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let stack = stack["id"].as_str().unwrap().to_string();
+    let moved = export(&app, &stack).await;
+    let text = moved.to_string();
+    assert!(!text.contains("urn:pulumi:dev::dns-to-db::"), "every URN and reference renamed");
+    let resources = moved["deployment"]["resources"].as_array().unwrap();
+    assert_eq!(resources.len(), 93);
+    assert_eq!(resources[0]["urn"], "urn:pulumi:prod::web::pulumi:pulumi:Stack::web-prod");
+
+    let program = "name: web\nruntime: yaml\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: 1024\n      max: 65535\n    options:\n      import: \"8080,1024,65535\"\n";
+    let (status, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), json!({"program": program}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let (preview, record) = common::plan_preview(&app, plan["id"].as_str().unwrap()).await;
+    assert_eq!(ops(&record), ["same web-prod", "create default", "import port"], "{record}");
+    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview}/commit"), json!({}))).await;
+    assert_eq!(status, StatusCode::CREATED, "{committed}");
+    let after = export(&app, &stack).await;
+    let port = after["deployment"]["resources"].as_array().unwrap().iter().find(|r| r["urn"].as_str().unwrap().ends_with("::port")).unwrap().clone();
+    assert_eq!(port["parent"], "urn:pulumi:prod::web::pulumi:pulumi:Stack::web-prod", "{port}");
+}
+
+/// Code for a plan's imports types what it imports: two random integers imported into the
+/// stack of 93 AWS resources get their code without the `aws` provider's schema (no `aws`
+/// plugin is installed here), and what users read never shows where the server looks for
+/// plugins (its user's home, the toolchain's and the checkout's folders).
+#[tokio::test]
+async fn code_for_imports_needs_no_package_they_do_not_import_and_messages_show_no_server_folders() {
+    let app = common::app(false).await;
+    let req = Request::post("/api/v1/stacks?name=acme/dns-to-db/dev").body(Body::from(fixture())).unwrap();
+    let (status, stack) = call(&app, req).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let stack = stack["id"].as_str().unwrap().to_string();
+    let spec = json!({"resources": [
+        {"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"},
+        {"type": "random:index/randomId:RandomId", "name": "suffix", "id": "kT3ZqA"}
+    ]});
+    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{stack}/previews"), spec)).await;
+    assert_eq!(status, StatusCode::CREATED, "{preview}");
+    let preview = preview["id"].as_str().unwrap();
+    for lang in ["yaml", "ts"] {
+        let (status, code) = call(&app, get(&format!("/api/v1/previews/{preview}/code?lang={lang}&format=json"))).await;
+        assert_eq!(status, StatusCode::OK, "{lang}: {code}");
+        let text = code["code"].as_str().unwrap();
+        assert!(text.contains("65535") && !text.contains("aws"), "{lang}:\n{text}");
+    }
+    // The server's folders stay in its log: not in the Discover tab's reasons, nor in a
+    // failed entry's message.
+    let folders: Vec<String> = [common::plugin_dir().display().to_string(), std::env::var("HOME").unwrap_or_default()]
+        .into_iter()
+        .filter(|f| f.len() > 1)
+        .chain(std::env::var("PATH").unwrap_or_default().split(':').filter(|d| d.len() > 1).map(str::to_string))
+        .collect();
+    let (status, types) = call(&app, get(&format!("/api/v1/stacks/{stack}/discoveries/types"))).await;
+    assert_eq!(status, StatusCode::OK, "{types}");
+    let aws = types["packages_without_list"].as_array().unwrap().iter().find(|p| p["package"] == "aws").cloned().unwrap();
+    assert!(aws["reason"].as_str().unwrap().contains("pulumi-resource-aws"), "{aws}");
+    let spec = json!({"resources": [{"type": "aws:s3/bucket:Bucket", "name": "b", "id": "b"}]});
+    let (_, failed) = call(&app, post(&format!("/api/v1/stacks/{stack}/previews"), spec)).await;
+    for text in [types.to_string(), failed.to_string()] {
+        for folder in &folders {
+            assert!(!text.contains(folder.as_str()), "`{folder}` shown to a user: {text}");
+        }
+    }
+}

@@ -50,10 +50,10 @@ fn fixture(rel: &str) -> Vec<u8> {
 #[tokio::test]
 async fn upload_then_read_every_view_of_the_stack() {
     let app = app().await;
-    let (status, body, _) = send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
+    let (status, body, _) = send(&app, upload(Some("acme/dns-to-db/dev"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
     assert_eq!(status, StatusCode::CREATED, "{}", String::from_utf8_lossy(&body));
     let created: Value = serde_json::from_slice(&body).unwrap();
-    assert_eq!(created["name"], "acme/dns/dev");
+    assert_eq!(created["name"], "acme/dns-to-db/dev");
     assert_eq!(created["version"], 1);
     assert_eq!(created["resources"], 111);
     assert_eq!(created["warnings"].as_array().unwrap().len(), 11, "duplicate URNs are reported");
@@ -62,7 +62,7 @@ async fn upload_then_read_every_view_of_the_stack() {
     let (status, list) = get_json(&app, "/api/v1/stacks").await;
     assert_eq!(status, StatusCode::OK);
     let names: Vec<&str> = list.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["acme/dns/dev", "ferry/demo/dev"]);
+    assert_eq!(names, ["acme/dns-to-db/dev", "ferry/demo/dev"]);
 
     let (_, summary) = get_json(&app, &format!("/api/v1/stacks/{id}")).await;
     assert_eq!((summary["version"].clone(), summary["resources"].clone()), (json!(1), json!(111)));
@@ -79,7 +79,7 @@ async fn upload_then_read_every_view_of_the_stack() {
     assert!(graph["nodes"][0]["kind"].is_string() && graph["nodes"][0].get("x").is_none(), "{}", graph["nodes"][0]);
 
     // A second upload is a new version; the first stays readable.
-    let (status, body, _) = send(&app, upload(Some("acme/dns/dev"), fixture("tool-generated-export/dns-to-db-flat.export.json"))).await;
+    let (status, body, _) = send(&app, upload(Some("acme/dns-to-db/dev"), fixture("tool-generated-export/dns-to-db-flat.export.json"))).await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(serde_json::from_slice::<Value>(&body).unwrap()["version"], 2);
     let (_, v1) = get_json(&app, &format!("/api/v1/stacks/{id}/graph?version=1")).await;
@@ -93,7 +93,7 @@ async fn upload_then_read_every_view_of_the_stack() {
 #[tokio::test]
 async fn answers_are_compressed_as_the_client_accepts() {
     let app = app().await;
-    let (_, body, _) = send(&app, upload(Some("acme/dns/zip"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
+    let (_, body, _) = send(&app, upload(Some("zip/dns-to-db/dev"), fixture("tool-generated-export/dns-to-db-components.export.json"))).await;
     let id = serde_json::from_slice::<Value>(&body).unwrap()["id"].as_str().unwrap().to_string();
     let uri = format!("/api/v1/stacks/{id}/resources?limit=100");
     let (_, plain) = get_json(&app, &uri).await;
@@ -114,7 +114,7 @@ async fn answers_are_compressed_as_the_client_accepts() {
 #[tokio::test]
 async fn resource_details_mask_secrets() {
     let app = app().await;
-    let (status, body, _) = send(&app, upload(Some("acme/secrets/dev"), fixture("pulumi-checkpoints/checkpoint-secrets.json"))).await;
+    let (status, body, _) = send(&app, upload(Some("acme/countdown/foo"), fixture("pulumi-checkpoints/checkpoint-secrets.json"))).await;
     assert_eq!(status, StatusCode::CREATED);
     let id = serde_json::from_slice::<Value>(&body).unwrap()["id"].as_str().unwrap().to_string();
     let (_, page) = get_json(&app, &format!("/api/v1/stacks/{id}/resources")).await;
@@ -163,10 +163,10 @@ async fn bad_uploads_are_refused_with_a_code_a_message_and_a_path_and_store_noth
 async fn the_passphrase_travels_in_a_header() {
     let app = app().await;
     // The DIY checkpoint has a passphrase provider but no secrets: no passphrase needed...
-    let (status, _, _) = send(&app, upload(Some("org/s3/test"), fixture("real-diy-checkpoint/test-upsert.checkpoint.json"))).await;
+    let (status, _, _) = send(&app, upload(Some("org/s3bucket-test/test-upsert"), fixture("real-diy-checkpoint/test-upsert.checkpoint.json"))).await;
     assert_eq!(status, StatusCode::CREATED);
     // ...but a wrong one is still refused, without storing anything.
-    let req = Request::post("/api/v1/stacks?name=org/s3/other")
+    let req = Request::post("/api/v1/stacks?name=org/s3bucket-test/test-upsert")
         .header("x-ferry-passphrase", "not-the-passphrase")
         .body(Body::from(fixture("real-diy-checkpoint/test-upsert.checkpoint.json")))
         .unwrap();

@@ -23,6 +23,11 @@
 //! fine with an input (`badValue`) that Check reports as a failure, and `slow-<ms>-…` reads fine
 //! after `<ms>` milliseconds (a preview that takes a while, to stop an instance in the middle),
 //! and `env-<NAME>` reads as gone unless the plugin's environment holds the variable `NAME`.
+//!
+//! Create, Update and Delete do what they say (the ID `id-<name>`, the new inputs as outputs),
+//! except on resources named `crashop-…` (the process exits in the middle of the call) or
+//! `hangop-…` (the call never returns). Each call appends `<Method> <name>` to the file
+//! `FERRY_TEST_PROVIDER_CALLS` names, when it is set: what a test of "never retried" counts.
 
 use std::sync::atomic::{AtomicU32, Ordering};
 
@@ -30,9 +35,9 @@ use ferry_rpc::prost_types::{value::Kind, Struct, Value};
 use ferry_rpc::pulumirpc::engine_client::EngineClient;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
-    diff_response::DiffChanges, CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest,
-    GetSchemaResponse, ListRequest, ListResponse, LogRequest, LogSeverity, ParameterizeRequest, ParameterizeResponse, PluginInfo, ProviderHandshakeRequest,
-    ProviderHandshakeResponse, ReadRequest, ReadResponse,
+    diff_response::DiffChanges, CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest,
+    DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ListRequest, ListResponse, LogRequest, LogSeverity, ParameterizeRequest,
+    ParameterizeResponse, PluginInfo, ProviderHandshakeRequest, ProviderHandshakeResponse, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use tonic::{Request, Response, Status};
 
@@ -60,6 +65,23 @@ const NAIVE_SCHEMA: &str = r##"{"name": "test", "version": "1.0.0",
     "requiredInputs": ["name"]}},
   "types": {"test:index:Versioning": {"type": "object",
     "properties": {"enabled": {"type": "boolean"}, "mfaDelete": {"type": "boolean"}}}}}"##;
+
+/// Records a mutating call, then misbehaves where the resource's name says to.
+async fn mutating_call(method: &str, urn: &str) {
+    let name = urn.rsplit("::").next().unwrap_or(urn).to_string();
+    if let Some(path) = std::env::var_os("FERRY_TEST_PROVIDER_CALLS") {
+        use std::io::Write as _;
+        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("the calls file opens");
+        writeln!(file, "{method} {name}").expect("the calls file takes a line");
+    }
+    if name.starts_with("crashop-") {
+        eprintln!("panic: {method} of {name} exploded");
+        std::process::exit(3);
+    }
+    if name.starts_with("hangop-") {
+        std::future::pending::<()>().await;
+    }
+}
 
 fn string(s: &str) -> Value {
     Value { kind: Some(Kind::StringValue(s.to_string())) }
@@ -172,6 +194,25 @@ impl ResourceProvider for TestProvider {
         let failures =
             news.fields.keys().filter(|k| k.starts_with("bad")).map(|k| CheckFailure { property: k.clone(), reason: format!("{k} is not allowed") }).collect();
         Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
+    }
+
+    async fn create(&self, request: Request<CreateRequest>) -> Result<Response<CreateResponse>, Status> {
+        let r = request.into_inner();
+        mutating_call("Create", &r.urn).await;
+        let name = r.urn.rsplit("::").next().unwrap_or_default().to_string();
+        Ok(Response::new(CreateResponse { id: format!("id-{name}"), properties: r.properties, ..Default::default() }))
+    }
+
+    async fn update(&self, request: Request<UpdateRequest>) -> Result<Response<UpdateResponse>, Status> {
+        let r = request.into_inner();
+        mutating_call("Update", &r.urn).await;
+        Ok(Response::new(UpdateResponse { properties: r.news, ..Default::default() }))
+    }
+
+    async fn delete(&self, request: Request<DeleteRequest>) -> Result<Response<()>, Status> {
+        let r = request.into_inner();
+        mutating_call("Delete", &r.urn).await;
+        Ok(Response::new(()))
     }
 
     async fn read(&self, request: Request<ReadRequest>) -> Result<Response<ReadResponse>, Status> {

@@ -70,6 +70,8 @@ impl PluginSearch {
                 return Ok(ProviderBinary { package: package.into(), path: path.clone(), version: Some(v.clone()) });
             }
         }
+        // Where it looked is for the server's administrator, not for users' messages.
+        tracing::warn!(package, binary = %exe, folders = ?looked_in, "no plugin found");
         Err(PluginError::NotFound { package: package.to_string(), binary: exe, looked_in })
     }
 

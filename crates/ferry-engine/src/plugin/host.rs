@@ -31,9 +31,11 @@ pub enum PluginError {
     InvalidPackage { package: String },
     #[error("the package `{package}` is not allowed here: {why}")]
     NotAllowed { package: String, why: String },
-    #[error("no plugin for package `{package}`: looked for `{binary}` {}", looked_in_text(.looked_in))]
+    /// The folders looked in are kept for the server's log, never shown: they are the server's
+    /// insides (its user's home, toolchain and checkout folders).
+    #[error("no plugin for package `{package}`: `{binary}` is not installed where this server looks for plugins (an administrator can install it; the server's log names the folders)")]
     NotFound { package: String, binary: String, looked_in: Vec<PathBuf> },
-    #[error("could not start the `{package}` plugin ({path}): {message}")]
+    #[error("could not start the `{package}` plugin: {message}")]
     Launch { package: String, path: PathBuf, message: String },
     #[error("the `{package}` plugin did not start: {message}{}", stderr_suffix(.stderr))]
     Startup { package: String, message: String, stderr: String },
@@ -73,14 +75,6 @@ fn duration_text(d: &Duration) -> String {
         format!("{}s", d.as_secs())
     } else {
         format!("{}ms", d.as_millis())
-    }
-}
-
-fn looked_in_text(dirs: &[PathBuf]) -> String {
-    if dirs.is_empty() {
-        "but no plugin folders are configured".to_string()
-    } else {
-        format!("in {}", dirs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))
     }
 }
 
@@ -152,7 +146,10 @@ impl ProviderPlugin {
             .stderr(Stdio::piped())
             .kill_on_drop(true)
             .spawn()
-            .map_err(|e| PluginError::Launch { package: package.clone(), path: binary.path.clone(), message: e.to_string() })?;
+            .map_err(|e| {
+                tracing::warn!(plugin = %package, path = %binary.path.display(), error = %e, "could not start a plugin");
+                PluginError::Launch { package: package.clone(), path: binary.path.clone(), message: e.to_string() }
+            })?;
 
         let stderr = Arc::new(Mutex::new(VecDeque::with_capacity(STDERR_TAIL)));
         if let Some(err) = child.stderr.take() {

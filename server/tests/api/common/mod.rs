@@ -92,6 +92,11 @@ pub fn post(uri: &str, body: &str) -> Request<Body> {
     Request::post(uri).body(Body::from(body.to_string())).unwrap()
 }
 
+/// A POST of JSON (what the `Json` extractors ask for).
+pub fn post_json(uri: &str, body: &str) -> Request<Body> {
+    Request::post(uri).header(axum::http::header::CONTENT_TYPE, "application/json").body(Body::from(body.to_string())).unwrap()
+}
+
 pub fn get(uri: &str) -> Request<Body> {
     Request::get(uri).body(Body::empty()).unwrap()
 }

@@ -1,0 +1,103 @@
+//! What each stack manages, for the store's index (`ferry_store::managed`): the rows a version
+//! writes (all of them for an upload, what changed for a commit), the rebuild of a stack whose
+//! rows are stale, and the lookup a discovery makes, limited to the stack's own organisation.
+
+use std::collections::HashMap;
+
+use ferry_state::Deployment;
+use ferry_store::managed::{ManagedChange, ManagedResource};
+
+use crate::discovery::Managed;
+use crate::{ServiceError, StackService};
+
+/// The resources of `deployment` a discovery can find again: custom resources with a cloud
+/// ID, not providers, not pending deletion.
+/// A URN held twice (a state Ferry loads with a warning) is listed once, the first.
+pub(crate) fn managed_of(deployment: &Deployment) -> Vec<ManagedResource> {
+    let mut seen = std::collections::HashSet::new();
+    deployment
+        .resources()
+        .iter()
+        .filter(|r| r.is_custom() && !r.is_provider() && !r.is_pending_delete() && seen.insert(r.urn.as_str()))
+        .filter_map(|r| r.id().filter(|id| !id.is_empty()).map(|id| ManagedResource { urn: r.urn.clone(), type_: r.type_.clone(), id: id.to_string() }))
+        .collect()
+}
+
+/// What `next` changes of `base`'s managed resources: those added or changed, and the URNs no
+/// longer managed. One pass over each, in the size of the stack (as the commit's own write is).
+pub(crate) fn managed_change(base: &HashMap<String, ManagedResource>, next: &Deployment) -> ManagedChange {
+    let now = managed_of(next);
+    let mut still: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(now.len());
+    let mut upserted = Vec::new();
+    for r in &now {
+        still.insert(r.urn.as_str());
+        if base.get(&r.urn) != Some(r) {
+            upserted.push(r.clone());
+        }
+    }
+    let removed = base.keys().filter(|urn| !still.contains(urn.as_str())).cloned().collect();
+    ManagedChange::Delta { upserted, removed }
+}
+
+/// `deployment`'s managed resources by URN: what a commit compares its result with.
+pub(crate) fn managed_by_urn(deployment: &Deployment) -> HashMap<String, ManagedResource> {
+    managed_of(deployment).into_iter().map(|r| (r.urn.clone(), r)).collect()
+}
+
+impl StackService {
+    /// Which of `type_`'s resources the stacks of `stack_id`'s organisation manage, by cloud ID
+    /// (the stack itself winning over the others): what a discovery marks its results with.
+    /// Nothing of another organisation is ever looked at. Stacks whose index rows are stale
+    /// (stored before the index, or after a commit it could not follow) are rebuilt first,
+    /// from their latest version, once.
+    pub(crate) async fn managed_lookup(&self, stack_id: &str, type_: &str) -> Result<HashMap<String, Managed>, ServiceError> {
+        let org = crate::access::org_of_name(&self.store.stack(stack_id).await?.name).to_string();
+        for (stale, version) in self.store.stale_managed_stacks(&org).await? {
+            let loaded = self.version(&stale, Some(version)).await?;
+            let rows = managed_of(&loaded.deployment);
+            self.store.rebuild_managed(&stale, version, &rows).await?;
+        }
+        let mut index = HashMap::new();
+        for (id, by) in self.store.managed_of_type(&org, type_).await? {
+            let managed = if by.stack_id == stack_id {
+                Managed::InThisStack { urn: by.urn }
+            } else {
+                Managed::InOtherStack { stack_id: by.stack_id, stack: by.stack, urn: by.urn }
+            };
+            let this = matches!(managed, Managed::InThisStack { .. });
+            if this || !index.contains_key(&id) {
+                index.insert(id, managed);
+            }
+        }
+        Ok(index)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn deployment(resources: serde_json::Value) -> Deployment {
+        serde_json::from_value(serde_json::json!({"resources": resources})).unwrap()
+    }
+
+    #[test]
+    fn a_commit_writes_what_changed_and_what_went() {
+        let base = deployment(serde_json::json!([
+            {"urn": "urn:pulumi:s::p::pulumi:providers:random::default", "type": "pulumi:providers:random", "custom": true, "id": "x"},
+            {"urn": "urn:pulumi:s::p::random:index/randomPet:RandomPet::a", "type": "random:index/randomPet:RandomPet", "custom": true, "id": "a-1"},
+            {"urn": "urn:pulumi:s::p::random:index/randomPet:RandomPet::b", "type": "random:index/randomPet:RandomPet", "custom": true, "id": "b-1"},
+        ]));
+        let next = deployment(serde_json::json!([
+            {"urn": "urn:pulumi:s::p::pulumi:providers:random::default", "type": "pulumi:providers:random", "custom": true, "id": "x"},
+            {"urn": "urn:pulumi:s::p::random:index/randomPet:RandomPet::a", "type": "random:index/randomPet:RandomPet", "custom": true, "id": "a-2"},
+            {"urn": "urn:pulumi:s::p::random:index/randomPet:RandomPet::c", "type": "random:index/randomPet:RandomPet", "custom": true, "id": "c-1"},
+            {"urn": "urn:pulumi:s::p::my:index:Component::d", "type": "my:index:Component", "custom": false},
+        ]));
+        assert_eq!(managed_of(&base).len(), 2, "no provider");
+        let ManagedChange::Delta { upserted, removed } = managed_change(&managed_by_urn(&base), &next) else { panic!("a delta") };
+        let ids: Vec<&str> = upserted.iter().map(|r| r.id.as_str()).collect();
+        assert_eq!(ids, ["a-2", "c-1"], "changed and added; the component has no ID");
+        assert_eq!(removed, ["urn:pulumi:s::p::random:index/randomPet:RandomPet::b"]);
+    }
+}
