@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh: prints the benchmark figures (see README). Builds first; starts its own server.
+# bench.sh: prints the benchmark figures (docs/benchmarks.md). Builds first; starts its own server.
 # The engine's import preview bench runs first; scale.mjs then runs the bench's engine side
 # again beside each round of its API previews.
 source "$(dirname "$0")/lib.sh"

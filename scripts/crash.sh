@@ -2,7 +2,7 @@
 # crash.sh [--smoke] [STORE...]: kill -9 at random moments of 10,000-import commits, 100 runs
 # per store (sqlite, postgres, diy-folder, diy-s3), and check every time that the stack is at
 # its old or its new version and that no lock Ferry took is left unreported (see
-# scripts/crash.py). The full run takes most of an hour (the README gives its figures);
+# scripts/crash.py). The full run takes most of an hour (docs/deployment.md gives its figures);
 # `--smoke`, what the test command runs, is 10 kills per store of 1,000-import commits of the
 # debug server build.sh made. CRASH_RUNS and CRASH_IMPORTS change the counts.
 source "$(dirname "$0")/lib.sh"

@@ -4,7 +4,7 @@
 # committed corpora, seeded from the shared fixtures.
 #
 #   --smoke      what CI runs: a short, fixed number of executions per target over the corpus
-#   --runs N     N executions per target (the README's table: 10,000,000)
+#   --runs N     N executions per target (docs/contributing.md: 10,000,000)
 #   --seconds S  S seconds per target (for the slow targets: state files, provider answers)
 #
 # A crash, a timeout (1 s) or a memory blow-up (2 GB) fails the run, and libFuzzer leaves the
@@ -14,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 ensure_fuzz_tools
 
 FUZZ=crates/ferry-fuzz
-TARGETS=(state_file import_spec yaml_program property_values backend_files provider_answers)
+TARGETS=(state_file import_spec yaml_program property_values backend_files provider_answers terraform_state)
 LIMIT=(-runs=200)
 case "${1:-}" in
   --smoke) shift; LIMIT=(-runs=2000) ;;
@@ -49,6 +49,7 @@ seed yaml_program "$ROOT"/crates/ferry-engine/tests/lifecycle/*/Pulumi.yaml
 seed property_values "$FIXTURES/pulumi/state/secrets-test-vectors.json" "$FIXTURES/pulumi/state/json-schema/property-values.json"
 seed backend_files "$FIXTURES/pulumi/state/real-diy-checkpoint/dev-empty.checkpoint.json"
 seed provider_answers
+seed terraform_state "$FIXTURES"/terraform/*
 for target in "${TARGETS[@]}"; do mkdir -p "$FUZZ/corpus/$target"; done
 
 status=0

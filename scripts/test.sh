@@ -31,7 +31,7 @@ FERRY_TEST_DATABASE_URL="$FERRY_TEST_POSTGRES_URL" cargo test -p server -p ferry
 
 log "benchmark smoke"
 # Not a timed test: 1,000 imports against their floor, paired; fails only past a loose bound
-# (2x) that a real regression crosses and machine noise does not. The README gives the full
+# (2x) that a real regression crosses and machine noise does not. docs/benchmarks.md gives the full
 # benchmark's figures.
 cargo bench -p pulumi-resource-random --bench import_preview -- --smoke
 

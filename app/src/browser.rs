@@ -131,8 +131,22 @@ pub async fn request(method: &str, url: &str, body: Option<(&str, &str)>) -> Res
         init.set_headers(&headers);
         init.set_body(&JsValue::from_str(text));
     }
+    answer(url, &init).await
+}
+
+/// `POST`s the chosen file as it is (the browser streams it; wasm never copies it) and reads
+/// the answer as `T`.
+pub async fn post_file<T: serde::de::DeserializeOwned>(url: &str, file: &web_sys::File) -> Result<T, String> {
+    let init = RequestInit::new();
+    init.set_method("POST");
+    init.set_body(file);
+    parse(&answer(url, &init).await?)
+}
+
+/// Sends a request: the answer's text, or the API's error message.
+async fn answer(url: &str, init: &RequestInit) -> Result<String, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str_and_init(url, &init)).await.map_err(|e| format!("Ferry did not answer: {e:?}"))?;
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, init)).await.map_err(|e| format!("Ferry did not answer: {e:?}"))?;
     let response: Response = response.unchecked_into();
     let text = match response.text() {
         Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),

@@ -60,12 +60,8 @@ mod ssr {
         // A page rendered for something that does not exist (or no longer does, like a
         // revoked link) answers 404, not 200. The routes that can say so render in async
         // mode, so the status is still settable when this runs.
-        let status = match e.code() {
-            "not_found" => Some(http::StatusCode::NOT_FOUND),
-            "sign_in_required" | "bad_credentials" => Some(http::StatusCode::UNAUTHORIZED),
-            "forbidden" => Some(http::StatusCode::FORBIDDEN),
-            _ => None,
-        };
+        // The service's one table says which (the same statuses the API answers).
+        let status = Some(e.status()).filter(|s| matches!(s, 401 | 403 | 404)).and_then(|s| http::StatusCode::from_u16(s).ok());
         if let (Some(status), Some(response)) = (status, use_context::<leptos_axum::ResponseOptions>()) {
             response.set_status(status);
         }
@@ -177,8 +173,8 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         revision: shown,
         latest_revision: view.plan.revision,
         created_at: view.current.created_at,
-        spec: view.current.spec.as_deref().map(crate::pages::plan::source_head),
-        program: view.current.program.as_deref().map(crate::pages::plan::source_head),
+        spec: view.current.spec.as_deref().map(source_head),
+        program: view.current.program.as_deref().map(source_head),
         options: serde_json::to_value(&view.current.options).map_err(|e| ServerFnError::new(e.to_string()))?,
         job,
         preview,
@@ -191,11 +187,11 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
 
 /// A new plan for the stack, started from an example the user edits; returns its ID.
 #[server(prefix = "/rpc")]
-pub async fn new_plan(stack_id: String, kind: String) -> Result<String, ServerFnError> {
+pub async fn new_plan(stack_id: String, kind: ferry_types::SourceKind) -> Result<String, ServerFnError> {
     let stacks = ssr::stacks()?;
     let caller = ssr::caller();
     let org = ssr::authorize(ferry_service::access::Object::Stack, &stack_id, ferry_service::access::Role::Planner).await?;
-    let plan = stacks.create_plan_from_example(&caller, &stack_id, kind == "program").await.map_err(ssr::fail)?;
+    let plan = stacks.create_plan_from_example(&caller, &stack_id, kind).await.map_err(ssr::fail)?;
     stacks.audit_plan_created(&caller, &org, &plan.plan.id, &ssr::address()).await.map_err(ssr::fail)?;
     Ok(plan.plan.id)
 }
@@ -214,4 +210,17 @@ pub async fn current_user() -> Result<Option<Me>, ServerFnError> {
 #[server(prefix = "/rpc")]
 pub async fn sign_in_methods() -> Result<ferry_types::SignInMethods, ServerFnError> {
     Ok(use_context::<ferry_types::SignInMethods>().unwrap_or_default())
+}
+
+/// How much of the text the page carries: more than a screen holds.
+#[cfg(feature = "ssr")]
+const SHOWN_LINES: usize = 120;
+#[cfg(feature = "ssr")]
+const SHOWN_BYTES: usize = 16 * 1024;
+
+/// The screenful of `text` a plan's page carries, and what it leaves out.
+#[cfg(feature = "ssr")]
+fn source_head(text: &str) -> ferry_types::SourceHead {
+    let (shown, rest) = crate::format::screenful(text, SHOWN_LINES, SHOWN_BYTES);
+    ferry_types::SourceHead { head: shown.to_string(), more: crate::format::left_out(shown, rest) }
 }

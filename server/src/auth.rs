@@ -6,11 +6,11 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::{Path, Query, Request, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
-use cookie::{Cookie, SameSite};
+use cookie::Cookie;
 use ferry_service::access::{Caller, Role};
 use ferry_service::StackService;
 use serde::Deserialize;
@@ -18,9 +18,8 @@ use serde_json::json;
 
 use crate::access::Peer;
 use crate::error::ApiError;
+use crate::session::{local_path, set_session, SESSION_COOKIE};
 use crate::AppState;
-
-pub const SESSION_COOKIE: &str = "ferry_session";
 
 /// How Ferry is reached, for cookies and links.
 #[derive(Clone, Default)]
@@ -34,7 +33,7 @@ pub struct AuthConfig {
 impl AuthConfig {
     /// Cookies are `Secure` behind TLS: the public URL is `https`, or the request came over
     /// TLS (as a trusted proxy says).
-    fn secure(&self, https: bool) -> bool {
+    pub(crate) fn secure(&self, https: bool) -> bool {
         https || self.public_url.as_deref().is_some_and(|u| u.starts_with("https://"))
     }
 }
@@ -103,27 +102,6 @@ fn unauthorized(message: &str) -> Response {
     ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message).into_response()
 }
 
-/// Sets the session cookie on `response` to a new session's secret (for as long as sessions
-/// last), or, with `None`, clears it.
-pub(crate) fn set_session(response: &mut Response, config: &AuthConfig, https: bool, secret: Option<String>) {
-    let max_age = cookie::time::Duration::seconds(if secret.is_some() { ferry_service::accounts::SESSION_SECONDS } else { 0 });
-    let cookie = Cookie::build((SESSION_COOKIE, secret.unwrap_or_default()))
-        .http_only(true)
-        .same_site(SameSite::Lax)
-        .secure(config.secure(https))
-        .path("/")
-        .max_age(max_age);
-    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
-}
-
-/// Where to go after signing in: a path on this server only (never another site).
-pub(crate) fn local_path(next: Option<&str>) -> String {
-    match next {
-        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.starts_with("/\\") => p.to_string(),
-        _ => "/".to_string(),
-    }
-}
-
 #[derive(Deserialize)]
 pub struct SignInForm {
     name: String,
@@ -152,7 +130,7 @@ pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, heade
     match state.stacks.sign_in(&form.name, &form.password, peer).await {
         Ok(signed_in) => {
             let mut response = if is_form { Redirect::to(&next).into_response() } else { Json(json!({"name": signed_in.user.name})).into_response() };
-            set_session(&mut response, &state.auth, https, Some(signed_in.session.0));
+            set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
             Ok(response)
         }
         Err(e) if is_form => {
@@ -171,7 +149,7 @@ pub async fn logout(State(state): State<AppState>, Peer(_, https): Peer, headers
     }
     let wants_json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("application/json"));
     let mut response = if wants_json { StatusCode::NO_CONTENT.into_response() } else { Redirect::to("/signin").into_response() };
-    set_session(&mut response, &state.auth, https, None);
+    set_session(&mut response, state.auth.secure(https), None);
     Ok(response)
 }
 
@@ -180,7 +158,7 @@ pub async fn logout(State(state): State<AppState>, Peer(_, https): Peer, headers
 pub async fn end_all_sessions(State(state): State<AppState>, Peer(_, https): Peer, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
     state.stacks.end_all_sessions(&caller).await?;
     let mut response = Json(json!({"signed_out": true})).into_response();
-    set_session(&mut response, &state.auth, https, None);
+    set_session(&mut response, state.auth.secure(https), None);
     Ok(response)
 }
 
@@ -189,7 +167,7 @@ pub async fn end_all_sessions(State(state): State<AppState>, Peer(_, https): Pee
 pub async fn sign_in_link(State(state): State<AppState>, Peer(peer, https): Peer, Path(token): Path<String>) -> Result<Response, ApiError> {
     let signed_in = state.stacks.use_sign_in_link(&token, peer).await?;
     let mut response = Redirect::to("/account").into_response();
-    set_session(&mut response, &state.auth, https, Some(signed_in.session.0));
+    set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
     Ok(response)
 }
 

@@ -28,67 +28,10 @@ impl ApiError {
     }
 }
 
-/// The HTTP status of each service error, by its variant (no wildcard over the service's
-/// variants: a new one must be given its status here).
-fn status_of(e: &ServiceError) -> StatusCode {
-    use ferry_state::ErrorCode;
-    use ferry_store::StoreError;
-    match e {
-        ServiceError::State(s) => match s.code {
-            ErrorCode::PassphraseRequired | ErrorCode::WrongPassphrase => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::InvalidJson
-            | ErrorCode::UnsupportedVersion
-            | ErrorCode::UnknownFeature
-            | ErrorCode::InvalidState
-            | ErrorCode::DanglingReference
-            | ErrorCode::InvalidSecret => StatusCode::BAD_REQUEST,
-        },
-        ServiceError::TooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-        ServiceError::NameRequired { .. } | ServiceError::StackMismatch { .. } | ServiceError::Spec(_) | ServiceError::Program(_) | ServiceError::Plan(_) => {
-            StatusCode::BAD_REQUEST
-        }
-        ServiceError::JobNotFound(_) | ServiceError::ResourceNotFound { .. } => StatusCode::NOT_FOUND,
-        ServiceError::Code(_) | ServiceError::Commit(_) => StatusCode::UNPROCESSABLE_ENTITY,
-        ServiceError::Store(store) => match store {
-            StoreError::StackNotFound(_)
-            | StoreError::VersionNotFound { .. }
-            | StoreError::PreviewNotFound(_)
-            | StoreError::PlanNotFound(_)
-            | StoreError::PlanRevisionNotFound { .. }
-            | StoreError::ShareNotFound
-            | StoreError::UserNotFound(_)
-            | StoreError::TokenNotFound
-            | StoreError::CommentNotFound(_)
-            | StoreError::JobNotFound(_) => StatusCode::NOT_FOUND,
-            StoreError::UserExists(_) | StoreError::StackExists(_) => StatusCode::CONFLICT,
-            StoreError::StalePreview { .. } | StoreError::AlreadyCommitted { .. } => StatusCode::CONFLICT,
-            StoreError::InvalidName(_) => StatusCode::BAD_REQUEST,
-            StoreError::Database(_)
-            | StoreError::Migration(_)
-            | StoreError::UnsupportedDatabase(_)
-            | StoreError::DamagedExport { .. }
-            | StoreError::DamagedPreview { .. } => StatusCode::INTERNAL_SERVER_ERROR,
-        },
-        ServiceError::Backend(b) => match b {
-            ferry_backend::BackendError::Locked { .. } => StatusCode::CONFLICT,
-            ferry_backend::BackendError::NoStack(_) => StatusCode::NOT_FOUND,
-            ferry_backend::BackendError::Url { .. } | ferry_backend::BackendError::Unreadable { .. } => StatusCode::BAD_REQUEST,
-            ferry_backend::BackendError::Storage { .. } => StatusCode::BAD_GATEWAY,
-        },
-        ServiceError::BackendNotAllowed { .. } => StatusCode::FORBIDDEN,
-        ServiceError::BackendChanged { .. } => StatusCode::CONFLICT,
-        ServiceError::Invalid(_) => StatusCode::BAD_REQUEST,
-        ServiceError::SignInRequired | ServiceError::BadCredentials(_) => StatusCode::UNAUTHORIZED,
-        ServiceError::Forbidden(_) => StatusCode::FORBIDDEN,
-        ServiceError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
-        ServiceError::Conflict(_) | ServiceError::NeedsApproval(_) => StatusCode::CONFLICT,
-        ServiceError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
-    }
-}
-
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
-        let status = status_of(&e);
+        // The service's one table gives each error its status and code.
+        let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         if status == StatusCode::INTERNAL_SERVER_ERROR {
             tracing::error!(error = %e, "request failed");
         }

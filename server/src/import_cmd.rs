@@ -1,5 +1,6 @@
-//! `ferry import`: preview an import spec against a stack (by name, from Ferry's store, or a
-//! state file) and commit it unless `--preview-only`.
+//! `ferry import`: preview an import spec, or with `--from terraform` a Terraform or OpenTofu
+//! state, against a stack (by name, from Ferry's store, or a state file) and commit it unless
+//! `--preview-only`.
 
 use std::path::PathBuf;
 
@@ -12,9 +13,23 @@ pub struct ImportArgs {
     /// The stack: a name in Ferry's store (`org/project/stack`) or a Pulumi state file.
     #[arg(long)]
     stack: String,
-    /// The import spec (`pulumi import --file` format).
+    /// What the file is: an import spec (`pulumi import --file` format), or `terraform`: a
+    /// Terraform or OpenTofu state file (or `show -json` output), every instance a plugin maps
+    /// imported with its recorded attributes as its inputs.
+    #[arg(long, value_enum, default_value = "spec")]
+    from: ImportFrom,
+    /// The file to import from.
     #[arg(long)]
-    file: PathBuf,
+    file: Option<PathBuf>,
+    /// The same, as an argument (`ferry import --from terraform terraform.tfstate --stack …`).
+    #[arg(value_name = "FILE", conflicts_with = "file")]
+    path: Option<PathBuf>,
+    /// With `--from terraform`: import instances Terraform marked tainted too.
+    #[arg(long)]
+    include_tainted: bool,
+    /// With `--from terraform`: import deposed objects too.
+    #[arg(long)]
+    include_deposed: bool,
     /// Show the preview; write nothing.
     #[arg(long)]
     preview_only: bool,
@@ -40,10 +55,28 @@ pub struct ImportArgs {
     plugin_dirs: Vec<PathBuf>,
 }
 
+/// What `ferry import` reads.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ImportFrom {
+    Spec,
+    Terraform,
+}
+
 pub async fn run(args: ImportArgs) -> Result<(), Error> {
-    let spec = std::fs::read_to_string(&args.file).map_err(|e| format!("cannot read {}: {e}", args.file.display()))?;
-    // The spec's own problems first: they need no stack.
-    let parsed = ferry_engine::import_spec::parse_import_spec(&spec).map_err(|e| format!("{}: {e}", args.file.display()))?;
+    let file = args.file.clone().or(args.path.clone()).ok_or("say which file to import from: --file <file> (or the file as an argument)")?;
+    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    // The file's own problems first: they need no stack.
+    let spec = match args.from {
+        ImportFrom::Spec => {
+            let text = String::from_utf8(bytes.clone()).map_err(|e| format!("{}: not UTF-8 text: {e}", file.display()))?;
+            let parsed = ferry_engine::import_spec::parse_import_spec(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            Some((text, parsed))
+        }
+        ImportFrom::Terraform => {
+            ferry_terraform::read_state(&bytes).map_err(|e| format!("{}: not a Terraform state Ferry reads: {e}", file.display()))?;
+            None
+        }
+    };
     let passphrase = env_passphrase();
     let state_file = PathBuf::from(&args.stack);
     let from_file = state_file.is_file();
@@ -53,7 +86,29 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
 
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let code_request = code_request(&args)?;
-    let record = service.preview_import(&stack_id, &spec, parsed, None, Default::default()).await?;
+    let record = match spec {
+        Some((text, parsed)) => service.preview_import(&stack_id, &text, parsed, None, Default::default()).await?,
+        None => {
+            let choices = ferry_service::MigrationChoices { title: None, include_tainted: args.include_tainted, include_deposed: args.include_deposed };
+            let migration = service.terraform_migration(&stack_id, &bytes, &choices).await?;
+            if !args.json {
+                print_migration(&migration.rows);
+            }
+            let Some(program) = migration.program else {
+                return Err(format!("nothing in {} maps to a Pulumi type: see each instance's reason above", file.display()).into());
+            };
+            let request = ferry_service::ProgramRequest {
+                source: ferry_service::ProgramSource::Yaml(program),
+                config: Default::default(),
+                mapping: None,
+                passphrase: passphrase.clone(),
+                scope: ferry_engine::deploy::PlanScope::Imports,
+                progress: None,
+                prior: Some(migration.prior),
+            };
+            service.preview_program(&stack_id, request).await?
+        }
+    };
     let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase.clone(), false).await) };
 
     if args.json {
@@ -143,4 +198,22 @@ fn print_preview(preview: &Value) {
     }
     let counts: Vec<String> = preview["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
     println!("\n{} resource(s): {}", rows.len(), counts.join(", "));
+}
+
+/// The Terraform instances and what became of each.
+fn print_migration(rows: &[ferry_terraform::Row]) {
+    let width = |f: &dyn Fn(&ferry_terraform::Row) -> usize| rows.iter().map(f).max().unwrap_or(0).max(7);
+    let (wa, ws) = (width(&|r| r.address.len()), width(&|r| format!("{:?}", r.status).len() + 2));
+    println!("{:wa$}  {:ws$}  PULUMI TYPE / REASON", "ADDRESS", "STATUS");
+    for r in rows {
+        let status = serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let note = match (&r.type_, &r.reason) {
+            (Some(t), None) => t.clone(),
+            (Some(t), Some(why)) => format!("{t}: {why}"),
+            (None, Some(why)) => why.clone(),
+            (None, None) => String::new(),
+        };
+        println!("{:wa$}  {status:ws$}  {note}", r.address);
+    }
+    println!();
 }

@@ -13,6 +13,7 @@ pub mod error;
 pub mod oidc;
 pub mod review_api;
 pub mod security;
+mod session;
 
 use std::sync::Arc;
 use std::time::Duration;

@@ -85,7 +85,7 @@ pub async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -
         .set_pkce_challenge(challenge)
         .url();
     // Kept in the store, so the provider's callback may reach any instance.
-    let login = OidcLogin { verifier: verifier.secret().clone(), nonce: nonce.secret().clone(), next: crate::auth::local_path(q.next.as_deref()) };
+    let login = OidcLogin { verifier: verifier.secret().clone(), nonce: nonce.secret().clone(), next: crate::session::local_path(q.next.as_deref()) };
     state.stacks.begin_oidc_login(csrf.secret(), &login, PENDING_FOR.as_secs() as i64).await?;
     Ok(Redirect::to(url.as_str()).into_response())
 }
@@ -135,7 +135,7 @@ pub async fn callback(State(state): State<AppState>, Peer(peer, https): Peer, Qu
     let identity = OidcIdentity { issuer: claims.issuer().as_str().to_string(), subject: claims.subject().as_str().to_string(), email, name, groups };
     let signed_in = state.stacks.sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
     let mut response = Redirect::to(&pending.next).into_response();
-    crate::auth::set_session(&mut response, &state.auth, https, Some(signed_in.session.0));
+    crate::session::set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
     Ok(response)
 }
 

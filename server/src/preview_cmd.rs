@@ -122,8 +122,15 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     }
     let passphrase = env_passphrase();
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
-    let request =
-        ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), scope: args.scope.into(), progress: None };
+    let request = ProgramRequest {
+        source: ProgramSource::Yaml(text),
+        config,
+        mapping,
+        passphrase: passphrase.clone(),
+        scope: args.scope.into(),
+        progress: None,
+        prior: None,
+    };
     let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;
     let view = record.plan.view().to_value();
 

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::stack::StackView;
+use super::stack_view::StackView;
 use crate::format::urn_name;
 use crate::server_fns::load_resource_detail;
 

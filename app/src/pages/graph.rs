@@ -1,13 +1,6 @@
-//! `/stacks/:id/graph`: the stack drawn by sigma.js (WebGL), laid out by the server.
+//! The stack graph panel of `/stacks/:id/graph`: drawn by sigma.js (WebGL), laid out in the browser.
 
 use leptos::prelude::*;
-
-use super::stack::{StackFrame, StackView};
-
-#[component]
-pub fn GraphPage() -> impl IntoView {
-    view! { <StackFrame view=StackView::Graph/> }
-}
 
 /// The graph container; in the browser, `pkg/graph.js` fetches the graph and draws it here.
 #[component]

@@ -7,16 +7,17 @@ mod detail;
 mod discover;
 mod graph;
 mod home;
+mod migrate;
 pub(crate) mod paged;
 pub(crate) mod plan;
 mod stack;
+mod stack_view;
 pub(crate) mod table;
 
 pub use account::{AccountPage, SignInPage, UserMenu};
-pub use graph::GraphPage;
 pub use home::{HomePage, UploadStatusError};
 pub use plan::PlanPage;
-pub use stack::{DiscoverPage, TablePage};
+pub use stack::{DiscoverPage, GraphPage, TablePage};
 
 use leptos::prelude::*;
 

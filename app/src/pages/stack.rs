@@ -1,29 +1,13 @@
 //! The frame of a stack's pages: header, view tabs, and the detail panel for `?r=<urn>`.
 
+use ferry_types::SourceKind;
 use leptos::prelude::*;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use super::detail::DetailPanel;
+use super::stack_view::StackView;
 use super::table::ResourceTable;
 use crate::server_fns::stack_page;
-
-/// Which view of the stack a page shows.
-#[derive(Clone, Copy, PartialEq)]
-pub(crate) enum StackView {
-    Table,
-    Graph,
-    Discover,
-}
-
-impl StackView {
-    pub(crate) fn suffix(self) -> &'static str {
-        match self {
-            StackView::Table => "",
-            StackView::Graph => "/graph",
-            StackView::Discover => "/discover",
-        }
-    }
-}
 
 pub(crate) fn use_stack_id() -> Memo<String> {
     let params = use_params_map();
@@ -38,6 +22,11 @@ pub(crate) fn use_selected_urn() -> Memo<Option<String>> {
 #[component]
 pub fn TablePage() -> impl IntoView {
     view! { <StackFrame view=StackView::Table/> }
+}
+
+#[component]
+pub fn GraphPage() -> impl IntoView {
+    view! { <StackFrame view=StackView::Graph/> }
 }
 
 #[component]
@@ -80,6 +69,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                     <a class="tab" href=format!("/api/v1/stacks/{}/export", s.id) download=format!("{}.export.json", s.name.replace('/', "-")) rel="external">"Export JSON"</a>
                                 </nav>
                                 {may_plan.then(|| view! { <NewPlan stack_id=s.id.clone()/> })}
+                                {may_plan.then(|| view! { <super::migrate::MigrateTerraform stack_id=s.id.clone()/> })}
                                 <ApprovalRule stack_id=s.id.clone() admin=page.roles.iter().any(|r| r == "admin")/>
                             </section>
                             {(!warnings.is_empty()).then(|| view! {
@@ -122,12 +112,12 @@ fn NewPlan(stack_id: String) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
     // Taken while the component is made: the router's context is not there in a later task.
     let navigate = leptos_router::hooks::use_navigate();
-    let create = move |kind: &'static str| {
+    let create = move |kind: SourceKind| {
         let (stack_id, navigate) = (stack_id.clone(), navigate.clone());
         move |_| {
             let (stack_id, navigate) = (stack_id.clone(), navigate.clone());
             leptos::task::spawn_local(async move {
-                match crate::server_fns::new_plan(stack_id, kind.to_string()).await {
+                match crate::server_fns::new_plan(stack_id, kind).await {
                     Ok(id) => navigate(&format!("/plans/{id}"), Default::default()),
                     Err(e) => problem.set(Some(super::error_text(&e))),
                 }
@@ -136,8 +126,8 @@ fn NewPlan(stack_id: String) -> impl IntoView {
     };
     view! {
         <div class="actions new-plan">
-            <button id="new-plan-spec" on:click=create("spec")>"New import plan"</button>
-            <button id="new-plan-program" class="secondary" on:click=create("program")>"New plan from a YAML program"</button>
+            <button id="new-plan-spec" on:click=create(SourceKind::Spec)>"New import plan"</button>
+            <button id="new-plan-program" class="secondary" on:click=create(SourceKind::Program)>"New plan from a YAML program"</button>
             {move || problem.get().map(|p| view! { <span class="error">{p}</span> })}
         </div>
     }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::deploy::generator::{make_urn, provider_config, provider_version, Generator, Goal, Outcome, PlannedImport, ProviderRef};
+pub use crate::deploy::ImportStrategy;
 use crate::deploy::{CheckFailure, DeployContext, DeployMode, DeployOptions, Deployed, ImportStatus, Plan, PlanScope, StepOp};
 use crate::import_spec::{EntryRef, ImportSpec};
 use crate::provider::ProviderSource;
@@ -39,18 +40,6 @@ impl Default for ImportOptions {
     }
 }
 
-/// Which inputs an imported resource gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ImportStrategy {
-    /// Pulumi's 2022 design: the inputs `Read` returned (limited by `properties`).
-    #[default]
-    Read,
-    /// The older design: only the schema's required inputs, then the values `Diff` says differ
-    /// from the read state, copied back — the smallest set of inputs that shows no diff.
-    Minimal,
-}
-
 /// Runs `spec` against the stack as an import deployment (a preview: nothing is created,
 /// changed or deleted). Never fails as a whole: each entry ends with a status on its step.
 pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, providers: &dyn ProviderSource, options: ImportOptions) -> Deployed {
@@ -70,6 +59,7 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
         concurrency: options.concurrency,
         import_mapping: None,
         progress: options.progress.clone(),
+        import_prior: None,
     };
     let generator = Generator::for_import(&ctx, providers, &deploy_options);
     generator.register_root().await;

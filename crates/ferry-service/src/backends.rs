@@ -180,7 +180,7 @@ impl StackService {
     pub(crate) async fn lock_backend(&self, stack_id: &str, conn: &Connected) -> Result<BackendLockHeld, ServiceError> {
         let path = conn.backend.new_lock_path(&conn.stack).await?;
         self.store.add_backend_lock(&path, stack_id, conn.backend.url(), self.jobs.instance(), &self.jobs.lease_until()).await?;
-        match conn.backend.lock(&path, &crate::previews::now_rfc3339()).await {
+        match conn.backend.lock(&path, &now_rfc3339()).await {
             Ok(lock) => Ok(BackendLockHeld { lock, path }),
             Err(e) => {
                 // Refused (another holder) or failed: Ferry's own file must not stay.
@@ -278,9 +278,13 @@ impl StackService {
 
     /// Writes the committed deployment as the stack's next checkpoint (with backup and history).
     pub(crate) async fn write_backend(&self, conn: &Connected, live: &[u8], committed: &ferry_state::Deployment) -> Result<(), ServiceError> {
-        conn.backend.write(&conn.stack, live, &deployment_value(committed)?, &crate::previews::now_rfc3339()).await?;
+        conn.backend.write(&conn.stack, live, &deployment_value(committed)?, &now_rfc3339()).await?;
         Ok(())
     }
+}
+
+pub(crate) fn now_rfc3339() -> String {
+    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
 use ferry_codegen::{lower, project, Language, Options, PackageSchema, SourceResource, Style};
+use ferry_engine::deploy::StepOp;
 use ferry_engine::plugin::PluginProviders;
 use ferry_property::json::{decode_map, DecodeOptions};
 use ferry_state::deployment::Resource;
@@ -232,18 +233,24 @@ impl StackService {
         let key = self.engine()?.payload_key;
         let stored = self.store.preview(id).await?;
         let record = crate::previews::parse_stored(&stored.preview_json)?;
-        if record.is_program() {
-            return Err(ServiceError::Code("a program's resources are already code: generate code from an import spec's preview or from the stack".into()));
-        }
-        // The entries that import, by URN, with the import ID their step shows (`[secret]` when
-        // it is the secret itself: the state records none).
+        // What imports, by URN, with the import ID its step shows (`[secret]` when it is the
+        // secret itself: the state records none): a spec's ready entries, or a program's
+        // import steps that read without an error (a Terraform migration's program is Ferry's
+        // own YAML; the code is what a team keeps).
+        let program = record.is_program();
         let ready: HashMap<&str, Option<&str>> = record
             .plan
             .steps
             .iter()
-            .filter(|s| s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready()))
+            .filter(|s| match program {
+                true => matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none(),
+                false => s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready()),
+            })
             .map(|s| (s.urn.as_str(), s.import_id.as_deref()))
             .collect();
+        if program && ready.is_empty() {
+            return Err(ServiceError::Code("the program imports nothing: its resources are already code; generate code from the stack".into()));
+        }
         let sealed = SealedPayload::open(&stored.payload, &key)?;
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let mut context = self.context(&base, passphrase)?;
@@ -265,7 +272,8 @@ impl StackService {
                 provider: s.provider,
                 protect: false,
                 ignore_changes: Vec::new(),
-                depends_on: Vec::new(),
+                // A program's `dependsOn` (a spec has none).
+                depends_on: s.dependencies,
                 urn: s.urn,
             })
             .collect();

@@ -16,7 +16,7 @@ use ferry_store::jobs::{JobKind, NewJob};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::jobs::{parse_events, status_of_job, EndView, JobEnd, JobSink, JobUpdate};
+use crate::jobs::{parse_events, EndView, JobEnd, JobSink, JobUpdate};
 use crate::stack_secrets::StackSecrets;
 use crate::{JobStatus, ServiceError, StackService};
 
@@ -340,11 +340,11 @@ impl StackService {
 
     /// A discovery so far, with every event it reported (from any instance).
     pub async fn discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
-        let stored = self.live_job(id, |j| j.kind == JobKind::Discovery.as_str()).await?;
+        let stored = self.live_job(id, |j| j.kind == JobKind::Discovery).await?;
         let events: Vec<DiscoveryEvent> = parse_events(self.store.job_events(id, 0).await?)?;
         let types = stored.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
         Ok(DiscoveryView {
-            status: status_of_job(&stored),
+            status: stored.status,
             id: stored.id,
             stack_id: stored.stack_id,
             types,
@@ -356,7 +356,7 @@ impl StackService {
 
     /// Follows a discovery: every event from the first, then the discovery once it stopped.
     pub async fn follow_discovery(self: &Arc<Self>, id: &str) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
-        self.live_job(id, |j| j.kind == JobKind::Discovery.as_str()).await?;
+        self.live_job(id, |j| j.kind == JobKind::Discovery).await?;
         let (service, job) = (self.clone(), id.to_string());
         let end: EndView = Arc::new(move || {
             let (service, job) = (service.clone(), job.clone());
@@ -366,7 +366,7 @@ impl StackService {
     }
 
     pub async fn cancel_discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
-        self.live_job(id, |j| j.kind == JobKind::Discovery.as_str()).await?;
+        self.live_job(id, |j| j.kind == JobKind::Discovery).await?;
         self.stop_job(id).await?;
         self.discovery(id).await
     }

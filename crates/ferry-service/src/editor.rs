@@ -16,13 +16,7 @@ use serde_json::{json, Value};
 
 use crate::{ServiceError, StackService};
 
-/// Which editor's text.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SourceKind {
-    Spec,
-    Program,
-}
+pub use ferry_types::SourceKind;
 
 /// nameTable completions offered at most (a stack of thousands would make the schema heavy).
 const MAX_NAME_SNIPPETS: usize = 500;

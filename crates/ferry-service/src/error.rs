@@ -76,50 +76,83 @@ impl From<ferry_store::InvalidStackNameError> for ServiceError {
 }
 
 impl ServiceError {
-    /// A stable snake_case code for APIs.
-    pub fn code(&self) -> &'static str {
+    /// The one table of what each error is to a caller: the HTTP status it stands for and a
+    /// stable snake_case code, by variant, with no wildcard (a new variant, here or in the
+    /// store's or backend's errors, must be given both). The API and the UI's server functions
+    /// both answer from it.
+    fn status_and_code(&self) -> (u16, &'static str) {
+        use ferry_backend::BackendError;
+        use ferry_state::ErrorCode;
         match self {
-            ServiceError::State(e) => e.code.as_str(),
-            ServiceError::TooLarge { .. } => "too_large",
-            ServiceError::NameRequired { .. } => "name_required",
-            ServiceError::StackMismatch { .. } => "stack_mismatch",
-            ServiceError::ResourceNotFound { .. } => "not_found",
-            ServiceError::Spec(_) => "invalid_spec",
-            ServiceError::Program(_) => "invalid_program",
-            ServiceError::Code(_) => "codegen_failed",
-            ServiceError::Plan(_) => "invalid_plan",
-            ServiceError::JobNotFound(_) => "not_found",
-            ServiceError::Commit(_) => "commit_refused",
-            ServiceError::Store(StoreError::StalePreview { .. }) => "stale_preview",
-            ServiceError::Store(StoreError::AlreadyCommitted { .. }) => "already_committed",
-            ServiceError::Store(
+            ServiceError::State(e) => match e.code {
+                ErrorCode::PassphraseRequired | ErrorCode::WrongPassphrase => (422, e.code.as_str()),
+                ErrorCode::InvalidJson
+                | ErrorCode::UnsupportedVersion
+                | ErrorCode::UnknownFeature
+                | ErrorCode::InvalidState
+                | ErrorCode::DanglingReference
+                | ErrorCode::InvalidSecret => (400, e.code.as_str()),
+            },
+            ServiceError::TooLarge { .. } => (413, "too_large"),
+            ServiceError::NameRequired { .. } => (400, "name_required"),
+            ServiceError::StackMismatch { .. } => (400, "stack_mismatch"),
+            ServiceError::Spec(_) => (400, "invalid_spec"),
+            ServiceError::Program(_) => (400, "invalid_program"),
+            ServiceError::Plan(_) => (400, "invalid_plan"),
+            ServiceError::JobNotFound(_) => (404, "not_found"),
+            ServiceError::Code(_) => (422, "codegen_failed"),
+            ServiceError::Commit(_) => (422, "commit_refused"),
+            ServiceError::ResourceNotFound { .. } => (404, "not_found"),
+            ServiceError::Store(store) => match store {
                 StoreError::StackNotFound(_)
                 | StoreError::VersionNotFound { .. }
                 | StoreError::PreviewNotFound(_)
                 | StoreError::PlanNotFound(_)
                 | StoreError::PlanRevisionNotFound { .. }
-                | StoreError::ShareNotFound,
-            ) => "not_found",
-            ServiceError::Store(StoreError::InvalidName(_)) => "invalid_name",
-            ServiceError::Backend(ferry_backend::BackendError::Locked { .. }) => "stack_locked",
-            ServiceError::Backend(ferry_backend::BackendError::NoStack(_)) => "not_found",
-            ServiceError::Backend(ferry_backend::BackendError::Url { .. }) => "invalid_backend",
-            ServiceError::Backend(ferry_backend::BackendError::Unreadable { .. }) => "invalid_state",
-            ServiceError::Backend(ferry_backend::BackendError::Storage { .. }) => "backend_failed",
-            ServiceError::BackendNotAllowed { .. } => "backend_not_allowed",
-            ServiceError::BackendChanged { .. } => "stale_preview",
-            ServiceError::Invalid(_) => "bad_request",
-            ServiceError::SignInRequired => "sign_in_required",
-            ServiceError::BadCredentials(_) => "bad_credentials",
-            ServiceError::Forbidden(_) => "forbidden",
-            ServiceError::RateLimited(_) => "rate_limited",
-            ServiceError::Conflict(_) => "conflict",
-            ServiceError::NeedsApproval(_) => "approval_required",
-            ServiceError::Store(StoreError::CommentNotFound(_)) => "not_found",
-            ServiceError::Store(StoreError::UserNotFound(_) | StoreError::TokenNotFound) => "not_found",
-            ServiceError::Store(StoreError::UserExists(_) | StoreError::StackExists(_)) => "conflict",
-            ServiceError::Store(_) | ServiceError::Internal(_) => "internal",
+                | StoreError::ShareNotFound
+                | StoreError::UserNotFound(_)
+                | StoreError::TokenNotFound
+                | StoreError::CommentNotFound(_)
+                | StoreError::JobNotFound(_) => (404, "not_found"),
+                StoreError::UserExists(_) | StoreError::StackExists(_) => (409, "conflict"),
+                StoreError::StalePreview { .. } => (409, "stale_preview"),
+                StoreError::AlreadyCommitted { .. } => (409, "already_committed"),
+                StoreError::InvalidName(_) => (400, "invalid_name"),
+                StoreError::Database(_)
+                | StoreError::Migration(_)
+                | StoreError::UnsupportedDatabase(_)
+                | StoreError::DamagedExport { .. }
+                | StoreError::DamagedPreview { .. }
+                | StoreError::DamagedJob { .. } => (500, "internal"),
+            },
+            ServiceError::Backend(backend) => match backend {
+                BackendError::Locked { .. } => (409, "stack_locked"),
+                BackendError::NoStack(_) => (404, "not_found"),
+                BackendError::Url { .. } => (400, "invalid_backend"),
+                BackendError::Unreadable { .. } => (400, "invalid_state"),
+                BackendError::Storage { .. } => (502, "backend_failed"),
+            },
+            ServiceError::BackendNotAllowed { .. } => (403, "backend_not_allowed"),
+            ServiceError::BackendChanged { .. } => (409, "stale_preview"),
+            ServiceError::Invalid(_) => (400, "bad_request"),
+            ServiceError::SignInRequired => (401, "sign_in_required"),
+            ServiceError::BadCredentials(_) => (401, "bad_credentials"),
+            ServiceError::Forbidden(_) => (403, "forbidden"),
+            ServiceError::RateLimited(_) => (429, "rate_limited"),
+            ServiceError::Conflict(_) => (409, "conflict"),
+            ServiceError::NeedsApproval(_) => (409, "approval_required"),
+            ServiceError::Internal(_) => (500, "internal"),
         }
+    }
+
+    /// The HTTP status the error stands for (see [`Self::status_and_code`]).
+    pub fn status(&self) -> u16 {
+        self.status_and_code().0
+    }
+
+    /// A stable snake_case code for APIs (see [`Self::status_and_code`]).
+    pub fn code(&self) -> &'static str {
+        self.status_and_code().1
     }
 
     /// The JSON path in the uploaded file the error is about, when there is one.
@@ -128,5 +161,23 @@ impl ServiceError {
             ServiceError::State(e) => e.path.as_deref(),
             _ => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_error_answers_one_status_and_code_from_the_table() {
+        // A missing job is not found, whichever layer found it missing (it was `internal`).
+        for missing in [ServiceError::Store(StoreError::JobNotFound("j".into())), ServiceError::JobNotFound("j".into())] {
+            assert_eq!((missing.status(), missing.code()), (404, "not_found"), "{missing}");
+        }
+        assert_eq!((ServiceError::SignInRequired.status(), ServiceError::SignInRequired.code()), (401, "sign_in_required"));
+        let stale = ServiceError::Store(StoreError::StalePreview { base: 1, latest: 2 });
+        assert_eq!((stale.status(), stale.code()), (409, "stale_preview"));
+        let damaged = ServiceError::Store(StoreError::DamagedPreview { id: "p".into(), why: "x".into() });
+        assert_eq!((damaged.status(), damaged.code()), (500, "internal"));
     }
 }

@@ -78,24 +78,9 @@ pub(crate) struct JobEnd {
 /// Builds a stopped job's view as JSON, for a follower's last message.
 pub(crate) type EndView = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
 
-fn status_of(stored: &str) -> JobStatus {
-    match stored {
-        "queued" => JobStatus::Queued,
-        "running" => JobStatus::Running,
-        "done" => JobStatus::Done,
-        "cancelled" => JobStatus::Cancelled,
-        "interrupted" => JobStatus::Interrupted,
-        _ => JobStatus::Failed,
-    }
-}
-
-pub(crate) fn status_of_job(job: &StoredJob) -> JobStatus {
-    status_of(&job.status)
-}
-
 fn view_of(job: StoredJob, events: Vec<ProgressEvent>) -> JobView {
     JobView {
-        status: status_of(&job.status),
+        status: job.status,
         id: job.id,
         plan_id: job.plan_id.unwrap_or_default(),
         revision: job.revision.unwrap_or_default(),
@@ -357,12 +342,12 @@ impl StackService {
             drop(to_writer);
             let write_error = writer.await.ok().flatten();
             let ended = match (outcome, write_error) {
-                (_, Some(e)) => service.store.end_job(&job_id, "failed", None, 0, Some(&format!("its progress could not be stored: {e}"))).await,
-                (Ok(Ok(end)), None) => service.store.end_job(&job_id, "done", end.preview_id.as_deref(), end.untouched as i64, None).await,
-                (Ok(Err(e)), None) => service.store.end_job(&job_id, "failed", None, 0, Some(&e.to_string())).await,
+                (_, Some(e)) => service.store.end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("its progress could not be stored: {e}"))).await,
+                (Ok(Ok(end)), None) => service.store.end_job(&job_id, JobStatus::Done, end.preview_id.as_deref(), end.untouched as i64, None).await,
+                (Ok(Err(e)), None) => service.store.end_job(&job_id, JobStatus::Failed, None, 0, Some(&e.to_string())).await,
                 // Aborted: it was cancelled (or interrupted), which the store already says.
                 (Err(e), None) if e.is_cancelled() => Ok(false),
-                (Err(e), None) => service.store.end_job(&job_id, "failed", None, 0, Some(&format!("the job stopped unexpectedly: {e}"))).await,
+                (Err(e), None) => service.store.end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("the job stopped unexpectedly: {e}"))).await,
             };
             if let Err(e) = ended {
                 tracing::error!(job = %job_id, error = %e, "cannot record the end of a job; it will show interrupted when its lease runs out");
@@ -394,7 +379,7 @@ impl StackService {
             Ok(_) | Err(ferry_store::StoreError::JobNotFound(_)) => return Err(ServiceError::JobNotFound(job_id.to_string())),
             Err(e) => return Err(e.into()),
         };
-        let expired = stored.status == "running" && stored.lease_until.as_deref().is_some_and(|until| until < ferry_store::clock::now().as_str());
+        let expired = stored.status == JobStatus::Running && stored.lease_until.as_deref().is_some_and(|until| until < ferry_store::clock::now().as_str());
         if expired {
             for id in self.store.interrupt_jobs(false).await? {
                 let _ = self.jobs.changed.send(id);
@@ -533,7 +518,7 @@ mod tests {
         loop {
             let id = changed.recv().await.unwrap();
             announcements += 1;
-            if service.store.job(&id).await.unwrap().status != "running" {
+            if service.store.job(&id).await.unwrap().status != JobStatus::Running {
                 break;
             }
         }

@@ -28,6 +28,7 @@ mod resolve;
 mod review;
 mod stack_config;
 mod stack_secrets;
+mod terraform;
 mod verify;
 mod views;
 
@@ -51,6 +52,7 @@ pub use plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use stack_config::StackConfig;
+pub use terraform::{MigrationChoices, TerraformMigration};
 pub use verify::{KeptProperty, Verification};
 pub use views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};
 

@@ -4,15 +4,17 @@
 //!
 //! Invalid specs and programs never reach the engine: a revision is checked before it is saved.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ferry_codegen::Style;
 use ferry_engine::deploy::PlanScope;
 use ferry_engine::import::ImportStrategy;
 use ferry_engine::progress::{Progress, ProgressEvent};
+use ferry_state::secrets::PassphraseCrypter;
 use ferry_store::jobs::{JobKind, NewJob};
-use ferry_store::plans::{Plan, PlanRevision, PlanShare};
-use ferry_types::Resolution;
+use ferry_store::plans::{NewPlan, Plan, PlanRevision, PlanShare};
+use ferry_types::{Resolution, SourceKind};
 use serde::{Deserialize, Serialize};
 
 use crate::access::Caller;
@@ -114,13 +116,50 @@ impl StackService {
     /// A new plan for the stack, with its first revision, written by `author` (checked first:
     /// nothing is saved when the spec or program has problems).
     pub async fn create_plan(&self, author: &Caller, stack_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+        self.create_plan_with_prior(author, stack_id, input, None).await
+    }
+
+    /// [`Self::create_plan`], keeping what another tool recorded of the resources the plan
+    /// imports (sealed with the payload key: it may hold secrets); every preview of the plan
+    /// reads them with it as their prior state.
+    pub(crate) async fn create_plan_with_prior(
+        &self,
+        author: &Caller,
+        stack_id: &str,
+        input: PlanInput,
+        prior: Option<&BTreeMap<String, ferry_terraform::PriorState>>,
+    ) -> Result<PlanView, ServiceError> {
         let author = author.require_signed_in()?;
         check_input(&input)?;
         let summary = self.summary(stack_id).await?;
         let title = input.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| format!("Import into {}", summary.name));
         let options = serde_json::to_string(&input.options).expect("options serialise");
-        let plan = self.store.add_plan(stack_id, &title, &author.name, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        let sealed = match prior {
+            Some(prior) => {
+                let json = serde_json::to_vec(prior).expect("recorded states serialise");
+                Some(PassphraseCrypter::from_key(&self.engine()?.payload_key).encrypt(&json))
+            }
+            None => None,
+        };
+        let new = NewPlan {
+            stack_id,
+            title: &title,
+            author: &author.name,
+            spec: input.spec.as_deref(),
+            program: input.program.as_deref(),
+            options: &options,
+            sealed_prior: sealed.as_deref(),
+        };
+        let plan = self.store.add_plan(new).await?;
         self.plan_view(&plan.id, None, false).await
+    }
+
+    /// What the plan was made with of its resources' recorded states, if anything.
+    async fn plan_prior(&self, plan_id: &str) -> Result<Option<BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
+        let Some(sealed) = self.store.plan_prior(plan_id).await? else { return Ok(None) };
+        let bad = |what: &str| ServiceError::Internal(format!("the plan's recorded states {what} (was the server's payload key replaced?)"));
+        let json = PassphraseCrypter::from_key(&self.engine()?.payload_key).decrypt(&sealed).map_err(|_| bad("do not decrypt"))?;
+        serde_json::from_slice(&json).map(Some).map_err(|_| bad("are damaged"))
     }
 
     /// The plan a preview was run for, if any.
@@ -145,9 +184,9 @@ impl StackService {
         self.audit(record).await
     }
 
-    /// A new plan whose first revision is an example to edit: an import spec (or, with
-    /// `program`, a YAML program) importing one resource of a type the stack already uses.
-    pub async fn create_plan_from_example(&self, author: &Caller, stack_id: &str, program: bool) -> Result<PlanView, ServiceError> {
+    /// A new plan whose first revision is an example to edit: an import spec or a YAML program
+    /// (`kind`) importing one resource of a type the stack already uses.
+    pub async fn create_plan_from_example(&self, author: &Caller, stack_id: &str, kind: SourceKind) -> Result<PlanView, ServiceError> {
         let version = self.version(stack_id, None).await?;
         let type_ = version
             .deployment
@@ -160,7 +199,7 @@ impl StackService {
         let random_integer = type_ == "random:index/randomInteger:RandomInteger";
         let id = if random_integer { "5,1,10" } else { "replace-with-the-resource-id" };
         let project = version.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
-        let input = if program {
+        let input = if kind == SourceKind::Program {
             let body = if random_integer { "    properties:\n      min: 1\n      max: 10\n" } else { "" };
             PlanInput {
                 title: None,
@@ -281,6 +320,10 @@ impl StackService {
         // What the job runs: the program, or else the spec, read once here (its count is the
         // job's total, and the job runs what was read).
         let program = rev.program.take().filter(|p| !p.trim().is_empty());
+        let prior = match program {
+            Some(_) => self.plan_prior(plan_id).await?,
+            None => None,
+        };
         let spec = match program {
             Some(_) => None,
             None => rev.spec.take().map(|text| {
@@ -309,6 +352,7 @@ impl StackService {
                             passphrase,
                             scope: options.scope,
                             progress: Some(progress),
+                            prior,
                         };
                         service.preview_program(&stack_id, request).await?
                     }

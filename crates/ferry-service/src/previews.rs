@@ -6,10 +6,11 @@
 //! only while the stack is still at the version the preview ran against. Only a program's
 //! apply runs the providers again.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ferry_engine::deploy::snapshot::{assign_created_ids, to_deployment, WriteOptions};
-use ferry_engine::deploy::{Plan, ResourceState};
+use ferry_engine::deploy::{ConfigValue, Plan, PlanScope, ResourceState};
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::LoadOptions;
@@ -17,7 +18,6 @@ use ferry_store::{NewVersion, PackedJson, StackSummary};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::programs::ProgramRun;
 use crate::stack_secrets::StackSecrets;
 use crate::{ServiceError, StackService};
 
@@ -79,6 +79,20 @@ impl PreviewView<'_> {
     pub fn to_value(&self) -> Value {
         serde_json::to_value(self).expect("a plan's view serialises")
     }
+}
+
+/// What running a program again takes, sealed with its preview (config may hold secrets).
+#[derive(Serialize, Deserialize)]
+pub(crate) struct ProgramRun {
+    pub(crate) file: String,
+    pub(crate) config: BTreeMap<String, ConfigValue>,
+    pub(crate) mapping: Option<BTreeMap<String, String>>,
+    /// Payloads from before scopes were whole-stack.
+    #[serde(default)]
+    pub(crate) scope: PlanScope,
+    /// Sealed with the rest: a commit reads the resources as the preview did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) prior: Option<BTreeMap<String, ferry_terraform::PriorState>>,
 }
 
 /// What a preview's sealed payload holds: the states a commit writes (secrets in plaintext),
@@ -305,7 +319,7 @@ impl StackService {
                 None => StackSecrets::for_commit(&mut head, passphrase.as_deref(), &config)?,
             };
             let encrypt = |plain: &str| secrets.encrypt(plain);
-            let now = now_rfc3339();
+            let now = crate::backends::now_rfc3339();
             assign_created_ids(&mut states);
             let mut next = to_deployment(base, &states, &WriteOptions { now: &now, encrypt: &encrypt });
             drop(states);
@@ -353,10 +367,6 @@ async fn side_by_side<A: Send + 'static, B: Send + 'static>(
     b: impl FnOnce() -> B + Send + 'static,
 ) -> Result<(A, B), ServiceError> {
     tokio::try_join!(tokio::task::spawn_blocking(a), tokio::task::spawn_blocking(b)).map_err(|e| ServiceError::Internal(format!("{what} stopped: {e}")))
-}
-
-pub(crate) fn now_rfc3339() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
 #[cfg(test)]

@@ -12,9 +12,8 @@ use ferry_engine::deploy::mapping::{import_file, mapping_template};
 use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, Plan, PlanScope};
 use ferry_engine::program::{parse_program, Program};
 use ferry_store::StoredPreview;
-use serde::{Deserialize, Serialize};
 
-use crate::previews::{PlanSource, SealedPayload, StoredPlan};
+use crate::previews::{PlanSource, ProgramRun, SealedPayload, StoredPlan};
 use crate::stack_secrets::StackSecrets;
 use crate::{LoadedVersion, PreviewRecord, ServiceError, StackService};
 
@@ -39,17 +38,9 @@ pub struct ProgramRequest {
     pub scope: PlanScope,
     /// Told of each step as it is generated.
     pub progress: Option<ferry_engine::progress::Progress>,
-}
-
-/// What running a program again takes, sealed with its preview (config may hold secrets).
-#[derive(Serialize, Deserialize)]
-pub(crate) struct ProgramRun {
-    file: String,
-    config: BTreeMap<String, ConfigValue>,
-    mapping: Option<BTreeMap<String, String>>,
-    /// Payloads from before scopes were whole-stack.
-    #[serde(default)]
-    scope: PlanScope,
+    /// What another tool last recorded of the resources the program imports, by name (a
+    /// Terraform migration's): each is read as a refresh with it as its prior state.
+    pub prior: Option<BTreeMap<String, ferry_terraform::PriorState>>,
 }
 
 /// The program file's name and text, from text or a project zip.
@@ -85,6 +76,20 @@ pub fn read_project(source: &ProgramSource) -> Result<(String, String), ServiceE
     }
 }
 
+/// Recorded states in the engine's value model (secrets as Pulumi's state marks them).
+fn prior_states(prior: &BTreeMap<String, ferry_terraform::PriorState>) -> Result<BTreeMap<String, ferry_engine::deploy::PriorState>, ServiceError> {
+    let options = ferry_property::json::DecodeOptions { decrypt: None };
+    prior
+        .iter()
+        .map(|(name, p)| {
+            let bad = |e: ferry_property::PropertyError| ServiceError::Plan(format!("the recorded state of `{name}` ({}): {e}", p.address));
+            let outputs = ferry_property::json::decode_map(&p.outputs, name, &options).map_err(bad)?;
+            let inputs = ferry_property::json::decode_map(&p.inputs, name, &options).map_err(bad)?;
+            Ok((name.clone(), ferry_engine::deploy::PriorState { outputs, inputs }))
+        })
+        .collect()
+}
+
 fn ops(plan: &Plan) -> Vec<String> {
     plan.steps.iter().map(|s| format!("{} {}", s.op, s.urn)).collect()
 }
@@ -113,6 +118,7 @@ impl StackService {
         let providers = self.plugin_providers(&version.summary.id).await?;
         let (version, program, secrets) = (version.clone(), program.clone(), secrets.clone());
         let (config, scope, import_mapping) = (run.config.clone(), run.scope, run.mapping.clone());
+        let import_prior = run.prior.as_ref().map(prior_states).transpose()?.map(Arc::new);
         let work = async move {
             let name: Vec<&str> = version.summary.name.split('/').collect();
             let decrypt = |ct: &str| secrets.decrypt(ct);
@@ -124,7 +130,7 @@ impl StackService {
                 config: &config,
                 decrypt: Some(&decrypt),
             };
-            let options = DeployOptions { mode, scope, concurrency, import_mapping, progress };
+            let options = DeployOptions { mode, scope, concurrency, import_mapping, progress, import_prior };
             let result = deploy(&program, &ctx, &providers, &options).await;
             providers.shutdown().await;
             result
@@ -136,7 +142,7 @@ impl StackService {
     /// nothing to the stack and changes nothing anywhere.
     pub async fn preview_program(&self, stack_id: &str, request: ProgramRequest) -> Result<PreviewRecord, ServiceError> {
         let started = std::time::Instant::now();
-        let ProgramRequest { source, config, mapping, passphrase, scope, progress } = request;
+        let ProgramRequest { source, config, mapping, passphrase, scope, progress, prior } = request;
         // Reading a project (a zip's inflation) and parsing its YAML are CPU work, off the
         // async workers: 100–117 ms for a 10,000-resource program (release build, 2026-11-27).
         let (file, text, program) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
@@ -150,7 +156,7 @@ impl StackService {
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
         self.refresh_from_backend(stack_id).await?;
         let version = self.version(stack_id, None).await?;
-        let run = ProgramRun { file, config, mapping, scope };
+        let run = ProgramRun { file, config, mapping, scope, prior };
         let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
         let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress).await?;
         let ran = started.elapsed();

@@ -11,6 +11,7 @@ use ferry_engine::deploy::{CheckFailure, DiffCause, DiffKind, PropertyDiff, Step
 use ferry_state::deployment::Resource;
 use ferry_state::graph_summary::{summarise, Summary, SUMMARY_BUDGET};
 use ferry_state::StackGraph;
+use ferry_types::SourceKind;
 use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewPage, ReviewQuery, ReviewRow};
 use serde_json::{json, Map, Value};
 
@@ -250,7 +251,7 @@ pub(crate) fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> Rev
         row: step_row(s),
         id: s.id.clone(),
         import_id: s.import_id.clone(),
-        source_kind: if spec { "spec" } else { "program" }.into(),
+        source_kind: if spec { SourceKind::Spec } else { SourceKind::Program },
         read_inputs: pretty(read),
         program_inputs: pretty(program),
         check_failures: s.check_failures.iter().map(CheckFailure::to_string).collect(),

@@ -16,10 +16,12 @@ pub mod secrets;
 pub mod sig;
 pub mod urn;
 pub mod validate;
+pub mod warning;
 
 pub use deployment::{Deployment, Resource, SecretsProviders};
 pub use error::{ErrorCode, StateError};
 pub use graph::{EdgeKind, GraphEdge, GraphNode, NodeKind, StackGraph};
-pub use load::{load_state, LoadOptions, LoadedState, SourceFormat, StateWarning};
+pub use load::{load_state, LoadOptions, LoadedState, SourceFormat};
 pub use properties::Properties;
 pub use urn::Urn;
+pub use warning::StateWarning;

@@ -17,6 +17,7 @@ use crate::deployment::{canonicalize_keys, Deployment, DEPLOYMENT_KEYS, RESOURCE
 use crate::error::{ErrorCode, StateError};
 use crate::secrets::{verify_secrets, SecretsSummary};
 use crate::validate::check_references;
+use crate::warning::StateWarning;
 
 /// The newest deployment version Ferry reads. Version 4 is version 3 plus `features`.
 pub const LATEST_VERSION: u64 = 4;
@@ -51,13 +52,6 @@ impl fmt::Display for SourceFormat {
             SourceFormat::Export { version } => write!(f, "stack export v{version}"),
         }
     }
-}
-
-/// Something worth telling the user that does not stop the load.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct StateWarning {
-    pub message: String,
-    pub path: Option<String>,
 }
 
 /// A state file, read, migrated and checked.

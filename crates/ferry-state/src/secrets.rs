@@ -12,8 +12,8 @@ use serde_json::Value;
 
 use crate::deployment::Deployment;
 use crate::error::{ErrorCode, StateError};
-use crate::load::StateWarning;
 use crate::sig::{for_each_secret, SECRET_SIG};
+use crate::warning::StateWarning;
 
 /// PBKDF2 rounds Pulumi's passphrase provider uses.
 pub const PASSPHRASE_ROUNDS: u32 = 1_000_000;

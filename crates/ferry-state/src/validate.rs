@@ -5,8 +5,8 @@ use std::collections::HashMap;
 
 use crate::deployment::Deployment;
 use crate::error::{ErrorCode, StateError};
-use crate::load::StateWarning;
 use crate::urn::{split_provider_reference, Urn};
+use crate::warning::StateWarning;
 
 /// Index from URN to the positions of the resources that carry it (several only when the
 /// state holds pending deletes or, in some tool-written files, duplicates).

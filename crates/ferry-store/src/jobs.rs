@@ -8,6 +8,7 @@ use sqlx::Row;
 
 use crate::clock::{in_seconds, now};
 use crate::{Dialect, Store, StoreError};
+pub use ferry_types::JobStatus;
 
 /// Events written by one `INSERT` at most (three parameters each, well under both databases'
 /// limits).
@@ -32,6 +33,17 @@ impl JobKind {
             JobKind::Discovery => "discovery",
         }
     }
+
+    fn parse(text: &str) -> Option<JobKind> {
+        [JobKind::Preview, JobKind::Discovery].into_iter().find(|k| k.as_str() == text)
+    }
+}
+
+/// A stored status's text as the type it is (the database keeps the text, checked by a
+/// constraint; see migration 0017).
+fn parse_status(text: &str) -> Option<JobStatus> {
+    use JobStatus::*;
+    [Queued, Running, Done, Failed, Cancelled, Interrupted].into_iter().find(|s| s.as_str() == text)
 }
 
 /// A new job.
@@ -51,13 +63,11 @@ pub struct NewJob<'a> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StoredJob {
     pub id: String,
-    /// `preview` or `discovery`.
-    pub kind: String,
+    pub kind: JobKind,
     pub stack_id: String,
     pub plan_id: Option<String>,
     pub revision: Option<i64>,
-    /// `queued`, `running`, `done`, `failed`, `cancelled` or `interrupted`.
-    pub status: String,
+    pub status: JobStatus,
     pub total: i64,
     pub finished: i64,
     pub untouched: i64,
@@ -73,18 +83,24 @@ pub struct StoredJob {
 impl StoredJob {
     /// Whether it may still change: queued or running.
     pub fn is_live(&self) -> bool {
-        self.status == "queued" || self.status == "running"
+        self.status.is_live()
     }
 }
 
-fn job_of(row: &AnyRow) -> StoredJob {
-    StoredJob {
-        id: row.get("id"),
-        kind: row.get("kind"),
+/// A job's row; text the types do not know (a row written by a newer Ferry) is a damaged job.
+fn job_of(row: &AnyRow) -> Result<StoredJob, StoreError> {
+    let id: String = row.get("id");
+    let (kind, status): (String, String) = (row.get("kind"), row.get("status"));
+    let damaged = |what: &str, text: &str| StoreError::DamagedJob { id: id.clone(), why: format!("unknown {what} `{text}`") };
+    let kind = JobKind::parse(&kind).ok_or_else(|| damaged("kind", &kind))?;
+    let status = parse_status(&status).ok_or_else(|| damaged("status", &status))?;
+    Ok(StoredJob {
+        id: id.clone(),
+        kind,
         stack_id: row.get("stack_id"),
         plan_id: row.get("plan_id"),
         revision: row.get("revision"),
-        status: row.get("status"),
+        status,
         total: row.get("total"),
         finished: row.get("finished"),
         untouched: row.get("untouched"),
@@ -94,7 +110,7 @@ fn job_of(row: &AnyRow) -> StoredJob {
         instance: row.get("instance"),
         lease_until: row.get("lease_until"),
         created_at: row.get("created_at"),
-    }
+    })
 }
 
 const JOB_SELECT: &str =
@@ -169,10 +185,10 @@ impl Store {
 
     /// Ends a running job as `status` (`done` or `failed`); false when it had already stopped
     /// (a cancel or an interruption wins over a late result).
-    pub async fn end_job(&self, id: &str, status: &str, preview_id: Option<&str>, untouched: i64, error: Option<&str>) -> Result<bool, StoreError> {
+    pub async fn end_job(&self, id: &str, status: JobStatus, preview_id: Option<&str>, untouched: i64, error: Option<&str>) -> Result<bool, StoreError> {
         let end =
             sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status = 'running'");
-        self.change_job(id, end.bind(status).bind(preview_id).bind(untouched).bind(error).bind(id)).await
+        self.change_job(id, end.bind(status.as_str()).bind(preview_id).bind(untouched).bind(error).bind(id)).await
     }
 
     /// Cancels a queued or running job (whichever instance runs it stops it at its next lease
@@ -243,7 +259,7 @@ impl Store {
 
     pub async fn job(&self, id: &str) -> Result<StoredJob, StoreError> {
         let row = sqlx::query(&format!("{JOB_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
-        row.as_ref().map(job_of).ok_or_else(|| StoreError::JobNotFound(id.to_string()))
+        row.as_ref().map(job_of).unwrap_or_else(|| Err(StoreError::JobNotFound(id.to_string())))
     }
 
     /// A job's events from `from` on (JSON texts), in order.
@@ -258,7 +274,7 @@ impl Store {
             .bind(limit)
             .fetch_all(&self.pool)
             .await?;
-        Ok(rows.iter().map(job_of).collect())
+        rows.iter().map(job_of).collect()
     }
 
     /// Follows job changes announced by every instance (PostgreSQL); `None` in SQLite, whose

@@ -65,6 +65,8 @@ pub enum StoreError {
     DamagedExport { stack: String, version: i64, why: String },
     #[error("preview `{id}` is damaged in the store: {why}")]
     DamagedPreview { id: String, why: String },
+    #[error("job `{id}` is damaged in the store: {why}")]
+    DamagedJob { id: String, why: String },
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
     #[error("unsupported database URL `{0}`: Ferry keeps its data in SQLite (`sqlite://<file>`) or PostgreSQL (`postgres://…`)")]

@@ -61,28 +61,37 @@ fn share_of(row: &sqlx::any::AnyRow) -> PlanShare {
     }
 }
 
+/// A new plan and its first revision.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NewPlan<'a> {
+    pub stack_id: &'a str,
+    pub title: &'a str,
+    /// Who wrote the plan and its first revision.
+    pub author: &'a str,
+    pub spec: Option<&'a str>,
+    pub program: Option<&'a str>,
+    /// The revision's options (JSON).
+    pub options: &'a str,
+    /// What another tool recorded of the resources it imports, sealed by the caller.
+    pub sealed_prior: Option<&'a str>,
+}
+
 impl Store {
-    /// A new plan with its first revision, in one transaction; `author` wrote both.
-    pub async fn add_plan(
-        &self,
-        stack_id: &str,
-        title: &str,
-        author: &str,
-        spec: Option<&str>,
-        program: Option<&str>,
-        options: &str,
-    ) -> Result<Plan, StoreError> {
+    /// A new plan with its first revision, in one transaction.
+    pub async fn add_plan(&self, new: NewPlan<'_>) -> Result<Plan, StoreError> {
+        let NewPlan { stack_id, title, author, spec, program, options, sealed_prior } = new;
         let id = random_id();
         let mut tx = self.begin().await?;
         let exists: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE id = $1").bind(stack_id).fetch_optional(&mut *tx).await?;
         if exists.is_none() {
             return Err(StoreError::StackNotFound(stack_id.to_string()));
         }
-        sqlx::query("INSERT INTO plans (id, stack_id, title, author) VALUES ($1, $2, $3, $4)")
+        sqlx::query("INSERT INTO plans (id, stack_id, title, author, sealed_prior) VALUES ($1, $2, $3, $4, $5)")
             .bind(&id)
             .bind(stack_id)
             .bind(title)
             .bind(author)
+            .bind(sealed_prior)
             .execute(&mut *tx)
             .await?;
         sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author) VALUES ($1, 1, $2, $3, $4, $5)")
@@ -95,6 +104,12 @@ impl Store {
             .await?;
         tx.commit().await?;
         self.plan(&id).await
+    }
+
+    /// The prior state the plan was made with, sealed (see `add_plan`), if any.
+    pub async fn plan_prior(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row: Option<Option<String>> = sqlx::query_scalar("SELECT sealed_prior FROM plans WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
+        row.ok_or_else(|| StoreError::PlanNotFound(id.to_string()))
     }
 
     pub async fn plan(&self, id: &str) -> Result<Plan, StoreError> {

@@ -193,7 +193,20 @@ fn stack_names() {
 async fn plan_revisions_are_immutable_and_shares_revocable() {
     for store in stores().await {
         let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
-        let plan = store.add_plan(&stack, "t", "ann", Some("{}"), None, "{}").await.unwrap();
+        let plan = store
+            .add_plan(plans::NewPlan {
+                stack_id: &stack,
+                title: "t",
+                author: "ann",
+                spec: Some("{}"),
+                options: "{}",
+                sealed_prior: Some("sealed"),
+                ..Default::default()
+            })
+            .await
+            .unwrap();
+        // What a migration recorded stays with the plan, as sealed.
+        assert_eq!(store.plan_prior(&plan.id).await.unwrap().as_deref(), Some("sealed"));
         assert_eq!((plan.revision, plan.author.as_deref()), (1, Some("ann")));
         let second = store.add_plan_revision(&plan.id, "bob", None, Some("resources: {}"), "{}").await.unwrap();
         assert_eq!((second.revision, second.program.as_deref(), second.author.as_deref()), (2, Some("resources: {}"), Some("bob")));
@@ -204,7 +217,10 @@ async fn plan_revisions_are_immutable_and_shares_revocable() {
             assert!(err.to_string().contains("immutable"), "{sql}: {err}");
         }
         assert_eq!(store.plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
-        assert!(matches!(store.add_plan("nope", "t", "ann", None, None, "{}").await, Err(StoreError::StackNotFound(_))));
+        assert!(matches!(
+            store.add_plan(plans::NewPlan { stack_id: "nope", title: "t", author: "ann", options: "{}", ..Default::default() }).await,
+            Err(StoreError::StackNotFound(_))
+        ));
         let share = store.add_plan_share(&plan.id, 30).await.unwrap();
         assert!(share.active && share.expires_at.is_some());
         assert!(!store.add_plan_share(&plan.id, -1).await.unwrap().active, "an expired link");
@@ -294,10 +310,13 @@ async fn both_databases_have_the_same_migrations() {
 async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() {
     for store in stores().await {
         let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let plan = store.add_plan(&stack.id, "t", "ann", Some("{}"), None, "{}").await.unwrap();
+        let plan = store
+            .add_plan(plans::NewPlan { stack_id: &stack.id, title: "t", author: "ann", spec: Some("{}"), options: "{}", ..Default::default() })
+            .await
+            .unwrap();
         let new_job = |id| jobs::NewJob { id, kind: jobs::JobKind::Preview, stack_id: &stack.id, plan: Some((&plan.id, 1)), total: 3, detail: None };
         let job = store.add_job(new_job("j1")).await.unwrap();
-        assert_eq!((job.kind.as_str(), job.plan_id.as_deref(), job.revision), ("preview", Some(plan.id.as_str()), Some(1)));
+        assert_eq!((job.kind, job.plan_id.as_deref(), job.revision), (jobs::JobKind::Preview, Some(plan.id.as_str()), Some(1)));
         assert_eq!((job.status.as_str(), job.is_live()), ("queued", true));
         assert!(store.claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
         assert!(!store.claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(), "claimed once");
@@ -313,9 +332,12 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         assert_eq!((seen.finished, seen.total), (1004, 1004), "the total grows with what was reported");
         // A cancel wins over a result that comes later.
         assert!(store.cancel_job("j1").await.unwrap());
-        assert!(!store.end_job("j1", "done", None, 0, None).await.unwrap());
+        assert!(!store.end_job("j1", jobs::JobStatus::Done, None, 0, None).await.unwrap());
         assert!(!store.add_job_events("j1", 1004, &["{}".into()], 3).await.unwrap());
-        assert_eq!(store.job("j1").await.unwrap().status, "cancelled");
+        assert_eq!(store.job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
+        // The database keeps only the statuses the type knows.
+        assert!(sqlx::query("UPDATE jobs SET status = 'paused' WHERE id = 'j1'").execute(&store.pool).await.is_err());
+        assert_eq!(store.job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
 
         // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
         store.add_job(new_job("j2")).await.unwrap();
@@ -421,8 +443,8 @@ async fn finished_jobs_and_ended_sessions_past_their_retention_are_removed_live_
             assert!(store.claim_job(id, "i", &clock::in_seconds(600)).await.unwrap());
             assert!(store.add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
         }
-        store.end_job("old-done", "done", None, 0, None).await.unwrap();
-        store.end_job("new-done", "done", None, 0, None).await.unwrap();
+        store.end_job("old-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
+        store.end_job("new-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
         let long_ago = clock::in_seconds(-40 * 86_400);
         sqlx::query("UPDATE jobs SET created_at = $1 WHERE id IN ('old-done', 'old-running')").bind(&long_ago).execute(&store.pool).await.unwrap();
         let user = store.add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();

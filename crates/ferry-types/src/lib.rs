@@ -3,6 +3,40 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod terraform;
+
+/// What a plan's text is: an import spec or a YAML program. One type from the store to the
+/// browser (`spec`, `program` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SourceKind {
+    Spec,
+    Program,
+}
+
+impl SourceKind {
+    /// Its name on the wire and in the API's query strings.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SourceKind::Spec => "spec",
+            SourceKind::Program => "program",
+        }
+    }
+
+    /// What a user calls it.
+    pub fn noun(self) -> &'static str {
+        match self {
+            SourceKind::Spec => "import spec",
+            SourceKind::Program => "program",
+        }
+    }
+
+    /// `spec` or `program`; anything else is not a kind.
+    pub fn parse(text: &str) -> Option<SourceKind> {
+        [SourceKind::Spec, SourceKind::Program].into_iter().find(|k| k.as_str() == text)
+    }
+}
+
 /// A stack and its latest (or a chosen) version.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct StackSummary {
@@ -359,7 +393,7 @@ pub struct ReviewDetail {
     pub id: Option<String>,
     pub import_id: Option<String>,
     /// `spec` or `program`: which resolutions apply.
-    pub source_kind: String,
+    pub source_kind: SourceKind,
     /// Pretty JSON of the inputs Read returned, and of the program's (or spec's) inputs: the
     /// two sides of the diff editor.
     pub read_inputs: String,

@@ -5,6 +5,7 @@
 
 mod catalog;
 mod connection;
+mod mapping;
 mod model;
 mod schema;
 
@@ -113,6 +114,20 @@ impl ResourceProvider for PostgresProvider {
 
     async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
         Ok(Response::new(GetSchemaResponse { schema: schema::schema(VERSION) }))
+    }
+
+    /// The Terraform mapping (key `terraform`), for reading `cyrilgdn/postgresql` state;
+    /// nothing for other keys, as the protocol asks.
+    async fn get_mapping(&self, r: Request<GetMappingRequest>) -> Result<Response<GetMappingResponse>, Status> {
+        let r = r.into_inner();
+        let data = if r.key == "terraform" { mapping::terraform_mapping(VERSION, &r.provider) } else { Vec::new() };
+        let provider = if data.is_empty() { String::new() } else { mapping::TERRAFORM_PROVIDER.to_string() };
+        Ok(Response::new(GetMappingResponse { provider, data }))
+    }
+
+    async fn get_mappings(&self, r: Request<GetMappingsRequest>) -> Result<Response<GetMappingsResponse>, Status> {
+        let providers = if r.into_inner().key == "terraform" { vec![mapping::TERRAFORM_PROVIDER.to_string()] } else { Vec::new() };
+        Ok(Response::new(GetMappingsResponse { providers }))
     }
 
     async fn check_config(&self, r: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {

@@ -133,6 +133,11 @@ fn values_sit_below_the_engine_so_codegen_and_plugins_link_no_grpc_client_or_pro
     for heavy in ["tonic ", "tokio ", "ferry-engine "] {
         assert!(!codegen.lines().any(|l| l.starts_with(heavy)), "ferry-codegen links {heavy}:\n{codegen}");
     }
+    // Reading Terraform's files is pure: no IO, no plugins, no engine.
+    let terraform = linked("ferry-terraform");
+    for heavy in ["tonic ", "tokio ", "ferry-engine ", "ferry-rpc ", "ferry-store "] {
+        assert!(!terraform.lines().any(|l| l.starts_with(heavy)), "ferry-terraform links {heavy}:\n{terraform}");
+    }
     // A plugin is a gRPC server, so it links tonic; it never starts processes, nor the engine.
     let plugin = linked("pulumi-resource-random");
     assert!(plugin.lines().any(|l| l.starts_with("ferry-property ")), "the plugin uses the value model:\n{plugin}");

@@ -206,3 +206,38 @@ async fn commands_keep_their_data_in_postgresql_with_database_url() {
     assert_eq!(code, 1);
     assert!(err.contains("postgres://ferry:***@127.0.0.1:5432/x") && !err.contains("hunter2"), "{err}");
 }
+
+/// `ferry import --from terraform`, as a CI job runs it: a real Terraform state becomes a Pulumi
+/// state file and code, every resource read by its provider; a file that is not a state is a
+/// clear error before anything runs.
+#[test]
+fn a_terraform_state_becomes_a_pulumi_state_file_and_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let fixtures = std::env::var_os("FERRY_FIXTURES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    std::fs::copy(fixtures.join("terraform/random-state.tfstate"), dir.path().join("terraform.tfstate")).unwrap();
+    std::fs::write(dir.path().join("state.json"), r#"{"version":3,"deployment":{}}"#).unwrap();
+
+    let (code, out, err) = ferry(dir.path(), &["import", "--from", "terraform", "terraform.tfstate", "--stack", "state.json", "--preview-only"]);
+    assert_eq!(code, 0, "{err}\n{out}");
+    assert!(out.contains("random_string.random") && out.contains("mapped") && out.contains("random:index/randomString:RandomString"), "{out}");
+    assert!(out.contains("nothing was written"), "{out}");
+
+    let args = ["import", "--from", "terraform", "terraform.tfstate", "--stack", "state.json", "--out-state", "next.json", "--out", "index.ts", "--json"];
+    let (code, out, err) = ferry(dir.path(), &args);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    assert_eq!(report["commit"]["added"], 1, "{report}");
+    let next = std::fs::read(dir.path().join("next.json")).unwrap();
+    let state = ferry_state::load_state(&next, Default::default()).unwrap();
+    let imported = state.deployment.resources().iter().find(|r| r.type_ == "random:index/randomString:RandomString").expect("the string");
+    assert_eq!(imported.id.as_deref(), Some("dcoG5RPuBKPqY\u{fffd}H0"));
+    let ts = std::fs::read_to_string(dir.path().join("index.ts")).unwrap();
+    assert!(ts.contains("new random.RandomString(\"random\""), "{ts}");
+
+    std::fs::write(dir.path().join("bad.tfstate"), r#"{"version": 3, "terraform_version": "0.11.14", "modules": []}"#).unwrap();
+    let (code, _, err) = ferry(dir.path(), &["import", "--from", "terraform", "bad.tfstate", "--stack", "state.json", "--preview-only"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("bad.tfstate") && err.contains("version 3"), "{err}");
+}

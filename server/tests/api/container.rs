@@ -105,15 +105,15 @@ fn instance_environment(vars: &std::collections::HashMap<&str, String>) -> Vec<(
     env
 }
 
-/// The README's first-run commands for the team's deployment, in order.
+/// The deployment guide's first-run commands for the team's deployment, in order.
 fn readme_first_run() -> Vec<String> {
-    let readme = read("README.md");
-    let section = readme.split("### A container image, and a team's deployment").nth(1).expect("the README's deployment section");
+    let guide = read("docs/deployment.md");
+    let section = guide.split("## A container image, and a team's deployment").nth(1).expect("the deployment guide's compose section");
     let block = section.split("```sh\n").nth(1).and_then(|b| b.split("```").next()).expect("its commands");
     block.lines().map(|l| l.split("   #").next().unwrap().trim().to_string()).filter(|l| !l.is_empty()).collect()
 }
 
-/// The README's first run of the team's deployment, performed with the same binary and the
+/// The deployment guide's first run of the team's deployment, performed with the same binary and the
 /// same environment outside containers (no Docker engine runs here): the compose file's
 /// environment and the image's `ENV`, an empty database of the machine's PostgreSQL in place of
 /// the `postgres` service, each `docker compose … run --rm ferry-a <command>` run as

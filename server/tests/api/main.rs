@@ -27,3 +27,4 @@ mod real_stack;
 mod review_workflow;
 mod router;
 mod secrets_in_plans;
+mod terraform;

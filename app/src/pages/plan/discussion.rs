@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use ferry_types::{ApprovalStateView, AuditEntry, CommentView, PlanAccess, ReviewRow};
 use leptos::prelude::*;
 
-use super::review::DiffView;
+use super::diff_view::DiffView;
 
 /// Where the comments of `access`'s plan are read (every revision's: threads started on an
 /// earlier revision stay in view, marked with it).

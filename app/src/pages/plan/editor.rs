@@ -7,42 +7,7 @@
 use ferry_types::{EditorMarker, SourceHead};
 use leptos::prelude::*;
 
-/// Which language an editor holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum SourceKind {
-    Spec,
-    Program,
-}
-
-impl SourceKind {
-    #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-    pub(super) fn api(self) -> &'static str {
-        match self {
-            SourceKind::Spec => "spec",
-            SourceKind::Program => "program",
-        }
-    }
-
-    pub(super) fn noun(self) -> &'static str {
-        match self {
-            SourceKind::Spec => "import spec",
-            SourceKind::Program => "program",
-        }
-    }
-}
-
-/// How much of the text the page carries: more than a screen holds.
-#[cfg(feature = "ssr")]
-const SHOWN_LINES: usize = 120;
-#[cfg(feature = "ssr")]
-const SHOWN_BYTES: usize = 16 * 1024;
-
-/// The screenful of `text` a plan's page carries, and what it leaves out.
-#[cfg(feature = "ssr")]
-pub(crate) fn source_head(text: &str) -> SourceHead {
-    let (shown, rest) = crate::format::screenful(text, SHOWN_LINES, SHOWN_BYTES);
-    SourceHead { head: shown.to_string(), more: crate::format::left_out(shown, rest) }
-}
+pub(super) use ferry_types::SourceKind;
 
 /// How long typing must pause before the server checks the text.
 #[cfg(feature = "hydrate")]
@@ -174,7 +139,7 @@ fn mount(
         move |value: String, at: u64, generation: Rc<Cell<u64>>| {
             let editor = editor.clone();
             leptos::task::spawn_local(async move {
-                let url = format!("/api/v1/markers?kind={}", kind.api());
+                let url = format!("/api/v1/markers?kind={}", kind.as_str());
                 let content_type = if kind == SourceKind::Spec { "application/json" } else { "application/yaml" };
                 if let Ok(found) = crate::browser::send::<Vec<EditorMarker>>(&url, content_type, &value).await {
                     if generation.get() == at {

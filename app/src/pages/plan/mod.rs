@@ -4,6 +4,7 @@
 //! Leaving the page does not stop a preview; coming back shows where it is.
 
 mod code;
+mod diff_view;
 mod discussion;
 mod editor;
 pub(crate) mod results;
@@ -17,8 +18,6 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::server_fns::plan_page;
-#[cfg(feature = "ssr")]
-pub(crate) use editor::source_head;
 use editor::{SourceEditor, SourceKind};
 use results::ResultsTable;
 use review::ReviewPanel;

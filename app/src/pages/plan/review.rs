@@ -3,8 +3,10 @@
 //! from and why it differs, with one-click resolutions that write the plan's next revision and
 //! preview it again.
 
-use ferry_types::{PlanAccess, PreviewRef, PropertyReview, ReviewDetail};
+use ferry_types::{PlanAccess, PreviewRef, PropertyReview, ReviewDetail, SourceKind};
 use leptos::prelude::*;
+
+use super::diff_view::DiffView;
 
 /// Resolutions, as the API names them, with their labels and what they do.
 const PROGRAM_ACTIONS: &[(&str, &str, &str)] = &[
@@ -79,7 +81,7 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                 None => view! { <p class="loading">"Loading the resource…"</p> }.into_any(),
                 Some(Err(e)) => view! { <p class="error">{e}</p> }.into_any(),
                 Some(Ok(d)) => {
-                    let actions = if d.source_kind == "program" { PROGRAM_ACTIONS } else { SPEC_ACTIONS };
+                    let actions = if d.source_kind == SourceKind::Program { PROGRAM_ACTIONS } else { SPEC_ACTIONS };
                     let resolve = resolve.clone();
                     let adopt_zero = adopt_zero.clone();
                     let zero = d.row.zero_or_default;
@@ -101,7 +103,7 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                             <div id="review-check-failures"><h3>"Check failures"</h3>
                             <ul class="warnings">{d.check_failures.iter().map(|w| view! { <li>{w.clone()}</li> }).collect_view()}</ul></div>
                         })}
-                        <div class="diff-labels"><span>"Read returned"</span><span>{if d.source_kind == "program" { "The program" } else { "The generated code (from the spec)" }}</span></div>
+                        <div class="diff-labels"><span>"Read returned"</span><span>{if d.source_kind == SourceKind::Program { "The program" } else { "The generated code (from the spec)" }}</span></div>
                         <DiffView original=d.read_inputs.clone() modified=d.program_inputs.clone()/>
                         {(zero > 0).then(|| view! {
                             <p class="meta" id="review-zero-values">
@@ -116,7 +118,7 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                         })}
                         {move || problem.get().map(|p| view! { <p class="error" id="review-problem">{p}</p> })}
                         <table class="results" id="review-properties">
-                            <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == "program" { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Cause"</th><th>"Source"</th><th>"Why"</th><th></th></tr></thead>
+                            <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == SourceKind::Program { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Cause"</th><th>"Source"</th><th>"Why"</th><th></th></tr></thead>
                             <tbody>
                                 {d.properties.iter().map(|p: &PropertyReview| {
                                     let property = p.path.clone();
@@ -151,30 +153,4 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
             }}
         </section>
     }
-}
-
-/// Monaco's diff editor over two texts (plain text on the server and before hydration).
-#[component]
-pub(super) fn DiffView(original: String, modified: String, #[prop(default = "review-diff")] id: &'static str) -> impl IntoView {
-    let host = NodeRef::<leptos::html::Div>::new();
-    #[cfg(feature = "hydrate")]
-    {
-        let (original, modified) = (original.clone(), modified.clone());
-        let editor = StoredValue::new_local(None::<wasm_bindgen::JsValue>);
-        Effect::new(move |_| {
-            if let Some(el) = host.get() {
-                if editor.with_value(Option::is_none) {
-                    editor.set_value(Some(crate::monaco_glue::create_diff(&el, &original, &modified)));
-                }
-            }
-        });
-        on_cleanup(move || {
-            if let Some(Some(e)) = editor.try_with_value(|e| e.clone()) {
-                crate::monaco_glue::dispose(&e);
-            }
-        });
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (&original, &modified);
-    view! { <div class="diff-host" id=id node_ref=host></div> }
 }

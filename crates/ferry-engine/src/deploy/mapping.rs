@@ -42,7 +42,7 @@ pub fn import_file(plan: &Plan, states: &[super::ResourceState]) -> Value {
         }
         if let Some(provider) = providers.get(&s.urn) {
             let (urn, _) = ferry_state::urn::split_provider_reference(provider).unwrap_or((provider.as_str(), ""));
-            if !ferry_state::urn::name_of(urn).starts_with("default") && !provider.ends_with(super::generator::UNKNOWN_ID) {
+            if !ferry_state::urn::name_of(urn).starts_with("default") && !provider.ends_with(super::step::UNKNOWN_ID) {
                 let n = format!("provider-{}", ferry_state::urn::name_of(urn));
                 name_table.insert(n.clone(), provider.clone());
                 entry["provider"] = json!(n);

@@ -11,13 +11,13 @@ pub mod diff;
 pub mod eval;
 pub(crate) mod generator;
 pub mod mapping;
+mod options;
 pub mod schema;
 pub mod snapshot;
 pub mod step;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use ferry_state::Deployment;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -25,86 +25,12 @@ pub use eval::ConfigValue;
 use eval::{Registered, Scope};
 pub use generator::{provider_config, provider_version};
 use generator::{Generator, Goal};
+pub use options::{Decrypt, DeployContext, DeployMode, DeployOptions, ImportStrategy, PlanScope, PriorState, SkippedResource};
 pub use step::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp};
 
 use crate::program::{Diagnostic, Program, ProgramError};
 use crate::provider::ProviderSource;
 use ferry_property::{PropertyMap, PropertyValue};
-
-/// Decrypts a state `ciphertext` into the JSON text of the secret.
-pub type Decrypt<'a> = &'a (dyn Fn(&str) -> Result<String, String> + Sync);
-
-/// The stack a program is deployed to.
-pub struct DeployContext<'a> {
-    pub organization: &'a str,
-    pub project: &'a str,
-    pub stack: &'a str,
-    pub deployment: &'a Deployment,
-    /// Stack config: `key` or `project:key`.
-    pub config: &'a BTreeMap<String, ConfigValue>,
-    pub decrypt: Option<Decrypt<'a>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DeployMode {
-    /// Read-only: nothing is created, changed or deleted.
-    Preview,
-    /// Steps are executed.
-    Update,
-}
-
-/// What a program stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PlanScope {
-    /// The program declares what to import or add; the stack's resources it does not declare
-    /// are left exactly as they are (never deleted), and it may name them by URN as `parent`,
-    /// `provider` and `dependsOn`. What a plan means by default: people planning an import
-    /// write a snippet of what they import, not their whole program.
-    Imports,
-    /// Pulumi's semantics: the program is the whole stack, and what it does not declare is
-    /// deleted.
-    #[default]
-    WholeStack,
-}
-
-impl PlanScope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlanScope::Imports => "imports",
-            PlanScope::WholeStack => "whole-stack",
-        }
-    }
-}
-
-#[derive(Debug, Clone)]
-pub struct DeployOptions {
-    pub mode: DeployMode,
-    pub scope: PlanScope,
-    /// Registrations in flight at once.
-    pub concurrency: usize,
-    /// `cdk import --resource-mapping`: resource name → ID. Resources the program would create
-    /// are imported with the mapped ID instead; those without one are skipped.
-    pub import_mapping: Option<BTreeMap<String, String>>,
-    /// Told of each step as it is generated.
-    pub progress: Option<crate::progress::Progress>,
-}
-
-impl Default for DeployOptions {
-    fn default() -> Self {
-        DeployOptions { mode: DeployMode::Preview, scope: PlanScope::WholeStack, concurrency: 16, import_mapping: None, progress: None }
-    }
-}
-
-/// A resource the program declares but a mapped import left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkippedResource {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub urn: String,
-}
 
 /// The result of a deployment: every step, in order, and the program's outputs.
 #[derive(Debug, Clone, Serialize, Deserialize)]

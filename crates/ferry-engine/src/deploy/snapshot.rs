@@ -66,7 +66,7 @@ pub fn assign_created_ids(states: &mut [ResourceState]) {
     let mut ids: HashMap<String, String> = HashMap::new();
     for s in states.iter_mut().filter(|s| s.custom && s.id.is_none() && s.type_.starts_with("pulumi:providers:")) {
         let id = uuid::Uuid::new_v4().to_string();
-        ids.insert(format!("{}::{}", s.urn, super::generator::UNKNOWN_ID), format!("{}::{id}", s.urn));
+        ids.insert(format!("{}::{}", s.urn, super::step::UNKNOWN_ID), format!("{}::{id}", s.urn));
         s.id = Some(id);
     }
     for s in states.iter_mut() {

@@ -1,6 +1,9 @@
 //! Steps: what a deployment does to each resource (Pulumi's step operations), with the
 //! per-property diff that explains why. A preview is a list of these; it is a value.
 
+/// Pulumi's placeholder for an ID not known during a preview.
+pub const UNKNOWN_ID: &str = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};

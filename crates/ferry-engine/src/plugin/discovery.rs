@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::host::PluginError;
+use super::error::PluginError;
 
 /// A plugin binary that was found.
 #[derive(Debug, Clone, PartialEq, Eq)]

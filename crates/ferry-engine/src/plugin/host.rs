@@ -11,8 +11,8 @@ use std::time::Duration;
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
     parameterize_request, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
-    DiffResponse, GetSchemaRequest, ListRequest, ListResponse, ParameterizeRequest, ParameterizeResponse, ProviderHandshakeRequest, ReadRequest, ReadResponse,
-    UpdateRequest, UpdateResponse,
+    DiffResponse, GetMappingRequest, GetSchemaRequest, ListRequest, ListResponse, ParameterizeRequest, ParameterizeResponse, ProviderHandshakeRequest,
+    ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -21,70 +21,10 @@ use tonic::transport::{Channel, Endpoint};
 
 use super::discovery::ProviderBinary;
 use super::environment::PluginEnvironment;
+use super::error::PluginError;
 
 /// Lines of a plugin's stderr kept for error messages.
 const STDERR_TAIL: usize = 40;
-
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum PluginError {
-    #[error("`{package}` is not a package name (lowercase letters, digits and `-`)")]
-    InvalidPackage { package: String },
-    #[error("the package `{package}` is not allowed here: {why}")]
-    NotAllowed { package: String, why: String },
-    /// The folders looked in are kept for the server's log, never shown: they are the server's
-    /// insides (its user's home, toolchain and checkout folders).
-    #[error("no plugin for package `{package}`: `{binary}` is not installed where this server looks for plugins (an administrator can install it; the server's log names the folders)")]
-    NotFound { package: String, binary: String, looked_in: Vec<PathBuf> },
-    #[error("could not start the `{package}` plugin: {message}")]
-    Launch { package: String, path: PathBuf, message: String },
-    #[error("the `{package}` plugin did not start: {message}{}", stderr_suffix(.stderr))]
-    Startup { package: String, message: String, stderr: String },
-    #[error("the `{package}` plugin did not answer {method} within {}", duration_text(.timeout))]
-    Timeout { package: String, method: &'static str, timeout: Duration },
-    #[error("the `{package}` plugin crashed during {method} ({status}){}", stderr_suffix(.stderr))]
-    Crashed { package: String, method: &'static str, status: String, stderr: String },
-    #[error("the `{package}` plugin failed {method}: {message}")]
-    Call { package: String, method: &'static str, code: String, message: String },
-    /// An idempotent call failed on this resource, was retried alone on a fresh process, and
-    /// failed the same way again: the resource itself is what breaks the plugin.
-    #[error("the `{package}` plugin {what} during {method} on this resource twice, the second time alone on a fresh process ({detail}){}", stderr_suffix(.stderr))]
-    FailedTwice { package: String, method: &'static str, what: String, detail: String, stderr: String },
-    #[error("the `{package}` plugin was restarted {restarts} times and is given up on; the last failure: {last}")]
-    GaveUp { package: String, restarts: u32, last: String },
-    #[error("the `{package}` plugin could not be started again after it failed ({after}): {message}")]
-    RestartFailed { package: String, after: String, message: String },
-}
-
-impl PluginError {
-    /// Whether the plugin process broke (crashed, hung, could not be restarted), rather than
-    /// answering with an error of its own.
-    pub fn is_process_failure(&self) -> bool {
-        matches!(
-            self,
-            PluginError::Crashed { .. }
-                | PluginError::Timeout { .. }
-                | PluginError::FailedTwice { .. }
-                | PluginError::GaveUp { .. }
-                | PluginError::RestartFailed { .. }
-        )
-    }
-}
-
-fn duration_text(d: &Duration) -> String {
-    if d.subsec_millis() == 0 {
-        format!("{}s", d.as_secs())
-    } else {
-        format!("{}ms", d.as_millis())
-    }
-}
-
-fn stderr_suffix(stderr: &str) -> String {
-    if stderr.trim().is_empty() {
-        String::new()
-    } else {
-        format!("; its last output:\n{}", stderr.trim_end())
-    }
-}
 
 /// Deadlines.
 #[derive(Debug, Clone, Copy)]
@@ -314,6 +254,20 @@ impl ProviderPlugin {
     pub async fn get_schema(&self) -> Result<String, PluginError> {
         let mut c = self.client.clone();
         Ok(self.call("GetSchema", async move { c.get_schema(GetSchemaRequest { version: 0, ..Default::default() }).await }).await?.schema)
+    }
+
+    /// The plugin's mapping for `key` (`terraform`) and the other tool's provider `provider`:
+    /// `None` when it maps nothing for them (empty data) or does not answer `GetMapping` at all
+    /// (older plugins answer Unimplemented).
+    pub async fn get_mapping(&self, key: &str, provider: &str) -> Result<Option<Vec<u8>>, PluginError> {
+        let mut c = self.client.clone();
+        let request = GetMappingRequest { key: key.to_string(), provider: provider.to_string() };
+        match self.call("GetMapping", async move { c.get_mapping(request).await }).await {
+            Ok(r) if r.data.is_empty() => Ok(None),
+            Ok(r) => Ok(Some(r.data)),
+            Err(PluginError::Call { code, .. }) if code == "Unimplemented" => Ok(None),
+            Err(e) => Err(e),
+        }
     }
 
     /// Turns the plugin into the parameterized package `name`@`version` (called before

@@ -9,6 +9,7 @@
 pub mod discovery;
 pub mod engine;
 pub mod environment;
+mod error;
 pub mod host;
 pub mod registry;
 pub mod supervisor;
@@ -16,6 +17,7 @@ pub mod supervisor;
 pub use discovery::{valid_package, PluginSearch, ProviderBinary};
 pub use engine::{EngineService, LogEvent};
 pub use environment::PluginEnvironment;
-pub use host::{LaunchOptions, PluginError, ProviderPlugin};
+pub use error::PluginError;
+pub use host::{LaunchOptions, ProviderPlugin};
 pub use registry::{Parameterized, PluginProviders};
 pub use supervisor::SupervisedPlugin;

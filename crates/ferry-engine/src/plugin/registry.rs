@@ -1,6 +1,7 @@
 //! Launched plugins, shared: one supervised process per provider resource, configured once,
 //! reused by every resource that needs it, and stopped together. `GetSchema` is asked once per package
-//! version and kept (in memory, and on disk when a cache folder is given).
+//! version and kept (in memory, and on disk when a cache folder is given); `GetMapping` likewise, per plugin
+//! version, key and provider.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -24,6 +25,8 @@ pub struct PluginProviders {
     running: Mutex<HashMap<String, Result<Arc<SupervisedPlugin>, PluginError>>>,
     by_package: Mutex<HashMap<(String, Option<String>), Arc<SupervisedPlugin>>>,
     schemas: Mutex<HashMap<(String, String), Arc<String>>>,
+    /// Mappings by package, plugin version, key and provider: asked once, like schemas.
+    mappings: Mutex<HashMap<(String, String, String, String), Option<Arc<Vec<u8>>>>>,
     /// Packages that run on another plugin, by package name.
     parameterized: std::sync::Mutex<HashMap<String, Parameterized>>,
     /// The packages whose plugins may be launched (`None`: any), and what to tell otherwise.
@@ -53,6 +56,7 @@ impl PluginProviders {
             running: Mutex::new(HashMap::new()),
             by_package: Mutex::new(HashMap::new()),
             schemas: Mutex::new(HashMap::new()),
+            mappings: Mutex::new(HashMap::new()),
             parameterized: std::sync::Mutex::new(HashMap::new()),
             allowed: None,
             environment: Arc::new(PluginEnvironment::Inherited),
@@ -125,19 +129,7 @@ impl PluginProviders {
 
     /// The package's schema, asked of the plugin once per version.
     pub async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
-        let existing = self.by_package.lock().await.get(&(package.to_string(), version.map(str::to_string))).cloned();
-        let plugin = match existing {
-            Some(p) => p,
-            None => {
-                let instance = ProviderInstance {
-                    package: package.into(),
-                    version: version.map(str::to_string),
-                    key: format!("schema:{package}:{}", version.unwrap_or("")),
-                    config: Default::default(),
-                };
-                self.launch(&instance).await?
-            }
-        };
+        let plugin = self.package_plugin(package, version).await?;
         let plugin_version = plugin.get_plugin_info().await?;
         let key = (package.to_string(), plugin_version.clone());
         let mut schemas = self.schemas.lock().await;
@@ -162,6 +154,61 @@ impl PluginProviders {
         let schema = Arc::new(schema);
         schemas.insert(key, schema.clone());
         Ok(schema)
+    }
+
+    /// The plugin for `package` (any version), launched unconfigured-by-the-stack as for its
+    /// schema.
+    async fn package_plugin(&self, package: &str, version: Option<&str>) -> Result<Arc<SupervisedPlugin>, PluginError> {
+        let existing = self.by_package.lock().await.get(&(package.to_string(), version.map(str::to_string))).cloned();
+        match existing {
+            Some(p) => Ok(p),
+            None => {
+                let instance = ProviderInstance {
+                    package: package.into(),
+                    version: version.map(str::to_string),
+                    key: format!("schema:{package}:{}", version.unwrap_or("")),
+                    config: Default::default(),
+                };
+                self.launch(&instance).await
+            }
+        }
+    }
+
+    /// The `package` plugin's mapping for `key` and the other tool's `provider` (`GetMapping`,
+    /// as Pulumi's converters ask it): `None` when it maps nothing for them. Asked once per
+    /// plugin version.
+    pub async fn mapping(&self, package: &str, key: &str, provider: &str) -> Result<Option<Arc<Vec<u8>>>, PluginError> {
+        let plugin = self.package_plugin(package, None).await?;
+        let plugin_version = plugin.get_plugin_info().await?;
+        let cache_key = (package.to_string(), plugin_version, key.to_string(), provider.to_string());
+        if let Some(m) = self.mappings.lock().await.get(&cache_key) {
+            return Ok(m.clone());
+        }
+        // Kept beside the schemas on disk (an empty file: the plugin maps nothing for them).
+        let file = self
+            .schema_cache
+            .as_ref()
+            // Names from a user's file never make a path: only plain words are cached on disk.
+            .filter(|_| !cache_key.1.is_empty() && [key, provider].iter().all(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')))
+            .map(|dir| dir.join(format!("{package}-{}.mapping-{key}-{provider}", cache_key.1)));
+        let mapping = match file.as_ref().and_then(|f| std::fs::read(f).ok()) {
+            Some(cached) => (!cached.is_empty()).then_some(cached),
+            None => {
+                let fresh = plugin.get_mapping(key, provider).await?;
+                if let Some(f) = &file {
+                    let tmp = f.with_extension("tmp");
+                    if std::fs::create_dir_all(f.parent().expect("a file in a folder")).is_ok()
+                        && std::fs::write(&tmp, fresh.as_deref().unwrap_or_default()).is_ok()
+                    {
+                        let _ = std::fs::rename(&tmp, f);
+                    }
+                }
+                fresh
+            }
+        }
+        .map(Arc::new);
+        self.mappings.lock().await.insert(cache_key, mapping.clone());
+        Ok(mapping)
     }
 
     /// Stops every plugin.

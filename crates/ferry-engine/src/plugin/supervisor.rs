@@ -164,6 +164,10 @@ impl SupervisedPlugin {
     pub async fn get_plugin_info(&self) -> Result<String, PluginError> {
         self.idempotent("GetPluginInfo", |p| async move { p.get_plugin_info().await }).await
     }
+
+    pub async fn get_mapping(&self, key: &str, provider: &str) -> Result<Option<Vec<u8>>, PluginError> {
+        self.idempotent("GetMapping", |p| async move { p.get_mapping(key, provider).await }).await
+    }
 }
 
 #[tonic::async_trait]

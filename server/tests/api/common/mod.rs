@@ -218,3 +218,9 @@ pub async fn assert_code_previews_same(app: &Router, stack: &str, preview: &str,
     }
     text
 }
+
+/// A Terraform or OpenTofu file of the shared fixtures, as text.
+pub fn terraform_fixture(name: &str) -> String {
+    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    std::fs::read_to_string(dir.join("terraform").join(name)).unwrap_or_else(|e| panic!("the shared fixture terraform/{name}: {e}"))
+}

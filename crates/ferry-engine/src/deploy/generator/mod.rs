@@ -1,0 +1,634 @@
+//! The step generator and executor: each registration is matched with its old state (by URN
+//! or alias), turned into steps as Pulumi's registration design lays out (import cases 1–3,
+//! same/update/replace with create-before-delete or delete-before-replace and its dependents,
+//! reads, relinquishes and read replacements, deletions in reverse dependency order), and in
+//! update mode executed against the provider. Registrations of one level run concurrently:
+//! independent chains in parallel.
+//!
+//! This module is the core: goals, the generator's state, and the dispatch of each registration
+//! to its step (`provider_calls`, `import_step`, `update_replace`, `finish`).
+//!
+//! A goal from an import spec is a planned import (Pulumi's import deployment, `pulumi import
+//! --file`): the same import step, with its inputs taken from what Read returned, and the
+//! statuses only specs have (not-found, already-managed, conflict) instead of errors.
+
+mod finish;
+mod import_step;
+mod provider_calls;
+mod update_replace;
+
+pub use update_replace::apply_ignore_changes;
+
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+
+use ferry_rpc::pulumirpc::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
+use ferry_state::deployment::Resource;
+use ferry_state::urn::{split_provider_reference, Urn};
+use tokio::sync::{OnceCell, Semaphore};
+
+use super::diff::{engine_diff, explain, from_response, shown_map, DiffDecision};
+use super::eval::{Registered, Scope};
+use super::options::{DeployContext, DeployMode, DeployOptions, ImportStrategy, SkippedResource};
+use super::schema::ResolvedType;
+use super::step::{CheckFailure, ImportStatus, ResourceState, Step, StepOp};
+use crate::plugin::PluginError;
+use crate::program::{AliasSpec, Diagnostic, Pos, Program, ResourceDecl};
+use crate::provider::{Provider, ProviderInstance, ProviderSource};
+use ferry_property::json::{decode_map, decode_value, DecodeOptions, EncodeOptions};
+use ferry_property::wire::{from_struct, to_struct};
+use ferry_property::{PropertyMap, PropertyValue};
+
+use super::step::UNKNOWN_ID;
+
+/// The qualified type of a child of `parent_urn` (the parent's type joined with `$`, unless
+/// the parent is the stack's root).
+pub fn qualified_type(parent_urn: Option<&str>, type_: &str) -> String {
+    match parent_urn.and_then(Urn::parse) {
+        Some(p) if p.type_token() != "pulumi:pulumi:Stack" => format!("{}${type_}", p.qualified_type),
+        _ => type_.to_string(),
+    }
+}
+
+pub fn make_urn(stack: &str, project: &str, parent: Option<&str>, type_: &str, name: &str) -> String {
+    format!("urn:pulumi:{stack}::{project}::{}::{name}", qualified_type(parent, type_))
+}
+
+/// A configured provider as a resource sees it.
+#[derive(Debug, Clone)]
+pub struct ProviderRef {
+    pub urn: String,
+    pub id: PropertyValue,
+    pub config: PropertyMap,
+    pub version: Option<String>,
+}
+
+impl ProviderRef {
+    fn id_text(&self) -> Option<&str> {
+        match &self.id {
+            PropertyValue::String(s) => Some(s),
+            _ => None,
+        }
+    }
+    pub fn reference(&self) -> String {
+        format!("{}::{}", self.urn, self.id_text().unwrap_or(UNKNOWN_ID))
+    }
+    fn instance(&self, package: &str) -> ProviderInstance {
+        ProviderInstance {
+            package: package.to_string(),
+            version: self.version.clone(),
+            key: if self.id_text().is_some() { self.reference() } else { self.urn.clone() },
+            config: self.config.clone(),
+        }
+    }
+}
+
+/// Provider configuration: the provider resource's inputs without the engine's bookkeeping.
+pub fn provider_config(inputs: &PropertyMap) -> PropertyMap {
+    let mut config = inputs.clone();
+    for internal in ["version", "pluginDownloadURL", "pluginChecksums"] {
+        config.remove(internal);
+    }
+    config
+}
+
+/// The plugin version a provider resource's inputs ask for (the engine's `version` input).
+pub fn provider_version(inputs: &PropertyMap) -> Option<String> {
+    match inputs.get("version") {
+        Some(PropertyValue::String(v)) => Some(v.clone()),
+        _ => None,
+    }
+}
+
+/// What makes a goal a planned import: an entry of an import spec.
+#[derive(Debug, Clone)]
+pub struct PlannedImport {
+    /// The entry's position in the spec's `resources`.
+    pub index: usize,
+    /// Which of the inputs Read returned are kept (all when `None`).
+    pub properties: Option<Vec<String>>,
+    pub strategy: ImportStrategy,
+    pub component: bool,
+    /// Outputs the spec gives: the resource is taken as they say, without a Read.
+    pub given_outputs: Option<PropertyMap>,
+}
+
+/// One resource registration, evaluated.
+pub struct Goal {
+    pub seq: usize,
+    /// The program's key for the resource (what references use).
+    pub key: String,
+    /// The logical name (in the URN).
+    pub name: String,
+    pub pos: Pos,
+    pub type_: String,
+    pub urn: String,
+    pub parent: Option<String>,
+    pub provider: Option<ProviderRef>,
+    pub version: Option<String>,
+    pub inputs: PropertyMap,
+    pub property_dependencies: BTreeMap<String, BTreeSet<String>>,
+    pub dependencies: Vec<String>,
+    pub protect: bool,
+    pub delete_before_replace: bool,
+    pub retain_on_delete: bool,
+    pub ignore_changes: Vec<String>,
+    pub import_id: Option<String>,
+    pub aliases: Vec<String>,
+    /// `get`: the ID and the state hints.
+    pub read: Option<(String, PropertyMap)>,
+    pub planned: Option<PlannedImport>,
+}
+
+impl Goal {
+    pub fn build(program: &Program, decl: &ResourceDecl, resolved: &ResolvedType, scope: &Scope, seq: usize) -> Result<Goal, Diagnostic> {
+        let path = format!("resources.{}", decl.name);
+        let err = |pos: Pos, sub: &str, m: String| program.diagnostic(pos, format!("{path}{sub}"), m);
+        let urn_of = |name: &str, pos: Pos, what: &str| -> Result<String, Diagnostic> {
+            match scope.resources.get(name) {
+                Some(r) if !r.urn.is_empty() => Ok(r.urn.clone()),
+                _ => Err(err(pos, what, format!("depends on `{name}`, which could not be registered"))),
+            }
+        };
+        let mut inputs = PropertyMap::new();
+        let mut property_dependencies = BTreeMap::new();
+        let mut all_deps: BTreeSet<String> = BTreeSet::new();
+        for (k, pos, e) in &decl.properties {
+            let mut deps = BTreeSet::new();
+            let v = scope.eval(e, &mut deps).map_err(|(p, m)| err(if p.line > 0 { p } else { *pos }, &format!(".properties.{k}"), m))?;
+            let mut urns = BTreeSet::new();
+            for d in deps {
+                urns.insert(urn_of(&d, *pos, &format!(".properties.{k}"))?);
+            }
+            all_deps.extend(urns.iter().cloned());
+            if !urns.is_empty() {
+                property_dependencies.insert(k.clone(), urns);
+            }
+            inputs.insert(k.clone(), v);
+        }
+        let option_pos = |o: &str| decl.options_pos.get(o).copied().unwrap_or(decl.pos);
+        for d in &decl.options.depends_on {
+            all_deps.insert(urn_of(d, option_pos("dependsOn"), ".options.dependsOn")?);
+        }
+        let parent = match &decl.options.parent {
+            Some(p) => Some(urn_of(p, option_pos("parent"), ".options.parent")?),
+            None => None,
+        };
+        let root = make_urn(&scope.stack, &scope.project, None, "pulumi:pulumi:Stack", &format!("{}-{}", scope.project, scope.stack));
+        let parent = parent.or(Some(root.clone()));
+        let provider = match &decl.options.provider {
+            Some(p) => {
+                let urn = urn_of(p, option_pos("provider"), ".options.provider")?;
+                let r = &scope.resources[p];
+                all_deps.insert(urn.clone());
+                Some(ProviderRef { urn, id: r.id.clone(), version: provider_version(&r.outputs), config: provider_config(&r.outputs) })
+            }
+            None => None,
+        };
+        let text_of = |e: &crate::program::Expr, sub: &str| -> Result<String, Diagnostic> {
+            let mut deps = BTreeSet::new();
+            let v = scope.eval(e, &mut deps).map_err(|(p, m)| err(p, sub, m))?;
+            match v {
+                PropertyValue::String(s) => Ok(s),
+                PropertyValue::Number(n) => Ok(format!("{n}")),
+                PropertyValue::Secret(_) => Err(err(e.pos, sub, "must not be a secret (IDs are stored in plain text)".into())),
+                PropertyValue::Computed => Err(err(e.pos, sub, "is not known until other resources exist; it must be known in a preview".into())),
+                _ => Err(err(e.pos, sub, "must be a string".into())),
+            }
+        };
+        let import_id = match &decl.options.import {
+            Some(e) => Some(text_of(e, ".options.import")?).filter(|s| !s.is_empty()),
+            None => None,
+        };
+        let read = match &decl.get {
+            Some(g) => {
+                let id = text_of(&g.id, ".get.id")?;
+                let mut state = PropertyMap::new();
+                for (k, pos, e) in &g.state {
+                    let v = scope.eval(e, &mut BTreeSet::new()).map_err(|(p, m)| err(if p.line > 0 { p } else { *pos }, &format!(".get.state.{k}"), m))?;
+                    state.insert(k.clone(), v);
+                }
+                Some((id, state))
+            }
+            None => None,
+        };
+        let urn = make_urn(&scope.stack, &scope.project, parent.as_deref(), &resolved.token, decl.logical_name());
+        let mut aliases = Vec::new();
+        for a in &decl.options.aliases {
+            aliases.push(match a {
+                AliasSpec::Urn(u) => u.clone(),
+                AliasSpec::Parts { name, type_, project, stack, parent: alias_parent, no_parent } => {
+                    let p = if *no_parent {
+                        Some(root.clone())
+                    } else {
+                        match alias_parent {
+                            Some(n) => Some(urn_of(n, option_pos("aliases"), ".options.aliases")?),
+                            None => parent.clone(),
+                        }
+                    };
+                    make_urn(
+                        stack.as_deref().unwrap_or(&scope.stack),
+                        project.as_deref().unwrap_or(&scope.project),
+                        p.as_deref(),
+                        type_.as_deref().unwrap_or(&resolved.token),
+                        name.as_deref().unwrap_or(decl.logical_name()),
+                    )
+                }
+            });
+        }
+        if decl.is_provider() {
+            if let Some(v) = &decl.options.version {
+                inputs.insert("version".into(), PropertyValue::String(v.clone()));
+            }
+        }
+        Ok(Goal {
+            seq: seq + 2,
+            key: decl.name.clone(),
+            name: decl.logical_name().to_string(),
+            pos: decl.pos,
+            type_: resolved.token.clone(),
+            urn,
+            parent,
+            provider,
+            version: decl.options.version.clone(),
+            inputs,
+            property_dependencies,
+            dependencies: all_deps.into_iter().collect(),
+            protect: decl.options.protect,
+            delete_before_replace: decl.options.delete_before_replace,
+            retain_on_delete: decl.options.retain_on_delete,
+            ignore_changes: decl.options.ignore_changes.clone(),
+            import_id,
+            aliases,
+            read,
+            planned: None,
+        })
+    }
+
+    fn package(&self) -> &str {
+        self.type_.split(':').next().unwrap_or("")
+    }
+
+    fn step(&self, op: StepOp) -> Step {
+        let mut step = Step::new(op, &self.urn, &self.type_, &self.name).at(self.planned.is_none().then_some(self.pos));
+        step.parent = self.parent.clone();
+        if let Some(p) = &self.planned {
+            step.spec_index = Some(p.index);
+            step.component = p.component;
+        }
+        step
+    }
+
+    fn state(&self, id: Option<String>, inputs: PropertyMap, outputs: PropertyMap, provider: Option<String>) -> ResourceState {
+        ResourceState {
+            urn: self.urn.clone(),
+            type_: self.type_.clone(),
+            custom: true,
+            id,
+            inputs,
+            outputs,
+            parent: self.parent.clone(),
+            provider,
+            dependencies: self.dependencies.clone(),
+            property_dependencies: self.property_dependencies.clone(),
+            protect: self.protect,
+            external: false,
+            delete_before_replace: self.delete_before_replace,
+            retain_on_delete: self.retain_on_delete,
+            import_id: None,
+            base: None,
+            verbatim: false,
+        }
+    }
+}
+
+pub enum Outcome {
+    Registered(Registered),
+    Skipped(SkippedResource, Registered),
+}
+
+fn unknown(urn: &str) -> Registered {
+    Registered { urn: urn.to_string(), id: PropertyValue::Computed, outputs: PropertyMap::new(), complete: false }
+}
+
+#[derive(Default)]
+struct GenState {
+    counter: usize,
+    steps: Vec<((usize, usize), Step)>,
+    states: Vec<((usize, usize), ResourceState)>,
+    /// Old state entries taken by a registration (by position), and by which URN.
+    claimed: HashMap<usize, String>,
+    /// Old resources a delete-before-replace already deleted (or, in previews, would).
+    dbr_deleted: HashSet<usize>,
+    /// Old resources replaced create-before-delete: deleted at the end.
+    replaced: Vec<usize>,
+    mutated: bool,
+    /// An executed step failed: later mutations are not attempted.
+    failed: bool,
+    /// Each planned import's status, by its position in the spec.
+    planned: HashMap<usize, ImportStatus>,
+}
+
+pub struct Generator<'a> {
+    ctx: &'a DeployContext<'a>,
+    providers: &'a dyn ProviderSource,
+    options: &'a DeployOptions,
+    olds: &'a [Resource],
+    live: HashMap<&'a str, usize>,
+    root_urn: String,
+    limit: Semaphore,
+    defaults: tokio::sync::Mutex<HashMap<(String, Option<String>), Arc<OnceCell<Result<ProviderRef, String>>>>>,
+    /// Package schemas (the minimal import strategy's required inputs), asked once per package.
+    schemas: tokio::sync::Mutex<HashMap<String, Arc<OnceCell<Result<serde_json::Value, String>>>>>,
+    /// An import deployment tells progress only of its entries (not of the stack's root or the
+    /// default providers, which are no rows of a spec).
+    planned_only: bool,
+    state: Mutex<GenState>,
+}
+
+/// Why a `Check` gave no answer: the plugin broke (a crash or hang that repeated alone on a
+/// fresh process), or it answered with an error or something that does not decode.
+enum CheckError {
+    Process(String),
+    Answer(String),
+}
+
+impl std::fmt::Display for CheckError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CheckError::Process(m) | CheckError::Answer(m) => f.write_str(m),
+        }
+    }
+}
+
+fn plugin_message(e: &PluginError) -> String {
+    e.to_string()
+}
+
+impl<'a> Generator<'a> {
+    pub fn new(ctx: &'a DeployContext<'a>, providers: &'a dyn ProviderSource, options: &'a DeployOptions) -> Generator<'a> {
+        let olds = ctx.deployment.resources();
+        let mut live = HashMap::with_capacity(olds.len());
+        for (i, r) in olds.iter().enumerate() {
+            if !r.is_pending_delete() {
+                live.entry(r.urn.as_str()).or_insert(i);
+            }
+        }
+        let root_urn = olds
+            .iter()
+            .find(|r| r.type_ == "pulumi:pulumi:Stack" && r.parent().is_none())
+            .map(|r| r.urn.clone())
+            .unwrap_or_else(|| make_urn(ctx.stack, ctx.project, None, "pulumi:pulumi:Stack", &format!("{}-{}", ctx.project, ctx.stack)));
+        Generator {
+            ctx,
+            providers,
+            options,
+            olds,
+            live,
+            root_urn,
+            limit: Semaphore::new(options.concurrency.max(1)),
+            defaults: Default::default(),
+            schemas: Default::default(),
+            planned_only: false,
+            state: Mutex::new(GenState::default()),
+        }
+    }
+
+    /// A generator for an import deployment (see `planned_only`).
+    pub fn for_import(ctx: &'a DeployContext<'a>, providers: &'a dyn ProviderSource, options: &'a DeployOptions) -> Generator<'a> {
+        Generator { planned_only: true, ..Generator::new(ctx, providers, options) }
+    }
+
+    fn update_mode(&self) -> bool {
+        self.options.mode == DeployMode::Update
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, GenState> {
+        self.state.lock().expect("generator state lock")
+    }
+
+    fn push(&self, seq: usize, step: Step) {
+        if let Some(p) = self.options.progress.as_ref().filter(|_| !self.planned_only || step.spec_index.is_some()) {
+            p.report(crate::progress::ProgressEvent {
+                urn: step.urn.clone(),
+                name: step.name.clone(),
+                type_: step.type_.clone(),
+                status: step.status_text().to_string(),
+                message: step.error.clone().or_else(|| step.warnings.first().cloned()),
+            });
+        }
+        let mut s = self.lock();
+        s.counter += 1;
+        let key = (seq, s.counter);
+        if let (Some(index), Some(status)) = (step.spec_index, step.status) {
+            s.planned.insert(index, status);
+        }
+        s.steps.push((key, step));
+    }
+
+    /// The status a planned import ended with, by its position in the spec.
+    pub fn planned_status(&self, index: usize) -> Option<ImportStatus> {
+        self.lock().planned.get(&index).copied()
+    }
+
+    /// The stack's root resource.
+    pub fn root_urn(&self) -> &str {
+        &self.root_urn
+    }
+
+    fn put(&self, seq: usize, state: ResourceState) {
+        let mut s = self.lock();
+        s.counter += 1;
+        let key = (seq, s.counter);
+        s.states.push((key, state));
+    }
+
+    /// Records that an executed step failed: later mutations are not attempted.
+    fn fail(&self) {
+        self.lock().failed = true;
+    }
+
+    /// Whether update-mode execution may go on.
+    fn may_execute(&self) -> bool {
+        self.update_mode() && !self.lock().failed
+    }
+
+    fn decrypt_opts(&self) -> DecodeOptions<'a> {
+        DecodeOptions { decrypt: self.ctx.decrypt }
+    }
+
+    fn old_props(&self, i: usize) -> Result<(PropertyMap, PropertyMap), String> {
+        let r = &self.olds[i];
+        let opts = self.decrypt_opts();
+        let decode = |m: serde_json::Map<String, serde_json::Value>, what: &str| {
+            decode_map(&m, "", &opts).map_err(|e| {
+                if e.message.contains("no key to decrypt") {
+                    format!("the stack's {what} of `{}` hold encrypted secrets: give the stack's passphrase", r.urn)
+                } else {
+                    format!("the stack's {what} of `{}` do not decode: {e}", r.urn)
+                }
+            })
+        };
+        Ok((decode(r.inputs_map(), "inputs")?, decode(r.outputs_map(), "outputs")?))
+    }
+
+    /// What the stack records of old entry `i`, for the resources that refer to it: its ID and
+    /// every output that decodes; an output that does not (a secret without the stack's
+    /// passphrase) is unknown.
+    fn stored_registration(&self, urn: &str, i: usize) -> Registered {
+        let r = &self.olds[i];
+        let opts = self.decrypt_opts();
+        let outputs: PropertyMap = r
+            .outputs_map()
+            .iter()
+            .map(|(k, v)| (k.clone(), decode_value(v, k, &opts).unwrap_or(PropertyValue::Secret(Box::new(PropertyValue::Computed)))))
+            .collect();
+        let id = r.id.clone().map(PropertyValue::String).unwrap_or(PropertyValue::Computed);
+        Registered { urn: urn.to_string(), id, outputs, complete: true }
+    }
+
+    /// The old state entry as a continuing state: same URN, options from the new goal.
+    fn continued(&self, i: usize, goal: &Goal, inputs: PropertyMap, outputs: PropertyMap, provider: Option<String>) -> ResourceState {
+        let mut s = goal.state(self.olds[i].id.clone(), inputs, outputs, provider);
+        s.base = Some(i);
+        s.import_id = self.olds[i].extra.get("importID").and_then(|v| v.as_str()).map(str::to_string);
+        s
+    }
+
+    // ---- the root and providers ----
+
+    pub async fn register_root(&self) {
+        let urn = self.root_urn.clone();
+        let type_ = "pulumi:pulumi:Stack";
+        let name = Urn::parse(&urn).map(|u| u.name.to_string()).unwrap_or_default();
+        let old = self.live.get(urn.as_str()).copied();
+        let mut state = ResourceState::bare(urn.clone(), type_.into(), old);
+        match old {
+            Some(i) => {
+                self.lock().claimed.insert(i, urn.clone());
+                state.protect = self.olds[i].is_protected();
+                self.push(0, Step::new(StepOp::Same, &urn, type_, &name));
+            }
+            None => self.push(0, Step::new(StepOp::Create, &urn, type_, &name)),
+        }
+        self.put(0, state);
+    }
+
+    pub async fn register(&self, mut goal: Goal) -> (String, Outcome) {
+        let _permit = self.limit.acquire().await.expect("never closed");
+        let name = goal.key.clone();
+        // Old state: by URN, else by alias; several matches are an error.
+        let mut matches: BTreeSet<usize> = BTreeSet::new();
+        matches.extend(self.live.get(goal.urn.as_str()));
+        for a in &goal.aliases {
+            matches.extend(self.live.get(a.as_str()));
+        }
+        if matches.len() > 1 {
+            let mut step = goal.step(StepOp::Same);
+            let urns: Vec<&str> = matches.iter().map(|&i| self.olds[i].urn.as_str()).collect();
+            step.error = Some(format!("several resources in the stack match this one through its aliases: {}", urns.join(", ")));
+            self.push(goal.seq, step);
+            return (name, Outcome::Registered(unknown(&goal.urn)));
+        }
+        let old = matches.first().copied();
+        if let Some(i) = old {
+            let mut s = self.lock();
+            if let Some(other) = s.claimed.get(&i) {
+                let message = format!("the stack's `{}` is already claimed by `{other}`: two resources have the same URN or alias", self.olds[i].urn);
+                drop(s);
+                let mut step = goal.step(StepOp::Same);
+                step.error = Some(message);
+                self.push(goal.seq, step);
+                return (name, Outcome::Registered(unknown(&goal.urn)));
+            }
+            s.claimed.insert(i, goal.urn.clone());
+        }
+        if goal.planned.is_some() {
+            return (name, Outcome::Registered(self.register_planned(&goal, old).await));
+        }
+        if goal.type_.starts_with("pulumi:providers:") {
+            return (name, Outcome::Registered(self.register_provider(&goal, old)));
+        }
+        let (provider_ref, provider) = match self.provider_for(&goal).await {
+            Ok(p) => p,
+            Err(e) => {
+                let mut step = goal.step(if old.is_some() { StepOp::Same } else { StepOp::Create });
+                step.error = Some(e);
+                self.push(goal.seq, step);
+                if let Some(i) = old {
+                    self.keep_old(goal.seq, i);
+                }
+                return (name, Outcome::Registered(unknown(&goal.urn)));
+            }
+        };
+        if goal.read.is_some() {
+            return (name, Outcome::Registered(self.read_resource(&goal, old, &provider_ref, provider.as_ref()).await));
+        }
+        if old.is_none() && goal.import_id.is_none() {
+            if let Some(mapping) = &self.options.import_mapping {
+                match mapping.get(&goal.name).filter(|id| !id.is_empty()) {
+                    Some(id) => goal.import_id = Some(id.clone()),
+                    None => {
+                        let skipped = SkippedResource { name: goal.name.clone(), type_: goal.type_.clone(), urn: goal.urn.clone() };
+                        return (name, Outcome::Skipped(skipped, unknown(&goal.urn)));
+                    }
+                }
+            }
+        }
+        if let Some(import_id) = goal.import_id.clone() {
+            match old {
+                None => return (name, Outcome::Registered(self.import(&goal, &import_id, None, &provider_ref, provider.as_ref()).await)),
+                Some(i) => {
+                    let stored_import = self.olds[i].extra.get("importID").and_then(|v| v.as_str());
+                    // A secret import ID (a password imported by its value) is not stored: the
+                    // resource's secret outputs recognise it.
+                    let secret_match = || self.old_props(i).is_ok_and(|(_, outputs)| outputs.values().any(|v| v.holds_secret_string(&import_id, false)));
+                    let same = self.olds[i].id.as_deref() == Some(import_id.as_str()) || stored_import == Some(import_id.as_str()) || secret_match();
+                    if !same {
+                        return (name, Outcome::Registered(self.import(&goal, &import_id, Some(i), &provider_ref, provider.as_ref()).await));
+                    }
+                    // Case 2: already imported: treated like any other resource.
+                }
+            }
+        }
+        (name, Outcome::Registered(self.update_or_same(&goal, old, &provider_ref, provider.as_ref()).await))
+    }
+
+    /// Keeps an old resource's state as it was (its registration failed).
+    fn keep_old(&self, seq: usize, i: usize) {
+        let (inputs, outputs) = self.old_props(i).unwrap_or_default();
+        self.put(seq, self.old_state(i, inputs, outputs));
+    }
+
+    /// Keeps an old resource exactly as it is, without a step: the program of an imports-scope
+    /// plan does not declare it. Nothing is decoded (its secrets need no passphrase) and nothing
+    /// copied: the state is its position in the base, so a plan over a big stack costs what it
+    /// changes, not the stack.
+    fn untouched(&self, seq: usize, i: usize) {
+        self.put(seq, ResourceState::kept(i));
+    }
+
+    /// The old entry `i` as a resource state with the given properties, written anew.
+    fn old_state(&self, i: usize, inputs: PropertyMap, outputs: PropertyMap) -> ResourceState {
+        let r = &self.olds[i];
+        ResourceState {
+            urn: r.urn.clone(),
+            type_: r.type_.clone(),
+            custom: r.is_custom(),
+            id: r.id.clone(),
+            inputs,
+            outputs,
+            parent: r.parent.clone(),
+            provider: r.provider.clone(),
+            dependencies: r.dependencies.clone().unwrap_or_default(),
+            property_dependencies: BTreeMap::new(),
+            protect: r.is_protected(),
+            external: r.external == Some(true),
+            delete_before_replace: false,
+            retain_on_delete: false,
+            import_id: None,
+            base: Some(i),
+            verbatim: false,
+        }
+    }
+}

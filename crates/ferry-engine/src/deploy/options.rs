@@ -1,0 +1,110 @@
+//! What a deployment is given: the stack it runs against (`DeployContext`), its mode and scope,
+//! and the options of its run; shared by the evaluator, the step generator and the import
+//! deployment, so none of them imports another for them.
+
+use std::collections::BTreeMap;
+
+use ferry_property::PropertyMap;
+use ferry_state::Deployment;
+use serde::{Deserialize, Serialize};
+
+use super::eval::ConfigValue;
+
+/// Decrypts a state `ciphertext` into the JSON text of the secret.
+pub type Decrypt<'a> = &'a (dyn Fn(&str) -> Result<String, String> + Sync);
+
+/// The stack a program is deployed to.
+pub struct DeployContext<'a> {
+    pub organization: &'a str,
+    pub project: &'a str,
+    pub stack: &'a str,
+    pub deployment: &'a Deployment,
+    /// Stack config: `key` or `project:key`.
+    pub config: &'a BTreeMap<String, ConfigValue>,
+    pub decrypt: Option<Decrypt<'a>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum DeployMode {
+    /// Read-only: nothing is created, changed or deleted.
+    Preview,
+    /// Steps are executed.
+    Update,
+}
+
+/// What a program stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanScope {
+    /// The program declares what to import or add; the stack's resources it does not declare
+    /// are left exactly as they are (never deleted), and it may name them by URN as `parent`,
+    /// `provider` and `dependsOn`. What a plan means by default: people planning an import
+    /// write a snippet of what they import, not their whole program.
+    Imports,
+    /// Pulumi's semantics: the program is the whole stack, and what it does not declare is
+    /// deleted.
+    #[default]
+    WholeStack,
+}
+
+impl PlanScope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanScope::Imports => "imports",
+            PlanScope::WholeStack => "whole-stack",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct DeployOptions {
+    pub mode: DeployMode,
+    pub scope: PlanScope,
+    /// Registrations in flight at once.
+    pub concurrency: usize,
+    /// `cdk import --resource-mapping`: resource name → ID. Resources the program would create
+    /// are imported with the mapped ID instead; those without one are skipped.
+    pub import_mapping: Option<BTreeMap<String, String>>,
+    /// Told of each step as it is generated.
+    pub progress: Option<crate::progress::Progress>,
+    /// What another tool last recorded of resources the program imports, by resource name:
+    /// each is read as Pulumi refreshes a resource it already tracks (the recorded values as
+    /// the `Read`'s prior state), which some providers need (a `random_password`'s Terraform
+    /// `id` is `none`; its recorded password is what it is).
+    pub import_prior: Option<std::sync::Arc<BTreeMap<String, PriorState>>>,
+}
+
+impl Default for DeployOptions {
+    fn default() -> Self {
+        DeployOptions { mode: DeployMode::Preview, scope: PlanScope::WholeStack, concurrency: 16, import_mapping: None, progress: None, import_prior: None }
+    }
+}
+
+/// A resource's recorded state from before its import (see [`DeployOptions::import_prior`]).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PriorState {
+    pub outputs: PropertyMap,
+    pub inputs: PropertyMap,
+}
+
+/// A resource the program declares but a mapped import left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SkippedResource {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub urn: String,
+}
+
+/// Which inputs an imported resource gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ImportStrategy {
+    /// Pulumi's 2022 design: the inputs `Read` returned (limited by `properties`).
+    #[default]
+    Read,
+    /// The older design: only the schema's required inputs, then the values `Diff` says differ
+    /// from the read state, copied back — the smallest set of inputs that shows no diff.
+    Minimal,
+}

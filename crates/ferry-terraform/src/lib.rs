@@ -1,0 +1,27 @@
+//! Terraform and OpenTofu state, read and translated to Pulumi through the providers' own
+//! mappings: pure (no IO), so the service asks plugins for mappings and runs what this crate
+//! makes of them. `state` reads the files, `address` their addresses, `mapping` a plugin's
+//! mapping, `translate` attributes into properties, `names` unique Pulumi names, and `migration`
+//! puts them together into a plan's rows and YAML program.
+
+pub mod address;
+pub mod mapping;
+pub mod migration;
+pub mod names;
+pub mod state;
+pub mod translate;
+mod yaml;
+
+pub use address::{Address, IndexKey, Mode, ProviderAddress};
+pub use mapping::ProviderMapping;
+pub use migration::{migrate, Migration, MigrationOptions, PriorState, Row, RowStatus};
+pub use state::{read_state, Format, Instance, State, Status};
+
+/// A file that is not a state Ferry reads: what is wrong, and where (a JSON path, or an
+/// instance's address).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}{}", .path.as_ref().map(|p| format!(" (at {p})")).unwrap_or_default())]
+pub struct TerraformError {
+    pub message: String,
+    pub path: Option<String>,
+}

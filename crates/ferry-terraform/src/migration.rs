@@ -1,0 +1,176 @@
+//! A Terraform state made into an import plan: a row for every instance (mapped to its Pulumi
+//! type, or why not), a YAML program importing every mapped instance with its recorded
+//! attributes translated as its inputs (so a preview's diff shows what changed in the cloud
+//! since Terraform last looked), and each imported instance's prior state for its `Read`.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::address::{Mode, ProviderAddress};
+use crate::mapping::ProviderMapping;
+use crate::state::{State, Status};
+use crate::translate::{program_secret, state_secret, translate};
+
+pub use ferry_types::terraform::{Row, RowStatus};
+
+/// What an imported resource's `Read` starts from, as Pulumi refreshes a resource it already
+/// tracks: its ID and its recorded values (Pulumi state form, secrets marked), which some
+/// providers need (a `random_password`'s ID is `none`; its recorded password is what it is).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PriorState {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub type_: String,
+    pub outputs: Map<String, Value>,
+    pub inputs: Map<String, Value>,
+    /// Terraform's address, for messages.
+    pub address: String,
+}
+
+/// What the caller chose.
+#[derive(Debug, Clone, Default)]
+pub struct MigrationOptions {
+    /// The Pulumi project (the program's `name`).
+    pub project: String,
+    /// Import tainted instances too.
+    pub include_tainted: bool,
+    /// Import deposed objects too.
+    pub include_deposed: bool,
+}
+
+/// The plan a state makes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Migration {
+    pub rows: Vec<Row>,
+    /// The YAML program importing every mapped instance (`None` when there is none).
+    pub program: Option<String>,
+    /// Each imported resource's prior state, by its name in the program.
+    pub prior: BTreeMap<String, PriorState>,
+}
+
+/// Makes the plan of `state`; `mappings` are the providers' mappings by Terraform provider type
+/// (`aws`, `random`): what the plugins answered.
+pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, options: &MigrationOptions) -> Migration {
+    let keys: Vec<_> = state.instances.iter().map(|i| (i.address.clone(), i.deposed.clone())).collect();
+    let names = crate::names::names(&keys);
+    let mut rows = Vec::with_capacity(state.instances.len());
+    let mut imported: Vec<usize> = Vec::new();
+    let mut translated = BTreeMap::new();
+    for (i, inst) in state.instances.iter().enumerate() {
+        let provider = &inst.provider;
+        let mut row = Row {
+            address: inst.shown_address(),
+            mode: inst.address.mode,
+            terraform_type: inst.address.type_.clone(),
+            type_: None,
+            name: None,
+            id: inst.id().map(str::to_string),
+            status: RowStatus::Mapped,
+            reason: None,
+            provider: provider.source(),
+            package: provider.pulumi_package(),
+            unknown_attributes: Vec::new(),
+            sensitive: !inst.sensitive.is_empty(),
+        };
+        if inst.address.mode == Mode::Data {
+            row.status = RowStatus::DataSource;
+            row.reason = Some("a data source: a read-only lookup, never imported".into());
+            rows.push(row);
+            continue;
+        }
+        let mapping = mappings.get(&provider.type_);
+        let resource = mapping.and_then(|m| m.resources.get(&inst.address.type_));
+        match (mapping, resource) {
+            (None, _) => {
+                row.status = RowStatus::Unmapped;
+                row.reason = Some(unmapped_reason(provider));
+            }
+            (Some(m), None) => {
+                row.status = RowStatus::Unmapped;
+                row.reason = Some(format!("the `{}` plugin's mapping has no Terraform type `{}`", m.name, inst.address.type_));
+            }
+            (Some(m), Some(info)) => {
+                row.type_ = Some(info.tok.clone());
+                let (status, included) = match (&inst.deposed, inst.status) {
+                    (Some(_), _) => (RowStatus::Deposed, options.include_deposed),
+                    (None, Status::Tainted) => (RowStatus::Tainted, options.include_tainted),
+                    (None, Status::Ready) => (RowStatus::Mapped, true),
+                };
+                row.status = status;
+                if !included {
+                    row.reason = Some(match status {
+                        RowStatus::Deposed => "a deposed object Terraform has yet to destroy: not imported unless asked".into(),
+                        _ => "tainted: Terraform would replace it at its next apply; not imported unless asked".into(),
+                    });
+                } else {
+                    if status != RowStatus::Mapped {
+                        row.reason = Some("imported, as asked".into());
+                    }
+                    let empty = BTreeMap::new();
+                    let schema = m.provider.resources.get(&inst.address.type_).unwrap_or(&empty);
+                    let for_program = translate(&inst.attributes, schema, &info.fields, &inst.sensitive, program_secret);
+                    let for_state = translate(&inst.attributes, schema, &info.fields, &inst.sensitive, state_secret);
+                    row.unknown_attributes = for_program.unknown.clone();
+                    row.sensitive |= for_program.has_secrets;
+                    row.name = Some(names[i].clone());
+                    translated.insert(i, (for_program.inputs, for_state));
+                    imported.push(i);
+                }
+            }
+        }
+        rows.push(row);
+    }
+    let mut prior = BTreeMap::new();
+    let program = (!imported.is_empty()).then(|| {
+        // Dependencies name resources (every instance of them) by address without a key.
+        let mut by_resource: BTreeMap<String, Vec<&str>> = BTreeMap::new();
+        for &i in &imported {
+            by_resource.entry(state.instances[i].address.resource()).or_default().push(&names[i]);
+        }
+        let mut text = format!(
+            "# Imports the resources of a Terraform state ({}), as Terraform last recorded them:\n# a preview shows what changed in the cloud since.\nname: {}\nruntime: yaml\nresources:\n",
+            match state.format {
+                crate::Format::StateV4 => "a state file",
+                crate::Format::ShowJson => "`show -json` output",
+            },
+            crate::yaml::key(&options.project)
+        );
+        for &i in &imported {
+            let inst = &state.instances[i];
+            let (inputs, for_state) = translated.remove(&i).expect("translated");
+            let name = &names[i];
+            let token = rows[i].type_.clone().expect("a mapped row has a type");
+            let id = inst.id().unwrap_or_default().to_string();
+            text.push_str(&format!("  # terraform: {}\n  {}:\n    type: {token}\n", inst.shown_address(), crate::yaml::key(name)));
+            if !inputs.is_empty() {
+                text.push_str("    properties:");
+                crate::yaml::write_value(&mut text, &Value::Object(inputs), 6);
+            }
+            text.push_str(&format!("    options:\n      import: {}\n", Value::String(id.clone())));
+            let mut depends: Vec<&str> = inst.dependencies.iter().filter_map(|d| by_resource.get(d)).flatten().copied().filter(|n| *n != name).collect();
+            depends.sort();
+            depends.dedup();
+            if !depends.is_empty() {
+                text.push_str("      dependsOn:\n");
+                for d in depends {
+                    text.push_str(&format!("        - ${{{d}}}\n"));
+                }
+            }
+            prior.insert(name.clone(), PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address: inst.shown_address() });
+        }
+        text
+    });
+    Migration { rows, program, prior }
+}
+
+fn unmapped_reason(provider: &ProviderAddress) -> String {
+    match provider.pulumi_package() {
+        Some(package) => format!(
+            "no allowed plugin maps the Terraform provider `{}`; Pulumi's `{package}` package does (an administrator installs `pulumi-resource-{package}` and allows it)",
+            provider.source()
+        ),
+        None => format!("no allowed plugin maps the Terraform provider `{}`, and Ferry knows no Pulumi package that would", provider.source()),
+    }
+}

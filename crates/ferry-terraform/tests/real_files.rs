@@ -1,0 +1,170 @@
+//! The real Terraform and OpenTofu files of the shared fixtures, and variants of them that
+//! break in each way a file can: every real one reads, with each instance's address, provider
+//! and attributes; each broken one is an error naming what is wrong and where.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use ferry_terraform::{migrate, read_state, Format, MigrationOptions, Mode, ProviderMapping, RowStatus, Status};
+use serde_json::{json, Value};
+
+fn fixture(name: &str) -> Vec<u8> {
+    let dir =
+        std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
+    std::fs::read(dir.join("terraform").join(name)).unwrap_or_else(|e| panic!("the shared fixture terraform/{name}: {e}"))
+}
+
+#[test]
+fn every_real_file_reads() {
+    for (file, format, tool_version, count) in [
+        ("random-state.tfstate", Format::StateV4, "1.9.1", 1),
+        ("tf-project.tfstate", Format::StateV4, "1.13.3", 1),
+        ("tofu-project.tfstate", Format::StateV4, "1.10.6", 1),
+        ("aws-bucket.show.json", Format::ShowJson, "1.9.1", 1),
+        ("aws-serverless.show.json", Format::ShowJson, "1.9.1", 28),
+    ] {
+        let state = read_state(&fixture(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert_eq!((state.format, state.terraform_version.as_deref()), (format, Some(tool_version)), "{file}");
+        assert_eq!(state.instances.len(), count, "{file}");
+    }
+    let tofu = read_state(&fixture("tofu-project.tfstate")).unwrap();
+    let random = &tofu.instances[0];
+    assert_eq!(random.address.to_string(), "random_string.example");
+    assert_eq!((random.provider.host.as_str(), random.provider.source()), ("registry.opentofu.org", "hashicorp/random".to_string()));
+    assert_eq!(random.id(), random.attributes["result"].as_str());
+    let serverless = read_state(&fixture("aws-serverless.show.json")).unwrap();
+    let addresses: Vec<String> = serverless.instances.iter().map(|i| i.address.to_string()).collect();
+    assert!(addresses.contains(&"module.data_lake_bucket.aws_s3_bucket.this[0]".to_string()), "{addresses:?}");
+    assert!(addresses.contains(&"data.aws_region.current".to_string()));
+    assert_eq!(serverless.instances.iter().filter(|i| i.address.mode == Mode::Data).count(), 6);
+}
+
+/// A variant of the real `tf-project.tfstate`, changed by `edit`.
+fn variant(edit: impl FnOnce(&mut Value)) -> Vec<u8> {
+    let mut v: Value = serde_json::from_slice(&fixture("tf-project.tfstate")).unwrap();
+    edit(&mut v);
+    serde_json::to_vec(&v).unwrap()
+}
+
+#[test]
+fn a_bad_file_names_what_is_wrong_and_where() {
+    let real = fixture("tf-project.tfstate");
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("truncated", real[..real.len() / 2].to_vec(), "truncated"),
+        ("not JSON", b"resource \"aws_s3_bucket\" \"b\" {}".to_vec(), "not JSON"),
+        ("not a state", br#"{"name": "web", "resources": []}"#.to_vec(), "not a Terraform state"),
+        ("version 3", variant(|v| v["version"] = json!(3)), "version 3"),
+        ("version 5", variant(|v| v["version"] = json!(5)), "unknown Terraform state file version 5"),
+        (
+            "a duplicate address",
+            variant(|v| {
+                let r = v["resources"][0].clone();
+                v["resources"].as_array_mut().unwrap().push(r);
+            }),
+            "`random_string.example` is in the state twice",
+        ),
+        ("no id", variant(|v| v["resources"][0]["instances"][0]["attributes"].as_object_mut().unwrap().remove("id").map(|_| ()).unwrap()), "has no `id`"),
+        ("a bad mode", variant(|v| v["resources"][0]["mode"] = json!("imaginary")), "resources[0].mode"),
+        ("a bad provider", variant(|v| v["resources"][0]["provider"] = json!("provider[")), "resources[0].provider"),
+    ];
+    for (what, bytes, expected) in cases {
+        let err = read_state(&bytes).expect_err(what);
+        assert!(err.to_string().contains(expected), "{what}: {err}");
+    }
+}
+
+#[test]
+fn addresses_keys_modules_aliases_taint_deposed_and_sensitive_paths_read() {
+    let state = variant(|v| {
+        let base = v["resources"][0].clone();
+        let mut counted = base.clone();
+        counted["module"] = json!("module.web.module.cache[0]");
+        counted["each"] = json!("list");
+        counted["provider"] = json!("provider[\"registry.terraform.io/hashicorp/random\"].west");
+        let mut second = counted["instances"][0].clone();
+        counted["instances"][0]["index_key"] = json!(0);
+        second["index_key"] = json!(1);
+        second["status"] = json!("tainted");
+        second["attributes"]["id"] = json!("other");
+        second["sensitive_attributes"] = json!([[{"type": "get_attr", "value": "result"}]]);
+        second["dependencies"] = json!(["random_string.example"]);
+        let mut deposed = second.clone();
+        deposed["deposed"] = json!("00000001");
+        deposed.as_object_mut().unwrap().remove("status");
+        counted["instances"].as_array_mut().unwrap().extend([second, deposed]);
+        let mut keyed = base.clone();
+        keyed["name"] = json!("by_key");
+        keyed["each"] = json!("map");
+        keyed["instances"][0]["index_key"] = json!("eu \"west\"");
+        v["resources"].as_array_mut().unwrap().extend([counted, keyed]);
+    });
+    let state = read_state(&state).unwrap();
+    let shown: Vec<String> = state.instances.iter().map(|i| i.shown_address()).collect();
+    assert_eq!(
+        shown,
+        [
+            "random_string.example",
+            "module.web.module.cache[0].random_string.example[0]",
+            "module.web.module.cache[0].random_string.example[1]",
+            "module.web.module.cache[0].random_string.example[1] (deposed 00000001)",
+            r#"random_string.by_key["eu \"west\""]"#,
+        ]
+    );
+    assert_eq!(state.instances[1].provider.alias.as_deref(), Some("west"));
+    assert_eq!(state.instances[2].status, Status::Tainted);
+    assert_eq!(state.instances[2].dependencies, ["random_string.example"]);
+    assert_eq!(state.instances[2].sensitive.len(), 1);
+}
+
+/// The mapping Ferry's random plugin gives for `hashicorp/random` (the shape the bridged
+/// Pulumi provider's is): enough of it for the fixtures.
+fn random_mapping() -> ProviderMapping {
+    let data = json!({"name": "random", "version": "4.21.2",
+      "provider": {"resources": {"random_string": {
+        "id": {"type": 4, "computed": true}, "length": {"type": 2, "required": true}, "result": {"type": 4, "computed": true},
+        "keepers": {"type": 6, "optional": true, "element": {"schema": {"type": 4}}},
+        "lower": {"type": 1, "optional": true, "computed": true}, "upper": {"type": 1, "optional": true, "computed": true},
+        "number": {"type": 1, "optional": true, "computed": true}, "numeric": {"type": 1, "optional": true, "computed": true},
+        "special": {"type": 1, "optional": true, "computed": true}, "min_lower": {"type": 2, "optional": true, "computed": true},
+        "min_upper": {"type": 2, "optional": true, "computed": true}, "min_numeric": {"type": 2, "optional": true, "computed": true},
+        "min_special": {"type": 2, "optional": true, "computed": true}, "override_special": {"type": 4, "optional": true}}}},
+      "resources": {"random_string": {"tok": "random:index/randomString:RandomString", "fields": {}}}});
+    ProviderMapping::parse(data.to_string().as_bytes(), "random").unwrap().unwrap()
+}
+
+#[test]
+fn a_random_state_becomes_a_program_importing_its_string() {
+    let state = read_state(&fixture("tf-project.tfstate")).unwrap();
+    let mappings = BTreeMap::from([("random".to_string(), random_mapping())]);
+    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    assert_eq!(m.rows.len(), 1);
+    assert_eq!(
+        (m.rows[0].status, m.rows[0].type_.as_deref(), m.rows[0].name.as_deref()),
+        (RowStatus::Mapped, Some("random:index/randomString:RandomString"), Some("example"))
+    );
+    insta::assert_snapshot!("tf-project-program", m.program.clone().unwrap());
+    let prior = &m.prior["example"];
+    assert_eq!(prior.id, "@(eF?C%#qSz<Jl5[");
+    assert_eq!(prior.outputs["result"], prior.id.as_str(), "the recorded result, for the Read");
+}
+
+#[test]
+fn aws_files_list_every_resource_unmapped_and_every_data_source_as_such() {
+    for file in ["aws-bucket.show.json", "aws-serverless.show.json"] {
+        let state = read_state(&fixture(file)).unwrap();
+        let m = migrate(&state, &BTreeMap::new(), &MigrationOptions { project: "p".into(), ..Default::default() });
+        assert_eq!(m.program, None, "{file}");
+        for row in &m.rows {
+            match row.mode {
+                Mode::Data => assert_eq!(row.status, RowStatus::DataSource, "{file}: {row:?}"),
+                _ => {
+                    assert_eq!(row.status, RowStatus::Unmapped, "{file}: {row:?}");
+                    assert!(row.reason.as_deref().unwrap().contains("hashicorp/aws") || row.provider != "hashicorp/aws", "{row:?}");
+                }
+            }
+        }
+        let aws = m.rows.iter().find(|r| r.provider == "hashicorp/aws" && r.mode == Mode::Managed).unwrap();
+        assert_eq!(aws.package.as_deref(), Some("aws"));
+        assert!(aws.reason.as_deref().unwrap().contains("`hashicorp/aws`"), "{aws:?}");
+    }
+}

@@ -1,0 +1,181 @@
+//! The API's previews: a spec, a program or a project zip previewed against a stack, the
+//! stored preview, its commit and the code for it.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use ferry_engine::deploy::{ConfigValue, PlanScope};
+use ferry_engine::import_spec::{import_spec_from_value, read_spec_json, ImportSpec};
+use ferry_service::{ProgramRequest, ProgramSource, ServiceError, StackService};
+use serde::Deserialize;
+
+use super::shared::*;
+use crate::error::ApiError;
+
+/// A program preview sent as JSON: the program's text (or a base64 project zip), its stack
+/// config and an optional resource mapping.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ProgramEnvelope {
+    program: Option<String>,
+    #[serde(rename = "programZip")]
+    program_zip: Option<String>,
+    #[serde(default)]
+    config: std::collections::BTreeMap<String, ConfigEntry>,
+    mapping: Option<std::collections::BTreeMap<String, String>>,
+    /// `imports` or `whole-stack` (the default, as `pulumi preview`).
+    #[serde(default)]
+    scope: Option<PlanScope>,
+}
+
+/// `?scope=imports|whole-stack` on a program preview.
+#[derive(Deserialize)]
+pub(super) struct ScopeQuery {
+    scope: Option<PlanScope>,
+}
+
+/// `"value"`, or `{"value": ..., "secret": true}`.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum ConfigEntry {
+    Plain(String),
+    Full(ConfigValue),
+}
+
+pub(super) fn is_yaml(content_type: &str) -> bool {
+    ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"].iter().any(|t| content_type.starts_with(t))
+}
+
+impl ProgramEnvelope {
+    fn into_request(self, scope: PlanScope) -> Result<ProgramRequest, ApiError> {
+        let invalid = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", message);
+        let source = match (self.program, self.program_zip) {
+            (Some(text), None) => ProgramSource::Yaml(text),
+            (None, Some(zip)) => {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD.decode(zip.trim()).map_err(|e| invalid(format!("`programZip` is not base64: {e}")))?;
+                ProgramSource::Zip(bytes)
+            }
+            _ => return Err(invalid("give either `program` or `programZip`".into())),
+        };
+        let config = self
+            .config
+            .into_iter()
+            .map(|(k, v)| {
+                let value = match v {
+                    ConfigEntry::Plain(value) => ConfigValue { value, secret: false },
+                    ConfigEntry::Full(c) => c,
+                };
+                (k, value)
+            })
+            .collect();
+        Ok(ProgramRequest { source, config, mapping: self.mapping, passphrase: None, scope: self.scope.unwrap_or(scope), progress: None, prior: None })
+    }
+}
+
+/// What a preview request's body holds, read once.
+pub(super) enum PreviewBody {
+    Program(ProgramRequest),
+    /// The spec's text (the preview keeps it as its source) and the spec it holds.
+    Spec(String, ImportSpec),
+}
+
+impl PreviewBody {
+    fn read(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<PreviewBody, ApiError> {
+        let program = |source| {
+            PreviewBody::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, scope, progress: None, prior: None })
+        };
+        if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
+            return Ok(program(ProgramSource::Zip(bytes.to_vec())));
+        }
+        let text = std::str::from_utf8(bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the body is not UTF-8 text"))?;
+        if is_yaml(content_type) {
+            return Ok(program(ProgramSource::Yaml(text.to_string())));
+        }
+        // One JSON read: a program's envelope is told from a spec by its keys, and a spec is
+        // checked from the value already read.
+        let json = read_spec_json(text).map_err(ServiceError::from)?;
+        if json.get("program").is_some() || json.get("programZip").is_some() {
+            let envelope: ProgramEnvelope =
+                serde_json::from_value(json).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
+            return envelope.into_request(scope).map(PreviewBody::Program);
+        }
+        let spec = import_spec_from_value(json).map_err(ServiceError::from)?;
+        Ok(PreviewBody::Spec(text.to_string(), spec))
+    }
+}
+
+/// `POST /api/v1/stacks/{id}/previews`: runs a preview and stores it; nothing is written to
+/// the stack. The body is an import spec (JSON), a Pulumi YAML program (`Content-Type:
+/// application/yaml`), a project zip (`application/zip`), or `{"program", "config",
+/// "mapping"}` as JSON.
+pub(super) async fn create_preview(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(query): Query<ScopeQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec or program").await?;
+    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let record = match PreviewBody::read(&bytes, &content_type, query.scope.unwrap_or_default())? {
+        PreviewBody::Program(mut request) => {
+            request.passphrase = passphrase(&headers)?;
+            stacks.preview_program(&id, request).await?
+        }
+        PreviewBody::Spec(text, spec) => stacks.preview_import(&id, &text, spec, None, Default::default()).await?,
+    };
+    Ok((StatusCode::CREATED, Json(record)).into_response())
+}
+
+#[derive(Deserialize)]
+pub(super) struct CommitQuery {
+    #[serde(default)]
+    apply: bool,
+}
+
+pub(super) async fn get_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview(&id).await?).into_response())
+}
+
+/// `POST /api/v1/previews/{id}/commit`: the preview's ready resources become the stack's next
+/// version (refused if the stack changed since the preview). For a program's plan,
+/// `?apply=true` lets Ferry run its creates, updates, replacements and deletes.
+pub(super) async fn commit_preview(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<CommitQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let outcome = stacks.commit_preview(&id, passphrase(&headers)?, q.apply).await?;
+    Ok((StatusCode::CREATED, Json(outcome)).into_response())
+}
+
+/// `GET /api/v1/previews/{id}/code`: code for the preview's ready resources.
+pub(super) async fn preview_code(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<CodeQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (request, json) = q.request()?;
+    let code = stacks.preview_code(&id, &request, passphrase(&headers)?.as_deref()).await?;
+    Ok(code_response(code, json))
+}
+
+/// `GET /api/v1/stacks/{id}/code`: code for the stack's resources (all, or `urn=`).
+pub(super) async fn stack_code(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<CodeQuery>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let (request, json) = q.request()?;
+    let urns: Vec<String> = list(&q.urn).into_iter().collect();
+    let code = stacks.stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref()).await?;
+    Ok(code_response(code, json))
+}

@@ -1,0 +1,145 @@
+//! The API's review of a stored preview: its rows, one resource's two sides, its graph and
+//! code (for the owner and through a share link), and the resolutions that write a revision.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use ferry_service::StackService;
+use serde::Deserialize;
+
+use super::shared::*;
+use crate::error::ApiError;
+use ferry_service::access::Caller;
+
+#[derive(Deserialize)]
+pub(super) struct UrnQuery {
+    urn: String,
+}
+
+pub(super) fn owner(id: String) -> ferry_types::PreviewRef {
+    ferry_types::PreviewRef::Owner { preview: id }
+}
+
+pub(super) fn shared((token, revision, index): (String, i64, usize)) -> ferry_types::PreviewRef {
+    ferry_types::PreviewRef::Shared { token, revision, index }
+}
+
+/// `GET …/review?status=&type=&filter=&offset=&limit=`: one page of the preview's results
+/// (`{total, matched, offset, rows, statuses, types, zero_or_default}`), filtered on the
+/// server; at most 1,000 rows a page.
+pub(super) async fn owner_review_rows(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<ferry_types::ReviewQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_page(&owner(id), &q).await?).into_response())
+}
+
+pub(super) async fn owner_review_detail(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<UrnQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_detail(&owner(id), &q.urn).await?).into_response())
+}
+
+/// `GET …/graph?expand=&full=`: the stack graph with the preview's resources, summarised as
+/// the stack's graph is.
+pub(super) async fn owner_preview_graph(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<GraphQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview_graph(&owner(id), q.summary().as_ref()).await?).into_response())
+}
+
+pub(super) async fn shared_review_rows(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<ferry_types::ReviewQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_page(&shared(p), &q).await?).into_response())
+}
+
+pub(super) async fn shared_review_detail(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<UrnQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.review_detail(&shared(p), &q.urn).await?).into_response())
+}
+
+pub(super) async fn shared_preview_graph(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<GraphQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(stacks.preview_graph(&shared(p), q.summary().as_ref()).await?).into_response())
+}
+
+/// Code through a read-only link: the same code, without the preview's ID.
+pub(super) async fn shared_preview_code(
+    State(stacks): State<Arc<StackService>>,
+    Path(p): Path<(String, i64, usize)>,
+    Query(q): Query<CodeQuery>,
+) -> Result<Response, ApiError> {
+    let (request, json) = q.request()?;
+    let id = stacks.preview_id(&shared(p)).await?;
+    let code = stacks.preview_code(&id, &request, None).await?;
+    Ok(code_response(code, json))
+}
+
+#[derive(Deserialize)]
+pub(super) struct ResolveRequest {
+    /// The preview of the latest revision the resolution was chosen in.
+    preview: String,
+    #[serde(flatten)]
+    resolution: ferry_types::Resolution,
+}
+
+/// `POST /api/v1/plans/{id}/resolutions` `{preview, urn, property, action}`: writes the next
+/// revision with the resolution applied and starts its preview; `201` with both.
+pub(super) async fn resolve(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 64 * 1024, "the resolution").await?;
+    let request: ResolveRequest =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
+    let plan = stacks.resolve(&caller, &id, &request.preview, request.resolution).await?;
+    let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct AdoptZeroValuesRequest {
+    preview: String,
+    /// One resource; without it, every resource of the preview.
+    urn: Option<String>,
+}
+
+/// `POST /api/v1/plans/{id}/resolutions/zero-values` `{preview, urn?}`: adopts every difference
+/// of the resource (or of the whole plan) that is only a zero value or a default, as the next
+/// revision, and starts its preview; `201` with both.
+pub(super) async fn adopt_zero_values(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 64 * 1024, "the request").await?;
+    let request: AdoptZeroValuesRequest =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the request: {e}")))?;
+    let plan = stacks.adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref()).await?;
+    let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
+    Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
+}

@@ -1,0 +1,157 @@
+//! What the API's handlers share: reading a body within its limit, the passphrase header,
+//! query shapes more than one domain takes (a graph's, code's, a revision's), code and job
+//! responses.
+
+use std::collections::HashSet;
+
+use axum::body::Body;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use ferry_codegen::{Language, Style};
+use ferry_service::{CodeRequest, GeneratedCode};
+use http_body_util::{BodyExt, Limited};
+use serde::Deserialize;
+
+use crate::error::ApiError;
+
+/// The header that carries a state's passphrase; it is never logged or stored.
+pub const PASSPHRASE_HEADER: &str = "x-ferry-passphrase";
+
+/// The request body, up to `limit` bytes, or a JSON error naming what was too large.
+pub(super) async fn read_body(body: Body, headers: &HeaderMap, limit: usize, what: &str) -> Result<axum::body::Bytes, ApiError> {
+    let too_large = |size: Option<usize>| {
+        ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "too_large",
+            match size {
+                Some(size) => format!("{what} is {size} bytes, over the limit of {limit} bytes"),
+                None => format!("{what} is over the limit of {limit} bytes"),
+            },
+        )
+    };
+    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+    if let Some(size) = declared.filter(|&s| s > limit) {
+        return Err(too_large(Some(size)));
+    }
+    let bytes = Limited::new(body, limit)
+        .collect()
+        .await
+        .map_err(|e| {
+            if e.is::<http_body_util::LengthLimitError>() {
+                too_large(None)
+            } else {
+                ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}"))
+            }
+        })?
+        .to_bytes();
+    if bytes.is_empty() {
+        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", format!("send {what} as the request body")));
+    }
+    Ok(bytes)
+}
+
+pub(super) fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    match headers.get(PASSPHRASE_HEADER) {
+        Some(v) => Ok(Some(v.to_str().map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the passphrase header is not text"))?.to_string())
+            .filter(|p| !p.is_empty())),
+        None => Ok(None),
+    }
+}
+
+/// What code to make: `lang=ts|python|go|csharp|yaml`, `format=file|zip|json`,
+/// `style=cli|code-first`, `elide=false`, `keep=<name>,…`, `references=false`,
+/// `exclude=<resource.property>,…`; for stacks also `urn=<urn>,…` and `version=N`.
+#[derive(Deserialize)]
+pub(super) struct CodeQuery {
+    pub(super) lang: Option<String>,
+    pub(super) format: Option<String>,
+    pub(super) style: Option<String>,
+    pub(super) elide: Option<bool>,
+    pub(super) keep: Option<String>,
+    pub(super) references: Option<bool>,
+    pub(super) exclude: Option<String>,
+    pub(super) urn: Option<String>,
+    pub(super) version: Option<i64>,
+}
+
+pub(super) fn list(s: &Option<String>) -> std::collections::BTreeSet<String> {
+    s.iter().flat_map(|v| v.split(',')).map(str::trim).filter(|v| !v.is_empty()).map(str::to_string).collect()
+}
+
+impl CodeQuery {
+    pub(super) fn request(&self) -> Result<(CodeRequest, bool), ApiError> {
+        let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", m);
+        let language = match &self.lang {
+            None => Language::TypeScript,
+            Some(l) => Language::parse(l).ok_or_else(|| bad(format!("unknown language `{l}`: use ts, python, go, csharp or yaml")))?,
+        };
+        let (zip, json) = match self.format.as_deref().unwrap_or("file") {
+            "file" => (false, false),
+            "zip" => (true, false),
+            "json" => (false, true),
+            other => return Err(bad(format!("unknown format `{other}`: use file, zip or json"))),
+        };
+        let style = match self.style.as_deref().unwrap_or("cli") {
+            "cli" => Style::Cli,
+            "code-first" => Style::CodeFirst,
+            other => return Err(bad(format!("unknown style `{other}`: use cli or code-first"))),
+        };
+        let request = CodeRequest {
+            language,
+            zip,
+            style,
+            elide: self.elide.unwrap_or(true),
+            keep_all: list(&self.keep),
+            references: self.references.unwrap_or(true),
+            reference_exclusions: list(&self.exclude),
+        };
+        Ok((request, json))
+    }
+}
+
+pub(super) fn code_response(code: GeneratedCode, json: bool) -> Response {
+    if json {
+        return Json(code).into_response();
+    }
+    let disposition = format!("attachment; filename=\"{}\"", code.file_name);
+    ([(header::CONTENT_TYPE, code.content_type.to_string()), (header::CONTENT_DISPOSITION, disposition)], code.bytes).into_response()
+}
+
+#[derive(Deserialize)]
+pub(super) struct RevisionQuery {
+    pub(super) revision: Option<i64>,
+}
+
+/// A job's updates as server-sent events: each event as `event`, then `end` with the job.
+pub(super) fn job_stream(updates: impl futures_util::Stream<Item = ferry_service::JobUpdate> + Send + 'static, event: &'static str) -> Response {
+    use axum::response::sse::{Event, KeepAlive, Sse};
+    use futures_util::StreamExt;
+    let events = updates.map(move |update| {
+        Ok::<_, std::convert::Infallible>(match update {
+            ferry_service::JobUpdate::Event(json) => Event::default().event(event).data(json),
+            ferry_service::JobUpdate::End(json) => Event::default().event("end").data(json),
+        })
+    });
+    Sse::new(events).keep_alive(KeepAlive::default()).into_response()
+}
+
+/// `GET …/graph?version=&expand=&full=`: the stack's graph; past
+/// [`ferry_state::graph_summary::SUMMARY_BUDGET`] resources, summarised (siblings of a type
+/// grouped, the tree opened from the top) with the nodes and groups `expand` names (one key a
+/// line) opened, unless `full=true`.
+#[derive(Deserialize)]
+pub(super) struct GraphQuery {
+    pub(super) version: Option<i64>,
+    #[serde(default)]
+    pub(super) expand: String,
+    #[serde(default)]
+    pub(super) full: bool,
+}
+
+impl GraphQuery {
+    /// The nodes and groups to open in the summary; `None` asks for the whole graph.
+    pub(super) fn summary(&self) -> Option<HashSet<String>> {
+        (!self.full).then(|| self.expand.lines().filter(|k| !k.is_empty()).map(str::to_string).collect())
+    }
+}

@@ -1,0 +1,210 @@
+//! The API's stacks: upload and connect, versions, the table, the graph, export, config and
+//! backend locks; the editors' markers and help.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Path, Query, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
+use ferry_service::{markers, SourceKind, StackService};
+use serde::Deserialize;
+
+use super::shared::*;
+use crate::access::AuditOrg;
+use crate::error::ApiError;
+use ferry_service::access::{org_of_name, Caller, Role};
+
+#[derive(Deserialize)]
+pub(super) struct UploadQuery {
+    name: Option<String>,
+    /// Moves a state whose URNs carry another stack's name to `name` (every URN renamed).
+    #[serde(default)]
+    force: bool,
+}
+
+#[derive(Deserialize)]
+pub(super) struct VersionQuery {
+    version: Option<i64>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct ResourceQuery {
+    urn: String,
+    version: Option<i64>,
+}
+
+/// The stacks of the organisations the caller is a member of.
+pub(super) async fn list_stacks(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.list_for(&caller).await?).into_response())
+}
+
+/// `POST /api/v1/stacks?name=org/project/stack` with a state file as the body.
+/// Planners of the stack's organisation only (known once the name is). A refusal is recorded
+/// in the log of the organisation the request named.
+pub(super) async fn upload_stack(
+    State(stacks): State<Arc<StackService>>,
+    Extension(caller): Extension<Caller>,
+    Query(query): Query<UploadQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let named = std::sync::Mutex::new(query.name.as_deref().filter(|n| !n.is_empty()).map(|n| org_of_name(n).to_string()));
+    let result = async {
+        let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
+        let passphrase = passphrase(&headers)?;
+        // `{"backend": "<url>", "name": "<org>/<project>/<stack>"}` connects a stack of a DIY
+        // backend instead of uploading one (a state file never has a top-level `backend`).
+        if let Ok(ConnectBody { backend, name, config }) = serde_json::from_slice::<ConnectBody>(&bytes) {
+            *named.lock().expect("named lock") = Some(org_of_name(&name).to_string());
+            let outcome = stacks.connect_stack(&caller, &backend, &name, config.as_deref(), passphrase).await?;
+            return Ok::<_, ApiError>(outcome);
+        }
+        let name = query.name.filter(|n| !n.is_empty());
+        let allowed = |name: &ferry_store::StackName| {
+            *named.lock().expect("named lock") = Some(org_of_name(name.as_str()).to_string());
+            caller.require(org_of_name(name.as_str()), Role::Planner)
+        };
+        // `Vec::from` takes the body's buffer over where it can (no 50 MB copy).
+        Ok(stacks.upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", query.force, allowed).await?)
+    }
+    .await;
+    let response = match result {
+        Ok(outcome) => (StatusCode::CREATED, Json(outcome)).into_response(),
+        Err(e) => e.into_response(),
+    };
+    AuditOrg::on(named.into_inner().expect("named lock"), response)
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct ConnectBody {
+    backend: String,
+    name: String,
+    /// Where the server reads the stack's `Pulumi.<stack>.yaml` (a file under an allowed
+    /// backend URL), for its `encryptionsalt`.
+    #[serde(default)]
+    config: Option<String>,
+}
+
+#[derive(Deserialize)]
+pub(super) struct BackendQuery {
+    url: String,
+    org: String,
+}
+
+/// `GET /api/v1/backends/stacks?org=<org>&url=<url>`: the stacks a DIY backend allowed to
+/// `org` holds, for its planners.
+pub(super) async fn backend_stacks(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Query(q): Query<BackendQuery>) -> Response {
+    let response = match stacks.backend_stacks(&caller, &q.org, &q.url).await {
+        Ok(list) => Json(list).into_response(),
+        Err(e) => ApiError::from(e).into_response(),
+    };
+    AuditOrg::on(Some(q.org), response)
+}
+
+pub(super) async fn stack_summary(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.summary(&id).await?).into_response())
+}
+
+pub(super) async fn stack_versions(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.versions(&id).await?).into_response())
+}
+
+/// The locks Ferry took in a connected stack's DIY backend, newest first: each one's file,
+/// when it was taken and released, and, for one its instance could not release (killed
+/// mid-commit), what the recovery found and did.
+pub(super) async fn stack_locks(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.backend_locks(&id).await?).into_response())
+}
+
+/// What Ferry reads of the stack's `Pulumi.<stack>.yaml`: its `encryptionsalt` (the passphrase
+/// provider's salt, public by design) and `secretsprovider`.
+pub(super) async fn stack_config(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    stacks.summary(&id).await?;
+    Ok(Json(stacks.stack_config(&id).await?).into_response())
+}
+
+/// `PUT /api/v1/stacks/{id}/config` with the stack's `Pulumi.<stack>.yaml` as the body: its
+/// `encryptionsalt` is the key a commit gives the stack's first secrets (when its state has no
+/// secrets provider yet), as `pulumi` would.
+pub(super) async fn set_stack_config(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 1 << 20, "the stack's Pulumi.<stack>.yaml").await?;
+    let yaml =
+        std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the stack's Pulumi.<stack>.yaml is not UTF-8 text"))?;
+    Ok(Json(stacks.set_stack_config(&id, yaml).await?).into_response())
+}
+
+/// The version's state as `pulumi stack export` writes it, ready for `pulumi stack import`.
+pub(super) async fn stack_export(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
+    Ok(([(header::CONTENT_TYPE, "application/json")], stacks.export_text(&id, q.version).await?).into_response())
+}
+
+pub(super) async fn stack_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
+    let version = stacks.version(&id, q.version).await?;
+    Ok(match q.summary() {
+        None => Json(version.graph()).into_response(),
+        Some(expand) => Json(ferry_state::graph_summary::summarise(version.graph(), ferry_state::graph_summary::SUMMARY_BUDGET, &expand).graph).into_response(),
+    })
+}
+
+/// `GET …/resources?filter=&sort=&offset=&limit=&version=`: one page of the resource table
+/// (`{total, matched, offset, rows}`), filtered and sorted on the server; at most
+/// [`ferry_service::MAX_PAGE_ROWS`] rows a page.
+/// (Fields listed, not a flattened `RowQuery`: flattened, a query string's numbers do not parse.)
+#[derive(Deserialize)]
+pub(super) struct RowsQuery {
+    version: Option<i64>,
+    #[serde(default)]
+    filter: String,
+    #[serde(default)]
+    sort: String,
+    #[serde(default)]
+    offset: usize,
+    limit: Option<usize>,
+}
+
+pub(super) async fn stack_resources(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RowsQuery>) -> Result<Response, ApiError> {
+    let query = ferry_service::RowQuery { filter: q.filter, sort: q.sort, offset: q.offset, limit: q.limit.unwrap_or(ferry_service::MAX_PAGE_ROWS) };
+    Ok(Json(stacks.version(&id, q.version).await?.rows_page(&query)?).into_response())
+}
+
+pub(super) async fn stack_resource(
+    State(stacks): State<Arc<StackService>>,
+    Path(id): Path<String>,
+    Query(q): Query<ResourceQuery>,
+) -> Result<Response, ApiError> {
+    let version = stacks.version(&id, q.version).await?;
+    let detail = version.detail(&q.urn).ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
+    Ok(Json(detail).into_response())
+}
+
+#[derive(Deserialize)]
+pub(super) struct MarkersQuery {
+    kind: SourceKind,
+}
+
+/// `POST /api/v1/markers?kind=spec|program` with the text as the body: its problems, each with
+/// line and column (empty when it is fine). Nothing is stored.
+pub(super) async fn text_markers(
+    State(stacks): State<Arc<StackService>>,
+    Query(q): Query<MarkersQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the text").await?;
+    let text = String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the text is not UTF-8"))?;
+    Ok(Json(markers(q.kind, &text)).into_response())
+}
+
+/// `GET /api/v1/stacks/{id}/editor-help`: the import file's JSON schema with the type tokens
+/// of the providers' schemas, and the stack's resource names.
+pub(super) async fn editor_help(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(stacks.editor_help(&id, None).await?).into_response())
+}
