@@ -1,6 +1,7 @@
 //! ARCHITECTURE.md stays true: every file and folder its code map names exists (a renamed or
-//! removed module fails here), every workspace crate is in the map, and every crate's root
-//! opens with its one-line `//!` summary, without "So far" or "(next)" left over from when it
+//! removed module fails here), every workspace crate is in the map, every Rust module of the
+//! workspace (and so every one the map names) opens with its `//!` summary, every crate's root
+//! with one, without "So far" or "(next)" left over from when it
 //! was being built; and the plugins the release server runs build as the engine bench's do.
 
 use std::path::{Path, PathBuf};
@@ -181,4 +182,31 @@ fn the_release_servers_plugins_build_as_the_engine_benchs_and_only_the_server_un
     assert_eq!(server.get("panic").map(String::as_str), Some("unwind"), "a panic in one request must not end the server: {server:?}");
     let script = std::fs::read_to_string(root().join("scripts/lib.sh")).unwrap();
     assert!(script.contains("--profile plugin-release"), "scripts/lib.sh builds the release plugins in another profile");
+}
+
+/// Every module of every workspace crate says what it is in its first line: the code map names
+/// files, and a reader who opens one finds the same concept named at its top.
+#[test]
+fn every_module_opens_with_its_summary() {
+    let root = root();
+    let mut files = Vec::new();
+    for dir in ["app/src", "server/src", "crates"] {
+        walk(&root.join(dir), &mut files);
+    }
+    let mut bare = Vec::new();
+    let mut checked = 0;
+    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let path = file.to_string_lossy();
+        // Tests, benches, fuzz targets and build scripts are not modules of the design.
+        if path.contains("/tests/") || path.contains("/benches/") || path.contains("/fuzz_targets/") || path.ends_with("build.rs") || !path.contains("/src/") {
+            continue;
+        }
+        checked += 1;
+        let text = std::fs::read_to_string(file).unwrap();
+        if !text.lines().next().is_some_and(|l| l.starts_with("//!")) {
+            bare.push(file.strip_prefix(&root).unwrap().display().to_string());
+        }
+    }
+    assert!(checked > 100, "only {checked} modules were found");
+    assert!(bare.is_empty(), "these modules do not open with a `//!` line: {}", bare.join(", "));
 }
