@@ -140,7 +140,9 @@ pub fn encode_value(value: &PropertyValue, opts: &EncodeOptions<'_>) -> Option<V
 /// Integral values are written without a fraction (`128`, not `128.0`), as Pulumi writes them.
 fn number(n: f64) -> Value {
     const EXACT: f64 = 9_007_199_254_740_992.0; // 2^53: beyond it not every integer is exact
-    if n.fract() == 0.0 && n.abs() < EXACT {
+                                                // Whole numbers are written as integers, as Pulumi writes them; negative zero is not one
+                                                // (an integer has no sign of zero), so it stays a float and keeps its sign.
+    if n.fract() == 0.0 && n.abs() < EXACT && !(n == 0.0 && n.is_sign_negative()) {
         Value::Number((n as i64).into())
     } else {
         serde_json::Number::from_f64(n).map(Value::Number).unwrap_or(Value::Null)

@@ -141,3 +141,17 @@ fn every_state_fixture_decodes_and_encodes_back_unchanged() {
     }
     assert!(checked > 300, "only {checked} property maps checked");
 }
+
+/// Found by the `property_values` fuzz target: `{"": -0}` decoded as negative zero and came
+/// back as `0`, because whole numbers are written as integers and an integer has no sign of zero.
+#[test]
+fn negative_zero_keeps_its_sign_through_both_encodings() {
+    let json: serde_json::Map<String, Value> = serde_json::from_str(r#"{"": -0}"#).unwrap();
+    let map = decode_map(&json, "", &DecodeOptions::default()).unwrap();
+    let again = decode_map(&encode_map(&map, &EncodeOptions::wire()), "", &DecodeOptions::default()).unwrap();
+    assert_eq!(format!("{again:?}"), format!("{map:?}"));
+    let PropertyValue::Number(n) = again[""] else { panic!("{again:?}") };
+    assert!(n == 0.0 && n.is_sign_negative(), "{n}");
+    let through_wire = from_struct(&to_struct(&map, &EncodeOptions::wire())).unwrap();
+    assert_eq!(format!("{through_wire:?}"), format!("{map:?}"));
+}
