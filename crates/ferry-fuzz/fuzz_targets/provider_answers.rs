@@ -77,9 +77,12 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     RUNTIME.get_or_init(|| tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap())
 }
 
-async fn in_memory(answers: Answers) -> Arc<dyn Provider> {
+/// The provider, and its server's task: aborted after each input, or every input's server
+/// would stay on the runtime (its incoming stream never ends) and the process would grow
+/// without bound.
+async fn in_memory(answers: Answers) -> (Arc<dyn Provider>, tokio::task::JoinHandle<()>) {
     let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    tokio::spawn(async move {
+    let server = tokio::spawn(async move {
         let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
         let _ = tonic::transport::Server::builder().add_service(ResourceProviderServer::new(Scripted(answers))).serve_with_incoming(incoming).await;
     });
@@ -92,13 +95,13 @@ async fn in_memory(answers: Answers) -> Arc<dyn Provider> {
         }))
         .await
         .unwrap();
-    Arc::new(GrpcProvider::new("fuzz", channel))
+    (Arc::new(GrpcProvider::new("fuzz", channel)), server)
 }
 
 fuzz_target!(|data: &[u8]| {
     let answers = Answers::from(data);
     runtime().block_on(async move {
-        let provider = in_memory(answers).await;
+        let (provider, server) = in_memory(answers).await;
         let providers = FixedProviders(HashMap::from([("fuzz".to_string(), provider)]));
         let spec = parse_import_spec(r#"{"resources": [{"type": "fuzz:index:Thing", "name": "thing", "id": "thing-1"}]}"#).unwrap();
         let deployment: ferry_state::Deployment = serde_json::from_value(serde_json::json!({})).unwrap();
@@ -106,5 +109,8 @@ fuzz_target!(|data: &[u8]| {
         let done = preview_import(&spec, &ctx, &providers, ImportOptions::default()).await;
         let preview = SpecPreview::from_plan(&done.plan);
         assert_eq!(preview.resources.len(), 1, "the resource has a status");
+        drop(providers);
+        server.abort();
+        let _ = server.await;
     });
 });
