@@ -148,7 +148,7 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
                 text.push_str("    properties:");
                 crate::yaml::write_value(&mut text, &Value::Object(inputs), 6);
             }
-            text.push_str(&format!("    options:\n      import: {}\n", Value::String(id.clone())));
+            text.push_str(&format!("    options:\n      import: {}\n", crate::yaml::string(&id)));
             let mut depends: Vec<&str> = inst.dependencies.iter().filter_map(|d| by_resource.get(d)).flatten().copied().filter(|n| *n != name).collect();
             depends.sort();
             depends.dedup();

@@ -1,6 +1,8 @@
 //! Writes JSON values as block-style YAML for a Pulumi YAML program: strings double-quoted as
-//! JSON quotes them (valid YAML, and never read as anything but a string), numbers, booleans
-//! and nulls plain, objects and lists in blocks.
+//! JSON quotes them (valid YAML, and never read as anything but a string), with `${` written
+//! `$${` so that text Terraform recorded (a policy's `${aws:username}`, a script's `${VAR}`)
+//! stays text rather than becoming a reference; numbers, booleans and nulls plain, objects and
+//! lists in blocks.
 
 use serde_json::Value;
 
@@ -16,6 +18,11 @@ pub fn key(k: &str) -> String {
     } else {
         Value::String(k.to_string()).to_string()
     }
+}
+
+/// A string scalar: JSON-quoted, with `${` as the literal `$${`.
+pub fn string(s: &str) -> String {
+    Value::String(s.replace("${", "$${")).to_string()
 }
 
 /// `value` under a key at `indent` spaces: ` <scalar>` on the key's line, or a block below it.
@@ -53,10 +60,27 @@ pub fn write_value(out: &mut String, value: &Value, indent: usize) {
         }
         Value::Object(_) => out.push_str(" {}\n"),
         Value::Array(_) => out.push_str(" []\n"),
+        Value::String(s) => {
+            out.push(' ');
+            out.push_str(&string(s));
+            out.push('\n');
+        }
         scalar => {
             out.push(' ');
             out.push_str(&scalar.to_string());
             out.push('\n');
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_that_looks_like_a_reference_stays_text() {
+        let mut out = String::new();
+        write_value(&mut out, &serde_json::json!({"policy": "arn:aws:s3:::${aws:username}/*", "plain": "a $ b"}), 2);
+        assert_eq!(out, "\n  policy: \"arn:aws:s3:::$${aws:username}/*\"\n  plain: \"a $ b\"\n");
     }
 }

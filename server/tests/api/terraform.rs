@@ -96,6 +96,24 @@ async fn every_real_random_state_previews_without_a_difference() {
     }
 }
 
+/// Text Terraform recorded that looks like a YAML program's reference (`${…}`: a policy's
+/// `${aws:username}`, a script's `${VAR}`) stays text: the program writes it escaped, and the
+/// preview reads it back unchanged.
+#[tokio::test(flavor = "multi_thread")]
+async fn recorded_text_that_looks_like_a_reference_stays_text() {
+    let app = common::app(true).await;
+    let stack = demo_stack(&app).await;
+    let mut state: Value = serde_json::from_str(&terraform_fixture("tf-project.tfstate")).unwrap();
+    state["resources"][0]["instances"][0]["attributes"]["override_special"] = json!("${not.a.reference}");
+    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &state.to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{migration}");
+    let (_, record) = plan_preview(&app, migration["plan"]["id"].as_str().unwrap()).await;
+    let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
+    let example = steps.iter().find(|s| s["name"] == "example").unwrap_or_else(|| panic!("{record}"));
+    assert_no_difference(example);
+    assert_eq!(example["inputs"]["overrideSpecial"], "${not.a.reference}", "{example}");
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn providers_nobody_maps_are_listed_with_their_package_and_data_sources_as_such() {
     let app = common::app(true).await;
