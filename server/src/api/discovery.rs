@@ -30,9 +30,7 @@ pub(super) async fn start_discovery(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, 1024 * 1024, "the discovery request").await?;
-    let request: ferry_service::DiscoveryRequest =
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the discovery request: {e}")))?;
+    let request: ferry_service::DiscoveryRequest = read_json(body, &headers, 1024 * 1024, "the discovery request").await?;
     Ok((StatusCode::ACCEPTED, Json(stacks.start_discovery(&id, request).await?)).into_response())
 }
 
@@ -62,9 +60,7 @@ pub(super) async fn probe_discovered(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, 4 * 1024 * 1024, "the probe request").await?;
-    let body: ProbeBody =
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the probe request: {e}")))?;
+    let body: ProbeBody = read_json(body, &headers, 4 * 1024 * 1024, "the probe request").await?;
     Ok(Json(stacks.probe(&id, &body.items).await?).into_response())
 }
 
@@ -85,8 +81,7 @@ pub(super) async fn discovered_to_plan(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, 4 * 1024 * 1024, "the selection").await?;
-    let body: ToPlanBody = serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the selection: {e}")))?;
+    let body: ToPlanBody = read_json(body, &headers, 4 * 1024 * 1024, "the selection").await?;
     let plan = stacks.add_discovered_to_plan(&caller, &id, &body.items, body.plan_id.as_deref()).await?;
     let status = if body.plan_id.is_some() { StatusCode::OK } else { StatusCode::CREATED };
     // The plan's timeline starts with this record.

@@ -110,9 +110,7 @@ pub(super) async fn resolve(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, 64 * 1024, "the resolution").await?;
-    let request: ResolveRequest =
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the resolution: {e}")))?;
+    let request: ResolveRequest = read_json(body, &headers, 64 * 1024, "the resolution").await?;
     let plan = stacks.resolve(&caller, &id, &request.preview, request.resolution).await?;
     let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
@@ -136,9 +134,7 @@ pub(super) async fn adopt_zero_values(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, 64 * 1024, "the request").await?;
-    let request: AdoptZeroValuesRequest =
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the request: {e}")))?;
+    let request: AdoptZeroValuesRequest = read_json(body, &headers, 64 * 1024, "the request").await?;
     let plan = stacks.adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref()).await?;
     let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())

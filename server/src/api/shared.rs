@@ -51,6 +51,12 @@ pub(super) async fn read_body(body: Body, headers: &HeaderMap, limit: usize, wha
     Ok(bytes)
 }
 
+/// The request body, up to `limit` bytes, read as JSON `T`; either failure names `what`.
+pub(super) async fn read_json<T: serde::de::DeserializeOwned>(body: Body, headers: &HeaderMap, limit: usize, what: &str) -> Result<T, ApiError> {
+    let bytes = read_body(body, headers, limit, what).await?;
+    serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("{what}: {e}")))
+}
+
 pub(super) fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(PASSPHRASE_HEADER) {
         Some(v) => Ok(Some(v.to_str().map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the passphrase header is not text"))?.to_string())
