@@ -302,16 +302,7 @@ impl<'a> Generator<'a> {
         // What the stack records: a program's checked inputs; a spec's inputs as Pulumi's import
         // deployment keeps them (what the generated code sets).
         let recorded = if planned.is_some() { news } else { desired };
-        // As Pulumi's engine does: an output whose input is secret is secret too, whatever the
-        // provider answered (a provider that does not take secrets returns them plain).
-        let mut read_outputs = read_outputs;
-        for (key, input) in &recorded {
-            if input.is_secret() {
-                if let Some(out) = read_outputs.get_mut(key).filter(|o| !o.is_secret()) {
-                    *out = PropertyValue::Secret(Box::new(std::mem::replace(out, PropertyValue::Null)));
-                }
-            }
-        }
+        let read_outputs = secret_where_inputs_are(&recorded, read_outputs);
         if planned.is_some() {
             step.status = Some(if step.warnings.is_empty() { ImportStatus::Ready } else { ImportStatus::ReadyWithWarnings });
         }

@@ -361,6 +361,20 @@ impl std::fmt::Display for CheckError {
     }
 }
 
+/// As Pulumi's engine does: an output whose input is secret is secret too, whatever the
+/// provider answered (a provider that does not take secrets returns them plain). Every step
+/// that records a provider's outputs (an import's Read, a Create, an Update) goes through it.
+fn secret_where_inputs_are(inputs: &PropertyMap, mut outputs: PropertyMap) -> PropertyMap {
+    for (key, input) in inputs {
+        if input.is_secret() {
+            if let Some(out) = outputs.get_mut(key).filter(|o| !o.is_secret()) {
+                *out = PropertyValue::Secret(Box::new(std::mem::replace(out, PropertyValue::Null)));
+            }
+        }
+    }
+    outputs
+}
+
 fn plugin_message(e: &PluginError) -> String {
     e.to_string()
 }
@@ -630,5 +644,27 @@ impl<'a> Generator<'a> {
             base: Some(i),
             verbatim: false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_output_whose_input_is_secret_is_secret() {
+        let secret = |v: &str| PropertyValue::Secret(Box::new(PropertyValue::String(v.into())));
+        let inputs = PropertyMap::from([("password".into(), secret("hunter2")), ("name".into(), PropertyValue::String("db".into()))]);
+        let outputs = PropertyMap::from([
+            ("password".into(), PropertyValue::String("hunter2".into())),
+            ("name".into(), PropertyValue::String("db".into())),
+            ("arn".into(), PropertyValue::String("arn:db".into())),
+        ]);
+        let marked = secret_where_inputs_are(&inputs, outputs);
+        assert_eq!(marked["password"], secret("hunter2"), "plain from the provider, secret in the state");
+        assert_eq!(marked["name"], PropertyValue::String("db".into()));
+        assert_eq!(marked["arn"], PropertyValue::String("arn:db".into()));
+        // Already secret: not wrapped twice.
+        assert_eq!(secret_where_inputs_are(&inputs, marked.clone())["password"], secret("hunter2"));
     }
 }

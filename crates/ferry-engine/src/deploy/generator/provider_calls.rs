@@ -212,7 +212,7 @@ impl<'a> Generator<'a> {
         }
         let outputs = from_struct(&r.properties.unwrap_or_default()).map_err(|e| format!("the provider's Create answer does not decode: {e}"))?;
         self.lock().mutated = true;
-        Ok((r.id, outputs))
+        Ok((r.id, secret_where_inputs_are(inputs, outputs)))
     }
 
     pub(super) async fn delete_old(&self, i: usize) -> Result<(), String> {

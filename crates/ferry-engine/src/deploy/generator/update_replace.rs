@@ -200,7 +200,7 @@ impl<'a> Generator<'a> {
                 match r {
                     Ok(o) => {
                         self.lock().mutated = true;
-                        outputs = o;
+                        outputs = secret_where_inputs_are(&checked, o);
                     }
                     Err(e) => {
                         step.error = Some(format!("Update failed: {e}"));
