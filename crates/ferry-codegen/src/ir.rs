@@ -64,6 +64,9 @@ pub enum Value {
     Archive(AssetKind, String),
     /// Any JSON (untyped properties).
     Json(serde_json::Value),
+    /// In a loop's resource ([`Loop::template`]): the value of the loop's slot with this index
+    /// for the instance being made.
+    PerKey(usize),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,11 +150,67 @@ pub struct ReferenceSuggestion {
     pub key: String,
 }
 
+/// Instances of one declaration (Terraform's `count` or `for_each`) written as one loop: the
+/// languages with loops declare [`Loop::template`] once per key, where YAML lists the members.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loop {
+    /// The declaration's address in its source (`module.web.aws_s3_bucket.logs`).
+    pub declaration: String,
+    /// A comment for the reader: where the loop came from.
+    pub note: String,
+    /// What the loop's variable is named from.
+    pub name: String,
+    /// The instances (indices into [`Program::resources`], in order) and their keys.
+    pub members: Vec<usize>,
+    pub keys: Vec<String>,
+    /// The first instance, its per-key values replaced by [`Value::PerKey`]; its `name` and
+    /// import ID are the slots [`Loop::name_slot`] and [`Loop::import_slot`].
+    pub template: Resource,
+    pub slots: Vec<Slot>,
+    pub name_slot: usize,
+    pub import_slot: Option<usize>,
+}
+
+impl Loop {
+    /// Where the loop is declared: at its last instance, so whatever an instance uses is
+    /// declared before it.
+    pub fn at(&self) -> usize {
+        *self.members.last().expect("a loop has instances")
+    }
+
+    /// The slots whose values the per-key map holds (the rest are made from the key).
+    pub fn mapped_slots(&self) -> impl Iterator<Item = (usize, &Slot, &Vec<Value>)> {
+        self.slots.iter().enumerate().filter_map(|(i, s)| match &s.values {
+            SlotValues::PerKey(values) => Some((i, s, values)),
+            SlotValues::FromKey { .. } => None,
+        })
+    }
+}
+
+/// A value that differs between a loop's instances.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    /// A name for it (camelCase; each language spells it its way).
+    pub name: String,
+    pub ty: Type,
+    pub values: SlotValues,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum SlotValues {
+    /// Text made from the key: `prefix + key + suffix` for every instance.
+    FromKey { prefix: String, suffix: String },
+    /// A scalar literal per instance (all of one kind), in the order of [`Loop::keys`].
+    PerKey(Vec<Value>),
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Program {
     pub project: String,
     pub packages: BTreeMap<String, Package>,
     pub config: Vec<ConfigSecret>,
     pub resources: Vec<Resource>,
+    /// Resources written as loops, where a language has them; each resource is in one loop at most.
+    pub loops: Vec<Loop>,
     pub report: Report,
 }

@@ -1,7 +1,8 @@
 //! Code for imported resources: from the resources' values (a preview's, or a stack's) and the
 //! providers' package schemas to an intermediate form ([`ir`], built by [`lower`]), printed as
 //! TypeScript, Python, Go, C# or Pulumi YAML ([`lang`]), alone or as a runnable project
-//! ([`project`]).
+//! ([`project`]). Instances of one `count`/`for_each` declaration are one loop where a language
+//! has loops ([`ir::Loop`]).
 //!
 //! Architecture Invariant: no IO. Schemas and values come in, text goes out; the same input
 //! always gives the same bytes.
@@ -11,11 +12,12 @@
 
 pub mod ir;
 pub mod lang;
+mod loops;
 pub mod lower;
 pub mod names;
 pub mod project;
 pub mod schema;
 
 pub use lang::{emit, Language};
-pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, SourceResource, Style};
+pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, Origin, SourceResource, Style};
 pub use schema::{PackageSchema, SchemaError};

@@ -29,6 +29,19 @@ pub struct SourceResource {
     pub protect: bool,
     pub ignore_changes: Vec<String>,
     pub depends_on: Vec<String>,
+    /// Where it came from, when another tool managed it before.
+    pub origin: Option<Origin>,
+}
+
+/// A resource's address in the tool that managed it before (Terraform), shown as a comment;
+/// and for one of the instances of a declaration (`count`, `for_each`), the declaration and
+/// the instance's key, which make loops.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Origin {
+    /// The tool's name (`Terraform`).
+    pub tool: String,
+    pub address: String,
+    pub instance: Option<(String, String)>,
 }
 
 /// Which option the code carries for the import.
@@ -415,15 +428,18 @@ pub fn lower(
             }
             options.protect = r.protect;
         }
-        out.push(Resource { name: r.name.clone(), kind: Kind::Custom { ty, provider: is_provider }, args, options, note: None });
+        let note = r.origin.as_ref().map(|o| format!("{}: {}", o.tool, o.address));
+        out.push(Resource { name: r.name.clone(), kind: Kind::Custom { ty, provider: is_provider }, args, options, note });
     }
 
     if lowering.options.references {
         references(&mut out, &ordered, &mut lowering);
     }
+    let origins: Vec<Option<&Origin>> = ordered.iter().map(|r| r.origin.as_ref()).collect();
+    let loops = crate::loops::find(&out, &origins);
     let mut report = lowering.report;
     report.references.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(Program { project: project.to_string(), packages, config: lowering.config, resources: out, report })
+    Ok(Program { project: project.to_string(), packages, config: lowering.config, resources: out, loops, report })
 }
 
 /// Literals equal to a unique ID, `name` or `arn` of a resource declared earlier become

@@ -154,7 +154,8 @@ pub const TS_RESERVED: &[&str] = &[
 pub const PYTHON_RESERVED: &[&str] = &[
     "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
     "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "pulumi",
-    "config", "id", "type", "input", "list", "dict", "str", "int", "float", "bool", "object", "print",
+    "config", "id", "type", "input", "list", "dict", "str", "int", "float", "bool", "object", "print", "max", "min", "len", "range", "map", "filter", "set",
+    "sum", "all", "any", "hash", "format", "open", "next", "iter", "zip", "vars", "super", "sorted", "round", "abs", "bytes", "tuple", "property",
 ];
 pub const GO_RESERVED: &[&str] = &[
     "break",

@@ -54,3 +54,37 @@ fn a_stack_with_components_providers_references_and_secrets() {
     let ts = emit(&program, Language::TypeScript);
     assert!(ts.contains("prefix: \"\"") && ts.contains("database: \"kT3ZqA\""), "{ts}");
 }
+
+#[test]
+fn count_and_for_each_instances_are_loops() {
+    let schemas: HashMap<_, _> = common::schemas();
+    let resources = common::terraform_case();
+    for style in [Style::Cli, Style::CodeFirst] {
+        let options = Options { style, elide: true, references: true, ..Default::default() };
+        let program = lower("migrated", &resources, &[], &schemas, &options).unwrap();
+        let declarations: Vec<&str> = program.loops.iter().map(|l| l.declaration.as_str()).collect();
+        // The pairs that differ by key-tied values loop; the pair that differs in shape does not.
+        assert_eq!(declarations, ["random_pet.pets", "module.net.random_integer.ports"], "{style:?}");
+        let style_name = match style {
+            Style::Cli => "cli",
+            Style::CodeFirst => "code-first",
+        };
+        for lang in Language::ALL {
+            let code = emit(&program, lang);
+            insta::assert_snapshot!(format!("terraform.{style_name}.{}", lang.id()), code);
+            if lang == Language::Yaml {
+                // YAML has no loops: it lists every instance by its name.
+                for r in &resources {
+                    assert!(code.contains(&format!("  {}:\n", r.name)), "{}: not listed\n{code}", r.name);
+                }
+            } else {
+                // Each loop is declared once; its instances are not declared one by one, and the
+                // resource using an instance reaches it through the loop's key.
+                assert!(!code.contains("\"pets-0\"") && !code.contains("\"ports-web\""), "{lang:?}: an instance was declared alone\n{code}");
+                assert!(code.contains("\"ids-0\"") && code.contains("\"ids-1\""), "{lang:?}: the pair that differs in shape is two resources\n{code}");
+                assert!(code.contains("[\"0\"]") && code.contains("[\"1\"]"), "{lang:?}: the reference and dependsOn reach the instances by key\n{code}");
+                assert!(code.contains("Terraform: random_shuffle.pick"), "{lang:?}: the Terraform address is a comment\n{code}");
+            }
+        }
+    }
+}

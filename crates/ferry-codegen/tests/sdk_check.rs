@@ -26,7 +26,7 @@ fn require(tool: &Path, what: &str) {
 }
 
 /// Every case: the fixture schemas' resources (random, postgresql, tls: the packages whose SDKs
-/// are installed) and the stack case in both styles.
+/// are installed), and the stack case and the Terraform loops case in both styles.
 fn programs() -> Vec<(String, ferry_codegen::ir::Program)> {
     let schemas = common::schemas();
     let mut out = Vec::new();
@@ -38,6 +38,14 @@ fn programs() -> Vec<(String, ferry_codegen::ir::Program)> {
     for (style, name) in [(Style::Cli, "stack-cli"), (Style::CodeFirst, "stack-code-first")] {
         let options = Options { style, elide: true, references: true, ..Default::default() };
         out.push((name.to_string(), lower("shop", &resources, &context, &schemas, &options).unwrap()));
+    }
+    // A Terraform migration's instances as loops, in both styles.
+    let resources = common::terraform_case();
+    for (style, name) in [(Style::Cli, "terraform-cli"), (Style::CodeFirst, "terraform-code-first")] {
+        let options = Options { style, elide: true, references: true, ..Default::default() };
+        let program = lower("migrated", &resources, &[], &schemas, &options).unwrap();
+        assert_eq!(program.loops.len(), 2, "the case has loops to check");
+        out.push((name.to_string(), program));
     }
     out
 }

@@ -6,7 +6,7 @@
 #![no_main]
 
 use std::collections::HashMap;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
@@ -47,7 +47,17 @@ impl Answers {
     }
 }
 
-struct Scripted(Answers);
+/// The provider's answers to the input being run: one server serves every input (a server
+/// and an HTTP/2 connection per input cost more than the engine's work on it), and each input
+/// sets what it answers before the engine asks.
+#[derive(Clone, Default)]
+struct Scripted(Arc<Mutex<Answers>>);
+
+impl Scripted {
+    fn answers(&self) -> Answers {
+        self.0.lock().expect("no input panics while holding the answers").clone()
+    }
+}
 
 const SCHEMA: &str = r#"{"name": "fuzz", "version": "1.0.0", "resources": {"fuzz:index:Thing": {
   "inputProperties": {"name": {"type": "string"}, "size": {"type": "integer"}, "secret": {"type": "string", "secret": true}},
@@ -62,13 +72,13 @@ impl ResourceProvider for Scripted {
         Ok(Response::new(ConfigureResponse::default()))
     }
     async fn read(&self, _: Request<ReadRequest>) -> Result<Response<ReadResponse>, Status> {
-        self.0.read.clone().map(Response::new).ok_or_else(|| Status::internal("no answer"))
+        self.answers().read.map(Response::new).ok_or_else(|| Status::internal("no answer"))
     }
     async fn check(&self, _: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
-        self.0.check.clone().map(Response::new).ok_or_else(|| Status::unimplemented("no Check"))
+        self.answers().check.map(Response::new).ok_or_else(|| Status::unimplemented("no Check"))
     }
     async fn diff(&self, _: Request<DiffRequest>) -> Result<Response<DiffResponse>, Status> {
-        self.0.diff.clone().map(Response::new).ok_or_else(|| Status::unimplemented("no Diff"))
+        self.answers().diff.map(Response::new).ok_or_else(|| Status::unimplemented("no Diff"))
     }
 }
 
@@ -77,31 +87,38 @@ fn runtime() -> &'static tokio::runtime::Runtime {
     RUNTIME.get_or_init(|| tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap())
 }
 
-/// The provider, and its server's task: aborted after each input, or every input's server
-/// would stay on the runtime (its incoming stream never ends) and the process would grow
-/// without bound.
-async fn in_memory(answers: Answers) -> (Arc<dyn Provider>, tokio::task::JoinHandle<()>) {
-    let (client_io, server_io) = tokio::io::duplex(1 << 16);
-    let server = tokio::spawn(async move {
-        let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
-        let _ = tonic::transport::Server::builder().add_service(ResourceProviderServer::new(Scripted(answers))).serve_with_incoming(incoming).await;
-    });
-    let mut client_io = Some(client_io);
-    let channel = tonic::transport::Endpoint::try_from("http://in-memory")
-        .unwrap()
-        .connect_with_connector(tower::service_fn(move |_| {
-            let io = client_io.take();
-            async move { io.map(hyper_util::rt::TokioIo::new).ok_or_else(|| std::io::Error::other("one connection only")) }
-        }))
-        .await
-        .unwrap();
-    (Arc::new(GrpcProvider::new("fuzz", channel)), server)
+/// The channel to the one in-memory provider server, and the answers it gives: made on the
+/// first input, on the runtime every input runs on.
+fn in_memory() -> &'static (tonic::transport::Channel, Scripted) {
+    static SERVER: OnceLock<(tonic::transport::Channel, Scripted)> = OnceLock::new();
+    SERVER.get_or_init(|| {
+        let scripted = Scripted::default();
+        let served = scripted.clone();
+        let (client_io, server_io) = tokio::io::duplex(1 << 16);
+        runtime().spawn(async move {
+            let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
+            let _ = tonic::transport::Server::builder().add_service(ResourceProviderServer::new(served)).serve_with_incoming(incoming).await;
+        });
+        let mut client_io = Some(client_io);
+        let channel = runtime().block_on(async move {
+            tonic::transport::Endpoint::try_from("http://in-memory")
+                .unwrap()
+                .connect_with_connector(tower::service_fn(move |_| {
+                    let io = client_io.take();
+                    async move { io.map(hyper_util::rt::TokioIo::new).ok_or_else(|| std::io::Error::other("one connection only")) }
+                }))
+                .await
+                .unwrap()
+        });
+        (channel, scripted)
+    })
 }
 
 fuzz_target!(|data: &[u8]| {
-    let answers = Answers::from(data);
+    let (channel, scripted) = in_memory();
+    *scripted.0.lock().unwrap() = Answers::from(data);
     runtime().block_on(async move {
-        let (provider, server) = in_memory(answers).await;
+        let provider: Arc<dyn Provider> = Arc::new(GrpcProvider::new("fuzz", channel.clone()));
         let providers = FixedProviders(HashMap::from([("fuzz".to_string(), provider)]));
         let spec = parse_import_spec(r#"{"resources": [{"type": "fuzz:index:Thing", "name": "thing", "id": "thing-1"}]}"#).unwrap();
         let deployment: ferry_state::Deployment = serde_json::from_value(serde_json::json!({})).unwrap();
@@ -109,8 +126,5 @@ fuzz_target!(|data: &[u8]| {
         let done = preview_import(&spec, &ctx, &providers, ImportOptions::default()).await;
         let preview = SpecPreview::from_plan(&done.plan);
         assert_eq!(preview.resources.len(), 1, "the resource has a status");
-        drop(providers);
-        server.abort();
-        let _ = server.await;
     });
 });

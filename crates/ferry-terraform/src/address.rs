@@ -23,6 +23,16 @@ impl IndexKey {
     }
 }
 
+impl IndexKey {
+    /// The key itself: `0`, `prod`.
+    pub fn text(&self) -> String {
+        match self {
+            IndexKey::Number(n) => n.to_string(),
+            IndexKey::Text(s) => s.clone(),
+        }
+    }
+}
+
 impl fmt::Display for IndexKey {
     /// As an address writes it: `[0]`, `["key"]` (quoted and escaped as Terraform does).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

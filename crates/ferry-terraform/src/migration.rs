@@ -25,8 +25,12 @@ pub struct PriorState {
     pub type_: String,
     pub outputs: Map<String, Value>,
     pub inputs: Map<String, Value>,
-    /// Terraform's address, for messages.
+    /// Terraform's address, for messages and code.
     pub address: String,
+    /// For one instance of a `count` or `for_each` resource (not deposed): the resource's
+    /// address and the instance's key (`0`, `prod`), from which code makes loops.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instance_of: Option<(String, String)>,
 }
 
 /// What the caller chose.
@@ -158,7 +162,12 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
                     text.push_str(&format!("        - ${{{d}}}\n"));
                 }
             }
-            prior.insert(name.clone(), PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address: inst.shown_address() });
+            let instance_of = match (&inst.address.key, &inst.deposed) {
+                (Some(key), None) => Some((inst.address.resource(), key.text())),
+                _ => None,
+            };
+            let address = inst.shown_address();
+            prior.insert(name.clone(), PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address, instance_of });
         }
         text
     });

@@ -2,15 +2,18 @@
 
 use std::fmt::Write as _;
 
-use super::{header, number, quoted, variables};
-use crate::ir::{AssetKind, Kind, Program, Value};
+use super::{header, indented, loop_at, number, quoted, slot_expressions, variables};
+use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, CSHARP_RESERVED};
 use crate::schema::{Type, TypeRef};
 
+#[derive(Clone)]
 struct Printer<'a> {
     program: &'a Program,
     config_vars: Vec<String>,
     resource_vars: Vec<String>,
+    /// In a loop's resource: each slot's expression.
+    slots: Vec<String>,
 }
 
 impl Printer<'_> {
@@ -122,7 +125,123 @@ impl Printer<'_> {
                 }
             },
             Value::Json(j) => json(j, out),
+            Value::PerKey(slot) => out.push_str(&self.slots[*slot]),
         }
+    }
+
+    /// `r`'s declaration: `target` (`var x = `) and its constructor call, named by `name` (an
+    /// expression) and imported by `import` when the code imports.
+    fn declare(&self, r: &Resource, target: &str, name: &str, import: Option<String>) -> String {
+        let mut out = String::new();
+        let o = &r.options;
+        let mut opts: Vec<String> = Vec::new();
+        if o.protect {
+            opts.push("Protect = true".into());
+        }
+        if let Some(parent) = o.parent {
+            opts.push(format!("Parent = {}", self.resource_vars[parent]));
+        }
+        if let Some(provider) = o.provider {
+            opts.push(format!("Provider = {}", self.resource_vars[provider]));
+        }
+        if !o.ignore_changes.is_empty() {
+            opts.push(format!("IgnoreChanges = {{ {} }}", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+        }
+        if !o.depends_on.is_empty() {
+            opts.push(format!("DependsOn = {{ {} }}", o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+        }
+        if let Some(id) = import {
+            opts.push(format!("ImportId = {id}"));
+        }
+        let options_block = |class: &str| -> String {
+            if opts.is_empty() {
+                return String::new();
+            }
+            let mut s = format!(", new {class}\n{{\n");
+            for o in &opts {
+                let _ = writeln!(s, "    {o},");
+            }
+            s.push('}');
+            s
+        };
+        match &r.kind {
+            Kind::Component { token } => {
+                let _ = writeln!(out, "{target}new ComponentResource({}, {name}{});", quoted(token), options_block("ComponentResourceOptions"));
+            }
+            Kind::Custom { ty, provider } => {
+                let _ = write!(out, "{target}new {}({name}, new()\n{{\n", self.resource_class(ty, *provider));
+                for f in &r.args {
+                    let _ = write!(out, "    {} = ", f.name.csharp);
+                    self.value(&f.value, true, 1, &mut out);
+                    out.push_str(",\n");
+                }
+                out.push('}');
+                out.push_str(&options_block("CustomResourceOptions"));
+                out.push_str(");\n");
+            }
+        }
+        out
+    }
+
+    fn resource_class(&self, ty: &TypeRef, provider: bool) -> String {
+        if provider {
+            format!("{}.Provider", self.namespace(&ty.package))
+        } else {
+            self.class(ty)
+        }
+    }
+
+    /// A loop: the per-key values (a dictionary of tuples, or of the one value), the
+    /// dictionary of resources by key, and the `foreach` that fills it.
+    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, value_var: &str) -> String {
+        let mut out = format!("// {}\n", l.note);
+        let mapped: Vec<_> = l.mapped_slots().collect();
+        let header = if mapped.is_empty() {
+            format!("foreach (var {key_var} in new[] {{ {} }})\n{{\n", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "))
+        } else {
+            let types: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{} {}", csharp_scalar(&values[0], &slot.ty), title(&slot.name))).collect();
+            let value_type = if mapped.len() == 1 { csharp_scalar(&mapped[0].2[0], &mapped[0].1.ty).to_string() } else { format!("({})", types.join(", ")) };
+            let _ = writeln!(out, "var {values_var} = new Dictionary<string, {value_type}>\n{{");
+            for (k, key_text) in l.keys.iter().enumerate() {
+                let values: Vec<String> = mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
+                let tuple = if values.len() == 1 { values[0].clone() } else { format!("({})", values.join(", ")) };
+                let _ = writeln!(out, "    [{}] = {tuple},", quoted(key_text));
+            }
+            out.push_str("};\n");
+            format!("foreach (var ({key_var}, {value_var}) in {values_var})\n{{\n")
+        };
+        let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
+        let _ = writeln!(out, "var {var} = new Dictionary<string, {}>();", self.resource_class(ty, *provider));
+        out.push_str(&header);
+        let single = mapped.len() == 1;
+        let slots = slot_expressions(l, key_var, &|_, s| if single { value_var.to_string() } else { format!("{value_var}.{}", title(&s.name)) });
+        let inner = Printer { slots, ..self.clone() };
+        let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
+        out.push_str(&indented(&body, "    "));
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// The C# type holding a loop's per-key `value` of type `ty`.
+fn csharp_scalar(value: &Value, ty: &Type) -> &'static str {
+    match (value, ty) {
+        (Value::Int(_) | Value::Number(_), Type::Number) => "double",
+        (Value::Int(_), _) => "int",
+        (Value::Number(_), _) => "double",
+        (Value::Bool(_), _) => "bool",
+        _ => "string",
+    }
+}
+
+/// A scalar literal of a loop's per-key values.
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Number(n) => number(*n),
+        Value::String(s) => quoted(s),
+        _ => "null".into(),
     }
 }
 
@@ -180,8 +299,8 @@ fn secret_getter(ty: &Type) -> &'static str {
 pub fn emit(program: &Program) -> String {
     let namespaces: Vec<String> = program.packages.values().map(|p| p.csharp_namespace.clone()).collect();
     let mut table = NameTable::new(CSHARP_RESERVED, namespaces.iter().cloned().chain(["Deployment".to_string(), "Pulumi".to_string()]));
-    let (config_vars, resource_vars) = variables(program, &mut table, camel, "Resource");
-    let p = Printer { program, config_vars, resource_vars };
+    let vars = variables(program, &mut table, camel, "Resource");
+    let p = Printer { program, config_vars: vars.config, resource_vars: vars.resources, slots: Vec::new() };
     let mut out = header(program, "//");
     out.push_str("using System.Collections.Generic;\nusing System.Collections.Immutable;\nusing Pulumi;\n");
     for package in program.packages.values() {
@@ -196,65 +315,23 @@ pub fn emit(program: &Program) -> String {
         out.push('\n');
     }
     for (i, r) in program.resources.iter().enumerate() {
-        if let Some(note) = &r.note {
-            let _ = writeln!(out, "    // {note}");
-        }
-        let var = &p.resource_vars[i];
-        let o = &r.options;
-        let mut opts: Vec<String> = Vec::new();
-        if o.protect {
-            opts.push("Protect = true".into());
-        }
-        if let Some(parent) = o.parent {
-            opts.push(format!("Parent = {}", p.resource_vars[parent]));
-        }
-        if let Some(provider) = o.provider {
-            opts.push(format!("Provider = {}", p.resource_vars[provider]));
-        }
-        if !o.ignore_changes.is_empty() {
-            opts.push(format!("IgnoreChanges = {{ {} }}", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
-        }
-        if !o.depends_on.is_empty() {
-            opts.push(format!("DependsOn = {{ {} }}", o.depends_on.iter().map(|d| p.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
-        }
-        if let Some(id) = &o.import_id {
-            opts.push(format!("ImportId = {}", quoted(id)));
-        }
-        let options_block = |class: &str| -> String {
-            if opts.is_empty() {
-                return String::new();
+        match loop_at(program, i) {
+            (Some(n), _) => {
+                let (var, values) = &vars.loops[n];
+                out.push_str(&indented(&p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value), "    "));
+                out.push('\n');
             }
-            let mut s = format!(", new {class}\n    {{\n");
-            for o in &opts {
-                let _ = writeln!(s, "        {o},");
-            }
-            s.push_str("    }");
-            s
-        };
-        match &r.kind {
-            Kind::Component { token } => {
-                let _ = writeln!(
-                    out,
-                    "    var {var} = new ComponentResource({}, {}{});",
-                    quoted(token),
-                    quoted(&r.name),
-                    options_block("ComponentResourceOptions")
-                );
-            }
-            Kind::Custom { ty, provider } => {
-                let class = if *provider { format!("{}.Provider", p.namespace(&ty.package)) } else { p.class(ty) };
-                let _ = write!(out, "    var {var} = new {class}({}, new()\n    {{\n", quoted(&r.name));
-                for f in &r.args {
-                    let _ = write!(out, "        {} = ", f.name.csharp);
-                    p.value(&f.value, true, 2, &mut out);
-                    out.push_str(",\n");
+            (None, true) => {}
+            (None, false) => {
+                if let Some(note) = &r.note {
+                    let _ = writeln!(out, "    // {note}");
                 }
-                out.push_str("    }");
-                out.push_str(&options_block("CustomResourceOptions"));
-                out.push_str(");\n");
+                let target = format!("var {} = ", p.resource_vars[i]);
+                let import = r.options.import_id.as_deref().map(quoted);
+                out.push_str(&indented(&p.declare(r, &target, &quoted(&r.name), import), "    "));
+                out.push('\n');
             }
         }
-        out.push('\n');
     }
     out.push_str("});\n");
     out

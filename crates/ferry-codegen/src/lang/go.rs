@@ -3,8 +3,8 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{header, number, quoted, used, variables};
-use crate::ir::{AssetKind, Kind, Program, Value};
+use super::{header, indented, loop_at, number, quoted, slot_expressions, used, variables};
+use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, GO_RESERVED};
 use crate::schema::{Type, TypeRef};
 
@@ -40,11 +40,14 @@ fn map_type(item: &Type, alias: &dyn Fn(&TypeRef) -> String) -> String {
     }
 }
 
+#[derive(Clone)]
 struct Printer<'a> {
     program: &'a Program,
     config_vars: Vec<String>,
     resource_vars: Vec<String>,
     aliases: BTreeMap<String, String>,
+    /// In a loop's resource: each slot's expression.
+    slots: Vec<String>,
 }
 
 impl Printer<'_> {
@@ -159,7 +162,137 @@ impl Printer<'_> {
                 json(j, out);
                 out.push(')');
             }
+            Value::PerKey(slot) => {
+                let _ = write!(out, "{}({})", scalar_input(ty), self.slots[*slot]);
+            }
         }
+    }
+
+    /// `r`'s declaration: assigned to `var` (`_`, a new `x`, or a loop's `m[key]`, which
+    /// `declared` says exists), named by `name` (an expression) and imported by `import` when
+    /// the code imports; `used` says whether `var` is used (a component's is declared anyway).
+    fn declare(&self, r: &Resource, var: &str, declared: bool, name: &str, import: Option<String>, used: bool) -> String {
+        let mut out = String::new();
+        let o = &r.options;
+        let mut opts: Vec<String> = Vec::new();
+        if o.protect {
+            opts.push("pulumi.Protect(true)".into());
+        }
+        if let Some(parent) = o.parent {
+            opts.push(format!("pulumi.Parent({})", self.resource_vars[parent]));
+        }
+        if let Some(provider) = o.provider {
+            opts.push(format!("pulumi.Provider({})", self.resource_vars[provider]));
+        }
+        if !o.ignore_changes.is_empty() {
+            opts.push(format!("pulumi.IgnoreChanges([]string{{{}}})", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+        }
+        if !o.depends_on.is_empty() {
+            opts.push(format!(
+                "pulumi.DependsOn([]pulumi.Resource{{{}}})",
+                o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")
+            ));
+        }
+        if let Some(id) = import {
+            opts.push(format!("pulumi.Import(pulumi.ID({id}))"));
+        }
+        let opts_text: String = opts.iter().map(|o| format!(", {o}")).collect();
+        match &r.kind {
+            Kind::Component { token } => {
+                let _ = writeln!(out, "{var} := &pulumi.ResourceState{{}}");
+                let _ = writeln!(out, "err = ctx.RegisterComponentResource({}, {name}, {var}{opts_text})", quoted(token));
+                if !used {
+                    let _ = writeln!(out, "_ = {var}");
+                }
+            }
+            Kind::Custom { ty, provider } => {
+                let (constructor, args_type) = if *provider {
+                    let a = self.alias(&TypeRef { package: ty.package.clone(), module: "index".into(), name: "Provider".into(), token: String::new() });
+                    (format!("{a}.NewProvider"), format!("{a}.ProviderArgs"))
+                } else {
+                    let a = self.alias(ty);
+                    (format!("{a}.New{}", ty.name), format!("{a}.{}Args", ty.name))
+                };
+                let assign = if var == "_" || declared { format!("{var}, err = {constructor}") } else { format!("{var}, err := {constructor}") };
+                let _ = write!(out, "{assign}(ctx, {name}, &{args_type}{{");
+                if !r.args.is_empty() {
+                    out.push('\n');
+                    for f in &r.args {
+                        let _ = write!(out, "\t{}: ", f.name.go);
+                        self.value(&f.value, &f.ty, true, 1, &mut out);
+                        out.push_str(",\n");
+                    }
+                }
+                let _ = writeln!(out, "}}{opts_text})");
+            }
+        }
+        out.push_str("if err != nil {\n\treturn err\n}\n");
+        out
+    }
+
+    /// A loop: the per-key values (a map of structs), the map of resources by key, and the
+    /// `for` over the keys, in their order, that fills it.
+    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, value_var: &str) -> String {
+        let mut out = format!("// {}\n", l.note);
+        let mapped: Vec<_> = l.mapped_slots().collect();
+        if !mapped.is_empty() {
+            let _ = writeln!(out, "{values_var} := map[string]struct {{");
+            for (_, slot, values) in &mapped {
+                let _ = writeln!(out, "\t{} {}", title(&slot.name), go_scalar(&values[0], &slot.ty));
+            }
+            out.push_str("}{\n");
+            for (k, key_text) in l.keys.iter().enumerate() {
+                let fields: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{}: {}", title(&slot.name), literal(&values[k]))).collect();
+                let _ = writeln!(out, "\t{}: {{{}}},", quoted(key_text), fields.join(", "));
+            }
+            out.push_str("}\n");
+        }
+        let Kind::Custom { ty, .. } = &l.template.kind else { unreachable!("loops are of custom resources") };
+        let _ = writeln!(out, "{var} := map[string]*{}.{}{{}}", self.alias(ty), ty.name);
+        let _ = writeln!(out, "for _, {key_var} := range []string{{{}}} {{", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "));
+        if !mapped.is_empty() {
+            let _ = writeln!(out, "\t{value_var} := {values_var}[{key_var}]");
+        }
+        let slots = slot_expressions(l, key_var, &|_, s| format!("{value_var}.{}", title(&s.name)));
+        let inner = Printer { slots, ..self.clone() };
+        let target = format!("{var}[{key_var}]");
+        let body = inner.declare(&l.template, &target, true, &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()), true);
+        out.push_str(&indented(&body, "\t"));
+        out.push_str("}\n");
+        out
+    }
+}
+
+/// The input a scalar of type `ty` is wrapped in.
+fn scalar_input(ty: &Type) -> &'static str {
+    match ty {
+        Type::Int => "pulumi.Int",
+        Type::Number => "pulumi.Float64",
+        Type::Bool => "pulumi.Bool",
+        Type::String | Type::Enum(..) => "pulumi.String",
+        _ => "pulumi.Any",
+    }
+}
+
+/// The Go type holding a loop's per-key `value` of type `ty`.
+fn go_scalar(value: &Value, ty: &Type) -> &'static str {
+    match (value, ty) {
+        (Value::Int(_) | Value::Number(_), Type::Number) => "float64",
+        (Value::Int(_), _) => "int",
+        (Value::Number(_), _) => "float64",
+        (Value::Bool(_), _) => "bool",
+        _ => "string",
+    }
+}
+
+/// A scalar literal of a loop's per-key values.
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Number(n) => number(*n),
+        Value::String(s) => quoted(s),
+        _ => "nil".into(),
     }
 }
 
@@ -247,8 +380,8 @@ pub fn emit(program: &Program) -> String {
     let mut reserved_aliases = NameTable::new(GO_RESERVED, ["pulumi".to_string(), "config".to_string()]);
     let aliases: BTreeMap<String, String> = paths.iter().map(|(path, alias)| (path.clone(), reserved_aliases.claim(alias, "pkg"))).collect();
     let mut table = NameTable::new(GO_RESERVED, aliases.values().cloned().chain(["pulumi".into(), "config".into()]));
-    let (config_vars, resource_vars) = variables(program, &mut table, camel, "Res");
-    let p = Printer { program, config_vars, resource_vars, aliases: aliases.clone() };
+    let vars = variables(program, &mut table, camel, "Res");
+    let p = Printer { program, config_vars: vars.config, resource_vars: vars.resources, aliases: aliases.clone(), slots: Vec::new() };
     let used = used(program);
 
     let mut out = header(program, "//");
@@ -276,66 +409,24 @@ pub fn emit(program: &Program) -> String {
     }
     out.push_str("\t\tvar err error\n");
     for (i, r) in program.resources.iter().enumerate() {
-        if let Some(note) = &r.note {
-            let _ = writeln!(out, "\t\t// {note}");
-        }
-        let var = if used.contains(&i) { p.resource_vars[i].clone() } else { "_".to_string() };
-        let o = &r.options;
-        let mut opts: Vec<String> = Vec::new();
-        if o.protect {
-            opts.push("pulumi.Protect(true)".into());
-        }
-        if let Some(parent) = o.parent {
-            opts.push(format!("pulumi.Parent({})", p.resource_vars[parent]));
-        }
-        if let Some(provider) = o.provider {
-            opts.push(format!("pulumi.Provider({})", p.resource_vars[provider]));
-        }
-        if !o.ignore_changes.is_empty() {
-            opts.push(format!("pulumi.IgnoreChanges([]string{{{}}})", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
-        }
-        if !o.depends_on.is_empty() {
-            opts.push(format!(
-                "pulumi.DependsOn([]pulumi.Resource{{{}}})",
-                o.depends_on.iter().map(|d| p.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")
-            ));
-        }
-        if let Some(id) = &o.import_id {
-            opts.push(format!("pulumi.Import(pulumi.ID({}))", quoted(id)));
-        }
-        let opts_text: String = opts.iter().map(|o| format!(", {o}")).collect();
-        match &r.kind {
-            Kind::Component { token } => {
-                let name = &p.resource_vars[i];
-                let _ = writeln!(out, "\t\t{name} := &pulumi.ResourceState{{}}");
-                let _ = writeln!(out, "\t\terr = ctx.RegisterComponentResource({}, {}, {name}{opts_text})", quoted(token), quoted(&r.name));
-                if !used.contains(&i) {
-                    let _ = writeln!(out, "\t\t_ = {name}");
-                }
+        match loop_at(program, i) {
+            (Some(n), _) => {
+                let (var, values) = &vars.loops[n];
+                out.push_str(&indented(&p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value), "\t\t"));
             }
-            Kind::Custom { ty, provider } => {
-                let (constructor, args_type) = if *provider {
-                    let a = p.alias(&TypeRef { package: ty.package.clone(), module: "index".into(), name: "Provider".into(), token: String::new() });
-                    (format!("{a}.NewProvider"), format!("{a}.ProviderArgs"))
-                } else {
-                    let a = p.alias(ty);
-                    (format!("{a}.New{}", ty.name), format!("{a}.{}Args", ty.name))
+            (None, true) => {}
+            (None, false) => {
+                if let Some(note) = &r.note {
+                    let _ = writeln!(out, "\t\t// {note}");
+                }
+                let var = match (&r.kind, used.contains(&i)) {
+                    (Kind::Component { .. }, _) | (_, true) => p.resource_vars[i].clone(),
+                    _ => "_".to_string(),
                 };
-                let assign = if var == "_" { format!("_, err = {constructor}") } else { format!("{var}, err := {constructor}") };
-                let _ = write!(out, "\t\t{assign}(ctx, {}, &{args_type}{{", quoted(&r.name));
-                if !r.args.is_empty() {
-                    out.push('\n');
-                    for f in &r.args {
-                        let _ = write!(out, "\t\t\t{}: ", f.name.go);
-                        p.value(&f.value, &f.ty, true, 3, &mut out);
-                        out.push_str(",\n");
-                    }
-                    out.push_str("\t\t");
-                }
-                let _ = writeln!(out, "}}{opts_text})");
+                let import = r.options.import_id.as_deref().map(quoted);
+                out.push_str(&indented(&p.declare(r, &var, false, &quoted(&r.name), import, used.contains(&i)), "\t\t"));
             }
         }
-        out.push_str("\t\tif err != nil {\n\t\t\treturn err\n\t\t}\n");
     }
     out.push_str("\t\treturn nil\n\t})\n}\n");
     out

@@ -124,11 +124,79 @@ pub(crate) fn used(program: &Program) -> BTreeSet<usize> {
     out
 }
 
-/// Variable names for the config secrets and the resources, in that order.
-pub(crate) fn variables(program: &Program, table: &mut NameTable, style: fn(&str) -> String, suffix: &str) -> (Vec<String>, Vec<String>) {
+/// The variables a program declares: one per config secret and per resource, and per loop
+/// its own and its per-key values' (`loops[n]`, for `program.loops[n]`). A loop's instance is
+/// reached through the loop's variable: its `resources[i]` is `loopVar["key"]`.
+pub(crate) struct Variables {
+    pub config: Vec<String>,
+    pub resources: Vec<String>,
+    pub loops: Vec<(String, String)>,
+    /// The loops' key and value variables (reserved in the file when there are loops).
+    pub key: String,
+    pub value: String,
+}
+
+/// Claims every variable of `program` in `table`, styled by `style`.
+pub(crate) fn variables(program: &Program, table: &mut NameTable, style: fn(&str) -> String, suffix: &str) -> Variables {
     let config = program.config.iter().map(|c| table.claim(&style(&c.key), suffix)).collect();
-    let resources = program.resources.iter().map(|r| table.claim(&style(&r.name), suffix)).collect();
-    (config, resources)
+    let (key, value) = match program.loops.is_empty() {
+        true => (String::new(), String::new()),
+        false => (table.claim("key", suffix), table.claim("value", suffix)),
+    };
+    let mut in_loop = vec![None; program.resources.len()];
+    for (n, l) in program.loops.iter().enumerate() {
+        for (&m, key) in l.members.iter().zip(&l.keys) {
+            in_loop[m] = Some((n, key));
+        }
+    }
+    let mut resources: Vec<String> =
+        program.resources.iter().zip(&in_loop).map(|(r, l)| if l.is_none() { table.claim(&style(&r.name), suffix) } else { String::new() }).collect();
+    let loops: Vec<(String, String)> = program
+        .loops
+        .iter()
+        .map(|l| {
+            let var = table.claim(&style(&l.name), suffix);
+            let values = table.claim(&style(&format!("{} values", l.name)), suffix);
+            (var, values)
+        })
+        .collect();
+    for (i, l) in in_loop.iter().enumerate() {
+        if let Some((n, key)) = l {
+            resources[i] = format!("{}[{}]", loops[*n].0, quoted(key));
+        }
+    }
+    Variables { config, resources, loops, key, value }
+}
+
+/// The loop declared at resource `i`, if one is; whether resource `i` is declared by a loop.
+pub(crate) fn loop_at(program: &Program, i: usize) -> (Option<usize>, bool) {
+    let at = program.loops.iter().position(|l| l.at() == i);
+    let member = program.loops.iter().any(|l| l.members.contains(&i));
+    (at, member)
+}
+
+/// `text` with every line indented by `pad`.
+pub(crate) fn indented(text: &str, pad: &str) -> String {
+    text.lines().map(|l| if l.is_empty() { "\n".to_string() } else { format!("{pad}{l}\n") }).collect()
+}
+
+/// A loop's slot as an expression of the key and value variables: text made from the key
+/// (`"logs-" + key`), or `per_key(slot name)` for the values the map holds.
+pub(crate) fn slot_expressions(l: &crate::ir::Loop, key: &str, per_key: &dyn Fn(usize, &crate::ir::Slot) -> String) -> Vec<String> {
+    l.slots
+        .iter()
+        .enumerate()
+        .map(|(i, s)| match &s.values {
+            crate::ir::SlotValues::FromKey { prefix, suffix } => {
+                let parts: Vec<String> = [(!prefix.is_empty()).then(|| quoted(prefix)), Some(key.to_string()), (!suffix.is_empty()).then(|| quoted(suffix))]
+                    .into_iter()
+                    .flatten()
+                    .collect();
+                parts.join(" + ")
+            }
+            crate::ir::SlotValues::PerKey(_) => per_key(i, s),
+        })
+        .collect()
 }
 
 /// A comment block of the report's notes, each line prefixed.

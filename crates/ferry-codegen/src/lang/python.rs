@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::{header, number, quoted, variables};
-use crate::ir::{AssetKind, Kind, Program, Value};
+use super::{header, indented, loop_at, number, quoted, slot_expressions, variables};
+use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{python_property, snake, NameTable, PYTHON_RESERVED};
 use crate::schema::{Type, TypeRef};
 
@@ -29,9 +29,12 @@ fn enum_member(name: &str) -> String {
     }
 }
 
+#[derive(Clone)]
 struct Printer {
     config_vars: Vec<String>,
     resource_vars: Vec<String>,
+    /// In a loop's resource: each slot's expression.
+    slots: Vec<String>,
 }
 
 impl Printer {
@@ -104,7 +107,100 @@ impl Printer {
                 }
             },
             Value::Json(j) => json(j, out),
+            Value::PerKey(slot) => out.push_str(&self.slots[*slot]),
         }
+    }
+
+    /// `r`'s declaration: `target` (`x = `) and its constructor call, named by `name` (an
+    /// expression) and imported by `import` when the code imports.
+    fn declare(&self, r: &Resource, target: &str, name: &str, import: Option<String>) -> String {
+        let mut out = String::new();
+        let o = &r.options;
+        let mut opts: Vec<String> = Vec::new();
+        if o.protect {
+            opts.push("protect=True".into());
+        }
+        if let Some(parent) = o.parent {
+            opts.push(format!("parent={}", self.resource_vars[parent]));
+        }
+        if let Some(provider) = o.provider {
+            opts.push(format!("provider={}", self.resource_vars[provider]));
+        }
+        if !o.ignore_changes.is_empty() {
+            opts.push(format!("ignore_changes=[{}]", o.ignore_changes.iter().map(|s| quoted(&python_property(s))).collect::<Vec<_>>().join(", ")));
+        }
+        if !o.depends_on.is_empty() {
+            opts.push(format!("depends_on=[{}]", o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+        }
+        if let Some(id) = import {
+            opts.push(format!("import_={id}"));
+        }
+        let opts_text = (!opts.is_empty()).then(|| format!("pulumi.ResourceOptions({})", opts.join(", ")));
+        match &r.kind {
+            Kind::Component { token } => {
+                let _ = writeln!(out, "{target}pulumi.ComponentResource({}, {name}, None, {})", quoted(token), opts_text.unwrap_or_else(|| "None".into()));
+            }
+            Kind::Custom { ty, provider } => {
+                let _ = write!(out, "{target}{}({name}", class(ty, *provider));
+                for f in &r.args {
+                    let _ = write!(out, ",\n    {}=", f.name.python);
+                    self.value(&f.value, 1, &mut out);
+                }
+                if let Some(opts) = opts_text {
+                    let _ = write!(out, ",\n    opts={opts}");
+                }
+                out.push_str(")\n");
+            }
+        }
+        out
+    }
+
+    /// A loop: the per-key values, the dict of resources by key, and the `for` that fills it;
+    /// `slot_vars` name the per-key values in the loop.
+    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, slot_vars: &[String]) -> String {
+        let mut out = format!("# {}\n", l.note);
+        let mapped: Vec<_> = l.mapped_slots().collect();
+        let header = if mapped.is_empty() {
+            format!("for {key_var} in [{}]:\n", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "))
+        } else {
+            let _ = writeln!(out, "{values_var} = {{");
+            for (k, key_text) in l.keys.iter().enumerate() {
+                let values: Vec<String> = mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
+                let tuple = if values.len() == 1 { values[0].clone() } else { format!("({})", values.join(", ")) };
+                let _ = writeln!(out, "    {}: {tuple},", quoted(key_text));
+            }
+            out.push_str("}\n");
+            let names: Vec<&str> = mapped.iter().map(|(i, _, _)| slot_vars[*i].as_str()).collect();
+            let unpack = if names.len() == 1 { names[0].to_string() } else { format!("({})", names.join(", ")) };
+            format!("for {key_var}, {unpack} in {values_var}.items():\n")
+        };
+        let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
+        let _ = writeln!(out, "{var}: dict[str, {}] = {{}}", class(ty, *provider));
+        out.push_str(&header);
+        let slots = slot_expressions(l, key_var, &|i, _| slot_vars[i].clone());
+        let inner = Printer { slots, ..self.clone() };
+        let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
+        out.push_str(&indented(&body, "    "));
+        out
+    }
+}
+
+fn class(ty: &TypeRef, provider: bool) -> String {
+    if provider {
+        format!("{}.Provider", alias(&ty.package))
+    } else {
+        format!("{}.{}", module_path(ty), ty.name)
+    }
+}
+
+/// A scalar literal of a loop's per-key values.
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
+        Value::Int(i) => i.to_string(),
+        Value::Number(n) => number(*n),
+        Value::String(s) => quoted(s),
+        _ => "None".into(),
     }
 }
 
@@ -152,8 +248,10 @@ fn secret_getter(ty: &Type) -> &'static str {
 pub fn emit(program: &Program) -> String {
     let aliases: Vec<String> = program.packages.keys().map(|p| alias(p)).collect();
     let mut table = NameTable::new(PYTHON_RESERVED, aliases.iter().cloned());
-    let (config_vars, resource_vars) = variables(program, &mut table, snake, "_");
-    let p = Printer { config_vars, resource_vars };
+    let vars = variables(program, &mut table, snake, "_");
+    // The per-key values are names in the loop (and, Python's loops having no scope, in the file).
+    let slot_vars: Vec<Vec<String>> = program.loops.iter().map(|l| l.slots.iter().map(|s| table.claim(&snake(&s.name), "_")).collect()).collect();
+    let p = Printer { config_vars: vars.config, resource_vars: vars.resources, slots: Vec::new() };
     let mut out = String::from("\"\"\"Resources imported by Ferry.\"\"\"\n");
     out.push_str(&header(program, "#"));
     out.push_str("import pulumi\n");
@@ -169,52 +267,18 @@ pub fn emit(program: &Program) -> String {
         out.push('\n');
     }
     for (i, r) in program.resources.iter().enumerate() {
-        if let Some(note) = &r.note {
-            let _ = writeln!(out, "# {note}");
-        }
-        let var = &p.resource_vars[i];
-        let o = &r.options;
-        let mut opts: Vec<String> = Vec::new();
-        if o.protect {
-            opts.push("protect=True".into());
-        }
-        if let Some(parent) = o.parent {
-            opts.push(format!("parent={}", p.resource_vars[parent]));
-        }
-        if let Some(provider) = o.provider {
-            opts.push(format!("provider={}", p.resource_vars[provider]));
-        }
-        if !o.ignore_changes.is_empty() {
-            opts.push(format!("ignore_changes=[{}]", o.ignore_changes.iter().map(|s| quoted(&python_property(s))).collect::<Vec<_>>().join(", ")));
-        }
-        if !o.depends_on.is_empty() {
-            opts.push(format!("depends_on=[{}]", o.depends_on.iter().map(|d| p.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
-        }
-        if let Some(id) = &o.import_id {
-            opts.push(format!("import_={}", quoted(id)));
-        }
-        let opts_text = (!opts.is_empty()).then(|| format!("pulumi.ResourceOptions({})", opts.join(", ")));
-        match &r.kind {
-            Kind::Component { token } => {
-                let _ = writeln!(
-                    out,
-                    "{var} = pulumi.ComponentResource({}, {}, None, {})",
-                    quoted(token),
-                    quoted(&r.name),
-                    opts_text.unwrap_or_else(|| "None".into())
-                );
+        match loop_at(program, i) {
+            (Some(n), _) => {
+                let (var, values) = &vars.loops[n];
+                out.push_str(&p.declare_loop(&program.loops[n], var, values, &vars.key, &slot_vars[n]));
             }
-            Kind::Custom { ty, provider } => {
-                let class = if *provider { format!("{}.Provider", alias(&ty.package)) } else { format!("{}.{}", module_path(ty), ty.name) };
-                let _ = write!(out, "{var} = {class}({}", quoted(&r.name));
-                for f in &r.args {
-                    let _ = write!(out, ",\n    {}=", f.name.python);
-                    p.value(&f.value, 1, &mut out);
+            (None, true) => {}
+            (None, false) => {
+                if let Some(note) = &r.note {
+                    let _ = writeln!(out, "# {note}");
                 }
-                if let Some(opts) = opts_text {
-                    let _ = write!(out, ",\n    opts={opts}");
-                }
-                out.push_str(")\n");
+                let target = format!("{} = ", p.resource_vars[i]);
+                out.push_str(&p.declare(r, &target, &quoted(&r.name), r.options.import_id.as_deref().map(quoted)));
             }
         }
     }

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::{header, number, quoted, variables};
-use crate::ir::{AssetKind, Kind, Program, Value};
+use super::{header, indented, loop_at, number, quoted, slot_expressions, variables};
+use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, NameTable, TS_RESERVED};
 use crate::schema::{Type, TypeRef};
 
@@ -31,9 +31,12 @@ fn type_path(t: &TypeRef) -> String {
     }
 }
 
+#[derive(Clone)]
 struct Printer {
     config_vars: Vec<String>,
     resource_vars: Vec<String>,
+    /// In a loop's resource: each slot's expression.
+    slots: Vec<String>,
 }
 
 impl Printer {
@@ -102,7 +105,107 @@ impl Printer {
                 }
             },
             Value::Json(j) => out.push_str(&j.to_string()),
+            Value::PerKey(slot) => out.push_str(&self.slots[*slot]),
         }
+    }
+
+    /// `r`'s declaration: `target` (`const x = `) and its constructor call, named by `name` (an
+    /// expression) and imported by `import` when the code imports.
+    fn declare(&self, r: &Resource, target: &str, name: &str, import: Option<String>) -> String {
+        let mut out = String::new();
+        match &r.kind {
+            Kind::Component { token } => {
+                let _ = write!(out, "{target}new pulumi.ComponentResource({}, {name}, {{}}", quoted(token));
+            }
+            Kind::Custom { ty, provider } => {
+                let _ = write!(out, "{target}new {}({name}, ", class(ty, *provider));
+                if r.args.is_empty() {
+                    out.push_str("{}");
+                } else {
+                    out.push_str("{\n");
+                    for f in &r.args {
+                        let _ = write!(out, "    {}: ", key(&f.name.schema));
+                        self.value(&f.value, 1, &mut out);
+                        out.push_str(",\n");
+                    }
+                    out.push('}');
+                }
+            }
+        }
+        let o = &r.options;
+        let mut opts: Vec<String> = Vec::new();
+        if o.protect {
+            opts.push("protect: true".into());
+        }
+        if let Some(parent) = o.parent {
+            opts.push(format!("parent: {}", self.resource_vars[parent]));
+        }
+        if let Some(provider) = o.provider {
+            opts.push(format!("provider: {}", self.resource_vars[provider]));
+        }
+        if !o.ignore_changes.is_empty() {
+            opts.push(format!("ignoreChanges: [{}]", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+        }
+        if !o.depends_on.is_empty() {
+            opts.push(format!("dependsOn: [{}]", o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+        }
+        if let Some(id) = import {
+            opts.push(format!("import: {id}"));
+        }
+        if !opts.is_empty() {
+            out.push_str(", {\n");
+            for o in opts {
+                let _ = writeln!(out, "    {o},");
+            }
+            out.push('}');
+        }
+        out.push_str(");\n");
+        out
+    }
+
+    /// A loop: the per-key values, the map of resources by key, and the `for` that fills it.
+    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, value_var: &str) -> String {
+        let mut out = format!("// {}\n", l.note);
+        let mapped: Vec<_> = l.mapped_slots().collect();
+        let header = if mapped.is_empty() {
+            format!("for (const {key_var} of [{}]) {{\n", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "))
+        } else {
+            let _ = writeln!(out, "const {values_var} = {{");
+            for (k, key_text) in l.keys.iter().enumerate() {
+                let fields: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{}: {}", key(&slot.name), literal(&values[k]))).collect();
+                let _ = writeln!(out, "    {}: {{ {} }},", quoted(key_text), fields.join(", "));
+            }
+            out.push_str("};\n");
+            format!("for (const [{key_var}, {value_var}] of Object.entries({values_var})) {{\n")
+        };
+        let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
+        let _ = writeln!(out, "const {var}: Record<string, {}> = {{}};", class(ty, *provider));
+        out.push_str(&header);
+        let slots = slot_expressions(l, key_var, &|_, s| format!("{value_var}.{}", s.name));
+        let inner = Printer { slots, ..self.clone() };
+        let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
+        out.push_str(&indented(&body, "    "));
+        out.push_str("}\n");
+        out
+    }
+}
+
+fn class(ty: &TypeRef, provider: bool) -> String {
+    if provider {
+        format!("{}.Provider", alias(&ty.package))
+    } else {
+        type_path(ty)
+    }
+}
+
+/// A scalar literal of a loop's per-key values.
+fn literal(v: &Value) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Number(n) => number(*n),
+        Value::String(s) => quoted(s),
+        _ => "undefined".into(),
     }
 }
 
@@ -118,8 +221,8 @@ fn secret_getter(ty: &Type) -> &'static str {
 pub fn emit(program: &Program) -> String {
     let aliases: Vec<String> = program.packages.keys().map(|p| alias(p)).collect();
     let mut table = NameTable::new(TS_RESERVED, aliases.iter().cloned());
-    let (config_vars, resource_vars) = variables(program, &mut table, camel, "Resource");
-    let p = Printer { config_vars, resource_vars };
+    let vars = variables(program, &mut table, camel, "Resource");
+    let p = Printer { config_vars: vars.config, resource_vars: vars.resources, slots: Vec::new() };
     let mut out = header(program, "//");
     out.push_str("import * as pulumi from \"@pulumi/pulumi\";\n");
     for (name, package) in &program.packages {
@@ -134,58 +237,20 @@ pub fn emit(program: &Program) -> String {
         out.push('\n');
     }
     for (i, r) in program.resources.iter().enumerate() {
-        if let Some(note) = &r.note {
-            let _ = writeln!(out, "// {note}");
-        }
-        let var = &p.resource_vars[i];
-        match &r.kind {
-            Kind::Component { token } => {
-                let _ = write!(out, "const {var} = new pulumi.ComponentResource({}, {}, {{}}", quoted(token), quoted(&r.name));
+        match loop_at(program, i) {
+            (Some(n), _) => {
+                let (var, values) = &vars.loops[n];
+                out.push_str(&p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value));
             }
-            Kind::Custom { ty, provider } => {
-                let class = if *provider { format!("{}.Provider", alias(&ty.package)) } else { type_path(ty) };
-                let _ = write!(out, "const {var} = new {class}({}, ", quoted(&r.name));
-                if r.args.is_empty() {
-                    out.push_str("{}");
-                } else {
-                    out.push_str("{\n");
-                    for f in &r.args {
-                        let _ = write!(out, "    {}: ", key(&f.name.schema));
-                        p.value(&f.value, 1, &mut out);
-                        out.push_str(",\n");
-                    }
-                    out.push('}');
+            (None, true) => {}
+            (None, false) => {
+                if let Some(note) = &r.note {
+                    let _ = writeln!(out, "// {note}");
                 }
+                let target = format!("const {} = ", p.resource_vars[i]);
+                out.push_str(&p.declare(r, &target, &quoted(&r.name), r.options.import_id.as_deref().map(quoted)));
             }
         }
-        let o = &r.options;
-        let mut opts: Vec<String> = Vec::new();
-        if o.protect {
-            opts.push("protect: true".into());
-        }
-        if let Some(parent) = o.parent {
-            opts.push(format!("parent: {}", p.resource_vars[parent]));
-        }
-        if let Some(provider) = o.provider {
-            opts.push(format!("provider: {}", p.resource_vars[provider]));
-        }
-        if !o.ignore_changes.is_empty() {
-            opts.push(format!("ignoreChanges: [{}]", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
-        }
-        if !o.depends_on.is_empty() {
-            opts.push(format!("dependsOn: [{}]", o.depends_on.iter().map(|d| p.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
-        }
-        if let Some(id) = &o.import_id {
-            opts.push(format!("import: {}", quoted(id)));
-        }
-        if !opts.is_empty() {
-            out.push_str(", {\n");
-            for o in opts {
-                let _ = writeln!(out, "    {o},");
-            }
-            out.push('}');
-        }
-        out.push_str(");\n");
     }
     out
 }

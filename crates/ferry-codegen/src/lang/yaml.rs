@@ -109,6 +109,7 @@ impl Printer {
             Value::Secret { config, .. } => quoted(&format!("${{{}}}", self.config_keys[*config])),
             Value::Ref { resource, property } => quoted(&format!("${{{}.{}}}", self.keys[*resource], property)),
             Value::Asset(..) | Value::Archive(..) => unreachable!("written as functions"),
+            Value::PerKey(_) => unreachable!("YAML lists a loop's instances"),
         }
     }
 }

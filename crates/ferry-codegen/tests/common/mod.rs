@@ -142,3 +142,57 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
     ];
     (resources, context)
 }
+
+/// A migrated Terraform state's resources: `count` instances that differ by their key and a
+/// per-key value (one loop), `for_each` instances likewise, a `count` pair that differs in
+/// shape (no loop), and a resource that refers to one instance and depends on another.
+pub fn terraform_case() -> Vec<SourceResource> {
+    use ferry_codegen::Origin;
+    let resource = |token: &str, address: &str, name: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| {
+        let instance = address.rsplit_once('[').map(|(declaration, key)| (declaration.to_string(), key.trim_end_matches(']').trim_matches('"').to_string()));
+        SourceResource {
+            urn: format!("urn:pulumi:dev::migrated::{token}::{name}"),
+            name: name.into(),
+            token: token.into(),
+            custom: true,
+            id: Some(id.into()),
+            inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            origin: Some(Origin { tool: "Terraform".into(), address: address.into(), instance }),
+            ..Default::default()
+        }
+    };
+    let n = PropertyValue::Number;
+    let pet = "random:index/randomPet:RandomPet";
+    let integer = "random:index/randomInteger:RandomInteger";
+    let id = "random:index/randomId:RandomId";
+    let mut shuffle = resource(
+        "random:index/randomShuffle:RandomShuffle",
+        "random_shuffle.pick",
+        "pick",
+        "-",
+        vec![("inputs", PropertyValue::Array(vec![s("sharp-ox-0"), s("static")])), ("resultCount", n(1.0))],
+    );
+    shuffle.depends_on = vec!["urn:pulumi:dev::migrated::random:index/randomPet:RandomPet::pets-1".into()];
+    vec![
+        resource(pet, "random_pet.pets[0]", "pets-0", "sharp-ox-0", vec![("length", n(2.0)), ("prefix", s("pet-0")), ("separator", s("-"))]),
+        resource(pet, "random_pet.pets[1]", "pets-1", "calm-eel-1", vec![("length", n(3.0)), ("prefix", s("pet-1")), ("separator", s("-"))]),
+        resource(pet, "random_pet.pets[2]", "pets-2", "bold-yak-2", vec![("length", n(2.0)), ("prefix", s("pet-2")), ("separator", s("-"))]),
+        resource(
+            integer,
+            "module.net.random_integer.ports[\"web\"]",
+            "ports-web",
+            "1234",
+            vec![("min", n(1000.0)), ("max", n(2000.0)), ("seed", s("web-seed"))],
+        ),
+        resource(integer, "module.net.random_integer.ports[\"db\"]", "ports-db", "5432", vec![("min", n(1000.0)), ("max", n(6000.0)), ("seed", s("db-seed"))]),
+        resource(id, "random_id.ids[0]", "ids-0", "AAAA", vec![("byteLength", n(4.0))]),
+        resource(
+            id,
+            "random_id.ids[1]",
+            "ids-1",
+            "BBBBBBBB",
+            vec![("byteLength", n(8.0)), ("keepers", PropertyValue::Object(PropertyMap::from([("owner".to_string(), s("ops"))])))],
+        ),
+        shuffle,
+    ]
+}
