@@ -182,6 +182,7 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         results,
         share_token: (!share.is_empty()).then_some(share),
         roles,
+        origins: view.origins,
     })
 }
 

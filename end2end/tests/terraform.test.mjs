@@ -34,6 +34,8 @@ test('a Terraform state file becomes a plan, previews clean and commits', async 
   await page.screenshot({ path: path.join(ARTIFACTS, 'terraform-previewed.png'), fullPage: true });
   // Read by the provider, diffed against what Terraform recorded: nothing differs.
   assert.equal(await example.locator('.status').textContent(), 'import');
+  // The review table shows each resource's Terraform address beside its name.
+  assert.equal(await example.locator('.origin').textContent(), 'random_string.example');
   const text = await example.textContent();
   assert.ok(!/differ|warning/i.test(text), text);
   await page.click('#plan-commit');

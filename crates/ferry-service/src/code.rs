@@ -6,11 +6,12 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
-use ferry_codegen::{lower, project, Language, Options, PackageSchema, SourceResource, Style};
+use ferry_codegen::{lower, project, Language, Options, Origin, PackageSchema, SourceResource, Style};
 use ferry_engine::deploy::StepOp;
 use ferry_engine::plugin::PluginProviders;
 use ferry_property::json::{decode_map, DecodeOptions};
 use ferry_state::deployment::Resource;
+use ferry_types::SourceKind;
 use serde::Serialize;
 
 use crate::previews::SealedPayload;
@@ -80,6 +81,7 @@ fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
         protect: r.is_protected(),
         ignore_changes: Vec::new(),
         depends_on: r.dependencies.clone().unwrap_or_default(),
+        origin: None,
     }
 }
 
@@ -237,18 +239,18 @@ impl StackService {
         // secret itself: the state records none): a spec's ready entries, or a program's
         // import steps that read without an error (a Terraform migration's program is Ferry's
         // own YAML; the code is what a team keeps).
-        let program = record.is_program();
+        let kind = record.kind();
         let ready: HashMap<&str, Option<&str>> = record
             .plan
             .steps
             .iter()
-            .filter(|s| match program {
-                true => matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none(),
-                false => s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready()),
+            .filter(|s| match kind {
+                SourceKind::Program => matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none(),
+                SourceKind::Spec => s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready()),
             })
             .map(|s| (s.urn.as_str(), s.import_id.as_deref()))
             .collect();
-        if program && ready.is_empty() {
+        if kind == SourceKind::Program && ready.is_empty() {
             return Err(ServiceError::Code("the program imports nothing: its resources are already code; generate code from the stack".into()));
         }
         let sealed = SealedPayload::open(&stored.payload, &key)?;
@@ -275,8 +277,11 @@ impl StackService {
                 // A program's `dependsOn` (a spec has none).
                 depends_on: s.dependencies,
                 urn: s.urn,
+                origin: None,
             })
             .collect();
+        let mut resources = resources;
+        self.attach_origins(id, &mut resources).await?;
         if resources.is_empty() {
             return Err(ServiceError::Code("no resource in the preview is ready to import".into()));
         }
@@ -284,6 +289,20 @@ impl StackService {
         context.retain(|c| !imported.contains(c.urn.as_str()));
         let project = base.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         self.generate_verified(&stored.stack_id, &project, resources, context, request, Some(id)).await
+    }
+
+    /// Where a migration's resources came from: each one's Terraform address (a comment in the
+    /// code) and, for the instances of a `count` or `for_each` resource, the resource and key
+    /// (one loop in the code).
+    async fn attach_origins(&self, preview_id: &str, resources: &mut [SourceResource]) -> Result<(), ServiceError> {
+        let Some(plan) = self.plan_of_preview(preview_id).await? else { return Ok(()) };
+        let Some(prior) = self.plan_prior(&plan).await? else { return Ok(()) };
+        for r in resources {
+            if let Some(p) = prior.get(&r.name) {
+                r.origin = Some(Origin { tool: "Terraform".into(), address: p.address.clone(), instance: p.instance_of.clone() });
+            }
+        }
+        Ok(())
     }
 
     /// Code for a stack's resources (`urns`, or every custom resource but providers).

@@ -80,6 +80,10 @@ pub struct PlanView {
     pub current: RevisionView,
     /// Whether this view came through a read-only link.
     pub read_only: bool,
+    /// Each resource's address in the tool it is migrated from (Terraform), by name, as the
+    /// revision's program carries it: the review table shows it beside each row.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub origins: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -155,7 +159,7 @@ impl StackService {
     }
 
     /// What the plan was made with of its resources' recorded states, if anything.
-    async fn plan_prior(&self, plan_id: &str) -> Result<Option<BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
+    pub(crate) async fn plan_prior(&self, plan_id: &str) -> Result<Option<BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
         let Some(sealed) = self.store.plan_prior(plan_id).await? else { return Ok(None) };
         let bad = |what: &str| ServiceError::Internal(format!("the plan's recorded states {what} (was the server's payload key replaced?)"));
         let json = PassphraseCrypter::from_key(&self.engine()?.payload_key).decrypt(&sealed).map_err(|_| bad("do not decrypt"))?;
@@ -235,11 +239,12 @@ impl StackService {
     /// edit it, whose view has its secrets masked (`masking.rs`).
     pub async fn plan_view(&self, plan_id: &str, revision: Option<i64>, read_only: bool) -> Result<PlanView, ServiceError> {
         let plan = self.store.plan(plan_id).await?;
-        let mut current = self.store.plan_revision(plan_id, revision).await?.into();
+        let mut current: RevisionView = self.store.plan_revision(plan_id, revision).await?.into();
         if read_only {
             self.mask_revision(&mut current).await?;
         }
-        Ok(PlanView { plan, current, read_only })
+        let origins = current.program.as_deref().map(ferry_terraform::addresses_in_program).unwrap_or_default();
+        Ok(PlanView { plan, current, read_only, origins })
     }
 
     /// The plan as `caller` may see it: its text masked unless they may edit it.

@@ -18,6 +18,8 @@ use ferry_store::{NewVersion, PackedJson, StackSummary};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use ferry_types::SourceKind;
+
 use crate::stack_secrets::StackSecrets;
 use crate::{ServiceError, StackService};
 
@@ -46,8 +48,12 @@ pub struct StoredPlan {
 }
 
 impl StoredPlan {
-    pub fn is_program(&self) -> bool {
-        matches!(self.source, PlanSource::Program { .. })
+    /// What the preview ran: a spec or a program.
+    pub fn kind(&self) -> SourceKind {
+        match self.source {
+            PlanSource::Spec { .. } => SourceKind::Spec,
+            PlanSource::Program { .. } => SourceKind::Program,
+        }
     }
 
     /// What the API and CLI show: a program's plan as stored; a spec's entries with their

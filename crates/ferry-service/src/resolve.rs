@@ -9,7 +9,7 @@ use std::collections::HashMap;
 
 use ferry_engine::deploy::Step;
 use ferry_engine::program::edit::{edit_program, ProgramEdit};
-use ferry_types::{Resolution, ReviewDetail};
+use ferry_types::{Resolution, ReviewDetail, SourceKind};
 use serde_json::Value;
 
 use crate::access::Caller;
@@ -52,7 +52,7 @@ struct Texts {
 }
 
 /// Applies one resolution of `step` (reviewed as `detail`) to the texts.
-fn apply(texts: &mut Texts, is_program: bool, step: &Step, detail: &ReviewDetail, resolution: &Resolution) -> Result<(), ServiceError> {
+fn apply(texts: &mut Texts, kind: SourceKind, step: &Step, detail: &ReviewDetail, resolution: &Resolution) -> Result<(), ServiceError> {
     let property = detail
         .properties
         .iter()
@@ -61,7 +61,7 @@ fn apply(texts: &mut Texts, is_program: bool, step: &Step, detail: &ReviewDetail
     let name = detail.row.name.clone();
     let prop = resolution.property.clone();
     let edit_failed = |e: ferry_engine::program::edit::EditError| ServiceError::Plan(format!("cannot edit the program: {e}"));
-    if is_program {
+    if kind == SourceKind::Program {
         let text = texts.program.take().unwrap_or_default();
         let edited = match resolution.action.as_str() {
             "adopt" => {
@@ -149,7 +149,7 @@ impl StackService {
         if resolutions.is_empty() {
             return Err(ServiceError::Plan("nothing to resolve: no difference of what was asked is only a zero value or a default".into()));
         }
-        let is_program = record.plan.is_program();
+        let kind = record.plan.kind();
         let mut options: PlanOptions = current.current.options.clone();
         let steps: HashMap<&str, &Step> = reviewable_steps(&record).map(|s| (s.urn.as_str(), s)).collect();
         let mut texts = Texts { spec: current.current.spec.clone(), program: current.current.program.clone() };
@@ -158,8 +158,8 @@ impl StackService {
         let mut details: HashMap<String, ReviewDetail> = HashMap::new();
         for resolution in resolutions {
             let step = steps.get(resolution.urn.as_str()).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
-            let detail = details.entry(resolution.urn.clone()).or_insert_with(|| step_detail(step, !is_program, &options.decisions));
-            apply(&mut texts, is_program, step, detail, &resolution)?;
+            let detail = details.entry(resolution.urn.clone()).or_insert_with(|| step_detail(step, kind, &options.decisions));
+            apply(&mut texts, kind, step, detail, &resolution)?;
             options.decisions.retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
             options.decisions.push(resolution);
         }

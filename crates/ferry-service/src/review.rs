@@ -17,18 +17,18 @@ use serde_json::{json, Map, Value};
 
 use crate::{PlanOptions, PreviewRecord, ServiceError, StackService};
 
-/// Steps of the stack's own root and default providers say nothing a reviewer acts on; a
-/// spec's rows are its entries.
-fn reviewable(spec: bool, step: &Step) -> bool {
-    if spec {
-        return step.spec_index.is_some() && step.op != StepOp::Replace;
+/// A spec's rows are its entries; of a program's, steps of the stack's own root and default
+/// providers say nothing a reviewer acts on.
+fn reviewable(kind: SourceKind, step: &Step) -> bool {
+    match kind {
+        SourceKind::Spec => step.spec_index.is_some() && step.op != StepOp::Replace,
+        SourceKind::Program => !(step.op == StepOp::Same && (step.type_ == "pulumi:pulumi:Stack" || step.type_.starts_with("pulumi:providers:"))),
     }
-    !(step.op == StepOp::Same && (step.type_ == "pulumi:pulumi:Stack" || step.type_.starts_with("pulumi:providers:")))
 }
 
 pub(crate) fn reviewable_steps(record: &PreviewRecord) -> impl Iterator<Item = &Step> {
-    let spec = !record.plan.is_program();
-    record.plan.plan.steps.iter().filter(move |s| reviewable(spec, s))
+    let kind = record.plan.kind();
+    record.plan.plan.steps.iter().filter(move |s| reviewable(kind, s))
 }
 
 /// A difference that is only a zero value Read returned or a default Check filled in: the
@@ -70,7 +70,7 @@ fn cause_text(c: DiffCause) -> &'static str {
 /// a spec's in the spec's order.
 pub fn review_rows(record: &PreviewRecord) -> Vec<ReviewRow> {
     let mut steps: Vec<&Step> = reviewable_steps(record).collect();
-    if !record.plan.is_program() {
+    if record.plan.kind() == SourceKind::Spec {
         steps.sort_by_key(|s| s.spec_index);
     }
     steps.into_iter().map(step_row).collect()
@@ -178,8 +178,8 @@ fn pretty(map: Map<String, Value>) -> String {
 
 /// Why a property is as it is. A spec's "program" is the code generated from what Read
 /// returned, so its reasons speak of that.
-fn why(d: &PropertyDiff, spec: bool) -> String {
-    if spec {
+fn why(d: &PropertyDiff, kind: SourceKind) -> String {
+    if kind == SourceKind::Spec {
         return match d.cause {
             DiffCause::Equal => "Read returned it; the spec keeps it, so the generated code sets it".into(),
             DiffCause::Missing | DiffCause::ZeroValue => "Read returned it; the spec's `properties` leave it out of the generated code".into(),
@@ -199,10 +199,10 @@ fn why(d: &PropertyDiff, spec: bool) -> String {
 }
 
 /// Where the value shown comes from: a spec's values all come from Read (or Check's defaults).
-fn source(d: &PropertyDiff, spec: bool) -> &'static str {
+fn source(d: &PropertyDiff, kind: SourceKind) -> &'static str {
     match d.cause {
         DiffCause::ProviderDefault => "default",
-        _ if spec => "read",
+        _ if kind == SourceKind::Spec => "read",
         DiffCause::ZeroValue | DiffCause::Missing | DiffCause::Ignored => "read",
         DiffCause::Equal | DiffCause::Program => {
             if d.program.is_some() {
@@ -224,7 +224,7 @@ fn kind_text(k: DiffKind) -> &'static str {
     }
 }
 
-pub(crate) fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> ReviewDetail {
+pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) -> ReviewDetail {
     let mut read = Map::new();
     let mut program = Map::new();
     let mut properties = Vec::new();
@@ -242,8 +242,8 @@ pub(crate) fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> Rev
             program: d.program.clone(),
             kind: kind_text(d.kind).into(),
             cause: cause_text(d.cause).into(),
-            source: if decision.is_some() { "user".into() } else { source(d, spec).into() },
-            why: why(d, spec),
+            source: if decision.is_some() { "user".into() } else { source(d, kind).into() },
+            why: why(d, kind),
             decision,
         });
     }
@@ -251,7 +251,7 @@ pub(crate) fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> Rev
         row: step_row(s),
         id: s.id.clone(),
         import_id: s.import_id.clone(),
-        source_kind: if spec { SourceKind::Spec } else { SourceKind::Program },
+        source_kind: kind,
         read_inputs: pretty(read),
         program_inputs: pretty(program),
         check_failures: s.check_failures.iter().map(CheckFailure::to_string).collect(),
@@ -261,8 +261,7 @@ pub(crate) fn step_detail(s: &Step, spec: bool, decisions: &[Resolution]) -> Rev
 
 /// One resource's review, or `None` when the preview does not hold `urn`.
 pub fn review_detail(record: &PreviewRecord, urn: &str, decisions: &[Resolution]) -> Option<ReviewDetail> {
-    let spec = !record.plan.is_program();
-    reviewable_steps(record).find(|s| s.urn == urn).map(|s| step_detail(s, spec, decisions))
+    reviewable_steps(record).find(|s| s.urn == urn).map(|s| step_detail(s, record.plan.kind(), decisions))
 }
 
 /// A resource of the preview as a node of the graph: URN, type, parent and provider.

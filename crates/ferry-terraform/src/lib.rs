@@ -14,7 +14,7 @@ mod yaml;
 
 pub use address::{Address, IndexKey, Mode, ProviderAddress};
 pub use mapping::ProviderMapping;
-pub use migration::{migrate, Migration, MigrationOptions, PriorState, Row, RowStatus};
+pub use migration::{addresses_in_program, migrate, Migration, MigrationOptions, PriorState, Row, RowStatus};
 pub use state::{read_state, Format, Instance, State, Status};
 
 /// A file that is not a state Ferry reads: what is wrong, and where (a JSON path, or an

@@ -54,6 +54,27 @@ pub struct Migration {
     pub prior: BTreeMap<String, PriorState>,
 }
 
+/// The comment above each resource of a migration's program that carries its Terraform address.
+const ADDRESS_COMMENT: &str = "  # terraform: ";
+
+/// Each resource's Terraform address as a migration's program carries it (the comment above
+/// it), by the resource's name: what the review table shows beside each row. A resource whose
+/// comment an edit removed has none.
+pub fn addresses_in_program(program: &str) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    let mut lines = program.lines().peekable();
+    while let Some(line) = lines.next() {
+        let Some(address) = line.strip_prefix(ADDRESS_COMMENT) else { continue };
+        let Some(next) = lines.peek() else { break };
+        let name = next.strip_prefix("  ").filter(|n| !n.starts_with(' ')).and_then(|n| n.strip_suffix(':'));
+        if let Some(name) = name {
+            let name = serde_json::from_str::<String>(name).unwrap_or_else(|_| name.trim_matches('\'').to_string());
+            out.insert(name, address.to_string());
+        }
+    }
+    out
+}
+
 /// Makes the plan of `state`; `mappings` are the providers' mappings by Terraform provider type
 /// (`aws`, `random`): what the plugins answered.
 pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, options: &MigrationOptions) -> Migration {
@@ -147,7 +168,7 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
             let name = &names[i];
             let token = rows[i].type_.clone().expect("a mapped row has a type");
             let id = inst.id().unwrap_or_default().to_string();
-            text.push_str(&format!("  # terraform: {}\n  {}:\n    type: {token}\n", inst.shown_address(), crate::yaml::key(name)));
+            text.push_str(&format!("{ADDRESS_COMMENT}{}\n  {}:\n    type: {token}\n", inst.shown_address(), crate::yaml::key(name)));
             if !inputs.is_empty() {
                 text.push_str("    properties:");
                 crate::yaml::write_value(&mut text, &Value::Object(inputs), 6);

@@ -146,6 +146,33 @@ fn a_random_state_becomes_a_program_importing_its_string() {
     let prior = &m.prior["example"];
     assert_eq!(prior.id, "@(eF?C%#qSz<Jl5[");
     assert_eq!(prior.outputs["result"], prior.id.as_str(), "the recorded result, for the Read");
+    assert_eq!(prior.instance_of, None, "one instance, no count");
+}
+
+/// The instances of a `count` resource keep their resource and key (code makes them one loop),
+/// and the program carries each one's address where the review table reads it.
+#[test]
+fn count_instances_keep_their_resource_and_key() {
+    let bytes = variant(|v| {
+        let r = &mut v["resources"][0];
+        r["each"] = json!("list");
+        let mut first = r["instances"][0].clone();
+        first["index_key"] = json!(0);
+        let mut second = first.clone();
+        second["index_key"] = json!(1);
+        r["instances"] = json!([first, second]);
+    });
+    let state = read_state(&bytes).unwrap();
+    let mappings = BTreeMap::from([("random".to_string(), random_mapping())]);
+    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let instances: Vec<_> = m.prior.iter().map(|(name, p)| (name.as_str(), p.instance_of.clone())).collect();
+    let of = |key: &str| Some(("random_string.example".to_string(), key.to_string()));
+    assert_eq!(instances, [("example-0", of("0")), ("example-1", of("1"))]);
+    let addresses = ferry_terraform::addresses_in_program(m.program.as_deref().unwrap());
+    assert_eq!(
+        addresses,
+        BTreeMap::from([("example-0".to_string(), "random_string.example[0]".to_string()), ("example-1".to_string(), "random_string.example[1]".to_string())])
+    );
 }
 
 #[test]

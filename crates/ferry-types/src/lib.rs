@@ -228,6 +228,9 @@ pub struct PlanPageData {
     /// page shows only what they may do; the server checks every action regardless.
     #[serde(default)]
     pub roles: Vec<String>,
+    /// Each resource's Terraform address, by name, for a plan migrated from Terraform.
+    #[serde(default)]
+    pub origins: std::collections::BTreeMap<String, String>,
 }
 
 impl PlanPageData {

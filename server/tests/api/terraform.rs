@@ -49,6 +49,7 @@ async fn a_terraform_state_becomes_a_plan_that_previews_clean_and_commits() {
     let program = plan["current"]["program"].as_str().unwrap();
     assert!(program.contains("# terraform: random_string.example\n  example:\n    type: random:index/randomString:RandomString"), "{program}");
     assert_eq!(plan["current"]["options"]["scope"], "imports");
+    assert_eq!(plan["origins"], json!({"example": "random_string.example"}), "the review table's Terraform addresses");
     assert_eq!(
         export(&app, &stack).await["deployment"]["resources"].as_array().cloned().unwrap_or_default(),
         before,
@@ -309,4 +310,88 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
     assert!(!ts.contains("s3cr3t"), "secrets never in code: {ts}");
     // The policy's bucket is the bucket's ID: Ferry's reference guessing makes it a reference.
     assert!(ts.contains("bucket: storageLogs.id,"), "{ts}");
+}
+
+/// The real `random-state.tfstate` with its string made a `count` of two that differ by length,
+/// and two pets of a `for_each` that differ by key alone.
+fn counted_random_state() -> String {
+    let mut state: Value = serde_json::from_str(&terraform_fixture("random-state.tfstate")).unwrap();
+    let resources = state["resources"].as_array_mut().unwrap();
+    let string = &mut resources[0];
+    string["each"] = json!("list");
+    let mut first = string["instances"][0].clone();
+    first["index_key"] = json!(0);
+    let mut second = first.clone();
+    second["index_key"] = json!(1);
+    second["attributes"]["id"] = json!("abcdefghijkl");
+    second["attributes"]["result"] = json!("abcdefghijkl");
+    second["attributes"]["length"] = json!(12);
+    string["instances"] = json!([first, second]);
+    let provider = string["provider"].clone();
+    let pet = |key: &str, id: &str| json!({"index_key": key, "schema_version": 0, "attributes": {"id": id, "keepers": null, "length": 2, "prefix": null, "separator": "-"}});
+    resources.push(json!({"mode": "managed", "type": "random_pet", "name": "pets", "each": "map", "provider": provider,
+                          "instances": [pet("blue", "sharp-ox"), pet("green", "calm-eel")]}));
+    state.to_string()
+}
+
+/// A `count` and a `for_each` resource are each one loop in the code Ferry hands out for the
+/// migration (YAML lists the instances), and that code type-checks against the real SDKs.
+#[tokio::test(flavor = "multi_thread")]
+async fn count_and_for_each_instances_are_loops_in_the_code() {
+    let app = common::app(true).await;
+    let stack = demo_stack(&app).await;
+    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &counted_random_state())).await;
+    assert_eq!(status, StatusCode::CREATED, "{migration}");
+    let names: Vec<&str> = migration["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["random-0", "random-1", "pets-blue", "pets-green"], "{migration}");
+    let (preview, record) = plan_preview(&app, migration["plan"]["id"].as_str().unwrap()).await;
+    let steps = step_lines(&record["preview"]["plan"]);
+    for name in &names {
+        assert!(steps.contains(&format!("import {name}")), "{steps:?}");
+    }
+    let code = |lang: &str| {
+        let app = app.clone();
+        let uri = format!("/api/v1/previews/{preview}/code?lang={lang}&format=json");
+        async move {
+            let (status, code) = call(&app, get(&uri)).await;
+            assert_eq!(status, StatusCode::OK, "{code}");
+            code["code"].as_str().unwrap().to_string()
+        }
+    };
+    let ts = code("ts").await;
+    assert!(ts.contains("// Terraform: random_string.random, one per key\n"), "{ts}");
+    assert!(ts.contains("for (const [key, value] of Object.entries(randomValues)) {"), "{ts}");
+    assert!(ts.contains("length: value.length,"), "{ts}");
+    assert!(ts.contains("for (const key of [\"blue\", \"green\"]) {\n    pets[key] = new random.RandomPet(\"pets-\" + key, {"), "{ts}");
+    assert!(!ts.contains("\"random-0\"") && !ts.contains("\"pets-blue\""), "no instance declared alone: {ts}");
+    let python = code("python").await;
+    assert!(python.contains("for key, length in random_values.items():"), "{python}");
+    let go = code("go").await;
+    assert!(go.contains("for _, key := range []string{\"blue\", \"green\"} {"), "{go}");
+    let csharp = code("csharp").await;
+    assert!(csharp.contains("foreach (var (key, value) in randomValues)"), "{csharp}");
+    let yaml = code("yaml").await;
+    for name in &names {
+        assert!(yaml.contains(&format!("  {name}:\n")), "YAML lists every instance: {yaml}");
+    }
+
+    // The TypeScript and Python projects type-check against the SDKs the test command installs.
+    let sdk = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-codegen/sdk-check");
+    let tsc = sdk.join("node_modules/.bin/tsc");
+    let pyright = sdk.join("node_modules/.bin/pyright");
+    let python = sdk.join("../../../target/codegen-venv/bin/python");
+    for tool in [&tsc, &pyright, &python] {
+        assert!(tool.exists(), "{} is missing: run ./scripts/test.sh, which installs it", tool.display());
+    }
+    let dir = sdk.join("generated/api-terraform-loops");
+    let _ = std::fs::remove_dir_all(&dir);
+    let zip = |lang: &str| format!("/api/v1/previews/{preview}/code?lang={lang}&format=zip");
+    let ts_dir = common::unpack(&app, &zip("ts"), &dir.join("ts")).await;
+    let run = |cmd: &mut std::process::Command, what: &str| {
+        let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(out.status.success(), "{what}:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    };
+    run(std::process::Command::new(&tsc).args(["--noEmit", "-p"]).arg(ts_dir.join("tsconfig.json")), "tsc");
+    let py_dir = common::unpack(&app, &zip("python"), &dir.join("py")).await;
+    run(std::process::Command::new(&pyright).arg("--pythonpath").arg(&python).arg(py_dir.join("__main__.py")), "pyright");
 }

@@ -74,6 +74,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     // The stored preview's first page of results, with its counts by status (what the code and
     // the commit tell); the table fetches the rest as the user scrolls.
     let stored = RwSignal::new(data.results.clone());
+    let origins = Arc::new(data.origins.clone());
     let selected = RwSignal::new(None::<String>);
 
     // Rows live from the running job's events (until a finished preview's first page arrives,
@@ -353,7 +354,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             })}
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
             {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
-            {move || has_results.get().then(|| view! { <ResultsTable live=live stored=stored preview=preview selected=selected/> })}
+            {move || has_results.get().then(|| view! { <ResultsTable live=live stored=stored preview=preview selected=selected origins=origins.clone()/> })}
             {move || Some(zero_or_default.get()).filter(|n| *n > 0 && preview.with(Option::is_some) && !running(job)).map(|n| {
                 let adopt_zero = adopt_zero.clone();
                 view! {

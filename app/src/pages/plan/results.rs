@@ -3,7 +3,7 @@
 //! arrive; once stored, the server filters them and the table fetches the pages the user
 //! scrolls to, so a 10,000-import plan's page holds a screenful, not every row.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use ferry_types::{PreviewRef, ReviewPage, ReviewRow};
@@ -38,7 +38,10 @@ pub(super) fn ResultsTable(
     stored: RwSignal<Option<ReviewPage>>,
     preview: RwSignal<Option<PreviewRef>>,
     selected: RwSignal<Option<String>>,
+    /// Each resource's Terraform address by name (a migrated plan's): a column when there are any.
+    origins: Arc<BTreeMap<String, String>>,
 ) -> impl IntoView {
+    let with_origins = !origins.is_empty();
     let status = RwSignal::new(String::new());
     let type_ = RwSignal::new(String::new());
     let text = RwSignal::new(String::new());
@@ -159,9 +162,9 @@ pub(super) fn ResultsTable(
             <span class="count" id="results-count">{move || format!("{} of {} resources", matched(), all())}</span>
             {move || pages.error.get().map(|e| view! { <span class="error" id="results-error">{e}</span> })}
         </div>
-        <div class="resource-table results-table" id="plan-results" role="table" aria-label="Preview results">
+        <div class="resource-table results-table" class:with-origins=with_origins id="plan-results" role="table" aria-label="Preview results">
             <div class="row head" role="row">
-                <span>"Status"</span><span>"Type"</span><span>"Name"</span><span>"Warnings"</span>
+                <span>"Status"</span><span>"Type"</span><span>"Name"</span>{with_origins.then(|| view! { <span>"Terraform address"</span> })}<span>"Warnings"</span>
             </div>
             // A short list needs no scroller height (the virtualisation keeps working: every row shows).
             <div class="scroller" id="results-scroller" node_ref=scroller class:short=move || matched() <= VIEWPORT_ROWS
@@ -182,12 +185,17 @@ pub(super) fn ResultsTable(
                                 let more = r.warnings.len().saturating_sub(1);
                                 let differs = (!r.differs.is_empty()).then(|| format!("differs: {}", r.differs.join(", ")));
                                 let shown = differs.clone().unwrap_or(note);
+                                let origin = with_origins.then(|| {
+                                    let address = origins.get(&r.name).cloned().unwrap_or_default();
+                                    view! { <span class="origin" title=address.clone()>{address.clone()}</span> }
+                                });
                                 view! {
                                     <div class=format!("row status-{}", r.status) role="row" data-urn=r.urn.clone() data-index=index
                                         class:selected=is_selected on:click=move |_| selected.set(Some(pick.clone()))>
                                         <span class="status">{r.status.clone()}</span>
                                         <span title=r.type_.clone()>{r.type_.clone()}</span>
                                         <span class="name" title=r.urn.clone()>{r.name.clone()}</span>
+                                        {origin}
                                         <span class="note" title=shown.clone()>{shown.clone()}{(more > 0).then(|| format!(" (+{more})"))}</span>
                                     </div>
                                 }.into_any()
