@@ -65,7 +65,7 @@ impl<'de> Deserialize<'de> for Properties {
         if !raw.get().starts_with('{') {
             return Err(de::Error::invalid_type(Unexpected::Other(&format!("`{}`", shortened(raw.get()))), &"an object of properties"));
         }
-        Ok(match compacted(raw.get()) {
+        Ok(match compacted(raw.get()).map_err(de::Error::custom)? {
             None => Properties(raw),
             Some(compact) => Properties(RawValue::from_string(compact).map_err(de::Error::custom)?),
         })
@@ -83,7 +83,9 @@ fn shortened(text: &str) -> &str {
 /// compact (no white space between tokens), strings escaped only where JSON must (Go's encoder,
 /// which wrote most states, escapes `<`, `>` and `&` as `\u003c`…), numbers as they print. A
 /// version's stored text is then the export Ferry writes, whichever way the state came in.
-fn compacted(text: &str) -> Option<String> {
+/// An escape no JSON value holds (a lone UTF-16 surrogate, which the raw text's check lets
+/// through) is an error.
+fn compacted(text: &str) -> Result<Option<String>, serde_json::Error> {
     let bytes = text.as_bytes();
     let (mut in_string, mut escaped) = (false, false);
     let mut out: Option<Vec<u8>> = None;
@@ -94,7 +96,7 @@ fn compacted(text: &str) -> Option<String> {
             if escaped {
                 escaped = false;
                 if matches!(b, b'u' | b'/') {
-                    return Some(rewritten(text));
+                    return rewritten(text).map(Some);
                 }
             } else if b == b'\\' {
                 escaped = true;
@@ -110,7 +112,7 @@ fn compacted(text: &str) -> Option<String> {
         } else if b == b'-' || b.is_ascii_digit() {
             let end = bytes[i..].iter().position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')).map_or(bytes.len(), |n| i + n);
             if !printed_as_is(&text[i..end]) {
-                return Some(rewritten(text));
+                return rewritten(text).map(Some);
             }
             if let Some(out) = out.as_mut() {
                 out.extend_from_slice(&bytes[i..end]);
@@ -123,7 +125,7 @@ fn compacted(text: &str) -> Option<String> {
         }
         i += 1;
     }
-    out.map(|o| String::from_utf8(o).expect("only ASCII white space was taken out"))
+    Ok(out.map(|o| String::from_utf8(o).expect("only ASCII white space was taken out")))
 }
 
 /// Whether serde_json writes the number `token` back as the same text.
@@ -135,8 +137,8 @@ fn printed_as_is(token: &str) -> bool {
     }
 }
 
-fn rewritten(text: &str) -> String {
-    serde_json::from_str::<Value>(text).expect("raw JSON parses").to_string()
+fn rewritten(text: &str) -> Result<String, serde_json::Error> {
+    serde_json::from_str::<Value>(text).map(|v| v.to_string())
 }
 
 #[cfg(test)]
@@ -144,6 +146,19 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use serde_json::json;
+
+    /// Found by the `state_file` fuzz target: serde_json's raw text check lets a lone surrogate
+    /// escape through, which no JSON value holds; reading it panicked.
+    #[test]
+    fn a_lone_surrogate_escape_is_an_error_not_a_panic() {
+        for text in [r#"{"a": "\ud800"}"#, r#"{"a": "x\udc00y", "b": 1}"#, "{ \"a\" : \"\\ud83d\" }"] {
+            let err = serde_json::from_str::<Properties>(text).expect_err(text);
+            assert!(err.to_string().contains("escape"), "{text}: {err}");
+        }
+        // A pair is a character, and reads.
+        let pair: Properties = serde_json::from_str(r#"{"a": "\ud83d\ude00"}"#).unwrap();
+        assert_eq!(Value::Object(pair.to_map()), json!({"a": "\u{1F600}"}));
+    }
 
     #[test]
     fn read_from_text_or_a_value_and_written_back_compact() {
