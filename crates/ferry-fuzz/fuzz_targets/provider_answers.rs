@@ -5,12 +5,12 @@
 //! status for the resource, never a panic or a hang.
 #![no_main]
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
 use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
-use ferry_engine::provider::{FixedProviders, GrpcProvider, Provider};
+use ferry_engine::plugin::PluginError;
+use ferry_engine::provider::{GrpcProvider, Provider, ProviderInstance, ProviderSource};
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
     CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse,
@@ -114,12 +114,29 @@ fn in_memory() -> &'static (tonic::transport::Channel, Scripted) {
     })
 }
 
+/// The provider for every input, its schema asked once: a server keeps a package's schema per
+/// version (`GetSchema` once), and the schema is not what the fuzzer varies.
+struct OneProvider {
+    provider: Arc<dyn Provider>,
+    schema: Arc<String>,
+}
+
+#[tonic::async_trait]
+impl ProviderSource for OneProvider {
+    async fn provider(&self, _: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError> {
+        Ok(self.provider.clone())
+    }
+    async fn schema(&self, _: &str, _: Option<&str>) -> Result<Arc<String>, PluginError> {
+        Ok(self.schema.clone())
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let (channel, scripted) = in_memory();
     *scripted.0.lock().unwrap() = Answers::from(data);
     runtime().block_on(async move {
         let provider: Arc<dyn Provider> = Arc::new(GrpcProvider::new("fuzz", channel.clone()));
-        let providers = FixedProviders(HashMap::from([("fuzz".to_string(), provider)]));
+        let providers = OneProvider { provider, schema: Arc::new(SCHEMA.to_string()) };
         let spec = parse_import_spec(r#"{"resources": [{"type": "fuzz:index:Thing", "name": "thing", "id": "thing-1"}]}"#).unwrap();
         let deployment: ferry_state::Deployment = serde_json::from_value(serde_json::json!({})).unwrap();
         let ctx = StackContext { stack: "dev", project: "fuzz", deployment: &deployment };
