@@ -8,6 +8,8 @@ ensure_tools --browser
 
 log "engine: import preview bench"
 cargo bench -p pulumi-resource-random --bench import_preview
+log "engine: Terraform migration preview bench"
+cargo bench -p pulumi-resource-random --bench terraform_preview
 # The same bench's executable, for scale.mjs: it runs the bench's `--engine` mode beside each of
 # its rounds of API previews, so each ratio compares runs made side by side.
 ENGINE_BENCH="$(cargo bench -p pulumi-resource-random --bench import_preview --no-run --message-format=json \

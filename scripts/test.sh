@@ -34,6 +34,8 @@ log "benchmark smoke"
 # (2x) that a real regression crosses and machine noise does not. docs/benchmarks.md gives the full
 # benchmark's figures.
 cargo bench -p pulumi-resource-random --bench import_preview -- --smoke
+# A Terraform migration's preview against the same imports as a spec, 500 instances once each.
+cargo bench -p pulumi-resource-random --bench terraform_preview -- --smoke
 
 "$ROOT/scripts/build.sh"
 
