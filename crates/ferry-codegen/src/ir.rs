@@ -109,6 +109,27 @@ pub struct Resource {
     pub note: Option<String>,
 }
 
+impl Resource {
+    /// The resources this one uses: references in its arguments, parent, provider, `dependsOn`.
+    pub fn uses(&self) -> std::collections::BTreeSet<usize> {
+        fn walk(v: &Value, out: &mut std::collections::BTreeSet<usize>) {
+            match v {
+                Value::Ref { resource, .. } => {
+                    out.insert(*resource);
+                }
+                Value::List(items, _) => items.iter().for_each(|x| walk(x, out)),
+                Value::Map(entries, _) => entries.iter().for_each(|(_, x)| walk(x, out)),
+                Value::Object(_, fields) => fields.iter().for_each(|f| walk(&f.value, out)),
+                _ => {}
+            }
+        }
+        let o = &self.options;
+        let mut out: std::collections::BTreeSet<usize> = o.parent.into_iter().chain(o.provider).chain(o.depends_on.iter().copied()).collect();
+        self.args.iter().for_each(|f| walk(&f.value, &mut out));
+        out
+    }
+}
+
 /// A secret value the code reads from stack config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ConfigSecret {

@@ -22,7 +22,7 @@ pub(crate) fn find(resources: &[Resource], origins: &[Option<&Origin>]) -> Vec<L
             }
         }
     }
-    let uses: Vec<BTreeSet<usize>> = resources.iter().map(uses_of).collect();
+    let uses: Vec<BTreeSet<usize>> = resources.iter().map(Resource::uses).collect();
     let mut loops = Vec::new();
     for ((tool, declaration), members) in groups {
         if members.len() < 2 {
@@ -41,24 +41,6 @@ pub(crate) fn find(resources: &[Resource], origins: &[Option<&Origin>]) -> Vec<L
     }
     loops.sort_by_key(Loop::at);
     loops
-}
-
-/// The resources `r` uses: references, parent, provider, `dependsOn`.
-fn uses_of(r: &Resource) -> BTreeSet<usize> {
-    fn walk(v: &Value, out: &mut BTreeSet<usize>) {
-        match v {
-            Value::Ref { resource, .. } => {
-                out.insert(*resource);
-            }
-            Value::List(items, _) => items.iter().for_each(|x| walk(x, out)),
-            Value::Map(entries, _) => entries.iter().for_each(|(_, x)| walk(x, out)),
-            Value::Object(_, fields) => fields.iter().for_each(|f| walk(&f.value, out)),
-            _ => {}
-        }
-    }
-    let mut out: BTreeSet<usize> = r.options.parent.into_iter().chain(r.options.provider).chain(r.options.depends_on.iter().copied()).collect();
-    r.args.iter().for_each(|f| walk(&f.value, &mut out));
-    out
 }
 
 /// Whether the loop can stand at its last member: no member uses another, and nothing declared

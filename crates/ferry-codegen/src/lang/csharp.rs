@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, loop_at, number, quoted, slot_expressions, variables};
+use super::{header, indented, loop_at, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, CSHARP_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -236,13 +236,7 @@ fn csharp_scalar(value: &Value, ty: &Type) -> &'static str {
 
 /// A scalar literal of a loop's per-key values.
 fn literal(v: &Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Number(n) => number(*n),
-        Value::String(s) => quoted(s),
-        _ => "null".into(),
-    }
+    scalar_literal(v, ["true", "false", "null"])
 }
 
 fn element_type(p: &Printer<'_>, t: &Type) -> String {

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{header, indented, loop_at, number, quoted, slot_expressions, used, variables};
+use super::{header, indented, loop_at, number, quoted, scalar_literal, slot_expressions, used, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, GO_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -287,13 +287,7 @@ fn go_scalar(value: &Value, ty: &Type) -> &'static str {
 
 /// A scalar literal of a loop's per-key values.
 fn literal(v: &Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Number(n) => number(*n),
-        Value::String(s) => quoted(s),
-        _ => "nil".into(),
-    }
+    scalar_literal(v, ["true", "false", "nil"])
 }
 
 fn json(j: &serde_json::Value, out: &mut String) {

@@ -101,27 +101,19 @@ pub(crate) fn number(n: f64) -> String {
 
 /// Resources another resource uses (parent, provider, dependsOn, reference).
 pub(crate) fn used(program: &Program) -> BTreeSet<usize> {
-    fn walk(v: &Value, out: &mut BTreeSet<usize>) {
-        match v {
-            Value::Ref { resource, .. } => {
-                out.insert(*resource);
-            }
-            Value::List(items, _) => items.iter().for_each(|x| walk(x, out)),
-            Value::Map(entries, _) => entries.iter().for_each(|(_, x)| walk(x, out)),
-            Value::Object(_, fields) => fields.iter().for_each(|f| walk(&f.value, out)),
-            _ => {}
-        }
+    program.resources.iter().flat_map(|r| r.uses()).collect()
+}
+
+/// A scalar literal of a loop's per-key values, in a language's spelling of true, false and
+/// nothing (JSON's escapes and numbers are every target language's).
+pub(crate) fn scalar_literal(v: &Value, [yes, no, nothing]: [&str; 3]) -> String {
+    match v {
+        Value::Bool(b) => if *b { yes } else { no }.to_string(),
+        Value::Int(i) => i.to_string(),
+        Value::Number(n) => number(*n),
+        Value::String(s) => quoted(s),
+        _ => nothing.to_string(),
     }
-    let mut out = BTreeSet::new();
-    for r in &program.resources {
-        out.extend(r.options.parent);
-        out.extend(r.options.provider);
-        out.extend(r.options.depends_on.iter().copied());
-        for f in &r.args {
-            walk(&f.value, &mut out);
-        }
-    }
-    out
 }
 
 /// The variables a program declares: one per config secret and per resource, and per loop

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, loop_at, number, quoted, slot_expressions, variables};
+use super::{header, indented, loop_at, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{python_property, snake, NameTable, PYTHON_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -195,13 +195,7 @@ fn class(ty: &TypeRef, provider: bool) -> String {
 
 /// A scalar literal of a loop's per-key values.
 fn literal(v: &Value) -> String {
-    match v {
-        Value::Bool(b) => if *b { "True" } else { "False" }.into(),
-        Value::Int(i) => i.to_string(),
-        Value::Number(n) => number(*n),
-        Value::String(s) => quoted(s),
-        _ => "None".into(),
-    }
+    scalar_literal(v, ["True", "False", "None"])
 }
 
 fn json(j: &serde_json::Value, out: &mut String) {

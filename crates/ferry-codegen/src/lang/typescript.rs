@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, loop_at, number, quoted, slot_expressions, variables};
+use super::{header, indented, loop_at, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, NameTable, TS_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -200,13 +200,7 @@ fn class(ty: &TypeRef, provider: bool) -> String {
 
 /// A scalar literal of a loop's per-key values.
 fn literal(v: &Value) -> String {
-    match v {
-        Value::Bool(b) => b.to_string(),
-        Value::Int(i) => i.to_string(),
-        Value::Number(n) => number(*n),
-        Value::String(s) => quoted(s),
-        _ => "undefined".into(),
-    }
+    scalar_literal(v, ["true", "false", "undefined"])
 }
 
 fn secret_getter(ty: &Type) -> &'static str {
