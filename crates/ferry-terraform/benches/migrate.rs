@@ -8,35 +8,11 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use ferry_terraform::{migrate, read_state, MigrationOptions, ProviderMapping};
-use serde_json::{json, Value};
+use serde_json::json;
 
 fn state(instances: usize) -> Vec<u8> {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/terraform/tf-project.tfstate");
-    let real: Value = serde_json::from_slice(&std::fs::read(dir).expect("the shared fixture tf-project.tfstate")).unwrap();
-    let mut state = real.clone();
-    let template = real["resources"][0]["instances"][0].clone();
-    let per_resource = 100;
-    let resources: Vec<Value> = (0..instances.div_ceil(per_resource))
-        .map(|r| {
-            let mut resource = real["resources"][0].clone();
-            resource["module"] = json!(format!("module.m{}", r % 10));
-            resource["name"] = json!(format!("s{r}"));
-            resource["each"] = json!("list");
-            resource["instances"] = json!((0..per_resource)
-                .map(|k| {
-                    let mut i = template.clone();
-                    i["index_key"] = json!(k);
-                    let id = format!("value-{r}-{k}");
-                    i["attributes"]["id"] = json!(id);
-                    i["attributes"]["result"] = json!(id);
-                    i
-                })
-                .collect::<Vec<_>>());
-            resource
-        })
-        .collect();
-    state["resources"] = json!(resources);
-    serde_json::to_vec(&state).unwrap()
+    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/terraform/tf-project.tfstate");
+    ferry_terraform::testing::repeated_instances(&std::fs::read(file).expect("the shared fixture tf-project.tfstate"), instances)
 }
 
 fn mapping() -> BTreeMap<String, ProviderMapping> {

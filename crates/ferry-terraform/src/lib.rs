@@ -2,13 +2,15 @@
 //! mappings: pure (no IO), so the service asks plugins for mappings and runs what this crate
 //! makes of them. `state` reads the files, `address` their addresses, `mapping` a plugin's
 //! mapping, `translate` attributes into properties, `names` unique Pulumi names, and `migration`
-//! puts them together into a plan's rows and YAML program.
+//! puts them together into a plan's rows and YAML program; `testing` makes large states from a
+//! real one for the benchmarks.
 
 pub mod address;
 pub mod mapping;
 pub mod migration;
 pub mod names;
 pub mod state;
+pub mod testing;
 pub mod translate;
 mod yaml;
 

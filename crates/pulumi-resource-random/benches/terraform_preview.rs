@@ -23,36 +23,10 @@ use serde_json::{json, Value};
 const CONCURRENCY: usize = 16;
 const PAIRS: usize = 7;
 
-/// `instances` instances of the real fixture's `random_string`, 100 per resource under `count`,
-/// the resources spread over ten modules, each with its own result.
+/// `instances` instances of the real fixture's `random_string`, under `count` in ten modules.
 fn state(instances: usize) -> Vec<u8> {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/terraform/tf-project.tfstate");
-    let real: Value = serde_json::from_slice(&std::fs::read(file).expect("the shared fixture tf-project.tfstate")).unwrap();
-    let template = real["resources"][0]["instances"][0].clone();
-    let per_resource = 100;
-    let resources: Vec<Value> = (0..instances.div_ceil(per_resource))
-        .map(|r| {
-            let mut resource = real["resources"][0].clone();
-            resource["module"] = json!(format!("module.m{}", r % 10));
-            resource["name"] = json!(format!("s{r}"));
-            resource["each"] = json!("list");
-            resource["instances"] = json!((0..per_resource.min(instances - r * per_resource))
-                .map(|k| {
-                    let mut i = template.clone();
-                    i["index_key"] = json!(k);
-                    // The fixture's length, so the recorded attributes agree with the result.
-                    let id = format!("{:0>16}", format!("{r}x{k}"));
-                    i["attributes"]["id"] = json!(id);
-                    i["attributes"]["result"] = json!(id);
-                    i
-                })
-                .collect::<Vec<_>>());
-            resource
-        })
-        .collect();
-    let mut state = real;
-    state["resources"] = json!(resources);
-    serde_json::to_vec(&state).unwrap()
+    ferry_terraform::testing::repeated_instances(&std::fs::read(file).expect("the shared fixture tf-project.tfstate"), instances)
 }
 
 fn providers(engine: EngineService) -> PluginProviders {
