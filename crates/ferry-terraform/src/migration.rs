@@ -168,7 +168,11 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
             let name = &names[i];
             let token = rows[i].type_.clone().expect("a mapped row has a type");
             let id = inst.id().unwrap_or_default().to_string();
-            text.push_str(&format!("{ADDRESS_COMMENT}{}\n  {}:\n    type: {token}\n", inst.shown_address(), crate::yaml::key(name)));
+            // A plugin's token is written as it is unless YAML would read it otherwise; a
+            // deposed key is the file's text: neither may end the comment or the line.
+            let shown_token = if token.chars().all(|c| c.is_ascii_alphanumeric() || ":/._-".contains(c)) { token.clone() } else { crate::yaml::string(&token) };
+            let comment: String = inst.shown_address().chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect();
+            text.push_str(&format!("{ADDRESS_COMMENT}{comment}\n  {}:\n    type: {shown_token}\n", crate::yaml::key(name)));
             if !inputs.is_empty() {
                 text.push_str("    properties:");
                 crate::yaml::write_value(&mut text, &Value::Object(inputs), 6);

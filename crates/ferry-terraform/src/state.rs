@@ -127,7 +127,7 @@ fn read_state_v4(root: &Map<String, Value>) -> Result<State, TerraformError> {
         let r = r.as_object().ok_or_else(|| err("a resource is a JSON object", &at))?;
         let text = |key: &str| text_field(r.get(key), key, &at);
         let mode = mode_of(&text("mode")?, &at)?;
-        let (type_, name) = (text("type")?, text("name")?);
+        let (type_, name) = (identifier(text("type")?, "type", &at)?, identifier(text("name")?, "name", &at)?);
         let module = r.get("module").and_then(Value::as_str).unwrap_or_default().to_string();
         if !module.is_empty() && parse_module_path(&module).is_none() {
             return Err(err(format!("`{module}` is not a module path (`module.a.module.b[0]`)"), format!("{at}.module")));
@@ -251,7 +251,8 @@ fn walk_module(module: &Value, at: &str, out: &mut Vec<Instance>) -> Result<(), 
             r.get("depends_on").and_then(Value::as_array).map(|d| d.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()).unwrap_or_default();
         let status = if r.get("tainted").and_then(Value::as_bool) == Some(true) { Status::Tainted } else { Status::Ready };
         let deposed = r.get("deposed_key").and_then(Value::as_str).map(str::to_string);
-        let address = Address { module: path.clone(), mode, type_: text("type")?, name: text("name")?, key };
+        let address =
+            Address { module: path.clone(), mode, type_: identifier(text("type")?, "type", &at)?, name: identifier(text("name")?, "name", &at)?, key };
         out.push(Instance {
             address,
             provider,
@@ -312,6 +313,18 @@ fn check(instances: &[Instance]) -> Result<(), TerraformError> {
 }
 
 /// A resource's text field `key`, or an error naming it at `at`.
+/// A resource's type or name as Terraform's grammar allows it: a letter or `_`, then letters,
+/// digits, `_` and `-`. Anything else is no state Terraform wrote.
+fn identifier(text: String, key: &str, at: &str) -> Result<String, TerraformError> {
+    let mut chars = text.chars();
+    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    if valid {
+        Ok(text)
+    } else {
+        Err(err(format!("`{}` is not a Terraform {key} (letters, digits, `_` and `-`)", text.escape_debug()), format!("{at}.{key}")))
+    }
+}
+
 fn text_field(value: Option<&Value>, key: &str, at: &str) -> Result<String, TerraformError> {
     value.and_then(Value::as_str).map(str::to_string).ok_or_else(|| err(format!("`{key}` is missing or not text"), format!("{at}.{key}")))
 }

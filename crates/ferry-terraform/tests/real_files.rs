@@ -66,6 +66,10 @@ fn a_bad_file_names_what_is_wrong_and_where() {
         ("no id", variant(|v| v["resources"][0]["instances"][0]["attributes"].as_object_mut().unwrap().remove("id").map(|_| ()).unwrap()), "has no `id`"),
         ("a bad mode", variant(|v| v["resources"][0]["mode"] = json!("imaginary")), "resources[0].mode"),
         ("a bad provider", variant(|v| v["resources"][0]["provider"] = json!("provider[")), "resources[0].provider"),
+        // Found by the terraform_state fuzz target: a type with a line break ended the
+        // program's comment and type line, and the YAML did not read.
+        ("a type that is no identifier", variant(|v| v["resources"][0]["type"] = json!("random_string\n*g")), "resources[0].type"),
+        ("a name that is no identifier", variant(|v| v["resources"][0]["name"] = json!("ex ample")), "resources[0].name"),
     ];
     for (what, bytes, expected) in cases {
         let err = read_state(&bytes).expect_err(what);
