@@ -313,11 +313,12 @@ fn check(instances: &[Instance]) -> Result<(), TerraformError> {
 }
 
 /// A resource's text field `key`, or an error naming it at `at`.
-/// A resource's type or name as Terraform's grammar allows it: a letter or `_`, then letters,
-/// digits, `_` and `-`. Anything else is no state Terraform wrote.
+/// A resource's type or name as Terraform's grammar (HCL's identifiers) allows it: a letter
+/// or `_`, then letters, digits, `_` and `-`, letters being Unicode's. Anything else is no
+/// state Terraform wrote.
 fn identifier(text: String, key: &str, at: &str) -> Result<String, TerraformError> {
     let mut chars = text.chars();
-    let valid = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+    let valid = chars.next().is_some_and(|c| c.is_alphabetic() || c == '_') && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-');
     if valid {
         Ok(text)
     } else {

@@ -70,6 +70,7 @@ fn a_bad_file_names_what_is_wrong_and_where() {
         // program's comment and type line, and the YAML did not read.
         ("a type that is no identifier", variant(|v| v["resources"][0]["type"] = json!("random_string\n*g")), "resources[0].type"),
         ("a name that is no identifier", variant(|v| v["resources"][0]["name"] = json!("ex ample")), "resources[0].name"),
+        ("a name starting with a digit", variant(|v| v["resources"][0]["name"] = json!("0example")), "resources[0].name"),
     ];
     for (what, bytes, expected) in cases {
         let err = read_state(&bytes).expect_err(what);
