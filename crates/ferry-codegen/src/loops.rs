@@ -34,7 +34,7 @@ pub(crate) fn find(resources: &[Resource], origins: &[Option<&Origin>]) -> Vec<L
         }
         let instances: Vec<&Resource> = indices.iter().map(|&i| &resources[i]).collect();
         let keys: Vec<String> = members.iter().map(|(_, k)| k.to_string()).collect();
-        if let Some(mut l) = make_loop(declaration, &instances, indices.clone(), keys) {
+        if let Some(mut l) = make_loop(declaration, &instances, indices, keys) {
             l.note = format!("{tool}: {declaration}, one per key");
             loops.push(l);
         }
@@ -51,39 +51,31 @@ fn placeable(members: &[usize], uses: &[BTreeSet<usize>]) -> bool {
     (first..=last).all(|j| uses[j].is_disjoint(&set))
 }
 
-/// `v` with its scalar literals replaced by `PerKey(n)`, n counting them in order; the literals
-/// are pushed to `leaves` with their paths. Two values of the same shape have equal skeletons.
-fn skeleton(v: &Value, path: &str, leaves: &mut Vec<(String, Value)>) -> Value {
+/// `v` (of type `ty`) with its scalar literals replaced by `PerKey(n)`, n counting them in
+/// order; the literals are pushed to `leaves` with their paths and types. Two values of the same
+/// shape have equal skeletons.
+fn skeleton(v: &Value, ty: &Type, path: &str, leaves: &mut Vec<Leaf>) -> Value {
     match v {
         Value::Bool(_) | Value::Int(_) | Value::Number(_) | Value::String(_) => {
-            leaves.push((path.to_string(), v.clone()));
+            leaves.push(Leaf { path: path.to_string(), value: v.clone(), ty: ty.clone() });
             Value::PerKey(leaves.len() - 1)
         }
-        Value::List(items, t) => Value::List(items.iter().enumerate().map(|(i, x)| skeleton(x, &format!("{path} {i}"), leaves)).collect(), t.clone()),
-        Value::Map(entries, t) => Value::Map(entries.iter().map(|(k, x)| (k.clone(), skeleton(x, &format!("{path} {k}"), leaves))).collect(), t.clone()),
+        Value::List(items, t) => Value::List(items.iter().enumerate().map(|(i, x)| skeleton(x, t, &format!("{path} {i}"), leaves)).collect(), t.clone()),
+        Value::Map(entries, t) => Value::Map(entries.iter().map(|(k, x)| (k.clone(), skeleton(x, t, &format!("{path} {k}"), leaves))).collect(), t.clone()),
         Value::Object(t, fields) => Value::Object(t.clone(), fields.iter().map(|f| field_skeleton(f, path, leaves)).collect()),
         other => other.clone(),
     }
 }
 
-fn field_skeleton(f: &Field, path: &str, leaves: &mut Vec<(String, Value)>) -> Field {
-    Field { name: f.name.clone(), ty: f.ty.clone(), value: skeleton(&f.value, &format!("{path} {}", f.name.schema), leaves) }
+/// A scalar literal of an instance's arguments: where it is, what it is, and its type.
+struct Leaf {
+    path: String,
+    value: Value,
+    ty: Type,
 }
 
-/// The type of a leaf, from the field it is in (`PerKey` numbers them as `skeleton` does).
-fn leaf_types(fields: &[Field]) -> Vec<Type> {
-    fn walk(v: &Value, ty: &Type, out: &mut Vec<Type>) {
-        match v {
-            Value::Bool(_) | Value::Int(_) | Value::Number(_) | Value::String(_) => out.push(ty.clone()),
-            Value::List(items, t) => items.iter().for_each(|x| walk(x, t, out)),
-            Value::Map(entries, t) => entries.iter().for_each(|(_, x)| walk(x, t, out)),
-            Value::Object(_, fields) => fields.iter().for_each(|f| walk(&f.value, &f.ty, out)),
-            _ => {}
-        }
-    }
-    let mut out = Vec::new();
-    fields.iter().for_each(|f| walk(&f.value, &f.ty, &mut out));
-    out
+fn field_skeleton(f: &Field, path: &str, leaves: &mut Vec<Leaf>) -> Field {
+    Field { name: f.name.clone(), ty: f.ty.clone(), value: skeleton(&f.value, &f.ty, &format!("{path} {}", f.name.schema), leaves) }
 }
 
 fn same_kind(a: &Value, b: &Value) -> bool {
@@ -133,7 +125,6 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
     if shapes.iter().any(|(fields, leaves)| *fields != shapes[0].0 || leaves.len() != shapes[0].1.len()) {
         return None;
     }
-    let types = leaf_types(&first.args);
     let mut names = NameTable::new(&[], ["name".to_string(), "importId".to_string()]);
     let mut slots = vec![text_slot("name".into(), instances.iter().map(|r| r.name.as_str()).collect(), &keys)];
     let import_slot = first.options.import_id.as_ref().map(|_| {
@@ -142,8 +133,8 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
     });
     // Each leaf: the same literal everywhere stays in the template; else it is a slot.
     let mut template_leaves: Vec<Value> = Vec::with_capacity(shapes[0].1.len());
-    for (n, (path, value)) in shapes[0].1.iter().enumerate() {
-        let column: Vec<&Value> = shapes.iter().map(|(_, leaves)| &leaves[n].1).collect();
+    for (n, Leaf { path, value, ty }) in shapes[0].1.iter().enumerate() {
+        let column: Vec<&Value> = shapes.iter().map(|(_, leaves)| &leaves[n].value).collect();
         if column.iter().all(|v| *v == value) {
             template_leaves.push(value.clone());
             continue;
@@ -159,7 +150,7 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
             }
             _ => SlotValues::PerKey(column.into_iter().cloned().collect()),
         };
-        slots.push(Slot { name, ty: types.get(n).cloned().unwrap_or(Type::Any), values });
+        slots.push(Slot { name, ty: ty.clone(), values });
         template_leaves.push(Value::PerKey(slots.len() - 1));
     }
     let mut template = first.clone();

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, loop_at, number, quoted, scalar_literal, slot_expressions, variables};
+use super::{header, indented, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, CSHARP_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -309,7 +309,7 @@ pub fn emit(program: &Program) -> String {
         out.push('\n');
     }
     for (i, r) in program.resources.iter().enumerate() {
-        match loop_at(program, i) {
+        match vars.roles[i] {
             (Some(n), _) => {
                 let (var, values) = &vars.loops[n];
                 out.push_str(&indented(&p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value), "    "));

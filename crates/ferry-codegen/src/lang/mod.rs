@@ -126,6 +126,8 @@ pub(crate) struct Variables {
     /// The loops' key and value variables (reserved in the file when there are loops).
     pub key: String,
     pub value: String,
+    /// Per resource: the loop declared at it, if one is, and whether a loop declares it.
+    pub roles: Vec<(Option<usize>, bool)>,
 }
 
 /// Claims every variable of `program` in `table`, styled by `style`.
@@ -136,10 +138,13 @@ pub(crate) fn variables(program: &Program, table: &mut NameTable, style: fn(&str
         false => (table.claim("key", suffix), table.claim("value", suffix)),
     };
     let mut in_loop = vec![None; program.resources.len()];
+    let mut roles = vec![(None, false); program.resources.len()];
     for (n, l) in program.loops.iter().enumerate() {
         for (&m, key) in l.members.iter().zip(&l.keys) {
             in_loop[m] = Some((n, key));
+            roles[m].1 = true;
         }
+        roles[l.at()].0 = Some(n);
     }
     let mut resources: Vec<String> =
         program.resources.iter().zip(&in_loop).map(|(r, l)| if l.is_none() { table.claim(&style(&r.name), suffix) } else { String::new() }).collect();
@@ -157,14 +162,7 @@ pub(crate) fn variables(program: &Program, table: &mut NameTable, style: fn(&str
             resources[i] = format!("{}[{}]", loops[*n].0, quoted(key));
         }
     }
-    Variables { config, resources, loops, key, value }
-}
-
-/// The loop declared at resource `i`, if one is; whether resource `i` is declared by a loop.
-pub(crate) fn loop_at(program: &Program, i: usize) -> (Option<usize>, bool) {
-    let at = program.loops.iter().position(|l| l.at() == i);
-    let member = program.loops.iter().any(|l| l.members.contains(&i));
-    (at, member)
+    Variables { config, resources, loops, key, value, roles }
 }
 
 /// `text` with every line indented by `pad`.
