@@ -257,7 +257,7 @@ impl StackService {
         let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
         let mut context = self.context(&base, passphrase)?;
         // The preview's own providers and parents (entries of the spec) are context too.
-        let resources: Vec<SourceResource> = sealed
+        let mut resources: Vec<SourceResource> = sealed
             .states
             .into_iter()
             .filter(|s| ready.contains_key(s.urn.as_str()))
@@ -280,7 +280,6 @@ impl StackService {
                 origin: None,
             })
             .collect();
-        let mut resources = resources;
         self.attach_origins(id, &mut resources).await?;
         if resources.is_empty() {
             return Err(ServiceError::Code("no resource in the preview is ready to import".into()));
