@@ -19,5 +19,6 @@ pub mod project;
 pub mod schema;
 
 pub use lang::{emit, Language};
-pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, Origin, SourceResource, Style};
+pub use loops::Origin;
+pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, SourceResource, Style};
 pub use schema::{PackageSchema, SchemaError};

@@ -7,9 +7,19 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use crate::ir::{Field, Kind, Loop, Resource, Slot, SlotValues, Value};
-use crate::lower::Origin;
 use crate::names::{camel, NameTable};
 use crate::schema::Type;
+
+/// A resource's address in the tool that managed it before (Terraform), shown as a comment;
+/// and for one of the instances of a declaration (`count`, `for_each`), the declaration and
+/// the instance's key, which make loops.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Origin {
+    /// The tool's name (`Terraform`).
+    pub tool: String,
+    pub address: String,
+    pub instance: Option<(String, String)>,
+}
 
 /// The loops among `resources` (in declaration order); `origins[i]` says where resource `i`
 /// came from.

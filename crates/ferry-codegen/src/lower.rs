@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use crate::ir::{
     AssetKind, ConfigSecret, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value,
 };
+use crate::loops::Origin;
 use crate::names::{camel, python_property, title, NameTable};
 use crate::schema::{PackageSchema, Property, Type, TypeRef};
 
@@ -31,17 +32,6 @@ pub struct SourceResource {
     pub depends_on: Vec<String>,
     /// Where it came from, when another tool managed it before.
     pub origin: Option<Origin>,
-}
-
-/// A resource's address in the tool that managed it before (Terraform), shown as a comment;
-/// and for one of the instances of a declaration (`count`, `for_each`), the declaration and
-/// the instance's key, which make loops.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Origin {
-    /// The tool's name (`Terraform`).
-    pub tool: String,
-    pub address: String,
-    pub instance: Option<(String, String)>,
 }
 
 /// Which option the code carries for the import.
