@@ -351,7 +351,10 @@ impl ResourceState {
     }
 
     /// The base's resource `base`, kept exactly as stored, known only by its position: what a
-    /// commit needs of it (it takes the stored resource), without carrying it around.
+    /// commit needs of it (it takes the stored resource), without carrying it around. What a
+    /// step leaves as it is (or an imports-scope program does not declare) is kept so: nothing
+    /// is decoded (its secrets need no passphrase) and nothing copied, so a plan over a big
+    /// stack costs what it changes, not the stack.
     pub fn kept(base: usize) -> ResourceState {
         ResourceState { verbatim: true, ..ResourceState::bare(String::new(), String::new(), Some(base)) }
     }

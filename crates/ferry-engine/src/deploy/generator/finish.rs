@@ -34,7 +34,7 @@ impl<'a> Generator<'a> {
                 continue;
             }
             if imports_scope {
-                self.untouched(end + 2, i);
+                self.put(end + 2, ResourceState::kept(i));
                 untouched += 1;
                 continue;
             }

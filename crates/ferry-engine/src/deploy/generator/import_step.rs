@@ -73,7 +73,7 @@ impl<'a> Generator<'a> {
         step.old_id = self.olds[i].id.clone();
         step.id = self.olds[i].id.clone();
         self.push(goal.seq, step);
-        self.untouched(goal.seq, i);
+        self.put(goal.seq, ResourceState::kept(i));
         Registered {
             urn: goal.urn.clone(),
             id: PropertyValue::String(self.olds[i].id.clone().unwrap_or_default()),
@@ -97,7 +97,7 @@ impl<'a> Generator<'a> {
             // Claimed here too (a goal refused before its registration never was), so the end
             // of the deployment does not write the entry back a second time.
             self.lock().claimed.entry(i).or_insert_with(|| goal.urn.clone());
-            self.untouched(goal.seq, i);
+            self.put(goal.seq, ResourceState::kept(i));
         }
         unknown(&goal.urn)
     }
@@ -131,13 +131,13 @@ impl<'a> Generator<'a> {
             self.push(goal.seq, step);
             if let Some(i) = replacing {
                 if planned.is_some() {
-                    self.untouched(goal.seq, i);
+                    self.put(goal.seq, ResourceState::kept(i));
                 } else {
                     self.keep_old(goal.seq, i);
                 }
             }
             if self.update_mode() {
-                self.fail();
+                self.lock().failed = true;
             }
             unknown(&goal.urn)
         };

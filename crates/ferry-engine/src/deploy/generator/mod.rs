@@ -457,23 +457,14 @@ impl<'a> Generator<'a> {
         s.states.push((key, state));
     }
 
-    /// Records that an executed step failed: later mutations are not attempted.
-    fn fail(&self) {
-        self.lock().failed = true;
-    }
-
     /// Whether update-mode execution may go on.
     fn may_execute(&self) -> bool {
         self.update_mode() && !self.lock().failed
     }
 
-    fn decrypt_opts(&self) -> DecodeOptions<'a> {
-        DecodeOptions { decrypt: self.ctx.decrypt }
-    }
-
     fn old_props(&self, i: usize) -> Result<(PropertyMap, PropertyMap), String> {
         let r = &self.olds[i];
-        let opts = self.decrypt_opts();
+        let opts = DecodeOptions { decrypt: self.ctx.decrypt };
         let decode = |m: serde_json::Map<String, serde_json::Value>, what: &str| {
             decode_map(&m, "", &opts).map_err(|e| {
                 if e.message.contains("no key to decrypt") {
@@ -491,7 +482,7 @@ impl<'a> Generator<'a> {
     /// passphrase) is unknown.
     fn stored_registration(&self, urn: &str, i: usize) -> Registered {
         let r = &self.olds[i];
-        let opts = self.decrypt_opts();
+        let opts = DecodeOptions { decrypt: self.ctx.decrypt };
         let outputs: PropertyMap = r
             .outputs_map()
             .iter()
@@ -612,14 +603,6 @@ impl<'a> Generator<'a> {
     fn keep_old(&self, seq: usize, i: usize) {
         let (inputs, outputs) = self.old_props(i).unwrap_or_default();
         self.put(seq, self.old_state(i, inputs, outputs));
-    }
-
-    /// Keeps an old resource exactly as it is, without a step: the program of an imports-scope
-    /// plan does not declare it. Nothing is decoded (its secrets need no passphrase) and nothing
-    /// copied: the state is its position in the base, so a plan over a big stack costs what it
-    /// changes, not the stack.
-    fn untouched(&self, seq: usize, i: usize) {
-        self.put(seq, ResourceState::kept(i));
     }
 
     /// The old entry `i` as a resource state with the given properties, written anew.

@@ -249,7 +249,7 @@ impl<'a> Generator<'a> {
             Ok(()) => true,
             Err(e) => {
                 step.error = Some(format!("Delete failed: {e}"));
-                self.fail();
+                self.lock().failed = true;
                 false
             }
         }

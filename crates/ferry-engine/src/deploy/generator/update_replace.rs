@@ -116,7 +116,7 @@ impl<'a> Generator<'a> {
                     self.keep_old(goal.seq, i);
                 }
                 if self.update_mode() {
-                    self.fail();
+                    self.lock().failed = true;
                 }
                 return unknown(&goal.urn);
             }
@@ -204,7 +204,7 @@ impl<'a> Generator<'a> {
                     }
                     Err(e) => {
                         step.error = Some(format!("Update failed: {e}"));
-                        self.fail();
+                        self.lock().failed = true;
                         self.push(goal.seq, step);
                         self.keep_old(goal.seq, i);
                         return unknown(&goal.urn);
@@ -309,7 +309,7 @@ impl<'a> Generator<'a> {
             }
             Err(e) => {
                 step.error = Some(format!("Create failed: {e}"));
-                self.fail();
+                self.lock().failed = true;
                 self.push(goal.seq, step);
                 unknown(&goal.urn)
             }
