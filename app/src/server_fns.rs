@@ -1,4 +1,4 @@
-//! Server functions the pages call: thin wrappers over `ferry_service::StackService`, which
+//! Server functions the pages call: thin wrappers over `ferry_service::Ferry`, which
 //! the server provides as context. Their bodies exist only in the `ssr` build.
 
 use ferry_types::{Me, PlanPageData, ResourceDetail, ResourcePage, StackSummary};
@@ -26,7 +26,7 @@ pub struct StackPageData {
 mod ssr {
     use std::sync::Arc;
 
-    use ferry_service::StackService;
+    use ferry_service::Ferry;
     use leptos::prelude::*;
 
     /// Who calls: the server's `identify` layer put it in the request's extensions.
@@ -36,7 +36,7 @@ mod ssr {
 
     /// Checks the caller holds `role` on the object; its organisation.
     pub async fn authorize(object: ferry_service::access::Object, id: &str, role: ferry_service::access::Role) -> Result<String, ServerFnError> {
-        stacks()?.authorize(&caller(), object, id, role).await.map_err(fail)
+        ferry()?.accounts().authorize(&caller(), object, id, role).await.map_err(fail)
     }
 
     /// The caller's address, for the audit log: as the server found it (behind a trusted
@@ -52,8 +52,8 @@ mod ssr {
         ferry_service::accounts::address_text(peer)
     }
 
-    pub fn stacks() -> Result<Arc<StackService>, ServerFnError> {
-        use_context::<Arc<StackService>>().ok_or_else(|| ServerFnError::new("the stack service is not available"))
+    pub fn ferry() -> Result<Arc<Ferry>, ServerFnError> {
+        use_context::<Arc<Ferry>>().ok_or_else(|| ServerFnError::new("Ferry's service is not available"))
     }
 
     pub fn fail(e: ferry_service::ServiceError) -> ServerFnError {
@@ -71,7 +71,7 @@ mod ssr {
 
 #[server(prefix = "/rpc")]
 pub async fn list_stacks() -> Result<Vec<StackSummary>, ServerFnError> {
-    ssr::stacks()?.list_for(&ssr::caller()).await.map_err(ssr::fail)
+    ssr::ferry()?.stacks().list_for(&ssr::caller()).await.map_err(ssr::fail)
 }
 
 #[server(prefix = "/rpc")]
@@ -79,7 +79,7 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
     use ferry_service::access::{Object, Role};
     let org = ssr::authorize(Object::Stack, &id, Role::Viewer).await?;
     let roles = ssr::caller().roles_in(&org).iter().map(|r| r.as_str().to_string()).collect();
-    let version = ssr::stacks()?.version(&id, None).await.map_err(ssr::fail)?;
+    let version = ssr::ferry()?.stacks().version(&id, None).await.map_err(ssr::fail)?;
     let warnings = version
         .warnings
         .iter()
@@ -88,7 +88,8 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
             None => w.message.clone(),
         })
         .collect();
-    let recovered_locks = ssr::stacks()?
+    let recovered_locks = ssr::ferry()?
+        .backends()
         .backend_locks(&id)
         .await
         .map_err(ssr::fail)?
@@ -103,21 +104,21 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
 #[server(prefix = "/rpc")]
 pub async fn stack_rows(id: String, version: i64, filter: String, sort: String, offset: usize, limit: usize) -> Result<ResourcePage, ServerFnError> {
     ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
-    let loaded = ssr::stacks()?.version(&id, Some(version)).await.map_err(ssr::fail)?;
+    let loaded = ssr::ferry()?.stacks().version(&id, Some(version)).await.map_err(ssr::fail)?;
     loaded.rows_page(&ferry_types::RowQuery { filter, sort, offset, limit }).map_err(ssr::fail)
 }
 
 #[server(prefix = "/rpc")]
 pub async fn load_resource_detail(id: String, urn: String) -> Result<ResourceDetail, ServerFnError> {
     ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
-    let version = ssr::stacks()?.version(&id, None).await.map_err(ssr::fail)?;
+    let version = ssr::ferry()?.stacks().version(&id, None).await.map_err(ssr::fail)?;
     version.detail(&urn).ok_or_else(|| ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name)))
 }
 
 /// A plan's page: through its ID (`share` empty) or a read-only link's token (`id` empty).
 #[server(prefix = "/rpc")]
 pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Result<PlanPageData, ServerFnError> {
-    let stacks = ssr::stacks()?;
+    let ferry = ssr::ferry()?;
     // Through its ID, a plan is for its organisation's members; a link is its own capability.
     let roles = if share.is_empty() {
         let org = ssr::authorize(ferry_service::access::Object::Plan, &id, ferry_service::access::Role::Viewer).await?;
@@ -125,14 +126,15 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
     } else {
         Vec::new()
     };
-    let view = if share.is_empty() { stacks.plan_view_for(&ssr::caller(), &id, revision).await } else { stacks.shared_plan(&share, revision).await }
-        .map_err(ssr::fail)?;
-    let stack = stacks.summary(&view.plan.stack_id).await.map_err(ssr::fail)?;
+    let view =
+        if share.is_empty() { ferry.plans().plan_view_for(&ssr::caller(), &id, revision).await } else { ferry.plans().shared_plan(&share, revision).await }
+            .map_err(ssr::fail)?;
+    let stack = ferry.stacks().summary(&view.plan.stack_id).await.map_err(ssr::fail)?;
     let shown = view.current.revision;
     // The same JSON the API gives, read as the browser reads it; a link's reader gets no job
     // (its ID belongs to the plan's owners).
     let job = if share.is_empty() {
-        let latest = stacks.plan_jobs(&id).await.map_err(ssr::fail)?.into_iter().find(|j| j.revision == shown);
+        let latest = ferry.jobs().plan_jobs(&id).await.map_err(ssr::fail)?.into_iter().find(|j| j.revision == shown);
         match latest {
             Some(j) => {
                 let snapshot = |view| -> Result<ferry_types::JobSnapshot, ServerFnError> {
@@ -142,8 +144,8 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
                 // running one is followed from its first event: neither needs its events here
                 // (10,000 of them would be megabytes of page). One that ended without a
                 // preview shows what it reported.
-                let job = snapshot(stacks.job_status(&id, &j.id).await.map_err(ssr::fail)?)?;
-                Some(if job.preview_id.is_none() && !job.status.is_live() { snapshot(stacks.job(&id, &j.id).await.map_err(ssr::fail)?)? } else { job })
+                let job = snapshot(ferry.jobs().job_status(&id, &j.id).await.map_err(ssr::fail)?)?;
+                Some(if job.preview_id.is_none() && !job.status.is_live() { snapshot(ferry.jobs().job(&id, &j.id).await.map_err(ssr::fail)?)? } else { job })
             }
             None => None,
         }
@@ -160,8 +162,14 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
     });
     let (committed_version, results) = match &preview {
         Some(p) => (
-            stacks.preview_committed_version(p).await.map_err(ssr::fail)?,
-            Some(stacks.review_page(p, &ferry_types::ReviewQuery { limit: crate::pages::paged::PAGE_ROWS, ..Default::default() }).await.map_err(ssr::fail)?),
+            ferry.previews().preview_committed_version(p).await.map_err(ssr::fail)?,
+            Some(
+                ferry
+                    .previews()
+                    .review_page(p, &ferry_types::ReviewQuery { limit: crate::pages::paged::PAGE_ROWS, ..Default::default() })
+                    .await
+                    .map_err(ssr::fail)?,
+            ),
         ),
         None => (None, None),
     };
@@ -189,11 +197,11 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
 /// A new plan for the stack, started from an example the user edits; returns its ID.
 #[server(prefix = "/rpc")]
 pub async fn new_plan(stack_id: String, kind: ferry_types::SourceKind) -> Result<String, ServerFnError> {
-    let stacks = ssr::stacks()?;
+    let ferry = ssr::ferry()?;
     let caller = ssr::caller();
     let org = ssr::authorize(ferry_service::access::Object::Stack, &stack_id, ferry_service::access::Role::Planner).await?;
-    let plan = stacks.create_plan_from_example(&caller, &stack_id, kind).await.map_err(ssr::fail)?;
-    stacks.audit_plan_created(&caller, &org, &plan.plan.id, &ssr::address()).await.map_err(ssr::fail)?;
+    let plan = ferry.plans().create_plan_from_example(&caller, &stack_id, kind).await.map_err(ssr::fail)?;
+    ferry.plans().audit_plan_created(&caller, &org, &plan.plan.id, &ssr::address()).await.map_err(ssr::fail)?;
     Ok(plan.plan.id)
 }
 

@@ -240,11 +240,11 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
             Ok(None)
         }
         Gate::On(object, role) => match path_param(&params, "id") {
-            Some(id) => state.stacks.authorize(&caller, object, id, role).await.map(Some),
+            Some(id) => state.ferry.accounts().authorize(&caller, object, id, role).await.map(Some),
             None => Err(ferry_service::ServiceError::Internal(format!("route {matched} has no `{{id}}`"))),
         },
         Gate::Review(object) => match path_param(&params, "id") {
-            Some(id) => match state.stacks.authorize(&caller, object, id, Role::Viewer).await {
+            Some(id) => match state.ferry.accounts().authorize(&caller, object, id, Role::Viewer).await {
                 Ok(org) if caller.may_review(&org) => Ok(Some(org)),
                 Ok(org) => Err(ferry_service::ServiceError::Forbidden(format!("`{}` takes no part in review in organisation `{org}`", caller.actor()))),
                 Err(e) => Err(e),
@@ -267,7 +267,7 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         Err(e) => {
             // A refusal is recorded in the log of the organisation it protected.
             let org = match (decision.gate, path_param(&params, "id")) {
-                (Gate::On(object, _) | Gate::Review(object), Some(id)) if e.code() == "forbidden" => state.stacks.org_of(object, id).await.ok(),
+                (Gate::On(object, _) | Gate::Review(object), Some(id)) if e.code() == "forbidden" => state.ferry.accounts().org_of(object, id).await.ok(),
                 (Gate::Org(_), _) => path_param(&params, "org").map(str::to_string),
                 _ => None,
             };
@@ -280,7 +280,7 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         let plan = match (response.extensions().get::<AuditPlan>(), decision.gate, path_param(&params, "id")) {
             (Some(created), _, _) => Some(created.0.clone()),
             (None, Gate::On(Object::Plan, _) | Gate::Review(Object::Plan), Some(id)) => Some(id.to_string()),
-            (None, Gate::On(Object::Preview, _), Some(id)) => state.stacks.plan_of_preview(id).await.ok().flatten(),
+            (None, Gate::On(Object::Preview, _), Some(id)) => state.ferry.plans().plan_of_preview(id).await.ok().flatten(),
             _ => None,
         };
         let status = response.status();
@@ -302,7 +302,7 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
             // A record of no organisation (the caller's own account) is about the caller.
             subject: caller.user.as_ref().map(|u| u.id.as_str()),
         };
-        if let Err(e) = state.stacks.audit(record).await {
+        if let Err(e) = state.ferry.accounts().audit(record).await {
             // The action happened; losing its record is an operator's problem to see.
             tracing::error!(error = %e, "could not append to the audit log");
         }

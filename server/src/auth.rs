@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
 use cookie::Cookie;
 use ferry_service::access::{Caller, Role};
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -71,12 +71,12 @@ pub async fn identify(State(state): State<AppState>, mut req: Request, next: Nex
         let Some(token) = value.to_str().ok().and_then(|v| v.strip_prefix("Bearer ")) else {
             return unauthorized("send an API token as `Authorization: Bearer <token>`");
         };
-        match state.stacks.caller_of_token(token.trim()).await {
+        match state.ferry.accounts().caller_of_token(token.trim()).await {
             Ok(caller) => caller,
             Err(e) => return ApiError::from(e).into_response(),
         }
     } else if let Some(secret) = session_secret(headers) {
-        let caller = match state.stacks.caller_of_session(&secret).await {
+        let caller = match state.ferry.accounts().caller_of_session(&secret).await {
             Ok(caller) => caller,
             Err(e) => return ApiError::from(e).into_response(),
         };
@@ -127,7 +127,7 @@ pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, heade
         return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", "sign in from Ferry's own sign-in page"));
     }
     let next = local_path(form.next.as_deref());
-    match state.stacks.sign_in(&form.name, &form.password, peer).await {
+    match state.ferry.accounts().sign_in(&form.name, &form.password, peer).await {
         Ok(signed_in) => {
             let mut response = if is_form { Redirect::to(&next).into_response() } else { Json(json!({"name": signed_in.user.name})).into_response() };
             set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
@@ -145,7 +145,7 @@ pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, heade
 /// `POST /auth/logout`: ends the session on the server and clears the cookie.
 pub async fn logout(State(state): State<AppState>, Peer(_, https): Peer, headers: HeaderMap) -> Result<Response, ApiError> {
     if let Some(secret) = session_secret(&headers) {
-        state.stacks.end_session(&secret).await?;
+        state.ferry.accounts().end_session(&secret).await?;
     }
     let wants_json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("application/json"));
     let mut response = if wants_json { StatusCode::NO_CONTENT.into_response() } else { Redirect::to("/signin").into_response() };
@@ -156,7 +156,7 @@ pub async fn logout(State(state): State<AppState>, Peer(_, https): Peer, headers
 /// `POST /api/v1/me/sessions/revoke`: signs the user out everywhere (API tokens stay; revoke
 /// those one by one).
 pub async fn end_all_sessions(State(state): State<AppState>, Peer(_, https): Peer, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
-    state.stacks.end_all_sessions(&caller).await?;
+    state.ferry.accounts().end_all_sessions(&caller).await?;
     let mut response = Json(json!({"signed_out": true})).into_response();
     set_session(&mut response, state.auth.secure(https), None);
     Ok(response)
@@ -165,7 +165,7 @@ pub async fn end_all_sessions(State(state): State<AppState>, Peer(_, https): Pee
 /// `GET /auth/link/{token}`: a one-time sign-in link; on to the account page, where a first
 /// password can be set.
 pub async fn sign_in_link(State(state): State<AppState>, Peer(peer, https): Peer, Path(token): Path<String>) -> Result<Response, ApiError> {
-    let signed_in = state.stacks.use_sign_in_link(&token, peer).await?;
+    let signed_in = state.ferry.accounts().use_sign_in_link(&token, peer).await?;
     let mut response = Redirect::to("/account").into_response();
     set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
     Ok(response)
@@ -186,11 +186,11 @@ pub struct PasswordChange {
 
 /// `POST /api/v1/me/password`.
 pub async fn change_password(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Json(change): Json<PasswordChange>,
 ) -> Result<Response, ApiError> {
-    stacks.change_own_password(&caller, change.current.as_deref(), &change.password).await?;
+    ferry.accounts().change_own_password(&caller, change.current.as_deref(), &change.password).await?;
     Ok(Json(json!({"changed": true})).into_response())
 }
 
@@ -214,29 +214,25 @@ fn thirty() -> i64 {
 }
 
 /// `GET /api/v1/me/tokens`: the caller's API tokens (never their secrets).
-pub async fn list_tokens(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.api_tokens(&caller).await?).into_response())
+pub async fn list_tokens(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.accounts().api_tokens(&caller).await?).into_response())
 }
 
 /// `POST /api/v1/me/tokens`: a new token, its secret shown this once.
-pub async fn create_token(
-    State(stacks): State<Arc<StackService>>,
-    Extension(caller): Extension<Caller>,
-    Json(new): Json<NewToken>,
-) -> Result<Response, ApiError> {
+pub async fn create_token(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Json(new): Json<NewToken>) -> Result<Response, ApiError> {
     let role = Role::parse(&new.role)?;
-    let created = stacks.create_api_token(&caller, &new.name, &new.org, role, new.days).await?;
+    let created = ferry.accounts().create_api_token(&caller, &new.name, &new.org, role, new.days).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
 /// `DELETE /api/v1/me/tokens/{id}`.
-pub async fn revoke_token(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.revoke_api_token(&caller, &id).await?).into_response())
+pub async fn revoke_token(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.accounts().revoke_api_token(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/orgs/{org}/members`.
-pub async fn members(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(org): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.members(&caller, &org).await?).into_response())
+pub async fn members(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(org): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.accounts().members(&caller, &org).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -249,13 +245,13 @@ pub struct MemberBody {
 /// `PUT /api/v1/orgs/{org}/members/{name}`: a member's roles there (and a first password for a
 /// new local user).
 pub async fn set_member(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path((org, name)): Path<(String, String)>,
     Json(body): Json<MemberBody>,
 ) -> Result<Response, ApiError> {
     let roles = body.roles.iter().map(|r| Role::parse(r)).collect::<Result<Vec<_>, _>>()?;
-    Ok(Json(stacks.set_member(&caller, &org, &name, &roles, body.password.as_deref()).await?).into_response())
+    Ok(Json(ferry.accounts().set_member(&caller, &org, &name, &roles, body.password.as_deref()).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -269,12 +265,12 @@ pub struct AuditQuery {
 /// `GET /api/v1/orgs/{org}/audit[?after=<seq>&limit=<n>&format=jsonl]`: the organisation's
 /// audit records, oldest first; `format=jsonl` exports them as JSON lines.
 pub async fn audit(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(org): Path<String>,
     Query(q): Query<AuditQuery>,
 ) -> Result<Response, ApiError> {
-    let records = stacks.audit_log(&caller, &org, q.after, q.limit.unwrap_or(1000)).await?;
+    let records = ferry.accounts().audit_log(&caller, &org, q.after, q.limit.unwrap_or(1000)).await?;
     if q.format.as_deref() == Some("jsonl") {
         let mut text = String::new();
         for record in &records {

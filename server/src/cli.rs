@@ -6,7 +6,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use ferry_service::{CommitOutcome, EngineConfig, PreviewRecord, StackService, DEFAULT_MAX_STATE_BYTES};
+use ferry_service::{CommitOutcome, EngineConfig, Ferry, PreviewRecord, DEFAULT_MAX_STATE_BYTES};
 use ferry_store::Store;
 
 pub type Error = Box<dyn std::error::Error>;
@@ -51,7 +51,7 @@ impl StoreArgs {
 /// The service over the store (made if missing), with its plugins, schema cache and payload
 /// key: what `ferry serve` runs on and what the commands open by stack name. `plugins` is what
 /// plugins see of this process's environment.
-pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize, plugins: PluginEnvironment) -> Result<StackService, Error> {
+pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize, plugins: PluginEnvironment) -> Result<Ferry, Error> {
     let data_dir = &at.data_dir;
     std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
     let store = match &at.database_url {
@@ -60,7 +60,7 @@ pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_sta
     }
     .map_err(|e| format!("cannot open store {}: {e}", at.describe()))?;
     let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), payload_key(data_dir)?).with_plugin_environment(plugins);
-    Ok(StackService::new(store, max_state_bytes).with_engine(engine).with_allowed_backends(allowed_backends()?))
+    Ok(Ferry::new(store, max_state_bytes).with_engine(engine).with_allowed_backends(allowed_backends()?))
 }
 
 /// The DIY backends an administrator allows (`FERRY_ALLOW_BACKENDS`, comma-separated
@@ -104,7 +104,7 @@ fn parse_hex_key(hex: &str) -> Option<[u8; 32]> {
 
 /// The service and the stack's ID: a stack by name in Ferry's store, or a state file held in
 /// an in-memory store (the file itself is never written).
-pub async fn open_stack(stack: &str, at: &StoreArgs, extra_plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<StackService>, String), Error> {
+pub async fn open_stack(stack: &str, at: &StoreArgs, extra_plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<Ferry>, String), Error> {
     let data_dir = &at.data_dir;
     let state_file = PathBuf::from(stack);
     if state_file.is_file() {
@@ -113,15 +113,15 @@ pub async fn open_stack(stack: &str, at: &StoreArgs, extra_plugin_dirs: &[PathBu
         // Pulumi's do.
         let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), ferry_state::secrets::random_key())
             .with_plugin_environment(PluginEnvironment::Inherited);
-        let service = Arc::new(StackService::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
+        let service = Arc::new(Ferry::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
         let bytes = std::fs::read(&state_file).map_err(|e| format!("cannot read {}: {e}", state_file.display()))?;
         let name = stack_name_of(&bytes);
-        let id = service.upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id;
+        let id = service.stacks().upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id;
         return Ok((service, id));
     }
     let service = Arc::new(open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES, PluginEnvironment::Inherited).await?);
     let name = ferry_store::StackName::parse(stack)?;
-    let id = service.list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
+    let id = service.stacks().list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
     let id = id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", at.describe()))?;
     Ok((service, id))
 }

@@ -50,11 +50,11 @@ pub async fn run(args: DiscoverArgs) -> Result<(), Error> {
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, env_passphrase()).await?;
     let query: Map<String, Value> = args.query.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
     let types = args.types.iter().map(|t| TypeQuery { type_: t.clone(), query: query.clone(), limit: args.limit, page_size: args.page_size }).collect();
-    let started = service.start_discovery(&stack_id, ferry_service::DiscoveryRequest { types }).await?;
+    let started = service.discoveries().start_discovery(&stack_id, ferry_service::DiscoveryRequest { types }).await?;
     // Follow it to its end, then read it whole.
-    let mut updates = std::pin::pin!(service.follow_discovery(&started.id).await?);
+    let mut updates = std::pin::pin!(service.discoveries().follow_discovery(&started.id).await?);
     while futures_util::StreamExt::next(&mut updates).await.is_some() {}
-    let view = service.discovery(&started.id).await?;
+    let view = service.discoveries().discovery(&started.id).await?;
     if let Some(e) = view.error {
         return Err(e.into());
     }

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use ferry_engine::deploy::PlanScope;
+use ferry_service::{PreviewRequest, PreviewSource};
 use serde_json::Value;
 
 use crate::cli::{env_passphrase, open_stack, print_json, write_atomically, Error};
@@ -87,29 +89,32 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let code_request = code_request(&args)?;
     let record = match spec {
-        Some((text, parsed)) => service.preview_import(&stack_id, &text, parsed, None, Default::default()).await?,
+        Some((text, spec)) => {
+            let request =
+                PreviewRequest { source: PreviewSource::Spec { text, spec, strategy: Default::default() }, scope: PlanScope::Imports, progress: None };
+            service.previews().preview(&stack_id, request).await?
+        }
         None => {
             let choices = ferry_service::MigrationChoices { title: None, include_tainted: args.include_tainted, include_deposed: args.include_deposed };
-            let migration = service.terraform_migration(&stack_id, &bytes, &choices).await?;
+            let migration = service.plans().terraform_migration(&stack_id, &bytes, &choices).await?;
             if !args.json {
                 print_migration(&migration.rows);
             }
             let Some(program) = migration.program else {
                 return Err(format!("nothing in {} maps to a Pulumi type: see each instance's reason above", file.display()).into());
             };
-            let request = ferry_service::ProgramRequest {
+            let program = ferry_service::ProgramRequest {
                 source: ferry_service::ProgramSource::Yaml(program),
                 config: Default::default(),
                 mapping: None,
                 passphrase: passphrase.clone(),
-                scope: ferry_engine::deploy::PlanScope::Imports,
-                progress: None,
                 prior: Some(migration.prior),
             };
-            service.preview_program(&stack_id, request).await?
+            let request = PreviewRequest { source: PreviewSource::Program(program), scope: PlanScope::Imports, progress: None };
+            service.previews().preview(&stack_id, request).await?
         }
     };
-    let outcome = if args.preview_only { None } else { Some(service.commit_preview(&record.id, passphrase.clone(), false).await) };
+    let outcome = if args.preview_only { None } else { Some(service.previews().commit_preview(&record.id, passphrase.clone(), false).await) };
 
     if args.json {
         print_json(&record, outcome.as_ref())?;
@@ -117,7 +122,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         print_preview(&record.plan.view().to_value());
     }
     if let (Some(out), Some(request)) = (&args.out, &code_request) {
-        let code = service.preview_code(&record.id, request, passphrase.as_deref()).await.map_err(|e| format!("code: {e}"))?;
+        let code = service.previews().preview_code(&record.id, request, passphrase.as_deref()).await.map_err(|e| format!("code: {e}"))?;
         write_atomically(out, &code.bytes, None)?;
         if !args.json {
             println!("\nWrote {} code to {}.", request.language.id(), out.display());
@@ -144,7 +149,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
-                let export = service.export_text(&stack_id, Some(o.summary.version)).await?;
+                let export = service.stacks().export_text(&stack_id, Some(o.summary.version)).await?;
                 write_atomically(out, export.as_bytes(), None)?;
                 if !args.json {
                     println!("\nCommitted {} resource(s); the new state is in {}.", o.added, out.display());

@@ -1,5 +1,5 @@
 //! The `ferry` server: the Leptos UI (server-rendered, hydrated), its server functions, the
-//! JSON API and static files, over one [`StackService`].
+//! JSON API and static files, over one [`Ferry`].
 //!
 //! Architecture Invariant: handlers only translate between HTTP and the service; what Ferry
 //! does lives in the `ferry-*` crates. Every route is built with its access decision
@@ -24,7 +24,7 @@ use axum::extract::{FromRef, Request};
 use axum::http::{header, HeaderValue, Method};
 use axum::routing::get;
 use axum::Router;
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::compression::CompressionLayer;
@@ -38,7 +38,7 @@ pub use auth::AuthConfig;
 #[derive(Clone, FromRef)]
 pub struct AppState {
     pub leptos_options: LeptosOptions,
-    pub stacks: Arc<StackService>,
+    pub ferry: Arc<Ferry>,
     pub auth: Arc<AuthConfig>,
     /// Every route's access decision; filled in by [`router`].
     pub access: Arc<AccessTable>,
@@ -47,8 +47,8 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(leptos_options: LeptosOptions, stacks: Arc<StackService>, auth: AuthConfig) -> AppState {
-        AppState { leptos_options, stacks, auth: Arc::new(auth), access: Default::default(), proxies: Default::default() }
+    pub fn new(leptos_options: LeptosOptions, ferry: Arc<Ferry>, auth: AuthConfig) -> AppState {
+        AppState { leptos_options, ferry, auth: Arc::new(auth), access: Default::default(), proxies: Default::default() }
     }
 
     /// Believes the forwarding headers of requests from `proxies` (and of no one else).
@@ -80,10 +80,10 @@ fn page_gate(path: &str) -> Gate {
 /// Every gated route: sign-in, the API, server functions and pages; and their decisions.
 pub fn gated_routes(state: &AppState) -> (Router<AppState>, AccessTable) {
     let pages = route_list();
-    let stacks = state.stacks.clone();
+    let ferry = state.ferry.clone();
     let methods = ferry_types::SignInMethods { oidc: state.auth.oidc.is_some() };
     let context = move || {
-        provide_context(stacks.clone());
+        provide_context(ferry.clone());
         provide_context(methods);
     };
     let mut routes = Routes::new("")
@@ -110,8 +110,8 @@ pub fn gated_routes(state: &AppState) -> (Router<AppState>, AccessTable) {
 pub fn router(state: AppState) -> Router {
     let (gated, table) = gated_routes(&state);
     let state = AppState { access: Arc::new(table), ..state };
-    let stacks = state.stacks.clone();
-    let context = move || provide_context(stacks.clone());
+    let ferry = state.ferry.clone();
+    let context = move || provide_context(ferry.clone());
     let pkg_dir = std::path::Path::new(&*state.leptos_options.site_root).join(&*state.leptos_options.site_pkg_dir);
 
     gated
@@ -146,7 +146,7 @@ pub fn router(state: AppState) -> Router {
         )
         // Uploads and specs are read with their own limit and a JSON error (api::read_body);
         // every other body (server functions) is bounded by the same limit.
-        .layer(axum::extract::DefaultBodyLimit::max(state.stacks.max_state_bytes()))
+        .layer(axum::extract::DefaultBodyLimit::max(state.ferry.max_state_bytes()))
         .layer(tower_http::timeout::TimeoutLayer::with_status_code(axum::http::StatusCode::REQUEST_TIMEOUT, Duration::from_secs(300)))
         .with_state(state)
 }

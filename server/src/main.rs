@@ -178,7 +178,7 @@ fn parse_allowed_backend(entry: &str) -> Result<ferry_service::AllowedBackend, S
 }
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
-    let stacks = Arc::new(
+    let ferry = Arc::new(
         cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes, cli::PluginEnvironment::minimal(&args.plugin_env)?)
             .await?
             .with_allowed_backends(args.allowed_backends.clone())
@@ -187,14 +187,14 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     );
     // An instance whose payload key is not the one the store's other instances seal previews
     // with would fail to open what they made: it does not start.
-    stacks.check_payload_key().await.map_err(|e| format!("cannot serve from the store {}: {e}", args.store.describe()))?;
+    ferry.previews().check_payload_key().await.map_err(|e| format!("cannot serve from the store {}: {e}", args.store.describe()))?;
     tracing::info!(store = %args.store.describe(), "store open");
-    let interrupted = stacks.recover_jobs().await?;
+    let interrupted = ferry.jobs().recover_jobs().await?;
     if !interrupted.is_empty() {
         tracing::warn!(jobs = interrupted.len(), "previews a stopped instance left running are marked interrupted");
     }
     if !args.no_demo {
-        if let Some(demo) = stacks.ensure_demo().await? {
+        if let Some(demo) = ferry.stacks().ensure_demo().await? {
             tracing::info!(stack = %demo.name, resources = demo.resources, "created the demo stack");
         }
     }
@@ -218,7 +218,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     // Sign-in is never off. On a loopback address a fresh store gets an administrator and a
     // one-time sign-in link; anywhere else someone must be able to sign in already (a user, or
     // an OpenID Provider).
-    if !stacks.has_users().await? && oidc.is_none() {
+    if !ferry.accounts().has_users().await? && oidc.is_none() {
         if !args.addr.ip().is_loopback() {
             return Err(format!(
                 "no one can sign in to Ferry on {}: create an administrator first (`ferry token create --data-dir {} --user admin --role admin`, then `ferry sign-in-link --user admin`)",
@@ -227,7 +227,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
             )
             .into());
         }
-        if let Some(link) = stacks.ensure_first_admin().await? {
+        if let Some(link) = ferry.accounts().ensure_first_admin().await? {
             let base = args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.addr));
             // Printed to the terminal once, never logged: it signs in as the administrator.
             eprintln!(
@@ -241,7 +241,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let mut conf = get_configuration(None)?;
     conf.leptos_options.site_addr = args.addr;
     let proxies = server::client_address::TrustedProxies::parse(&args.trusted_proxies)?;
-    let state = AppState::new(conf.leptos_options, stacks, server::AuthConfig { public_url: args.public_url.clone(), oidc }).with_trusted_proxies(proxies);
+    let state = AppState::new(conf.leptos_options, ferry, server::AuthConfig { public_url: args.public_url.clone(), oidc }).with_trusted_proxies(proxies);
     let listener = tokio::net::TcpListener::bind(args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
     axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(shutdown()).await?;

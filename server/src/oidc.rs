@@ -86,7 +86,7 @@ pub async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -
         .url();
     // Kept in the store, so the provider's callback may reach any instance.
     let login = OidcLogin { verifier: verifier.secret().clone(), nonce: nonce.secret().clone(), next: crate::session::local_path(q.next.as_deref()) };
-    state.stacks.begin_oidc_login(csrf.secret(), &login, PENDING_FOR.as_secs() as i64).await?;
+    state.ferry.accounts().begin_oidc_login(csrf.secret(), &login, PENDING_FOR.as_secs() as i64).await?;
     Ok(Redirect::to(url.as_str()).into_response())
 }
 
@@ -108,7 +108,7 @@ pub async fn callback(State(state): State<AppState>, Peer(peer, https): Peer, Qu
     let (Some(code), Some(csrf)) = (q.code, q.state) else {
         return Err(refuse("the OpenID Provider sent no `code` and `state`".into()));
     };
-    let pending = state.stacks.finish_oidc_login(&csrf).await?;
+    let pending = state.ferry.accounts().finish_oidc_login(&csrf).await?;
     let pending = pending.ok_or_else(|| refuse("this sign-in is unknown or took too long; start again".into()))?;
     let exchange = oidc.client.exchange_code(AuthorizationCode::new(code)).map_err(|e| refuse(format!("the provider has no token endpoint: {e}")))?;
     let tokens = exchange
@@ -133,7 +133,7 @@ pub async fn callback(State(state): State<AppState>, Peer(peer, https): Peer, Qu
         json.get(claim).and_then(|g| g.as_array()).map(|a| a.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
     });
     let identity = OidcIdentity { issuer: claims.issuer().as_str().to_string(), subject: claims.subject().as_str().to_string(), email, name, groups };
-    let signed_in = state.stacks.sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
+    let signed_in = state.ferry.accounts().sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
     let mut response = Redirect::to(&pending.next).into_response();
     crate::session::set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
     Ok(response)

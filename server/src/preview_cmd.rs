@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ferry_engine::deploy::ConfigValue;
-use ferry_service::{ProgramRequest, ProgramSource};
+use ferry_service::{PreviewRequest, PreviewSource, ProgramRequest, ProgramSource};
 use serde_json::Value;
 
 use crate::cli::{env_passphrase, open_stack, print_json, write_atomically, Error};
@@ -122,16 +122,9 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     }
     let passphrase = env_passphrase();
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
-    let request = ProgramRequest {
-        source: ProgramSource::Yaml(text),
-        config,
-        mapping,
-        passphrase: passphrase.clone(),
-        scope: args.scope.into(),
-        progress: None,
-        prior: None,
-    };
-    let record = service.preview_program(&stack_id, request).await.map_err(|e| e.to_string())?;
+    let program = ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), prior: None };
+    let request = PreviewRequest { source: PreviewSource::Program(program), scope: args.scope.into(), progress: None };
+    let record = service.previews().preview(&stack_id, request).await.map_err(|e| e.to_string())?;
     let view = record.plan.view().to_value();
 
     if let Some(out) = &args.import_file {
@@ -140,7 +133,8 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     if let Some(out) = &args.record_mapping {
         write_atomically(out, serde_json::to_string_pretty(&view["mapping"])?.as_bytes(), None)?;
     }
-    let outcome = if args.commit && args.record_mapping.is_none() { Some(service.commit_preview(&record.id, passphrase, args.apply).await) } else { None };
+    let outcome =
+        if args.commit && args.record_mapping.is_none() { Some(service.previews().commit_preview(&record.id, passphrase, args.apply).await) } else { None };
     if args.json {
         print_json(&record, outcome.as_ref())?;
     } else {
@@ -159,7 +153,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
-                let export = service.export_text(&stack_id, Some(o.summary.version)).await?;
+                let export = service.stacks().export_text(&stack_id, Some(o.summary.version)).await?;
                 write_atomically(out, export.as_bytes(), None)?;
             }
             if !args.json {

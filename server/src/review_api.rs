@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::access::Caller;
 use ferry_service::comments::CommentInput;
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use ferry_store::review::{OrgSettings, StackSettings};
 use serde::Deserialize;
 
@@ -21,27 +21,23 @@ pub struct RevisionFilter {
 }
 
 /// `GET /api/v1/plans/{id}/comments[?revision=N]`.
-pub async fn comments(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RevisionFilter>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.comments(&id, q.revision).await?).into_response())
+pub async fn comments(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<RevisionFilter>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().comments(&id, q.revision).await?).into_response())
 }
 
 /// `GET /api/v1/shared/{token}/comments[?revision=N]`: the same, through a read-only link.
-pub async fn shared_comments(
-    State(stacks): State<Arc<StackService>>,
-    Path(token): Path<String>,
-    Query(q): Query<RevisionFilter>,
-) -> Result<Response, ApiError> {
-    Ok(Json(stacks.shared_comments(&token, q.revision).await?).into_response())
+pub async fn shared_comments(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>, Query(q): Query<RevisionFilter>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().shared_comments(&token, q.revision).await?).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/comments` `{"revision", "urn", "path"?, "parent"?, "body"}`.
 pub async fn add_comment(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     Json(input): Json<CommentInput>,
 ) -> Result<Response, ApiError> {
-    Ok((StatusCode::CREATED, Json(stacks.add_comment(&caller, &id, input).await?)).into_response())
+    Ok((StatusCode::CREATED, Json(ferry.plans().add_comment(&caller, &id, input).await?)).into_response())
 }
 
 #[derive(Deserialize)]
@@ -57,18 +53,18 @@ fn yes() -> bool {
 
 /// `POST /api/v1/plans/{id}/comments/{comment}/resolve` `{"resolved": true|false}`.
 pub async fn resolve_comment(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path((id, comment)): Path<(String, String)>,
     Json(body): Json<ResolveBody>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.resolve_comment(&caller, &id, &comment, body.resolved).await?).into_response())
+    Ok(Json(ferry.plans().resolve_comment(&caller, &id, &comment, body.resolved).await?).into_response())
 }
 
 /// `GET /api/v1/plans/{id}/approvals`: the latest revision's preview, its approvals and the
 /// stack's rule.
-pub async fn approvals(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.approval_state(&id).await?).into_response())
+pub async fn approvals(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().approval_state(&id).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -80,27 +76,27 @@ pub struct ApproveBody {
 
 /// `POST /api/v1/plans/{id}/approvals` `{"revision", "preview"}`: what the reviewer approves.
 pub async fn approve(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     Json(body): Json<ApproveBody>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.approve(&caller, &id, body.revision, &body.preview).await?).into_response())
+    Ok(Json(ferry.plans().approve(&caller, &id, body.revision, &body.preview).await?).into_response())
 }
 
 /// `DELETE /api/v1/plans/{id}/approvals`: withdraws the caller's approval.
-pub async fn withdraw(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.withdraw_approval(&caller, &id).await?).into_response())
+pub async fn withdraw(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().withdraw_approval(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/plans/{id}/activity`: the plan's timeline.
-pub async fn activity(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.plan_activity(&caller, &id).await?).into_response())
+pub async fn activity(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().plan_activity(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/stacks/{id}/settings`.
-pub async fn stack_settings(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.stack_settings(&id).await?).into_response())
+pub async fn stack_settings(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.stacks().stack_settings(&id).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -112,18 +108,14 @@ pub struct StackSettingsBody {
 }
 
 /// `PUT /api/v1/stacks/{id}/settings` `{"required_approvals", "author_may_approve"}`.
-pub async fn set_stack_settings(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Json(body): Json<StackSettingsBody>,
-) -> Result<Response, ApiError> {
+pub async fn set_stack_settings(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Json(body): Json<StackSettingsBody>) -> Result<Response, ApiError> {
     let settings = StackSettings { required_approvals: body.required_approvals, author_may_approve: body.author_may_approve };
-    Ok(Json(stacks.set_stack_settings(&id, settings).await?).into_response())
+    Ok(Json(ferry.stacks().set_stack_settings(&id, settings).await?).into_response())
 }
 
 /// `GET /api/v1/orgs/{org}/settings`.
-pub async fn org_settings(State(stacks): State<Arc<StackService>>, Path(org): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.org_settings(&org).await?).into_response())
+pub async fn org_settings(State(ferry): State<Arc<Ferry>>, Path(org): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.accounts().org_settings(&org).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -136,11 +128,7 @@ pub struct OrgSettingsBody {
 }
 
 /// `PUT /api/v1/orgs/{org}/settings` `{"share_links", "share_link_days", "allowed_packages"}`.
-pub async fn set_org_settings(
-    State(stacks): State<Arc<StackService>>,
-    Path(org): Path<String>,
-    Json(body): Json<OrgSettingsBody>,
-) -> Result<Response, ApiError> {
+pub async fn set_org_settings(State(ferry): State<Arc<Ferry>>, Path(org): Path<String>, Json(body): Json<OrgSettingsBody>) -> Result<Response, ApiError> {
     let settings = OrgSettings { share_links: body.share_links, share_link_days: body.share_link_days, allowed_packages: body.allowed_packages };
-    Ok(Json(stacks.set_org_settings(&org, settings).await?).into_response())
+    Ok(Json(ferry.accounts().set_org_settings(&org, settings).await?).into_response())
 }

@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::{ServiceError, StackService};
+use crate::{Accounts, ServiceError};
 
 /// A role in an organisation. Each grants itself and reading; `admin` grants everything.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -175,16 +175,16 @@ pub enum Object {
     Discovery,
 }
 
-impl StackService {
+impl Accounts {
     /// The organisation `id` (a stack, plan, preview or discovery ID) belongs to.
     pub async fn org_of(&self, object: Object, id: &str) -> Result<String, ServiceError> {
         let stack_id = match object {
             Object::Stack => id.to_string(),
-            Object::Plan => self.store.plan(id).await?.stack_id,
-            Object::Preview => self.store.preview_stack(id).await?,
-            Object::Discovery => self.discovery(id).await?.stack_id,
+            Object::Plan => self.store.plans().plan(id).await?.stack_id,
+            Object::Preview => self.store.stacks().preview_stack(id).await?,
+            Object::Discovery => self.discoveries().discovery(id).await?.stack_id,
         };
-        Ok(org_of_name(&self.store.stack(&stack_id).await?.name).to_string())
+        Ok(org_of_name(&self.store.stacks().stack(&stack_id).await?.name).to_string())
     }
 
     /// Checks that `caller` holds `needed` on the object; its organisation.
@@ -194,11 +194,9 @@ impl StackService {
         caller.require(&org, needed)?;
         Ok(org)
     }
-}
 
-impl StackService {
     pub async fn org_settings(&self, org: &str) -> Result<ferry_store::review::OrgSettings, ServiceError> {
-        Ok(self.store.org_settings(org).await?)
+        Ok(self.store.plans().org_settings(org).await?)
     }
 
     pub async fn set_org_settings(&self, org: &str, settings: ferry_store::review::OrgSettings) -> Result<ferry_store::review::OrgSettings, ServiceError> {
@@ -210,7 +208,29 @@ impl StackService {
                 return Err(ServiceError::Invalid(format!("`allowed_packages`: `{package}` is not a package name")));
             }
         }
-        Ok(self.store.set_org_settings(org, &settings).await?)
+        Ok(self.store.plans().set_org_settings(org, &settings).await?)
+    }
+
+    /// The packages requests about `stack_id` may launch plugins for, and the organisation;
+    /// `None` when an administrator allowed any (`*`). Ferry's own, those the organisation's
+    /// stacks use, and those listed in the organisation's settings or in every organisation's
+    /// (`*`).
+    pub(crate) async fn allowed_packages(&self, stack_id: &str) -> Result<Option<(std::collections::HashSet<String>, String)>, ServiceError> {
+        let org = org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
+        let mut allowed: std::collections::HashSet<String> = FERRY_PACKAGES.iter().map(|p| p.to_string()).collect();
+        for settings in [self.store.plans().org_settings(&org).await?, self.store.plans().org_settings("*").await?] {
+            allowed.extend(settings.allowed_packages);
+        }
+        if allowed.contains("*") {
+            return Ok(None);
+        }
+        for stack in self.store.stacks().list_stacks().await? {
+            if org_of_name(&stack.name) != org {
+                continue;
+            }
+            allowed.extend(self.stacks().packages_of(&stack.id, stack.version).await?.iter().cloned());
+        }
+        Ok(Some((allowed, org)))
     }
 }
 
@@ -221,28 +241,4 @@ pub const FERRY_PACKAGES: &[&str] = &["random", "postgresql"];
 /// type `pulumi:providers:aws`.
 pub(crate) fn package_of_type(token: &str) -> &str {
     token.strip_prefix("pulumi:providers:").unwrap_or_else(|| token.split(':').next().unwrap_or(""))
-}
-
-impl StackService {
-    /// The packages requests about `stack_id` may launch plugins for, and the organisation;
-    /// `None` when an administrator allowed any (`*`). Ferry's own, those the organisation's
-    /// stacks use, and those listed in the organisation's settings or in every organisation's
-    /// (`*`).
-    pub(crate) async fn allowed_packages(&self, stack_id: &str) -> Result<Option<(std::collections::HashSet<String>, String)>, ServiceError> {
-        let org = org_of_name(&self.store.stack(stack_id).await?.name).to_string();
-        let mut allowed: std::collections::HashSet<String> = FERRY_PACKAGES.iter().map(|p| p.to_string()).collect();
-        for settings in [self.store.org_settings(&org).await?, self.store.org_settings("*").await?] {
-            allowed.extend(settings.allowed_packages);
-        }
-        if allowed.contains("*") {
-            return Ok(None);
-        }
-        for stack in self.store.list_stacks().await? {
-            if org_of_name(&stack.name) != org {
-                continue;
-            }
-            allowed.extend(self.packages_of(&stack.id, stack.version).await?.iter().cloned());
-        }
-        Ok(Some((allowed, org)))
-    }
 }

@@ -14,7 +14,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use crate::access::{Caller, CallerUser, Credential, Grant, Role};
-use crate::{ServiceError, StackService};
+use crate::{Accounts, ServiceError};
 
 /// How long a browser session lasts.
 pub const SESSION_SECONDS: i64 = 12 * 3600;
@@ -55,7 +55,7 @@ pub type CreatedToken = ApiToken;
 
 /// A member of an organisation, as admins see them. Someone who holds only roles in every
 /// organisation (`*`) is shown by name and roles: their address is for server administrators.
-#[derive(Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Member {
     pub name: String,
     pub email: Option<String>,
@@ -135,10 +135,10 @@ fn check_name(what: &str, name: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
-impl StackService {
+impl Accounts {
     /// The caller a session cookie's value stands for (anonymous when it is not a live session).
     pub async fn caller_of_session(&self, secret: &str) -> Result<Caller, ServiceError> {
-        match self.store.session_user(&hash_secret(secret)).await? {
+        match self.store.accounts().session_user(&hash_secret(secret)).await? {
             Some((user, method)) => self.caller_of_user(user, Credential::Session { method }, None).await,
             None => Ok(Caller::anonymous()),
         }
@@ -147,14 +147,15 @@ impl StackService {
     /// The caller an API token stands for; an unknown, expired or revoked token is an error
     /// that says which (a client sending a dead token should hear why, not act anonymously).
     pub async fn caller_of_token(&self, secret: &str) -> Result<Caller, ServiceError> {
-        let token = self.store.api_token_by_hash(&hash_secret(secret)).await?.ok_or_else(|| ServiceError::BadCredentials("unknown API token".into()))?;
+        let token =
+            self.store.accounts().api_token_by_hash(&hash_secret(secret)).await?.ok_or_else(|| ServiceError::BadCredentials("unknown API token".into()))?;
         if token.revoked_at.is_some() {
             return Err(ServiceError::BadCredentials(format!("the API token `{}` was revoked", token.name)));
         }
         if !token.active {
             return Err(ServiceError::BadCredentials(format!("the API token `{}` expired at {}", token.name, token.expires_at)));
         }
-        let user = self.store.user(&token.user_id).await?;
+        let user = self.store.accounts().user(&token.user_id).await?;
         let role = Role::parse(&token.role)?;
         self.caller_of_user(user, Credential::ApiToken { id: token.id.clone() }, Some((token.org.as_str(), role))).await
     }
@@ -162,8 +163,14 @@ impl StackService {
     /// A user's caller: their grants, or for a token only the token's role where the user
     /// still holds it.
     async fn caller_of_user(&self, user: User, credential: Credential, token: Option<(&str, Role)>) -> Result<Caller, ServiceError> {
-        let held: Vec<Grant> =
-            self.store.memberships(&user.id).await?.into_iter().filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })).collect();
+        let held: Vec<Grant> = self
+            .store
+            .accounts()
+            .memberships(&user.id)
+            .await?
+            .into_iter()
+            .filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role }))
+            .collect();
         let grants = match token {
             None => held,
             Some((org, role)) => {
@@ -186,7 +193,7 @@ impl StackService {
         // Each record is about the account named, when there is one: its organisations'
         // administrators see attempts on it; attempts on unknown names are for server
         // administrators only.
-        let user = self.store.user_by_name(name).await?;
+        let user = self.store.accounts().user_by_name(name).await?;
         let subject = user.as_ref().map(|u| u.id.clone());
         let audit = |outcome: String| {
             let shown = shown.clone();
@@ -223,27 +230,27 @@ impl StackService {
     /// Starts a session for the user, after a password, a sign-in link or OpenID Connect.
     pub async fn start_session(&self, user_id: &str, method: SessionMethod) -> Result<NewSecret, ServiceError> {
         let secret = new_secret("");
-        self.store.add_session(&hash_secret(&secret.0), user_id, SESSION_SECONDS, method).await?;
+        self.store.accounts().add_session(&hash_secret(&secret.0), user_id, SESSION_SECONDS, method).await?;
         Ok(secret)
     }
 
     pub async fn end_session(&self, secret: &str) -> Result<(), ServiceError> {
-        Ok(self.store.revoke_session(&hash_secret(secret)).await?)
+        Ok(self.store.accounts().revoke_session(&hash_secret(secret)).await?)
     }
 
     /// Ends every session of the caller's user, on every device ("sign out everywhere").
     pub async fn end_all_sessions(&self, caller: &Caller) -> Result<(), ServiceError> {
         let me = caller.require_signed_in()?;
-        Ok(self.store.revoke_sessions_of(&me.id).await?)
+        Ok(self.store.accounts().revoke_sessions_of(&me.id).await?)
     }
 
     /// Uses a one-time sign-in link; the new session and its user.
     pub async fn use_sign_in_link(&self, secret: &str, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
         let address = address_text(address);
-        let user_id = self.store.use_sign_in_link(&hash_secret(secret)).await?;
+        let user_id = self.store.accounts().use_sign_in_link(&hash_secret(secret)).await?;
         let outcome = if user_id.is_some() { "ok" } else { "failed: unknown, used or expired link" };
         let user = match &user_id {
-            Some(id) => Some(self.store.user(id).await?),
+            Some(id) => Some(self.store.accounts().user(id).await?),
             None => None,
         };
         let actor = user.as_ref().map(|u| u.name.as_str()).unwrap_or("anonymous");
@@ -257,33 +264,33 @@ impl StackService {
     /// A one-time sign-in link's secret for the user (first setup, a forgotten password).
     pub async fn new_sign_in_link(&self, user_id: &str) -> Result<NewSecret, ServiceError> {
         let secret = new_secret("");
-        self.store.add_sign_in_link(&hash_secret(&secret.0), user_id, SIGN_IN_LINK_SECONDS).await?;
+        self.store.accounts().add_sign_in_link(&hash_secret(&secret.0), user_id, SIGN_IN_LINK_SECONDS).await?;
         Ok(secret)
     }
 
     /// On a store without users: makes `admin`, an administrator of every organisation, and
     /// returns a one-time sign-in link's secret for it. `None` when users exist.
     pub async fn ensure_first_admin(&self) -> Result<Option<NewSecret>, ServiceError> {
-        if self.store.count_users().await? > 0 {
+        if self.store.accounts().count_users().await? > 0 {
             return Ok(None);
         }
-        let admin = self.store.add_user(NewUser { name: "admin", ..Default::default() }).await?;
-        self.store.grant_role(&admin.id, "*", Role::Admin.as_str()).await?;
+        let admin = self.store.accounts().add_user(NewUser { name: "admin", ..Default::default() }).await?;
+        self.store.accounts().grant_role(&admin.id, "*", Role::Admin.as_str()).await?;
         Ok(Some(self.new_sign_in_link(&admin.id).await?))
     }
 
     pub async fn has_users(&self) -> Result<bool, ServiceError> {
-        Ok(self.store.count_users().await? > 0)
+        Ok(self.store.accounts().count_users().await? > 0)
     }
 
     /// The user `name`, made (without a password) when missing.
     pub async fn ensure_user(&self, name: &str) -> Result<User, ServiceError> {
         check_name("user name", name)?;
-        if let Some(user) = self.store.user_by_name(name).await? {
+        if let Some(user) = self.store.accounts().user_by_name(name).await? {
             return Ok(user);
         }
-        match self.store.add_user(NewUser { name, ..Default::default() }).await {
-            Err(StoreError::UserExists(_)) => Ok(self.store.user_by_name(name).await?.expect("a user that exists")),
+        match self.store.accounts().add_user(NewUser { name, ..Default::default() }).await {
+            Err(StoreError::UserExists(_)) => Ok(self.store.accounts().user_by_name(name).await?.expect("a user that exists")),
             other => Ok(other?),
         }
     }
@@ -292,8 +299,8 @@ impl StackService {
     /// they did). A new password ends the user's sessions.
     async fn set_password(&self, user_id: &str, password: &str, set_by: &str) -> Result<(), ServiceError> {
         let hash = hash_password(password).await?;
-        self.store.set_password_hash(user_id, &hash, set_by).await?;
-        self.store.revoke_sessions_of(user_id).await?;
+        self.store.accounts().set_password_hash(user_id, &hash, set_by).await?;
+        self.store.accounts().revoke_sessions_of(user_id).await?;
         Ok(())
     }
 
@@ -303,7 +310,7 @@ impl StackService {
     /// provider started.
     pub async fn change_own_password(&self, caller: &Caller, current: Option<&str>, new: &str) -> Result<(), ServiceError> {
         let me = caller.require_session()?;
-        let user = self.store.user(&me.id).await?;
+        let user = self.store.accounts().user(&me.id).await?;
         if user.is_oidc() && me.credential != (Credential::Session { method: Some(SessionMethod::Oidc) }) {
             return Err(ServiceError::Forbidden(format!(
                 "`{}` signs in through OpenID Connect: a local password can be set only while signed in through the provider",
@@ -341,13 +348,13 @@ impl StackService {
     /// holds the data directory).
     pub async fn issue_api_token(&self, user_id: &str, name: &str, org: &str, role: Role, lifetime_seconds: i64) -> Result<CreatedToken, ServiceError> {
         let secret = new_secret(TOKEN_PREFIX);
-        let record = self.store.add_api_token(&hash_secret(&secret.0), user_id, name, org, role.as_str(), lifetime_seconds).await?;
+        let record = self.store.accounts().add_api_token(&hash_secret(&secret.0), user_id, name, org, role.as_str(), lifetime_seconds).await?;
         Ok(CreatedToken { token: Some(secret.0), ..record })
     }
 
     pub async fn api_tokens(&self, caller: &Caller) -> Result<Vec<ApiToken>, ServiceError> {
         let me = caller.require_signed_in()?;
-        Ok(self.store.api_tokens_of(&me.id).await?)
+        Ok(self.store.accounts().api_tokens_of(&me.id).await?)
     }
 
     /// Revokes one of the caller's tokens: from a session, or a token revoking itself (a CI
@@ -357,7 +364,7 @@ impl StackService {
         if matches!(&me.credential, Credential::ApiToken { id: own } if own != id) {
             caller.require_session()?;
         }
-        Ok(self.store.revoke_api_token(&me.id, id).await?)
+        Ok(self.store.accounts().revoke_api_token(&me.id, id).await?)
     }
 
     /// Grants `role` to user `user` in `org` (`*`: every organisation), creating the user if
@@ -365,7 +372,7 @@ impl StackService {
     pub async fn grant(&self, user: &str, org: &str, role: Role) -> Result<User, ServiceError> {
         check_org(org)?;
         let user = self.ensure_user(user).await?;
-        self.store.grant_role(&user.id, org, role.as_str()).await?;
+        self.store.accounts().grant_role(&user.id, org, role.as_str()).await?;
         Ok(user)
     }
 
@@ -377,6 +384,7 @@ impl StackService {
         let server_admin = caller.is_server_admin();
         Ok(self
             .store
+            .accounts()
             .members(org)
             .await?
             .into_iter()
@@ -400,14 +408,14 @@ impl StackService {
         check_name("user name", name)?;
         let me = caller.require_signed_in()?;
         let server_admin = caller.is_server_admin();
-        let user = match self.store.user_by_name(name).await? {
+        let user = match self.store.accounts().user_by_name(name).await? {
             None => {
                 let hash = match password {
                     Some(password) => Some(hash_password(password).await?),
                     None => None,
                 };
                 let new = NewUser { name, password: hash.as_deref().map(|h| (h, me.id.as_str())), ..Default::default() };
-                match self.store.add_user(new).await {
+                match self.store.accounts().add_user(new).await {
                     Ok(user) => user,
                     // Made by someone else a moment ago: not this request's to give a password.
                     Err(StoreError::UserExists(_)) => {
@@ -422,7 +430,7 @@ impl StackService {
                         "`{name}` already exists: only they (or a server administrator) may set their password; an organisation's administrator gives a first password only to a user made in the same request"
                     )));
                 }
-                let member_here = self.store.memberships(&user.id).await?.iter().any(|m| m.org == org);
+                let member_here = self.store.accounts().memberships(&user.id).await?.iter().any(|m| m.org == org);
                 if !roles.is_empty() && !member_here && !server_admin && user.password_set_by_someone_else() {
                     return Err(ServiceError::Forbidden(format!(
                         "`{name}` is not a member of `{org}`, and their password was chosen by an administrator, not by them: a server administrator can grant the role, or `{name}` can choose their own password first"
@@ -435,14 +443,14 @@ impl StackService {
             }
         };
         let roles: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
-        self.store.set_roles(&user.id, org, &roles).await?;
+        self.store.accounts().set_roles(&user.id, org, &roles).await?;
         let members = self.members(caller, org).await?;
         members.into_iter().find(|m| m.name == name).ok_or_else(|| ServiceError::Internal("the member just set is missing".into()))
     }
 
     /// Appends one record to the audit log.
     pub async fn audit(&self, record: NewAuditRecord<'_>) -> Result<(), ServiceError> {
-        Ok(self.store.append_audit(record).await?)
+        Ok(self.store.accounts().append_audit(record).await?)
     }
 
     /// Audit records of `org` (admins of it): its own, and the server-wide ones about its
@@ -450,33 +458,19 @@ impl StackService {
     pub async fn audit_log(&self, caller: &Caller, org: &str, after: i64, limit: i64) -> Result<Vec<AuditRecord>, ServiceError> {
         caller.require(org, Role::Admin)?;
         let org = (org != "*").then_some(org);
-        Ok(self.store.audit(org, after, limit.clamp(1, 10_000)).await?)
+        Ok(self.store.accounts().audit(org, after, limit.clamp(1, 10_000)).await?)
     }
-}
 
-/// Who an OpenID Provider says signed in.
-pub struct OidcIdentity {
-    /// The provider (the ID token's `iss`): a user is the pair of it and `subject`.
-    pub issuer: String,
-    pub subject: String,
-    pub email: Option<String>,
-    /// A name to show (`preferred_username`, the email's local part, or the subject).
-    pub name: String,
-    /// Groups from the configured claim; `<org>:<role>` grants that role there.
-    pub groups: Option<Vec<String>>,
-}
-
-impl StackService {
     /// Keeps an OpenID Connect sign-in started at the provider (its `state`, hashed, is the
     /// key) for `lifetime_seconds`, in the store, so the provider's callback may reach any
     /// instance.
     pub async fn begin_oidc_login(&self, state: &str, login: &ferry_store::accounts::OidcLogin, lifetime_seconds: i64) -> Result<(), ServiceError> {
-        Ok(self.store.add_oidc_login(&hash_secret(state), login, lifetime_seconds).await?)
+        Ok(self.store.accounts().add_oidc_login(&hash_secret(state), login, lifetime_seconds).await?)
     }
 
     /// Takes the sign-in the provider's callback names by its `state`, once.
     pub async fn finish_oidc_login(&self, state: &str) -> Result<Option<ferry_store::accounts::OidcLogin>, ServiceError> {
-        Ok(self.store.take_oidc_login(&hash_secret(state)).await?)
+        Ok(self.store.accounts().take_oidc_login(&hash_secret(state)).await?)
     }
 
     /// Signs in a user an OpenID Provider vouched for: matched by issuer and `sub`, never by a
@@ -486,7 +480,7 @@ impl StackService {
     /// (`--oidc-allow-server-roles`); otherwise they are ignored and left as they are. Audited.
     pub async fn sign_in_oidc(&self, identity: OidcIdentity, address: Option<IpAddr>, allow_server_roles: bool) -> Result<SignedIn, ServiceError> {
         let shown = address_text(address);
-        let user = match self.store.user_by_oidc(&identity.issuer, &identity.subject).await? {
+        let user = match self.store.accounts().user_by_oidc(&identity.issuer, &identity.subject).await? {
             Some(user) => user,
             None => {
                 let base: String = identity.name.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@')).take(90).collect();
@@ -496,7 +490,7 @@ impl StackService {
                     let name = if n == 0 { base.clone() } else { format!("{base}-{n}") };
                     let new =
                         NewUser { name: &name, email: identity.email.as_deref(), oidc: Some((&identity.issuer, &identity.subject)), ..Default::default() };
-                    match self.store.add_user(new).await {
+                    match self.store.accounts().add_user(new).await {
                         Ok(user) => {
                             made = Some(user);
                             break;
@@ -509,7 +503,7 @@ impl StackService {
             }
         };
         if identity.email.is_some() && identity.email != user.email {
-            self.store.set_email(&user.id, identity.email.as_deref()).await?;
+            self.store.accounts().set_email(&user.id, identity.email.as_deref()).await?;
         }
         if let Some(groups) = &identity.groups {
             let mut by_org: std::collections::BTreeMap<String, Vec<&'static str>> = std::collections::BTreeMap::new();
@@ -527,13 +521,13 @@ impl StackService {
             // The provider is the source of truth for memberships it manages: orgs it no longer
             // lists lose their roles. Server-wide roles it is not trusted with stay as a server
             // administrator set them.
-            for m in self.store.memberships(&user.id).await? {
+            for m in self.store.accounts().memberships(&user.id).await? {
                 if m.org != "*" || allow_server_roles {
                     by_org.entry(m.org).or_default();
                 }
             }
             for (org, roles) in by_org {
-                self.store.set_roles(&user.id, &org, &roles).await?;
+                self.store.accounts().set_roles(&user.id, &org, &roles).await?;
             }
         }
         let session = self.start_session(&user.id, SessionMethod::Oidc).await?;
@@ -550,4 +544,16 @@ impl StackService {
         self.audit(record).await?;
         Ok(SignedIn { session, user })
     }
+}
+
+/// Who an OpenID Provider says signed in.
+pub struct OidcIdentity {
+    /// The provider (the ID token's `iss`): a user is the pair of it and `subject`.
+    pub issuer: String,
+    pub subject: String,
+    pub email: Option<String>,
+    /// A name to show (`preferred_username`, the email's local part, or the subject).
+    pub name: String,
+    /// Groups from the configured claim; `<org>:<role>` grants that role there.
+    pub groups: Option<Vec<String>>,
 }

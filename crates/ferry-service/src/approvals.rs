@@ -5,20 +5,20 @@
 use ferry_store::review::StackSettings;
 
 use crate::access::Caller;
-use crate::{ServiceError, StackService};
+use crate::{Plans, ServiceError, Stacks};
 
 /// Where a plan stands: its latest revision and preview, their approvals, the stack's rule.
 pub type ApprovalState = ferry_types::ApprovalStateView;
 
-impl StackService {
+impl Plans {
     pub async fn approval_state(&self, plan_id: &str) -> Result<ApprovalState, ServiceError> {
-        let plan = self.store.plan(plan_id).await?;
-        let revision = self.store.plan_revision(plan_id, None).await?;
+        let plan = self.store.plans().plan(plan_id).await?;
+        let revision = self.store.plans().plan_revision(plan_id, None).await?;
         let preview = revision.previews.last().cloned();
-        let settings = self.store.stack_settings(&plan.stack_id).await?;
-        let authors = self.store.plan_authors(plan_id).await?;
+        let settings = self.store.plans().stack_settings(&plan.stack_id).await?;
+        let authors = self.store.plans().plan_authors(plan_id).await?;
         let approvals = match &preview {
-            Some(p) => self.store.approvals(plan_id, revision.revision, p).await?,
+            Some(p) => self.store.plans().approvals(plan_id, revision.revision, p).await?,
             None => Vec::new(),
         };
         let reason = if preview.is_none() {
@@ -63,7 +63,7 @@ impl StackService {
         if !state.author_may_approve && state.authors.contains(&me.name) {
             return Err(ServiceError::Forbidden(format!("`{}` wrote this plan, and this stack does not let authors approve their own plans", me.name)));
         }
-        self.store.add_approval(plan_id, revision, preview, &me.name).await?;
+        self.store.plans().add_approval(plan_id, revision, preview, &me.name).await?;
         self.approval_state(plan_id).await
     }
 
@@ -71,7 +71,7 @@ impl StackService {
         let me = caller.require_signed_in()?;
         let state = self.approval_state(plan_id).await?;
         if let Some(preview) = &state.preview {
-            self.store.remove_approval(plan_id, state.revision, preview, &me.name).await?;
+            self.store.plans().remove_approval(plan_id, state.revision, preview, &me.name).await?;
         }
         self.approval_state(plan_id).await
     }
@@ -79,11 +79,11 @@ impl StackService {
     /// Refuses a commit of `preview_id` that the stack's rule does not allow yet: not the latest
     /// preview of its plan's latest revision, or too few approvals.
     pub(crate) async fn commit_gate(&self, stack_id: &str, preview_id: &str) -> Result<(), ServiceError> {
-        let settings = self.store.stack_settings(stack_id).await?;
+        let settings = self.store.plans().stack_settings(stack_id).await?;
         if settings.required_approvals == 0 {
             return Ok(());
         }
-        let Some((plan_id, revision)) = self.store.plan_of_preview(preview_id).await? else {
+        let Some((plan_id, revision)) = self.store.plans().plan_of_preview(preview_id).await? else {
             return Err(ServiceError::NeedsApproval(format!(
                 "commits to this stack need {} approval(s): preview through a plan, and have it approved",
                 settings.required_approvals
@@ -101,15 +101,17 @@ impl StackService {
             None => Ok(()),
         }
     }
+}
 
+impl Stacks {
     pub async fn stack_settings(&self, stack_id: &str) -> Result<StackSettings, ServiceError> {
-        Ok(self.store.stack_settings(stack_id).await?)
+        Ok(self.store.plans().stack_settings(stack_id).await?)
     }
 
     pub async fn set_stack_settings(&self, stack_id: &str, settings: StackSettings) -> Result<StackSettings, ServiceError> {
         if !(0..=10).contains(&settings.required_approvals) {
             return Err(ServiceError::Invalid(format!("required approvals must be 0 to 10, not {}", settings.required_approvals)));
         }
-        Ok(self.store.set_stack_settings(stack_id, settings).await?)
+        Ok(self.store.plans().set_stack_settings(stack_id, settings).await?)
     }
 }

@@ -15,7 +15,7 @@ use serde_json::Value;
 use ferry_store::{NewVersion, StackName};
 
 use crate::access::{org_of_name, Caller, Role};
-use crate::{ServiceError, StackService, UploadOutcome};
+use crate::{Backends, Ferry, ServiceError, UploadOutcome};
 
 /// A lock Ferry holds in a backend, and its lock file's path there.
 pub(crate) struct BackendLockHeld {
@@ -84,14 +84,16 @@ fn deployment_value(deployment: &ferry_state::Deployment) -> Result<Value, Servi
     serde_json::to_value(deployment).map_err(|e| ServiceError::Internal(format!("a deployment did not serialise: {e}")))
 }
 
-impl StackService {
+impl Ferry {
     /// Lets the service open DIY backends under these URLs (folders, buckets with their
     /// endpoint), each for its organisation; none by default.
-    pub fn with_allowed_backends(mut self, allowed: Vec<AllowedBackend>) -> StackService {
+    pub fn with_allowed_backends(mut self, allowed: Vec<AllowedBackend>) -> Ferry {
         self.allowed_backends = allowed;
         self
     }
+}
 
+impl Backends {
     /// Refuses a backend URL (or a file's URL) that no entry allowed to `org` covers; with
     /// `None` (the server's own upkeep), any allowed entry.
     fn check_allowed(&self, org: Option<&str>, url: &str) -> Result<(), ServiceError> {
@@ -136,7 +138,7 @@ impl StackService {
         caller.require(org, Role::Planner)?;
         let backend = self.open_backend(Some(org), url)?;
         let stack = backend.stack(name.as_str()).await?;
-        if self.store.stack_id_by_name(&name).await?.is_some() {
+        if self.store.stacks().stack_id_by_name(&name).await?.is_some() {
             return Err(ServiceError::Conflict(format!(
                 "Ferry already holds a stack named `{name}`; a backend stack is connected as a new stack, never into an existing one"
             )));
@@ -152,7 +154,7 @@ impl StackService {
             None => None,
         };
         let bytes = backend.read(&stack).await?;
-        let (loaded, export, _) = self.read_upload(Some(name.clone()), bytes, passphrase, "backend", false).await?;
+        let (loaded, export, _) = self.stacks().read_upload(Some(name.clone()), bytes, passphrase, "backend", false).await?;
         let first = NewVersion {
             origin: "backend",
             source_format: &loaded.format.to_string(),
@@ -160,15 +162,15 @@ impl StackService {
             export,
             managed: ferry_store::managed::ManagedChange::All(crate::managed::managed_of(&loaded.deployment)),
         };
-        let summary = self.store.add_connected_stack(&name, first, url, &stack.name, config_yaml.as_deref()).await?;
+        let summary = self.store.stacks().add_connected_stack(&name, first, url, &stack.name, config_yaml.as_deref()).await?;
         tracing::info!(stack = %summary.name, backend = %url, backend_stack = %stack.name, "connected a stack to its DIY backend");
         self.remember(summary.clone(), loaded.deployment, loaded.features);
         Ok(UploadOutcome { summary, warnings: loaded.warnings })
     }
 
     pub(crate) async fn connected(&self, stack_id: &str) -> Result<Option<Connected>, ServiceError> {
-        let Some((url, name)) = self.store.backend_of(stack_id).await? else { return Ok(None) };
-        let org = org_of_name(&self.store.stack(stack_id).await?.name).to_string();
+        let Some((url, name)) = self.store.stacks().backend_of(stack_id).await? else { return Ok(None) };
+        let org = org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
         let backend = self.open_backend(Some(&org), &url)?;
         let stack = backend.stack(&name).await?;
         Ok(Some(Connected { backend, stack }))
@@ -179,14 +181,14 @@ impl StackService {
     /// the storage fails) is found and removed by recovery, never left unknown.
     pub(crate) async fn lock_backend(&self, stack_id: &str, conn: &Connected) -> Result<BackendLockHeld, ServiceError> {
         let path = conn.backend.new_lock_path(&conn.stack).await?;
-        self.store.add_backend_lock(&path, stack_id, conn.backend.url(), self.jobs.instance(), &self.jobs.lease_until()).await?;
+        self.store.stacks().add_backend_lock(&path, stack_id, conn.backend.url(), self.jobs.instance(), &self.jobs.lease_until()).await?;
         match conn.backend.lock(&path, &now_rfc3339()).await {
             Ok(lock) => Ok(BackendLockHeld { lock, path }),
             Err(e) => {
                 // Refused (another holder) or failed: Ferry's own file must not stay.
                 match conn.backend.remove_lock_file(&path).await {
-                    Ok(_) => self.store.release_backend_lock(&path, None).await?,
-                    Err(_) => self.store.expire_backend_lock(&path).await?,
+                    Ok(_) => self.store.stacks().release_backend_lock(&path, None).await?,
+                    Err(_) => self.store.stacks().expire_backend_lock(&path).await?,
                 }
                 Err(e.into())
             }
@@ -197,10 +199,10 @@ impl StackService {
     /// is ended so that recovery removes the file.
     pub(crate) async fn unlock_backend(&self, conn: &Connected, held: BackendLockHeld) {
         let recorded = if conn.backend.unlock(held.lock).await {
-            self.store.release_backend_lock(&held.path, None).await
+            self.store.stacks().release_backend_lock(&held.path, None).await
         } else {
             tracing::error!(stack = %conn.stack.name, backend = %conn.backend.url(), lock = %held.path, "could not remove Ferry's lock file; recovery will");
-            self.store.expire_backend_lock(&held.path).await
+            self.store.stacks().expire_backend_lock(&held.path).await
         };
         if let Err(e) = recorded {
             tracing::error!(lock = %held.path, error = %e, "could not record the lock's release; recovery will check it");
@@ -212,7 +214,7 @@ impl StackService {
     /// and records what it found. Returns the locks it recovered, with what it did.
     pub(crate) async fn recover_backend_locks(&self, all: bool) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
         let mut recovered = Vec::new();
-        for mut lock in self.store.take_over_backend_locks(self.jobs.instance(), &self.jobs.lease_until(), all).await? {
+        for mut lock in self.store.stacks().take_over_backend_locks(self.jobs.instance(), &self.jobs.lease_until(), all).await? {
             let removed = match self.open_backend(None, &lock.backend_url) {
                 Ok(backend) => backend.remove_lock_file(&lock.path).await.map_err(ServiceError::from),
                 Err(e) => Err(e),
@@ -230,7 +232,7 @@ impl StackService {
                 }
             };
             tracing::warn!(lock = %lock.path, stack = %lock.stack_id, "{recovery}");
-            self.store.release_backend_lock(&lock.path, Some(&recovery)).await?;
+            self.store.stacks().release_backend_lock(&lock.path, Some(&recovery)).await?;
             lock.recovery = Some(recovery);
             recovered.push(lock);
         }
@@ -240,8 +242,8 @@ impl StackService {
     /// The locks Ferry took in a connected stack's backend, newest first: held, released, and
     /// recovered after their holder stopped.
     pub async fn backend_locks(&self, stack_id: &str) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
-        self.store.stack(stack_id).await?;
-        Ok(self.store.backend_locks(stack_id, 100).await?)
+        self.store.stacks().stack(stack_id).await?;
+        Ok(self.store.stacks().backend_locks(stack_id, 100).await?)
     }
 
     /// The deployment of a live checkpoint, read as an upload reads it.
@@ -257,11 +259,11 @@ impl StackService {
     pub(crate) async fn refresh_from_backend(&self, stack_id: &str) -> Result<(), ServiceError> {
         let Some(conn) = self.connected(stack_id).await? else { return Ok(()) };
         let bytes = conn.backend.read(&conn.stack).await?;
-        let latest = self.version(stack_id, None).await?;
+        let latest = self.stacks().version(stack_id, None).await?;
         if deployment_value(&latest.deployment)? == Self::live_deployment(bytes.clone()).await? {
             return Ok(());
         }
-        let outcome = self.upload(Some(&latest.summary.name), bytes, None, "backend").await?;
+        let outcome = self.stacks().upload(Some(&latest.summary.name), bytes, None, "backend").await?;
         tracing::info!(stack = %outcome.summary.name, version = outcome.summary.version, "the backend's checkpoint moved: read it as the next version");
         Ok(())
     }

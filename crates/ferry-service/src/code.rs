@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::previews::SealedPayload;
 use crate::stack_secrets::StackSecrets;
 use crate::verify::{kept_properties, verify, Verification};
-use crate::{LoadedVersion, ServiceError, StackService};
+use crate::{LoadedVersion, Previews, ServiceError};
 
 /// What code to make.
 #[derive(Debug, Clone)]
@@ -85,7 +85,7 @@ fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
     }
 }
 
-impl StackService {
+impl Previews {
     /// The providers' schemas for the packages the code for `resources` types: theirs (each
     /// needed: without it the code cannot be typed), and those of the providers and components
     /// of `context` they need. One of the latter that cannot be had is not a failure: its
@@ -150,7 +150,7 @@ impl StackService {
                 return Ok((schemas, Vec::new()));
             }
             let stored = match preview_id {
-                Some(id) => self.store.preview_verification(id).await?,
+                Some(id) => self.store.stacks().preview_verification(id).await?,
                 None => None,
             };
             let verification = match stored {
@@ -160,7 +160,7 @@ impl StackService {
                     match preview_id {
                         // Once per preview: a concurrent request may have stored its own first.
                         Some(id) => {
-                            let json = self.store.add_preview_verification(id, &serde_json::to_string(&fresh).expect("serialises")).await?;
+                            let json = self.store.stacks().add_preview_verification(id, &serde_json::to_string(&fresh).expect("serialises")).await?;
                             serde_json::from_str(&json).map_err(|e| ServiceError::Internal(format!("stored verification: {e}")))?
                         }
                         None => fresh,
@@ -233,7 +233,7 @@ impl StackService {
     /// with the stack's resources as context.
     pub async fn preview_code(&self, id: &str, request: &CodeRequest, passphrase: Option<&str>) -> Result<GeneratedCode, ServiceError> {
         let key = self.engine()?.payload_key;
-        let stored = self.store.preview(id).await?;
+        let stored = self.store.stacks().preview(id).await?;
         let record = crate::previews::parse_stored(&stored.preview_json)?;
         // What imports, by URN, with the import ID its step shows (`[secret]` when it is the
         // secret itself: the state records none): a spec's ready entries, or a program's
@@ -254,7 +254,7 @@ impl StackService {
             return Err(ServiceError::Code("the program imports nothing: its resources are already code; generate code from the stack".into()));
         }
         let sealed = SealedPayload::open(&stored.payload, &key)?;
-        let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
+        let base = self.stacks().version(&stored.stack_id, Some(stored.base_version)).await?;
         let mut context = self.context(&base, passphrase)?;
         // The preview's own providers and parents (entries of the spec) are context too.
         let mut resources: Vec<SourceResource> = sealed
@@ -294,8 +294,8 @@ impl StackService {
     /// code) and, for the instances of a `count` or `for_each` resource, the resource and key
     /// (one loop in the code).
     async fn attach_origins(&self, preview_id: &str, resources: &mut [SourceResource]) -> Result<(), ServiceError> {
-        let Some(plan) = self.plan_of_preview(preview_id).await? else { return Ok(()) };
-        let Some(prior) = self.plan_prior(&plan).await? else { return Ok(()) };
+        let Some(plan) = self.plans().plan_of_preview(preview_id).await? else { return Ok(()) };
+        let Some(prior) = self.plans().plan_prior(&plan).await? else { return Ok(()) };
         for r in resources {
             if let Some(p) = prior.get(&r.name) {
                 r.origin = Some(Origin { tool: "Terraform".into(), address: p.address.clone(), instance: p.instance_of.clone() });
@@ -313,7 +313,7 @@ impl StackService {
         request: &CodeRequest,
         passphrase: Option<&str>,
     ) -> Result<GeneratedCode, ServiceError> {
-        let v = self.version(id, version).await?;
+        let v = self.stacks().version(id, version).await?;
         let all = self.context(&v, passphrase)?;
         // Sets, so asking for many resources of a large stack stays linear.
         let wanted: std::collections::HashSet<&str> = urns.iter().map(String::as_str).collect();

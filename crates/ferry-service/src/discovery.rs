@@ -18,7 +18,7 @@ use serde_json::{Map, Value};
 
 use crate::jobs::{parse_events, EndView, JobEnd, JobSink, JobUpdate};
 use crate::stack_secrets::StackSecrets;
-use crate::{JobStatus, ServiceError, StackService};
+use crate::{Discoveries, JobStatus, ServiceError};
 
 /// One resource type to list, with its filter (the schema's `listInputs`) and paging.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -246,16 +246,16 @@ pub fn spec_with(base: Option<&str>, selected: &[Selected]) -> Result<String, Se
     Ok(serde_json::to_string_pretty(&root).expect("JSON serialises"))
 }
 
-impl StackService {
+impl Discoveries {
     /// The resource types the stack's providers and the installed plugins can list.
     pub async fn listable_types(&self, stack_id: &str) -> Result<Listables, ServiceError> {
-        let version = self.version(stack_id, None).await?;
+        let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let mut packages: BTreeSet<String> =
             version.deployment.resources().iter().filter_map(|r| r.type_.strip_prefix("pulumi:providers:").map(str::to_string)).collect();
         let config = self.engine()?.clone();
         packages.extend(ferry_engine::plugin::PluginSearch::from_env(config.plugin_dirs.clone()).installed_packages());
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.previews().plugin_providers(stack_id).await?;
         let mut result = Listables { types: Vec::new(), packages_without_list: Vec::new() };
         for package in packages {
             match listable_of(&package, &version.deployment, secrets.as_ref(), &providers).await {
@@ -269,7 +269,7 @@ impl StackService {
     }
 
     /// Starts listing the requested types; results arrive as events.
-    pub async fn start_discovery(self: &Arc<Self>, stack_id: &str, request: DiscoveryRequest) -> Result<DiscoveryView, ServiceError> {
+    pub async fn start_discovery(&self, stack_id: &str, request: DiscoveryRequest) -> Result<DiscoveryView, ServiceError> {
         if request.types.is_empty() {
             return Err(ServiceError::Plan("name at least one resource type to discover (`types`)".into()));
         }
@@ -281,30 +281,31 @@ impl StackService {
                 return Err(ServiceError::Plan(format!("types[{i}]: `limit` and `pageSize` are positive numbers")));
             }
         }
-        let version = self.version(stack_id, None).await?;
+        let version = self.stacks().version(stack_id, None).await?;
         let id = ferry_store::random_id();
         let stack_id = version.summary.id.clone();
         let types: Vec<String> = request.types.iter().map(|t| t.type_.clone()).collect();
         let detail = serde_json::to_string(&types).expect("strings serialise");
         let new = NewJob { id: &id, kind: JobKind::Discovery, stack_id: &stack_id, plan: None, total: 0, detail: Some(&detail) };
         let (service, stack) = (self.clone(), stack_id.clone());
-        self.start_job(new, move |sink: JobSink<DiscoveryEvent>| {
-            Box::pin(async move {
-                service.run_discovery(&stack, &request, &sink).await?;
-                Ok(JobEnd::default())
+        self.jobs()
+            .start_job(new, move |sink: JobSink<DiscoveryEvent>| {
+                Box::pin(async move {
+                    service.discoveries().run_discovery(&stack, &request, &sink).await?;
+                    Ok(JobEnd::default())
+                })
             })
-        })
-        .await?;
+            .await?;
         self.discovery(&id).await
     }
 
     async fn run_discovery(&self, stack_id: &str, request: &DiscoveryRequest, report: &JobSink<DiscoveryEvent>) -> Result<(), ServiceError> {
-        let version = self.version(stack_id, None).await?;
+        let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.previews().plugin_providers(stack_id).await?;
         for q in &request.types {
             // What this stack's organisation manages of the type (never another's).
-            let index = self.managed_lookup(stack_id, &q.type_).await?;
+            let index = self.stacks().managed_lookup(stack_id, &q.type_).await?;
             let package = package_of(&q.type_);
             let instance = match &secrets {
                 Some(s) => instance_for(package, &version.deployment, s),
@@ -340,8 +341,8 @@ impl StackService {
 
     /// A discovery so far, with every event it reported (from any instance).
     pub async fn discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
-        let stored = self.live_job(id, |j| j.kind == JobKind::Discovery).await?;
-        let events: Vec<DiscoveryEvent> = parse_events(self.store.job_events(id, 0).await?)?;
+        let stored = self.jobs().live_job(id, |j| j.kind == JobKind::Discovery).await?;
+        let events: Vec<DiscoveryEvent> = parse_events(self.store.jobs().job_events(id, 0).await?)?;
         let types = stored.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
         Ok(DiscoveryView {
             status: stored.status,
@@ -355,19 +356,19 @@ impl StackService {
     }
 
     /// Follows a discovery: every event from the first, then the discovery once it stopped.
-    pub async fn follow_discovery(self: &Arc<Self>, id: &str) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
-        self.live_job(id, |j| j.kind == JobKind::Discovery).await?;
+    pub async fn follow_discovery(&self, id: &str) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
+        self.jobs().live_job(id, |j| j.kind == JobKind::Discovery).await?;
         let (service, job) = (self.clone(), id.to_string());
         let end: EndView = Arc::new(move || {
             let (service, job) = (service.clone(), job.clone());
-            Box::pin(async move { service.discovery(&job).await.ok().map(|v| serde_json::to_string(&v).expect("discoveries serialise")) })
+            Box::pin(async move { service.discoveries().discovery(&job).await.ok().map(|v| serde_json::to_string(&v).expect("discoveries serialise")) })
         });
-        Ok(self.follow(id, end))
+        Ok(self.jobs().follow(id, end))
     }
 
     pub async fn cancel_discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
-        self.live_job(id, |j| j.kind == JobKind::Discovery).await?;
-        self.stop_job(id).await?;
+        self.jobs().live_job(id, |j| j.kind == JobKind::Discovery).await?;
+        self.jobs().stop_job(id).await?;
         self.discovery(id).await
     }
 
@@ -375,10 +376,10 @@ impl StackService {
     /// once; answers in the items' order.
     pub async fn probe(&self, stack_id: &str, items: &[ProbeItem]) -> Result<Vec<ProbeResult>, ServiceError> {
         use futures_util::StreamExt as _;
-        let version = self.version(stack_id, None).await?;
+        let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let concurrency = self.engine()?.concurrency;
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.previews().plugin_providers(stack_id).await?;
         let probe_one = |item: &ProbeItem| {
             let package = package_of(&item.type_).to_string();
             let instance = match &secrets {
@@ -412,9 +413,7 @@ impl StackService {
         providers.shutdown().await;
         Ok(results)
     }
-}
 
-impl StackService {
     /// Selected results as entries of a plan's spec: a new plan, or a new revision of
     /// `plan_id` (which must be a plan of this stack) keeping its program and options.
     /// `author` writes the plan or its revision.
@@ -431,16 +430,16 @@ impl StackService {
         match plan_id {
             None => {
                 let spec = spec_with(None, selected)?;
-                self.create_plan(author, stack_id, crate::PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
+                self.plans().create_plan(author, stack_id, crate::PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
             }
             Some(plan_id) => {
-                let view = self.plan_view(plan_id, None, false).await?;
+                let view = self.plans().plan_view(plan_id, None, false).await?;
                 if view.plan.stack_id != stack_id {
                     return Err(ServiceError::Plan(format!("plan `{plan_id}` imports into another stack")));
                 }
                 let spec = spec_with(view.current.spec.as_deref(), selected)?;
                 let input = crate::PlanInput { title: None, spec: Some(spec), program: view.current.program.clone(), options: view.current.options.clone() };
-                self.save_plan(author, plan_id, input).await
+                self.plans().save_plan(author, plan_id, input).await
             }
         }
     }

@@ -14,7 +14,7 @@ use ferry_engine::source_map::{program_markers, spec_markers};
 use ferry_types::{EditorHelp, EditorMarker, NameHint, TypeHint};
 use serde_json::{json, Value};
 
-use crate::{ServiceError, StackService};
+use crate::{ServiceError, Stacks};
 
 pub use ferry_types::SourceKind;
 
@@ -108,7 +108,7 @@ fn packages_named(text: &str) -> BTreeSet<String> {
     out
 }
 
-impl StackService {
+impl Stacks {
     /// Completion data for a stack's plan editors: the packages of the stack's providers, of
     /// the installed plugins and of `text`, and the stack's resources by name.
     pub async fn editor_help(&self, stack_id: &str, text: Option<&str>) -> Result<EditorHelp, ServiceError> {
@@ -128,13 +128,13 @@ impl StackService {
 
         // Packages named in the text launch plugins only where the organisation allows them
         // (the hints are shared by every organisation, so a refusal is not kept).
-        let allowed = self.allowed_packages(stack_id).await?;
+        let allowed = self.accounts().allowed_packages(stack_id).await?;
         let missing: Vec<String> = {
             let known = self.schema_hints.0.lock().expect("hints lock");
             packages.iter().filter(|p| !known.contains_key(*p) && allowed.as_ref().is_none_or(|(a, _)| a.contains(*p))).cloned().collect()
         };
         if !missing.is_empty() {
-            let providers = self.plugin_providers(stack_id).await?;
+            let providers = self.previews().plugin_providers(stack_id).await?;
             for package in missing {
                 let hints = match providers.schema(&package, None).await {
                     Ok(text) => PackageSchema::parse(&text).map_err(|e| e.to_string()).map(|schema| {

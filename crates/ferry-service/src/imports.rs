@@ -10,7 +10,7 @@ use ferry_engine::import_spec::ImportSpec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginEnvironment, PluginProviders, PluginSearch};
 
 use crate::previews::{PlanSource, SealedPayload, StoredPlan};
-use crate::{PreviewRecord, ServiceError, StackService};
+use crate::{Ferry, PreviewRecord, Previews, ServiceError};
 
 /// Where the engine finds plugins and keeps schemas, and the key for stored preview values.
 #[derive(Clone)]
@@ -44,7 +44,7 @@ impl EngineConfig {
     }
 }
 
-impl StackService {
+impl Previews {
     /// Refuses to go on when this instance's payload key is not the one the store's other
     /// instances seal previews with (the first instance records a check value of its key, a
     /// keyed hash, never the key): a preview made on one and committed on the other would fail.
@@ -62,15 +62,11 @@ impl StackService {
         }
     }
 
-    pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
-        self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
-    }
-
     /// Freshly launched plugins for one run (stopped by the caller).
     /// Plugins for work on `stack_id`: only the packages its organisation allows are launched.
     pub(crate) async fn plugin_providers(&self, stack_id: &str) -> Result<PluginProviders, ServiceError> {
         let config = self.engine()?.clone();
-        let allowed = self.allowed_packages(stack_id).await?;
+        let allowed = self.accounts().allowed_packages(stack_id).await?;
         let search = PluginSearch::from_env(config.plugin_dirs.clone());
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
         let providers =
@@ -84,12 +80,10 @@ impl StackService {
         })
     }
 
-    /// Runs an import preview against the stack's latest version and stores it, telling
-    /// `progress` of each resource as it finishes. Writes nothing to the stack. The spec comes
-    /// read and checked (its text is what the preview keeps as its source), so no caller parses
-    /// it twice; it is the run's own (the run goes off the runtime's workers, see
-    /// [`crate::engine_thread`]).
-    pub async fn preview_import(
+    /// [`Previews::preview`] of an import spec, telling `progress` of each resource as it
+    /// finishes. The spec comes read and checked, so no caller parses it twice; it is the run's
+    /// own (the run goes off the runtime's workers, see [`crate::engine_thread`]).
+    pub(crate) async fn preview_spec(
         &self,
         stack_id: &str,
         spec_text: &str,
@@ -99,8 +93,8 @@ impl StackService {
     ) -> Result<PreviewRecord, ServiceError> {
         let concurrency = self.engine()?.concurrency;
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
-        self.refresh_from_backend(stack_id).await?;
-        let version = self.version(stack_id, None).await?;
+        self.backends().refresh_from_backend(stack_id).await?;
+        let version = self.stacks().version(stack_id, None).await?;
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let (project, stack) = (name[1], name[2]);
 
@@ -128,6 +122,12 @@ impl StackService {
         let (run_ms, store_ms) = (ran.as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
         tracing::info!(preview = %record.id, stack = %version.summary.name, run_ms, store_ms, "stored import preview");
         Ok(record)
+    }
+}
+
+impl Ferry {
+    pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
+        self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
     }
 }
 

@@ -19,7 +19,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use ferry_types::JobStatus;
 
-use crate::{ServiceError, StackService};
+use crate::{Ferry, Jobs, ServiceError};
 
 /// How long a job's lease lasts unless renewed: the longest a dead instance's job still shows
 /// as running. Renewed every third of it.
@@ -98,7 +98,7 @@ pub(crate) fn parse_events<E: serde::de::DeserializeOwned>(texts: Vec<String>) -
 }
 
 /// This instance's part in the jobs: its ID, the jobs it runs, and who to wake on a change.
-pub struct Jobs {
+pub struct LiveJobs {
     instance: String,
     lease: Duration,
     /// How long finished jobs, their events and ended sessions are kept.
@@ -117,15 +117,15 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 86_400);
 /// much longer than asked, seldom enough to cost nothing.
 const FORGET_EVERY: Duration = Duration::from_secs(600);
 
-impl Default for Jobs {
+impl Default for LiveJobs {
     fn default() -> Self {
-        Jobs::with_lease(DEFAULT_LEASE)
+        LiveJobs::with_lease(DEFAULT_LEASE)
     }
 }
 
-impl Jobs {
-    pub fn with_lease(lease: Duration) -> Jobs {
-        Jobs {
+impl LiveJobs {
+    pub fn with_lease(lease: Duration) -> LiveJobs {
+        LiveJobs {
             instance: ferry_store::random_id(),
             lease,
             retention: DEFAULT_RETENTION,
@@ -154,31 +154,33 @@ enum ToWriter {
     Flush(oneshot::Sender<()>),
 }
 
-impl StackService {
+impl Ferry {
     /// This service's jobs with leases of `lease` (tests shorten it; `ferry serve` reads
     /// `FERRY_JOB_LEASE_SECONDS`).
-    pub fn with_job_lease(mut self, lease: Duration) -> StackService {
+    pub fn with_job_lease(mut self, lease: Duration) -> Ferry {
         let retention = self.jobs.retention;
-        self.jobs = Jobs::with_lease(lease);
+        self.jobs = LiveJobs::with_lease(lease);
         self.jobs.retention = retention;
         self
     }
 
     /// Keeps finished jobs, their events and ended sessions for `retention` (30 days by
     /// default), then the job upkeep removes them.
-    pub fn with_job_retention(mut self, retention: Duration) -> StackService {
+    pub fn with_job_retention(mut self, retention: Duration) -> Ferry {
         self.jobs.retention = retention;
         self
     }
+}
 
+impl Jobs {
     /// Puts right what a previous run left: in SQLite (one instance) every job still queued
     /// or running was this store's last process's, so it is interrupted now; in PostgreSQL
     /// only those whose lease ran out are. Starts the lease renewal and, in PostgreSQL, the
     /// listener for other instances' changes. `ferry serve` calls it on start.
-    pub async fn recover_jobs(self: &Arc<Self>) -> Result<Vec<String>, ServiceError> {
+    pub async fn recover_jobs(&self) -> Result<Vec<String>, ServiceError> {
         let all = self.store.dialect() == Dialect::Sqlite;
-        let interrupted = self.store.interrupt_jobs(all).await?;
-        self.recover_backend_locks(all).await?;
+        let interrupted = self.store.jobs().interrupt_jobs(all).await?;
+        self.backends().recover_backend_locks(all).await?;
         self.start_job_upkeep();
         Ok(interrupted)
     }
@@ -186,9 +188,9 @@ impl StackService {
     /// The background upkeep, once per service: lease renewal (which also stops a job cancelled
     /// from another instance), interrupting jobs whose lease ran out, and PostgreSQL's
     /// notifications. It holds the service weakly, and stops when the service is dropped.
-    fn start_job_upkeep(self: &Arc<Self>) {
+    fn start_job_upkeep(&self) {
         self.jobs.started.call_once(|| {
-            let weak = Arc::downgrade(self);
+            let weak = Arc::downgrade(&self.0);
             let every = self.jobs.lease / 3;
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(every);
@@ -196,16 +198,16 @@ impl StackService {
                 loop {
                     tick.tick().await;
                     let Some(service) = weak.upgrade() else { return };
-                    if let Err(e) = service.job_upkeep().await {
+                    if let Err(e) = service.jobs().job_upkeep().await {
                         tracing::warn!(error = %e, "job upkeep failed; retrying");
                     }
                 }
             });
-            let weak: Weak<StackService> = Arc::downgrade(self);
+            let weak: Weak<Ferry> = Arc::downgrade(&self.0);
             let changed = self.jobs.changed.clone();
             tokio::spawn(async move {
                 let Some(service) = weak.upgrade() else { return };
-                let notifications = service.store.job_notifications().await;
+                let notifications = service.store.jobs().job_notifications().await;
                 drop(service);
                 let mut notifications = match notifications {
                     Ok(Some(n)) => n,
@@ -235,20 +237,20 @@ impl StackService {
         let mine: Vec<(String, tokio::task::AbortHandle)> =
             self.jobs.running.lock().expect("jobs lock").iter().map(|(id, handle)| (id.clone(), handle.clone())).collect();
         if !mine.is_empty() {
-            self.store.renew_job_leases(&self.jobs.instance, &until).await?;
+            self.store.jobs().renew_job_leases(&self.jobs.instance, &until).await?;
         }
         for (id, handle) in mine {
             // Cancelled on another instance (or interrupted): stop running it here.
-            if !self.store.job(&id).await?.is_live() {
+            if !self.store.jobs().job(&id).await?.is_live() {
                 handle.abort();
             }
         }
-        for id in self.store.interrupt_jobs(false).await? {
+        for id in self.store.jobs().interrupt_jobs(false).await? {
             let _ = self.jobs.changed.send(id);
         }
         // Backend locks: this instance's kept alive, dead instances' removed.
-        self.store.renew_backend_locks(&self.jobs.instance, &until).await?;
-        self.recover_backend_locks(false).await?;
+        self.store.stacks().renew_backend_locks(&self.jobs.instance, &until).await?;
+        self.backends().recover_backend_locks(false).await?;
         let due = self.jobs.last_forgotten.lock().expect("jobs lock").is_none_or(|at| at.elapsed() >= FORGET_EVERY);
         if due {
             self.forget_finished().await?;
@@ -261,7 +263,7 @@ impl StackService {
     pub async fn forget_finished(&self) -> Result<u64, ServiceError> {
         *self.jobs.last_forgotten.lock().expect("jobs lock") = Some(std::time::Instant::now());
         let before = ferry_store::clock::in_seconds(-(self.jobs.retention.as_secs() as i64));
-        let forgotten = self.store.forget_finished(&before).await?;
+        let forgotten = self.store.jobs().forget_finished(&before).await?;
         if forgotten > 0 {
             tracing::info!(jobs = forgotten, "removed finished jobs past their retention");
         }
@@ -271,16 +273,16 @@ impl StackService {
     /// Queues a job, claims it for this instance and runs it in the background (it goes on
     /// when the caller leaves); returns at once. `run` gets the sink its events go to.
     pub(crate) async fn start_job<E: Serialize + Send + 'static>(
-        self: &Arc<Self>,
+        &self,
         new: NewJob<'_>,
         run: impl FnOnce(JobSink<E>) -> BoxFuture<'static, Result<JobEnd, ServiceError>> + Send + 'static,
     ) -> Result<StoredJob, ServiceError> {
         self.start_job_upkeep();
         let id = new.id.to_string();
         let total = new.total;
-        self.store.add_job(new).await?;
-        if !self.store.claim_job(&id, &self.jobs.instance, &self.jobs.lease_until()).await? {
-            return Ok(self.store.job(&id).await?);
+        self.store.jobs().add_job(new).await?;
+        if !self.store.jobs().claim_job(&id, &self.jobs.instance, &self.jobs.lease_until()).await? {
+            return Ok(self.store.jobs().job(&id).await?);
         }
 
         // Events go to the store in batches (gathered for up to GATHER), in the order reported.
@@ -310,7 +312,7 @@ impl StackService {
                         }
                     }
                     if !batch.is_empty() && failed.is_none() {
-                        match service.store.add_job_events(&id, seq, &batch, total).await {
+                        match service.store.jobs().add_job_events(&id, seq, &batch, total).await {
                             Ok(_) => {
                                 seq += batch.len() as i64;
                                 let _ = service.jobs.changed.send(id.clone());
@@ -342,12 +344,14 @@ impl StackService {
             drop(to_writer);
             let write_error = writer.await.ok().flatten();
             let ended = match (outcome, write_error) {
-                (_, Some(e)) => service.store.end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("its progress could not be stored: {e}"))).await,
-                (Ok(Ok(end)), None) => service.store.end_job(&job_id, JobStatus::Done, end.preview_id.as_deref(), end.untouched as i64, None).await,
-                (Ok(Err(e)), None) => service.store.end_job(&job_id, JobStatus::Failed, None, 0, Some(&e.to_string())).await,
+                (_, Some(e)) => {
+                    service.store.jobs().end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("its progress could not be stored: {e}"))).await
+                }
+                (Ok(Ok(end)), None) => service.store.jobs().end_job(&job_id, JobStatus::Done, end.preview_id.as_deref(), end.untouched as i64, None).await,
+                (Ok(Err(e)), None) => service.store.jobs().end_job(&job_id, JobStatus::Failed, None, 0, Some(&e.to_string())).await,
                 // Aborted: it was cancelled (or interrupted), which the store already says.
                 (Err(e), None) if e.is_cancelled() => Ok(false),
-                (Err(e), None) => service.store.end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("the job stopped unexpectedly: {e}"))).await,
+                (Err(e), None) => service.store.jobs().end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("the job stopped unexpectedly: {e}"))).await,
             };
             if let Err(e) = ended {
                 tracing::error!(job = %job_id, error = %e, "cannot record the end of a job; it will show interrupted when its lease runs out");
@@ -355,17 +359,17 @@ impl StackService {
             service.jobs.running.lock().expect("jobs lock").remove(&job_id);
             let _ = service.jobs.changed.send(job_id);
         });
-        Ok(self.store.job(&id).await?)
+        Ok(self.store.jobs().job(&id).await?)
     }
 
     /// The preview job with every event it reported.
     pub async fn job(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
         let stored = self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
-        let events = parse_events(self.store.job_events(job_id, 0).await?)?;
+        let events = parse_events(self.store.jobs().job_events(job_id, 0).await?)?;
         Ok(view_of(stored, events))
     }
 
-    /// The job as [`StackService::job`] gives it, without its events (a page that follows the
+    /// The job as [`Ferry::job`] gives it, without its events (a page that follows the
     /// job replays them; one whose preview is stored shows that).
     pub async fn job_status(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
         Ok(view_of(self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?, Vec::new()))
@@ -374,24 +378,24 @@ impl StackService {
     /// The job `job_id` if `belongs` says it is the one asked for. A job whose lease ran out is
     /// marked interrupted here, by the first instance that looks.
     pub(crate) async fn live_job(&self, job_id: &str, belongs: impl Fn(&StoredJob) -> bool) -> Result<StoredJob, ServiceError> {
-        let mut stored = match self.store.job(job_id).await {
+        let mut stored = match self.store.jobs().job(job_id).await {
             Ok(j) if belongs(&j) => j,
             Ok(_) | Err(ferry_store::StoreError::JobNotFound(_)) => return Err(ServiceError::JobNotFound(job_id.to_string())),
             Err(e) => return Err(e.into()),
         };
         let expired = stored.status == JobStatus::Running && stored.lease_until.as_deref().is_some_and(|until| until < ferry_store::clock::now().as_str());
         if expired {
-            for id in self.store.interrupt_jobs(false).await? {
+            for id in self.store.jobs().interrupt_jobs(false).await? {
                 let _ = self.jobs.changed.send(id);
             }
-            stored = self.store.job(job_id).await?;
+            stored = self.store.jobs().job(job_id).await?;
         }
         Ok(stored)
     }
 
     /// The plan's jobs, newest first (the latest 50), without their events.
     pub async fn plan_jobs(&self, plan_id: &str) -> Result<Vec<JobView>, ServiceError> {
-        Ok(self.store.plan_jobs(plan_id, 50).await?.into_iter().map(|j| view_of(j, Vec::new())).collect())
+        Ok(self.store.jobs().plan_jobs(plan_id, 50).await?.into_iter().map(|j| view_of(j, Vec::new())).collect())
     }
 
     /// Stops a preview job, on whichever instance runs it; what it reported so far stays.
@@ -403,7 +407,7 @@ impl StackService {
 
     /// Stops a job on whichever instance runs it (at once when it is this one).
     pub(crate) async fn stop_job(&self, job_id: &str) -> Result<(), ServiceError> {
-        self.store.cancel_job(job_id).await?;
+        self.store.jobs().cancel_job(job_id).await?;
         if let Some(handle) = self.jobs.running.lock().expect("jobs lock").get(job_id) {
             handle.abort();
         }
@@ -412,25 +416,21 @@ impl StackService {
     }
 
     /// Follows a preview job: every event from the first, then the job once it stopped.
-    pub async fn follow_job(
-        self: &Arc<Self>,
-        plan_id: &str,
-        job_id: &str,
-    ) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
+    pub async fn follow_job(&self, plan_id: &str, job_id: &str) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
         self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
         let (service, plan_id, id) = (self.clone(), plan_id.to_string(), job_id.to_string());
         // The end is the job without its events: the stream has just given every one of them
         // (10,000 for a preview of as many imports; sent again, they doubled what it carried).
         let end: EndView = Arc::new(move || {
             let (service, plan_id, id) = (service.clone(), plan_id.clone(), id.clone());
-            Box::pin(async move { service.job_status(&plan_id, &id).await.ok().map(|v| serde_json::to_string(&v).expect("jobs serialise")) })
+            Box::pin(async move { service.jobs().job_status(&plan_id, &id).await.ok().map(|v| serde_json::to_string(&v).expect("jobs serialise")) })
         });
         Ok(self.follow(job_id, end))
     }
 
     /// Follows a job any instance runs: its events (JSON) from the first, then `end`'s view once
     /// it stopped. The caller checked that the job is the one asked for.
-    pub(crate) fn follow(self: &Arc<Self>, job_id: &str, end: EndView) -> impl futures_util::Stream<Item = JobUpdate> + Send + 'static {
+    pub(crate) fn follow(&self, job_id: &str, end: EndView) -> impl futures_util::Stream<Item = JobUpdate> + Send + 'static {
         self.start_job_upkeep();
         let poll = if self.store.dialect() == Dialect::Postgres { POLL_POSTGRES } else { POLL_SQLITE };
         let state = (self.clone(), job_id.to_string(), self.jobs.changed.subscribe(), 0i64, std::collections::VecDeque::new(), false);
@@ -445,14 +445,14 @@ impl StackService {
                         return Some((JobUpdate::Event(event), (service, job_id, changed, sent, pending, false)));
                     }
                     // Read the job before its events: when it has stopped, every event is stored.
-                    let stored = match service.live_job(&job_id, |_| true).await {
+                    let stored = match service.jobs().live_job(&job_id, |_| true).await {
                         Ok(j) => j,
                         Err(e) => {
                             tracing::warn!(job = %job_id, error = %e, "cannot follow the job");
                             return None;
                         }
                     };
-                    let fresh = match service.store.job_events(&job_id, sent).await {
+                    let fresh = match service.store.jobs().job_events(&job_id, sent).await {
                         Ok(events) => events,
                         Err(e) => {
                             tracing::warn!(job = %job_id, error = %e, "cannot read the job's events");
@@ -497,11 +497,12 @@ mod tests {
     #[tokio::test]
     async fn events_reported_apart_are_written_in_few_batches_and_all_in_order() {
         const EVENTS: usize = 60;
-        let service = Arc::new(StackService::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024));
-        let stack = service.upload(Some("acme/jobs/batched"), br#"{"version":3,"deployment":{}}"#.to_vec(), None, "upload").await.unwrap().summary;
+        let service = Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024));
+        let stack = service.stacks().upload(Some("acme/jobs/batched"), br#"{"version":3,"deployment":{}}"#.to_vec(), None, "upload").await.unwrap().summary;
         let mut changed = service.jobs.changed.subscribe();
         let new = NewJob { id: "batched", kind: JobKind::Discovery, stack_id: &stack.id, plan: None, total: EVENTS as i64, detail: None };
         service
+            .jobs()
             .start_job(new, |sink: JobSink<usize>| {
                 Box::pin(async move {
                     for i in 0..EVENTS {
@@ -518,11 +519,11 @@ mod tests {
         loop {
             let id = changed.recv().await.unwrap();
             announcements += 1;
-            if service.store.job(&id).await.unwrap().status != JobStatus::Running {
+            if service.store.jobs().job(&id).await.unwrap().status != JobStatus::Running {
                 break;
             }
         }
-        let events: Vec<usize> = parse_events(service.store.job_events("batched", 0).await.unwrap()).unwrap();
+        let events: Vec<usize> = parse_events(service.store.jobs().job_events("batched", 0).await.unwrap()).unwrap();
         assert_eq!(events, (0..EVENTS).collect::<Vec<_>>(), "every event, once, in order");
         // Written one at a time they took one write each (60); gathered, a few (2 to 4 here).
         assert!(announcements <= EVENTS / 5, "{announcements} writes for {EVENTS} events reported 2 ms apart");

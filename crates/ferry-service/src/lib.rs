@@ -24,10 +24,12 @@ mod masking;
 mod plans;
 mod previews;
 mod programs;
+mod request;
 mod resolve;
 mod review;
 mod stack_config;
 mod stack_secrets;
+mod stacks;
 mod terraform;
 mod verify;
 mod views;
@@ -35,9 +37,8 @@ mod views;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
-use ferry_store::managed::ManagedChange;
-use ferry_store::{NewVersion, PackedJson, StackName, StackSummary, Store};
+use ferry_state::Deployment;
+use ferry_store::{StackSummary, Store};
 
 pub use backends::AllowedBackend;
 pub use code::{CodeRequest, GeneratedCode};
@@ -51,46 +52,15 @@ pub use jobs::{JobStatus, JobUpdate, JobView};
 pub use plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
+pub use request::{PreviewRequest, PreviewSource};
 pub use stack_config::StackConfig;
+pub use stacks::{LoadedVersion, UploadOutcome};
 pub use terraform::{MigrationChoices, TerraformMigration};
 pub use verify::{KeptProperty, Verification};
 pub use views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};
 
 /// The default upload limit, 64 MiB.
 pub const DEFAULT_MAX_STATE_BYTES: usize = 64 * 1024 * 1024;
-
-/// A stored version, parsed once and shared: versions never change, so the cache never goes stale.
-pub struct LoadedVersion {
-    pub summary: StackSummary,
-    pub deployment: Deployment,
-    pub features: Vec<String>,
-    /// What is odd but loadable in this state (duplicate URNs, undecryptable secrets).
-    pub warnings: Vec<StateWarning>,
-    graph: std::sync::OnceLock<StackGraph>,
-    urn_index: std::sync::OnceLock<HashMap<String, usize>>,
-    /// Each resource's URN and ID, lower-cased, for the table's filter.
-    search_keys: std::sync::OnceLock<Vec<String>>,
-}
-
-impl LoadedVersion {
-    fn new(summary: StackSummary, deployment: Deployment, features: Vec<String>) -> LoadedVersion {
-        // Cheap (one pass), and it was clean apart from warnings when it was stored.
-        let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
-        LoadedVersion { summary, deployment, features, warnings, graph: Default::default(), urn_index: Default::default(), search_keys: Default::default() }
-    }
-
-    pub fn graph(&self) -> &StackGraph {
-        self.graph.get_or_init(|| StackGraph::from_deployment(&self.deployment))
-    }
-}
-
-/// What an upload produced.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct UploadOutcome {
-    #[serde(flatten)]
-    pub summary: StackSummary,
-    pub warnings: Vec<StateWarning>,
-}
 
 /// How many bytes the parsed versions kept in memory may hold together, as their resources
 /// weigh themselves ([`ferry_state::Resource::held_bytes`]): by bytes, not by resources, since
@@ -102,7 +72,11 @@ const CACHE_BYTES: usize = 160 << 20;
 /// scrolling through a 10,000-import plan's results must not parse its preview each page.
 const REVIEW_CACHE_ROWS: usize = 100_000;
 
-pub struct StackService {
+/// Ferry's service: the core every domain shares (the store, the caches, the engine's
+/// configuration, the jobs this instance runs), handed out as one handle per domain. Each handle
+/// holds the core and reaches its fields and the other handles through it; none holds state
+/// of its own, so making one costs a reference count.
+pub struct Ferry {
     store: Store,
     engine: Option<EngineConfig>,
     max_state_bytes: usize,
@@ -114,16 +88,16 @@ pub struct StackService {
     /// is parsed): what a preview's allow-list reads for every stack of an organisation, which
     /// must not parse those stacks again each time.
     packages: Mutex<HashMap<(String, i64), Arc<Vec<String>>>>,
-    jobs: jobs::Jobs,
+    jobs: jobs::LiveJobs,
     /// DIY backend URLs the administrator allows (see `backends.rs`).
     allowed_backends: Vec<backends::AllowedBackend>,
     schema_hints: editor::SchemaHints,
     sign_in_limits: accounts::SignInLimits,
 }
 
-impl StackService {
-    pub fn new(store: Store, max_state_bytes: usize) -> StackService {
-        StackService {
+impl Ferry {
+    pub fn new(store: Store, max_state_bytes: usize) -> Ferry {
+        Ferry {
             store,
             engine: None,
             max_state_bytes,
@@ -138,7 +112,7 @@ impl StackService {
     }
 
     /// Enables import previews and commits.
-    pub fn with_engine(mut self, config: EngineConfig) -> StackService {
+    pub fn with_engine(mut self, config: EngineConfig) -> Ferry {
         self.engine = Some(config);
         self
     }
@@ -147,166 +121,40 @@ impl StackService {
         self.max_state_bytes
     }
 
-    /// Reads, checks and stores a state file as a new version of the stack `name` (or the name
-    /// the checkpoint records, when it is a full `org/project/stack`). Nothing is stored unless
-    /// the whole file loads, and its resources carry the stack's name.
-    pub async fn upload(&self, name: Option<&str>, bytes: Vec<u8>, passphrase: Option<String>, origin: &str) -> Result<UploadOutcome, ServiceError> {
-        self.upload_checked(name, bytes, passphrase, origin, false, |_| Ok(())).await
+    /// Stacks and their versions: uploads, the parsed versions, their settings and config.
+    pub fn stacks(self: &Arc<Self>) -> Stacks {
+        Stacks(self.clone())
     }
 
-    /// [`Self::upload`], with `allowed` deciding, once the stack's name is known (it may come
-    /// from the file), whether the caller may write that stack. With `force`, a state whose
-    /// URNs carry another stack's name is moved to this one (every URN and reference renamed,
-    /// as `pulumi stack rename` does) rather than refused.
-    pub async fn upload_checked(
-        &self,
-        name: Option<&str>,
-        bytes: Vec<u8>,
-        passphrase: Option<String>,
-        origin: &str,
-        force: bool,
-        allowed: impl FnOnce(&StackName) -> Result<(), ServiceError>,
-    ) -> Result<UploadOutcome, ServiceError> {
-        let name = name.map(StackName::parse).transpose()?;
-        // A caller who may not write the stack hears so before the file is read; a name the
-        // file gives is decided once it is.
-        let mut allowed = Some(allowed);
-        if let Some(name) = &name {
-            (allowed.take().expect("once"))(name)?;
-        }
-        let (loaded, export, name) = self.read_upload(name, bytes, passphrase, origin, force).await?;
-        if let Some(allowed) = allowed {
-            allowed(&name)?;
-        }
-        let summary = self
-            .store
-            .add_version(
-                &name,
-                NewVersion {
-                    origin,
-                    source_format: &loaded.format.to_string(),
-                    resource_count: loaded.deployment.resources().len(),
-                    export,
-                    managed: ManagedChange::All(managed::managed_of(&loaded.deployment)),
-                },
-            )
-            .await?;
-        tracing::info!(stack = %summary.name, version = summary.version, resources = summary.resources, "stored stack version");
-        // The stack's page is what the uploader sees next: keep the version parsed.
-        self.remember(summary.clone(), loaded.deployment, loaded.features);
-        Ok(UploadOutcome { summary, warnings: loaded.warnings })
+    /// Plans: revisions, shares, comments, approvals, resolutions.
+    pub fn plans(self: &Arc<Self>) -> Plans {
+        Plans(self.clone())
     }
 
-    /// Reads and checks a state file for the stack `name` (or the name a checkpoint records),
-    /// nothing stored: the state, its export packed as the store keeps it, and the name. A
-    /// state whose URNs carry another stack's name is refused, naming the names it carries
-    /// (with `force`, moved to `name`). Parsing a large file and deriving a passphrase key are
-    /// CPU work, kept off the async workers.
-    pub(crate) async fn read_upload(
-        &self,
-        name: Option<StackName>,
-        bytes: Vec<u8>,
-        passphrase: Option<String>,
-        origin: &str,
-        force: bool,
-    ) -> Result<(ferry_state::LoadedState, PackedJson, StackName), ServiceError> {
-        if bytes.len() > self.max_state_bytes {
-            return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
-        }
-        // State read from a DIY backend is what Pulumi itself wrote: its passphrase secrets are
-        // taken as they are, and checked when a commit brings the passphrase.
-        let unchecked_passphrase_secrets = origin == "backend";
-        tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let mut loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
-            // The upload's bytes are done with before the export is written out, and the
-            // export's text before the write (the store keeps it packed).
-            drop(bytes);
-            let name = match name {
-                Some(name) => name,
-                None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
-            };
-            let (project, stack) = name.project_and_stack();
-            let carried = ferry_state::rename::stack_names(&loaded.deployment);
-            if carried.iter().any(|(p, s)| p != project || s != stack) {
-                if !force {
-                    let org = access::org_of_name(name.as_str());
-                    return Err(ServiceError::StackMismatch {
-                        name: name.as_str().to_string(),
-                        carried: carried.into_iter().map(|(p, s)| format!("{org}/{p}/{s}")).collect(),
-                    });
-                }
-                ferry_state::rename::rename_stack(&mut loaded.deployment, project, stack);
-            }
-            let export = PackedJson::pack(&loaded.export_text());
-            Ok((loaded, export, name))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(e.to_string()))?
+    /// Previews of imports and programs, their review, their commit and their code.
+    pub fn previews(self: &Arc<Self>) -> Previews {
+        Previews(self.clone())
     }
 
-    pub async fn list(&self) -> Result<Vec<StackSummary>, ServiceError> {
-        Ok(self.store.list_stacks().await?)
+    /// Background jobs (plan previews and discoveries): start, follow, cancel, recover.
+    pub fn jobs(self: &Arc<Self>) -> Jobs {
+        Jobs(self.clone())
     }
 
-    /// The stacks of the organisations `caller` may read.
-    pub async fn list_for(&self, caller: &access::Caller) -> Result<Vec<StackSummary>, ServiceError> {
-        caller.require_signed_in()?;
-        let mut stacks = self.store.list_stacks().await?;
-        stacks.retain(|s| caller.may(access::org_of_name(&s.name), access::Role::Viewer));
-        Ok(stacks)
+    /// Discovery of what a provider can list, and adding what it found to a plan.
+    pub fn discoveries(self: &Arc<Self>) -> Discoveries {
+        Discoveries(self.clone())
     }
 
-    pub async fn summary(&self, id: &str) -> Result<StackSummary, ServiceError> {
-        Ok(self.store.stack(id).await?)
+    /// Users, sessions, tokens, members, organisations' settings, the audit log, and who may
+    /// do what.
+    pub fn accounts(self: &Arc<Self>) -> Accounts {
+        Accounts(self.clone())
     }
 
-    pub async fn versions(&self, id: &str) -> Result<Vec<StackSummary>, ServiceError> {
-        Ok(self.store.versions(id).await?)
-    }
-
-    /// A version (the latest when `version` is `None`), parsed, from the cache when possible.
-    pub async fn version(&self, id: &str, version: Option<i64>) -> Result<Arc<LoadedVersion>, ServiceError> {
-        let number = match version {
-            Some(v) => v,
-            None => self.store.stack(id).await?.version,
-        };
-        let key = (id.to_string(), number);
-        if let Some(hit) = self.cached(&key) {
-            return Ok(hit);
-        }
-        let stored = self.store.version(id, Some(number)).await?;
-        let loaded = tokio::task::spawn_blocking(move || -> Result<LoadedVersion, ServiceError> {
-            // Stored versions were checked on the way in; re-checking here would need the
-            // passphrase again, so only the shape is read.
-            #[derive(serde::Deserialize)]
-            struct StoredExport {
-                #[serde(default)]
-                features: Vec<String>,
-                deployment: Deployment,
-            }
-            let StoredExport { features, deployment } =
-                serde_json::from_str(&stored.export_json).map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
-            Ok(LoadedVersion::new(stored.summary, deployment, features))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(e.to_string()))??;
-        Ok(self.keep(key, loaded))
-    }
-
-    /// A stored version's export, as stored (read from the store: the parsed versions in
-    /// memory do not keep their text).
-    pub async fn export_text(&self, id: &str, version: Option<i64>) -> Result<String, ServiceError> {
-        Ok(self.store.version(id, version).await?.export_json)
-    }
-
-    /// The packages version `version` of the stack uses (`pulumi` itself left out).
-    pub(crate) async fn packages_of(&self, id: &str, version: i64) -> Result<Arc<Vec<String>>, ServiceError> {
-        let key = (id.to_string(), version);
-        if let Some(hit) = self.packages.lock().expect("packages lock").get(&key) {
-            return Ok(hit.clone());
-        }
-        self.version(id, Some(version)).await?;
-        Ok(self.packages.lock().expect("packages lock").get(&key).cloned().unwrap_or_default())
+    /// Stacks kept in DIY backends: what a backend holds, connecting, locks and writes.
+    pub fn backends(self: &Arc<Self>) -> Backends {
+        Backends(self.clone())
     }
 
     fn cached(&self, key: &(String, i64)) -> Option<Arc<LoadedVersion>> {
@@ -341,17 +189,53 @@ impl StackService {
         self.cache.lock().expect("cache lock").insert(key, loaded.clone(), weight);
         loaded
     }
-
-    /// Creates the demo stack when the store does not have it yet.
-    pub async fn ensure_demo(&self) -> Result<Option<StackSummary>, ServiceError> {
-        let name = StackName::parse(DEMO_STACK)?;
-        if self.store.stack_id_by_name(&name).await?.is_some() {
-            return Ok(None);
-        }
-        let outcome = self.upload(Some(DEMO_STACK), demo_export().to_string().into_bytes(), None, "demo").await?;
-        Ok(Some(outcome.summary))
-    }
 }
+
+/// Declares a domain's handle: a cheap clone of the core that reaches its fields (and the other
+/// handles) through `Deref`, so a domain's methods read `self.store` as the core's own would.
+macro_rules! handle {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone)]
+        pub struct $name(Arc<Ferry>);
+
+        impl std::ops::Deref for $name {
+            type Target = Arc<Ferry>;
+            fn deref(&self) -> &Arc<Ferry> {
+                &self.0
+            }
+        }
+    };
+}
+
+handle!(
+    /// See [`Ferry::stacks`].
+    Stacks
+);
+handle!(
+    /// See [`Ferry::plans`].
+    Plans
+);
+handle!(
+    /// See [`Ferry::previews`].
+    Previews
+);
+handle!(
+    /// See [`Ferry::jobs`].
+    Jobs
+);
+handle!(
+    /// See [`Ferry::discoveries`].
+    Discoveries
+);
+handle!(
+    /// See [`Ferry::accounts`].
+    Accounts
+);
+handle!(
+    /// See [`Ferry::backends`].
+    Backends
+);
 
 #[cfg(test)]
 mod tests;

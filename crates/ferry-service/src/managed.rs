@@ -8,7 +8,7 @@ use ferry_state::Deployment;
 use ferry_store::managed::{ManagedChange, ManagedResource};
 
 use crate::discovery::Managed;
-use crate::{ServiceError, StackService};
+use crate::{ServiceError, Stacks};
 
 /// The resources of `deployment` a discovery can find again: custom resources with a cloud
 /// ID, not providers, not pending deletion.
@@ -44,21 +44,21 @@ pub(crate) fn managed_by_urn(deployment: &Deployment) -> HashMap<String, Managed
     managed_of(deployment).into_iter().map(|r| (r.urn.clone(), r)).collect()
 }
 
-impl StackService {
+impl Stacks {
     /// Which of `type_`'s resources the stacks of `stack_id`'s organisation manage, by cloud ID
     /// (the stack itself winning over the others): what a discovery marks its results with.
     /// Nothing of another organisation is ever looked at. Stacks whose index rows are stale
     /// (stored before the index, or after a commit it could not follow) are rebuilt first,
     /// from their latest version, once.
     pub(crate) async fn managed_lookup(&self, stack_id: &str, type_: &str) -> Result<HashMap<String, Managed>, ServiceError> {
-        let org = crate::access::org_of_name(&self.store.stack(stack_id).await?.name).to_string();
-        for (stale, version) in self.store.stale_managed_stacks(&org).await? {
+        let org = crate::access::org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
+        for (stale, version) in self.store.stacks().stale_managed_stacks(&org).await? {
             let loaded = self.version(&stale, Some(version)).await?;
             let rows = managed_of(&loaded.deployment);
-            self.store.rebuild_managed(&stale, version, &rows).await?;
+            self.store.stacks().rebuild_managed(&stale, version, &rows).await?;
         }
         let mut index = HashMap::new();
-        for (id, by) in self.store.managed_of_type(&org, type_).await? {
+        for (id, by) in self.store.stacks().managed_of_type(&org, type_).await? {
             let managed = if by.stack_id == stack_id {
                 Managed::InThisStack { urn: by.urn }
             } else {

@@ -11,7 +11,7 @@ use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
 use crate::plans::RevisionView;
-use crate::{ServiceError, StackService};
+use crate::{Plans, ServiceError};
 
 pub const MASK: &str = "[secret]";
 
@@ -23,12 +23,12 @@ struct Verdicts {
     by_name: HashMap<String, bool>,
 }
 
-impl StackService {
+impl Plans {
     /// Masks the revision's text for someone who may not edit it.
     pub(crate) async fn mask_revision(&self, revision: &mut RevisionView) -> Result<(), ServiceError> {
         let mut verdicts = Verdicts::default();
         if let Some(latest) = revision.previews.last() {
-            if let Ok(stored) = self.store.preview(latest).await {
+            if let Ok(stored) = self.store.stacks().preview(latest).await {
                 let record = crate::previews::parse_stored(&stored.preview_json)?;
                 for step in &record.plan.steps {
                     let Some(id) = &step.import_id else { continue };

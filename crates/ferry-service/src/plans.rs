@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use crate::access::Caller;
 use crate::jobs::{JobEnd, JobSink, JobView};
 use crate::programs::{ProgramRequest, ProgramSource};
-use crate::{ServiceError, StackService};
+use crate::{Plans, PreviewRequest, PreviewSource, ServiceError};
 
 /// How a plan previews and writes code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -116,7 +116,7 @@ fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
     Ok(())
 }
 
-impl StackService {
+impl Plans {
     /// A new plan for the stack, with its first revision, written by `author` (checked first:
     /// nothing is saved when the spec or program has problems).
     pub async fn create_plan(&self, author: &Caller, stack_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
@@ -135,7 +135,7 @@ impl StackService {
     ) -> Result<PlanView, ServiceError> {
         let author = author.require_signed_in()?;
         check_input(&input)?;
-        let summary = self.summary(stack_id).await?;
+        let summary = self.stacks().summary(stack_id).await?;
         let title = input.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| format!("Import into {}", summary.name));
         let options = serde_json::to_string(&input.options).expect("options serialise");
         let sealed = match prior {
@@ -154,13 +154,13 @@ impl StackService {
             options: &options,
             sealed_prior: sealed.as_deref(),
         };
-        let plan = self.store.add_plan(new).await?;
+        let plan = self.store.plans().add_plan(new).await?;
         self.plan_view(&plan.id, None, false).await
     }
 
     /// What the plan was made with of its resources' recorded states, if anything.
     pub(crate) async fn plan_prior(&self, plan_id: &str) -> Result<Option<BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
-        let Some(sealed) = self.store.plan_prior(plan_id).await? else { return Ok(None) };
+        let Some(sealed) = self.store.plans().plan_prior(plan_id).await? else { return Ok(None) };
         let bad = |what: &str| ServiceError::Internal(format!("the plan's recorded states {what} (was the server's payload key replaced?)"));
         let json = PassphraseCrypter::from_key(&self.engine()?.payload_key).decrypt(&sealed).map_err(|_| bad("do not decrypt"))?;
         serde_json::from_slice(&json).map(Some).map_err(|_| bad("are damaged"))
@@ -168,7 +168,7 @@ impl StackService {
 
     /// The plan a preview was run for, if any.
     pub async fn plan_of_preview(&self, preview_id: &str) -> Result<Option<String>, ServiceError> {
-        Ok(self.store.plan_of_preview(preview_id).await?.map(|(plan, _)| plan))
+        Ok(self.store.plans().plan_of_preview(preview_id).await?.map(|(plan, _)| plan))
     }
 
     /// Appends a plan's creation to the audit log, for callers the server's layer does not
@@ -185,13 +185,13 @@ impl StackService {
             plan_id: Some(plan_id),
             subject: None,
         };
-        self.audit(record).await
+        self.accounts().audit(record).await
     }
 
     /// A new plan whose first revision is an example to edit: an import spec or a YAML program
     /// (`kind`) importing one resource of a type the stack already uses.
     pub async fn create_plan_from_example(&self, author: &Caller, stack_id: &str, kind: SourceKind) -> Result<PlanView, ServiceError> {
-        let version = self.version(stack_id, None).await?;
+        let version = self.stacks().version(stack_id, None).await?;
         let type_ = version
             .deployment
             .resources()
@@ -231,15 +231,15 @@ impl StackService {
         let author = author.require_signed_in()?;
         check_input(&input)?;
         let options = serde_json::to_string(&input.options).expect("options serialise");
-        self.store.add_plan_revision(plan_id, &author.name, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        self.store.plans().add_plan_revision(plan_id, &author.name, input.spec.as_deref(), input.program.as_deref(), &options).await?;
         self.plan_view(plan_id, None, false).await
     }
 
     /// A revision of the plan (the latest when `None`); `read_only` for someone who may not
     /// edit it, whose view has its secrets masked (`masking.rs`).
     pub async fn plan_view(&self, plan_id: &str, revision: Option<i64>, read_only: bool) -> Result<PlanView, ServiceError> {
-        let plan = self.store.plan(plan_id).await?;
-        let mut current: RevisionView = self.store.plan_revision(plan_id, revision).await?.into();
+        let plan = self.store.plans().plan(plan_id).await?;
+        let mut current: RevisionView = self.store.plans().plan_revision(plan_id, revision).await?.into();
         if read_only {
             self.mask_revision(&mut current).await?;
         }
@@ -249,16 +249,16 @@ impl StackService {
 
     /// The plan as `caller` may see it: its text masked unless they may edit it.
     pub async fn plan_view_for(&self, caller: &crate::access::Caller, plan_id: &str, revision: Option<i64>) -> Result<PlanView, ServiceError> {
-        let org = self.org_of(crate::access::Object::Plan, plan_id).await?;
+        let org = self.accounts().org_of(crate::access::Object::Plan, plan_id).await?;
         self.plan_view(plan_id, revision, !caller.may(&org, crate::access::Role::Planner)).await
     }
 
     /// A read-only link that works: not revoked, not expired, and its organisation still
     /// allows links (a link that does not work is gone, whatever the reason).
     pub(crate) async fn live_share(&self, token: &str) -> Result<PlanShare, ServiceError> {
-        let share = self.store.plan_share(token).await?;
-        let org = self.org_of(crate::access::Object::Plan, &share.plan_id).await?;
-        if !share.active || !self.store.org_settings(&org).await?.share_links {
+        let share = self.store.plans().plan_share(token).await?;
+        let org = self.accounts().org_of(crate::access::Object::Plan, &share.plan_id).await?;
+        if !share.active || !self.store.plans().org_settings(&org).await?.share_links {
             return Err(ferry_store::StoreError::ShareNotFound.into());
         }
         Ok(share)
@@ -278,7 +278,7 @@ impl StackService {
     /// A revision (the latest when `None`) of the plan behind a live read-only link.
     pub(crate) async fn shared_revision(&self, token: &str, revision: Option<i64>) -> Result<PlanRevision, ServiceError> {
         let share = self.live_share(token).await?;
-        Ok(self.store.plan_revision(&share.plan_id, revision).await?)
+        Ok(self.store.plans().plan_revision(&share.plan_id, revision).await?)
     }
 
     /// The ID of the shared plan revision's preview at `index` (never shown to the link's reader).
@@ -290,37 +290,37 @@ impl StackService {
     /// A preview of the shared plan's revision, by position, without its ID.
     pub async fn shared_preview(&self, token: &str, revision: Option<i64>, index: usize) -> Result<crate::PreviewRecord, ServiceError> {
         let id = self.shared_preview_id(token, revision, index).await?;
-        let mut record = self.preview(&id).await?;
+        let mut record = self.previews().stored_preview(&id).await?;
         record.id = String::new();
         Ok(record)
     }
 
     /// A new read-only link, lasting as long as the organisation's setting says.
     pub async fn share_plan(&self, plan_id: &str) -> Result<PlanShare, ServiceError> {
-        let org = self.org_of(crate::access::Object::Plan, plan_id).await?;
-        let settings = self.store.org_settings(&org).await?;
+        let org = self.accounts().org_of(crate::access::Object::Plan, plan_id).await?;
+        let settings = self.store.plans().org_settings(&org).await?;
         if !settings.share_links {
             return Err(ServiceError::Forbidden(format!("organisation `{org}` does not allow read-only links (an administrator can turn them on)")));
         }
-        Ok(self.store.add_plan_share(plan_id, settings.share_link_days).await?)
+        Ok(self.store.plans().add_plan_share(plan_id, settings.share_link_days).await?)
     }
 
     pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, ServiceError> {
-        self.store.plan(plan_id).await?;
-        Ok(self.store.plan_shares(plan_id).await?)
+        self.store.plans().plan(plan_id).await?;
+        Ok(self.store.plans().plan_shares(plan_id).await?)
     }
 
     pub async fn revoke_plan_share(&self, plan_id: &str, token: &str) -> Result<PlanShare, ServiceError> {
-        Ok(self.store.revoke_plan_share(plan_id, token).await?)
+        Ok(self.store.plans().revoke_plan_share(plan_id, token).await?)
     }
 
     /// Starts previewing a revision (the latest when `None`) as a background job (see
     /// `jobs.rs`); the job goes on when the caller leaves. Returns at once.
     /// `passphrase` decrypts the stack's secrets a program's resources hold, for this run only
     /// (it lives in the job's task and is never stored).
-    pub async fn start_plan_preview(self: &Arc<Self>, plan_id: &str, revision: Option<i64>, passphrase: Option<String>) -> Result<JobView, ServiceError> {
-        let plan = self.store.plan(plan_id).await?;
-        let mut rev = self.store.plan_revision(plan_id, revision).await?;
+    pub async fn start_plan_preview(&self, plan_id: &str, revision: Option<i64>, passphrase: Option<String>) -> Result<JobView, ServiceError> {
+        let plan = self.store.plans().plan(plan_id).await?;
+        let mut rev = self.store.plans().plan_revision(plan_id, revision).await?;
         let options = PlanOptions::of(&rev);
         // What the job runs: the program, or else the spec, read once here (its count is the
         // job's total, and the job runs what was read).
@@ -336,8 +336,14 @@ impl StackService {
                 (text, parsed)
             }),
         };
+        // The program is parsed here, once: its count is the job's total, and the job runs it.
+        // A program that does not parse fails the job, which reports why.
+        let program = program.map(|text| {
+            let parsed = ferry_engine::program::parse_program("Pulumi.yaml", &text);
+            (text, parsed)
+        });
         let total = match (&program, &spec) {
-            (Some(p), _) => ferry_engine::program::parse_program("Pulumi.yaml", p).map(|p| p.resources.len()).unwrap_or(0),
+            (Some((_, Ok(p))), _) => p.resources.len(),
             (None, Some((_, Ok(s)))) => s.file.resources.len(),
             _ => 0,
         };
@@ -345,30 +351,25 @@ impl StackService {
         let stack_id = plan.stack_id.clone();
         let id = ferry_store::random_id();
         let new = NewJob { id: &id, kind: JobKind::Preview, stack_id: &plan.stack_id, plan: Some((plan_id, rev.revision)), total: total as i64, detail: None };
-        self.start_job(new, move |sink: JobSink<ProgressEvent>| {
-            let progress = Progress(sink);
-            Box::pin(async move {
-                let record = match (program, spec) {
-                    (Some(program), _) => {
-                        let request = ProgramRequest {
-                            source: ProgramSource::Yaml(program),
-                            config: Default::default(),
-                            mapping: None,
-                            passphrase,
-                            scope: options.scope,
-                            progress: Some(progress),
-                            prior,
-                        };
-                        service.preview_program(&stack_id, request).await?
-                    }
-                    (None, Some((text, parsed))) => service.preview_import(&stack_id, &text, parsed?, Some(progress), options.strategy).await?,
-                    (None, None) => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
-                };
-                service.store.add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
-                Ok(JobEnd { preview_id: Some(record.id.clone()), untouched: record.plan.plan.untouched })
+        self.jobs()
+            .start_job(new, move |sink: JobSink<ProgressEvent>| {
+                let progress = Progress(sink);
+                Box::pin(async move {
+                    let source = match (program, spec) {
+                        (Some((text, parsed)), _) => {
+                            let source = ProgramSource::Parsed { file: "Pulumi.yaml".into(), text, program: Arc::new(parsed?) };
+                            PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase, prior })
+                        }
+                        (None, Some((text, parsed))) => PreviewSource::Spec { text, spec: parsed?, strategy: options.strategy },
+                        (None, None) => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
+                    };
+                    let request = PreviewRequest { source, scope: options.scope, progress: Some(progress) };
+                    let record = service.previews().preview(&stack_id, request).await?;
+                    service.store.plans().add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
+                    Ok(JobEnd { preview_id: Some(record.id.clone()), untouched: record.plan.plan.untouched })
+                })
             })
-        })
-        .await?;
-        self.job(plan_id, &id).await
+            .await?;
+        self.jobs().job(plan_id, &id).await
     }
 }

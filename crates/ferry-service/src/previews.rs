@@ -21,7 +21,7 @@ use serde_json::Value;
 use ferry_types::SourceKind;
 
 use crate::stack_secrets::StackSecrets;
-use crate::{ServiceError, StackService};
+use crate::{Previews, ServiceError};
 
 /// What a preview was made from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -202,7 +202,7 @@ pub(crate) fn parse_stored(json: &str) -> Result<StoredPlan, ServiceError> {
         .map_err(|e| ServiceError::Internal(format!("the stored preview does not read ({e}): it may be from an older Ferry; preview again")))
 }
 
-impl StackService {
+impl Previews {
     /// Stores a preview and answers it as stored, without reading it back.
     pub(crate) async fn store_preview(
         &self,
@@ -220,12 +220,13 @@ impl StackService {
         let written = plan.clone();
         let (packed, sealed) =
             side_by_side("storing the preview", move || PackedJson::write(&*written).expect("a plan serialises"), move || payload.seal(&key)).await?;
-        let (id, created_at) = self.store.add_preview(stack_id, base_version, source_text, &packed, &sealed).await?;
+        let (id, created_at) = self.store.stacks().add_preview(stack_id, base_version, source_text, &packed, &sealed).await?;
         Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, plan })
     }
 
-    pub async fn preview(&self, id: &str) -> Result<PreviewRecord, ServiceError> {
-        let p = self.store.preview(id).await?;
+    /// A stored preview, by ID.
+    pub async fn stored_preview(&self, id: &str) -> Result<PreviewRecord, ServiceError> {
+        let p = self.store.stacks().preview(id).await?;
         let plan = parse_stored(&p.preview_json)?;
         Ok(PreviewRecord {
             id: p.id,
@@ -247,17 +248,17 @@ impl StackService {
     /// the checkpoint must still be the preview's base, the new one is written with its backup
     /// and history, and the lock is released whatever happened.
     pub async fn commit_preview(&self, id: &str, passphrase: Option<String>, apply: bool) -> Result<CommitOutcome, ServiceError> {
-        let stored = self.store.preview(id).await?;
+        let stored = self.store.stacks().preview(id).await?;
         if let Some(version) = stored.committed_version {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
         }
-        self.commit_gate(&stored.stack_id, id).await?;
-        let Some(conn) = self.connected(&stored.stack_id).await? else {
+        self.plans().commit_gate(&stored.stack_id, id).await?;
+        let Some(conn) = self.backends().connected(&stored.stack_id).await? else {
             return self.commit_stored(id, stored, passphrase, apply, None).await;
         };
-        let lock = self.lock_backend(&stored.stack_id, &conn).await?;
+        let lock = self.backends().lock_backend(&stored.stack_id, &conn).await?;
         let result = self.commit_stored(id, stored, passphrase, apply, Some(&conn)).await;
-        self.unlock_backend(&conn, lock).await;
+        self.backends().unlock_backend(&conn, lock).await;
         result
     }
 
@@ -279,16 +280,16 @@ impl StackService {
             return Err(ServiceError::Commit(reason));
         }
         let sealed = sealed?;
-        let base = self.version(&stored.stack_id, Some(stored.base_version)).await?;
+        let base = self.stacks().version(&stored.stack_id, Some(stored.base_version)).await?;
         // Checked before anything runs, and again right before the write.
         let live = match backend {
-            Some(conn) => Some(self.backend_unchanged(conn, &base.deployment).await?),
+            Some(conn) => Some(self.backends().backend_unchanged(conn, &base.deployment).await?),
             None => None,
         };
         let features = base.features.clone();
         // A backend's checkpoint is compared with the base again right before the write.
         let base_for_backend = backend.map(|_| base.clone());
-        let config = self.stack_config(&stored.stack_id).await?;
+        let config = self.stacks().stack_config(&stored.stack_id).await?;
         let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
             let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
             let (done, secrets) = self.execute_program(&stored, &record.plan, &run, &base, passphrase.clone()).await?;
@@ -346,10 +347,11 @@ impl StackService {
         let resource_count = next.resources().len();
         if let (Some(conn), Some(_)) = (backend, live) {
             let base = base_for_backend.as_ref().expect("kept for the backend");
-            let live = self.backend_unchanged(conn, &base.deployment).await?;
-            self.write_backend(conn, &live, &next).await?;
+            let live = self.backends().backend_unchanged(conn, &base.deployment).await?;
+            self.backends().write_backend(conn, &live, &next).await?;
         }
-        let summary = self.store.commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export, managed }).await?;
+        let summary =
+            self.store.stacks().commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export, managed }).await?;
         // The page a committer opens next shows this version: it is already parsed.
         self.remember(summary.clone(), next, features);
         if !failures.is_empty() {

@@ -15,7 +15,7 @@ use ferry_store::StoredPreview;
 
 use crate::previews::{PlanSource, ProgramRun, SealedPayload, StoredPlan};
 use crate::stack_secrets::StackSecrets;
-use crate::{LoadedVersion, PreviewRecord, ServiceError, StackService};
+use crate::{LoadedVersion, PreviewRecord, Previews, ServiceError};
 
 /// The largest program file Ferry reads, also inside a zip.
 const MAX_PROGRAM_BYTES: u64 = 4 * 1024 * 1024;
@@ -26,18 +26,18 @@ pub enum ProgramSource {
     Yaml(String),
     /// A zipped project: `Pulumi.yaml`, and `Main.yaml` beside it when the program lives there.
     Zip(Vec<u8>),
+    /// A program already read and parsed (a plan's job counts its resources first), so a run
+    /// parses it once.
+    Parsed { file: String, text: String, program: Arc<Program> },
 }
 
-/// A program preview request.
+/// A program to preview ([`crate::PreviewSource::Program`]).
 pub struct ProgramRequest {
     pub source: ProgramSource,
     pub config: BTreeMap<String, ConfigValue>,
     /// Resource name → ID: the program's would-be creates are imported instead.
     pub mapping: Option<BTreeMap<String, String>>,
     pub passphrase: Option<String>,
-    pub scope: PlanScope,
-    /// Told of each step as it is generated.
-    pub progress: Option<ferry_engine::progress::Progress>,
     /// What another tool last recorded of the resources the program imports, by name (a
     /// Terraform migration's): each is read as a refresh with it as its prior state.
     pub prior: Option<BTreeMap<String, ferry_terraform::PriorState>>,
@@ -52,6 +52,7 @@ pub fn read_project(source: &ProgramSource) -> Result<(String, String), ServiceE
     };
     match source {
         ProgramSource::Yaml(text) => Ok(("Pulumi.yaml".into(), text.clone())),
+        ProgramSource::Parsed { file, text, .. } => Ok((file.clone(), text.clone())),
         ProgramSource::Zip(bytes) => {
             let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(format!("the upload is not a zip file: {e}")))?;
             let names: Vec<String> = archive.file_names().map(str::to_string).collect();
@@ -94,7 +95,7 @@ fn ops(plan: &Plan) -> Vec<String> {
     plan.steps.iter().map(|s| format!("{} {}", s.op, s.urn)).collect()
 }
 
-impl StackService {
+impl Previews {
     /// The stack's secrets for a run, the passphrase's key derived off the async workers.
     async fn secrets_for(&self, version: &Arc<LoadedVersion>, passphrase: Option<String>) -> Result<StackSecrets, ServiceError> {
         let version = version.clone();
@@ -138,24 +139,32 @@ impl StackService {
         Ok(crate::engine_thread::on_engine_thread("the program's run", work).await??)
     }
 
-    /// Previews a program against the stack's latest version and stores the plan. Writes
-    /// nothing to the stack and changes nothing anywhere.
-    pub async fn preview_program(&self, stack_id: &str, request: ProgramRequest) -> Result<PreviewRecord, ServiceError> {
+    /// [`Previews::preview`] of a program.
+    pub(crate) async fn preview_program(
+        &self,
+        stack_id: &str,
+        request: ProgramRequest,
+        scope: PlanScope,
+        progress: Option<ferry_engine::progress::Progress>,
+    ) -> Result<PreviewRecord, ServiceError> {
         let started = std::time::Instant::now();
-        let ProgramRequest { source, config, mapping, passphrase, scope, progress, prior } = request;
+        let ProgramRequest { source, config, mapping, passphrase, prior } = request;
         // Reading a project (a zip's inflation) and parsing its YAML are CPU work, off the
         // async workers: 100–117 ms for a 10,000-resource program (release build, 2026-11-27).
-        let (file, text, program) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let (file, text) = read_project(&source)?;
-            let program = parse_program(&file, &text)?;
-            Ok((file, text, Arc::new(program)))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("reading the program stopped: {e}")))??;
+        let (file, text, program) = match source {
+            ProgramSource::Parsed { file, text, program } => (file, text, program),
+            source => tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+                let (file, text) = read_project(&source)?;
+                let program = parse_program(&file, &text)?;
+                Ok((file, text, Arc::new(program)))
+            })
+            .await
+            .map_err(|e| ServiceError::Internal(format!("reading the program stopped: {e}")))??,
+        };
         let parsed = started.elapsed();
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
-        self.refresh_from_backend(stack_id).await?;
-        let version = self.version(stack_id, None).await?;
+        self.backends().refresh_from_backend(stack_id).await?;
+        let version = self.stacks().version(stack_id, None).await?;
         let run = ProgramRun { file, config, mapping, scope, prior };
         let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
         let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress).await?;
@@ -190,7 +199,7 @@ impl StackService {
     ) -> Result<(Deployed, StackSecrets), ServiceError> {
         let refuse = |m: String| Err(ServiceError::Commit(m));
         // The stack must not have moved on: nothing runs against the providers otherwise.
-        let latest = self.summary(&stored.stack_id).await?;
+        let latest = self.stacks().summary(&stored.stack_id).await?;
         if latest.version != stored.base_version {
             return Err(ferry_store::StoreError::StalePreview { base: stored.base_version, latest: latest.version }.into());
         }

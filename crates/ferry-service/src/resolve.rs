@@ -15,7 +15,7 @@ use serde_json::Value;
 use crate::access::Caller;
 use crate::plans::{PlanInput, PlanOptions, PlanView};
 use crate::review::{only_zero_or_default, reviewable_steps, step_detail};
-use crate::{PreviewRecord, ServiceError, StackService};
+use crate::{Plans, PreviewRecord, ServiceError};
 
 const ACTIONS: &[&str] = &["adopt", "keep", "ignore", "omit"];
 
@@ -98,7 +98,7 @@ fn apply(texts: &mut Texts, kind: SourceKind, step: &Step, detail: &ReviewDetail
     Ok(())
 }
 
-impl StackService {
+impl Plans {
     /// Applies `resolution` to the plan's latest revision, judged against `preview` (one of
     /// that revision's previews), and saves the result as the next revision.
     pub async fn resolve(&self, author: &Caller, plan_id: &str, preview: &str, resolution: Resolution) -> Result<PlanView, ServiceError> {
@@ -144,7 +144,7 @@ impl StackService {
                 current.current.revision
             )));
         }
-        let record = self.preview(preview).await?;
+        let record = self.previews().stored_preview(preview).await?;
         let resolutions = choose(&record);
         if resolutions.is_empty() {
             return Err(ServiceError::Plan("nothing to resolve: no difference of what was asked is only a zero value or a default".into()));

@@ -15,7 +15,7 @@ use ferry_types::SourceKind;
 use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewPage, ReviewQuery, ReviewRow};
 use serde_json::{json, Map, Value};
 
-use crate::{PlanOptions, PreviewRecord, ServiceError, StackService};
+use crate::{PlanOptions, PreviewRecord, Previews, ServiceError};
 
 /// A spec's rows are its entries; of a program's, steps of the stack's own root and default
 /// providers say nothing a reviewer acts on.
@@ -277,12 +277,12 @@ fn planned_resource(urn: &str, type_: &str, id: Option<&str>, parent: Option<&st
     .expect("a resource from plain fields")
 }
 
-impl StackService {
+impl Previews {
     /// The stored preview `r` names, checking the read-only link when it is one.
     pub async fn preview_by_ref(&self, r: &PreviewRef) -> Result<PreviewRecord, ServiceError> {
         match r {
-            PreviewRef::Owner { preview } => self.preview(preview).await,
-            PreviewRef::Shared { token, revision, index } => self.shared_preview(token, Some(*revision), *index).await,
+            PreviewRef::Owner { preview } => self.stored_preview(preview).await,
+            PreviewRef::Shared { token, revision, index } => self.plans().shared_preview(token, Some(*revision), *index).await,
         }
     }
 
@@ -290,25 +290,25 @@ impl StackService {
     pub async fn preview_id(&self, r: &PreviewRef) -> Result<String, ServiceError> {
         match r {
             PreviewRef::Owner { preview } => Ok(preview.clone()),
-            PreviewRef::Shared { token, revision, index } => self.shared_preview_id(token, Some(*revision), *index).await,
+            PreviewRef::Shared { token, revision, index } => self.plans().shared_preview_id(token, Some(*revision), *index).await,
         }
     }
 
     /// The version the preview's commit wrote, if it was committed (without reading the
     /// preview).
     pub async fn preview_committed_version(&self, r: &PreviewRef) -> Result<Option<i64>, ServiceError> {
-        Ok(self.store.preview_committed_version(&self.preview_id(r).await?).await?)
+        Ok(self.store.stacks().preview_committed_version(&self.preview_id(r).await?).await?)
     }
 
     /// The resolutions of the plan revision a preview ran on (none for a preview made outside
     /// a plan).
     async fn preview_decisions(&self, r: &PreviewRef) -> Result<Vec<Resolution>, ServiceError> {
         let revision = match r {
-            PreviewRef::Owner { preview } => match self.store.plan_of_preview(preview).await? {
-                Some((plan, revision)) => Some(self.store.plan_revision(&plan, Some(revision)).await?),
+            PreviewRef::Owner { preview } => match self.store.plans().plan_of_preview(preview).await? {
+                Some((plan, revision)) => Some(self.store.plans().plan_revision(&plan, Some(revision)).await?),
                 None => None,
             },
-            PreviewRef::Shared { token, revision, .. } => Some(self.shared_revision(token, Some(*revision)).await?),
+            PreviewRef::Shared { token, revision, .. } => Some(self.plans().shared_revision(token, Some(*revision)).await?),
         };
         Ok(revision.map(|rev| PlanOptions::of(&rev).decisions).unwrap_or_default())
     }
@@ -320,7 +320,7 @@ impl StackService {
         if let Some(hit) = self.review_rows.lock().expect("review rows lock").get(&id) {
             return Ok(hit);
         }
-        let rows = Arc::new(ReviewRows::of(&self.preview(&id).await?));
+        let rows = Arc::new(ReviewRows::of(&self.stored_preview(&id).await?));
         self.review_rows.lock().expect("review rows lock").insert(id, rows.clone(), rows.weight());
         Ok(rows)
     }
@@ -351,11 +351,11 @@ impl StackService {
         let (version, planned);
         let full: &StackGraph = match record.committed_version {
             Some(v) => {
-                version = self.version(&record.stack_id, Some(v)).await?;
+                version = self.stacks().version(&record.stack_id, Some(v)).await?;
                 version.graph()
             }
             None => {
-                let base = self.version(&record.stack_id, Some(record.base_version)).await?;
+                let base = self.stacks().version(&record.stack_id, Some(record.base_version)).await?;
                 let existing = base.deployment.reference_index();
                 let added: Vec<Resource> = reviewable_steps(&record)
                     .filter(|s| !existing.contains_key(s.urn.as_str()))

@@ -5,7 +5,7 @@
 
 use marked_yaml::Node;
 
-use crate::{ServiceError, StackService};
+use crate::{ServiceError, Stacks};
 
 /// What Ferry reads of a stack's configuration file.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -43,19 +43,19 @@ impl StackConfig {
     }
 }
 
-impl StackService {
+impl Stacks {
     /// Keeps `yaml` as the stack's `Pulumi.<stack>.yaml` (checked first), and returns what
     /// Ferry reads of it.
     pub async fn set_stack_config(&self, stack_id: &str, yaml: &str) -> Result<StackConfig, ServiceError> {
         let config = StackConfig::parse(yaml)?;
-        self.store.stack(stack_id).await?;
-        self.store.set_stack_config(stack_id, yaml).await?;
+        self.store.stacks().stack(stack_id).await?;
+        self.store.stacks().set_stack_config(stack_id, yaml).await?;
         Ok(config)
     }
 
     /// What Ferry reads of the stack's `Pulumi.<stack>.yaml`; empty when none was given.
     pub async fn stack_config(&self, stack_id: &str) -> Result<StackConfig, ServiceError> {
-        match self.store.stack_config(stack_id).await? {
+        match self.store.stacks().stack_config(stack_id).await? {
             Some(yaml) => StackConfig::parse(&yaml),
             None => Ok(StackConfig::default()),
         }

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::access::Caller;
 use crate::plans::{PlanInput, PlanOptions, PlanView};
-use crate::{ServiceError, StackService};
+use crate::{Plans, ServiceError};
 
 /// What a migration made: the plan (none when no instance maps), and a row for every instance.
 #[derive(Debug, Clone, Serialize)]
@@ -33,7 +33,7 @@ pub struct MigrationChoices {
     pub include_deposed: bool,
 }
 
-impl StackService {
+impl Plans {
     /// Reads `file` (a Terraform or OpenTofu state, or `show -json` output) and, when any of its
     /// instances maps to a Pulumi type, saves a plan on the stack importing them, written by
     /// `author`. A file that does not read is an error naming what is wrong and where, and
@@ -47,7 +47,7 @@ impl StackService {
     ) -> Result<TerraformMigration, ServiceError> {
         author.require_signed_in()?;
         let migration = self.terraform_migration(stack_id, file, choices).await?;
-        let summary = self.summary(stack_id).await?;
+        let summary = self.stacks().summary(stack_id).await?;
         let plan = match migration.program {
             Some(program) => {
                 let title = choices
@@ -70,7 +70,7 @@ impl StackService {
     /// nothing (the CLI previews it directly).
     pub async fn terraform_migration(&self, stack_id: &str, file: &[u8], choices: &MigrationChoices) -> Result<Migration, ServiceError> {
         let state = read_state(file).map_err(|e| ServiceError::Invalid(format!("the Terraform state: {e}")))?;
-        let summary = self.summary(stack_id).await?;
+        let summary = self.stacks().summary(stack_id).await?;
         let project = summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         let mappings = self.terraform_mappings(stack_id, &state).await?;
         let options = MigrationOptions { project, include_tainted: choices.include_tainted, include_deposed: choices.include_deposed };
@@ -98,7 +98,7 @@ impl StackService {
         if wanted.is_empty() {
             return Ok(mappings);
         }
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.previews().plugin_providers(stack_id).await?;
         for (terraform_provider, packages) in wanted {
             for package in packages {
                 if !ferry_engine::plugin::valid_package(&package) {

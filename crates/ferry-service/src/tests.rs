@@ -2,13 +2,13 @@
 
 use super::*;
 
-async fn service() -> StackService {
-    StackService::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024)
+async fn service() -> Arc<Ferry> {
+    Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024))
 }
 
 #[tokio::test]
 async fn demo_stack_loads_once_with_masked_secrets() {
-    let s = service().await;
+    let s = service().await.stacks();
     let created = s.ensure_demo().await.unwrap().expect("first start creates it");
     assert_eq!(created.name, DEMO_STACK);
     assert!(s.ensure_demo().await.unwrap().is_none(), "second start leaves it alone");
@@ -28,7 +28,7 @@ async fn demo_stack_loads_once_with_masked_secrets() {
 
 #[tokio::test]
 async fn a_bad_upload_stores_nothing() {
-    let s = service().await;
+    let s = service().await.stacks();
     let err = s.upload(Some("a/b/c"), b"{\"version\": 3, \"deployment\": {\"resources\": [{\"urn\": \"x\"}]}}".to_vec(), None, "upload").await.unwrap_err();
     assert_eq!(err.code(), "invalid_state");
     let err = s.upload(Some("a/b/c"), vec![b' '; 2 * 1024 * 1024], None, "upload").await.unwrap_err();
@@ -40,7 +40,7 @@ async fn a_bad_upload_stores_nothing() {
 
 #[tokio::test]
 async fn a_checkpoint_names_its_own_stack() {
-    let s = service().await;
+    let s = service().await.stacks();
     let file = br#"{"version":3,"checkpoint":{"stack":"acme/site/prod","latest":{"resources":[]}}}"#;
     let out = s.upload(None, file.to_vec(), None, "upload").await.unwrap();
     assert_eq!(out.summary.name, "acme/site/prod");

@@ -5,7 +5,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 use crate::clock::{in_seconds, now};
-use crate::{random_id, Store, StoreError};
+use crate::{random_id, AccountRows, StoreError};
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct User {
@@ -156,13 +156,13 @@ fn token_of(row: &sqlx::any::AnyRow) -> ApiToken {
 
 const TOKEN_SELECT: &str = "SELECT id, user_id, name, org, role, created_at, expires_at, revoked_at FROM api_tokens";
 
-impl Store {
-    pub async fn count_users(&self) -> Result<i64, StoreError> {
+impl AccountRows<'_> {
+    pub async fn count_users(self) -> Result<i64, StoreError> {
         Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&self.pool).await?)
     }
 
     /// Adds a user; a taken name or OpenID subject is [`StoreError::UserExists`].
-    pub async fn add_user(&self, new: NewUser<'_>) -> Result<User, StoreError> {
+    pub async fn add_user(self, new: NewUser<'_>) -> Result<User, StoreError> {
         let id = random_id();
         let result =
             sqlx::query("INSERT INTO users (id, name, email, password_hash, password_set_by, oidc_issuer, oidc_sub) VALUES ($1, $2, $3, $4, $5, $6, $7)")
@@ -184,19 +184,19 @@ impl Store {
         }
     }
 
-    pub async fn user(&self, id: &str) -> Result<User, StoreError> {
+    pub async fn user(self, id: &str) -> Result<User, StoreError> {
         let row = sqlx::query(&format!("{USER_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(user_of).ok_or_else(|| StoreError::UserNotFound(id.to_string()))
     }
 
-    pub async fn user_by_name(&self, name: &str) -> Result<Option<User>, StoreError> {
+    pub async fn user_by_name(self, name: &str) -> Result<Option<User>, StoreError> {
         let row = sqlx::query(&format!("{USER_SELECT} WHERE name = $1")).bind(name).fetch_optional(&self.pool).await?;
         Ok(row.as_ref().map(user_of))
     }
 
     /// The user an OpenID Provider's `issuer` knows as `sub`. A row kept before issuers were
     /// recorded matches any issuer once, and takes this one.
-    pub async fn user_by_oidc(&self, issuer: &str, sub: &str) -> Result<Option<User>, StoreError> {
+    pub async fn user_by_oidc(self, issuer: &str, sub: &str) -> Result<Option<User>, StoreError> {
         let row = sqlx::query(&format!("{USER_SELECT} WHERE oidc_sub = $1 AND (oidc_issuer = $2 OR oidc_issuer IS NULL)"))
             .bind(sub)
             .bind(issuer)
@@ -210,14 +210,14 @@ impl Store {
         Ok(Some(user))
     }
 
-    pub async fn users(&self) -> Result<Vec<User>, StoreError> {
+    pub async fn users(self) -> Result<Vec<User>, StoreError> {
         let rows = sqlx::query(&format!("{USER_SELECT} ORDER BY name")).fetch_all(&self.pool).await?;
         Ok(rows.iter().map(user_of).collect())
     }
 
     /// Sets the user's password hash; `set_by` is the ID of the user who set it (their own
     /// when they chose it).
-    pub async fn set_password_hash(&self, user_id: &str, hash: &str, set_by: &str) -> Result<(), StoreError> {
+    pub async fn set_password_hash(self, user_id: &str, hash: &str, set_by: &str) -> Result<(), StoreError> {
         let done = sqlx::query("UPDATE users SET password_hash = $1, password_set_by = $2 WHERE id = $3")
             .bind(hash)
             .bind(set_by)
@@ -230,19 +230,19 @@ impl Store {
         Ok(())
     }
 
-    pub async fn set_email(&self, user_id: &str, email: Option<&str>) -> Result<(), StoreError> {
+    pub async fn set_email(self, user_id: &str, email: Option<&str>) -> Result<(), StoreError> {
         sqlx::query("UPDATE users SET email = $1 WHERE id = $2").bind(email).bind(user_id).execute(&self.pool).await?;
         Ok(())
     }
 
     /// Every role of the user, in every organisation.
-    pub async fn memberships(&self, user_id: &str) -> Result<Vec<Membership>, StoreError> {
+    pub async fn memberships(self, user_id: &str) -> Result<Vec<Membership>, StoreError> {
         let rows = sqlx::query("SELECT org, role FROM memberships WHERE user_id = $1 ORDER BY org, role").bind(user_id).fetch_all(&self.pool).await?;
         Ok(rows.iter().map(|r| Membership { org: r.get("org"), role: r.get("role") }).collect())
     }
 
     /// Sets the user's roles in `org` to exactly `roles`, in one transaction.
-    pub async fn set_roles(&self, user_id: &str, org: &str, roles: &[&str]) -> Result<(), StoreError> {
+    pub async fn set_roles(self, user_id: &str, org: &str, roles: &[&str]) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2").bind(user_id).bind(org).execute(&mut *tx).await?;
         for role in roles {
@@ -253,7 +253,7 @@ impl Store {
     }
 
     /// Adds one role (kept if already held).
-    pub async fn grant_role(&self, user_id: &str, org: &str, role: &str) -> Result<(), StoreError> {
+    pub async fn grant_role(self, user_id: &str, org: &str, role: &str) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO memberships (org, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
             .bind(org)
             .bind(user_id)
@@ -264,7 +264,7 @@ impl Store {
     }
 
     /// The members of `org` (those with roles in it or in `*`), with those roles.
-    pub async fn members(&self, org: &str) -> Result<Vec<(User, Vec<Membership>)>, StoreError> {
+    pub async fn members(self, org: &str) -> Result<Vec<(User, Vec<Membership>)>, StoreError> {
         let rows = sqlx::query("SELECT DISTINCT user_id FROM memberships WHERE org = $1 OR org = '*'").bind(org).fetch_all(&self.pool).await?;
         let mut members = Vec::with_capacity(rows.len());
         for row in rows {
@@ -276,7 +276,7 @@ impl Store {
         Ok(members)
     }
 
-    pub async fn add_session(&self, token_hash: &str, user_id: &str, lifetime_seconds: i64, method: SessionMethod) -> Result<(), StoreError> {
+    pub async fn add_session(self, token_hash: &str, user_id: &str, lifetime_seconds: i64, method: SessionMethod) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at, method) VALUES ($1, $2, $3, $4)")
             .bind(token_hash)
             .bind(user_id)
@@ -289,7 +289,7 @@ impl Store {
 
     /// The user of a live session (not revoked, not expired), and how it began (`None` for a
     /// session from before that was kept).
-    pub async fn session_user(&self, token_hash: &str) -> Result<Option<(User, Option<SessionMethod>)>, StoreError> {
+    pub async fn session_user(self, token_hash: &str) -> Result<Option<(User, Option<SessionMethod>)>, StoreError> {
         let row = sqlx::query("SELECT user_id, method FROM sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2")
             .bind(token_hash)
             .bind(now())
@@ -304,7 +304,7 @@ impl Store {
         }
     }
 
-    pub async fn revoke_session(&self, token_hash: &str) -> Result<(), StoreError> {
+    pub async fn revoke_session(self, token_hash: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE sessions SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL")
             .bind(now())
             .bind(token_hash)
@@ -314,13 +314,13 @@ impl Store {
     }
 
     /// Ends every session of the user (a password change, an admin's decision).
-    pub async fn revoke_sessions_of(&self, user_id: &str) -> Result<(), StoreError> {
+    pub async fn revoke_sessions_of(self, user_id: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL").bind(now()).bind(user_id).execute(&self.pool).await?;
         Ok(())
     }
 
     pub async fn add_api_token(
-        &self,
+        self,
         token_hash: &str,
         user_id: &str,
         name: &str,
@@ -344,18 +344,18 @@ impl Store {
     }
 
     /// The token with this hash, live or not (the caller tells expired from revoked).
-    pub async fn api_token_by_hash(&self, token_hash: &str) -> Result<Option<ApiToken>, StoreError> {
+    pub async fn api_token_by_hash(self, token_hash: &str) -> Result<Option<ApiToken>, StoreError> {
         let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE token_hash = $1")).bind(token_hash).fetch_optional(&self.pool).await?;
         Ok(row.as_ref().map(token_of))
     }
 
-    pub async fn api_tokens_of(&self, user_id: &str) -> Result<Vec<ApiToken>, StoreError> {
+    pub async fn api_tokens_of(self, user_id: &str) -> Result<Vec<ApiToken>, StoreError> {
         let rows = sqlx::query(&format!("{TOKEN_SELECT} WHERE user_id = $1 ORDER BY created_at DESC")).bind(user_id).fetch_all(&self.pool).await?;
         Ok(rows.iter().map(token_of).collect())
     }
 
     /// Revokes the user's token `id`; revoking twice keeps the first time.
-    pub async fn revoke_api_token(&self, user_id: &str, id: &str) -> Result<ApiToken, StoreError> {
+    pub async fn revoke_api_token(self, user_id: &str, id: &str) -> Result<ApiToken, StoreError> {
         sqlx::query("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL")
             .bind(now())
             .bind(id)
@@ -366,7 +366,7 @@ impl Store {
         row.as_ref().map(token_of).ok_or(StoreError::TokenNotFound)
     }
 
-    pub async fn add_sign_in_link(&self, token_hash: &str, user_id: &str, lifetime_seconds: i64) -> Result<(), StoreError> {
+    pub async fn add_sign_in_link(self, token_hash: &str, user_id: &str, lifetime_seconds: i64) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO sign_in_links (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
             .bind(token_hash)
             .bind(user_id)
@@ -377,7 +377,7 @@ impl Store {
     }
 
     /// Uses a one-time sign-in link: its user, once; `None` if unknown, used or expired.
-    pub async fn use_sign_in_link(&self, token_hash: &str) -> Result<Option<String>, StoreError> {
+    pub async fn use_sign_in_link(self, token_hash: &str) -> Result<Option<String>, StoreError> {
         let now = now();
         let user_id: Option<String> =
             sqlx::query_scalar("UPDATE sign_in_links SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $3 RETURNING user_id")
@@ -389,7 +389,7 @@ impl Store {
         Ok(user_id)
     }
 
-    pub async fn append_audit(&self, record: NewAuditRecord<'_>) -> Result<(), StoreError> {
+    pub async fn append_audit(self, record: NewAuditRecord<'_>) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO audit_log (actor, org, action, object, address, outcome, plan_id, subject) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
             .bind(record.actor)
             .bind(record.org)
@@ -409,7 +409,7 @@ impl Store {
     /// server-wide ones about a user who holds a role in `org` itself (not only through `*`:
     /// a server administrator's records are for server administrators); or every record when
     /// `org` is `None`.
-    pub async fn audit(&self, org: Option<&str>, after: i64, limit: i64) -> Result<Vec<AuditRecord>, StoreError> {
+    pub async fn audit(self, org: Option<&str>, after: i64, limit: i64) -> Result<Vec<AuditRecord>, StoreError> {
         let rows =
             match org {
                 Some(org) => sqlx::query(
@@ -425,20 +425,10 @@ impl Store {
             };
         Ok(rows.iter().map(audit_record_of).collect())
     }
-}
 
-/// An OpenID Connect sign-in on its way through the provider.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OidcLogin {
-    pub verifier: String,
-    pub nonce: String,
-    pub next: String,
-}
-
-impl Store {
     /// Keeps a sign-in started at the provider until `lifetime_seconds` from now (and drops
     /// those that expired).
-    pub async fn add_oidc_login(&self, state_hash: &str, login: &OidcLogin, lifetime_seconds: i64) -> Result<(), StoreError> {
+    pub async fn add_oidc_login(self, state_hash: &str, login: &OidcLogin, lifetime_seconds: i64) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM oidc_logins WHERE expires_at < $1").bind(now()).execute(&mut *tx).await?;
         sqlx::query("INSERT INTO oidc_logins (state_hash, verifier, nonce, next, expires_at) VALUES ($1, $2, $3, $4, $5)")
@@ -454,7 +444,7 @@ impl Store {
     }
 
     /// Takes a started sign-in, once; `None` if unknown, taken or expired.
-    pub async fn take_oidc_login(&self, state_hash: &str) -> Result<Option<OidcLogin>, StoreError> {
+    pub async fn take_oidc_login(self, state_hash: &str) -> Result<Option<OidcLogin>, StoreError> {
         let row = sqlx::query("DELETE FROM oidc_logins WHERE state_hash = $1 AND expires_at > $2 RETURNING verifier, nonce, next")
             .bind(state_hash)
             .bind(now())
@@ -462,4 +452,12 @@ impl Store {
             .await?;
         Ok(row.map(|r| OidcLogin { verifier: r.get("verifier"), nonce: r.get("nonce"), next: r.get("next") }))
     }
+}
+
+/// An OpenID Connect sign-in on its way through the provider.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OidcLogin {
+    pub verifier: String,
+    pub nonce: String,
+    pub next: String,
 }

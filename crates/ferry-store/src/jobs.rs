@@ -7,7 +7,7 @@ use sqlx::any::AnyRow;
 use sqlx::Row;
 
 use crate::clock::{in_seconds, now};
-use crate::{Dialect, Store, StoreError};
+use crate::{Dialect, JobRows, StoreError};
 pub use ferry_types::JobStatus;
 
 /// Events written by one `INSERT` at most (three parameters each, well under both databases'
@@ -119,10 +119,10 @@ const JOB_SELECT: &str =
 /// Why a job whose lease ran out stopped, as its page says.
 pub const INTERRUPTED: &str = "interrupted: the Ferry instance running this preview stopped before it finished (its lease ran out); preview again";
 
-impl Store {
+impl JobRows<'_> {
     /// Announces a change of the job to instances following it (PostgreSQL only; elsewhere
     /// followers poll).
-    async fn announce<'e, E>(&self, executor: E, job_id: &str) -> Result<(), StoreError>
+    async fn announce<'e, E>(self, executor: E, job_id: &str) -> Result<(), StoreError>
     where
         E: sqlx::Executor<'e, Database = sqlx::Any>,
     {
@@ -133,7 +133,7 @@ impl Store {
     }
 
     /// Records a new job, queued.
-    pub async fn add_job(&self, new: NewJob<'_>) -> Result<StoredJob, StoreError> {
+    pub async fn add_job(self, new: NewJob<'_>) -> Result<StoredJob, StoreError> {
         sqlx::query("INSERT INTO jobs (id, kind, stack_id, plan_id, revision, status, total, detail) VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7)")
             .bind(new.id)
             .bind(new.kind.as_str())
@@ -149,14 +149,14 @@ impl Store {
 
     /// Takes a queued job for `instance`, leased until `lease_until`; false when it was not
     /// queued any more (cancelled, or taken).
-    pub async fn claim_job(&self, id: &str, instance: &str, lease_until: &str) -> Result<bool, StoreError> {
+    pub async fn claim_job(self, id: &str, instance: &str, lease_until: &str) -> Result<bool, StoreError> {
         let claim = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued'");
         self.change_job(id, claim.bind(instance).bind(lease_until).bind(id)).await
     }
 
     /// Appends events `first_seq…` of a running job (JSON texts) and its counts, in one
     /// transaction; nothing is written once the job stopped running (cancelled, interrupted).
-    pub async fn add_job_events(&self, id: &str, first_seq: i64, events: &[String], total: i64) -> Result<bool, StoreError> {
+    pub async fn add_job_events(self, id: &str, first_seq: i64, events: &[String], total: i64) -> Result<bool, StoreError> {
         let mut tx = self.begin().await?;
         let finished = first_seq + events.len() as i64;
         let done = sqlx::query("UPDATE jobs SET finished = $1, total = $2 WHERE id = $3 AND status = 'running'")
@@ -185,7 +185,7 @@ impl Store {
 
     /// Ends a running job as `status` (`done` or `failed`); false when it had already stopped
     /// (a cancel or an interruption wins over a late result).
-    pub async fn end_job(&self, id: &str, status: JobStatus, preview_id: Option<&str>, untouched: i64, error: Option<&str>) -> Result<bool, StoreError> {
+    pub async fn end_job(self, id: &str, status: JobStatus, preview_id: Option<&str>, untouched: i64, error: Option<&str>) -> Result<bool, StoreError> {
         let end =
             sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status = 'running'");
         self.change_job(id, end.bind(status.as_str()).bind(preview_id).bind(untouched).bind(error).bind(id)).await
@@ -193,14 +193,14 @@ impl Store {
 
     /// Cancels a queued or running job (whichever instance runs it stops it at its next lease
     /// renewal, or at once when it is this one); false when it had already stopped.
-    pub async fn cancel_job(&self, id: &str) -> Result<bool, StoreError> {
+    pub async fn cancel_job(self, id: &str) -> Result<bool, StoreError> {
         let cancel = sqlx::query("UPDATE jobs SET status = 'cancelled', lease_until = NULL WHERE id = $1 AND status IN ('queued', 'running')");
         self.change_job(id, cancel.bind(id)).await
     }
 
     /// Runs one change of the job `id` and announces it, in one transaction; whether it changed
     /// the job.
-    async fn change_job<'q>(&self, id: &str, change: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>) -> Result<bool, StoreError> {
+    async fn change_job<'q>(self, id: &str, change: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>) -> Result<bool, StoreError> {
         let mut tx = self.begin().await?;
         let done = change.execute(&mut *tx).await?;
         self.announce(&mut *tx, id).await?;
@@ -209,7 +209,7 @@ impl Store {
     }
 
     /// Extends the leases of the running jobs of `instance`.
-    pub async fn renew_job_leases(&self, instance: &str, lease_until: &str) -> Result<(), StoreError> {
+    pub async fn renew_job_leases(self, instance: &str, lease_until: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE jobs SET lease_until = $1 WHERE instance = $2 AND status = 'running'").bind(lease_until).bind(instance).execute(&self.pool).await?;
         Ok(())
     }
@@ -218,7 +218,7 @@ impl Store {
     /// minute after it was made (its instance died between making and claiming it); with `all`,
     /// every live job (a single-instance store starting up knows none of them is running).
     /// Returns their IDs.
-    pub async fn interrupt_jobs(&self, all: bool) -> Result<Vec<String>, StoreError> {
+    pub async fn interrupt_jobs(self, all: bool) -> Result<Vec<String>, StoreError> {
         let mut tx = self.begin().await?;
         let ids: Vec<String> = if all {
             sqlx::query_scalar("UPDATE jobs SET status = 'interrupted', error = $1, lease_until = NULL WHERE status IN ('queued', 'running') RETURNING id")
@@ -246,7 +246,7 @@ impl Store {
     /// Removes the jobs that ended before `before` (done, failed, cancelled or interrupted;
     /// never a live one) with their events, and the sessions and sign-in links that expired or
     /// ended before it. Returns how many jobs went.
-    pub async fn forget_finished(&self, before: &str) -> Result<u64, StoreError> {
+    pub async fn forget_finished(self, before: &str) -> Result<u64, StoreError> {
         let mut tx = self.begin().await?;
         let ended = "status IN ('done', 'failed', 'cancelled', 'interrupted') AND created_at < $1";
         sqlx::query(&format!("DELETE FROM job_events WHERE job_id IN (SELECT id FROM jobs WHERE {ended})")).bind(before).execute(&mut *tx).await?;
@@ -257,18 +257,18 @@ impl Store {
         Ok(jobs)
     }
 
-    pub async fn job(&self, id: &str) -> Result<StoredJob, StoreError> {
+    pub async fn job(self, id: &str) -> Result<StoredJob, StoreError> {
         let row = sqlx::query(&format!("{JOB_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(job_of).unwrap_or_else(|| Err(StoreError::JobNotFound(id.to_string())))
     }
 
     /// A job's events from `from` on (JSON texts), in order.
-    pub async fn job_events(&self, id: &str, from: i64) -> Result<Vec<String>, StoreError> {
+    pub async fn job_events(self, id: &str, from: i64) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT event FROM job_events WHERE job_id = $1 AND seq >= $2 ORDER BY seq").bind(id).bind(from).fetch_all(&self.pool).await?)
     }
 
     /// A plan's preview jobs, newest first, up to `limit`.
-    pub async fn plan_jobs(&self, plan_id: &str, limit: i64) -> Result<Vec<StoredJob>, StoreError> {
+    pub async fn plan_jobs(self, plan_id: &str, limit: i64) -> Result<Vec<StoredJob>, StoreError> {
         let rows = sqlx::query(&format!("{JOB_SELECT} WHERE plan_id = $1 ORDER BY created_at DESC, id LIMIT $2"))
             .bind(plan_id)
             .bind(limit)
@@ -279,7 +279,7 @@ impl Store {
 
     /// Follows job changes announced by every instance (PostgreSQL); `None` in SQLite, whose
     /// followers poll.
-    pub async fn job_notifications(&self) -> Result<Option<JobNotifications>, StoreError> {
+    pub async fn job_notifications(self) -> Result<Option<JobNotifications>, StoreError> {
         let Some(url) = self.url.as_deref() else { return Ok(None) };
         let mut listener = sqlx::postgres::PgListener::connect(url).await?;
         listener.listen(JOBS_CHANNEL).await?;

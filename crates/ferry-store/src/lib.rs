@@ -126,6 +126,59 @@ pub struct Store {
     url: Option<String>,
 }
 
+/// The store's tables, one handle per domain: the stacks (with their versions, previews,
+/// managed resources, config and backend locks), the plans (with their review), the jobs, and
+/// the accounts. A handle borrows the store; it holds nothing of its own.
+macro_rules! rows {
+    ($(#[$doc:meta])* $name:ident) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy)]
+        pub struct $name<'s>(&'s Store);
+
+        impl std::ops::Deref for $name<'_> {
+            type Target = Store;
+            fn deref(&self) -> &Store {
+                self.0
+            }
+        }
+    };
+}
+
+rows!(
+    /// Stacks, versions, previews, managed resources, stack config and backend locks.
+    StackRows
+);
+rows!(
+    /// Plans, revisions, shares, comments, approvals and review settings.
+    PlanRows
+);
+rows!(
+    /// Background jobs, their events and leases.
+    JobRows
+);
+rows!(
+    /// Users, memberships, sessions, API tokens, sign-in links, OIDC logins and the audit log.
+    AccountRows
+);
+
+impl Store {
+    pub fn stacks(&self) -> StackRows<'_> {
+        StackRows(self)
+    }
+
+    pub fn plans(&self) -> PlanRows<'_> {
+        PlanRows(self)
+    }
+
+    pub fn jobs(&self) -> JobRows<'_> {
+        JobRows(self)
+    }
+
+    pub fn accounts(&self) -> AccountRows<'_> {
+        AccountRows(self)
+    }
+}
+
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
@@ -199,11 +252,13 @@ impl Store {
     pub fn dialect(&self) -> Dialect {
         self.dialect
     }
+}
 
+impl StackRows<'_> {
     /// Adds a version to the stack `name`, creating the stack on its first version. One
     /// transaction: on any error nothing is left behind. Two writers at once (two instances
     /// on one database): the loser of the race for the version number tries again.
-    pub async fn add_version(&self, name: &StackName, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    pub async fn add_version(self, name: &StackName, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
         let mut tries = 0;
         loop {
             match self.try_add_version(name, &new).await {
@@ -213,7 +268,7 @@ impl Store {
         }
     }
 
-    async fn try_add_version(&self, name: &StackName, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    async fn try_add_version(self, name: &StackName, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
         let mut tx = self.begin().await?;
         let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1").bind(name.as_str()).fetch_optional(&mut *tx).await?;
         let id = match existing {
@@ -237,7 +292,7 @@ impl Store {
     /// `Pulumi.<stack>.yaml`, in one transaction. A name already taken is
     /// [`StoreError::StackExists`]: a connect never re-points a stack.
     pub async fn add_connected_stack(
-        &self,
+        self,
         name: &StackName,
         first: NewVersion<'_>,
         url: &str,
@@ -274,7 +329,7 @@ impl Store {
     }
 
     /// Keeps `yaml` as the stack's `Pulumi.<stack>.yaml` (replacing one given before).
-    pub async fn set_stack_config(&self, stack_id: &str, yaml: &str) -> Result<(), StoreError> {
+    pub async fn set_stack_config(self, stack_id: &str, yaml: &str) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO stack_configs (stack_id, yaml, updated_at) VALUES ($1, $2, $3) \
              ON CONFLICT (stack_id) DO UPDATE SET yaml = excluded.yaml, updated_at = excluded.updated_at",
@@ -288,17 +343,17 @@ impl Store {
     }
 
     /// The stack's `Pulumi.<stack>.yaml`, if one was given.
-    pub async fn stack_config(&self, stack_id: &str) -> Result<Option<String>, StoreError> {
+    pub async fn stack_config(self, stack_id: &str) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT yaml FROM stack_configs WHERE stack_id = $1").bind(stack_id).fetch_optional(&self.pool).await?)
     }
 
     /// The DIY backend a stack is connected to (`url`, the stack's name there), if any.
-    pub async fn backend_of(&self, stack_id: &str) -> Result<Option<(String, String)>, StoreError> {
+    pub async fn backend_of(self, stack_id: &str) -> Result<Option<(String, String)>, StoreError> {
         Ok(sqlx::query_as("SELECT url, backend_stack FROM stack_backends WHERE stack_id = $1").bind(stack_id).fetch_optional(&self.pool).await?)
     }
 
     /// Every stack with its latest version, by name.
-    pub async fn list_stacks(&self) -> Result<Vec<StackSummary>, StoreError> {
+    pub async fn list_stacks(self) -> Result<Vec<StackSummary>, StoreError> {
         let sql = format!(
             "{SUMMARY_SELECT} WHERE v.version = (SELECT MAX(version) FROM stack_versions WHERE stack_id = s.id) \
              ORDER BY s.name"
@@ -308,17 +363,17 @@ impl Store {
     }
 
     /// A stack's latest version summary, by ID.
-    pub async fn stack(&self, id: &str) -> Result<StackSummary, StoreError> {
+    pub async fn stack(self, id: &str) -> Result<StackSummary, StoreError> {
         fetch_summary(&self.pool, id, None).await?.ok_or_else(|| StoreError::StackNotFound(id.to_string()))
     }
 
     /// The ID of the stack called `name`, if there is one.
-    pub async fn stack_id_by_name(&self, name: &StackName) -> Result<Option<String>, StoreError> {
+    pub async fn stack_id_by_name(self, name: &StackName) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1").bind(name.as_str()).fetch_optional(&self.pool).await?)
     }
 
     /// A stack's version (the latest when `version` is `None`) with its state.
-    pub async fn version(&self, id: &str, version: Option<i64>) -> Result<StackVersion, StoreError> {
+    pub async fn version(self, id: &str, version: Option<i64>) -> Result<StackVersion, StoreError> {
         let summary = fetch_summary(&self.pool, id, version).await?.ok_or_else(|| match version {
             Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
             None => StoreError::StackNotFound(id.to_string()),
@@ -339,7 +394,7 @@ impl Store {
 
     /// Stores a preview (its plan packed by the caller, see [`PackedJson`]); returns its ID
     /// (128 random bits) and when it was stored.
-    pub async fn add_preview(&self, stack_id: &str, base_version: i64, spec: &str, plan: &PackedJson, payload: &str) -> Result<(String, String), StoreError> {
+    pub async fn add_preview(self, stack_id: &str, base_version: i64, spec: &str, plan: &PackedJson, payload: &str) -> Result<(String, String), StoreError> {
         let id = random_id();
         // `preview_json` is '' in rows whose plan is packed (see migration 0013).
         let created_at: String = sqlx::query_scalar(
@@ -357,13 +412,13 @@ impl Store {
     }
 
     /// A preview's stored code verification (JSON), if it was made.
-    pub async fn preview_verification(&self, preview_id: &str) -> Result<Option<String>, StoreError> {
+    pub async fn preview_verification(self, preview_id: &str) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT verification_json FROM preview_verifications WHERE preview_id = $1").bind(preview_id).fetch_optional(&self.pool).await?)
     }
 
     /// Stores a preview's code verification, unless one is there already (two requests may
     /// verify at once); returns the one stored.
-    pub async fn add_preview_verification(&self, preview_id: &str, verification_json: &str) -> Result<String, StoreError> {
+    pub async fn add_preview_verification(self, preview_id: &str, verification_json: &str) -> Result<String, StoreError> {
         sqlx::query("INSERT INTO preview_verifications (preview_id, verification_json) VALUES ($1, $2) ON CONFLICT DO NOTHING")
             .bind(preview_id)
             .bind(verification_json)
@@ -373,7 +428,7 @@ impl Store {
     }
 
     /// The stack a preview belongs to, without reading the preview.
-    pub async fn preview_stack(&self, id: &str) -> Result<String, StoreError> {
+    pub async fn preview_stack(self, id: &str) -> Result<String, StoreError> {
         sqlx::query_scalar("SELECT stack_id FROM previews WHERE id = $1")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -383,7 +438,7 @@ impl Store {
 
     /// The version a preview's commit wrote (`None` before a commit), without reading the
     /// preview.
-    pub async fn preview_committed_version(&self, id: &str) -> Result<Option<i64>, StoreError> {
+    pub async fn preview_committed_version(self, id: &str) -> Result<Option<i64>, StoreError> {
         let row = sqlx::query("SELECT c.version AS committed FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1")
             .bind(id)
             .fetch_optional(&self.pool)
@@ -392,7 +447,7 @@ impl Store {
         Ok(row.get("committed"))
     }
 
-    pub async fn preview(&self, id: &str) -> Result<StoredPreview, StoreError> {
+    pub async fn preview(self, id: &str) -> Result<StoredPreview, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.stack_id, p.base_version, p.created_at, p.spec, p.preview_json, p.preview_zstd, p.payload, c.version AS committed \
              FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1",
@@ -418,7 +473,7 @@ impl Store {
     /// Adds the version a preview's commit makes, in one transaction with the record of the
     /// commit: refused when the stack moved on since the preview, or the preview was committed.
     /// Two instances committing at once: the database's keys let one win; the other is told why.
-    pub async fn commit_preview(&self, preview: &StoredPreview, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    pub async fn commit_preview(self, preview: &StoredPreview, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
         match self.try_commit_preview(preview, &new).await {
             Err(StoreError::Database(e)) if is_unique_violation(&e) => {
                 let committed: Option<i64> =
@@ -436,7 +491,7 @@ impl Store {
         }
     }
 
-    async fn try_commit_preview(&self, preview: &StoredPreview, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    async fn try_commit_preview(self, preview: &StoredPreview, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
         let mut tx = self.begin().await?;
         let latest: i64 =
             sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1").bind(&preview.stack_id).fetch_one(&mut *tx).await?;
@@ -461,7 +516,7 @@ impl Store {
     }
 
     /// All versions of a stack, newest first.
-    pub async fn versions(&self, id: &str) -> Result<Vec<StackSummary>, StoreError> {
+    pub async fn versions(self, id: &str) -> Result<Vec<StackSummary>, StoreError> {
         let sql = format!("{SUMMARY_SELECT} WHERE s.id = $1 ORDER BY v.version DESC");
         let rows = sqlx::query(&sql).bind(id).fetch_all(&self.pool).await?;
         if rows.is_empty() {

@@ -8,7 +8,7 @@
 
 use sqlx::Row;
 
-use crate::{Store, StoreError};
+use crate::{StackRows, StoreError};
 
 /// One managed resource: a custom resource, not a provider, with a cloud ID.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -106,10 +106,10 @@ async fn mark(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, version
     Ok(())
 }
 
-impl Store {
+impl StackRows<'_> {
     /// The stacks of `org` whose index rows do not reflect their latest version, with that
     /// version: what the service rebuilds before it answers from the index.
-    pub async fn stale_managed_stacks(&self, org: &str) -> Result<Vec<(String, i64)>, StoreError> {
+    pub async fn stale_managed_stacks(self, org: &str) -> Result<Vec<(String, i64)>, StoreError> {
         let rows = sqlx::query(
             "SELECT s.id, (SELECT MAX(v.version) FROM stack_versions v WHERE v.stack_id = s.id) AS latest, s.managed_version \
              FROM stacks s WHERE substr(s.name, 1, CAST($2 AS INTEGER)) = $1",
@@ -130,7 +130,7 @@ impl Store {
 
     /// Replaces the stack's rows with `rows`, the managed resources of `version`, when that is
     /// still its latest version (a version written meanwhile kept its own rows).
-    pub async fn rebuild_managed(&self, stack_id: &str, version: i64, rows: &[ManagedResource]) -> Result<(), StoreError> {
+    pub async fn rebuild_managed(self, stack_id: &str, version: i64, rows: &[ManagedResource]) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM stack_versions WHERE stack_id = $1").bind(stack_id).fetch_one(&mut *tx).await?;
         if latest != Some(version) {
@@ -145,7 +145,7 @@ impl Store {
 
     /// Every resource of type `type_` that a stack of `org` manages, by cloud ID (several stacks
     /// may manage one ID: each is listed).
-    pub async fn managed_of_type(&self, org: &str, type_: &str) -> Result<Vec<(String, ManagedBy)>, StoreError> {
+    pub async fn managed_of_type(self, org: &str, type_: &str) -> Result<Vec<(String, ManagedBy)>, StoreError> {
         let rows = sqlx::query(
             "SELECT m.resource_id, m.stack_id, m.urn, s.name FROM managed_resources m JOIN stacks s ON s.id = m.stack_id \
              WHERE m.org = $1 AND m.type = $2 ORDER BY s.name, m.urn",

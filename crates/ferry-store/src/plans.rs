@@ -5,7 +5,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 use crate::clock::{in_seconds, now};
-use crate::{random_id, Store, StoreError};
+use crate::{random_id, PlanRows, StoreError};
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Plan {
@@ -76,9 +76,9 @@ pub struct NewPlan<'a> {
     pub sealed_prior: Option<&'a str>,
 }
 
-impl Store {
+impl PlanRows<'_> {
     /// A new plan with its first revision, in one transaction.
-    pub async fn add_plan(&self, new: NewPlan<'_>) -> Result<Plan, StoreError> {
+    pub async fn add_plan(self, new: NewPlan<'_>) -> Result<Plan, StoreError> {
         let NewPlan { stack_id, title, author, spec, program, options, sealed_prior } = new;
         let id = random_id();
         let mut tx = self.begin().await?;
@@ -107,12 +107,12 @@ impl Store {
     }
 
     /// The prior state the plan was made with, sealed (see `add_plan`), if any.
-    pub async fn plan_prior(&self, id: &str) -> Result<Option<String>, StoreError> {
+    pub async fn plan_prior(self, id: &str) -> Result<Option<String>, StoreError> {
         let row: Option<Option<String>> = sqlx::query_scalar("SELECT sealed_prior FROM plans WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
         row.ok_or_else(|| StoreError::PlanNotFound(id.to_string()))
     }
 
-    pub async fn plan(&self, id: &str) -> Result<Plan, StoreError> {
+    pub async fn plan(self, id: &str) -> Result<Plan, StoreError> {
         let row = sqlx::query(
             "SELECT p.id, p.stack_id, p.title, p.created_at, p.author, (SELECT MAX(revision) FROM plan_revisions r WHERE r.plan_id = p.id) AS revision \
              FROM plans p WHERE p.id = $1",
@@ -133,7 +133,7 @@ impl Store {
 
     /// Saves the next revision, written by `author`; returns it.
     pub async fn add_plan_revision(
-        &self,
+        self,
         plan_id: &str,
         author: &str,
         spec: Option<&str>,
@@ -157,7 +157,7 @@ impl Store {
     }
 
     /// Everyone who wrote the plan: its creator and the author of every revision, sorted.
-    pub async fn plan_authors(&self, plan_id: &str) -> Result<Vec<String>, StoreError> {
+    pub async fn plan_authors(self, plan_id: &str) -> Result<Vec<String>, StoreError> {
         let authors: Vec<String> = sqlx::query_scalar(
             "SELECT author FROM plans WHERE id = $1 AND author IS NOT NULL \
              UNION SELECT author FROM plan_revisions WHERE plan_id = $1 AND author IS NOT NULL ORDER BY 1",
@@ -169,7 +169,7 @@ impl Store {
     }
 
     /// A revision (the latest when `None`), with its previews.
-    pub async fn plan_revision(&self, plan_id: &str, revision: Option<i64>) -> Result<PlanRevision, StoreError> {
+    pub async fn plan_revision(self, plan_id: &str, revision: Option<i64>) -> Result<PlanRevision, StoreError> {
         let row = match revision {
             Some(r) => {
                 sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = $1 AND revision = $2").bind(plan_id).bind(r).fetch_optional(&self.pool).await?
@@ -204,7 +204,7 @@ impl Store {
     }
 
     /// Records that `preview_id` ran on the plan's revision.
-    pub async fn add_plan_preview(&self, plan_id: &str, revision: i64, preview_id: &str) -> Result<(), StoreError> {
+    pub async fn add_plan_preview(self, plan_id: &str, revision: i64, preview_id: &str) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO plan_previews (plan_id, revision, preview_id) VALUES ($1, $2, $3)")
             .bind(plan_id)
             .bind(revision)
@@ -215,12 +215,12 @@ impl Store {
     }
 
     /// The plan and revision a preview ran on, if it ran on one.
-    pub async fn plan_of_preview(&self, preview_id: &str) -> Result<Option<(String, i64)>, StoreError> {
+    pub async fn plan_of_preview(self, preview_id: &str) -> Result<Option<(String, i64)>, StoreError> {
         let row = sqlx::query("SELECT plan_id, revision FROM plan_previews WHERE preview_id = $1").bind(preview_id).fetch_optional(&self.pool).await?;
         Ok(row.map(|r| (r.get("plan_id"), r.get("revision"))))
     }
 
-    pub async fn add_plan_share(&self, plan_id: &str, lifetime_days: i64) -> Result<PlanShare, StoreError> {
+    pub async fn add_plan_share(self, plan_id: &str, lifetime_days: i64) -> Result<PlanShare, StoreError> {
         self.plan(plan_id).await?;
         let token = random_id();
         sqlx::query("INSERT INTO plan_shares (token, plan_id, expires_at) VALUES ($1, $2, $3)")
@@ -232,18 +232,18 @@ impl Store {
         self.plan_share(&token).await
     }
 
-    pub async fn plan_share(&self, token: &str) -> Result<PlanShare, StoreError> {
+    pub async fn plan_share(self, token: &str) -> Result<PlanShare, StoreError> {
         let row = sqlx::query(&format!("{SHARE_SELECT} WHERE token = $1")).bind(token).fetch_optional(&self.pool).await?.ok_or(StoreError::ShareNotFound)?;
         Ok(share_of(&row))
     }
 
-    pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
+    pub async fn plan_shares(self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
         let rows = sqlx::query(&format!("{SHARE_SELECT} WHERE plan_id = $1 ORDER BY created_at, token")).bind(plan_id).fetch_all(&self.pool).await?;
         Ok(rows.iter().map(share_of).collect())
     }
 
     /// Revokes a share link of `plan_id` (once; revoking again changes nothing).
-    pub async fn revoke_plan_share(&self, plan_id: &str, token: &str) -> Result<PlanShare, StoreError> {
+    pub async fn revoke_plan_share(self, plan_id: &str, token: &str) -> Result<PlanShare, StoreError> {
         let share = self.plan_share(token).await?;
         if share.plan_id != plan_id {
             return Err(StoreError::ShareNotFound);

@@ -5,7 +5,7 @@ use serde::Serialize;
 use sqlx::Row;
 
 use crate::clock::now;
-use crate::{random_id, Store, StoreError};
+use crate::{random_id, PlanRows, StoreError};
 
 pub type Comment = ferry_types::CommentView;
 
@@ -57,8 +57,8 @@ pub struct NewComment<'a> {
     pub body: &'a str,
 }
 
-impl Store {
-    pub async fn add_comment(&self, new: NewComment<'_>) -> Result<Comment, StoreError> {
+impl PlanRows<'_> {
+    pub async fn add_comment(self, new: NewComment<'_>) -> Result<Comment, StoreError> {
         let id = random_id();
         sqlx::query("INSERT INTO plan_comments (id, plan_id, revision, urn, path, parent_id, author, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
             .bind(&id)
@@ -74,13 +74,13 @@ impl Store {
         self.comment(&id).await
     }
 
-    pub async fn comment(&self, id: &str) -> Result<Comment, StoreError> {
+    pub async fn comment(self, id: &str) -> Result<Comment, StoreError> {
         let row = sqlx::query("SELECT * FROM plan_comments WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
         row.as_ref().map(comment_of).ok_or_else(|| StoreError::CommentNotFound(id.to_string()))
     }
 
     /// The plan's comments (of one revision, or all), oldest first.
-    pub async fn comments(&self, plan_id: &str, revision: Option<i64>) -> Result<Vec<Comment>, StoreError> {
+    pub async fn comments(self, plan_id: &str, revision: Option<i64>) -> Result<Vec<Comment>, StoreError> {
         let rows = match revision {
             Some(r) => {
                 sqlx::query("SELECT * FROM plan_comments WHERE plan_id = $1 AND revision = $2 ORDER BY created_at, id")
@@ -95,7 +95,7 @@ impl Store {
     }
 
     /// Marks a thread resolved (by `by`) or open again.
-    pub async fn resolve_comment(&self, id: &str, by: Option<&str>) -> Result<Comment, StoreError> {
+    pub async fn resolve_comment(self, id: &str, by: Option<&str>) -> Result<Comment, StoreError> {
         let done = match by {
             Some(by) => {
                 sqlx::query("UPDATE plan_comments SET resolved_at = $1, resolved_by = $2 WHERE id = $3")
@@ -114,7 +114,7 @@ impl Store {
     }
 
     /// Approves a revision's preview (approving twice keeps the first).
-    pub async fn add_approval(&self, plan_id: &str, revision: i64, preview_id: &str, approver: &str) -> Result<(), StoreError> {
+    pub async fn add_approval(self, plan_id: &str, revision: i64, preview_id: &str, approver: &str) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO plan_approvals (plan_id, revision, preview_id, approver) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
             .bind(plan_id)
             .bind(revision)
@@ -125,7 +125,7 @@ impl Store {
         Ok(())
     }
 
-    pub async fn remove_approval(&self, plan_id: &str, revision: i64, preview_id: &str, approver: &str) -> Result<(), StoreError> {
+    pub async fn remove_approval(self, plan_id: &str, revision: i64, preview_id: &str, approver: &str) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM plan_approvals WHERE plan_id = $1 AND revision = $2 AND preview_id = $3 AND approver = $4")
             .bind(plan_id)
             .bind(revision)
@@ -137,7 +137,7 @@ impl Store {
     }
 
     /// The approvals of one revision's preview.
-    pub async fn approvals(&self, plan_id: &str, revision: i64, preview_id: &str) -> Result<Vec<Approval>, StoreError> {
+    pub async fn approvals(self, plan_id: &str, revision: i64, preview_id: &str) -> Result<Vec<Approval>, StoreError> {
         let rows = sqlx::query("SELECT * FROM plan_approvals WHERE plan_id = $1 AND revision = $2 AND preview_id = $3 ORDER BY created_at")
             .bind(plan_id)
             .bind(revision)
@@ -150,8 +150,8 @@ impl Store {
             .collect())
     }
 
-    pub async fn stack_settings(&self, stack_id: &str) -> Result<StackSettings, StoreError> {
-        self.stack(stack_id).await?;
+    pub async fn stack_settings(self, stack_id: &str) -> Result<StackSettings, StoreError> {
+        self.stacks().stack(stack_id).await?;
         let row = sqlx::query("SELECT required_approvals, author_may_approve FROM stack_settings WHERE stack_id = $1")
             .bind(stack_id)
             .fetch_optional(&self.pool)
@@ -161,8 +161,8 @@ impl Store {
             .unwrap_or(StackSettings { required_approvals: 0, author_may_approve: false }))
     }
 
-    pub async fn set_stack_settings(&self, stack_id: &str, settings: StackSettings) -> Result<StackSettings, StoreError> {
-        self.stack(stack_id).await?;
+    pub async fn set_stack_settings(self, stack_id: &str, settings: StackSettings) -> Result<StackSettings, StoreError> {
+        self.stacks().stack(stack_id).await?;
         sqlx::query(
             "INSERT INTO stack_settings (stack_id, required_approvals, author_may_approve) VALUES ($1, $2, $3) \
              ON CONFLICT (stack_id) DO UPDATE SET required_approvals = excluded.required_approvals, author_may_approve = excluded.author_may_approve",
@@ -175,7 +175,7 @@ impl Store {
         self.stack_settings(stack_id).await
     }
 
-    pub async fn org_settings(&self, org: &str) -> Result<OrgSettings, StoreError> {
+    pub async fn org_settings(self, org: &str) -> Result<OrgSettings, StoreError> {
         let row =
             sqlx::query("SELECT share_links, share_link_days, allowed_packages FROM org_settings WHERE org = $1").bind(org).fetch_optional(&self.pool).await?;
         Ok(match row {
@@ -188,7 +188,7 @@ impl Store {
         })
     }
 
-    pub async fn set_org_settings(&self, org: &str, settings: &OrgSettings) -> Result<OrgSettings, StoreError> {
+    pub async fn set_org_settings(self, org: &str, settings: &OrgSettings) -> Result<OrgSettings, StoreError> {
         let packages = serde_json::to_string(&settings.allowed_packages).expect("strings serialise");
         sqlx::query(
             "INSERT INTO org_settings (org, share_links, share_link_days, allowed_packages) VALUES ($1, $2, $3, $4) \
@@ -204,7 +204,7 @@ impl Store {
     }
 
     /// The plan's timeline: its audit records that succeeded, oldest first.
-    pub async fn plan_activity(&self, plan_id: &str) -> Result<Vec<crate::accounts::AuditRecord>, StoreError> {
+    pub async fn plan_activity(self, plan_id: &str) -> Result<Vec<crate::accounts::AuditRecord>, StoreError> {
         let rows = sqlx::query("SELECT * FROM audit_log WHERE plan_id = $1 AND outcome = 'ok' ORDER BY seq").bind(plan_id).fetch_all(&self.pool).await?;
         Ok(rows.iter().map(crate::accounts::audit_record_of).collect())
     }

@@ -22,18 +22,18 @@ fn new(json: &str) -> NewVersion<'_> {
 async fn versions_stored_as_text_before_exports_were_packed_still_read() {
     for store in stores().await {
         let name = StackName::parse("acme/web/old").unwrap();
-        let v1 = store.add_version(&name, new("{\"v\":1}")).await.unwrap();
+        let v1 = store.stacks().add_version(&name, new("{\"v\":1}")).await.unwrap();
         sqlx::query("INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) VALUES ($1, 2, 'upload', 'stack export v3', 0, $2)")
             .bind(&v1.id)
             .bind("{\"v\":\"text\"}")
             .execute(&store.pool)
             .await
             .unwrap();
-        let v3 = store.add_version(&name, new("{\"v\":3}")).await.unwrap();
+        let v3 = store.stacks().add_version(&name, new("{\"v\":3}")).await.unwrap();
         let read = |v| {
             let store = store.clone();
             let id = v1.id.clone();
-            async move { store.version(&id, Some(v)).await.unwrap().export_json }
+            async move { store.stacks().version(&id, Some(v)).await.unwrap().export_json }
         };
         assert_eq!((read(1).await, read(2).await, read(3).await), ("{\"v\":1}".into(), "{\"v\":\"text\"}".into(), "{\"v\":3}".to_string()));
         assert_eq!(v3.version, 3);
@@ -56,16 +56,16 @@ async fn versions_stored_as_text_before_exports_were_packed_still_read() {
 #[tokio::test]
 async fn previews_stored_as_text_before_plans_were_packed_still_read() {
     for store in stores().await {
-        let stack = store.add_version(&StackName::parse("acme/web/previews").unwrap(), new("{}")).await.unwrap();
-        let (packed, _) = store.add_preview(&stack.id, stack.version, "spec", &PackedJson::pack("{\"plan\":1}"), "sealed").await.unwrap();
+        let stack = store.stacks().add_version(&StackName::parse("acme/web/previews").unwrap(), new("{}")).await.unwrap();
+        let (packed, _) = store.stacks().add_preview(&stack.id, stack.version, "spec", &PackedJson::pack("{\"plan\":1}"), "sealed").await.unwrap();
         sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES ('old', $1, $2, 'spec', '{\"plan\":0}', 'sealed')")
             .bind(&stack.id)
             .bind(stack.version)
             .execute(&store.pool)
             .await
             .unwrap();
-        assert_eq!(store.preview(&packed).await.unwrap().preview_json, "{\"plan\":1}");
-        assert_eq!(store.preview("old").await.unwrap().preview_json, "{\"plan\":0}");
+        assert_eq!(store.stacks().preview(&packed).await.unwrap().preview_json, "{\"plan\":1}");
+        assert_eq!(store.stacks().preview("old").await.unwrap().preview_json, "{\"plan\":0}");
         // A row as a caller might write it, its plan given as `text` and as `packed` bytes.
         let insert = |id: &'static str, text: &'static str, packed: &'static [u8]| {
             sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ($1, $2, $3, 's', $4, $5, 'p')")
@@ -80,7 +80,7 @@ async fn previews_stored_as_text_before_plans_were_packed_still_read() {
         assert!(both.is_err(), "a row holds its plan one way: {both:?}");
         let damaged = insert("damaged", "", b"not zstd").await;
         assert!(damaged.is_ok(), "{damaged:?}");
-        let err = store.preview("damaged").await.unwrap_err().to_string();
+        let err = store.stacks().preview("damaged").await.unwrap_err().to_string();
         assert!(err.contains("preview `damaged` is damaged") && err.contains("does not decompress"), "{err}");
     }
 }
@@ -89,14 +89,14 @@ async fn previews_stored_as_text_before_plans_were_packed_still_read() {
 async fn versions_append_and_the_latest_wins() {
     for store in stores().await {
         let name = StackName::parse("acme/web/prod").unwrap();
-        let v1 = store.add_version(&name, new("{\"v\":1}")).await.unwrap();
-        let v2 = store.add_version(&name, new("{\"v\":2}")).await.unwrap();
+        let v1 = store.stacks().add_version(&name, new("{\"v\":1}")).await.unwrap();
+        let v2 = store.stacks().add_version(&name, new("{\"v\":2}")).await.unwrap();
         assert_eq!((v1.version, v2.version), (1, 2));
         assert_eq!(v1.id, v2.id);
-        assert_eq!(store.version(&v1.id, None).await.unwrap().export_json, "{\"v\":2}");
-        assert_eq!(store.version(&v1.id, Some(1)).await.unwrap().export_json, "{\"v\":1}");
-        assert_eq!(store.versions(&v1.id).await.unwrap().len(), 2);
-        let list = store.list_stacks().await.unwrap();
+        assert_eq!(store.stacks().version(&v1.id, None).await.unwrap().export_json, "{\"v\":2}");
+        assert_eq!(store.stacks().version(&v1.id, Some(1)).await.unwrap().export_json, "{\"v\":1}");
+        assert_eq!(store.stacks().versions(&v1.id).await.unwrap().len(), 2);
+        let list = store.stacks().list_stacks().await.unwrap();
         assert_eq!(list.len(), 1);
         assert_eq!(list[0].version, 2);
     }
@@ -105,12 +105,12 @@ async fn versions_append_and_the_latest_wins() {
 #[tokio::test]
 async fn versions_cannot_be_changed_or_removed() {
     for store in stores().await {
-        let s = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let s = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
         let update = sqlx::query("UPDATE stack_versions SET export_json = 'x'").execute(&store.pool).await;
         assert!(update.unwrap_err().to_string().contains("immutable"));
         let delete = sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await;
         assert!(delete.unwrap_err().to_string().contains("immutable"));
-        assert_eq!(store.version(&s.id, None).await.unwrap().export_json, "{}");
+        assert_eq!(store.stacks().version(&s.id, None).await.unwrap().export_json, "{}");
     }
 }
 
@@ -124,9 +124,9 @@ async fn a_failed_write_leaves_no_stack_behind() {
             Dialect::Postgres => "CREATE TRIGGER fail BEFORE INSERT ON stack_versions FOR EACH ROW EXECUTE FUNCTION ferry_refuse('boom')",
         };
         sqlx::query(fail).execute(&store.pool).await.unwrap();
-        let err = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap_err();
+        let err = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap_err();
         assert!(err.to_string().contains("boom"));
-        assert!(store.list_stacks().await.unwrap().is_empty());
+        assert!(store.stacks().list_stacks().await.unwrap().is_empty());
         let stacks: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM stacks").fetch_one(&store.pool).await.unwrap();
         assert_eq!(stacks, 0);
     }
@@ -138,11 +138,11 @@ async fn the_store_file_survives_reopening() {
     let path = dir.path().join("ferry.db");
     let id = {
         let store = Store::open(&path).await.unwrap();
-        store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id
+        store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id
     };
     let store = Store::open(&path).await.unwrap();
-    assert_eq!(store.stack(&id).await.unwrap().name, "a/b/c");
-    assert!(matches!(store.stack("nope").await, Err(StoreError::StackNotFound(_))));
+    assert_eq!(store.stacks().stack(&id).await.unwrap().name, "a/b/c");
+    assert!(matches!(store.stacks().stack("nope").await, Err(StoreError::StackNotFound(_))));
 }
 
 /// Writers of one SQLite file at once (requests, and the job upkeep's periodic updates) take
@@ -152,14 +152,14 @@ async fn the_store_file_survives_reopening() {
 async fn concurrent_writers_of_a_sqlite_file_take_turns() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("ferry.db")).await.unwrap();
-    let stack = store.add_version(&StackName::parse("a/b/upkeep").unwrap(), new("{}")).await.unwrap();
+    let stack = store.stacks().add_version(&StackName::parse("a/b/upkeep").unwrap(), new("{}")).await.unwrap();
     let upkeep = {
         let store = store.clone();
         let url = "file:///srv/state".to_string();
         tokio::spawn(async move {
             for i in 0..200 {
-                store.add_backend_lock(&format!("l{i}"), &stack.id, &url, "i", &clock::in_seconds(1)).await.unwrap();
-                store.renew_backend_locks("i", &clock::in_seconds(1)).await.unwrap();
+                store.stacks().add_backend_lock(&format!("l{i}"), &stack.id, &url, "i", &clock::in_seconds(1)).await.unwrap();
+                store.stacks().renew_backend_locks("i", &clock::in_seconds(1)).await.unwrap();
             }
         })
     };
@@ -169,7 +169,7 @@ async fn concurrent_writers_of_a_sqlite_file_take_turns() {
             tokio::spawn(async move {
                 for v in 0..10 {
                     let name = StackName::parse(&format!("a/b/s{w}")).unwrap();
-                    store.add_version(&name, new("{}")).await.unwrap_or_else(|e| panic!("writer {w}, version {v}: {e}"));
+                    store.stacks().add_version(&name, new("{}")).await.unwrap_or_else(|e| panic!("writer {w}, version {v}: {e}"));
                 }
             })
         })
@@ -178,7 +178,7 @@ async fn concurrent_writers_of_a_sqlite_file_take_turns() {
         writer.await.unwrap();
     }
     upkeep.await.unwrap();
-    assert_eq!(store.list_stacks().await.unwrap().len(), 9);
+    assert_eq!(store.stacks().list_stacks().await.unwrap().len(), 9);
 }
 
 #[test]
@@ -192,8 +192,9 @@ fn stack_names() {
 #[tokio::test]
 async fn plan_revisions_are_immutable_and_shares_revocable() {
     for store in stores().await {
-        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
+        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
         let plan = store
+            .plans()
             .add_plan(plans::NewPlan {
                 stack_id: &stack,
                 title: "t",
@@ -206,84 +207,84 @@ async fn plan_revisions_are_immutable_and_shares_revocable() {
             .await
             .unwrap();
         // What a migration recorded stays with the plan, as sealed.
-        assert_eq!(store.plan_prior(&plan.id).await.unwrap().as_deref(), Some("sealed"));
+        assert_eq!(store.plans().plan_prior(&plan.id).await.unwrap().as_deref(), Some("sealed"));
         assert_eq!((plan.revision, plan.author.as_deref()), (1, Some("ann")));
-        let second = store.add_plan_revision(&plan.id, "bob", None, Some("resources: {}"), "{}").await.unwrap();
+        let second = store.plans().add_plan_revision(&plan.id, "bob", None, Some("resources: {}"), "{}").await.unwrap();
         assert_eq!((second.revision, second.program.as_deref(), second.author.as_deref()), (2, Some("resources: {}"), Some("bob")));
-        store.add_plan_revision(&plan.id, "ann", None, Some("resources: {}"), "{}").await.unwrap();
-        assert_eq!(store.plan_authors(&plan.id).await.unwrap(), ["ann", "bob"], "whoever wrote a revision is an author");
+        store.plans().add_plan_revision(&plan.id, "ann", None, Some("resources: {}"), "{}").await.unwrap();
+        assert_eq!(store.plans().plan_authors(&plan.id).await.unwrap(), ["ann", "bob"], "whoever wrote a revision is an author");
         for sql in ["UPDATE plan_revisions SET spec = 'x'", "DELETE FROM plan_revisions"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("immutable"), "{sql}: {err}");
         }
-        assert_eq!(store.plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
+        assert_eq!(store.plans().plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
         assert!(matches!(
-            store.add_plan(plans::NewPlan { stack_id: "nope", title: "t", author: "ann", options: "{}", ..Default::default() }).await,
+            store.plans().add_plan(plans::NewPlan { stack_id: "nope", title: "t", author: "ann", options: "{}", ..Default::default() }).await,
             Err(StoreError::StackNotFound(_))
         ));
-        let share = store.add_plan_share(&plan.id, 30).await.unwrap();
+        let share = store.plans().add_plan_share(&plan.id, 30).await.unwrap();
         assert!(share.active && share.expires_at.is_some());
-        assert!(!store.add_plan_share(&plan.id, -1).await.unwrap().active, "an expired link");
+        assert!(!store.plans().add_plan_share(&plan.id, -1).await.unwrap().active, "an expired link");
         assert_ne!(share.token, plan.id);
-        let revoked = store.revoke_plan_share(&plan.id, &share.token).await.unwrap();
+        let revoked = store.plans().revoke_plan_share(&plan.id, &share.token).await.unwrap();
         assert!(revoked.revoked_at.is_some());
-        assert!(matches!(store.revoke_plan_share("other", &share.token).await, Err(StoreError::ShareNotFound)));
+        assert!(matches!(store.plans().revoke_plan_share("other", &share.token).await, Err(StoreError::ShareNotFound)));
     }
 }
 
 #[tokio::test]
 async fn the_audit_log_is_append_only_and_secrets_expire() {
     for store in stores().await {
-        let member = store.add_user(accounts::NewUser { name: "member", ..Default::default() }).await.unwrap();
-        let outsider = store.add_user(accounts::NewUser { name: "outsider", ..Default::default() }).await.unwrap();
-        let server_admin = store.add_user(accounts::NewUser { name: "root", ..Default::default() }).await.unwrap();
-        store.grant_role(&member.id, "o", "viewer").await.unwrap();
-        store.grant_role(&outsider.id, "other", "viewer").await.unwrap();
-        store.grant_role(&server_admin.id, "*", "admin").await.unwrap();
+        let member = store.accounts().add_user(accounts::NewUser { name: "member", ..Default::default() }).await.unwrap();
+        let outsider = store.accounts().add_user(accounts::NewUser { name: "outsider", ..Default::default() }).await.unwrap();
+        let server_admin = store.accounts().add_user(accounts::NewUser { name: "root", ..Default::default() }).await.unwrap();
+        store.accounts().grant_role(&member.id, "o", "viewer").await.unwrap();
+        store.accounts().grant_role(&outsider.id, "other", "viewer").await.unwrap();
+        store.accounts().grant_role(&server_admin.id, "*", "admin").await.unwrap();
         let record =
             accounts::NewAuditRecord { actor: "a", org: Some("o"), action: "x", object: "y", address: "local", outcome: "ok", plan_id: None, subject: None };
-        store.append_audit(record.clone()).await.unwrap();
+        store.accounts().append_audit(record.clone()).await.unwrap();
         for (who, actor) in [(&member, "member"), (&outsider, "outsider"), (&server_admin, "root")] {
-            store.append_audit(accounts::NewAuditRecord { org: None, actor, subject: Some(&who.id), ..record.clone() }).await.unwrap();
+            store.accounts().append_audit(accounts::NewAuditRecord { org: None, actor, subject: Some(&who.id), ..record.clone() }).await.unwrap();
         }
-        store.append_audit(accounts::NewAuditRecord { org: None, actor: "nobody", ..record.clone() }).await.unwrap();
-        store.append_audit(accounts::NewAuditRecord { org: Some("other"), ..record }).await.unwrap();
+        store.accounts().append_audit(accounts::NewAuditRecord { org: None, actor: "nobody", ..record.clone() }).await.unwrap();
+        store.accounts().append_audit(accounts::NewAuditRecord { org: Some("other"), ..record }).await.unwrap();
         for sql in ["UPDATE audit_log SET actor = 'b'", "DELETE FROM audit_log"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("append-only"), "{sql}: {err}");
         }
         // An organisation's log holds its records and the server-wide ones about its members,
         // never another's, an outsider's, a server administrator's or an unknown name's.
-        let seen: Vec<(Option<String>, String)> = store.audit(Some("o"), 0, 10).await.unwrap().into_iter().map(|r| (r.org, r.actor)).collect();
+        let seen: Vec<(Option<String>, String)> = store.accounts().audit(Some("o"), 0, 10).await.unwrap().into_iter().map(|r| (r.org, r.actor)).collect();
         assert_eq!(seen, [(Some("o".to_string()), "a".to_string()), (None, "member".to_string())]);
-        assert_eq!(store.audit(None, 1, 10).await.unwrap().len(), 5, "after the first");
+        assert_eq!(store.accounts().audit(None, 1, 10).await.unwrap().len(), 5, "after the first");
 
-        let user = store.add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
-        assert!(matches!(store.add_user(accounts::NewUser { name: "u", ..Default::default() }).await, Err(StoreError::UserExists(_))));
-        store.add_session("live", &user.id, 60, accounts::SessionMethod::Link).await.unwrap();
-        store.add_session("dead", &user.id, -1, accounts::SessionMethod::Password).await.unwrap();
-        assert_eq!(store.session_user("live").await.unwrap().map(|(u, m)| (u.name, m)), Some(("u".into(), Some(accounts::SessionMethod::Link))));
-        assert_eq!(store.session_user("dead").await.unwrap(), None);
-        store.add_sign_in_link("link", &user.id, 60).await.unwrap();
-        assert_eq!(store.use_sign_in_link("link").await.unwrap(), Some(user.id.clone()));
-        assert_eq!(store.use_sign_in_link("link").await.unwrap(), None, "once");
+        let user = store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
+        assert!(matches!(store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await, Err(StoreError::UserExists(_))));
+        store.accounts().add_session("live", &user.id, 60, accounts::SessionMethod::Link).await.unwrap();
+        store.accounts().add_session("dead", &user.id, -1, accounts::SessionMethod::Password).await.unwrap();
+        assert_eq!(store.accounts().session_user("live").await.unwrap().map(|(u, m)| (u.name, m)), Some(("u".into(), Some(accounts::SessionMethod::Link))));
+        assert_eq!(store.accounts().session_user("dead").await.unwrap(), None);
+        store.accounts().add_sign_in_link("link", &user.id, 60).await.unwrap();
+        assert_eq!(store.accounts().use_sign_in_link("link").await.unwrap(), Some(user.id.clone()));
+        assert_eq!(store.accounts().use_sign_in_link("link").await.unwrap(), None, "once");
     }
 }
 
 #[tokio::test]
 async fn of_two_commits_of_one_preview_at_once_exactly_one_wins() {
     for store in stores().await {
-        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let (id, _) = store.add_preview(&stack.id, stack.version, "{}", &PackedJson::pack("{}"), "").await.unwrap();
-        let preview = store.preview(&id).await.unwrap();
-        let (a, b) = tokio::join!(store.commit_preview(&preview, new("{\"a\":1}")), store.commit_preview(&preview, new("{\"b\":1}")));
+        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let (id, _) = store.stacks().add_preview(&stack.id, stack.version, "{}", &PackedJson::pack("{}"), "").await.unwrap();
+        let preview = store.stacks().preview(&id).await.unwrap();
+        let (a, b) = tokio::join!(store.stacks().commit_preview(&preview, new("{\"a\":1}")), store.stacks().commit_preview(&preview, new("{\"b\":1}")));
         let (won, lost) = match (a, b) {
             (Ok(won), Err(lost)) | (Err(lost), Ok(won)) => (won, lost),
             other => panic!("{:?}: expected one commit and one refusal, got {other:?}", store.dialect()),
         };
         assert_eq!(won.version, 2);
         assert!(matches!(lost, StoreError::AlreadyCommitted { version: 2 } | StoreError::StalePreview { .. }), "{lost}");
-        assert_eq!(store.versions(&stack.id).await.unwrap().len(), 2, "one new version, not two");
+        assert_eq!(store.stacks().versions(&stack.id).await.unwrap().len(), 2, "one new version, not two");
     }
 }
 
@@ -309,48 +310,49 @@ async fn both_databases_have_the_same_migrations() {
 #[tokio::test]
 async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() {
     for store in stores().await {
-        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
         let plan = store
+            .plans()
             .add_plan(plans::NewPlan { stack_id: &stack.id, title: "t", author: "ann", spec: Some("{}"), options: "{}", ..Default::default() })
             .await
             .unwrap();
         let new_job = |id| jobs::NewJob { id, kind: jobs::JobKind::Preview, stack_id: &stack.id, plan: Some((&plan.id, 1)), total: 3, detail: None };
-        let job = store.add_job(new_job("j1")).await.unwrap();
+        let job = store.jobs().add_job(new_job("j1")).await.unwrap();
         assert_eq!((job.kind, job.plan_id.as_deref(), job.revision), (jobs::JobKind::Preview, Some(plan.id.as_str()), Some(1)));
         assert_eq!((job.status.as_str(), job.is_live()), ("queued", true));
-        assert!(store.claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
-        assert!(!store.claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(), "claimed once");
-        assert!(store.add_job_events("j1", 0, &["{\"n\":0}".into(), "{\"n\":1}".into()], 3).await.unwrap());
-        assert!(store.add_job_events("j1", 2, &["{\"n\":2}".into(), "{\"n\":3}".into()], 3).await.unwrap());
-        assert_eq!(store.job_events("j1", 3).await.unwrap(), ["{\"n\":3}"]);
+        assert!(store.jobs().claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
+        assert!(!store.jobs().claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(), "claimed once");
+        assert!(store.jobs().add_job_events("j1", 0, &["{\"n\":0}".into(), "{\"n\":1}".into()], 3).await.unwrap());
+        assert!(store.jobs().add_job_events("j1", 2, &["{\"n\":2}".into(), "{\"n\":3}".into()], 3).await.unwrap());
+        assert_eq!(store.jobs().job_events("j1", 3).await.unwrap(), ["{\"n\":3}"]);
         // A batch larger than one statement's rows keeps its order.
         let many: Vec<String> = (4..1004).map(|n| format!("{{\"n\":{n}}}")).collect();
-        assert!(store.add_job_events("j1", 4, &many, 3).await.unwrap());
-        let stored = store.job_events("j1", 0).await.unwrap();
+        assert!(store.jobs().add_job_events("j1", 4, &many, 3).await.unwrap());
+        let stored = store.jobs().job_events("j1", 0).await.unwrap();
         assert_eq!((stored.len(), stored[1003].as_str()), (1004, "{\"n\":1003}"));
-        let seen = store.job("j1").await.unwrap();
+        let seen = store.jobs().job("j1").await.unwrap();
         assert_eq!((seen.finished, seen.total), (1004, 1004), "the total grows with what was reported");
         // A cancel wins over a result that comes later.
-        assert!(store.cancel_job("j1").await.unwrap());
-        assert!(!store.end_job("j1", jobs::JobStatus::Done, None, 0, None).await.unwrap());
-        assert!(!store.add_job_events("j1", 1004, &["{}".into()], 3).await.unwrap());
-        assert_eq!(store.job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
+        assert!(store.jobs().cancel_job("j1").await.unwrap());
+        assert!(!store.jobs().end_job("j1", jobs::JobStatus::Done, None, 0, None).await.unwrap());
+        assert!(!store.jobs().add_job_events("j1", 1004, &["{}".into()], 3).await.unwrap());
+        assert_eq!(store.jobs().job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
         // The database keeps only the statuses the type knows.
         assert!(sqlx::query("UPDATE jobs SET status = 'paused' WHERE id = 'j1'").execute(&store.pool).await.is_err());
-        assert_eq!(store.job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
+        assert_eq!(store.jobs().job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
 
         // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
-        store.add_job(new_job("j2")).await.unwrap();
-        store.claim_job("j2", "instance-a", &clock::in_millis(300)).await.unwrap();
-        assert!(store.interrupt_jobs(false).await.unwrap().is_empty());
+        store.jobs().add_job(new_job("j2")).await.unwrap();
+        store.jobs().claim_job("j2", "instance-a", &clock::in_millis(300)).await.unwrap();
+        assert!(store.jobs().interrupt_jobs(false).await.unwrap().is_empty());
         tokio::time::sleep(std::time::Duration::from_millis(400)).await;
-        assert_eq!(store.interrupt_jobs(false).await.unwrap(), ["j2"]);
-        let interrupted = store.job("j2").await.unwrap();
+        assert_eq!(store.jobs().interrupt_jobs(false).await.unwrap(), ["j2"]);
+        let interrupted = store.jobs().job("j2").await.unwrap();
         assert_eq!((interrupted.status.as_str(), interrupted.error.as_deref()), ("interrupted", Some(jobs::INTERRUPTED)));
         // A restarted single-instance store interrupts whatever was live.
-        store.add_job(jobs::NewJob { kind: jobs::JobKind::Discovery, plan: None, detail: Some("[]"), ..new_job("j3") }).await.unwrap();
-        assert_eq!(store.interrupt_jobs(true).await.unwrap(), ["j3"]);
-        let listed: Vec<String> = store.plan_jobs(&plan.id, 10).await.unwrap().into_iter().map(|j| j.id).collect();
+        store.jobs().add_job(jobs::NewJob { kind: jobs::JobKind::Discovery, plan: None, detail: Some("[]"), ..new_job("j3") }).await.unwrap();
+        assert_eq!(store.jobs().interrupt_jobs(true).await.unwrap(), ["j3"]);
+        let listed: Vec<String> = store.jobs().plan_jobs(&plan.id, 10).await.unwrap().into_iter().map(|j| j.id).collect();
         assert_eq!(listed.len(), 2, "the plan's previews, not the stack's discoveries");
         for sql in ["UPDATE job_events SET event = 'x'"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
@@ -363,34 +365,34 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
 async fn an_oidc_login_is_taken_once_and_not_after_it_expired() {
     for store in stores().await {
         let login = accounts::OidcLogin { verifier: "v".into(), nonce: "n".into(), next: "/".into() };
-        store.add_oidc_login("live", &login, 60).await.unwrap();
-        store.add_oidc_login("gone", &login, -1).await.unwrap();
-        assert_eq!(store.take_oidc_login("live").await.unwrap(), Some(login.clone()));
-        assert_eq!(store.take_oidc_login("live").await.unwrap(), None, "once");
-        assert_eq!(store.take_oidc_login("gone").await.unwrap(), None, "expired");
+        store.accounts().add_oidc_login("live", &login, 60).await.unwrap();
+        store.accounts().add_oidc_login("gone", &login, -1).await.unwrap();
+        assert_eq!(store.accounts().take_oidc_login("live").await.unwrap(), Some(login.clone()));
+        assert_eq!(store.accounts().take_oidc_login("live").await.unwrap(), None, "once");
+        assert_eq!(store.accounts().take_oidc_login("gone").await.unwrap(), None, "expired");
     }
 }
 
 #[tokio::test]
 async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance() {
     for store in stores().await {
-        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
         let url = "file:///srv/state";
-        store.add_backend_lock("locks/held.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
-        store.add_backend_lock("locks/released.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
-        store.release_backend_lock("locks/released.json", None).await.unwrap();
-        assert!(store.take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap().is_empty(), "a running lease is left alone");
+        store.stacks().add_backend_lock("locks/held.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
+        store.stacks().add_backend_lock("locks/released.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
+        store.stacks().release_backend_lock("locks/released.json", None).await.unwrap();
+        assert!(store.stacks().take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap().is_empty(), "a running lease is left alone");
         // Renewed while its holder lives; once it stops, the lease runs out.
-        store.renew_backend_locks("instance-a", &clock::in_millis(300)).await.unwrap();
+        store.stacks().renew_backend_locks("instance-a", &clock::in_millis(300)).await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(400)).await;
-        let taken = store.take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap();
+        let taken = store.stacks().take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap();
         assert_eq!(taken.iter().map(|l| (l.path.as_str(), l.instance.as_str())).collect::<Vec<_>>(), [("locks/held.json", "instance-b")]);
-        assert!(store.take_over_backend_locks("instance-c", &clock::in_seconds(60), false).await.unwrap().is_empty(), "taken over once");
-        store.release_backend_lock("locks/held.json", Some("removed")).await.unwrap();
+        assert!(store.stacks().take_over_backend_locks("instance-c", &clock::in_seconds(60), false).await.unwrap().is_empty(), "taken over once");
+        store.stacks().release_backend_lock("locks/held.json", Some("removed")).await.unwrap();
         // A single-instance store starting up takes every unreleased one, lease or not.
-        store.add_backend_lock("locks/fresh.json", &stack.id, url, "instance-d", &clock::in_seconds(60)).await.unwrap();
-        assert_eq!(store.take_over_backend_locks("instance-e", &clock::in_seconds(60), true).await.unwrap().len(), 1);
-        let listed = store.backend_locks(&stack.id, 10).await.unwrap();
+        store.stacks().add_backend_lock("locks/fresh.json", &stack.id, url, "instance-d", &clock::in_seconds(60)).await.unwrap();
+        assert_eq!(store.stacks().take_over_backend_locks("instance-e", &clock::in_seconds(60), true).await.unwrap().len(), 1);
+        let listed = store.stacks().backend_locks(&stack.id, 10).await.unwrap();
         assert_eq!(listed.len(), 3);
         let held = listed.iter().find(|l| l.path == "locks/held.json").unwrap();
         assert_eq!((held.recovery.as_deref(), held.released_at.is_some()), (Some("removed"), true));
@@ -425,9 +427,9 @@ async fn a_store_from_before_packed_exports_migrates_with_its_versions() {
             pool.close().await;
         }
         let store = Store::connect(&url).await.unwrap();
-        assert_eq!(store.version("s1", None).await.unwrap().export_json, "{\"old\":true}", "{url}");
-        let v2 = store.add_version(&StackName::parse("acme/web/old").unwrap(), new("{\"new\":true}")).await.unwrap();
-        assert_eq!((v2.version, store.version("s1", None).await.unwrap().export_json), (2, "{\"new\":true}".to_string()));
+        assert_eq!(store.stacks().version("s1", None).await.unwrap().export_json, "{\"old\":true}", "{url}");
+        let v2 = store.stacks().add_version(&StackName::parse("acme/web/old").unwrap(), new("{\"new\":true}")).await.unwrap();
+        assert_eq!((v2.version, store.stacks().version("s1", None).await.unwrap().export_json), (2, "{\"new\":true}".to_string()));
         assert!(sqlx::query("UPDATE stack_versions SET origin = 'x'").execute(&store.pool).await.is_err(), "versions stay immutable");
         assert!(sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await.is_err(), "versions stay immutable");
     }
@@ -436,30 +438,30 @@ async fn a_store_from_before_packed_exports_migrates_with_its_versions() {
 #[tokio::test]
 async fn finished_jobs_and_ended_sessions_past_their_retention_are_removed_live_ones_kept() {
     for store in stores().await {
-        let stack = store.add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
+        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
         let job = |id| jobs::NewJob { id, kind: jobs::JobKind::Discovery, stack_id: &stack.id, plan: None, total: 1, detail: None };
         for id in ["old-done", "old-running", "new-done"] {
-            store.add_job(job(id)).await.unwrap();
-            assert!(store.claim_job(id, "i", &clock::in_seconds(600)).await.unwrap());
-            assert!(store.add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
+            store.jobs().add_job(job(id)).await.unwrap();
+            assert!(store.jobs().claim_job(id, "i", &clock::in_seconds(600)).await.unwrap());
+            assert!(store.jobs().add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
         }
-        store.end_job("old-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
-        store.end_job("new-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
+        store.jobs().end_job("old-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
+        store.jobs().end_job("new-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
         let long_ago = clock::in_seconds(-40 * 86_400);
         sqlx::query("UPDATE jobs SET created_at = $1 WHERE id IN ('old-done', 'old-running')").bind(&long_ago).execute(&store.pool).await.unwrap();
-        let user = store.add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
-        store.add_session("ended", &user.id, -35 * 86_400, accounts::SessionMethod::Password).await.unwrap();
-        store.add_session("live", &user.id, 3600, accounts::SessionMethod::Password).await.unwrap();
+        let user = store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
+        store.accounts().add_session("ended", &user.id, -35 * 86_400, accounts::SessionMethod::Password).await.unwrap();
+        store.accounts().add_session("live", &user.id, 3600, accounts::SessionMethod::Password).await.unwrap();
 
         let cutoff = clock::in_seconds(-30 * 86_400);
-        assert_eq!(store.forget_finished(&cutoff).await.unwrap(), 1, "only the finished job past the retention");
-        assert!(matches!(store.job("old-done").await, Err(StoreError::JobNotFound(_))));
-        assert_eq!(store.job_events("old-done", 0).await.unwrap(), Vec::<String>::new(), "its events went with it");
-        assert_eq!(store.job("old-running").await.unwrap().status.as_str(), "running", "a live job is never removed");
-        assert_eq!(store.job_events("new-done", 0).await.unwrap().len(), 1);
+        assert_eq!(store.jobs().forget_finished(&cutoff).await.unwrap(), 1, "only the finished job past the retention");
+        assert!(matches!(store.jobs().job("old-done").await, Err(StoreError::JobNotFound(_))));
+        assert_eq!(store.jobs().job_events("old-done", 0).await.unwrap(), Vec::<String>::new(), "its events went with it");
+        assert_eq!(store.jobs().job("old-running").await.unwrap().status.as_str(), "running", "a live job is never removed");
+        assert_eq!(store.jobs().job_events("new-done", 0).await.unwrap().len(), 1);
         let sessions: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sessions").fetch_one(&store.pool).await.unwrap();
         assert_eq!(sessions, 1, "the live session stays");
-        assert!(store.session_user("live").await.unwrap().is_some());
+        assert!(store.accounts().session_user("live").await.unwrap().is_some());
     }
 }
 
@@ -480,22 +482,22 @@ async fn the_managed_index_follows_uploads_and_commits_in_their_transaction() {
     for store in stores().await {
         let name = StackName::parse("acme/p/s").unwrap();
         let first = NewVersion { managed: ManagedChange::All(vec![r("u1", "i1"), r("u2", "i2")]), ..new("{}") };
-        let stack = store.add_version(&name, first).await.unwrap();
+        let stack = store.stacks().add_version(&name, first).await.unwrap();
         let other = StackName::parse("globex/p/s").unwrap();
-        store.add_version(&other, NewVersion { managed: ManagedChange::All(vec![r("u9", "i1")]), ..new("{}") }).await.unwrap();
+        store.stacks().add_version(&other, NewVersion { managed: ManagedChange::All(vec![r("u9", "i1")]), ..new("{}") }).await.unwrap();
         let ids = |rows: Vec<(String, managed::ManagedBy)>| rows.into_iter().map(|(id, by)| format!("{id}@{}", by.urn)).collect::<Vec<_>>();
-        assert_eq!(ids(store.managed_of_type("acme", "t:index:T").await.unwrap()), ["i1@u1", "i2@u2"], "never another organisation's");
-        assert!(store.stale_managed_stacks("acme").await.unwrap().is_empty());
+        assert_eq!(ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()), ["i1@u1", "i2@u2"], "never another organisation's");
+        assert!(store.stacks().stale_managed_stacks("acme").await.unwrap().is_empty());
         // A commit's delta applies to the rows of the version before.
-        let (preview, _) = store.add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "").await.unwrap();
+        let (preview, _) = store.stacks().add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "").await.unwrap();
         let delta = ManagedChange::Delta { upserted: vec![r("u3", "i3"), r("u1", "i1b")], removed: vec!["u2".into()] };
-        store.commit_preview(&store.preview(&preview).await.unwrap(), NewVersion { managed: delta, ..new("{}") }).await.unwrap();
-        assert_eq!(ids(store.managed_of_type("acme", "t:index:T").await.unwrap()), ["i1b@u1", "i3@u3"]);
+        store.stacks().commit_preview(&store.stacks().preview(&preview).await.unwrap(), NewVersion { managed: delta, ..new("{}") }).await.unwrap();
+        assert_eq!(ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()), ["i1b@u1", "i3@u3"]);
         // A version that does not say leaves the rows stale, to be rebuilt.
-        store.add_version(&name, new("{}")).await.unwrap();
-        assert_eq!(store.stale_managed_stacks("acme").await.unwrap(), [(stack.id.clone(), 3)]);
-        store.rebuild_managed(&stack.id, 3, &[r("u4", "i4")]).await.unwrap();
-        assert_eq!(ids(store.managed_of_type("acme", "t:index:T").await.unwrap()), ["i4@u4"]);
-        assert!(store.stale_managed_stacks("acme").await.unwrap().is_empty());
+        store.stacks().add_version(&name, new("{}")).await.unwrap();
+        assert_eq!(store.stacks().stale_managed_stacks("acme").await.unwrap(), [(stack.id.clone(), 3)]);
+        store.stacks().rebuild_managed(&stack.id, 3, &[r("u4", "i4")]).await.unwrap();
+        assert_eq!(ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()), ["i4@u4"]);
+        assert!(store.stacks().stale_managed_stacks("acme").await.unwrap().is_empty());
     }
 }

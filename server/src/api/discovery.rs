@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use serde::Deserialize;
 
 use super::shared::*;
@@ -18,34 +18,29 @@ use ferry_service::access::Caller;
 
 /// `GET /api/v1/stacks/{id}/discoveries/types`: what the stack's providers and the installed
 /// plugins can list, with each type's filter.
-pub(super) async fn listable_types(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.listable_types(&id).await?).into_response())
+pub(super) async fn listable_types(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.discoveries().listable_types(&id).await?).into_response())
 }
 
 /// `POST /api/v1/stacks/{id}/discoveries` `{types: [{type, query?, limit?, pageSize?}]}`: starts
 /// listing in the background (202); watch `/discoveries/{job}/events`.
-pub(super) async fn start_discovery(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
+pub(super) async fn start_discovery(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let request: ferry_service::DiscoveryRequest = read_json(body, &headers, 1024 * 1024, "the discovery request").await?;
-    Ok((StatusCode::ACCEPTED, Json(stacks.start_discovery(&id, request).await?)).into_response())
+    Ok((StatusCode::ACCEPTED, Json(ferry.discoveries().start_discovery(&id, request).await?)).into_response())
 }
 
-pub(super) async fn get_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.discovery(&id).await?).into_response())
+pub(super) async fn get_discovery(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.discoveries().discovery(&id).await?).into_response())
 }
 
-pub(super) async fn cancel_discovery(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.cancel_discovery(&id).await?).into_response())
+pub(super) async fn cancel_discovery(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.discoveries().cancel_discovery(&id).await?).into_response())
 }
 
 /// Server-sent events: one `result`/`page`/`not-listable`/`failed` event per find, then `end`
 /// with the whole job.
-pub(super) async fn discovery_events(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(job_stream(stacks.follow_discovery(&id).await?, "discovery"))
+pub(super) async fn discovery_events(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(job_stream(ferry.discoveries().follow_discovery(&id).await?, "discovery"))
 }
 
 #[derive(Deserialize)]
@@ -54,14 +49,9 @@ pub(super) struct ProbeBody {
 }
 
 /// `POST /api/v1/stacks/{id}/discoveries/probe` `{items: [{type, id}]}`: a quick `Read` of each.
-pub(super) async fn probe_discovered(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
+pub(super) async fn probe_discovered(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let body: ProbeBody = read_json(body, &headers, 4 * 1024 * 1024, "the probe request").await?;
-    Ok(Json(stacks.probe(&id, &body.items).await?).into_response())
+    Ok(Json(ferry.discoveries().probe(&id, &body.items).await?).into_response())
 }
 
 #[derive(Deserialize)]
@@ -75,14 +65,14 @@ pub(super) struct ToPlanBody {
 /// `POST /api/v1/stacks/{id}/discoveries/plan` `{items: [{type, id, name}], planId?}`: the
 /// selection as spec entries of a new plan (201) or a new revision of `planId` (200).
 pub(super) async fn discovered_to_plan(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let body: ToPlanBody = read_json(body, &headers, 4 * 1024 * 1024, "the selection").await?;
-    let plan = stacks.add_discovered_to_plan(&caller, &id, &body.items, body.plan_id.as_deref()).await?;
+    let plan = ferry.discoveries().add_discovered_to_plan(&caller, &id, &body.items, body.plan_id.as_deref()).await?;
     let status = if body.plan_id.is_some() { StatusCode::OK } else { StatusCode::CREATED };
     // The plan's timeline starts with this record.
     let audited = Extension(AuditPlan(plan.plan.id.clone()));

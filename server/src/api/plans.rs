@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use ferry_service::{PlanInput, StackService};
+use ferry_service::{Ferry, PlanInput};
 
 use super::shared::*;
 use crate::access::AuditPlan;
@@ -21,14 +21,14 @@ pub(super) fn plan_input(bytes: &[u8]) -> Result<PlanInput, ApiError> {
 
 /// `POST /api/v1/stacks/{id}/plans` with `{"title"?, "spec"?, "program"?, "options"?}`.
 pub(super) async fn create_plan(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the plan").await?;
-    let plan = stacks.create_plan(&caller, &id, plan_input(&bytes)?).await?;
+    let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the plan").await?;
+    let plan = ferry.plans().create_plan(&caller, &id, plan_input(&bytes)?).await?;
     let audited = Extension(AuditPlan(plan.plan.id.clone()));
     Ok((StatusCode::CREATED, audited, Json(plan)).into_response())
 }
@@ -37,15 +37,15 @@ pub(super) async fn create_plan(
 /// with a Terraform or OpenTofu state file (or `show -json` output) as the body: `201 {plan, resources}` with a plan importing
 /// every instance a plugin maps; `200` with `plan: null` when none does (the rows say why).
 pub(super) async fn migrate_terraform(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     Query(choices): Query<ferry_service::MigrationChoices>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the Terraform state").await?;
-    let migration = stacks.migrate_terraform(&caller, &id, &bytes, &choices).await?;
+    let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the Terraform state").await?;
+    let migration = ferry.plans().migrate_terraform(&caller, &id, &bytes, &choices).await?;
     Ok(match &migration.plan {
         Some(plan) => {
             let audited = Extension(AuditPlan(plan.plan.id.clone()));
@@ -56,32 +56,28 @@ pub(super) async fn migrate_terraform(
 }
 
 /// Its text masked for callers who may not edit it.
-pub(super) async fn get_plan(
-    State(stacks): State<Arc<StackService>>,
-    Extension(caller): Extension<Caller>,
-    Path(id): Path<String>,
-) -> Result<Response, ApiError> {
-    Ok(Json(stacks.plan_view_for(&caller, &id, None).await?).into_response())
+pub(super) async fn get_plan(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().plan_view_for(&caller, &id, None).await?).into_response())
 }
 
 pub(super) async fn get_plan_revision(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path((id, revision)): Path<(String, i64)>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.plan_view_for(&caller, &id, Some(revision)).await?).into_response())
+    Ok(Json(ferry.plans().plan_view_for(&caller, &id, Some(revision)).await?).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/revisions`: saves the next revision (checked first).
 pub(super) async fn save_plan(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the plan").await?;
-    let plan = stacks.save_plan(&caller, &id, plan_input(&bytes)?).await?;
+    let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the plan").await?;
+    let plan = ferry.plans().save_plan(&caller, &id, plan_input(&bytes)?).await?;
     Ok((StatusCode::CREATED, Json(plan)).into_response())
 }
 
@@ -90,61 +86,57 @@ pub(super) async fn save_plan(
 /// (`X-Ferry-Passphrase`), when given, decrypts what a program's resources hold in the stack,
 /// for this run only: it is kept by the process running the job and never stored.
 pub(super) async fn start_plan_preview(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
     Query(q): Query<RevisionQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let job = stacks.start_plan_preview(&id, q.revision, passphrase(&headers)?).await?;
+    let job = ferry.plans().start_plan_preview(&id, q.revision, passphrase(&headers)?).await?;
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
 }
 
-pub(super) async fn list_jobs(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    stacks.plan_view(&id, None, false).await?;
-    Ok(Json(stacks.plan_jobs(&id).await?).into_response())
+pub(super) async fn list_jobs(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    ferry.plans().plan_view(&id, None, false).await?;
+    Ok(Json(ferry.jobs().plan_jobs(&id).await?).into_response())
 }
 
-pub(super) async fn get_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.job(&id, &job).await?).into_response())
+pub(super) async fn get_job(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.jobs().job(&id, &job).await?).into_response())
 }
 
-pub(super) async fn cancel_job(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.cancel_job(&id, &job).await?).into_response())
+pub(super) async fn cancel_job(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.jobs().cancel_job(&id, &job).await?).into_response())
 }
 
 /// `GET …/jobs/{job}/events`: server-sent events, one `resource` per finished resource (the
 /// ones already reported first, so a page that comes back catches up), then `end` with the job
 /// (without its events: the stream gave them).
 /// Any instance serves any job: the events come from the store.
-pub(super) async fn job_events(State(stacks): State<Arc<StackService>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(job_stream(stacks.follow_job(&id, &job).await?, "resource"))
+pub(super) async fn job_events(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(job_stream(ferry.jobs().follow_job(&id, &job).await?, "resource"))
 }
 
-pub(super) async fn create_share(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok((StatusCode::CREATED, Json(stacks.share_plan(&id).await?)).into_response())
+pub(super) async fn create_share(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok((StatusCode::CREATED, Json(ferry.plans().share_plan(&id).await?)).into_response())
 }
 
-pub(super) async fn list_shares(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.plan_shares(&id).await?).into_response())
+pub(super) async fn list_shares(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().plan_shares(&id).await?).into_response())
 }
 
-pub(super) async fn revoke_share(State(stacks): State<Arc<StackService>>, Path((id, token)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.revoke_plan_share(&id, &token).await?).into_response())
+pub(super) async fn revoke_share(State(ferry): State<Arc<Ferry>>, Path((id, token)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().revoke_plan_share(&id, &token).await?).into_response())
 }
 
 /// `GET /api/v1/shared/{token}`: the plan, read-only (no plan or preview IDs).
-pub(super) async fn get_shared_plan(
-    State(stacks): State<Arc<StackService>>,
-    Path(token): Path<String>,
-    Query(q): Query<RevisionQuery>,
-) -> Result<Response, ApiError> {
-    Ok(Json(stacks.shared_plan(&token, q.revision).await?).into_response())
+pub(super) async fn get_shared_plan(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().shared_plan(&token, q.revision).await?).into_response())
 }
 
 pub(super) async fn get_shared_preview(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path((token, index)): Path<(String, usize)>,
     Query(q): Query<RevisionQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.shared_preview(&token, q.revision, index).await?).into_response())
+    Ok(Json(ferry.plans().shared_preview(&token, q.revision, index).await?).into_response())
 }

@@ -9,8 +9,8 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use ferry_engine::deploy::{ConfigValue, PlanScope};
-use ferry_engine::import_spec::{import_spec_from_value, read_spec_json, ImportSpec};
-use ferry_service::{ProgramRequest, ProgramSource, ServiceError, StackService};
+use ferry_engine::import_spec::{import_spec_from_value, read_spec_json};
+use ferry_service::{Ferry, PreviewRequest, PreviewSource, ProgramRequest, ProgramSource, ServiceError};
 use serde::Deserialize;
 
 use super::shared::*;
@@ -51,7 +51,8 @@ pub(super) fn is_yaml(content_type: &str) -> bool {
 }
 
 impl ProgramEnvelope {
-    fn into_request(self, scope: PlanScope) -> Result<ProgramRequest, ApiError> {
+    /// The program the envelope holds, and its scope (`scope` unless it names its own).
+    fn into_request(self, scope: PlanScope) -> Result<(ProgramRequest, PlanScope), ApiError> {
         let invalid = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", message);
         let source = match (self.program, self.program_zip) {
             (Some(text), None) => ProgramSource::Yaml(text),
@@ -73,40 +74,35 @@ impl ProgramEnvelope {
                 (k, value)
             })
             .collect();
-        Ok(ProgramRequest { source, config, mapping: self.mapping, passphrase: None, scope: self.scope.unwrap_or(scope), progress: None, prior: None })
+        Ok((ProgramRequest { source, config, mapping: self.mapping, passphrase: None, prior: None }, self.scope.unwrap_or(scope)))
     }
 }
 
-/// What a preview request's body holds, read once.
-pub(super) enum PreviewBody {
-    Program(ProgramRequest),
-    /// The spec's text (the preview keeps it as its source) and the spec it holds.
-    Spec(String, ImportSpec),
-}
-
-impl PreviewBody {
-    fn read(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<PreviewBody, ApiError> {
-        let program = |source| {
-            PreviewBody::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, scope, progress: None, prior: None })
-        };
-        if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
-            return Ok(program(ProgramSource::Zip(bytes.to_vec())));
-        }
-        let text = std::str::from_utf8(bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the body is not UTF-8 text"))?;
-        if is_yaml(content_type) {
-            return Ok(program(ProgramSource::Yaml(text.to_string())));
-        }
-        // One JSON read: a program's envelope is told from a spec by its keys, and a spec is
-        // checked from the value already read.
-        let json = read_spec_json(text).map_err(ServiceError::from)?;
-        if json.get("program").is_some() || json.get("programZip").is_some() {
-            let envelope: ProgramEnvelope =
-                serde_json::from_value(json).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
-            return envelope.into_request(scope).map(PreviewBody::Program);
-        }
-        let spec = import_spec_from_value(json).map_err(ServiceError::from)?;
-        Ok(PreviewBody::Spec(text.to_string(), spec))
+/// The preview a request's body asks for, read once: a program (YAML, a zip, or the JSON
+/// envelope) or an import spec.
+fn read_preview(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<PreviewRequest, ApiError> {
+    let program = |source, scope| {
+        let source = PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, prior: None });
+        PreviewRequest { source, scope, progress: None }
+    };
+    if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
+        return Ok(program(ProgramSource::Zip(bytes.to_vec()), scope));
     }
+    let text = std::str::from_utf8(bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the body is not UTF-8 text"))?;
+    if is_yaml(content_type) {
+        return Ok(program(ProgramSource::Yaml(text.to_string()), scope));
+    }
+    // One JSON read: a program's envelope is told from a spec by its keys, and a spec is
+    // checked from the value already read.
+    let json = read_spec_json(text).map_err(ServiceError::from)?;
+    if json.get("program").is_some() || json.get("programZip").is_some() {
+        let envelope: ProgramEnvelope =
+            serde_json::from_value(json).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
+        let (request, scope) = envelope.into_request(scope)?;
+        return Ok(PreviewRequest { source: PreviewSource::Program(request), scope, progress: None });
+    }
+    let spec = import_spec_from_value(json).map_err(ServiceError::from)?;
+    Ok(PreviewRequest { source: PreviewSource::Spec { text: text.to_string(), spec, strategy: Default::default() }, scope, progress: None })
 }
 
 /// `POST /api/v1/stacks/{id}/previews`: runs a preview and stores it; nothing is written to
@@ -114,21 +110,19 @@ impl PreviewBody {
 /// application/yaml`), a project zip (`application/zip`), or `{"program", "config",
 /// "mapping"}` as JSON.
 pub(super) async fn create_preview(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
     Query(query): Query<ScopeQuery>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the import spec or program").await?;
+    let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the import spec or program").await?;
     let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
-    let record = match PreviewBody::read(&bytes, &content_type, query.scope.unwrap_or_default())? {
-        PreviewBody::Program(mut request) => {
-            request.passphrase = passphrase(&headers)?;
-            stacks.preview_program(&id, request).await?
-        }
-        PreviewBody::Spec(text, spec) => stacks.preview_import(&id, &text, spec, None, Default::default()).await?,
-    };
+    let mut request = read_preview(&bytes, &content_type, query.scope.unwrap_or_default())?;
+    if let PreviewSource::Program(program) = &mut request.source {
+        program.passphrase = passphrase(&headers)?;
+    }
+    let record = ferry.previews().preview(&id, request).await?;
     Ok((StatusCode::CREATED, Json(record)).into_response())
 }
 
@@ -138,44 +132,44 @@ pub(super) struct CommitQuery {
     apply: bool,
 }
 
-pub(super) async fn get_preview(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.preview(&id).await?).into_response())
+pub(super) async fn get_preview(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.previews().stored_preview(&id).await?).into_response())
 }
 
 /// `POST /api/v1/previews/{id}/commit`: the preview's ready resources become the stack's next
 /// version (refused if the stack changed since the preview). For a program's plan,
 /// `?apply=true` lets Ferry run its creates, updates, replacements and deletes.
 pub(super) async fn commit_preview(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
     Query(q): Query<CommitQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let outcome = stacks.commit_preview(&id, passphrase(&headers)?, q.apply).await?;
+    let outcome = ferry.previews().commit_preview(&id, passphrase(&headers)?, q.apply).await?;
     Ok((StatusCode::CREATED, Json(outcome)).into_response())
 }
 
 /// `GET /api/v1/previews/{id}/code`: code for the preview's ready resources.
 pub(super) async fn preview_code(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
     Query(q): Query<CodeQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
-    let code = stacks.preview_code(&id, &request, passphrase(&headers)?.as_deref()).await?;
+    let code = ferry.previews().preview_code(&id, &request, passphrase(&headers)?.as_deref()).await?;
     Ok(code_response(code, json))
 }
 
 /// `GET /api/v1/stacks/{id}/code`: code for the stack's resources (all, or `urn=`).
 pub(super) async fn stack_code(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
     Query(q): Query<CodeQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
     let urns: Vec<String> = list(&q.urn).into_iter().collect();
-    let code = stacks.stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref()).await?;
+    let code = ferry.previews().stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref()).await?;
     Ok(code_response(code, json))
 }

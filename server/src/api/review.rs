@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use serde::Deserialize;
 
 use super::shared::*;
@@ -32,64 +32,56 @@ pub(super) fn shared((token, revision, index): (String, i64, usize)) -> ferry_ty
 /// (`{total, matched, offset, rows, statuses, types, zero_or_default}`), filtered on the
 /// server; at most 1,000 rows a page.
 pub(super) async fn owner_review_rows(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
     Query(q): Query<ferry_types::ReviewQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.review_page(&owner(id), &q).await?).into_response())
+    Ok(Json(ferry.previews().review_page(&owner(id), &q).await?).into_response())
 }
 
-pub(super) async fn owner_review_detail(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Query(q): Query<UrnQuery>,
-) -> Result<Response, ApiError> {
-    Ok(Json(stacks.review_detail(&owner(id), &q.urn).await?).into_response())
+pub(super) async fn owner_review_detail(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<UrnQuery>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.previews().review_detail(&owner(id), &q.urn).await?).into_response())
 }
 
 /// `GET …/graph?expand=&full=`: the stack graph with the preview's resources, summarised as
 /// the stack's graph is.
-pub(super) async fn owner_preview_graph(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Query(q): Query<GraphQuery>,
-) -> Result<Response, ApiError> {
-    Ok(Json(stacks.preview_graph(&owner(id), q.summary().as_ref()).await?).into_response())
+pub(super) async fn owner_preview_graph(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.previews().preview_graph(&owner(id), q.summary().as_ref()).await?).into_response())
 }
 
 pub(super) async fn shared_review_rows(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
     Query(q): Query<ferry_types::ReviewQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.review_page(&shared(p), &q).await?).into_response())
+    Ok(Json(ferry.previews().review_page(&shared(p), &q).await?).into_response())
 }
 
 pub(super) async fn shared_review_detail(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
     Query(q): Query<UrnQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.review_detail(&shared(p), &q.urn).await?).into_response())
+    Ok(Json(ferry.previews().review_detail(&shared(p), &q.urn).await?).into_response())
 }
 
 pub(super) async fn shared_preview_graph(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
     Query(q): Query<GraphQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(stacks.preview_graph(&shared(p), q.summary().as_ref()).await?).into_response())
+    Ok(Json(ferry.previews().preview_graph(&shared(p), q.summary().as_ref()).await?).into_response())
 }
 
 /// Code through a read-only link: the same code, without the preview's ID.
 pub(super) async fn shared_preview_code(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
     Query(q): Query<CodeQuery>,
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
-    let id = stacks.preview_id(&shared(p)).await?;
-    let code = stacks.preview_code(&id, &request, None).await?;
+    let id = ferry.previews().preview_id(&shared(p)).await?;
+    let code = ferry.previews().preview_code(&id, &request, None).await?;
     Ok(code_response(code, json))
 }
 
@@ -104,15 +96,15 @@ pub(super) struct ResolveRequest {
 /// `POST /api/v1/plans/{id}/resolutions` `{preview, urn, property, action}`: writes the next
 /// revision with the resolution applied and starts its preview; `201` with both.
 pub(super) async fn resolve(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let request: ResolveRequest = read_json(body, &headers, 64 * 1024, "the resolution").await?;
-    let plan = stacks.resolve(&caller, &id, &request.preview, request.resolution).await?;
-    let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
+    let plan = ferry.plans().resolve(&caller, &id, &request.preview, request.resolution).await?;
+    let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }
 
@@ -128,14 +120,14 @@ pub(super) struct AdoptZeroValuesRequest {
 /// of the resource (or of the whole plan) that is only a zero value or a default, as the next
 /// revision, and starts its preview; `201` with both.
 pub(super) async fn adopt_zero_values(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
     let request: AdoptZeroValuesRequest = read_json(body, &headers, 64 * 1024, "the request").await?;
-    let plan = stacks.adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref()).await?;
-    let job = stacks.start_plan_preview(&id, None, passphrase(&headers)?).await?;
+    let plan = ferry.plans().adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref()).await?;
+    let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }

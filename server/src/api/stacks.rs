@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use ferry_service::{markers, SourceKind, StackService};
+use ferry_service::{markers, Ferry, SourceKind};
 use serde::Deserialize;
 
 use super::shared::*;
@@ -36,15 +36,15 @@ pub(super) struct ResourceQuery {
 }
 
 /// The stacks of the organisations the caller is a member of.
-pub(super) async fn list_stacks(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.list_for(&caller).await?).into_response())
+pub(super) async fn list_stacks(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.stacks().list_for(&caller).await?).into_response())
 }
 
 /// `POST /api/v1/stacks?name=org/project/stack` with a state file as the body.
 /// Planners of the stack's organisation only (known once the name is). A refusal is recorded
 /// in the log of the organisation the request named.
 pub(super) async fn upload_stack(
-    State(stacks): State<Arc<StackService>>,
+    State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Query(query): Query<UploadQuery>,
     headers: HeaderMap,
@@ -52,13 +52,13 @@ pub(super) async fn upload_stack(
 ) -> Response {
     let named = std::sync::Mutex::new(query.name.as_deref().filter(|n| !n.is_empty()).map(|n| org_of_name(n).to_string()));
     let result = async {
-        let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the state file").await?;
+        let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the state file").await?;
         let passphrase = passphrase(&headers)?;
         // `{"backend": "<url>", "name": "<org>/<project>/<stack>"}` connects a stack of a DIY
         // backend instead of uploading one (a state file never has a top-level `backend`).
         if let Ok(ConnectBody { backend, name, config }) = serde_json::from_slice::<ConnectBody>(&bytes) {
             *named.lock().expect("named lock") = Some(org_of_name(&name).to_string());
-            let outcome = stacks.connect_stack(&caller, &backend, &name, config.as_deref(), passphrase).await?;
+            let outcome = ferry.backends().connect_stack(&caller, &backend, &name, config.as_deref(), passphrase).await?;
             return Ok::<_, ApiError>(outcome);
         }
         let name = query.name.filter(|n| !n.is_empty());
@@ -67,7 +67,7 @@ pub(super) async fn upload_stack(
             caller.require(org_of_name(name.as_str()), Role::Planner)
         };
         // `Vec::from` takes the body's buffer over where it can (no 50 MB copy).
-        Ok(stacks.upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", query.force, allowed).await?)
+        Ok(ferry.stacks().upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", query.force, allowed).await?)
     }
     .await;
     let response = match result {
@@ -96,58 +96,53 @@ pub(super) struct BackendQuery {
 
 /// `GET /api/v1/backends/stacks?org=<org>&url=<url>`: the stacks a DIY backend allowed to
 /// `org` holds, for its planners.
-pub(super) async fn backend_stacks(State(stacks): State<Arc<StackService>>, Extension(caller): Extension<Caller>, Query(q): Query<BackendQuery>) -> Response {
-    let response = match stacks.backend_stacks(&caller, &q.org, &q.url).await {
+pub(super) async fn backend_stacks(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Query(q): Query<BackendQuery>) -> Response {
+    let response = match ferry.backends().backend_stacks(&caller, &q.org, &q.url).await {
         Ok(list) => Json(list).into_response(),
         Err(e) => ApiError::from(e).into_response(),
     };
     AuditOrg::on(Some(q.org), response)
 }
 
-pub(super) async fn stack_summary(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.summary(&id).await?).into_response())
+pub(super) async fn stack_summary(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.stacks().summary(&id).await?).into_response())
 }
 
-pub(super) async fn stack_versions(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.versions(&id).await?).into_response())
+pub(super) async fn stack_versions(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.stacks().versions(&id).await?).into_response())
 }
 
 /// The locks Ferry took in a connected stack's DIY backend, newest first: each one's file,
 /// when it was taken and released, and, for one its instance could not release (killed
 /// mid-commit), what the recovery found and did.
-pub(super) async fn stack_locks(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.backend_locks(&id).await?).into_response())
+pub(super) async fn stack_locks(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.backends().backend_locks(&id).await?).into_response())
 }
 
 /// What Ferry reads of the stack's `Pulumi.<stack>.yaml`: its `encryptionsalt` (the passphrase
 /// provider's salt, public by design) and `secretsprovider`.
-pub(super) async fn stack_config(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    stacks.summary(&id).await?;
-    Ok(Json(stacks.stack_config(&id).await?).into_response())
+pub(super) async fn stack_config(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    ferry.stacks().summary(&id).await?;
+    Ok(Json(ferry.stacks().stack_config(&id).await?).into_response())
 }
 
 /// `PUT /api/v1/stacks/{id}/config` with the stack's `Pulumi.<stack>.yaml` as the body: its
 /// `encryptionsalt` is the key a commit gives the stack's first secrets (when its state has no
 /// secrets provider yet), as `pulumi` would.
-pub(super) async fn set_stack_config(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
+pub(super) async fn set_stack_config(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 1 << 20, "the stack's Pulumi.<stack>.yaml").await?;
     let yaml =
         std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the stack's Pulumi.<stack>.yaml is not UTF-8 text"))?;
-    Ok(Json(stacks.set_stack_config(&id, yaml).await?).into_response())
+    Ok(Json(ferry.stacks().set_stack_config(&id, yaml).await?).into_response())
 }
 
 /// The version's state as `pulumi stack export` writes it, ready for `pulumi stack import`.
-pub(super) async fn stack_export(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
-    Ok(([(header::CONTENT_TYPE, "application/json")], stacks.export_text(&id, q.version).await?).into_response())
+pub(super) async fn stack_export(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
+    Ok(([(header::CONTENT_TYPE, "application/json")], ferry.stacks().export_text(&id, q.version).await?).into_response())
 }
 
-pub(super) async fn stack_graph(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
-    let version = stacks.version(&id, q.version).await?;
+pub(super) async fn stack_graph(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
+    let version = ferry.stacks().version(&id, q.version).await?;
     Ok(match q.summary() {
         None => Json(version.graph()).into_response(),
         Some(expand) => Json(ferry_state::graph_summary::summarise(version.graph(), ferry_state::graph_summary::SUMMARY_BUDGET, &expand).graph).into_response(),
@@ -170,17 +165,13 @@ pub(super) struct RowsQuery {
     limit: Option<usize>,
 }
 
-pub(super) async fn stack_resources(State(stacks): State<Arc<StackService>>, Path(id): Path<String>, Query(q): Query<RowsQuery>) -> Result<Response, ApiError> {
+pub(super) async fn stack_resources(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<RowsQuery>) -> Result<Response, ApiError> {
     let query = ferry_service::RowQuery { filter: q.filter, sort: q.sort, offset: q.offset, limit: q.limit.unwrap_or(ferry_service::MAX_PAGE_ROWS) };
-    Ok(Json(stacks.version(&id, q.version).await?.rows_page(&query)?).into_response())
+    Ok(Json(ferry.stacks().version(&id, q.version).await?.rows_page(&query)?).into_response())
 }
 
-pub(super) async fn stack_resource(
-    State(stacks): State<Arc<StackService>>,
-    Path(id): Path<String>,
-    Query(q): Query<ResourceQuery>,
-) -> Result<Response, ApiError> {
-    let version = stacks.version(&id, q.version).await?;
+pub(super) async fn stack_resource(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<ResourceQuery>) -> Result<Response, ApiError> {
+    let version = ferry.stacks().version(&id, q.version).await?;
     let detail = version.detail(&q.urn).ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
     Ok(Json(detail).into_response())
 }
@@ -192,19 +183,14 @@ pub(super) struct MarkersQuery {
 
 /// `POST /api/v1/markers?kind=spec|program` with the text as the body: its problems, each with
 /// line and column (empty when it is fine). Nothing is stored.
-pub(super) async fn text_markers(
-    State(stacks): State<Arc<StackService>>,
-    Query(q): Query<MarkersQuery>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, stacks.max_state_bytes(), "the text").await?;
+pub(super) async fn text_markers(State(ferry): State<Arc<Ferry>>, Query(q): Query<MarkersQuery>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the text").await?;
     let text = String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the text is not UTF-8"))?;
     Ok(Json(markers(q.kind, &text)).into_response())
 }
 
 /// `GET /api/v1/stacks/{id}/editor-help`: the import file's JSON schema with the type tokens
 /// of the providers' schemas, and the stack's resource names.
-pub(super) async fn editor_help(State(stacks): State<Arc<StackService>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(stacks.editor_help(&id, None).await?).into_response())
+pub(super) async fn editor_help(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.stacks().editor_help(&id, None).await?).into_response())
 }

@@ -16,7 +16,7 @@ use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
 use ferry_service::access::Role;
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use ferry_store::accounts::SessionMethod;
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
@@ -182,7 +182,7 @@ fn callers() -> Vec<Who> {
 /// the approvers and administrators who approve did not write them).
 struct World {
     app: Router,
-    stacks: Arc<StackService>,
+    stacks: Arc<Ferry>,
     tokens: BTreeMap<String, String>,
     stack: String,
     plan: String,
@@ -209,20 +209,20 @@ async fn world() -> World {
     let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
     let backend = tempfile::tempdir().unwrap();
     let allowed = vec![ferry_service::AllowedBackend { org: "ferry".into(), url: format!("file://{}", backend.path().display()) }];
-    let (app, stacks) = common::bare_app_of(StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed), true).await;
+    let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed), true).await;
     let settings = ferry_store::review::OrgSettings { allowed_packages: vec!["test".into()], share_links: true, share_link_days: 30 };
-    stacks.set_org_settings("ferry", settings).await.unwrap();
+    stacks.accounts().set_org_settings("ferry", settings).await.unwrap();
     let mut tokens = BTreeMap::new();
     for role in Role::ALL {
         tokens.insert(format!("{role:?}"), common::token_for(&stacks, &format!("{}-user", role.as_str()), "ferry", role).await);
     }
     tokens.insert("OtherOrgAdmin".into(), common::token_for(&stacks, "outsider", "elsewhere", Role::Admin).await);
     tokens.insert("Author".into(), common::token_for(&stacks, "author", "ferry", Role::Planner).await);
-    let admin = stacks.grant("late-admin", "ferry", Role::Admin).await.unwrap();
-    tokens.insert("ExpiredToken".into(), stacks.issue_api_token(&admin.id, "expired", "ferry", Role::Admin, -1).await.unwrap().token.unwrap());
-    let revoked = stacks.issue_api_token(&admin.id, "revoked", "ferry", Role::Admin, 3600).await.unwrap();
-    let admin_caller = stacks.caller_of_token(revoked.token.as_deref().unwrap()).await.unwrap();
-    stacks.revoke_api_token(&admin_caller, &revoked.id).await.unwrap();
+    let admin = stacks.accounts().grant("late-admin", "ferry", Role::Admin).await.unwrap();
+    tokens.insert("ExpiredToken".into(), stacks.accounts().issue_api_token(&admin.id, "expired", "ferry", Role::Admin, -1).await.unwrap().token.unwrap());
+    let revoked = stacks.accounts().issue_api_token(&admin.id, "revoked", "ferry", Role::Admin, 3600).await.unwrap();
+    let admin_caller = stacks.accounts().caller_of_token(revoked.token.as_deref().unwrap()).await.unwrap();
+    stacks.accounts().revoke_api_token(&admin_caller, &revoked.id).await.unwrap();
     tokens.insert("RevokedToken".into(), revoked.token.clone().unwrap());
 
     // The objects the routes act on.
@@ -263,7 +263,7 @@ impl World {
 
     /// The user a member caller acts as.
     async fn user_of(&self, role: Role) -> ferry_store::accounts::User {
-        self.stacks.ensure_user(&format!("{}-user", role.as_str())).await.unwrap()
+        self.stacks.accounts().ensure_user(&format!("{}-user", role.as_str())).await.unwrap()
     }
 
     /// The route's request for `who`, with this world's objects in it, or fresh ones where the
@@ -309,19 +309,19 @@ impl World {
             }
             ("DELETE", "/api/v1/me/tokens/{id}") if member.is_some() => {
                 let user = self.user_of(member.expect("a member")).await;
-                token_id = self.stacks.issue_api_token(&user.id, "spare", "ferry", Role::Viewer, 3600).await.unwrap().id;
+                token_id = self.stacks.accounts().issue_api_token(&user.id, "spare", "ferry", Role::Viewer, 3600).await.unwrap().id;
             }
             ("POST", "/auth/login") => {
                 // A user of its own each time: the per-account limit would stop the nineteenth.
-                let user = self.stacks.ensure_user(&format!("login-{}", ferry_store::random_id())).await.unwrap();
-                let session = self.stacks.start_session(&user.id, SessionMethod::Password).await.unwrap();
-                let caller = self.stacks.caller_of_session(&session.0).await.unwrap();
-                self.stacks.change_own_password(&caller, None, "the login user's password").await.unwrap();
+                let user = self.stacks.accounts().ensure_user(&format!("login-{}", ferry_store::random_id())).await.unwrap();
+                let session = self.stacks.accounts().start_session(&user.id, SessionMethod::Password).await.unwrap();
+                let caller = self.stacks.accounts().caller_of_session(&session.0).await.unwrap();
+                self.stacks.accounts().change_own_password(&caller, None, "the login user's password").await.unwrap();
                 login = user.name;
             }
             ("GET", "/auth/link/{token}") => {
-                let user = self.stacks.ensure_user("link-user").await.unwrap();
-                link = self.stacks.new_sign_in_link(&user.id).await.unwrap().0;
+                let user = self.stacks.accounts().ensure_user("link-user").await.unwrap();
+                link = self.stacks.accounts().new_sign_in_link(&user.id).await.unwrap().0;
             }
             _ => {}
         }
@@ -402,7 +402,7 @@ impl World {
             Who::SessionOf(role) => {
                 // A fresh session each call: some calls end the user's sessions.
                 let user = self.user_of(role).await;
-                let session = self.stacks.start_session(&user.id, SessionMethod::Password).await.unwrap();
+                let session = self.stacks.accounts().start_session(&user.id, SessionMethod::Password).await.unwrap();
                 req = req.header(header::COOKIE, format!("ferry_session={}", session.0)).header("sec-fetch-site", "same-origin");
             }
             Who::LinkHolder(LinkAs::Bearer) => req = req.header(header::AUTHORIZATION, format!("Bearer {}", self.share)),
@@ -473,7 +473,7 @@ async fn every_route_decides_who_may_call_it() {
 
     let (_, table) = server::gated_routes(&server::AppState::new(
         leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build(),
-        Arc::new(StackService::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
+        Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
         Default::default(),
     ));
     let expected = expected_needs();
@@ -538,7 +538,7 @@ async fn every_server_function_decides_who_may_call_it() {
                 }
                 Who::SessionOf(role) => {
                     let user = world.user_of(role).await;
-                    let session = world.stacks.start_session(&user.id, SessionMethod::Password).await.unwrap();
+                    let session = world.stacks.accounts().start_session(&user.id, SessionMethod::Password).await.unwrap();
                     req = req.header(header::COOKIE, format!("ferry_session={}", session.0)).header("sec-fetch-site", "same-origin");
                 }
                 Who::LinkHolder(LinkAs::Bearer) => req = req.header(header::AUTHORIZATION, format!("Bearer {}", world.share)),
@@ -581,7 +581,7 @@ async fn a_route_without_a_decision_is_refused() {
     let store = ferry_store::testing::scratch().await.unwrap();
     let state = server::AppState::new(
         leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build(),
-        Arc::new(StackService::new(store, 1 << 20)),
+        Arc::new(Ferry::new(store, 1 << 20)),
         Default::default(),
     );
     let (gated, table) = server::gated_routes(&state);

@@ -210,3 +210,58 @@ fn every_module_opens_with_its_summary() {
     assert!(checked > 100, "only {checked} modules were found");
     assert!(bare.is_empty(), "these modules do not open with a `//!` line: {}", bare.join(", "));
 }
+
+/// The shape stays readable: no source file over 800 lines, and no type with over 40 methods
+/// (the service and the store are handles per domain over one core, not one type of all). Read
+/// as text, as `wc` and `grep` would: a method is an `fn` one level inside an `impl` block.
+#[test]
+fn no_file_is_over_800_lines_and_no_type_has_over_40_methods() {
+    let root = root();
+    let mut files = Vec::new();
+    for dir in ["app/src", "server/src", "crates"] {
+        walk(&root.join(dir), &mut files);
+    }
+    let mut long = Vec::new();
+    let mut methods: std::collections::BTreeMap<String, usize> = Default::default();
+    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let path = file.to_string_lossy();
+        if path.contains("/tests/") || !path.contains("/src/") {
+            continue;
+        }
+        let text = std::fs::read_to_string(file).unwrap();
+        if text.lines().count() > 800 {
+            long.push(format!("{} ({} lines)", file.strip_prefix(&root).unwrap().display(), text.lines().count()));
+        }
+        let mut current: Option<String> = None;
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("impl") {
+                // `impl Name {`, `impl<'a> Name<'a> {`, but not `impl Trait for Name {`.
+                let rest = if rest.starts_with('<') { rest.split_once("> ").map_or("", |(_, r)| r) } else { rest.trim_start() };
+                let header = rest.trim_end_matches('{').trim();
+                current = (!header.contains(" for ") && header.chars().next().is_some_and(|c| c.is_ascii_uppercase()))
+                    .then(|| header.split('<').next().unwrap().to_string());
+            } else if line.starts_with('}') {
+                current = None;
+            } else if let Some(name) = &current {
+                let body = line.strip_prefix("    ").filter(|l| !l.starts_with(' '));
+                let words: Vec<&str> = body.map(|l| l.split_whitespace().take(4).collect()).unwrap_or_default();
+                if words.iter().take_while(|w| **w != "fn").all(|w| w.starts_with("pub") || ["async", "const", "unsafe"].contains(w)) && words.contains(&"fn") {
+                    *methods.entry(format!("{name} ({})", file.parent().unwrap().strip_prefix(&root).unwrap().display())).or_default() += 1;
+                }
+            }
+        }
+    }
+    // Methods of one type across the files of one folder (a crate's `impl` blocks of a type
+    // may sit in several modules).
+    let mut by_type: std::collections::BTreeMap<String, usize> = Default::default();
+    for (key, n) in &methods {
+        let (name, dir) = key.split_once(" (").unwrap();
+        let crate_dir = dir.split("/src").next().unwrap();
+        *by_type.entry(format!("{name} in {crate_dir}")).or_default() += n;
+    }
+    let crowded: Vec<String> = by_type.iter().filter(|(_, n)| **n > 40).map(|(t, n)| format!("{t}: {n} methods")).collect();
+    assert!(by_type.len() > 50, "only {} types with methods were found: is the scan still reading `impl` blocks?", by_type.len());
+    assert!(by_type.values().any(|n| *n > 20), "no type has over 20 methods: is the scan still counting them?");
+    assert!(long.is_empty(), "files over 800 lines: {}", long.join(", "));
+    assert!(crowded.is_empty(), "types with over 40 methods (split them by domain): {}", crowded.join(", "));
+}

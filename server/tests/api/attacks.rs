@@ -9,13 +9,14 @@
 use crate::common;
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
 use ferry_service::access::Role;
 use ferry_service::accounts::OidcIdentity;
-use ferry_service::{AllowedBackend, EngineConfig, StackService};
+use ferry_service::{AllowedBackend, EngineConfig, Ferry};
 use serde_json::{json, Value};
 
 const PASSWORD: &str = "correct horse battery";
@@ -52,16 +53,16 @@ async fn sign_in(app: &Router, name: &str, password: &str) -> Result<As, StatusC
 }
 
 /// Signs in through a one-time link, as `ferry sign-in-link` hands out.
-async fn sign_in_by_link(app: &Router, stacks: &StackService, name: &str) -> As {
-    let user = stacks.ensure_user(name).await.unwrap();
-    let link = stacks.new_sign_in_link(&user.id).await.unwrap();
+async fn sign_in_by_link(app: &Router, stacks: &Arc<Ferry>, name: &str) -> As {
+    let user = stacks.accounts().ensure_user(name).await.unwrap();
+    let link = stacks.accounts().new_sign_in_link(&user.id).await.unwrap();
     let res = tower::ServiceExt::oneshot(app.clone(), Request::get(format!("/auth/link/{}", link.0)).body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(res.status(), StatusCode::SEE_OTHER);
     As::Session(res.headers()[header::SET_COOKIE].to_str().unwrap().split(';').next().unwrap().to_string())
 }
 
 /// An OpenID Connect sign-in as the provider vouched for it (the callback's last step).
-async fn oidc_user(stacks: &StackService, subject: &str, name: &str, groups: &[&str], allow_server_roles: bool) -> ferry_store::accounts::User {
+async fn oidc_user(stacks: &Arc<Ferry>, subject: &str, name: &str, groups: &[&str], allow_server_roles: bool) -> ferry_store::accounts::User {
     let identity = OidcIdentity {
         issuer: "https://idp.example.test".into(),
         subject: subject.into(),
@@ -69,18 +70,18 @@ async fn oidc_user(stacks: &StackService, subject: &str, name: &str, groups: &[&
         name: name.into(),
         groups: Some(groups.iter().map(|g| g.to_string()).collect()),
     };
-    stacks.sign_in_oidc(identity, None, allow_server_roles).await.unwrap().user
+    stacks.accounts().sign_in_oidc(identity, None, allow_server_roles).await.unwrap().user
 }
 
 struct World {
     app: Router,
-    stacks: std::sync::Arc<StackService>,
+    stacks: std::sync::Arc<Ferry>,
     root: As,
 }
 
 async fn world_with(engine: EngineConfig, backends: Vec<AllowedBackend>) -> World {
     let store = ferry_store::testing::scratch().await.unwrap();
-    let (app, stacks) = common::bare_app_of(StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(backends), true).await;
+    let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(backends), true).await;
     let root = As::Token(common::token_for(&stacks, "root", "*", Role::Admin).await);
     World { app, stacks, root }
 }
@@ -107,7 +108,7 @@ impl World {
 async fn an_organisation_administrator_cannot_give_a_password_to_anyone_who_exists() {
     let w = world().await;
     // (a) a server administrator without a password (as the first one is until they choose one)
-    w.stacks.grant("admin", "*", Role::Admin).await.unwrap();
+    w.stacks.accounts().grant("admin", "*", Role::Admin).await.unwrap();
     // (b) an OpenID Connect user of another organisation
     oidc_user(&w.stacks, "olga-subject", "olga", &["beta:planner"], false).await;
     // (c) another organisation's member, and a passwordless user made by a sign-in link
@@ -137,10 +138,10 @@ async fn a_token_never_changes_a_password_nor_makes_a_token() {
     let w = world().await;
     // A passwordless user (made by a sign-in link) whose viewer token leaked.
     let session = sign_in_by_link(&w.app, &w.stacks, "pat").await;
-    w.stacks.grant("pat", "acme", Role::Admin).await.unwrap();
-    let pat = w.stacks.ensure_user("pat").await.unwrap();
-    let leaked = w.stacks.issue_api_token(&pat.id, "ci", "acme", Role::Viewer, 3600).await.unwrap();
-    let sibling = w.stacks.issue_api_token(&pat.id, "other", "acme", Role::Viewer, 3600).await.unwrap();
+    w.stacks.accounts().grant("pat", "acme", Role::Admin).await.unwrap();
+    let pat = w.stacks.accounts().ensure_user("pat").await.unwrap();
+    let leaked = w.stacks.accounts().issue_api_token(&pat.id, "ci", "acme", Role::Viewer, 3600).await.unwrap();
+    let sibling = w.stacks.accounts().issue_api_token(&pat.id, "other", "acme", Role::Viewer, 3600).await.unwrap();
     let token = As::Token(leaked.token.clone().unwrap());
 
     let (status, refused) = w.call(&token, Method::POST, "/api/v1/me/password", json!({"password": ATTACKER_PASSWORD})).await;
@@ -174,7 +175,12 @@ async fn an_openid_connect_user_gets_no_local_password_outside_the_provider() {
     assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
     assert!(refused["error"]["message"].as_str().unwrap().contains("OpenID Connect"), "{refused}");
     // Signed in through the provider, she may choose one.
-    let through_provider = w.stacks.start_session(&w.stacks.ensure_user("olga").await.unwrap().id, ferry_store::accounts::SessionMethod::Oidc).await.unwrap();
+    let through_provider = w
+        .stacks
+        .accounts()
+        .start_session(&w.stacks.accounts().ensure_user("olga").await.unwrap().id, ferry_store::accounts::SessionMethod::Oidc)
+        .await
+        .unwrap();
     let session = As::Session(format!("ferry_session={}", through_provider.0));
     let (status, changed) = w.call(&session, Method::POST, "/api/v1/me/password", json!({"password": PASSWORD})).await;
     assert_eq!(status, StatusCode::OK, "{changed}");
@@ -199,12 +205,12 @@ async fn openid_connect_users_are_the_provider_and_subject_never_a_local_name() 
     // squatted name.
     let real = oidc_user(&w.stacks, "dave-subject", "dave", &["beta:committer"], false).await;
     assert_ne!(real.name, "dave");
-    assert!(w.stacks.ensure_user("dave").await.unwrap().password_hash.is_some(), "the squatter's account is untouched");
+    assert!(w.stacks.accounts().ensure_user("dave").await.unwrap().password_hash.is_some(), "the squatter's account is untouched");
     let again = oidc_user(&w.stacks, "dave-subject", "dave", &["beta:committer"], false).await;
     assert_eq!(again.id, real.id, "the same person on the next sign-in");
     // Another provider's user with the same subject is someone else.
     let identity = OidcIdentity { issuer: "https://other-idp.test".into(), subject: "dave-subject".into(), email: None, name: "dave".into(), groups: None };
-    assert!(w.stacks.sign_in_oidc(identity, None, false).await.is_err(), "never matched across providers");
+    assert!(w.stacks.accounts().sign_in_oidc(identity, None, false).await.is_err(), "never matched across providers");
     // A user who chose their own password can be granted roles by name.
     let (status, _) = w.call(&squatter, Method::POST, "/api/v1/me/password", json!({"current": ATTACKER_PASSWORD, "password": "dave's own choice"})).await;
     assert_eq!(status, StatusCode::OK);
@@ -216,14 +222,16 @@ async fn openid_connect_users_are_the_provider_and_subject_never_a_local_name() 
 async fn a_group_from_the_provider_makes_a_server_administrator_only_when_the_server_allows_it() {
     let w = world().await;
     let eve = oidc_user(&w.stacks, "eve-subject", "eve", &["*:admin", "acme:viewer"], false).await;
-    let session = As::Session(format!("ferry_session={}", w.stacks.start_session(&eve.id, ferry_store::accounts::SessionMethod::Oidc).await.unwrap().0));
+    let session =
+        As::Session(format!("ferry_session={}", w.stacks.accounts().start_session(&eve.id, ferry_store::accounts::SessionMethod::Oidc).await.unwrap().0));
     let (_, me) = w.call(&session, Method::GET, "/api/v1/me", Value::Null).await;
     assert_eq!(me["roles"], json!([{"org": "acme", "role": "viewer"}]), "`*:admin` ignored: {me}");
     let (status, _) = w.call(&session, Method::GET, "/api/v1/orgs/%2A/audit", Value::Null).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
     // With `--oidc-allow-server-roles`, the provider is trusted with them.
     let eve = oidc_user(&w.stacks, "eve-subject", "eve", &["*:admin"], true).await;
-    let session = As::Session(format!("ferry_session={}", w.stacks.start_session(&eve.id, ferry_store::accounts::SessionMethod::Oidc).await.unwrap().0));
+    let session =
+        As::Session(format!("ferry_session={}", w.stacks.accounts().start_session(&eve.id, ferry_store::accounts::SessionMethod::Oidc).await.unwrap().0));
     let (_, me) = w.call(&session, Method::GET, "/api/v1/me", Value::Null).await;
     assert_eq!(me["roles"], json!([{"org": "*", "role": "admin"}]), "{me}");
 }
@@ -454,7 +462,7 @@ async fn a_plugin_sees_only_the_server_variables_given_to_its_package() {
         .with_plugin_environment(ferry_engine::plugin::PluginEnvironment::minimal(&[format!("test={passed}")]).unwrap());
     let w = world_with(engine, Vec::new()).await;
     let any = ferry_store::review::OrgSettings { allowed_packages: vec!["*".into()], ..Default::default() };
-    w.stacks.set_org_settings("*", any).await.unwrap();
+    w.stacks.accounts().set_org_settings("*", any).await.unwrap();
     let (_, stacks) = w.call(&w.root, Method::GET, "/api/v1/stacks", Value::Null).await;
     let stack = stacks[0]["id"].as_str().unwrap().to_string();
     // `env-<NAME>` reads as gone unless the plugin's environment holds the variable.

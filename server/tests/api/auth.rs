@@ -11,9 +11,9 @@ use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
-async fn app() -> (Router, std::sync::Arc<ferry_service::StackService>) {
+async fn app() -> (Router, std::sync::Arc<ferry_service::Ferry>) {
     let store = ferry_store::testing::scratch().await.unwrap();
-    common::bare_app_of(ferry_service::StackService::new(store, 1 << 20), true).await
+    common::bare_app_of(ferry_service::Ferry::new(store, 1 << 20), true).await
 }
 
 async fn send(app: &Router, req: Request<Body>) -> (StatusCode, axum::http::HeaderMap, String) {
@@ -212,8 +212,8 @@ async fn api_tokens_are_shown_once_stored_hashed_act_with_their_role_and_can_be_
 #[tokio::test]
 async fn a_one_time_link_signs_in_once_and_pages_send_strangers_to_sign_in() {
     let (app, stacks) = app().await;
-    let link = stacks.ensure_first_admin().await.unwrap().expect("a fresh store gets an administrator");
-    assert!(stacks.ensure_first_admin().await.unwrap().is_none(), "only once");
+    let link = stacks.accounts().ensure_first_admin().await.unwrap().expect("a fresh store gets an administrator");
+    assert!(stacks.accounts().ensure_first_admin().await.unwrap().is_none(), "only once");
     let (status, headers, _) = send(&app, Request::get("/").body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::SEE_OTHER);
     assert_eq!(headers.get(header::LOCATION).unwrap(), "/signin?next=%2F");

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use axum::http::StatusCode;
 use common::{call, get, post};
-use ferry_service::{EngineConfig, StackService};
+use ferry_service::{EngineConfig, Ferry};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -25,9 +25,9 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
 }
 
 /// The service, allowed to open the backend `url` for every organisation, with Ferry's plugins.
-fn service_for(store: ferry_store::Store, url: &str) -> StackService {
+fn service_for(store: ferry_store::Store, url: &str) -> Ferry {
     let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    StackService::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![ferry_service::AllowedBackend { org: "*".into(), url: url.to_string() }])
+    Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![ferry_service::AllowedBackend { org: "*".into(), url: url.to_string() }])
 }
 
 fn checkpoint(root: &Path) -> Value {
@@ -183,7 +183,7 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     // What an instance killed between taking the lock and releasing it leaves: its record
     // (its lease still running) and its lock file.
     let left = ".pulumi/locks/organization/s3bucket-test/test-upsert/5d1f7a90-0000-4000-8000-00000000dead.json";
-    store.add_backend_lock(left, &id, &url, "killed-instance", &ferry_store::clock::in_millis(1500)).await.unwrap();
+    store.stacks().add_backend_lock(left, &id, &url, "killed-instance", &ferry_store::clock::in_millis(1500)).await.unwrap();
     write(root, left, br#"{"pid": 4321, "username": "ferry", "hostname": "ferry-a", "timestamp": "2026-11-24T10:00:00Z"}"#);
     let commit = post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "");
     let (status, err) = call(&app, commit).await;
@@ -194,7 +194,7 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     // The lease runs out (nobody renews it); recovery on start (SQLite: any lock not
     // released, since one instance runs; PostgreSQL: those whose lease ran out) removes it.
     tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
-    stacks.recover_jobs().await.unwrap();
+    stacks.jobs().recover_jobs().await.unwrap();
     assert!(!root.join(left).exists(), "the lock file the killed instance left is removed");
     let (status, locks) = call(&app, get(&format!("/api/v1/stacks/{id}/locks"))).await;
     assert_eq!(status, StatusCode::OK, "{locks}");

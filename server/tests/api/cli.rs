@@ -175,11 +175,11 @@ async fn tokens_and_sign_in_links_come_from_the_data_folder() {
     assert!(out.trim().starts_with("https://ferry.example.com/auth/link/"), "{out}");
 
     let store = ferry_store::Store::open(&data.join("ferry.db")).await.unwrap();
-    let service = ferry_service::StackService::new(store, 1 << 20);
-    let caller = service.caller_of_token(token).await.unwrap();
+    let service = std::sync::Arc::new(ferry_service::Ferry::new(store, 1 << 20));
+    let caller = service.accounts().caller_of_token(token).await.unwrap();
     assert!(caller.may("acme", ferry_service::access::Role::Planner));
     assert!(!caller.may("acme", ferry_service::access::Role::Committer) && !caller.may("other", ferry_service::access::Role::Viewer));
-    assert!(service.has_users().await.unwrap(), "so `ferry serve` now starts anywhere");
+    assert!(service.accounts().has_users().await.unwrap(), "so `ferry serve` now starts anywhere");
 }
 
 /// The same commands with Ferry's data in PostgreSQL: `--database-url` (here a schema of the
@@ -195,8 +195,8 @@ async fn commands_keep_their_data_in_postgresql_with_database_url() {
     assert!(!data.join("ferry.db").exists(), "no SQLite file beside a PostgreSQL store");
     let store = ferry_store::Store::connect(&url).await.unwrap();
     assert_eq!(store.dialect(), ferry_store::Dialect::Postgres);
-    let service = ferry_service::StackService::new(store, 1 << 20);
-    assert!(service.caller_of_token(out.trim()).await.unwrap().may("any", ferry_service::access::Role::Admin));
+    let service = std::sync::Arc::new(ferry_service::Ferry::new(store, 1 << 20));
+    assert!(service.accounts().caller_of_token(out.trim()).await.unwrap().may("any", ferry_service::access::Role::Admin));
 
     // A database URL Ferry cannot use is named in the error, without its password.
     let (code, _, err) = ferry(

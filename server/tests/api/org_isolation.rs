@@ -13,7 +13,7 @@ use axum::body::Body;
 use axum::http::{header, Method, Request, StatusCode};
 use axum::Router;
 use ferry_service::access::Role;
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use http_body_util::BodyExt;
 use serde_json::json;
 use tower::ServiceExt;
@@ -60,7 +60,7 @@ struct Holdings<'a> {
     comment: &'a str,
 }
 
-async fn org(app: &Router, stacks: &StackService, h: Holdings<'_>) -> Org {
+async fn org(app: &Router, stacks: &Arc<Ferry>, h: Holdings<'_>) -> Org {
     let Holdings { org, project, stack: stack_name, managed, plan_title, comment } = h;
     let token = common::token_for(stacks, &format!("{org}-admin"), org, Role::Admin).await;
     let app = common::as_caller(app.clone(), token.clone());
@@ -99,7 +99,7 @@ async fn nothing_of_one_organisation_reaches_another() {
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::bare_app_of(StackService::new(store, 1 << 20).with_engine(engine), false).await;
+    let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine), false).await;
     // The other organisation goes first, so that whatever a shared index holds, it holds theirs.
     let globex = Holdings {
         org: "globex",
@@ -112,8 +112,8 @@ async fn nothing_of_one_organisation_reaches_another() {
     let globex = org(&app, &stacks, globex).await;
     let acme = Holdings { org: "acme", project: "shop", stack: "prod", managed: &["thing-03", "thing-07"], plan_title: "acme plan", comment: "acme remark" };
     let acme = org(&app, &stacks, acme).await;
-    let globex_user = stacks.grant("globex-gus", "globex", Role::Planner).await.unwrap();
-    let gus = stacks.issue_api_token(&globex_user.id, "t", "globex", Role::Planner, 3600).await.unwrap().token.unwrap();
+    let globex_user = stacks.accounts().grant("globex-gus", "globex", Role::Planner).await.unwrap();
+    let gus = stacks.accounts().issue_api_token(&globex_user.id, "t", "globex", Role::Planner, 3600).await.unwrap().token.unwrap();
     let gus_app = common::as_caller(app.clone(), gus);
     common::call(&gus_app, common::get("/api/v1/me")).await;
 
@@ -140,7 +140,7 @@ async fn nothing_of_one_organisation_reaches_another() {
 
     let (_, table) = server::gated_routes(&server::AppState::new(
         leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build(),
-        Arc::new(StackService::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
+        Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
         Default::default(),
     ));
     let mut walked = 0;

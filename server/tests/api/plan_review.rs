@@ -265,7 +265,7 @@ async fn app_with_hanging_plugin(dir: &std::path::Path) -> Router {
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     let store = ferry_store::testing::scratch().await.unwrap();
     let engine = ferry_service::EngineConfig::new(vec![dir.to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    common::app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine), true).await
+    common::app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await
 }
 
 #[tokio::test]

@@ -22,7 +22,7 @@ async fn a_package_the_organisation_does_not_allow_is_refused_and_never_launched
 
     let store = ferry_store::testing::scratch().await.unwrap();
     let engine = ferry_service::EngineConfig::new(vec![dir.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::bare_app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine), true).await;
+    let (app, stacks) = common::bare_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await;
     let admin = common::token_for(&stacks, "root", "ferry", Role::Admin).await;
     let planner = common::token_for(&stacks, "pat", "ferry", Role::Planner).await;
     let call = |token: &str, method: Method, uri: String, body: Value| {

@@ -16,7 +16,7 @@ use ferry_service::access::Role;
 use serde_json::json;
 
 /// The app as reached from `peer`, trusting the proxies in `10.0.0.0/8`.
-async fn app_from(stacks: std::sync::Arc<ferry_service::StackService>, peer: &'static str) -> Router {
+async fn app_from(stacks: std::sync::Arc<ferry_service::Ferry>, peer: &'static str) -> Router {
     let leptos_options = leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build();
     let proxies = server::client_address::TrustedProxies::parse(&["10.0.0.0/8"]).unwrap();
     let state = server::AppState::new(leptos_options, stacks, server::AuthConfig::default()).with_trusted_proxies(proxies);
@@ -38,7 +38,7 @@ fn sign_in(name: &str, forwarded_for: &str, proto: &str) -> Request<Body> {
 #[tokio::test]
 async fn behind_a_trusted_proxy_the_client_is_who_the_proxy_says_and_a_forger_is_ignored() {
     let store = ferry_store::testing::scratch().await.unwrap();
-    let (_, stacks) = common::bare_app_of(ferry_service::StackService::new(store, 1 << 20), false).await;
+    let (_, stacks) = common::bare_app_of(ferry_service::Ferry::new(store, 1 << 20), false).await;
     let root = common::token_for(&stacks, "root", "*", Role::Admin).await;
     let proxied = app_from(stacks.clone(), "10.0.0.5:44321").await;
     let direct = app_from(stacks.clone(), "198.51.100.2:5555").await;

@@ -31,16 +31,16 @@ impl Team {
 async fn team() -> Team {
     let store = ferry_store::testing::scratch().await.unwrap();
     let engine = ferry_service::EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::bare_app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine), true).await;
+    let (app, stacks) = common::bare_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await;
     let mut tokens = std::collections::HashMap::new();
     for (name, role) in [("admin", Role::Admin), ("pat", Role::Planner), ("ann", Role::Approver), ("cid", Role::Committer), ("vic", Role::Viewer)] {
         tokens.insert(name, common::token_for(&stacks, name, "ferry", role).await);
     }
     // Pam plans and approves.
-    let pam = stacks.grant("pam", "ferry", Role::Planner).await.unwrap();
-    stacks.grant("pam", "ferry", Role::Approver).await.unwrap();
-    tokens.insert("pam-planner", stacks.issue_api_token(&pam.id, "p", "ferry", Role::Planner, 3600).await.unwrap().token.unwrap());
-    tokens.insert("pam-approver", stacks.issue_api_token(&pam.id, "a", "ferry", Role::Approver, 3600).await.unwrap().token.unwrap());
+    let pam = stacks.accounts().grant("pam", "ferry", Role::Planner).await.unwrap();
+    stacks.accounts().grant("pam", "ferry", Role::Approver).await.unwrap();
+    tokens.insert("pam-planner", stacks.accounts().issue_api_token(&pam.id, "p", "ferry", Role::Planner, 3600).await.unwrap().token.unwrap());
+    tokens.insert("pam-approver", stacks.accounts().issue_api_token(&pam.id, "a", "ferry", Role::Approver, 3600).await.unwrap().token.unwrap());
     Team { app, tokens }
 }
 

@@ -7,14 +7,14 @@ use std::path::PathBuf;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
-use ferry_service::StackService;
+use ferry_service::Ferry;
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
 async fn app_with_limit(limit: usize) -> Router {
     let store = ferry_store::testing::scratch().await.unwrap();
-    common::app_of(StackService::new(store, limit), true).await
+    common::app_of(Ferry::new(store, limit), true).await
 }
 
 async fn app() -> Router {

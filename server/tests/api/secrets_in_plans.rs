@@ -35,7 +35,7 @@ async fn a_password_typed_as_an_import_id_shows_only_in_its_editor() {
 
     let store = ferry_store::testing::scratch().await.unwrap();
     let engine = ferry_service::EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::bare_app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine), true).await;
+    let (app, stacks) = common::bare_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await;
     let admin = common::token_for(&stacks, "root", "*", Role::Admin).await;
     let planner = common::token_for(&stacks, "pat", "ferry", Role::Planner).await;
     let viewer = common::token_for(&stacks, "vic", "ferry", Role::Viewer).await;

@@ -210,7 +210,7 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
     let plugins = acmecloud_plugin_dir();
     let store = ferry_store::testing::scratch().await.unwrap();
     let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::admin_app_of(ferry_service::StackService::new(store, 1 << 20).with_engine(engine), true).await;
+    let (app, stacks) = common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await;
     let stack = demo_stack(&app).await;
     let before = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
 

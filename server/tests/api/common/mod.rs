@@ -9,7 +9,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use axum::Router;
 use ferry_service::access::Role;
-use ferry_service::{EngineConfig, StackService};
+use ferry_service::{EngineConfig, Ferry};
 use http_body_util::BodyExt;
 use leptos::prelude::LeptosOptions;
 use serde_json::{json, Value};
@@ -31,40 +31,40 @@ pub async fn app(demo: bool) -> Router {
 /// The whole app with its engine configured by the test (plugin folders, deadlines).
 pub async fn app_with(engine: EngineConfig, demo: bool) -> Router {
     let store = ferry_store::testing::scratch().await.unwrap();
-    app_of(StackService::new(store, 1 << 20).with_engine(engine), demo).await
+    app_of(Ferry::new(store, 1 << 20).with_engine(engine), demo).await
 }
 
 /// The whole app around a service the test configured, every request made (unless it says
 /// who it is) as an administrator of every organisation, through a real API token.
-pub async fn app_of(stacks: StackService, demo: bool) -> Router {
+pub async fn app_of(stacks: Ferry, demo: bool) -> Router {
     admin_app_of(stacks, demo).await.0
 }
 
 /// The whole app as an administrator calls it (as [`app_of`]), and its service.
-pub async fn admin_app_of(stacks: StackService, demo: bool) -> (Router, Arc<StackService>) {
+pub async fn admin_app_of(stacks: Ferry, demo: bool) -> (Router, Arc<Ferry>) {
     let (router, stacks) = bare_app_of(stacks, demo).await;
     let token = token_for(&stacks, "test-admin", "*", Role::Admin).await;
     // These tests run the scripted plugins under many package names; the allow-list has its
     // own test (plugin_allow_list.rs).
     let any = ferry_store::review::OrgSettings { allowed_packages: vec!["*".into()], ..Default::default() };
-    stacks.set_org_settings("*", any).await.unwrap();
+    stacks.accounts().set_org_settings("*", any).await.unwrap();
     (as_caller(router, token), stacks)
 }
 
 /// The whole app, as anonymous callers reach it, and its service.
-pub async fn bare_app_of(stacks: StackService, demo: bool) -> (Router, Arc<StackService>) {
+pub async fn bare_app_of(stacks: Ferry, demo: bool) -> (Router, Arc<Ferry>) {
     let stacks = Arc::new(stacks);
     if demo {
-        stacks.ensure_demo().await.unwrap();
+        stacks.stacks().ensure_demo().await.unwrap();
     }
     let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
     (router(AppState::new(leptos_options, stacks.clone(), AuthConfig::default())), stacks)
 }
 
 /// A new API token for `user` (made if missing), granted `role` in `org`.
-pub async fn token_for(stacks: &StackService, user: &str, org: &str, role: Role) -> String {
-    let user = stacks.grant(user, org, role).await.unwrap();
-    stacks.issue_api_token(&user.id, "test", org, role, 3600).await.unwrap().token.unwrap()
+pub async fn token_for(stacks: &Arc<Ferry>, user: &str, org: &str, role: Role) -> String {
+    let user = stacks.accounts().grant(user, org, role).await.unwrap();
+    stacks.accounts().issue_api_token(&user.id, "test", org, role, 3600).await.unwrap().token.unwrap()
 }
 
 /// The router, with `Authorization: Bearer <token>` on every request that has none.

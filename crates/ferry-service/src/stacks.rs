@@ -1,0 +1,219 @@
+//! Stacks and their versions: uploads (read, checked, stored whole or not at all), the list a
+//! caller may read, and each version parsed once and kept while memory allows.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
+use ferry_store::managed::ManagedChange;
+use ferry_store::{NewVersion, PackedJson, StackName, StackSummary};
+
+use crate::{access, demo_export, managed, ServiceError, Stacks, DEMO_STACK};
+
+/// A stored version, parsed once and shared: versions never change, so the cache never goes stale.
+pub struct LoadedVersion {
+    pub summary: StackSummary,
+    pub deployment: Deployment,
+    pub features: Vec<String>,
+    /// What is odd but loadable in this state (duplicate URNs, undecryptable secrets).
+    pub warnings: Vec<StateWarning>,
+    pub(crate) graph: std::sync::OnceLock<StackGraph>,
+    pub(crate) urn_index: std::sync::OnceLock<HashMap<String, usize>>,
+    /// Each resource's URN and ID, lower-cased, for the table's filter.
+    pub(crate) search_keys: std::sync::OnceLock<Vec<String>>,
+}
+
+impl LoadedVersion {
+    pub(crate) fn new(summary: StackSummary, deployment: Deployment, features: Vec<String>) -> LoadedVersion {
+        // Cheap (one pass), and it was clean apart from warnings when it was stored.
+        let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
+        LoadedVersion { summary, deployment, features, warnings, graph: Default::default(), urn_index: Default::default(), search_keys: Default::default() }
+    }
+
+    pub fn graph(&self) -> &StackGraph {
+        self.graph.get_or_init(|| StackGraph::from_deployment(&self.deployment))
+    }
+}
+
+/// What an upload produced.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct UploadOutcome {
+    #[serde(flatten)]
+    pub summary: StackSummary,
+    pub warnings: Vec<StateWarning>,
+}
+
+impl Stacks {
+    /// Reads, checks and stores a state file as a new version of the stack `name` (or the name
+    /// the checkpoint records, when it is a full `org/project/stack`). Nothing is stored unless
+    /// the whole file loads, and its resources carry the stack's name.
+    pub async fn upload(&self, name: Option<&str>, bytes: Vec<u8>, passphrase: Option<String>, origin: &str) -> Result<UploadOutcome, ServiceError> {
+        self.upload_checked(name, bytes, passphrase, origin, false, |_| Ok(())).await
+    }
+
+    /// [`Self::upload`], with `allowed` deciding, once the stack's name is known (it may come
+    /// from the file), whether the caller may write that stack. With `force`, a state whose
+    /// URNs carry another stack's name is moved to this one (every URN and reference renamed,
+    /// as `pulumi stack rename` does) rather than refused.
+    pub async fn upload_checked(
+        &self,
+        name: Option<&str>,
+        bytes: Vec<u8>,
+        passphrase: Option<String>,
+        origin: &str,
+        force: bool,
+        allowed: impl FnOnce(&StackName) -> Result<(), ServiceError>,
+    ) -> Result<UploadOutcome, ServiceError> {
+        let name = name.map(StackName::parse).transpose()?;
+        // A caller who may not write the stack hears so before the file is read; a name the
+        // file gives is decided once it is.
+        let mut allowed = Some(allowed);
+        if let Some(name) = &name {
+            (allowed.take().expect("once"))(name)?;
+        }
+        let (loaded, export, name) = self.read_upload(name, bytes, passphrase, origin, force).await?;
+        if let Some(allowed) = allowed {
+            allowed(&name)?;
+        }
+        let summary = self
+            .store
+            .stacks()
+            .add_version(
+                &name,
+                NewVersion {
+                    origin,
+                    source_format: &loaded.format.to_string(),
+                    resource_count: loaded.deployment.resources().len(),
+                    export,
+                    managed: ManagedChange::All(managed::managed_of(&loaded.deployment)),
+                },
+            )
+            .await?;
+        tracing::info!(stack = %summary.name, version = summary.version, resources = summary.resources, "stored stack version");
+        // The stack's page is what the uploader sees next: keep the version parsed.
+        self.remember(summary.clone(), loaded.deployment, loaded.features);
+        Ok(UploadOutcome { summary, warnings: loaded.warnings })
+    }
+
+    /// Reads and checks a state file for the stack `name` (or the name a checkpoint records),
+    /// nothing stored: the state, its export packed as the store keeps it, and the name. A
+    /// state whose URNs carry another stack's name is refused, naming the names it carries
+    /// (with `force`, moved to `name`). Parsing a large file and deriving a passphrase key are
+    /// CPU work, kept off the async workers.
+    pub(crate) async fn read_upload(
+        &self,
+        name: Option<StackName>,
+        bytes: Vec<u8>,
+        passphrase: Option<String>,
+        origin: &str,
+        force: bool,
+    ) -> Result<(ferry_state::LoadedState, PackedJson, StackName), ServiceError> {
+        if bytes.len() > self.max_state_bytes {
+            return Err(ServiceError::TooLarge { size: bytes.len(), limit: self.max_state_bytes });
+        }
+        // State read from a DIY backend is what Pulumi itself wrote: its passphrase secrets are
+        // taken as they are, and checked when a commit brings the passphrase.
+        let unchecked_passphrase_secrets = origin == "backend";
+        tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let mut loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
+            // The upload's bytes are done with before the export is written out, and the
+            // export's text before the write (the store keeps it packed).
+            drop(bytes);
+            let name = match name {
+                Some(name) => name,
+                None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
+            };
+            let (project, stack) = name.project_and_stack();
+            let carried = ferry_state::rename::stack_names(&loaded.deployment);
+            if carried.iter().any(|(p, s)| p != project || s != stack) {
+                if !force {
+                    let org = access::org_of_name(name.as_str());
+                    return Err(ServiceError::StackMismatch {
+                        name: name.as_str().to_string(),
+                        carried: carried.into_iter().map(|(p, s)| format!("{org}/{p}/{s}")).collect(),
+                    });
+                }
+                ferry_state::rename::rename_stack(&mut loaded.deployment, project, stack);
+            }
+            let export = PackedJson::pack(&loaded.export_text());
+            Ok((loaded, export, name))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(e.to_string()))?
+    }
+
+    pub async fn list(&self) -> Result<Vec<StackSummary>, ServiceError> {
+        Ok(self.store.stacks().list_stacks().await?)
+    }
+
+    /// The stacks of the organisations `caller` may read.
+    pub async fn list_for(&self, caller: &access::Caller) -> Result<Vec<StackSummary>, ServiceError> {
+        caller.require_signed_in()?;
+        let mut stacks = self.store.stacks().list_stacks().await?;
+        stacks.retain(|s| caller.may(access::org_of_name(&s.name), access::Role::Viewer));
+        Ok(stacks)
+    }
+
+    pub async fn summary(&self, id: &str) -> Result<StackSummary, ServiceError> {
+        Ok(self.store.stacks().stack(id).await?)
+    }
+
+    pub async fn versions(&self, id: &str) -> Result<Vec<StackSummary>, ServiceError> {
+        Ok(self.store.stacks().versions(id).await?)
+    }
+
+    /// A version (the latest when `version` is `None`), parsed, from the cache when possible.
+    pub async fn version(&self, id: &str, version: Option<i64>) -> Result<Arc<LoadedVersion>, ServiceError> {
+        let number = match version {
+            Some(v) => v,
+            None => self.store.stacks().stack(id).await?.version,
+        };
+        let key = (id.to_string(), number);
+        if let Some(hit) = self.cached(&key) {
+            return Ok(hit);
+        }
+        let stored = self.store.stacks().version(id, Some(number)).await?;
+        let loaded = tokio::task::spawn_blocking(move || -> Result<LoadedVersion, ServiceError> {
+            // Stored versions were checked on the way in; re-checking here would need the
+            // passphrase again, so only the shape is read.
+            #[derive(serde::Deserialize)]
+            struct StoredExport {
+                #[serde(default)]
+                features: Vec<String>,
+                deployment: Deployment,
+            }
+            let StoredExport { features, deployment } =
+                serde_json::from_str(&stored.export_json).map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
+            Ok(LoadedVersion::new(stored.summary, deployment, features))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        Ok(self.keep(key, loaded))
+    }
+
+    /// A stored version's export, as stored (read from the store: the parsed versions in
+    /// memory do not keep their text).
+    pub async fn export_text(&self, id: &str, version: Option<i64>) -> Result<String, ServiceError> {
+        Ok(self.store.stacks().version(id, version).await?.export_json)
+    }
+
+    /// The packages version `version` of the stack uses (`pulumi` itself left out).
+    pub(crate) async fn packages_of(&self, id: &str, version: i64) -> Result<Arc<Vec<String>>, ServiceError> {
+        let key = (id.to_string(), version);
+        if let Some(hit) = self.packages.lock().expect("packages lock").get(&key) {
+            return Ok(hit.clone());
+        }
+        self.version(id, Some(version)).await?;
+        Ok(self.packages.lock().expect("packages lock").get(&key).cloned().unwrap_or_default())
+    }
+
+    /// Creates the demo stack when the store does not have it yet.
+    pub async fn ensure_demo(&self) -> Result<Option<StackSummary>, ServiceError> {
+        let name = StackName::parse(DEMO_STACK)?;
+        if self.store.stacks().stack_id_by_name(&name).await?.is_some() {
+            return Ok(None);
+        }
+        let outcome = self.upload(Some(DEMO_STACK), demo_export().to_string().into_bytes(), None, "demo").await?;
+        Ok(Some(outcome.summary))
+    }
+}
