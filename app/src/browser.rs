@@ -50,21 +50,19 @@ pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, pass
         Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
         Err(_) => String::new(),
     };
-    let body: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
     if response.ok() {
-        return body["id"].as_str().map(str::to_string).ok_or_else(|| failed("bad_response", "Ferry's answer had no stack ID"));
+        return serde_json::from_str::<ferry_types::StackSummary>(&text)
+            .map(|s| s.id)
+            .map_err(|e| failed("bad_response", format!("Ferry's answer is not a stack: {e}")));
     }
-    let error = &body["error"];
-    let names: Vec<String> = error["names"].as_array().map(|a| a.iter().filter_map(|n| n.as_str().map(str::to_string)).collect()).unwrap_or_default();
+    let Ok(ferry_types::ErrorBody { error }) = serde_json::from_str(&text) else {
+        return Err(failed("http_error", format!("HTTP {}", response.status())));
+    };
     // The names the file's resources carry: the form offers the first.
-    if let Some(first) = names.first() {
+    if let Some(first) = error.names.first() {
         name_input_offer(name, first);
     }
-    Err(UploadStatusError {
-        code: error["code"].as_str().unwrap_or("http_error").to_string(),
-        message: error["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("HTTP {}", response.status())),
-        path: error["path"].as_str().map(str::to_string),
-    })
+    Err(UploadStatusError { code: error.code, message: error.message, path: error.path })
 }
 
 /// Puts `offered` into the upload form's name field (the user may keep it or type another).
@@ -155,8 +153,10 @@ async fn answer(url: &str, init: &RequestInit) -> Result<String, String> {
     if response.ok() {
         Ok(text)
     } else {
-        let body: serde_json::Value = serde_json::from_str(&text).unwrap_or(serde_json::Value::Null);
-        Err(body["error"]["message"].as_str().map(str::to_string).unwrap_or_else(|| format!("HTTP {}", response.status())))
+        match serde_json::from_str::<ferry_types::ErrorBody>(&text) {
+            Ok(body) => Err(body.error.message),
+            Err(_) => Err(format!("HTTP {}", response.status())),
+        }
     }
 }
 
@@ -165,7 +165,7 @@ fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
 }
 
 /// `POST` to an API path, the answer's JSON (or the API's error message).
-pub async fn post_json(url: &str) -> Result<serde_json::Value, String> {
+pub async fn post_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
     parse(&request("POST", url, None).await?)
 }
 

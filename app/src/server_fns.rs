@@ -183,7 +183,7 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         created_at: view.current.created_at,
         spec: view.current.spec.as_deref().map(source_head),
         program: view.current.program.as_deref().map(source_head),
-        options: serde_json::to_value(&view.current.options).map_err(|e| ServerFnError::new(e.to_string()))?,
+        options: view.current.options.clone(),
         job,
         preview,
         committed_version,

@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use ferry_service::ServiceError;
+use ferry_types::{ErrorBody, ErrorDetail};
 use serde_json::json;
 
 #[derive(Debug)]
@@ -16,11 +17,13 @@ pub struct ApiError {
     /// More about the error (e.g. every problem of an import spec); boxed, so that the error
     /// every handler returns stays small.
     pub details: Option<Box<serde_json::Value>>,
+    /// The stack names an uploaded state carries, for a form to offer.
+    pub names: Vec<String>,
 }
 
 impl ApiError {
     pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError { status, code, message: message.into(), path: None, details: None }
+        ApiError { status, code, message: message.into(), path: None, details: None, names: Vec::new() }
     }
 
     pub fn not_found(what: impl Into<String>) -> Self {
@@ -43,25 +46,23 @@ impl From<ServiceError> for ApiError {
         let details = match &e {
             ServiceError::Spec(spec) => Some(json!({"errors": spec.errors, "warnings": spec.warnings})),
             ServiceError::Program(program) => Some(json!({"diagnostics": program.diagnostics})),
-            // The names the file carries, for a form to offer.
-            ServiceError::StackMismatch { carried, .. } => Some(json!({"names": carried})),
             _ => None,
         };
-        ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details: details.map(Box::new) }
+        let names = match &e {
+            ServiceError::StackMismatch { carried, .. } => carried.clone(),
+            _ => Vec::new(),
+        };
+        ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details: details.map(Box::new), names }
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut error = json!({"code": self.code, "message": self.message});
-        if let Some(path) = self.path {
-            error["path"] = json!(path);
-        }
-        if let Some(serde_json::Value::Object(details)) = self.details.map(|d| *d) {
-            for (k, v) in details {
-                error[k] = v;
-            }
-        }
-        (self.status, Json(json!({ "error": error }))).into_response()
+        let details = match self.details.map(|d| *d) {
+            Some(serde_json::Value::Object(details)) => details,
+            _ => Default::default(),
+        };
+        let error = ErrorDetail { code: self.code.to_string(), message: self.message, path: self.path, names: self.names, details };
+        (self.status, Json(ErrorBody { error })).into_response()
     }
 }

@@ -182,8 +182,8 @@ fn code_request(args: &ImportArgs) -> Result<Option<ferry_service::CodeRequest>,
     let lang = args.lang.as_deref().or(from_ext).ok_or_else(|| format!("say which language {} is in: --lang ts|python|go|csharp|yaml", out.display()))?;
     let language = ferry_codegen::Language::parse(lang).ok_or_else(|| format!("unknown language `{lang}`: use ts, python, go, csharp or yaml"))?;
     let style = match args.code_style.as_str() {
-        "cli" => ferry_codegen::Style::Cli,
-        "code-first" => ferry_codegen::Style::CodeFirst,
+        "cli" => ferry_codegen::CodeStyle::Cli,
+        "code-first" => ferry_codegen::CodeStyle::CodeFirst,
         other => return Err(format!("unknown code style `{other}`: use cli or code-first").into()),
     };
     Ok(Some(ferry_service::CodeRequest { language, zip: ext == "zip", style, ..Default::default() }))

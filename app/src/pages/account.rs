@@ -82,7 +82,7 @@ fn Account(me: Me) -> impl IntoView {
             <button class="secondary" id="sign-out-everywhere" on:click=move |_| {
                 #[cfg(feature = "hydrate")]
                 leptos::task::spawn_local(async move {
-                    if crate::browser::post_json("/api/v1/me/sessions/revoke").await.is_ok() {
+                    if crate::browser::post_json::<serde_json::Value>("/api/v1/me/sessions/revoke").await.is_ok() {
                         crate::browser::go_to("/signin");
                     }
                 });

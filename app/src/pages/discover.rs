@@ -3,6 +3,10 @@
 //! status (managed here, in another stack, or not), a quick `Read` for importability, and the
 //! selection added to a new or existing plan.
 
+use ferry_types::discovery::{Discovered, Listables, Managed};
+#[cfg(feature = "hydrate")]
+use ferry_types::discovery::{DiscoveryEvent, DiscoveryView, ProbeResult};
+use ferry_types::discovery::{DiscoveryRequest, ProbeItem, Selected, TypeQuery};
 use leptos::prelude::*;
 use serde_json::{json, Value};
 
@@ -20,15 +24,13 @@ pub(crate) struct Found {
 
 impl Found {
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-    fn from_event(e: &Value, stack_id: &str) -> Option<Found> {
-        let s = |k: &str| e.get(k).and_then(Value::as_str).unwrap_or_default().to_string();
-        let status = s("status");
-        let managed_at = match status.as_str() {
-            "in-this-stack" => Some((format!("/stacks/{stack_id}?r={}", urlencode(&s("urn"))), "this stack".to_string())),
-            "in-other-stack" => Some((format!("/stacks/{}?r={}", s("stack_id"), urlencode(&s("urn"))), s("stack"))),
-            _ => None,
+    fn from_result(d: Discovered, stack_id: &str) -> Found {
+        let (status, managed_at) = match d.managed {
+            Managed::InThisStack { urn } => ("in-this-stack", Some((format!("/stacks/{stack_id}?r={}", urlencode(&urn)), "this stack".to_string()))),
+            Managed::InOtherStack { stack_id, stack, urn } => ("in-other-stack", Some((format!("/stacks/{stack_id}?r={}", urlencode(&urn)), stack))),
+            Managed::Unmanaged => ("unmanaged", None),
         };
-        Some(Found { type_: s("type"), id: s("id"), name: s("name"), status, managed_at, importable: None })
+        Found { type_: d.type_, id: d.id, name: d.name, status: status.to_string(), managed_at, importable: None }
     }
 }
 
@@ -44,7 +46,7 @@ fn urlencode(text: &str) -> String {
 
 #[component]
 pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
-    let types = RwSignal::new(None::<Value>);
+    let types = RwSignal::new(None::<Listables>);
     let problem = RwSignal::new(None::<String>);
     let chosen = RwSignal::new(std::collections::BTreeSet::<String>::new());
     // Filter values by "type\u{0}property".
@@ -63,7 +65,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         Effect::new(move |_| {
             let stack_id = stack_id.clone();
             leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<Value>(&format!("/api/v1/stacks/{stack_id}/discoveries/types")).await {
+                match crate::browser::get_json::<Listables>(&format!("/api/v1/stacks/{stack_id}/discoveries/types")).await {
                     Ok(t) => types.set(Some(t)),
                     Err(e) => problem.set(Some(e)),
                 }
@@ -81,7 +83,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
             }
             let all_filters = filters.get_untracked();
             let limit = limit.get_untracked().trim().parse::<i64>().ok();
-            let request: Vec<Value> = picked
+            let types: Vec<TypeQuery> = picked
                 .iter()
                 .map(|t| {
                     let query: serde_json::Map<String, Value> = all_filters
@@ -90,10 +92,10 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                         .filter(|(_, v)| !v.trim().is_empty())
                         .map(|(k, v)| (k, Value::String(v)))
                         .collect();
-                    json!({"type": t, "query": query, "limit": limit})
+                    TypeQuery { type_: t.clone(), query, limit, page_size: None }
                 })
                 .collect();
-            let _body = json!({"types": request}).to_string();
+            let _body = serde_json::to_string(&DiscoveryRequest { types }).expect("a request serialises");
             let _stack_id = stack_id.clone();
             problem.set(None);
             results.set(Vec::new());
@@ -102,32 +104,28 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
             running.set(true);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<Value>(&format!("/api/v1/stacks/{_stack_id}/discoveries"), "application/json", &_body).await {
+                match crate::browser::send::<DiscoveryView>(&format!("/api/v1/stacks/{_stack_id}/discoveries"), "application/json", &_body).await {
                     Ok(view) => {
-                        let id = view["id"].as_str().unwrap_or_default().to_string();
+                        let id = view.id;
                         job.set(Some(id.clone()));
                         let stack_for_rows = _stack_id.clone();
                         crate::browser::watch_events(
                             &format!("/api/v1/discoveries/{id}/events"),
                             "discovery",
-                            move |e: Value| match e["kind"].as_str() {
-                                Some("result") => {
-                                    if let Some(f) = Found::from_event(&e, &stack_for_rows) {
-                                        results.update(|r| r.push(f));
-                                    }
+                            move |e: DiscoveryEvent| match e {
+                                DiscoveryEvent::Result(found) => results.update(|r| r.push(Found::from_result(found, &stack_for_rows))),
+                                DiscoveryEvent::NotListable { type_, message } | DiscoveryEvent::Failed { type_, message } => {
+                                    notes.update(|n| n.push(format!("{type_}: {message}")))
                                 }
-                                Some("not-listable") | Some("failed") => {
-                                    notes.update(|n| n.push(format!("{}: {}", e["type"].as_str().unwrap_or(""), e["message"].as_str().unwrap_or(""))))
-                                }
-                                Some("computed") => notes.update(|n| n.push(format!("{}: the query holds unknown values", e["type"].as_str().unwrap_or("")))),
-                                _ => {}
+                                DiscoveryEvent::Computed { type_ } => notes.update(|n| n.push(format!("{type_}: the query holds unknown values"))),
+                                DiscoveryEvent::Page { .. } => {}
                             },
-                            move |end: Value| {
+                            move |end: DiscoveryView| {
                                 running.set(false);
-                                if let Some(e) = end["error"].as_str() {
-                                    problem.set(Some(e.to_string()));
+                                if let Some(e) = end.error {
+                                    problem.set(Some(e));
                                 }
-                                if end["status"] == "cancelled" {
+                                if end.status == ferry_types::JobStatus::Cancelled {
                                     notes.update(|n| n.push("cancelled".into()));
                                 }
                             },
@@ -145,7 +143,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         let Some(_id) = job.get_untracked() else { return };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            if let Err(e) = crate::browser::post_json(&format!("/api/v1/discoveries/{_id}/cancel")).await {
+            if let Err(e) = crate::browser::post_json::<DiscoveryView>(&format!("/api/v1/discoveries/{_id}/cancel")).await {
                 problem.set(Some(e));
             }
         });
@@ -163,18 +161,19 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         let stack_id = stack_id.clone();
         move |_| {
             let rows = picked();
-            let items: Vec<Value> = results.with_untracked(|r| rows.iter().filter_map(|i| r.get(*i)).map(|f| json!({"type": f.type_, "id": f.id})).collect());
+            let items: Vec<ProbeItem> =
+                results.with_untracked(|r| rows.iter().filter_map(|i| r.get(*i)).map(|f| ProbeItem { type_: f.type_.clone(), id: f.id.clone() }).collect());
             let (_body, _stack_id) = (json!({"items": items}).to_string(), stack_id.clone());
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<Vec<Value>>(&format!("/api/v1/stacks/{_stack_id}/discoveries/probe"), "application/json", &_body).await {
+                match crate::browser::send::<Vec<ProbeResult>>(&format!("/api/v1/stacks/{_stack_id}/discoveries/probe"), "application/json", &_body).await {
                     Ok(outcomes) => results.update(|r| {
                         for (i, o) in rows.iter().zip(outcomes) {
                             if let Some(f) = r.get_mut(*i) {
-                                let text = o["outcome"].as_str().unwrap_or("").to_string();
-                                f.importable = Some(match o["message"].as_str() {
+                                let text = o.outcome.as_str();
+                                f.importable = Some(match o.message {
                                     Some(m) => format!("{text}: {m}"),
-                                    None => text,
+                                    None => text.to_string(),
                                 });
                             }
                         }
@@ -188,15 +187,18 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         let stack_id = stack_id.clone();
         move |_| {
             let rows = picked();
-            let items: Vec<Value> =
-                results.with_untracked(|r| rows.iter().filter_map(|i| r.get(*i)).map(|f| json!({"type": f.type_, "id": f.id, "name": f.name})).collect());
+            let items: Vec<Selected> = results.with_untracked(|r| {
+                rows.iter().filter_map(|i| r.get(*i)).map(|f| Selected { type_: f.type_.clone(), id: f.id.clone(), name: f.name.clone() }).collect()
+            });
             let existing = plan_id.get_untracked().trim().to_string();
             let body = if existing.is_empty() { json!({"items": items}) } else { json!({"items": items, "planId": existing}) };
             let (_body, _stack_id) = (body.to_string(), stack_id.clone());
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<Value>(&format!("/api/v1/stacks/{_stack_id}/discoveries/plan"), "application/json", &_body).await {
-                    Ok(plan) => crate::browser::go_to(&format!("/plans/{}", plan["id"].as_str().unwrap_or_default())),
+                match crate::browser::send::<ferry_types::plans::PlanView>(&format!("/api/v1/stacks/{_stack_id}/discoveries/plan"), "application/json", &_body)
+                    .await
+                {
+                    Ok(plan) => crate::browser::go_to(&format!("/plans/{}", plan.plan.id)),
                     Err(e) => problem.set(Some(e)),
                 }
             });
@@ -205,15 +207,14 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
 
     let type_rows = move || {
         types.get().map(|t| {
-            let listable = t["types"].as_array().cloned().unwrap_or_default();
-            let without = t["packages_without_list"].as_array().cloned().unwrap_or_default();
+            let Listables { types: listable, packages_without_list: without } = t;
             view! {
                 <table class="discover-types" id="discover-types">
                     <thead><tr><th></th><th>"Type"</th><th>"Filter (listInputs)"</th></tr></thead>
                     <tbody>
                         {listable.into_iter().map(|ty| {
-                            let token = ty["type"].as_str().unwrap_or_default().to_string();
-                            let props: Vec<String> = ty["listInputs"]["properties"].as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+                            let token = ty.type_;
+                            let props: Vec<String> = ty.list_inputs["properties"].as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
                             let t1 = token.clone();
                             view! {
                                 <tr data-type=token.clone()>
@@ -237,7 +238,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                 </table>
                 {(!without.is_empty()).then(|| view! {
                     <ul class="meta" id="discover-unlistable">
-                        {without.into_iter().map(|p| view! { <li>{format!("{}: no List ({})", p["package"].as_str().unwrap_or(""), p["reason"].as_str().unwrap_or(""))}</li> }).collect_view()}
+                        {without.into_iter().map(|p| view! { <li>{format!("{}: no List ({})", p.package, p.reason)}</li> }).collect_view()}
                     </ul>
                 })}
             }

@@ -47,7 +47,7 @@ pub fn HomePage() -> impl IntoView {
 fn ConnectForm() -> impl IntoView {
     let url = RwSignal::new(String::new());
     let org = RwSignal::new(String::new());
-    let found = RwSignal::new(None::<Vec<serde_json::Value>>);
+    let found = RwSignal::new(None::<Vec<ferry_types::BackendStack>>);
     let problem = RwSignal::new(None::<String>);
     let list = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
@@ -57,7 +57,7 @@ fn ConnectForm() -> impl IntoView {
         leptos::task::spawn_local(async move {
             let query: String = js_sys::encode_uri_component(&_url).into();
             let org: String = js_sys::encode_uri_component(&_org).into();
-            match crate::browser::get_json::<Vec<serde_json::Value>>(&format!("/api/v1/backends/stacks?org={org}&url={query}")).await {
+            match crate::browser::get_json::<Vec<ferry_types::BackendStack>>(&format!("/api/v1/backends/stacks?org={org}&url={query}")).await {
                 Ok(stacks) => found.set(Some(stacks)),
                 Err(e) => problem.set(Some(e)),
             }
@@ -68,8 +68,8 @@ fn ConnectForm() -> impl IntoView {
         // The name is the organisation's: the backend's own (`organization/…`) says nothing of it.
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<serde_json::Value>("/api/v1/stacks", "application/json", &_body).await {
-                Ok(stack) => crate::browser::go_to(&format!("/stacks/{}", stack["id"].as_str().unwrap_or_default())),
+            match crate::browser::send::<ferry_types::StackSummary>("/api/v1/stacks", "application/json", &_body).await {
+                Ok(stack) => crate::browser::go_to(&format!("/stacks/{}", stack.id)),
                 Err(e) => problem.set(Some(e)),
             }
         });
@@ -98,12 +98,7 @@ fn ConnectForm() -> impl IntoView {
                     <table class="stacks" id="connect-stacks">
                         <tbody>
                             {stacks.into_iter().map(|s| {
-                                let name = format!(
-                                    "{}/{}/{}",
-                                    org.get_untracked(),
-                                    s["project"].as_str().unwrap_or_default(),
-                                    s["stack"].as_str().unwrap_or_default()
-                                );
+                                let name = format!("{}/{}/{}", org.get_untracked(), s.project, s.stack);
                                 let n = name.clone();
                                 view! { <tr><td>{name}</td><td><button class="secondary connect-stack" on:click=move |_| connect(n.clone())>"Connect"</button></td></tr> }
                             }).collect_view()}

@@ -43,17 +43,7 @@ pub enum Layout {
     Legacy,
 }
 
-/// One stack the backend holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct BackendStack {
-    /// `organization/<project>/<stack>` (the DIY backend's organization is always that).
-    pub name: String,
-    pub project: String,
-    pub stack: String,
-    /// The checkpoint file, relative to the backend's root.
-    pub path: String,
-    pub gzipped: bool,
-}
+pub use ferry_types::BackendStack;
 
 /// A lock another process holds (Pulumi's lock file content).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]

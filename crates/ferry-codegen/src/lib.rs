@@ -18,7 +18,8 @@ pub mod names;
 pub mod project;
 pub mod schema;
 
+pub use ferry_types::plans::CodeStyle;
 pub use lang::{emit, Language};
 pub use loops::Origin;
-pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, SourceResource, Style};
+pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, SourceResource};
 pub use schema::{PackageSchema, SchemaError};

@@ -4,7 +4,6 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ferry_property::{ArchiveSource, AssetSource, PropertyMap, PropertyValue};
-use serde::{Deserialize, Serialize};
 
 use crate::ir::{
     AssetKind, ConfigSecret, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value,
@@ -12,6 +11,7 @@ use crate::ir::{
 use crate::loops::Origin;
 use crate::names::{camel, python_property, title, NameTable};
 use crate::schema::{PackageSchema, Property, Type, TypeRef};
+use crate::CodeStyle;
 
 /// A resource as the stack (or a preview) has it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -34,20 +34,9 @@ pub struct SourceResource {
     pub origin: Option<Origin>,
 }
 
-/// Which option the code carries for the import.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Style {
-    /// The stack already holds the resources (`pulumi import`, a Ferry commit): `protect`.
-    #[default]
-    Cli,
-    /// The code imports them on `pulumi up`: the `import` option.
-    CodeFirst,
-}
-
 #[derive(Debug, Clone, Default)]
 pub struct Options {
-    pub style: Style,
+    pub style: CodeStyle,
     /// Leave out properties that only repeat a schema default or a zero value.
     pub elide: bool,
     /// Resources (by name or URN) whose properties are all kept.
@@ -396,7 +385,7 @@ pub fn lower(
             args.push(Field { name: lowering.field_name(p, k), ty, value });
         }
         let mut options = IrOptions {
-            protect: r.protect || (targets.contains(r.urn.as_str()) && lowering.options.style == Style::Cli),
+            protect: r.protect || (targets.contains(r.urn.as_str()) && lowering.options.style == CodeStyle::Cli),
             parent: r.parent.as_deref().and_then(|p| slot.get(p)).copied(),
             provider: r.provider.as_deref().map(provider_urn).and_then(|p| slot.get(p.as_str()).copied()),
             ignore_changes: r.ignore_changes.clone(),
@@ -404,7 +393,7 @@ pub fn lower(
             import_id: None,
             alias_urn: Some(r.urn.clone()),
         };
-        if lowering.options.style == Style::CodeFirst && targets.contains(r.urn.as_str()) && !is_provider {
+        if lowering.options.style == CodeStyle::CodeFirst && targets.contains(r.urn.as_str()) && !is_provider {
             let id = r.import_id.clone().or_else(|| r.id.clone());
             // Some import IDs are the secret itself (a password imported by its value).
             let secret = id.as_deref().is_some_and(|id| id == "[secret]" || r.outputs.values().any(|v| v.holds_secret_string(id, false)));

@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::{BTreeSet, HashMap};
 
-use ferry_codegen::{emit, lower, Language, Options, Style};
+use ferry_codegen::{emit, lower, CodeStyle, Language, Options};
 
 #[test]
 fn every_schema_in_every_language() {
@@ -26,12 +26,12 @@ fn every_schema_in_every_language() {
 fn a_stack_with_components_providers_references_and_secrets() {
     let schemas: HashMap<_, _> = common::schemas();
     let (resources, context) = common::stack_case();
-    for style in [Style::Cli, Style::CodeFirst] {
+    for style in [CodeStyle::Cli, CodeStyle::CodeFirst] {
         let options = Options { style, elide: true, references: true, ..Default::default() };
         let program = lower("shop", &resources, &context, &schemas, &options).unwrap();
         let style_name = match style {
-            Style::Cli => "cli",
-            Style::CodeFirst => "code-first",
+            CodeStyle::Cli => "cli",
+            CodeStyle::CodeFirst => "code-first",
         };
         insta::assert_json_snapshot!(format!("stack.{style_name}.report"), program.report);
         for lang in Language::ALL {
@@ -59,15 +59,15 @@ fn a_stack_with_components_providers_references_and_secrets() {
 fn count_and_for_each_instances_are_loops() {
     let schemas: HashMap<_, _> = common::schemas();
     let resources = common::terraform_case();
-    for style in [Style::Cli, Style::CodeFirst] {
+    for style in [CodeStyle::Cli, CodeStyle::CodeFirst] {
         let options = Options { style, elide: true, references: true, ..Default::default() };
         let program = lower("migrated", &resources, &[], &schemas, &options).unwrap();
         let declarations: Vec<&str> = program.loops.iter().map(|l| l.declaration.as_str()).collect();
         // The pairs that differ by key-tied values loop; the pair that differs in shape does not.
         assert_eq!(declarations, ["random_pet.pets", "module.net.random_integer.ports"], "{style:?}");
         let style_name = match style {
-            Style::Cli => "cli",
-            Style::CodeFirst => "code-first",
+            CodeStyle::Cli => "cli",
+            CodeStyle::CodeFirst => "code-first",
         };
         for lang in Language::ALL {
             let code = emit(&program, lang);

@@ -10,7 +10,7 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use ferry_codegen::{lower, project, Language, Options, Style};
+use ferry_codegen::{lower, project, CodeStyle, Language, Options};
 
 fn sdk_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sdk-check")
@@ -35,13 +35,13 @@ fn programs() -> Vec<(String, ferry_codegen::ir::Program)> {
         out.push((package.to_string(), lower("fixtures", &resources, &[], &schemas, &Options::default()).unwrap()));
     }
     let (resources, context) = common::stack_case();
-    for (style, name) in [(Style::Cli, "stack-cli"), (Style::CodeFirst, "stack-code-first")] {
+    for (style, name) in [(CodeStyle::Cli, "stack-cli"), (CodeStyle::CodeFirst, "stack-code-first")] {
         let options = Options { style, elide: true, references: true, ..Default::default() };
         out.push((name.to_string(), lower("shop", &resources, &context, &schemas, &options).unwrap()));
     }
     // A Terraform migration's instances as loops, in both styles.
     let resources = common::terraform_case();
-    for (style, name) in [(Style::Cli, "terraform-cli"), (Style::CodeFirst, "terraform-code-first")] {
+    for (style, name) in [(CodeStyle::Cli, "terraform-cli"), (CodeStyle::CodeFirst, "terraform-code-first")] {
         let options = Options { style, elide: true, references: true, ..Default::default() };
         let program = lower("migrated", &resources, &[], &schemas, &options).unwrap();
         assert_eq!(program.loops.len(), 2, "the case has loops to check");

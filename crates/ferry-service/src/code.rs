@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
-use ferry_codegen::{lower, project, Language, Options, Origin, PackageSchema, SourceResource, Style};
+use ferry_codegen::{lower, project, CodeStyle, Language, Options, Origin, PackageSchema, SourceResource};
 use ferry_engine::deploy::StepOp;
 use ferry_engine::plugin::PluginProviders;
 use ferry_property::json::{decode_map, DecodeOptions};
@@ -25,7 +25,7 @@ pub struct CodeRequest {
     pub language: Language,
     /// A runnable project as a zip, rather than the one program file.
     pub zip: bool,
-    pub style: Style,
+    pub style: CodeStyle,
     pub elide: bool,
     /// Resources (names or URNs) whose properties are all kept.
     pub keep_all: BTreeSet<String>,
@@ -39,7 +39,7 @@ impl Default for CodeRequest {
         CodeRequest {
             language: Language::TypeScript,
             zip: false,
-            style: Style::Cli,
+            style: CodeStyle::Cli,
             elide: true,
             keep_all: BTreeSet::new(),
             references: true,

@@ -13,157 +13,15 @@ use ferry_engine::plugin::PluginProviders;
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_rpc::pulumirpc::{list_response, ListRequest, ReadRequest};
 use ferry_store::jobs::{JobKind, NewJob};
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use ferry_types::discovery::{
+    Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListSource, ListableType, Listables, Managed, ProbeItem, ProbeOutcome, ProbeResult, Selected,
+    TypeQuery, UnlistablePackage,
+};
+use serde_json::Value;
 
 use crate::jobs::{parse_events, EndView, JobEnd, JobSink, JobUpdate};
 use crate::stack_secrets::StackSecrets;
-use crate::{Discoveries, JobStatus, ServiceError};
-
-/// One resource type to list, with its filter (the schema's `listInputs`) and paging.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct TypeQuery {
-    #[serde(rename = "type")]
-    pub type_: String,
-    #[serde(default)]
-    pub query: Map<String, Value>,
-    /// At most this many results of the type (all of them when unset).
-    #[serde(default)]
-    pub limit: Option<i64>,
-    /// Results per `List` call.
-    #[serde(default)]
-    pub page_size: Option<i64>,
-}
-
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct DiscoveryRequest {
-    pub types: Vec<TypeQuery>,
-}
-
-/// Whether a listed resource is already managed, and where.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "status", rename_all = "kebab-case")]
-pub enum Managed {
-    /// By this stack: same type and ID.
-    InThisStack {
-        urn: String,
-    },
-    /// By the latest version of another stack of the same organisation (another
-    /// organisation's stacks are never looked at).
-    InOtherStack {
-        stack_id: String,
-        stack: String,
-        urn: String,
-    },
-    Unmanaged,
-}
-
-/// One thing `List` found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Discovered {
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub id: String,
-    pub name: String,
-    #[serde(flatten)]
-    pub managed: Managed,
-}
-
-/// What a discovery reports, in order.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "kebab-case")]
-pub enum DiscoveryEvent {
-    Result(Discovered),
-    /// A page of a type came back (the count so far).
-    Page {
-        #[serde(rename = "type")]
-        type_: String,
-        listed: usize,
-    },
-    /// The type's query holds unknowns, so the provider cannot list it now.
-    Computed {
-        #[serde(rename = "type")]
-        type_: String,
-    },
-    /// The provider has no `List` for the type.
-    NotListable {
-        #[serde(rename = "type")]
-        type_: String,
-        message: String,
-    },
-    /// Listing the type failed; the other types go on.
-    Failed {
-        #[serde(rename = "type")]
-        type_: String,
-        message: String,
-    },
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct DiscoveryView {
-    pub id: String,
-    pub stack_id: String,
-    pub status: JobStatus,
-    pub types: Vec<String>,
-    pub found: usize,
-    pub events: Vec<DiscoveryEvent>,
-    pub error: Option<String>,
-}
-
-/// A resource type that can be listed, and the filter it takes.
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ListableType {
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub package: String,
-    /// The schema's `listInputs` (an object type: `properties`, `required`).
-    pub list_inputs: Value,
-    /// `schema` when the schema declares it, `probe` when `List` answered without it.
-    pub source: &'static str,
-}
-
-/// A package whose plugin lists nothing, and why.
-#[derive(Debug, Clone, Serialize)]
-pub struct UnlistablePackage {
-    pub package: String,
-    pub reason: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Listables {
-    pub types: Vec<ListableType>,
-    pub packages_without_list: Vec<UnlistablePackage>,
-}
-
-/// What a quick `Read` says of a listed resource.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProbeItem {
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub id: String,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct ProbeResult {
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub id: String,
-    /// `found`, `not-found` or `failed`.
-    pub outcome: &'static str,
-    pub message: Option<String>,
-}
-
-/// A selected result, to become an entry of a plan's spec.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Selected {
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub id: String,
-    #[serde(default)]
-    pub name: String,
-}
+use crate::{Discoveries, ServiceError};
 
 /// At most this many types of one package are asked `List` to learn whether it answers, when
 /// the schema declares no list support.
@@ -402,9 +260,9 @@ impl Discoveries {
                     Err(e) => Err(e.to_string()),
                 };
                 let (outcome, message) = match read {
-                    Ok(r) if r.id.is_empty() => ("not-found", None),
-                    Ok(_) => ("found", None),
-                    Err(e) => ("failed", Some(e)),
+                    Ok(r) if r.id.is_empty() => (ProbeOutcome::NotFound, None),
+                    Ok(_) => (ProbeOutcome::Found, None),
+                    Err(e) => (ProbeOutcome::Failed, Some(e)),
                 };
                 ProbeResult { type_: item.type_, id: item.id, outcome, message }
             }
@@ -527,7 +385,7 @@ async fn listable_of(
         .iter()
         .filter_map(|(token, spec)| {
             let inputs = spec.get("listInputs")?;
-            Some(ListableType { type_: token.clone(), package: package.into(), list_inputs: inputs.clone(), source: "schema" })
+            Some(ListableType { type_: token.clone(), package: package.into(), list_inputs: inputs.clone(), source: ListSource::Schema })
         })
         .collect();
     if !declared.is_empty() {
@@ -543,7 +401,9 @@ async fn listable_of(
         let request = ListRequest { token: token.clone(), query: None, limit: 1, page_size: 1, continuation_token: String::new() };
         match provider.list_page(request).await {
             Err(ferry_engine::plugin::PluginError::Call { code, .. }) if code == "Unimplemented" => {}
-            Err(_) | Ok(_) => found.push(ListableType { type_: token.clone(), package: package.into(), list_inputs: serde_json::json!({}), source: "probe" }),
+            Err(_) | Ok(_) => {
+                found.push(ListableType { type_: token.clone(), package: package.into(), list_inputs: serde_json::json!({}), source: ListSource::Probe })
+            }
         }
     }
     Ok(found)

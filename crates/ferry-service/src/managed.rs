@@ -7,8 +7,8 @@ use std::collections::HashMap;
 use ferry_state::Deployment;
 use ferry_store::managed::{ManagedChange, ManagedResource};
 
-use crate::discovery::Managed;
 use crate::{ServiceError, Stacks};
+use ferry_types::discovery::Managed;
 
 /// The resources of `deployment` a discovery can find again: custom resources with a cloud
 /// ID, not providers, not pending deletion.

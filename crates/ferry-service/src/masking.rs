@@ -10,8 +10,8 @@ use jsonc_parser::ast::{ObjectPropName, Value as Ast};
 use jsonc_parser::common::Ranged;
 use jsonc_parser::{CollectOptions, ParseOptions};
 
-use crate::plans::RevisionView;
 use crate::{Plans, ServiceError};
+use ferry_types::plans::RevisionView;
 
 pub const MASK: &str = "[secret]";
 

@@ -7,59 +7,18 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ferry_codegen::Style;
-use ferry_engine::deploy::PlanScope;
-use ferry_engine::import::ImportStrategy;
 use ferry_engine::progress::{Progress, ProgressEvent};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_store::jobs::{JobKind, NewJob};
-use ferry_store::plans::{NewPlan, Plan, PlanRevision, PlanShare};
-use ferry_types::{Resolution, SourceKind};
-use serde::{Deserialize, Serialize};
+use ferry_store::plans::{NewPlan, PlanRevision, PlanShare};
+use ferry_types::plans::{PlanOptions, PlanView, RevisionView};
+use ferry_types::SourceKind;
+use serde::Deserialize;
 
 use crate::access::Caller;
 use crate::jobs::{JobEnd, JobSink, JobView};
 use crate::programs::{ProgramRequest, ProgramSource};
 use crate::{Plans, PreviewRequest, PreviewSource, ServiceError};
-
-/// How a plan previews and writes code.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PlanOptions {
-    #[serde(default)]
-    pub strategy: ImportStrategy,
-    #[serde(default)]
-    pub code_style: Style,
-    #[serde(default = "yes")]
-    pub elide: bool,
-    /// What a program stands for: only what to import (the default for plans), or the whole
-    /// stack. Specs are always imports.
-    #[serde(default = "imports_scope")]
-    pub scope: PlanScope,
-    /// The resolutions chosen in review, latest last: they mark a property's source `user`.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub decisions: Vec<Resolution>,
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn imports_scope() -> PlanScope {
-    PlanScope::Imports
-}
-
-impl PlanOptions {
-    /// A stored revision's options (written by this service, so they read back; defaults if not).
-    pub(crate) fn of(rev: &PlanRevision) -> PlanOptions {
-        serde_json::from_str(&rev.options).unwrap_or_default()
-    }
-}
-
-impl Default for PlanOptions {
-    fn default() -> Self {
-        PlanOptions { strategy: ImportStrategy::Read, code_style: Style::Cli, elide: true, scope: PlanScope::Imports, decisions: Vec::new() }
-    }
-}
 
 /// What a save holds.
 #[derive(Debug, Clone, Default, Deserialize)]
@@ -72,35 +31,15 @@ pub struct PlanInput {
     pub options: PlanOptions,
 }
 
-/// A plan with one of its revisions.
-#[derive(Debug, Clone, Serialize)]
-pub struct PlanView {
-    #[serde(flatten)]
-    pub plan: Plan,
-    pub current: RevisionView,
-    /// Whether this view came through a read-only link.
-    pub read_only: bool,
-    /// Each resource's address in the tool it is migrated from (Terraform), by name, as the
-    /// revision's program carries it: the review table shows it beside each row.
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    pub origins: std::collections::BTreeMap<String, String>,
+/// A stored revision's options (written by this service, so they read back; defaults if not).
+pub(crate) fn options_of(rev: &PlanRevision) -> PlanOptions {
+    serde_json::from_str(&rev.options).unwrap_or_default()
 }
 
-#[derive(Debug, Clone, Serialize)]
-pub struct RevisionView {
-    pub revision: i64,
-    pub created_at: String,
-    pub spec: Option<String>,
-    pub program: Option<String>,
-    pub options: PlanOptions,
-    pub previews: Vec<String>,
-}
-
-impl From<PlanRevision> for RevisionView {
-    fn from(r: PlanRevision) -> Self {
-        let options = PlanOptions::of(&r);
-        RevisionView { options, revision: r.revision, created_at: r.created_at, spec: r.spec, program: r.program, previews: r.previews }
-    }
+/// A stored revision as the API shows it.
+pub(crate) fn revision_view(r: PlanRevision) -> RevisionView {
+    let options = options_of(&r);
+    RevisionView { options, revision: r.revision, created_at: r.created_at, spec: r.spec, program: r.program, previews: r.previews }
 }
 
 fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
@@ -239,7 +178,7 @@ impl Plans {
     /// edit it, whose view has its secrets masked (`masking.rs`).
     pub async fn plan_view(&self, plan_id: &str, revision: Option<i64>, read_only: bool) -> Result<PlanView, ServiceError> {
         let plan = self.store.plans().plan(plan_id).await?;
-        let mut current: RevisionView = self.store.plans().plan_revision(plan_id, revision).await?.into();
+        let mut current = revision_view(self.store.plans().plan_revision(plan_id, revision).await?);
         if read_only {
             self.mask_revision(&mut current).await?;
         }
@@ -321,7 +260,7 @@ impl Plans {
     pub async fn start_plan_preview(&self, plan_id: &str, revision: Option<i64>, passphrase: Option<String>) -> Result<JobView, ServiceError> {
         let plan = self.store.plans().plan(plan_id).await?;
         let mut rev = self.store.plans().plan_revision(plan_id, revision).await?;
-        let options = PlanOptions::of(&rev);
+        let options = crate::plans::options_of(&rev);
         // What the job runs: the program, or else the spec, read once here (its count is the
         // job's total, and the job runs what was read).
         let program = rev.program.take().filter(|p| !p.trim().is_empty());

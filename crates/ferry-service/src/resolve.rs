@@ -13,9 +13,10 @@ use ferry_types::{Resolution, ReviewDetail, SourceKind};
 use serde_json::Value;
 
 use crate::access::Caller;
-use crate::plans::{PlanInput, PlanOptions, PlanView};
+use crate::plans::PlanInput;
 use crate::review::{only_zero_or_default, reviewable_steps, step_detail};
 use crate::{Plans, PreviewRecord, ServiceError};
+use ferry_types::plans::{PlanOptions, PlanView};
 
 const ACTIONS: &[&str] = &["adopt", "keep", "ignore", "omit"];
 

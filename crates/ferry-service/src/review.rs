@@ -15,7 +15,7 @@ use ferry_types::SourceKind;
 use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewPage, ReviewQuery, ReviewRow};
 use serde_json::{json, Map, Value};
 
-use crate::{PlanOptions, PreviewRecord, Previews, ServiceError};
+use crate::{PreviewRecord, Previews, ServiceError};
 
 /// A spec's rows are its entries; of a program's, steps of the stack's own root and default
 /// providers say nothing a reviewer acts on.
@@ -310,7 +310,7 @@ impl Previews {
             },
             PreviewRef::Shared { token, revision, .. } => Some(self.plans().shared_revision(token, Some(*revision)).await?),
         };
-        Ok(revision.map(|rev| PlanOptions::of(&rev).decisions).unwrap_or_default())
+        Ok(revision.map(|rev| crate::plans::options_of(&rev).decisions).unwrap_or_default())
     }
 
     /// The stored preview's results rows, made once and kept (a stored preview never changes),

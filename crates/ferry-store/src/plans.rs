@@ -7,17 +7,7 @@ use sqlx::Row;
 use crate::clock::{in_seconds, now};
 use crate::{random_id, PlanRows, StoreError};
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Plan {
-    pub id: String,
-    pub stack_id: String,
-    pub title: String,
-    pub created_at: String,
-    /// The latest revision's number.
-    pub revision: i64,
-    /// Who created it (unknown for plans older than sign-in).
-    pub author: Option<String>,
-}
+pub use ferry_types::plans::Plan;
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct PlanRevision {

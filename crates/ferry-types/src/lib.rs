@@ -3,7 +3,44 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod discovery;
+pub mod plans;
 pub mod terraform;
+
+/// What the API answers when a request fails: `{"error": {"code", "message", "path"?, ...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+/// A failed request's code (stable, for scripts), message (for people), the JSON path of what
+/// was wrong in the input, and what more the error carries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorDetail {
+    pub code: String,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// The stack names an uploaded state's resources carry, when they are not the stack's.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub names: Vec<String>,
+    /// More about the error: every problem of an import spec (`errors`, `warnings`), a
+    /// program's `diagnostics`.
+    #[serde(flatten)]
+    pub details: serde_json::Map<String, serde_json::Value>,
+}
+
+/// One stack a DIY backend holds.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BackendStack {
+    /// `organization/<project>/<stack>` (the DIY backend's organization is always that).
+    pub name: String,
+    pub project: String,
+    pub stack: String,
+    /// The checkpoint file, relative to the backend's root.
+    pub path: String,
+    pub gzipped: bool,
+}
 
 /// What a plan's text is: an import spec or a YAML program. One type from the store to the
 /// browser (`spec`, `program` on the wire).
@@ -206,10 +243,9 @@ pub struct PlanPageData {
     /// the page's first paint does not show).
     pub spec: Option<SourceHead>,
     pub program: Option<SourceHead>,
-    /// The revision's options as the API shows them (`strategy`, `code_style`, `elide`,
-    /// `decisions`).
+    /// The revision's options (the resolutions chosen in review among them).
     #[serde(default)]
-    pub options: serde_json::Value,
+    pub options: plans::PlanOptions,
     /// The latest preview job of this revision in this server process.
     pub job: Option<JobSnapshot>,
     /// The latest stored preview of this revision.

@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use ferry_codegen::{Language, Style};
+use ferry_codegen::{CodeStyle, Language};
 use ferry_service::{CodeRequest, GeneratedCode};
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
@@ -99,8 +99,8 @@ impl CodeQuery {
             other => return Err(bad(format!("unknown format `{other}`: use file, zip or json"))),
         };
         let style = match self.style.as_deref().unwrap_or("cli") {
-            "cli" => Style::Cli,
-            "code-first" => Style::CodeFirst,
+            "cli" => CodeStyle::Cli,
+            "code-first" => CodeStyle::CodeFirst,
             other => return Err(bad(format!("unknown style `{other}`: use cli or code-first"))),
         };
         let request = CodeRequest {

@@ -315,12 +315,12 @@ async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
         }
         None => (format!("/api/v1/plans/{}/revisions/{revision}", access.plan_id), Box::new(|_, id: &str| format!("/api/v1/previews/{id}/review"))),
     };
-    let view: serde_json::Value = crate::browser::get_json(&view_url).await?;
-    let current = &view["current"];
-    let text = current["program"].as_str().or(current["spec"].as_str()).unwrap_or_default().to_string();
-    let previews = current["previews"].as_array().cloned().unwrap_or_default();
+    let view: ferry_types::plans::PlanView = crate::browser::get_json(&view_url).await?;
+    let current = view.current;
+    let text = current.program.or(current.spec).unwrap_or_default();
+    let previews = current.previews;
     let mut rows = BTreeMap::new();
-    if let Some(last) = previews.last().and_then(|p| p.as_str()) {
+    if let Some(last) = previews.last() {
         // Every row, a page at a time.
         let url = review_url(previews.len() - 1, last);
         let mut read = 0;

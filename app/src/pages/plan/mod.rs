@@ -7,6 +7,7 @@ mod code;
 mod diff_view;
 mod discussion;
 mod editor;
+mod options;
 pub(crate) mod results;
 mod review;
 mod share;
@@ -127,10 +128,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             problem.set(None);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::post_json(&format!("/api/v1/plans/{_plan_id}/previews"))
-                    .await
-                    .and_then(|v| serde_json::from_value::<JobSnapshot>(v).map_err(|e| e.to_string()))
-                {
+                match crate::browser::post_json::<JobSnapshot>(&format!("/api/v1/plans/{_plan_id}/previews")).await {
                     Ok(j) => {
                         let id = j.id.clone();
                         job.set(Some(j));
@@ -153,7 +151,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             let Some(_job_id) = job.get_untracked().map(|j| j.id) else { return };
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                if let Err(e) = crate::browser::post_json(&format!("/api/v1/plans/{_plan_id}/jobs/{_job_id}/cancel")).await {
+                if let Err(e) = crate::browser::post_json::<JobSnapshot>(&format!("/api/v1/plans/{_plan_id}/jobs/{_job_id}/cancel")).await {
                     problem.set(Some(e));
                 }
             });
@@ -183,40 +181,22 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         spec_markers.with(|m| m.iter().filter(|m| m.severity == "error").count()) + program_markers.with(|m| m.iter().filter(|m| m.severity == "error").count())
     });
     // The plan's options, edited beside the source and saved with it.
-    let options0 = data.options.clone();
-    let strategy = RwSignal::new(options0["strategy"].as_str().unwrap_or("read").to_string());
-    let code_style = RwSignal::new(options0["code_style"].as_str().unwrap_or("cli").to_string());
-    let elide = RwSignal::new(options0["elide"].as_bool().unwrap_or(true));
-    let scope = RwSignal::new(options0["scope"].as_str().unwrap_or("imports").to_string());
+    let options = RwSignal::new(data.options.clone());
     let options_changed = {
-        let o = options0.clone();
-        Memo::new(move |_| {
-            strategy.with(|s| o["strategy"].as_str().unwrap_or("read") != s)
-                || scope.with(|s| o["scope"].as_str().unwrap_or("imports") != s)
-                || code_style.with(|s| o["code_style"].as_str().unwrap_or("cli") != s)
-                || o["elide"].as_bool().unwrap_or(true) != elide.get()
-        })
+        let saved = data.options.clone();
+        Memo::new(move |_| options.with(|o| *o != saved))
     };
     let edited = |text: RwSignal<String>, saved: RwSignal<Option<String>>| saved.with(|s| s.as_ref().is_some_and(|s| text.with(|t| t != s)));
     let changed = Memo::new(move |_| loaded.get() && (edited(spec_text, spec_saved) || edited(program_text, program_saved) || options_changed.get()));
     let save = {
         let plan_id = plan_id.clone();
-        let options0 = data.options.clone();
         let (has_spec, has_program) = (spec.is_some(), program.is_some());
         move |_| {
             // The options as they were (resolutions included), with the user's changes.
-            let mut options = options0.clone();
-            if !options.is_object() {
-                options = serde_json::json!({});
-            }
-            options["strategy"] = strategy.get_untracked().into();
-            options["code_style"] = code_style.get_untracked().into();
-            options["elide"] = elide.get_untracked().into();
-            options["scope"] = scope.get_untracked().into();
             let _body = serde_json::json!({
                 "spec": has_spec.then(|| spec_text.get_untracked()),
                 "program": has_program.then(|| program_text.get_untracked()),
-                "options": options,
+                "options": options.get_untracked(),
             })
             .to_string();
             let _plan_id = plan_id.clone();
@@ -314,33 +294,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                     } else if changed.get() { "Unsaved changes".to_string() } else { "Saved".to_string() }}</span>
                 </div>
             })}
-            <div class="plan-options" id="plan-options">
-                {is_program.then(|| view! {
-                    <label title="What the program stands for">"Scope: "
-                        <select id="option-scope" disabled=read_only on:change=move |ev| scope.set(event_target_value(&ev))>
-                            <option value="imports" selected=move || scope.get() == "imports">"imports: the rest of the stack stays untouched"</option>
-                            <option value="whole-stack" selected=move || scope.get() == "whole-stack">"whole stack: what the program leaves out is deleted"</option>
-                        </select>
-                    </label>
-                })}
-                <label title="Which inputs an imported resource gets">"Inputs: "
-                    <select id="option-strategy" disabled=read_only on:change=move |ev| strategy.set(event_target_value(&ev))>
-                        <option value="read" selected=move || strategy.get() == "read">"what Read returns"</option>
-                        <option value="minimal" selected=move || strategy.get() == "minimal">"minimal (required, then what differs)"</option>
-                    </select>
-                </label>
-                <label>"Code: "
-                    <select id="option-code-style" disabled=read_only on:change=move |ev| code_style.set(event_target_value(&ev))>
-                        <option value="cli" selected=move || code_style.get() == "cli">"for resources already in the stack (protect)"</option>
-                        <option value="code-first" selected=move || code_style.get() == "code-first">"code-first (the import option)"</option>
-                    </select>
-                </label>
-                <label title="Leave out values that only repeat a schema default or an empty value Read returned">
-                    <input type="checkbox" id="option-elide" disabled=read_only prop:checked=move || elide.get()
-                        on:change=move |ev| elide.set(event_target_checked(&ev))/>
-                    " leave out defaults"
-                </label>
-            </div>
+            <options::PlanOptionsForm options=options is_program=is_program read_only=read_only/>
         </section>
         <section class="card">
             <h2>"Preview"</h2>
@@ -379,7 +333,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             _ => ().into_any(),
         }}
         {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
-        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=code_style.get_untracked() elide=elide.get_untracked() results=stored/> })}
+        {move || preview.get().filter(|_| !is_program).map(|p| view! { <code::CodeTabs preview=p style=options.with_untracked(|o| o.code_style.as_str().to_string()) elide=options.with_untracked(|o| o.elide) results=stored/> })}
         {(!via_link).then(|| view! { <discussion::Approvals access=access.clone() epoch=review_epoch/> })}
         {move || match (preview.get(), may_commit) {
             (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() results=stored untouched=untouched committed=committed/> }.into_any(),
@@ -467,9 +421,9 @@ fn Commit(
         let _url = format!("/api/v1/previews/{preview}/commit");
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let result = crate::browser::post_json(&_url).await;
+            let result = crate::browser::post_json::<ferry_types::StackSummary>(&_url).await;
             confirming.set(false);
-            committed.set(Some(result.map(|v| format!("Committed: {} is now at version {}.", v["name"].as_str().unwrap_or(""), v["version"]))));
+            committed.set(Some(result.map(|v| format!("Committed: {} is now at version {}.", v.name, v.version))));
         });
     };
     view! {

@@ -10,6 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use super::eval::ConfigValue;
 
+pub use ferry_types::plans::{ImportStrategy, PlanScope};
+
 /// Decrypts a state `ciphertext` into the JSON text of the secret.
 pub type Decrypt<'a> = &'a (dyn Fn(&str) -> Result<String, String> + Sync);
 
@@ -31,30 +33,6 @@ pub enum DeployMode {
     Preview,
     /// Steps are executed.
     Update,
-}
-
-/// What a program stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum PlanScope {
-    /// The program declares what to import or add; the stack's resources it does not declare
-    /// are left exactly as they are (never deleted), and it may name them by URN as `parent`,
-    /// `provider` and `dependsOn`. What a plan means by default: people planning an import
-    /// write a snippet of what they import, not their whole program.
-    Imports,
-    /// Pulumi's semantics: the program is the whole stack, and what it does not declare is
-    /// deleted.
-    #[default]
-    WholeStack,
-}
-
-impl PlanScope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PlanScope::Imports => "imports",
-            PlanScope::WholeStack => "whole-stack",
-        }
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -95,16 +73,4 @@ pub struct SkippedResource {
     #[serde(rename = "type")]
     pub type_: String,
     pub urn: String,
-}
-
-/// Which inputs an imported resource gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ImportStrategy {
-    /// Pulumi's 2022 design: the inputs `Read` returned (limited by `properties`).
-    #[default]
-    Read,
-    /// The older design: only the schema's required inputs, then the values `Diff` says differ
-    /// from the read state, copied back — the smallest set of inputs that shows no diff.
-    Minimal,
 }
