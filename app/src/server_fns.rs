@@ -144,8 +144,12 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
                 // running one is followed from its first event: neither needs its events here
                 // (10,000 of them would be megabytes of page). One that ended without a
                 // preview shows what it reported.
-                let job = snapshot(ferry.jobs().job_status(&id, &j.id).await.map_err(ssr::fail)?)?;
-                Some(if job.preview_id.is_none() && !job.status.is_live() { snapshot(ferry.jobs().job(&id, &j.id).await.map_err(ssr::fail)?)? } else { job })
+                let job = snapshot(ferry.jobs().status::<ferry_service::JobView>(&j.id, Some(&id)).await.map_err(ssr::fail)?)?;
+                Some(if job.preview_id.is_none() && !job.status.is_live() {
+                    snapshot(ferry.jobs().get::<ferry_service::JobView>(&j.id, Some(&id)).await.map_err(ssr::fail)?)?
+                } else {
+                    job
+                })
             }
             None => None,
         }

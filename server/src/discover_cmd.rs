@@ -52,9 +52,9 @@ pub async fn run(args: DiscoverArgs) -> Result<(), Error> {
     let types = args.types.iter().map(|t| TypeQuery { type_: t.clone(), query: query.clone(), limit: args.limit, page_size: args.page_size }).collect();
     let started = service.discoveries().start_discovery(&stack_id, ferry_service::DiscoveryRequest { types }).await?;
     // Follow it to its end, then read it whole.
-    let mut updates = std::pin::pin!(service.discoveries().follow_discovery(&started.id).await?);
+    let mut updates = std::pin::pin!(service.jobs().follow_job::<ferry_service::DiscoveryView>(&started.id, None).await?);
     while futures_util::StreamExt::next(&mut updates).await.is_some() {}
-    let view = service.discoveries().discovery(&started.id).await?;
+    let view = service.jobs().get::<ferry_service::DiscoveryView>(&started.id, None).await?;
     if let Some(e) = view.error {
         return Err(e.into());
     }

@@ -182,7 +182,7 @@ impl Accounts {
             Object::Stack => id.to_string(),
             Object::Plan => self.store.plans().plan(id).await?.stack_id,
             Object::Preview => self.store.stacks().preview_stack(id).await?,
-            Object::Discovery => self.discoveries().discovery(id).await?.stack_id,
+            Object::Discovery => self.jobs().status::<ferry_types::discovery::DiscoveryView>(id, None).await?.stack_id,
         };
         Ok(org_of_name(&self.store.stacks().stack(&stack_id).await?.name).to_string())
     }

@@ -7,19 +7,18 @@
 //! cancelled. Nothing it does touches a stack.
 
 use std::collections::BTreeSet;
-use std::sync::Arc;
 
 use ferry_engine::plugin::PluginProviders;
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_rpc::pulumirpc::{list_response, ListRequest, ReadRequest};
-use ferry_store::jobs::{JobKind, NewJob};
+use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_types::discovery::{
     Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListSource, ListableType, Listables, Managed, ProbeItem, ProbeOutcome, ProbeResult, Selected,
     TypeQuery, UnlistablePackage,
 };
 use serde_json::Value;
 
-use crate::jobs::{parse_events, EndView, JobEnd, JobSink, JobUpdate};
+use crate::jobs::{parse_events, JobEnd, JobShown, JobSink};
 use crate::stack_secrets::StackSecrets;
 use crate::{Discoveries, ServiceError};
 
@@ -154,7 +153,7 @@ impl Discoveries {
                 })
             })
             .await?;
-        self.discovery(&id).await
+        self.jobs().get::<DiscoveryView>(&id, None).await
     }
 
     async fn run_discovery(&self, stack_id: &str, request: &DiscoveryRequest, report: &JobSink<DiscoveryEvent>) -> Result<(), ServiceError> {
@@ -195,39 +194,6 @@ impl Discoveries {
         }
         providers.shutdown().await;
         Ok(())
-    }
-
-    /// A discovery so far, with every event it reported (from any instance).
-    pub async fn discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
-        let stored = self.jobs().live_job(id, |j| j.kind == JobKind::Discovery).await?;
-        let events: Vec<DiscoveryEvent> = parse_events(self.store.jobs().job_events(id, 0).await?)?;
-        let types = stored.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
-        Ok(DiscoveryView {
-            status: stored.status,
-            id: stored.id,
-            stack_id: stored.stack_id,
-            types,
-            found: events.iter().filter(|e| matches!(e, DiscoveryEvent::Result(_))).count(),
-            events,
-            error: stored.error,
-        })
-    }
-
-    /// Follows a discovery: every event from the first, then the discovery once it stopped.
-    pub async fn follow_discovery(&self, id: &str) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
-        self.jobs().live_job(id, |j| j.kind == JobKind::Discovery).await?;
-        let (service, job) = (self.clone(), id.to_string());
-        let end: EndView = Arc::new(move || {
-            let (service, job) = (service.clone(), job.clone());
-            Box::pin(async move { service.discoveries().discovery(&job).await.ok().map(|v| serde_json::to_string(&v).expect("discoveries serialise")) })
-        });
-        Ok(self.jobs().follow(id, end))
-    }
-
-    pub async fn cancel_discovery(&self, id: &str) -> Result<DiscoveryView, ServiceError> {
-        self.jobs().live_job(id, |j| j.kind == JobKind::Discovery).await?;
-        self.jobs().stop_job(id).await?;
-        self.discovery(id).await
     }
 
     /// A quick `Read` of each item: is it there to import? Up to the engine's concurrency at
@@ -300,6 +266,24 @@ impl Discoveries {
                 self.plans().save_plan(author, plan_id, input).await
             }
         }
+    }
+}
+
+impl JobShown for DiscoveryView {
+    const KIND: JobKind = JobKind::Discovery;
+    const END_WITH_EVENTS: bool = true;
+    fn shown(job: StoredJob, events: Vec<String>) -> Result<DiscoveryView, ServiceError> {
+        let events: Vec<DiscoveryEvent> = parse_events(events)?;
+        let types = job.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
+        Ok(DiscoveryView {
+            status: job.status,
+            id: job.id,
+            stack_id: job.stack_id,
+            types,
+            found: events.iter().filter(|e| matches!(e, DiscoveryEvent::Result(_))).count(),
+            events,
+            error: job.error,
+        })
     }
 }
 

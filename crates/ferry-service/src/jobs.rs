@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
 use ferry_engine::progress::ProgressEvent;
-use ferry_store::jobs::{NewJob, StoredJob};
+use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_store::Dialect;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
@@ -77,6 +77,32 @@ pub(crate) struct JobEnd {
 
 /// Builds a stopped job's view as JSON, for a follower's last message.
 pub(crate) type EndView = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
+
+/// How callers see a kind of job: a plan's preview ([`JobView`]) or a discovery
+/// ([`ferry_types::discovery::DiscoveryView`]). [`Jobs::get`], [`Jobs::follow_job`] and
+/// [`Jobs::cancel`] serve every kind through it.
+pub trait JobShown: Serialize + Sized + Send + 'static {
+    const KIND: JobKind;
+    /// Whether a follower's last message carries every event again. A preview's does not: the
+    /// stream has just given each of them (10,000 for a preview of as many imports; sent again,
+    /// they doubled what it carried). A discovery's does, as its count of results.
+    const END_WITH_EVENTS: bool;
+    /// The view of `job` with `events`, the JSON texts it reported.
+    fn shown(job: StoredJob, events: Vec<String>) -> Result<Self, ServiceError>;
+}
+
+impl JobShown for JobView {
+    const KIND: JobKind = JobKind::Preview;
+    const END_WITH_EVENTS: bool = false;
+    fn shown(job: StoredJob, events: Vec<String>) -> Result<JobView, ServiceError> {
+        Ok(view_of(job, parse_events(events)?))
+    }
+}
+
+/// Whether `job` is of kind `V` and, when `plan` is given, one of that plan's.
+fn belongs<V: JobShown>(plan: Option<&str>) -> impl Fn(&StoredJob) -> bool + '_ {
+    move |j| j.kind == V::KIND && plan.is_none_or(|p| j.plan_id.as_deref() == Some(p))
+}
 
 fn view_of(job: StoredJob, events: Vec<ProgressEvent>) -> JobView {
     JobView {
@@ -362,17 +388,16 @@ impl Jobs {
         Ok(self.store.jobs().job(&id).await?)
     }
 
-    /// The preview job with every event it reported.
-    pub async fn job(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
-        let stored = self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
-        let events = parse_events(self.store.jobs().job_events(job_id, 0).await?)?;
-        Ok(view_of(stored, events))
+    /// The job `id` of kind `V` (of `plan`, when given) with every event it reported.
+    pub async fn get<V: JobShown>(&self, id: &str, plan: Option<&str>) -> Result<V, ServiceError> {
+        let stored = self.live_job(id, belongs::<V>(plan)).await?;
+        V::shown(stored, self.store.jobs().job_events(id, 0).await?)
     }
 
-    /// The job as [`Ferry::job`] gives it, without its events (a page that follows the
-    /// job replays them; one whose preview is stored shows that).
-    pub async fn job_status(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
-        Ok(view_of(self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?, Vec::new()))
+    /// The job as [`Jobs::get`] gives it, without its events (a page that follows the job
+    /// replays them; one whose preview is stored shows that).
+    pub async fn status<V: JobShown>(&self, id: &str, plan: Option<&str>) -> Result<V, ServiceError> {
+        V::shown(self.live_job(id, belongs::<V>(plan)).await?, Vec::new())
     }
 
     /// The job `job_id` if `belongs` says it is the one asked for. A job whose lease ran out is
@@ -398,11 +423,12 @@ impl Jobs {
         Ok(self.store.jobs().plan_jobs(plan_id, 50).await?.into_iter().map(|j| view_of(j, Vec::new())).collect())
     }
 
-    /// Stops a preview job, on whichever instance runs it; what it reported so far stays.
-    pub async fn cancel_job(&self, plan_id: &str, job_id: &str) -> Result<JobView, ServiceError> {
-        self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
-        self.stop_job(job_id).await?;
-        self.job(plan_id, job_id).await
+    /// Stops the job `id` of kind `V` (of `plan`, when given), on whichever instance runs it;
+    /// what it reported so far stays.
+    pub async fn cancel<V: JobShown>(&self, id: &str, plan: Option<&str>) -> Result<V, ServiceError> {
+        self.live_job(id, belongs::<V>(plan)).await?;
+        self.stop_job(id).await?;
+        self.get(id, plan).await
     }
 
     /// Stops a job on whichever instance runs it (at once when it is this one).
@@ -415,17 +441,24 @@ impl Jobs {
         Ok(())
     }
 
-    /// Follows a preview job: every event from the first, then the job once it stopped.
-    pub async fn follow_job(&self, plan_id: &str, job_id: &str) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
-        self.live_job(job_id, |j| j.plan_id.as_deref() == Some(plan_id)).await?;
-        let (service, plan_id, id) = (self.clone(), plan_id.to_string(), job_id.to_string());
-        // The end is the job without its events: the stream has just given every one of them
-        // (10,000 for a preview of as many imports; sent again, they doubled what it carried).
+    /// Follows the job `id` of kind `V` (of `plan`, when given): every event from the first,
+    /// then the job once it stopped.
+    pub async fn follow_job<V: JobShown>(
+        &self,
+        id: &str,
+        plan: Option<&str>,
+    ) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
+        self.live_job(id, belongs::<V>(plan)).await?;
+        let (service, job, plan) = (self.clone(), id.to_string(), plan.map(str::to_string));
         let end: EndView = Arc::new(move || {
-            let (service, plan_id, id) = (service.clone(), plan_id.clone(), id.clone());
-            Box::pin(async move { service.jobs().job_status(&plan_id, &id).await.ok().map(|v| serde_json::to_string(&v).expect("jobs serialise")) })
+            let (service, job, plan) = (service.clone(), job.clone(), plan.clone());
+            Box::pin(async move {
+                let jobs = service.jobs();
+                let view = if V::END_WITH_EVENTS { jobs.get::<V>(&job, plan.as_deref()).await } else { jobs.status::<V>(&job, plan.as_deref()).await };
+                view.ok().map(|v| serde_json::to_string(&v).expect("job views serialise"))
+            })
         });
-        Ok(self.follow(job_id, end))
+        Ok(self.follow(id, end))
     }
 
     /// Follows a job any instance runs: its events (JSON) from the first, then `end`'s view once

@@ -50,7 +50,7 @@ pub use ferry_backend::BackendStack;
 pub use ferry_types::discovery::{DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult, Selected, TypeQuery};
 pub use ferry_types::plans::{PlanOptions, PlanView, RevisionView};
 pub use imports::EngineConfig;
-pub use jobs::{JobStatus, JobUpdate, JobView};
+pub use jobs::{JobShown, JobStatus, JobUpdate, JobView};
 pub use plans::PlanInput;
 pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};

@@ -309,6 +309,6 @@ impl Plans {
                 })
             })
             .await?;
-        self.jobs().job(plan_id, &id).await
+        self.jobs().get::<JobView>(&id, Some(plan_id)).await
     }
 }

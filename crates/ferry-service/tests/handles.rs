@@ -8,7 +8,9 @@ use std::sync::Arc;
 use ferry_engine::deploy::PlanScope;
 use ferry_service::access::{Caller, Object, Role};
 use ferry_service::comments::CommentInput;
-use ferry_service::{AllowedBackend, DiscoveryRequest, EngineConfig, Ferry, JobStatus, JobUpdate, PlanInput, PreviewRequest, PreviewSource, TypeQuery};
+use ferry_service::{
+    AllowedBackend, DiscoveryRequest, DiscoveryView, EngineConfig, Ferry, JobStatus, JobUpdate, JobView, PlanInput, PreviewRequest, PreviewSource, TypeQuery,
+};
 use futures_util::StreamExt;
 
 /// `target/<profile>`, where `cargo test --workspace` builds the plugins beside this test.
@@ -153,14 +155,18 @@ async fn jobs_run_a_plan_preview_in_the_background_and_report_its_end() {
     let job = ferry.plans().start_plan_preview(&plan, None, None).await.unwrap();
     assert_eq!(job.total, 1);
     let jobs = ferry.jobs();
-    let updates: Vec<JobUpdate> = jobs.follow_job(&plan, &job.id).await.unwrap().collect().await;
+    let updates: Vec<JobUpdate> = jobs.follow_job::<JobView>(&job.id, Some(&plan)).await.unwrap().collect().await;
     assert!(matches!(updates.last(), Some(JobUpdate::End(_))), "a follower hears the end last");
-    let done = jobs.job(&plan, &job.id).await.unwrap();
+    let done = jobs.get::<JobView>(&job.id, Some(&plan)).await.unwrap();
     assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
     assert!(done.preview_id.is_some());
     assert_eq!(jobs.plan_jobs(&plan).await.unwrap().len(), 1);
-    let missing = jobs.job(&plan, "no-such-job").await.unwrap_err();
+    let missing = jobs.get::<JobView>("no-such-job", Some(&plan)).await.unwrap_err();
     assert_eq!((missing.status(), missing.code()), (404, "not_found"));
+    // One handle serves every kind of job, and tells them apart: a preview is no discovery,
+    // nor another plan's job.
+    assert_eq!(jobs.get::<DiscoveryView>(&job.id, None).await.unwrap_err().status(), 404);
+    assert_eq!(jobs.get::<JobView>(&job.id, Some("another-plan")).await.unwrap_err().status(), 404);
 }
 
 #[tokio::test]
@@ -182,8 +188,11 @@ async fn discoveries_list_what_a_provider_finds_and_mark_what_stacks_manage() {
     let discoveries = ferry.discoveries();
     let query: TypeQuery = serde_json::from_value(serde_json::json!({"type": "test:index:Thing", "pageSize": 10})).unwrap();
     let started = discoveries.start_discovery(&stack, DiscoveryRequest { types: vec![query] }).await.unwrap();
-    let _: Vec<JobUpdate> = discoveries.follow_discovery(&started.id).await.unwrap().collect().await;
-    let done = discoveries.discovery(&started.id).await.unwrap();
+    let jobs = ferry.jobs();
+    let updates: Vec<JobUpdate> = jobs.follow_job::<DiscoveryView>(&started.id, None).await.unwrap().collect().await;
+    let Some(JobUpdate::End(end)) = updates.last() else { panic!("a follower hears the end last") };
+    assert_eq!(serde_json::from_str::<DiscoveryView>(end).unwrap().found, 25, "a discovery's end counts its results");
+    let done = jobs.get::<DiscoveryView>(&started.id, None).await.unwrap();
     assert_eq!((done.status, done.found), (JobStatus::Done, 25), "{:?}", done.error);
     let as_json = serde_json::to_value(&done.events).unwrap();
     let status_of = |id: &str| as_json.as_array().unwrap().iter().find(|e| e["id"] == id).map(|e| e["status"].clone());

@@ -8,7 +8,7 @@ use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use ferry_service::Ferry;
+use ferry_service::{DiscoveryView, Ferry};
 use serde::Deserialize;
 
 use super::shared::*;
@@ -30,17 +30,17 @@ pub(super) async fn start_discovery(State(ferry): State<Arc<Ferry>>, Path(id): P
 }
 
 pub(super) async fn get_discovery(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(ferry.discoveries().discovery(&id).await?).into_response())
+    Ok(Json(ferry.jobs().get::<DiscoveryView>(&id, None).await?).into_response())
 }
 
 pub(super) async fn cancel_discovery(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(Json(ferry.discoveries().cancel_discovery(&id).await?).into_response())
+    Ok(Json(ferry.jobs().cancel::<DiscoveryView>(&id, None).await?).into_response())
 }
 
 /// Server-sent events: one `result`/`page`/`not-listable`/`failed` event per find, then `end`
 /// with the whole job.
 pub(super) async fn discovery_events(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    Ok(job_stream(ferry.discoveries().follow_discovery(&id).await?, "discovery"))
+    Ok(job_stream(ferry.jobs().follow_job::<DiscoveryView>(&id, None).await?, "discovery"))
 }
 
 #[derive(Deserialize)]

@@ -8,7 +8,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use ferry_service::{Ferry, PlanInput};
+use ferry_service::{Ferry, JobView, PlanInput};
 
 use super::shared::*;
 use crate::access::AuditPlan;
@@ -101,11 +101,11 @@ pub(super) async fn list_jobs(State(ferry): State<Arc<Ferry>>, Path(id): Path<St
 }
 
 pub(super) async fn get_job(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(ferry.jobs().job(&id, &job).await?).into_response())
+    Ok(Json(ferry.jobs().get::<JobView>(&job, Some(&id)).await?).into_response())
 }
 
 pub(super) async fn cancel_job(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(ferry.jobs().cancel_job(&id, &job).await?).into_response())
+    Ok(Json(ferry.jobs().cancel::<JobView>(&job, Some(&id)).await?).into_response())
 }
 
 /// `GET …/jobs/{job}/events`: server-sent events, one `resource` per finished resource (the
@@ -113,7 +113,7 @@ pub(super) async fn cancel_job(State(ferry): State<Arc<Ferry>>, Path((id, job)):
 /// (without its events: the stream gave them).
 /// Any instance serves any job: the events come from the store.
 pub(super) async fn job_events(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(job_stream(ferry.jobs().follow_job(&id, &job).await?, "resource"))
+    Ok(job_stream(ferry.jobs().follow_job::<JobView>(&job, Some(&id)).await?, "resource"))
 }
 
 pub(super) async fn create_share(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {

@@ -1,0 +1,51 @@
+//! A plan's head: its title, the stack it goes into, which revision this is, the links to the
+//! latest revisions, and (for those who may edit) its share links.
+
+use leptos::prelude::*;
+
+/// How many revisions the head links to (the latest ones).
+const REVISION_LINKS: i64 = 10;
+
+#[component]
+pub(super) fn PlanHead(
+    title: String,
+    plan_id: String,
+    stack_id: String,
+    stack_name: String,
+    revision: i64,
+    latest_revision: i64,
+    /// What the plan holds: "import spec" or "YAML program".
+    kind: &'static str,
+    created_at: String,
+    /// The badge of a page that may not edit (`None` when it may).
+    badge: Option<&'static str>,
+    share_token: Option<String>,
+    read_only: bool,
+) -> impl IntoView {
+    let revision_link = {
+        let (id, token) = (plan_id.clone(), share_token);
+        move |n: i64| match &token {
+            Some(t) => format!("/shared/{t}/r/{n}"),
+            None => format!("/plans/{id}/r/{n}"),
+        }
+    };
+    let first_revision = (latest_revision - (REVISION_LINKS - 1)).max(1);
+    view! {
+        <section class="card plan-head">
+            <h1 id="plan-title">{title}</h1>
+            <p class="meta">
+                "Into " <a href=format!("/stacks/{stack_id}")>{stack_name}</a>
+                {format!(" · revision {revision} of {latest_revision} · {kind} · saved {created_at}")}
+                {badge.map(|b| view! { <span class="badge readonly" id="plan-read-only">{b}</span> })}
+            </p>
+            <nav class="tabs revisions" id="plan-revisions">
+                <span class="meta">"Revisions:"</span>
+                {(first_revision..=latest_revision).map(|n| view! {
+                    <a class=if n == revision { "tab active" } else { "tab" } href=revision_link(n)>{format!("r{n}")}</a>
+                }).collect_view()}
+            </nav>
+            {(!read_only).then(|| view! { <super::share::SharePanel plan_id=plan_id.clone()/> })}
+            {(revision != latest_revision).then(|| view! { <p class="meta">"This is an earlier revision: saving here writes a new one on top of the latest."</p> })}
+        </section>
+    }
+}
