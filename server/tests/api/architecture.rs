@@ -44,6 +44,16 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
+/// Every Rust file of the workspace's crates (tests, benches and build scripts among them).
+fn rust_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["app/src", "server/src", "crates"] {
+        walk(&root.join(dir), &mut files);
+    }
+    files.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    files
+}
+
 fn code_map(doc: &str) -> Vec<String> {
     let start = doc.find("\n## Code map").expect("ARCHITECTURE.md has a code map");
     let rest = &doc[start + 1..];
@@ -189,13 +199,10 @@ fn the_release_servers_plugins_build_as_the_engine_benchs_and_only_the_server_un
 #[test]
 fn every_module_opens_with_its_summary() {
     let root = root();
-    let mut files = Vec::new();
-    for dir in ["app/src", "server/src", "crates"] {
-        walk(&root.join(dir), &mut files);
-    }
+    let files = rust_files(&root);
     let mut bare = Vec::new();
     let mut checked = 0;
-    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+    for file in &files {
         let path = file.to_string_lossy();
         // Tests, benches, fuzz targets and build scripts are not modules of the design.
         if path.contains("/tests/") || path.contains("/benches/") || path.contains("/fuzz_targets/") || path.ends_with("build.rs") || !path.contains("/src/") {
@@ -217,13 +224,10 @@ fn every_module_opens_with_its_summary() {
 #[test]
 fn no_file_is_over_800_lines_and_no_type_has_over_40_methods() {
     let root = root();
-    let mut files = Vec::new();
-    for dir in ["app/src", "server/src", "crates"] {
-        walk(&root.join(dir), &mut files);
-    }
+    let files = rust_files(&root);
     let mut long = Vec::new();
     let mut methods: std::collections::BTreeMap<String, usize> = Default::default();
-    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+    for file in &files {
         let path = file.to_string_lossy();
         if path.contains("/tests/") || !path.contains("/src/") {
             continue;
