@@ -10,7 +10,7 @@ use ferry_engine::import_spec::ImportSpec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginEnvironment, PluginProviders, PluginSearch};
 
 use crate::previews::{PlanSource, SealedPayload, StoredPlan};
-use crate::{Ferry, PreviewRecord, Previews, ServiceError};
+use crate::{PreviewRecord, Previews, ServiceError};
 
 /// Where the engine finds plugins and keeps schemas, and the key for stored preview values.
 #[derive(Clone)]
@@ -122,12 +122,6 @@ impl Previews {
         let (run_ms, store_ms) = (ran.as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
         tracing::info!(preview = %record.id, stack = %version.summary.name, run_ms, store_ms, "stored import preview");
         Ok(record)
-    }
-}
-
-impl Ferry {
-    pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
-        self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
     }
 }
 

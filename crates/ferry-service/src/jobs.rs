@@ -75,9 +75,6 @@ pub(crate) struct JobEnd {
     pub untouched: usize,
 }
 
-/// Builds a stopped job's view as JSON, for a follower's last message.
-pub(crate) type EndView = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
-
 /// How callers see a kind of job: a plan's preview ([`JobView`]) or a discovery
 /// ([`ferry_types::discovery::DiscoveryView`]). [`Jobs::get`], [`Jobs::follow_job`] and
 /// [`Jobs::cancel`] serve every kind through it.
@@ -402,7 +399,7 @@ impl Jobs {
 
     /// The job `job_id` if `belongs` says it is the one asked for. A job whose lease ran out is
     /// marked interrupted here, by the first instance that looks.
-    pub(crate) async fn live_job(&self, job_id: &str, belongs: impl Fn(&StoredJob) -> bool) -> Result<StoredJob, ServiceError> {
+    async fn live_job(&self, job_id: &str, belongs: impl Fn(&StoredJob) -> bool) -> Result<StoredJob, ServiceError> {
         let mut stored = match self.store.jobs().job(job_id).await {
             Ok(j) if belongs(&j) => j,
             Ok(_) | Err(ferry_store::StoreError::JobNotFound(_)) => return Err(ServiceError::JobNotFound(job_id.to_string())),
@@ -432,7 +429,7 @@ impl Jobs {
     }
 
     /// Stops a job on whichever instance runs it (at once when it is this one).
-    pub(crate) async fn stop_job(&self, job_id: &str) -> Result<(), ServiceError> {
+    async fn stop_job(&self, job_id: &str) -> Result<(), ServiceError> {
         self.store.jobs().cancel_job(job_id).await?;
         if let Some(handle) = self.jobs.running.lock().expect("jobs lock").get(job_id) {
             handle.abort();
@@ -441,34 +438,19 @@ impl Jobs {
         Ok(())
     }
 
-    /// Follows the job `id` of kind `V` (of `plan`, when given): every event from the first,
-    /// then the job once it stopped.
+    /// Follows the job `id` of kind `V` (of `plan`, when given), whichever instance runs it:
+    /// every event (JSON) from the first, then the job's view once it stopped, made from the
+    /// row the follower has just read.
     pub async fn follow_job<V: JobShown>(
         &self,
         id: &str,
         plan: Option<&str>,
     ) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
         self.live_job(id, belongs::<V>(plan)).await?;
-        let (service, job, plan) = (self.clone(), id.to_string(), plan.map(str::to_string));
-        let end: EndView = Arc::new(move || {
-            let (service, job, plan) = (service.clone(), job.clone(), plan.clone());
-            Box::pin(async move {
-                let jobs = service.jobs();
-                let view = if V::END_WITH_EVENTS { jobs.get::<V>(&job, plan.as_deref()).await } else { jobs.status::<V>(&job, plan.as_deref()).await };
-                view.ok().map(|v| serde_json::to_string(&v).expect("job views serialise"))
-            })
-        });
-        Ok(self.follow(id, end))
-    }
-
-    /// Follows a job any instance runs: its events (JSON) from the first, then `end`'s view once
-    /// it stopped. The caller checked that the job is the one asked for.
-    pub(crate) fn follow(&self, job_id: &str, end: EndView) -> impl futures_util::Stream<Item = JobUpdate> + Send + 'static {
         self.start_job_upkeep();
         let poll = if self.store.dialect() == Dialect::Postgres { POLL_POSTGRES } else { POLL_SQLITE };
-        let state = (self.clone(), job_id.to_string(), self.jobs.changed.subscribe(), 0i64, std::collections::VecDeque::new(), false);
-        futures_util::stream::unfold(state, move |(service, job_id, mut changed, mut sent, mut pending, ended)| {
-            let end = end.clone();
+        let state = (self.clone(), id.to_string(), self.jobs.changed.subscribe(), 0i64, std::collections::VecDeque::new(), false);
+        Ok(futures_util::stream::unfold(state, move |(service, job_id, mut changed, mut sent, mut pending, ended)| {
             async move {
                 if ended {
                     return None;
@@ -478,7 +460,7 @@ impl Jobs {
                         return Some((JobUpdate::Event(event), (service, job_id, changed, sent, pending, false)));
                     }
                     // Read the job before its events: when it has stopped, every event is stored.
-                    let stored = match service.jobs().live_job(&job_id, |_| true).await {
+                    let stored = match service.live_job(&job_id, |_| true).await {
                         Ok(j) => j,
                         Err(e) => {
                             tracing::warn!(job = %job_id, error = %e, "cannot follow the job");
@@ -498,7 +480,9 @@ impl Jobs {
                         continue;
                     }
                     if !stored.is_live() {
-                        let view = end().await?;
+                        let events = if V::END_WITH_EVENTS { service.store.jobs().job_events(&job_id, 0).await.ok()? } else { Vec::new() };
+                        let view = V::shown(stored, events).ok()?;
+                        let view = serde_json::to_string(&view).expect("job views serialise");
                         return Some((JobUpdate::End(view), (service, job_id, changed, sent, pending, true)));
                     }
                     let deadline = tokio::time::sleep(poll);
@@ -516,7 +500,7 @@ impl Jobs {
                     }
                 }
             }
-        })
+        }))
     }
 }
 

@@ -1,6 +1,7 @@
 //! Ferry's use cases, shared by the HTTP API and the UI's server functions: stacks (upload,
 //! versions, resources, graph, details), import and program previews and commits, code, plans
-//! and their background previews, review and resolutions.
+//! and their background previews, review and resolutions. [`Ferry`] is the core they share;
+//! each domain is a handle on it (`ferry.stacks()`, `ferry.previews()`, …, see `handles!`).
 //!
 //! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
 //! to their own responses.
@@ -123,40 +124,9 @@ impl Ferry {
         self.max_state_bytes
     }
 
-    /// Stacks and their versions: uploads, the parsed versions, their settings and config.
-    pub fn stacks(self: &Arc<Self>) -> Stacks {
-        Stacks(self.clone())
-    }
-
-    /// Plans: revisions, shares, comments, approvals, resolutions.
-    pub fn plans(self: &Arc<Self>) -> Plans {
-        Plans(self.clone())
-    }
-
-    /// Previews of imports and programs, their review, their commit and their code.
-    pub fn previews(self: &Arc<Self>) -> Previews {
-        Previews(self.clone())
-    }
-
-    /// Background jobs (plan previews and discoveries): start, follow, cancel, recover.
-    pub fn jobs(self: &Arc<Self>) -> Jobs {
-        Jobs(self.clone())
-    }
-
-    /// Discovery of what a provider can list, and adding what it found to a plan.
-    pub fn discoveries(self: &Arc<Self>) -> Discoveries {
-        Discoveries(self.clone())
-    }
-
-    /// Users, sessions, tokens, members, organisations' settings, the audit log, and who may
-    /// do what.
-    pub fn accounts(self: &Arc<Self>) -> Accounts {
-        Accounts(self.clone())
-    }
-
-    /// Stacks kept in DIY backends: what a backend holds, connecting, locks and writes.
-    pub fn backends(self: &Arc<Self>) -> Backends {
-        Backends(self.clone())
+    /// The engine's configuration, which every preview, commit, discovery and code request needs.
+    pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
+        self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
     }
 
     fn cached(&self, key: &(String, i64)) -> Option<Arc<LoadedVersion>> {
@@ -193,51 +163,52 @@ impl Ferry {
     }
 }
 
-/// Declares a domain's handle: a cheap clone of the core that reaches its fields (and the other
-/// handles) through `Deref`, so a domain's methods read `self.store` as the core's own would.
-macro_rules! handle {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone)]
-        pub struct $name(Arc<Ferry>);
+/// Declares each domain's handle and the core's accessor for it: a handle is a cheap clone of
+/// the core that reaches its fields (and the other handles) through `Deref`, so a domain's
+/// methods read `self.store` as the core's own would.
+macro_rules! handles {
+    ($($(#[$doc:meta])* $accessor:ident: $name:ident;)*) => {
+        $(
+            $(#[$doc])*
+            #[derive(Clone)]
+            pub struct $name(Arc<Ferry>);
 
-        impl std::ops::Deref for $name {
-            type Target = Arc<Ferry>;
-            fn deref(&self) -> &Arc<Ferry> {
-                &self.0
+            impl std::ops::Deref for $name {
+                type Target = Arc<Ferry>;
+                fn deref(&self) -> &Arc<Ferry> {
+                    &self.0
+                }
             }
+        )*
+
+        impl Ferry {
+            $(
+                $(#[$doc])*
+                pub fn $accessor(self: &Arc<Self>) -> $name {
+                    $name(self.clone())
+                }
+            )*
         }
     };
 }
 
-handle!(
-    /// See [`Ferry::stacks`].
-    Stacks
-);
-handle!(
-    /// See [`Ferry::plans`].
-    Plans
-);
-handle!(
-    /// See [`Ferry::previews`].
-    Previews
-);
-handle!(
-    /// See [`Ferry::jobs`].
-    Jobs
-);
-handle!(
-    /// See [`Ferry::discoveries`].
-    Discoveries
-);
-handle!(
-    /// See [`Ferry::accounts`].
-    Accounts
-);
-handle!(
-    /// See [`Ferry::backends`].
-    Backends
-);
+handles! {
+    /// Stacks and their versions: uploads, the parsed versions, their settings and config.
+    stacks: Stacks;
+    /// Plans: revisions, shares, comments, approvals, resolutions.
+    plans: Plans;
+    /// Previews of imports and programs, their review, their commit and their code.
+    previews: Previews;
+    /// Background jobs (plan previews and discoveries): start, follow, cancel, recover.
+    jobs: Jobs;
+    /// Discovery of what a provider can list, and adding what it found to a plan.
+    discoveries: Discoveries;
+    /// Users, sessions, tokens, members, organisations' settings, the audit log, and who may
+    /// do what.
+    accounts: Accounts;
+    /// Stacks kept in DIY backends: what a backend holds, connecting, locks and writes.
+    backends: Backends;
+}
 
 #[cfg(test)]
 mod tests;

@@ -261,31 +261,35 @@ impl Plans {
         let plan = self.store.plans().plan(plan_id).await?;
         let mut rev = self.store.plans().plan_revision(plan_id, revision).await?;
         let options = crate::plans::options_of(&rev);
-        // What the job runs: the program, or else the spec, read once here (its count is the
-        // job's total, and the job runs what was read).
         let program = rev.program.take().filter(|p| !p.trim().is_empty());
         let prior = match program {
             Some(_) => self.plan_prior(plan_id).await?,
             None => None,
         };
-        let spec = match program {
-            Some(_) => None,
-            None => rev.spec.take().map(|text| {
-                let parsed = ferry_engine::import_spec::parse_import_spec(&text);
-                (text, parsed)
-            }),
-        };
-        // The program is parsed here, once: its count is the job's total, and the job runs it.
-        // A program that does not parse fails the job, which reports why.
-        let program = program.map(|text| {
-            let parsed = ferry_engine::program::parse_program("Pulumi.yaml", &text);
-            (text, parsed)
-        });
-        let total = match (&program, &spec) {
-            (Some((_, Ok(p))), _) => p.resources.len(),
-            (None, Some((_, Ok(s)))) => s.file.resources.len(),
-            _ => 0,
-        };
+        let (spec, strategy) = (rev.spec.take(), options.strategy);
+        // What the job runs, the program or else the spec, parsed once here: its count is the
+        // job's total, and the job runs what was parsed. What does not parse fails the job, which
+        // says why. Parsing a big program or spec is CPU work, kept off the async workers.
+        let (source, total) = tokio::task::spawn_blocking(move || match (program, spec) {
+            (Some(text), _) => match ferry_engine::program::parse_program("Pulumi.yaml", &text) {
+                Ok(program) => {
+                    let total = program.resources.len();
+                    let source = ProgramSource::Parsed { file: "Pulumi.yaml".into(), text, program: Arc::new(program) };
+                    (Ok(PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase, prior })), total)
+                }
+                Err(e) => (Err(ServiceError::from(e)), 0),
+            },
+            (None, Some(text)) => match ferry_engine::import_spec::parse_import_spec(&text) {
+                Ok(spec) => {
+                    let total = spec.file.resources.len();
+                    (Ok(PreviewSource::Spec { text, spec, strategy }), total)
+                }
+                Err(e) => (Err(ServiceError::from(e)), 0),
+            },
+            (None, None) => (Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())), 0),
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("reading the revision stopped: {e}")))?;
         let service = self.clone();
         let stack_id = plan.stack_id.clone();
         let id = ferry_store::random_id();
@@ -294,15 +298,7 @@ impl Plans {
             .start_job(new, move |sink: JobSink<ProgressEvent>| {
                 let progress = Progress(sink);
                 Box::pin(async move {
-                    let source = match (program, spec) {
-                        (Some((text, parsed)), _) => {
-                            let source = ProgramSource::Parsed { file: "Pulumi.yaml".into(), text, program: Arc::new(parsed?) };
-                            PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase, prior })
-                        }
-                        (None, Some((text, parsed))) => PreviewSource::Spec { text, spec: parsed?, strategy: options.strategy },
-                        (None, None) => return Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())),
-                    };
-                    let request = PreviewRequest { source, scope: options.scope, progress: Some(progress) };
+                    let request = PreviewRequest { source: source?, scope: options.scope, progress: Some(progress) };
                     let record = service.previews().preview(&stack_id, request).await?;
                     service.store.plans().add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
                     Ok(JobEnd { preview_id: Some(record.id.clone()), untouched: record.plan.plan.untouched })
