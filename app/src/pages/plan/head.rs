@@ -48,4 +48,5 @@ pub(super) fn PlanHead(
             {(revision != latest_revision).then(|| view! { <p class="meta">"This is an earlier revision: saving here writes a new one on top of the latest."</p> })}
         </section>
     }
+    .into_any()
 }

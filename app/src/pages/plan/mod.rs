@@ -50,7 +50,10 @@ pub fn PlanPage() -> impl IntoView {
 
 /// A plan's page, made of its parts: the head, the source and its options, the preview and its
 /// results, the review of one resource, the graph, the code, approvals, the commit, and the
-/// discussion. The signals they share live here.
+/// discussion. The signals they share live here. The three big parts (head, source, preview)
+/// hand back their views type-erased (`into_any`): nested as concrete types, the page's view type
+/// was too deep for the server's compiler to lay out (its query depth limit, in a build with code
+/// generation; `cargo check` does not reach it).
 #[component]
 fn PlanView(data: PlanPageData) -> impl IntoView {
     let read_only = data.read_only();

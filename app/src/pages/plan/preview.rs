@@ -178,6 +178,7 @@ pub(super) fn PreviewSection(
             })}
         </section>
     }
+    .into_any()
 }
 
 /// Follows a job's events into `job` (past events are replayed first), in batches so that a

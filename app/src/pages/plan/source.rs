@@ -114,4 +114,5 @@ pub(super) fn SourceSection(
             <PlanOptionsForm options=options is_program=is_program read_only=read_only/>
         </section>
     }
+    .into_any()
 }
