@@ -16,6 +16,7 @@ use ferry_types::discovery::{
     Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListSource, ListableType, Listables, Managed, ProbeItem, ProbeOutcome, ProbeResult, Selected,
     TypeQuery, UnlistablePackage,
 };
+use ferry_types::plans::PlanInput;
 use serde_json::Value;
 
 use crate::jobs::{parse_events, JobEnd, JobShown, JobSink};
@@ -254,7 +255,7 @@ impl Discoveries {
         match plan_id {
             None => {
                 let spec = spec_with(None, selected)?;
-                self.plans().create_plan(author, stack_id, crate::PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
+                self.plans().create_plan(author, stack_id, PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
             }
             Some(plan_id) => {
                 let view = self.plans().plan_view(plan_id, None, false).await?;
@@ -262,7 +263,7 @@ impl Discoveries {
                     return Err(ServiceError::Plan(format!("plan `{plan_id}` imports into another stack")));
                 }
                 let spec = spec_with(view.current.spec.as_deref(), selected)?;
-                let input = crate::PlanInput { title: None, spec: Some(spec), program: view.current.program.clone(), options: view.current.options.clone() };
+                let input = PlanInput { title: None, spec: Some(spec), program: view.current.program.clone(), options: view.current.options.clone() };
                 self.plans().save_plan(author, plan_id, input).await
             }
         }

@@ -11,25 +11,13 @@ use ferry_engine::progress::{Progress, ProgressEvent};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_store::jobs::{JobKind, NewJob};
 use ferry_store::plans::{NewPlan, PlanRevision, PlanShare};
-use ferry_types::plans::{PlanOptions, PlanView, RevisionView};
+use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 use ferry_types::SourceKind;
-use serde::Deserialize;
 
 use crate::access::Caller;
 use crate::jobs::{JobEnd, JobSink, JobView};
 use crate::programs::{ProgramRequest, ProgramSource};
 use crate::{Plans, PreviewRequest, PreviewSource, ServiceError};
-
-/// What a save holds.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct PlanInput {
-    #[serde(default)]
-    pub title: Option<String>,
-    pub spec: Option<String>,
-    pub program: Option<String>,
-    #[serde(default)]
-    pub options: PlanOptions,
-}
 
 /// A stored revision's options (written by this service, so they read back; defaults if not).
 pub(crate) fn options_of(rev: &PlanRevision) -> PlanOptions {

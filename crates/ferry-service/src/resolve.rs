@@ -9,14 +9,13 @@ use std::collections::HashMap;
 
 use ferry_engine::deploy::Step;
 use ferry_engine::program::edit::{edit_program, ProgramEdit};
+use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
 use ferry_types::{Resolution, ReviewDetail, SourceKind};
 use serde_json::Value;
 
 use crate::access::Caller;
-use crate::plans::PlanInput;
 use crate::review::{only_zero_or_default, reviewable_steps, step_detail};
 use crate::{Plans, PreviewRecord, ServiceError};
-use ferry_types::plans::{PlanOptions, PlanView};
 
 const ACTIONS: &[&str] = &["adopt", "keep", "ignore", "omit"];
 

@@ -6,12 +6,11 @@
 use std::collections::BTreeMap;
 
 use ferry_terraform::{migrate, read_state, Migration, MigrationOptions, Mode, ProviderMapping, Row, State};
+use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
 use serde::{Deserialize, Serialize};
 
 use crate::access::Caller;
-use crate::plans::PlanInput;
 use crate::{Plans, ServiceError};
-use ferry_types::plans::{PlanOptions, PlanView};
 
 /// What a migration made: the plan (none when no instance maps), and a row for every instance.
 #[derive(Debug, Clone, Serialize)]

@@ -70,6 +70,20 @@ impl ImportStrategy {
     }
 }
 
+/// What a plan's creation or a new revision sends (`POST …/plans`, `POST …/plans/{id}/revisions`):
+/// the browser writes it, the API reads it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PlanInput {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub spec: Option<String>,
+    #[serde(default)]
+    pub program: Option<String>,
+    #[serde(default)]
+    pub options: PlanOptions,
+}
+
 /// How a plan previews and writes code.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct PlanOptions {

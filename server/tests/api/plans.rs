@@ -6,6 +6,7 @@ use crate::common;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use common::{call, get};
+use ferry_types::plans::{CodeStyle, PlanInput, PlanOptions, PlanView};
 use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
@@ -19,6 +20,26 @@ const SPEC: &str = r#"{"resources": [
     {"type": "random:index/randomInteger:RandomInteger", "name": "port-b", "id": "8,1,10"},
     {"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "x"}
 ]}"#;
+
+/// The plan page saves a revision as a `PlanInput`, the type the API reads: what it writes is
+/// what the API keeps, options included, and the plan reads back as the same type.
+#[tokio::test]
+async fn a_revision_saved_as_the_page_writes_it_keeps_what_it_sent() {
+    let app = common::app(true).await;
+    let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
+    let stack = stacks[0]["id"].as_str().unwrap().to_string();
+    let first = PlanInput { title: Some("Ports".into()), spec: Some(SPEC.into()), ..Default::default() };
+    let (status, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), serde_json::to_value(&first).unwrap())).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let id = plan["id"].as_str().unwrap().to_string();
+
+    let options = PlanOptions { code_style: CodeStyle::CodeFirst, elide: false, ..Default::default() };
+    let revised = PlanInput { title: None, spec: Some(SPEC.replace("port-b", "port-c")), program: None, options: options.clone() };
+    let (status, saved) = call(&app, post(&format!("/api/v1/plans/{id}/revisions"), serde_json::to_value(&revised).unwrap())).await;
+    assert_eq!(status, StatusCode::CREATED, "{saved}");
+    let saved: PlanView = serde_json::from_value(saved).unwrap();
+    assert_eq!((saved.current.revision, saved.current.spec, saved.current.program, saved.current.options), (2, revised.spec, None, options));
+}
 
 #[tokio::test]
 async fn a_plan_is_revised_previewed_in_the_background_and_shared_read_only() {

@@ -1,7 +1,7 @@
 //! A plan's source: the spec's or program's editor, its problems, saving a revision, and the
 //! plan's options beside it.
 
-use ferry_types::plans::PlanOptions;
+use ferry_types::plans::{PlanInput, PlanOptions};
 use ferry_types::{EditorMarker, SourceHead};
 use leptos::prelude::*;
 
@@ -70,12 +70,13 @@ pub(super) fn SourceSection(
         let (has_spec, has_program) = (spec.is_some(), program.is_some());
         move |_| {
             // The options as they were (resolutions included), with the user's changes.
-            let _body = serde_json::json!({
-                "spec": has_spec.then(|| spec_text.get_untracked()),
-                "program": has_program.then(|| program_text.get_untracked()),
-                "options": options.get_untracked(),
-            })
-            .to_string();
+            let input = PlanInput {
+                title: None,
+                spec: has_spec.then(|| spec_text.get_untracked()),
+                program: has_program.then(|| program_text.get_untracked()),
+                options: options.get_untracked(),
+            };
+            let _body = serde_json::to_string(&input).expect("a plan's input is plain data");
             let _plan_id = plan_id.clone();
             problem.set(None);
             #[cfg(feature = "hydrate")]
