@@ -31,11 +31,9 @@ round() {
   "${wrap[@]}" "$tree/target/server-release/ferry" serve --addr "127.0.0.1:$port" --data-dir "$data" --no-demo >"$data/server.log" 2>&1 &
   pid=$!
   for _ in $(seq 1 600); do curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
-  local around=""
-  # callgrind_control's `-i on|off` switches counting; the count is written (`-d`) after `off`.
-  [ $CALLGRIND -eq 1 ] && around="f() { callgrind_control -i \$1 $pid >/dev/null; [ \$1 = off ] && callgrind_control -d $pid >/dev/null; true; }; f"
-  local figures
-  figures="$(FERRY_URL="http://127.0.0.1:$port" FERRY_E2E_TOKEN="$token" FERRY_SERVER_PID=$pid PAIR_AROUND_COMMIT="$around" node end2end/bench/commit.mjs)" || { kill $pid; cat "$data/server.log" >&2; exit 1; }
+  local figures callgrind_flag=""
+  [ $CALLGRIND -eq 1 ] && callgrind_flag=1
+  figures="$(FERRY_URL="http://127.0.0.1:$port" FERRY_E2E_TOKEN="$token" FERRY_SERVER_PID=$pid PAIR_CALLGRIND="$callgrind_flag" node end2end/bench/commit.mjs)" || { kill $pid; cat "$data/server.log" >&2; exit 1; }
   if [ $CALLGRIND -eq 1 ]; then
     local counted
     counted="$(sed -n 's/^totals: //p' "$OUT/$label.$pid.1")"

@@ -2,13 +2,13 @@
 // (FERRY_URL, FERRY_SERVER_PID; scripts/bench-pair.sh starts one per round): the upload of a
 // generated N-resource stack (PAIR_STACK, 100,000), a preview of PAIR_IMPORTS (10,000)
 // RandomInteger imports into it, and its commit. Prints one JSON line: each request's wall time
-// and the server's CPU time over it (utime + stime from /proc), in ms. When PAIR_AROUND_COMMIT
-// is set, it is run as a shell command with `on` just before the commit and `off` just after
-// (bench-pair.sh's `--callgrind` counts the commit's instructions that way).
+// and the server's CPU time over it (utime + stime from /proc), in ms. With PAIR_CALLGRIND set
+// (bench-pair.sh's `--callgrind`, the server running under callgrind), callgrind counts the
+// commit's request alone: switched on just before it, off and written out just after.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { authFetch, BASE } from '../lib/browser.mjs';
-import { generateStack } from '../lib/generate.mjs';
+import { api } from '../lib/browser.mjs';
+import { generateStack, importSpec } from '../lib/generate.mjs';
 
 const N = Number(process.env.PAIR_STACK ?? 100000);
 const IMPORTS = Number(process.env.PAIR_IMPORTS ?? 10000);
@@ -24,30 +24,27 @@ function cpuMs() {
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
 }
 
-async function post(url, body) {
-  const res = await authFetch(BASE + url, { method: 'POST', headers: { 'content-type': 'application/json' }, body });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`POST ${url}: ${res.status} ${JSON.stringify(json)}`);
-  return json;
-}
-
 async function measured(fn) {
   const [cpu, start] = [cpuMs(), performance.now()];
   const value = await fn();
   return { value, ms: Math.round(performance.now() - start), cpuMs: Math.round(cpuMs() - cpu) };
 }
 
-const around = (phase) => process.env.PAIR_AROUND_COMMIT && execFileSync('sh', ['-c', `${process.env.PAIR_AROUND_COMMIT} ${phase}`], { stdio: 'inherit' });
+/** Switches callgrind's counting in the server (`on`, or `off` and write the count out). */
+function callgrind(phase) {
+  if (!process.env.PAIR_CALLGRIND) return;
+  execFileSync('callgrind_control', ['-i', phase, PID], { stdio: 'ignore' });
+  if (phase === 'off') execFileSync('callgrind_control', ['-d', PID], { stdio: 'ignore' });
+}
 
 const run = Date.now();
 const text = JSON.stringify(generateStack(N, { seed: N, project: 'pair', stack: `n${N}-${run}` }));
-const upload = await measured(() => post(`/api/v1/stacks?name=${encodeURIComponent(`bench/pair/n${N}-${run}`)}`, text));
+const upload = await measured(() => api('POST', `/api/v1/stacks?name=${encodeURIComponent(`bench/pair/n${N}-${run}`)}`, text));
 if (upload.value.resources !== N) throw new Error(`the upload holds ${upload.value.resources} resources, not ${N}`);
-const spec = { resources: Array.from({ length: IMPORTS }, (_, i) => ({ type: 'random:index/randomInteger:RandomInteger', name: `pair-${i}`, id: `${i % 1000},0,1000` })) };
-const preview = await measured(() => post(`/api/v1/stacks/${upload.value.id}/previews`, JSON.stringify(spec)));
-around('on');
-const commit = await measured(() => post(`/api/v1/previews/${preview.value.id}/commit`, ''));
-around('off');
+const preview = await measured(() => api('POST', `/api/v1/stacks/${upload.value.id}/previews`, importSpec(IMPORTS, 'pair')));
+callgrind('on');
+const commit = await measured(() => api('POST', `/api/v1/previews/${preview.value.id}/commit`, ''));
+callgrind('off');
 if (commit.value.added !== IMPORTS) throw new Error(`the commit added ${commit.value.added}, not ${IMPORTS}`);
 const figures = ([name, m]) => [name, { ms: m.ms, cpuMs: m.cpuMs }];
 console.log(JSON.stringify(Object.fromEntries([['upload', upload], ['preview', preview], ['commit', commit]].map(figures))));

@@ -23,7 +23,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { adminContext, api, authFetch, launch, BASE } from '../lib/browser.mjs';
-import { generateStack } from '../lib/generate.mjs';
+import { generateStack, importSpec } from '../lib/generate.mjs';
 
 const SMOKE = process.argv.includes('--smoke');
 const SIZES = SMOKE ? [20000] : (process.env.SCALE_SIZES ?? '10000,100000').split(',').map(Number);
@@ -46,11 +46,6 @@ function peakMemoryMb() {
   const line = readFileSync(`/proc/${PID}/status`, 'utf8').split('\n').find((l) => l.startsWith('VmHWM:'));
   if (!line) throw new Error(`/proc/${PID}/status has no VmHWM line`);
   return Number(line.split(/\s+/)[1]) / 1024;
-}
-
-/** `count` RandomIntegers to import, each read back as `<result>,<min>,<max>`. */
-function importSpec(count, prefix) {
-  return { resources: Array.from({ length: count }, (_, i) => ({ type: 'random:index/randomInteger:RandomInteger', name: `${prefix}-${i}`, id: `${i % 1000},0,1000` })) };
 }
 
 /** The same imports as a Pulumi YAML program's `import` options. */

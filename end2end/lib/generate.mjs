@@ -48,3 +48,9 @@ export async function uploadStack(base, name, state) {
   if (!response.ok) throw new Error(`upload failed: ${JSON.stringify(body)}`);
   return body;
 }
+
+/** An import spec of `count` RandomIntegers named `<prefix>-<i>`, each read back as
+ *  `<result>,<min>,<max>`: what the benchmarks import into their generated stacks. */
+export function importSpec(count, prefix) {
+  return { resources: Array.from({ length: count }, (_, i) => ({ type: 'random:index/randomInteger:RandomInteger', name: `${prefix}-${i}`, id: `${i % 1000},0,1000` })) };
+}

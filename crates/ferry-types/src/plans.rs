@@ -76,9 +76,7 @@ impl ImportStrategy {
 pub struct PlanInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
-    #[serde(default)]
     pub spec: Option<String>,
-    #[serde(default)]
     pub program: Option<String>,
     #[serde(default)]
     pub options: PlanOptions,
