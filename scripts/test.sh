@@ -74,7 +74,7 @@ for _ in $(seq 1 100); do
 done
 # Plugins see only a minimal environment: the postgresql plugin is given libpq's variables by
 # name, as an administrator would.
-PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_PLUGIN_ENV=postgresql=PGHOST,postgresql=PGUSER,postgresql=PGSSLMODE \
+PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_PLUGIN_ENV=*:postgresql=PGHOST,*:postgresql=PGUSER,*:postgresql=PGSSLMODE \
   FERRY_ALLOW_BACKENDS="diy=file://$FERRY_E2E_BACKEND" \
   FERRY_OIDC_ISSUER="$FERRY_E2E_OIDC" FERRY_OIDC_CLIENT_ID=ferry FERRY_OIDC_CLIENT_SECRET=e2e-client-secret FERRY_OIDC_GROUPS_CLAIM=groups \
   "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --public-url "$FERRY_URL" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
@@ -84,10 +84,11 @@ for _ in $(seq 1 100); do
   kill -0 "$SERVER_PID" 2>/dev/null || { cat "$DATA/server.log"; exit 1; }
   sleep 0.2
 done
-# The scripted test plugin runs as package `test`, which no organisation's stack uses: allowed
-# here for every organisation, as an administrator would.
+# The scripted test plugin runs as package `test`, and the discovery test lists PostgreSQL
+# through Ferry's `postgresql` plugin: both allowed here for every organisation, as an
+# administrator would (only Ferry's `random` is allowed without an administrator's word).
 curl -fsS -X PUT -H "authorization: Bearer $FERRY_E2E_TOKEN" -H 'content-type: application/json' \
-  -d '{"share_links": true, "share_link_days": 30, "allowed_packages": ["test"]}' "$FERRY_URL/api/v1/orgs/%2A/settings" >/dev/null
+  -d '{"share_links": true, "share_link_days": 30, "allowed_packages": ["test", "postgresql"]}' "$FERRY_URL/api/v1/orgs/%2A/settings" >/dev/null
 status=0
 (cd end2end && node --test --test-concurrency=1 --test-reporter=spec tests/) || status=$?
 if [ $status -eq 0 ]; then

@@ -109,10 +109,42 @@ pub struct SignInForm {
     next: Option<String>,
 }
 
+/// Whether a browser says the request comes from another site: `Sec-Fetch-Site`, or else an
+/// `Origin` that is not this host. A client that is no browser sends neither.
+fn from_another_site(headers: &HeaderMap, config: &AuthConfig) -> bool {
+    match headers.get("sec-fetch-site").and_then(|v| v.to_str().ok()) {
+        Some(site) => !matches!(site, "same-origin" | "none"),
+        None => headers.contains_key(header::ORIGIN) && !same_origin(headers, config),
+    }
+}
+
+/// The media type of a request's body, without its parameters, lower case.
+fn media_type(headers: &HeaderMap) -> String {
+    let value = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or_default();
+    value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
+}
+
 /// `POST /auth/login`: a name and password, as the sign-in page's form (answered with a
-/// redirect) or as JSON (answered with the user).
+/// redirect) or as JSON (answered with the user). Anything else is refused before the password
+/// is looked at: a `text/plain` body is what another site's page can send without asking, and
+/// that page would sign its visitor into the attacker's account.
 pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
-    let is_form = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).is_some_and(|t| t.starts_with("application/x-www-form-urlencoded"));
+    let is_form = match media_type(&headers).as_str() {
+        "application/x-www-form-urlencoded" => true,
+        "application/json" => false,
+        other => {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                format!("sign in with `Content-Type: application/json` (`{{\"name\", \"password\"}}`) or the sign-in page's form, not `{other}`"),
+            ))
+        }
+    };
+    // Signing in from another site's page would sign the visitor into the attacker's account:
+    // a form must say it comes from Ferry's page, and JSON must not say it comes from elsewhere.
+    if (is_form && !same_origin(&headers, &state.auth)) || from_another_site(&headers, &state.auth) {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", "sign in from Ferry's own sign-in page"));
+    }
     let bytes = axum::body::to_bytes(body, 64 * 1024)
         .await
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}")))?;
@@ -122,10 +154,6 @@ pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, heade
         serde_json::from_slice(&bytes)
             .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the sign-in body (`{{\"name\", \"password\"}}`): {e}")))?
     };
-    // Signing in from another site's form would sign the victim into the attacker's account.
-    if is_form && !same_origin(&headers, &state.auth) {
-        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", "sign in from Ferry's own sign-in page"));
-    }
     let next = local_path(form.next.as_deref());
     match state.ferry.accounts().sign_in(&form.name, &form.password, peer).await {
         Ok(signed_in) => {

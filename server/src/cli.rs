@@ -11,7 +11,7 @@ use ferry_store::Store;
 
 pub type Error = Box<dyn std::error::Error>;
 
-pub use ferry_engine::plugin::PluginEnvironment;
+pub use ferry_engine::plugin::{PluginEnvGrants, PluginEnvPolicy};
 
 /// The stack passphrase, read as Pulumi reads it (`PULUMI_CONFIG_PASSPHRASE`); empty is none.
 pub fn env_passphrase() -> Option<String> {
@@ -51,7 +51,7 @@ impl StoreArgs {
 /// The service over the store (made if missing), with its plugins, schema cache and payload
 /// key: what `ferry serve` runs on and what the commands open by stack name. `plugins` is what
 /// plugins see of this process's environment.
-pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize, plugins: PluginEnvironment) -> Result<Ferry, Error> {
+pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize, plugins: PluginEnvPolicy) -> Result<Ferry, Error> {
     let data_dir = &at.data_dir;
     std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
     let store = match &at.database_url {
@@ -112,14 +112,14 @@ pub async fn open_stack(stack: &str, at: &StoreArgs, extra_plugin_dirs: &[PathBu
         // The command line runs on the user's own machine: plugins see its environment, as
         // Pulumi's do.
         let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), ferry_state::secrets::random_key())
-            .with_plugin_environment(PluginEnvironment::Inherited);
+            .with_plugin_environment(PluginEnvPolicy::Inherited);
         let service = Arc::new(Ferry::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
         let bytes = std::fs::read(&state_file).map_err(|e| format!("cannot read {}: {e}", state_file.display()))?;
         let name = stack_name_of(&bytes);
         let id = service.stacks().upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id;
         return Ok((service, id));
     }
-    let service = Arc::new(open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES, PluginEnvironment::Inherited).await?);
+    let service = Arc::new(open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES, PluginEnvPolicy::Inherited).await?);
     let name = ferry_store::StackName::parse(stack)?;
     let id = service.stacks().list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
     let id = id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", at.describe()))?;

@@ -1,8 +1,10 @@
 //! Who is calling from where. A request's client is the socket's peer, unless that peer is a
 //! proxy an administrator trusts (`--trusted-proxy <CIDR>`): then it is the rightmost hop of
-//! the proxies' `Forwarded` (or `X-Forwarded-For`) chain that is not itself a trusted proxy,
-//! and its scheme is what they say (`proto=`, `X-Forwarded-Proto`). Headers from anyone else
-//! are ignored: a client cannot name its own address.
+//! the chain in the one header the administrator says the proxy writes
+//! (`--trusted-proxy-header`: `x-forwarded-for`, the default, with `X-Forwarded-Proto`; or
+//! `forwarded`) that is not itself a trusted proxy. The other header is never read: a proxy
+//! appends to the header it writes and passes the client's others on untouched, so a client
+//! would pick its own address there. Headers from anyone else are ignored.
 //!
 //! Behind the documented Caddy proxy every request comes from the proxy; without this, the
 //! per-address sign-in limit would be shared by everyone and the audit log would record the
@@ -16,9 +18,30 @@ use axum::middleware::Next;
 use axum::response::Response;
 use ipnet::IpNet;
 
-/// The proxies whose forwarding headers are believed.
+/// The proxies whose forwarding header is believed, and which header that is.
 #[derive(Debug, Clone, Default)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub struct TrustedProxies(Vec<IpNet>, ForwardingHeader);
+
+/// The header a trusted proxy writes the chain of hops into.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ForwardingHeader {
+    /// `X-Forwarded-For`, with `X-Forwarded-Proto` (what most proxies write by default).
+    #[default]
+    XForwardedFor,
+    /// `Forwarded` (RFC 7239).
+    Forwarded,
+}
+
+impl std::str::FromStr for ForwardingHeader {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "x-forwarded-for" => Ok(ForwardingHeader::XForwardedFor),
+            "forwarded" => Ok(ForwardingHeader::Forwarded),
+            other => Err(format!("`--trusted-proxy-header {other}`: `x-forwarded-for` or `forwarded`")),
+        }
+    }
+}
 
 /// A request's client, as [`TrustedProxies::client`] found it: its address, and whether it
 /// reached Ferry over TLS (as a trusted proxy says; a direct connection to Ferry is plain HTTP).
@@ -41,7 +64,13 @@ impl TrustedProxies {
             };
             nets.push(net);
         }
-        Ok(TrustedProxies(nets))
+        Ok(TrustedProxies(nets, ForwardingHeader::default()))
+    }
+
+    /// Reads the chain from `header` only.
+    pub fn with_header(mut self, header: ForwardingHeader) -> Self {
+        self.1 = header;
+        self
     }
 
     fn trusts(&self, address: IpAddr) -> bool {
@@ -56,7 +85,7 @@ impl TrustedProxies {
         if !self.trusts(peer) {
             return direct;
         }
-        let hops = forwarded_hops(headers);
+        let hops = forwarded_hops(headers, self.1);
         if hops.is_empty() {
             return direct;
         }
@@ -96,11 +125,10 @@ struct Hop {
     https: bool,
 }
 
-/// The hops the proxies recorded, farthest first: `Forwarded` (RFC 7239) when present, else
-/// `X-Forwarded-For` with `X-Forwarded-Proto`.
-fn forwarded_hops(headers: &HeaderMap) -> Vec<Hop> {
-    let forwarded: Vec<&str> = headers.get_all("forwarded").iter().filter_map(|v| v.to_str().ok()).collect();
-    if !forwarded.is_empty() {
+/// The hops the proxies recorded in `header`, farthest first.
+fn forwarded_hops(headers: &HeaderMap, header: ForwardingHeader) -> Vec<Hop> {
+    if header == ForwardingHeader::Forwarded {
+        let forwarded: Vec<&str> = headers.get_all("forwarded").iter().filter_map(|v| v.to_str().ok()).collect();
         return forwarded
             .iter()
             .flat_map(|v| v.split(','))
@@ -179,16 +207,19 @@ mod tests {
         // The client, a proxy of the client's own (untrusted, so where trust ends), then ours.
         let h = headers(&[("x-forwarded-for", "198.51.100.1, 203.0.113.9, 10.0.0.7"), ("x-forwarded-proto", "https")]);
         assert_eq!(proxies.client(ip("10.0.0.5"), &h), Client { address: ip("203.0.113.9"), https: true });
+        let forwarding = proxies.clone().with_header(ForwardingHeader::Forwarded);
         let h = headers(&[("forwarded", "for=192.0.2.60;proto=https, for=\"[2001:db8:cafe::17]:4711\";proto=http"), ("forwarded", "for=10.1.1.1")]);
-        assert_eq!(proxies.client(ip("2001:db8::1"), &h), Client { address: ip("2001:db8:cafe::17"), https: false });
-        // `Forwarded` wins over `X-Forwarded-For`.
+        assert_eq!(forwarding.client(ip("2001:db8::1"), &h), Client { address: ip("2001:db8:cafe::17"), https: false });
+        // Only the header the administrator named is read: a client's own `Forwarded`, passed on
+        // untouched by a proxy that writes `X-Forwarded-For`, names nobody (and the reverse).
         let h = headers(&[("forwarded", "for=192.0.2.60;proto=https"), ("x-forwarded-for", "198.51.100.1")]);
-        assert_eq!(proxies.client(ip("10.0.0.5"), &h), Client { address: ip("192.0.2.60"), https: true });
+        assert_eq!(proxies.client(ip("10.0.0.5"), &h), Client { address: ip("198.51.100.1"), https: false });
+        assert_eq!(forwarding.client(ip("10.0.0.5"), &h), Client { address: ip("192.0.2.60"), https: true });
         // Nothing forwarded: the proxy itself.
         assert_eq!(proxies.client(ip("10.0.0.5"), &HeaderMap::new()), Client { address: ip("10.0.0.5"), https: false });
         // An address-less hop ends the chain: nothing beyond it is believed.
         let h = headers(&[("forwarded", "for=192.0.2.60, for=unknown, for=10.0.0.9")]);
-        assert_eq!(proxies.client(ip("10.0.0.5"), &h).address, ip("10.0.0.9"));
+        assert_eq!(forwarding.client(ip("10.0.0.5"), &h).address, ip("10.0.0.9"));
     }
 
     #[test]
@@ -198,7 +229,7 @@ mod tests {
         assert_eq!(proxies.client(ip("198.51.100.2"), &forged), Client { address: ip("198.51.100.2"), https: false });
         assert_eq!(TrustedProxies::default().client(ip("10.0.0.5"), &forged), Client { address: ip("10.0.0.5"), https: false });
         // A dual-stack socket's mapped IPv4 address is the IPv4 one.
-        assert_eq!(proxies.client(ip("::ffff:10.0.0.5"), &forged).address, ip("5.6.7.8"));
+        assert_eq!(proxies.client(ip("::ffff:10.0.0.5"), &forged).address, ip("1.2.3.4"));
     }
 
     #[test]

@@ -88,10 +88,12 @@ struct ServeArgs {
     /// Pulumi's plugin cache. The folder of the `ferry` binary is always searched first.
     #[arg(long = "plugin-dir", env = "FERRY_PLUGIN_DIR")]
     plugin_dirs: Vec<PathBuf>,
-    /// Pass the server's variable `<VAR>` to the plugins of `<package>`, as `<package>=<VAR>`
-    /// (e.g. `aws=AWS_PROFILE`, `postgresql=PGHOST`). Repeatable. Plugins otherwise start
-    /// with a minimal environment (`PATH`, `HOME`, the locale, the temporary folder): a
-    /// request never reaches the server's own credentials.
+    /// Pass the server's variable `<VAR>` to one organisation's plugins of `<package>`, as
+    /// `<org>:<package>=<VAR>` (`*:<package>=<VAR>`: every organisation's; e.g.
+    /// `acme:aws=AWS_PROFILE`, `*:postgresql=PGHOST`). Repeatable. Plugins otherwise start with
+    /// a minimal environment (`PATH`, the locale, the temporary folder, and an empty `HOME` of
+    /// their own): a request never reaches the server's own credentials, nor those meant for
+    /// another organisation.
     #[arg(long = "plugin-env", env = "FERRY_PLUGIN_ENV", value_delimiter = ',')]
     plugin_env: Vec<String>,
     /// A Pulumi DIY backend an organisation may connect stacks of, as `<org>=<url>` (`*=<url>`:
@@ -124,6 +126,11 @@ struct ServeArgs {
     /// headers from anyone else are ignored.
     #[arg(long = "trusted-proxy", env = "FERRY_TRUSTED_PROXIES", value_delimiter = ',')]
     trusted_proxies: Vec<String>,
+    /// The one header the trusted proxies write the client's address into: `x-forwarded-for`
+    /// (with `X-Forwarded-Proto`) or `forwarded`. The other is never read (a client could
+    /// write it, and a proxy would pass it on).
+    #[arg(long = "trusted-proxy-header", env = "FERRY_TRUSTED_PROXY_HEADER", default_value = "x-forwarded-for")]
+    trusted_proxy_header: server::client_address::ForwardingHeader,
     /// How many days finished previews and discoveries (and their events), and ended sessions,
     /// are kept before the job upkeep removes them.
     #[arg(long, env = "FERRY_RETAIN_JOBS_DAYS", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3650))]
@@ -179,7 +186,7 @@ fn parse_allowed_backend(entry: &str) -> Result<ferry_service::AllowedBackend, S
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let ferry = Arc::new(
-        cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes, cli::PluginEnvironment::minimal(&args.plugin_env)?)
+        cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes, cli::PluginEnvPolicy::Granted(cli::PluginEnvGrants::parse(&args.plugin_env)?))
             .await?
             .with_allowed_backends(args.allowed_backends.clone())
             .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds))
@@ -240,7 +247,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
 
     let mut conf = get_configuration(None)?;
     conf.leptos_options.site_addr = args.addr;
-    let proxies = server::client_address::TrustedProxies::parse(&args.trusted_proxies)?;
+    let proxies = server::client_address::TrustedProxies::parse(&args.trusted_proxies)?.with_header(args.trusted_proxy_header);
     let state = AppState::new(conf.leptos_options, ferry, server::AuthConfig { public_url: args.public_url.clone(), oidc }).with_trusted_proxies(proxies);
     let listener = tokio::net::TcpListener::bind(args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);

@@ -15,10 +15,59 @@ pub(crate) fn set_session(response: &mut Response, secure: bool, secret: Option<
     response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
 }
 
-/// Where to go after signing in: a path on this server only (never another site).
+/// The first path segments of the pages a sign-in may go on to (the app's routes).
+const PAGES: &[&str] = &["", "signin", "account", "stacks", "plans", "shared"];
+
+/// Where to go after signing in: a page of Ferry's, parsed as a URL against this server (never
+/// pattern-matched), its path's first segment one of Ferry's pages; anything else (another
+/// site, a scheme, a control character or a backslash that browsers read their own way, an
+/// encoded separator) goes home.
 pub(crate) fn local_path(next: Option<&str>) -> String {
-    match next {
-        Some(p) if p.starts_with('/') && !p.starts_with("//") && !p.starts_with("/\\") => p.to_string(),
-        _ => "/".to_string(),
+    let home = "/".to_string();
+    let Some(next) = next else { return home };
+    // Browsers drop tabs and line breaks from a Location and read `\` as `/`: such a `next`
+    // is nobody's page.
+    if !next.starts_with('/') || next.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\') {
+        return home;
+    }
+    let base = url::Url::parse("http://ferry.invalid/").expect("a URL");
+    let Ok(url) = base.join(next) else { return home };
+    if url.origin() != base.origin() || url.path().contains("%2F") || url.path().contains("%2f") || url.path().starts_with("//") {
+        return home;
+    }
+    let first = url.path().trim_start_matches('/').split('/').next().unwrap_or_default();
+    if !PAGES.contains(&first) {
+        return home;
+    }
+    match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_path;
+
+    #[test]
+    fn a_sign_in_goes_on_only_to_a_page_of_ferry() {
+        for (next, to) in [
+            ("/stacks/abc", "/stacks/abc"),
+            ("/plans/p?tab=code", "/plans/p?tab=code"),
+            ("/", "/"),
+            ("/%09/evil.example", "/"),
+            ("/\t/evil.example", "/"),
+            ("//evil.example", "/"),
+            ("/\\evil.example", "/"),
+            ("https://evil.example/", "/"),
+            ("/..//evil.example", "/"),
+            ("/stacks/..//evil.example", "/"),
+            ("/api/v1/me", "/"),
+            ("/%2F%2Fevil.example", "/"),
+            ("evil.example", "/"),
+        ] {
+            assert_eq!(local_path(Some(next)), to, "{next:?}");
+        }
+        assert_eq!(local_path(None), "/");
     }
 }

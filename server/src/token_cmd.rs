@@ -46,7 +46,7 @@ pub async fn run(args: TokenArgs) -> Result<(), Error> {
     if !(1..=366).contains(&args.days) {
         return Err(format!("--days must be 1 to 366, not {}", args.days).into());
     }
-    let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvironment::Inherited).await?);
+    let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvPolicy::Inherited).await?);
     let user = service.accounts().grant(&args.user, &args.org, role).await?;
     let created = service.accounts().issue_api_token(&user.id, &args.name, &args.org, role, args.days * 86_400).await?;
     // The token goes to standard output alone, so scripts can capture it.
@@ -69,7 +69,7 @@ pub struct LinkArgs {
 
 /// Prints a one-time sign-in link (valid 15 minutes), e.g. for a user who lost their password.
 pub async fn sign_in_link(args: LinkArgs) -> Result<(), Error> {
-    let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvironment::Inherited).await?);
+    let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvPolicy::Inherited).await?);
     let user = service.accounts().ensure_user(&args.user).await?;
     let secret = service.accounts().new_sign_in_link(&user.id).await?;
     println!("{}/auth/link/{}", args.public_url.trim_end_matches('/'), secret.0);

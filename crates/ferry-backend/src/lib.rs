@@ -12,6 +12,9 @@ use object_store::{ObjectStore, PutPayload};
 use serde::Serialize;
 use serde_json::{json, Value};
 
+mod location;
+pub use location::{is_plain_relative, Location};
+
 /// What went wrong, naming the backend path it concerns.
 #[derive(Debug, thiserror::Error)]
 pub enum BackendError {
@@ -92,6 +95,8 @@ pub struct Backend {
     url: String,
     store: Box<dyn ObjectStore>,
     root: Path,
+    /// The largest checkpoint read, once gunzipped: a small gzip must not become a large file.
+    max_bytes: u64,
 }
 
 fn storage(path: &Path) -> impl FnOnce(object_store::Error) -> BackendError + '_ {
@@ -99,41 +104,39 @@ fn storage(path: &Path) -> impl FnOnce(object_store::Error) -> BackendError + '_
 }
 
 impl Backend {
-    /// Opens `file:///<folder>` or `s3://<bucket>[/<prefix>]?endpoint=…&region=…&s3ForcePathStyle=true`.
-    /// S3 credentials come from the environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`,
-    /// `AWS_SESSION_TOKEN`, `AWS_REGION`), as Pulumi reads them.
-    pub fn open(url: &str) -> Result<Backend> {
-        let bad = |reason: String| BackendError::Url { url: url.to_string(), reason };
-        let parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
-        let (store, root): (Box<dyn ObjectStore>, Path) = match parsed.scheme() {
-            "file" => {
-                let folder = parsed.to_file_path().map_err(|_| bad("a file URL names an absolute folder".into()))?;
+    /// Opens the backend at `location` (a folder, or a bucket and prefix with its options),
+    /// reading checkpoints of at most `max_bytes` (gunzipped). S3 credentials come from the
+    /// environment (`AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, `AWS_SESSION_TOKEN`,
+    /// `AWS_REGION`), as Pulumi reads them.
+    pub fn open(location: &Location, max_bytes: u64) -> Result<Backend> {
+        let url = location.url();
+        let bad = |reason: String| BackendError::Url { url: url.clone(), reason };
+        let (store, root): (Box<dyn ObjectStore>, Path) = match location {
+            Location::Local(folder) => {
                 if !folder.is_dir() {
                     return Err(bad(format!("{} is not a folder", folder.display())));
                 }
-                (Box::new(object_store::local::LocalFileSystem::new_with_prefix(&folder).map_err(|e| bad(e.to_string()))?), Path::default())
+                (Box::new(object_store::local::LocalFileSystem::new_with_prefix(folder).map_err(|e| bad(e.to_string()))?), Path::default())
             }
-            "s3" => {
-                let bucket = parsed.host_str().filter(|b| !b.is_empty()).ok_or_else(|| bad("an s3 URL names its bucket".into()))?;
+            Location::Bucket { bucket, prefix, options } => {
                 let mut builder = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
-                for (key, value) in parsed.query_pairs() {
-                    builder = match key.as_ref() {
+                for (key, value) in options {
+                    builder = match key.as_str() {
                         "endpoint" => {
                             let endpoint = if value.contains("://") { value.to_string() } else { format!("https://{value}") };
                             builder.with_allow_http(endpoint.starts_with("http://")).with_endpoint(endpoint)
                         }
-                        "region" => builder.with_region(value.as_ref()),
+                        "region" => builder.with_region(value.as_str()),
                         "s3ForcePathStyle" => builder.with_virtual_hosted_style_request(value != "true"),
-                        "awssdk" | "profile" | "disableSSL" => builder,
-                        other => return Err(bad(format!("unknown option `{other}`"))),
+                        _ => builder, // awssdk, profile, disableSSL: the location admitted them
                     };
                 }
                 let store = builder.build().map_err(|e| bad(e.to_string()))?;
-                (Box::new(store), Path::from(parsed.path().trim_matches('/')))
+                let root = prefix.iter().fold(Path::default(), |path, part| path.child(part.as_str()));
+                (Box::new(store), root)
             }
-            other => return Err(bad(format!("the scheme `{other}` (azblob and gs are not supported)"))),
         };
-        Ok(Backend { url: url.to_string(), store, root })
+        Ok(Backend { url, store, root, max_bytes })
     }
 
     pub fn url(&self) -> &str {
@@ -218,7 +221,7 @@ impl Backend {
     }
 
     async fn legacy_project(&self, file: &str, gzipped: bool) -> Option<String> {
-        let bytes = decode(&self.get(file).await.ok()??, gzipped).ok()?;
+        let bytes = decode(&self.get(file).await.ok()??, gzipped, self.max_bytes).ok()?;
         let v: Value = serde_json::from_slice(&bytes).ok()?;
         let urn = v.pointer("/checkpoint/latest/resources/0/urn")?.as_str()?;
         urn.split("::").nth(1).map(str::to_string)
@@ -247,7 +250,7 @@ impl Backend {
     /// The checkpoint file's bytes (gunzipped), read now.
     pub async fn read(&self, stack: &BackendStack) -> Result<Vec<u8>> {
         let bytes = self.get(&stack.path).await?.ok_or_else(|| BackendError::NoStack(stack.name.clone()))?;
-        decode(&bytes, stack.gzipped).map_err(|reason| BackendError::Unreadable { path: stack.path.clone(), reason })
+        decode(&bytes, stack.gzipped, self.max_bytes).map_err(|reason| BackendError::Unreadable { path: stack.path.clone(), reason })
     }
 
     fn lock_dir(&self, stack: &BackendStack, layout: Layout) -> String {
@@ -349,17 +352,20 @@ impl Backend {
     }
 }
 
-/// Reads one file named by a backend-style URL (`file:///…/Pulumi.dev.yaml`,
-/// `s3://bucket/path/Pulumi.dev.yaml?endpoint=…`): a stack's configuration file kept beside
-/// its state.
-pub async fn read_file(url: &str) -> Result<Vec<u8>> {
-    let bad = |reason: String| BackendError::Url { url: url.to_string(), reason };
-    let mut parsed = url::Url::parse(url).map_err(|e| bad(e.to_string()))?;
-    let path = parsed.path().to_string();
-    let (folder, name) = path.rsplit_once('/').filter(|(_, name)| !name.is_empty()).ok_or_else(|| bad("the URL names no file".into()))?;
-    parsed.set_path(if folder.is_empty() { "/" } else { folder });
-    let backend = Backend::open(parsed.as_str())?;
-    backend.get(name).await?.ok_or_else(|| BackendError::Unreadable { path: path.clone(), reason: "there is no such file".into() })
+/// Reads one file at `location` (`file:///…/Pulumi.dev.yaml`, `s3://bucket/path/Pulumi.dev.yaml?endpoint=…`),
+/// of at most `max_bytes`: a stack's configuration file kept beside its state.
+pub async fn read_file(location: &Location, max_bytes: u64) -> Result<Vec<u8>> {
+    let url = location.url();
+    let (folder, name) = location.split_file().ok_or_else(|| BackendError::Url { url: url.clone(), reason: "the URL names no file".into() })?;
+    if let Some(path) = location.local_path().filter(|p| !p.is_file()) {
+        return Err(BackendError::Unreadable { path: path.display().to_string(), reason: "it is not a file".into() });
+    }
+    let backend = Backend::open(&folder, max_bytes)?;
+    let bytes = backend.get(&name).await?.ok_or_else(|| BackendError::Unreadable { path: url.clone(), reason: "there is no such file".into() })?;
+    if bytes.len() as u64 > max_bytes {
+        return Err(BackendError::Unreadable { path: url, reason: format!("it is over {max_bytes} bytes") });
+    }
+    Ok(bytes)
 }
 
 fn now_unix() -> u64 {
@@ -376,16 +382,23 @@ fn hostname() -> String {
 
 /// A checkpoint file's bytes as JSON text: gunzipped when the backend keeps it gzipped
 /// (`<stack>.json.gz`).
-pub fn decode_checkpoint(bytes: &[u8], gzipped: bool) -> std::result::Result<Vec<u8>, String> {
-    decode(bytes, gzipped)
+pub fn decode_checkpoint(bytes: &[u8], gzipped: bool, max_bytes: u64) -> std::result::Result<Vec<u8>, String> {
+    decode(bytes, gzipped, max_bytes)
 }
 
-fn decode(bytes: &[u8], gzipped: bool) -> std::result::Result<Vec<u8>, String> {
+/// A checkpoint's bytes, gunzipped where they are, refused past `max_bytes` (read no further:
+/// a gzip bomb stops at the limit).
+fn decode(bytes: &[u8], gzipped: bool, max_bytes: u64) -> std::result::Result<Vec<u8>, String> {
+    let too_large = || format!("it is over {max_bytes} bytes (the largest state Ferry accepts)");
     if !gzipped {
-        return Ok(bytes.to_vec());
+        return if bytes.len() as u64 > max_bytes { Err(too_large()) } else { Ok(bytes.to_vec()) };
     }
     let mut out = Vec::new();
-    std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(bytes), &mut out).map_err(|e| format!("not gzip: {e}"))?;
+    let mut reader = std::io::Read::take(flate2::read::GzDecoder::new(bytes), max_bytes + 1);
+    std::io::Read::read_to_end(&mut reader, &mut out).map_err(|e| format!("not gzip: {e}"))?;
+    if out.len() as u64 > max_bytes {
+        return Err(too_large());
+    }
     Ok(out)
 }
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 
-use ferry_backend::{Backend, BackendError, Layout};
+use ferry_backend::{Backend, BackendError, Layout, Location};
 use serde_json::Value;
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -93,7 +93,7 @@ async fn exercise(backend: &Backend, files: Option<&Path>) {
 #[tokio::test]
 async fn a_folder_backend_reads_locks_and_writes_as_pulumi_does() {
     let dir = project_scoped();
-    let backend = Backend::open(&url_of(dir.path())).unwrap();
+    let backend = open(&url_of(dir.path()));
     exercise(&backend, Some(dir.path())).await;
 }
 
@@ -105,7 +105,7 @@ async fn a_lock_another_pulumi_holds_blocks_and_is_named() {
         ".pulumi/locks/organization/s3bucket-test/dev/6f0e9d2c-1111-4a5b-9c3d-000000000001.json",
         br#"{"pid": 4242, "username": "alice", "hostname": "build-7", "timestamp": "2026-11-24T09:59:00Z"}"#,
     );
-    let backend = Backend::open(&url_of(dir.path())).unwrap();
+    let backend = open(&url_of(dir.path()));
     let dev = backend.stack("organization/s3bucket-test/dev").await.unwrap();
     let err = backend.lock(&backend.new_lock_path(&dev).await.unwrap(), "2026-11-24T10:00:00Z").await.unwrap_err().to_string();
     assert!(err.contains("alice@build-7 (pid 4242) since 2026-11-24T09:59:00Z"), "{err}");
@@ -117,21 +117,74 @@ async fn a_lock_another_pulumi_holds_blocks_and_is_named() {
 async fn the_legacy_layout_is_read_with_projects_from_the_urns() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), ".pulumi/stacks/test.json", &fixture("test-upsert.checkpoint.json"));
-    let backend = Backend::open(&url_of(dir.path())).unwrap();
+    let backend = open(&url_of(dir.path()));
     assert_eq!(backend.layout().await.unwrap(), Layout::Legacy);
     let stacks = backend.stacks().await.unwrap();
     assert_eq!(stacks.iter().map(|s| s.name.as_str()).collect::<Vec<_>>(), ["organization/s3bucket-test/test"]);
+}
+
+/// The largest checkpoint these tests read.
+const LIMIT: u64 = 64 << 20;
+
+fn open(url: &str) -> Backend {
+    Backend::open(&Location::parse(url).unwrap(), LIMIT).unwrap()
+}
+
+#[test]
+fn a_location_is_compared_as_it_is_opened_not_as_it_is_written() {
+    let dir = tempfile::tempdir().unwrap();
+    for sub in ["a", "b"] {
+        std::fs::create_dir(dir.path().join(sub)).unwrap();
+    }
+    std::os::unix::fs::symlink(dir.path().join("b"), dir.path().join("a/link")).unwrap();
+    let root = Location::parse(&url_of(&dir.path().join("a"))).unwrap();
+    let inside = Location::parse(&format!("{}/.", url_of(&dir.path().join("a")))).unwrap();
+    assert!(inside.is_within(&root), "the folder itself, written with a dot segment");
+    // Each way of writing the sibling folder `b` resolves to it, and it is not inside `a`.
+    for escape in ["a/..%2Fb", "a/..%252Fb", "a/%2E%2E/b", "a/link", "a/../b"] {
+        let url = format!("{}/{escape}", url_of(dir.path()));
+        match Location::parse(&url) {
+            Ok(location) => assert!(!location.is_within(&root), "{url} resolved to {location:?}, inside a"),
+            Err(e) => assert!(e.to_string().contains("cannot be opened"), "{url}: {e}"),
+        }
+    }
+    // The control: a real sub-folder of `a` is inside it.
+    std::fs::create_dir(dir.path().join("a/team")).unwrap();
+    assert!(Location::parse(&format!("{}/team", url_of(&dir.path().join("a")))).unwrap().is_within(&root));
+
+    let bucket = |url: &str| Location::parse(url);
+    let root = bucket("s3://state/orga?region=eu").unwrap();
+    assert!(bucket("s3://state/orga/team?region=eu").unwrap().is_within(&root));
+    assert!(!bucket("s3://state/orgab?region=eu").unwrap().is_within(&root), "a prefix is matched by whole parts");
+    assert!(!bucket("s3://state/orga/x?region=eu&endpoint=elsewhere").unwrap().is_within(&root), "another endpoint");
+    for bad in ["s3://state/orga/..%2Forgb", "s3://state/orga/a%2Fb", "s3://state/orga?region=eu&region=us"] {
+        assert!(bucket(bad).is_err(), "{bad} was read as a location");
+    }
+    // A dot segment the URL itself resolves is resolved: the sibling, not inside.
+    for sibling in ["s3://state/orga/%2E%2E/orgb?region=eu", "s3://state/orga/../orgb?region=eu"] {
+        assert_eq!(bucket(sibling).unwrap(), bucket("s3://state/orgb?region=eu").unwrap(), "{sibling}");
+        assert!(!bucket(sibling).unwrap().is_within(&root), "{sibling}");
+    }
+}
+
+#[test]
+fn a_gzipped_checkpoint_is_read_no_further_than_the_limit() {
+    let huge = vec![b' '; 4 << 20];
+    let packed = gzip(&huge);
+    let err = ferry_backend::decode_checkpoint(&packed, true, 1 << 20).unwrap_err();
+    assert!(err.contains("over 1048576 bytes"), "{err}");
+    assert_eq!(ferry_backend::decode_checkpoint(&packed, true, 4 << 20).unwrap().len(), 4 << 20, "the control: at the limit, read whole");
 }
 
 #[test]
 fn bad_urls_are_refused_by_name() {
     for (url, needle) in [
         ("ftp://x", "the scheme `ftp`"),
-        ("file:///no/such/folder", "is not a folder"),
+        ("file:///no/such/folder", "cannot be opened"),
         ("s3://bucket?colour=red", "unknown option `colour`"),
         ("nope", "relative URL"),
     ] {
-        let err = Backend::open(url).err().expect("refused").to_string();
+        let err = Location::parse(url).and_then(|l| Backend::open(&l, LIMIT)).err().expect("refused").to_string();
         assert!(err.contains(needle), "{url}: {err}");
     }
 }
@@ -179,7 +232,7 @@ async fn an_s3_backend_reads_locks_and_writes_as_pulumi_does() {
     client("/state-bucket/.pulumi/meta.yaml", b"version: 1\n".to_vec());
     client("/state-bucket/.pulumi/stacks/s3bucket-test/dev.json", fixture("dev-empty.checkpoint.json"));
     client("/state-bucket/.pulumi/stacks/s3bucket-test/test.json.gz", gzip(&fixture("test-upsert.checkpoint.json")));
-    let backend = Backend::open(&format!("s3://state-bucket?endpoint={endpoint}&region=us-east-1&s3ForcePathStyle=true")).unwrap();
+    let backend = open(&format!("s3://state-bucket?endpoint={endpoint}&region=us-east-1&s3ForcePathStyle=true"));
     exercise(&backend, None).await;
 }
 

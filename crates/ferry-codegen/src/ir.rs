@@ -23,10 +23,12 @@ pub struct Package {
 /// A property in each language's spelling.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldName {
+    /// As the schema (and the SDKs' object keys in TypeScript and YAML, always quoted where
+    /// it is no identifier) spells it.
     pub schema: String,
-    pub python: String,
-    pub go: String,
-    pub csharp: String,
+    pub python: crate::names::Ident,
+    pub go: crate::names::Ident,
+    pub csharp: crate::names::Ident,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -106,7 +108,7 @@ pub struct Resource {
     pub args: Vec<Field>,
     pub options: Options,
     /// A comment for the reader (why something is as it is).
-    pub note: Option<String>,
+    pub note: Option<crate::names::Comment>,
 }
 
 impl Resource {
@@ -178,7 +180,7 @@ pub struct Loop {
     /// The declaration's address in its source (`module.web.aws_s3_bucket.logs`).
     pub declaration: String,
     /// A comment for the reader: where the loop came from.
-    pub note: String,
+    pub note: crate::names::Comment,
     /// What the loop's variable is named from.
     pub name: String,
     /// The instances (indices into [`Program::resources`], in order) and their keys.

@@ -45,7 +45,7 @@ pub(crate) fn find(resources: &[Resource], origins: &[Option<&Origin>]) -> Vec<L
         let instances: Vec<&Resource> = indices.iter().map(|&i| &resources[i]).collect();
         let keys: Vec<String> = members.iter().map(|(_, k)| k.to_string()).collect();
         if let Some(mut l) = make_loop(declaration, &instances, indices, keys) {
-            l.note = format!("{tool}: {declaration}, one per key");
+            l.note = crate::names::Comment::new(&format!("{tool}: {declaration}, one per key"));
             loops.push(l);
         }
     }
@@ -167,7 +167,7 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
     template.args = shapes.swap_remove(0).0.into_iter().map(|f| fill(f, &template_leaves)).collect();
     template.options.alias_urn = None;
     let name = declaration.rsplit('.').next().unwrap_or(declaration).to_string();
-    Some(Loop { declaration: declaration.to_string(), note: String::new(), name, members, keys, template, slots, name_slot: 0, import_slot })
+    Some(Loop { declaration: declaration.to_string(), note: Default::default(), name, members, keys, template, slots, name_slot: 0, import_slot })
 }
 
 fn text_slot(name: String, texts: Vec<&str>, keys: &[String]) -> Slot {

@@ -9,7 +9,7 @@ use crate::ir::{
     AssetKind, ConfigSecret, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value,
 };
 use crate::loops::Origin;
-use crate::names::{camel, python_property, title, NameTable};
+use crate::names::{camel, python_property, title, Ident, NameTable, PYTHON_KEYWORDS};
 use crate::schema::{PackageSchema, Property, Type, TypeRef};
 use crate::CodeStyle;
 
@@ -56,6 +56,43 @@ pub enum LowerError {
     NoSchema(String),
     #[error("nothing to generate: no imported resources")]
     Empty,
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// The package a program imports, from its schema: each name a project file or an import
+/// prints is checked against what such a name may hold (a plugin's schema is its author's
+/// text), and a schema with one that does not fit is refused, naming it.
+fn package_of_schema(schema: &PackageSchema) -> Result<Package, LowerError> {
+    fn check<'a>(schema: &PackageSchema, field: &str, value: &'a str, extra: &[char]) -> Result<&'a str, LowerError> {
+        let fits = !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(&c)) && !value.contains("..");
+        if fits {
+            Ok(value)
+        } else {
+            Err(LowerError::Invalid(format!("the `{}` package's schema gives {field} as {value:?}, which is no such name", schema.name)))
+        }
+    }
+    let name = check(schema, "its name", &schema.name, &['-', '_', '.'])?;
+    let version = schema.version.as_deref().map(|v| check(schema, "its version", v, &['.', '-', '+'])).transpose()?;
+    let identifier_path = |field: &str, value: &str| -> Result<(), LowerError> {
+        check(schema, field, value, &['.', '_'])?;
+        if value.split('.').all(|part| Ident::is_plain(part, &[])) {
+            Ok(())
+        } else {
+            Err(LowerError::Invalid(format!("the `{}` package's schema gives {field} as {value:?}, which is no such name", schema.name)))
+        }
+    };
+    identifier_path("its Python module", &schema.python_module)?;
+    identifier_path("its C# namespace", &schema.csharp_namespace)?;
+    Ok(Package {
+        name: name.to_string(),
+        version: version.map(str::to_string),
+        nodejs: check(schema, "its npm package", &schema.nodejs_package, &['@', '/', '-', '_', '.'])?.to_string(),
+        python_package: check(schema, "its Python package", &schema.python_package, &['-', '_', '.'])?.to_string(),
+        python_module: schema.python_module.clone(),
+        go_import: check(schema, "its Go import path", &schema.go_import, &['/', '-', '_', '.', '~'])?.to_string(),
+        csharp_namespace: schema.csharp_namespace.clone(),
+    })
 }
 
 fn package_of(token: &str) -> &str {
@@ -79,7 +116,7 @@ impl Lowering<'_> {
         let lang = |l: &str| p.and_then(|p| p.language_names.get(l)).cloned();
         FieldName {
             schema: name.to_string(),
-            python: lang("python").unwrap_or_else(|| python_property(name)),
+            python: lang("python").map(|n| Ident::new(&n, PYTHON_KEYWORDS)).unwrap_or_else(|| python_property(name)),
             go: lang("go").map(|n| title(&n)).unwrap_or_else(|| title(name)),
             csharp: lang("csharp").map(|n| title(&n)).unwrap_or_else(|| title(name)),
         }
@@ -160,6 +197,11 @@ impl Lowering<'_> {
     }
 
     fn map(&mut self, m: &PropertyMap, item: &Type, schema: &PackageSchema, resource: &str, path: &str) -> Value {
+        if crate::lang::yaml::calls_a_function(m.keys().map(String::as_str)) {
+            self.report.warnings.push(format!(
+                "`{resource}`: `{path}` is a map whose only key starts with `fn::`, which Pulumi YAML reads as a function call (it has no escape for it): the YAML program writes it as an empty map, the other languages as it is"
+            ));
+        }
         Value::Map(m.iter().map(|(k, x)| (k.clone(), self.value(x, item, schema, resource, &format!("{path}.{k}")))).collect(), item.clone())
     }
 
@@ -330,27 +372,25 @@ pub fn lower(
                 kind: Kind::Component { token: r.token.clone() },
                 args: Vec::new(),
                 options,
-                note: Some(format!("the `{}` component your program declares; a plain component with the same type and name keeps the URNs", r.token)),
+                note: Some(crate::names::Comment::new(&format!(
+                    "the `{}` component your program declares; a plain component with the same type and name keeps the URNs",
+                    r.token
+                ))),
             });
             continue;
         }
         let schema = lowering.schemas.get(package).ok_or_else(|| LowerError::NoSchema(package.to_string()))?;
-        packages.entry(package.to_string()).or_insert_with(|| Package {
-            name: schema.name.clone(),
-            version: schema.version.clone(),
-            nodejs: schema.nodejs_package.clone(),
-            python_package: schema.python_package.clone(),
-            python_module: schema.python_module.clone(),
-            go_import: schema.go_import.clone(),
-            csharp_namespace: schema.csharp_namespace.clone(),
-        });
+        if !packages.contains_key(package) {
+            packages.insert(package.to_string(), package_of_schema(schema)?);
+        }
         let is_provider = provider_package(&r.token).is_some();
         let rtype = schema.resource(&r.token);
         let ty = match rtype {
             Some(t) => t.token.clone(),
             None => {
                 lowering.report.warnings.push(format!("`{}`: the `{package}` schema has no resource `{}`; its properties are untyped", r.name, r.token));
-                TypeRef::parse(&r.token).unwrap_or(TypeRef { package: package.into(), module: "index".into(), name: r.name.clone(), token: r.token.clone() })
+                TypeRef::parse(&r.token)
+                    .ok_or_else(|| LowerError::Invalid(format!("`{}`: the type `{}` is not a type token (`<package>:<module>:<Name>`)", r.name, r.token)))?
             }
         };
         let keep = !lowering.options.elide || lowering.options.keep_all.contains(&r.name) || lowering.options.keep_all.contains(&r.urn);
@@ -362,6 +402,13 @@ pub fn lower(
             let p = rtype.and_then(|t| t.inputs.get(k));
             if rtype.is_some() && p.is_none() {
                 lowering.report.warnings.push(format!("`{}`: `{k}` is not an input of `{}`; left out", r.name, r.token));
+                continue;
+            }
+            // An untyped resource's input is passed by its name as it is: one that is no
+            // identifier could not be passed (Python and Go spell inputs as identifiers) and is
+            // never printed as code.
+            if p.is_none() && !Ident::is_plain(k, PYTHON_KEYWORDS) {
+                lowering.report.warnings.push(format!("`{}`: the input {k:?} is not a name the SDKs can pass; left out", r.name));
                 continue;
             }
             let required = rtype.is_some_and(|t| t.required.iter().any(|q| q == k));
@@ -407,7 +454,7 @@ pub fn lower(
             }
             options.protect = r.protect;
         }
-        let note = r.origin.as_ref().map(|o| format!("{}: {}", o.tool, o.address));
+        let note = r.origin.as_ref().map(|o| crate::names::Comment::new(&format!("{}: {}", o.tool, o.address)));
         out.push(Resource { name: r.name.clone(), kind: Kind::Custom { ty, provider: is_provider }, args, options, note });
     }
 

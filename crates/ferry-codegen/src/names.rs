@@ -3,6 +3,71 @@
 
 use std::collections::HashSet;
 
+/// An identifier Python, Go and C# print as it is: ASCII letters, digits and `_`, not starting
+/// with a digit, not one of the language's keywords. Made only by [`Ident::new`], which renames
+/// anything else (each other character an `_`, an `_` before a leading digit, one after a
+/// keyword, as Pulumi's SDKs spell such properties), so a name from a state or a schema can never
+/// become code.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Ident(String);
+
+impl Ident {
+    pub fn new(raw: &str, keywords: &[&str]) -> Ident {
+        let mut out: String = raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+            out.insert(0, '_');
+        }
+        if keywords.contains(&out.as_str()) {
+            out.push('_');
+        }
+        Ident(out)
+    }
+
+    /// Whether `raw` is an identifier already (so [`Ident::new`] keeps it as it is).
+    pub fn is_plain(raw: &str, keywords: &[&str]) -> bool {
+        Ident::new(raw, keywords).0 == raw
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl std::fmt::Display for Ident {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// The text of a one-line comment, safe in every language's line comment: every line break
+/// (`\n`, `\r`, NEL, U+2028, U+2029, which Python, JavaScript or C# end a line at) and other
+/// control character is a space, so what follows can never leave the comment. Made only by
+/// [`Comment::new`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Comment(String);
+
+impl Comment {
+    pub fn new(text: &str) -> Comment {
+        Comment(text.chars().map(|c| if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c }).collect())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl std::fmt::Display for Comment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// Python's keywords: a keyword argument cannot be one.
+pub const PYTHON_KEYWORDS: &[&str] = &[
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
+    "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+];
+
 /// Words of a name: split at non-alphanumerics and at case changes (`webDB-name2` → `web`,
 /// `DB`, `name2`).
 pub fn words(name: &str) -> Vec<String> {
@@ -59,15 +124,22 @@ pub fn snake(name: &str) -> String {
 }
 
 /// A schema property name as a field name: first letter up (`byteLength` → `ByteLength`), as
-/// Pulumi's Go and .NET SDKs spell them.
-pub fn title(name: &str) -> String {
+/// Pulumi's Go and .NET SDKs spell them; an identifier whatever the name holds.
+pub fn title(name: &str) -> Ident {
     let mut c = name.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+    let titled = c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default();
+    Ident::new(&titled, &[])
 }
 
 /// A schema property name in Python: snake_case, acronyms kept together (`isCA` → `is_ca`,
-/// `b64Std` → `b64_std`).
-pub fn python_property(name: &str) -> String {
+/// `b64Std` → `b64_std`); an identifier whatever the name holds (`from` → `from_`).
+pub fn python_property(name: &str) -> Ident {
+    Ident::new(&python_snake(name), PYTHON_KEYWORDS)
+}
+
+/// [`python_property`]'s spelling without the identifier check: for text that is quoted (a
+/// property path in `ignore_changes`).
+pub fn python_snake(name: &str) -> String {
     let chars: Vec<char> = name.chars().collect();
     let mut out = String::new();
     for (i, &c) in chars.iter().enumerate() {
@@ -328,10 +400,14 @@ mod tests {
         assert_eq!(camel("WebDBName2"), "webDbName2");
         assert_eq!(pascal("my_bucket"), "MyBucket");
         assert_eq!(snake("webDB-name"), "web_db_name");
-        assert_eq!(python_property("byteLength"), "byte_length");
-        assert_eq!(python_property("b64Std"), "b64_std");
-        assert_eq!(python_property("isCA"), "is_ca");
-        assert_eq!(python_property("privateKeyPem"), "private_key_pem");
+        assert_eq!(python_property("byteLength").as_str(), "byte_length");
+        assert_eq!(python_property("b64Std").as_str(), "b64_std");
+        assert_eq!(python_property("isCA").as_str(), "is_ca");
+        assert_eq!(python_property("privateKeyPem").as_str(), "private_key_pem");
+        // Whatever a state or schema calls a property, it prints as one identifier.
+        assert_eq!(python_property("from").as_str(), "from_");
+        assert_eq!(python_property("a\n__import__('os').system('x')").as_str(), "a___import____os___system__x__");
+        assert_eq!(title("9 lives\"").as_str(), "_9_lives_");
         let mut t = NameTable::new(TS_RESERVED, ["random".to_string()]);
         assert_eq!(t.claim("delete", "Resource"), "deleteResource");
         assert_eq!(t.claim("random", "Resource"), "random2");

@@ -16,10 +16,17 @@ pub struct TypeRef {
 }
 
 impl TypeRef {
+    /// A type token's parts, when each is one the languages can print: a package and module of
+    /// letters, digits, `_`, `-` and `.`, and a name that is an identifier. Anything else (a
+    /// token from a state file is anyone's text) is no type.
     pub fn parse(token: &str) -> Option<TypeRef> {
         let mut parts = token.splitn(3, ':');
         let (package, module, name) = (parts.next()?, parts.next()?, parts.next()?);
         let module = module.split('/').next().unwrap_or(module);
+        let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
+        if !plain(package) || !(module.is_empty() || plain(module)) || !crate::names::Ident::is_plain(name, &[]) {
+            return None;
+        }
         Some(TypeRef { package: package.into(), module: module.into(), name: name.into(), token: token.into() })
     }
 

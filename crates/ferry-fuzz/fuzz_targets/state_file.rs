@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     // A gzipped checkpoint, as a DIY backend keeps `<stack>.json.gz`.
-    let bytes = match ferry_backend::decode_checkpoint(data, data.starts_with(&[0x1f, 0x8b])) {
+    let bytes = match ferry_backend::decode_checkpoint(data, data.starts_with(&[0x1f, 0x8b]), 64 << 20) {
         Ok(b) => b,
         Err(_) => return,
     };

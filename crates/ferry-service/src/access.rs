@@ -211,31 +211,32 @@ impl Accounts {
         Ok(self.store.plans().set_org_settings(org, &settings).await?)
     }
 
-    /// The packages requests about `stack_id` may launch plugins for, and the organisation;
-    /// `None` when an administrator allowed any (`*`). Ferry's own, those the organisation's
-    /// stacks use, and those listed in the organisation's settings or in every organisation's
-    /// (`*`).
-    pub(crate) async fn allowed_packages(&self, stack_id: &str) -> Result<Option<(std::collections::HashSet<String>, String)>, ServiceError> {
+    /// The packages requests about `stack_id` may launch plugins for, in its organisation:
+    /// Ferry's `random`, and those an administrator listed in the organisation's settings or in
+    /// every organisation's (`*`). Only an administrator widens it: what the organisation's
+    /// stacks hold never does (anyone who may upload a state would otherwise choose).
+    pub(crate) async fn allowed_packages(&self, stack_id: &str) -> Result<AllowedPackages, ServiceError> {
         let org = org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
-        let mut allowed: std::collections::HashSet<String> = FERRY_PACKAGES.iter().map(|p| p.to_string()).collect();
+        let mut allowed: std::collections::HashSet<String> = DEFAULT_PACKAGES.iter().map(|p| p.to_string()).collect();
         for settings in [self.store.plans().org_settings(&org).await?, self.store.plans().org_settings("*").await?] {
             allowed.extend(settings.allowed_packages);
         }
-        if allowed.contains("*") {
-            return Ok(None);
-        }
-        for stack in self.store.stacks().list_stacks().await? {
-            if org_of_name(&stack.name) != org {
-                continue;
-            }
-            allowed.extend(self.stacks().packages_of(&stack.id, stack.version).await?.iter().cloned());
-        }
-        Ok(Some((allowed, org)))
+        let packages = (!allowed.contains("*")).then_some(allowed);
+        Ok(AllowedPackages { org, packages })
     }
 }
 
-/// The packages of Ferry's own plugins, which every organisation may use.
-pub const FERRY_PACKAGES: &[&str] = &["random", "postgresql"];
+/// The plugins work in one organisation may launch.
+pub(crate) struct AllowedPackages {
+    pub org: String,
+    /// `None`: an administrator allowed any (`*`).
+    pub packages: Option<std::collections::HashSet<String>>,
+}
+
+/// The packages every organisation may use without an administrator's word: Ferry's own
+/// `random`, which reaches nothing outside the process. (Ferry's `postgresql` connects to any
+/// host a program names, so an administrator allows it.)
+pub const DEFAULT_PACKAGES: &[&str] = &["random"];
 
 /// The package a type token belongs to: `aws` for `aws:s3/bucket:Bucket` and for the provider
 /// type `pulumi:providers:aws`.

@@ -3,15 +3,12 @@
 //! its SHA-256 (a slow hash adds nothing to a random secret; passwords get Argon2id).
 
 use std::net::IpAddr;
-use std::num::NonZeroU32;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
 use ferry_store::accounts::{ApiToken, AuditRecord, NewAuditRecord, NewUser, SessionMethod, User};
 use ferry_store::StoreError;
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use serde::Serialize;
-use sha2::{Digest, Sha256};
 
 use crate::access::{Caller, CallerUser, Credential, Grant, Role};
 use crate::{Accounts, ServiceError};
@@ -23,23 +20,7 @@ pub const SIGN_IN_LINK_SECONDS: i64 = 15 * 60;
 /// The prefix of API tokens, so that secret scanners and people can tell them.
 const TOKEN_PREFIX: &str = "ferry_";
 
-/// Sign-in attempts allowed: per account and per address, each refilled over time.
-pub struct SignInLimits {
-    per_account: DefaultKeyedRateLimiter<String>,
-    per_address: DefaultKeyedRateLimiter<IpAddr>,
-}
-
-impl Default for SignInLimits {
-    fn default() -> Self {
-        let burst = |n| NonZeroU32::new(n).expect("non-zero");
-        SignInLimits {
-            // 10 tries at once, then one every 12 s: a person mistyping is never held up long,
-            // a guesser gets 300 an hour.
-            per_account: RateLimiter::keyed(Quota::per_minute(burst(5)).allow_burst(burst(10))),
-            per_address: RateLimiter::keyed(Quota::per_minute(burst(30)).allow_burst(burst(60))),
-        }
-    }
-}
+pub use crate::sign_in_limits::SignInLimits;
 
 /// A secret handed out once (a session cookie's value, an API token, a sign-in link's key).
 pub struct NewSecret(pub String);
@@ -62,9 +43,7 @@ pub struct Member {
     pub roles: Vec<Grant>,
 }
 
-pub fn hash_secret(secret: &str) -> String {
-    Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
-}
+pub use ferry_store::hash_secret;
 
 fn new_secret(prefix: &str) -> NewSecret {
     NewSecret(format!("{prefix}{}", ferry_store::random_id()))
@@ -212,12 +191,12 @@ impl Accounts {
                 .await
             }
         };
-        let address_limited = address.is_some_and(|a| self.sign_in_limits.per_address.check_key(&a).is_err());
-        if address_limited || self.sign_in_limits.per_account.check_key(&name.to_string()).is_err() {
+        if !self.sign_in_limits.allow(name, address, std::time::Instant::now()) {
             audit("denied: too many attempts".into()).await?;
             return Err(ServiceError::RateLimited("too many sign-in attempts; wait a minute and try again".into()));
         }
         if !verify_password(password, user.as_ref().and_then(|u| u.password_hash.as_deref())).await {
+            self.sign_in_limits.failed(name, address, std::time::Instant::now());
             audit("failed: wrong name or password".into()).await?;
             return Err(ServiceError::BadCredentials("wrong name or password".into()));
         }

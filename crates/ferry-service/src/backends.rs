@@ -8,7 +8,7 @@
 //! machine or an endpoint it will call, so a request alone never decides that, and one
 //! organisation's backend is not another's.
 
-use ferry_backend::{Backend, BackendStack};
+use ferry_backend::{Backend, BackendStack, Location};
 use ferry_state::{load_state, LoadOptions};
 use serde_json::Value;
 
@@ -30,7 +30,8 @@ pub(crate) struct Connected {
 }
 
 /// A backend URL an administrator allows one organisation (`*`: every organisation) to use:
-/// `<org>=<url>` as `--allow-backend` takes it.
+/// `<org>=<url>` as `--allow-backend` takes it. `{org}` in the URL stands for the organisation
+/// that asks (`*=s3://state/{org}` gives each organisation its own prefix of one bucket).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AllowedBackend {
     pub org: String,
@@ -53,29 +54,23 @@ impl AllowedBackend {
         if org != "*" {
             crate::accounts::check_org_name(org).map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: {e}")))?;
         }
-        url::Url::parse(url).map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: `{url}` is not a URL: {e}")))?;
+        url::Url::parse(&url.replace("{org}", "org")).map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: `{url}` is not a URL: {e}")))?;
         Ok(AllowedBackend { org: org.to_string(), url: url.to_string() })
+    }
+
+    /// The location this entry allows `org`, when it allows `org` anything: its URL, `{org}`
+    /// filled in, decoded and normalised as a request's is.
+    fn root_for(&self, org: &str) -> Option<Location> {
+        if self.org != "*" && self.org != org {
+            return None;
+        }
+        Location::parse(&self.url.replace("{org}", org)).ok()
     }
 
     /// Reads a comma-separated list (`FERRY_ALLOW_BACKENDS`).
     pub fn parse_list(list: &str) -> Result<Vec<AllowedBackend>, ServiceError> {
         list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(AllowedBackend::parse).collect()
     }
-}
-
-/// Whether `url` falls under an allowed entry: same scheme and bucket or folder, a path at or
-/// under the entry's, and (for object storage) the same options, endpoint included.
-fn allowed_by(entry: &str, url: &str) -> bool {
-    let (Ok(entry), Ok(url)) = (url::Url::parse(entry), url::Url::parse(url)) else { return false };
-    let under = |a: &str, b: &str| {
-        let (a, b) = (a.trim_end_matches('/'), b.trim_end_matches('/'));
-        b == a || b.starts_with(&format!("{a}/"))
-    };
-    let mut eq: Vec<(String, String)> = entry.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
-    let mut uq: Vec<(String, String)> = url.query_pairs().map(|(k, v)| (k.into_owned(), v.into_owned())).collect();
-    eq.sort();
-    uq.sort();
-    entry.scheme() == url.scheme() && entry.host_str() == url.host_str() && under(entry.path(), url.path()) && eq == uq
 }
 
 /// A deployment as the JSON value Ferry stores and writes: what two reads compare, and what a
@@ -94,26 +89,30 @@ impl Ferry {
 }
 
 impl Backends {
-    /// Refuses a backend URL (or a file's URL) that no entry allowed to `org` covers; with
-    /// `None` (the server's own upkeep), any allowed entry.
-    fn check_allowed(&self, org: Option<&str>, url: &str) -> Result<(), ServiceError> {
-        let covers = |entry: &&AllowedBackend| org.is_none_or(|org| entry.org == "*" || entry.org == org) && allowed_by(&entry.url, url);
-        if !self.allowed_backends.iter().any(|entry| covers(&entry)) {
-            return Err(ServiceError::BackendNotAllowed { url: url.to_string(), org: org.map(str::to_string) });
+    /// The location `url` names, once decoded and normalised, when it lies inside a root an
+    /// entry allows `org`: the only way to a [`Location`] Ferry opens, so what is checked is
+    /// what is opened. Anything else is refused, naming the URL.
+    fn allowed_location(&self, org: &str, url: &str) -> Result<Location, ServiceError> {
+        let refused = || ServiceError::BackendNotAllowed { url: url.to_string(), org: Some(org.to_string()) };
+        // A URL that does not resolve is refused as any other outside the roots: saying why
+        // would tell a caller which paths of the server's machine exist.
+        let location = Location::parse(url).map_err(|_| refused())?;
+        if !self.allowed_backends.iter().filter_map(|entry| entry.root_for(org)).any(|root| location.is_within(&root)) {
+            return Err(refused());
         }
-        Ok(())
+        Ok(location)
     }
 
-    fn open_backend(&self, org: Option<&str>, url: &str) -> Result<Backend, ServiceError> {
-        self.check_allowed(org, url)?;
-        Ok(Backend::open(url)?)
+    fn open_backend(&self, org: &str, url: &str) -> Result<Backend, ServiceError> {
+        let location = self.allowed_location(org, url)?;
+        Ok(Backend::open(&location, self.max_state_bytes as u64)?)
     }
 
     /// The stacks a backend holds, for a planner of `org`, which the backend must be allowed
     /// to.
     pub async fn backend_stacks(&self, caller: &Caller, org: &str, url: &str) -> Result<Vec<BackendStack>, ServiceError> {
         caller.require(org, Role::Planner)?;
-        Ok(self.open_backend(Some(org), url)?.stacks().await?)
+        Ok(self.open_backend(org, url)?.stacks().await?)
     }
 
     /// Connects the backend's stack named by `name`'s project and stack as the new Ferry stack
@@ -136,7 +135,7 @@ impl Backends {
         let name = StackName::parse(name)?;
         let org = org_of_name(name.as_str());
         caller.require(org, Role::Planner)?;
-        let backend = self.open_backend(Some(org), url)?;
+        let backend = self.open_backend(org, url)?;
         let stack = backend.stack(name.as_str()).await?;
         if self.store.stacks().stack_id_by_name(&name).await?.is_some() {
             return Err(ServiceError::Conflict(format!(
@@ -145,8 +144,8 @@ impl Backends {
         }
         let config_yaml = match config {
             Some(config_url) => {
-                self.check_allowed(Some(org), config_url)?;
-                let bytes = ferry_backend::read_file(config_url).await?;
+                let location = self.allowed_location(org, config_url)?;
+                let bytes = ferry_backend::read_file(&location, self.max_state_bytes as u64).await?;
                 let yaml = String::from_utf8(bytes).map_err(|_| ServiceError::Invalid(format!("`{config_url}` is not text (a Pulumi.<stack>.yaml)")))?;
                 crate::StackConfig::parse(&yaml)?;
                 Some(yaml)
@@ -162,7 +161,8 @@ impl Backends {
             export,
             managed: ferry_store::managed::ManagedChange::All(crate::managed::managed_of(&loaded.deployment)),
         };
-        let summary = self.store.stacks().add_connected_stack(&name, first, url, &stack.name, config_yaml.as_deref()).await?;
+        // The canonical URL is kept: what every later read and write opens again.
+        let summary = self.store.stacks().add_connected_stack(&name, first, backend.url(), &stack.name, config_yaml.as_deref()).await?;
         tracing::info!(stack = %summary.name, backend = %url, backend_stack = %stack.name, "connected a stack to its DIY backend");
         self.remember(summary.clone(), loaded.deployment, loaded.features);
         Ok(UploadOutcome { summary, warnings: loaded.warnings })
@@ -171,7 +171,7 @@ impl Backends {
     pub(crate) async fn connected(&self, stack_id: &str) -> Result<Option<Connected>, ServiceError> {
         let Some((url, name)) = self.store.stacks().backend_of(stack_id).await? else { return Ok(None) };
         let org = org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
-        let backend = self.open_backend(Some(&org), &url)?;
+        let backend = self.open_backend(&org, &url)?;
         let stack = backend.stack(&name).await?;
         Ok(Some(Connected { backend, stack }))
     }
@@ -215,9 +215,12 @@ impl Backends {
     pub(crate) async fn recover_backend_locks(&self, all: bool) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
         let mut recovered = Vec::new();
         for mut lock in self.store.stacks().take_over_backend_locks(self.jobs.instance(), &self.jobs.lease_until(), all).await? {
-            let removed = match self.open_backend(None, &lock.backend_url) {
-                Ok(backend) => backend.remove_lock_file(&lock.path).await.map_err(ServiceError::from),
-                Err(e) => Err(e),
+            let removed = match self.store.stacks().stack(&lock.stack_id).await {
+                Ok(stack) => match self.open_backend(org_of_name(&stack.name), &lock.backend_url) {
+                    Ok(backend) => backend.remove_lock_file(&lock.path).await.map_err(ServiceError::from),
+                    Err(e) => Err(e),
+                },
+                Err(e) => Err(e.into()),
             };
             let recovery = match removed {
                 Ok(true) => format!(
@@ -291,17 +294,18 @@ pub(crate) fn now_rfc3339() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::allowed_by;
+    use super::AllowedBackend;
 
     #[test]
-    fn backends_are_allowed_by_folder_bucket_and_endpoint() {
-        assert!(allowed_by("file:///srv/state", "file:///srv/state"));
-        assert!(allowed_by("file:///srv/state", "file:///srv/state/team-a"));
-        assert!(!allowed_by("file:///srv/state", "file:///srv/statement"));
-        assert!(!allowed_by("file:///srv/state", "file:///etc"));
-        let bucket = "s3://team-state?endpoint=http://127.0.0.1:9000&region=us-east-1";
-        assert!(allowed_by(bucket, "s3://team-state?region=us-east-1&endpoint=http://127.0.0.1:9000"));
-        assert!(!allowed_by(bucket, "s3://team-state?endpoint=http://169.254.169.254&region=us-east-1"), "another endpoint is another backend");
-        assert!(!allowed_by(bucket, "s3://other-bucket?endpoint=http://127.0.0.1:9000&region=us-east-1"));
+    fn an_entry_allows_its_organisation_a_root_and_org_names_each_its_own_prefix() {
+        let shared = AllowedBackend::parse("*=s3://team-state/{org}?endpoint=http://127.0.0.1:9000&region=us-east-1").unwrap();
+        let acme = shared.root_for("acme").unwrap();
+        let inside = ferry_backend::Location::parse("s3://team-state/acme/prod?region=us-east-1&endpoint=http://127.0.0.1:9000").unwrap();
+        let beta = ferry_backend::Location::parse("s3://team-state/beta?region=us-east-1&endpoint=http://127.0.0.1:9000").unwrap();
+        assert!(inside.is_within(&acme));
+        assert!(!beta.is_within(&acme), "each organisation its own prefix");
+        let one = AllowedBackend::parse("acme=s3://team-state").unwrap();
+        assert!(one.root_for("beta").is_none(), "an entry for one organisation allows no other");
+        assert!(AllowedBackend::parse("s3://team-state").is_err(), "an entry names who may use it");
     }
 }

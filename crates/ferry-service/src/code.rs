@@ -200,7 +200,12 @@ impl Previews {
             let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
             let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
             for (path, text) in project::files(&program, lang) {
-                zip.start_file(format!("{project}/{path}"), opts).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
+                // Every entry stays in the project's folder where the zip is unpacked.
+                let entry = format!("{project}/{path}");
+                if !ferry_backend::is_plain_relative(&entry) {
+                    return Err(ServiceError::Code(format!("`{entry}` is not a plain relative path for the project's zip")));
+                }
+                zip.start_file(entry, opts).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
                 zip.write_all(text.as_bytes()).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
             }
             let bytes = zip.finish().map_err(|e| ServiceError::Internal(format!("zip: {e}")))?.into_inner();

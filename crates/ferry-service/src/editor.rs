@@ -131,7 +131,7 @@ impl Stacks {
         let allowed = self.accounts().allowed_packages(stack_id).await?;
         let missing: Vec<String> = {
             let known = self.schema_hints.0.lock().expect("hints lock");
-            packages.iter().filter(|p| !known.contains_key(*p) && allowed.as_ref().is_none_or(|(a, _)| a.contains(*p))).cloned().collect()
+            packages.iter().filter(|p| !known.contains_key(*p) && allowed.packages.as_ref().is_none_or(|a| a.contains(*p))).cloned().collect()
         };
         if !missing.is_empty() {
             let providers = self.previews().plugin_providers(stack_id).await?;

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
 use ferry_engine::import_spec::ImportSpec;
-use ferry_engine::plugin::{EngineService, LaunchOptions, PluginEnvironment, PluginProviders, PluginSearch};
+use ferry_engine::plugin::{EngineService, LaunchOptions, PluginEnvGrants, PluginEnvPolicy, PluginProviders, PluginSearch};
 
 use crate::previews::{PlanSource, SealedPayload, StoredPlan};
 use crate::{PreviewRecord, Previews, ServiceError};
@@ -23,7 +23,7 @@ pub struct EngineConfig {
     /// What plugins see of this process's environment: by default only the minimal one, so
     /// that a request never reaches the server's own credentials; the command line, run by a
     /// user on their own machine, inherits.
-    pub plugin_environment: PluginEnvironment,
+    pub plugin_environment: PluginEnvPolicy,
 }
 
 impl EngineConfig {
@@ -34,11 +34,11 @@ impl EngineConfig {
             launch: LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), ..Default::default() },
             concurrency: 16,
             payload_key,
-            plugin_environment: PluginEnvironment::Minimal { passed: Default::default() },
+            plugin_environment: PluginEnvPolicy::Granted(PluginEnvGrants::default()),
         }
     }
 
-    pub fn with_plugin_environment(mut self, environment: PluginEnvironment) -> Self {
+    pub fn with_plugin_environment(mut self, environment: PluginEnvPolicy) -> Self {
         self.plugin_environment = environment;
         self
     }
@@ -69,12 +69,15 @@ impl Previews {
         let allowed = self.accounts().allowed_packages(stack_id).await?;
         let search = PluginSearch::from_env(config.plugin_dirs.clone());
         let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-        let providers =
-            PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone()).with_environment(config.plugin_environment);
-        Ok(match allowed {
-            Some((packages, org)) => providers.with_allowed_packages(
+        let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone())
+            .with_environment(config.plugin_environment.for_org(&allowed.org));
+        // The command line runs on its user's own machine, with their plugins and environment,
+        // as Pulumi does: the organisations' allow-lists are the server's rule.
+        let server = config.plugin_environment != PluginEnvPolicy::Inherited;
+        Ok(match allowed.packages.filter(|_| server) {
+            Some(packages) => providers.with_allowed_packages(
                 packages,
-                format!("organisation `{org}` allows Ferry's own plugins, its stacks' packages and those an administrator lists (organisation settings)"),
+                format!("organisation `{}` allows Ferry's `random` plugin and the packages an administrator lists (organisation settings)", allowed.org),
             ),
             None => providers,
         })

@@ -28,6 +28,7 @@ mod programs;
 mod request;
 mod resolve;
 mod review;
+mod sign_in_limits;
 mod stack_config;
 mod stack_secrets;
 mod stacks;
@@ -35,7 +36,6 @@ mod terraform;
 mod verify;
 mod views;
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use ferry_state::Deployment;
@@ -86,10 +86,6 @@ pub struct Ferry {
     cache: Mutex<lru::WeightedLru<(String, i64), Arc<LoadedVersion>>>,
     /// Stored previews' results rows (what the plan page pages through), weighed by rows.
     review_rows: Mutex<lru::WeightedLru<String, Arc<review::ReviewRows>>>,
-    /// The packages each version's resources use (a few names a version, kept when the version
-    /// is parsed): what a preview's allow-list reads for every stack of an organisation, which
-    /// must not parse those stacks again each time.
-    packages: Mutex<HashMap<(String, i64), Arc<Vec<String>>>>,
     jobs: jobs::LiveJobs,
     /// DIY backend URLs the administrator allows (see `backends.rs`).
     allowed_backends: Vec<backends::AllowedBackend>,
@@ -105,7 +101,6 @@ impl Ferry {
             max_state_bytes,
             cache: Mutex::new(lru::WeightedLru::new(CACHE_BYTES)),
             review_rows: Mutex::new(lru::WeightedLru::new(REVIEW_CACHE_ROWS)),
-            packages: Default::default(),
             jobs: Default::default(),
             allowed_backends: Vec::new(),
             schema_hints: Default::default(),
@@ -145,15 +140,7 @@ impl Ferry {
 
     /// Keeps `loaded`, evicting the least recently used versions past the cache's budget.
     fn keep(&self, key: (String, i64), loaded: LoadedVersion) -> Arc<LoadedVersion> {
-        let (mut packages, mut weight): (Vec<String>, usize) = (Vec::new(), 0);
-        for r in loaded.deployment.resources() {
-            weight += r.held_bytes();
-            let package = access::package_of_type(&r.type_);
-            if package != "pulumi" && !packages.iter().any(|p| p == package) {
-                packages.push(package.to_string());
-            }
-        }
-        self.packages.lock().expect("packages lock").insert(key.clone(), Arc::new(packages));
+        let weight: usize = loaded.deployment.resources().iter().map(|r| r.held_bytes()).sum();
         let loaded = Arc::new(loaded);
         // Versions never change, so any may go: the one used longest ago (never this one).
         tracing::debug!(stack = %key.0, version = key.1, resources = loaded.deployment.resources().len(), weight, "parsed version kept");

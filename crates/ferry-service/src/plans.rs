@@ -183,7 +183,7 @@ impl Plans {
     /// A read-only link that works: not revoked, not expired, and its organisation still
     /// allows links (a link that does not work is gone, whatever the reason).
     pub(crate) async fn live_share(&self, token: &str) -> Result<PlanShare, ServiceError> {
-        let share = self.store.plans().plan_share(token).await?;
+        let share = self.store.plans().plan_share_by_token(&ferry_store::hash_secret(token)).await?;
         let org = self.accounts().org_of(crate::access::Object::Plan, &share.plan_id).await?;
         if !share.active || !self.store.plans().org_settings(&org).await?.share_links {
             return Err(ferry_store::StoreError::ShareNotFound.into());
@@ -222,14 +222,17 @@ impl Plans {
         Ok(record)
     }
 
-    /// A new read-only link, lasting as long as the organisation's setting says.
-    pub async fn share_plan(&self, plan_id: &str) -> Result<PlanShare, ServiceError> {
+    /// A new read-only link, lasting as long as the organisation's setting says: its token is
+    /// in this answer only (the store keeps its hash).
+    pub async fn share_plan(&self, plan_id: &str) -> Result<ferry_types::plans::NewShareLink, ServiceError> {
         let org = self.accounts().org_of(crate::access::Object::Plan, plan_id).await?;
         let settings = self.store.plans().org_settings(&org).await?;
         if !settings.share_links {
             return Err(ServiceError::Forbidden(format!("organisation `{org}` does not allow read-only links (an administrator can turn them on)")));
         }
-        Ok(self.store.plans().add_plan_share(plan_id, settings.share_link_days).await?)
+        let token = ferry_store::random_id();
+        let link = self.store.plans().add_plan_share(plan_id, &ferry_store::hash_secret(&token), settings.share_link_days).await?;
+        Ok(ferry_types::plans::NewShareLink { link, token })
     }
 
     pub async fn plan_shares(&self, plan_id: &str) -> Result<Vec<PlanShare>, ServiceError> {
@@ -237,8 +240,9 @@ impl Plans {
         Ok(self.store.plans().plan_shares(plan_id).await?)
     }
 
-    pub async fn revoke_plan_share(&self, plan_id: &str, token: &str) -> Result<PlanShare, ServiceError> {
-        Ok(self.store.plans().revoke_plan_share(plan_id, token).await?)
+    /// Revokes the link `link_id` (its ID, never its token).
+    pub async fn revoke_plan_share(&self, plan_id: &str, link_id: &str) -> Result<PlanShare, ServiceError> {
+        Ok(self.store.plans().revoke_plan_share(plan_id, link_id).await?)
     }
 
     /// Starts previewing a revision (the latest when `None`) as a background job (see

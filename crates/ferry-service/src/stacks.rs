@@ -45,35 +45,66 @@ pub struct UploadOutcome {
 
 impl Stacks {
     /// Reads, checks and stores a state file as a new version of the stack `name` (or the name
-    /// the checkpoint records, when it is a full `org/project/stack`). Nothing is stored unless
-    /// the whole file loads, and its resources carry the stack's name.
+    /// the checkpoint records, when it is a full `org/project/stack`), for the server itself
+    /// (the demo, a state file the command line opens). Nothing is stored unless the whole file
+    /// loads, and its resources carry the stack's name.
     pub async fn upload(&self, name: Option<&str>, bytes: Vec<u8>, passphrase: Option<String>, origin: &str) -> Result<UploadOutcome, ServiceError> {
-        self.upload_checked(name, bytes, passphrase, origin, false, |_| Ok(())).await
+        self.store_upload(None, name, bytes, passphrase, origin, false).await
     }
 
-    /// [`Self::upload`], with `allowed` deciding, once the stack's name is known (it may come
-    /// from the file), whether the caller may write that stack. With `force`, a state whose
-    /// URNs carry another stack's name is moved to this one (every URN and reference renamed,
-    /// as `pulumi stack rename` does) rather than refused.
-    pub async fn upload_checked(
+    /// [`Self::upload`] by `caller`, who must be allowed to write the stack, decided once its
+    /// name is known (it may come from the file): a planner makes a new stack; a new version of
+    /// an existing one replaces what every plan was reviewed against, so it needs a committer,
+    /// and a stack whose commits need approvals is changed only through a plan. With `force`,
+    /// a state whose URNs carry another stack's name is moved to this one (every URN and
+    /// reference renamed, as `pulumi stack rename` does) rather than refused.
+    pub async fn upload_by(
         &self,
+        caller: &access::Caller,
         name: Option<&str>,
         bytes: Vec<u8>,
         passphrase: Option<String>,
         origin: &str,
         force: bool,
-        allowed: impl FnOnce(&StackName) -> Result<(), ServiceError>,
+    ) -> Result<UploadOutcome, ServiceError> {
+        self.store_upload(Some(caller), name, bytes, passphrase, origin, force).await
+    }
+
+    /// Whether `caller` may store a new version of `name`: see [`Self::upload_by`].
+    async fn may_upload(&self, caller: &access::Caller, name: &StackName) -> Result<(), ServiceError> {
+        let org = access::org_of_name(name.as_str());
+        caller.require(org, access::Role::Planner)?;
+        let Some(stack_id) = self.store.stacks().stack_id_by_name(name).await? else { return Ok(()) };
+        caller.require(org, access::Role::Committer)?;
+        let settings = self.store.plans().stack_settings(&stack_id).await?;
+        if settings.required_approvals > 0 {
+            return Err(ServiceError::NeedsApproval(format!(
+                "`{name}` requires {} approval(s) for every change, so a new version of it is not uploaded over it: import into it through a plan, or ask an administrator to change the stack's review settings",
+                settings.required_approvals
+            )));
+        }
+        Ok(())
+    }
+
+    async fn store_upload(
+        &self,
+        caller: Option<&access::Caller>,
+        name: Option<&str>,
+        bytes: Vec<u8>,
+        passphrase: Option<String>,
+        origin: &str,
+        force: bool,
     ) -> Result<UploadOutcome, ServiceError> {
         let name = name.map(StackName::parse).transpose()?;
         // A caller who may not write the stack hears so before the file is read; a name the
         // file gives is decided once it is.
-        let mut allowed = Some(allowed);
-        if let Some(name) = &name {
-            (allowed.take().expect("once"))(name)?;
+        if let (Some(caller), Some(name)) = (caller, &name) {
+            self.may_upload(caller, name).await?;
         }
+        let named = name.is_some();
         let (loaded, export, name) = self.read_upload(name, bytes, passphrase, origin, force).await?;
-        if let Some(allowed) = allowed {
-            allowed(&name)?;
+        if let (Some(caller), false) = (caller, named) {
+            self.may_upload(caller, &name).await?;
         }
         let summary = self
             .store
@@ -195,16 +226,6 @@ impl Stacks {
     /// memory do not keep their text).
     pub async fn export_text(&self, id: &str, version: Option<i64>) -> Result<String, ServiceError> {
         Ok(self.store.stacks().version(id, version).await?.export_json)
-    }
-
-    /// The packages version `version` of the stack uses (`pulumi` itself left out).
-    pub(crate) async fn packages_of(&self, id: &str, version: i64) -> Result<Arc<Vec<String>>, ServiceError> {
-        let key = (id.to_string(), version);
-        if let Some(hit) = self.packages.lock().expect("packages lock").get(&key) {
-            return Ok(hit.clone());
-        }
-        self.version(id, Some(version)).await?;
-        Ok(self.packages.lock().expect("packages lock").get(&key).cloned().unwrap_or_default())
     }
 
     /// Creates the demo stack when the store does not have it yet.

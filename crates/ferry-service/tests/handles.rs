@@ -115,7 +115,8 @@ async fn plans_keep_revisions_shares_and_comments() {
     let shared = plans.shared_plan(&share.token, None).await.unwrap();
     assert!(shared.read_only);
     assert_eq!(shared.current.revision, 2);
-    plans.revoke_plan_share(&plan, &share.token).await.unwrap();
+    assert!(plans.revoke_plan_share(&plan, &share.token).await.is_err(), "a link is revoked by its ID, not its token");
+    plans.revoke_plan_share(&plan, &share.link.id).await.unwrap();
     assert_eq!(plans.shared_plan(&share.token, None).await.unwrap_err().status(), 404, "a revoked link reads nothing");
 
     let urn = "urn:pulumi:dev::site::random:index/randomInteger:RandomInteger::second".to_string();

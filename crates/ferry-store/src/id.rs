@@ -7,3 +7,10 @@ pub fn random_id() -> String {
     getrandom::fill(&mut bytes).expect("the system's random source");
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A capability's SHA-256, as hex: what the store keeps of session cookies, API tokens, sign-in
+/// links and share links, so that reading the store opens nothing.
+pub fn hash_secret(secret: &str) -> String {
+    use sha2::Digest as _;
+    sha2::Sha256::digest(secret.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}

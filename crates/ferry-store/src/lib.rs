@@ -25,7 +25,7 @@ pub mod plans;
 pub mod review;
 pub mod server_facts;
 pub mod testing;
-pub use id::random_id;
+pub use id::{hash_secret, random_id};
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};
 
 /// Why a store call failed.
@@ -207,6 +207,7 @@ impl Store {
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
             let pool = AnyPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(30)).connect(url).await?;
             POSTGRES_MIGRATIONS.run(&pool).await?;
+            hash_legacy_share_tokens(&pool).await?;
             Ok(Store { pool, dialect: Dialect::Postgres, url: Some(url.to_string()) })
         } else if url.starts_with("sqlite:") {
             Self::connect_sqlite(url, 4).await
@@ -235,6 +236,7 @@ impl Store {
             .connect(url)
             .await?;
         SQLITE_MIGRATIONS.run(&pool).await?;
+        hash_legacy_share_tokens(&pool).await?;
         Ok(Store { pool, dialect: Dialect::Sqlite, url: None })
     }
 
@@ -252,6 +254,23 @@ impl Store {
     pub fn dialect(&self) -> Dialect {
         self.dialect
     }
+}
+
+/// Share links made before the store hashed their tokens hold the token as their ID: each gets
+/// its token's hash and a new ID, so the link keeps working and the token is no longer kept.
+/// (Once per link: a link with a hash is never touched again; two instances doing it at once
+/// each update only rows still without one.)
+async fn hash_legacy_share_tokens(pool: &sqlx::AnyPool) -> Result<(), StoreError> {
+    let legacy: Vec<String> = sqlx::query_scalar("SELECT id FROM plan_shares WHERE token_hash IS NULL").fetch_all(pool).await?;
+    for token in legacy {
+        sqlx::query("UPDATE plan_shares SET id = $1, token_hash = $2 WHERE id = $3 AND token_hash IS NULL")
+            .bind(random_id())
+            .bind(hash_secret(&token))
+            .bind(&token)
+            .execute(pool)
+            .await?;
+    }
+    Ok(())
 }
 
 impl StackRows<'_> {

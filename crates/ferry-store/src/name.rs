@@ -30,6 +30,11 @@ impl StackName {
             if !part.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')) {
                 return Err(invalid("parts may hold only letters, digits, `-`, `_` and `.`"));
             }
+            // A name becomes folder and file names (a DIY backend's layout, a project zip's
+            // entries): `.` and `..` would name another folder.
+            if part.chars().all(|c| c == '.') {
+                return Err(invalid("a part may not be `.` or `..` (nor only dots)"));
+            }
         }
         Ok(StackName(name.to_string()))
     }

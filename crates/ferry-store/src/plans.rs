@@ -24,25 +24,16 @@ pub struct PlanRevision {
     pub previews: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct PlanShare {
-    pub token: String,
-    pub plan_id: String,
-    pub created_at: String,
-    pub revoked_at: Option<String>,
-    /// When the link stops working (links made before expiry existed have none).
-    pub expires_at: Option<String>,
-    /// Whether it still works (not revoked, not expired).
-    pub active: bool,
-}
+/// A read-only link (see `ferry_types::plans::ShareLink`).
+pub type PlanShare = ferry_types::plans::ShareLink;
 
-const SHARE_SELECT: &str = "SELECT token, plan_id, created_at, revoked_at, expires_at FROM plan_shares";
+const SHARE_SELECT: &str = "SELECT id, plan_id, created_at, revoked_at, expires_at FROM plan_shares";
 
 fn share_of(row: &sqlx::any::AnyRow) -> PlanShare {
     let revoked_at: Option<String> = row.get("revoked_at");
     let expires_at: Option<String> = row.get("expires_at");
     PlanShare {
-        token: row.get("token"),
+        id: row.get("id"),
         plan_id: row.get("plan_id"),
         created_at: row.get("created_at"),
         active: revoked_at.is_none() && expires_at.as_ref().is_none_or(|at| *at > now()),
@@ -210,35 +201,48 @@ impl PlanRows<'_> {
         Ok(row.map(|r| (r.get("plan_id"), r.get("revision"))))
     }
 
-    pub async fn add_plan_share(self, plan_id: &str, lifetime_days: i64) -> Result<PlanShare, StoreError> {
+    /// Keeps a new read-only link to `plan_id`: the hash of its token (the token itself is
+    /// the caller's, shown once), under a new ID.
+    pub async fn add_plan_share(self, plan_id: &str, token_hash: &str, lifetime_days: i64) -> Result<PlanShare, StoreError> {
         self.plan(plan_id).await?;
-        let token = random_id();
-        sqlx::query("INSERT INTO plan_shares (token, plan_id, expires_at) VALUES ($1, $2, $3)")
-            .bind(&token)
+        let id = random_id();
+        sqlx::query("INSERT INTO plan_shares (id, token_hash, plan_id, expires_at) VALUES ($1, $2, $3, $4)")
+            .bind(&id)
+            .bind(token_hash)
             .bind(plan_id)
             .bind(in_seconds(lifetime_days * 86_400))
             .execute(&self.pool)
             .await?;
-        self.plan_share(&token).await
+        self.plan_share(&id).await
     }
 
-    pub async fn plan_share(self, token: &str) -> Result<PlanShare, StoreError> {
-        let row = sqlx::query(&format!("{SHARE_SELECT} WHERE token = $1")).bind(token).fetch_optional(&self.pool).await?.ok_or(StoreError::ShareNotFound)?;
+    pub async fn plan_share(self, id: &str) -> Result<PlanShare, StoreError> {
+        let row = sqlx::query(&format!("{SHARE_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?.ok_or(StoreError::ShareNotFound)?;
+        Ok(share_of(&row))
+    }
+
+    /// The link whose token hashes to `token_hash`.
+    pub async fn plan_share_by_token(self, token_hash: &str) -> Result<PlanShare, StoreError> {
+        let row = sqlx::query(&format!("{SHARE_SELECT} WHERE token_hash = $1"))
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::ShareNotFound)?;
         Ok(share_of(&row))
     }
 
     pub async fn plan_shares(self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
-        let rows = sqlx::query(&format!("{SHARE_SELECT} WHERE plan_id = $1 ORDER BY created_at, token")).bind(plan_id).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&format!("{SHARE_SELECT} WHERE plan_id = $1 ORDER BY created_at, id")).bind(plan_id).fetch_all(&self.pool).await?;
         Ok(rows.iter().map(share_of).collect())
     }
 
-    /// Revokes a share link of `plan_id` (once; revoking again changes nothing).
-    pub async fn revoke_plan_share(self, plan_id: &str, token: &str) -> Result<PlanShare, StoreError> {
-        let share = self.plan_share(token).await?;
+    /// Revokes the share link `id` of `plan_id` (once; revoking again changes nothing).
+    pub async fn revoke_plan_share(self, plan_id: &str, id: &str) -> Result<PlanShare, StoreError> {
+        let share = self.plan_share(id).await?;
         if share.plan_id != plan_id {
             return Err(StoreError::ShareNotFound);
         }
-        sqlx::query("UPDATE plan_shares SET revoked_at = $1 WHERE token = $2 AND revoked_at IS NULL").bind(now()).bind(token).execute(&self.pool).await?;
-        self.plan_share(token).await
+        sqlx::query("UPDATE plan_shares SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL").bind(now()).bind(id).execute(&self.pool).await?;
+        self.plan_share(id).await
     }
 }

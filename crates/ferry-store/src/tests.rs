@@ -222,13 +222,25 @@ async fn plan_revisions_are_immutable_and_shares_revocable() {
             store.plans().add_plan(plans::NewPlan { stack_id: "nope", title: "t", author: "ann", options: "{}", ..Default::default() }).await,
             Err(StoreError::StackNotFound(_))
         ));
-        let share = store.plans().add_plan_share(&plan.id, 30).await.unwrap();
+        let token = random_id();
+        let share = store.plans().add_plan_share(&plan.id, &hash_secret(&token), 30).await.unwrap();
         assert!(share.active && share.expires_at.is_some());
-        assert!(!store.plans().add_plan_share(&plan.id, -1).await.unwrap().active, "an expired link");
-        assert_ne!(share.token, plan.id);
-        let revoked = store.plans().revoke_plan_share(&plan.id, &share.token).await.unwrap();
+        assert!(!store.plans().add_plan_share(&plan.id, &hash_secret(&random_id()), -1).await.unwrap().active, "an expired link");
+        assert_eq!(store.plans().plan_share_by_token(&hash_secret(&token)).await.unwrap(), share, "found by its token's hash");
+        assert!(matches!(store.plans().plan_share_by_token(&token).await, Err(StoreError::ShareNotFound)), "never by the token itself");
+        let kept: Vec<String> = sqlx::query_scalar("SELECT id || '|' || token_hash FROM plan_shares").fetch_all(&store.pool).await.unwrap();
+        assert!(kept.iter().all(|row| !row.contains(&token)), "the store does not keep the token: {kept:?}");
+        let revoked = store.plans().revoke_plan_share(&plan.id, &share.id).await.unwrap();
         assert!(revoked.revoked_at.is_some());
-        assert!(matches!(store.plans().revoke_plan_share("other", &share.token).await, Err(StoreError::ShareNotFound)));
+        assert!(matches!(store.plans().revoke_plan_share("other", &share.id).await, Err(StoreError::ShareNotFound)));
+        // A link made before tokens were hashed (its token was its key) keeps working, and its
+        // token is kept no longer, once the store has opened.
+        let legacy = random_id();
+        sqlx::query("INSERT INTO plan_shares (id, plan_id) VALUES ($1, $2)").bind(&legacy).bind(&plan.id).execute(&store.pool).await.unwrap();
+        hash_legacy_share_tokens(&store.pool).await.unwrap();
+        let upgraded = store.plans().plan_share_by_token(&hash_secret(&legacy)).await.unwrap();
+        assert!(upgraded.active && upgraded.id != legacy, "{upgraded:?}");
+        assert!(matches!(store.plans().plan_share(&legacy).await, Err(StoreError::ShareNotFound)), "the old token is no ID");
     }
 }
 

@@ -152,3 +152,25 @@ pub struct RevisionView {
     pub options: PlanOptions,
     pub previews: Vec<String>,
 }
+
+/// A read-only link to a plan, as its planners see it: named by its ID. The token that opens it
+/// is shown once, when it is made ([`NewShareLink`]); Ferry keeps only its hash.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShareLink {
+    pub id: String,
+    pub plan_id: String,
+    pub created_at: String,
+    pub revoked_at: Option<String>,
+    /// When the link stops working (links made before expiry existed have none).
+    pub expires_at: Option<String>,
+    /// Whether it still works (not revoked, not expired).
+    pub active: bool,
+}
+
+/// A link just made: the link, and its token (`/shared/<token>`), shown this once.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewShareLink {
+    #[serde(flatten)]
+    pub link: ShareLink,
+    pub token: String,
+}

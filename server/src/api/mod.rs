@@ -64,7 +64,7 @@ pub fn routes() -> Routes {
         .post("/plans/{id}/jobs/{job}/cancel", On(Plan, Planner), "plan.preview.cancel", cancel_job)
         .get("/plans/{id}/shares", On(Plan, Planner), "", list_shares)
         .post("/plans/{id}/shares", On(Plan, Planner), "share.create", create_share)
-        .delete("/plans/{id}/shares/{token}", On(Plan, Planner), "share.revoke", revoke_share)
+        .delete("/plans/{id}/shares/{link}", On(Plan, Planner), "share.revoke", revoke_share)
         .get("/shared/{token}", Share, "", get_shared_plan)
         .get("/shared/{token}/previews/{index}", Share, "", get_shared_preview)
         .get("/stacks/{id}/code", On(Stack, Viewer), "", stack_code)

@@ -124,8 +124,8 @@ pub(super) async fn list_shares(State(ferry): State<Arc<Ferry>>, Path(id): Path<
     Ok(Json(ferry.plans().plan_shares(&id).await?).into_response())
 }
 
-pub(super) async fn revoke_share(State(ferry): State<Arc<Ferry>>, Path((id, token)): Path<(String, String)>) -> Result<Response, ApiError> {
-    Ok(Json(ferry.plans().revoke_plan_share(&id, &token).await?).into_response())
+pub(super) async fn revoke_share(State(ferry): State<Arc<Ferry>>, Path((id, link)): Path<(String, String)>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.plans().revoke_plan_share(&id, &link).await?).into_response())
 }
 
 /// `GET /api/v1/shared/{token}`: the plan, read-only (no plan or preview IDs).

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use super::shared::*;
 use crate::access::AuditOrg;
 use crate::error::ApiError;
-use ferry_service::access::{org_of_name, Caller, Role};
+use ferry_service::access::{org_of_name, Caller};
 
 #[derive(Deserialize)]
 pub(super) struct UploadQuery {
@@ -62,12 +62,12 @@ pub(super) async fn upload_stack(
             return Ok::<_, ApiError>(outcome);
         }
         let name = query.name.filter(|n| !n.is_empty());
-        let allowed = |name: &ferry_store::StackName| {
-            *named.lock().expect("named lock") = Some(org_of_name(name.as_str()).to_string());
-            caller.require(org_of_name(name.as_str()), Role::Planner)
-        };
         // `Vec::from` takes the body's buffer over where it can (no 50 MB copy).
-        Ok(ferry.stacks().upload_checked(name.as_deref(), Vec::from(bytes), passphrase, "upload", query.force, allowed).await?)
+        let outcome = ferry.stacks().upload_by(&caller, name.as_deref(), Vec::from(bytes), passphrase, "upload", query.force).await;
+        if let Ok(outcome) = &outcome {
+            *named.lock().expect("named lock") = Some(org_of_name(&outcome.summary.name).to_string());
+        }
+        Ok(outcome?)
     }
     .await;
     let response = match result {

@@ -92,7 +92,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("POST", "/api/v1/plans/{id}/jobs/{job}/cancel", Role(Planner), 200),
         ("GET", "/api/v1/plans/{id}/shares", Role(Planner), 200),
         ("POST", "/api/v1/plans/{id}/shares", Role(Planner), 201),
-        ("DELETE", "/api/v1/plans/{id}/shares/{token}", Role(Planner), 200),
+        ("DELETE", "/api/v1/plans/{id}/shares/{link}", Role(Planner), 200),
         ("GET", "/api/v1/shared/{token}", Link, 200),
         ("GET", "/api/v1/shared/{token}/previews/{index}", Link, 200),
         ("GET", "/api/v1/stacks/{id}/code", Role(Viewer), 200),
@@ -298,9 +298,9 @@ impl World {
                 plan = made["id"].as_str().unwrap().to_string();
                 preview = common::plan_preview(&author, &plan).await.0;
             }
-            ("DELETE", "/api/v1/plans/{id}/shares/{token}") if member.is_some() => {
+            ("DELETE", "/api/v1/plans/{id}/shares/{link}") if member.is_some() => {
                 let (_, fresh) = common::call(&author, common::post(&format!("/api/v1/plans/{plan}/shares"), "")).await;
-                share = fresh["token"].as_str().unwrap().to_string();
+                share = fresh["id"].as_str().unwrap().to_string();
             }
             ("POST", "/api/v1/plans/{id}/comments/{comment}/resolve") if member.is_some() => {
                 let body = json!({"revision": 1, "urn": self.urn, "body": "a thread to resolve"}).to_string();
@@ -351,6 +351,7 @@ impl World {
             .replace("{job}", &self.job)
             .replace("{comment}", &comment)
             .replace("{token}", &token)
+            .replace("{link}", &share)
             .replace("{revision}", "1")
             .replace("{rev}", "1")
             .replace("{index}", "0")
@@ -359,7 +360,8 @@ impl World {
         match path {
             p if p.ends_with("/resource") => uri.push_str(&format!("?urn={}", url_escape(if p.contains("/previews/") { &self.urn } else { DEMO_ROOT }))),
             "/api/v1/backends/stacks" => uri.push_str(&format!("?org=ferry&url=file://{}", self.backend.path().display())),
-            "/api/v1/stacks" if writes => uri.push_str("?name=ferry/matrix/dev"),
+            // A new stack each time: a new version over one needs a committer, a rule of its own.
+            "/api/v1/stacks" if writes => uri.push_str(&format!("?name=ferry/matrix-{}/dev", ferry_store::random_id())),
             "/api/v1/markers" => uri.push_str("?kind=spec"),
             "/auth/logout" => {}
             _ => {}

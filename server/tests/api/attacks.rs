@@ -19,17 +19,17 @@ use ferry_service::accounts::OidcIdentity;
 use ferry_service::{AllowedBackend, EngineConfig, Ferry};
 use serde_json::{json, Value};
 
-const PASSWORD: &str = "correct horse battery";
+pub(crate) const PASSWORD: &str = "correct horse battery";
 const ATTACKER_PASSWORD: &str = "the attacker knows this";
 
 /// How a request proves who it is.
 #[derive(Clone)]
-enum As {
+pub(crate) enum As {
     Token(String),
     Session(String),
 }
 
-async fn send(app: &Router, who: &As, method: Method, uri: &str, body: Value) -> (StatusCode, Value) {
+pub(crate) async fn send(app: &Router, who: &As, method: Method, uri: &str, body: Value) -> (StatusCode, Value) {
     let mut req = Request::builder().method(method).uri(uri).header(header::CONTENT_TYPE, "application/json");
     req = match who {
         As::Token(token) => req.header(header::AUTHORIZATION, format!("Bearer {token}")),
@@ -40,7 +40,7 @@ async fn send(app: &Router, who: &As, method: Method, uri: &str, body: Value) ->
 }
 
 /// Signs in with a password: the session's cookie, or the refusal's status.
-async fn sign_in(app: &Router, name: &str, password: &str) -> Result<As, StatusCode> {
+pub(crate) async fn sign_in(app: &Router, name: &str, password: &str) -> Result<As, StatusCode> {
     let req = Request::post("/auth/login")
         .header(header::CONTENT_TYPE, "application/json")
         .body(Body::from(json!({"name": name, "password": password}).to_string()))
@@ -73,30 +73,30 @@ async fn oidc_user(stacks: &Arc<Ferry>, subject: &str, name: &str, groups: &[&st
     stacks.accounts().sign_in_oidc(identity, None, allow_server_roles).await.unwrap().user
 }
 
-struct World {
-    app: Router,
-    stacks: std::sync::Arc<Ferry>,
-    root: As,
+pub(crate) struct World {
+    pub app: Router,
+    pub stacks: std::sync::Arc<Ferry>,
+    pub root: As,
 }
 
-async fn world_with(engine: EngineConfig, backends: Vec<AllowedBackend>) -> World {
+pub(crate) async fn world_with(engine: EngineConfig, backends: Vec<AllowedBackend>) -> World {
     let store = ferry_store::testing::scratch().await.unwrap();
     let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(backends), true).await;
     let root = As::Token(common::token_for(&stacks, "root", "*", Role::Admin).await);
     World { app, stacks, root }
 }
 
-async fn world() -> World {
+pub(crate) async fn world() -> World {
     world_with(EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key()), Vec::new()).await
 }
 
 impl World {
-    async fn call(&self, who: &As, method: Method, uri: &str, body: Value) -> (StatusCode, Value) {
+    pub(crate) async fn call(&self, who: &As, method: Method, uri: &str, body: Value) -> (StatusCode, Value) {
         send(&self.app, who, method, uri, body).await
     }
 
     /// A new local user with a password, made by the server administrator, with `roles` in `org`.
-    async fn member(&self, org: &str, name: &str, roles: &[&str]) -> As {
+    pub(crate) async fn member(&self, org: &str, name: &str, roles: &[&str]) -> As {
         let (status, body) =
             self.call(&self.root, Method::PUT, &format!("/api/v1/orgs/{org}/members/{name}"), json!({"roles": roles, "password": PASSWORD})).await;
         assert_eq!(status, StatusCode::OK, "{body}");
@@ -321,7 +321,7 @@ async fn members_of_every_organisation_are_shown_by_name_only_and_the_timeline_h
 
 /// Uploads the demo state as `name`, moved to that name (as the server administrator); the
 /// stack's ID.
-async fn upload(w: &World, name: &str) -> String {
+pub(crate) async fn upload(w: &World, name: &str) -> String {
     let req = Request::post(format!("/api/v1/stacks?name={name}&force=true"))
         .header(
             header::AUTHORIZATION,
@@ -343,7 +343,7 @@ fn backend_fixture(name: &str) -> Vec<u8> {
 }
 
 /// A DIY backend folder holding one real checkpoint, `organization/s3bucket-test/test-upsert`.
-fn backend_folder(root: &Path) -> String {
+pub(crate) fn backend_folder(root: &Path) -> String {
     std::fs::create_dir_all(root.join(".pulumi/stacks/s3bucket-test")).unwrap();
     std::fs::write(root.join(".pulumi/meta.yaml"), "version: 1\n").unwrap();
     std::fs::write(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json"), backend_fixture("test-upsert.checkpoint.json")).unwrap();
@@ -458,8 +458,11 @@ async fn a_plugin_sees_only_the_server_variables_given_to_its_package() {
     let passed = "CARGO_PKG_NAME";
     assert!(std::env::var_os(passed).is_some(), "cargo sets {passed} for tests");
     let plugins = common::naive_plugin_dir();
-    let engine = EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key())
-        .with_plugin_environment(ferry_engine::plugin::PluginEnvironment::minimal(&[format!("test={passed}")]).unwrap());
+    let engine = EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key()).with_plugin_environment(
+        ferry_engine::plugin::PluginEnvPolicy::Granted(
+            ferry_engine::plugin::PluginEnvGrants::parse(&[format!("ferry:test={passed}"), format!("beta:test={secret}")]).unwrap(),
+        ),
+    );
     let w = world_with(engine, Vec::new()).await;
     let any = ferry_store::review::OrgSettings { allowed_packages: vec!["*".into()], ..Default::default() };
     w.stacks.accounts().set_org_settings("*", any).await.unwrap();
@@ -476,7 +479,7 @@ async fn a_plugin_sees_only_the_server_variables_given_to_its_package() {
     let status_of = |name: &str| {
         preview["preview"]["resources"].as_array().unwrap().iter().find(|r| r["name"] == name).map(|r| r["status"].as_str().unwrap().to_string()).unwrap()
     };
-    assert_eq!(status_of("secret"), "not-found", "a variable not given to the package: {preview}");
+    assert_eq!(status_of("secret"), "not-found", "a variable given to another organisation's plugins: {preview}");
     assert_ne!(status_of("passed"), "not-found", "{preview}");
     assert_ne!(status_of("path"), "not-found", "the minimal environment: {preview}");
 }

@@ -12,6 +12,7 @@ mod code_verification;
 mod common;
 mod container;
 mod discovery;
+mod hostile;
 mod imports;
 mod instances;
 mod org_isolation;

@@ -100,6 +100,9 @@ async fn nothing_of_one_organisation_reaches_another() {
     }
     let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
     let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine), false).await;
+    // The scripted plugin's package, allowed to every organisation by an administrator.
+    let test = ferry_store::review::OrgSettings { allowed_packages: vec!["test".into()], ..Default::default() };
+    stacks.accounts().set_org_settings("*", test).await.unwrap();
     // The other organisation goes first, so that whatever a shared index holds, it holds theirs.
     let globex = Holdings {
         org: "globex",

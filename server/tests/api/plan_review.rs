@@ -249,7 +249,8 @@ async fn a_read_only_link_reviews_but_never_edits() {
     let (status, _) =
         call(&app, post_json(&format!("/api/v1/plans/{token}/resolutions"), json!({"preview": "0", "urn": urn, "property": "max", "action": "adopt"}))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
-    let (status, _) = call(&app, Request::delete(format!("/api/v1/plans/{plan_id}/shares/{token}")).body(Body::empty()).unwrap()).await;
+    let link = share["id"].as_str().unwrap();
+    let (status, _) = call(&app, Request::delete(format!("/api/v1/plans/{plan_id}/shares/{link}")).body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::OK);
     let (status, _) = call(&app, get(&format!("{base}/review"))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);

@@ -116,7 +116,13 @@ async fn a_plan_is_revised_previewed_in_the_background_and_shared_read_only() {
     let (status, shared_preview) = call(&app, get(&format!("/api/v1/shared/{token}/previews/0"))).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!((shared_preview["id"].clone(), shared_preview["preview"]["counts"]["ready"].clone()), (json!(""), json!(2)));
+    // Listed by ID, without the token (shown once, above); revoked by the ID.
+    let (_, listed) = call(&app, get(&format!("/api/v1/plans/{id}/shares"))).await;
+    assert!(!listed.to_string().contains(token), "{listed}");
+    let link = share["id"].as_str().unwrap();
     let (status, _) = call(&app, Request::delete(format!("/api/v1/plans/{id}/shares/{token}")).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "a link is not revoked by its token");
+    let (status, _) = call(&app, Request::delete(format!("/api/v1/plans/{id}/shares/{link}")).body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::OK);
     let (status, _) = call(&app, get(&format!("/api/v1/shared/{token}"))).await;
     assert_eq!(status, StatusCode::NOT_FOUND, "a revoked link is gone");

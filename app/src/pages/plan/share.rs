@@ -1,24 +1,26 @@
 //! Read-only links to a plan: make one to hand to reviewers, copy it, revoke it.
 
+use ferry_types::plans::ShareLink;
 use leptos::prelude::*;
-use serde::Deserialize;
 
-#[derive(Debug, Clone, Deserialize)]
-struct Share {
-    token: String,
-    revoked_at: Option<String>,
+/// A link as this page shows it: its token only when it was made here, now (Ferry keeps a
+/// link's hash, so a listed link cannot be copied again; a new one can be made).
+#[derive(Debug, Clone)]
+struct Shown {
+    link: ShareLink,
+    token: Option<String>,
 }
 
 #[component]
 pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
-    let shares = RwSignal::new(Vec::<Share>::new());
+    let shares = RwSignal::new(Vec::<Shown>::new());
     let problem = RwSignal::new(None::<String>);
     #[cfg(feature = "hydrate")]
     {
         let plan_id = plan_id.clone();
         leptos::task::spawn_local(async move {
-            if let Ok(list) = crate::browser::get_json::<Vec<Share>>(&format!("/api/v1/plans/{plan_id}/shares")).await {
-                shares.set(list);
+            if let Ok(list) = crate::browser::get_json::<Vec<ShareLink>>(&format!("/api/v1/plans/{plan_id}/shares")).await {
+                shares.set(list.into_iter().map(|link| Shown { link, token: None }).collect());
             }
         });
     }
@@ -28,8 +30,8 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
             let _url = format!("/api/v1/plans/{plan_id}/shares");
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<Share>(&_url, "application/json", "").await {
-                    Ok(s) => shares.update(|l| l.push(s)),
+                match crate::browser::send::<ferry_types::plans::NewShareLink>(&_url, "application/json", "").await {
+                    Ok(s) => shares.update(|l| l.push(Shown { link: s.link, token: Some(s.token) })),
                     Err(e) => problem.set(Some(e)),
                 }
             });
@@ -51,18 +53,21 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
             <ul class="share-links">
                 {move || shares.get().into_iter().map(|s| {
-                    let url = format!("{}/shared/{}", origin(), s.token);
-                    let revoked = s.revoked_at.is_some();
-                    let token = s.token.clone();
+                    let url = match &s.token {
+                        Some(token) => format!("{}/shared/{token}", origin()),
+                        None => format!("made {} (the link was shown once, when it was made)", s.link.created_at),
+                    };
+                    let revoked = s.link.revoked_at.is_some() || !s.link.active;
+                    let id = s.link.id.clone();
                     let _plan = plan_id.clone();
                     let revoke = move |_| {
-                        let _url = format!("/api/v1/plans/{_plan}/shares/{token}");
+                        let _url = format!("/api/v1/plans/{_plan}/shares/{id}");
                         #[cfg(feature = "hydrate")]
                         leptos::task::spawn_local(async move {
-                            match crate::browser::delete_json::<Share>(&_url).await {
+                            match crate::browser::delete_json::<ShareLink>(&_url).await {
                                 Ok(done) => shares.update(|l| {
-                                    for s in l.iter_mut().filter(|s| s.token == done.token) {
-                                        s.revoked_at = done.revoked_at.clone();
+                                    for s in l.iter_mut().filter(|s| s.link.id == done.id) {
+                                        s.link = done.clone();
                                     }
                                 }),
                                 Err(e) => problem.set(Some(e)),
@@ -76,8 +81,11 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
                                 view! { <span class="meta">"revoked"</span> }.into_any()
                             } else {
                                 let u = url.clone();
-                                view! {
+                                let copy = s.token.is_some().then(|| view! {
                                     <button class="secondary small" on:click=move |_| { let _ = &u; #[cfg(feature = "hydrate")] crate::browser::copy_text(&u); }>"Copy"</button>
+                                });
+                                view! {
+                                    {copy}
                                     <button class="secondary small share-revoke" on:click=revoke>"Revoke"</button>
                                 }.into_any()
                             }}

@@ -5,7 +5,7 @@ mod csharp;
 mod go;
 mod python;
 mod typescript;
-mod yaml;
+pub(crate) mod yaml;
 
 use std::collections::BTreeSet;
 
@@ -85,9 +85,11 @@ pub fn emit(program: &Program, language: Language) -> String {
     }
 }
 
-/// A double-quoted string literal; JSON's escapes are valid in every target language.
+/// A double-quoted string literal; JSON's escapes are valid in every target language. JSON
+/// leaves U+2028 and U+2029 as they are, and C# ends a line (and so a string) at them: they are
+/// escaped too.
 pub fn quoted(s: &str) -> String {
-    serde_json::to_string(s).expect("a string serialises")
+    serde_json::to_string(s).expect("a string serialises").replace('\u{2028}', "\\u2028").replace('\u{2029}', "\\u2029")
 }
 
 /// A number as a literal: integral values without a fraction.

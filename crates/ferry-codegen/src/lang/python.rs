@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use super::{header, indented, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
-use crate::names::{python_property, snake, NameTable, PYTHON_RESERVED};
+use crate::names::{python_property, python_snake, snake, NameTable, PYTHON_RESERVED};
 use crate::schema::{Type, TypeRef};
 
 fn alias(package: &str) -> String {
@@ -21,7 +21,7 @@ fn module_path(t: &TypeRef) -> String {
 
 /// `stdoutAndStderr` → `STDOUT_AND_STDERR`.
 fn enum_member(name: &str) -> String {
-    let n = python_property(name).to_ascii_uppercase();
+    let n = python_property(name).as_str().to_ascii_uppercase();
     if n.starts_with(|c: char| c.is_ascii_digit()) {
         format!("_{n}")
     } else {
@@ -127,7 +127,7 @@ impl Printer {
             opts.push(format!("provider={}", self.resource_vars[provider]));
         }
         if !o.ignore_changes.is_empty() {
-            opts.push(format!("ignore_changes=[{}]", o.ignore_changes.iter().map(|s| quoted(&python_property(s))).collect::<Vec<_>>().join(", ")));
+            opts.push(format!("ignore_changes=[{}]", o.ignore_changes.iter().map(|s| quoted(&python_snake(s))).collect::<Vec<_>>().join(", ")));
         }
         if !o.depends_on.is_empty() {
             opts.push(format!("depends_on=[{}]", o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));

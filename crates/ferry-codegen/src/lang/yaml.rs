@@ -15,6 +15,17 @@ fn plain_key(k: &str) -> bool {
         && !special.contains(&k.to_ascii_lowercase().as_str())
 }
 
+/// Whether a map with these keys is what Pulumi YAML reads as a function call: one key, starting
+/// with `fn::` (in any case). Pulumi YAML has no escape for such a key, so the map cannot be
+/// written as data: a state's map `{"fn::readFile": "/etc/passwd"}` would otherwise become a
+/// call in the program Ferry hands out.
+pub(crate) fn calls_a_function<'a>(mut keys: impl Iterator<Item = &'a str>) -> bool {
+    match (keys.next(), keys.next()) {
+        (Some(only), None) => only.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("fn::")),
+        _ => false,
+    }
+}
+
 fn key(k: &str) -> String {
     if plain_key(k) {
         k.to_string()
@@ -37,6 +48,16 @@ impl Printer {
     /// Writes `v` after `prefix` (`name:` or `-`), at `indent` spaces.
     fn entry(&self, prefix: &str, v: &Value, indent: usize, out: &mut String) {
         let pad = " ".repeat(indent);
+        let keys: Option<Vec<&str>> = match v {
+            Value::Map(entries, _) => Some(entries.iter().map(|(k, _)| k.as_str()).collect()),
+            Value::Object(_, fields) => Some(fields.iter().map(|f| f.name.schema.as_str()).collect()),
+            Value::Json(serde_json::Value::Object(m)) => Some(m.keys().map(String::as_str).collect()),
+            _ => None,
+        };
+        if keys.is_some_and(|keys| calls_a_function(keys.into_iter())) {
+            let _ = writeln!(out, "{pad}{prefix} {{}} # left out: its only key starts with `fn::`, which Pulumi YAML would call");
+            return;
+        }
         match v {
             Value::List(items, _) if !items.is_empty() => {
                 let _ = writeln!(out, "{pad}{prefix}");

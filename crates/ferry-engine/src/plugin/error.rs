@@ -16,18 +16,18 @@ pub enum PluginError {
     NotFound { package: String, binary: String, looked_in: Vec<PathBuf> },
     #[error("could not start the `{package}` plugin: {message}")]
     Launch { package: String, path: PathBuf, message: String },
-    #[error("the `{package}` plugin did not start: {message}{}", stderr_suffix(.stderr))]
-    Startup { package: String, message: String, stderr: String },
+    #[error("the `{package}` plugin did not start: {message}{output}")]
+    Startup { package: String, message: String, output: LoggedOutput },
     #[error("the `{package}` plugin did not answer {method} within {}", duration_text(.timeout))]
     Timeout { package: String, method: &'static str, timeout: Duration },
-    #[error("the `{package}` plugin crashed during {method} ({status}){}", stderr_suffix(.stderr))]
-    Crashed { package: String, method: &'static str, status: String, stderr: String },
+    #[error("the `{package}` plugin crashed during {method} ({status}){output}")]
+    Crashed { package: String, method: &'static str, status: String, output: LoggedOutput },
     #[error("the `{package}` plugin failed {method}: {message}")]
     Call { package: String, method: &'static str, code: String, message: String },
     /// An idempotent call failed on this resource, was retried alone on a fresh process, and
     /// failed the same way again: the resource itself is what breaks the plugin.
-    #[error("the `{package}` plugin {what} during {method} on this resource twice, the second time alone on a fresh process ({detail}){}", stderr_suffix(.stderr))]
-    FailedTwice { package: String, method: &'static str, what: String, detail: String, stderr: String },
+    #[error("the `{package}` plugin {what} during {method} on this resource twice, the second time alone on a fresh process ({detail})")]
+    FailedTwice { package: String, method: &'static str, what: String, detail: String },
     #[error("the `{package}` plugin was restarted {restarts} times and is given up on; the last failure: {last}")]
     GaveUp { package: String, restarts: u32, last: String },
     #[error("the `{package}` plugin could not be started again after it failed ({after}): {message}")]
@@ -57,10 +57,35 @@ fn duration_text(d: &Duration) -> String {
     }
 }
 
-fn stderr_suffix(stderr: &str) -> String {
-    if stderr.trim().is_empty() {
-        String::new()
-    } else {
-        format!("; its last output:\n{}", stderr.trim_end())
+/// What a failed plugin last printed: written to the server's log under a reference, never
+/// into the error (a plugin's output holds the server's paths, and whatever the plugin read),
+/// which names the reference so that an administrator finds the lines.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct LoggedOutput {
+    reference: Option<String>,
+}
+
+impl LoggedOutput {
+    /// Logs `output` of `package`'s plugin (nothing when it printed nothing).
+    pub fn log(package: &str, output: &str) -> LoggedOutput {
+        if output.trim().is_empty() {
+            return LoggedOutput::default();
+        }
+        // The same output gets the same reference (what fails alike reads alike, run after
+        // run), and the log line is found by it.
+        let mut hasher = std::hash::DefaultHasher::new();
+        std::hash::Hash::hash(&(package, output.trim_end()), &mut hasher);
+        let reference = format!("{:016x}", std::hash::Hasher::finish(&hasher));
+        tracing::warn!(plugin = %package, reference = %reference, "the plugin's last output:\n{}", output.trim_end());
+        LoggedOutput { reference: Some(reference) }
+    }
+}
+
+impl std::fmt::Display for LoggedOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.reference {
+            Some(reference) => write!(f, "; its output is in the server's log (reference `{reference}`)"),
+            None => Ok(()),
+        }
     }
 }

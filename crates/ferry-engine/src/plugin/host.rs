@@ -21,9 +21,9 @@ use tonic::transport::{Channel, Endpoint};
 
 use super::discovery::ProviderBinary;
 use super::environment::PluginEnvironment;
-use super::error::PluginError;
+use super::error::{LoggedOutput, PluginError};
 
-/// Lines of a plugin's stderr kept for error messages.
+/// Lines of a plugin's stderr kept for the server's log when it fails.
 const STDERR_TAIL: usize = 40;
 
 /// Deadlines.
@@ -109,8 +109,11 @@ impl ProviderPlugin {
         }
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut lines = BufReader::new(stdout).lines();
-        let startup =
-            |message: String, stderr: &Arc<Mutex<VecDeque<String>>>| PluginError::Startup { package: package.clone(), message, stderr: tail_text(stderr) };
+        let startup = |message: String, stderr: &Arc<Mutex<VecDeque<String>>>| PluginError::Startup {
+            package: package.clone(),
+            message,
+            output: LoggedOutput::log(&package, &tail_text(stderr)),
+        };
 
         let first = tokio::time::timeout(options.start_timeout, lines.next_line()).await;
         let port = match first {
@@ -232,7 +235,12 @@ impl ProviderPlugin {
                 match exited {
                     Some(status_text) => {
                         tokio::time::sleep(Duration::from_millis(50)).await;
-                        Err(PluginError::Crashed { package: self.package.clone(), method, status: status_text, stderr: self.stderr_tail() })
+                        Err(PluginError::Crashed {
+                            package: self.package.clone(),
+                            method,
+                            status: status_text,
+                            output: LoggedOutput::log(&self.package, &self.stderr_tail()),
+                        })
                     }
                     None => Err(PluginError::Call {
                         package: self.package.clone(),

@@ -16,8 +16,8 @@ pub mod supervisor;
 
 pub use discovery::{valid_package, PluginSearch, ProviderBinary};
 pub use engine::{EngineService, LogEvent};
-pub use environment::PluginEnvironment;
-pub use error::PluginError;
+pub use environment::{PluginEnvGrants, PluginEnvPolicy, PluginEnvironment};
+pub use error::{LoggedOutput, PluginError};
 pub use host::{LaunchOptions, ProviderPlugin};
 pub use registry::{Parameterized, PluginProviders};
 pub use supervisor::SupervisedPlugin;

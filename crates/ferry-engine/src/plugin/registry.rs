@@ -33,6 +33,9 @@ pub struct PluginProviders {
     allowed: Option<(std::collections::HashSet<String>, String)>,
     /// What each plugin sees of this process's environment.
     environment: Arc<PluginEnvironment>,
+    /// The empty home this run's plugins share under a minimal environment, removed with the
+    /// registry.
+    _home: Option<tempfile::TempDir>,
 }
 
 /// A package that is a parameterization (or an extension) of another plugin: that plugin is
@@ -60,11 +63,23 @@ impl PluginProviders {
             parameterized: std::sync::Mutex::new(HashMap::new()),
             allowed: None,
             environment: Arc::new(PluginEnvironment::Inherited),
+            _home: None,
         }
     }
 
-    /// Launches plugins with `environment` rather than this process's whole environment.
-    pub fn with_environment(mut self, environment: PluginEnvironment) -> Self {
+    /// Launches plugins with `environment` rather than this process's whole environment. A
+    /// minimal environment without a home gets an empty folder of this run's own as `HOME`.
+    pub fn with_environment(mut self, mut environment: PluginEnvironment) -> Self {
+        if let PluginEnvironment::Minimal { home: home @ None, .. } = &mut environment {
+            match tempfile::Builder::new().prefix("ferry-plugin-home-").tempdir_in(&self.root) {
+                Ok(dir) => {
+                    *home = Some(dir.path().to_path_buf());
+                    self._home = Some(dir);
+                }
+                // Without a folder of its own, a plugin gets no HOME at all: never the server's.
+                Err(e) => tracing::warn!(error = %e, "could not make an empty home for plugins; they run without HOME"),
+            }
+        }
         self.environment = Arc::new(environment);
         self
     }

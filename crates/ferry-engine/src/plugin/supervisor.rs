@@ -141,12 +141,12 @@ impl SupervisedPlugin {
         match call(process).await {
             Err(e) if process_failed(&e, false) => {
                 self.replace(generation, &e).await;
-                let (what, stderr) = match &e {
-                    PluginError::Crashed { stderr, .. } => ("crashed", stderr.clone()),
-                    PluginError::Timeout { .. } => ("hung", String::new()),
-                    _ => ("failed", String::new()),
+                let what = match &e {
+                    PluginError::Crashed { .. } => "crashed",
+                    PluginError::Timeout { .. } => "hung",
+                    _ => "failed",
                 };
-                Err(PluginError::FailedTwice { package: self.package.clone(), method, what: what.to_string(), detail: e.to_string(), stderr })
+                Err(PluginError::FailedTwice { package: self.package.clone(), method, what: what.to_string(), detail: e.to_string() })
             }
             other => other,
         }
