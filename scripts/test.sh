@@ -57,6 +57,9 @@ mkdir -p "$FERRY_E2E_BACKEND"
 # Sign-in is never off: the tests set up through an administrator's API token, and one of the
 # team signs in through a real OpenID Provider (panva's oidc-provider from npm).
 export FERRY_E2E_TOKEN="$("$ROOT/target/debug/ferry" token create --data-dir "$DATA" --user e2e-admin --role admin --days 1)"
+# Passwords are set from a browser session only: the tests' first process opens this one-time
+# link as the administrator and chooses a password (end2end/lib/browser.mjs).
+export FERRY_E2E_ADMIN_LINK="$("$ROOT/target/debug/ferry" sign-in-link --data-dir "$DATA" --user e2e-admin --public-url "$FERRY_URL")"
 OIDC_PORT="$((PORT + 1))"
 export FERRY_E2E_OIDC="http://127.0.0.1:$OIDC_PORT"
 OIDC_PORT="$OIDC_PORT" node "$ROOT/end2end/oidc/provider.mjs" > "$DATA/oidc.log" 2>&1 &

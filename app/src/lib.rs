@@ -20,7 +20,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-use pages::{AccountPage, DiscoverPage, GraphPage, HomePage, NotFound, PlanPage, SignInPage, TablePage, UserMenu};
+use pages::{AccountPage, DiscoverPage, GraphPage, HomePage, InvitationPage, NotFound, PlanPage, SignInPage, TablePage, UserMenu};
 
 const MONACO_ENVIRONMENT: &str = "window.MonacoEnvironment={globalAPI:true,getWorkerUrl:function(_,label){return label==='json'?'/pkg/monaco/json.worker.js':'/pkg/monaco/editor.worker.js'}};";
 
@@ -73,6 +73,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=HomePage/>
                     <Route path=path!("/signin") view=SignInPage/>
                     <Route path=path!("/account") view=AccountPage/>
+                    <Route path=path!("/invitations/:token") view=InvitationPage ssr=SsrMode::Async/>
                     // Async: the whole page is rendered before the status is sent, so an
                     // unknown stack, plan, revision or link answers 404.
                     <Route path=path!("/stacks/:id") view=TablePage ssr=SsrMode::Async/>

@@ -219,6 +219,12 @@ pub async fn current_user() -> Result<Option<Me>, ServerFnError> {
     }))
 }
 
+/// The open invitation a link's token names (the token is the capability: no sign-in needed).
+#[server(prefix = "/rpc")]
+pub async fn invitation(token: String) -> Result<ferry_types::invitations::Invitation, ServerFnError> {
+    ssr::ferry()?.accounts().invitation(&token).await.map_err(ssr::fail)
+}
+
 /// How one may sign in here.
 #[server(prefix = "/rpc")]
 pub async fn sign_in_methods() -> Result<ferry_types::SignInMethods, ServerFnError> {

@@ -57,9 +57,35 @@ export function fixture(rel) {
 const PASSWORD = 'end-to-end password';
 const sessions = new Map();
 
-/** A local user `name` with `roles` in `org` (made or updated by the administrator). */
+const ADMIN = 'e2e-admin';
+const FROM_FERRY = { 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' };
+
+/**
+ * The server administrator's session: passwords are set from a browser session only, never with
+ * an API token. The first test process opens the one-time sign-in link the test command made
+ * (FERRY_E2E_ADMIN_LINK) and chooses the administrator's password; later ones sign in with it.
+ */
+async function adminSession() {
+  try {
+    return await sessionOf(ADMIN);
+  } catch {
+    const link = process.env.FERRY_E2E_ADMIN_LINK;
+    if (!link) throw new Error('FERRY_E2E_ADMIN_LINK is not set: scripts/test.sh makes it');
+    const res = await fetch(link, { redirect: 'manual' });
+    const cookie = res.headers.get('set-cookie')?.split(';')[0];
+    if (!cookie) throw new Error(`the administrator's sign-in link answered ${res.status}`);
+    const set = await fetch(`${BASE}/api/v1/me/password`, { method: 'POST', headers: { cookie, ...FROM_FERRY }, body: JSON.stringify({ password: PASSWORD }) });
+    if (!set.ok) throw new Error(`choosing the administrator's password: ${set.status} ${await set.text()}`);
+    return await sessionOf(ADMIN);
+  }
+}
+
+/** A local user `name` with `roles` in `org` (made or updated by the server administrator). */
 export async function member(org, name, roles) {
-  await api('PUT', `/api/v1/orgs/${encodeURIComponent(org)}/members/${encodeURIComponent(name)}`, { roles, password: PASSWORD });
+  const session = await adminSession();
+  const url = `${BASE}/api/v1/orgs/${encodeURIComponent(org)}/members/${encodeURIComponent(name)}`;
+  const res = await fetch(url, { method: 'PUT', headers: { cookie: `ferry_session=${session}`, ...FROM_FERRY }, body: JSON.stringify({ roles, password: PASSWORD }) });
+  if (!res.ok) throw new Error(`making ${name} in ${org}: ${res.status} ${await res.text()}`);
 }
 
 /** A session for `name` (signed in once per test process, through the sign-in API). */

@@ -22,14 +22,30 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await member('team', 'paula', ['planner']);
   await member('team', 'carl', ['committer']);
 
-  // An administrator makes the viewer a member on the account page, and sets the stack's rule
-  // on its page: one approval, not the author's.
+  // An administrator invites the viewer on the account page; she opens the link, chooses her
+  // own name and password, and is in. Then the administrator sets the stack's rule on its
+  // page: one approval, not the author's.
   const admin = await open(browser, '/account');
   await admin.page.selectOption('#org-admin-org', '*');
   await admin.page.waitForSelector('#org-members tbody tr');
-  await admin.page.fill('#member-name', 'vera');
-  await admin.page.fill('#member-password', 'end-to-end password');
-  await admin.page.click('#member-save');
+  await admin.page.click('#member-invite');
+  await admin.page.waitForSelector('#invitation-link');
+  const invitation = await admin.page.inputValue('#invitation-link');
+  assert.match(invitation, /\/invitations\/ferry_invite_[0-9a-f]{32}$/);
+  const newcomer = await open(browser, new URL(invitation).pathname, { as: null });
+  assert.match(await newcomer.page.textContent('#invitation-text'), /invites you to \*.*viewer/s);
+  await newcomer.page.fill('#invitation-name', 'vera');
+  await newcomer.page.fill('#invitation-password', 'end-to-end password');
+  await shot(newcomer.page, 'team-invitation');
+  await newcomer.page.click('#invitation-accept');
+  await newcomer.page.waitForURL(`${BASE}/`);
+  await newcomer.page.waitForSelector('body[data-hydrated="true"]');
+  assert.equal(await newcomer.page.textContent('#user-name'), 'vera');
+  assert.deepEqual(newcomer.errors, []);
+  await newcomer.context.close();
+  await admin.page.reload();
+  await admin.page.waitForSelector('body[data-hydrated="true"]');
+  await admin.page.selectOption('#org-admin-org', '*');
   await admin.page.waitForFunction(() => /vera/.test(document.querySelector('#org-members')?.textContent ?? ''));
   await admin.page.waitForSelector('#audit-log .audit-record');
   await shot(admin.page, 'team-account');

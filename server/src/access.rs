@@ -221,14 +221,21 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
             .into_response();
     };
     let caller = req.extensions().get::<Caller>().cloned().unwrap_or_default();
-    // Calls of a write route with an action are audited; reads and reads sent as a POST are not.
-    let audited = writes(req.method()) && !decision.action.is_empty();
+    // Calls of a route with an action are audited: every write, and the reads that hand out what
+    // must be accounted for (a stack's export, code, which may carry decrypted secrets with a
+    // passphrase, and a plan read through a share link).
+    let audited = !decision.action.is_empty();
     let address = ferry_service::accounts::address_text(peer_of(req.extensions()));
     let (mut parts, body) = req.into_parts();
     let params = <RawPathParams as axum::extract::FromRequestParts<()>>::from_request_parts(&mut parts, &()).await.ok();
     let req = Request::from_parts(parts, body);
 
     let checked: Result<Option<String>, ferry_service::ServiceError> = match decision.gate {
+        // A share link's reads are recorded in the plan's organisation (the link names it).
+        Gate::Share if !decision.action.is_empty() => match path_param(&params, "token") {
+            Some(token) => Ok(state.ferry.plans().org_of_share(token).await.ok()),
+            None => Ok(None),
+        },
         Gate::Public | Gate::Share | Gate::ServerFn => Ok(None),
         Gate::SignedIn | Gate::Named(_) => caller.require_signed_in().map(|_| None),
         Gate::Session => caller.require_session().map(|_| None),
@@ -278,6 +285,10 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         // The plan a record is about makes the plan's timeline: the one a handler created, or
         // the one the route's object is or belongs to.
         let plan = match (response.extensions().get::<AuditPlan>(), decision.gate, path_param(&params, "id")) {
+            (None, Gate::Share, _) => match path_param(&params, "token") {
+                Some(token) => state.ferry.plans().plan_of_share(token).await.ok(),
+                None => None,
+            },
             (Some(created), _, _) => Some(created.0.clone()),
             (None, Gate::On(Object::Plan, _) | Gate::Review(Object::Plan), Some(id)) => Some(id.to_string()),
             (None, Gate::On(Object::Preview, _), Some(id)) => state.ferry.plans().plan_of_preview(id).await.ok().flatten(),

@@ -309,3 +309,90 @@ pub async fn audit(
     }
     Ok(Json(records).into_response())
 }
+
+/// `GET /api/v1/orgs/{org}/invitations`: its invitations, never their tokens.
+pub async fn invitations(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(org): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.accounts().invitations(&caller, &org).await?).into_response())
+}
+
+/// `POST /api/v1/orgs/{org}/invitations` `{"roles", "days"?}`: a new invitation; its link's
+/// token is in this answer only.
+pub async fn invite(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(org): Path<String>,
+    Json(input): Json<ferry_types::invitations::InvitationInput>,
+) -> Result<Response, ApiError> {
+    Ok((StatusCode::CREATED, Json(ferry.accounts().invite(&caller, &org, &input).await?)).into_response())
+}
+
+pub async fn revoke_invitation(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path((org, id)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    Ok(Json(ferry.accounts().revoke_invitation(&caller, &org, &id).await?).into_response())
+}
+
+/// `GET /api/v1/invitations/{token}`: the open invitation a link names, for its holder.
+pub async fn invitation(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.accounts().invitation(&token).await?).into_response())
+}
+
+/// `POST /auth/invitations/{token}`: accepts an invitation, as the invitation page's form
+/// (answered with a redirect: home, or back to the page naming the problem) or as JSON. Signed
+/// in, the user joins; otherwise `name` and `password` make a new account, signed in by the
+/// answer. As sign-in, refused from another site's page.
+pub async fn accept_invitation(
+    State(state): State<AppState>,
+    Peer(peer, https): Peer,
+    Extension(caller): Extension<Caller>,
+    Path(token): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let is_form = match media_type(&headers).as_str() {
+        "application/x-www-form-urlencoded" => true,
+        "application/json" => false,
+        other => {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                format!("accept with `Content-Type: application/json` or the invitation page's form, not `{other}`"),
+            ))
+        }
+    };
+    if (is_form && !same_origin(&headers, &state.auth)) || from_another_site(&headers, &state.auth) {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", "accept an invitation from Ferry's own invitation page"));
+    }
+    let bytes = axum::body::to_bytes(body, 64 * 1024)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}")))?;
+    let input: ferry_types::invitations::AcceptInvitation = if bytes.is_empty() {
+        Default::default()
+    } else if is_form {
+        serde_urlencoded::from_bytes(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the form: {e}")))?
+    } else {
+        // `null` or `{}` from a signed-in user who just joins.
+        serde_json::from_slice::<Option<_>>(&bytes)
+            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the body (`{{\"name\", \"password\"}}`): {e}")))?
+            .unwrap_or_default()
+    };
+    // A form sends empty fields for a signed-in user's plain "join".
+    let input = ferry_types::invitations::AcceptInvitation { name: input.name.filter(|n| !n.is_empty()), password: input.password.filter(|p| !p.is_empty()) };
+    match state.ferry.accounts().accept_invitation(&caller, &token, input, peer).await {
+        Ok((accepted, session)) => {
+            let mut response = if is_form { Redirect::to("/").into_response() } else { Json(accepted).into_response() };
+            if let Some(session) = session {
+                set_session(&mut response, state.auth.secure(https), Some(session.0));
+            }
+            Ok(response)
+        }
+        Err(e) if is_form => {
+            let message: String = url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
+            let page: String = url::form_urlencoded::byte_serialize(token.as_bytes()).collect();
+            Ok(Redirect::to(&format!("/invitations/{page}?error={message}")).into_response())
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -70,7 +70,7 @@ fn route_list() -> Vec<leptos_axum::AxumRouteListing> {
 /// from starting (and so fails every test).
 fn page_gate(path: &str) -> Gate {
     match path {
-        "/signin" => Gate::Public,
+        "/signin" | "/invitations/{token}" => Gate::Public,
         "/shared/{token}" | "/shared/{token}/r/{rev}" => Gate::Share,
         "/" | "/account" | "/stacks/{id}" | "/stacks/{id}/graph" | "/stacks/{id}/discover" | "/plans/{id}" | "/plans/{id}/r/{rev}" => Gate::Page,
         other => panic!("the page `{other}` has no access decision (add it to `page_gate`)"),
@@ -91,6 +91,8 @@ pub fn gated_routes(state: &AppState) -> (Router<AppState>, AccessTable) {
         .post("/auth/login", Gate::Public, "", auth::login)
         .post("/auth/logout", Gate::Public, "sign-out", auth::logout)
         .get("/auth/link/{token}", Gate::Public, "", auth::sign_in_link)
+        // Accepting is audited by the service (in the organisation joined).
+        .post("/auth/invitations/{token}", Gate::Public, "", auth::accept_invitation)
         .get("/auth/oidc/login", Gate::Public, "", oidc::login)
         .get("/auth/oidc/callback", Gate::Public, "", oidc::callback)
         .nest(api::routes(), api::fallback());

@@ -74,7 +74,7 @@ pub struct LoginQuery {
 }
 
 /// `GET /auth/oidc/login[?next=/path]`: off to the provider.
-pub async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -> Result<Response, ApiError> {
+pub async fn login(State(state): State<AppState>, Peer(_, https): Peer, Query(q): Query<LoginQuery>) -> Result<Response, ApiError> {
     let oidc = configured(&state)?;
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let (url, csrf, nonce) = oidc
@@ -84,10 +84,14 @@ pub async fn login(State(state): State<AppState>, Query(q): Query<LoginQuery>) -
         .add_scope(Scope::new("profile".into()))
         .set_pkce_challenge(challenge)
         .url();
-    // Kept in the store, so the provider's callback may reach any instance.
+    // Kept in the store, so the provider's callback may reach any instance; bound to this
+    // browser by a cookie only it holds, so a `state` started elsewhere signs nobody in here.
     let login = OidcLogin { verifier: verifier.secret().clone(), nonce: nonce.secret().clone(), next: crate::session::local_path(q.next.as_deref()) };
-    state.ferry.accounts().begin_oidc_login(csrf.secret(), &login, PENDING_FOR.as_secs() as i64).await?;
-    Ok(Redirect::to(url.as_str()).into_response())
+    let browser = ferry_store::random_id();
+    state.ferry.accounts().begin_oidc_login(csrf.secret(), &browser, &login, PENDING_FOR.as_secs() as i64).await?;
+    let mut response = Redirect::to(url.as_str()).into_response();
+    set_binding(&mut response, state.auth.secure(https), Some(browser));
+    Ok(response)
 }
 
 #[derive(Deserialize)]
@@ -98,9 +102,42 @@ pub struct CallbackQuery {
     error_description: Option<String>,
 }
 
-/// `GET /auth/oidc/callback`: the code back from the provider.
-pub async fn callback(State(state): State<AppState>, Peer(peer, https): Peer, Query(q): Query<CallbackQuery>) -> Result<Response, ApiError> {
-    let oidc = configured(&state)?;
+/// `GET /auth/oidc/callback`: the code back from the provider. A callback that fails is audited
+/// (a server-wide record: no user is known), as a failed password is.
+pub async fn callback(
+    State(state): State<AppState>,
+    Peer(peer, https): Peer,
+    headers: axum::http::HeaderMap,
+    Query(q): Query<CallbackQuery>,
+) -> Result<Response, ApiError> {
+    let result = finish_callback(&state, peer, https, &headers, q).await;
+    if let Err(e) = &result {
+        let outcome = format!("failed: {}", e.message);
+        let record = ferry_store::accounts::NewAuditRecord {
+            actor: "anonymous",
+            org: None,
+            action: "sign-in",
+            object: "OpenID Connect",
+            address: &ferry_service::accounts::address_text(peer),
+            outcome: &outcome,
+            plan_id: None,
+            subject: None,
+        };
+        if let Err(e) = state.ferry.accounts().audit(record).await {
+            tracing::error!(error = %e, "could not append to the audit log");
+        }
+    }
+    result
+}
+
+async fn finish_callback(
+    state: &AppState,
+    peer: Option<std::net::IpAddr>,
+    https: bool,
+    headers: &axum::http::HeaderMap,
+    q: CallbackQuery,
+) -> Result<Response, ApiError> {
+    let oidc = configured(state)?;
     let refuse = |message: String| ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message);
     if let Some(error) = q.error {
         return Err(refuse(format!("the OpenID Provider refused the sign-in: {error}{}", q.error_description.map(|d| format!(" ({d})")).unwrap_or_default())));
@@ -108,8 +145,9 @@ pub async fn callback(State(state): State<AppState>, Peer(peer, https): Peer, Qu
     let (Some(code), Some(csrf)) = (q.code, q.state) else {
         return Err(refuse("the OpenID Provider sent no `code` and `state`".into()));
     };
-    let pending = state.ferry.accounts().finish_oidc_login(&csrf).await?;
-    let pending = pending.ok_or_else(|| refuse("this sign-in is unknown or took too long; start again".into()))?;
+    let browser = binding(headers).ok_or_else(|| refuse("this browser did not start this sign-in (no sign-in cookie); start again".into()))?;
+    let pending = state.ferry.accounts().finish_oidc_login(&csrf, &browser).await?;
+    let pending = pending.ok_or_else(|| refuse("this sign-in is unknown, took too long or was started in another browser; start again".into()))?;
     let exchange = oidc.client.exchange_code(AuthorizationCode::new(code)).map_err(|e| refuse(format!("the provider has no token endpoint: {e}")))?;
     let tokens = exchange
         .set_pkce_verifier(PkceCodeVerifier::new(pending.verifier))
@@ -136,7 +174,37 @@ pub async fn callback(State(state): State<AppState>, Peer(peer, https): Peer, Qu
     let signed_in = state.ferry.accounts().sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
     let mut response = Redirect::to(&pending.next).into_response();
     crate::session::set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
+    set_binding(&mut response, state.auth.secure(https), None);
     Ok(response)
+}
+
+/// The cookie that binds a sign-in at the provider to the browser that started it.
+const BINDING_COOKIE: &str = "ferry_oidc";
+
+/// Sets the binding cookie (for as long as a sign-in may take), or with `None` clears it. `Lax`:
+/// the provider sends the browser back with a top-level `GET`, which carries it.
+fn set_binding(response: &mut Response, secure: bool, secret: Option<String>) {
+    let max_age = cookie::time::Duration::seconds(if secret.is_some() { PENDING_FOR.as_secs() as i64 } else { 0 });
+    let cookie = cookie::Cookie::build((BINDING_COOKIE, secret.unwrap_or_default()))
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .secure(secure)
+        .path("/auth/oidc")
+        .max_age(max_age);
+    response
+        .headers_mut()
+        .append(axum::http::header::SET_COOKIE, axum::http::HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
+}
+
+fn binding(headers: &axum::http::HeaderMap) -> Option<String> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == BINDING_COOKIE && !c.value().is_empty())
+        .map(|c| c.value().to_string())
 }
 
 fn configured(state: &AppState) -> Result<&Oidc, ApiError> {

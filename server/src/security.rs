@@ -34,14 +34,14 @@ pub fn headers() -> Headers {
 
 /// A request path as logs may show it: every segment that could be a capability or an
 /// identifier (32 hex digits: plan, preview, job and discovery IDs, share tokens, sign-in
-/// links) is masked, and the segment after `shared` or `link` always is.
+/// links) is masked, and the segment after `shared`, `link` or `invitations` always is.
 pub fn redact_path(path: &str) -> String {
     let mut out = Vec::new();
     let mut mask_next = false;
     for segment in path.split('/') {
         let secret = mask_next || (segment.len() >= 16 && segment.chars().all(|c| c.is_ascii_hexdigit()));
         out.push(if secret && !segment.is_empty() { "…" } else { segment });
-        mask_next = matches!(segment, "shared" | "link");
+        mask_next = matches!(segment, "shared" | "link" | "invitations");
     }
     out.join("/")
 }
@@ -55,6 +55,7 @@ mod tests {
         assert_eq!(redact_path("/api/v1/shared/0123456789abcdef0123456789abcdef/previews/0"), "/api/v1/shared/…/previews/0");
         assert_eq!(redact_path("/plans/0123456789abcdef0123456789abcdef/r/2"), "/plans/…/r/2");
         assert_eq!(redact_path("/auth/link/not-hex-but-secret"), "/auth/link/…");
+        assert_eq!(redact_path("/auth/invitations/ferry_invite_0123/accept"), "/auth/invitations/…/accept");
         assert_eq!(redact_path("/api/v1/stacks"), "/api/v1/stacks");
     }
 }

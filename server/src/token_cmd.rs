@@ -49,6 +49,14 @@ pub async fn run(args: TokenArgs) -> Result<(), Error> {
     let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvPolicy::Inherited).await?);
     let user = service.accounts().grant(&args.user, &args.org, role).await?;
     let created = service.accounts().issue_api_token(&user.id, &args.name, &args.org, role, args.days * 86_400).await?;
+    audit_command(
+        &service,
+        (args.org != "*").then_some(args.org.as_str()),
+        "token.create",
+        &format!("token {} of user {} ({} in {})", args.name, user.name, role.as_str(), args.org),
+        &user.id,
+    )
+    .await?;
     // The token goes to standard output alone, so scripts can capture it.
     println!("{}", created.token.as_deref().unwrap_or_default());
     eprintln!("token for `{}` as {} in `{}`, expires {}", user.name, role.as_str(), args.org, created.expires_at);
@@ -72,6 +80,26 @@ pub async fn sign_in_link(args: LinkArgs) -> Result<(), Error> {
     let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvPolicy::Inherited).await?);
     let user = service.accounts().ensure_user(&args.user).await?;
     let secret = service.accounts().new_sign_in_link(&user.id).await?;
+    audit_command(&service, None, "sign-in-link.create", &format!("sign-in link of user {}", user.name), &user.id).await?;
     println!("{}/auth/link/{}", args.public_url.trim_end_matches('/'), secret.0);
+    Ok(())
+}
+
+/// Records what a command run on the server's machine did to an account: in the audit log like
+/// any change, by the machine's user (the command line has no Ferry user).
+async fn audit_command(service: &std::sync::Arc<ferry_service::Ferry>, org: Option<&str>, action: &str, object: &str, subject: &str) -> Result<(), Error> {
+    let who = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "unknown".into());
+    let actor = format!("command line ({who})");
+    let record = ferry_store::accounts::NewAuditRecord {
+        actor: &actor,
+        org,
+        action,
+        object,
+        address: "command line",
+        outcome: "ok",
+        plan_id: None,
+        subject: Some(subject),
+    };
+    service.accounts().audit(record).await?;
     Ok(())
 }

@@ -271,7 +271,8 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
 
 const ROLES: [&str; 5] = ["viewer", "planner", "approver", "committer", "admin"];
 
-/// An administrator's organisation: its members and their roles, and its settings.
+/// An administrator's organisation: its members and their roles, invitations for newcomers, and
+/// its settings.
 #[component]
 fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
     let org = RwSignal::new(orgs.first().cloned().unwrap_or_default());
@@ -295,13 +296,29 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
         });
     });
     let name = NodeRef::<leptos::html::Input>::new();
-    let password = NodeRef::<leptos::html::Input>::new();
     let chosen = RwSignal::new(vec!["viewer".to_string()]);
+    // The link of the invitation just made: shown once (Ferry keeps only its hash).
+    let invitation_link = RwSignal::new(None::<String>);
+    let invite = move |_| {
+        let _input = ferry_types::invitations::InvitationInput { roles: chosen.get_untracked(), days: None };
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            let url = format!("/api/v1/orgs/{}/invitations", js_sys::encode_uri_component(&org.get_untracked()));
+            let body = serde_json::to_string(&_input).unwrap_or_default();
+            match crate::browser::send::<ferry_types::invitations::NewInvitation>(&url, "application/json", &body).await {
+                Ok(made) => {
+                    let origin = web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default();
+                    invitation_link.set(Some(format!("{origin}/invitations/{}", made.token)));
+                    problem.set(None);
+                }
+                Err(e) => problem.set(Some(e)),
+            }
+        });
+    };
     let set_member = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let who = name.get().map(|i| i.value()).unwrap_or_default();
-        let pw = password.get().map(|i| i.value()).unwrap_or_default();
-        let body = serde_json::json!({"roles": chosen.get_untracked(), "password": (!pw.is_empty()).then_some(pw)}).to_string();
+        let body = serde_json::json!({"roles": chosen.get_untracked()}).to_string();
         let _ = (&who, &body);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
@@ -357,9 +374,13 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
                             }/>{r}</label>
                     }
                 }).collect_view()}
-                <input node_ref=password id="member-password" type="password" placeholder="first password (new local users)" autocomplete="new-password"/>
-                <button type="submit" id="member-save">"Set roles"</button>
+                <button type="submit" id="member-save">"Set a member's roles"</button>
+                <button type="button" class="secondary" id="member-invite" on:click=invite>"Invite someone with these roles"</button>
             </form>
+            {move || invitation_link.get().map(|link| view! {
+                <p class="meta">"Send this link to the person you invite; it is shown once, and works once, for 7 days:"</p>
+                <input class="share-url" id="invitation-link" readonly value=link/>
+            })}
             <h3>"Settings"</h3>
             {move || settings.get().map(|s| view! {
                 <form class="row" id="org-settings" on:submit=save_settings>

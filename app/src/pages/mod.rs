@@ -1,5 +1,6 @@
 //! The app's pages, one URL each: `/` (stacks, upload), `/stacks/:id` (table),
-//! `/stacks/:id/graph` (graph), `/stacks/:id/discover` (discovery), `/plans/:id` (a plan and its preview's progress); `?r=<urn>`
+//! `/stacks/:id/graph` (graph), `/stacks/:id/discover` (discovery), `/plans/:id` (a plan and its preview's progress),
+//! `/invitations/:token` (joining an organisation); `?r=<urn>`
 //! opens a resource's details on the stack pages.
 
 mod account;
@@ -7,6 +8,7 @@ mod detail;
 mod discover;
 mod graph;
 mod home;
+mod invitation;
 mod migrate;
 pub(crate) mod paged;
 pub(crate) mod plan;
@@ -16,6 +18,7 @@ pub(crate) mod table;
 
 pub use account::{AccountPage, SignInPage, UserMenu};
 pub use home::{HomePage, UploadStatusError};
+pub use invitation::InvitationPage;
 pub use plan::PlanPage;
 pub use stack::{DiscoverPage, GraphPage, TablePage};
 

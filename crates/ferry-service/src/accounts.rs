@@ -45,6 +45,14 @@ pub struct Member {
 
 pub use ferry_store::hash_secret;
 
+fn roles_text(roles: &[&str]) -> String {
+    if roles.is_empty() {
+        "none".to_string()
+    } else {
+        roles.join(", ")
+    }
+}
+
 fn new_secret(prefix: &str) -> NewSecret {
     NewSecret(format!("{prefix}{}", ferry_store::random_id()))
 }
@@ -94,7 +102,7 @@ pub fn address_text(address: Option<IpAddr>) -> String {
 }
 
 /// Checks an organisation name; `*` (every organisation) is one too.
-fn check_org(org: &str) -> Result<(), ServiceError> {
+pub(crate) fn check_org(org: &str) -> Result<(), ServiceError> {
     if org == "*" {
         return Ok(());
     }
@@ -104,6 +112,11 @@ fn check_org(org: &str) -> Result<(), ServiceError> {
 /// Checks an organisation name (not `*`).
 pub(crate) fn check_org_name(org: &str) -> Result<(), ServiceError> {
     check_name("organisation", org)
+}
+
+/// Checks a user's name.
+pub(crate) fn check_user_name(name: &str) -> Result<(), ServiceError> {
+    check_name("user name", name)
 }
 
 /// Checks a user or organisation name: what a URL path and a log line can carry as is.
@@ -195,7 +208,9 @@ impl Accounts {
             audit("denied: too many attempts".into()).await?;
             return Err(ServiceError::RateLimited("too many sign-in attempts; wait a minute and try again".into()));
         }
-        if !verify_password(password, user.as_ref().and_then(|u| u.password_hash.as_deref())).await {
+        // A user of the OpenID Provider has no local password, even one set before that rule.
+        let hash = user.as_ref().filter(|u| !u.is_oidc()).and_then(|u| u.password_hash.as_deref());
+        if !verify_password(password, hash).await {
             self.sign_in_limits.failed(name, address, std::time::Instant::now());
             audit("failed: wrong name or password".into()).await?;
             return Err(ServiceError::BadCredentials("wrong name or password".into()));
@@ -285,16 +300,13 @@ impl Accounts {
 
     /// Changes the caller's own password, given the current one (none needed when they have
     /// none yet, as after a sign-in link). Only from a session, never with an API token; a
-    /// user who signs in through OpenID Connect sets a local password only from a session the
-    /// provider started.
+    /// user who signs in through OpenID Connect has no local password (their provider is how
+    /// they prove who they are, and its rules are the organisation's).
     pub async fn change_own_password(&self, caller: &Caller, current: Option<&str>, new: &str) -> Result<(), ServiceError> {
         let me = caller.require_session()?;
         let user = self.store.accounts().user(&me.id).await?;
-        if user.is_oidc() && me.credential != (Credential::Session { method: Some(SessionMethod::Oidc) }) {
-            return Err(ServiceError::Forbidden(format!(
-                "`{}` signs in through OpenID Connect: a local password can be set only while signed in through the provider",
-                user.name
-            )));
+        if user.is_oidc() {
+            return Err(ServiceError::Forbidden(format!("`{}` signs in through the OpenID Provider: Ferry keeps no password for them", user.name)));
         }
         if user.password_hash.is_some() && !verify_password(current.unwrap_or_default(), user.password_hash.as_deref()).await {
             return Err(ServiceError::BadCredentials("the current password is wrong".into()));
@@ -375,19 +387,30 @@ impl Accounts {
             .collect())
     }
 
-    /// Sets a member's roles in `org` (admins of it). A name not yet taken makes a local user,
-    /// with `password` as their first password when given. An existing user's password is
-    /// theirs: only a server administrator sets it here. And an existing user who is not yet a
-    /// member of `org` and whose password someone else chose (an administrator of another
-    /// organisation may have made the name to stand in for someone) gets roles here only from
-    /// a server administrator, or once they have chosen their own password.
+    /// Sets `name`'s roles in `org` (none: they leave it). An organisation's administrator
+    /// changes the roles of the organisation's members only: someone who is not one joins by
+    /// accepting an invitation (`invite`), and nobody is given an account or a password by an
+    /// organisation's administrator. A server administrator may also make a local user, add
+    /// anyone, and set a local user's password, from a session only; nobody gives a password to
+    /// a user who signs in through an OpenID Provider.
     pub async fn set_member(&self, caller: &Caller, org: &str, name: &str, roles: &[Role], password: Option<&str>) -> Result<Member, ServiceError> {
         check_org(org)?;
         caller.require(org, Role::Admin)?;
         check_name("user name", name)?;
         let me = caller.require_signed_in()?;
         let server_admin = caller.is_server_admin();
+        let invite = || format!("invite them instead (`POST /api/v1/orgs/{org}/invitations`): they join by accepting it");
+        if password.is_some() {
+            if !server_admin {
+                return Err(ServiceError::Forbidden(format!("an organisation's administrator gives nobody a password: {}, choosing their own", invite())));
+            }
+            // A password is a credential: set from a browser session, never with an API token.
+            caller.require_session()?;
+        }
         let user = match self.store.accounts().user_by_name(name).await? {
+            None if !server_admin => {
+                return Err(ServiceError::Forbidden(format!("there is no user `{name}`: {}", invite())));
+            }
             None => {
                 let hash = match password {
                     Some(password) => Some(hash_password(password).await?),
@@ -404,18 +427,14 @@ impl Accounts {
                 }
             }
             Some(user) => {
-                if password.is_some() && !server_admin {
-                    return Err(ServiceError::Forbidden(format!(
-                        "`{name}` already exists: only they (or a server administrator) may set their password; an organisation's administrator gives a first password only to a user made in the same request"
-                    )));
-                }
                 let member_here = self.store.accounts().memberships(&user.id).await?.iter().any(|m| m.org == org);
-                if !roles.is_empty() && !member_here && !server_admin && user.password_set_by_someone_else() {
-                    return Err(ServiceError::Forbidden(format!(
-                        "`{name}` is not a member of `{org}`, and their password was chosen by an administrator, not by them: a server administrator can grant the role, or `{name}` can choose their own password first"
-                    )));
+                if !roles.is_empty() && !member_here && !server_admin {
+                    return Err(ServiceError::Forbidden(format!("`{name}` is not a member of `{org}`: {}", invite())));
                 }
                 if let Some(password) = password {
+                    if user.is_oidc() {
+                        return Err(ServiceError::Forbidden(format!("`{name}` signs in through the OpenID Provider: Ferry keeps no password for them")));
+                    }
                     self.set_password(&user.id, password, &me.id).await?;
                 }
                 user
@@ -440,16 +459,24 @@ impl Accounts {
         Ok(self.store.accounts().audit(org, after, limit.clamp(1, 10_000)).await?)
     }
 
-    /// Keeps an OpenID Connect sign-in started at the provider (its `state`, hashed, is the
-    /// key) for `lifetime_seconds`, in the store, so the provider's callback may reach any
-    /// instance.
-    pub async fn begin_oidc_login(&self, state: &str, login: &ferry_store::accounts::OidcLogin, lifetime_seconds: i64) -> Result<(), ServiceError> {
-        Ok(self.store.accounts().add_oidc_login(&hash_secret(state), login, lifetime_seconds).await?)
+    /// Keeps a sign-in started at the OpenID Provider under its `state` and `browser`, a secret
+    /// the starting browser holds in a cookie: the callback finds it only with both, so a
+    /// `state` (and code) another browser started is nothing in this one. In the store (keyed by
+    /// their hash) for `lifetime_seconds`, so the provider's callback may reach any instance.
+    pub async fn begin_oidc_login(
+        &self,
+        state: &str,
+        browser: &str,
+        login: &ferry_store::accounts::OidcLogin,
+        lifetime_seconds: i64,
+    ) -> Result<(), ServiceError> {
+        Ok(self.store.accounts().add_oidc_login(&hash_secret(&format!("{state}\n{browser}")), login, lifetime_seconds).await?)
     }
 
-    /// Takes the sign-in the provider's callback names by its `state`, once.
-    pub async fn finish_oidc_login(&self, state: &str) -> Result<Option<ferry_store::accounts::OidcLogin>, ServiceError> {
-        Ok(self.store.accounts().take_oidc_login(&hash_secret(state)).await?)
+    /// Takes the sign-in the provider's callback names by its `state`, in the browser that
+    /// started it, once.
+    pub async fn finish_oidc_login(&self, state: &str, browser: &str) -> Result<Option<ferry_store::accounts::OidcLogin>, ServiceError> {
+        Ok(self.store.accounts().take_oidc_login(&hash_secret(&format!("{state}\n{browser}"))).await?)
     }
 
     /// Signs in a user an OpenID Provider vouched for: matched by issuer and `sub`, never by a
@@ -500,13 +527,35 @@ impl Accounts {
             // The provider is the source of truth for memberships it manages: orgs it no longer
             // lists lose their roles. Server-wide roles it is not trusted with stay as a server
             // administrator set them.
-            for m in self.store.accounts().memberships(&user.id).await? {
+            let before = self.store.accounts().memberships(&user.id).await?;
+            for m in &before {
                 if m.org != "*" || allow_server_roles {
-                    by_org.entry(m.org).or_default();
+                    by_org.entry(m.org.clone()).or_default();
                 }
             }
             for (org, roles) in by_org {
+                let mut held: Vec<&str> = before.iter().filter(|m| m.org == org).map(|m| m.role.as_str()).collect();
+                let mut given = roles.clone();
+                held.sort_unstable();
+                given.sort_unstable();
+                given.dedup();
                 self.store.accounts().set_roles(&user.id, &org, &roles).await?;
+                if held != given {
+                    // Roles the provider's groups changed are recorded in the organisation's log,
+                    // as an administrator's change would be.
+                    let outcome = format!("ok: roles {} (were {})", roles_text(&given), roles_text(&held));
+                    let record = NewAuditRecord {
+                        actor: &user.name,
+                        org: Some(&org),
+                        action: "member.roles-from-oidc-groups",
+                        object: &format!("member {}", user.name),
+                        address: &shown,
+                        outcome: &outcome,
+                        plan_id: None,
+                        subject: Some(&user.id),
+                    };
+                    self.audit(record).await?;
+                }
             }
         }
         let session = self.start_session(&user.id, SessionMethod::Oidc).await?;

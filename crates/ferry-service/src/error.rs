@@ -110,6 +110,7 @@ impl ServiceError {
                 | StoreError::PlanNotFound(_)
                 | StoreError::PlanRevisionNotFound { .. }
                 | StoreError::ShareNotFound
+                | StoreError::InvitationNotFound
                 | StoreError::UserNotFound(_)
                 | StoreError::TokenNotFound
                 | StoreError::CommentNotFound(_)

@@ -18,6 +18,7 @@ mod editor;
 mod engine_thread;
 mod error;
 mod imports;
+mod invitations;
 mod jobs;
 mod lru;
 mod managed;

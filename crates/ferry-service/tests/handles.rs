@@ -94,6 +94,13 @@ async fn accounts_decide_who_may_do_what_in_which_organisation() {
     let admin = member(&ferry, "ada", "acme", Role::Admin).await;
     let refused = accounts.set_member(&admin, "acme", "olga", &[Role::Viewer], Some("a long enough password")).await.unwrap_err();
     assert_eq!(refused.status(), 403, "{refused}");
+
+    // A sign-in at an OpenID Provider is found by its `state` only in the browser that began it.
+    let login = ferry_store::accounts::OidcLogin { verifier: "v".into(), nonce: "n".into(), next: "/".into() };
+    accounts.begin_oidc_login("state-1", "browser-a", &login, 600).await.unwrap();
+    assert!(accounts.finish_oidc_login("state-1", "browser-b").await.unwrap().is_none(), "another browser's cookie");
+    assert!(accounts.finish_oidc_login("state-1", "browser-a").await.unwrap().is_some(), "the browser that began it");
+    assert!(accounts.finish_oidc_login("state-1", "browser-a").await.unwrap().is_none(), "once");
 }
 
 #[tokio::test]

@@ -241,12 +241,26 @@ impl AccountRows<'_> {
         Ok(rows.iter().map(|r| Membership { org: r.get("org"), role: r.get("role") }).collect())
     }
 
-    /// Sets the user's roles in `org` to exactly `roles`, in one transaction.
+    /// Sets the user's roles in `org` to exactly `roles`, in one transaction. The membership
+    /// keeps the time it began while the user holds any role there.
     pub async fn set_roles(self, user_id: &str, org: &str, roles: &[&str]) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
+        let (held, since): (i64, Option<String>) = sqlx::query_as("SELECT COUNT(*), MIN(granted_at) FROM memberships WHERE user_id = $1 AND org = $2")
+            .bind(user_id)
+            .bind(org)
+            .fetch_one(&mut *tx)
+            .await?;
+        // A membership from before the time was kept has none, and keeps none.
+        let since = if held > 0 { since } else { Some(now()) };
         sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2").bind(user_id).bind(org).execute(&mut *tx).await?;
         for role in roles {
-            sqlx::query("INSERT INTO memberships (org, user_id, role) VALUES ($1, $2, $3)").bind(org).bind(user_id).bind(role).execute(&mut *tx).await?;
+            sqlx::query("INSERT INTO memberships (org, user_id, role, granted_at) VALUES ($1, $2, $3, $4)")
+                .bind(org)
+                .bind(user_id)
+                .bind(role)
+                .bind(&since)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         Ok(())
@@ -254,12 +268,17 @@ impl AccountRows<'_> {
 
     /// Adds one role (kept if already held).
     pub async fn grant_role(self, user_id: &str, org: &str, role: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO memberships (org, user_id, role) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING")
-            .bind(org)
-            .bind(user_id)
-            .bind(role)
-            .execute(&self.pool)
-            .await?;
+        // Joining now, unless the user is a member already (then since then).
+        sqlx::query(
+            "INSERT INTO memberships (org, user_id, role, granted_at) VALUES ($1, $2, $3, \
+             COALESCE((SELECT MIN(granted_at) FROM memberships WHERE org = $1 AND user_id = $2), $4)) ON CONFLICT DO NOTHING",
+        )
+        .bind(org)
+        .bind(user_id)
+        .bind(role)
+        .bind(now())
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -410,19 +429,21 @@ impl AccountRows<'_> {
     /// a server administrator's records are for server administrators); or every record when
     /// `org` is `None`.
     pub async fn audit(self, org: Option<&str>, after: i64, limit: i64) -> Result<Vec<AuditRecord>, StoreError> {
-        let rows =
-            match org {
-                Some(org) => sqlx::query(
-                    "SELECT * FROM audit_log WHERE seq > $1 AND (org = $2 OR (org IS NULL AND subject IN (SELECT user_id FROM memberships WHERE org = $2))) \
+        let rows = match org {
+            Some(org) => {
+                sqlx::query(
+                    "SELECT * FROM audit_log WHERE seq > $1 AND (org = $2 OR (org IS NULL AND subject IN \
+                     (SELECT user_id FROM memberships WHERE org = $2 AND (granted_at IS NULL OR granted_at <= audit_log.at)))) \
                      ORDER BY seq LIMIT $3",
                 )
                 .bind(after)
                 .bind(org)
                 .bind(limit)
                 .fetch_all(&self.pool)
-                .await?,
-                None => sqlx::query("SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2").bind(after).bind(limit).fetch_all(&self.pool).await?,
-            };
+                .await?
+            }
+            None => sqlx::query("SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2").bind(after).bind(limit).fetch_all(&self.pool).await?,
+        };
         Ok(rows.iter().map(audit_record_of).collect())
     }
 

@@ -17,6 +17,7 @@ pub mod accounts;
 pub mod backend_locks;
 pub mod clock;
 mod id;
+pub mod invitations;
 pub mod jobs;
 pub mod managed;
 mod name;
@@ -51,6 +52,8 @@ pub enum StoreError {
     PlanRevisionNotFound { plan: String, revision: i64 },
     #[error("no such share link (it may have been revoked)")]
     ShareNotFound,
+    #[error("no such invitation (its link may be mistyped, or it was revoked)")]
+    InvitationNotFound,
     #[error("no user `{0}`")]
     UserNotFound(String),
     #[error("a user named `{0}` (or with that OpenID subject) already exists")]

@@ -260,7 +260,7 @@ async fn the_audit_log_is_append_only_and_secrets_expire() {
             store.accounts().append_audit(accounts::NewAuditRecord { org: None, actor, subject: Some(&who.id), ..record.clone() }).await.unwrap();
         }
         store.accounts().append_audit(accounts::NewAuditRecord { org: None, actor: "nobody", ..record.clone() }).await.unwrap();
-        store.accounts().append_audit(accounts::NewAuditRecord { org: Some("other"), ..record }).await.unwrap();
+        store.accounts().append_audit(accounts::NewAuditRecord { org: Some("other"), ..record.clone() }).await.unwrap();
         for sql in ["UPDATE audit_log SET actor = 'b'", "DELETE FROM audit_log"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("append-only"), "{sql}: {err}");
@@ -270,6 +270,20 @@ async fn the_audit_log_is_append_only_and_secrets_expire() {
         let seen: Vec<(Option<String>, String)> = store.accounts().audit(Some("o"), 0, 10).await.unwrap().into_iter().map(|r| (r.org, r.actor)).collect();
         assert_eq!(seen, [(Some("o".to_string()), "a".to_string()), (None, "member".to_string())]);
         assert_eq!(store.accounts().audit(None, 1, 10).await.unwrap().len(), 5, "after the first");
+
+        // A newcomer's earlier sign-ins are not the organisation's to read: only what follows
+        // their joining (their roles changing keeps the time they joined).
+        let newcomer = store.accounts().add_user(accounts::NewUser { name: "newcomer", ..Default::default() }).await.unwrap();
+        let about_newcomer = accounts::NewAuditRecord { org: None, actor: "newcomer", subject: Some(&newcomer.id), action: "before", ..record.clone() };
+        store.accounts().append_audit(about_newcomer.clone()).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        store.accounts().grant_role(&newcomer.id, "o", "viewer").await.unwrap();
+        store.accounts().set_roles(&newcomer.id, "o", &["viewer", "planner"]).await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        store.accounts().append_audit(accounts::NewAuditRecord { action: "after", ..about_newcomer }).await.unwrap();
+        let about: Vec<String> =
+            store.accounts().audit(Some("o"), 0, 100).await.unwrap().into_iter().filter(|r| r.actor == "newcomer").map(|r| r.action).collect();
+        assert_eq!(about, ["after"], "from the moment they joined");
 
         let user = store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
         assert!(matches!(store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await, Err(StoreError::UserExists(_))));

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod discovery;
+pub mod invitations;
 pub mod plans;
 pub mod terraform;
 

@@ -39,13 +39,19 @@ enum Need {
     Link,
     /// This role in the object's organisation.
     Role(Role),
+    /// This role in the organisation, from a browser session, never an API token (what makes
+    /// accounts: invitations).
+    SessionRole(Role),
+    /// Accepting an invitation: anyone without credentials (making an account) or a session
+    /// (joining as themselves); never an API token.
+    Accept,
     /// Taking part in review: planner, approver or committer in the object's organisation.
     Review,
 }
 
 /// Each route's need and the status it answers when it does what it is for.
 fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
-    use Need::{Anyone, Link, Page, PageOf, Review, Session, SignedIn};
+    use Need::{Accept, Anyone, Link, Page, PageOf, Review, Session, SessionRole, SignedIn};
     use Role::{Admin, Approver, Committer, Planner, Viewer};
     #[allow(non_snake_case)]
     let Role = Need::Role;
@@ -64,7 +70,13 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         // A token may revoke itself (attacks.rs); the token here is another one.
         ("DELETE", "/api/v1/me/tokens/{id}", Session, 200),
         ("GET", "/api/v1/orgs/{org}/members", Role(Admin), 200),
+        // The roles of someone already a member (newcomers are invited).
         ("PUT", "/api/v1/orgs/{org}/members/{name}", Role(Admin), 200),
+        ("GET", "/api/v1/orgs/{org}/invitations", Role(Admin), 200),
+        ("POST", "/api/v1/orgs/{org}/invitations", SessionRole(Admin), 201),
+        ("DELETE", "/api/v1/orgs/{org}/invitations/{id}", Role(Admin), 200),
+        ("GET", "/api/v1/invitations/{token}", Anyone, 200),
+        ("POST", "/auth/invitations/{token}", Accept, 200),
         ("GET", "/api/v1/orgs/{org}/audit", Role(Admin), 200),
         ("GET", "/api/v1/stacks", SignedIn, 200),
         ("POST", "/api/v1/stacks", Role(Planner), 201),
@@ -130,6 +142,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("PUT", "/api/v1/orgs/{org}/settings", Role(Admin), 200),
         ("GET", "/", Page, 200),
         ("GET", "/signin", Anyone, 200),
+        ("GET", "/invitations/{token}", Anyone, 200),
         ("GET", "/account", Page, 200),
         ("GET", "/stacks/{id}", PageOf, 200),
         ("GET", "/stacks/{id}/graph", PageOf, 200),
@@ -277,6 +290,8 @@ impl World {
         let mut comment = "0123456789abcdef0123456789abcdef".to_string();
         let mut link = "0123456789abcdef0123456789abcdef".to_string();
         let mut login = String::new();
+        let mut invitation = ("0123456789abcdef0123456789abcdef".to_string(), "ferry_invite_0123456789abcdef0123456789abcdef".to_string());
+        let member_name = format!("someone-{}", ferry_store::random_id());
         let writes = *method != Method::GET;
         let member = match who {
             Who::Member(r) | Who::SessionOf(r) => Some(r),
@@ -319,6 +334,19 @@ impl World {
                 self.stacks.accounts().change_own_password(&caller, None, "the login user's password").await.unwrap();
                 login = user.name;
             }
+            ("PUT", "/api/v1/orgs/{org}/members/{name}") => {
+                self.stacks.accounts().grant(&member_name, "ferry", Role::Viewer).await.unwrap();
+            }
+            (_, p) if p.contains("invitations/{") => {
+                // A fresh invitation each time (accepting uses one up), made as an
+                // administrator makes one: from a session.
+                let admin = self.stacks.accounts().grant("invitation-admin", "ferry", Role::Admin).await.unwrap();
+                let session = self.stacks.accounts().start_session(&admin.id, SessionMethod::Password).await.unwrap();
+                let caller = self.stacks.accounts().caller_of_session(&session.0).await.unwrap();
+                let input = ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
+                let made = self.stacks.accounts().invite(&caller, "ferry", &input).await.unwrap();
+                invitation = (made.invitation.id, made.token);
+            }
             ("GET", "/auth/link/{token}") => {
                 let user = self.stacks.accounts().ensure_user("link-user").await.unwrap();
                 link = self.stacks.accounts().new_sign_in_link(&user.id).await.unwrap().0;
@@ -336,6 +364,8 @@ impl World {
         }
         let id = if path.contains("/me/tokens/") {
             token_id.clone()
+        } else if path.contains("/invitations/") {
+            invitation.0.clone()
         } else if path.starts_with("/api/v1/stacks/") || path.starts_with("/stacks/") {
             self.stack.clone()
         } else if path.starts_with("/api/v1/plans/") || path.starts_with("/plans/") {
@@ -345,7 +375,13 @@ impl World {
         } else {
             self.discovery.clone()
         };
-        let token = if path.starts_with("/auth/link/") { link.clone() } else { share.clone() };
+        let token = if path.starts_with("/auth/link/") {
+            link.clone()
+        } else if path.contains("invitations/") {
+            invitation.1.clone()
+        } else {
+            share.clone()
+        };
         let mut uri = path
             .replace("{id}", &id)
             .replace("{job}", &self.job)
@@ -356,7 +392,7 @@ impl World {
             .replace("{rev}", "1")
             .replace("{index}", "0")
             .replace("{org}", "ferry")
-            .replace("{name}", &format!("someone-{}", ferry_store::random_id()));
+            .replace("{name}", &member_name);
         match path {
             p if p.ends_with("/resource") => uri.push_str(&format!("?urn={}", url_escape(if p.contains("/previews/") { &self.urn } else { DEMO_ROOT }))),
             "/api/v1/backends/stacks" => uri.push_str(&format!("?org=ferry&url=file://{}", self.backend.path().display())),
@@ -369,6 +405,10 @@ impl World {
         let body = match (method.as_str(), path) {
             ("POST", "/api/v1/stacks") => r#"{"version": 3, "deployment": {"resources": []}}"#.to_string(),
             ("PUT", p) if p.ends_with("/members/{name}") => json!({"roles": ["viewer"]}).to_string(),
+            ("POST", "/api/v1/orgs/{org}/invitations") => json!({"roles": ["viewer"]}).to_string(),
+            ("POST", "/auth/invitations/{token}") => {
+                json!({"name": format!("joiner-{}", ferry_store::random_id()), "password": "a joiner's own password"}).to_string()
+            }
             ("POST", "/auth/login") => json!({"name": login, "password": "the login user's password"}).to_string(),
             ("POST", "/api/v1/me/password") => json!({"password": "a fresh password for the matrix"}).to_string(),
             ("POST", "/api/v1/me/tokens") => json!({"name": "matrix", "org": "ferry", "role": "viewer", "days": 1}).to_string(),
@@ -442,9 +482,9 @@ fn url_escape(s: &str) -> String {
 fn expect(need: Need, success: u16, who: Who, method: &Method) -> u16 {
     assert!(need != Need::Link || method == Method::GET, "a link never writes");
     let anonymous = match need {
-        Need::Anyone | Need::Link => success,
+        Need::Anyone | Need::Link | Need::Accept => success,
         Need::Page | Need::PageOf => 303,
-        Need::SignedIn | Need::Session | Need::Role(_) | Need::Review => 401,
+        Need::SignedIn | Need::Session | Need::Role(_) | Need::SessionRole(_) | Need::Review => 401,
     };
     match who {
         // A token that is not a live API token is refused wherever it is presented as one.
@@ -453,14 +493,15 @@ fn expect(need: Need, success: u16, who: Who, method: &Method) -> u16 {
         // In place of an ID the token names nothing; only a share route's `{token}` opens.
         Who::LinkHolder(LinkAs::Path) => anonymous,
         Who::OtherOrgAdmin => match need {
-            Need::Role(_) | Need::PageOf | Need::Review => 403,
-            Need::Session => 403,
+            Need::Role(_) | Need::SessionRole(_) | Need::PageOf | Need::Review => 403,
+            Need::Session | Need::Accept => 403,
             _ => success,
         },
         Who::Member(held) | Who::SessionOf(held) => {
             let session = matches!(who, Who::SessionOf(_));
             match need {
-                Need::Session if !session => 403,
+                Need::Session | Need::SessionRole(_) | Need::Accept if !session => 403,
+                Need::SessionRole(needed) if !held.grants(needed) => 403,
                 Need::Review if held == Role::Viewer => 403,
                 Need::Role(needed) if !held.grants(needed) => 403,
                 _ => success,
@@ -523,6 +564,14 @@ async fn every_server_function_decides_who_may_call_it() {
         let (args, need) = match name {
             "list_stacks" => (String::new(), Need::SignedIn),
             "current_user" | "sign_in_methods" => (String::new(), Need::Anyone),
+            // The link's token is the capability: anyone who holds it reads the invitation.
+            "invitation" => {
+                let admin = world.stacks.accounts().grant("invitation-admin", "ferry", Role::Admin).await.unwrap();
+                let session = world.stacks.accounts().start_session(&admin.id, SessionMethod::Password).await.unwrap();
+                let caller = world.stacks.accounts().caller_of_session(&session.0).await.unwrap();
+                let input = ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
+                (format!("token={}", world.stacks.accounts().invite(&caller, "ferry", &input).await.unwrap().token), Need::Anyone)
+            }
             "stack_page" => (format!("id={}", world.stack), Need::Role(Role::Viewer)),
             "load_resource_detail" => (format!("id={}&urn={}", world.stack, url_escape(DEMO_ROOT)), Need::Role(Role::Viewer)),
             "stack_rows" => (format!("id={}&version=1&filter=&sort=&offset=0&limit=10", world.stack), Need::Role(Role::Viewer)),
@@ -562,7 +611,10 @@ async fn every_server_function_decides_who_may_call_it() {
         }
     }
     seen.sort();
-    assert_eq!(seen, ["current_user", "list_stacks", "load_resource_detail", "new_plan", "plan_page", "sign_in_methods", "stack_page", "stack_rows"]);
+    assert_eq!(
+        seen,
+        ["current_user", "invitation", "list_stacks", "load_resource_detail", "new_plan", "plan_page", "sign_in_methods", "stack_page", "stack_rows"]
+    );
 }
 
 /// Another organisation's member signs in fine but sees none of this organisation's stacks.

@@ -77,13 +77,16 @@ pub(crate) struct World {
     pub app: Router,
     pub stacks: std::sync::Arc<Ferry>,
     pub root: As,
+    /// The server administrator's browser session: passwords are set from a session only.
+    pub root_session: As,
 }
 
 pub(crate) async fn world_with(engine: EngineConfig, backends: Vec<AllowedBackend>) -> World {
     let store = ferry_store::testing::scratch().await.unwrap();
     let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(backends), true).await;
     let root = As::Token(common::token_for(&stacks, "root", "*", Role::Admin).await);
-    World { app, stacks, root }
+    let root_session = sign_in_by_link(&app, &stacks, "root").await;
+    World { app, stacks, root, root_session }
 }
 
 pub(crate) async fn world() -> World {
@@ -95,10 +98,11 @@ impl World {
         send(&self.app, who, method, uri, body).await
     }
 
-    /// A new local user with a password, made by the server administrator, with `roles` in `org`.
+    /// A new local user with a password, made by the server administrator (from a session),
+    /// with `roles` in `org`.
     pub(crate) async fn member(&self, org: &str, name: &str, roles: &[&str]) -> As {
         let (status, body) =
-            self.call(&self.root, Method::PUT, &format!("/api/v1/orgs/{org}/members/{name}"), json!({"roles": roles, "password": PASSWORD})).await;
+            self.call(&self.root_session, Method::PUT, &format!("/api/v1/orgs/{org}/members/{name}"), json!({"roles": roles, "password": PASSWORD})).await;
         assert_eq!(status, StatusCode::OK, "{body}");
         sign_in(&self.app, name, PASSWORD).await.unwrap()
     }
@@ -122,13 +126,24 @@ async fn an_organisation_administrator_cannot_give_a_password_to_anyone_who_exis
         assert_eq!(status, StatusCode::FORBIDDEN, "{victim}: {refused}");
         assert_eq!(sign_in(&w.app, victim, ATTACKER_PASSWORD).await.err(), Some(StatusCode::UNAUTHORIZED), "{victim} keeps their account");
     }
-    // A new local user gets a first password from the administrator who makes them.
-    let (status, made) = w.call(&mallory, Method::PUT, "/api/v1/orgs/acme/members/newcomer", json!({"roles": ["viewer"], "password": ATTACKER_PASSWORD})).await;
-    assert_eq!(status, StatusCode::OK, "{made}");
-    assert!(sign_in(&w.app, "newcomer", ATTACKER_PASSWORD).await.is_ok());
-    // Only a server administrator sets an existing user's password.
-    let (status, set) =
-        w.call(&w.root, Method::PUT, "/api/v1/orgs/beta/members/bob", json!({"roles": ["planner"], "password": "a new password for bob"})).await;
+    // Nor makes an account with a password (an account that would outlive them), nor adds
+    // someone who exists and is not a member: people join by accepting an invitation.
+    let (status, refused) =
+        w.call(&mallory, Method::PUT, "/api/v1/orgs/acme/members/newcomer", json!({"roles": ["viewer"], "password": ATTACKER_PASSWORD})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert!(refused["error"]["message"].as_str().unwrap().contains("invitations"), "{refused}");
+    assert_eq!(sign_in(&w.app, "newcomer", ATTACKER_PASSWORD).await.err(), Some(StatusCode::UNAUTHORIZED), "no account was made");
+    let (status, refused) = w.call(&mallory, Method::PUT, "/api/v1/orgs/acme/members/bob", json!({"roles": ["viewer"]})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    // Only a server administrator sets an existing local user's password, from a session,
+    // never with a token, and never an OpenID Connect user's.
+    let bob_password = json!({"roles": ["planner"], "password": "a new password for bob"});
+    let (status, refused) = w.call(&w.root, Method::PUT, "/api/v1/orgs/beta/members/bob", bob_password.clone()).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    let (status, refused) =
+        w.call(&w.root_session, Method::PUT, "/api/v1/orgs/beta/members/olga", json!({"roles": ["planner"], "password": ATTACKER_PASSWORD})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    let (status, set) = w.call(&w.root_session, Method::PUT, "/api/v1/orgs/beta/members/bob", bob_password).await;
     assert_eq!(status, StatusCode::OK, "{set}");
     assert!(sign_in(&w.app, "bob", "a new password for bob").await.is_ok());
 }
@@ -166,15 +181,15 @@ async fn a_token_never_changes_a_password_nor_makes_a_token() {
 }
 
 #[tokio::test]
-async fn an_openid_connect_user_gets_no_local_password_outside_the_provider() {
+async fn an_openid_connect_user_never_gets_a_local_password() {
     let w = world().await;
     oidc_user(&w.stacks, "olga-subject", "olga", &["acme:viewer"], false).await;
     // Olga's account reached by a sign-in link (not through the provider): no local password.
     let linked = sign_in_by_link(&w.app, &w.stacks, "olga").await;
     let (status, refused) = w.call(&linked, Method::POST, "/api/v1/me/password", json!({"password": ATTACKER_PASSWORD})).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("OpenID Connect"), "{refused}");
-    // Signed in through the provider, she may choose one.
+    assert!(refused["error"]["message"].as_str().unwrap().contains("OpenID Provider"), "{refused}");
+    // Signed in through the provider, neither: Ferry keeps no password for her.
     let through_provider = w
         .stacks
         .accounts()
@@ -182,17 +197,23 @@ async fn an_openid_connect_user_gets_no_local_password_outside_the_provider() {
         .await
         .unwrap();
     let session = As::Session(format!("ferry_session={}", through_provider.0));
-    let (status, changed) = w.call(&session, Method::POST, "/api/v1/me/password", json!({"password": PASSWORD})).await;
-    assert_eq!(status, StatusCode::OK, "{changed}");
+    let (status, refused) = w.call(&session, Method::POST, "/api/v1/me/password", json!({"password": PASSWORD})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    // Nor may a server administrator give her one.
+    let (status, refused) = w.call(&w.root_session, Method::PUT, "/api/v1/orgs/acme/members/olga", json!({"roles": ["viewer"], "password": PASSWORD})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    assert_eq!(sign_in(&w.app, "olga", PASSWORD).await.err(), Some(StatusCode::UNAUTHORIZED));
 }
 
 #[tokio::test]
 async fn openid_connect_users_are_the_provider_and_subject_never_a_local_name() {
     let w = world().await;
-    // An administrator of `acme` makes `dave` with a password they know, before `beta` grants
-    // the real Dave a role.
+    // An administrator of `acme` cannot make `dave` with a password they know; a local `dave`
+    // whose password someone else chose (a server administrator made it) stands for him.
     let mallory = w.member("acme", "mallory", &["admin"]).await;
     let (status, _) = w.call(&mallory, Method::PUT, "/api/v1/orgs/acme/members/dave", json!({"roles": ["viewer"], "password": ATTACKER_PASSWORD})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = w.call(&w.root_session, Method::PUT, "/api/v1/orgs/acme/members/dave", json!({"roles": ["viewer"], "password": ATTACKER_PASSWORD})).await;
     assert_eq!(status, StatusCode::OK);
     let beta_admin = w.member("beta", "bea", &["admin"]).await;
     let (status, refused) = w.call(&beta_admin, Method::PUT, "/api/v1/orgs/beta/members/dave", json!({"roles": ["committer"]})).await;
@@ -211,11 +232,12 @@ async fn openid_connect_users_are_the_provider_and_subject_never_a_local_name() 
     // Another provider's user with the same subject is someone else.
     let identity = OidcIdentity { issuer: "https://other-idp.test".into(), subject: "dave-subject".into(), email: None, name: "dave".into(), groups: None };
     assert!(w.stacks.accounts().sign_in_oidc(identity, None, false).await.is_err(), "never matched across providers");
-    // A user who chose their own password can be granted roles by name.
+    // Choosing one's own password changes nothing of that: another organisation's roles come
+    // only by accepting its invitation.
     let (status, _) = w.call(&squatter, Method::POST, "/api/v1/me/password", json!({"current": ATTACKER_PASSWORD, "password": "dave's own choice"})).await;
     assert_eq!(status, StatusCode::OK);
-    let (status, granted) = w.call(&beta_admin, Method::PUT, "/api/v1/orgs/beta/members/dave", json!({"roles": ["viewer"]})).await;
-    assert_eq!(status, StatusCode::OK, "{granted}");
+    let (status, refused) = w.call(&beta_admin, Method::PUT, "/api/v1/orgs/beta/members/dave", json!({"roles": ["viewer"]})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
 }
 
 #[tokio::test]

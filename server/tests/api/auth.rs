@@ -29,17 +29,6 @@ fn json_post(uri: &str, body: Value) -> axum::http::request::Builder {
     Request::post(uri).header(header::CONTENT_TYPE, "application/json")
 }
 
-/// A user with a password and roles, made by a server administrator's token.
-async fn user(app: &Router, admin: &str, org: &str, name: &str, roles: &[&str]) {
-    let req = Request::put(format!("/api/v1/orgs/{org}/members/{name}"))
-        .header(header::AUTHORIZATION, format!("Bearer {admin}"))
-        .header(header::CONTENT_TYPE, "application/json")
-        .body(Body::from(json!({"roles": roles, "password": "correct horse battery"}).to_string()))
-        .unwrap();
-    let (status, _, body) = send(app, req).await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-}
-
 async fn sign_in(app: &Router, name: &str, password: &str) -> (StatusCode, Option<String>, String) {
     let body = json!({"name": name, "password": password}).to_string();
     let (status, headers, text) = send(app, json_post("/auth/login", json!({})).body(Body::from(body)).unwrap()).await;
@@ -51,7 +40,7 @@ async fn sign_in(app: &Router, name: &str, password: &str) -> (StatusCode, Optio
 async fn a_session_signs_in_reads_writes_from_its_own_pages_and_signs_out() {
     let (app, stacks) = app().await;
     let admin = common::token_for(&stacks, "root", "*", Role::Admin).await;
-    user(&app, &admin, "ferry", "pat", &["planner"]).await;
+    common::local_user(&app, &stacks, "ferry", "pat", &["planner"], "correct horse battery").await;
 
     let (status, cookie, body) = sign_in(&app, "pat", "wrong password!").await;
     assert_eq!((status, cookie), (StatusCode::UNAUTHORIZED, None), "{body}");
@@ -131,7 +120,7 @@ async fn a_session_signs_in_reads_writes_from_its_own_pages_and_signs_out() {
     let summary: Vec<String> =
         records.iter().map(|r| format!("{} {} {}", r["actor"].as_str().unwrap(), r["action"].as_str().unwrap(), r["outcome"].as_str().unwrap())).collect();
     let expected = [
-        "root member.set ok",
+        "session-admin member.set ok",
         "pat sign-in failed: wrong name or password",
         "pat sign-in ok",
         "pat plan.create ok",
@@ -148,8 +137,7 @@ async fn a_session_signs_in_reads_writes_from_its_own_pages_and_signs_out() {
 #[tokio::test]
 async fn sign_in_is_rate_limited_per_account() {
     let (app, stacks) = app().await;
-    let admin = common::token_for(&stacks, "root", "*", Role::Admin).await;
-    user(&app, &admin, "ferry", "sam", &["viewer"]).await;
+    common::local_user(&app, &stacks, "ferry", "sam", &["viewer"], "correct horse battery").await;
     let mut statuses = Vec::new();
     for _ in 0..12 {
         statuses.push(sign_in(&app, "sam", "not the password").await.0);
@@ -165,8 +153,7 @@ async fn sign_in_is_rate_limited_per_account() {
 #[tokio::test]
 async fn api_tokens_are_shown_once_stored_hashed_act_with_their_role_and_can_be_revoked() {
     let (app, stacks) = app().await;
-    let admin = common::token_for(&stacks, "root", "*", Role::Admin).await;
-    user(&app, &admin, "ferry", "ci", &["planner", "committer"]).await;
+    common::local_user(&app, &stacks, "ferry", "ci", &["planner", "committer"], "correct horse battery").await;
     let (_, cookie, _) = sign_in(&app, "ci", "correct horse battery").await;
     let session = cookie.unwrap().split(';').next().unwrap().to_string();
     let create = |body: Value| {

@@ -200,27 +200,133 @@ async fn a_sign_in_goes_on_only_to_a_page_of_ferry() {
     }
 }
 
-#[tokio::test]
+/// Two million brackets, as JSON or YAML flow text: within the default upload limit (64 MiB),
+/// so it is the readers' depth that is tried, not the body's size.
+fn deep(open: &str, close: &str) -> String {
+    deep_n(open, close, 2_000_000)
+}
+
+fn deep_n(open: &str, close: &str, n: usize) -> String {
+    format!("{}{}", open.repeat(n), close.repeat(n))
+}
+
+#[tokio::test(flavor = "multi_thread")]
 async fn a_body_nested_two_million_deep_is_refused_and_the_server_stays_up() {
-    let w = world().await;
-    let deep = format!("{}{}", "[".repeat(2_000_000), "]".repeat(2_000_000));
-    let (_, stacks) = w.call(&w.root, Method::GET, "/api/v1/stacks", Value::Null).await;
-    let stack = stacks[0]["id"].as_str().unwrap().to_string();
-    for uri in ["/api/v1/stacks?name=acme/deep/dev".to_string(), format!("/api/v1/stacks/{stack}/previews"), format!("/api/v1/stacks/{stack}/plans")] {
-        let req = Request::post(&uri)
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let ferry = ferry_service::Ferry::new(store, ferry_service::DEFAULT_MAX_STATE_BYTES).with_engine(engine());
+    let (app, stacks) = common::bare_app_of(ferry, true).await;
+    let root = As::Token(common::token_for(&stacks, "root", "*", ferry_service::access::Role::Admin).await);
+    let (_, list) = send(&app, &root, Method::GET, "/api/v1/stacks", Value::Null).await;
+    let stack = list[0]["id"].as_str().unwrap().to_string();
+    let json_deep = deep("[", "]");
+    let yaml_program = format!("name: deep\nruntime: yaml\nvariables:\n  v: {json_deep}\n");
+    let bodies: Vec<(Method, String, String)> = vec![
+        (Method::POST, "/api/v1/stacks?name=acme/deep/dev".into(), json_deep.clone()),
+        (Method::POST, format!("/api/v1/stacks/{stack}/previews"), json_deep.clone()),
+        (Method::POST, format!("/api/v1/stacks/{stack}/previews"), json!({"program": yaml_program}).to_string()),
+        (Method::POST, format!("/api/v1/stacks/{stack}/plans"), json!({"spec": json_deep}).to_string()),
+        (Method::POST, format!("/api/v1/stacks/{stack}/plans"), json!({"program": yaml_program}).to_string()),
+        (Method::POST, "/api/v1/markers?kind=spec".into(), json_deep.clone()),
+        (Method::POST, "/api/v1/markers?kind=program".into(), yaml_program.clone()),
+        // The stack's config file is limited to 1 MiB: as deep as fits.
+        (Method::PUT, format!("/api/v1/stacks/{stack}/config"), format!("config: {}\n", deep_n("[", "]", 400_000))),
+        (Method::POST, format!("/api/v1/stacks/{stack}/migrations/terraform"), json_deep.clone()),
+        // Typed bodies: refused at the first value of the wrong shape, before any depth.
+        (Method::POST, format!("/api/v1/stacks/{stack}/discoveries/probe"), format!("{{\"items\": [{{\"type\": {json_deep}}}]}}")),
+        (Method::PUT, "/api/v1/orgs/acme/settings".into(), format!("{{\"allowed_packages\": {json_deep}}}")),
+    ];
+    for (method, uri, body) in bodies {
+        let token = match &root {
+            As::Token(t) => t.clone(),
+            As::Session(_) => unreachable!(),
+        };
+        let req = Request::builder()
+            .method(method.clone())
+            .uri(&uri)
             .header(header::CONTENT_TYPE, "application/json")
-            .header(
-                header::AUTHORIZATION,
-                match &w.root {
-                    As::Token(t) => format!("Bearer {t}"),
-                    As::Session(_) => unreachable!(),
-                },
-            )
-            .body(Body::from(deep.clone()))
+            .header(header::AUTHORIZATION, format!("Bearer {token}"))
+            .body(Body::from(body))
             .unwrap();
-        let (status, body) = common::call(&w.app, req).await;
-        assert!(status.is_client_error(), "{uri}: {status} {body}");
+        let (status, answer) = common::call(&app, req).await;
+        let text = answer.to_string();
+        let lower = text.to_lowercase();
+        let names_depth = ["nest", "depth", "deep", "recursion", "invalid type"].iter().any(|w| lower.contains(w));
+        // Refused naming the depth (or the shape the typed body expected), or (the markers)
+        // answered with that problem; never a crash.
+        assert!((status.is_client_error() || uri.contains("markers")) && names_depth, "{method} {uri}: {status} {}", &text[..text.len().min(400)]);
     }
-    let (status, _) = send(&w.app, &w.root, Method::GET, "/api/v1/stacks", Value::Null).await;
+    let (status, _) = send(&app, &root, Method::GET, "/api/v1/stacks", Value::Null).await;
     assert_eq!(status, StatusCode::OK, "the server still answers");
+}
+
+/// Accepts an invitation as JSON, as `who` (a session) or as nobody with `body`; the answer
+/// and, for a new account, its session.
+async fn accept(w: &World, token: &str, who: Option<&As>, body: Value) -> (StatusCode, Value, Option<As>) {
+    let mut req = Request::post(format!("/auth/invitations/{token}")).header(header::CONTENT_TYPE, "application/json");
+    if let Some(As::Session(cookie)) = who {
+        req = req.header(header::COOKIE, cookie).header("sec-fetch-site", "same-origin");
+    }
+    let res = tower::ServiceExt::oneshot(w.app.clone(), req.body(Body::from(body.to_string())).unwrap()).await.unwrap();
+    let status = res.status();
+    let session = res.headers().get(header::SET_COOKIE).map(|c| As::Session(c.to_str().unwrap().split(';').next().unwrap().to_string()));
+    let bytes = http_body_util::BodyExt::collect(res.into_body()).await.unwrap().to_bytes();
+    (status, serde_json::from_slice(&bytes).unwrap_or(Value::Null), session)
+}
+
+#[tokio::test]
+async fn people_join_an_organisation_only_by_accepting_its_invitation() {
+    let w = world().await;
+    let admin_token = As::Token(common::token_for(&w.stacks, "ada", "acme", ferry_service::access::Role::Admin).await);
+    let admin = w.member("acme", "ada", &["admin"]).await;
+    // A leaked administrator's token mints no invitation (an account that would outlive it).
+    let (status, refused) = w.call(&admin_token, Method::POST, "/api/v1/orgs/acme/invitations", json!({"roles": ["planner"]})).await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "{refused}");
+    // From a session: the link's token is in the answer only.
+    let (status, made) = w.call(&admin, Method::POST, "/api/v1/orgs/acme/invitations", json!({"roles": ["planner"]})).await;
+    assert_eq!(status, StatusCode::CREATED, "{made}");
+    let token = made["token"].as_str().unwrap().to_string();
+    let (_, listed) = w.call(&admin, Method::GET, "/api/v1/orgs/acme/invitations", Value::Null).await;
+    assert!(!listed.to_string().contains(&token) && listed[0]["active"] == json!(true), "{listed}");
+    // Its holder reads it without signing in: the token is the capability.
+    let req = Request::get(format!("/api/v1/invitations/{token}")).body(Body::empty()).unwrap();
+    let (status, shown) = common::call(&w.app, req).await;
+    assert_eq!((status, shown["org"].clone(), shown["roles"].clone()), (StatusCode::OK, json!("acme"), json!(["planner"])), "{shown}");
+
+    // Another site's page cannot accept it in a visitor's browser.
+    let req = Request::post(format!("/auth/invitations/{token}"))
+        .header(header::CONTENT_TYPE, "text/plain")
+        .body(Body::from(json!({"name": "victim", "password": "a password of ten"}).to_string()))
+        .unwrap();
+    let res = tower::ServiceExt::oneshot(w.app.clone(), req).await.unwrap();
+    assert_eq!(res.status(), StatusCode::UNSUPPORTED_MEDIA_TYPE);
+
+    // Its holder makes their own account, with the name and password they choose, and joins.
+    let (status, joined, session) = accept(&w, &token, None, json!({"name": "newcomer", "password": "my own password"})).await;
+    assert_eq!((status, joined["org"].clone(), joined["roles"].clone()), (StatusCode::OK, json!("acme"), json!(["planner"])), "{joined}");
+    let (_, me) = w.call(&session.unwrap(), Method::GET, "/api/v1/me", Value::Null).await;
+    assert_eq!(me["roles"], json!([{"org": "acme", "role": "planner"}]), "{me}");
+    // Once.
+    let (status, again, _) = accept(&w, &token, None, json!({"name": "second", "password": "another password"})).await;
+    assert_eq!(status, StatusCode::CONFLICT, "{again}");
+
+    // Someone who exists joins as themselves, signed in; their sign-ins from before are not the
+    // organisation's to read.
+    let bob = w.member("beta", "bob", &["planner"]).await;
+    assert!(crate::attacks::sign_in(&w.app, "bob", "not bob's password").await.is_err());
+    let (_, made) = w.call(&admin, Method::POST, "/api/v1/orgs/acme/invitations", json!({"roles": ["viewer"]})).await;
+    let (status, joined, session) = accept(&w, made["token"].as_str().unwrap(), Some(&bob), Value::Null).await;
+    assert_eq!((status, joined["name"].clone()), (StatusCode::OK, json!("bob")), "{joined}");
+    assert!(session.is_none(), "already signed in");
+    let (_, records) = w.call(&admin, Method::GET, "/api/v1/orgs/acme/audit", Value::Null).await;
+    let about_bob: Vec<String> =
+        records.as_array().unwrap().iter().filter(|r| r["actor"] == "bob").map(|r| format!("{} {}", r["action"], r["outcome"])).collect();
+    assert!(about_bob.iter().all(|r| !r.contains("sign-in")), "bob's sign-ins before joining: {about_bob:?}");
+    assert!(about_bob.iter().any(|r| r.contains("invitation.accept")), "{about_bob:?}");
+
+    // A revoked invitation is nothing.
+    let (_, made) = w.call(&admin, Method::POST, "/api/v1/orgs/acme/invitations", json!({"roles": ["viewer"]})).await;
+    let (status, _) = w.call(&admin, Method::DELETE, &format!("/api/v1/orgs/acme/invitations/{}", made["id"].as_str().unwrap()), Value::Null).await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _, _) = accept(&w, made["token"].as_str().unwrap(), None, json!({"name": "late", "password": "a late password"})).await;
+    assert_eq!(status, StatusCode::CONFLICT);
 }

@@ -146,6 +146,12 @@ async fn nothing_of_one_organisation_reaches_another() {
         Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
         Default::default(),
     ));
+    // An invitation of acme's, for the routes that read one by its link's token.
+    let acme_admin = stacks.accounts().grant("acme-admin", "acme", Role::Admin).await.unwrap();
+    let session = stacks.accounts().start_session(&acme_admin.id, ferry_store::accounts::SessionMethod::Password).await.unwrap();
+    let caller = stacks.accounts().caller_of_session(&session.0).await.unwrap();
+    let input = ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
+    let invitation = stacks.accounts().invite(&caller, "acme", &input).await.unwrap().token;
     let mut walked = 0;
     let mut leaks = Vec::new();
     for d in table.decisions().filter(|d| d.method == Method::GET) {
@@ -165,7 +171,7 @@ async fn nothing_of_one_organisation_reaches_another() {
         let mut uri = path
             .replace("{id}", id)
             .replace("{job}", &acme.job)
-            .replace("{token}", &acme.share)
+            .replace("{token}", if path.contains("invitations/") { &invitation } else { &acme.share })
             .replace("{revision}", "1")
             .replace("{rev}", "1")
             .replace("{index}", "0")
@@ -199,6 +205,7 @@ async fn nothing_of_one_organisation_reaches_another() {
             "stack_rows" => format!("id={}&version=1&filter=&sort=&offset=0&limit=10", acme.stack),
             "plan_page" => format!("id={}&share=", acme.plan),
             "new_plan" => continue,
+            "invitation" => format!("token={invitation}"),
             _ => String::new(),
         };
         let req = Request::post(path)

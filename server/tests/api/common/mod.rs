@@ -67,6 +67,23 @@ pub async fn token_for(stacks: &Arc<Ferry>, user: &str, org: &str, role: Role) -
     stacks.accounts().issue_api_token(&user.id, "test", org, role, 3600).await.unwrap().token.unwrap()
 }
 
+/// A local user `name` with `password` and `roles` in `org`, made as a server administrator
+/// makes one: from a browser session (a password is never set with an API token).
+pub async fn local_user(app: &Router, stacks: &Arc<Ferry>, org: &str, name: &str, roles: &[&str], password: &str) {
+    let admin = stacks.accounts().grant("session-admin", "*", Role::Admin).await.unwrap();
+    let link = stacks.accounts().new_sign_in_link(&admin.id).await.unwrap();
+    let res = app.clone().oneshot(Request::get(format!("/auth/link/{}", link.0)).body(Body::empty()).unwrap()).await.unwrap();
+    let cookie = res.headers()[axum::http::header::SET_COOKIE].to_str().unwrap().split(';').next().unwrap().to_string();
+    let req = Request::put(format!("/api/v1/orgs/{org}/members/{name}"))
+        .header(axum::http::header::COOKIE, cookie)
+        .header("sec-fetch-site", "same-origin")
+        .header(axum::http::header::CONTENT_TYPE, "application/json")
+        .body(Body::from(json!({"roles": roles, "password": password}).to_string()))
+        .unwrap();
+    let (status, body) = call(app, req).await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+}
+
 /// The router, with `Authorization: Bearer <token>` on every request that has none.
 pub fn as_caller(router: Router, token: String) -> Router {
     router.layer(axum::middleware::map_request(move |mut req: Request<Body>| {
