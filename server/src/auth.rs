@@ -124,36 +124,54 @@ fn media_type(headers: &HeaderMap) -> String {
     value.split(';').next().unwrap_or_default().trim().to_ascii_lowercase()
 }
 
-/// `POST /auth/login`: a name and password, as the sign-in page's form (answered with a
-/// redirect) or as JSON (answered with the user). Anything else is refused before the password
-/// is looked at: a `text/plain` body is what another site's page can send without asking, and
-/// that page would sign its visitor into the attacker's account.
-pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
-    let is_form = match media_type(&headers).as_str() {
+/// A body from one of Ferry's pages' forms, or JSON: what signing in and accepting an
+/// invitation take, read as `T` (`what` names it in errors). Anything else is refused before it
+/// is read — a `text/plain` body is what another site's page can send without asking, and that
+/// page would sign its visitor into the attacker's account — and so is a form that does not say
+/// it comes from Ferry's page, or JSON the browser says comes from another site's. `None`: an
+/// empty body or JSON `null`.
+struct PageBody<T> {
+    form: bool,
+    value: Option<T>,
+}
+
+async fn page_body<T: serde::de::DeserializeOwned>(headers: &HeaderMap, config: &AuthConfig, body: Body, what: &str) -> Result<PageBody<T>, ApiError> {
+    let form = match media_type(headers).as_str() {
         "application/x-www-form-urlencoded" => true,
         "application/json" => false,
         other => {
             return Err(ApiError::new(
                 StatusCode::UNSUPPORTED_MEDIA_TYPE,
                 "unsupported_media_type",
-                format!("sign in with `Content-Type: application/json` (`{{\"name\", \"password\"}}`) or the sign-in page's form, not `{other}`"),
+                format!("send {what} as `Content-Type: application/json` or from Ferry's page, not `{other}`"),
             ))
         }
     };
-    // Signing in from another site's page would sign the visitor into the attacker's account:
-    // a form must say it comes from Ferry's page, and JSON must not say it comes from elsewhere.
-    if (is_form && !same_origin(&headers, &state.auth)) || from_another_site(&headers, &state.auth) {
-        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", "sign in from Ferry's own sign-in page"));
+    if (form && !same_origin(headers, config)) || from_another_site(headers, config) {
+        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", format!("send {what} from Ferry's own page")));
     }
     let bytes = axum::body::to_bytes(body, 64 * 1024)
         .await
         .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}")))?;
-    let form: SignInForm = if is_form {
-        serde_urlencoded::from_bytes(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the sign-in form: {e}")))?
+    let bad = |e: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("{what}: {e}"));
+    let value = if bytes.is_empty() {
+        None
+    } else if form {
+        Some(serde_urlencoded::from_bytes(&bytes).map_err(|e| bad(e.to_string()))?)
     } else {
-        serde_json::from_slice(&bytes)
-            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the sign-in body (`{{\"name\", \"password\"}}`): {e}")))?
+        serde_json::from_slice::<Option<T>>(&bytes).map_err(|e| bad(e.to_string()))?
     };
+    Ok(PageBody { form, value })
+}
+
+/// `POST /auth/login`: a name and password, as the sign-in page's form (answered with a
+/// redirect) or as JSON (answered with the user). Anything else is refused before the password
+/// is looked at: a `text/plain` body is what another site's page can send without asking, and
+/// that page would sign its visitor into the attacker's account.
+pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+    let what = "the sign-in (`{\"name\", \"password\"}`)";
+    let PageBody { form: is_form, value } = page_body::<SignInForm>(&headers, &state.auth, body, what).await?;
+    let form = value.ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("{what}: the body is empty")))?;
     let next = local_path(form.next.as_deref());
     match state.ferry.accounts().sign_in(&form.name, &form.password, peer).await {
         Ok(signed_in) => {
@@ -351,33 +369,9 @@ pub async fn accept_invitation(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let is_form = match media_type(&headers).as_str() {
-        "application/x-www-form-urlencoded" => true,
-        "application/json" => false,
-        other => {
-            return Err(ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
-                format!("accept with `Content-Type: application/json` or the invitation page's form, not `{other}`"),
-            ))
-        }
-    };
-    if (is_form && !same_origin(&headers, &state.auth)) || from_another_site(&headers, &state.auth) {
-        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", "accept an invitation from Ferry's own invitation page"));
-    }
-    let bytes = axum::body::to_bytes(body, 64 * 1024)
-        .await
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}")))?;
-    let input: ferry_types::invitations::AcceptInvitation = if bytes.is_empty() {
-        Default::default()
-    } else if is_form {
-        serde_urlencoded::from_bytes(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the form: {e}")))?
-    } else {
-        // `null` or `{}` from a signed-in user who just joins.
-        serde_json::from_slice::<Option<_>>(&bytes)
-            .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("the body (`{{\"name\", \"password\"}}`): {e}")))?
-            .unwrap_or_default()
-    };
+    let what = "the acceptance (`{\"name\", \"password\"}`, or nothing when signed in)";
+    let PageBody { form: is_form, value } = page_body::<ferry_types::invitations::AcceptInvitation>(&headers, &state.auth, body, what).await?;
+    let input = value.unwrap_or_default();
     // A form sends empty fields for a signed-in user's plain "join".
     let input = ferry_types::invitations::AcceptInvitation { name: input.name.filter(|n| !n.is_empty()), password: input.password.filter(|p| !p.is_empty()) };
     match state.ferry.accounts().accept_invitation(&caller, &token, input, peer).await {

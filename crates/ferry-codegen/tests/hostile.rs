@@ -243,6 +243,11 @@ fn every_payload_in_every_place_is_only_text() {
         let texts: Vec<String> = (0..PAYLOADS.len()).map(|i| PAYLOADS[(i + shift) % PAYLOADS.len()].to_string()).collect();
         check_all(&texts, dir.path(), go);
     }
+    // Each payload in every place at once: a value equal to another resource's ID becomes a
+    // reference to it, whose name is then the payload (found by the property test below).
+    for payload in PAYLOADS {
+        check_all(&vec![payload.to_string(); PAYLOADS.len()], dir.path(), go);
+    }
 }
 
 proptest! {

@@ -29,6 +29,16 @@ pub(crate) enum As {
     Session(String),
 }
 
+impl As {
+    /// The `Authorization` header of a token.
+    pub(crate) fn bearer(&self) -> String {
+        match self {
+            As::Token(t) => format!("Bearer {t}"),
+            As::Session(_) => unreachable!("a session is a cookie"),
+        }
+    }
+}
+
 pub(crate) async fn send(app: &Router, who: &As, method: Method, uri: &str, body: Value) -> (StatusCode, Value) {
     let mut req = Request::builder().method(method).uri(uri).header(header::CONTENT_TYPE, "application/json");
     req = match who {
@@ -345,13 +355,7 @@ async fn members_of_every_organisation_are_shown_by_name_only_and_the_timeline_h
 /// stack's ID.
 pub(crate) async fn upload(w: &World, name: &str) -> String {
     let req = Request::post(format!("/api/v1/stacks?name={name}&force=true"))
-        .header(
-            header::AUTHORIZATION,
-            match &w.root {
-                As::Token(t) => format!("Bearer {t}"),
-                As::Session(_) => unreachable!(),
-            },
-        )
+        .header(header::AUTHORIZATION, w.root.bearer())
         .body(Body::from(ferry_service::demo_export().to_string()))
         .unwrap();
     let (status, stack) = common::call(&w.app, req).await;

@@ -236,15 +236,11 @@ async fn a_body_nested_two_million_deep_is_refused_and_the_server_stays_up() {
         (Method::PUT, "/api/v1/orgs/acme/settings".into(), format!("{{\"allowed_packages\": {json_deep}}}")),
     ];
     for (method, uri, body) in bodies {
-        let token = match &root {
-            As::Token(t) => t.clone(),
-            As::Session(_) => unreachable!(),
-        };
         let req = Request::builder()
             .method(method.clone())
             .uri(&uri)
             .header(header::CONTENT_TYPE, "application/json")
-            .header(header::AUTHORIZATION, format!("Bearer {token}"))
+            .header(header::AUTHORIZATION, root.bearer())
             .body(Body::from(body))
             .unwrap();
         let (status, answer) = common::call(&app, req).await;

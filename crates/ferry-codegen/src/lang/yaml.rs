@@ -148,7 +148,18 @@ fn config_type(t: &Type) -> &'static str {
 pub fn emit(program: &Program) -> String {
     // Resource keys are the logical names; a name used twice gets a numbered key and `name:`.
     let mut table = NameTable::new(&[], program.config.iter().map(|c| c.key.clone()));
-    let keys: Vec<String> = program.resources.iter().map(|r| table.claim(&r.name, "-resource")).collect();
+    // A key is also what `${key.property}` references name: one Pulumi YAML cannot read as a
+    // reference's root (or that would read as another reference) is made from the name's
+    // words, and `name:` keeps the logical name.
+    let keys: Vec<String> = program
+        .resources
+        .iter()
+        .map(|r| {
+            let referenceable = !r.name.is_empty() && r.name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
+            let base = if referenceable { r.name.clone() } else { crate::names::words(&r.name).join("-") };
+            table.claim(if base.is_empty() { "resource" } else { &base }, "-resource")
+        })
+        .collect();
     let p = Printer { keys, config_keys: program.config.iter().map(|c| c.key.clone()).collect() };
     let mut out = super::header(program, "#");
     let _ = writeln!(out, "name: {}\nruntime: yaml", key(&program.project));
