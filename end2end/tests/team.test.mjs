@@ -33,7 +33,7 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   const invitation = await admin.page.inputValue('#invitation-link');
   assert.match(invitation, /\/invitations\/ferry_invite_[0-9a-f]{32}$/);
   const newcomer = await open(browser, new URL(invitation).pathname, { as: null });
-  assert.match(await newcomer.page.textContent('#invitation-text'), /invites you to \*.*viewer/s);
+  assert.match(await newcomer.page.textContent('#invitation-text'), /invites you to every organisation.*viewer/s);
   await newcomer.page.fill('#invitation-name', 'vera');
   await newcomer.page.fill('#invitation-password', 'end-to-end password');
   await shot(newcomer.page, 'team-invitation');

@@ -27,16 +27,17 @@ pub fn InvitationPage() -> impl IntoView {
                         let action = format!("/auth/invitations/{}", token());
                         let next = format!("/signin?next={}", crate::format::encode_query_value(&format!("/invitations/{}", token())));
                         let roles = i.roles.join(", ");
+                        let org = if i.org == "*" { "every organisation".to_string() } else { i.org.clone() };
                         let signed_in = me.get().and_then(Result::ok).flatten();
                         view! {
                             <p id="invitation-text">
-                                <strong>{i.invited_by.clone()}</strong>" invites you to "<strong>{i.org.clone()}</strong>" as "{roles}"."
+                                <strong>{i.invited_by.clone()}</strong>" invites you to "<strong>{org.clone()}</strong>" as "{roles}"."
                             </p>
                             <p class="meta">"Open until "{i.expires_at.clone()}"."</p>
                             {match signed_in {
                                 Some(me) => view! {
                                     <form method="post" action=action id="invitation-form">
-                                        <button type="submit" id="invitation-accept">{format!("Join {} as {}", i.org, me.name)}</button>
+                                        <button type="submit" id="invitation-accept">{format!("Join {org} as {}", me.name)}</button>
                                     </form>
                                 }.into_any(),
                                 None => view! {

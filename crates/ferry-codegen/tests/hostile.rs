@@ -3,10 +3,9 @@
 //! resource names, input keys, values, Terraform addresses, `ignoreChanges` paths and type tokens
 //! that try to end a string, a comment or a line and write a statement of their own are put
 //! through every printer, and each language's own parser reads the result — Python's `ast`,
-//! TypeScript's compiler, Go's `go/parser`, Ferry's Pulumi YAML reader — which must find the
-//! program whole, the resources expected, and no `PWNED` anywhere but inside a string, a comment
-//! or a renamed identifier. (C# has no parser on this machine; its printer shares the escaping
-//! and identifier types the others are checked through.)
+//! TypeScript's compiler, Go's `go/parser`, C#'s tree-sitter grammar, Ferry's Pulumi YAML
+//! reader — which must find the program whole, the resources expected, and no `PWNED` anywhere
+//! but inside a string, a comment or a renamed identifier.
 
 mod common;
 
@@ -176,6 +175,24 @@ fn check_go(code: &str, dir: &Path, checker: &Path) {
     assert!(!out.lines().any(|n| n == "PWNED"), "a statement of the input's own in Go:\n{code}");
 }
 
+/// C#: tree-sitter's C# grammar (no C# compiler on this machine); a syntax error is an `ERROR`
+/// or missing node, and a statement of the input's own would name `PWNED` alone.
+fn check_csharp(code: &str) {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&tree_sitter_c_sharp::LANGUAGE.into()).expect("the C# grammar loads");
+    let tree = parser.parse(code, None).expect("the parser answers");
+    let root = tree.root_node();
+    assert!(!root.has_error(), "C# that does not parse:\n{code}");
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(node) = stack.pop() {
+        if node.kind() == "identifier" {
+            assert_ne!(&code[node.byte_range()], "PWNED", "a statement of the input's own in C#:\n{code}");
+        }
+        stack.extend(node.children(&mut cursor));
+    }
+}
+
 fn check_yaml(code: &str, resources: usize) {
     let program = ferry_engine::program::parse_program("Pulumi.yaml", code).unwrap_or_else(|e| panic!("Pulumi YAML does not read it: {e}\n{code}"));
     assert_eq!(program.resources.len(), resources, "exactly the resources expected\n{code}");
@@ -223,6 +240,7 @@ fn check_all(texts: &[String], dir: &Path, go: &Path) {
     check_python(&ferry_codegen::emit(&program, Language::Python), dir, declared);
     check_typescript(&ferry_codegen::emit(&program, Language::TypeScript), dir);
     check_go(&ferry_codegen::emit(&program, Language::Go), dir, go);
+    check_csharp(&ferry_codegen::emit(&program, Language::CSharp));
     check_yaml(&ferry_codegen::emit(&program, Language::Yaml), declared);
     // The project's own files: no line the input wrote.
     for language in [Language::Python, Language::Go, Language::CSharp, Language::TypeScript] {
@@ -270,4 +288,13 @@ fn a_type_token_that_is_no_type_is_refused_by_name() {
     let token = "random:index/randomPet:RandomPet";
     let resource = SourceResource { urn: urn(token, "r"), name: "r".into(), token: token.into(), custom: true, id: Some("i".into()), ..Default::default() };
     assert!(lower(PROJECT, &[resource], &[], &schemas, &Options::default()).is_ok());
+}
+
+/// The C# check is a check: a smuggled call, or text that does not parse, fails it.
+#[test]
+fn the_csharp_reader_sees_a_smuggled_statement() {
+    check_csharp("class A { void M() { var s = \"PWNED()\"; } }");
+    for bad in ["class A { void M() { var s = \"x\"; PWNED(); } }", "class A { void M() { var s = \"x\"); } }"] {
+        assert!(std::panic::catch_unwind(|| check_csharp(bad)).is_err(), "{bad}");
+    }
 }
