@@ -230,12 +230,14 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
     let params = <RawPathParams as axum::extract::FromRequestParts<()>>::from_request_parts(&mut parts, &()).await.ok();
     let req = Request::from_parts(parts, body);
 
+    // A share link's audited reads are recorded in its plan's organisation and timeline (the
+    // link names both; one look-up).
+    let shared = match (decision.gate, path_param(&params, "token")) {
+        (Gate::Share, Some(token)) if audited => state.ferry.plans().share_owner(token).await.ok(),
+        _ => None,
+    };
     let checked: Result<Option<String>, ferry_service::ServiceError> = match decision.gate {
-        // A share link's reads are recorded in the plan's organisation (the link names it).
-        Gate::Share if !decision.action.is_empty() => match path_param(&params, "token") {
-            Some(token) => Ok(state.ferry.plans().org_of_share(token).await.ok()),
-            None => Ok(None),
-        },
+        Gate::Share if shared.is_some() => Ok(shared.as_ref().map(|(org, _)| org.clone())),
         Gate::Public | Gate::Share | Gate::ServerFn => Ok(None),
         Gate::SignedIn | Gate::Named(_) => caller.require_signed_in().map(|_| None),
         Gate::Session => caller.require_session().map(|_| None),
@@ -285,10 +287,7 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         // The plan a record is about makes the plan's timeline: the one a handler created, or
         // the one the route's object is or belongs to.
         let plan = match (response.extensions().get::<AuditPlan>(), decision.gate, path_param(&params, "id")) {
-            (None, Gate::Share, _) => match path_param(&params, "token") {
-                Some(token) => state.ferry.plans().plan_of_share(token).await.ok(),
-                None => None,
-            },
+            (None, Gate::Share, _) => shared.map(|(_, plan)| plan),
             (Some(created), _, _) => Some(created.0.clone()),
             (None, Gate::On(Object::Plan, _) | Gate::Review(Object::Plan), Some(id)) => Some(id.to_string()),
             (None, Gate::On(Object::Preview, _), Some(id)) => state.ferry.plans().plan_of_preview(id).await.ok().flatten(),

@@ -10,7 +10,6 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
-use cookie::Cookie;
 use ferry_service::access::{Caller, Role};
 use ferry_service::Ferry;
 use serde::Deserialize;
@@ -39,14 +38,7 @@ impl AuthConfig {
 }
 
 fn session_secret(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == SESSION_COOKIE)
-        .map(|c| c.value().to_string())
+    crate::session::cookie_value(headers, SESSION_COOKIE)
 }
 
 /// Whether a cookie-carrying write comes from Ferry's own pages: the browser says so in

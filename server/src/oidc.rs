@@ -181,30 +181,13 @@ async fn finish_callback(
 /// The cookie that binds a sign-in at the provider to the browser that started it.
 const BINDING_COOKIE: &str = "ferry_oidc";
 
-/// Sets the binding cookie (for as long as a sign-in may take), or with `None` clears it. `Lax`:
-/// the provider sends the browser back with a top-level `GET`, which carries it.
+/// Sets the binding cookie (for as long as a sign-in may take), or with `None` clears it.
 fn set_binding(response: &mut Response, secure: bool, secret: Option<String>) {
-    let max_age = cookie::time::Duration::seconds(if secret.is_some() { PENDING_FOR.as_secs() as i64 } else { 0 });
-    let cookie = cookie::Cookie::build((BINDING_COOKIE, secret.unwrap_or_default()))
-        .http_only(true)
-        .same_site(cookie::SameSite::Lax)
-        .secure(secure)
-        .path("/auth/oidc")
-        .max_age(max_age);
-    response
-        .headers_mut()
-        .append(axum::http::header::SET_COOKIE, axum::http::HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
+    crate::session::set_cookie(response, BINDING_COOKIE, secret, PENDING_FOR.as_secs() as i64, "/auth/oidc", secure);
 }
 
 fn binding(headers: &axum::http::HeaderMap) -> Option<String> {
-    headers
-        .get_all(axum::http::header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(cookie::Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == BINDING_COOKIE && !c.value().is_empty())
-        .map(|c| c.value().to_string())
+    crate::session::cookie_value(headers, BINDING_COOKIE).filter(|v| !v.is_empty())
 }
 
 fn configured(state: &AppState) -> Result<&Oidc, ApiError> {

@@ -1,18 +1,38 @@
-//! The session cookie: its name, setting and clearing it, and where a sign-in may send the
-//! browser next. Shared by every way of signing in (password, link, OpenID Connect).
+//! Sign-in's cookies (the session's, and the one that binds an OpenID Connect sign-in to its
+//! browser): reading, setting and clearing them; and where a sign-in may send the browser next.
+//! Shared by every way of signing in (password, link, OpenID Connect).
 
-use axum::http::{header, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::Response;
 use cookie::{Cookie, SameSite};
 
 pub const SESSION_COOKIE: &str = "ferry_session";
 
+/// The value of the request's cookie `name`.
+pub(crate) fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == name)
+        .map(|c| c.value().to_string())
+}
+
+/// Adds the cookie `name` to `response`: `value` for `lifetime_seconds` on `path`, or, with
+/// `None`, clears it. Always `HttpOnly` and `SameSite=Lax` (a top-level `GET` from another site,
+/// as a sign-in link or an OpenID Provider sends, carries it); `Secure` behind TLS.
+pub(crate) fn set_cookie(response: &mut Response, name: &str, value: Option<String>, lifetime_seconds: i64, path: &str, secure: bool) {
+    let max_age = cookie::time::Duration::seconds(if value.is_some() { lifetime_seconds } else { 0 });
+    let cookie = Cookie::build((name, value.unwrap_or_default())).http_only(true).same_site(SameSite::Lax).secure(secure).path(path).max_age(max_age);
+    response.headers_mut().append(header::SET_COOKIE, HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
+}
+
 /// Sets the session cookie on `response` to a new session's secret (for as long as sessions
 /// last), or, with `None`, clears it.
 pub(crate) fn set_session(response: &mut Response, secure: bool, secret: Option<String>) {
-    let max_age = cookie::time::Duration::seconds(if secret.is_some() { ferry_service::accounts::SESSION_SECONDS } else { 0 });
-    let cookie = Cookie::build((SESSION_COOKIE, secret.unwrap_or_default())).http_only(true).same_site(SameSite::Lax).secure(secure).path("/").max_age(max_age);
-    response.headers_mut().insert(header::SET_COOKIE, HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
+    set_cookie(response, SESSION_COOKIE, secret, ferry_service::accounts::SESSION_SECONDS, "/", secure);
 }
 
 /// The first path segments of the pages a sign-in may go on to (the app's routes).

@@ -191,15 +191,12 @@ impl Plans {
         Ok(share)
     }
 
-    /// The organisation of the plan behind a live read-only link (where its reads are audited).
-    pub async fn org_of_share(&self, token: &str) -> Result<String, ServiceError> {
+    /// The organisation and the plan behind a live read-only link: where its reads are audited,
+    /// and whose timeline records them.
+    pub async fn share_owner(&self, token: &str) -> Result<(String, String), ServiceError> {
         let share = self.live_share(token).await?;
-        self.accounts().org_of(crate::access::Object::Plan, &share.plan_id).await
-    }
-
-    /// The plan behind a live read-only link (whose timeline records its reads).
-    pub async fn plan_of_share(&self, token: &str) -> Result<String, ServiceError> {
-        Ok(self.live_share(token).await?.plan_id)
+        let org = self.accounts().org_of(crate::access::Object::Plan, &share.plan_id).await?;
+        Ok((org, share.plan_id))
     }
 
     /// The plan behind a read-only link.

@@ -122,6 +122,11 @@ pub(crate) fn audit_record_of(r: &sqlx::any::AnyRow) -> AuditRecord {
     }
 }
 
+/// Adds role `$3` to user `$2` in organisation `$1` (kept if already held), a member since `$4`
+/// (now), or since they joined if they are one already.
+pub(crate) const ADD_ROLE: &str = "INSERT INTO memberships (org, user_id, role, granted_at) VALUES ($1, $2, $3, \
+     COALESCE((SELECT MIN(granted_at) FROM memberships WHERE org = $1 AND user_id = $2), $4)) ON CONFLICT DO NOTHING";
+
 const USER_SELECT: &str = "SELECT id, name, email, password_hash, password_set_by, oidc_sub, oidc_issuer, created_at FROM users";
 
 fn user_of(row: &sqlx::any::AnyRow) -> User {
@@ -268,17 +273,7 @@ impl AccountRows<'_> {
 
     /// Adds one role (kept if already held).
     pub async fn grant_role(self, user_id: &str, org: &str, role: &str) -> Result<(), StoreError> {
-        // Joining now, unless the user is a member already (then since then).
-        sqlx::query(
-            "INSERT INTO memberships (org, user_id, role, granted_at) VALUES ($1, $2, $3, \
-             COALESCE((SELECT MIN(granted_at) FROM memberships WHERE org = $1 AND user_id = $2), $4)) ON CONFLICT DO NOTHING",
-        )
-        .bind(org)
-        .bind(user_id)
-        .bind(role)
-        .bind(now())
-        .execute(&self.pool)
-        .await?;
+        sqlx::query(ADD_ROLE).bind(org).bind(user_id).bind(role).bind(now()).execute(&self.pool).await?;
         Ok(())
     }
 

@@ -103,16 +103,7 @@ impl AccountRows<'_> {
         let (id, org, roles): (String, String, String) = (row.get("id"), row.get("org"), row.get("roles"));
         let roles: Vec<String> = serde_json::from_str(&roles).unwrap_or_default();
         for role in &roles {
-            sqlx::query(
-                "INSERT INTO memberships (org, user_id, role, granted_at) VALUES ($1, $2, $3, \
-                 COALESCE((SELECT MIN(granted_at) FROM memberships WHERE org = $1 AND user_id = $2), $4)) ON CONFLICT DO NOTHING",
-            )
-            .bind(&org)
-            .bind(user_id)
-            .bind(role)
-            .bind(&at)
-            .execute(&mut *tx)
-            .await?;
+            sqlx::query(crate::accounts::ADD_ROLE).bind(&org).bind(user_id).bind(role).bind(&at).execute(&mut *tx).await?;
         }
         tx.commit().await?;
         Ok(Some(self.invitation(&id).await?))
