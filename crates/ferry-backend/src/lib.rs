@@ -48,6 +48,9 @@ pub enum Layout {
 
 pub use ferry_types::BackendStack;
 
+/// The one organisation of every DIY backend, as Pulumi names it in stack names and lock paths.
+pub const DIY_ORGANIZATION: &str = "organization";
+
 /// A lock another process holds (Pulumi's lock file content).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct LockContent {
@@ -214,7 +217,7 @@ impl Backend {
                 }
                 _ => continue,
             };
-            stacks.push(BackendStack { name: format!("organization/{project}/{stack}"), project, stack, path: file.clone(), gzipped });
+            stacks.push(BackendStack { name: format!("{DIY_ORGANIZATION}/{project}/{stack}"), project, stack, path: file.clone(), gzipped });
         }
         stacks.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(stacks)
@@ -228,7 +231,9 @@ impl Backend {
     }
 
     /// The stack called `name` (`organization/<project>/<stack>`, `<project>/<stack>`, or just
-    /// `<stack>` when only one project has it).
+    /// `<stack>` when only one project has it). A DIY backend has one organisation, which
+    /// Pulumi calls `organization`: a name in any other matches nothing, so another
+    /// organisation's name never reaches this backend's stacks.
     pub async fn stack(&self, name: &str) -> Result<BackendStack> {
         let parts: Vec<&str> = name.split('/').collect();
         let matches: Vec<BackendStack> = self
@@ -236,7 +241,8 @@ impl Backend {
             .await?
             .into_iter()
             .filter(|s| match parts.as_slice() {
-                [_, project, stack] | [project, stack] => s.project == *project && s.stack == *stack,
+                [org, project, stack] => *org == DIY_ORGANIZATION && s.project == *project && s.stack == *stack,
+                [project, stack] => s.project == *project && s.stack == *stack,
                 [stack] => s.stack == *stack,
                 _ => false,
             })
@@ -255,7 +261,7 @@ impl Backend {
 
     fn lock_dir(&self, stack: &BackendStack, layout: Layout) -> String {
         match layout {
-            Layout::ProjectScoped => format!(".pulumi/locks/organization/{}/{}", stack.project, stack.stack),
+            Layout::ProjectScoped => format!(".pulumi/locks/{DIY_ORGANIZATION}/{}/{}", stack.project, stack.stack),
             Layout::Legacy => format!(".pulumi/locks/{}", stack.stack),
         }
     }

@@ -50,6 +50,10 @@ async fn exercise(backend: &Backend, files: Option<&Path>) {
     let old = backend.read(&test).await.unwrap();
     assert_eq!(old, fixture("test-upsert.checkpoint.json"), "a gzipped checkpoint reads as its JSON");
     assert!(matches!(backend.stack("nope").await, Err(BackendError::NoStack(_))));
+    // The organisation is part of what a full name matches: the backend's only one is Pulumi's
+    // `organization`, so another organisation's name finds nothing here.
+    assert_eq!(backend.stack("organization/s3bucket-test/test").await.unwrap(), test);
+    assert!(matches!(backend.stack("orgb/s3bucket-test/test").await, Err(BackendError::NoStack(_))));
 
     // Ferry's lock blocks a second taker; once released, the stack can be locked again.
     let first = backend.new_lock_path(&test).await.unwrap();

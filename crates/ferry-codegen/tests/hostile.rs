@@ -147,13 +147,17 @@ func main() {
 }
 "#;
 
-fn check_python(code: &str, dir: &Path, resources: usize) {
+/// `resources`: how many top-level declarations there must be (`None` where code makes loops of
+/// a Terraform resource's instances, which declare several in one).
+fn check_python(code: &str, dir: &Path, resources: Option<usize>) {
     let file = dir.join("__main__.py");
     std::fs::write(&file, code).unwrap();
     let out = run(Command::new("python3").arg("-c").arg(PYTHON_CHECK), &file, "python3's ast");
     let (names, calls) = out.trim().split_once('\n').unwrap();
     assert!(!names.split(',').any(|n| n.contains("PWNED")), "a statement of the input's own in Python: {names}\n{code}");
-    assert_eq!(calls.parse::<usize>().unwrap(), resources, "one declaration per resource\n{code}");
+    if let Some(resources) = resources {
+        assert_eq!(calls.parse::<usize>().unwrap(), resources, "one declaration per resource\n{code}");
+    }
 }
 
 fn check_typescript(code: &str, dir: &Path) {
@@ -228,8 +232,12 @@ fn build_go_checker(dir: &Path) -> PathBuf {
 }
 
 fn check_all(texts: &[String], dir: &Path, go: &Path) {
+    check_code(hostile_resources(texts), dir, go);
+}
+
+/// Code for `resources` in every language, each read back by its language's parser.
+fn check_code(resources: Vec<SourceResource>, dir: &Path, go: &Path) {
     let schemas = common::schemas();
-    let resources = hostile_resources(texts);
     let options = Options { references: true, ..Default::default() };
     let program = match lower(PROJECT, &resources, &[], &schemas, &options) {
         Ok(program) => program,
@@ -237,7 +245,8 @@ fn check_all(texts: &[String], dir: &Path, go: &Path) {
     };
     let declared = program.resources.len();
     assert_eq!(declared, resources.len(), "every resource is declared once");
-    check_python(&ferry_codegen::emit(&program, Language::Python), dir, declared);
+    let loops = resources.iter().any(|r| r.origin.as_ref().is_some_and(|o| o.instance.is_some()));
+    check_python(&ferry_codegen::emit(&program, Language::Python), dir, (!loops).then_some(declared));
     check_typescript(&ferry_codegen::emit(&program, Language::TypeScript), dir);
     check_go(&ferry_codegen::emit(&program, Language::Go), dir, go);
     check_csharp(&ferry_codegen::emit(&program, Language::CSharp));
@@ -274,6 +283,116 @@ proptest! {
     fn generated_payloads_are_only_text(texts in proptest::collection::vec(payload(), 15)) {
         let dir = tempfile::tempdir().unwrap();
         check_all(&texts, dir.path(), go_checker());
+    }
+
+    #[test]
+    fn hostile_terraform_files_are_only_text(texts in proptest::collection::vec(payload(), 12)) {
+        let dir = tempfile::tempdir().unwrap();
+        // A refusal names what is wrong; anything read must be only text.
+        if let Err(e) = check_terraform(&texts, dir.path(), go_checker()) {
+            prop_assert!(!e.is_empty());
+        }
+    }
+}
+
+const TERRAFORM_RANDOM: &str = "provider[\"registry.terraform.io/hashicorp/random\"]";
+
+/// A Terraform state whose every free text is a payload: `for_each` keys, a module's name and
+/// key, a deposed object's key, a `keepers` map's keys and values, an attribute, the IDs and the
+/// lineage. (Resource names and types are identifiers, which the reader checks: see
+/// `a_terraform_name_that_is_no_identifier_is_refused_by_name`.)
+fn hostile_terraform_state(texts: &[String]) -> Vec<u8> {
+    let t = |i: usize| texts[i % texts.len()].clone();
+    let attributes = |id: String| serde_json::json!({"id": id, "length": 8, "result": id, "keepers": {t(0): t(1)}, "override_special": t(2), "special": true});
+    let instance = |key: Option<String>, deposed: Option<String>, id: String| {
+        let mut i =
+            serde_json::json!({"schema_version": 2, "attributes": attributes(id), "sensitive_attributes": [], "dependencies": ["random_string.hostile"]});
+        if let Some(key) = key {
+            i["index_key"] = key.into();
+        }
+        if let Some(deposed) = deposed {
+            i["deposed"] = deposed.into();
+        }
+        i
+    };
+    serde_json::json!({
+        "version": 4, "terraform_version": "1.13.3", "serial": 1, "lineage": t(4), "outputs": {},
+        "resources": [
+            {"mode": "managed", "type": "random_string", "name": "hostile", "provider": TERRAFORM_RANDOM,
+             "instances": [instance(None, None, t(5))]},
+            {"mode": "managed", "type": "random_string", "name": "keyed", "each": "map", "provider": TERRAFORM_RANDOM,
+             "instances": [instance(Some(t(6)), None, t(7)), instance(Some(format!("{}2", t(8))), None, "plain".into()), instance(Some(t(6)), Some(t(9)), t(10))]},
+            // A module's key is any text; its name is read up to a `.` or `[`.
+            {"module": format!("module.web[{}]", serde_json::Value::String(t(11))), "mode": "managed", "type": "random_string", "name": "in_module", "provider": TERRAFORM_RANDOM,
+             "instances": [instance(None, None, "m".into())]},
+            {"module": format!("module.{}", t(3).replace(['.', '['], "_")), "mode": "managed", "type": "random_string", "name": "in_named_module", "provider": TERRAFORM_RANDOM,
+             "instances": [instance(None, None, "n".into())]}
+        ]
+    })
+    .to_string()
+    .into_bytes()
+}
+
+/// A hostile Terraform state is refused by name, or migrated into a Pulumi YAML program that
+/// reads back with exactly its imports (each keeping its address), and then into code in every
+/// language that holds only the file's text as text.
+fn check_terraform(texts: &[String], dir: &Path, go: &Path) -> Result<(), String> {
+    let state = ferry_terraform::read_state(&hostile_terraform_state(texts)).map_err(|e| e.to_string())?;
+    let mappings = std::collections::BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let options = ferry_terraform::MigrationOptions { project: PROJECT.into(), include_deposed: true, ..Default::default() };
+    let migration = ferry_terraform::migrate(&state, &mappings, &options);
+    let text = migration.program.as_deref().expect("every instance maps");
+    let program = ferry_engine::program::parse_program("Pulumi.yaml", text).unwrap_or_else(|e| panic!("the migration's program does not read: {e}\n{text}"));
+    let declared: Vec<&str> = program.resources.iter().map(|r| r.name.as_str()).collect();
+    let imported: Vec<&str> = migration.prior.keys().map(String::as_str).collect();
+    assert_eq!(declared.len(), state.instances.len(), "one declaration per instance\n{text}");
+    let mut sorted = declared.clone();
+    sorted.sort();
+    assert_eq!(sorted, imported, "exactly the imports\n{text}");
+    for r in &program.resources {
+        assert_eq!(r.type_, "random:index/randomString:RandomString", "{text}");
+        assert!(r.options.import.is_some(), "{}: an import ID\n{text}", r.name);
+    }
+    let addresses = ferry_terraform::addresses_in_program(text);
+    assert_eq!(addresses.len(), imported.len(), "every import keeps its address\n{text}");
+    let resources = migration
+        .prior
+        .iter()
+        .map(|(name, prior)| SourceResource {
+            urn: urn(&prior.type_, name),
+            name: name.clone(),
+            token: prior.type_.clone(),
+            custom: true,
+            id: Some(prior.id.clone()),
+            inputs: ferry_property::json::decode_map(&prior.inputs, "", &Default::default()).expect("Pulumi state form"),
+            origin: Some(Origin { tool: "Terraform".into(), address: prior.address.clone(), instance: prior.instance_of.clone() }),
+            ..Default::default()
+        })
+        .collect();
+    check_code(resources, dir, go);
+    Ok(())
+}
+
+#[test]
+fn a_terraform_name_that_is_no_identifier_is_refused_by_name() {
+    for payload in PAYLOADS {
+        let state = serde_json::json!({"version": 4, "resources": [{"mode": "managed", "type": "random_string", "name": payload, "provider": TERRAFORM_RANDOM, "instances": []}]});
+        let err = ferry_terraform::read_state(state.to_string().as_bytes()).unwrap_err();
+        assert!(err.to_string().contains("is not a Terraform name"), "{payload:?}: {err}");
+    }
+}
+
+#[test]
+fn every_payload_in_every_place_of_a_terraform_file_is_only_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let go = go_checker();
+    // Terraform writes any text as a key, a value or an ID: these files are read, not refused.
+    for shift in 0..PAYLOADS.len() {
+        let texts: Vec<String> = (0..PAYLOADS.len()).map(|i| PAYLOADS[(i + shift) % PAYLOADS.len()].to_string()).collect();
+        check_terraform(&texts, dir.path(), go).unwrap_or_else(|e| panic!("{texts:?} was refused: {e}"));
+    }
+    for payload in PAYLOADS {
+        check_terraform(&vec![payload.to_string(); PAYLOADS.len()], dir.path(), go).unwrap_or_else(|e| panic!("{payload:?} everywhere was refused: {e}"));
     }
 }
 

@@ -1,7 +1,9 @@
 //! Code generated from anyone's names, keys, values, addresses and paths (what a state or a
 //! Terraform file holds): lowered and printed in every language without a panic, and the YAML
 //! program Ferry hands out reads back with exactly the resources it declares — no map a
-//! hostile key turned into a function call, no resource a name turned into two.
+//! hostile key turned into a function call, no resource a name turned into two. The same texts
+//! as a Terraform state's names, keys, IDs and values: the migration's program reads back with
+//! exactly its imports.
 #![no_main]
 
 use std::collections::HashMap;
@@ -21,10 +23,38 @@ fn schemas() -> &'static HashMap<String, PackageSchema> {
     })
 }
 
+/// A Terraform state of `texts` in its free texts: the lineage, a module's key, `for_each`
+/// keys, a deposed object's key, a `keepers` entry and IDs.
+fn terraform_state(t: &[String]) -> Vec<u8> {
+    let provider = "provider[\"registry.terraform.io/hashicorp/random\"]";
+    let attributes = |id: &str| serde_json::json!({"id": id, "length": 8, "result": id, "keepers": {&t[0]: &t[1]}, "override_special": &t[2]});
+    serde_json::json!({"version": 4, "serial": 1, "lineage": &t[3], "outputs": {}, "resources": [
+        {"mode": "managed", "type": "random_string", "name": "hostile", "provider": provider,
+         "instances": [{"attributes": attributes(&t[4]), "dependencies": ["random_string.hostile"]}]},
+        {"module": format!("module.web[{}]", serde_json::Value::String(t[5].clone())), "mode": "managed", "type": "random_string", "name": "keyed", "each": "map", "provider": provider,
+         "instances": [{"index_key": &t[6], "attributes": attributes(&t[7])}, {"index_key": &t[6], "deposed": &t[8], "attributes": attributes(&t[9])}]}
+    ]})
+    .to_string()
+    .into_bytes()
+}
+
+fn migrate_terraform(texts: &[String]) {
+    let Ok(state) = ferry_terraform::read_state(&terraform_state(texts)) else { return };
+    let mappings = std::collections::BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let options = ferry_terraform::MigrationOptions { project: "fuzz".into(), include_deposed: true, ..Default::default() };
+    let migration = ferry_terraform::migrate(&state, &mappings, &options);
+    let Some(yaml) = migration.program else { return };
+    let read = ferry_engine::program::parse_program("Pulumi.yaml", &yaml).unwrap_or_else(|e| panic!("a migration's program does not read: {e}\n{yaml}"));
+    assert_eq!(read.resources.len(), migration.prior.len(), "the migration's program declares other resources than its imports:\n{yaml}");
+    assert_eq!(ferry_terraform::addresses_in_program(&yaml).len(), migration.prior.len(), "an import lost its address:\n{yaml}");
+}
+
 fuzz_target!(|data: &[u8]| {
     // The input is up to 12 texts separated by NUL bytes; missing ones are empty.
     let text = String::from_utf8_lossy(data);
-    let mut parts = text.split('\0').map(str::to_string);
+    let texts: Vec<String> = (0..12).map(|i| text.split('\0').nth(i).unwrap_or_default().to_string()).collect();
+    migrate_terraform(&texts);
+    let mut parts = texts.into_iter();
     let mut next = || parts.next().unwrap_or_default();
     let (typed, untyped, migrated) = (next(), next(), next());
     let urn = |token: &str, name: &str| format!("urn:pulumi:dev::fuzz::{token}::{name}");

@@ -136,7 +136,10 @@ impl Backends {
         let org = org_of_name(name.as_str());
         caller.require(org, Role::Planner)?;
         let backend = self.open_backend(org, url)?;
-        let stack = backend.stack(name.as_str()).await?;
+        // Ferry's organisation is not the backend's (a DIY backend has only Pulumi's
+        // `organization`): the backend's stack is named by project and stack.
+        let (project, stack_name) = name.project_and_stack();
+        let stack = backend.stack(&format!("{project}/{stack_name}")).await?;
         if self.store.stacks().stack_id_by_name(&name).await?.is_some() {
             return Err(ServiceError::Conflict(format!(
                 "Ferry already holds a stack named `{name}`; a backend stack is connected as a new stack, never into an existing one"

@@ -138,6 +138,16 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
                     let for_program = translate(&inst.attributes, schema, &info.fields, &inst.sensitive, program_secret);
                     let for_state = translate(&inst.attributes, schema, &info.fields, &inst.sensitive, state_secret);
                     row.unknown_attributes = for_program.unknown.clone();
+                    if !for_program.left_out.is_empty() {
+                        let note = format!(
+                            "`{}` left out of the program: a map whose only key starts with `fn::` is a function call in Pulumi YAML, so the preview shows it differing",
+                            for_program.left_out.join("`, `")
+                        );
+                        row.reason = Some(match row.reason.take() {
+                            Some(reason) => format!("{reason}; {note}"),
+                            None => note,
+                        });
+                    }
                     row.sensitive |= for_program.has_secrets;
                     row.name = Some(names[i].clone());
                     translated.insert(i, (for_program.inputs, for_state));

@@ -1,5 +1,6 @@
-//! Large states made from a real one, for the benchmarks: the first resource's first instance
-//! repeated under `count`, 100 instances per resource, the resources spread over ten modules.
+//! For tests and benchmarks: large states made from a real one (the first resource's first
+//! instance repeated under `count`, 100 instances per resource, the resources spread over ten
+//! modules), and the mapping Ferry's random plugin answers for `hashicorp/random`.
 
 use serde_json::{json, Value};
 
@@ -31,4 +32,20 @@ pub fn repeated_instances(real: &[u8], instances: usize) -> Vec<u8> {
     let mut state = real;
     state["resources"] = json!(resources);
     serde_json::to_vec(&state).expect("JSON serialises")
+}
+
+/// The mapping Ferry's random plugin gives for `hashicorp/random` (the shape the bridged Pulumi
+/// provider's is), for `random_string`: what tests migrate states with without a plugin.
+pub fn random_mapping() -> crate::ProviderMapping {
+    let data = json!({"name": "random", "version": "4.21.2",
+      "provider": {"resources": {"random_string": {
+        "id": {"type": 4, "computed": true}, "length": {"type": 2, "required": true}, "result": {"type": 4, "computed": true},
+        "keepers": {"type": 6, "optional": true, "element": {"schema": {"type": 4}}},
+        "lower": {"type": 1, "optional": true, "computed": true}, "upper": {"type": 1, "optional": true, "computed": true},
+        "number": {"type": 1, "optional": true, "computed": true}, "numeric": {"type": 1, "optional": true, "computed": true},
+        "special": {"type": 1, "optional": true, "computed": true}, "min_lower": {"type": 2, "optional": true, "computed": true},
+        "min_upper": {"type": 2, "optional": true, "computed": true}, "min_numeric": {"type": 2, "optional": true, "computed": true},
+        "min_special": {"type": 2, "optional": true, "computed": true}, "override_special": {"type": 4, "optional": true}}}},
+      "resources": {"random_string": {"tok": "random:index/randomString:RandomString", "fields": {}}}});
+    crate::ProviderMapping::parse(data.to_string().as_bytes(), "random").expect("the mapping reads").expect("a mapping")
 }

@@ -43,6 +43,9 @@ pub struct Translated {
     pub unknown: Vec<String>,
     /// Whether anything is secret.
     pub has_secrets: bool,
+    /// Maps left out of the inputs (their paths, `keepers`): a map whose only key starts with
+    /// `fn::` is a function call in Pulumi YAML, never data, so a program cannot set it.
+    pub left_out: Vec<String>,
 }
 
 /// `min_lower` → `minLower`.
@@ -119,7 +122,7 @@ pub fn translate(
         if field.is_none() && name != "id" {
             t.unknown.push(name.clone());
         }
-        let mut ctx = Ctx { sensitive, secret, has_secrets: false };
+        let mut ctx = Ctx { sensitive, secret, has_secrets: false, left_out: Vec::new() };
         let full = ctx.value(value, field, info, &mut path, false);
         let input = if name == "id" || field.is_none_or(TfField::computed_only) || value.is_null() {
             None
@@ -127,6 +130,7 @@ pub fn translate(
             Some(ctx.value(value, field, info, &mut path, true))
         };
         t.has_secrets |= ctx.has_secrets;
+        t.left_out.extend(ctx.left_out);
         if let Some(v) = full {
             t.outputs.insert(out_name.clone(), v);
         }
@@ -142,6 +146,23 @@ struct Ctx<'a> {
     sensitive: &'a BTreeSet<Vec<PathStep>>,
     secret: SecretForm,
     has_secrets: bool,
+    left_out: Vec<String>,
+}
+
+/// A path as people read it: `keepers`, `rule[0].tags`.
+fn path_text(path: &[PathStep]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            PathStep::Key(k) if out.is_empty() => out.push_str(k),
+            PathStep::Key(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            PathStep::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
 }
 
 impl Ctx<'_> {
@@ -178,6 +199,12 @@ impl Ctx<'_> {
                 } else {
                     Value::Array(out)
                 }
+            }
+            Value::Object(map) if inputs && map.len() == 1 && map.keys().all(|k| k.starts_with("fn::")) => {
+                // Pulumi YAML reads a lone `fn::` key as a function call, whatever the quoting:
+                // the map cannot be a program's value (the preview shows it differing).
+                self.left_out.push(path_text(path));
+                return None;
             }
             Value::Object(map) => {
                 // A map's keys are the user's own; its values are plain.

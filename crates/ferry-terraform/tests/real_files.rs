@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use ferry_terraform::{migrate, read_state, Format, MigrationOptions, Mode, ProviderMapping, RowStatus, Status};
+use ferry_terraform::{migrate, read_state, Format, MigrationOptions, Mode, RowStatus, Status};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -121,26 +121,10 @@ fn addresses_keys_modules_aliases_taint_deposed_and_sensitive_paths_read() {
     assert_eq!(state.instances[2].sensitive.len(), 1);
 }
 
-/// The mapping Ferry's random plugin gives for `hashicorp/random` (the shape the bridged
-/// Pulumi provider's is): enough of it for the fixtures.
-fn random_mapping() -> ProviderMapping {
-    let data = json!({"name": "random", "version": "4.21.2",
-      "provider": {"resources": {"random_string": {
-        "id": {"type": 4, "computed": true}, "length": {"type": 2, "required": true}, "result": {"type": 4, "computed": true},
-        "keepers": {"type": 6, "optional": true, "element": {"schema": {"type": 4}}},
-        "lower": {"type": 1, "optional": true, "computed": true}, "upper": {"type": 1, "optional": true, "computed": true},
-        "number": {"type": 1, "optional": true, "computed": true}, "numeric": {"type": 1, "optional": true, "computed": true},
-        "special": {"type": 1, "optional": true, "computed": true}, "min_lower": {"type": 2, "optional": true, "computed": true},
-        "min_upper": {"type": 2, "optional": true, "computed": true}, "min_numeric": {"type": 2, "optional": true, "computed": true},
-        "min_special": {"type": 2, "optional": true, "computed": true}, "override_special": {"type": 4, "optional": true}}}},
-      "resources": {"random_string": {"tok": "random:index/randomString:RandomString", "fields": {}}}});
-    ProviderMapping::parse(data.to_string().as_bytes(), "random").unwrap().unwrap()
-}
-
 #[test]
 fn a_random_state_becomes_a_program_importing_its_string() {
     let state = read_state(&fixture("tf-project.tfstate")).unwrap();
-    let mappings = BTreeMap::from([("random".to_string(), random_mapping())]);
+    let mappings = BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
     let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
     assert_eq!(m.rows.len(), 1);
     assert_eq!(
@@ -168,7 +152,7 @@ fn count_instances_keep_their_resource_and_key() {
         r["instances"] = json!([first, second]);
     });
     let state = read_state(&bytes).unwrap();
-    let mappings = BTreeMap::from([("random".to_string(), random_mapping())]);
+    let mappings = BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
     let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
     let instances: Vec<_> = m.prior.iter().map(|(name, p)| (name.as_str(), p.instance_of.clone())).collect();
     let of = |key: &str| Some(("random_string.example".to_string(), key.to_string()));
@@ -199,4 +183,23 @@ fn aws_files_list_every_resource_unmapped_and_every_data_source_as_such() {
         assert_eq!(aws.package.as_deref(), Some("aws"));
         assert!(aws.reason.as_deref().unwrap().contains("`hashicorp/aws`"), "{aws:?}");
     }
+}
+
+/// A map whose only key starts with `fn::` would be a function call in the program Pulumi YAML
+/// reads: it is left out, and the row says so (the preview shows it differing).
+#[test]
+fn a_map_pulumi_yaml_would_read_as_a_function_is_left_out_and_named() {
+    let bytes = variant(|v| v["resources"][0]["instances"][0]["attributes"]["keepers"] = json!({"fn::readFile": "/etc/passwd"}));
+    let state = read_state(&bytes).unwrap();
+    let mappings = BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let program = m.program.unwrap();
+    assert!(!program.contains("fn::readFile") && !program.contains("keepers"), "{program}");
+    let reason = m.rows[0].reason.as_deref().unwrap();
+    assert!(reason.contains("`keepers` left out of the program"), "{reason}");
+    assert_eq!(m.prior["example"].outputs["keepers"], json!({"fn::readFile": "/etc/passwd"}), "what Terraform recorded stays for the Read");
+    // With a second key it is a map, and stays.
+    let bytes = variant(|v| v["resources"][0]["instances"][0]["attributes"]["keepers"] = json!({"fn::readFile": "/etc/passwd", "env": "prod"}));
+    let m = migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    assert!(m.program.unwrap().contains("keepers"), "a map of two keys is data");
 }
