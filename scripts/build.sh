@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
-# build.sh [--release]: the wasm front end, the graph bundle, the stylesheet and the server,
-# into target/site/ and target/{debug,server-release}/ferry. (What cargo-leptos does, without
-# its 20-minute install.)
+# build.sh [--release | --front]: the wasm front end, the graph bundle, the stylesheet and the
+# server, into target/site/ and target/{debug,server-release}/ferry. (What cargo-leptos does,
+# without its 20-minute install.) `--front`: the debug front end and assets only (the test
+# command runs the server its tests built).
 source "$(dirname "$0")/lib.sh"
 
+SERVER_TOO=1
 if [ "${1:-}" = "--release" ]; then
   MODE=release; FRONT=(--release); SERVER=(--profile server-release)
 else
   MODE=debug; FRONT=(); SERVER=()
+  [ "${1:-}" = "--front" ] && SERVER_TOO=0
 fi
 SITE=target/site
 PKG=$SITE/pkg
@@ -41,6 +44,7 @@ cp -r public/. "$SITE/"
 # Pre-compressed copies: the server sends them to browsers that accept gzip.
 for f in "$PKG"/site.wasm "$PKG"/site.js "$PKG"/graph.js "$PKG"/monaco/*.js "$PKG"/snippets/*/js/*/editor.js; do gzip -kf -6 "$f"; done
 
+[ $SERVER_TOO -eq 1 ] || exit 0
 log "server ($MODE)"
 # Ferry's own provider plugins go next to `ferry`, where it looks for plugins first.
 if [ $MODE = release ]; then

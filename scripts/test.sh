@@ -27,7 +27,26 @@ export FERRY_TEST_POSTGRES_URL='postgres://postgres@127.0.0.1:5432/ferry_test?ss
 cargo test --workspace --no-fail-fast
 
 log "API and service tests again, with Ferry's data in PostgreSQL"
-FERRY_TEST_DATABASE_URL="$FERRY_TEST_POSTGRES_URL" cargo test -p server -p ferry-service --no-fail-fast
+# The same test binaries the run above built, each from its package's folder with the variables
+# cargo gives the tests it runs: building them again for two packages alone would unify
+# features differently and rebuild much of the workspace.
+BINARIES="$(cargo test --workspace --no-run --message-format=json | node -e '
+  let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+    const found = [];
+    for (const line of s.split("\n")) {
+      if (!line.startsWith("{")) continue;
+      const m = JSON.parse(line);
+      if (m.reason !== "compiler-artifact" || !m.executable || !m.profile.test) continue;
+      if (/\/(server|crates\/ferry-service)\/Cargo\.toml$/.test(m.manifest_path)) found.push(`${require("path").dirname(m.manifest_path)}\t${m.executable}`);
+    }
+    if (found.length < 2) { console.error(`the server'"'"'s and the service'"'"'s test binaries were not found (${found.length})`); process.exit(1); }
+    console.log(found.join("\n"));
+  });')"
+status=0
+while IFS=$'\t' read -r dir exe; do
+  (cd "$dir" && CARGO_MANIFEST_DIR="$dir" CARGO_PKG_NAME="$(basename "$dir")" FERRY_TEST_DATABASE_URL="$FERRY_TEST_POSTGRES_URL" "$exe") || status=1
+done <<< "$BINARIES"
+[ $status -eq 0 ] || exit $status
 
 log "benchmark smoke"
 # Not a timed test: 1,000 imports against their floor, paired; fails only past a loose bound
@@ -37,7 +56,12 @@ cargo bench -p pulumi-resource-random --bench import_preview -- --smoke
 # A Terraform migration's preview against the same imports as a spec, 500 instances once each.
 cargo bench -p pulumi-resource-random --bench terraform_preview -- --smoke
 
-"$ROOT/scripts/build.sh"
+# The front end; the server and Ferry's plugins are the debug binaries `cargo test` built above
+# (building them again alone would unify features differently and rebuild them).
+"$ROOT/scripts/build.sh" --front
+for bin in ferry pulumi-resource-random pulumi-resource-postgresql; do
+  [ -x "$ROOT/target/debug/$bin" ] || { echo "target/debug/$bin is missing: cargo test --workspace builds it" >&2; exit 1; }
+done
 
 log "end-to-end tests (Chromium)"
 DATA="$(mktemp -d)"
@@ -78,7 +102,7 @@ done
 # Plugins see only a minimal environment: the postgresql plugin is given libpq's variables by
 # name, as an administrator would.
 PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_PLUGIN_ENV=*:postgresql=PGHOST,*:postgresql=PGUSER,*:postgresql=PGSSLMODE \
-  FERRY_ALLOW_BACKENDS="diy=file://$FERRY_E2E_BACKEND" \
+  FERRY_ALLOW_BACKENDS="diy=file://$FERRY_E2E_BACKEND" FERRY_ALLOW_PRIVATE_WEBHOOKS=true \
   FERRY_OIDC_ISSUER="$FERRY_E2E_OIDC" FERRY_OIDC_CLIENT_ID=ferry FERRY_OIDC_CLIENT_SECRET=e2e-client-secret FERRY_OIDC_GROUPS_CLAIM=groups \
   "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --public-url "$FERRY_URL" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!
