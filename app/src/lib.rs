@@ -20,7 +20,7 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-use pages::{AccountPage, DiscoverPage, GraphPage, HomePage, InvitationPage, NotFound, PlanPage, SignInPage, TablePage, UserMenu};
+use pages::{AccountPage, DiscoverPage, GraphPage, HomePage, InvitationPage, NotFound, PlanPage, PlansPage, SignInPage, TablePage, UserMenu};
 
 const MONACO_ENVIRONMENT: &str = "window.MonacoEnvironment={globalAPI:true,getWorkerUrl:function(_,label){return label==='json'?'/pkg/monaco/json.worker.js':'/pkg/monaco/editor.worker.js'}};";
 
@@ -79,6 +79,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/stacks/:id") view=TablePage ssr=SsrMode::Async/>
                     <Route path=path!("/stacks/:id/graph") view=GraphPage ssr=SsrMode::Async/>
                     <Route path=path!("/stacks/:id/discover") view=DiscoverPage ssr=SsrMode::Async/>
+                    <Route path=path!("/stacks/:id/plans") view=PlansPage ssr=SsrMode::Async/>
                     <Route path=path!("/plans/:id") view=PlanPage ssr=SsrMode::Async/>
                     <Route path=path!("/plans/:id/r/:rev") view=PlanPage ssr=SsrMode::Async/>
                     <Route path=path!("/shared/:token") view=PlanPage ssr=SsrMode::Async/>

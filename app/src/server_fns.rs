@@ -195,6 +195,7 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
         share_token: (!share.is_empty()).then_some(share),
         roles,
         origins: view.origins,
+        status: view.status,
     })
 }
 
@@ -242,4 +243,34 @@ const SHOWN_BYTES: usize = 16 * 1024;
 fn source_head(text: &str) -> ferry_types::SourceHead {
     let (shown, rest) = crate::format::screenful(text, SHOWN_LINES, SHOWN_BYTES);
     ferry_types::SourceHead { head: shown.to_string(), more: crate::format::left_out(shown, rest) }
+}
+
+/// One page of the plans the caller reads (empty texts filter nothing; `awaiting` and `author`
+/// take `me`): what the home page's sections and a stack's Plans tab show.
+#[server(prefix = "/rpc")]
+pub async fn plan_list(
+    stack: String,
+    state: String,
+    awaiting: String,
+    author: String,
+    cursor: String,
+    limit: usize,
+) -> Result<ferry_types::plans::PlanListPage, ServerFnError> {
+    let query = ferry_types::plans::PlanListQuery {
+        stack: Some(stack),
+        state: Some(state),
+        awaiting: Some(awaiting),
+        author: Some(author),
+        cursor: Some(cursor),
+        limit: Some(limit),
+        ..Default::default()
+    };
+    ssr::ferry()?.workflow().list_plans(&ssr::caller(), &query).await.map_err(ssr::fail)
+}
+
+/// The stack's versions, newest first, each with the plan whose commit made it.
+#[server(prefix = "/rpc")]
+pub async fn stack_versions(id: String) -> Result<Vec<StackSummary>, ServerFnError> {
+    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
+    ssr::ferry()?.stacks().versions(&id).await.map_err(ssr::fail)
 }

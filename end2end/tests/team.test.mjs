@@ -1,12 +1,16 @@
 // A team reviews an import in Chromium: local users and one user of a real OpenID Provider
 // (panva's oidc-provider, started by the test command). A planner creates and previews a plan;
-// the approver (signed in through OpenID Connect, an approver by the provider's groups)
-// comments on a property and approves; the planner revises, which clears the approval; the
-// approver approves again; a committer commits; a viewer sees it all without controls and gets
-// 403 from the API. The audit log shows that sequence.
+// the approver (signed in through OpenID Connect, an approver by the provider's groups) finds
+// it on their home page, waiting for their review, comments on a property and requests
+// changes; the planner sees that, revises and previews, which answers the request; the
+// approver finds it waiting again and approves; a committer commits, and the stack's version
+// links back to the plan; a viewer sees it all without controls and gets 403 from the API. The
+// audit log shows that sequence.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
+import http from 'node:http';
+import crypto from 'node:crypto';
 import { launch, open, api, member, ARTIFACTS, BASE } from '../lib/browser.mjs';
 
 let browser;
@@ -14,6 +18,16 @@ before(async () => { browser = await launch(); });
 after(async () => { await browser?.close(); });
 
 const shot = (page, name) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+// Nothing runs past the page's width (at 1280 and 1920 pixels), and a screenshot of each.
+const atWidths = async (page, name) => {
+  for (const width of [1280, 1920]) {
+    await page.setViewportSize({ width, height: 900 });
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `${name} runs ${overflow} px past a ${width}-pixel window`);
+    await shot(page, `${name}-${width}`);
+  }
+  await page.setViewportSize({ width: 1400, height: 900 });
+};
 const waitDone = (page) => page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 60000 });
 
 test('a planner, an approver from the OpenID Provider, a committer and a viewer take an import through review', async () => {
@@ -48,6 +62,21 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await admin.page.selectOption('#org-admin-org', '*');
   await admin.page.waitForFunction(() => /vera/.test(document.querySelector('#org-members')?.textContent ?? ''));
   await admin.page.waitForSelector('#audit-log .audit-record');
+  // The administrator adds a webhook for the team (a receiver this test runs; the test server
+  // allows webhooks to this machine) and keeps its secret, shown once.
+  const received = [];
+  const receiver = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d)).on('end', () => { received.push({ headers: req.headers, body }); res.end('ok'); });
+  });
+  await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  // (A server administrator's webhook of every organisation: it hears the team's plans too.)
+  await admin.page.selectOption('#org-admin-org', '*');
+  await admin.page.fill('#webhook-url', `http://127.0.0.1:${receiver.address().port}/ferry`);
+  await admin.page.click('#webhook-create');
+  await admin.page.waitForSelector('#webhook-secret');
+  const secret = await admin.page.inputValue('#webhook-secret');
+  assert.match(secret, /^whsec_[0-9a-f]{32}$/);
   await shot(admin.page, 'team-account');
   await admin.page.goto(`${BASE}/stacks/${stack.id}`);
   await admin.page.waitForSelector('body[data-hydrated="true"]');
@@ -67,7 +96,8 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await planner.page.click('#plan-preview');
   await waitDone(planner.page);
 
-  // 2. The approver signs in through the OpenID Provider, comments on a property, approves.
+  // 2. The approver signs in through the OpenID Provider, finds the plan waiting for their
+  // review on their home page, comments on a property and asks for changes.
   const approver = await open(browser, '/signin', { as: null });
   await approver.page.click('#signin-oidc');
   await approver.page.waitForURL((u) => u.href.startsWith(process.env.FERRY_E2E_OIDC));
@@ -81,8 +111,14 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   // only Ferry's pages are this test's business.
   approver.errors.length = 0;
   assert.equal(await approver.page.textContent('#user-name'), 'olga');
-  await approver.page.goto(`${BASE}/plans/${planId}`);
+  const waiting = approver.page.locator(`#waiting-list tr[data-plan="${planId}"]`);
+  assert.equal(await waiting.count(), 1, 'the plan waits for olga\'s review');
+  assert.match(await approver.page.textContent('#waiting-for-review h2'), /Waiting for your review \(\d+\)/);
+  await atWidths(approver.page, 'team-home');
+  await waiting.locator('a').first().click();
+  await approver.page.waitForURL(`${BASE}/plans/${planId}`);
   await approver.page.waitForSelector('body[data-hydrated="true"]');
+  assert.equal(await approver.page.textContent('#plan-state .badge'), 'Previewed');
   assert.equal(await approver.page.isVisible('#plan-preview'), false, 'approvers do not preview');
   await approver.page.click('#plan-results .row[data-urn]');
   await approver.page.waitForSelector('#comment-form');
@@ -91,11 +127,17 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await approver.page.click('#comment-submit');
   await approver.page.waitForSelector('#review-comments .thread .comment-body');
   assert.match(await approver.page.textContent('#review-comments'), /on `max`.*olga.*Is 10 the maximum/s);
-  await approver.page.click('#plan-approve');
-  await approver.page.waitForFunction(() => /1 of 1 approvals for revision 1/.test(document.querySelector('#approval-summary')?.textContent ?? ''));
+  await approver.page.fill('#request-changes-body', 'Import it as code-first, please.');
+  await approver.page.click('#plan-request-changes');
+  await approver.page.waitForSelector('#change-request-list .change-request');
+  assert.match(await approver.page.textContent('#change-request-list'), /olga requested changes to revision 1.*code-first/s);
+  await approver.page.waitForSelector('#withdraw-change-request');
 
-  // 3. The planner revises: the approval stays with revision 1.
+  // 3. The planner sees the request, revises, and previews: the request is answered.
   await planner.page.reload();
+  await planner.page.waitForSelector('body[data-hydrated="true"]');
+  assert.equal(await planner.page.textContent('#plan-state .badge'), 'Changes requested');
+  await planner.page.waitForFunction(() => /`olga` requested changes/.test(document.querySelector('#approval-reason')?.textContent ?? ''));
   await planner.page.waitForSelector('#spec-editor .monaco-editor', { timeout: 30000 });
   // Options are part of a revision: the code style changes, the resource stays the same one.
   await planner.page.selectOption('#option-code-style', 'code-first');
@@ -107,8 +149,14 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await waitDone(planner.page);
   await planner.page.waitForFunction(() => /0 of 1 approvals for revision 2/.test(document.querySelector('#approval-summary')?.textContent ?? ''));
 
-  // 4. The approver looks at revision 2, compares it with revision 1, and approves again.
-  await approver.page.goto(`${BASE}/plans/${planId}`);
+  // A later revision's preview answers the request.
+  await planner.page.waitForFunction(() => document.querySelectorAll('#change-request-list .change-request').length === 0);
+
+  // 4. The approver finds it waiting again, compares revision 2 with revision 1, and approves.
+  await approver.page.goto(`${BASE}/`);
+  await approver.page.waitForSelector('body[data-hydrated="true"]');
+  await approver.page.locator(`#waiting-list tr[data-plan="${planId}"] a`).first().click();
+  await approver.page.waitForURL(`${BASE}/plans/${planId}`);
   await approver.page.waitForSelector('body[data-hydrated="true"]');
   await approver.page.click('#compare-run');
   await approver.page.waitForSelector('#compare-diff .monaco-editor', { timeout: 30000 });
@@ -121,6 +169,13 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await committer.page.click('#plan-confirm-commit');
   await committer.page.waitForSelector('#plan-committed', { timeout: 60000 });
   assert.match(await committer.page.textContent('#plan-committed'), /is now at version 2/);
+  // The stack's Plans tab lists it as committed, and version 2 links back to it.
+  await committer.page.goto(`${BASE}/stacks/${stack.id}/plans`);
+  await committer.page.waitForSelector('body[data-hydrated="true"]');
+  await committer.page.selectOption('#plan-state-filter', 'committed');
+  await committer.page.waitForSelector(`#stack-plan-list tr[data-plan="${planId}"] .state-committed`);
+  assert.equal(await committer.page.getAttribute('#version-list tr[data-version="2"] a.version-plan', 'href'), `/plans/${planId}`);
+  await atWidths(committer.page, 'team-stack-plans');
 
   // 6. The viewer sees it all, without controls, and the API refuses them.
   const viewer = await open(browser, `/plans/${planId}`, { as: 'vera' });
@@ -138,12 +193,31 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   assert.deepEqual(viewer.errors.splice(0), ['Failed to load resource: the server responded with a status of 403 (Forbidden)']);
   await shot(viewer.page, 'team-review');
 
+  // The team's webhook heard the plan's life, each body signed with its secret; its log on the
+  // account page says so.
+  const deadline = Date.now() + 15000;
+  while (!received.some((r) => r.headers['x-ferry-event'] === 'plan-committed' && JSON.parse(r.body).plan.id === planId) && Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const heard = received.map((r) => JSON.parse(r.body)).filter((p) => p.plan.id === planId).map((p) => p.event);
+  assert.deepEqual(heard, ['plan-created', 'plan-previewed', 'changes-requested', 'plan-previewed', 'plan-approved', 'plan-committed']);
+  for (const r of received) {
+    const expected = `sha256=${crypto.createHmac('sha256', secret).update(r.body).digest('hex')}`;
+    assert.equal(r.headers['x-ferry-signature-256'], expected);
+  }
+  receiver.close();
+  await admin.page.goto(`${BASE}/account`);
+  await admin.page.waitForSelector('body[data-hydrated="true"]');
+  await admin.page.selectOption('#org-admin-org', '*');
+  await admin.page.click('#webhook-list .webhook-log');
+  await admin.page.waitForSelector('#webhook-deliveries .delivery-delivered');
+
   // The audit log shows the sequence, with who did each step.
   const audit = await api('GET', '/api/v1/orgs/team/audit');
-  const steps = audit.filter((r) => r.outcome === 'ok' && ['plan.create', 'plan.preview', 'comment.add', 'plan.approve', 'plan.revise', 'preview.commit'].includes(r.action))
-    .map((r) => `${r.actor} ${r.action}`);
+  const actions = ['plan.create', 'plan.preview', 'comment.add', 'plan.request-changes', 'plan.approve', 'plan.revise', 'preview.commit'];
+  const steps = audit.filter((r) => r.outcome === 'ok' && actions.includes(r.action)).map((r) => `${r.actor} ${r.action}`);
   assert.deepEqual(steps, [
-    'paula plan.create', 'paula plan.preview', 'olga comment.add', 'olga plan.approve',
+    'paula plan.create', 'paula plan.preview', 'olga comment.add', 'olga plan.request-changes',
     'paula plan.revise', 'paula plan.preview', 'olga plan.approve', 'carl preview.commit',
   ]);
   assert.ok(audit.some((r) => r.actor === 'olga' && r.action === 'sign-in' && r.object === 'OpenID Connect'));

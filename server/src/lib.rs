@@ -72,7 +72,9 @@ fn page_gate(path: &str) -> Gate {
     match path {
         "/signin" | "/invitations/{token}" => Gate::Public,
         "/shared/{token}" | "/shared/{token}/r/{rev}" => Gate::Share,
-        "/" | "/account" | "/stacks/{id}" | "/stacks/{id}/graph" | "/stacks/{id}/discover" | "/plans/{id}" | "/plans/{id}/r/{rev}" => Gate::Page,
+        "/" | "/account" | "/stacks/{id}" | "/stacks/{id}/graph" | "/stacks/{id}/discover" | "/stacks/{id}/plans" | "/plans/{id}" | "/plans/{id}/r/{rev}" => {
+            Gate::Page
+        }
         other => panic!("the page `{other}` has no access decision (add it to `page_gate`)"),
     }
 }

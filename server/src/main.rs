@@ -103,10 +103,16 @@ struct ServeArgs {
     /// did not name, and one organisation's backend is not another's.
     #[arg(long = "allow-backend", env = "FERRY_ALLOW_BACKENDS", value_delimiter = ',', value_parser = parse_allowed_backend)]
     allowed_backends: Vec<ferry_service::AllowedBackend>,
-    /// The address users reach Ferry at (e.g. `https://ferry.example.com`): sign-in links and
-    /// OpenID Connect redirects use it, and cookies are `Secure` when it is `https`.
+    /// The address users reach Ferry at (e.g. `https://ferry.example.com`): sign-in links,
+    /// OpenID Connect redirects and webhooks' plan links use it, and cookies are `Secure` when
+    /// it is `https`.
     #[arg(long, env = "FERRY_PUBLIC_URL")]
     public_url: Option<String>,
+    /// Let organisations' webhooks reach this machine or its private network (loopback,
+    /// private and link-local addresses). Off by default: a webhook's URL is an organisation
+    /// administrator's, and the server would call it.
+    #[arg(long, env = "FERRY_ALLOW_PRIVATE_WEBHOOKS")]
+    allow_private_webhooks: bool,
     /// An OpenID Provider to sign in with (its issuer URL); needs the client ID and secret, and
     /// `--public-url` (the provider sends users back to `<public URL>/auth/oidc/callback`).
     #[arg(long, env = "FERRY_OIDC_ISSUER", requires_all = ["oidc_client_id", "oidc_client_secret"])]
@@ -189,6 +195,11 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes, cli::PluginEnvPolicy::Granted(cli::PluginEnvGrants::parse(&args.plugin_env)?))
             .await?
             .with_allowed_backends(args.allowed_backends.clone())
+            .with_webhooks(ferry_service::webhooks::WebhookSettings {
+                allow_private: args.allow_private_webhooks,
+                public_url: Some(args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.addr))),
+                ..Default::default()
+            })
             .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds))
             .with_job_retention(std::time::Duration::from_secs(args.retain_jobs_days * 86_400)),
     );
@@ -199,6 +210,14 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let interrupted = ferry.jobs().recover_jobs().await?;
     if !interrupted.is_empty() {
         tracing::warn!(jobs = interrupted.len(), "previews a stopped instance left running are marked interrupted");
+    }
+    // Plans from before plans had a state get theirs, once (lists would otherwise compute each
+    // as they reach it).
+    // Webhook deliveries queued before a stop, or by another instance, go out from here too.
+    tokio::spawn(ferry.webhooks().run());
+    let computed = ferry.workflow().compute_missing_statuses().await?;
+    if computed > 0 {
+        tracing::info!(plans = computed, "computed the state of plans made before plans had one");
     }
     if !args.no_demo {
         if let Some(demo) = ferry.stacks().ensure_demo().await? {

@@ -132,3 +132,29 @@ pub async fn set_org_settings(State(ferry): State<Arc<Ferry>>, Path(org): Path<S
     let settings = OrgSettings { share_links: body.share_links, share_link_days: body.share_link_days, allowed_packages: body.allowed_packages };
     Ok(Json(ferry.accounts().set_org_settings(&org, settings).await?).into_response())
 }
+
+/// `GET /api/v1/plans/{id}/change-requests`: the requests for changes that block the commit.
+pub async fn change_requests(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().change_requests(&id).await?).into_response())
+}
+
+/// `POST /api/v1/plans/{id}/change-requests` with `{"revision", "preview", "body"}`: asks for
+/// changes to what the reviewer looked at; answers the plan's status.
+pub async fn request_changes(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Json(body): Json<ferry_types::plans::ChangeRequestInput>,
+) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().request_changes(&caller, &id, body).await?).into_response())
+}
+
+/// `DELETE /api/v1/plans/{id}/change-requests/{reviewer}`: withdraws a request (the reviewer's
+/// own, or anyone's for an administrator).
+pub async fn withdraw_change_request(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path((id, reviewer)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().withdraw_change_request(&caller, &id, &reviewer).await?).into_response())
+}

@@ -395,6 +395,7 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
                     <button type="submit" id="org-settings-save">"Save settings"</button>
                 </form>
             })}
+            <super::webhooks::Webhooks org=org/>
         </section>
     }
 }

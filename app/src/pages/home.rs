@@ -1,5 +1,6 @@
-//! `/`: the stacks Ferry holds, and adding one by uploading a state file or connecting a stack of
-//! a Pulumi DIY backend.
+//! `/`: a person's page — the plans waiting for their review, their own open plans, recent
+//! activity in their organisations — then the stacks Ferry holds, and adding one by uploading a
+//! state file or connecting a stack of a Pulumi DIY backend.
 
 use leptos::prelude::*;
 
@@ -9,6 +10,12 @@ use crate::server_fns::list_stacks;
 pub fn HomePage() -> impl IntoView {
     let stacks = Resource::new(|| (), |_| list_stacks());
     view! {
+        <super::plan_list::PlanSection
+            id="waiting-for-review" title="Waiting for your review" empty="Nothing waits for your review." state="" awaiting="me" author="" limit=50/>
+        <super::plan_list::PlanSection
+            id="your-plans" title="Your open plans" empty="You have no open plans." state="open" awaiting="" author="me" limit=50/>
+        <super::plan_list::PlanSection
+            id="recent-activity" title="Recent activity" empty="No plans in your organisations yet." state="" awaiting="" author="" limit=10/>
         <section class="card">
             <h1>"Stacks"</h1>
             <Suspense fallback=|| view! { <p>"Loading stacks…"</p> }>

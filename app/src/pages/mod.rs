@@ -1,5 +1,7 @@
-//! The app's pages, one URL each: `/` (stacks, upload), `/stacks/:id` (table),
-//! `/stacks/:id/graph` (graph), `/stacks/:id/discover` (discovery), `/plans/:id` (a plan and its preview's progress),
+//! The app's pages, one URL each: `/` (what waits for you, your plans, recent activity, the
+//! stacks, upload), `/stacks/:id` (table), `/stacks/:id/graph` (graph), `/stacks/:id/discover`
+//! (discovery), `/stacks/:id/plans` (the stack's plans and versions), `/plans/:id` (a plan and
+//! its preview's progress),
 //! `/invitations/:token` (joining an organisation); `?r=<urn>`
 //! opens a resource's details on the stack pages.
 
@@ -12,15 +14,17 @@ mod invitation;
 mod migrate;
 pub(crate) mod paged;
 pub(crate) mod plan;
+mod plan_list;
 mod stack;
 mod stack_view;
 pub(crate) mod table;
+mod webhooks;
 
 pub use account::{AccountPage, SignInPage, UserMenu};
 pub use home::{HomePage, UploadStatusError};
 pub use invitation::InvitationPage;
 pub use plan::PlanPage;
-pub use stack::{DiscoverPage, GraphPage, TablePage};
+pub use stack::{DiscoverPage, GraphPage, PlansPage, TablePage};
 
 use leptos::prelude::*;
 

@@ -35,6 +35,11 @@ pub fn DiscoverPage() -> impl IntoView {
 }
 
 #[component]
+pub fn PlansPage() -> impl IntoView {
+    view! { <StackFrame view=StackView::Plans/> }
+}
+
+#[component]
 pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
     let id = use_stack_id();
     let selected = use_selected_urn();
@@ -66,6 +71,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                     {tab(StackView::Table, "Resources")}
                                     {tab(StackView::Graph, "Graph")}
                                     {tab(StackView::Discover, "Discover")}
+                                    {tab(StackView::Plans, "Plans")}
                                     <a class="tab" href=format!("/api/v1/stacks/{}/export", s.id) download=format!("{}.export.json", s.name.replace('/', "-")) rel="external">"Export JSON"</a>
                                 </nav>
                                 {may_plan.then(|| view! { <NewPlan stack_id=s.id.clone()/> })}
@@ -94,6 +100,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                         StackView::Table => view! { <ResourceTable first=page.first.clone() stack_id=s.id.clone() version=s.version selected=selected/> }.into_any(),
                                         StackView::Graph => view! { <super::graph::StackGraph stack_id=s.id.clone()/> }.into_any(),
                                         StackView::Discover => view! { <super::discover::DiscoverPanel stack_id=s.id.clone()/> }.into_any(),
+                                        StackView::Plans => view! { <super::plan_list::StackPlans stack_id=s.id.clone()/> }.into_any(),
                                     }}
                                 </div>
                                 {move || selected.get().map(|urn| view! { <DetailPanel stack_id=id.get() urn=urn view=view/> })}

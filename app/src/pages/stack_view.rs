@@ -1,5 +1,5 @@
-//! Which view of a stack a page shows (its table, graph or discovery), shared by the stack's
-//! frame and the panels that link between views.
+//! Which view of a stack a page shows (its table, graph, discovery or plans), shared by the
+//! stack's frame and the panels that link between views.
 
 /// Which view of the stack a page shows.
 #[derive(Clone, Copy, PartialEq)]
@@ -7,6 +7,7 @@ pub(crate) enum StackView {
     Table,
     Graph,
     Discover,
+    Plans,
 }
 
 impl StackView {
@@ -15,6 +16,7 @@ impl StackView {
             StackView::Table => "",
             StackView::Graph => "/graph",
             StackView::Discover => "/discover",
+            StackView::Plans => "/plans",
         }
     }
 }

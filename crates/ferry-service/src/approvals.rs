@@ -21,8 +21,13 @@ impl Plans {
             Some(p) => self.store.plans().approvals(plan_id, revision.revision, p).await?,
             None => Vec::new(),
         };
+        let changes_requested = self.store.plans().standing_change_requests(plan_id).await?;
+        // A request for changes says more than a count of approvals: it is named first.
+        let changes = crate::lifecycle::blocked_by_changes(&changes_requested);
         let reason = if preview.is_none() {
             Some(format!("revision {} has no preview yet", revision.revision))
+        } else if changes.is_some() {
+            changes
         } else if (approvals.len() as i64) < settings.required_approvals {
             Some(format!(
                 "revision {}'s preview has {} of the {} approvals this stack requires",
@@ -43,6 +48,7 @@ impl Plans {
             satisfied: reason.is_none(),
             reason,
             approvals,
+            changes_requested,
         })
     }
 
@@ -64,6 +70,10 @@ impl Plans {
             return Err(ServiceError::Forbidden(format!("`{}` wrote this plan, and this stack does not let authors approve their own plans", me.name)));
         }
         self.store.plans().add_approval(plan_id, revision, preview, &me.name).await?;
+        self.workflow().after_event(plan_id).await;
+        if self.workflow().plan_status(plan_id).await?.state == ferry_types::plans::PlanState::Approved {
+            self.webhooks().after_event(plan_id, ferry_types::webhooks::WebhookEvent::PlanApproved, Some(&me.name)).await;
+        }
         self.approval_state(plan_id).await
     }
 
@@ -73,17 +83,28 @@ impl Plans {
         if let Some(preview) = &state.preview {
             self.store.plans().remove_approval(plan_id, state.revision, preview, &me.name).await?;
         }
+        self.workflow().after_event(plan_id).await;
         self.approval_state(plan_id).await
     }
 
     /// Refuses a commit of `preview_id` that the stack's rule does not allow yet: not the latest
-    /// preview of its plan's latest revision, or too few approvals.
+    /// preview of its plan's latest revision, or too few approvals; or that a reviewer asked
+    /// changes to, or whose plan was closed.
     pub(crate) async fn commit_gate(&self, stack_id: &str, preview_id: &str) -> Result<(), ServiceError> {
+        let plan = self.store.plans().plan_of_preview(preview_id).await?;
+        if let Some((plan_id, _)) = &plan {
+            if let Some(reason) = self.workflow().changes_block(plan_id).await? {
+                return Err(ServiceError::NeedsApproval(reason));
+            }
+            if self.store.plans().lifecycle_facts(plan_id).await?.closed {
+                return Err(ServiceError::Conflict("the plan was closed; reopen it to commit its preview".into()));
+            }
+        }
         let settings = self.store.plans().stack_settings(stack_id).await?;
         if settings.required_approvals == 0 {
             return Ok(());
         }
-        let Some((plan_id, revision)) = self.store.plans().plan_of_preview(preview_id).await? else {
+        let Some((plan_id, revision)) = plan else {
             return Err(ServiceError::NeedsApproval(format!(
                 "commits to this stack need {} approval(s): preview through a plan, and have it approved",
                 settings.required_approvals
@@ -112,6 +133,9 @@ impl Stacks {
         if !(0..=10).contains(&settings.required_approvals) {
             return Err(ServiceError::Invalid(format!("required approvals must be 0 to 10, not {}", settings.required_approvals)));
         }
-        Ok(self.store.plans().set_stack_settings(stack_id, settings).await?)
+        let settings = self.store.plans().set_stack_settings(stack_id, settings).await?;
+        // Whether a plan is approved depends on the rule.
+        self.workflow().refresh_stack_plans(stack_id).await?;
+        Ok(settings)
     }
 }

@@ -9,7 +9,7 @@ use crate::access::Caller;
 use crate::{Plans, ServiceError};
 
 /// The longest comment, in characters.
-const MAX_COMMENT: usize = 10_000;
+pub(crate) const MAX_COMMENT: usize = 10_000;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -63,11 +63,13 @@ impl Plans {
             None => None,
         };
         let path = input.path.as_deref().map(str::trim).filter(|p| !p.is_empty());
-        Ok(self
+        let comment = self
             .store
             .plans()
             .add_comment(NewComment { plan_id, revision: input.revision, urn: &input.urn, path, parent_id: parent.as_deref(), author: &me.name, body })
-            .await?)
+            .await?;
+        self.workflow().after_event(plan_id).await;
+        Ok(comment)
     }
 
     /// Resolves a thread (or opens it again).
@@ -78,7 +80,9 @@ impl Plans {
             return Err(ferry_store::StoreError::CommentNotFound(comment_id.to_string()).into());
         }
         let thread = comment.parent_id.unwrap_or(comment.id);
-        Ok(self.store.plans().resolve_comment(&thread, resolved.then_some(me.name.as_str())).await?)
+        let resolved = self.store.plans().resolve_comment(&thread, resolved.then_some(me.name.as_str())).await?;
+        self.workflow().after_event(plan_id).await;
+        Ok(resolved)
     }
 
     /// The plan's timeline: who created, revised, previewed, resolved, commented, approved and

@@ -114,7 +114,8 @@ impl ServiceError {
                 | StoreError::UserNotFound(_)
                 | StoreError::TokenNotFound
                 | StoreError::CommentNotFound(_)
-                | StoreError::JobNotFound(_) => (404, "not_found"),
+                | StoreError::JobNotFound(_)
+                | StoreError::WebhookNotFound(_) => (404, "not_found"),
                 StoreError::UserExists(_) | StoreError::StackExists(_) => (409, "conflict"),
                 StoreError::StalePreview { .. } => (409, "stale_preview"),
                 StoreError::AlreadyCommitted { .. } => (409, "already_committed"),

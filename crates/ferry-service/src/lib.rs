@@ -20,6 +20,7 @@ mod error;
 mod imports;
 mod invitations;
 mod jobs;
+mod lifecycle;
 mod lru;
 mod managed;
 mod masking;
@@ -36,6 +37,7 @@ mod stacks;
 mod terraform;
 mod verify;
 mod views;
+pub mod webhooks;
 
 use std::sync::{Arc, Mutex};
 
@@ -92,6 +94,9 @@ pub struct Ferry {
     allowed_backends: Vec<backends::AllowedBackend>,
     schema_hints: editor::SchemaHints,
     sign_in_limits: accounts::SignInLimits,
+    webhook_settings: webhooks::WebhookSettings,
+    /// Wakes the webhook worker when a delivery is queued.
+    webhook_wake: tokio::sync::Notify,
 }
 
 impl Ferry {
@@ -106,7 +111,15 @@ impl Ferry {
             allowed_backends: Vec::new(),
             schema_hints: Default::default(),
             sign_in_limits: Default::default(),
+            webhook_settings: Default::default(),
+            webhook_wake: tokio::sync::Notify::new(),
         }
+    }
+
+    /// How webhooks retry, where they may reach, and the public URL their plan links start with.
+    pub fn with_webhooks(mut self, settings: webhooks::WebhookSettings) -> Ferry {
+        self.webhook_settings = settings;
+        self
     }
 
     /// Enables import previews and commits.
@@ -184,6 +197,9 @@ handles! {
     stacks: Stacks;
     /// Plans: revisions, shares, comments, approvals, resolutions.
     plans: Plans;
+    /// Where plans stand: each one's state at every event, closing and reopening, requests for
+    /// changes, and the lists people find plans in.
+    workflow: Workflow;
     /// Previews of imports and programs, their review, their commit and their code.
     previews: Previews;
     /// Background jobs (plan previews and discoveries): start, follow, cancel, recover.
@@ -195,6 +211,8 @@ handles! {
     accounts: Accounts;
     /// Stacks kept in DIY backends: what a backend holds, connecting, locks and writes.
     backends: Backends;
+    /// Organisations' webhooks and the deliveries of plan events to them.
+    webhooks: Webhooks;
 }
 
 #[cfg(test)]

@@ -82,6 +82,8 @@ impl Plans {
             sealed_prior: sealed.as_deref(),
         };
         let plan = self.store.plans().add_plan(new).await?;
+        self.workflow().after_event(&plan.id).await;
+        self.webhooks().after_event(&plan.id, ferry_types::webhooks::WebhookEvent::PlanCreated, Some(&author.name)).await;
         self.plan_view(&plan.id, None, false).await
     }
 
@@ -159,6 +161,7 @@ impl Plans {
         check_input(&input)?;
         let options = serde_json::to_string(&input.options).expect("options serialise");
         self.store.plans().add_plan_revision(plan_id, &author.name, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        self.workflow().after_event(plan_id).await;
         self.plan_view(plan_id, None, false).await
     }
 
@@ -171,7 +174,8 @@ impl Plans {
             self.mask_revision(&mut current).await?;
         }
         let origins = current.program.as_deref().map(ferry_terraform::addresses_in_program).unwrap_or_default();
-        Ok(PlanView { plan, current, read_only, origins })
+        let status = Some(self.workflow().plan_status(plan_id).await?);
+        Ok(PlanView { plan, current, read_only, origins, status })
     }
 
     /// The plan as `caller` may see it: its text masked unless they may edit it.
@@ -207,6 +211,9 @@ impl Plans {
         // neither (previews are read through the link, by position).
         view.plan.id = String::new();
         view.current.previews = (0..view.current.previews.len()).map(|i| i.to_string()).collect();
+        if let Some(status) = &mut view.status {
+            status.preview = None;
+        }
         Ok(view)
     }
 
@@ -301,6 +308,8 @@ impl Plans {
                     let request = PreviewRequest { source: source?, scope: options.scope, progress: Some(progress) };
                     let record = service.previews().preview(&stack_id, request).await?;
                     service.store.plans().add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
+                    service.workflow().after_event(&rev.plan_id).await;
+                    service.webhooks().after_event(&rev.plan_id, ferry_types::webhooks::WebhookEvent::PlanPreviewed, None).await;
                     Ok(JobEnd { preview_id: Some(record.id.clone()), untouched: record.plan.plan.untouched })
                 })
             })

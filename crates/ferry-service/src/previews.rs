@@ -354,6 +354,11 @@ impl Previews {
             self.store.stacks().commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export, managed }).await?;
         // The page a committer opens next shows this version: it is already parsed.
         self.remember(summary.clone(), next, features);
+        // Even when the apply failed part-way: the plan made a version.
+        if let Some((plan_id, _)) = self.store.plans().plan_of_preview(&stored.id).await? {
+            self.workflow().after_event(&plan_id).await;
+            self.webhooks().after_event(&plan_id, ferry_types::webhooks::WebhookEvent::PlanCommitted, None).await;
+        }
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
             return Err(ServiceError::Commit(format!(

@@ -86,6 +86,8 @@ pub struct ReviewRows {
     by_status: std::collections::BTreeMap<String, usize>,
     types: Vec<String>,
     zero_or_default: usize,
+    /// Why the preview cannot be committed as it is, if it cannot (its own rules).
+    refusal: Option<String>,
 }
 
 impl ReviewRows {
@@ -98,7 +100,8 @@ impl ReviewRows {
         let types: BTreeSet<&str> = rows.iter().map(|r| r.type_.as_str()).collect();
         let types = types.into_iter().map(str::to_string).collect();
         let zero_or_default = rows.iter().map(|r| r.zero_or_default).sum();
-        ReviewRows { rows, by_status, types, zero_or_default }
+        let refusal = record.plan.plan.commit_refusal(false);
+        ReviewRows { rows, by_status, types, zero_or_default, refusal }
     }
 
     /// The rows matching `query` (one of its statuses, its type, the text in the name or URN
@@ -277,6 +280,14 @@ fn planned_resource(urn: &str, type_: &str, id: Option<&str>, parent: Option<&st
     .expect("a resource from plain fields")
 }
 
+/// What a plan's status takes from its latest preview.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PreviewCounts {
+    pub by_status: std::collections::BTreeMap<String, usize>,
+    pub differing: usize,
+    pub refusal: Option<String>,
+}
+
 impl Previews {
     /// The stored preview `r` names, checking the read-only link when it is one.
     pub async fn preview_by_ref(&self, r: &PreviewRef) -> Result<PreviewRecord, ServiceError> {
@@ -323,6 +334,17 @@ impl Previews {
         let rows = Arc::new(ReviewRows::of(&self.stored_preview(&id).await?));
         self.review_rows.lock().expect("review rows lock").insert(id, rows.clone(), rows.weight());
         Ok(rows)
+    }
+
+    /// How many of the stored preview's resources have each status, and how many have
+    /// properties that still differ: what a plan's status counts.
+    pub(crate) async fn review_counts(&self, preview_id: &str) -> Result<PreviewCounts, ServiceError> {
+        let rows = self.rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
+        Ok(PreviewCounts {
+            by_status: rows.by_status.clone(),
+            differing: rows.rows.iter().filter(|r| !r.differs.is_empty()).count(),
+            refusal: rows.refusal.clone(),
+        })
     }
 
     /// One page of the stored preview's results (see [`ReviewRows::page`]).

@@ -22,10 +22,12 @@ pub mod jobs;
 pub mod managed;
 mod name;
 mod packed;
+pub mod plan_lifecycle;
 pub mod plans;
 pub mod review;
 pub mod server_facts;
 pub mod testing;
+pub mod webhooks;
 pub use id::{hash_secret, random_id};
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};
 
@@ -64,6 +66,8 @@ pub enum StoreError {
     TokenNotFound,
     #[error("no job `{0}`")]
     JobNotFound(String),
+    #[error("no webhook `{0}` in this organisation")]
+    WebhookNotFound(String),
     #[error("version {version} of stack `{stack}` is damaged in the store: {why}")]
     DamagedExport { stack: String, version: i64, why: String },
     #[error("preview `{id}` is damaged in the store: {why}")]
@@ -130,8 +134,8 @@ pub struct Store {
 }
 
 /// The store's tables, one handle per domain: the stacks (with their versions, previews,
-/// managed resources, config and backend locks), the plans (with their review), the jobs, and
-/// the accounts. A handle borrows the store; it holds nothing of its own.
+/// managed resources, config and backend locks), the plans (with their review), the jobs, the
+/// accounts, and the webhooks. A handle borrows the store; it holds nothing of its own.
 macro_rules! rows {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
@@ -163,6 +167,10 @@ rows!(
     /// Users, memberships, sessions, API tokens, sign-in links, OIDC logins and the audit log.
     AccountRows
 );
+rows!(
+    /// Organisations' webhooks and their deliveries.
+    WebhookRows
+);
 
 impl Store {
     pub fn stacks(&self) -> StackRows<'_> {
@@ -180,13 +188,19 @@ impl Store {
     pub fn accounts(&self) -> AccountRows<'_> {
         AccountRows(self)
     }
+
+    pub fn webhooks(&self) -> WebhookRows<'_> {
+        WebhookRows(self)
+    }
 }
 
 static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
 static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
 
 const SUMMARY_SELECT: &str = "SELECT s.id, s.name, s.created_at, v.version, v.resource_count, v.origin, \
-     v.source_format, v.created_at AS updated_at FROM stacks s JOIN stack_versions v ON v.stack_id = s.id";
+     v.source_format, v.created_at AS updated_at, \
+     (SELECT pp.plan_id FROM commits c JOIN plan_previews pp ON pp.preview_id = c.preview_id WHERE c.stack_id = s.id AND c.version = v.version) AS plan_id \
+     FROM stacks s JOIN stack_versions v ON v.stack_id = s.id";
 
 impl Store {
     /// Opens (creating if needed) the SQLite store file and brings its schema up to date.
@@ -460,6 +474,19 @@ impl StackRows<'_> {
 
     /// The version a preview's commit wrote (`None` before a commit), without reading the
     /// preview.
+    /// The stack version the preview ran against, and the stack's latest (without reading the
+    /// preview): a commit needs them equal.
+    pub async fn preview_base_and_latest(self, id: &str) -> Result<(i64, i64), StoreError> {
+        let row = sqlx::query(
+            "SELECT p.base_version, (SELECT MAX(v.version) FROM stack_versions v WHERE v.stack_id = p.stack_id) AS latest FROM previews p WHERE p.id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))?;
+        Ok((row.get("base_version"), row.get("latest")))
+    }
+
     pub async fn preview_committed_version(self, id: &str) -> Result<Option<i64>, StoreError> {
         let row = sqlx::query("SELECT c.version AS committed FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1")
             .bind(id)
@@ -591,6 +618,7 @@ fn summary_from_row(row: &AnyRow) -> StackSummary {
         source_format: row.get("source_format"),
         created_at: row.get("created_at"),
         updated_at: row.get("updated_at"),
+        plan_id: row.get("plan_id"),
     }
 }
 

@@ -63,16 +63,21 @@ impl PlanRows<'_> {
         let NewPlan { stack_id, title, author, spec, program, options, sealed_prior } = new;
         let id = random_id();
         let mut tx = self.begin().await?;
-        let exists: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE id = $1").bind(stack_id).fetch_optional(&mut *tx).await?;
-        if exists.is_none() {
+        let stack: Option<String> = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1").bind(stack_id).fetch_optional(&mut *tx).await?;
+        let Some(stack) = stack else {
             return Err(StoreError::StackNotFound(stack_id.to_string()));
-        }
-        sqlx::query("INSERT INTO plans (id, stack_id, title, author, sealed_prior) VALUES ($1, $2, $3, $4, $5)")
+        };
+        // The organisation is the stack's, kept with the plan for lists; its state starts as a
+        // draft, which the service computes again at once.
+        let org = stack.split('/').next().unwrap_or_default();
+        sqlx::query("INSERT INTO plans (id, stack_id, title, author, sealed_prior, org, created_at, last_activity_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)")
             .bind(&id)
             .bind(stack_id)
             .bind(title)
             .bind(author)
             .bind(sealed_prior)
+            .bind(org)
+            .bind(now())
             .execute(&mut *tx)
             .await?;
         sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author) VALUES ($1, 1, $2, $3, $4, $5)")

@@ -7,6 +7,7 @@ pub mod discovery;
 pub mod invitations;
 pub mod plans;
 pub mod terraform;
+pub mod webhooks;
 
 /// What the API answers when a request fails: `{"error": {"code", "message", "path"?, ...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -88,6 +89,9 @@ pub struct StackSummary {
     pub source_format: String,
     pub created_at: String,
     pub updated_at: String,
+    /// The plan whose commit made the version, when a plan's did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub plan_id: Option<String>,
 }
 
 /// One row of a stack's resource table.
@@ -268,6 +272,9 @@ pub struct PlanPageData {
     /// Each resource's Terraform address, by name, for a plan migrated from Terraform.
     #[serde(default)]
     pub origins: std::collections::BTreeMap<String, String>,
+    /// Where the plan stands (its state, and what made it).
+    #[serde(default)]
+    pub status: Option<plans::PlanStatus>,
 }
 
 impl PlanPageData {
@@ -546,6 +553,10 @@ pub struct ApprovalStateView {
     pub required_approvals: i64,
     pub author_may_approve: bool,
     pub approvals: Vec<ApprovalView>,
+    /// Requests for changes that block the commit until withdrawn or answered by a later
+    /// revision's preview.
+    #[serde(default)]
+    pub changes_requested: Vec<plans::ChangeRequestView>,
     pub satisfied: bool,
     pub reason: Option<String>,
 }

@@ -140,6 +140,9 @@ pub struct PlanView {
     /// revision's program carries it: the review table shows it beside each row.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub origins: std::collections::BTreeMap<String, String>,
+    /// Where the plan stands (its latest revision's), whichever revision the view shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<PlanStatus>,
 }
 
 /// One revision of a plan: its text, options, and the previews it ran.
@@ -173,4 +176,183 @@ pub struct NewShareLink {
     #[serde(flatten)]
     pub link: ShareLink,
     pub token: String,
+}
+
+/// Where a plan is in its life, computed by the service from what happened to it (revisions,
+/// previews, reviews, its commit, its closing) each time something does, and kept with it so
+/// that lists filter and page on it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum PlanState {
+    /// Its latest revision has no preview yet.
+    Draft,
+    /// Its latest revision is previewed, and waits for review (or a commit, where the stack
+    /// needs no approval).
+    Previewed,
+    /// A reviewer asked for changes since the preview they reviewed: it blocks the commit until
+    /// they (or an administrator) withdraw it, or a later revision is previewed.
+    ChangesRequested,
+    /// Its latest preview has an approval, and as many as the stack's rule asks.
+    Approved,
+    /// One of its previews was committed (see [`PlanStatus::committed_version`]). Final.
+    Committed,
+    /// Abandoned by its author or an administrator; reopening recomputes its state.
+    Closed,
+}
+
+impl PlanState {
+    pub const ALL: [PlanState; 6] =
+        [PlanState::Draft, PlanState::Previewed, PlanState::ChangesRequested, PlanState::Approved, PlanState::Committed, PlanState::Closed];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PlanState::Draft => "draft",
+            PlanState::Previewed => "previewed",
+            PlanState::ChangesRequested => "changes-requested",
+            PlanState::Approved => "approved",
+            PlanState::Committed => "committed",
+            PlanState::Closed => "closed",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<PlanState> {
+        PlanState::ALL.into_iter().find(|state| state.as_str() == s)
+    }
+
+    /// Whether people still work on it (not committed, not closed).
+    pub fn is_open(self) -> bool {
+        !matches!(self, PlanState::Committed | PlanState::Closed)
+    }
+}
+
+/// A plan's state and what it was computed from, as the lists and the plan's page show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanStatus {
+    pub state: PlanState,
+    /// The latest revision.
+    pub revision: i64,
+    /// The latest revision's latest preview, if it has one.
+    pub preview: Option<String>,
+    /// That preview's resources by status (`ready`, `failed`, `not-found`, `import`, …).
+    #[serde(default)]
+    pub counts: std::collections::BTreeMap<String, usize>,
+    /// Resources of that preview with properties that still differ from the program.
+    #[serde(default)]
+    pub differing: usize,
+    /// Approvals of that preview, and how many the stack's rule asks.
+    pub approvals: i64,
+    pub required_approvals: i64,
+    /// Reviewers whose request for changes still blocks the commit.
+    #[serde(default)]
+    pub changes_requested_by: Vec<String>,
+    /// The stack version its commit made.
+    pub committed_version: Option<i64>,
+    /// Who closed it.
+    pub closed_by: Option<String>,
+    /// What keeps its latest preview from being committed now, each with its cause (empty: a
+    /// committer may commit it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub blockers: Vec<CommitBlocker>,
+}
+
+/// What kind of thing keeps a plan's commit back: where a person goes to lift it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BlockerKind {
+    /// The latest revision has no preview.
+    NoPreview,
+    /// The preview itself refuses: imports that failed or were not found with nothing ready,
+    /// properties that still differ from the program, a program's errors or steps.
+    Preview,
+    /// A reviewer asked for changes.
+    ChangesRequested,
+    /// Fewer approvals than the stack's rule asks.
+    ApprovalsMissing,
+    /// The stack moved on since the preview ran: preview again.
+    StalePreview,
+    /// The plan was closed.
+    Closed,
+}
+
+/// One thing that keeps a plan's commit back, in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommitBlocker {
+    pub kind: BlockerKind,
+    pub message: String,
+}
+
+/// One plan in a list: what a person needs to decide whether to open it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanListRow {
+    pub id: String,
+    pub title: String,
+    pub stack_id: String,
+    /// The stack's name (`org/project/stack`).
+    pub stack: String,
+    pub org: String,
+    pub author: Option<String>,
+    pub created_at: String,
+    /// When anything last happened to it (a revision, a preview, a review, a comment, its
+    /// commit or closing): what lists sort by, newest first.
+    pub last_activity_at: String,
+    #[serde(flatten)]
+    pub status: PlanStatus,
+}
+
+/// What a list of plans asks for (`GET /api/v1/plans`): every filter optional; `awaiting=me`
+/// keeps the plans the caller may approve and has not (never one they wrote, where the stack
+/// does not let authors approve).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanListQuery {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub org: Option<String>,
+    /// A stack's ID.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<String>,
+    /// One state, or several separated by commas (`previewed,approved`); `open` stands for
+    /// every state but `committed` and `closed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub state: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// `me`: only plans waiting for the caller's review.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub awaiting: Option<String>,
+    /// Where the previous page ended ([`PlanListPage::next`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cursor: Option<String>,
+    /// At most this many rows (the service caps it at 200; the default is 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<usize>,
+}
+
+/// One page of a plan list, newest activity first.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlanListPage {
+    pub plans: Vec<PlanListRow>,
+    /// The cursor of the next page, when there is one.
+    pub next: Option<String>,
+}
+
+/// A reviewer's request for changes (`POST /api/v1/plans/{id}/change-requests`): like an
+/// approval, it names the revision and preview the reviewer looked at, so that it never lands
+/// on something newer; the body says what to change.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeRequestInput {
+    pub revision: i64,
+    pub preview: String,
+    #[serde(default)]
+    pub body: String,
+}
+
+/// A request for changes, while it blocks the commit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ChangeRequestView {
+    pub reviewer: String,
+    /// The revision whose preview the reviewer looked at: a preview of a later revision ends
+    /// the request.
+    pub revision: i64,
+    pub preview_id: String,
+    pub body: String,
+    pub created_at: String,
 }

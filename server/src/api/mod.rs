@@ -6,6 +6,7 @@ mod previews;
 mod review;
 mod shared;
 mod stacks;
+mod webhooks;
 
 use axum::Router;
 
@@ -21,6 +22,7 @@ use previews::*;
 use review::*;
 pub use shared::PASSPHRASE_HEADER;
 use stacks::*;
+use webhooks::*;
 
 /// The API's routes, each with who may call it (see `access.rs`). Actions name what the audit
 /// log records for calls of mutating routes; an empty action is a read sent as a POST.
@@ -58,6 +60,11 @@ pub fn routes() -> Routes {
         .post("/previews/{id}/commit", On(Preview, Committer), "preview.commit", commit_preview)
         .get("/previews/{id}/code", On(Preview, Viewer), "code.read", preview_code)
         .post("/stacks/{id}/plans", On(Stack, Planner), "plan.create", create_plan)
+        .get("/stacks/{id}/plans", On(Stack, Viewer), "", stack_plans)
+        .get("/plans", SignedIn, "", list_plans)
+        .get("/plans/{id}/status", On(Plan, Viewer), "", plan_status)
+        .post("/plans/{id}/close", On(Plan, Planner), "plan.close", close_plan)
+        .post("/plans/{id}/reopen", On(Plan, Planner), "plan.reopen", reopen_plan)
         .get("/plans/{id}", On(Plan, Viewer), "", get_plan)
         .post("/plans/{id}/revisions", On(Plan, Planner), "plan.revise", save_plan)
         .get("/plans/{id}/revisions/{revision}", On(Plan, Viewer), "", get_plan_revision)
@@ -99,11 +106,18 @@ pub fn routes() -> Routes {
         .get("/plans/{id}/approvals", On(Plan, Viewer), "", review_api::approvals)
         .post("/plans/{id}/approvals", On(Plan, Role::Approver), "plan.approve", review_api::approve)
         .delete("/plans/{id}/approvals", On(Plan, Role::Approver), "plan.approval.withdraw", review_api::withdraw)
+        .get("/plans/{id}/change-requests", On(Plan, Viewer), "", review_api::change_requests)
+        .post("/plans/{id}/change-requests", On(Plan, Role::Approver), "plan.request-changes", review_api::request_changes)
+        .delete("/plans/{id}/change-requests/{reviewer}", On(Plan, Role::Approver), "plan.change-request.withdraw", review_api::withdraw_change_request)
         .get("/plans/{id}/activity", On(Plan, Viewer), "", review_api::activity)
         .get("/stacks/{id}/settings", On(Stack, Viewer), "", review_api::stack_settings)
         .put("/stacks/{id}/settings", On(Stack, Role::Admin), "stack.settings", review_api::set_stack_settings)
         .get("/orgs/{org}/settings", Gate::Org(Role::Admin), "", review_api::org_settings)
         .put("/orgs/{org}/settings", Gate::Org(Role::Admin), "org.settings", review_api::set_org_settings)
+        .get("/orgs/{org}/webhooks", Gate::Org(Role::Admin), "", list_webhooks)
+        .post("/orgs/{org}/webhooks", Gate::Org(Role::Admin), "webhook.create", create_webhook)
+        .delete("/orgs/{org}/webhooks/{id}", Gate::Org(Role::Admin), "webhook.remove", remove_webhook)
+        .get("/orgs/{org}/webhooks/{id}/deliveries", Gate::Org(Role::Admin), "", webhook_deliveries)
 }
 
 /// What `/api/v1` answers for a path it does not have.

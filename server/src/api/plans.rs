@@ -140,3 +140,39 @@ pub(super) async fn get_shared_preview(
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().shared_preview(&token, q.revision, index).await?).into_response())
 }
+
+/// `GET /api/v1/plans?org=&stack=&state=&author=&awaiting=me&cursor=&limit=`: the plans of the
+/// organisations the caller may read, newest activity first, a page at a time.
+pub(super) async fn list_plans(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Query(query): Query<ferry_types::plans::PlanListQuery>,
+) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().list_plans(&caller, &query).await?).into_response())
+}
+
+/// `GET /api/v1/stacks/{id}/plans?…`: the stack's plans, with the same filters.
+pub(super) async fn stack_plans(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Query(mut query): Query<ferry_types::plans::PlanListQuery>,
+) -> Result<Response, ApiError> {
+    query.stack = Some(id);
+    Ok(Json(ferry.workflow().list_plans(&caller, &query).await?).into_response())
+}
+
+/// `GET /api/v1/plans/{id}/status`: where the plan stands and what blocks its commit.
+pub(super) async fn plan_status(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().plan_status(&id).await?).into_response())
+}
+
+/// `POST /api/v1/plans/{id}/close`: abandons the plan (its authors, or an administrator).
+pub(super) async fn close_plan(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().close_plan(&caller, &id).await?).into_response())
+}
+
+/// `POST /api/v1/plans/{id}/reopen`: a closed plan takes the state its history gives it again.
+pub(super) async fn reopen_plan(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().reopen_plan(&caller, &id).await?).into_response())
+}

@@ -94,6 +94,17 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("POST", "/api/v1/previews/{id}/commit", Role(Committer), 201),
         ("GET", "/api/v1/previews/{id}/code", Role(Viewer), 200),
         ("POST", "/api/v1/stacks/{id}/plans", Role(Planner), 201),
+        ("GET", "/api/v1/stacks/{id}/plans", Role(Viewer), 200),
+        // Every organisation's plans the caller reads (none of another's: plan_lists.rs).
+        ("GET", "/api/v1/plans", SignedIn, 200),
+        // Its authors or an administrator: the members here did not write the plan.
+        ("GET", "/api/v1/plans/{id}/status", Role(Viewer), 200),
+        ("POST", "/api/v1/plans/{id}/close", Role(Admin), 200),
+        ("POST", "/api/v1/plans/{id}/reopen", Role(Admin), 200),
+        ("GET", "/api/v1/plans/{id}/change-requests", Role(Viewer), 200),
+        ("POST", "/api/v1/plans/{id}/change-requests", Role(Approver), 200),
+        // The caller's own request (an administrator may withdraw anyone's: plan_lists.rs).
+        ("DELETE", "/api/v1/plans/{id}/change-requests/{reviewer}", Role(Approver), 200),
         ("GET", "/api/v1/plans/{id}", Role(Viewer), 200),
         ("POST", "/api/v1/plans/{id}/revisions", Role(Planner), 201),
         ("GET", "/api/v1/plans/{id}/revisions/{revision}", Role(Viewer), 200),
@@ -140,6 +151,10 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("PUT", "/api/v1/stacks/{id}/settings", Role(Admin), 200),
         ("GET", "/api/v1/orgs/{org}/settings", Role(Admin), 200),
         ("PUT", "/api/v1/orgs/{org}/settings", Role(Admin), 200),
+        ("GET", "/api/v1/orgs/{org}/webhooks", Role(Admin), 200),
+        ("POST", "/api/v1/orgs/{org}/webhooks", Role(Admin), 201),
+        ("DELETE", "/api/v1/orgs/{org}/webhooks/{id}", Role(Admin), 204),
+        ("GET", "/api/v1/orgs/{org}/webhooks/{id}/deliveries", Role(Admin), 200),
         ("GET", "/", Page, 200),
         ("GET", "/signin", Anyone, 200),
         ("GET", "/invitations/{token}", Anyone, 200),
@@ -147,6 +162,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("GET", "/stacks/{id}", PageOf, 200),
         ("GET", "/stacks/{id}/graph", PageOf, 200),
         ("GET", "/stacks/{id}/discover", PageOf, 200),
+        ("GET", "/stacks/{id}/plans", PageOf, 200),
         ("GET", "/plans/{id}", PageOf, 200),
         ("GET", "/plans/{id}/r/{rev}", PageOf, 200),
         ("GET", "/shared/{token}", Link, 200),
@@ -303,8 +319,19 @@ impl World {
                 let (_, fresh) = common::call(&author, common::post(&format!("/api/v1/stacks/{}/previews", self.stack), &spec.to_string())).await;
                 preview = fresh["id"].as_str().unwrap().to_string();
             }
-            ("POST" | "DELETE", "/api/v1/plans/{id}/approvals") | ("POST", "/api/v1/plans/{id}/resolutions") if member.is_some() => {
+            ("POST" | "DELETE", "/api/v1/plans/{id}/approvals")
+            | ("POST", "/api/v1/plans/{id}/resolutions")
+            | ("POST", "/api/v1/plans/{id}/close")
+            | ("POST", "/api/v1/plans/{id}/change-requests")
+            | ("DELETE", "/api/v1/plans/{id}/change-requests/{reviewer}")
+                if member.is_some() =>
+            {
                 (plan, preview) = plan_with_preview(&author, &self.stack).await;
+            }
+            ("POST", "/api/v1/plans/{id}/reopen") if member.is_some() => {
+                (plan, preview) = plan_with_preview(&author, &self.stack).await;
+                let (status, _) = common::call(&author, common::post(&format!("/api/v1/plans/{plan}/close"), "")).await;
+                assert_eq!(status, StatusCode::OK, "the author closes their plan");
             }
             ("POST", "/api/v1/plans/{id}/resolutions/zero-values") if member.is_some() => {
                 let program = "name: matrix\nruntime: yaml\nresources:\n  b:\n    type: test:index:Bucket\n    properties:\n      name: zero\n    options:\n      import: zero\n";
@@ -353,6 +380,21 @@ impl World {
             }
             _ => {}
         }
+        let reviewer = member.map(|r| format!("{}-user", r.as_str())).unwrap_or_else(|| "someone".into());
+        let mut webhook = "0123456789abcdef0123456789abcdef".to_string();
+        if path.contains("/webhooks/{id}") && member.is_some() {
+            // A webhook of its own each time (a removal uses one up), made by an administrator.
+            let admin = self.stacks.accounts().caller_of_token(&self.tokens["Admin"]).await.unwrap();
+            let input = ferry_types::webhooks::WebhookInput { url: "https://hooks.example.com/ferry".into(), events: Vec::new() };
+            webhook = self.stacks.webhooks().create(&admin, "ferry", &input).await.unwrap().webhook.id;
+        }
+        if let Some(role) = member.filter(|r| path.contains("/change-requests/") && r.grants(Role::Approver)) {
+            // Something to withdraw: the caller's own request for changes.
+            let approver = common::as_caller(self.app.clone(), self.tokens[&format!("{role:?}")].clone());
+            let body = json!({"revision": 1, "preview": preview, "body": "please change"}).to_string();
+            let (status, answer) = common::call(&approver, common::post_json(&format!("/api/v1/plans/{plan}/change-requests"), &body)).await;
+            assert_eq!(status, StatusCode::OK, "{answer}");
+        }
         if let Some(role) = member.filter(|_| path.contains("/approvals") && *method == Method::DELETE) {
             // Something to withdraw: the caller's own approval, where they may give one.
             if role.grants(Role::Approver) {
@@ -364,6 +406,8 @@ impl World {
         }
         let id = if path.contains("/me/tokens/") {
             token_id.clone()
+        } else if path.contains("/webhooks/") {
+            webhook.clone()
         } else if path.contains("/invitations/") {
             invitation.0.clone()
         } else if path.starts_with("/api/v1/stacks/") || path.starts_with("/stacks/") {
@@ -392,7 +436,8 @@ impl World {
             .replace("{rev}", "1")
             .replace("{index}", "0")
             .replace("{org}", "ferry")
-            .replace("{name}", &member_name);
+            .replace("{name}", &member_name)
+            .replace("{reviewer}", &reviewer);
         match path {
             p if p.ends_with("/resource") => uri.push_str(&format!("?urn={}", url_escape(if p.contains("/previews/") { &self.urn } else { DEMO_ROOT }))),
             "/api/v1/backends/stacks" => uri.push_str(&format!("?org=ferry&url=file://{}", self.backend.path().display())),
@@ -425,8 +470,10 @@ impl World {
             ("POST", "/api/v1/plans/{id}/comments") => json!({"revision": 1, "urn": self.urn, "body": "a comment"}).to_string(),
             ("POST", "/api/v1/plans/{id}/comments/{comment}/resolve") => json!({"resolved": true}).to_string(),
             ("POST", "/api/v1/plans/{id}/approvals") => json!({"revision": 1, "preview": preview}).to_string(),
+            ("POST", "/api/v1/plans/{id}/change-requests") => json!({"revision": 1, "preview": preview, "body": "rename it"}).to_string(),
             ("PUT", "/api/v1/stacks/{id}/settings") => json!({"required_approvals": 0}).to_string(),
             ("PUT", "/api/v1/orgs/{org}/settings") => json!({"share_links": true, "share_link_days": 30, "allowed_packages": ["test"]}).to_string(),
+            ("POST", "/api/v1/orgs/{org}/webhooks") => json!({"url": "https://hooks.example.com/ferry"}).to_string(),
             _ => String::new(),
         };
         Call { uri, body }
@@ -577,6 +624,9 @@ async fn every_server_function_decides_who_may_call_it() {
             "stack_rows" => (format!("id={}&version=1&filter=&sort=&offset=0&limit=10", world.stack), Need::Role(Role::Viewer)),
             "plan_page" => (format!("id={}&share=", world.plan), Need::Role(Role::Viewer)),
             "new_plan" => (format!("stack_id={}&kind=spec", world.stack), Need::Role(Role::Planner)),
+            // Only the organisations the caller reads (another's stack lists nothing).
+            "plan_list" => (format!("stack={}&state=&awaiting=&author=&cursor=&limit=10", world.stack), Need::SignedIn),
+            "stack_versions" => (format!("id={}", world.stack), Need::Role(Role::Viewer)),
             other => panic!("the server function `{other}` ({path}) has no expectation in this test: add it"),
         };
         seen.push(name.to_string());
@@ -613,7 +663,19 @@ async fn every_server_function_decides_who_may_call_it() {
     seen.sort();
     assert_eq!(
         seen,
-        ["current_user", "invitation", "list_stacks", "load_resource_detail", "new_plan", "plan_page", "sign_in_methods", "stack_page", "stack_rows"]
+        [
+            "current_user",
+            "invitation",
+            "list_stacks",
+            "load_resource_detail",
+            "new_plan",
+            "plan_list",
+            "plan_page",
+            "sign_in_methods",
+            "stack_page",
+            "stack_rows",
+            "stack_versions"
+        ]
     );
 }
 

@@ -152,6 +152,13 @@ async fn nothing_of_one_organisation_reaches_another() {
     let caller = stacks.accounts().caller_of_session(&session.0).await.unwrap();
     let input = ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
     let invitation = stacks.accounts().invite(&caller, "acme", &input).await.unwrap().token;
+    // A webhook of each organisation (globex's URL names globex: it must not reach acme).
+    let hook = |url: &str| ferry_types::webhooks::WebhookInput { url: url.into(), events: Vec::new() };
+    let acme_hook = stacks.webhooks().create(&caller, "acme", &hook("https://hooks.acme.example/ferry")).await.unwrap().webhook.id;
+    let globex_admin = stacks.accounts().grant("globex-admin", "globex", Role::Admin).await.unwrap();
+    let session = stacks.accounts().start_session(&globex_admin.id, ferry_store::accounts::SessionMethod::Password).await.unwrap();
+    let globex_caller = stacks.accounts().caller_of_session(&session.0).await.unwrap();
+    stacks.webhooks().create(&globex_caller, "globex", &hook("https://hooks.globex.example/ferry")).await.unwrap();
     let mut walked = 0;
     let mut leaks = Vec::new();
     for d in table.decisions().filter(|d| d.method == Method::GET) {
@@ -159,7 +166,9 @@ async fn nothing_of_one_organisation_reaches_another() {
         if path.starts_with("/auth/") {
             continue;
         }
-        let id = if path.starts_with("/api/v1/stacks/") || path.starts_with("/stacks/") {
+        let id = if path.contains("/webhooks/") {
+            &acme_hook
+        } else if path.starts_with("/api/v1/stacks/") || path.starts_with("/stacks/") {
             &acme.stack
         } else if path.starts_with("/api/v1/plans/") || path.starts_with("/plans/") {
             &acme.plan
@@ -205,6 +214,8 @@ async fn nothing_of_one_organisation_reaches_another() {
             "stack_rows" => format!("id={}&version=1&filter=&sort=&offset=0&limit=10", acme.stack),
             "plan_page" => format!("id={}&share=", acme.plan),
             "new_plan" => continue,
+            "plan_list" => "stack=&state=&awaiting=&author=&cursor=&limit=50".to_string(),
+            "stack_versions" => format!("id={}", acme.stack),
             "invitation" => format!("token={invitation}"),
             _ => String::new(),
         };

@@ -133,12 +133,14 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
     }
 }
 
-/// The latest revision's preview and its approvals, against the stack's rule; approvers approve
-/// what they looked at.
+/// The latest revision's preview, its approvals and requests for changes, against the stack's
+/// rule; approvers approve what they looked at, or ask for changes to it.
 #[component]
 pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoView {
     let state = RwSignal::new(None::<ApprovalStateView>);
     let problem = RwSignal::new(None::<String>);
+    let me = RwSignal::new(None::<String>);
+    let asked = RwSignal::new(String::new());
     let url = format!("/api/v1/plans/{}/approvals", access.plan_id);
     {
         let url = url.clone();
@@ -151,9 +153,51 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
                     Ok(s) => state.set(Some(s)),
                     Err(e) => problem.set(Some(e)),
                 }
+                if me.get_untracked().is_none() {
+                    if let Ok(who) = crate::browser::get_json::<ferry_types::Me>("/api/v1/me").await {
+                        me.set(Some(who.name));
+                    }
+                }
             });
         });
     }
+    // Asking for changes, or withdrawing one's request, answers the plan's status: the panel
+    // reads the approvals again.
+    let change_requests = format!("/api/v1/plans/{}/change-requests", access.plan_id);
+    let request_changes = {
+        let url = change_requests.clone();
+        move |revision: i64, preview: String| {
+            let _body = serde_json::json!({"revision": revision, "preview": preview, "body": asked.get_untracked()}).to_string();
+            let _url = url.clone();
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::send::<ferry_types::plans::PlanStatus>(&_url, "application/json", &_body).await {
+                    Ok(_) => {
+                        problem.set(None);
+                        asked.set(String::new());
+                        epoch.update(|e| *e += 1);
+                    }
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
+    let withdraw_request = {
+        let url = change_requests.clone();
+        move |reviewer: String| {
+            let _url = format!("{url}/{}", crate::format::encode_query_value(&reviewer));
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::delete_json::<ferry_types::plans::PlanStatus>(&_url).await {
+                    Ok(_) => {
+                        problem.set(None);
+                        epoch.update(|e| *e += 1);
+                    }
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
     let approve = {
         let url = url.clone();
         move |revision: i64, preview: String| {
@@ -164,6 +208,8 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
                     Ok(s) => {
                         problem.set(None);
                         state.set(Some(s));
+                        // The plan's state and its commit's blockers moved too.
+                        epoch.update(|e| *e += 1);
                     }
                     Err(e) => problem.set(Some(e)),
                 }
@@ -177,6 +223,8 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
             {move || problem.get().map(|p| view! { <p class="error" id="approval-error">{p}</p> })}
             {move || state.get().map(|s| {
                 let approve = approve.clone();
+                let (request_changes, withdraw_request) = (request_changes.clone(), withdraw_request.clone());
+                let mine = me.get();
                 let summary = if s.required_approvals == 0 {
                     format!("This stack needs no approval to commit; {} given to revision {}.", s.approvals.len(), s.revision)
                 } else {
@@ -185,16 +233,40 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
                 let can = may_approve && s.preview.is_some() && s.revision == viewing;
                 view! {
                     <p id="approval-summary" class:satisfied=s.satisfied>{summary}</p>
-                    {s.reason.clone().filter(|_| s.required_approvals > 0).map(|r| view! { <p class="meta" id="approval-reason">{r}</p> })}
+                    {s.reason.clone().filter(|_| s.required_approvals > 0 || !s.changes_requested.is_empty()).map(|r| view! { <p class="meta" id="approval-reason">{r}</p> })}
                     <ul id="approval-list">{s.approvals.iter().map(|a| view! { <li>{format!("{} approved revision {} at {}", a.approver, a.revision, a.created_at)}</li> }).collect_view()}</ul>
+                    <ul id="change-request-list">
+                        {s.changes_requested.iter().map(|r| {
+                            let withdraw = withdraw_request.clone();
+                            let reviewer = r.reviewer.clone();
+                            let own = mine.as_deref() == Some(r.reviewer.as_str());
+                            view! {
+                                <li class="change-request">
+                                    <b>{r.reviewer.clone()}</b>{format!(" requested changes to revision {} at {}", r.revision, r.created_at)}
+                                    {(!r.body.is_empty()).then(|| view! { <blockquote>{r.body.clone()}</blockquote> })}
+                                    {own.then(|| view! { <button class="secondary" id="withdraw-change-request" on:click=move |_| withdraw(reviewer.clone())>"Withdraw my request"</button> })}
+                                </li>
+                            }
+                        }).collect_view()}
+                    </ul>
                     {can.then(|| {
                         let (revision, preview) = (s.revision, s.preview.clone().unwrap_or_default());
-                        view! { <button id="plan-approve" on:click=move |_| approve(revision, preview.clone())>{format!("Approve revision {revision}")}</button> }
+                        let (approve_preview, request_preview) = (preview.clone(), preview);
+                        view! {
+                            <div class="review-actions">
+                                <button id="plan-approve" on:click=move |_| approve(revision, approve_preview.clone())>{format!("Approve revision {revision}")}</button>
+                                <label class="request-changes">"What should change?"
+                                    <textarea id="request-changes-body" rows="2" prop:value=move || asked.get() on:input=move |ev| asked.set(event_target_value(&ev))></textarea>
+                                </label>
+                                <button class="secondary" id="plan-request-changes" on:click=move |_| request_changes(revision, request_preview.clone())>"Request changes"</button>
+                            </div>
+                        }
                     })}
                 }
             })}
         </section>
     }
+    .into_any()
 }
 
 /// Who did what to the plan, and when.
@@ -221,6 +293,10 @@ pub(super) fn Timeline(plan_id: String, epoch: RwSignal<u32>) -> impl IntoView {
         "comment.resolve" => "resolved a thread",
         "plan.approve" => "approved",
         "plan.approval.withdraw" => "withdrew an approval",
+        "plan.request-changes" => "requested changes",
+        "plan.change-request.withdraw" => "withdrew a request for changes",
+        "plan.close" => "closed the plan",
+        "plan.reopen" => "reopened the plan",
         "preview.commit" => "committed",
         "share.create" => "made a read-only link",
         "share.revoke" => "revoked a read-only link",

@@ -21,7 +21,29 @@ pub(super) fn PlanHead(
     badge: Option<&'static str>,
     share_token: Option<String>,
     read_only: bool,
+    /// Where the plan stands.
+    status: Option<ferry_types::plans::PlanStatus>,
 ) -> impl IntoView {
+    let state = RwSignal::new(status.as_ref().map(|s| s.state));
+    let problem = RwSignal::new(None::<String>);
+    // Closing abandons the plan (its authors or an administrator; the server decides), and
+    // reopening brings it back as its history makes it.
+    let close_or_reopen = {
+        let _plan = plan_id.clone();
+        move |_what: &'static str| {
+            let _url = format!("/api/v1/plans/{_plan}/{_what}");
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                match crate::browser::post_json::<ferry_types::plans::PlanStatus>(&_url).await {
+                    Ok(s) => {
+                        problem.set(None);
+                        state.set(Some(s.state));
+                    }
+                    Err(e) => problem.set(Some(e)),
+                }
+            });
+        }
+    };
     let revision_link = {
         let (id, token) = (plan_id.clone(), share_token);
         move |n: i64| match &token {
@@ -33,6 +55,24 @@ pub(super) fn PlanHead(
     view! {
         <section class="card plan-head">
             <h1 id="plan-title">{title}</h1>
+            <div class="plan-state" id="plan-state">
+                {move || state.get().map(|s| view! { <super::super::plan_list::StateBadge state=s/> })}
+                {(!read_only).then(|| {
+                    let act = close_or_reopen.clone();
+                    move || match state.get() {
+                        Some(ferry_types::plans::PlanState::Closed) => {
+                            let act = act.clone();
+                            Some(view! { <button class="secondary" id="plan-reopen" on:click=move |_| act("reopen")>"Reopen"</button> }.into_any())
+                        }
+                        Some(s) if s.is_open() => {
+                            let act = act.clone();
+                            Some(view! { <button class="secondary" id="plan-close" on:click=move |_| act("close")>"Close plan"</button> }.into_any())
+                        }
+                        _ => None,
+                    }
+                })}
+                {move || problem.get().map(|p| view! { <span class="error" id="plan-state-error" role="alert">{p}</span> })}
+            </div>
             <p class="meta">
                 "Into " <a href=format!("/stacks/{stack_id}")>{stack_name}</a>
                 {format!(" · revision {revision} of {latest_revision} · {kind} · saved {created_at}")}

@@ -96,6 +96,23 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             review_epoch.update(|e| *e += 1);
         }
     });
+    // Where the plan stands, read again whenever the review may have moved it.
+    let plan_status = RwSignal::new(data.status.clone());
+    {
+        let _url = format!("/api/v1/plans/{}/status", data.id);
+        Effect::new(move |_| {
+            review_epoch.track();
+            let _url = _url.clone();
+            #[cfg(feature = "hydrate")]
+            if !via_link {
+                leptos::task::spawn_local(async move {
+                    if let Ok(status) = crate::browser::get_json::<ferry_types::plans::PlanStatus>(&_url).await {
+                        plan_status.set(Some(status));
+                    }
+                });
+            }
+        });
+    }
     view! {
         <PlanHead
             title=data.title.clone()
@@ -109,6 +126,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             badge=badge
             share_token=data.share_token.clone()
             read_only=read_only
+            status=data.status.clone()
         />
         <SourceSection
             draft=draft
@@ -148,7 +166,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         })}
         {(!via_link).then(|| view! { <discussion::Approvals access=access.clone() epoch=review_epoch/> })}
         {move || match (preview.get(), may_commit) {
-            (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() results=stored untouched=untouched committed=committed/> }.into_any(),
+            (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() results=stored untouched=untouched committed=committed status=plan_status/> }.into_any(),
             _ => ().into_any(),
         }}
         {(data.latest_revision > 1).then(|| view! { <discussion::CompareRevisions access=access.clone() latest=data.latest_revision/> })}
@@ -212,8 +230,34 @@ fn Commit(
     results: RwSignal<Option<ReviewPage>>,
     untouched: Signal<usize>,
     committed: RwSignal<Option<Result<String, String>>>,
+    /// Where the plan stands: what blocks its commit.
+    status: RwSignal<Option<ferry_types::plans::PlanStatus>>,
 ) -> impl IntoView {
     let confirming = RwSignal::new(false);
+    // Each blocker links to where its cause is on the page (the server refuses the commit
+    // regardless of what the page shows).
+    let blockers = move || {
+        use ferry_types::plans::BlockerKind;
+        let list = status.with(|s| s.as_ref().map(|s| s.blockers.clone()).unwrap_or_default());
+        (!list.is_empty() && committed.get().is_none()).then(|| {
+            view! {
+                <div id="plan-commit-blockers">
+                    <p class="meta">"What keeps the commit back:"</p>
+                    <ul>
+                        {list.into_iter().map(|b| {
+                            let anchor = match b.kind {
+                                BlockerKind::NoPreview | BlockerKind::Preview | BlockerKind::StalePreview => "#plan-results",
+                                BlockerKind::ChangesRequested | BlockerKind::ApprovalsMissing => "#plan-approvals",
+                                BlockerKind::Closed => "#plan-state",
+                            };
+                            let kind = serde_json::to_value(b.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                            view! { <li class=format!("blocker blocker-{kind}")><a href=anchor>{b.message}</a></li> }
+                        }).collect_view()}
+                    </ul>
+                </div>
+            }
+        })
+    };
     // How many resources the commit writes, by the stored preview's counts.
     let writes = move || results.with(|r| r.as_ref().map_or(0, |r| WRITES.iter().filter_map(|s| r.by_status.get(*s)).sum::<usize>()));
     // The first of them, named in the confirmation (fetched when it opens).
@@ -241,6 +285,7 @@ fn Commit(
     view! {
         <section class="card" id="plan-commit-card">
             <h2>"Commit"</h2>
+            {blockers}
             {move || match committed.get() {
                 Some(Ok(text)) => view! { <p id="plan-committed">{text}</p> }.into_any(),
                 Some(Err(e)) => view! {
@@ -292,4 +337,5 @@ fn Commit(
             }}
         </section>
     }
+    .into_any()
 }
