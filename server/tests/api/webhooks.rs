@@ -115,6 +115,20 @@ async fn team(store: ferry_store::Store, key: [u8; 32], allow_private: bool, wor
     team
 }
 
+/// The webhook's latest delivery, once it is marked failed (5 s at most; as it stands then).
+async fn latest_once_failed(team: &Team, webhook: &str) -> Value {
+    let mut last = Value::Null;
+    for _ in 0..100 {
+        let (_, log) = team.call(&team.admin, Method::GET, &format!("/api/v1/orgs/ferry/webhooks/{webhook}/deliveries"), Value::Null).await;
+        last = log[0].clone();
+        if last["status"] == "failed" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    last
+}
+
 #[tokio::test(flavor = "multi_thread")]
 async fn plan_events_are_posted_signed_to_the_organisations_webhooks() {
     let team = team(ferry_store::testing::scratch().await.unwrap(), ferry_state::secrets::random_key(), true, true).await;
@@ -207,16 +221,7 @@ async fn a_failing_receiver_is_retried_then_the_delivery_is_marked_failed() {
     let got = received.wait_for(ferry_service::webhooks::MAX_ATTEMPTS as usize).await;
     assert!(got.windows(2).all(|w| w[0].1 == w[1].1), "every attempt posts the same body");
     assert!(got.windows(2).all(|w| w[0].0["x-ferry-delivery"] == w[1].0["x-ferry-delivery"]), "as the same delivery");
-    let id = made["id"].as_str().unwrap();
-    let mut last = Value::Null;
-    for _ in 0..100 {
-        let (_, log) = team.call(&team.admin, Method::GET, &format!("/api/v1/orgs/ferry/webhooks/{id}/deliveries"), Value::Null).await;
-        last = log[0].clone();
-        if last["status"] == "failed" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let last = latest_once_failed(&team, made["id"].as_str().unwrap()).await;
     assert_eq!((last["status"].clone(), last["attempts"].clone(), last["response_code"].clone()), (json!("failed"), json!(6), json!(500)), "{last}");
     assert!(last["error"].as_str().unwrap().contains("answered 500"), "{last}");
     tokio::time::sleep(Duration::from_millis(300)).await;
@@ -280,15 +285,7 @@ async fn each_attempt_checks_the_address_again() {
         made["id"].as_str().unwrap().to_string()
     };
     let team = team(ferry_store::Store::open(&file).await.unwrap(), key, false, true).await;
-    let mut last = Value::Null;
-    for _ in 0..100 {
-        let (_, log) = team.call(&team.admin, Method::GET, &format!("/api/v1/orgs/ferry/webhooks/{id}/deliveries"), Value::Null).await;
-        last = log[0].clone();
-        if last["status"] == "failed" {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    let last = latest_once_failed(&team, &id).await;
     assert_eq!(last["status"], "failed", "{last}");
     assert!(last["error"].as_str().unwrap().contains("own machine or network"), "{last}");
     assert!(received.all().is_empty(), "nothing reached the private address");
