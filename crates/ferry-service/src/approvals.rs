@@ -70,8 +70,8 @@ impl Plans {
             return Err(ServiceError::Forbidden(format!("`{}` wrote this plan, and this stack does not let authors approve their own plans", me.name)));
         }
         self.store.plans().add_approval(plan_id, revision, preview, &me.name).await?;
-        self.workflow().after_event(plan_id).await;
-        if self.workflow().plan_status(plan_id).await?.state == ferry_types::plans::PlanState::Approved {
+        // The status the event kept says whether the plan is now approved (no second reckoning).
+        if self.workflow().after_event(plan_id).await.is_some_and(|s| s.state == ferry_types::plans::PlanState::Approved) {
             self.webhooks().after_event(plan_id, ferry_types::webhooks::WebhookEvent::PlanApproved, Some(&me.name)).await;
         }
         self.approval_state(plan_id).await

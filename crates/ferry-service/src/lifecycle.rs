@@ -99,10 +99,14 @@ impl Workflow {
 
     /// [`Self::refresh_status`] after an event that already happened: the event stands even when
     /// the state could not be recomputed now (the next event, or the next start, computes it),
-    /// so a failure is logged rather than answered.
-    pub(crate) async fn after_event(&self, plan_id: &str) {
-        if let Err(e) = self.refresh_status(plan_id, true).await {
-            tracing::warn!(plan = %plan_id, error = %e, "a plan's state was not recomputed");
+    /// so a failure is logged rather than answered. The status it kept, when it could.
+    pub(crate) async fn after_event(&self, plan_id: &str) -> Option<PlanStatus> {
+        match self.refresh_status(plan_id, true).await {
+            Ok(status) => Some(status),
+            Err(e) => {
+                tracing::warn!(plan = %plan_id, error = %e, "a plan's state was not recomputed");
+                None
+            }
         }
     }
 
@@ -128,7 +132,7 @@ impl Workflow {
     /// organisation. A committed plan stays committed.
     pub async fn close_plan(&self, caller: &Caller, plan_id: &str) -> Result<PlanStatus, ServiceError> {
         let me = self.require_author_or_admin(caller, plan_id, "close").await?;
-        let status = self.refresh_status(plan_id, false).await?;
+        let status = self.plan_status(plan_id).await?;
         match status.state {
             PlanState::Committed => return Err(ServiceError::Conflict("the plan was committed; a committed plan is not closed".into())),
             PlanState::Closed => return Ok(status),
@@ -143,7 +147,7 @@ impl Workflow {
     /// Reopens a closed plan, which takes the state its history gives it again.
     pub async fn reopen_plan(&self, caller: &Caller, plan_id: &str) -> Result<PlanStatus, ServiceError> {
         self.require_author_or_admin(caller, plan_id, "reopen").await?;
-        let status = self.refresh_status(plan_id, false).await?;
+        let status = self.plan_status(plan_id).await?;
         if status.state != PlanState::Closed {
             return Err(ServiceError::Conflict(format!("the plan is {}, not closed", status.state.as_str())));
         }
