@@ -184,6 +184,12 @@ pub async fn send<T: serde::de::DeserializeOwned>(url: &str, content_type: &str,
     parse(&request("POST", url, Some((content_type, body))).await?)
 }
 
+/// `PUT` a JSON body and read the answer as `T`.
+pub async fn put_json<B: serde::Serialize, T: serde::de::DeserializeOwned>(url: &str, body: &B) -> Result<T, String> {
+    let text = serde_json::to_string(body).map_err(|e| format!("cannot write the request: {e}"))?;
+    parse(&request("PUT", url, Some(("application/json", &text))).await?)
+}
+
 /// `DELETE` an API path and read the answer as `T`.
 pub async fn delete_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
     parse(&request("DELETE", url, None).await?)

@@ -133,3 +133,9 @@ export async function open(browser, urlPath, { width = 1400, height = 900, as } 
   await page.waitForSelector('body[data-hydrated="true"]', { timeout: 30000 });
   return { page, context, errors };
 }
+
+/** Opens one of a plan page's tabs (review, source, code, graph, activity), once its panel shows. */
+export async function planTab(page, name) {
+  await page.click(`#tab-${name}`);
+  await page.waitForSelector(`#panel-${name}:not([hidden])`);
+}

@@ -5,7 +5,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { readFile } from 'node:fs/promises';
-import { launch, open, api, ARTIFACTS, BASE, authFetch } from '../lib/browser.mjs';
+import { launch, open, api, ARTIFACTS, BASE, authFetch, planTab } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -82,6 +82,9 @@ test('a plan is created from the demo stack, a typo in its spec is underlined as
   await page.click('#new-plan-spec');
   await page.waitForURL(/\/plans\/[0-9a-f]{32}$/);
   const planId = page.url().split('/').pop();
+  // The review is the page's first tab; the source is the next.
+  assert.equal(await page.getAttribute('#tab-review', 'aria-selected'), 'true');
+  await planTab(page, 'source');
   await page.waitForSelector('#spec-editor .monaco-editor', { timeout: 30000 });
   assert.match(await page.textContent('.plan-head .meta'), /revision 1 of 1 · import spec/);
   assert.equal(await page.textContent('#plan-save-state'), 'Saved');
@@ -194,13 +197,14 @@ test('a big plan: its results come from the server a page at a time as they are 
   await page.waitForFunction(() => document.querySelector('#results-scroller .row[data-index="0"] .name')?.textContent === 'pet');
   await shot(page, '22b-big-plan-results');
   // The graph is summarised: the ports are one group, marked ready; the pet failed.
-  await page.locator('#plan-graph').scrollIntoViewIfNeeded();
+  await planTab(page, 'graph');
   await waitFor(page, 'the graph', () => document.querySelector('#plan-graph')?.dataset.ready === 'true');
   const metrics = await page.evaluate(() => window.__ferryGraph.metrics);
   assert.ok(metrics.summarised && metrics.resources > 1600 && metrics.nodes < 100, JSON.stringify(metrics));
   const statuses = JSON.parse(await page.getAttribute('#plan-graph', 'data-statuses'));
   assert.deepEqual([statuses.ready, statuses.failed], [1, 1], JSON.stringify(statuses));
   // The confirmation counts every import and names the first hundred.
+  await planTab(page, 'review');
   await page.click('#plan-commit');
   await waitFor(page, 'the confirmation', () => /and 1500 more/.test(document.querySelector('#plan-confirm')?.textContent || ''));
   assert.match(await page.textContent('#plan-confirm'), /adds 1600 imported resource\(s\)/);
@@ -224,6 +228,8 @@ test("a resource's diff is reviewed and a property resolved: the next revision p
   assert.match(await side('modified'), /"max": 20/);
   await shot(page, '23-plan-resource-diff');
 
+  // A differing property's resolutions are in its one menu.
+  await max.locator('details.row-menu summary').click();
   await max.locator('button[data-action="adopt"]').click();
   await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
   // The new revision's page, once interactive.
@@ -261,7 +267,12 @@ test('a nested leaf is reviewed and adopted alone, then every zero value and def
   assert.deepEqual([cells[0], cells[1], cells[2], cells[4]], ['versioning.mfaDelete', 'false', '—', 'zero-value']);
   assert.equal(await page.locator('#review-properties tr[data-property="versioning.enabled"] td.cause').textContent(), 'equal');
   assert.match(await page.textContent('#review-zero-values'), new RegExp(`^${planCount} of \\d+ differences are only zero values`));
+  assert.equal(await page.isVisible('#review-properties tr[data-property="versioning.enabled"]'), false, 'equal properties are folded');
+  await page.click('#review-show-equal');
+  assert.equal(await page.isVisible('#review-properties tr[data-property="versioning.enabled"]'), true);
+  assert.equal(await page.locator('#review-properties tr[data-property="versioning.enabled"] details.row-menu').count(), 0, 'no resolutions where nothing differs');
   await shot(page, '25-plan-leaf-review');
+  await leaf.locator('details.row-menu summary').click();
   await leaf.locator('button[data-action="adopt"]').click();
   await page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
   await page.waitForSelector('body[data-hydrated="true"]');
@@ -269,7 +280,7 @@ test('a nested leaf is reviewed and adopted alone, then every zero value and def
   assert.match(await page.textContent('pre.source'), /    versioning:\n        enabled: true\n        mfaDelete: false\n/);
   await page.click('#plan-results .row[data-urn$="::logs"]');
   // `versioning` now agrees as a whole (its leaves are shown only while they differ).
-  await page.waitForSelector('#review-properties tr[data-property^="versioning"]');
+  await page.waitForSelector('#review-properties tr[data-property^="versioning"]', { state: 'attached' });
   const kinds = await page.locator('#review-properties tr[data-property^="versioning"] td.kind').allTextContents();
   assert.ok(kinds.every((k) => k === 'none'), `versioning no longer differs: ${kinds}`);
 
@@ -289,8 +300,8 @@ test('a nested leaf is reviewed and adopted alone, then every zero value and def
 
 test('code is shown per language, copied, and downloaded as a runnable project zip', async () => {
   const { plan, page, context, errors } = await previewedPlan('code', { spec: JSON.stringify(PORTS) });
-  // The code is generated when its card comes into view.
-  await page.locator('#plan-code').scrollIntoViewIfNeeded();
+  // The code is generated when its tab opens.
+  await planTab(page, 'code');
   await page.waitForFunction(() => /new random\.RandomInteger\("port-a"/.test(document.querySelector('#code-view')?.textContent ?? ''), null, { timeout: 30000 });
   await page.click('button[data-lang-tab="python"]');
   await page.waitForFunction(() => /random\.RandomInteger\("port-a"/.test(document.querySelector('#code-view')?.textContent ?? '') && /import pulumi_random/.test(document.querySelector('#code-view').textContent), null, { timeout: 30000 });
@@ -321,6 +332,7 @@ test("a big spec's page carries a screenful of it; the editor loads the whole, a
   const html = await (await context.request.get(`${BASE}/plans/${plan.id}`)).text();
   assert.ok(html.includes('port-0') && !html.includes('port-2999'), 'the page carries the start of the spec and not its end');
   assert.ok(html.length < 200 * 1024, `the page is ${html.length} bytes for a ${spec.length}-byte spec`);
+  await planTab(page, 'source');
   await page.waitForSelector('#spec-editor[data-mounted="true"] .monaco-editor', { timeout: 30000 });
   assert.equal(await page.textContent('#plan-save-state'), 'Saved');
   // An option changed and saved: the new revision holds the whole spec the editor loaded.
@@ -347,16 +359,20 @@ test('a read-only link shows the plan and its review but cannot edit, preview, r
 
   const reviewer = await open(browser, new URL(url).pathname);
   const rp = reviewer.page;
+  await planTab(rp, 'source');
   await rp.waitForSelector('#program-editor .monaco-editor', { timeout: 30000 });
   assert.match(await rp.textContent('#plan-read-only'), /read-only link/);
   for (const control of ['#plan-save', '#plan-preview', '#plan-commit', '#plan-share']) {
     assert.equal(await rp.locator(control).count(), 0, `${control} is not offered through the link`);
   }
+  await planTab(rp, 'review');
+  assert.equal(await rp.locator('#viewed-progress').count(), 0, 'a link has no reviewer to keep viewed marks for');
   await rp.waitForSelector('#plan-results .row[data-urn$="::port"]');
   await rp.click('#plan-results .row[data-urn$="::port"]');
   await rp.waitForSelector('#review-diff .monaco-diff-editor', { timeout: 30000 });
   assert.equal(await rp.locator('#review-properties button[data-action]').count(), 0, 'no resolutions through the link');
   // The editor is read-only: typing changes nothing.
+  await planTab(rp, 'source');
   await editorLine(rp, 'program-editor', 'max: 20').click();
   await rp.keyboard.type('99');
   assert.equal(await rp.locator('#program-editor .view-line', { hasText: '99' }).count(), 0);
@@ -375,10 +391,11 @@ test('a read-only link shows the plan and its review but cannot edit, preview, r
 
 test('a commit shows what it will write, then the graph shows the imported resources as managed', async () => {
   const { stack, plan, page, context, errors } = await previewedPlan('commit', { spec: JSON.stringify(PORTS) });
-  // The graph is drawn when it comes into view.
-  await page.locator('#plan-graph').scrollIntoViewIfNeeded();
+  // The graph is drawn when its tab opens.
+  await planTab(page, 'graph');
   await waitFor(page, 'the graph', () => document.querySelector('#plan-graph')?.dataset.ready === 'true');
   assert.deepEqual(JSON.parse(await page.getAttribute('#plan-graph', 'data-statuses')), { ready: 3, failed: 1 });
+  await planTab(page, 'review');
   await page.click('#plan-commit');
   // What it writes is named once the confirmation has fetched it.
   await waitFor(page, 'the confirmation', () => /port-a \(random:index\/randomInteger:RandomInteger\)/.test(document.querySelector('#plan-confirm')?.textContent ?? ''));
@@ -387,6 +404,7 @@ test('a commit shows what it will write, then the graph shows the imported resou
   await page.click('#plan-confirm-commit');
   await waitFor(page, 'the commit', () => !!document.querySelector('#plan-committed'));
   assert.match(await page.textContent('#plan-committed'), /is now at version 2/);
+  await planTab(page, 'graph');
   await waitFor(page, 'the managed resources in the graph', () => JSON.parse(document.querySelector('#plan-graph')?.dataset.statuses ?? '{}').managed === 3);
   await shot(page, '28-plan-committed-graph');
   const after = await api('GET', `/api/v1/stacks/${stack.id}`);

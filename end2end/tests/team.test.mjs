@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import http from 'node:http';
 import crypto from 'node:crypto';
-import { launch, open, api, member, ARTIFACTS, BASE } from '../lib/browser.mjs';
+import { launch, open, api, member, ARTIFACTS, BASE, planTab } from '../lib/browser.mjs';
 
 let browser;
 before(async () => { browser = await launch(); });
@@ -24,6 +24,12 @@ const atWidths = async (page, name) => {
     await page.setViewportSize({ width, height: 900 });
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `${name} runs ${overflow} px past a ${width}-pixel window`);
+    // Nor does any control or cell run past the card it is in (scrolled lists and editors aside).
+    const past = await page.evaluate(() => [...document.querySelectorAll('.card button, .card input, .card select, .card summary, .card td, .card th, .card a')]
+      .filter((el) => el.offsetParent !== null && !el.closest('.monaco-editor, .scroller, .menu'))
+      .filter((el) => el.getBoundingClientRect().right > el.closest('.card').getBoundingClientRect().right + 1)
+      .map((el) => el.id || el.textContent.trim().slice(0, 40)));
+    assert.deepEqual(past, [], `${name} at ${width} pixels: these run past their card`);
     await shot(page, `${name}-${width}`);
   }
   await page.setViewportSize({ width: 1400, height: 900 });
@@ -92,7 +98,9 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await planner.page.click('#new-plan-spec');
   await planner.page.waitForURL(/\/plans\/[0-9a-f]{32}$/);
   const planId = planner.page.url().split('/').pop();
+  await planTab(planner.page, 'source');
   await planner.page.waitForSelector('#spec-editor .monaco-editor', { timeout: 30000 });
+  await planTab(planner.page, 'review');
   await planner.page.click('#plan-preview');
   await waitDone(planner.page);
 
@@ -120,6 +128,14 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await approver.page.waitForSelector('body[data-hydrated="true"]');
   assert.equal(await approver.page.textContent('#plan-state .badge'), 'Previewed');
   assert.equal(await approver.page.isVisible('#plan-preview'), false, 'approvers do not preview');
+  // Nothing viewed yet; `j` picks the first resource, `v` marks it viewed (the server keeps it).
+  await approver.page.waitForFunction(() => document.querySelector('#viewed-progress')?.textContent === '0 of 1 viewed');
+  await approver.page.keyboard.press('j');
+  await approver.page.waitForSelector('#review-name');
+  await approver.page.keyboard.press('v');
+  await approver.page.waitForFunction(() => document.querySelector('#viewed-progress')?.textContent === '1 of 1 viewed');
+  assert.equal(await approver.page.isChecked('#review-viewed'), true);
+  assert.equal(await approver.page.isChecked('#plan-results .row[data-urn] input.viewed-mark'), true);
   await approver.page.click('#plan-results .row[data-urn]');
   await approver.page.waitForSelector('#comment-form');
   await approver.page.selectOption('#comment-property', 'max');
@@ -127,6 +143,8 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await approver.page.click('#comment-submit');
   await approver.page.waitForSelector('#review-comments .thread .comment-body');
   assert.match(await approver.page.textContent('#review-comments'), /on `max`.*olga.*Is 10 the maximum/s);
+  await approver.page.click('#review-show-equal');
+  await atWidths(approver.page, 'team-workspace');
   await approver.page.fill('#request-changes-body', 'Import it as code-first, please.');
   await approver.page.click('#plan-request-changes');
   await approver.page.waitForSelector('#change-request-list .change-request');
@@ -138,6 +156,7 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await planner.page.waitForSelector('body[data-hydrated="true"]');
   assert.equal(await planner.page.textContent('#plan-state .badge'), 'Changes requested');
   await planner.page.waitForFunction(() => /`olga` requested changes/.test(document.querySelector('#approval-reason')?.textContent ?? ''));
+  await planTab(planner.page, 'source');
   await planner.page.waitForSelector('#spec-editor .monaco-editor', { timeout: 30000 });
   // Options are part of a revision: the code style changes, the resource stays the same one.
   await planner.page.selectOption('#option-code-style', 'code-first');
@@ -145,6 +164,7 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await planner.page.click('#plan-save');
   await planner.page.waitForFunction(() => /revision 2 of 2/.test(document.querySelector('.plan-head .meta')?.textContent ?? ''), null, { timeout: 30000 });
   await planner.page.waitForSelector('body[data-hydrated="true"]');
+  await planTab(planner.page, 'review');
   await planner.page.click('#plan-preview');
   await waitDone(planner.page);
   await planner.page.waitForFunction(() => /0 of 1 approvals for revision 2/.test(document.querySelector('#approval-summary')?.textContent ?? ''));
@@ -158,8 +178,12 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
   await approver.page.locator(`#waiting-list tr[data-plan="${planId}"] a`).first().click();
   await approver.page.waitForURL(`${BASE}/plans/${planId}`);
   await approver.page.waitForSelector('body[data-hydrated="true"]');
+  // The code style changed and the resource did not: olga's mark still counts.
+  await approver.page.waitForFunction(() => document.querySelector('#viewed-progress')?.textContent === '1 of 1 viewed');
+  await planTab(approver.page, 'activity');
   await approver.page.click('#compare-run');
   await approver.page.waitForSelector('#compare-diff .monaco-editor', { timeout: 30000 });
+  await planTab(approver.page, 'review');
   await approver.page.click('#plan-approve');
   await approver.page.waitForFunction(() => /1 of 1 approvals for revision 2/.test(document.querySelector('#approval-summary')?.textContent ?? ''));
 
@@ -183,9 +207,12 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
     assert.equal(await viewer.page.locator(control).count(), 0, `a viewer has no ${control}`);
   }
   assert.match(await viewer.page.textContent('#plan-read-only'), /view only/);
+  // The resources' list counts each one's open comments.
+  assert.match(await viewer.page.textContent('#plan-results .row[data-urn] .comment-count'), /1/);
   await viewer.page.click('#plan-results .row[data-urn]');
   await viewer.page.waitForSelector('#review-comments .thread');
   assert.equal(await viewer.page.locator('#comment-form').count(), 0);
+  await planTab(viewer.page, 'activity');
   await viewer.page.waitForFunction(() => document.querySelectorAll('#plan-timeline .timeline-entry').length >= 8);
   const status = await viewer.page.evaluate(async (id) => (await fetch(`/api/v1/plans/${id}/previews`, { method: 'POST' })).status, planId);
   assert.equal(status, 403);

@@ -184,8 +184,8 @@ fn Tokens(roles: Vec<ferry_types::RoleGrant>) -> impl IntoView {
             <h2>"API tokens"</h2>
             <p class="meta">"For scripts and CI: send as "<code>"Authorization: Bearer <token>"</code>". A token acts with one of your roles, and only while you hold it."</p>
             <form on:submit=create id="token-form" class="row">
-                <input node_ref=name id="token-name" placeholder="what it is for" required/>
-                <select node_ref=grant id="token-role">
+                <input node_ref=name id="token-name" placeholder="what it is for" aria-label="What the token is for" required/>
+                <select node_ref=grant id="token-role" aria-label="The role the token acts with">
                     {roles.iter().map(|g| {
                         let value = format!("{} {}", g.org, g.role);
                         let label = format!("{} in {}", g.role, if g.org == "*" { "every organisation" } else { g.org.as_str() });
@@ -251,7 +251,7 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
                     view! { <a href=href id="audit-export" rel="external">{text}</a> }
                 }}
             </p>
-            <select id="audit-org" on:change=move |ev| org.set(event_target_value(&ev))>
+            <select id="audit-org" aria-label="Organisation" on:change=move |ev| org.set(event_target_value(&ev))>
                 {orgs.iter().map(|o| view! { <option value=o.clone()>{if o == "*" { "every organisation".to_string() } else { o.clone() }}</option> }).collect_view()}
             </select>
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
@@ -348,7 +348,7 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
     view! {
         <section class="card" id="org-admin">
             <h2>"Organisation"</h2>
-            <select id="org-admin-org" on:change=move |ev| org.set(event_target_value(&ev))>
+            <select id="org-admin-org" aria-label="Organisation" on:change=move |ev| org.set(event_target_value(&ev))>
                 {orgs.iter().map(|o| view! { <option value=o.clone()>{if o == "*" { "every organisation".to_string() } else { o.clone() }}</option> }).collect_view()}
             </select>
             {move || problem.get().map(|p| view! { <p class="error">{p}</p> })}
@@ -361,7 +361,7 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
                 }).collect_view()}</tbody>
             </table>
             <form class="row" id="member-form" on:submit=set_member>
-                <input node_ref=name id="member-name" placeholder="user name" required/>
+                <input node_ref=name id="member-name" placeholder="user name" aria-label="User name" required/>
                 {ROLES.iter().map(|r| {
                     let r = r.to_string();
                     let (for_check, for_change) = (r.clone(), r.clone());
@@ -379,7 +379,7 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
             </form>
             {move || invitation_link.get().map(|link| view! {
                 <p class="meta">"Send this link to the person you invite; it is shown once, and works once, for 7 days:"</p>
-                <input class="share-url" id="invitation-link" readonly value=link/>
+                <input class="share-url" id="invitation-link" readonly aria-label="Invitation link" value=link/>
             })}
             <h3>"Settings"</h3>
             {move || settings.get().map(|s| view! {

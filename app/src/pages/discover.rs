@@ -218,7 +218,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                             let t1 = token.clone();
                             view! {
                                 <tr data-type=token.clone()>
-                                    <td><input type="checkbox" class="pick-type" on:change=move |ev| {
+                                    <td><input type="checkbox" class="pick-type" aria-label=format!("List {token}") on:change=move |ev| {
                                         let on = event_target_checked(&ev);
                                         chosen.update(|c| { if on { c.insert(t1.clone()); } else { c.remove(&t1); } });
                                     }/></td>
@@ -272,7 +272,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                         };
                         view! {
                             <tr class="found" data-status=f.status.clone() data-id=f.id.clone()>
-                                <td><input type="checkbox" class="pick-result" prop:checked=move || selection.with(|s| s.contains(&i)) on:change=move |ev| {
+                                <td><input type="checkbox" class="pick-result" aria-label=format!("Pick {}", f.id) prop:checked=move || selection.with(|s| s.contains(&i)) on:change=move |ev| {
                                     let on = event_target_checked(&ev);
                                     selection.update(|s| { if on { s.insert(i); } else { s.remove(&i); } });
                                 }/></td>

@@ -48,7 +48,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 " output) becomes a plan: every resource a provider plugin maps is imported, read by its provider and diffed against what Terraform last recorded. Nothing reaches the stack before the plan's commit."
             </p>
             <form class="upload" id="migrate-form" on:submit=on_submit>
-                <input type="file" id="migrate-file" accept=".tfstate,.json,application/json" node_ref=file/>
+                <input type="file" id="migrate-file" aria-label="Terraform or OpenTofu state file" accept=".tfstate,.json,application/json" node_ref=file/>
                 <button type="submit" id="migrate-submit" disabled=move || busy.get()>{move || if busy.get() { "Reading…" } else { "Make the plan" }}</button>
             </form>
             {move || result.get().map(|r| match r {

@@ -86,13 +86,13 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
             _ => "",
         };
         view! {
-            <button type="button" class="sort" data-sort=column on:click=move |_| sort_by(column)>{label}{mark}</button>
+            <span role="columnheader"><button type="button" class="sort" data-sort=column on:click=move |_| sort_by(column)>{label}{mark}</button></span>
         }
     };
 
     view! {
         <div class="table-tools">
-            <input type="search" id="resource-filter" placeholder="Filter by URN, type, name or ID"
+            <input type="search" id="resource-filter" placeholder="Filter by URN, type, name or ID" aria-label="Filter the resources"
                 on:input=move |ev| { filter.set(event_target_value(&ev)); requery(); }/>
             <span class="count" id="resource-count">{move || format!("{} of {} resources", matched.get(), total)}</span>
             {move || rows.error.get().map(|e| view! { <span class="error" id="resource-error">{e}</span> })}
@@ -100,27 +100,27 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
         <div class="resource-table" role="table" aria-label="Resources">
             <div class="row head" role="row">
                 {SORTABLE.into_iter().map(header).collect_view()}
-                <span>"Provider"</span><span>"Parent"</span><span>"Protect"</span>
+                <span role="columnheader">"Provider"</span><span role="columnheader">"Parent"</span><span role="columnheader">"Protect"</span>
             </div>
             <div class="scroller" id="resource-scroller" node_ref=scroller
                 on:scroll=move |ev| scroll_top.set(event_target::<leptos::web_sys::Element>(&ev).scroll_top() as f64)>
                 <div style=spacer_top></div>
                 <For each=visible key=|(i, row)| (*i, row.as_ref().map(|r| r.urn.clone())) let:((i, row))>
                     {match row {
-                        None => view! { <div class="row loading" role="row" data-index=i><span>"…"</span></div> }.into_any(),
+                        None => view! { <div class="row loading" role="row" data-index=i><span role="cell">"…"</span></div> }.into_any(),
                         Some(r) => {
                             let urn = r.urn.clone();
                             let href = resource_link(&stack_id, "", &r.urn);
                             let is_selected = move || selected.with(|s| s.as_deref() == Some(urn.as_str()));
                             view! {
                                 <a class="row" role="row" href=href class:selected=is_selected class:pending-delete=r.pending_delete data-urn=r.urn.clone() data-index=i>
-                                    <span title=r.type_.clone()>{r.type_.clone()}</span>
-                                    <span class="name" title=r.name.clone()>{r.name.clone()}</span>
-                                    <span class="urn" title=r.urn.clone()>{r.urn.clone()}</span>
-                                    <span title=r.id.clone().unwrap_or_default()>{r.id.clone().unwrap_or_default()}</span>
-                                    <span title=r.provider.clone().unwrap_or_default()>{r.provider.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
-                                    <span title=r.parent.clone().unwrap_or_default()>{r.parent.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
-                                    <span>{if r.protect { "yes" } else { "" }}</span>
+                                    <span role="cell" title=r.type_.clone()>{r.type_.clone()}</span>
+                                    <span role="cell" class="name" title=r.name.clone()>{r.name.clone()}</span>
+                                    <span role="cell" class="urn" title=r.urn.clone()>{r.urn.clone()}</span>
+                                    <span role="cell" title=r.id.clone().unwrap_or_default()>{r.id.clone().unwrap_or_default()}</span>
+                                    <span role="cell" title=r.provider.clone().unwrap_or_default()>{r.provider.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
+                                    <span role="cell" title=r.parent.clone().unwrap_or_default()>{r.parent.as_deref().map(urn_name).unwrap_or("").to_string()}</span>
+                                    <span role="cell">{if r.protect { "yes" } else { "" }}</span>
                                 </a>
                             }.into_any()
                         }

@@ -121,7 +121,7 @@ pub(crate) fn Webhooks(org: RwSignal<String>) -> impl IntoView {
         </form>
         {move || secret.get().map(|s| view! {
             <p class="meta">"The webhook's secret, shown this once: keep it where the receiver checks signatures."</p>
-            <input class="share-url" id="webhook-secret" readonly value=s/>
+            <input class="share-url" id="webhook-secret" readonly aria-label="The webhook's secret" value=s/>
         })}
     }
     .into_any()

@@ -36,6 +36,7 @@ mod stack_secrets;
 mod stacks;
 mod terraform;
 mod verify;
+mod viewed;
 mod views;
 pub mod webhooks;
 

@@ -88,6 +88,23 @@ pub struct ReviewRows {
     zero_or_default: usize,
     /// Why the preview cannot be committed as it is, if it cannot (its own rules).
     refusal: Option<String>,
+    /// Each row's result key by URN (what a reviewer's viewed mark is checked against).
+    result_keys: HashMap<String, String>,
+}
+
+/// A key of what a resource's review shows: its status, warnings, differences, each property's
+/// values on both sides and its IDs. A reviewer's viewed mark keeps the key they saw; another
+/// key means the result changed and asks to be looked at again. SHA-256 over the result's
+/// JSON, so keys stay equal across restarts and releases as long as the result does.
+fn result_key(s: &Step) -> String {
+    use sha2::Digest;
+    use std::io::Write;
+    let mut hasher = sha2::Sha256::new();
+    let seen = (step_row(s), &s.diffs, &s.id, &s.import_id);
+    serde_json::to_writer(&mut hasher, &seen).expect("a result serialises");
+    hasher.flush().expect("hashing does not fail");
+    let digest = hasher.finalize();
+    digest[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
 
 impl ReviewRows {
@@ -101,7 +118,8 @@ impl ReviewRows {
         let types = types.into_iter().map(str::to_string).collect();
         let zero_or_default = rows.iter().map(|r| r.zero_or_default).sum();
         let refusal = record.plan.plan.commit_refusal(false);
-        ReviewRows { rows, by_status, types, zero_or_default, refusal }
+        let result_keys = reviewable_steps(record).map(|s| (s.urn.clone(), result_key(s))).collect();
+        ReviewRows { rows, by_status, types, zero_or_default, refusal, result_keys }
     }
 
     /// The rows matching `query` (one of its statuses, its type, the text in the name or URN
@@ -132,6 +150,16 @@ impl ReviewRows {
             types: self.types.clone(),
             zero_or_default: self.zero_or_default,
         }
+    }
+
+    /// The key of the result the preview shows for `urn` (`None`: the preview does not review it).
+    pub(crate) fn result_key(&self, urn: &str) -> Option<&str> {
+        self.result_keys.get(urn).map(String::as_str)
+    }
+
+    /// How many resources the preview reviews.
+    pub(crate) fn total(&self) -> usize {
+        self.rows.len()
     }
 
     /// How many rows there are (what the cache weighs them by).
@@ -326,7 +354,7 @@ impl Previews {
 
     /// The stored preview's results rows, made once and kept (a stored preview never changes),
     /// so paging through 10,000 of them does not parse the preview for each page.
-    async fn rows_of(&self, r: &PreviewRef) -> Result<Arc<ReviewRows>, ServiceError> {
+    pub(crate) async fn rows_of(&self, r: &PreviewRef) -> Result<Arc<ReviewRows>, ServiceError> {
         let id = self.preview_id(r).await?;
         if let Some(hit) = self.review_rows.lock().expect("review rows lock").get(&id) {
             return Ok(hit);

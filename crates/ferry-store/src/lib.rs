@@ -27,6 +27,7 @@ pub mod plans;
 pub mod review;
 pub mod server_facts;
 pub mod testing;
+pub mod viewed;
 pub mod webhooks;
 pub use id::{hash_secret, random_id};
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};

@@ -356,3 +356,22 @@ pub struct ChangeRequestView {
     pub body: String,
     pub created_at: String,
 }
+
+/// Marking one resource of a preview viewed, or taking the mark off
+/// (`PUT /api/v1/previews/{id}/viewed`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewedMarkInput {
+    pub urn: String,
+    pub viewed: bool,
+}
+
+/// The resources of a preview the caller has viewed (`GET /api/v1/previews/{id}/viewed`): a
+/// mark counts while the resource's result is the one the reviewer saw; a new result (another
+/// status, other differences, other values) leaves it unviewed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewedResources {
+    /// The URNs viewed, in URN order.
+    pub viewed: Vec<String>,
+    /// How many resources the preview reviews.
+    pub total: usize,
+}

@@ -84,6 +84,8 @@ pub fn routes() -> Routes {
         .get("/previews/{id}/review", On(Preview, Viewer), "", owner_review_rows)
         .get("/previews/{id}/review/resource", On(Preview, Viewer), "", owner_review_detail)
         .get("/previews/{id}/graph", On(Preview, Viewer), "", owner_preview_graph)
+        .get("/previews/{id}/viewed", On(Preview, Viewer), "", review::viewed)
+        .put("/previews/{id}/viewed", On(Preview, Viewer), "", review::mark_viewed)
         .get("/shared/{token}/revisions/{revision}/previews/{index}/review", Share, "", shared_review_rows)
         .get("/shared/{token}/revisions/{revision}/previews/{index}/review/resource", Share, "", shared_review_detail)
         .get("/shared/{token}/revisions/{revision}/previews/{index}/graph", Share, "", shared_preview_graph)

@@ -131,3 +131,20 @@ pub(super) async fn adopt_zero_values(
     let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }
+
+/// `GET /api/v1/previews/{id}/viewed`: the resources of a plan's preview the caller has marked
+/// viewed, counted against the results the preview shows.
+pub(super) async fn viewed(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().viewed(&caller, &id).await?).into_response())
+}
+
+/// `PUT /api/v1/previews/{id}/viewed` (`{urn, viewed}`): marks one resource viewed by the
+/// caller, or takes the mark off.
+pub(super) async fn mark_viewed(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Json(body): Json<ferry_types::plans::ViewedMarkInput>,
+) -> Result<Response, ApiError> {
+    Ok(Json(ferry.workflow().mark_viewed(&caller, &id, &body).await?).into_response())
+}

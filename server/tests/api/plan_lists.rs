@@ -313,3 +313,63 @@ async fn lists_filter_page_and_keep_to_the_callers_organisations() {
     let (status, _) = team.call("out", Method::GET, &format!("/api/v1/stacks/{stack}/plans"), Value::Null).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "another organisation's stack's plans");
 }
+
+/// Viewed marks are each reviewer's own, count against the preview the page shows, and hold
+/// while a resource's result stays the same: a later revision's preview that leaves a resource
+/// as it was keeps it viewed, one that changes it (another ID, other values) does not.
+#[tokio::test]
+async fn viewed_marks_are_a_reviewers_own_and_reset_when_a_result_changes() {
+    let team = team().await;
+    let two = |a: &str, b: &str| {
+        json!({"resources": [
+            {"type": "random:index/randomInteger:RandomInteger", "name": "a", "id": a},
+            {"type": "random:index/randomInteger:RandomInteger", "name": "b", "id": b},
+        ]})
+        .to_string()
+    };
+    let (status, plan) =
+        team.call("pat", Method::POST, &format!("/api/v1/stacks/{}/plans", team.stack), json!({"title": "Two", "spec": two("5,1,10", "6,1,10")})).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let plan = plan["id"].as_str().unwrap().to_string();
+    let first = team.preview("pat", &plan).await;
+    let rows = team.get("ann", &format!("/api/v1/previews/{first}/review")).await;
+    let urn = |name: &str| rows["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()["urn"].as_str().unwrap().to_string();
+    let (a, b) = (urn("a"), urn("b"));
+    let team = &team;
+    let viewed = |who: &'static str, preview: String| async move { team.get(who, &format!("/api/v1/previews/{preview}/viewed")).await };
+    assert_eq!(viewed("ann", first.clone()).await, json!({"viewed": [], "total": 2}));
+
+    // Marked by ann: hers, not amy's.
+    let mark = |who: &'static str, preview: String, urn: String, on: bool| async move {
+        team.call(who, Method::PUT, &format!("/api/v1/previews/{preview}/viewed"), json!({"urn": urn, "viewed": on})).await
+    };
+    let (status, answer) = mark("ann", first.clone(), a.clone(), true).await;
+    assert_eq!((status, answer), (StatusCode::OK, json!({"viewed": [a], "total": 2})));
+    let (status, _) = mark("ann", first.clone(), b.clone(), true).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(viewed("ann", first.clone()).await["viewed"], json!([a, b]), "in URN order");
+    assert_eq!(viewed("amy", first.clone()).await["viewed"], json!([]), "another reviewer's marks are their own");
+
+    // What does not fit is refused, naming it; other organisations do not see the preview.
+    let (status, wrong) = mark("ann", first.clone(), "urn:pulumi:dev::p::random:index/randomInteger:RandomInteger::nope".into(), true).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{wrong}");
+    assert!(wrong["error"]["message"].as_str().unwrap().contains("::nope"), "{wrong}");
+    let (status, _) = team.call("out", Method::GET, &format!("/api/v1/previews/{first}/viewed"), Value::Null).await;
+    assert!(status == StatusCode::NOT_FOUND || status == StatusCode::FORBIDDEN, "another organisation: {status}");
+    let (status, _) = mark("out", first.clone(), a.clone(), true).await;
+    assert!(status == StatusCode::NOT_FOUND || status == StatusCode::FORBIDDEN, "another organisation: {status}");
+
+    // Revision 2 changes b's ID only: a is still viewed, b asks to be looked at again.
+    let (status, _) = team.call("pat", Method::POST, &format!("/api/v1/plans/{plan}/revisions"), json!({"spec": two("5,1,10", "7,1,10")})).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let second = team.preview("pat", &plan).await;
+    assert_eq!(viewed("ann", second.clone()).await, json!({"viewed": [a], "total": 2}), "only the unchanged resource stays viewed");
+    assert_eq!(viewed("ann", first.clone()).await["viewed"], json!([a, b]), "the older preview still shows what ann saw there");
+
+    // Taken off, and marked again on the new result.
+    let (status, answer) = mark("ann", second.clone(), a.clone(), false).await;
+    assert_eq!((status, answer["viewed"].clone()), (StatusCode::OK, json!([])));
+    let (_, answer) = mark("ann", second.clone(), b.clone(), true).await;
+    assert_eq!(answer["viewed"], json!([b]));
+    assert_eq!(viewed("ann", first.clone()).await["viewed"], json!([]), "b's mark is on its new result now, a's is off");
+}

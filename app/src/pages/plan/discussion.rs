@@ -107,7 +107,7 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
                                     ev.prevent_default();
                                     reply_post(String::new(), serde_json::json!({"revision": revision, "urn": urn.clone(), "parent": thread_for_reply.clone(), "body": reply_text.get_untracked()}));
                                 }>
-                                    <input class="reply-text" placeholder="Reply" prop:value=move || reply_text.get() on:input=move |ev| reply_text.set(event_target_value(&ev))/>
+                                    <input class="reply-text" placeholder="Reply" aria-label="Reply" prop:value=move || reply_text.get() on:input=move |ev| reply_text.set(event_target_value(&ev))/>
                                     <button type="submit" class="small secondary">"Reply"</button>
                                     <button type="button" class="small secondary resolve-thread" on:click={
                                         let thread = thread.clone();
@@ -121,11 +121,11 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
             }}
             {may_comment.then(|| view! {
                 <form class="new-comment" id="comment-form" on:submit=add>
-                    <select id="comment-property" on:change=move |ev| property.set(event_target_value(&ev))>
+                    <select id="comment-property" aria-label="What the comment is on" on:change=move |ev| property.set(event_target_value(&ev))>
                         <option value="">"the resource"</option>
                         {properties.iter().map(|p| view! { <option value=p.clone()>{p.clone()}</option> }).collect_view()}
                     </select>
-                    <textarea id="comment-text" placeholder="Comment on this resource" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
+                    <textarea id="comment-text" placeholder="Comment on this resource" aria-label="Comment on this resource" prop:value=move || text.get() on:input=move |ev| text.set(event_target_value(&ev))></textarea>
                     <button type="submit" id="comment-submit">"Comment"</button>
                 </form>
             })}
@@ -346,9 +346,9 @@ pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView
         <section class="card" id="plan-compare">
             <h2>"Compare revisions"</h2>
             <div class="row">
-                <select id="compare-from" on:change=move |ev| from.set(event_target_value(&ev).parse().unwrap_or(1))>{options(from)}</select>
+                <select id="compare-from" aria-label="From revision" on:change=move |ev| from.set(event_target_value(&ev).parse().unwrap_or(1))>{options(from)}</select>
                 "→"
-                <select id="compare-to" on:change=move |ev| to.set(event_target_value(&ev).parse().unwrap_or(1))>{options(to)}</select>
+                <select id="compare-to" aria-label="To revision" on:change=move |ev| to.set(event_target_value(&ev).parse().unwrap_or(1))>{options(to)}</select>
                 <button class="secondary" id="compare-run" on:click=compare>"Compare"</button>
             </div>
             {move || sides.get().map(|r| match r {

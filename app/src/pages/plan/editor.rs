@@ -120,6 +120,12 @@ fn mount(
         SourceKind::Program => ("yaml", "inmemory://ferry/Pulumi.yaml"),
     };
     let editor = monaco_glue::create_editor(el, initial, language, uri, read_only);
+    // A read-only editor shows a saved revision (checked when it was saved) to someone who may
+    // not change it — perhaps through a link, with no account to ask the server's checks as:
+    // no completion, no checking.
+    if read_only {
+        return;
+    }
     // Completion data, once per page.
     {
         let stack_id = stack_id.to_string();

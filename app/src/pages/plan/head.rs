@@ -21,10 +21,16 @@ pub(super) fn PlanHead(
     badge: Option<&'static str>,
     share_token: Option<String>,
     read_only: bool,
-    /// Where the plan stands.
-    status: Option<ferry_types::plans::PlanStatus>,
+    /// Where the plan stands, as the page reads it again after each review event (the badge
+    /// follows it).
+    status: RwSignal<Option<ferry_types::plans::PlanStatus>>,
 ) -> impl IntoView {
-    let state = RwSignal::new(status.as_ref().map(|s| s.state));
+    let state = RwSignal::new(status.with_untracked(|s| s.as_ref().map(|s| s.state)));
+    Effect::new(move |_| {
+        if let Some(now) = status.with(|s| s.as_ref().map(|s| s.state)) {
+            state.set(Some(now));
+        }
+    });
     let problem = RwSignal::new(None::<String>);
     // Closing abandons the plan (its authors or an administrator; the server decides), and
     // reopening brings it back as its history makes it.

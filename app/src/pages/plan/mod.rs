@@ -14,6 +14,7 @@ pub(crate) mod results;
 mod review;
 mod share;
 mod source;
+mod workspace;
 
 use std::sync::Arc;
 
@@ -26,6 +27,7 @@ use head::PlanHead;
 use preview::PreviewSection;
 use review::ReviewPanel;
 use source::{Draft, SourceSection};
+use workspace::{PlanTab, TabBar, TabPanel, ViewedMarks, ViewedProgress};
 
 #[component]
 pub fn PlanPage() -> impl IntoView {
@@ -48,9 +50,10 @@ pub fn PlanPage() -> impl IntoView {
     }
 }
 
-/// A plan's page, made of its parts: the head, the source and its options, the preview and its
-/// results, the review of one resource, the graph, the code, approvals, the commit, and the
-/// discussion. The signals they share live here. The three big parts (head, source, preview)
+/// A plan's page, made of its parts: the head, then tabs — the review (the preview's resources
+/// on one side, the selected one's review on the other, then approvals and the commit), the
+/// source and its options, the code, the graph, and the activity. The signals they share live
+/// here. The three big parts (head, source, preview)
 /// hand back their views type-erased (`into_any`): nested as concrete types, the page's view type
 /// was too deep for the server's compiler to lay out (its query depth limit, in a build with code
 /// generation; `cargo check` does not reach it).
@@ -113,6 +116,41 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             }
         });
     }
+    let tab = RwSignal::new(PlanTab::Review);
+    let tabs: Vec<PlanTab> =
+        [PlanTab::Review, PlanTab::Source].into_iter().chain((!is_program).then_some(PlanTab::Code)).chain([PlanTab::Graph, PlanTab::Activity]).collect();
+    // A reviewer's marks (not through a read-only link: it has no reviewer).
+    let marks = ViewedMarks::follow(preview, !via_link);
+    // Open comments by resource, for the resources' list.
+    let comment_counts = RwSignal::new(std::collections::HashMap::<String, usize>::new());
+    {
+        let _url = match &data.share_token {
+            Some(t) => format!("/api/v1/shared/{t}/comments"),
+            None => format!("/api/v1/plans/{}/comments", data.id),
+        };
+        Effect::new(move |_| {
+            review_epoch.track();
+            let _url = _url.clone();
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                if let Ok(list) = crate::browser::get_json::<Vec<ferry_types::CommentView>>(&_url).await {
+                    let mut counts = std::collections::HashMap::new();
+                    for c in list.iter().filter(|c| c.resolved_at.is_none() && c.parent_id.is_none()) {
+                        *counts.entry(c.urn.clone()).or_insert(0) += 1;
+                    }
+                    comment_counts.set(counts);
+                }
+            });
+        });
+    }
+    let keys = Signal::derive(move || tab.get() == PlanTab::Review);
+    // Each tab's panel is a closure of its own: each takes its own copies.
+    let (plan_for_preview, plan_for_source, plan_for_timeline) = (plan_id.clone(), plan_id.clone(), plan_id.clone());
+    let (access_for_review, access_for_approvals, access_for_compare) = (access.clone(), access.clone(), access.clone());
+    let stack_for_source = data.stack_id.clone();
+    let origins = Arc::new(data.origins.clone());
+    let shown = data.results.as_ref().and(data.preview.clone());
+    let latest_revision = data.latest_revision;
     view! {
         <PlanHead
             title=data.title.clone()
@@ -126,51 +164,86 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             badge=badge
             share_token=data.share_token.clone()
             read_only=read_only
-            status=data.status.clone()
+            status=plan_status
         />
-        <SourceSection
-            draft=draft
-            spec=spec
-            program=program
-            revision_url=revision_url
-            stack_id=data.stack_id.clone()
-            plan_id=plan_id.clone()
-            read_only=read_only
-            problem=problem
-        />
-        <PreviewSection
-            plan_id=plan_id.clone()
-            read_only=read_only
-            can_adopt=!read_only && latest
-            job=job
-            preview=preview
-            stored=stored
-            shown=data.results.as_ref().and(data.preview.clone())
-            selected=selected
-            committed=committed
-            problem=problem
-            changed=draft.changed
-            untouched=untouched
-            origins=Arc::new(data.origins.clone())
-        />
-        {let review_access = access.clone(); move || match (preview.get(), selected.get()) {
-            (Some(p), Some(urn)) => view! {
-                <ReviewPanel preview=p urn=urn plan_id=owner_plan.clone() access=review_access.clone() on_close=Callback::new(move |_| selected.set(None))/>
-            }.into_any(),
-            _ => ().into_any(),
-        }}
-        {move || preview.get().map(|p| view! { <PlanGraph preview=p epoch=committed/> })}
-        {move || preview.get().filter(|_| !is_program).map(|p| {
-            let (style, elide) = draft.options.with_untracked(|o| (o.code_style.as_str().to_string(), o.elide));
-            view! { <code::CodeTabs preview=p style=style elide=elide results=stored/> }
+        <TabBar tab=tab shown=tabs/>
+        <TabPanel tab=tab of=PlanTab::Review>
+            <div class="workspace">
+                <div class="workspace-list">
+                    <ViewedProgress marks=marks/>
+                    <PreviewSection
+                        plan_id=plan_for_preview
+                        read_only=read_only
+                        can_adopt=!read_only && latest
+                        job=job
+                        preview=preview
+                        stored=stored
+                        shown=shown
+                        selected=selected
+                        committed=committed
+                        problem=problem
+                        changed=draft.changed
+                        untouched=untouched
+                        origins=origins
+                        marks=marks
+                        comments=comment_counts.into()
+                        keys=keys
+                    />
+                </div>
+                <div class="workspace-detail">
+                    {move || match (preview.get(), selected.get()) {
+                        (Some(p), Some(urn)) => view! {
+                            <ReviewPanel preview=p urn=urn plan_id=owner_plan.clone() access=access_for_review.clone() marks=marks on_close=Callback::new(move |_| selected.set(None))/>
+                        }.into_any(),
+                        _ => view! {
+                            <section class="card review-empty" id="review-empty">
+                                <h2>"Resource review"</h2>
+                                <p class="meta">"Pick a resource on the left to see what Read returned beside the program, why each property differs, and its comments."</p>
+                                <p class="meta">"Keys: " <kbd>"j"</kbd> " next, " <kbd>"k"</kbd> " previous, " <kbd>"v"</kbd> " marks it viewed."</p>
+                            </section>
+                        }.into_any(),
+                    }}
+                </div>
+            </div>
+            {(!via_link).then(|| view! { <discussion::Approvals access=access_for_approvals epoch=review_epoch/> })}
+            {move || match (preview.get(), may_commit) {
+                (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() results=stored untouched=untouched committed=committed status=plan_status/> }.into_any(),
+                _ => ().into_any(),
+            }}
+        </TabPanel>
+        <TabPanel tab=tab of=PlanTab::Source>
+            <SourceSection
+                draft=draft
+                spec=spec
+                program=program
+                revision_url=revision_url
+                stack_id=stack_for_source
+                plan_id=plan_for_source
+                read_only=read_only
+                problem=problem
+            />
+        </TabPanel>
+        {(!is_program).then(|| view! {
+            <TabPanel tab=tab of=PlanTab::Code>
+                {move || match preview.get() {
+                    Some(p) => {
+                        let (style, elide) = draft.options.with_untracked(|o| (o.code_style.as_str().to_string(), o.elide));
+                        view! { <code::CodeTabs preview=p style=style elide=elide results=stored/> }.into_any()
+                    }
+                    None => view! { <p class="card meta">"The code is written from a preview: preview the plan first."</p> }.into_any(),
+                }}
+            </TabPanel>
         })}
-        {(!via_link).then(|| view! { <discussion::Approvals access=access.clone() epoch=review_epoch/> })}
-        {move || match (preview.get(), may_commit) {
-            (Some(PreviewRef::Owner { preview: id }), true) => view! { <Commit preview=id stack_name=stack_name.clone() results=stored untouched=untouched committed=committed status=plan_status/> }.into_any(),
-            _ => ().into_any(),
-        }}
-        {(data.latest_revision > 1).then(|| view! { <discussion::CompareRevisions access=access.clone() latest=data.latest_revision/> })}
-        {(!via_link).then(|| view! { <discussion::Timeline plan_id=plan_id.clone() epoch=review_epoch/> })}
+        <TabPanel tab=tab of=PlanTab::Graph>
+            {move || match preview.get() {
+                Some(p) => view! { <PlanGraph preview=p epoch=committed/> }.into_any(),
+                None => view! { <p class="card meta">"The graph shows a preview's resources: preview the plan first."</p> }.into_any(),
+            }}
+        </TabPanel>
+        <TabPanel tab=tab of=PlanTab::Activity>
+            {(latest_revision > 1).then(|| view! { <discussion::CompareRevisions access=access_for_compare latest=latest_revision/> })}
+            {(!via_link).then(|| view! { <discussion::Timeline plan_id=plan_for_timeline epoch=review_epoch/> })}
+        </TabPanel>
     }
 }
 

@@ -47,6 +47,9 @@ pub(super) fn PreviewSection(
     changed: Memo<bool>,
     untouched: Signal<usize>,
     origins: Arc<BTreeMap<String, String>>,
+    marks: super::workspace::ViewedMarks,
+    comments: Signal<std::collections::HashMap<String, usize>>,
+    keys: Signal<bool>,
 ) -> impl IntoView {
     // Rows live from the running job's events (until a finished preview's first page arrives,
     // its events, when the page saw them, stand in for it); `None` once the stored preview
@@ -159,7 +162,7 @@ pub(super) fn PreviewSection(
             })}
             {move || problem.get().map(|p| view! { <p class="error" id="plan-problem">{p}</p> })}
             {move || job.with(|j| j.as_ref().and_then(|j| j.error.clone())).map(|e| view! { <p class="error" id="plan-job-error">{e}</p> })}
-            {move || has_results.get().then(|| view! { <ResultsTable live=live stored=stored preview=preview selected=selected origins=origins.clone()/> })}
+            {move || has_results.get().then(|| view! { <ResultsTable live=live stored=stored preview=preview selected=selected origins=origins.clone() marks=marks comments=comments keys=keys/> })}
             {move || Some(zero_or_default.get()).filter(|n| *n > 0 && preview.with(Option::is_some) && !running(job)).map(|n| {
                 let adopt_zero = adopt_zero.clone();
                 view! {

@@ -27,7 +27,18 @@ fn show(v: &Option<serde_json::Value>) -> String {
 /// `plan_id` is set when the viewer may resolve (the owner, on the latest revision, with the
 /// latest preview).
 #[component]
-pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<String>, access: PlanAccess, on_close: Callback<()>) -> impl IntoView {
+pub(super) fn ReviewPanel(
+    preview: PreviewRef,
+    urn: String,
+    plan_id: Option<String>,
+    access: PlanAccess,
+    /// The reviewer's viewed marks (a tick beside the name).
+    marks: super::workspace::ViewedMarks,
+    on_close: Callback<()>,
+) -> impl IntoView {
+    // Equal properties are folded until asked for: a reviewer's eye goes to what differs.
+    let show_equal = RwSignal::new(false);
+    let viewed_urn = urn.clone();
     let url = format!("{}/review/resource?urn={}", preview.api_base(), crate::format::encode_query_value(&urn));
     let detail = RwSignal::new(None::<Result<ReviewDetail, String>>);
     let problem = RwSignal::new(None::<String>);
@@ -85,10 +96,20 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                     let resolve = resolve.clone();
                     let adopt_zero = adopt_zero.clone();
                     let zero = d.row.zero_or_default;
+                    let equal = d.properties.iter().filter(|p| p.kind == "none" && p.decision.is_none()).count();
+                    let is_spec = d.source_kind == SourceKind::Spec;
+                    let viewed_urn = viewed_urn.clone();
                     view! {
                         <div class="review-head">
                             <h2 id="review-name">{d.row.name.clone()}</h2>
                             <span class=format!("badge status-{}", d.row.status)>{d.row.status.clone()}</span>
+                            {move || marks.enabled().then(|| {
+                                let (on, set) = (viewed_urn.clone(), viewed_urn.clone());
+                                view! {
+                                    <label class="viewed-toggle"><input type="checkbox" id="review-viewed" prop:checked=move || marks.is_viewed(&on)
+                                        on:change=move |ev| marks.set(set.clone(), event_target_checked(&ev))/>" Viewed"</label>
+                                }
+                            })}
                             <button class="secondary close" on:click=move |_| on_close.run(())>"Close"</button>
                         </div>
                         <p class="meta">
@@ -118,35 +139,59 @@ pub(super) fn ReviewPanel(preview: PreviewRef, urn: String, plan_id: Option<Stri
                         })}
                         {move || problem.get().map(|p| view! { <p class="error" id="review-problem">{p}</p> })}
                         <table class="results" id="review-properties">
-                            <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == SourceKind::Program { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Cause"</th><th>"Source"</th><th>"Why"</th><th></th></tr></thead>
+                            <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == SourceKind::Program { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Cause"</th><th>"Source"</th><th><span class="sr-only">"Resolve"</span></th></tr></thead>
                             <tbody>
                                 {d.properties.iter().map(|p: &PropertyReview| {
                                     let property = p.path.clone();
                                     let resolve = resolve.clone();
                                     let differs = p.kind != "none";
+                                    // A spec's properties all equal what Read returned; leaving one out is
+                                    // still a choice on each.
+                                    let offers = can_resolve && (differs || is_spec);
+                                    let menu_label = format!("Resolve {}", p.path);
+                                    // Folded when equal, unless someone decided something about it.
+                                    let folds = !differs && p.decision.is_none();
+                                    // Why, on a line of its own under the row: a column of it was too
+                                    // narrow to read beside the two values.
+                                    let why = p.why.clone();
                                     view! {
-                                        <tr class:differs=differs data-property=p.path.clone()>
+                                        <tr class:differs=differs class:equal=!differs data-property=p.path.clone() hidden=move || folds && !show_equal.get()>
                                             <td class="prop">{p.path.clone()}</td>
                                             <td><code>{show(&p.read)}</code></td>
                                             <td><code>{show(&p.program)}</code></td>
                                             <td class="kind">{p.kind.clone()}</td>
                                             <td class="cause">{p.cause.clone()}</td>
                                             <td class="source">{p.source.clone()}{p.decision.clone().map(|d| format!(" ({d})"))}</td>
-                                            <td class="why">{p.why.clone()}</td>
                                             <td class="resolve">
-                                                {can_resolve.then(|| actions.iter().map(|(action, label, title)| {
-                                                    let (resolve, property) = (resolve.clone(), property.clone());
-                                                    view! {
-                                                        <button class="small" data-action=*action title=*title disabled=move || busy.get()
-                                                            on:click=move |_| resolve(property.clone(), action)>{*label}</button>
-                                                    }
-                                                }).collect_view())}
+                                                {offers.then(|| view! {
+                                                    <details class="row-menu">
+                                                        <summary aria-label=menu_label.clone() title=menu_label.clone()>"Resolve"</summary>
+                                                        <div class="menu">
+                                                            {actions.iter().map(|(action, label, title)| {
+                                                                let (resolve, property) = (resolve.clone(), property.clone());
+                                                                view! {
+                                                                    <button class="small" data-action=*action title=*title disabled=move || busy.get()
+                                                                        on:click=move |_| resolve(property.clone(), action)>{*label}</button>
+                                                                }
+                                                            }).collect_view()}
+                                                        </div>
+                                                    </details>
+                                                })}
                                             </td>
+                                        </tr>
+                                        <tr class="why-row" hidden=move || folds && !show_equal.get()>
+                                            <td colspan="7" class="why">{why}</td>
                                         </tr>
                                     }
                                 }).collect_view()}
                             </tbody>
                         </table>
+                        {(equal > 0).then(|| view! {
+                            <button class="secondary small" id="review-show-equal" aria-controls="review-properties" aria-expanded=move || show_equal.get().to_string()
+                                on:click=move |_| show_equal.update(|s| *s = !*s)>
+                                {move || if show_equal.get() { format!("Fold the {equal} equal properties") } else { format!("Show the {equal} equal properties") }}
+                            </button>
+                        })}
                         <super::discussion::Comments access=access.clone() urn=d.row.urn.clone() properties=d.properties.iter().map(|p| p.path.clone()).collect()/>
                     }.into_any()
                 }

@@ -76,7 +76,7 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
                     };
                     view! {
                         <li class:revoked=revoked>
-                            <input class="share-url" readonly value=url.clone()/>
+                            <input class="share-url" readonly aria-label="Read-only link" value=url.clone()/>
                             {if revoked {
                                 view! { <span class="meta">"revoked"</span> }.into_any()
                             } else {

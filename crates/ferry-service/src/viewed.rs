@@ -1,0 +1,51 @@
+//! Viewed marks: a reviewer ticks off the resources of a plan they have looked at, as in a code
+//! review's file list. A mark keeps the key of the result the reviewer saw (see
+//! [`crate::review`]'s result keys), so it counts only while the plan's preview shows that same
+//! result: a new preview that changes the resource's status, differences or values leaves it
+//! unviewed again, and one that does not keeps it viewed across revisions.
+
+use ferry_types::plans::{ViewedMarkInput, ViewedResources};
+use ferry_types::PreviewRef;
+
+use crate::access::Caller;
+use crate::{ServiceError, Workflow};
+
+impl Workflow {
+    /// The plan whose preview `preview_id` is (marks are kept per plan, so they outlive one
+    /// preview).
+    async fn viewed_plan(&self, preview_id: &str) -> Result<String, ServiceError> {
+        match self.store.plans().plan_of_preview(preview_id).await? {
+            Some((plan, _)) => Ok(plan),
+            None => Err(ServiceError::Invalid(format!("preview `{preview_id}` was not made for a plan; viewed marks are kept on a plan's resources"))),
+        }
+    }
+
+    /// The resources of the preview the caller has viewed, as its results show them now.
+    pub async fn viewed(&self, caller: &Caller, preview_id: &str) -> Result<ViewedResources, ServiceError> {
+        let me = caller.require_signed_in()?;
+        let plan = self.viewed_plan(preview_id).await?;
+        let rows = self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
+        let marks = self.store.plans().viewed_marks(&plan, &me.name).await?;
+        let mut viewed: Vec<String> = marks.into_iter().filter(|m| rows.result_key(&m.urn) == Some(m.result_key.as_str())).map(|m| m.urn).collect();
+        // In byte order whatever the database's collation (the page looks marks up by it).
+        viewed.sort();
+        Ok(ViewedResources { viewed, total: rows.total() })
+    }
+
+    /// Marks one resource of the preview viewed by the caller (as of the result the preview
+    /// shows), or takes the mark off; answers what the caller has viewed then.
+    pub async fn mark_viewed(&self, caller: &Caller, preview_id: &str, input: &ViewedMarkInput) -> Result<ViewedResources, ServiceError> {
+        let me = caller.require_signed_in()?;
+        let plan = self.viewed_plan(preview_id).await?;
+        let rows = self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
+        let Some(key) = rows.result_key(&input.urn) else {
+            return Err(ServiceError::Plan(format!("the preview has no resource `{}`", input.urn)));
+        };
+        if input.viewed {
+            self.store.plans().mark_viewed(&plan, &me.name, &input.urn, key).await?;
+        } else {
+            self.store.plans().unmark_viewed(&plan, &me.name, &input.urn).await?;
+        }
+        self.viewed(caller, preview_id).await
+    }
+}
