@@ -42,9 +42,14 @@ BINARIES="$(cargo test --workspace --no-run --message-format=json | node -e '
     if (found.length < 2) { console.error(`the server'"'"'s and the service'"'"'s test binaries were not found (${found.length})`); process.exit(1); }
     console.log(found.join("\n"));
   });')"
+# `.cargo/config.toml`'s [env] is what cargo adds for every run; run directly, the binaries get
+# its one runtime variable here (test threads render pages as deep as the server's threads do).
+RUST_MIN_STACK_FROM_CONFIG="$(sed -n 's/^RUST_MIN_STACK = "\([0-9]*\)"$/\1/p' "$ROOT/.cargo/config.toml")"
+[ -n "$RUST_MIN_STACK_FROM_CONFIG" ] || { echo ".cargo/config.toml sets no RUST_MIN_STACK" >&2; exit 1; }
 status=0
 while IFS=$'\t' read -r dir exe; do
-  (cd "$dir" && CARGO_MANIFEST_DIR="$dir" CARGO_PKG_NAME="$(basename "$dir")" FERRY_TEST_DATABASE_URL="$FERRY_TEST_POSTGRES_URL" "$exe") || status=1
+  (cd "$dir" && CARGO_MANIFEST_DIR="$dir" CARGO_PKG_NAME="$(basename "$dir")" RUST_MIN_STACK="$RUST_MIN_STACK_FROM_CONFIG" \
+    FERRY_TEST_DATABASE_URL="$FERRY_TEST_POSTGRES_URL" "$exe") || status=1
 done <<< "$BINARIES"
 [ $status -eq 0 ] || exit $status
 

@@ -4,7 +4,7 @@
 //! result: a new preview that changes the resource's status, differences or values leaves it
 //! unviewed again, and one that does not keeps it viewed across revisions.
 
-use ferry_types::plans::{ViewedMarkInput, ViewedResources};
+use ferry_types::plans::{ViewedMarkAnswer, ViewedMarkInput, ViewedResources};
 use ferry_types::PreviewRef;
 
 use crate::access::Caller;
@@ -33,8 +33,8 @@ impl Workflow {
     }
 
     /// Marks one resource of the preview viewed by the caller (as of the result the preview
-    /// shows), or takes the mark off; answers what the caller has viewed then.
-    pub async fn mark_viewed(&self, caller: &Caller, preview_id: &str, input: &ViewedMarkInput) -> Result<ViewedResources, ServiceError> {
+    /// shows), or takes the mark off; answers the mark and how many the caller has viewed then.
+    pub async fn mark_viewed(&self, caller: &Caller, preview_id: &str, input: &ViewedMarkInput) -> Result<ViewedMarkAnswer, ServiceError> {
         let me = caller.require_signed_in()?;
         let plan = self.viewed_plan(preview_id).await?;
         let rows = self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
@@ -46,6 +46,7 @@ impl Workflow {
         } else {
             self.store.plans().unmark_viewed(&plan, &me.name, &input.urn).await?;
         }
-        self.viewed(caller, preview_id).await
+        let now = self.viewed(caller, preview_id).await?;
+        Ok(ViewedMarkAnswer { urn: input.urn.clone(), viewed: input.viewed, count: now.viewed.len(), total: now.total })
     }
 }

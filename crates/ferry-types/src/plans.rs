@@ -365,6 +365,17 @@ pub struct ViewedMarkInput {
     pub viewed: bool,
 }
 
+/// What marking one resource did (`PUT /api/v1/previews/{id}/viewed`): the mark as it is now,
+/// and how many of the preview's resources the caller has viewed (a page of 10,000 resources
+/// gets a count per key press, not the list).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ViewedMarkAnswer {
+    pub urn: String,
+    pub viewed: bool,
+    pub count: usize,
+    pub total: usize,
+}
+
 /// The resources of a preview the caller has viewed (`GET /api/v1/previews/{id}/viewed`): a
 /// mark counts while the resource's result is the one the reviewer saw; a new result (another
 /// status, other differences, other values) leaves it unviewed.

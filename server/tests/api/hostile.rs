@@ -326,3 +326,30 @@ async fn people_join_an_organisation_only_by_accepting_its_invitation() {
     let (status, _, _) = accept(&w, made["token"].as_str().unwrap(), None, json!({"name": "late", "password": "a late password"})).await;
     assert_eq!(status, StatusCode::CONFLICT);
 }
+
+/// A read-only link's token is shown once and never kept: the store finds a link by the
+/// token's hash only, so a copy of the database opens no link (and the link itself still works).
+#[tokio::test]
+async fn a_share_links_token_is_never_what_the_store_keeps() {
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let (app, stacks) = common::bare_app_of(ferry_service::Ferry::new(store.clone(), 1 << 20).with_engine(engine()), true).await;
+    let admin = crate::attacks::As::Token(common::token_for(&stacks, "admin", "*", ferry_service::access::Role::Admin).await);
+    let (_, listed) = send(&app, &admin, Method::GET, "/api/v1/stacks", Value::Null).await;
+    let stack = listed[0]["id"].as_str().unwrap();
+    let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "n", "id": "5,1,10"}]}).to_string();
+    let (status, plan) = send(&app, &admin, Method::POST, &format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec})).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let (status, share) = send(&app, &admin, Method::POST, &format!("/api/v1/plans/{}/shares", plan["id"].as_str().unwrap()), Value::Null).await;
+    assert_eq!(status, StatusCode::CREATED, "{share}");
+    let token = share["token"].as_str().unwrap();
+
+    assert!(
+        matches!(store.plans().plan_share_by_token(token).await, Err(ferry_store::StoreError::ShareNotFound)),
+        "the token itself finds nothing in the store"
+    );
+    let kept = store.plans().plan_share_by_token(&ferry_store::hash_secret(token)).await.unwrap();
+    assert_eq!(json!(kept.id), share["id"], "the store keeps the token's hash");
+    // The legitimate holder of the link still reads the plan.
+    let (status, shared) = common::call(&app, Request::get(format!("/api/v1/shared/{token}")).body(Body::empty()).unwrap()).await;
+    assert_eq!((status, shared["read_only"].clone()), (StatusCode::OK, json!(true)), "{shared}");
+}

@@ -179,10 +179,17 @@ impl ViewedMarks {
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
             let body = ferry_types::plans::ViewedMarkInput { urn, viewed };
-            match crate::browser::put_json::<_, ViewedResources>(&format!("/api/v1/previews/{_id}/viewed"), &body).await {
-                Ok(v) => {
+            // The answer is a count (the page already shows the mark): a different count means
+            // marks changed elsewhere (another tab), so the list is read again.
+            match crate::browser::put_json::<_, ferry_types::plans::ViewedMarkAnswer>(&format!("/api/v1/previews/{_id}/viewed"), &body).await {
+                Ok(answer) => {
                     this.problem.set(None);
-                    this.state.set(Some(v));
+                    if this.state.with_untracked(|s| s.as_ref().map(|s| s.viewed.len())) == Some(answer.count) {
+                        return;
+                    }
+                    if let Ok(v) = crate::browser::get_json::<ViewedResources>(&format!("/api/v1/previews/{_id}/viewed")).await {
+                        this.state.set(Some(v));
+                    }
                 }
                 Err(e) => this.problem.set(Some(e)),
             }
