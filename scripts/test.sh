@@ -83,6 +83,9 @@ chmod +x "$DATA/plugins/pulumi-resource-test"
 # a DIY backend folder the server is told to allow.
 export FERRY_E2E_BACKEND="$DATA/backend"
 mkdir -p "$FERRY_E2E_BACKEND"
+# A local Terraform backend's folder the `e2e` organisation may read states from.
+export FERRY_E2E_TERRAFORM="$DATA/terraform"
+mkdir -p "$FERRY_E2E_TERRAFORM"
 # Sign-in is never off: the tests set up through an administrator's API token, and one of the
 # team signs in through a real OpenID Provider (panva's oidc-provider from npm).
 export FERRY_E2E_TOKEN="$("$ROOT/target/debug/ferry" token create --data-dir "$DATA" --user e2e-admin --role admin --days 1)"
@@ -107,7 +110,7 @@ done
 # Plugins see only a minimal environment: the postgresql plugin is given libpq's variables by
 # name, as an administrator would.
 PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable FERRY_PLUGIN_ENV=*:postgresql=PGHOST,*:postgresql=PGUSER,*:postgresql=PGSSLMODE \
-  FERRY_ALLOW_BACKENDS="diy=file://$FERRY_E2E_BACKEND" FERRY_ALLOW_PRIVATE_WEBHOOKS=true \
+  FERRY_ALLOW_BACKENDS="diy=file://$FERRY_E2E_BACKEND,e2e=file://$FERRY_E2E_TERRAFORM" FERRY_ALLOW_PRIVATE_WEBHOOKS=true \
   FERRY_OIDC_ISSUER="$FERRY_E2E_OIDC" FERRY_OIDC_CLIENT_ID=ferry FERRY_OIDC_CLIENT_SECRET=e2e-client-secret FERRY_OIDC_GROUPS_CLAIM=groups \
   "$ROOT/target/debug/ferry" serve --addr "127.0.0.1:$PORT" --public-url "$FERRY_URL" --data-dir "$DATA" --plugin-dir "$DATA/plugins" > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!

@@ -4,6 +4,7 @@
 // from what Terraform recorded) and commits it into the stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import { launch, open, api, ARTIFACTS, FIXTURES } from '../lib/browser.mjs';
 
@@ -19,8 +20,8 @@ test('a Terraform state file becomes a plan, previews clean and commits', async 
   await page.setInputFiles('#migrate-file', path.join(FIXTURES, 'terraform', 'tf-project.tfstate'));
   await page.click('#migrate-submit');
   await page.waitForSelector('#migrate-rows tbody tr', { timeout: 60000 });
-  const rows = await page.locator('#migrate-rows tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 4).map((c) => c.textContent)));
-  assert.deepEqual(rows, [['random_string.example', 'mapped', 'random:index/randomString:RandomString', 'example']]);
+  const rows = await page.locator('#migrate-rows tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 5).map((c) => c.textContent)));
+  assert.deepEqual(rows, [['random_string.example', 'mapped', 'hashicorp/random → random', 'random:index/randomString:RandomString', 'example']]);
   await page.screenshot({ path: path.join(ARTIFACTS, 'terraform-migration.png'), fullPage: true });
 
   await page.click('#migrate-plan');
@@ -46,6 +47,35 @@ test('a Terraform state file becomes a plan, previews clean and commits', async 
   const exported = await api('GET', `/api/v1/stacks/${stack.id}/export`);
   const imported = exported.deployment.resources.find((r) => r.type === 'random:index/randomString:RandomString');
   assert.equal(imported.id, '@(eF?C%#qSz<Jl5[');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// The state where its backend keeps it: a local Terraform backend's folder the server allows
+// the `e2e` organisation (scripts/test.sh: FERRY_E2E_TERRAFORM), its workspaces found and one
+// picked, made into a plan.
+test('a state where its backend keeps it: a workspace picked becomes a plan', async () => {
+  const root = process.env.FERRY_E2E_TERRAFORM;
+  assert.ok(root, 'FERRY_E2E_TERRAFORM names the Terraform backend folder the server allows (scripts/test.sh sets it)');
+  fs.mkdirSync(path.join(root, 'terraform.tfstate.d', 'staging'), { recursive: true });
+  fs.copyFileSync(path.join(FIXTURES, 'terraform', 'tf-project.tfstate'), path.join(root, 'terraform.tfstate'));
+  fs.copyFileSync(path.join(FIXTURES, 'terraform', 'random-state.tfstate'), path.join(root, 'terraform.tfstate.d', 'staging', 'terraform.tfstate'));
+  const stack = await api('POST', `/api/v1/stacks?name=e2e/tfremote/run-${Date.now()}`, { version: 3, deployment: {} });
+  const { page, context, errors } = await open(browser, `/stacks/${stack.id}`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await page.click('#migrate-terraform summary');
+  await page.fill('#migrate-url', `file://${root}/terraform.tfstate`);
+  await page.click('#migrate-list');
+  await page.waitForSelector('#migrate-workspace', { timeout: 30000 });
+  const names = await page.locator('#migrate-workspace option').evaluateAll((os) => os.map((o) => o.value));
+  assert.deepEqual(names, ['default', 'staging']);
+  await page.selectOption('#migrate-workspace', 'staging');
+  await page.screenshot({ path: path.join(ARTIFACTS, 'terraform-workspaces.png'), fullPage: true });
+  await page.click('#migrate-remote-submit');
+  await page.waitForSelector('#migrate-rows tbody tr', { timeout: 60000 });
+  const rows = await page.locator('#migrate-rows tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 2).map((c) => c.textContent)));
+  assert.deepEqual(rows, [['random_string.random', 'mapped']], 'the staging workspace\'s own state');
+  assert.match(await page.getAttribute('#migrate-plan', 'href'), /^\/plans\/[0-9a-f]{32}$/);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -169,8 +169,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
 }
 
 /// `--json`: the stored preview, with the commit's outcome under `commit` when it committed.
-pub fn print_json(record: &PreviewRecord, outcome: Option<&Result<CommitOutcome, ferry_service::ServiceError>>) -> Result<(), Error> {
+pub fn print_json(
+    record: &PreviewRecord,
+    outcome: Option<&Result<CommitOutcome, ferry_service::ServiceError>>,
+    terraform: Option<&[ferry_types::terraform::Row]>,
+) -> Result<(), Error> {
     let mut out = serde_json::to_value(record)?;
+    if let Some(rows) = terraform {
+        // Every instance's row, imported or not, as the table shows them.
+        out["terraform"] = serde_json::to_value(rows)?;
+    }
     if let Some(Ok(o)) = outcome {
         out["commit"] = serde_json::to_value(o)?;
     }

@@ -24,8 +24,18 @@ pub struct ImportArgs {
     #[arg(long)]
     file: Option<PathBuf>,
     /// The same, as an argument (`ferry import --from terraform terraform.tfstate --stack …`).
+    /// With `--from terraform`, also where a backend keeps the state: an S3 backend's
+    /// `s3://<bucket>/<key>?endpoint=…&region=…` (credentials from `AWS_*`), or a local
+    /// backend's `file:///…/terraform.tfstate`.
     #[arg(value_name = "FILE", conflicts_with = "file")]
     path: Option<PathBuf>,
+    /// With a backend's state: the workspace to read (`default`: the state at the key).
+    #[arg(long)]
+    workspace: Option<String>,
+    /// With an S3 backend's state: where it keeps the other workspaces (its
+    /// `workspace_key_prefix`).
+    #[arg(long, default_value = ferry_backend::terraform::DEFAULT_WORKSPACE_KEY_PREFIX)]
+    workspace_key_prefix: String,
     /// With `--from terraform`: import instances Terraform marked tainted too.
     #[arg(long)]
     include_tainted: bool,
@@ -66,7 +76,16 @@ enum ImportFrom {
 
 pub async fn run(args: ImportArgs) -> Result<(), Error> {
     let file = args.file.clone().or(args.path.clone()).ok_or("say which file to import from: --file <file> (or the file as an argument)")?;
-    let bytes = std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?;
+    let named = file.to_string_lossy();
+    let remote = args.from == ImportFrom::Terraform && (named.starts_with("s3://") || named.starts_with("file://"));
+    if args.workspace.is_some() && !remote {
+        return Err("--workspace names a workspace of a backend's state: give the state's s3:// or file:// URL".into());
+    }
+    let bytes = if remote {
+        remote_state(&named, args.workspace.as_deref(), &args.workspace_key_prefix).await?
+    } else {
+        std::fs::read(&file).map_err(|e| format!("cannot read {}: {e}", file.display()))?
+    };
     // The file's own problems first: they need no stack.
     let spec = match args.from {
         ImportFrom::Spec => {
@@ -88,6 +107,8 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
 
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let code_request = code_request(&args)?;
+    // A migration's rows, every one of them, for `--json` (the table is printed as it comes).
+    let mut terraform_rows = None;
     let record = match spec {
         Some((text, spec)) => {
             let request =
@@ -101,8 +122,12 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
                 print_migration(&migration.rows);
             }
             let Some(program) = migration.program else {
+                if args.json {
+                    println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "terraform": migration.rows }))?);
+                }
                 return Err(format!("nothing in {} maps to a Pulumi type: see each instance's reason above", file.display()).into());
             };
+            terraform_rows = Some(migration.rows);
             let program = ferry_service::ProgramRequest {
                 source: ferry_service::ProgramSource::Yaml(program),
                 config: Default::default(),
@@ -117,7 +142,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     let outcome = if args.preview_only { None } else { Some(service.previews().commit_preview(&record.id, passphrase.clone(), false).await) };
 
     if args.json {
-        print_json(&record, outcome.as_ref())?;
+        print_json(&record, outcome.as_ref(), terraform_rows.as_deref())?;
     } else {
         print_preview(&record.plan.view().to_value());
     }
@@ -160,6 +185,16 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         }
     }
     Ok(())
+}
+
+/// The state of `workspace` of the Terraform backend whose default state is at `url`, read
+/// as the user running the command may (their machine, their `AWS_*` credentials, as
+/// Terraform would read it).
+async fn remote_state(url: &str, workspace: Option<&str>, workspace_key_prefix: &str) -> Result<Vec<u8>, Error> {
+    use ferry_backend::terraform::{workspace_state, DEFAULT_WORKSPACE};
+    let state = ferry_backend::Location::parse(url)?;
+    let at = workspace_state(&state, workspace.unwrap_or(DEFAULT_WORKSPACE), workspace_key_prefix)?;
+    Ok(ferry_backend::read_file(&at, 1 << 30).await?)
 }
 
 /// What `--out`, `--lang` and `--code-style` ask for.
@@ -212,12 +247,18 @@ fn print_migration(rows: &[ferry_terraform::Row]) {
     println!("{:wa$}  {:ws$}  PULUMI TYPE / REASON", "ADDRESS", "STATUS");
     for r in rows {
         let status = serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-        let note = match (&r.type_, &r.reason) {
+        let mut note = match (&r.type_, &r.reason) {
             (Some(t), None) => t.clone(),
             (Some(t), Some(why)) => format!("{t}: {why}"),
             (None, Some(why)) => why.clone(),
             (None, None) => String::new(),
         };
+        if !r.unknown_attributes.is_empty() {
+            note.push_str(&format!("; left out, unknown to the provider's schema: {}", r.unknown_attributes.join(", ")));
+        }
+        if !r.dependencies_not_imported.is_empty() {
+            note.push_str(&format!("; depends on what is not imported: {}", r.dependencies_not_imported.join(", ")));
+        }
         println!("{:wa$}  {status:ws$}  {note}", r.address);
     }
     println!();

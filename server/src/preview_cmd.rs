@@ -136,7 +136,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     let outcome =
         if args.commit && args.record_mapping.is_none() { Some(service.previews().commit_preview(&record.id, passphrase, args.apply).await) } else { None };
     if args.json {
-        print_json(&record, outcome.as_ref())?;
+        print_json(&record, outcome.as_ref(), None)?;
     } else {
         print_plan(&view["plan"]);
         if let Some(out) = &args.import_file {

@@ -1,9 +1,10 @@
 //! "Migrate from Terraform" on a stack's page: a Terraform or OpenTofu state file (picked or
-//! dropped) becomes a plan through the API, and every instance is listed with what became of
-//! it (mapped to its Pulumi type, a data source, unmapped and why, tainted, deposed) before the
-//! plan opens.
+//! dropped), or the state where its backend keeps it (an S3 bucket's key or a local backend's
+//! file, a workspace picked from those it has), becomes a plan through the API, and every
+//! instance is listed with what became of it (mapped to its Pulumi type, a data source,
+//! unmapped and why, tainted, deposed) before the plan opens.
 
-use ferry_types::terraform::{MigrationView, RowStatus};
+use ferry_types::terraform::{MigrationView, RemoteState, RowStatus, Workspaces};
 use leptos::prelude::*;
 
 /// The status word a row shows.
@@ -23,6 +24,51 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
     let result = RwSignal::new(None::<Result<MigrationView, String>>);
     let busy = RwSignal::new(false);
     let _url = format!("/api/v1/stacks/{stack_id}/migrations/terraform");
+    // The state where its backend keeps it: its URL, the backend's workspace key prefix, and
+    // the workspaces found there.
+    let remote_url = RwSignal::new(String::new());
+    let prefix = RwSignal::new(String::new());
+    let workspaces = RwSignal::new(None::<Result<Workspaces, String>>);
+    let workspace = RwSignal::new(String::from("default"));
+    let _remote = move || RemoteState {
+        url: remote_url.get_untracked().trim().to_string(),
+        workspace: Some(workspace.get_untracked()),
+        workspace_key_prefix: Some(prefix.get_untracked().trim().to_string()).filter(|p| !p.is_empty()),
+    };
+    let _list_url = format!("/api/v1/stacks/{stack_id}/migrations/terraform/workspaces");
+    let on_list = move |_| {
+        #[cfg(feature = "hydrate")]
+        {
+            let asked = _remote();
+            let mut url = format!("{}?url={}", _list_url, js_sys::encode_uri_component(&asked.url));
+            if let Some(p) = &asked.workspace_key_prefix {
+                url.push_str(&format!("&workspace_key_prefix={}", js_sys::encode_uri_component(p)));
+            }
+            busy.set(true);
+            leptos::task::spawn_local(async move {
+                let found = crate::browser::get_json::<Workspaces>(&url).await;
+                if let Ok(found) = &found {
+                    workspace.set(found.workspaces.first().map(|w| w.name.clone()).unwrap_or_else(|| "default".into()));
+                }
+                workspaces.set(Some(found));
+                busy.set(false);
+            });
+        }
+    };
+    let _remote_post = format!("/api/v1/stacks/{stack_id}/migrations/terraform/remote");
+    let on_remote = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        #[cfg(feature = "hydrate")]
+        {
+            let url = _remote_post.clone();
+            let body = serde_json::to_string(&_remote()).expect("a remote state serialises");
+            busy.set(true);
+            leptos::task::spawn_local(async move {
+                result.set(Some(crate::browser::send::<MigrationView>(&url, "application/json", &body).await));
+                busy.set(false);
+            });
+        }
+    };
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         #[cfg(feature = "hydrate")]
@@ -51,6 +97,30 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 <input type="file" id="migrate-file" aria-label="Terraform or OpenTofu state file" accept=".tfstate,.json,application/json" node_ref=file/>
                 <button type="submit" id="migrate-submit" disabled=move || busy.get()>{move || if busy.get() { "Reading…" } else { "Make the plan" }}</button>
             </form>
+            <p class="hint">
+                "Or read it where its backend keeps it: an S3 backend's " <code>"s3://<bucket>/<key>?endpoint=…&region=…"</code>
+                " or a local backend's " <code>"file:///…/terraform.tfstate"</code> ", in a location an administrator allows this organisation."
+            </p>
+            <form class="upload remote-state" id="migrate-remote-form" on:submit=on_remote>
+                <input type="text" id="migrate-url" aria-label="Where the state is (URL)" placeholder="s3://bucket/path/terraform.tfstate?region=…"
+                    prop:value=move || remote_url.get() on:input=move |ev| remote_url.set(event_target_value(&ev))/>
+                <input type="text" id="migrate-prefix" aria-label="Workspace key prefix" placeholder="env:" size="8"
+                    prop:value=move || prefix.get() on:input=move |ev| prefix.set(event_target_value(&ev))/>
+                <button type="button" id="migrate-list" on:click=on_list disabled=move || busy.get()>"Find workspaces"</button>
+                {move || workspaces.get().map(|found| match found {
+                    Err(message) => view! { <span class="error" id="migrate-workspaces-error" role="alert">{message}</span> }.into_any(),
+                    Ok(found) if found.workspaces.is_empty() => view! { <span class="hint" id="migrate-no-workspaces">"No state there."</span> }.into_any(),
+                    Ok(found) => view! {
+                        <select id="migrate-workspace" aria-label="Workspace" on:change=move |ev| workspace.set(event_target_value(&ev))>
+                            {found.workspaces.into_iter().map(|w| {
+                                let name = w.name.clone();
+                                view! { <option value=name.clone() title=w.url selected=move || workspace.get() == name>{w.name}</option> }
+                            }).collect_view()}
+                        </select>
+                        <button type="submit" id="migrate-remote-submit" disabled=move || busy.get()>"Make the plan from this workspace"</button>
+                    }.into_any(),
+                })}
+            </form>
             {move || result.get().map(|r| match r {
                 Err(message) => view! { <div class="error" id="migrate-error" role="alert">{message}</div> }.into_any(),
                 Ok(m) => view! {
@@ -60,15 +130,33 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                             None => view! { <p class="hint">"Nothing in this file maps to a Pulumi type: no plan was made. Each resource says why."</p> }.into_any(),
                         }}
                         <table class="migration" id="migrate-rows">
-                            <thead><tr><th>"Terraform address"</th><th>"Status"</th><th>"Pulumi type"</th><th>"Name"</th><th>"Why"</th></tr></thead>
+                            <thead><tr><th>"Terraform address"</th><th>"Status"</th><th>"Provider"</th><th>"Pulumi type"</th><th>"Name"</th><th>"Why"</th></tr></thead>
                             <tbody>
                                 {m.resources.into_iter().map(|row| view! {
                                     <tr class=format!("status-{}", status_word(row.status).replace(' ', "-"))>
                                         <td><code>{row.address}</code></td>
                                         <td>{status_word(row.status)}</td>
+                                        <td class="provider">
+                                            <code>{row.provider}</code>
+                                            {row.package.map(|p| view! { " → " <code class="package">{p}</code> })}
+                                        </td>
                                         <td><code>{row.type_.unwrap_or_default()}</code></td>
                                         <td>{row.name.unwrap_or_default()}</td>
-                                        <td>{row.reason.unwrap_or_default()}</td>
+                                        <td>
+                                            {row.reason.unwrap_or_default()}
+                                            {(!row.unknown_attributes.is_empty()).then(|| view! {
+                                                <p class="unknown-attributes">
+                                                    "Left out, unknown to the provider's schema: "
+                                                    {row.unknown_attributes.iter().map(|a| view! { <code>{a.clone()}</code>" " }).collect_view()}
+                                                </p>
+                                            })}
+                                            {(!row.dependencies_not_imported.is_empty()).then(|| view! {
+                                                <p class="dependencies-not-imported">
+                                                    "Depends on what is not imported: "
+                                                    {row.dependencies_not_imported.iter().map(|d| view! { <code>{d.clone()}</code>" " }).collect_view()}
+                                                </p>
+                                            })}
+                                        </td>
                                     </tr>
                                 }).collect_view()}
                             </tbody>

@@ -2,7 +2,8 @@
 //! (`s3://bucket?endpoint=…&region=…`), read and written as the Pulumi CLI's DIY backend reads
 //! and writes them — both layouts (project-scoped `.pulumi/meta.yaml` version 1, and the legacy
 //! unscoped one), gzipped checkpoints, the stack's lock files, the `.bak` backup and the update
-//! history — through the `object_store` crate, one code path for both kinds of storage.
+//! history — through the `object_store` crate, one code path for both kinds of storage; and
+//! (`terraform`) Terraform's and OpenTofu's states where their S3 or local backends keep them.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -13,6 +14,8 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 mod location;
+pub mod terraform;
+pub mod testing;
 pub use location::{is_plain_relative, Location};
 
 /// What went wrong, naming the backend path it concerns.

@@ -3,7 +3,6 @@
 //! installed by `./scripts/test.sh` into `target/s3-venv` and started here).
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
 
 use ferry_backend::{Backend, BackendError, Layout, Location};
 use serde_json::Value;
@@ -193,60 +192,18 @@ fn bad_urls_are_refused_by_name() {
     }
 }
 
-/// moto's S3 server on a free port, stopped when dropped.
-struct S3Server(Child, u16);
-
-impl Drop for S3Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn s3_server() -> S3Server {
-    let moto = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/s3-venv/bin/moto_server");
-    assert!(moto.exists(), "moto's S3 server is missing ({}): run ./scripts/test.sh, which installs it", moto.display());
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    let mut child = Command::new(&moto)
-        .args(["-H", "127.0.0.1", "-p", &port.to_string()])
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return S3Server(child, port);
-        }
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
-    panic!("moto's S3 server did not start on port {port}");
-}
-
 #[tokio::test]
 async fn an_s3_backend_reads_locks_and_writes_as_pulumi_does() {
-    let server = s3_server();
-    let endpoint = format!("http://127.0.0.1:{}", server.1);
+    let server = ferry_backend::testing::S3Server::start();
+    let endpoint = server.endpoint();
     std::env::set_var("AWS_ACCESS_KEY_ID", "test");
     std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
     // The bucket, and the two stacks in it, as the Pulumi CLI would have left them.
-    let client = reqwest_put(&endpoint);
+    let client = |path: &str, body: Vec<u8>| server.put(path, &body);
     client("/state-bucket", Vec::new());
     client("/state-bucket/.pulumi/meta.yaml", b"version: 1\n".to_vec());
     client("/state-bucket/.pulumi/stacks/s3bucket-test/dev.json", fixture("dev-empty.checkpoint.json"));
     client("/state-bucket/.pulumi/stacks/s3bucket-test/test.json.gz", gzip(&fixture("test-upsert.checkpoint.json")));
     let backend = open(&format!("s3://state-bucket?endpoint={endpoint}&region=us-east-1&s3ForcePathStyle=true"));
     exercise(&backend, None).await;
-}
-
-/// A plain HTTP PUT of a file (moto accepts unsigned requests): how the fixture gets into the
-/// bucket.
-fn reqwest_put(endpoint: &str) -> impl Fn(&str, Vec<u8>) + '_ {
-    move |path, body| {
-        let file = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(file.path(), &body).unwrap();
-        let out = Command::new("curl").args(["-fsS", "-T"]).arg(file.path()).arg(format!("{endpoint}{path}")).output().unwrap();
-        assert!(out.status.success(), "PUT {path}: {}", String::from_utf8_lossy(&out.stderr));
-    }
 }

@@ -338,7 +338,7 @@ fn hostile_terraform_state(texts: &[String]) -> Vec<u8> {
 /// language that holds only the file's text as text.
 fn check_terraform(texts: &[String], dir: &Path, go: &Path) -> Result<(), String> {
     let state = ferry_terraform::read_state(&hostile_terraform_state(texts)).map_err(|e| e.to_string())?;
-    let mappings = std::collections::BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
     let options = ferry_terraform::MigrationOptions { project: PROJECT.into(), include_deposed: true, ..Default::default() };
     let migration = ferry_terraform::migrate(&state, &mappings, &options);
     let text = migration.program.as_deref().expect("every instance maps");

@@ -40,7 +40,7 @@ fn terraform_state(t: &[String]) -> Vec<u8> {
 
 fn migrate_terraform(texts: &[String]) {
     let Ok(state) = ferry_terraform::read_state(&terraform_state(texts)) else { return };
-    let mappings = std::collections::BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
     let options = ferry_terraform::MigrationOptions { project: "fuzz".into(), include_deposed: true, ..Default::default() };
     let migration = ferry_terraform::migrate(&state, &mappings, &options);
     let Some(yaml) = migration.program else { return };

@@ -92,7 +92,7 @@ impl Backends {
     /// The location `url` names, once decoded and normalised, when it lies inside a root an
     /// entry allows `org`: the only way to a [`Location`] Ferry opens, so what is checked is
     /// what is opened. Anything else is refused, naming the URL.
-    fn allowed_location(&self, org: &str, url: &str) -> Result<Location, ServiceError> {
+    pub(crate) fn allowed_location(&self, org: &str, url: &str) -> Result<Location, ServiceError> {
         let refused = || ServiceError::BackendNotAllowed { url: url.to_string(), org: Some(org.to_string()) };
         // A URL that does not resolve is refused as any other outside the roots: saying why
         // would tell a caller which paths of the server's machine exist.

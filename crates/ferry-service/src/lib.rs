@@ -35,6 +35,7 @@ mod stack_config;
 mod stack_secrets;
 mod stacks;
 mod terraform;
+mod terraform_remote;
 mod verify;
 mod viewed;
 mod views;

@@ -1,12 +1,15 @@
 //! Migrations from Terraform and OpenTofu: a state file made into a plan. The file is read and
-//! translated by `ferry-terraform` (pure); here the stack's allowed plugins are asked for their
-//! Terraform mappings (`GetMapping`, key `terraform`) and the result is saved as a plan whose
+//! translated by `ferry-terraform` (pure); here the plugins the stack's organisation may run are
+//! asked which Terraform providers they map and for their mappings (`GetMappings` and
+//! `GetMapping`, key `terraform`), and the result is saved as a plan whose
 //! program imports every mapped instance. Nothing reaches the stack before the plan's commit.
 
-use std::collections::BTreeMap;
-
-use ferry_terraform::{migrate, read_state, Migration, MigrationOptions, Mode, ProviderMapping, Row, State};
+use ferry_terraform::providers::resolve;
+use ferry_terraform::{
+    migrate, read_state, Claim, Mappings, Migration, MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping, Resolution, Row, State,
+};
 use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
+use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 
 use crate::access::Caller;
@@ -45,8 +48,21 @@ impl Plans {
         file: &[u8],
         choices: &MigrationChoices,
     ) -> Result<TerraformMigration, ServiceError> {
+        self.migrate_terraform_named(author, stack_id, file, "the Terraform state", choices).await
+    }
+
+    /// [`Plans::migrate_terraform`] of `file`, named `what` in errors (`the Terraform state at
+    /// s3://…`).
+    pub(crate) async fn migrate_terraform_named(
+        &self,
+        author: &Caller,
+        stack_id: &str,
+        file: &[u8],
+        what: &str,
+        choices: &MigrationChoices,
+    ) -> Result<TerraformMigration, ServiceError> {
         author.require_signed_in()?;
-        let migration = self.terraform_migration(stack_id, file, choices).await?;
+        let migration = self.terraform_migration_of(stack_id, file, what, choices).await?;
         let summary = self.stacks().summary(stack_id).await?;
         let plan = match migration.program {
             Some(program) => {
@@ -69,7 +85,11 @@ impl Plans {
     /// mapped one, through the mappings of the plugins the stack's organisation allows. Saves
     /// nothing (the CLI previews it directly).
     pub async fn terraform_migration(&self, stack_id: &str, file: &[u8], choices: &MigrationChoices) -> Result<Migration, ServiceError> {
-        let state = read_state(file).map_err(|e| ServiceError::Invalid(format!("the Terraform state: {e}")))?;
+        self.terraform_migration_of(stack_id, file, "the Terraform state", choices).await
+    }
+
+    async fn terraform_migration_of(&self, stack_id: &str, file: &[u8], what: &str, choices: &MigrationChoices) -> Result<Migration, ServiceError> {
+        let state = read_state(file).map_err(|e| ServiceError::Invalid(format!("{what}: {e}")))?;
         let summary = self.stacks().summary(stack_id).await?;
         let project = summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         let mappings = self.terraform_mappings(stack_id, &state).await?;
@@ -77,48 +97,88 @@ impl Plans {
         Ok(migrate(&state, &mappings, &options))
     }
 
-    /// The mappings of the state's providers, by Terraform provider type, from the plugins the
-    /// stack's organisation allows: the Pulumi package Ferry knows for the provider, else the
-    /// plugin of the provider's own name. A plugin that is missing, not allowed, does not
-    /// answer `GetMapping` or answers nonsense maps nothing (its rows say so); the server's
-    /// log says why.
-    async fn terraform_mappings(&self, stack_id: &str, state: &State) -> Result<BTreeMap<String, ProviderMapping>, ServiceError> {
-        let mut wanted: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    /// The mappings of the state's providers, by full source address, from the plugins the
+    /// stack's organisation may run, decided as Pulumi's converters decide (see
+    /// [`ferry_terraform::providers::resolve`]): every runnable plugin is asked which providers it
+    /// maps (`GetMappings`, kept per plugin version), and the claimants, then the package
+    /// Pulumi's table names, are asked for the mapping. A plugin that cannot start, does not
+    /// answer or answers nonsense maps nothing (the server's log says why); a provider no plugin
+    /// maps gets the reason on its rows, with the package and plugin to install.
+    async fn terraform_mappings(&self, stack_id: &str, state: &State) -> Result<Mappings, ServiceError> {
+        let mut providers: Vec<ProviderAddress> = Vec::new();
         for instance in state.instances.iter().filter(|i| i.address.mode == Mode::Managed) {
-            let provider = &instance.provider;
-            wanted.entry(provider.type_.clone()).or_insert_with(|| {
-                let mut packages: Vec<String> = provider.pulumi_package().into_iter().collect();
-                if !packages.contains(&provider.type_) {
-                    packages.push(provider.type_.clone());
-                }
-                packages
-            });
-        }
-        let mut mappings = BTreeMap::new();
-        if wanted.is_empty() {
-            return Ok(mappings);
-        }
-        let providers = self.previews().plugin_providers(stack_id).await?;
-        for (terraform_provider, packages) in wanted {
-            for package in packages {
-                if !ferry_engine::plugin::valid_package(&package) {
-                    continue;
-                }
-                match providers.mapping(&package, "terraform", &terraform_provider).await {
-                    Ok(Some(data)) => match ProviderMapping::parse(&data, &package) {
-                        Ok(Some(mapping)) => {
-                            mappings.insert(terraform_provider.clone(), mapping);
-                            break;
-                        }
-                        Ok(None) => {}
-                        Err(e) => tracing::warn!(package, terraform_provider, error = %e, "a plugin's Terraform mapping does not read"),
-                    },
-                    Ok(None) => {}
-                    Err(e) => tracing::info!(package, terraform_provider, error = %e, "no Terraform mapping from this plugin"),
-                }
+            if !providers.iter().any(|p| p.key() == instance.provider.key()) {
+                providers.push(instance.provider.clone());
             }
         }
-        providers.shutdown().await;
+        let mut mappings = Mappings::default();
+        if providers.is_empty() {
+            return Ok(mappings);
+        }
+        let plugins = self.previews().plugin_providers(stack_id).await?;
+        let (installed, runnable) = plugins.installed_and_runnable();
+        // Launching a plugin takes a while: a few at once, never all of a large cache together.
+        let claims: Vec<Claim> = futures_util::stream::iter(runnable.iter().cloned())
+            .map(|package| {
+                let plugins = &plugins;
+                async move {
+                    match plugins.claims(&package, "terraform").await {
+                        Ok(names) => names.iter().map(|name| Claim { package: package.clone(), name: name.clone() }).collect(),
+                        Err(e) => {
+                            tracing::info!(package, error = %e, "a plugin said nothing of the Terraform providers it maps");
+                            Vec::new()
+                        }
+                    }
+                }
+            })
+            .buffer_unordered(4)
+            .collect::<Vec<Vec<Claim>>>()
+            .await
+            .into_iter()
+            .flatten()
+            .collect();
+        let known = Plugins { runnable: runnable.into_iter().collect(), installed: installed.into_iter().collect() };
+        let resolutions = resolve(&providers, &claims, &known);
+        for provider in &providers {
+            match &resolutions[&provider.key()] {
+                Resolution::Ask(candidates) => {
+                    for candidate in candidates {
+                        match plugins.mapping(&candidate.package, "terraform", &candidate.name).await {
+                            Ok(Some(data)) => match ProviderMapping::parse(&data, &candidate.package) {
+                                Ok(Some(mapping)) => {
+                                    mappings.insert(provider, &candidate.package, mapping);
+                                    break;
+                                }
+                                Ok(None) => {}
+                                Err(e) => {
+                                    tracing::warn!(package = candidate.package, provider = %provider, error = %e, "a plugin's Terraform mapping does not read");
+                                    mappings
+                                        .unmapped(provider, format!("the `{}` plugin's mapping for `{}` does not read", candidate.package, provider.source()));
+                                }
+                            },
+                            Ok(None) => mappings.unmapped(
+                                provider,
+                                format!(
+                                    "the `{}` plugin gives no mapping for the Terraform provider `{}` (asked as `{}`)",
+                                    candidate.package,
+                                    provider.source(),
+                                    candidate.name
+                                ),
+                            ),
+                            Err(e) => {
+                                tracing::info!(package = candidate.package, provider = %provider, error = %e, "no Terraform mapping from this plugin");
+                                mappings.unmapped(
+                                    provider,
+                                    format!("the `{}` plugin failed when asked for its mapping of `{}`: {e}", candidate.package, provider.source()),
+                                );
+                            }
+                        }
+                    }
+                }
+                Resolution::Unmapped(why) => mappings.unmapped(provider, why.clone()),
+            }
+        }
+        plugins.shutdown().await;
         Ok(mappings)
     }
 }

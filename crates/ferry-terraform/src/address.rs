@@ -189,30 +189,6 @@ impl ProviderAddress {
     pub fn source(&self) -> String {
         format!("{}/{}", self.namespace, self.type_)
     }
-
-    /// The Pulumi package that would map this provider, where Ferry can tell: Pulumi publishes
-    /// a bridged package of the same name for the providers of HashiCorp's namespace and for
-    /// the well-known community ones (`hashicorp/aws` → `aws`, `cyrilgdn/postgresql` →
-    /// `postgresql`); `None` for others (a `pulumi package add terraform-provider` would make
-    /// one).
-    pub fn pulumi_package(&self) -> Option<String> {
-        const COMMUNITY: &[(&str, &str)] = &[
-            ("cyrilgdn/postgresql", "postgresql"),
-            ("integrations/github", "github"),
-            ("datadog/datadog", "datadog"),
-            ("cloudflare/cloudflare", "cloudflare"),
-            ("digitalocean/digitalocean", "digitalocean"),
-            ("grafana/grafana", "grafana"),
-            ("mongodb/mongodbatlas", "mongodbatlas"),
-            ("pagerduty/pagerduty", "pagerduty"),
-            ("okta/okta", "okta"),
-            ("auth0/auth0", "auth0"),
-        ];
-        if self.namespace == "hashicorp" {
-            return Some(self.type_.clone());
-        }
-        COMMUNITY.iter().find(|(source, _)| *source == self.source()).map(|(_, package)| package.to_string())
-    }
 }
 
 impl fmt::Display for ProviderAddress {
@@ -252,11 +228,11 @@ mod tests {
     fn providers_read_from_every_form() {
         let p = ProviderAddress::parse(r#"provider["registry.terraform.io/hashicorp/aws"].west"#).unwrap();
         assert_eq!((p.host.as_str(), p.source(), p.alias.as_deref()), ("registry.terraform.io", "hashicorp/aws".to_string(), Some("west")));
-        assert_eq!(p.pulumi_package().as_deref(), Some("aws"));
+        assert_eq!(p.pulumi_package(), Some("aws"));
         let tofu = ProviderAddress::parse(r#"provider["registry.opentofu.org/hashicorp/random"]"#).unwrap();
         assert_eq!((tofu.host.as_str(), tofu.type_.as_str(), tofu.alias), ("registry.opentofu.org", "random", None));
         let shown = ProviderAddress::parse("registry.opentofu.org/cyrilgdn/postgresql").unwrap();
-        assert_eq!(shown.pulumi_package().as_deref(), Some("postgresql"));
+        assert_eq!(shown.pulumi_package(), Some("postgresql"));
         let legacy = ProviderAddress::parse("provider.aws.east").unwrap();
         assert_eq!((legacy.source(), legacy.alias.as_deref()), ("hashicorp/aws".to_string(), Some("east")));
         assert_eq!(ProviderAddress::parse("registry.terraform.io/someone/thing").unwrap().pulumi_package(), None);

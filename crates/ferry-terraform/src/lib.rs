@@ -1,6 +1,7 @@
 //! Terraform and OpenTofu state, read and translated to Pulumi through the providers' own
 //! mappings: pure (no IO), so the service asks plugins for mappings and runs what this crate
-//! makes of them. `state` reads the files, `address` their addresses, `mapping` a plugin's
+//! makes of them. `state` reads the files, `address` their addresses, `providers` which plugin
+//! maps each provider (the plugins' claims, and Pulumi's bridged packages), `mapping` a plugin's
 //! mapping, `translate` attributes into properties, `names` unique Pulumi names, and `migration`
 //! puts them together into a plan's rows and YAML program; `testing` makes large states from a
 //! real one for the benchmarks.
@@ -9,6 +10,7 @@ pub mod address;
 pub mod mapping;
 pub mod migration;
 pub mod names;
+pub mod providers;
 pub mod state;
 pub mod testing;
 pub mod translate;
@@ -17,6 +19,7 @@ mod yaml;
 pub use address::{Address, IndexKey, Mode, ProviderAddress};
 pub use mapping::ProviderMapping;
 pub use migration::{addresses_in_program, migrate, Migration, MigrationOptions, PriorState, Row, RowStatus};
+pub use providers::{Claim, Mappings, Plugins, Resolution};
 pub use state::{read_state, Format, Instance, State, Status};
 
 /// A file that is not a state Ferry reads: what is wrong, and where (a JSON path, or an

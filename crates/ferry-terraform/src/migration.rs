@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::address::{Mode, ProviderAddress};
-use crate::mapping::ProviderMapping;
+use crate::address::Mode;
+use crate::providers::Mappings;
 use crate::state::{State, Status};
 use crate::translate::{program_secret, state_secret, translate};
 
@@ -75,9 +75,9 @@ pub fn addresses_in_program(program: &str) -> BTreeMap<String, String> {
     out
 }
 
-/// Makes the plan of `state`; `mappings` are the providers' mappings by Terraform provider type
-/// (`aws`, `random`): what the plugins answered.
-pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, options: &MigrationOptions) -> Migration {
+/// Makes the plan of `state`; `mappings` are the providers' mappings by their full source
+/// address (what the plugins answered), and why the others have none.
+pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -> Migration {
     let keys: Vec<_> = state.instances.iter().map(|i| (i.address.clone(), i.deposed.clone())).collect();
     let names = crate::names::names(&keys);
     let mut rows = Vec::with_capacity(state.instances.len());
@@ -95,9 +95,10 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
             status: RowStatus::Mapped,
             reason: None,
             provider: provider.source(),
-            package: provider.pulumi_package(),
+            package: provider.pulumi_package().map(str::to_string),
             unknown_attributes: Vec::new(),
             sensitive: !inst.sensitive.is_empty(),
+            dependencies_not_imported: Vec::new(),
         };
         if inst.address.mode == Mode::Data {
             row.status = RowStatus::DataSource;
@@ -105,18 +106,21 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
             rows.push(row);
             continue;
         }
-        let mapping = mappings.get(&provider.type_);
-        let resource = mapping.and_then(|m| m.resources.get(&inst.address.type_));
+        let mapping = mappings.get(provider);
+        if let Some((package, _)) = mapping {
+            row.package = Some(package.to_string());
+        }
+        let resource = mapping.and_then(|(_, m)| m.resources.get(&inst.address.type_));
         match (mapping, resource) {
             (None, _) => {
                 row.status = RowStatus::Unmapped;
-                row.reason = Some(unmapped_reason(provider));
+                row.reason = Some(mappings.why_unmapped(provider));
             }
-            (Some(m), None) => {
+            (Some((package, _)), None) => {
                 row.status = RowStatus::Unmapped;
-                row.reason = Some(format!("the `{}` plugin's mapping has no Terraform type `{}`", m.name, inst.address.type_));
+                row.reason = Some(format!("the `{package}` plugin's mapping has no Terraform type `{}`", inst.address.type_));
             }
-            (Some(m), Some(info)) => {
+            (Some((_, m)), Some(info)) => {
                 row.type_ = Some(info.tok.clone());
                 let (status, included) = match (&inst.deposed, inst.status) {
                     (Some(_), _) => (RowStatus::Deposed, options.include_deposed),
@@ -157,6 +161,18 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
         }
         rows.push(row);
     }
+    // Why each resource with no imported instance is left out: what a dependency on it says.
+    let mut left_out: BTreeMap<String, &'static str> = BTreeMap::new();
+    for (inst, row) in state.instances.iter().zip(&rows) {
+        let why = match row.status {
+            RowStatus::DataSource => "a data source",
+            RowStatus::Unmapped => "unmapped",
+            RowStatus::Tainted => "tainted",
+            RowStatus::Deposed => "deposed",
+            RowStatus::Mapped => continue,
+        };
+        left_out.entry(inst.address.resource()).or_insert(why);
+    }
     let mut prior = BTreeMap::new();
     let program = (!imported.is_empty()).then(|| {
         // Dependencies name resources (every instance of them) by address without a key.
@@ -182,6 +198,19 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
             // deposed key is the file's text: neither may end the comment or the line.
             let shown_token = if token.chars().all(|c| c.is_ascii_alphanumeric() || ":/._-".contains(c)) { token.clone() } else { crate::yaml::string(&token) };
             let comment: String = inst.shown_address().chars().flat_map(|c| if c.is_control() { c.escape_default().collect::<Vec<_>>() } else { vec![c] }).collect();
+            // A dependency on what is not imported cannot be `dependsOn`: the row and a comment
+            // above the resource say what it was.
+            let missing: Vec<String> = inst
+                .dependencies
+                .iter()
+                .filter(|d| !by_resource.contains_key(*d))
+                .map(|d| format!("{d} ({})", left_out.get(d).copied().unwrap_or("not in the state")))
+                .collect();
+            for m in &missing {
+                let m: String = m.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+                text.push_str(&format!("  # depends on {m}, which is not imported\n"));
+            }
+            rows[i].dependencies_not_imported = missing;
             text.push_str(&format!("{ADDRESS_COMMENT}{comment}\n  {}:\n    type: {shown_token}\n", crate::yaml::key(name)));
             if !inputs.is_empty() {
                 text.push_str("    properties:");
@@ -207,14 +236,4 @@ pub fn migrate(state: &State, mappings: &BTreeMap<String, ProviderMapping>, opti
         text
     });
     Migration { rows, program, prior }
-}
-
-fn unmapped_reason(provider: &ProviderAddress) -> String {
-    match provider.pulumi_package() {
-        Some(package) => format!(
-            "no allowed plugin maps the Terraform provider `{}`; Pulumi's `{package}` package does (an administrator installs `pulumi-resource-{package}` and allows it)",
-            provider.source()
-        ),
-        None => format!("no allowed plugin maps the Terraform provider `{}`, and Ferry knows no Pulumi package that would", provider.source()),
-    }
 }

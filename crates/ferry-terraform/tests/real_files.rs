@@ -124,7 +124,7 @@ fn addresses_keys_modules_aliases_taint_deposed_and_sensitive_paths_read() {
 #[test]
 fn a_random_state_becomes_a_program_importing_its_string() {
     let state = read_state(&fixture("tf-project.tfstate")).unwrap();
-    let mappings = BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
     let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
     assert_eq!(m.rows.len(), 1);
     assert_eq!(
@@ -152,7 +152,7 @@ fn count_instances_keep_their_resource_and_key() {
         r["instances"] = json!([first, second]);
     });
     let state = read_state(&bytes).unwrap();
-    let mappings = BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
     let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
     let instances: Vec<_> = m.prior.iter().map(|(name, p)| (name.as_str(), p.instance_of.clone())).collect();
     let of = |key: &str| Some(("random_string.example".to_string(), key.to_string()));
@@ -168,7 +168,7 @@ fn count_instances_keep_their_resource_and_key() {
 fn aws_files_list_every_resource_unmapped_and_every_data_source_as_such() {
     for file in ["aws-bucket.show.json", "aws-serverless.show.json"] {
         let state = read_state(&fixture(file)).unwrap();
-        let m = migrate(&state, &BTreeMap::new(), &MigrationOptions { project: "p".into(), ..Default::default() });
+        let m = migrate(&state, &ferry_terraform::Mappings::default(), &MigrationOptions { project: "p".into(), ..Default::default() });
         assert_eq!(m.program, None, "{file}");
         for row in &m.rows {
             match row.mode {
@@ -191,7 +191,7 @@ fn aws_files_list_every_resource_unmapped_and_every_data_source_as_such() {
 fn a_map_pulumi_yaml_would_read_as_a_function_is_left_out_and_named() {
     let bytes = variant(|v| v["resources"][0]["instances"][0]["attributes"]["keepers"] = json!({"fn::readFile": "/etc/passwd"}));
     let state = read_state(&bytes).unwrap();
-    let mappings = BTreeMap::from([("random".to_string(), ferry_terraform::testing::random_mapping())]);
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
     let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
     let program = m.program.unwrap();
     assert!(!program.contains("fn::readFile") && !program.contains("keepers"), "{program}");
@@ -202,4 +202,55 @@ fn a_map_pulumi_yaml_would_read_as_a_function_is_left_out_and_named() {
     let bytes = variant(|v| v["resources"][0]["instances"][0]["attributes"]["keepers"] = json!({"fn::readFile": "/etc/passwd", "env": "prod"}));
     let m = migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
     assert!(m.program.unwrap().contains("keepers"), "a map of two keys is data");
+}
+
+/// A dependency on what is not imported (a data source, an unmapped provider's resource, a
+/// tainted instance, an address not in the state) cannot be `dependsOn`: the dependent's row
+/// lists each with why, and the program says so above the resource; dependencies on imported
+/// resources stay `dependsOn`.
+#[test]
+fn a_dependency_on_what_is_not_imported_is_named_on_the_row_and_in_the_program() {
+    let bytes = variant(|v| {
+        let real = v["resources"][0].clone();
+        let mut tainted = real.clone();
+        tainted["name"] = json!("old");
+        tainted["instances"][0]["status"] = json!("tainted");
+        let mut dependent = real.clone();
+        dependent["name"] = json!("dependent");
+        dependent["instances"][0]["dependencies"] =
+            json!(["random_string.example", "data.aws_region.current", "aws_s3_bucket.logs", "random_string.old", "module.gone.random_string.x"]);
+        let resources = v["resources"].as_array_mut().unwrap();
+        resources.push(tainted);
+        resources.push(dependent);
+        resources.push(json!({"mode": "data", "type": "aws_region", "name": "current", "provider": "provider[\"registry.terraform.io/hashicorp/aws\"]",
+                              "instances": [{"attributes": {"id": "eu-west-1", "name": "eu-west-1"}}]}));
+        resources.push(json!({"mode": "managed", "type": "aws_s3_bucket", "name": "logs", "provider": "provider[\"registry.terraform.io/hashicorp/aws\"]",
+                              "instances": [{"attributes": {"id": "logs", "bucket": "logs"}}]}));
+    });
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
+    let m = migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let row = m.rows.iter().find(|r| r.address == "random_string.dependent").unwrap();
+    assert_eq!(
+        row.dependencies_not_imported,
+        [
+            "data.aws_region.current (a data source)",
+            "aws_s3_bucket.logs (unmapped)",
+            "random_string.old (tainted)",
+            "module.gone.random_string.x (not in the state)"
+        ]
+    );
+    let program = m.program.unwrap();
+    assert!(
+        program.contains(
+            "  # depends on module.gone.random_string.x (not in the state), which is not imported\n  # terraform: random_string.dependent\n  dependent:\n"
+        ),
+        "{program}"
+    );
+    assert!(program.contains("  # depends on data.aws_region.current (a data source), which is not imported\n"), "{program}");
+    assert!(program.contains("      dependsOn:\n        - ${example}\n"), "{program}");
+    assert_eq!(ferry_terraform::addresses_in_program(&program)["dependent"], "random_string.dependent", "the address comment still names the resource");
+    // The bucket's row names Pulumi's `aws` package and its plugin.
+    let bucket = m.rows.iter().find(|r| r.address == "aws_s3_bucket.logs").unwrap();
+    assert_eq!(bucket.package.as_deref(), Some("aws"));
+    assert!(bucket.reason.as_deref().unwrap().contains("pulumi-resource-aws"), "{bucket:?}");
 }

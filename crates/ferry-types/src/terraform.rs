@@ -56,6 +56,10 @@ pub struct Row {
     /// Whether any of its values is sensitive (a secret in the program and the state).
     #[serde(default)]
     pub sensitive: bool,
+    /// What it depends on that is not imported, each with why (`data.aws_region.current: a
+    /// data source`): those dependencies are not in the program, which says so above it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies_not_imported: Vec<String>,
 }
 
 /// What `POST /api/v1/stacks/{id}/migrations/terraform` answers: the plan (none when no
@@ -72,4 +76,37 @@ pub struct MigrationView {
 pub struct MigratedPlan {
     pub id: String,
     pub title: String,
+}
+
+/// A Terraform or OpenTofu state where its backend keeps it, as `POST
+/// /api/v1/stacks/{id}/migrations/terraform/remote` takes it: an S3 backend's object, or a
+/// local backend's file on the server's machine, in a location an administrator allows the
+/// stack's organisation (read only).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemoteState {
+    /// The default workspace's state: `s3://<bucket>/<key>?endpoint=…&region=…` (the S3
+    /// backend's `bucket` and `key`, with the options Ferry's DIY S3 backends take), or
+    /// `file:///<folder>/terraform.tfstate`.
+    pub url: String,
+    /// The workspace whose state to read; `default` (or none) is the state at `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace: Option<String>,
+    /// Where an S3 backend keeps the other workspaces' states (`<prefix>/<workspace>/<key>`):
+    /// the backend's `workspace_key_prefix`, `env:` unless its configuration sets another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_key_prefix: Option<String>,
+}
+
+/// One workspace of a Terraform backend, and where its state is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workspace {
+    pub name: String,
+    pub url: String,
+}
+
+/// What `GET /api/v1/stacks/{id}/migrations/terraform/workspaces?url=&workspace_key_prefix=`
+/// answers: the workspaces with a state, `default` first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workspaces {
+    pub workspaces: Vec<Workspace>,
 }

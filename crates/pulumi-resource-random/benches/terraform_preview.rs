@@ -49,7 +49,7 @@ async fn migrated(instances: usize) -> Migrated {
     let providers = providers(engine);
     let data = providers.mapping("random", "terraform", "random").await.unwrap().expect("the random plugin maps hashicorp/random");
     providers.shutdown().await;
-    let mappings = BTreeMap::from([("random".to_string(), ProviderMapping::parse(&data, "random").unwrap().unwrap())]);
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ProviderMapping::parse(&data, "random").unwrap().unwrap());
     let state = read_state(&state(instances)).unwrap();
     let m = migrate(&state, &mappings, &MigrationOptions { project: "bench".into(), ..Default::default() });
     let decode = ferry_property::json::DecodeOptions { decrypt: None };

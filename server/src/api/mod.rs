@@ -98,6 +98,8 @@ pub fn routes() -> Routes {
         .post("/stacks/{id}/discoveries/probe", On(Stack, Planner), "discovery.probe", probe_discovered)
         .post("/stacks/{id}/discoveries/plan", On(Stack, Planner), "discovery.plan", discovered_to_plan)
         .post("/stacks/{id}/migrations/terraform", On(Stack, Planner), "migration.terraform", migrate_terraform)
+        .post("/stacks/{id}/migrations/terraform/remote", On(Stack, Planner), "migration.terraform", migrate_terraform_remote)
+        .get("/stacks/{id}/migrations/terraform/workspaces", On(Stack, Planner), "", terraform_workspaces)
         .get("/discoveries/{id}", On(Discovery, Viewer), "", get_discovery)
         .get("/discoveries/{id}/events", On(Discovery, Viewer), "", discovery_events)
         .post("/discoveries/{id}/cancel", On(Discovery, Planner), "discovery.cancel", cancel_discovery)

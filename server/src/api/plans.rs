@@ -46,13 +46,49 @@ pub(super) async fn migrate_terraform(
 ) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the Terraform state").await?;
     let migration = ferry.plans().migrate_terraform(&caller, &id, &bytes, &choices).await?;
-    Ok(match &migration.plan {
+    Ok(migration_answer(migration))
+}
+
+/// A migration's answer: `201` with the plan it made (the audit's record names it), `200` when
+/// nothing mapped.
+fn migration_answer(migration: ferry_service::TerraformMigration) -> Response {
+    match &migration.plan {
         Some(plan) => {
             let audited = Extension(AuditPlan(plan.plan.id.clone()));
             (StatusCode::CREATED, audited, Json(migration)).into_response()
         }
         None => Json(migration).into_response(),
-    })
+    }
+}
+
+/// `POST /api/v1/stacks/{id}/migrations/terraform/remote?title=&include_tainted=&include_deposed=`
+/// with `{"url", "workspace"?, "workspace_key_prefix"?}`: [`migrate_terraform`] of the state
+/// where its backend keeps it (an S3 backend's object or a local backend's file, in a location
+/// an administrator allows the stack's organisation).
+pub(super) async fn migrate_terraform_remote(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+    Query(choices): Query<ferry_service::MigrationChoices>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let bytes = read_body(body, &headers, 64 * 1024, "where the Terraform state is").await?;
+    let remote: ferry_types::terraform::RemoteState =
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", format!("where the Terraform state is: {e}")))?;
+    let migration = ferry.plans().migrate_terraform_remote(&caller, &id, &remote, &choices).await?;
+    Ok(migration_answer(migration))
+}
+
+/// `GET /api/v1/stacks/{id}/migrations/terraform/workspaces?url=&workspace_key_prefix=`: the
+/// workspaces with a state of the Terraform backend whose default state is at `url`.
+pub(super) async fn terraform_workspaces(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+    Query(remote): Query<ferry_types::terraform::RemoteState>,
+) -> Result<Response, ApiError> {
+    let workspaces = ferry.plans().terraform_workspaces(&id, &remote).await?;
+    Ok(Json(ferry_types::terraform::Workspaces { workspaces }).into_response())
 }
 
 /// Its text masked for callers who may not edit it.

@@ -138,6 +138,8 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("POST", "/api/v1/stacks/{id}/discoveries/probe", Role(Planner), 200),
         ("POST", "/api/v1/stacks/{id}/discoveries/plan", Role(Planner), 201),
         ("POST", "/api/v1/stacks/{id}/migrations/terraform", Role(Planner), 201),
+        ("POST", "/api/v1/stacks/{id}/migrations/terraform/remote", Role(Planner), 201),
+        ("GET", "/api/v1/stacks/{id}/migrations/terraform/workspaces", Role(Planner), 200),
         ("GET", "/api/v1/discoveries/{id}", Role(Viewer), 200),
         ("GET", "/api/v1/discoveries/{id}/events", Role(Viewer), 200),
         ("POST", "/api/v1/discoveries/{id}/cancel", Role(Planner), 200),
@@ -222,7 +224,8 @@ struct World {
     job: String,
     share: String,
     discovery: String,
-    /// A DIY backend folder (empty) allowed to the organisation.
+    /// A DIY backend folder allowed to the organisation: no stacks, and a local Terraform
+    /// backend's `terraform.tfstate`.
     backend: tempfile::TempDir,
     /// The naive test plugin (`test`), whose previews have zero values to adopt.
     _plugins: tempfile::TempDir,
@@ -239,6 +242,7 @@ async fn world() -> World {
     let plugins = common::naive_plugin_dir();
     let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
     let backend = tempfile::tempdir().unwrap();
+    std::fs::write(backend.path().join("terraform.tfstate"), common::terraform_fixture("tf-project.tfstate")).unwrap();
     let allowed = vec![ferry_service::AllowedBackend { org: "ferry".into(), url: format!("file://{}", backend.path().display()) }];
     let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed), true).await;
     let settings = ferry_store::review::OrgSettings { allowed_packages: vec!["test".into()], share_links: true, share_link_days: 30 };
@@ -443,6 +447,7 @@ impl World {
         match path {
             p if p.ends_with("/resource") => uri.push_str(&format!("?urn={}", url_escape(if p.contains("/previews/") { &self.urn } else { DEMO_ROOT }))),
             "/api/v1/backends/stacks" => uri.push_str(&format!("?org=ferry&url=file://{}", self.backend.path().display())),
+            p if p.ends_with("/terraform/workspaces") => uri.push_str(&format!("?url=file://{}/terraform.tfstate", self.backend.path().display())),
             // A new stack each time: a new version over one needs a committer, a rule of its own.
             "/api/v1/stacks" if writes => uri.push_str(&format!("?name=ferry/matrix-{}/dev", ferry_store::random_id())),
             "/api/v1/markers" => uri.push_str("?kind=spec"),
@@ -469,6 +474,9 @@ impl World {
             ("POST", "/api/v1/stacks/{id}/discoveries/probe") => json!({"items": [{"type": "test:index:Bucket", "id": "b"}]}).to_string(),
             ("POST", "/api/v1/stacks/{id}/discoveries/plan") => json!({"items": [{"type": "test:index:Bucket", "id": "b", "name": "b"}]}).to_string(),
             ("POST", "/api/v1/stacks/{id}/migrations/terraform") => common::terraform_fixture("tf-project.tfstate"),
+            ("POST", "/api/v1/stacks/{id}/migrations/terraform/remote") => {
+                json!({"url": format!("file://{}/terraform.tfstate", self.backend.path().display())}).to_string()
+            }
             ("POST", "/api/v1/plans/{id}/comments") => json!({"revision": 1, "urn": self.urn, "body": "a comment"}).to_string(),
             ("POST", "/api/v1/plans/{id}/comments/{comment}/resolve") => json!({"resolved": true}).to_string(),
             ("POST", "/api/v1/plans/{id}/approvals") => json!({"revision": 1, "preview": preview}).to_string(),

@@ -72,7 +72,7 @@ async fn sign_in_by_link(app: &Router, stacks: &Arc<Ferry>, name: &str) -> As {
 }
 
 /// An OpenID Connect sign-in as the provider vouched for it (the callback's last step).
-async fn oidc_user(stacks: &Arc<Ferry>, subject: &str, name: &str, groups: &[&str], allow_server_roles: bool) -> ferry_store::accounts::User {
+pub(crate) async fn oidc_user(stacks: &Arc<Ferry>, subject: &str, name: &str, groups: &[&str], allow_server_roles: bool) -> ferry_store::accounts::User {
     let identity = OidcIdentity {
         issuer: "https://idp.example.test".into(),
         subject: subject.into(),

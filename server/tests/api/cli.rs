@@ -229,12 +229,28 @@ fn a_terraform_state_becomes_a_pulumi_state_file_and_code() {
     assert_eq!(code, 0, "{err}\n{out}");
     let report: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
     assert_eq!(report["commit"]["added"], 1, "{report}");
+    let rows = report["terraform"].as_array().expect("every row of the migration");
+    assert_eq!((rows.len(), rows[0]["address"].as_str(), rows[0]["status"].as_str()), (1, Some("random_string.random"), Some("mapped")), "{report}");
     let next = std::fs::read(dir.path().join("next.json")).unwrap();
     let state = ferry_state::load_state(&next, Default::default()).unwrap();
     let imported = state.deployment.resources().iter().find(|r| r.type_ == "random:index/randomString:RandomString").expect("the string");
     assert_eq!(imported.id.as_deref(), Some("dcoG5RPuBKPqY\u{fffd}H0"));
     let ts = std::fs::read_to_string(dir.path().join("index.ts")).unwrap();
     assert!(ts.contains("new random.RandomString(\"random\""), "{ts}");
+
+    // Where a local backend keeps a workspace's state: `terraform.tfstate.d/<workspace>/`.
+    let workspace = dir.path().join("terraform.tfstate.d/staging");
+    std::fs::create_dir_all(&workspace).unwrap();
+    std::fs::copy(dir.path().join("terraform.tfstate"), workspace.join("terraform.tfstate")).unwrap();
+    let url = format!("file://{}/terraform.tfstate", dir.path().display());
+    let args = ["import", "--from", "terraform", &url, "--workspace", "staging", "--stack", "state.json", "--preview-only", "--json"];
+    let (code, out, err) = ferry(dir.path(), &args);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    assert_eq!(report["terraform"][0]["status"], "mapped", "{report}");
+    let (code, _, err) = ferry(dir.path(), &["import", "--from", "terraform", &url, "--workspace", "nope", "--stack", "state.json", "--preview-only"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("terraform.tfstate.d/nope/terraform.tfstate"), "the workspace's state, named: {err}");
 
     std::fs::write(dir.path().join("bad.tfstate"), r#"{"version": 3, "terraform_version": "0.11.14", "modules": []}"#).unwrap();
     let (code, _, err) = ferry(dir.path(), &["import", "--from", "terraform", "bad.tfstate", "--stack", "state.json", "--preview-only"]);

@@ -353,3 +353,50 @@ async fn a_share_links_token_is_never_what_the_store_keeps() {
     let (status, shared) = common::call(&app, Request::get(format!("/api/v1/shared/{token}")).body(Body::empty()).unwrap()).await;
     assert_eq!((status, shared["read_only"].clone()), (StatusCode::OK, json!(true)), "{shared}");
 }
+
+/// What hands a stack's state or code out of Ferry, and what grants a role outside an
+/// administrator's request, leaves a record: exports, code, reads through a read-only link (in
+/// the plan's organisation), roles from OpenID Connect groups at sign-in, and failed OpenID
+/// Connect callbacks (server-wide: no user is known). Each read also still works.
+#[tokio::test]
+async fn reads_of_state_and_code_and_roles_from_outside_are_audited() {
+    let w = world().await;
+    let admin = w.member("acme", "ada", &["admin"]).await;
+    let planner = w.member("acme", "pat", &["planner"]).await;
+    let (status, stack) = upload_state(&w, &planner, "acme/web/dev", &state_with("web", "dev", "random:index/randomPet:RandomPet")).await;
+    assert_eq!(status, StatusCode::CREATED, "{stack}");
+    let stack = stack["id"].as_str().unwrap().to_string();
+    let (status, export) = w.call(&planner, Method::GET, &format!("/api/v1/stacks/{stack}/export"), Value::Null).await;
+    assert_eq!(status, StatusCode::OK, "{export}");
+    let (status, code) = w.call(&planner, Method::GET, &format!("/api/v1/stacks/{stack}/code?lang=ts"), Value::Null).await;
+    assert_eq!(status, StatusCode::OK, "{code}");
+    let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "n", "id": "5,1,10"}]}).to_string();
+    let (status, plan) = w.call(&planner, Method::POST, &format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec})).await;
+    assert_eq!(status, StatusCode::CREATED, "{plan}");
+    let (_, share) = w.call(&planner, Method::POST, &format!("/api/v1/plans/{}/shares", plan["id"].as_str().unwrap()), Value::Null).await;
+    let (status, shared) =
+        common::call(&w.app, Request::get(format!("/api/v1/shared/{}", share["token"].as_str().unwrap())).body(Body::empty()).unwrap()).await;
+    assert_eq!(status, StatusCode::OK, "{shared}");
+    crate::attacks::oidc_user(&w.stacks, "gil-subject", "gil", &["acme:viewer"], false).await;
+    let (status, _) = common::call(&w.app, Request::get("/auth/oidc/callback?code=c&state=s").body(Body::empty()).unwrap()).await;
+    assert!(status.is_client_error(), "{status}");
+
+    let (status, records) = w.call(&admin, Method::GET, "/api/v1/orgs/acme/audit", Value::Null).await;
+    assert_eq!(status, StatusCode::OK, "{records}");
+    let seen: Vec<(String, String, String)> = records
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| (r["actor"].as_str().unwrap_or("").to_string(), r["action"].as_str().unwrap().to_string(), r["outcome"].as_str().unwrap().to_string()))
+        .collect();
+    let has = |actor: Option<&str>, action: &str| seen.iter().any(|(a, act, outcome)| actor.is_none_or(|x| x == a) && act == action && outcome == "ok");
+    assert!(has(Some("pat"), "stack.export"), "the export: {seen:?}");
+    assert!(has(Some("pat"), "code.read"), "the code: {seen:?}");
+    assert!(has(None, "share.read"), "the read through the link, in the plan's organisation: {seen:?}");
+    assert!(seen.iter().any(|(a, act, _)| a == "gil" && act == "member.roles-from-oidc-groups"), "roles from the provider's groups: {seen:?}");
+    let (_, everything) = w.call(&w.root, Method::GET, "/api/v1/orgs/%2A/audit", Value::Null).await;
+    assert!(
+        everything.as_array().unwrap().iter().any(|r| r["object"] == "OpenID Connect" && r["outcome"].as_str().unwrap().starts_with("failed")),
+        "the failed callback, server-wide: {everything}"
+    );
+}

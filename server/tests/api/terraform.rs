@@ -16,6 +16,19 @@ fn assert_no_difference(step: &Value) {
     assert!(step["diffs"].as_array().unwrap().iter().all(|d| d["kind"] == "none"), "{step}");
 }
 
+/// Adopts what `step`'s resource read for `property` in `plan`: the preview of the revision
+/// that writes.
+async fn adopt(app: &axum::Router, plan: &str, preview: &str, step: &Value, property: &str) -> String {
+    let resolve = json!({"preview": preview, "urn": step["urn"], "property": property, "action": "adopt"}).to_string();
+    let (status, resolved) = call(app, common::post_json(&format!("/api/v1/plans/{plan}/resolutions"), &resolve)).await;
+    assert_eq!(status, StatusCode::CREATED, "{resolved}");
+    let job = resolved["job"]["id"].as_str().unwrap();
+    let res = tower::ServiceExt::oneshot(app.clone(), get(&format!("/api/v1/plans/{plan}/jobs/{job}/events"))).await.unwrap();
+    http_body_util::BodyExt::collect(res.into_body()).await.unwrap();
+    let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job}"))).await;
+    job["preview_id"].as_str().unwrap().to_string()
+}
+
 async fn demo_stack(app: &axum::Router) -> String {
     let (_, stacks) = call(app, get("/api/v1/stacks")).await;
     stacks[0]["id"].as_str().unwrap().to_string()
@@ -159,6 +172,12 @@ async fn a_bad_file_is_refused_by_name() {
 /// A plugin folder whose `pulumi-resource-acmecloud` is the Python provider beside this test,
 /// run in the interop test's venv (PyPI `pulumi`, made under `target/` on first use).
 fn acmecloud_plugin_dir() -> tempfile::TempDir {
+    acmecloud_plugin_dir_mapping(None)
+}
+
+/// The same plugin, mapping the Terraform provider `terraform_name` (its `GetMappings` answer)
+/// instead of `acmecloud`, when given.
+fn acmecloud_plugin_dir_mapping(terraform_name: Option<&str>) -> tempfile::TempDir {
     use std::path::Path;
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-engine/tests/interop/venv.sh");
     let venv = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
@@ -167,7 +186,8 @@ fn acmecloud_plugin_dir() -> tempfile::TempDir {
     assert!(out.status.success(), "could not make the Python venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
     let provider = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api/interop/acmecloud_provider.py");
     let plugin = dir.path().join("pulumi-resource-acmecloud");
-    std::fs::write(&plugin, format!("#!/bin/sh\nexec \"{}\" \"{}\" \"$@\"\n", venv.join("bin/python").display(), provider.display())).unwrap();
+    let env = terraform_name.map(|n| format!("ACMECLOUD_TERRAFORM_PROVIDER={n} ")).unwrap_or_default();
+    std::fs::write(&plugin, format!("#!/bin/sh\n{env}exec \"{}\" \"{}\" \"$@\"\n", venv.join("bin/python").display(), provider.display())).unwrap();
     std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     dir
 }
@@ -176,8 +196,15 @@ fn acmecloud_plugin_dir() -> tempfile::TempDir {
 /// (one instance tainted), `for_each`, a sensitive attribute, a dependency, a type the mapping
 /// does not know and a data source.
 fn acmecloud_state() -> String {
+    acmecloud_state_of("registry.terraform.io/acme/acmecloud")
+}
+
+/// The same resources, of the Terraform provider `source` (`host/namespace/type`), whose
+/// resource types start with its type.
+fn acmecloud_state_of(source: &str) -> String {
     let mut state: Value = serde_json::from_str(&terraform_fixture("tf-project.tfstate")).unwrap();
-    let provider = "provider[\"registry.terraform.io/acme/acmecloud\"]";
+    let provider = format!("provider[\"{source}\"]");
+    let provider = provider.as_str();
     let bucket = |id: &str, size: i64, tags: Value| {
         json!({"schema_version": 0, "attributes": {"id": id, "name": id, "size": size, "tags": tags, "versioning": [{"enabled": true}],
                "secret_key": format!("s3cr3t-{id}"), "arn": format!("arn:acme:bucket/{id}")},
@@ -202,6 +229,17 @@ fn acmecloud_state() -> String {
         json!({"mode": "managed", "type": "acmecloud_legacy", "name": "old", "provider": provider, "instances": [{"attributes": {"id": "legacy-1"}}]}),
         json!({"mode": "data", "type": "acmecloud_region", "name": "current", "provider": provider, "instances": [{"attributes": {"id": "eu", "name": "eu"}}]}),
     ]);
+    let type_ = source.rsplit('/').next().unwrap();
+    for resource in state["resources"].as_array_mut().unwrap() {
+        let renamed = resource["type"].as_str().unwrap().replace("acmecloud_", &format!("{type_}_"));
+        resource["type"] = json!(renamed);
+        for instance in resource["instances"].as_array_mut().unwrap() {
+            if let Some(dependencies) = instance.get_mut("dependencies") {
+                *dependencies =
+                    json!(dependencies.as_array().unwrap().iter().map(|d| d.as_str().unwrap().replace("acmecloud_", &format!("{type_}_"))).collect::<Vec<_>>());
+            }
+        }
+    }
     state.to_string()
 }
 
@@ -281,15 +319,7 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
     }
 
     // Adopting the cloud's size writes the next revision; it previews clean and commits.
-    let urn = grown["urn"].as_str().unwrap();
-    let resolve = json!({"preview": preview, "urn": urn, "property": "size", "action": "adopt"}).to_string();
-    let (status, resolved) = call(&app, common::post_json(&format!("/api/v1/plans/{plan}/resolutions"), &resolve)).await;
-    assert_eq!(status, StatusCode::CREATED, "{resolved}");
-    let job = resolved["job"]["id"].as_str().unwrap();
-    let res = tower::ServiceExt::oneshot(app.clone(), get(&format!("/api/v1/plans/{plan}/jobs/{job}/events"))).await.unwrap();
-    http_body_util::BodyExt::collect(res.into_body()).await.unwrap();
-    let (_, job) = call(&app, get(&format!("/api/v1/plans/{plan}/jobs/{job}"))).await;
-    let second = job["preview_id"].as_str().unwrap().to_string();
+    let second = adopt(&app, &plan, &preview, grown, "size").await;
     let (status, committed) = call(&app, post(&format!("/api/v1/previews/{second}/commit"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     let after = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
@@ -394,4 +424,173 @@ async fn count_and_for_each_instances_are_loops_in_the_code() {
     run(std::process::Command::new(&tsc).args(["--noEmit", "-p"]).arg(ts_dir.join("tsconfig.json")), "tsc");
     let py_dir = common::unpack(&app, &zip("python"), &dir.join("py")).await;
     run(std::process::Command::new(&pyright).arg("--pythonpath").arg(&python).arg(py_dir.join("__main__.py")), "pyright");
+}
+
+/// A plugin whose package (`acmecloud`) is not its Terraform provider's name (`acme-corp/stratus`,
+/// claimed through `GetMappings` as `stratus`), as Pulumi's `gcp` maps `hashicorp/google`: Ferry
+/// asks every plugin the organisation may run which providers it maps, finds this one, and the
+/// migration maps, previews with no difference where the cloud did not change, commits and
+/// hands out code of the plugin's package.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_plugin_that_maps_a_provider_of_another_name_is_found_through_get_mappings() {
+    let plugins = acmecloud_plugin_dir_mapping(Some("stratus"));
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let (app, stacks) = common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await;
+    let settings = ferry_store::review::OrgSettings { allowed_packages: vec!["acmecloud".into()], share_links: true, share_link_days: 30 };
+    stacks.accounts().set_org_settings("ferry", settings).await.unwrap();
+    let stack = demo_stack(&app).await;
+    let before = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
+
+    let (status, migration) =
+        call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &acmecloud_state_of("registry.terraform.io/acme-corp/stratus"))).await;
+    assert_eq!(status, StatusCode::CREATED, "{migration}");
+    let rows = migration["resources"].as_array().unwrap();
+    let row = |address: &str| rows.iter().find(|r| r["address"] == address).unwrap_or_else(|| panic!("no row {address}: {migration:#}"));
+    for address in ["module.storage.stratus_bucket.logs", "stratus_bucket.assets[0]", "stratus_bucket.site[\"eu\"]", "stratus_policy.logs"] {
+        let r = row(address);
+        assert_eq!(
+            (r["status"].as_str(), r["package"].as_str(), r["provider"].as_str()),
+            (Some("mapped"), Some("acmecloud"), Some("acme-corp/stratus")),
+            "{r}"
+        );
+    }
+    assert_eq!(row("stratus_bucket.assets[0]")["type"], "acmecloud:index/bucket:Bucket");
+    assert_eq!(row("random_string.example")["status"], "mapped", "the random plugin's own claim still maps hashicorp/random");
+
+    let plan = migration["plan"]["id"].as_str().unwrap().to_string();
+    let (preview, record) = plan_preview(&app, &plan).await;
+    let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
+    let step = |name: &str| steps.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}: {steps:?}"));
+    for name in ["example", "assets-0", "site-eu", "logs"] {
+        assert_no_difference(step(name));
+    }
+    // The bucket that grew in the cloud since Terraform looked shows it, and only it; adopting
+    // the cloud's size makes the revision that commits.
+    let grown = step("storage-logs");
+    assert_eq!(grown["changed"], json!(["size"]));
+    let preview = adopt(&app, &plan, &preview, grown, "size").await;
+    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
+    assert_eq!(status, StatusCode::CREATED, "{committed}");
+    let after = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
+    for r in &before {
+        assert!(after.contains(r), "{} changed", r["urn"]);
+    }
+    assert!(after.iter().any(|r| r["urn"].as_str().unwrap().ends_with("::acmecloud:index/bucket:Bucket::site-eu")), "committed");
+    let (status, code) = call(&app, get(&format!("/api/v1/previews/{preview}/code?lang=ts&format=json"))).await;
+    assert_eq!(status, StatusCode::OK, "{code}");
+    let ts = code["code"].as_str().unwrap();
+    assert!(ts.contains("import * as acmecloud from \"@pulumi/acmecloud\";") && ts.contains("new acmecloud.Bucket("), "{ts}");
+}
+
+/// Another namespace's provider of a name Pulumi's registry knows (`evil/random`) never reads
+/// with `hashicorp/random`'s mapping, though the random plugin claims `random`; and states of
+/// Google and Azure providers with no plugin installed name on every row the package Pulumi
+/// publishes for them (`gcp`, `azure`, never `google` or `azurerm`) and the plugin to install.
+#[tokio::test(flavor = "multi_thread")]
+async fn providers_map_by_their_whole_address_and_unmapped_rows_name_the_package_to_install() {
+    let app = common::app(true).await;
+    let stack = demo_stack(&app).await;
+    let mut state: Value = serde_json::from_str(&terraform_fixture("tf-project.tfstate")).unwrap();
+    let real = state["resources"][0].clone();
+    let mut evil = real.clone();
+    evil["name"] = json!("evil");
+    evil["provider"] = json!("provider[\"registry.terraform.io/evil/random\"]");
+    let cloud = |type_: &str, name: &str, provider: &str, id: &str| {
+        json!({"mode": "managed", "type": type_, "name": name, "provider": format!("provider[\"{provider}\"]"),
+               "instances": [{"schema_version": 0, "attributes": {"id": id, "name": name}}]})
+    };
+    state["resources"] = json!([
+        real,
+        evil,
+        cloud("google_storage_bucket", "assets", "registry.terraform.io/hashicorp/google", "assets-bucket"),
+        cloud("google_compute_network", "vpc", "registry.opentofu.org/hashicorp/google-beta", "projects/p/global/networks/vpc"),
+        cloud("azurerm_resource_group", "rg", "registry.terraform.io/hashicorp/azurerm", "/subscriptions/s/resourceGroups/rg"),
+    ]);
+    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &state.to_string())).await;
+    assert_eq!(status, StatusCode::CREATED, "{migration}");
+    let rows = migration["resources"].as_array().unwrap();
+    let row = |address: &str| rows.iter().find(|r| r["address"] == address).unwrap_or_else(|| panic!("no row {address}: {migration:#}"));
+    assert_eq!(row("random_string.example")["status"], "mapped");
+    let evil = row("random_string.evil");
+    assert_eq!(evil["status"], "unmapped", "{evil}");
+    assert!(evil["package"].is_null(), "{evil}");
+    assert!(evil["reason"].as_str().unwrap().contains("`evil/random`"), "{evil}");
+    for (address, package) in [("google_storage_bucket.assets", "gcp"), ("google_compute_network.vpc", "gcp"), ("azurerm_resource_group.rg", "azure")] {
+        let r = row(address);
+        assert_eq!((r["status"].as_str(), r["package"].as_str()), (Some("unmapped"), Some(package)), "{r}");
+        let why = r["reason"].as_str().unwrap();
+        assert!(why.contains(&format!("pulumi-resource-{package}")) && why.contains(&format!("pulumi plugin install resource {package}")), "{why}");
+    }
+    let program = migration["plan"]["current"]["program"].as_str().unwrap();
+    assert!(!program.contains("evil"), "only hashicorp/random's string is imported: {program}");
+}
+
+/// A state where its S3 backend keeps it (moto's S3 server): the workspaces are found where
+/// Terraform puts them (`default` at the key, the others under `env:/<workspace>/<key>`), each
+/// migrates into a plan; a key outside the locations allowed to the organisation, a workspace
+/// name that is a path, an object that is no state and a workspace with no state are refused,
+/// each by name, and nothing is saved for them.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_state_in_an_s3_backend_migrates_from_the_workspace_picked() {
+    let server = ferry_backend::testing::S3Server::start();
+    std::env::set_var("AWS_ACCESS_KEY_ID", "test");
+    std::env::set_var("AWS_SECRET_ACCESS_KEY", "test");
+    let options = format!("endpoint={}&region=us-east-1&s3ForcePathStyle=true", server.endpoint());
+    let real = terraform_fixture("tf-project.tfstate");
+    server.put("/tf-state", b"");
+    server.put("/tf-state/ferry/web/terraform.tfstate", real.as_bytes());
+    server.put("/tf-state/env:/staging/ferry/web/terraform.tfstate", counted_random_state().as_bytes());
+    server.put("/tf-state/env:/prod/ferry/web/terraform.tfstate", real.as_bytes());
+    server.put("/tf-state/env:/prod/ferry/other.tfstate", real.as_bytes());
+    server.put("/tf-state/ferry/web/broken.tfstate", br#"{"resources": "not a state"}"#);
+    server.put("/tf-state/beta/terraform.tfstate", real.as_bytes());
+    let allowed = ["ferry", "env:"].map(|prefix| ferry_service::AllowedBackend { org: "ferry".into(), url: format!("s3://tf-state/{prefix}?{options}") });
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let engine = ferry_service::EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let (app, _) = common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed.to_vec()), true).await;
+    let stack = demo_stack(&app).await;
+    let url = format!("s3://tf-state/ferry/web/terraform.tfstate?{options}");
+    let escape = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
+
+    let (status, found) = call(&app, get(&format!("/api/v1/stacks/{stack}/migrations/terraform/workspaces?url={}", escape(&url)))).await;
+    assert_eq!(status, StatusCode::OK, "{found}");
+    let names: Vec<&str> = found["workspaces"].as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["default", "prod", "staging"], "{found}");
+    assert!(found["workspaces"][2]["url"].as_str().unwrap().starts_with("s3://tf-state/env:/staging/ferry/web/terraform.tfstate?"), "{found}");
+
+    let migrate = |body: Value| {
+        let app = app.clone();
+        let uri = format!("/api/v1/stacks/{stack}/migrations/terraform/remote");
+        async move { call(&app, common::post_json(&uri, &body.to_string())).await }
+    };
+    let (status, staging) = migrate(json!({"url": url, "workspace": "staging"})).await;
+    assert_eq!(status, StatusCode::CREATED, "{staging}");
+    let rows: Vec<&str> = staging["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    assert_eq!(rows, ["random-0", "random-1", "pets-blue", "pets-green"], "the staging workspace's own state: {staging}");
+    let (status, default) = migrate(json!({"url": url})).await;
+    assert_eq!(status, StatusCode::CREATED, "{default}");
+    assert_eq!(default["resources"][0]["address"], "random_string.example", "{default}");
+    let plan = default["plan"]["id"].as_str().unwrap();
+    let (_, record) = plan_preview(&app, plan).await;
+    assert_no_difference(&record["preview"]["plan"]["steps"].as_array().unwrap().iter().find(|s| s["name"] == "example").unwrap().clone());
+
+    let (_, before) = call(&app, get(&format!("/api/v1/stacks/{stack}/plans"))).await;
+    for (body, status, needle) in [
+        (json!({"url": format!("s3://tf-state/beta/terraform.tfstate?{options}")}), StatusCode::FORBIDDEN, "is not one this server may open"),
+        (json!({"url": url, "workspace": "../../beta"}), StatusCode::BAD_REQUEST, "the workspace"),
+        (
+            json!({"url": format!("s3://tf-state/ferry/web/broken.tfstate?{options}")}),
+            StatusCode::BAD_REQUEST,
+            "the Terraform state at s3://tf-state/ferry/web/broken.tfstate",
+        ),
+        (json!({"url": url, "workspace": "nope"}), StatusCode::BAD_REQUEST, "env:/nope/ferry/web/terraform.tfstate"),
+        (json!({"url": 7}), StatusCode::BAD_REQUEST, "where the Terraform state is"),
+    ] {
+        let (got, answer) = migrate(body.clone()).await;
+        assert_eq!(got, status, "{body}: {answer}");
+        assert!(answer["error"]["message"].as_str().unwrap().contains(needle), "{body}: {answer}");
+    }
+    let (_, after) = call(&app, get(&format!("/api/v1/stacks/{stack}/plans"))).await;
+    assert_eq!(before, after, "nothing was saved for the refused ones");
 }

@@ -11,8 +11,8 @@ use std::time::Duration;
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
     parameterize_request, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
-    DiffResponse, GetMappingRequest, GetSchemaRequest, ListRequest, ListResponse, ParameterizeRequest, ParameterizeResponse, ProviderHandshakeRequest,
-    ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
+    DiffResponse, GetMappingRequest, GetMappingsRequest, GetSchemaRequest, ListRequest, ListResponse, ParameterizeRequest, ParameterizeResponse,
+    ProviderHandshakeRequest, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -274,6 +274,28 @@ impl ProviderPlugin {
             Ok(r) if r.data.is_empty() => Ok(None),
             Ok(r) => Ok(Some(r.data)),
             Err(PluginError::Call { code, .. }) if code == "Unimplemented" => Ok(None),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// The other tool's providers the plugin maps for `key` (`GetMappings`): `None` when it does
+    /// not answer `GetMappings` (older plugins answer Unimplemented); then, as Pulumi does, the
+    /// provider its `GetMapping` for an empty name answers is its one claim.
+    pub async fn get_mappings(&self, key: &str) -> Result<Vec<String>, PluginError> {
+        let mut c = self.client.clone();
+        let request = GetMappingsRequest { key: key.to_string() };
+        match self.call("GetMappings", async move { c.get_mappings(request).await }).await {
+            Ok(r) => Ok(r.providers),
+            Err(PluginError::Call { code, .. }) if code == "Unimplemented" => {
+                let mut c = self.client.clone();
+                let request = GetMappingRequest { key: key.to_string(), provider: String::new() };
+                match self.call("GetMapping", async move { c.get_mapping(request).await }).await {
+                    Ok(r) if !r.data.is_empty() && !r.provider.is_empty() => Ok(vec![r.provider]),
+                    Ok(_) => Ok(Vec::new()),
+                    Err(PluginError::Call { code, .. }) if code == "Unimplemented" => Ok(Vec::new()),
+                    Err(e) => Err(e),
+                }
+            }
             Err(e) => Err(e),
         }
     }

@@ -1,7 +1,7 @@
 //! Launched plugins, shared: one supervised process per provider resource, configured once,
 //! reused by every resource that needs it, and stopped together. `GetSchema` is asked once per package
 //! version and kept (in memory, and on disk when a cache folder is given); `GetMapping` likewise, per plugin
-//! version, key and provider.
+//! version, key and provider, and `GetMappings` per plugin version and key.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -27,6 +27,8 @@ pub struct PluginProviders {
     schemas: Mutex<HashMap<(String, String), Arc<String>>>,
     /// Mappings by package, plugin version, key and provider: asked once, like schemas.
     mappings: Mutex<HashMap<(String, String, String, String), Option<Arc<Vec<u8>>>>>,
+    /// Claims (`GetMappings`) by package, plugin version and key.
+    claims: Mutex<HashMap<(String, String, String), Arc<Vec<String>>>>,
     /// Packages that run on another plugin, by package name.
     parameterized: std::sync::Mutex<HashMap<String, Parameterized>>,
     /// The packages whose plugins may be launched (`None`: any), and what to tell otherwise.
@@ -60,6 +62,7 @@ impl PluginProviders {
             by_package: Mutex::new(HashMap::new()),
             schemas: Mutex::new(HashMap::new()),
             mappings: Mutex::new(HashMap::new()),
+            claims: Mutex::new(HashMap::new()),
             parameterized: std::sync::Mutex::new(HashMap::new()),
             allowed: None,
             environment: Arc::new(PluginEnvironment::Inherited),
@@ -224,6 +227,49 @@ impl PluginProviders {
         .map(Arc::new);
         self.mappings.lock().await.insert(cache_key, mapping.clone());
         Ok(mapping)
+    }
+
+    /// The other tool's providers the `package` plugin says it maps for `key` (`GetMappings`, or
+    /// the one provider an older plugin's `GetMapping` names): asked once per plugin version,
+    /// kept beside its mappings.
+    pub async fn claims(&self, package: &str, key: &str) -> Result<Arc<Vec<String>>, PluginError> {
+        let plugin = self.package_plugin(package, None).await?;
+        let plugin_version = plugin.get_plugin_info().await?;
+        let cache_key = (package.to_string(), plugin_version, key.to_string());
+        if let Some(c) = self.claims.lock().await.get(&cache_key) {
+            return Ok(c.clone());
+        }
+        let file = self
+            .schema_cache
+            .as_ref()
+            .filter(|_| !cache_key.1.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .map(|dir| dir.join(format!("{package}-{}.claims-{key}.json", cache_key.1)));
+        let cached = file.as_ref().and_then(|f| std::fs::read(f).ok()).and_then(|bytes| serde_json::from_slice::<Vec<String>>(&bytes).ok());
+        let claims = match cached {
+            Some(c) => c,
+            None => {
+                let fresh = plugin.get_mappings(key).await?;
+                if let Some(f) = &file {
+                    let tmp = f.with_extension("tmp");
+                    let text = serde_json::to_vec(&fresh).expect("a list of names serialises");
+                    if std::fs::create_dir_all(f.parent().expect("a file in a folder")).is_ok() && std::fs::write(&tmp, text).is_ok() {
+                        let _ = std::fs::rename(&tmp, f);
+                    }
+                }
+                fresh
+            }
+        };
+        let claims = Arc::new(claims);
+        self.claims.lock().await.insert(cache_key, claims.clone());
+        Ok(claims)
+    }
+
+    /// The packages whose plugins are installed (Ferry's folders and Pulumi's plugin cache), and
+    /// of those, the ones this registry may launch.
+    pub fn installed_and_runnable(&self) -> (Vec<String>, Vec<String>) {
+        let installed = self.search.installed_packages();
+        let runnable = installed.iter().filter(|p| self.check_allowed(p).is_ok()).cloned().collect();
+        (installed, runnable)
     }
 
     /// Stops every plugin.

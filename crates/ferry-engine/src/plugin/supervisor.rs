@@ -168,6 +168,10 @@ impl SupervisedPlugin {
     pub async fn get_mapping(&self, key: &str, provider: &str) -> Result<Option<Vec<u8>>, PluginError> {
         self.idempotent("GetMapping", |p| async move { p.get_mapping(key, provider).await }).await
     }
+
+    pub async fn get_mappings(&self, key: &str) -> Result<Vec<String>, PluginError> {
+        self.idempotent("GetMappings", |p| async move { p.get_mappings(key).await }).await
+    }
 }
 
 #[tonic::async_trait]

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """A provider plugin on Pulumi's own Python stubs (PyPI `pulumi`) that answers GetMapping, as a
 bridged provider does: package `acmecloud`, mapping the Terraform provider `acme/acmecloud` in
-the bridge's format. Its "cloud" is a table in this file: what Read finds for each ID (with a
+the bridge's format (or, with `ACMECLOUD_TERRAFORM_PROVIDER` set, a Terraform provider of that
+other name, whose resource types start with it, as `hashicorp/google`'s do for Pulumi's `gcp`). Its "cloud" is a table in this file: what Read finds for each ID (with a
 drift from what the test's Terraform state recorded), and nothing for IDs it does not hold.
 Started like any plugin (the engine's address as its argument), it prints its port and serves
 GetPluginInfo, GetSchema, GetMapping(s), CheckConfig, Configure, Check, Diff and Read."""
 import json
+import os
 import sys
 from concurrent import futures
 
@@ -55,6 +57,9 @@ SCHEMA = {
     },
 }
 
+# The Terraform provider this plugin maps, as `GetMappings` names it.
+TF = os.environ.get("ACMECLOUD_TERRAFORM_PROVIDER", "acmecloud")
+
 # The bridge's mapping: Terraform's schema (value types numbered as helper/schema numbers them:
 # 1 bool, 2 int, 4 string, 5 list, 6 map) and each Terraform type's Pulumi token.
 MAPPING = {
@@ -62,7 +67,7 @@ MAPPING = {
     "version": "1.2.0",
     "provider": {
         "resources": {
-            "acmecloud_bucket": {
+            TF + "_bucket": {
                 "name": {"type": 4, "required": True},
                 "size": {"type": 2, "optional": True},
                 "tags": {"type": 6, "optional": True, "element": {"schema": {"type": 4}}},
@@ -70,17 +75,17 @@ MAPPING = {
                 "secret_key": {"type": 4, "optional": True, "sensitive": True},
                 "arn": {"type": 4, "computed": True},
             },
-            "acmecloud_policy": {
+            TF + "_policy": {
                 "bucket": {"type": 4, "required": True},
                 "document": {"type": 4, "required": True},
             },
         }
     },
     "resources": {
-        "acmecloud_bucket": {"tok": BUCKET, "fields": {"secret_key": {"secret": True}}},
-        "acmecloud_policy": {"tok": POLICY},
+        TF + "_bucket": {"tok": BUCKET, "fields": {"secret_key": {"secret": True}}},
+        TF + "_policy": {"tok": POLICY},
     },
-    "dataSources": {"acmecloud_region": {"tok": "acmecloud:index/getRegion:getRegion"}},
+    "dataSources": {TF + "_region": {"tok": "acmecloud:index/getRegion:getRegion"}},
 }
 
 
@@ -127,12 +132,12 @@ class Provider(provider_pb2_grpc.ResourceProviderServicer):
         return provider_pb2.GetSchemaResponse(schema=json.dumps(SCHEMA))
 
     def GetMappings(self, request, context):
-        return provider_pb2.GetMappingsResponse(providers=["acmecloud"] if request.key == "terraform" else [])
+        return provider_pb2.GetMappingsResponse(providers=[TF] if request.key == "terraform" else [])
 
     def GetMapping(self, request, context):
-        if request.key != "terraform" or request.provider not in ("", "acmecloud"):
+        if request.key != "terraform" or request.provider not in ("", TF):
             return provider_pb2.GetMappingResponse()
-        return provider_pb2.GetMappingResponse(provider="acmecloud", data=json.dumps(MAPPING).encode())
+        return provider_pb2.GetMappingResponse(provider=TF, data=json.dumps(MAPPING).encode())
 
     def CheckConfig(self, request, context):
         return provider_pb2.CheckResponse(inputs=request.news)
