@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # fuzz.sh [--smoke | --runs N | --seconds S] [target...]: runs Ferry's coverage-guided fuzz
 # targets (crates/ferry-fuzz, cargo-fuzz and libFuzzer on Debian's toolchain) over their
-# committed corpora, seeded from the shared fixtures.
+# corpora. A corpus (crates/ferry-fuzz/corpus/<target>, not kept in the repository) starts from
+# the target's committed seeds (crates/ferry-fuzz/seeds/<target>: a few hundred inputs, the
+# smallest set that reaches every edge the corpus of an earlier campaign reached) and the shared
+# fixtures, and grows here.
 #
 #   --smoke      what CI runs: a short, fixed number of executions per target over the corpus
 #   --runs N     N executions per target (docs/contributing.md: 10,000,000)
@@ -9,7 +12,9 @@
 #
 # A crash, a timeout (1 s) or a memory blow-up (2 GB) fails the run, and libFuzzer leaves the
 # input beside the corpus (crates/ferry-fuzz/artifacts/<target>/): it becomes a regression
-# test before it is fixed. New inputs that add coverage stay in the corpus.
+# test before it is fixed. New inputs that add coverage stay in the corpus; `--merge-seeds`
+# after a campaign makes the seeds again: libFuzzer's set-cover merge of the corpus by edges
+# (hit counts ignored), a few hundred inputs that reach every edge the corpus reaches.
 source "$(dirname "$0")/lib.sh"
 ensure_fuzz_tools
 
@@ -20,17 +25,19 @@ case "${1:-}" in
   --smoke) shift; LIMIT=(-runs=2000) ;;
   --runs) LIMIT=(-runs="$2"); shift 2 ;;
   --seconds) LIMIT=(-max_total_time="$2"); shift 2 ;;
+  --merge-seeds) MERGE=1; shift ;;
 esac
 [ $# -gt 0 ] && TARGETS=("$@")
 
-# Seeds from the shared fixtures, once, into an empty corpus (the committed corpora already
-# hold them, minimised): what a target starts from.
+# An empty corpus starts from the target's committed seeds and the shared fixtures: what a
+# target starts from.
 FIXTURES="${FERRY_FIXTURES:-$ROOT/../shared/fixtures}"
 seed() {
   local target="$1"; shift
   local dir="$FUZZ/corpus/$target"
   mkdir -p "$dir"
   [ -n "$(ls -A "$dir")" ] && return 0
+  [ -d "$FUZZ/seeds/$target" ] && cp "$FUZZ/seeds/$target"/* "$dir"/ 2>/dev/null
   local f
   for f in "$@"; do
     [ -f "$f" ] && cp "$f" "$dir/seed-$(echo "${f#"$ROOT"/}" | tr '/' '_')"
@@ -50,10 +57,23 @@ seed property_values "$FIXTURES/pulumi/state/secrets-test-vectors.json" "$FIXTUR
 seed backend_files "$FIXTURES/pulumi/state/real-diy-checkpoint/dev-empty.checkpoint.json"
 seed provider_answers
 seed terraform_state "$FIXTURES"/terraform/*
-seed generated_code "$ROOT"/crates/ferry-fuzz/seeds/generated_code/*
+seed generated_code
 for target in "${TARGETS[@]}"; do mkdir -p "$FUZZ/corpus/$target"; done
 
 status=0
+if [ "${MERGE:-0}" = 1 ]; then
+  for target in "${TARGETS[@]}"; do
+    log "$target's seeds: the smallest set of its corpus that reaches every edge it reaches"
+    merged="$(mktemp -d)"
+    cargo fuzz run --fuzz-dir "$FUZZ" --sanitizer none "$target" "$merged" "$FUZZ/corpus/$target" -- \
+      -set_cover_merge=1 -use_counters=0 -timeout=1 -rss_limit_mb=2048 -max_len=65536 2>/dev/null || status=1
+    rm -rf "${FUZZ:?}/seeds/$target"
+    mkdir -p "$FUZZ/seeds/$target"
+    cp "$merged"/* "$FUZZ/seeds/$target/"
+    rm -rf "$merged"
+  done
+  exit $status
+fi
 for target in "${TARGETS[@]}"; do
   log "fuzzing $target (${LIMIT[*]})"
   mkdir -p "$FUZZ/artifacts/$target"

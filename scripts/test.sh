@@ -141,5 +141,5 @@ fi
 log "crash smoke (kill -9 in 10 commits per store)"
 "$ROOT/scripts/crash.sh" --smoke
 
-log "fuzz smoke (every target over its committed corpus)"
+log "fuzz smoke (every target over its committed seeds)"
 "$ROOT/scripts/fuzz.sh" --smoke
