@@ -166,6 +166,16 @@ impl Backend {
         }
     }
 
+    /// Whether there is a file at `rel`, asked without reading it.
+    async fn exists(&self, rel: &str) -> Result<bool> {
+        let path = self.at(rel);
+        match self.store.head(&path).await {
+            Ok(_) => Ok(true),
+            Err(object_store::Error::NotFound { .. }) => Ok(false),
+            Err(e) => Err(storage(&path)(e)),
+        }
+    }
+
     async fn put(&self, rel: &str, bytes: Vec<u8>) -> Result<()> {
         let path = self.at(rel);
         self.store.put(&path, PutPayload::from(bytes)).await.map_err(storage(&path))?;

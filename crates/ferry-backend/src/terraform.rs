@@ -101,10 +101,10 @@ pub async fn workspaces_under(state: &Location, root: &Location, max_bytes: u64)
     Ok(names)
 }
 
-/// Whether there is a state at `state`.
+/// Whether there is a state at `state` (asked of the storage without reading the state).
 pub async fn state_exists(state: &Location, max_bytes: u64) -> Result<bool> {
     let (folder, name) = state.split_file().ok_or_else(|| refused(state, "the URL names no file".into()))?;
-    Ok(Backend::open(&folder, max_bytes)?.get(&name).await?.is_some())
+    Backend::open(&folder, max_bytes)?.exists(&name).await
 }
 
 #[cfg(test)]
