@@ -105,12 +105,13 @@ impl Plans {
     /// answer or answers nonsense maps nothing (the server's log says why); a provider no plugin
     /// maps gets the reason on its rows, with the package and plugin to install.
     async fn terraform_mappings(&self, stack_id: &str, state: &State) -> Result<Mappings, ServiceError> {
-        let mut providers: Vec<ProviderAddress> = Vec::new();
+        // Each provider once (an alias is the same provider): one key per instance, not one per
+        // instance and provider.
+        let mut by_key: std::collections::BTreeMap<String, &ProviderAddress> = std::collections::BTreeMap::new();
         for instance in state.instances.iter().filter(|i| i.address.mode == Mode::Managed) {
-            if !providers.iter().any(|p| p.key() == instance.provider.key()) {
-                providers.push(instance.provider.clone());
-            }
+            by_key.entry(instance.provider.key()).or_insert(&instance.provider);
         }
+        let providers: Vec<ProviderAddress> = by_key.into_values().cloned().collect();
         let mut mappings = Mappings::default();
         if providers.is_empty() {
             return Ok(mappings);

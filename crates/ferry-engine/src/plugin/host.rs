@@ -278,9 +278,9 @@ impl ProviderPlugin {
         }
     }
 
-    /// The other tool's providers the plugin maps for `key` (`GetMappings`): `None` when it does
-    /// not answer `GetMappings` (older plugins answer Unimplemented); then, as Pulumi does, the
-    /// provider its `GetMapping` for an empty name answers is its one claim.
+    /// The other tool's providers the plugin maps for `key` (`GetMappings`). A plugin that does
+    /// not answer `GetMappings` (older plugins answer Unimplemented) claims, as Pulumi reads it,
+    /// the one provider its `GetMapping` for an empty name names, or none.
     pub async fn get_mappings(&self, key: &str) -> Result<Vec<String>, PluginError> {
         let mut c = self.client.clone();
         let request = GetMappingsRequest { key: key.to_string() };

@@ -160,11 +160,7 @@ impl PluginProviders {
             None => {
                 let fresh = Provider::get_schema(plugin.as_ref()).await?;
                 if let Some(f) = &file {
-                    // Write then rename: a reader never sees half a schema.
-                    let tmp = f.with_extension("json.tmp");
-                    if std::fs::create_dir_all(f.parent().expect("a file in a folder")).is_ok() && std::fs::write(&tmp, &fresh).is_ok() {
-                        let _ = std::fs::rename(&tmp, f);
-                    }
+                    keep_cached(f, fresh.as_bytes());
                 }
                 fresh
             }
@@ -214,12 +210,7 @@ impl PluginProviders {
             None => {
                 let fresh = plugin.get_mapping(key, provider).await?;
                 if let Some(f) = &file {
-                    let tmp = f.with_extension("tmp");
-                    if std::fs::create_dir_all(f.parent().expect("a file in a folder")).is_ok()
-                        && std::fs::write(&tmp, fresh.as_deref().unwrap_or_default()).is_ok()
-                    {
-                        let _ = std::fs::rename(&tmp, f);
-                    }
+                    keep_cached(f, fresh.as_deref().unwrap_or_default());
                 }
                 fresh
             }
@@ -250,11 +241,7 @@ impl PluginProviders {
             None => {
                 let fresh = plugin.get_mappings(key).await?;
                 if let Some(f) = &file {
-                    let tmp = f.with_extension("tmp");
-                    let text = serde_json::to_vec(&fresh).expect("a list of names serialises");
-                    if std::fs::create_dir_all(f.parent().expect("a file in a folder")).is_ok() && std::fs::write(&tmp, text).is_ok() {
-                        let _ = std::fs::rename(&tmp, f);
-                    }
+                    keep_cached(f, &serde_json::to_vec(&fresh).expect("a list of names serialises"));
                 }
                 fresh
             }
@@ -280,6 +267,17 @@ impl PluginProviders {
                 plugin.shutdown().await;
             }
         }
+    }
+}
+
+/// Keeps an answer in the cache file `file`: written beside it, then renamed, so a reader never
+/// sees half of one. A cache that cannot be written is no error: the plugin is asked again.
+fn keep_cached(file: &std::path::Path, bytes: &[u8]) {
+    let mut tmp = file.as_os_str().to_owned();
+    tmp.push(".tmp");
+    let tmp = PathBuf::from(tmp);
+    if std::fs::create_dir_all(file.parent().expect("a file in a folder")).is_ok() && std::fs::write(&tmp, bytes).is_ok() {
+        let _ = std::fs::rename(&tmp, file);
     }
 }
 
