@@ -1,6 +1,8 @@
 //! `ferry preview --program`: preview a Pulumi YAML program against a stack (by name, from
 //! Ferry's store, or a state file); write the import spec of its would-be creates
-//! (`--import-file`), record or apply a resource mapping, and commit on request.
+//! (`--import-file`), record or apply a resource mapping, and commit on request; or identify
+//! its would-be creates (`--identify`): each tried as an import under the ID its type's recipe
+//! builds, the table printed (and with `--record-mapping`, the IDs found written).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -33,10 +35,15 @@ pub struct PreviewArgs {
     /// without an ID are skipped.
     #[arg(long)]
     mapping: Option<PathBuf>,
-    /// Write the mapping file to fill in (every would-be create's name, empty IDs); import
-    /// nothing.
+    /// Write the mapping file to fill in (every would-be create's name, empty IDs; with
+    /// --identify, the IDs found filled in); import nothing.
     #[arg(long)]
     record_mapping: Option<PathBuf>,
+    /// Identify the resources the program would create: build each one's import ID from its
+    /// type's recipe and the program's values, try it with the provider's Read, and print what
+    /// was found. Stores and commits nothing.
+    #[arg(long, conflicts_with_all = ["commit", "import_file"])]
+    identify: bool,
     /// What the program stands for: `whole-stack` (as `pulumi preview`: the stack's resources
     /// it does not declare are deleted) or `imports` (it declares only what to import or add;
     /// the rest of the stack is left as it is, and may be named by URN).
@@ -123,6 +130,9 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     let passphrase = env_passphrase();
     let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let program = ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), prior: None };
+    if args.identify {
+        return identify(&service, &stack_id, program, &args).await;
+    }
     let request = PreviewRequest { source: PreviewSource::Program(program), scope: args.scope.into(), progress: None };
     let record = service.previews().preview(&stack_id, request).await.map_err(|e| e.to_string())?;
     let view = record.plan.view().to_value();
@@ -160,6 +170,54 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
                 println!("\nCommitted: stack `{}` is now at version {}.", o.summary.name, o.summary.version);
             }
         }
+    }
+    Ok(())
+}
+
+/// `--identify`: the table, progress on stderr as each resource is done.
+async fn identify(service: &std::sync::Arc<ferry_service::Ferry>, stack_id: &str, program: ProgramRequest, args: &PreviewArgs) -> Result<(), Error> {
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let progress = (!args.json).then(|| {
+        let done = done.clone();
+        ferry_engine::progress::Progress(std::sync::Arc::new(move |_| {
+            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+            if n.is_multiple_of(100) {
+                eprintln!("identified {n} resource(s)…");
+            }
+        }))
+    });
+    let found = service.previews().identify(stack_id, program, BTreeMap::new(), progress).await.map_err(|e| e.to_string())?;
+    if let Some(out) = &args.record_mapping {
+        write_atomically(out, serde_json::to_string_pretty(&found.mapping())?.as_bytes(), None)?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&found)?);
+        return Ok(());
+    }
+    let rows = &found.rows;
+    let width = |f: &dyn Fn(&ferry_types::identify::IdentificationRow) -> usize, min: usize| rows.iter().map(f).max().unwrap_or(0).max(min);
+    let (ws, wt, wn, wi) =
+        (width(&|r| r.status.as_str().len(), 6), width(&|r| r.type_.len(), 4), width(&|r| r.name.len(), 4), width(&|r| r.id.as_deref().map_or(1, str::len), 2));
+    println!("{:ws$}  {:wt$}  {:wn$}  {:wi$}  SOURCE / WHY", "STATUS", "TYPE", "NAME", "ID");
+    for r in rows {
+        let source = r.attempt.source.map(|s| format!("{s:?}").to_lowercase()).unwrap_or_default();
+        let why = match (&r.attempt.reason, r.attempt.recipe.as_deref()) {
+            (Some(reason), _) => format!("{source} {reason}").trim().to_string(),
+            (None, Some(recipe)) => format!("{source} {recipe}"),
+            (None, None) => source,
+        };
+        println!("{:ws$}  {:wt$}  {:wn$}  {:wi$}  {why}", r.status.as_str(), r.type_, r.name, r.id.as_deref().unwrap_or("-"));
+        for d in &r.differences {
+            let show = |v: &Option<Value>| v.as_ref().map_or("(unset)".to_string(), Value::to_string);
+            println!("{:ws$}  differs: {}: program {} / read {}", "", d.path, show(&d.program), show(&d.read));
+        }
+    }
+    println!(
+        "\n{} identified, {} found with differences, {} unidentified, {} failed. Nothing was stored or changed.",
+        found.identified, found.differs, found.unidentified, found.failed
+    );
+    if let Some(out) = &args.record_mapping {
+        println!("Wrote the mapping to {} (the IDs found, blanks for the rest); pass it back with --mapping.", out.display());
     }
     Ok(())
 }

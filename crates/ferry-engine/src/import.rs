@@ -60,6 +60,7 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
         import_mapping: None,
         progress: options.progress.clone(),
         import_prior: None,
+        identify: None,
     };
     let generator = Generator::for_import(&ctx, providers, &deploy_options);
     generator.register_root().await;
@@ -190,6 +191,7 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
                 aliases: Vec::new(),
                 read: None,
                 planned: Some(PlannedImport { index: i, properties: e.properties.clone(), strategy: options.strategy, component: e.component, given_outputs }),
+                attempt: None,
             };
             match problem {
                 Some(message) => {

@@ -14,4 +14,5 @@ pub mod plugin;
 pub mod program;
 pub mod progress;
 pub mod provider;
+pub mod recipes;
 pub mod source_map;

@@ -173,7 +173,7 @@ async fn lifecycle_scenarios() {
         let run = providers(&scenario["provider"]).await;
         let ctx = DeployContext { organization: "org", project: PROJECT, stack: STACK, deployment: &state.deployment, config: &config, decrypt: None };
         let scope: PlanScope = serde_json::from_value(scenario.get("scope").cloned().unwrap_or(json!("whole-stack"))).unwrap();
-        let options = DeployOptions { mode, scope, concurrency: 4, import_mapping: mapping, progress: None, import_prior: None };
+        let options = DeployOptions { mode, scope, concurrency: 4, import_mapping: mapping, progress: None, import_prior: None, identify: None };
         let deployed = match deploy(&program, &ctx, &run.providers, &options).await {
             Ok(d) => d,
             Err(e) => {

@@ -33,6 +33,14 @@ pub fn markers(kind: SourceKind, text: &str) -> Vec<EditorMarker> {
     }
 }
 
+/// What the editor says of a type's import ID: its recipe, or that its package documents none.
+pub fn id_help(t: &TypeHint) -> String {
+    match &t.recipe {
+        Some(r) => format!("The import ID: {}", r.template()),
+        None => "Its package documents no import ID format: see the provider's documentation".to_string(),
+    }
+}
+
 /// The import file's JSON schema, with `type` completing to the known tokens and, per type,
 /// `properties` completing to its inputs; `parent` and `provider` complete to stack names.
 fn import_file_schema(types: &[TypeHint], names: &[NameHint]) -> Value {
@@ -46,11 +54,13 @@ fn import_file_schema(types: &[TypeHint], names: &[NameHint]) -> Value {
     let snippets: Vec<Value> = named.map(|n| json!({"label": n.name, "description": n.urn, "body": {n.name.clone(): n.urn}})).collect();
     let per_type: Vec<Value> = types
         .iter()
-        .filter(|t| !t.inputs.is_empty())
         .map(|t| {
             json!({
                 "if": {"properties": {"type": {"const": t.token}}, "required": ["type"]},
-                "then": {"properties": {"properties": {"items": {"enum": t.inputs}}}}
+                "then": {"properties": {
+                    "properties": {"items": {"enum": t.inputs}},
+                    "id": {"type": "string", "description": id_help(t)}
+                }}
             })
         })
         .collect();
@@ -138,8 +148,13 @@ impl Stacks {
             for package in missing {
                 let hints = match providers.schema(&package, None).await {
                     Ok(text) => PackageSchema::parse(&text).map_err(|e| e.to_string()).map(|schema| {
-                        let mut types: Vec<TypeHint> =
-                            schema.resources.iter().map(|(token, r)| TypeHint { token: token.clone(), inputs: r.inputs.keys().cloned().collect() }).collect();
+                        // The import ID recipes come from the same text, read once with the hints.
+                        let mut recipes = serde_json::from_str::<Value>(&text).map(|v| ferry_engine::recipes::recipes(&v)).unwrap_or_default();
+                        let mut types: Vec<TypeHint> = schema
+                            .resources
+                            .iter()
+                            .map(|(token, r)| TypeHint { token: token.clone(), inputs: r.inputs.keys().cloned().collect(), recipe: recipes.remove(token) })
+                            .collect();
                         types.sort_by(|a, b| a.token.cmp(&b.token));
                         types
                     }),
@@ -179,7 +194,7 @@ mod tests {
 
     #[test]
     fn the_schema_completes_types_and_per_type_inputs() {
-        let types = vec![TypeHint { token: "random:index/randomPet:RandomPet".into(), inputs: vec!["length".into(), "prefix".into()] }];
+        let types = vec![TypeHint { token: "random:index/randomPet:RandomPet".into(), inputs: vec!["length".into(), "prefix".into()], recipe: None }];
         let names =
             vec![NameHint { name: "web".into(), urn: "urn:pulumi:s::p::random:index/randomPet:RandomPet::web".into(), type_: "t".into(), provider: false }];
         let schema = import_file_schema(&types, &names);
@@ -187,6 +202,8 @@ mod tests {
         assert_eq!(item["properties"]["type"]["examples"][0], "random:index/randomPet:RandomPet");
         assert_eq!(item["properties"]["parent"]["examples"][0], "web");
         assert_eq!(item["allOf"][0]["then"]["properties"]["properties"]["items"]["enum"][1], "prefix");
+        // A type without a recipe says so rather than guess.
+        assert!(item["allOf"][0]["then"]["properties"]["id"]["description"].as_str().unwrap().contains("no import ID format"));
         let table = &schema["properties"]["nameTable"];
         assert_eq!(table["defaultSnippets"][0]["body"]["web"], "urn:pulumi:s::p::random:index/randomPet:RandomPet::web");
     }

@@ -17,6 +17,7 @@ mod discovery;
 mod editor;
 mod engine_thread;
 mod error;
+mod identify;
 mod imports;
 mod invitations;
 mod jobs;

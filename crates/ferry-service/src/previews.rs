@@ -99,6 +99,9 @@ pub(crate) struct ProgramRun {
     /// Sealed with the rest: a commit reads the resources as the preview did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) prior: Option<BTreeMap<String, ferry_terraform::PriorState>>,
+    /// An identifying run's (never stored: identification's previews are not kept).
+    #[serde(skip)]
+    pub(crate) identify: Option<ferry_engine::deploy::Identify>,
 }
 
 /// What a preview's sealed payload holds: the states a commit writes (secrets in plaintext),

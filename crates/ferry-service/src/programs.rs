@@ -97,7 +97,7 @@ fn ops(plan: &Plan) -> Vec<String> {
 
 impl Previews {
     /// The stack's secrets for a run, the passphrase's key derived off the async workers.
-    async fn secrets_for(&self, version: &Arc<LoadedVersion>, passphrase: Option<String>) -> Result<StackSecrets, ServiceError> {
+    pub(crate) async fn secrets_for(&self, version: &Arc<LoadedVersion>, passphrase: Option<String>) -> Result<StackSecrets, ServiceError> {
         let version = version.clone();
         tokio::task::spawn_blocking(move || StackSecrets::for_reading(&version.deployment, passphrase.as_deref()))
             .await
@@ -106,7 +106,7 @@ impl Previews {
 
     /// Runs `program` against `version` with freshly launched plugins, off the runtime's
     /// workers as an import preview runs (see [`crate::engine_thread`]).
-    async fn run_program(
+    pub(crate) async fn run_program(
         &self,
         version: &Arc<LoadedVersion>,
         program: &Arc<Program>,
@@ -118,7 +118,7 @@ impl Previews {
         let concurrency = self.engine()?.concurrency;
         let providers = self.plugin_providers(&version.summary.id).await?;
         let (version, program, secrets) = (version.clone(), program.clone(), secrets.clone());
-        let (config, scope, import_mapping) = (run.config.clone(), run.scope, run.mapping.clone());
+        let (config, scope, import_mapping, identify) = (run.config.clone(), run.scope, run.mapping.clone(), run.identify.clone());
         let import_prior = run.prior.as_ref().map(prior_states).transpose()?.map(Arc::new);
         let work = async move {
             let name: Vec<&str> = version.summary.name.split('/').collect();
@@ -131,7 +131,7 @@ impl Previews {
                 config: &config,
                 decrypt: Some(&decrypt),
             };
-            let options = DeployOptions { mode, scope, concurrency, import_mapping, progress, import_prior };
+            let options = DeployOptions { mode, scope, concurrency, import_mapping, progress, import_prior, identify };
             let result = deploy(&program, &ctx, &providers, &options).await;
             providers.shutdown().await;
             result
@@ -165,7 +165,7 @@ impl Previews {
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
         self.backends().refresh_from_backend(stack_id).await?;
         let version = self.stacks().version(stack_id, None).await?;
-        let run = ProgramRun { file, config, mapping, scope, prior };
+        let run = ProgramRun { file, config, mapping, scope, prior, identify: None };
         let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
         let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress).await?;
         let ran = started.elapsed();

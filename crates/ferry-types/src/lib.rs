@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 pub mod discovery;
+pub mod identify;
 pub mod invitations;
 pub mod plans;
 pub mod terraform;
@@ -322,6 +323,10 @@ pub struct EditorHelp {
 pub struct TypeHint {
     pub token: String,
     pub inputs: Vec<String>,
+    /// What the type's import ID is made of; absent when its package documents nothing that
+    /// tells (the help says so, rather than guess).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recipe: Option<identify::IdRecipe>,
 }
 
 /// A resource of the stack a spec or program can name as a parent or provider.

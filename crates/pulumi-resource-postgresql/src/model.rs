@@ -131,6 +131,13 @@ impl Kind {
             Kind::Extension => "`<database>.<extension>`",
         }
     }
+    /// `id_format` as a template of properties (`<database>.<name>`).
+    pub fn import_id_template(self) -> &'static str {
+        match self {
+            Kind::Role | Kind::Database => "<name>",
+            Kind::Schema | Kind::Extension => "<database>.<name>",
+        }
+    }
     pub fn description(self) -> &'static str {
         match self {
             Kind::Role => "A role (user or group) of the PostgreSQL server. Import with the role's name as the ID.",

@@ -38,6 +38,8 @@ fn resource_spec(kind: Kind) -> Value {
         "required": kind.required_outputs(),
         "inputProperties": props,
         "listInputs": kind.list_inputs(),
+        // Stated for Ferry's identification (the same formats `id_format` describes).
+        "language": {"ferry": {"importId": kind.import_id_template()}},
     })
 }
 
@@ -99,4 +101,31 @@ pub fn schema(version: &str) -> String {
         "resources": resources,
     })
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every type states its import ID, and Ferry's reader takes each as it is: every part a
+    /// property of the type (what identification builds an ID from).
+    #[test]
+    fn every_type_states_its_import_id_of_its_own_properties() {
+        let schema: serde_json::Value = serde_json::from_str(&super::schema("1.0.0")).unwrap();
+        let recipes = ferry_engine::recipes::recipes(&schema);
+        let templates: Vec<(String, String)> = recipes.iter().map(|(t, r)| (t.clone(), r.template())).collect();
+        assert_eq!(
+            templates,
+            [
+                ("postgresql:index/database:Database", "<name>"),
+                ("postgresql:index/extension:Extension", "<database>.<name>"),
+                ("postgresql:index/role:Role", "<name>"),
+                ("postgresql:index/schema:Schema", "<database>.<name>"),
+            ]
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+        );
+        for (token, recipe) in &recipes {
+            for p in recipe.properties() {
+                assert!(schema["resources"][token]["properties"].get(p).is_some(), "{token}: {p}");
+            }
+        }
+    }
 }

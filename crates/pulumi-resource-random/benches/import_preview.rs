@@ -8,6 +8,11 @@
 //! program's `import` options, to show a program preview scales linearly. `-- --engine N` times
 //! one warmed engine preview of N imports each way and prints both, for a caller that sets
 //! them beside its own runs of the same size, round by round (`end2end/bench/scale.mjs`).
+//! Identification is timed against the same floor: a program of the same RandomIntegers without
+//! `import` options, each would-be create tried as an import through the identification path
+//! (its recipe read, the import step's Read, Check and Diff), paired with the floor at the same
+//! size; target <= 1.2 × floor. Random's recipes are made of outputs no program sets, so each
+//! ID is given as a person types it into the table's form (`Identify::typed`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -205,6 +210,37 @@ async fn program_preview(n: usize) -> Duration {
     took
 }
 
+/// A program of `n` RandomIntegers, without `import` options (what identification is for).
+fn plain_program(n: usize) -> String {
+    let mut text = String::from("name: bench\nruntime: yaml\nresources:\n");
+    for i in 0..n {
+        text.push_str(&format!("  r{i}:\n    type: random:RandomInteger\n    properties: {{min: 0, max: {}}}\n", n * 10));
+    }
+    text
+}
+
+/// Identification of `n` would-be creates on the engine side's warmed plugins: the program
+/// parsed, each resource's recipe read and its typed ID tried through the import step.
+async fn identify_preview(engine: &EngineSide, n: usize) -> Duration {
+    use ferry_engine::deploy::{deploy, DeployContext, DeployOptions, Identify, PlanScope, StepOp};
+    let text = plain_program(n);
+    let typed = (0..n).map(|i| (format!("r{i}"), format!("{i},0,{}", n * 10))).collect();
+    let config = Default::default();
+    let ctx = DeployContext { organization: "bench", project: "bench", stack: "bench", deployment: &engine.state.deployment, config: &config, decrypt: None };
+    let options = DeployOptions { concurrency: CONCURRENCY, scope: PlanScope::Imports, identify: Some(Identify { typed }), ..Default::default() };
+    let started = Instant::now();
+    let parsed = ferry_engine::program::parse_program("Pulumi.yaml", &text).unwrap();
+    let deployed = deploy(&parsed, &ctx, &engine.providers, &options).await.unwrap();
+    let took = started.elapsed();
+    assert_eq!(
+        deployed.plan.counts.get(&StepOp::Import),
+        Some(&n),
+        "every resource is identified: {:?}",
+        deployed.plan.steps.iter().find(|s| s.error.is_some())
+    );
+    took
+}
+
 fn peak_memory_mb() -> Option<f64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
@@ -240,6 +276,25 @@ async fn main() {
         previews.push(preview);
     }
     println!("  scaling t(10k)/t(1k): {:.2} (target <= 11)", ms(previews[1]) / ms(previews[0]));
+    println!("identification: the same RandomIntegers as a program without `import` options, each tried under its typed ID ({PAIRS} interleaved pairs each; medians)");
+    identify_preview(&engine, WARM_UP).await;
+    for n in [1_000, 10_000] {
+        let (mut runs, mut floors, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
+        for pair in 0..PAIRS {
+            let (took, bound) = if pair % 2 == 0 {
+                let bound = floor.run(n).await;
+                (identify_preview(&engine, n).await, bound)
+            } else {
+                let took = identify_preview(&engine, n).await;
+                (took, floor.run(n).await)
+            };
+            ratios.push(ms(took) / ms(bound));
+            runs.push(took);
+            floors.push(bound);
+        }
+        let (took, bound, ratio) = (median(&mut runs), median(&mut floors), median(&mut ratios));
+        println!("  {n:>6} resources: identification {:>8.1} ms, floor {:>8.1} ms, ratio {ratio:.2} (target <= 1.2)", ms(took), ms(bound));
+    }
     engine.providers.shutdown().await;
     floor.plugin.shutdown().await;
     println!("program preview: the same RandomIntegers imported with the `import` option of a YAML program (Read, Check and Diff each; median of {PAIRS})");

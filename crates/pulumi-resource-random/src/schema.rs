@@ -178,6 +178,19 @@ fn property_spec(prop: &Prop) -> Value {
     spec
 }
 
+/// What each type's import ID is made of, stated in the schema (`language.ferry.importId`) so
+/// Ferry identifies existing resources without reading the descriptions' prose. Pets and
+/// shuffles have no external ID.
+pub fn import_id(token: &str) -> Option<&'static str> {
+    Some(match token.rsplit(':').next()? {
+        "RandomBytes" => "<base64>",
+        "RandomId" => "<b64Url>",
+        "RandomInteger" => "<result>,<min>,<max>",
+        "RandomPassword" | "RandomString" | "RandomUuid" | "RandomUuid4" | "RandomUuid7" => "<result>",
+        _ => return None,
+    })
+}
+
 /// The schema JSON `GetSchema` returns.
 pub fn schema(version: &str) -> String {
     let mut by_token = Map::new();
@@ -185,11 +198,12 @@ pub fn schema(version: &str) -> String {
         let props: Map<String, Value> = r.props.iter().map(|p| (p.name.to_string(), property_spec(p))).collect();
         let inputs: Map<String, Value> = r.props.iter().filter(|p| p.input).map(|p| (p.name.to_string(), property_spec(p))).collect();
         let required_inputs: Vec<&str> = r.props.iter().filter(|p| p.required_input).map(|p| p.name).collect();
-        by_token.insert(
-            r.token.to_string(),
-            json!({"description": r.description, "properties": props, "required": r.required_outputs,
-                   "inputProperties": inputs, "requiredInputs": required_inputs}),
-        );
+        let mut spec = json!({"description": r.description, "properties": props, "required": r.required_outputs,
+                   "inputProperties": inputs, "requiredInputs": required_inputs});
+        if let Some(template) = import_id(r.token) {
+            spec["language"] = json!({"ferry": {"importId": template}});
+        }
+        by_token.insert(r.token.to_string(), spec);
     }
     json!({
         "name": "random",
@@ -210,4 +224,22 @@ pub fn schema(version: &str) -> String {
         "resources": by_token,
     })
     .to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    /// Each type that can be imported states its import ID, read by Ferry's reader as it is,
+    /// every part a property of the type; pets and shuffles state none.
+    #[test]
+    fn importable_types_state_their_import_id_of_their_own_properties() {
+        let schema: serde_json::Value = serde_json::from_str(&super::schema("4.0.0")).unwrap();
+        let recipes = ferry_engine::recipes::recipes(&schema);
+        assert_eq!(recipes.len(), super::resources().len() - 2, "all but RandomPet and RandomShuffle");
+        assert_eq!(recipes["random:index/randomInteger:RandomInteger"].template(), "<result>,<min>,<max>");
+        for (token, recipe) in &recipes {
+            for p in recipe.properties() {
+                assert!(schema["resources"][token]["properties"].get(p).is_some(), "{token}: {p}");
+            }
+        }
+    }
 }

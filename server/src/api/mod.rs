@@ -1,6 +1,7 @@
 //! The HTTP API for scripts and CI: JSON in and out under `/api/v1`.
 
 mod discovery;
+mod identify;
 mod plans;
 mod previews;
 mod review;
@@ -17,6 +18,7 @@ use crate::review_api;
 use crate::AppState;
 use discovery::*;
 use ferry_service::access::Role;
+use identify::*;
 use plans::*;
 use previews::*;
 use review::*;
@@ -56,6 +58,7 @@ pub fn routes() -> Routes {
         .get("/stacks/{id}/resources", On(Stack, Viewer), "", stack_resources)
         .get("/stacks/{id}/resource", On(Stack, Viewer), "", stack_resource)
         .post("/stacks/{id}/previews", On(Stack, Planner), "preview.create", create_preview)
+        .post("/stacks/{id}/identifications", On(Stack, Planner), "", identify)
         .get("/previews/{id}", On(Preview, Viewer), "", get_preview)
         .post("/previews/{id}/commit", On(Preview, Committer), "preview.commit", commit_preview)
         .get("/previews/{id}/code", On(Preview, Viewer), "code.read", preview_code)
@@ -91,6 +94,7 @@ pub fn routes() -> Routes {
         .get("/shared/{token}/revisions/{revision}/previews/{index}/graph", Share, "", shared_preview_graph)
         .get("/shared/{token}/revisions/{revision}/previews/{index}/code", Share, "share.read", shared_preview_code)
         .post("/plans/{id}/resolutions", On(Plan, Planner), "plan.resolve", resolve)
+        .post("/plans/{id}/identifications", On(Plan, Planner), "plan.identify", choose_identifications)
         .post("/plans/{id}/resolutions/zero-values", On(Plan, Planner), "plan.resolve", adopt_zero_values)
         .get("/backends/stacks", Named(Planner), "", backend_stacks)
         .post("/stacks/{id}/discoveries", On(Stack, Planner), "discovery.start", start_discovery)

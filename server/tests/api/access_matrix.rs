@@ -22,6 +22,9 @@ use http_body_util::BodyExt;
 use serde_json::{json, Value};
 use tower::ServiceExt;
 
+/// A program to identify (and make choices for): two resources, one of them skipped.
+const IDENTIFIED: &str = "name: matrix\nruntime: yaml\nresources:\n  a:\n    type: random:RandomPet\n  b:\n    type: random:RandomPet\n";
+
 /// What a route needs, as this test (not the server) says it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Need {
@@ -90,6 +93,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("GET", "/api/v1/stacks/{id}/resources", Role(Viewer), 200),
         ("GET", "/api/v1/stacks/{id}/resource", Role(Viewer), 200),
         ("POST", "/api/v1/stacks/{id}/previews", Role(Planner), 201),
+        ("POST", "/api/v1/stacks/{id}/identifications", Role(Planner), 200),
         ("GET", "/api/v1/previews/{id}", Role(Viewer), 200),
         ("POST", "/api/v1/previews/{id}/commit", Role(Committer), 201),
         ("GET", "/api/v1/previews/{id}/code", Role(Viewer), 200),
@@ -132,6 +136,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("GET", "/api/v1/shared/{token}/revisions/{revision}/previews/{index}/code", Link, 200),
         ("POST", "/api/v1/plans/{id}/resolutions", Role(Planner), 201),
         ("POST", "/api/v1/plans/{id}/resolutions/zero-values", Role(Planner), 201),
+        ("POST", "/api/v1/plans/{id}/identifications", Role(Planner), 201),
         ("GET", "/api/v1/backends/stacks", Role(Planner), 200),
         ("POST", "/api/v1/stacks/{id}/discoveries", Role(Planner), 202),
         ("GET", "/api/v1/stacks/{id}/discoveries/types", Role(Viewer), 200),
@@ -346,6 +351,11 @@ impl World {
                 plan = made["id"].as_str().unwrap().to_string();
                 preview = common::plan_preview(&author, &plan).await.0;
             }
+            ("POST", "/api/v1/plans/{id}/identifications") if member.is_some() => {
+                let (_, made) =
+                    common::call(&author, common::post(&format!("/api/v1/stacks/{}/plans", self.stack), &json!({"program": IDENTIFIED}).to_string())).await;
+                plan = made["id"].as_str().unwrap().to_string();
+            }
             ("DELETE", "/api/v1/plans/{id}/shares/{link}") if member.is_some() => {
                 let (_, fresh) = common::call(&author, common::post(&format!("/api/v1/plans/{plan}/shares"), "")).await;
                 share = fresh["id"].as_str().unwrap().to_string();
@@ -466,6 +476,8 @@ impl World {
             ("POST", "/api/v1/me/tokens") => json!({"name": "matrix", "org": "ferry", "role": "viewer", "days": 1}).to_string(),
             ("PUT", "/api/v1/stacks/{id}/config") => "config: {}\n".to_string(),
             ("POST", "/api/v1/stacks/{id}/previews") => spec(),
+            ("POST", "/api/v1/stacks/{id}/identifications") => json!({"program": IDENTIFIED}).to_string(),
+            ("POST", "/api/v1/plans/{id}/identifications") => json!({"choices": [{"name": "b", "choice": "skip"}]}).to_string(),
             ("POST", "/api/v1/stacks/{id}/plans") | ("POST", "/api/v1/plans/{id}/revisions") => json!({"spec": spec()}).to_string(),
             ("POST", "/api/v1/markers") => spec(),
             ("POST", "/api/v1/plans/{id}/resolutions") => json!({"preview": preview, "urn": self.urn, "property": "max", "action": "omit"}).to_string(),

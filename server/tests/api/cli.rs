@@ -7,6 +7,15 @@ fn ferry(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
+/// Runs SQL on the machine's PostgreSQL server as `postgres`.
+fn psql(sql: &str) {
+    let out = Command::new("psql")
+        .args(["-h", "127.0.0.1", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        .output()
+        .expect("psql (Debian's postgresql-client)");
+    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
 #[test]
 fn preview_then_commit_into_a_state_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -104,18 +113,45 @@ fn preview_a_program_write_its_import_file_then_import_by_mapping() {
     assert!(err.contains("bad.yaml:5:16: resources.x.options.protect: expected `true` or `false`"), "{err}");
 }
 
+/// `ferry preview --identify` against the machine's PostgreSQL server: the program's roles,
+/// without import IDs, each tried under the ID its recipe builds; the table printed, and the
+/// mapping recorded with the ID found and a blank for the role that does not exist.
+#[test]
+fn identify_prints_the_table_and_records_the_ids_found() {
+    let prefix = format!("ferryidcli{}_", std::process::id());
+    psql(&format!("DROP ROLE IF EXISTS {prefix}web; CREATE ROLE {prefix}web NOLOGIN"));
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("state.json"), r#"{"version":3,"deployment":{}}"#).unwrap();
+    let program = format!(
+        "name: roles\nruntime: yaml\nresources:\n  web:\n    type: postgresql:Role\n    properties:\n      name: {prefix}web\n  \
+         absent:\n    type: postgresql:Role\n    properties:\n      name: {prefix}absent\n"
+    );
+    std::fs::write(dir.path().join("roles.yaml"), program).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_ferry"))
+        .args(["preview", "--program", "roles.yaml", "--stack", "state.json", "--identify", "--record-mapping", "mapping.json"])
+        .current_dir(dir.path())
+        .env("PGHOST", "127.0.0.1")
+        .env("PGUSER", "postgres")
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success(), "{stderr}\n{stdout}");
+    let line = |name: &str| stdout.lines().find(|l| l.contains(&format!(" {name} "))).unwrap_or_else(|| panic!("no row {name}: {stdout}")).to_string();
+    assert!(line("web").starts_with("identified") && line("web").contains(&format!("{prefix}web")) && line("web").contains("recipe <name>"), "{stdout}");
+    assert!(line("absent").starts_with("unidentified") && line("absent").contains("found no"), "{stdout}");
+    assert!(stdout.contains("1 identified, 0 found with differences, 1 unidentified, 0 failed. Nothing was stored or changed."), "{stdout}");
+    let mapping: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.path().join("mapping.json")).unwrap()).unwrap();
+    assert_eq!(mapping, serde_json::json!({"web": format!("{prefix}web"), "absent": ""}));
+    // Nothing was written to the state file.
+    assert_eq!(std::fs::read_to_string(dir.path().join("state.json")).unwrap(), r#"{"version":3,"deployment":{}}"#);
+    psql(&format!("DROP ROLE {prefix}web"));
+}
+
 /// `ferry discover` against the machine's PostgreSQL server: what the provider lists becomes a
 /// spec `ferry import` takes; a filter the type does not take, or a type without List, fails
 /// naming it.
 #[test]
 fn discover_writes_a_spec_of_what_the_provider_lists() {
-    let psql = |sql: &str| {
-        let out = Command::new("psql")
-            .args(["-h", "127.0.0.1", "-U", "postgres", "-v", "ON_ERROR_STOP=1", "-c", sql])
-            .output()
-            .expect("psql (Debian's postgresql-client)");
-        assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
-    };
     let prefix = format!("ferrycli{}_", std::process::id());
     psql(&format!("DROP ROLE IF EXISTS {prefix}web; CREATE ROLE {prefix}web NOLOGIN"));
     let dir = tempfile::tempdir().unwrap();

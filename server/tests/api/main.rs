@@ -13,6 +13,7 @@ mod common;
 mod container;
 mod discovery;
 mod hostile;
+mod identification;
 mod imports;
 mod instances;
 mod org_isolation;

@@ -89,6 +89,21 @@ async fn editors_complete_types_from_the_providers_and_names_from_the_stack() {
     let types = help["types"].as_array().unwrap();
     let integer = types.iter().find(|t| t["token"] == "random:index/randomInteger:RandomInteger").expect("RandomInteger from the random plugin's schema");
     assert!(integer["inputs"].as_array().unwrap().contains(&json!("max")));
+    // Each type says what its import ID is made of, as its package states it; one without an
+    // ID says so.
+    assert_eq!(integer["recipe"]["parts"], json!([{"property": "result"}, {"literal": ","}, {"property": "min"}, {"literal": ","}, {"property": "max"}]));
+    assert_eq!(integer["recipe"]["source"], "package");
+    let pet = types.iter().find(|t| t["token"] == "random:index/randomPet:RandomPet").unwrap();
+    assert!(pet.get("recipe").is_none(), "{pet}");
+    let per_type = help["json_schema"]["properties"]["resources"]["items"]["allOf"].as_array().unwrap();
+    let id_help = |token: &str| {
+        per_type.iter().find(|t| t["if"]["properties"]["type"]["const"] == token).unwrap()["then"]["properties"]["id"]["description"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(id_help("random:index/randomInteger:RandomInteger"), "The import ID: <result>,<min>,<max>");
+    assert!(id_help("random:index/randomPet:RandomPet").contains("documents no import ID format"));
     assert!(help["names"].as_array().unwrap().iter().any(|n| n["name"] == "web" && n["provider"] == false));
     assert!(help["names"].as_array().unwrap().iter().any(|n| n["provider"] == true));
     let items = &help["json_schema"]["properties"]["resources"]["items"];

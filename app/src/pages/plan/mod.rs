@@ -8,6 +8,7 @@ mod diff_view;
 mod discussion;
 mod editor;
 mod head;
+mod identify;
 mod options;
 mod preview;
 pub(crate) mod results;
@@ -117,8 +118,14 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         });
     }
     let tab = RwSignal::new(PlanTab::Review);
-    let tabs: Vec<PlanTab> =
-        [PlanTab::Review, PlanTab::Source].into_iter().chain((!is_program).then_some(PlanTab::Code)).chain([PlanTab::Graph, PlanTab::Activity]).collect();
+    // Identification writes a revision, so only the plan's owner sees it, on the latest one.
+    let identifies = is_program && !read_only && latest;
+    let tabs: Vec<PlanTab> = [PlanTab::Review, PlanTab::Source]
+        .into_iter()
+        .chain((!is_program).then_some(PlanTab::Code))
+        .chain(identifies.then_some(PlanTab::Identify))
+        .chain([PlanTab::Graph, PlanTab::Activity])
+        .collect();
     // A reviewer's marks (not through a read-only link: it has no reviewer).
     let marks = ViewedMarks::follow(preview, !via_link);
     // Open comments by resource, for the resources' list.
@@ -148,6 +155,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let (plan_for_preview, plan_for_source, plan_for_timeline) = (plan_id.clone(), plan_id.clone(), plan_id.clone());
     let (access_for_review, access_for_approvals, access_for_compare) = (access.clone(), access.clone(), access.clone());
     let stack_for_source = data.stack_id.clone();
+    let (plan_for_identify, stack_for_identify, revision) = (plan_id.clone(), data.stack_id.clone(), data.revision);
     let origins = Arc::new(data.origins.clone());
     let shown = data.results.as_ref().and(data.preview.clone());
     let latest_revision = data.latest_revision;
@@ -232,6 +240,11 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                     }
                     None => view! { <p class="card meta">"The code is written from a preview: preview the plan first."</p> }.into_any(),
                 }}
+            </TabPanel>
+        })}
+        {identifies.then(|| view! {
+            <TabPanel tab=tab of=PlanTab::Identify>
+                <identify::IdentifyPanel plan_id=plan_for_identify stack_id=stack_for_identify revision=revision/>
             </TabPanel>
         })}
         <TabPanel tab=tab of=PlanTab::Graph>

@@ -13,6 +13,7 @@ pub(super) enum PlanTab {
     Review,
     Source,
     Code,
+    Identify,
     Graph,
     Activity,
 }
@@ -20,13 +21,14 @@ pub(super) enum PlanTab {
 impl PlanTab {
     // The address's fragment is the browser's alone: the server never reads a tab from it.
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-    const ALL: [PlanTab; 5] = [PlanTab::Review, PlanTab::Source, PlanTab::Code, PlanTab::Graph, PlanTab::Activity];
+    const ALL: [PlanTab; 6] = [PlanTab::Review, PlanTab::Source, PlanTab::Code, PlanTab::Identify, PlanTab::Graph, PlanTab::Activity];
 
     fn label(self) -> &'static str {
         match self {
             PlanTab::Review => "Review",
             PlanTab::Source => "Source",
             PlanTab::Code => "Code",
+            PlanTab::Identify => "Identify",
             PlanTab::Graph => "Graph",
             PlanTab::Activity => "Activity",
         }
@@ -38,6 +40,7 @@ impl PlanTab {
             PlanTab::Review => "review",
             PlanTab::Source => "source",
             PlanTab::Code => "code",
+            PlanTab::Identify => "identify",
             PlanTab::Graph => "graph",
             PlanTab::Activity => "activity",
         }

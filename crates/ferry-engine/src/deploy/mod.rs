@@ -25,7 +25,7 @@ pub use eval::ConfigValue;
 use eval::{Registered, Scope};
 pub use generator::{provider_config, provider_version};
 use generator::{Generator, Goal};
-pub use options::{Decrypt, DeployContext, DeployMode, DeployOptions, ImportStrategy, PlanScope, PriorState, SkippedResource};
+pub use options::{Decrypt, DeployContext, DeployMode, DeployOptions, Identify, ImportStrategy, PlanScope, PriorState, SkippedResource};
 pub use step::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp};
 
 use crate::program::{Diagnostic, Program, ProgramError};

@@ -51,11 +51,30 @@ pub struct DeployOptions {
     /// the `Read`'s prior state), which some providers need (a `random_password`'s Terraform
     /// `id` is `none`; its recorded password is what it is).
     pub import_prior: Option<std::sync::Arc<BTreeMap<String, PriorState>>>,
+    /// Identification (a preview's): each resource the program would create is tried as an
+    /// import, under an ID typed for it or built from its type's recipe; found, it is
+    /// imported, otherwise it stays a create. Every attempt is kept on its step.
+    pub identify: Option<Identify>,
+}
+
+/// What identification is given besides the program.
+#[derive(Debug, Clone, Default)]
+pub struct Identify {
+    /// IDs typed by a person, by the resource's logical name: tried instead of the recipe's.
+    pub typed: BTreeMap<String, String>,
 }
 
 impl Default for DeployOptions {
     fn default() -> Self {
-        DeployOptions { mode: DeployMode::Preview, scope: PlanScope::WholeStack, concurrency: 16, import_mapping: None, progress: None, import_prior: None }
+        DeployOptions {
+            mode: DeployMode::Preview,
+            scope: PlanScope::WholeStack,
+            concurrency: 16,
+            import_mapping: None,
+            progress: None,
+            import_prior: None,
+            identify: None,
+        }
     }
 }
 

@@ -240,6 +240,9 @@ pub struct Step {
     /// Where the program declares the resource.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub line: Option<usize>,
+    /// How an identifying preview tried this would-be create as an import.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identification: Option<ferry_types::identify::IdAttempt>,
 }
 
 impl Step {
@@ -268,6 +271,7 @@ impl Step {
             inputs: None,
             outputs: None,
             line: None,
+            identification: None,
         }
     }
 

@@ -1,6 +1,7 @@
 //! Edits to a YAML program's text that keep everything else as the user wrote it (comments,
 //! order, quoting): set or remove a resource's property (a top-level one, or a leaf at a
-//! property path such as `tags["cost-center"]`), add a path to its `ignoreChanges`.
+//! property path such as `tags["cost-center"]`), add a path to its `ignoreChanges`, set its
+//! `import` option, or take a resource out.
 //!
 //! Positions come from the YAML parser; an edit replaces whole lines of one block (a key and
 //! its more-indented value) so nested values, block or flow, are handled alike.
@@ -27,6 +28,15 @@ pub enum ProgramEdit {
     IgnoreChanges {
         resource: String,
         property: String,
+    },
+    /// Sets the resource's `import` option (identification's choice to adopt what exists).
+    SetImport {
+        resource: String,
+        id: String,
+    },
+    /// Takes the resource's block out of the program (identification's choice to skip it).
+    RemoveResource {
+        resource: String,
     },
 }
 
@@ -154,12 +164,19 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
         return fail("the program has no `resources`");
     };
     let name = match edit {
-        ProgramEdit::SetProperty { resource, .. } | ProgramEdit::RemoveProperty { resource, .. } | ProgramEdit::IgnoreChanges { resource, .. } => resource,
+        ProgramEdit::SetProperty { resource, .. }
+        | ProgramEdit::RemoveProperty { resource, .. }
+        | ProgramEdit::IgnoreChanges { resource, .. }
+        | ProgramEdit::SetImport { resource, .. }
+        | ProgramEdit::RemoveResource { resource } => resource,
     };
     let Some((resource, resource_line)) = find_resource(resources, name) else {
         return fail(format!("the program has no resource `{name}`"));
     };
     let text = Text::new(source);
+    if let ProgramEdit::RemoveResource { .. } = edit {
+        return Ok(text.splice(resource_line - 1, text.block_end(resource_line), ""));
+    }
     let child = child_indent(&text, resource, resource_line)?;
     let pad = |n: usize| " ".repeat(n);
     // Finds a key of `map`, with its line.
@@ -216,6 +233,28 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
             };
             Ok(text.splice(at - 1, text.block_end(at), ""))
         }
+        ProgramEdit::SetImport { id, .. } => {
+            let line = format!("import: {}\n", flow(&Value::String(id.clone())));
+            let Some((options_line, options)) = entry(resource, "options") else {
+                let end = text.block_end(resource_line);
+                return Ok(text.splice(end, end, &format!("{}options:\n{}{line}", pad(child), pad(child + 2))));
+            };
+            let Node::Mapping(options) = options else {
+                return fail(format!("`{name}`'s options are not a mapping"));
+            };
+            match entry(&options, "import") {
+                Some((at, _)) => {
+                    let own = indent(text.lines[at - 1]);
+                    Ok(text.splice(at - 1, text.block_end(at), &format!("{}{line}", pad(own))))
+                }
+                None => {
+                    let inner = child_indent(&text, &options, options_line)?;
+                    let end = text.block_end(options_line);
+                    Ok(text.splice(end, end, &format!("{}{line}", pad(inner))))
+                }
+            }
+        }
+        ProgramEdit::RemoveResource { .. } => unreachable!("taken out above"),
         ProgramEdit::IgnoreChanges { property, .. } => {
             let Some((options_line, options)) = entry(resource, "options") else {
                 let end = text.block_end(resource_line);
@@ -440,6 +479,19 @@ outputs:
         assert_eq!(edit_program(&twice, &ProgramEdit::IgnoreChanges { resource: "port".into(), property: "min".into() }).unwrap(), twice);
         let out = edit(ProgramEdit::IgnoreChanges { resource: "pet".into(), property: "length".into() });
         assert!(out.contains("    type: random:RandomPet\n    options:\n      ignoreChanges: [\"length\"]\noutputs:"), "{out}");
+    }
+
+    #[test]
+    fn identification_sets_imports_and_takes_resources_out() {
+        let out = edit(ProgramEdit::SetImport { resource: "pet".into(), id: "a,b".into() });
+        assert!(out.contains("    type: random:RandomPet\n    options:\n      import: \"a,b\"\noutputs:"), "{out}");
+        let replaced = edit(ProgramEdit::SetImport { resource: "port".into(), id: "8,1,10".into() });
+        assert_eq!(replaced, PROGRAM.replace("import: \"7,1,10\"", "import: \"8,1,10\""));
+        // An ID is text: `${` in it is not an interpolation.
+        assert!(edit(ProgramEdit::SetImport { resource: "pet".into(), id: "${x}".into() }).contains("import: \"$${x}\""));
+        let out = edit(ProgramEdit::RemoveResource { resource: "pet".into() });
+        assert!(!out.contains("RandomPet"), "{out}");
+        crate::program::parse_program("Pulumi.yaml", &replaced).unwrap();
     }
 
     #[test]

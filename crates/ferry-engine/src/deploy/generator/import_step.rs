@@ -119,7 +119,9 @@ impl<'a> Generator<'a> {
         let op = if replacing.is_some() && planned.is_none() { StepOp::ImportReplacement } else { StepOp::Import };
         let mut step = goal.step(op);
         step.provider = Some(provider_ref.reference());
-        step.import_id = Some(import_id.to_string());
+        // An ID identification built from a secret is tried, never shown or stored.
+        let secret_attempt = goal.attempt.as_ref().is_some_and(|a| a.secret);
+        step.import_id = Some(if secret_attempt { "[secret]".to_string() } else { import_id.to_string() });
         if let Some(i) = replacing {
             step.old_id = self.olds[i].id.clone();
         }
@@ -157,11 +159,22 @@ impl<'a> Generator<'a> {
         let read = provider.read(request).await;
         let read = match read {
             Ok(r) if !r.id.is_empty() => r,
+            Ok(r) if r.id.is_empty() && goal.attempt.is_some() && planned.is_none() && replacing.is_none() => {
+                // Identification: nothing under this ID, so the resource stays a create.
+                let mut creating = goal.clone();
+                creating.import_id = None;
+                if let Some(a) = creating.attempt.as_mut() {
+                    a.not_found = true;
+                    let shown = if secret_attempt { "[secret]" } else { import_id };
+                    a.reason = Some(format!("the `{}` provider found no `{}` with ID `{shown}`", goal.package(), goal.type_));
+                }
+                return self.update_or_same(&creating, None, provider_ref, provider).await;
+            }
             failed => {
                 // A type whose schema marks an output secret may be imported by that secret
                 // (a password by its value): then a failure shows neither the ID nor a message
                 // that repeats it.
-                let secret = self.has_secret_outputs(goal, provider).await;
+                let secret = secret_attempt || self.has_secret_outputs(goal, provider).await;
                 let shown = if secret { "[secret]" } else { import_id };
                 if secret {
                     step.import_id = Some("[secret]".into());
@@ -199,7 +212,7 @@ impl<'a> Generator<'a> {
         };
         step.id = Some(read.id.clone());
         // Some import IDs are the secret itself: then they are neither shown nor stored.
-        let secret_id = read_outputs.values().any(|v| v.holds_secret_string(import_id, false));
+        let secret_id = secret_attempt || read_outputs.values().any(|v| v.holds_secret_string(import_id, false));
         if planned.is_some() && read.id == import_id {
             // A spec's import ID that is the resource's ID says nothing more.
             step.import_id = None;

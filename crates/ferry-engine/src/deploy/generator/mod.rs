@@ -13,6 +13,7 @@
 //! statuses only specs have (not-found, already-managed, conflict) instead of errors.
 
 mod finish;
+mod identify_step;
 mod import_step;
 mod provider_calls;
 mod update_replace;
@@ -114,6 +115,7 @@ pub struct PlannedImport {
 }
 
 /// One resource registration, evaluated.
+#[derive(Clone)]
 pub struct Goal {
     pub seq: usize,
     /// The program's key for the resource (what references use).
@@ -138,6 +140,8 @@ pub struct Goal {
     /// `get`: the ID and the state hints.
     pub read: Option<(String, PropertyMap)>,
     pub planned: Option<PlannedImport>,
+    /// An identifying preview's attempt at this goal (kept on every step it makes).
+    pub attempt: Option<ferry_types::identify::IdAttempt>,
 }
 
 impl Goal {
@@ -262,6 +266,7 @@ impl Goal {
             aliases,
             read,
             planned: None,
+            attempt: None,
         })
     }
 
@@ -272,6 +277,7 @@ impl Goal {
     fn step(&self, op: StepOp) -> Step {
         let mut step = Step::new(op, &self.urn, &self.type_, &self.name).at(self.planned.is_none().then_some(self.pos));
         step.parent = self.parent.clone();
+        step.identification = self.attempt.clone();
         if let Some(p) = &self.planned {
             step.spec_index = Some(p.index);
             step.component = p.component;
@@ -339,7 +345,9 @@ pub struct Generator<'a> {
     limit: Semaphore,
     defaults: tokio::sync::Mutex<HashMap<(String, Option<String>), Arc<OnceCell<Result<ProviderRef, String>>>>>,
     /// Package schemas (the minimal import strategy's required inputs), asked once per package.
-    schemas: tokio::sync::Mutex<HashMap<String, Arc<OnceCell<Result<serde_json::Value, String>>>>>,
+    schemas: tokio::sync::Mutex<HashMap<String, Arc<OnceCell<Result<Arc<serde_json::Value>, String>>>>>,
+    /// Import ID recipes by type (identification), read from the schemas once per type.
+    recipes: Mutex<HashMap<String, Option<Arc<ferry_types::identify::IdRecipe>>>>,
     /// An import deployment tells progress only of its entries (not of the stack's root or the
     /// default providers, which are no rows of a spec).
     planned_only: bool,
@@ -403,6 +411,7 @@ impl<'a> Generator<'a> {
             limit: Semaphore::new(options.concurrency.max(1)),
             defaults: Default::default(),
             schemas: Default::default(),
+            recipes: Default::default(),
             planned_only: false,
             state: Mutex::new(GenState::default()),
         }
@@ -569,16 +578,26 @@ impl<'a> Generator<'a> {
         if goal.read.is_some() {
             return (name, Outcome::Registered(self.read_resource(&goal, old, &provider_ref, provider.as_ref()).await));
         }
+        let identifying = self.options.identify.is_some() && goal.planned.is_none();
         if old.is_none() && goal.import_id.is_none() {
             if let Some(mapping) = &self.options.import_mapping {
                 match mapping.get(&goal.name).filter(|id| !id.is_empty()) {
-                    Some(id) => goal.import_id = Some(id.clone()),
+                    Some(id) => {
+                        goal.import_id = Some(id.clone());
+                        goal.attempt = identifying.then(|| identify_step::given_attempt(ferry_types::identify::IdSource::Mapping));
+                    }
                     None => {
                         let skipped = SkippedResource { name: goal.name.clone(), type_: goal.type_.clone(), urn: goal.urn.clone() };
                         return (name, Outcome::Skipped(skipped, unknown(&goal.urn)));
                     }
                 }
+            } else if identifying {
+                let (attempt, id) = self.identify(&goal, provider.as_ref()).await;
+                goal.attempt = Some(attempt);
+                goal.import_id = id;
             }
+        } else if old.is_none() && identifying {
+            goal.attempt = Some(identify_step::given_attempt(ferry_types::identify::IdSource::Program));
         }
         if let Some(import_id) = goal.import_id.clone() {
             match old {

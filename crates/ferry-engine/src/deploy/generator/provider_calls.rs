@@ -97,11 +97,11 @@ impl<'a> Generator<'a> {
     }
 
     /// The package's schema, asked of `provider` once per package.
-    pub(super) async fn schema_of(&self, package: &str, provider: &dyn Provider) -> Result<serde_json::Value, String> {
+    pub(super) async fn schema_of(&self, package: &str, provider: &dyn Provider) -> Result<Arc<serde_json::Value>, String> {
         let cell = self.schemas.lock().await.entry(package.to_string()).or_default().clone();
         cell.get_or_init(|| async {
             let text = provider.get_schema().await.map_err(|e| plugin_message(&e))?;
-            serde_json::from_str::<serde_json::Value>(&text).map_err(|e| format!("the provider's schema is not JSON: {e}"))
+            serde_json::from_str::<serde_json::Value>(&text).map(Arc::new).map_err(|e| format!("the provider's schema is not JSON: {e}"))
         })
         .await
         .clone()

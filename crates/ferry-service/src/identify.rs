@@ -1,0 +1,139 @@
+//! Identification, the CDK import design's middle step: a program's would-be creates each
+//! tried as an import under an ID built from its type's recipe (or typed by a person), proven
+//! by the provider's `Read` in a preview that is not kept; and a person's choices (import,
+//! create, skip) written into the plan's next revision as `import` options.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use ferry_engine::deploy::{DeployMode, DiffCause, DiffKind, Identify, Plan, PlanScope, Step, StepOp};
+use ferry_engine::program::edit::{edit_program, ProgramEdit};
+use ferry_engine::program::parse_program;
+use ferry_types::identify::{IdChoice, IdDifference, IdentificationChoices, IdentificationRow, IdentificationStatus, Identifications};
+use ferry_types::plans::{PlanInput, PlanView};
+
+use crate::access::Caller;
+use crate::previews::ProgramRun;
+use crate::programs::read_project;
+use crate::{Plans, Previews, ProgramRequest, ServiceError};
+
+/// What the identification table shows of a step an identifying preview made.
+fn row_of(step: &Step) -> Option<IdentificationRow> {
+    let attempt = step.identification.as_ref()?;
+    if !matches!(step.op, StepOp::Create | StepOp::Import) {
+        return None;
+    }
+    // A create's diffs are the program against nothing: differences are an import's only.
+    let found = if step.op == StepOp::Import { step.diffs.as_slice() } else { &[] };
+    let differences: Vec<IdDifference> = found
+        .iter()
+        .filter(|d| d.kind != DiffKind::None && !matches!(d.cause, DiffCause::Equal | DiffCause::Ignored))
+        .map(|d| IdDifference { path: d.path.clone(), program: d.program.clone(), read: d.read.clone() })
+        .collect();
+    let status = match (step.op, &step.error) {
+        (_, Some(_)) => IdentificationStatus::Failed,
+        (StepOp::Import, None) if !step.changed.is_empty() || !step.replace_keys.is_empty() || !differences.is_empty() => IdentificationStatus::Differs,
+        (StepOp::Import, None) => IdentificationStatus::Identified,
+        _ => IdentificationStatus::Unidentified,
+    };
+    let id = match status {
+        IdentificationStatus::Identified | IdentificationStatus::Differs | IdentificationStatus::Failed => step.import_id.clone().or_else(|| step.id.clone()),
+        IdentificationStatus::Unidentified => None,
+    };
+    let mut attempt = attempt.clone();
+    attempt.reason = step.error.clone().or(attempt.reason);
+    Some(IdentificationRow { type_: step.type_.clone(), name: step.name.clone(), urn: step.urn.clone(), id, status, differences, attempt, line: step.line })
+}
+
+/// The identification table of an identifying preview's plan, in program order.
+pub fn rows(plan: &Plan) -> Identifications {
+    Identifications::new(plan.steps.iter().filter_map(row_of).collect())
+}
+
+impl Previews {
+    /// Identifies the would-be creates of a program against the stack's latest version. The
+    /// preview it runs is not kept and nothing is changed anywhere: only `Read`, `Check` and
+    /// `Diff` reach the providers.
+    pub async fn identify(
+        &self,
+        stack_id: &str,
+        request: ProgramRequest,
+        typed: BTreeMap<String, String>,
+        progress: Option<ferry_engine::progress::Progress>,
+    ) -> Result<Identifications, ServiceError> {
+        let ProgramRequest { source, config, mapping, passphrase, prior } = request;
+        let (file, program) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let (file, text) = read_project(&source)?;
+            let program = parse_program(&file, &text)?;
+            Ok((file, Arc::new(program)))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("reading the program stopped: {e}")))??;
+        self.backends().refresh_from_backend(stack_id).await?;
+        let version = self.stacks().version(stack_id, None).await?;
+        // A program identified is a snippet of what exists: the rest of the stack is left
+        // alone, as a plan's program is.
+        let run = ProgramRun { file, config, mapping, scope: PlanScope::Imports, prior, identify: Some(Identify { typed }) };
+        let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
+        let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress).await?;
+        Ok(rows(&deployed.plan))
+    }
+}
+
+impl Plans {
+    /// Writes identification's choices into the plan's program as its next revision: an
+    /// `import` option with the chosen ID for each import, the resource's block taken out for
+    /// each skip (refused while another resource refers to it), nothing for a create.
+    pub async fn choose_identifications(&self, author: &Caller, plan_id: &str, choices: IdentificationChoices) -> Result<PlanView, ServiceError> {
+        let current = self.plan_view(plan_id, None, false).await?;
+        let Some(mut text) = current.current.program.clone() else {
+            return Err(ServiceError::Plan("identification is for a program's plan; this plan is an import spec".into()));
+        };
+        if choices.choices.is_empty() {
+            return Err(ServiceError::Plan("no choices were given".into()));
+        }
+        let program = parse_program("Pulumi.yaml", &text)?;
+        let key_of = |name: &str| program.resources.iter().find(|r| r.name == name || r.logical_name() == name).map(|r| r.name.clone());
+        for choice in &choices.choices {
+            let key = key_of(&choice.name).ok_or_else(|| ServiceError::Plan(format!("the program has no resource `{}`", choice.name)))?;
+            let edit = match choice.choice {
+                IdChoice::Create => continue,
+                IdChoice::Import => {
+                    let id = choice.id.as_deref().map(str::trim).filter(|id| !id.is_empty());
+                    let id = id.ok_or_else(|| ServiceError::Plan(format!("`{}`: importing it needs its ID", choice.name)))?;
+                    if id.contains("[secret]") {
+                        return Err(ServiceError::Plan(format!(
+                            "`{}`: its ID holds a secret, which Ferry does not write into a program every reader sees; create it, or import it with a mapping",
+                            choice.name
+                        )));
+                    }
+                    ProgramEdit::SetImport { resource: key, id: id.to_string() }
+                }
+                IdChoice::Skip => {
+                    let referrers: Vec<&str> = program
+                        .resources
+                        .iter()
+                        .filter(|r| {
+                            r.name != key && choices.choices.iter().all(|c| c.choice != IdChoice::Skip || key_of(&c.name).as_deref() != Some(r.name.as_str()))
+                        })
+                        .filter(|r| r.references().contains(key.as_str()))
+                        .map(|r| r.name.as_str())
+                        .collect();
+                    if !referrers.is_empty() {
+                        return Err(ServiceError::Plan(format!(
+                            "`{}` cannot be skipped: {} refer to it (skip those too, or create or import it)",
+                            choice.name,
+                            referrers.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
+                        )));
+                    }
+                    ProgramEdit::RemoveResource { resource: key }
+                }
+            };
+            text = edit_program(&text, &edit).map_err(|e| ServiceError::Plan(format!("`{}`: {e}", choice.name)))?;
+        }
+        // A skipped resource an output or variable used leaves the program broken: said
+        // before anything is saved.
+        parse_program("Pulumi.yaml", &text).map_err(|e| ServiceError::Plan(format!("the choices would leave the program broken: {e}")))?;
+        self.save_plan(author, plan_id, PlanInput { title: None, spec: None, program: Some(text), options: current.current.options.clone() }).await
+    }
+}
