@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Path, Query, Request, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
@@ -17,6 +17,7 @@ use serde_json::json;
 
 use crate::access::Peer;
 use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery};
 use crate::session::{local_path, set_session, SESSION_COOKIE};
 use crate::AppState;
 
@@ -226,7 +227,7 @@ pub struct PasswordChange {
 pub async fn change_password(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
-    Json(change): Json<PasswordChange>,
+    ApiJson(change): ApiJson<PasswordChange>,
 ) -> Result<Response, ApiError> {
     ferry.accounts().change_own_password(&caller, change.current.as_deref(), &change.password).await?;
     Ok(Json(json!({"changed": true})).into_response())
@@ -257,7 +258,11 @@ pub async fn list_tokens(State(ferry): State<Arc<Ferry>>, Extension(caller): Ext
 }
 
 /// `POST /api/v1/me/tokens`: a new token, its secret shown this once.
-pub async fn create_token(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Json(new): Json<NewToken>) -> Result<Response, ApiError> {
+pub async fn create_token(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    ApiJson(new): ApiJson<NewToken>,
+) -> Result<Response, ApiError> {
     let role = Role::parse(&new.role)?;
     let created = ferry.accounts().create_api_token(&caller, &new.name, &new.org, role, new.days).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
@@ -286,7 +291,7 @@ pub async fn set_member(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path((org, name)): Path<(String, String)>,
-    Json(body): Json<MemberBody>,
+    ApiJson(body): ApiJson<MemberBody>,
 ) -> Result<Response, ApiError> {
     let roles = body.roles.iter().map(|r| Role::parse(r)).collect::<Result<Vec<_>, _>>()?;
     Ok(Json(ferry.accounts().set_member(&caller, &org, &name, &roles, body.password.as_deref()).await?).into_response())
@@ -306,7 +311,7 @@ pub async fn audit(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(org): Path<String>,
-    Query(q): Query<AuditQuery>,
+    ApiQuery(q): ApiQuery<AuditQuery>,
 ) -> Result<Response, ApiError> {
     let records = ferry.accounts().audit_log(&caller, &org, q.after, q.limit.unwrap_or(1000)).await?;
     if q.format.as_deref() == Some("jsonl") {
@@ -331,7 +336,7 @@ pub async fn invite(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(org): Path<String>,
-    Json(input): Json<ferry_types::invitations::InvitationInput>,
+    ApiJson(input): ApiJson<ferry_types::invitations::InvitationInput>,
 ) -> Result<Response, ApiError> {
     Ok((StatusCode::CREATED, Json(ferry.accounts().invite(&caller, &org, &input).await?)).into_response())
 }

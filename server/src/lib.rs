@@ -10,6 +10,7 @@ pub mod api;
 pub mod auth;
 pub mod client_address;
 pub mod error;
+pub mod extract;
 pub mod oidc;
 pub mod review_api;
 pub mod security;

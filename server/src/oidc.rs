@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use base64::Engine as _;
@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use crate::access::Peer;
 use crate::error::ApiError;
+use crate::extract::ApiQuery;
 use crate::AppState;
 
 /// How OIDC sign-in is configured.
@@ -74,7 +75,7 @@ pub struct LoginQuery {
 }
 
 /// `GET /auth/oidc/login[?next=/path]`: off to the provider.
-pub async fn login(State(state): State<AppState>, Peer(_, https): Peer, Query(q): Query<LoginQuery>) -> Result<Response, ApiError> {
+pub async fn login(State(state): State<AppState>, Peer(_, https): Peer, ApiQuery(q): ApiQuery<LoginQuery>) -> Result<Response, ApiError> {
     let oidc = configured(&state)?;
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let (url, csrf, nonce) = oidc
@@ -108,7 +109,7 @@ pub async fn callback(
     State(state): State<AppState>,
     Peer(peer, https): Peer,
     headers: axum::http::HeaderMap,
-    Query(q): Query<CallbackQuery>,
+    ApiQuery(q): ApiQuery<CallbackQuery>,
 ) -> Result<Response, ApiError> {
     let result = finish_callback(&state, peer, https, &headers, q).await;
     if let Err(e) = &result {

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
@@ -14,6 +14,7 @@ use ferry_store::review::{OrgSettings, StackSettings};
 use serde::Deserialize;
 
 use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery};
 
 #[derive(Deserialize)]
 pub struct RevisionFilter {
@@ -21,12 +22,12 @@ pub struct RevisionFilter {
 }
 
 /// `GET /api/v1/plans/{id}/comments[?revision=N]`.
-pub async fn comments(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<RevisionFilter>) -> Result<Response, ApiError> {
+pub async fn comments(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, ApiQuery(q): ApiQuery<RevisionFilter>) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().comments(&id, q.revision).await?).into_response())
 }
 
 /// `GET /api/v1/shared/{token}/comments[?revision=N]`: the same, through a read-only link.
-pub async fn shared_comments(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>, Query(q): Query<RevisionFilter>) -> Result<Response, ApiError> {
+pub async fn shared_comments(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>, ApiQuery(q): ApiQuery<RevisionFilter>) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().shared_comments(&token, q.revision).await?).into_response())
 }
 
@@ -35,7 +36,7 @@ pub async fn add_comment(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Json(input): Json<CommentInput>,
+    ApiJson(input): ApiJson<CommentInput>,
 ) -> Result<Response, ApiError> {
     Ok((StatusCode::CREATED, Json(ferry.plans().add_comment(&caller, &id, input).await?)).into_response())
 }
@@ -56,7 +57,7 @@ pub async fn resolve_comment(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path((id, comment)): Path<(String, String)>,
-    Json(body): Json<ResolveBody>,
+    ApiJson(body): ApiJson<ResolveBody>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().resolve_comment(&caller, &id, &comment, body.resolved).await?).into_response())
 }
@@ -79,7 +80,7 @@ pub async fn approve(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Json(body): Json<ApproveBody>,
+    ApiJson(body): ApiJson<ApproveBody>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().approve(&caller, &id, body.revision, &body.preview).await?).into_response())
 }
@@ -108,7 +109,11 @@ pub struct StackSettingsBody {
 }
 
 /// `PUT /api/v1/stacks/{id}/settings` `{"required_approvals", "author_may_approve"}`.
-pub async fn set_stack_settings(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Json(body): Json<StackSettingsBody>) -> Result<Response, ApiError> {
+pub async fn set_stack_settings(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+    ApiJson(body): ApiJson<StackSettingsBody>,
+) -> Result<Response, ApiError> {
     let settings = StackSettings { required_approvals: body.required_approvals, author_may_approve: body.author_may_approve };
     Ok(Json(ferry.stacks().set_stack_settings(&id, settings).await?).into_response())
 }
@@ -128,7 +133,7 @@ pub struct OrgSettingsBody {
 }
 
 /// `PUT /api/v1/orgs/{org}/settings` `{"share_links", "share_link_days", "allowed_packages"}`.
-pub async fn set_org_settings(State(ferry): State<Arc<Ferry>>, Path(org): Path<String>, Json(body): Json<OrgSettingsBody>) -> Result<Response, ApiError> {
+pub async fn set_org_settings(State(ferry): State<Arc<Ferry>>, Path(org): Path<String>, ApiJson(body): ApiJson<OrgSettingsBody>) -> Result<Response, ApiError> {
     let settings = OrgSettings { share_links: body.share_links, share_link_days: body.share_link_days, allowed_packages: body.allowed_packages };
     Ok(Json(ferry.accounts().set_org_settings(&org, settings).await?).into_response())
 }
@@ -144,7 +149,7 @@ pub async fn request_changes(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Json(body): Json<ferry_types::plans::ChangeRequestInput>,
+    ApiJson(body): ApiJson<ferry_types::plans::ChangeRequestInput>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().request_changes(&caller, &id, body).await?).into_response())
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
@@ -13,6 +13,7 @@ use ferry_service::{Ferry, JobView, PlanInput};
 use super::shared::*;
 use crate::access::AuditPlan;
 use crate::error::ApiError;
+use crate::extract::ApiQuery;
 use ferry_service::access::Caller;
 
 pub(super) fn plan_input(bytes: &[u8]) -> Result<PlanInput, ApiError> {
@@ -40,7 +41,7 @@ pub(super) async fn migrate_terraform(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Query(choices): Query<ferry_service::MigrationChoices>,
+    ApiQuery(choices): ApiQuery<ferry_service::MigrationChoices>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -69,7 +70,7 @@ pub(super) async fn migrate_terraform_remote(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Query(choices): Query<ferry_service::MigrationChoices>,
+    ApiQuery(choices): ApiQuery<ferry_service::MigrationChoices>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -85,7 +86,7 @@ pub(super) async fn migrate_terraform_remote(
 pub(super) async fn terraform_workspaces(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    Query(remote): Query<ferry_types::terraform::RemoteState>,
+    ApiQuery(remote): ApiQuery<ferry_types::terraform::RemoteState>,
 ) -> Result<Response, ApiError> {
     let workspaces = ferry.plans().terraform_workspaces(&id, &remote).await?;
     Ok(Json(ferry_types::terraform::Workspaces { workspaces }).into_response())
@@ -124,7 +125,7 @@ pub(super) async fn save_plan(
 pub(super) async fn start_plan_preview(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    Query(q): Query<RevisionQuery>,
+    ApiQuery(q): ApiQuery<RevisionQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let job = ferry.plans().start_plan_preview(&id, q.revision, passphrase(&headers)?).await?;
@@ -165,14 +166,18 @@ pub(super) async fn revoke_share(State(ferry): State<Arc<Ferry>>, Path((id, link
 }
 
 /// `GET /api/v1/shared/{token}`: the plan, read-only (no plan or preview IDs).
-pub(super) async fn get_shared_plan(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>, Query(q): Query<RevisionQuery>) -> Result<Response, ApiError> {
+pub(super) async fn get_shared_plan(
+    State(ferry): State<Arc<Ferry>>,
+    Path(token): Path<String>,
+    ApiQuery(q): ApiQuery<RevisionQuery>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().shared_plan(&token, q.revision).await?).into_response())
 }
 
 pub(super) async fn get_shared_preview(
     State(ferry): State<Arc<Ferry>>,
     Path((token, index)): Path<(String, usize)>,
-    Query(q): Query<RevisionQuery>,
+    ApiQuery(q): ApiQuery<RevisionQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().shared_preview(&token, q.revision, index).await?).into_response())
 }
@@ -182,7 +187,7 @@ pub(super) async fn get_shared_preview(
 pub(super) async fn list_plans(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
-    Query(query): Query<ferry_types::plans::PlanListQuery>,
+    ApiQuery(query): ApiQuery<ferry_types::plans::PlanListQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().list_plans(&caller, &query).await?).into_response())
 }
@@ -192,7 +197,7 @@ pub(super) async fn stack_plans(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Query(mut query): Query<ferry_types::plans::PlanListQuery>,
+    ApiQuery(mut query): ApiQuery<ferry_types::plans::PlanListQuery>,
 ) -> Result<Response, ApiError> {
     query.stack = Some(id);
     Ok(Json(ferry.workflow().list_plans(&caller, &query).await?).into_response())

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -15,6 +15,7 @@ use serde::Deserialize;
 
 use super::shared::*;
 use crate::error::ApiError;
+use crate::extract::ApiQuery;
 
 /// A program preview sent as JSON: the program's text (or a base64 project zip), its stack
 /// config and an optional resource mapping.
@@ -112,7 +113,7 @@ fn read_preview(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<Pr
 pub(super) async fn create_preview(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    Query(query): Query<ScopeQuery>,
+    ApiQuery(query): ApiQuery<ScopeQuery>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -142,7 +143,7 @@ pub(super) async fn get_preview(State(ferry): State<Arc<Ferry>>, Path(id): Path<
 pub(super) async fn commit_preview(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    Query(q): Query<CommitQuery>,
+    ApiQuery(q): ApiQuery<CommitQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let outcome = ferry.previews().commit_preview(&id, passphrase(&headers)?, q.apply).await?;
@@ -153,7 +154,7 @@ pub(super) async fn commit_preview(
 pub(super) async fn preview_code(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    Query(q): Query<CodeQuery>,
+    ApiQuery(q): ApiQuery<CodeQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
@@ -165,7 +166,7 @@ pub(super) async fn preview_code(
 pub(super) async fn stack_code(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    Query(q): Query<CodeQuery>,
+    ApiQuery(q): ApiQuery<CodeQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
@@ -13,6 +13,7 @@ use serde::Deserialize;
 
 use super::shared::*;
 use crate::error::ApiError;
+use crate::extract::{ApiJson, ApiQuery};
 use ferry_service::access::Caller;
 
 #[derive(Deserialize)]
@@ -34,25 +35,33 @@ pub(super) fn shared((token, revision, index): (String, i64, usize)) -> ferry_ty
 pub(super) async fn owner_review_rows(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    Query(q): Query<ferry_types::ReviewQuery>,
+    ApiQuery(q): ApiQuery<ferry_types::ReviewQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().review_page(&owner(id), &q).await?).into_response())
 }
 
-pub(super) async fn owner_review_detail(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<UrnQuery>) -> Result<Response, ApiError> {
+pub(super) async fn owner_review_detail(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<UrnQuery>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().review_detail(&owner(id), &q.urn).await?).into_response())
 }
 
 /// `GET …/graph?expand=&full=`: the stack graph with the preview's resources, summarised as
 /// the stack's graph is.
-pub(super) async fn owner_preview_graph(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
+pub(super) async fn owner_preview_graph(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<GraphQuery>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().preview_graph(&owner(id), q.summary().as_ref()).await?).into_response())
 }
 
 pub(super) async fn shared_review_rows(
     State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
-    Query(q): Query<ferry_types::ReviewQuery>,
+    ApiQuery(q): ApiQuery<ferry_types::ReviewQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().review_page(&shared(p), &q).await?).into_response())
 }
@@ -60,7 +69,7 @@ pub(super) async fn shared_review_rows(
 pub(super) async fn shared_review_detail(
     State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
-    Query(q): Query<UrnQuery>,
+    ApiQuery(q): ApiQuery<UrnQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().review_detail(&shared(p), &q.urn).await?).into_response())
 }
@@ -68,7 +77,7 @@ pub(super) async fn shared_review_detail(
 pub(super) async fn shared_preview_graph(
     State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
-    Query(q): Query<GraphQuery>,
+    ApiQuery(q): ApiQuery<GraphQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().preview_graph(&shared(p), q.summary().as_ref()).await?).into_response())
 }
@@ -77,7 +86,7 @@ pub(super) async fn shared_preview_graph(
 pub(super) async fn shared_preview_code(
     State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
-    Query(q): Query<CodeQuery>,
+    ApiQuery(q): ApiQuery<CodeQuery>,
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
     let id = ferry.previews().preview_id(&shared(p)).await?;
@@ -144,7 +153,7 @@ pub(super) async fn mark_viewed(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    Json(body): Json<ferry_types::plans::ViewedMarkInput>,
+    ApiJson(body): ApiJson<ferry_types::plans::ViewedMarkInput>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().mark_viewed(&caller, &id, &body).await?).into_response())
 }

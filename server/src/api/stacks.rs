@@ -4,7 +4,7 @@
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
@@ -14,6 +14,7 @@ use serde::Deserialize;
 use super::shared::*;
 use crate::access::AuditOrg;
 use crate::error::ApiError;
+use crate::extract::ApiQuery;
 use ferry_service::access::{org_of_name, Caller};
 
 #[derive(Deserialize)]
@@ -46,7 +47,7 @@ pub(super) async fn list_stacks(State(ferry): State<Arc<Ferry>>, Extension(calle
 pub(super) async fn upload_stack(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
-    Query(query): Query<UploadQuery>,
+    ApiQuery(query): ApiQuery<UploadQuery>,
     headers: HeaderMap,
     body: Body,
 ) -> Response {
@@ -96,7 +97,7 @@ pub(super) struct BackendQuery {
 
 /// `GET /api/v1/backends/stacks?org=<org>&url=<url>`: the stacks a DIY backend allowed to
 /// `org` holds, for its planners.
-pub(super) async fn backend_stacks(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Query(q): Query<BackendQuery>) -> Response {
+pub(super) async fn backend_stacks(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, ApiQuery(q): ApiQuery<BackendQuery>) -> Response {
     let response = match ferry.backends().backend_stacks(&caller, &q.org, &q.url).await {
         Ok(list) => Json(list).into_response(),
         Err(e) => ApiError::from(e).into_response(),
@@ -137,11 +138,11 @@ pub(super) async fn set_stack_config(State(ferry): State<Arc<Ferry>>, Path(id): 
 }
 
 /// The version's state as `pulumi stack export` writes it, ready for `pulumi stack import`.
-pub(super) async fn stack_export(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<VersionQuery>) -> Result<Response, ApiError> {
+pub(super) async fn stack_export(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, ApiQuery(q): ApiQuery<VersionQuery>) -> Result<Response, ApiError> {
     Ok(([(header::CONTENT_TYPE, "application/json")], ferry.stacks().export_text(&id, q.version).await?).into_response())
 }
 
-pub(super) async fn stack_graph(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<GraphQuery>) -> Result<Response, ApiError> {
+pub(super) async fn stack_graph(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, ApiQuery(q): ApiQuery<GraphQuery>) -> Result<Response, ApiError> {
     let version = ferry.stacks().version(&id, q.version).await?;
     Ok(match q.summary() {
         None => Json(version.graph()).into_response(),
@@ -165,12 +166,16 @@ pub(super) struct RowsQuery {
     limit: Option<usize>,
 }
 
-pub(super) async fn stack_resources(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<RowsQuery>) -> Result<Response, ApiError> {
+pub(super) async fn stack_resources(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, ApiQuery(q): ApiQuery<RowsQuery>) -> Result<Response, ApiError> {
     let query = ferry_service::RowQuery { filter: q.filter, sort: q.sort, offset: q.offset, limit: q.limit.unwrap_or(ferry_service::MAX_PAGE_ROWS) };
     Ok(Json(ferry.stacks().version(&id, q.version).await?.rows_page(&query)?).into_response())
 }
 
-pub(super) async fn stack_resource(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, Query(q): Query<ResourceQuery>) -> Result<Response, ApiError> {
+pub(super) async fn stack_resource(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<ResourceQuery>,
+) -> Result<Response, ApiError> {
     let version = ferry.stacks().version(&id, q.version).await?;
     let detail = version.detail(&q.urn).ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
     Ok(Json(detail).into_response())
@@ -183,7 +188,12 @@ pub(super) struct MarkersQuery {
 
 /// `POST /api/v1/markers?kind=spec|program` with the text as the body: its problems, each with
 /// line and column (empty when it is fine). Nothing is stored.
-pub(super) async fn text_markers(State(ferry): State<Arc<Ferry>>, Query(q): Query<MarkersQuery>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+pub(super) async fn text_markers(
+    State(ferry): State<Arc<Ferry>>,
+    ApiQuery(q): ApiQuery<MarkersQuery>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the text").await?;
     let text = String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the text is not UTF-8"))?;
     Ok(Json(markers(q.kind, &text)).into_response())

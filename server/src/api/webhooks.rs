@@ -12,6 +12,7 @@ use ferry_service::Ferry;
 use ferry_types::webhooks::WebhookInput;
 
 use crate::error::ApiError;
+use crate::extract::ApiJson;
 
 /// `GET /api/v1/orgs/{org}/webhooks`.
 pub(super) async fn list_webhooks(
@@ -28,7 +29,7 @@ pub(super) async fn create_webhook(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(org): Path<String>,
-    Json(input): Json<WebhookInput>,
+    ApiJson(input): ApiJson<WebhookInput>,
 ) -> Result<Response, ApiError> {
     Ok((StatusCode::CREATED, Json(ferry.webhooks().create(&caller, &org, &input).await?)).into_response())
 }

@@ -347,3 +347,28 @@ async fn a_big_stacks_table_is_paged_filtered_and_sorted_on_the_server() {
     assert!(html.contains(&format!("<style id=\"site-css\">{stylesheet}</style>")), "the stylesheet is carried verbatim");
     assert!(!html.contains("rel=\"stylesheet\""), "no stylesheet to fetch");
 }
+
+/// A query string or JSON body that does not read is answered as every other error is: Ferry's
+/// error body, with axum's status and reason, never axum's plain text.
+#[tokio::test]
+async fn unreadable_queries_and_bodies_answer_ferrys_error_body() {
+    let app = app().await;
+    let (status, body) = get_json(&app, "/api/v1/plans?limit=many").await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{body}");
+    assert_eq!(body["error"]["code"], "bad_request");
+    assert!(body["error"]["message"].as_str().unwrap().starts_with("the query string:"), "{body}");
+    let bad = |content_type: &str, text: &str| {
+        Request::post("/api/v1/orgs/acme/webhooks").header("content-type", content_type).body(Body::from(text.to_string())).unwrap()
+    };
+    for (request, expected) in [
+        (bad("text/plain", "{}"), StatusCode::UNSUPPORTED_MEDIA_TYPE),
+        (bad("application/json", "{not json"), StatusCode::BAD_REQUEST),
+        (bad("application/json", r#"{"url": 3}"#), StatusCode::UNPROCESSABLE_ENTITY),
+    ] {
+        let (status, body, content_type) = send(&app, request).await;
+        let body: Value = serde_json::from_slice(&body).unwrap_or_else(|_| panic!("not JSON: {}", String::from_utf8_lossy(&body)));
+        assert_eq!((status, content_type.as_str()), (expected, "application/json"), "{body}");
+        assert_eq!(body["error"]["code"], "bad_request", "{body}");
+        assert!(body["error"]["message"].as_str().unwrap().starts_with("the request body:"), "{body}");
+    }
+}
