@@ -3,7 +3,7 @@
 //! by the provider's `Read` in a preview that is not kept; and a person's choices (import,
 //! create, skip) written into the plan's next revision as `import` options.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use ferry_engine::deploy::{DeployMode, DiffCause, DiffKind, Identify, Plan, PlanScope, Step, StepOp};
@@ -93,9 +93,18 @@ impl Plans {
             return Err(ServiceError::Plan("no choices were given".into()));
         }
         let program = parse_program("Pulumi.yaml", &text)?;
-        let key_of = |name: &str| program.resources.iter().find(|r| r.name == name || r.logical_name() == name).map(|r| r.name.clone());
+        // Each choice's resource key, found once (a choice names a key or a logical name).
+        let mut keys: HashMap<&str, &str> = HashMap::with_capacity(program.resources.len() * 2);
+        for r in program.resources.iter().rev() {
+            keys.insert(r.logical_name(), &r.name);
+        }
+        for r in &program.resources {
+            keys.insert(&r.name, &r.name);
+        }
+        let key_of = |name: &str| keys.get(name).copied().ok_or_else(|| ServiceError::Plan(format!("the program has no resource `{name}`")));
+        let skipped: HashSet<&str> = choices.choices.iter().filter(|c| c.choice == IdChoice::Skip).map(|c| key_of(&c.name)).collect::<Result<_, _>>()?;
         for choice in &choices.choices {
-            let key = key_of(&choice.name).ok_or_else(|| ServiceError::Plan(format!("the program has no resource `{}`", choice.name)))?;
+            let key = key_of(&choice.name)?.to_string();
             let edit = match choice.choice {
                 IdChoice::Create => continue,
                 IdChoice::Import => {
@@ -113,10 +122,7 @@ impl Plans {
                     let referrers: Vec<&str> = program
                         .resources
                         .iter()
-                        .filter(|r| {
-                            r.name != key && choices.choices.iter().all(|c| c.choice != IdChoice::Skip || key_of(&c.name).as_deref() != Some(r.name.as_str()))
-                        })
-                        .filter(|r| r.references().contains(key.as_str()))
+                        .filter(|r| !skipped.contains(r.name.as_str()) && r.references().contains(key.as_str()))
                         .map(|r| r.name.as_str())
                         .collect();
                     if !referrers.is_empty() {

@@ -47,12 +47,16 @@ impl Generator<'_> {
                 }
             },
         };
+        // Each part's value as text, read once: shown in the form (secrets masked) and built into
+        // the ID.
+        let values: HashMap<&str, (Option<Result<String, ()>>, bool)> =
+            recipe.iter().flat_map(|r| r.properties()).map(|name| (name, part_text(goal.inputs.get(name)))).collect();
         if let Some(recipe) = &recipe {
             attempt.recipe = Some(recipe.template());
             attempt.recipe_parts = recipe.parts.clone();
             for name in recipe.properties() {
-                let (text, secret) = part_text(goal.inputs.get(name));
-                let value = text.and_then(Result::ok).map(|v| if secret { "[secret]".to_string() } else { v });
+                let (text, secret) = &values[name];
+                let value = text.as_ref().and_then(|t| t.as_ref().ok()).map(|v| if *secret { "[secret]".to_string() } else { v.clone() });
                 attempt.parts.push(IdPartValue { property: name.to_string(), value });
             }
         }
@@ -61,7 +65,7 @@ impl Generator<'_> {
             attempt.source = Some(IdSource::Typed);
             return (attempt, Some(id.clone()));
         }
-        let Some(recipe) = recipe else {
+        let Some(recipe) = recipe.as_deref() else {
             if attempt.reason.is_none() {
                 attempt.reason = Some(format!("the `{}` package documents no import ID format for `{}`", goal.package(), goal.type_));
             }
@@ -76,9 +80,9 @@ impl Generator<'_> {
         }
         let mut secret = false;
         let built = recipe.build(|name| {
-            let (text, s) = part_text(goal.inputs.get(name));
-            secret |= s && text.is_some();
-            text
+            let (text, s) = values.get(name)?;
+            secret |= *s && text.is_some();
+            text.clone()
         });
         match built {
             Ok(id) => {

@@ -159,7 +159,7 @@ impl<'a> Generator<'a> {
         let read = provider.read(request).await;
         let read = match read {
             Ok(r) if !r.id.is_empty() => r,
-            Ok(r) if r.id.is_empty() && goal.attempt.is_some() && planned.is_none() && replacing.is_none() => {
+            Ok(_) if goal.attempt.is_some() && planned.is_none() && replacing.is_none() => {
                 // Identification: nothing under this ID, so the resource stays a create.
                 let mut creating = goal.clone();
                 creating.import_id = None;
