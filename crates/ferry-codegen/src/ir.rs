@@ -186,6 +186,9 @@ pub struct Loop {
     /// The instances (indices into [`Program::resources`], in order) and their keys.
     pub members: Vec<usize>,
     pub keys: Vec<String>,
+    /// The keys are `count`'s indexes: numbers in the code, as the configuration had them
+    /// (`for_each`'s are text, even when they look like numbers).
+    pub numeric: bool,
     /// The first instance, its per-key values replaced by [`Value::PerKey`]; its `name` and
     /// import ID are the slots [`Loop::name_slot`] and [`Loop::import_slot`].
     pub template: Resource,

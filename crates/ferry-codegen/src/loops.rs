@@ -44,7 +44,10 @@ pub(crate) fn find(resources: &[Resource], origins: &[Option<&Origin>]) -> Vec<L
         }
         let instances: Vec<&Resource> = indices.iter().map(|&i| &resources[i]).collect();
         let keys: Vec<String> = members.iter().map(|(_, k)| k.to_string()).collect();
+        // A `count` index is written bare in the address (`pets[0]`), a `for_each` key quoted.
+        let numeric = members.iter().all(|(i, k)| k.parse::<i64>().is_ok() && origins[*i].is_some_and(|o| o.address.ends_with(&format!("[{k}]"))));
         if let Some(mut l) = make_loop(declaration, &instances, indices, keys) {
+            l.numeric = numeric;
             l.note = crate::names::Comment::new(&format!("{tool}: {declaration}, one per key"));
             loops.push(l);
         }
@@ -167,7 +170,18 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
     template.args = shapes.swap_remove(0).0.into_iter().map(|f| fill(f, &template_leaves)).collect();
     template.options.alias_urn = None;
     let name = declaration.rsplit('.').next().unwrap_or(declaration).to_string();
-    Some(Loop { declaration: declaration.to_string(), note: Default::default(), name, members, keys, template, slots, name_slot: 0, import_slot })
+    Some(Loop {
+        declaration: declaration.to_string(),
+        note: Default::default(),
+        name,
+        members,
+        keys,
+        numeric: false,
+        template,
+        slots,
+        name_slot: 0,
+        import_slot,
+    })
 }
 
 fn text_slot(name: String, texts: Vec<&str>, keys: &[String]) -> Slot {

@@ -82,7 +82,16 @@ fn count_and_for_each_instances_are_loops() {
                 // resource using an instance reaches it through the loop's key.
                 assert!(!code.contains("\"pets-0\"") && !code.contains("\"ports-web\""), "{lang:?}: an instance was declared alone\n{code}");
                 assert!(code.contains("\"ids-0\"") && code.contains("\"ids-1\""), "{lang:?}: the pair that differs in shape is two resources\n{code}");
-                assert!(code.contains("[\"0\"]") && code.contains("[\"1\"]"), "{lang:?}: the reference and dependsOn reach the instances by key\n{code}");
+                // `count`'s keys are numbers, as the configuration had them (`for_each`'s text).
+                assert!(code.contains("[0]") && code.contains("[1]"), "{lang:?}: the reference and dependsOn reach the instances by key\n{code}");
+                assert!(!code.contains("[\"0\"]") && !code.contains("\"0\","), "{lang:?}: a `count` key written as text\n{code}");
+                let numeric = match lang {
+                    Language::TypeScript => "Record<number, ",
+                    Language::Python => "dict[int, ",
+                    Language::Go => "map[int]*",
+                    _ => "Dictionary<int, ",
+                };
+                assert!(code.contains(numeric), "{lang:?}: the count loop's map is keyed by numbers\n{code}");
                 assert!(code.contains("Terraform: random_shuffle.pick"), "{lang:?}: the Terraform address is a comment\n{code}");
             }
         }

@@ -390,12 +390,15 @@ async fn count_and_for_each_instances_are_loops_in_the_code() {
     };
     let ts = code("ts").await;
     assert!(ts.contains("// Terraform: random_string.random, one per key\n"), "{ts}");
-    assert!(ts.contains("for (const [key, value] of Object.entries(randomValues)) {"), "{ts}");
+    // The `count`'s keys are numbers, as `count.index` is; the `for_each`'s text.
+    assert!(ts.contains("const randomValues = new Map([\n    [0, "), "{ts}");
+    assert!(ts.contains("for (const [key, value] of randomValues) {"), "{ts}");
+    assert!(ts.contains(": Record<number, random.RandomString> = {};"), "{ts}");
     assert!(ts.contains("length: value.length,"), "{ts}");
     assert!(ts.contains("for (const key of [\"blue\", \"green\"]) {\n    pets[key] = new random.RandomPet(\"pets-\" + key, {"), "{ts}");
     assert!(!ts.contains("\"random-0\"") && !ts.contains("\"pets-blue\""), "no instance declared alone: {ts}");
     let python = code("python").await;
-    assert!(python.contains("for key, length in random_values.items():"), "{python}");
+    assert!(python.contains("for key, length in random_values.items():") && python.contains("    0: "), "{python}");
     let go = code("go").await;
     assert!(go.contains("for _, key := range []string{\"blue\", \"green\"} {"), "{go}");
     let csharp = code("csharp").await;

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, number, quoted, scalar_literal, slot_expressions, variables};
+use super::{header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, CSHARP_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -197,24 +197,30 @@ impl Printer<'_> {
         let mut out = format!("// {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         let header = if mapped.is_empty() {
-            format!("foreach (var {key_var} in new[] {{ {} }})\n{{\n", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "))
+            format!("foreach (var {key_var} in new[] {{ {} }})\n{{\n", key_literals(l))
         } else {
             let types: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{} {}", csharp_scalar(&values[0], &slot.ty), title(&slot.name))).collect();
             let value_type = if mapped.len() == 1 { csharp_scalar(&mapped[0].2[0], &mapped[0].1.ty).to_string() } else { format!("({})", types.join(", ")) };
-            let _ = writeln!(out, "var {values_var} = new Dictionary<string, {value_type}>\n{{");
+            let _ = writeln!(out, "var {values_var} = new Dictionary<{}, {value_type}>\n{{", key_type(l));
             for (k, key_text) in l.keys.iter().enumerate() {
                 let values: Vec<String> = mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
                 let tuple = if values.len() == 1 { values[0].clone() } else { format!("({})", values.join(", ")) };
-                let _ = writeln!(out, "    [{}] = {tuple},", quoted(key_text));
+                let _ = writeln!(out, "    [{}] = {tuple},", key_literal(l, key_text));
             }
             out.push_str("};\n");
             format!("foreach (var ({key_var}, {value_var}) in {values_var})\n{{\n")
         };
         let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
-        let _ = writeln!(out, "var {var} = new Dictionary<string, {}>();", self.resource_class(ty, *provider));
+        let _ = writeln!(out, "var {var} = new Dictionary<{}, {}>();", key_type(l), self.resource_class(ty, *provider));
         out.push_str(&header);
         let single = mapped.len() == 1;
-        let slots = slot_expressions(l, key_var, &|_, s| if single { value_var.to_string() } else { format!("{value_var}.{}", title(&s.name)) });
+        let slots = slot_expressions(l, key_var, &format!("{key_var}.ToString()"), &|_, s| {
+            if single {
+                value_var.to_string()
+            } else {
+                format!("{value_var}.{}", title(&s.name))
+            }
+        });
         let inner = Printer { slots, ..self.clone() };
         let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
         out.push_str(&indented(&body, "    "));

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{header, indented, number, quoted, scalar_literal, slot_expressions, used, variables};
+use super::{header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal, slot_expressions, used, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, GO_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -236,24 +236,24 @@ impl Printer<'_> {
         let mut out = format!("// {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         if !mapped.is_empty() {
-            let _ = writeln!(out, "{values_var} := map[string]struct {{");
+            let _ = writeln!(out, "{values_var} := map[{}]struct {{", key_type(l));
             for (_, slot, values) in &mapped {
                 let _ = writeln!(out, "\t{} {}", title(&slot.name), go_scalar(&values[0], &slot.ty));
             }
             out.push_str("}{\n");
             for (k, key_text) in l.keys.iter().enumerate() {
                 let fields: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{}: {}", title(&slot.name), literal(&values[k]))).collect();
-                let _ = writeln!(out, "\t{}: {{{}}},", quoted(key_text), fields.join(", "));
+                let _ = writeln!(out, "\t{}: {{{}}},", key_literal(l, key_text), fields.join(", "));
             }
             out.push_str("}\n");
         }
         let Kind::Custom { ty, .. } = &l.template.kind else { unreachable!("loops are of custom resources") };
-        let _ = writeln!(out, "{var} := map[string]*{}.{}{{}}", self.alias(ty), ty.name);
-        let _ = writeln!(out, "for _, {key_var} := range []string{{{}}} {{", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "));
+        let _ = writeln!(out, "{var} := map[{}]*{}.{}{{}}", key_type(l), self.alias(ty), ty.name);
+        let _ = writeln!(out, "for _, {key_var} := range []{}{{{}}} {{", key_type(l), key_literals(l));
         if !mapped.is_empty() {
             let _ = writeln!(out, "\t{value_var} := {values_var}[{key_var}]");
         }
-        let slots = slot_expressions(l, key_var, &|_, s| format!("{value_var}.{}", title(&s.name)));
+        let slots = slot_expressions(l, key_var, &format!("strconv.Itoa({key_var})"), &|_, s| format!("{value_var}.{}", title(&s.name)));
         let inner = Printer { slots, ..self.clone() };
         let target = format!("{var}[{key_var}]");
         let body = inner.declare(&l.template, &target, true, &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()), true);
@@ -373,7 +373,7 @@ pub fn emit(program: &Program) -> String {
     }
     let mut reserved_aliases = NameTable::new(GO_RESERVED, ["pulumi".to_string(), "config".to_string()]);
     let aliases: BTreeMap<String, String> = paths.iter().map(|(path, alias)| (path.clone(), reserved_aliases.claim(alias, "pkg"))).collect();
-    let mut table = NameTable::new(GO_RESERVED, aliases.values().cloned().chain(["pulumi".into(), "config".into()]));
+    let mut table = NameTable::new(GO_RESERVED, aliases.values().cloned().chain(["pulumi".into(), "config".into(), "strconv".into()]));
     let vars = variables(program, &mut table, camel, "Res");
     let p = Printer { program, config_vars: vars.config, resource_vars: vars.resources, aliases: aliases.clone(), slots: Vec::new() };
     let used = used(program);
@@ -386,6 +386,11 @@ pub fn emit(program: &Program) -> String {
         imports.push(if last == alias { format!("\t{}", quoted(path)) } else { format!("\t{alias} {}", quoted(path)) });
     }
     imports.push(format!("\t{}", quoted("github.com/pulumi/pulumi/sdk/v3/go/pulumi")));
+    // A `count` loop's names are made of its number keys.
+    let key_text = program.loops.iter().any(|l| l.numeric && l.slots.iter().any(|s| matches!(s.values, crate::ir::SlotValues::FromKey { .. })));
+    if key_text {
+        imports.push(format!("\t{}", quoted("strconv")));
+    }
     if !program.config.is_empty() {
         imports.push(format!("\t{}", quoted("github.com/pulumi/pulumi/sdk/v3/go/pulumi/config")));
     }

@@ -161,7 +161,7 @@ pub(crate) fn variables(program: &Program, table: &mut NameTable, style: fn(&str
         .collect();
     for (i, l) in in_loop.iter().enumerate() {
         if let Some((n, key)) = l {
-            resources[i] = format!("{}[{}]", loops[*n].0, quoted(key));
+            resources[i] = format!("{}[{}]", loops[*n].0, key_literal(&program.loops[*n], key));
         }
     }
     Variables { config, resources, loops, key, value, roles }
@@ -174,7 +174,9 @@ pub(crate) fn indented(text: &str, pad: &str) -> String {
 
 /// A loop's slot as an expression of the key and value variables: text made from the key
 /// (`"logs-" + key`), or `per_key(slot name)` for the values the map holds.
-pub(crate) fn slot_expressions(l: &crate::ir::Loop, key: &str, per_key: &dyn Fn(usize, &crate::ir::Slot) -> String) -> Vec<String> {
+/// `key_text` is the key as text, for a loop over numbers (`String(key)`).
+pub(crate) fn slot_expressions(l: &crate::ir::Loop, key: &str, key_text: &str, per_key: &dyn Fn(usize, &crate::ir::Slot) -> String) -> Vec<String> {
+    let key = if l.numeric { key_text } else { key };
     l.slots
         .iter()
         .enumerate()
@@ -189,6 +191,29 @@ pub(crate) fn slot_expressions(l: &crate::ir::Loop, key: &str, per_key: &dyn Fn(
             crate::ir::SlotValues::PerKey(_) => per_key(i, s),
         })
         .collect()
+}
+
+/// A loop's key as a literal: a number for `count`'s, else quoted text.
+pub(crate) fn key_literal(l: &crate::ir::Loop, key: &str) -> String {
+    if l.numeric {
+        key.to_string()
+    } else {
+        quoted(key)
+    }
+}
+
+/// Go's and C#'s type of a loop's keys.
+pub(crate) fn key_type(l: &crate::ir::Loop) -> &'static str {
+    if l.numeric {
+        "int"
+    } else {
+        "string"
+    }
+}
+
+/// A loop's keys, each as a literal, comma-separated.
+pub(crate) fn key_literals(l: &crate::ir::Loop) -> String {
+    l.keys.iter().map(|k| key_literal(l, k)).collect::<Vec<_>>().join(", ")
 }
 
 /// A comment block of the report's notes, each line prefixed.

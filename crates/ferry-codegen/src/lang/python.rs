@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, number, quoted, scalar_literal, slot_expressions, variables};
+use super::{header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{python_property, python_snake, snake, NameTable, PYTHON_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -161,13 +161,13 @@ impl Printer {
         let mut out = format!("# {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         let header = if mapped.is_empty() {
-            format!("for {key_var} in [{}]:\n", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "))
+            format!("for {key_var} in [{}]:\n", key_literals(l))
         } else {
             let _ = writeln!(out, "{values_var} = {{");
             for (k, key_text) in l.keys.iter().enumerate() {
                 let values: Vec<String> = mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
                 let tuple = if values.len() == 1 { values[0].clone() } else { format!("({})", values.join(", ")) };
-                let _ = writeln!(out, "    {}: {tuple},", quoted(key_text));
+                let _ = writeln!(out, "    {}: {tuple},", key_literal(l, key_text));
             }
             out.push_str("}\n");
             let names: Vec<&str> = mapped.iter().map(|(i, _, _)| slot_vars[*i].as_str()).collect();
@@ -175,9 +175,10 @@ impl Printer {
             format!("for {key_var}, {unpack} in {values_var}.items():\n")
         };
         let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
-        let _ = writeln!(out, "{var}: dict[str, {}] = {{}}", class(ty, *provider));
+        let key_type = if l.numeric { "int" } else { "str" };
+        let _ = writeln!(out, "{var}: dict[{key_type}, {}] = {{}}", class(ty, *provider));
         out.push_str(&header);
-        let slots = slot_expressions(l, key_var, &|i, _| slot_vars[i].clone());
+        let slots = slot_expressions(l, key_var, &format!("str({key_var})"), &|i, _| slot_vars[i].clone());
         let inner = Printer { slots, ..self.clone() };
         let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
         out.push_str(&indented(&body, "    "));

@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, number, quoted, scalar_literal, slot_expressions, variables};
+use super::{header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions, variables};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, NameTable, TS_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -168,7 +168,16 @@ impl Printer {
         let mut out = format!("// {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         let header = if mapped.is_empty() {
-            format!("for (const {key_var} of [{}]) {{\n", l.keys.iter().map(|k| quoted(k)).collect::<Vec<_>>().join(", "))
+            format!("for (const {key_var} of [{}]) {{\n", key_literals(l))
+        } else if l.numeric {
+            // A `Map` keeps its keys numbers (an object's entries would give text).
+            let _ = writeln!(out, "const {values_var} = new Map([");
+            for (k, key_text) in l.keys.iter().enumerate() {
+                let fields: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{}: {}", key(&slot.name), literal(&values[k]))).collect();
+                let _ = writeln!(out, "    [{}, {{ {} }}],", key_literal(l, key_text), fields.join(", "));
+            }
+            out.push_str("]);\n");
+            format!("for (const [{key_var}, {value_var}] of {values_var}) {{\n")
         } else {
             let _ = writeln!(out, "const {values_var} = {{");
             for (k, key_text) in l.keys.iter().enumerate() {
@@ -179,9 +188,10 @@ impl Printer {
             format!("for (const [{key_var}, {value_var}] of Object.entries({values_var})) {{\n")
         };
         let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
-        let _ = writeln!(out, "const {var}: Record<string, {}> = {{}};", class(ty, *provider));
+        let key_type = if l.numeric { "number" } else { "string" };
+        let _ = writeln!(out, "const {var}: Record<{key_type}, {}> = {{}};", class(ty, *provider));
         out.push_str(&header);
-        let slots = slot_expressions(l, key_var, &|_, s| format!("{value_var}.{}", s.name));
+        let slots = slot_expressions(l, key_var, &format!("String({key_var})"), &|_, s| format!("{value_var}.{}", s.name));
         let inner = Printer { slots, ..self.clone() };
         let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
         out.push_str(&indented(&body, "    "));
