@@ -1,5 +1,5 @@
 // Identification in the browser: a program plan describing a resource that exists, without an
-// import ID, opened on its Identify tab. The random integer's recipe (`<result>,<min>,<max>`)
+// import ID, opened on its Identify tab, identified as a job whose progress the page shows. The random integer's recipe (`<result>,<min>,<max>`)
 // needs a part no program sets, so its row asks for it in a form with the recipe's parts; Try
 // reads it with Ferry's random plugin; the pet, whose package documents no ID, is skipped. The
 // choices download as a mapping, are saved as the plan's next revision, which previews as an
@@ -30,9 +30,20 @@ test('a program is identified in a table, its choices saved as a revision and co
   const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Adopt the port', program: PROGRAM });
   const { page, context, errors } = await open(browser, `/plans/${plan.id}#identify`);
   await page.waitForSelector('body[data-hydrated="true"]');
+  // Identification runs as a job: what the progress line said while it ran, kept.
+  await page.evaluate(() => {
+    window.identifyProgress = [];
+    new MutationObserver(() => {
+      const busy = document.querySelector('#identify-busy');
+      if (busy) window.identifyProgress.push(busy.textContent);
+    }).observe(document.body, { subtree: true, childList: true, characterData: true });
+  });
   await page.click('#identify-run');
   const port = page.locator('#identify-table tr[data-name="port"]');
   await port.waitFor({ timeout: 60000 });
+  const said = await page.evaluate(() => window.identifyProgress);
+  assert.ok(said.some((t) => /Read \d of 2 resources/.test(t)), `the progress counted the program's two resources: ${JSON.stringify(said)}`);
+  assert.equal(await page.locator('#identify-busy').count(), 0);
   assert.equal(await port.getAttribute('data-status'), 'unidentified');
   assert.match(await port.locator('.identify-reason').textContent(), /does not set `result`/);
   // The form asks for each part of the recipe, the program's values filled in.

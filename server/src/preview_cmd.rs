@@ -176,17 +176,26 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
 
 /// `--identify`: the table, progress on stderr as each resource is done.
 async fn identify(service: &std::sync::Arc<ferry_service::Ferry>, stack_id: &str, program: ProgramRequest, args: &PreviewArgs) -> Result<(), Error> {
-    let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    let progress = (!args.json).then(|| {
-        let done = done.clone();
-        ferry_engine::progress::Progress(std::sync::Arc::new(move |_| {
-            let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-            if n.is_multiple_of(100) {
-                eprintln!("identified {n} resource(s)…");
+    use ferry_types::identify::{IdentificationEvent, IdentificationJob};
+    let started = service.previews().start_identification(stack_id, program, BTreeMap::new()).await.map_err(|e| e.to_string())?;
+    // Followed to its end (the progress, the rows), then read whole.
+    let mut updates = std::pin::pin!(service.jobs().follow_job::<IdentificationJob>(&started.id, None).await?);
+    let mut done = 0usize;
+    while let Some(update) = futures_util::StreamExt::next(&mut updates).await {
+        if let ferry_service::JobUpdate::Event(json) = update {
+            if !args.json && matches!(serde_json::from_str(&json), Ok(IdentificationEvent::Resource { .. })) {
+                done += 1;
+                if done.is_multiple_of(100) {
+                    eprintln!("identified {done} of {} resource(s)…", started.total);
+                }
             }
-        }))
-    });
-    let found = service.previews().identify(stack_id, program, BTreeMap::new(), progress).await.map_err(|e| e.to_string())?;
+        }
+    }
+    let job = service.jobs().get::<IdentificationJob>(&started.id, None).await?;
+    let found = match (job.identifications, job.error) {
+        (Some(found), _) => found,
+        (None, error) => return Err(error.unwrap_or_else(|| format!("the identification ended {}", job.status.as_str())).into()),
+    };
     if let Some(out) = &args.record_mapping {
         write_atomically(out, serde_json::to_string_pretty(&found.mapping())?.as_bytes(), None)?;
     }

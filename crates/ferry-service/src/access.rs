@@ -173,16 +173,18 @@ pub enum Object {
     Plan,
     Preview,
     Discovery,
+    Identification,
 }
 
 impl Accounts {
-    /// The organisation `id` (a stack, plan, preview or discovery ID) belongs to.
+    /// The organisation `id` (a stack, plan, preview, discovery or identification ID) belongs to.
     pub async fn org_of(&self, object: Object, id: &str) -> Result<String, ServiceError> {
         let stack_id = match object {
             Object::Stack => id.to_string(),
             Object::Plan => self.store.plans().plan(id).await?.stack_id,
             Object::Preview => self.store.stacks().preview_stack(id).await?,
             Object::Discovery => self.jobs().status::<ferry_types::discovery::DiscoveryView>(id, None).await?.stack_id,
+            Object::Identification => self.jobs().status::<ferry_types::identify::IdentificationJob>(id, None).await?.stack_id,
         };
         Ok(org_of_name(&self.store.stacks().stack(&stack_id).await?.name).to_string())
     }

@@ -26,7 +26,7 @@ pub enum ServiceError {
     Program(#[from] ferry_engine::program::ProgramError),
     #[error("{0}")]
     Plan(String),
-    #[error("no job `{0}` for this plan (finished jobs are kept for `--retain-jobs-days`, 30 days by default)")]
+    #[error("no such job `{0}` here (finished jobs are kept for `--retain-jobs-days`, 30 days by default)")]
     JobNotFound(String),
     #[error("no code: {0}")]
     Code(String),

@@ -1,20 +1,27 @@
 //! Identification, the CDK import design's middle step: a program's would-be creates each
 //! tried as an import under an ID built from its type's recipe (or typed by a person), proven
-//! by the provider's `Read` in a preview that is not kept; and a person's choices (import,
-//! create, skip) written into the plan's next revision as `import` options.
+//! by the provider's `Read` in a preview that is not kept, run as a job whose progress any
+//! follower sees; and a person's choices (import, create, skip) written into the plan's next
+//! revision as `import` options.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
 use ferry_engine::deploy::{DeployMode, DiffCause, DiffKind, Identify, Plan, PlanScope, Step, StepOp};
-use ferry_engine::program::edit::{edit_program, ProgramEdit};
+use ferry_engine::program::edit::{edit_program_all, ProgramEdit};
 use ferry_engine::program::parse_program;
-use ferry_types::identify::{IdChoice, IdDifference, IdentificationChoices, IdentificationRow, IdentificationStatus, Identifications};
+use ferry_engine::progress::{Progress, ProgressEvent};
+use ferry_store::jobs::{JobKind, NewJob, StoredJob};
+use ferry_types::identify::{
+    IdChoice, IdDifference, IdentificationChoices, IdentificationEvent, IdentificationJob, IdentificationRow, IdentificationStatus, Identifications,
+};
 use ferry_types::plans::{PlanInput, PlanView};
+use ferry_types::JobStatus;
 
 use crate::access::Caller;
+use crate::jobs::{parse_events, JobEnd, JobShown, JobSink};
 use crate::previews::ProgramRun;
-use crate::programs::read_project;
+use crate::programs::parse_source;
 use crate::{Plans, Previews, ProgramRequest, ServiceError};
 
 /// What the identification table shows of a step an identifying preview made.
@@ -50,33 +57,73 @@ pub fn rows(plan: &Plan) -> Identifications {
     Identifications::new(plan.steps.iter().filter_map(row_of).collect())
 }
 
+/// How callers see an identification job: its table is made of the rows it reported.
+impl JobShown for IdentificationJob {
+    const KIND: JobKind = JobKind::Identification;
+    /// The stream has just given every row.
+    const END_WITH_EVENTS: bool = false;
+    fn shown(job: StoredJob, events: Vec<String>) -> Result<IdentificationJob, ServiceError> {
+        let total = job.total.max(0) as usize;
+        let events: Vec<IdentificationEvent> = parse_events(events)?;
+        let done = job.status == JobStatus::Done;
+        let finished = if done { total } else { events.iter().filter(|e| matches!(e, IdentificationEvent::Resource { .. })).count().min(total) };
+        // A finished job reported each of the program's resources (a program has at least one),
+        // so no events means they were not asked for: the table is left out, not empty.
+        let identifications = (done && !events.is_empty()).then(|| IdentificationJob::rows_of(events));
+        Ok(IdentificationJob { id: job.id, stack_id: job.stack_id, status: job.status, total, finished, identifications, error: job.error })
+    }
+}
+
 impl Previews {
-    /// Identifies the would-be creates of a program against the stack's latest version. The
+    /// Starts identifying the would-be creates of a program against the stack's latest version
+    /// as a job (each resource reported as the preview finishes it, then the table's rows). The
     /// preview it runs is not kept and nothing is changed anywhere: only `Read`, `Check` and
-    /// `Diff` reach the providers.
-    pub async fn identify(
+    /// `Diff` reach the providers. What can be checked at once is, before the job starts: the
+    /// program reads, declares a resource, and the passphrase opens the stack's secrets.
+    pub async fn start_identification(
         &self,
         stack_id: &str,
         request: ProgramRequest,
         typed: BTreeMap<String, String>,
-        progress: Option<ferry_engine::progress::Progress>,
-    ) -> Result<Identifications, ServiceError> {
+    ) -> Result<IdentificationJob, ServiceError> {
         let ProgramRequest { source, config, mapping, passphrase, prior } = request;
-        let (file, program) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let (file, text) = read_project(&source)?;
-            let program = parse_program(&file, &text)?;
-            Ok((file, Arc::new(program)))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("reading the program stopped: {e}")))??;
+        let (file, _, program) = parse_source(source).await?;
+        if program.resources.is_empty() {
+            return Err(ServiceError::Plan("the program declares no resources to identify".into()));
+        }
         self.backends().refresh_from_backend(stack_id).await?;
         let version = self.stacks().version(stack_id, None).await?;
+        let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
         // A program identified is a snippet of what exists: the rest of the stack is left
         // alone, as a plan's program is.
         let run = ProgramRun { file, config, mapping, scope: PlanScope::Imports, prior, identify: Some(Identify { typed }) };
-        let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
-        let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress).await?;
-        Ok(rows(&deployed.plan))
+        // The program's own resources are its progress (not the stack or default providers a
+        // preview adds).
+        let own: HashSet<String> = program.resources.iter().map(|r| r.logical_name().to_string()).collect();
+        let id = ferry_store::random_id();
+        let stack = version.summary.id.clone();
+        let new = NewJob { id: &id, kind: JobKind::Identification, stack_id: &stack, plan: None, total: own.len() as i64, detail: None };
+        let service = self.clone();
+        self.jobs()
+            .start_job(new, move |sink: JobSink<IdentificationEvent>| {
+                // Only the name and type: a failed `Read`'s message may quote the ID it tried,
+                // which a secret part makes secret (the row says what it may).
+                let report = sink.clone();
+                let progress = Progress(Arc::new(move |e: ProgressEvent| {
+                    if own.contains(&e.name) {
+                        report(IdentificationEvent::Resource { name: e.name, type_: e.type_ });
+                    }
+                }));
+                Box::pin(async move {
+                    let deployed = service.previews().run_program(&version, &program, &run, &secrets, DeployMode::Preview, Some(progress)).await?;
+                    for row in rows(&deployed.plan).rows {
+                        sink(IdentificationEvent::Row(row));
+                    }
+                    Ok(JobEnd::default())
+                })
+            })
+            .await?;
+        self.jobs().get::<IdentificationJob>(&id, None).await
     }
 }
 
@@ -86,7 +133,7 @@ impl Plans {
     /// each skip (refused while another resource refers to it), nothing for a create.
     pub async fn choose_identifications(&self, author: &Caller, plan_id: &str, choices: IdentificationChoices) -> Result<PlanView, ServiceError> {
         let current = self.plan_view(plan_id, None, false).await?;
-        let Some(mut text) = current.current.program.clone() else {
+        let Some(text) = current.current.program.clone() else {
             return Err(ServiceError::Plan("identification is for a program's plan; this plan is an import spec".into()));
         };
         if choices.choices.is_empty() {
@@ -103,6 +150,17 @@ impl Plans {
         }
         let key_of = |name: &str| keys.get(name).copied().ok_or_else(|| ServiceError::Plan(format!("the program has no resource `{name}`")));
         let skipped: HashSet<&str> = choices.choices.iter().filter(|c| c.choice == IdChoice::Skip).map(|c| key_of(&c.name)).collect::<Result<_, _>>()?;
+        // Who refers to each resource, among those that stay (found once, not once per skip).
+        let mut referrers: HashMap<&str, Vec<&str>> = HashMap::new();
+        if !skipped.is_empty() {
+            for r in program.resources.iter().filter(|r| !skipped.contains(r.name.as_str())) {
+                for used in r.references() {
+                    referrers.entry(used).or_default().push(r.name.as_str());
+                }
+            }
+        }
+        // Every edit, made at once on the program as saved (with the choice it came from).
+        let mut edits = Vec::with_capacity(choices.choices.len());
         for choice in &choices.choices {
             let key = key_of(&choice.name)?.to_string();
             let edit = match choice.choice {
@@ -119,13 +177,7 @@ impl Plans {
                     ProgramEdit::SetImport { resource: key, id: id.to_string() }
                 }
                 IdChoice::Skip => {
-                    let referrers: Vec<&str> = program
-                        .resources
-                        .iter()
-                        .filter(|r| !skipped.contains(r.name.as_str()) && r.references().contains(key.as_str()))
-                        .map(|r| r.name.as_str())
-                        .collect();
-                    if !referrers.is_empty() {
+                    if let Some(referrers) = referrers.get(key.as_str()) {
                         return Err(ServiceError::Plan(format!(
                             "`{}` cannot be skipped: {} refer to it (skip those too, or create or import it)",
                             choice.name,
@@ -135,8 +187,10 @@ impl Plans {
                     ProgramEdit::RemoveResource { resource: key }
                 }
             };
-            text = edit_program(&text, &edit).map_err(|e| ServiceError::Plan(format!("`{}`: {e}", choice.name)))?;
+            edits.push((choice.name.as_str(), edit));
         }
+        let (names, edits): (Vec<&str>, Vec<ProgramEdit>) = edits.into_iter().unzip();
+        let text = edit_program_all(&text, &edits).map_err(|(at, e)| ServiceError::Plan(format!("`{}`: {e}", names[at])))?;
         // A skipped resource an output or variable used leaves the program broken: said
         // before anything is saved.
         parse_program("Pulumi.yaml", &text).map_err(|e| ServiceError::Plan(format!("the choices would leave the program broken: {e}")))?;

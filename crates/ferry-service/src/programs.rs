@@ -77,6 +77,22 @@ pub fn read_project(source: &ProgramSource) -> Result<(String, String), ServiceE
     }
 }
 
+/// The program file's name, its text and the program, parsed once: reading a project (a zip's
+/// inflation) and parsing its YAML are CPU work, kept off the async workers (100–117 ms for a
+/// 10,000-resource program, release build, 2026-11-27).
+pub(crate) async fn parse_source(source: ProgramSource) -> Result<(String, String, Arc<Program>), ServiceError> {
+    match source {
+        ProgramSource::Parsed { file, text, program } => Ok((file, text, program)),
+        source => tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+            let (file, text) = read_project(&source)?;
+            let program = parse_program(&file, &text)?;
+            Ok((file, text, Arc::new(program)))
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(format!("reading the program stopped: {e}")))?,
+    }
+}
+
 /// Recorded states in the engine's value model (secrets as Pulumi's state marks them).
 fn prior_states(prior: &BTreeMap<String, ferry_terraform::PriorState>) -> Result<BTreeMap<String, ferry_engine::deploy::PriorState>, ServiceError> {
     let options = ferry_property::json::DecodeOptions { decrypt: None };
@@ -149,18 +165,7 @@ impl Previews {
     ) -> Result<PreviewRecord, ServiceError> {
         let started = std::time::Instant::now();
         let ProgramRequest { source, config, mapping, passphrase, prior } = request;
-        // Reading a project (a zip's inflation) and parsing its YAML are CPU work, off the
-        // async workers: 100–117 ms for a 10,000-resource program (release build, 2026-11-27).
-        let (file, text, program) = match source {
-            ProgramSource::Parsed { file, text, program } => (file, text, program),
-            source => tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-                let (file, text) = read_project(&source)?;
-                let program = parse_program(&file, &text)?;
-                Ok((file, text, Arc::new(program)))
-            })
-            .await
-            .map_err(|e| ServiceError::Internal(format!("reading the program stopped: {e}")))??,
-        };
+        let (file, text, program) = parse_source(source).await?;
         let parsed = started.elapsed();
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
         self.backends().refresh_from_backend(stack_id).await?;

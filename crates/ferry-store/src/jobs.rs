@@ -24,6 +24,8 @@ pub enum JobKind {
     Preview,
     /// A stack's discovery.
     Discovery,
+    /// A program's would-be creates identified against a stack.
+    Identification,
 }
 
 impl JobKind {
@@ -31,11 +33,12 @@ impl JobKind {
         match self {
             JobKind::Preview => "preview",
             JobKind::Discovery => "discovery",
+            JobKind::Identification => "identification",
         }
     }
 
     fn parse(text: &str) -> Option<JobKind> {
-        [JobKind::Preview, JobKind::Discovery].into_iter().find(|k| k.as_str() == text)
+        [JobKind::Preview, JobKind::Discovery, JobKind::Identification].into_iter().find(|k| k.as_str() == text)
     }
 }
 

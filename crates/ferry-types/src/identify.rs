@@ -354,3 +354,50 @@ mod tests {
         assert_eq!(missing.to_string(), "the program does not set `resourceGroupName`");
     }
 }
+
+/// What an identification job reports, in order: each of the program's resources as the
+/// preview finishes it, then each row of the table.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum IdentificationEvent {
+    /// One of the program's resources is done: read under its ID, or left to create.
+    Resource {
+        name: String,
+        #[serde(rename = "type")]
+        type_: String,
+    },
+    /// A row of the table, once every resource is done.
+    Row(IdentificationRow),
+}
+
+/// An identification as the API reports it (`POST /api/v1/stacks/{id}/identifications` starts
+/// one; `GET /api/v1/identifications/{id}` and its `events` follow it).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct IdentificationJob {
+    pub id: String,
+    pub stack_id: String,
+    pub status: crate::JobStatus,
+    /// The program's resources, and how many are done.
+    pub total: usize,
+    pub finished: usize,
+    /// The table, once the job is done. The events stream's `end` leaves it out: the stream
+    /// has just given every row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub identifications: Option<Identifications>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl IdentificationJob {
+    /// The table made of the rows among a finished job's `events`.
+    pub fn rows_of(events: Vec<IdentificationEvent>) -> Identifications {
+        let rows = events
+            .into_iter()
+            .filter_map(|e| match e {
+                IdentificationEvent::Row(r) => Some(r),
+                IdentificationEvent::Resource { .. } => None,
+            })
+            .collect();
+        Identifications::new(rows)
+    }
+}

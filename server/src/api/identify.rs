@@ -1,6 +1,6 @@
-//! The API's identification: a program's would-be creates identified against a stack (each
-//! tried as an import under an ID its type's recipe builds, proven by `Read`; nothing kept),
-//! and a person's choices written into a plan's next revision.
+//! The API's identification: a program's would-be creates identified against a stack as a job
+//! (each tried as an import under an ID its type's recipe builds, proven by `Read`; nothing
+//! kept), and a person's choices written into a plan's next revision.
 
 use std::sync::Arc;
 
@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::access::Caller;
 use ferry_service::{Ferry, ProgramRequest, ProgramSource};
-use ferry_types::identify::{IdentificationChoices, IdentifyRequest};
+use ferry_types::identify::{IdentificationChoices, IdentificationJob, IdentifyRequest};
 
 use super::shared::*;
 use crate::error::ApiError;
@@ -19,9 +19,16 @@ use crate::error::ApiError;
 /// The largest identification request: a program (as a preview's) and the IDs typed for it.
 const MAX_REQUEST_BYTES: usize = 4 * 1024 * 1024 + 64 * 1024;
 
-/// `POST /api/v1/stacks/{id}/identifications`: `{"program", "ids"?}` → the rows (`type`,
-/// `name`, `urn`, `id`, `source`, `status`, `differences`, and the recipe for a form).
-pub(super) async fn identify(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+/// `POST /api/v1/stacks/{id}/identifications`: `{"program", "ids"?}` → an identification job
+/// (202): follow `/identifications/{job}/events`, whose `row` events are the table (`type`,
+/// `name`, `urn`, `id`, `source`, `status`, `differences`, and the recipe for a form); or read
+/// the finished job, which holds it. A program that does not read is refused at once.
+pub(super) async fn start_identification(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let request: IdentifyRequest = read_json(body, &headers, MAX_REQUEST_BYTES, "the identification request").await?;
     let program = ProgramRequest {
         source: ProgramSource::Yaml(request.program),
@@ -30,8 +37,24 @@ pub(super) async fn identify(State(ferry): State<Arc<Ferry>>, Path(id): Path<Str
         passphrase: passphrase(&headers)?,
         prior: None,
     };
-    let rows = ferry.previews().identify(&id, program, request.ids, None).await?;
-    Ok(Json(rows).into_response())
+    let job = ferry.previews().start_identification(&id, program, request.ids).await?;
+    Ok((StatusCode::ACCEPTED, Json(job)).into_response())
+}
+
+/// `GET /api/v1/identifications/{id}`: the job, with its table once it is done.
+pub(super) async fn get_identification(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.jobs().get::<IdentificationJob>(&id, None).await?).into_response())
+}
+
+/// Server-sent events: an `identification` event per resource done (`kind: resource`), then
+/// per row of the table (`kind: row`), then `end` with the job.
+pub(super) async fn identification_events(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(job_stream(ferry.jobs().follow_job::<IdentificationJob>(&id, None).await?, "identification"))
+}
+
+/// `POST /api/v1/identifications/{id}/cancel`: stops the job's `Read`s; nothing was kept.
+pub(super) async fn cancel_identification(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    Ok(Json(ferry.jobs().cancel::<IdentificationJob>(&id, None).await?).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/identifications`: `{"choices": [{"name", "choice", "id"?}]}`

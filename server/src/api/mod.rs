@@ -29,7 +29,7 @@ use webhooks::*;
 /// The API's routes, each with who may call it (see `access.rs`). Actions name what the audit
 /// log records for calls of mutating routes; an empty action is a read sent as a POST.
 pub fn routes() -> Routes {
-    use ferry_service::access::Object::{Discovery, Plan, Preview, Stack};
+    use ferry_service::access::Object::{Discovery, Identification, Plan, Preview, Stack};
     use ferry_service::access::Role::{Committer, Planner, Viewer};
     use Gate::{Named, On, Session, Share, SignedIn};
     Routes::new("/api/v1")
@@ -58,7 +58,10 @@ pub fn routes() -> Routes {
         .get("/stacks/{id}/resources", On(Stack, Viewer), "", stack_resources)
         .get("/stacks/{id}/resource", On(Stack, Viewer), "", stack_resource)
         .post("/stacks/{id}/previews", On(Stack, Planner), "preview.create", create_preview)
-        .post("/stacks/{id}/identifications", On(Stack, Planner), "", identify)
+        .post("/stacks/{id}/identifications", On(Stack, Planner), "", start_identification)
+        .get("/identifications/{id}", On(Identification, Planner), "", get_identification)
+        .get("/identifications/{id}/events", On(Identification, Planner), "", identification_events)
+        .post("/identifications/{id}/cancel", On(Identification, Planner), "", cancel_identification)
         .get("/previews/{id}", On(Preview, Viewer), "", get_preview)
         .post("/previews/{id}/commit", On(Preview, Committer), "preview.commit", commit_preview)
         .get("/previews/{id}/code", On(Preview, Viewer), "code.read", preview_code)

@@ -93,7 +93,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("GET", "/api/v1/stacks/{id}/resources", Role(Viewer), 200),
         ("GET", "/api/v1/stacks/{id}/resource", Role(Viewer), 200),
         ("POST", "/api/v1/stacks/{id}/previews", Role(Planner), 201),
-        ("POST", "/api/v1/stacks/{id}/identifications", Role(Planner), 200),
+        ("POST", "/api/v1/stacks/{id}/identifications", Role(Planner), 202),
         ("GET", "/api/v1/previews/{id}", Role(Viewer), 200),
         ("POST", "/api/v1/previews/{id}/commit", Role(Committer), 201),
         ("GET", "/api/v1/previews/{id}/code", Role(Viewer), 200),
@@ -148,6 +148,9 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("GET", "/api/v1/discoveries/{id}", Role(Viewer), 200),
         ("GET", "/api/v1/discoveries/{id}/events", Role(Viewer), 200),
         ("POST", "/api/v1/discoveries/{id}/cancel", Role(Planner), 200),
+        ("GET", "/api/v1/identifications/{id}", Role(Planner), 200),
+        ("GET", "/api/v1/identifications/{id}/events", Role(Planner), 200),
+        ("POST", "/api/v1/identifications/{id}/cancel", Role(Planner), 200),
         ("GET", "/api/v1/plans/{id}/comments", Role(Viewer), 200),
         ("POST", "/api/v1/plans/{id}/comments", Review, 201),
         ("POST", "/api/v1/plans/{id}/comments/{comment}/resolve", Review, 200),
@@ -229,6 +232,7 @@ struct World {
     job: String,
     share: String,
     discovery: String,
+    identification: String,
     /// A DIY backend folder allowed to the organisation: no stacks, and a local Terraform
     /// backend's `terraform.tfstate`.
     backend: tempfile::TempDir,
@@ -278,7 +282,10 @@ async fn world() -> World {
     let share = share["token"].as_str().unwrap().to_string();
     let discovery = common::discovery(&author, &stack, json!([{"type": "test:index:Thing"}])).await;
     let discovery = discovery["id"].as_str().unwrap().to_string();
-    World { app, stacks, tokens, stack, plan, preview, urn, job, share, discovery, backend, _plugins: plugins }
+    let (_, identification) =
+        common::call(&author, common::post_json(&format!("/api/v1/stacks/{stack}/identifications"), &json!({"program": IDENTIFIED}).to_string())).await;
+    let identification = identification["id"].as_str().unwrap().to_string();
+    World { app, stacks, tokens, stack, plan, preview, urn, job, share, discovery, identification, backend, _plugins: plugins }
 }
 
 /// A plan of the author's importing one integer, previewed: the plan and its preview.
@@ -432,6 +439,8 @@ impl World {
             plan.clone()
         } else if path.starts_with("/api/v1/previews/") {
             preview.clone()
+        } else if path.starts_with("/api/v1/identifications/") {
+            self.identification.clone()
         } else {
             self.discovery.clone()
         };
@@ -522,7 +531,7 @@ impl World {
             Who::LinkHolder(LinkAs::Path) => {
                 // Every ID in the path is the link's token (a share route's own `{token}` was
                 // already).
-                for id in [&self.stack, &self.plan, &self.preview, &self.discovery, &self.job] {
+                for id in [&self.stack, &self.plan, &self.preview, &self.discovery, &self.identification, &self.job] {
                     uri = uri.replace(id.as_str(), &self.share);
                 }
             }

@@ -69,8 +69,7 @@ async fn a_postgresql_program_without_import_ids_is_identified_and_committed_fro
          odd:\n    type: postgresql:Schema\n    properties:\n      name: reports\n      database: {prefix}db.extra\n  \
          hidden:\n    type: postgresql:Role\n    properties:\n      name:\n        fn::secret: {prefix}hidden\n"
     );
-    let (status, found) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &json!({"program": program}).to_string())).await;
-    assert_eq!(status, StatusCode::OK, "{found}");
+    let (found, events) = common::identification(&app, &stack, &json!({"program": program})).await;
     for (name, id) in [("app", format!("{prefix}app")), ("readers", format!("{prefix}readers"))] {
         let r = row(&found, name);
         assert_eq!(r["status"], "identified", "{r}");
@@ -94,6 +93,10 @@ async fn a_postgresql_program_without_import_ids_is_identified_and_committed_fro
     assert_eq!(hidden["secret"], true);
     assert_eq!(hidden["id"], "[secret]");
     assert!(!found.to_string().contains(&format!("{prefix}hidden")), "the secret is nowhere in the answer: {found}");
+    assert!(!events.contains(&format!("{prefix}hidden")), "nor in the job's progress: {events}");
+    // The progress named each of the program's six resources once (not the stack or its
+    // default provider).
+    assert_eq!(events.matches(r#""kind":"resource""#).count(), 6, "{events}");
     assert_eq!((found["identified"].as_u64(), found["unidentified"].as_u64()), (Some(4), Some(2)), "{found}");
 
     // The choices become the plan's next revision: imports with their IDs, the newcomer left
@@ -146,8 +149,7 @@ async fn a_composite_id_is_asked_for_by_its_parts_and_tried_when_typed() {
     let stack = new_stack(&app, "acme/identify/random").await;
     let program = "name: r\nruntime: yaml\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: 1\n      max: 65535\n  pet:\n    type: random:RandomPet\n  \
                    above:\n    type: random:RandomInteger\n    properties:\n      min: ${port.result}\n      max: 70000\n";
-    let (status, found) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &json!({"program": program}).to_string())).await;
-    assert_eq!(status, StatusCode::OK, "{found}");
+    let (found, _) = common::identification(&app, &stack, &json!({"program": program})).await;
     // The recipe needs `result`, which no program sets: the form asks for it, the rest filled.
     let port = row(&found, "port");
     assert_eq!(port["status"], "unidentified", "{port}");
@@ -162,8 +164,7 @@ async fn a_composite_id_is_asked_for_by_its_parts_and_tried_when_typed() {
 
     // Typed into the form's parts, the ID is tried with Read.
     let typed = json!({"program": program, "ids": {"port": "8080,1,65535"}});
-    let (status, found) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &typed.to_string())).await;
-    assert_eq!(status, StatusCode::OK, "{found}");
+    let (found, _) = common::identification(&app, &stack, &typed).await;
     let port = row(&found, "port");
     assert_eq!((&port["status"], &port["source"], &port["id"]), (&json!("identified"), &json!("typed"), &json!("8080,1,65535")), "{port}");
     // Read, the port's result is known: the one above it now lacks only its own.
@@ -172,7 +173,7 @@ async fn a_composite_id_is_asked_for_by_its_parts_and_tried_when_typed() {
     assert!(above["reason"].as_str().unwrap().contains("does not set `result`"), "{above}");
     // Typed with bounds the program does not have, it is found but differs, as a preview shows.
     let typed = json!({"program": program, "ids": {"port": "8080,1,9000"}});
-    let (_, found) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &typed.to_string())).await;
+    let (found, _) = common::identification(&app, &stack, &typed).await;
     let port = row(&found, "port");
     assert_eq!(port["status"], "differs", "{port}");
     assert!(port["differences"].as_array().unwrap().iter().any(|d| d["path"] == "max" && d["read"] == 9000), "{port}");
@@ -194,8 +195,7 @@ async fn a_provider_that_crashes_during_read_fails_its_row_only() {
     let program =
         "name: c\nruntime: yaml\nresources:\n  good:\n    type: test:index:Thing\n  boom:\n    type: test:index:Thing\n  later:\n    type: test:index:Thing\n";
     let typed = json!({"program": program, "ids": {"good": "thing-a", "boom": "crash-1", "later": "thing-b"}});
-    let (status, found) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &typed.to_string())).await;
-    assert_eq!(status, StatusCode::OK, "{found}");
+    let (found, _) = common::identification(&app, &stack, &typed).await;
     assert_eq!(row(&found, "boom")["status"], "failed", "{found}");
     assert!(row(&found, "boom")["reason"].as_str().unwrap().contains("Read"), "{found}");
     for name in ["good", "later"] {
@@ -212,6 +212,13 @@ async fn bad_identification_requests_are_named() {
     assert_eq!(status, StatusCode::BAD_REQUEST, "{e}");
     let (status, e) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), r#"{"programme": "x"}"#)).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{e}");
+    // Refused at once, before any job: a program with nothing to identify.
+    let (status, e) = call(&app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), r#"{"program": "name: p\nruntime: yaml\n"}"#)).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{e}");
+    assert!(e["error"]["message"].as_str().unwrap().contains("no resources to identify"), "{e}");
+    // A job that is not an identification is not one here.
+    let (status, e) = call(&app, get("/api/v1/identifications/no-such-job")).await;
+    assert_eq!(status, StatusCode::NOT_FOUND, "{e}");
     // Choices for a spec's plan, or naming what the program lacks, are refused with the reason.
     let spec = r#"{"resources": [{"type": "random:index/randomPet:RandomPet", "name": "a", "id": "x"}]}"#;
     let (_, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), &json!({"spec": spec}).to_string())).await;

@@ -28,6 +28,7 @@ struct Org {
     job: String,
     share: String,
     discovery: String,
+    identification: String,
 }
 
 /// A state of `test:index:Thing` resources, one per ID, as stack `project`/`stack` holds them.
@@ -50,7 +51,7 @@ fn state(project: &str, stack: &str, ids: &[&str]) -> String {
 }
 
 /// What one organisation holds: its stack `org/project/stack` managing `managed`, a plan with a
-/// preview, a link, a comment and a discovery.
+/// preview, a link, a comment, a discovery and an identification.
 struct Holdings<'a> {
     org: &'a str,
     project: &'a str,
@@ -85,7 +86,12 @@ async fn org(app: &Router, stacks: &Arc<Ferry>, h: Holdings<'_>) -> Org {
     assert_eq!(status, StatusCode::CREATED);
     let discovery = common::discovery(&app, &stack, json!([{"type": "test:index:Thing"}])).await;
     let discovery = discovery["id"].as_str().unwrap().to_string();
-    Org { token, stack, plan, preview, urn, job, share, discovery }
+    let program = "name: p\nruntime: yaml\nresources:\n  t:\n    type: test:index:Thing\n";
+    let (status, identification) =
+        common::call(&app, common::post_json(&format!("/api/v1/stacks/{stack}/identifications"), &json!({"program": program}).to_string())).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{identification}");
+    let identification = identification["id"].as_str().unwrap().to_string();
+    Org { token, stack, plan, preview, urn, job, share, discovery, identification }
 }
 
 #[tokio::test(flavor = "multi_thread")]
@@ -128,6 +134,7 @@ async fn nothing_of_one_organisation_reaches_another() {
         globex.job.clone(),
         globex.share.clone(),
         globex.discovery.clone(),
+        globex.identification.clone(),
         globex.urn.clone(),
         globex.token.clone(),
     ];
@@ -174,6 +181,8 @@ async fn nothing_of_one_organisation_reaches_another() {
             &acme.plan
         } else if path.starts_with("/api/v1/previews/") {
             &acme.preview
+        } else if path.starts_with("/api/v1/identifications/") {
+            &acme.identification
         } else {
             &acme.discovery
         };

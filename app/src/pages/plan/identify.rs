@@ -71,53 +71,94 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
     let choices = RwSignal::new(HashMap::<String, (IdChoice, String)>::new());
     let busy = RwSignal::new(false);
     let problem = RwSignal::new(None::<String>);
+    // The running job: its ID (to cancel it), the resources done of its total.
+    let job = RwSignal::new(None::<String>);
+    let progress = RwSignal::new((0usize, 0usize));
+    // The rows the running job has reported so far.
+    let arriving = StoredValue::new(Vec::<IdentificationRow>::new());
     let identify_url = format!("/api/v1/stacks/{stack_id}/identifications");
     let revision_url = format!("/api/v1/plans/{plan_id}/revisions/{revision}");
-    // Runs identification of the saved revision's program; `typed` IDs are tried instead of
-    // the recipes' (the form's Try), and only those rows change.
+    // The job's table, shown: all of it, or only the rows `only` names (a form's Try), each
+    // with its default choice.
+    let show = move |answer: Identifications, only: Vec<String>| {
+        let merged = match (found.get_untracked(), only.is_empty()) {
+            (Some(before), false) => {
+                let rows = before
+                    .rows
+                    .into_iter()
+                    .map(|r| if only.contains(&r.name) { answer.rows.iter().find(|a| a.name == r.name).cloned().unwrap_or(r) } else { r })
+                    .collect();
+                Identifications::new(rows)
+            }
+            _ => answer,
+        };
+        choices.update(|c| {
+            for r in &merged.rows {
+                if only.is_empty() || only.contains(&r.name) {
+                    c.insert(r.name.clone(), (default_choice(r), r.id.clone().unwrap_or_default()));
+                }
+            }
+        });
+        found.set(Some(merged));
+    };
+    // Runs identification of the saved revision's program as a job, followed as it reads;
+    // `typed` IDs are tried instead of the recipes' (the form's Try), and only those rows change.
     let run = Callback::new(move |typed: BTreeMap<String, String>| {
         let (_identify_url, _revision_url) = (identify_url.clone(), revision_url.clone());
         busy.set(true);
         problem.set(None);
+        progress.set((0, 0));
+        arriving.set_value(Vec::new());
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let answer = async {
+            use ferry_types::identify::{IdentificationEvent, IdentificationJob};
+            let started = async {
                 let plan: ferry_types::plans::PlanView = crate::browser::get_json(&_revision_url).await?;
                 let program = plan.current.program.ok_or("this revision has no program")?;
-                let only: Vec<String> = typed.keys().cloned().collect();
-                let body = serde_json::to_string(&ferry_types::identify::IdentifyRequest { program, ids: typed }).map_err(|e| e.to_string())?;
-                let answer: Identifications = crate::browser::send(&_identify_url, "application/json", &body).await?;
-                Ok::<_, String>((answer, only))
+                let body = serde_json::to_string(&ferry_types::identify::IdentifyRequest { program, ids: typed.clone() }).map_err(|e| e.to_string())?;
+                crate::browser::send::<IdentificationJob>(&_identify_url, "application/json", &body).await
             };
-            match answer.await {
-                Ok((answer, only)) => {
-                    let merged = match (found.get_untracked(), only.is_empty()) {
-                        (Some(before), false) => {
-                            let rows = before
-                                .rows
-                                .into_iter()
-                                .map(|r| if only.contains(&r.name) { answer.rows.iter().find(|a| a.name == r.name).cloned().unwrap_or(r) } else { r })
-                                .collect();
-                            Identifications::new(rows)
-                        }
-                        _ => answer,
-                    };
-                    choices.update(|c| {
-                        for r in &merged.rows {
-                            if only.is_empty() || only.contains(&r.name) {
-                                c.insert(r.name.clone(), (default_choice(r), r.id.clone().unwrap_or_default()));
-                            }
-                        }
-                    });
-                    found.set(Some(merged));
+            let started = match started.await {
+                Ok(started) => started,
+                Err(e) => {
+                    busy.set(false);
+                    return problem.set(Some(e));
                 }
-                Err(e) => problem.set(Some(e)),
-            }
-            busy.set(false);
+            };
+            let only: Vec<String> = typed.keys().cloned().collect();
+            job.set(Some(started.id.clone()));
+            progress.set((0, started.total));
+            crate::browser::watch_events(
+                &format!("/api/v1/identifications/{}/events", started.id),
+                "identification",
+                move |e: IdentificationEvent| match e {
+                    IdentificationEvent::Resource { .. } => progress.update(|(done, total)| *done = (*done + 1).min(*total)),
+                    IdentificationEvent::Row(row) => arriving.update_value(|rows| rows.push(row)),
+                },
+                move |end: IdentificationJob| {
+                    job.set(None);
+                    busy.set(false);
+                    match end.status {
+                        ferry_types::JobStatus::Done => show(Identifications::new(arriving.get_value()), only.clone()),
+                        status => problem.set(Some(end.error.unwrap_or_else(|| format!("the identification was {}", status.as_str())))),
+                    }
+                },
+            );
         });
         #[cfg(not(feature = "hydrate"))]
-        let _ = typed;
+        let _ = (typed, show);
     });
+    let cancel = move |_| {
+        let Some(_id) = job.get_untracked() else { return };
+        #[cfg(feature = "hydrate")]
+        leptos::task::spawn_local(async move {
+            if let Err(e) =
+                crate::browser::send::<ferry_types::identify::IdentificationJob>(&format!("/api/v1/identifications/{_id}/cancel"), "application/json", "").await
+            {
+                problem.set(Some(e));
+            }
+        });
+    };
     let save = move |_| {
         let Some(f) = found.get_untracked() else { return };
         let chosen = choices.get_untracked();
@@ -158,7 +199,17 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
                     {move || if found.with(Option::is_some) { "Identify again" } else { "Identify" }}
                 </button>
             </p>
-            {move || busy.get().then(|| view! { <p class="meta" id="identify-busy" role="status">"Reading the resources…"</p> })}
+            {move || busy.get().then(|| {
+                let (done, total) = progress.get();
+                let said = if total == 0 { "Reading the resources…".to_string() } else { format!("Read {done} of {total} resources…") };
+                view! {
+                    <p class="meta" id="identify-busy" role="status">
+                        <progress id="identify-progress" max=total.max(1) value=done></progress>
+                        " " {said} " "
+                        {job.get().map(|_| view! { <button class="small secondary" id="identify-cancel" on:click=cancel>"Cancel"</button> })}
+                    </p>
+                }
+            })}
             {move || problem.get().map(|p| view! { <p class="error" id="identify-problem" role="alert">{p}</p> })}
             {move || found.get().map(|f| {
                 let summary = format!("{} identified, {} found with differences, {} unidentified, {} failed.", f.identified, f.differs, f.unidentified, f.failed);

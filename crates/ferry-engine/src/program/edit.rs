@@ -40,6 +40,19 @@ pub enum ProgramEdit {
     },
 }
 
+impl ProgramEdit {
+    /// The resource edited (its key, or its `name:`).
+    pub fn resource(&self) -> &str {
+        match self {
+            ProgramEdit::SetProperty { resource, .. }
+            | ProgramEdit::RemoveProperty { resource, .. }
+            | ProgramEdit::IgnoreChanges { resource, .. }
+            | ProgramEdit::SetImport { resource, .. }
+            | ProgramEdit::RemoveResource { resource } => resource,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
 pub struct EditError(pub String);
@@ -93,19 +106,48 @@ impl<'a> Text<'a> {
         end
     }
 
-    fn splice(&self, from: usize, to: usize, with: &str) -> String {
+    /// Lines `from..to` (0-based) replaced by `with`.
+    fn splice(&self, from: usize, to: usize, with: &str) -> Splice {
+        Splice { from, to, with: with.to_string() }
+    }
+
+    /// The text with each splice made; they replace lines of the text as it is, none of them
+    /// the same line as another.
+    fn apply(&self, mut splices: Vec<Splice>) -> Result<String, EditError> {
+        splices.sort_by_key(|s| (s.from, s.to));
         let mut out = String::new();
-        for l in &self.lines[..from] {
+        let mut kept = 0;
+        for s in splices {
+            if s.from < kept {
+                return fail(format!("two edits change line {} of the program", s.from + 1));
+            }
+            for l in &self.lines[kept..s.from] {
+                out.push_str(l);
+            }
+            if !s.with.is_empty() && !out.is_empty() && !out.ends_with('\n') {
+                out.push('\n');
+            }
+            out.push_str(&s.with);
+            kept = s.to;
+        }
+        for l in &self.lines[kept..] {
             out.push_str(l);
         }
-        if from > 0 && !self.lines[from - 1].ends_with('\n') {
-            out.push('\n');
-        }
-        out.push_str(with);
-        for l in &self.lines[to..] {
-            out.push_str(l);
-        }
-        out
+        Ok(out)
+    }
+}
+
+/// An edit as lines of the text replaced.
+struct Splice {
+    from: usize,
+    to: usize,
+    with: String,
+}
+
+impl Splice {
+    /// No change.
+    fn none() -> Splice {
+        Splice { from: 0, to: 0, with: String::new() }
     }
 }
 
@@ -133,15 +175,6 @@ fn flow(v: &Value) -> String {
     serde_json::to_string(&escape_interpolations(v)).expect("a value serialises")
 }
 
-/// The resource's mapping and its key's line: by key, or by its `name:` when that differs.
-fn find_resource<'n>(resources: &'n MarkedMappingNode, name: &str) -> Option<(&'n MarkedMappingNode, usize)> {
-    resources.iter().find_map(|(k, v)| {
-        let m = v.as_mapping()?;
-        let logical = m.get_scalar("name").map(|s| s.as_str()).unwrap_or(k.as_str());
-        (k.as_str() == name || logical == name).then(|| (m, line_of(k.span())))
-    })
-}
-
 /// Where a new key of `map` (whose own key is on `line`) goes, and at what indentation.
 fn child_indent(text: &Text<'_>, map: &MarkedMappingNode, line: usize) -> Result<usize, EditError> {
     match map.iter().next() {
@@ -158,26 +191,58 @@ fn child_indent(text: &Text<'_>, map: &MarkedMappingNode, line: usize) -> Result
 
 /// Applies one edit; the rest of the text is kept byte for byte.
 pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditError> {
+    edit_program_all(source, std::slice::from_ref(edit)).map_err(|(_, e)| e)
+}
+
+/// Applies edits of different resources at once, the program read once (identification's
+/// choices, one per resource: a thousand of them, each re-reading the program, took time
+/// growing with the square of its size). An edit that fails is returned with its index.
+pub fn edit_program_all(source: &str, edits: &[ProgramEdit]) -> Result<String, (usize, EditError)> {
     let options = LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
-    let root = marked_yaml::parse_yaml_with_options(0, source, options).map_err(|e| EditError(format!("the program does not parse: {e}")))?;
+    let whole = |e: EditError| (0, e);
+    let root = marked_yaml::parse_yaml_with_options(0, source, options).map_err(|e| whole(EditError(format!("the program does not parse: {e}"))))?;
     let Some(resources) = root.as_mapping().and_then(|m| m.get_mapping("resources")) else {
-        return fail("the program has no `resources`");
+        return Err(whole(EditError("the program has no `resources`".into())));
     };
-    let name = match edit {
-        ProgramEdit::SetProperty { resource, .. }
-        | ProgramEdit::RemoveProperty { resource, .. }
-        | ProgramEdit::IgnoreChanges { resource, .. }
-        | ProgramEdit::SetImport { resource, .. }
-        | ProgramEdit::RemoveResource { resource } => resource,
-    };
-    let Some((resource, resource_line)) = find_resource(resources, name) else {
+    // Each resource by its key and by its `name:` (the key wins where the two meet).
+    let mut by_name: std::collections::HashMap<&str, (&MarkedMappingNode, usize)> = std::collections::HashMap::new();
+    for (k, v) in resources.iter() {
+        if let Some(m) = v.as_mapping() {
+            if let Some(logical) = m.get_scalar("name") {
+                by_name.entry(logical.as_str()).or_insert((m, line_of(k.span())));
+            }
+        }
+    }
+    for (k, v) in resources.iter() {
+        if let Some(m) = v.as_mapping() {
+            by_name.insert(k.as_str(), (m, line_of(k.span())));
+        }
+    }
+    let text = Text::new(source);
+    let mut edited = std::collections::HashSet::new();
+    let mut splices = Vec::with_capacity(edits.len());
+    for (i, edit) in edits.iter().enumerate() {
+        let name = edit.resource();
+        // Lines are those of the text as it is: a second edit of one resource would not see
+        // the first's.
+        if by_name.get(name).is_some_and(|(_, line)| !edited.insert(*line)) {
+            return Err((i, EditError(format!("`{name}` is edited twice; edit it once"))));
+        }
+        splices.push(splice_of(&text, &by_name, edit).map_err(|e| (i, e))?);
+    }
+    text.apply(splices).map_err(whole)
+}
+
+/// The lines one edit replaces.
+fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&MarkedMappingNode, usize)>, edit: &ProgramEdit) -> Result<Splice, EditError> {
+    let name = edit.resource();
+    let Some(&(resource, resource_line)) = resources.get(name) else {
         return fail(format!("the program has no resource `{name}`"));
     };
-    let text = Text::new(source);
     if let ProgramEdit::RemoveResource { .. } = edit {
         return Ok(text.splice(resource_line - 1, text.block_end(resource_line), ""));
     }
-    let child = child_indent(&text, resource, resource_line)?;
+    let child = child_indent(text, resource, resource_line)?;
     let pad = |n: usize| " ".repeat(n);
     // Finds a key of `map`, with its line.
     let entry = |map: &MarkedMappingNode, key: &str| map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| (line_of(k.span()), v.clone()));
@@ -188,7 +253,7 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
         ProgramEdit::SetProperty { property, value, .. } if property_segments(property)?.len() > 1 => {
             let segments = property_segments(property)?;
             match entry(resource, "properties") {
-                Some((props_line, Node::Mapping(props))) => set_nested(&text, &props, props_line, &segments, value),
+                Some((props_line, Node::Mapping(props))) => set_nested(text, &props, props_line, &segments, value),
                 _ => fail(format!("`{name}` sets no `{}`; add it to the program first", segments[0])),
             }
         }
@@ -197,7 +262,7 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
             let Some((props_line, Node::Mapping(props))) = entry(resource, "properties") else {
                 return fail(format!("`{name}` has no properties"));
             };
-            remove_nested(&text, &props, props_line, &segments).map_err(|e| EditError(format!("`{name}`: {}", e.0)))
+            remove_nested(text, &props, props_line, &segments).map_err(|e| EditError(format!("`{name}`: {}", e.0)))
         }
         ProgramEdit::SetProperty { property, value, .. } => {
             let line = format!("{}: {}\n", key_text(property), flow(value));
@@ -208,7 +273,7 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
                         Ok(text.splice(at - 1, text.block_end(at), &format!("{}{line}", pad(own))))
                     }
                     None => {
-                        let inner = child_indent(&text, &props, props_line)?;
+                        let inner = child_indent(text, &props, props_line)?;
                         let end = text.block_end(props_line);
                         Ok(text.splice(end, end, &format!("{}{line}", pad(inner))))
                     }
@@ -248,7 +313,7 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
                     Ok(text.splice(at - 1, text.block_end(at), &format!("{}{line}", pad(own))))
                 }
                 None => {
-                    let inner = child_indent(&text, &options, options_line)?;
+                    let inner = child_indent(text, &options, options_line)?;
                     let end = text.block_end(options_line);
                     Ok(text.splice(end, end, &format!("{}{line}", pad(inner))))
                 }
@@ -271,14 +336,14 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
                     };
                     let mut names: Vec<String> = list.iter().filter_map(|n| n.as_scalar().map(|s| s.as_str().to_string())).collect();
                     if names.contains(property) {
-                        return Ok(source.to_string());
+                        return Ok(Splice::none());
                     }
                     names.push(property.clone());
                     let own = indent(text.lines[at - 1]);
                     Ok(text.splice(at - 1, text.block_end(at), &format!("{}ignoreChanges: {}\n", pad(own), flow(&Value::from(names)))))
                 }
                 None => {
-                    let inner = child_indent(&text, &options, options_line)?;
+                    let inner = child_indent(text, &options, options_line)?;
                     let end = text.block_end(options_line);
                     Ok(text.splice(end, end, &format!("{}ignoreChanges: {}\n", pad(inner), flow(&Value::from(vec![property.clone()])))))
                 }
@@ -322,7 +387,7 @@ fn entry_of(map: &MarkedMappingNode, key: &str) -> Option<(usize, Node)> {
 }
 
 /// Sets `segments` below `map` (whose key is on `line`), creating the mappings on the way.
-fn set_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String], value: &Value) -> Result<String, EditError> {
+fn set_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String], value: &Value) -> Result<Splice, EditError> {
     let pad = |n: usize| " ".repeat(n);
     let (head, rest) = segments.split_first().expect("at least one segment");
     match entry_of(map, head) {
@@ -350,7 +415,7 @@ fn set_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &
 }
 
 /// Removes `segments` below `map` (whose key is on `line`); a mapping left empty is written `{}`.
-fn remove_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String]) -> Result<String, EditError> {
+fn remove_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String]) -> Result<Splice, EditError> {
     let (head, rest) = segments.split_first().expect("at least one segment");
     let Some((at, node)) = entry_of(map, head) else {
         return fail(format!("the program does not set `{head}`"));
@@ -492,6 +557,26 @@ outputs:
         let out = edit(ProgramEdit::RemoveResource { resource: "pet".into() });
         assert!(!out.contains("RandomPet"), "{out}");
         crate::program::parse_program("Pulumi.yaml", &replaced).unwrap();
+    }
+
+    /// Edits of different resources made at once give what making them one after another
+    /// gives; two edits of one resource's lines are refused, and a failing edit is named by
+    /// its index.
+    #[test]
+    fn edits_made_at_once_equal_edits_made_in_turn() {
+        let edits = [ProgramEdit::SetImport { resource: "port".into(), id: "8,1,10".into() }, ProgramEdit::RemoveResource { resource: "pet".into() }];
+        let in_turn = edits.iter().fold(PROGRAM.to_string(), |text, e| edit_program(&text, e).unwrap());
+        let at_once = edit_program_all(PROGRAM, &edits).unwrap();
+        assert_eq!(at_once, in_turn);
+        assert!(at_once.contains("import: \"8,1,10\"") && !at_once.contains("RandomPet"), "{at_once}");
+        // The other order, and an insertion right where a removed block starts.
+        let (a, b) = (ProgramEdit::SetImport { resource: "pet".into(), id: "x".into() }, ProgramEdit::RemoveResource { resource: "port".into() });
+        let at_once = edit_program_all(PROGRAM, &[a.clone(), b.clone()]).unwrap();
+        assert_eq!(at_once, edit_program(&edit_program(PROGRAM, &a).unwrap(), &b).unwrap());
+        let twice = [ProgramEdit::RemoveResource { resource: "pet".into() }, ProgramEdit::SetImport { resource: "pet".into(), id: "x".into() }];
+        assert_eq!(edit_program_all(PROGRAM, &twice).unwrap_err(), (1, EditError("`pet` is edited twice; edit it once".into())));
+        let (at, e) = edit_program_all(PROGRAM, &[edits[0].clone(), ProgramEdit::RemoveResource { resource: "nope".into() }]).unwrap_err();
+        assert_eq!((at, e.0.as_str()), (1, "the program has no resource `nope`"));
     }
 
     #[test]

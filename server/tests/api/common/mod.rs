@@ -180,6 +180,26 @@ pub async fn discovery(app: &Router, stack: &str, types: Value) -> Value {
     view
 }
 
+/// Runs an identification of `body` (`{program, ids?}`) on the stack to its end: its event
+/// stream gives a `resource` event per program resource and a `row` per row of the table, then
+/// ends; the finished job, whose status must be `done`, holds the table. Returns the table and
+/// the stream's text.
+pub async fn identification(app: &Router, stack: &str, body: &Value) -> (Value, String) {
+    let (status, job) = call(app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &body.to_string())).await;
+    assert_eq!(status, StatusCode::ACCEPTED, "{job}");
+    let id = job["id"].as_str().unwrap();
+    let res = app.clone().oneshot(get(&format!("/api/v1/identifications/{id}/events"))).await.unwrap();
+    let events = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(events.contains("event: end"), "{events}");
+    let rows = events.lines().filter(|l| l.starts_with("data: {\"kind\":\"row\"")).count();
+    let (_, view) = call(app, get(&format!("/api/v1/identifications/{id}"))).await;
+    assert_eq!(view["status"], "done", "{view}");
+    assert_eq!(view["finished"], view["total"], "{view}");
+    let table = view["identifications"].clone();
+    assert_eq!(table["rows"].as_array().map(Vec::len), Some(rows), "the stream gave each row of the table: {events}");
+    (table, events)
+}
+
 /// The steps of a preview (`op name`, and the error when a step has one).
 pub fn step_lines(plan: &Value) -> Vec<String> {
     plan["steps"]
