@@ -83,7 +83,15 @@ test('every page passes axe-core with no serious or critical violation', async (
     [`/stacks/${stack.id}/plans`, "a stack's plans"],
   ]) {
     await page.goto(BASE + path);
-    await page.waitForSelector('body[data-hydrated="true"]');
+    // A page that does not hydrate is named, with what its console said (this step has timed
+    // out now and then on a loaded machine; the name says where to look).
+    const said = [];
+    const listen = (m) => said.push(`${m.type()}: ${m.text().slice(0, 300)}`);
+    page.on('console', listen);
+    await page.waitForSelector('body[data-hydrated="true"]').catch((e) => {
+      throw new Error(`${what} (${path}) did not hydrate: ${e.message}\nits console: ${JSON.stringify(said)}`);
+    });
+    page.off('console', listen);
     await assertAccessible(page, what);
   }
   // The Terraform migration form, opened.
