@@ -19,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 ensure_fuzz_tools
 
 FUZZ=crates/ferry-fuzz
-TARGETS=(state_file import_spec yaml_program property_values backend_files provider_answers terraform_state generated_code)
+TARGETS=(state_file import_spec yaml_program property_values backend_files provider_answers terraform_state terraform_configuration generated_code)
 LIMIT=(-runs=200)
 case "${1:-}" in
   --smoke) shift; LIMIT=(-runs=2000) ;;
@@ -57,6 +57,7 @@ seed property_values "$FIXTURES/pulumi/state/secrets-test-vectors.json" "$FIXTUR
 seed backend_files "$FIXTURES/pulumi/state/real-diy-checkpoint/dev-empty.checkpoint.json"
 seed provider_answers
 seed terraform_state "$FIXTURES"/terraform/*
+seed terraform_configuration "$FIXTURES"/terraform/*/*.tf
 seed generated_code
 for target in "${TARGETS[@]}"; do mkdir -p "$FUZZ/corpus/$target"; done
 

@@ -141,6 +141,15 @@ pub async fn post_file<T: serde::de::DeserializeOwned>(url: &str, file: &web_sys
     parse(&answer(url, &init).await?)
 }
 
+/// `POST`s a form (files and fields, as `multipart/form-data`): the answer's JSON, or the API's
+/// error message.
+pub async fn post_form<T: serde::de::DeserializeOwned>(url: &str, form: &web_sys::FormData) -> Result<T, String> {
+    let init = RequestInit::new();
+    init.set_method("POST");
+    init.set_body(form);
+    parse(&answer(url, &init).await?)
+}
+
 /// Sends a request: the answer's text, or the API's error message.
 async fn answer(url: &str, init: &RequestInit) -> Result<String, String> {
     let window = web_sys::window().ok_or("no window")?;

@@ -1,6 +1,6 @@
 // A team migrates from Terraform in the browser: on a stack's page, "Migrate from Terraform"
-// takes a real state file (the shared fixtures' `tf-project.tfstate`), lists each instance with
-// what became of it, opens the plan, previews it (read by Ferry's random plugin, no difference
+// takes a real state file (the shared fixtures' `tf-project.tfstate`) with the configuration it
+// was applied from, lists each instance with what became of it (its block beside its program), opens the plan, previews it (read by Ferry's random plugin, no difference
 // from what Terraform recorded) and commits it into the stack.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -18,10 +18,18 @@ test('a Terraform state file becomes a plan, previews clean and commits', async 
   await page.waitForSelector('body[data-hydrated="true"]');
   await page.click('#migrate-terraform summary');
   await page.setInputFiles('#migrate-file', path.join(FIXTURES, 'terraform', 'tf-project.tfstate'));
+  // With the real configuration the state was applied from: the row shows its block beside
+  // the program it becomes.
+  await page.setInputFiles('#migrate-configuration', path.join(FIXTURES, 'terraform', 'tf-project', 'main.tf'));
   await page.click('#migrate-submit');
   await page.waitForSelector('#migrate-rows tbody tr', { timeout: 60000 });
-  const rows = await page.locator('#migrate-rows tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 5).map((c) => c.textContent)));
+  const rows = await page.locator('#migrate-rows tbody tr:not(.configured)').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 5).map((c) => c.textContent)));
   assert.deepEqual(rows, [['random_string.example', 'mapped', 'hashicorp/random → random', 'random:index/randomString:RandomString', 'example']]);
+  const configured = page.locator('#migrate-rows tr.configured');
+  assert.equal(await configured.locator('figure.hcl figcaption').textContent(), 'main.tf, line 10');
+  assert.match(await configured.locator('figure.hcl pre').textContent(), /^resource "random_string" "example" \{\n  length  = 16/);
+  assert.match(await configured.locator('figure.program pre').textContent(), /# terraform: random_string\.example\n  example:\n    type: random:index\/randomString:RandomString/);
+  assert.equal(await configured.locator('.configuration-notes').count(), 0, 'the state agrees with its configuration');
   await page.screenshot({ path: path.join(ARTIFACTS, 'terraform-migration.png'), fullPage: true });
 
   await page.click('#migrate-plan');

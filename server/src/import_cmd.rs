@@ -42,6 +42,11 @@ pub struct ImportArgs {
     /// With `--from terraform`: import deposed objects too.
     #[arg(long)]
     include_deposed: bool,
+    /// With `--from terraform`: the folder of the configuration (`.tf` files) the state was
+    /// applied from; references between resources and variables become references and config
+    /// in the program and the code, and what the state contradicts is said on each row.
+    #[arg(long, value_name = "DIR")]
+    configuration: Option<PathBuf>,
     /// Show the preview; write nothing.
     #[arg(long)]
     preview_only: bool,
@@ -117,9 +122,17 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         }
         None => {
             let choices = ferry_service::MigrationChoices { title: None, include_tainted: args.include_tainted, include_deposed: args.include_deposed };
-            let migration = service.plans().terraform_migration(&stack_id, &bytes, &choices).await?;
+            let configuration = match &args.configuration {
+                Some(dir) => configuration_files(dir)?,
+                None => Vec::new(),
+            };
+            let migration = service.plans().terraform_migration(&stack_id, &bytes, &configuration, &choices).await?;
             if !args.json {
                 print_migration(&migration.rows);
+            }
+            // On stderr, so that `--json` prints only JSON.
+            for note in &migration.notes {
+                eprintln!("note: {note}");
             }
             let Some(program) = migration.program else {
                 if args.json {
@@ -241,6 +254,33 @@ fn print_preview(preview: &Value) {
 }
 
 /// The Terraform instances and what became of each.
+/// The `.tf` files under `dir` (its subfolders too, where local modules live), by their path
+/// inside it; hidden folders (`.terraform`, which holds downloaded modules and providers) are
+/// not read.
+fn configuration_files(dir: &std::path::Path) -> Result<Vec<ferry_terraform::ConfigurationFile>, Error> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let entries = std::fs::read_dir(&folder).map_err(|e| format!("cannot read the configuration's folder {}: {e}", folder.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| format!("{}: {e}", folder.display()))?.path();
+            let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
+            if path.is_dir() && !hidden {
+                folders.push(path);
+            } else if path.extension().is_some_and(|e| e == "tf") {
+                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                let inside = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                files.push(ferry_terraform::ConfigurationFile { path: inside, text });
+            }
+        }
+    }
+    if files.is_empty() {
+        return Err(format!("{} holds no `.tf` file", dir.display()).into());
+    }
+    files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(files)
+}
+
 fn print_migration(rows: &[ferry_terraform::Row]) {
     let width = |f: &dyn Fn(&ferry_terraform::Row) -> usize| rows.iter().map(f).max().unwrap_or(0).max(7);
     let (wa, ws) = (width(&|r| r.address.len()), width(&|r| format!("{:?}", r.status).len() + 2));
@@ -258,6 +298,9 @@ fn print_migration(rows: &[ferry_terraform::Row]) {
         }
         if !r.dependencies_not_imported.is_empty() {
             note.push_str(&format!("; depends on what is not imported: {}", r.dependencies_not_imported.join(", ")));
+        }
+        for said in &r.configuration_notes {
+            note.push_str(&format!("; configuration: {said}"));
         }
         println!("{:wa$}  {status:ws$}  {note}", r.address);
     }

@@ -2,9 +2,11 @@
 //! dropped), or the state where its backend keeps it (an S3 bucket's key or a local backend's
 //! file, a workspace picked from those it has), becomes a plan through the API, and every
 //! instance is listed with what became of it (mapped to its Pulumi type, a data source,
-//! unmapped and why, tainted, deposed) before the plan opens.
+//! unmapped and why, tainted, deposed) before the plan opens. With the configuration the state
+//! was applied from (`.tf` files, or a zip of their folder), each row shows its block beside
+//! the program it becomes, and what the configuration says that the program does not follow.
 
-use ferry_types::terraform::{MigrationView, RemoteState, RowStatus, Workspaces};
+use ferry_types::terraform::{resource_in_program, MigrationView, RemoteState, Row, RowStatus, Workspaces};
 use leptos::prelude::*;
 
 /// The status word a row shows.
@@ -21,6 +23,7 @@ fn status_word(status: RowStatus) -> &'static str {
 #[component]
 pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
     let file = NodeRef::<leptos::html::Input>::new();
+    let configuration = NodeRef::<leptos::html::Input>::new();
     let result = RwSignal::new(None::<Result<MigrationView, String>>);
     let busy = RwSignal::new(false);
     let _url = format!("/api/v1/stacks/{stack_id}/migrations/terraform");
@@ -79,9 +82,26 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 return;
             };
             let url = _url.clone();
+            // With the configuration, the state and its files go as one form.
+            let tf_files = configuration.get().and_then(|input| input.files()).filter(|list| list.length() > 0);
             busy.set(true);
             leptos::task::spawn_local(async move {
-                result.set(Some(crate::browser::post_file::<MigrationView>(&url, &chosen).await));
+                let answer = match tf_files {
+                    None => crate::browser::post_file::<MigrationView>(&url, &chosen).await,
+                    Some(list) => match web_sys::FormData::new() {
+                        Ok(form) => {
+                            let _ = form.append_with_blob_and_filename("state", &chosen, &chosen.name());
+                            for n in 0..list.length() {
+                                if let Some(f) = list.get(n) {
+                                    let _ = form.append_with_blob_and_filename("configuration", &f, &f.name());
+                                }
+                            }
+                            crate::browser::post_form::<MigrationView>(&url, &form).await
+                        }
+                        Err(_) => Err("this browser cannot send a form".into()),
+                    },
+                };
+                result.set(Some(answer));
                 busy.set(false);
             });
         }
@@ -94,7 +114,12 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 " output) becomes a plan: every resource a provider plugin maps is imported, read by its provider and diffed against what Terraform last recorded. Nothing reaches the stack before the plan's commit."
             </p>
             <form class="upload" id="migrate-form" on:submit=on_submit>
-                <input type="file" id="migrate-file" aria-label="Terraform or OpenTofu state file" accept=".tfstate,.json,application/json" node_ref=file/>
+                <label>"The state"
+                    <input type="file" id="migrate-file" aria-label="Terraform or OpenTofu state file" accept=".tfstate,.json,application/json" node_ref=file/>
+                </label>
+                <label>"Its configuration (optional): .tf files, or a zip of their folder"
+                    <input type="file" id="migrate-configuration" aria-label="Its configuration: .tf files or a zip of their folder" multiple accept=".tf,.zip" node_ref=configuration/>
+                </label>
                 <button type="submit" id="migrate-submit" disabled=move || busy.get()>{move || if busy.get() { "Reading…" } else { "Make the plan" }}</button>
             </form>
             <p class="hint">
@@ -123,8 +148,16 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             </form>
             {move || result.get().map(|r| match r {
                 Err(message) => view! { <div class="error" id="migrate-error" role="alert">{message}</div> }.into_any(),
-                Ok(m) => view! {
+                Ok(m) => {
+                    let program = m.plan.as_ref().and_then(|p| p.current.as_ref()).and_then(|c| c.program.clone()).unwrap_or_default();
+                    let configured = m.resources.iter().any(|r| r.configuration.is_some());
+                    view! {
                     <div id="migrate-result">
+                        {(!m.notes.is_empty()).then(|| view! {
+                            <ul class="migration-notes" id="migrate-notes">
+                                {m.notes.iter().map(|n| view! { <li>{n.clone()}</li> }).collect_view()}
+                            </ul>
+                        })}
                         {match m.plan.clone() {
                             Some(plan) => view! { <p><a id="migrate-plan" href=format!("/plans/{}", plan.id)>{format!("Open the plan: {}", plan.title)}</a></p> }.into_any(),
                             None => view! { <p class="hint">"Nothing in this file maps to a Pulumi type: no plan was made. Each resource says why."</p> }.into_any(),
@@ -132,7 +165,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                         <table class="migration" id="migrate-rows">
                             <thead><tr><th>"Terraform address"</th><th>"Status"</th><th>"Provider"</th><th>"Pulumi type"</th><th>"Name"</th><th>"Why"</th></tr></thead>
                             <tbody>
-                                {m.resources.into_iter().map(|row| view! {
+                                {m.resources.into_iter().map(|row| { let row_copy = row.clone(); view! {
                                     <tr class=format!("status-{}", status_word(row.status).replace(' ', "-"))>
                                         <td><code>{row.address}</code></td>
                                         <td>{status_word(row.status)}</td>
@@ -158,12 +191,48 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                                             })}
                                         </td>
                                     </tr>
-                                }).collect_view()}
+                                    {configured.then(|| configured_row(&row_copy, &program))}
+                                }}).collect_view()}
                             </tbody>
                         </table>
                     </div>
-                }.into_any(),
+                }.into_any()},
             })}
         </details>
+    }
+}
+
+/// A row's configuration: the block it came from beside the program it becomes, and what the
+/// program does not follow of it.
+fn configured_row(row: &Row, program: &str) -> impl IntoView {
+    let became = row.name.as_deref().and_then(|name| resource_in_program(program, name));
+    let source = row.configuration.clone();
+    let notes = row.configuration_notes.clone();
+    view! {
+        <tr class="configured">
+            <td colspan="6">
+                <div class="side-by-side">
+                    <figure class="hcl">
+                        <figcaption>{match &source {
+                            Some(s) => format!("{}, line {}", s.file, s.line),
+                            None => "Not declared in the configuration".to_string(),
+                        }}</figcaption>
+                        {source.map(|s| view! { <pre><code>{s.text}</code></pre> })}
+                    </figure>
+                    <figure class="program">
+                        <figcaption>"In the plan's program"</figcaption>
+                        {match became {
+                            Some(text) => view! { <pre><code>{text}</code></pre> }.into_any(),
+                            None => view! { <p class="hint">"Not imported"</p> }.into_any(),
+                        }}
+                    </figure>
+                </div>
+                {(!notes.is_empty()).then(|| view! {
+                    <ul class="configuration-notes">
+                        {notes.into_iter().map(|n| view! { <li>{n}</li> }).collect_view()}
+                    </ul>
+                })}
+            </td>
+        </tr>
     }
 }

@@ -19,6 +19,20 @@ pub struct Origin {
     pub tool: String,
     pub address: String,
     pub instance: Option<(String, String)>,
+    /// What the tool's configuration computes from other resources: said as references.
+    pub references: Vec<OriginReference>,
+}
+
+/// A property (or one element of a list property) that the source's configuration computes
+/// from another resource's output (`bucket = aws_s3_bucket.b.id`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginReference {
+    /// The property's schema name.
+    pub property: String,
+    pub element: Option<usize>,
+    /// The other resource's name.
+    pub target: String,
+    pub target_property: String,
 }
 
 /// The loops among `resources` (in declaration order); `origins[i]` says where resource `i`

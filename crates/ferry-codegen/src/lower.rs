@@ -323,8 +323,13 @@ pub fn lower(
     let position: HashMap<&str, usize> = context.iter().chain(resources).enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
     chosen.sort_by_key(|r| position[r.urn.as_str()]);
     let index: HashMap<&str, usize> = chosen.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+    let by_name = unique_names(&chosen);
     let deps = |r: &SourceResource| -> Vec<usize> {
         let mut d = Vec::new();
+        // What the source's configuration refers to is declared first, as a reference needs.
+        if let Some(origin) = &r.origin {
+            d.extend(origin.references.iter().filter_map(|x| by_name.get(x.target.as_str())).copied());
+        }
         d.extend(r.parent.as_deref().and_then(|p| index.get(p)).copied());
         d.extend(r.provider.as_deref().map(provider_urn).and_then(|p| index.get(p.as_str()).copied()));
         d.extend(r.depends_on.iter().filter_map(|u| index.get(u.as_str())).copied());
@@ -458,6 +463,7 @@ pub fn lower(
         out.push(Resource { name: r.name.clone(), kind: Kind::Custom { ty, provider: is_provider }, args, options, note });
     }
 
+    configured_references(&mut out, &ordered, &mut lowering);
     if lowering.options.references {
         references(&mut out, &ordered, &mut lowering);
     }
@@ -466,6 +472,57 @@ pub fn lower(
     let mut report = lowering.report;
     report.references.sort_by(|a, b| a.key.cmp(&b.key));
     Ok(Program { project: project.to_string(), packages, config: lowering.config, resources: out, loops, report })
+}
+
+/// Each name that one resource of `resources` has, and its index.
+fn unique_names<'a>(resources: &[&'a SourceResource]) -> HashMap<&'a str, usize> {
+    let mut count: HashMap<&str, usize> = HashMap::new();
+    for r in resources {
+        *count.entry(r.name.as_str()).or_default() += 1;
+    }
+    resources.iter().enumerate().filter(|(_, r)| count[r.name.as_str()] == 1).map(|(i, r)| (r.name.as_str(), i)).collect()
+}
+
+/// The references the source's configuration made (its [`Origin::references`]): the user's
+/// own, so they are kept whatever the literal matching finds, unless turned off by key.
+fn configured_references(out: &mut [Resource], sources: &[&SourceResource], lowering: &mut Lowering<'_>) {
+    let by_name = unique_names(sources);
+    for (at, source) in sources.iter().enumerate() {
+        let Some(origin) = &source.origin else { continue };
+        for reference in &origin.references {
+            let key = match reference.element {
+                Some(n) => format!("{}.{}[{n}]", out[at].name, reference.property),
+                None => format!("{}.{}", out[at].name, reference.property),
+            };
+            if lowering.options.reference_exclusions.contains(&key) {
+                continue;
+            }
+            let target = by_name.get(reference.target.as_str()).copied().filter(|t| *t < at);
+            let Some(target) = target else {
+                lowering.report.warnings.push(format!(
+                    "`{}`: `{}` refers to `{}`, which the code cannot reach before it; the value is written out",
+                    out[at].name, reference.property, reference.target
+                ));
+                continue;
+            };
+            let Some(field) = out[at].args.iter_mut().find(|f| f.name.schema == reference.property) else { continue };
+            let slot = match (reference.element, &mut field.value) {
+                (None, value) => Some(value),
+                (Some(n), Value::List(items, _)) => items.get_mut(n),
+                _ => None,
+            };
+            if let Some(slot) = slot {
+                *slot = Value::Ref { resource: target, property: reference.target_property.clone() };
+                lowering.report.references.push(ReferenceSuggestion {
+                    resource: out[at].name.clone(),
+                    property: reference.property.clone(),
+                    target: out[target].name.clone(),
+                    target_property: reference.target_property.clone(),
+                    key,
+                });
+            }
+        }
+    }
 }
 
 /// Literals equal to a unique ID, `name` or `arn` of a resource declared earlier become

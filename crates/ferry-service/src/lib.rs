@@ -63,7 +63,7 @@ pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use request::{PreviewRequest, PreviewSource};
 pub use stack_config::StackConfig;
 pub use stacks::{LoadedVersion, UploadOutcome};
-pub use terraform::{MigrationChoices, TerraformMigration};
+pub use terraform::{configuration_of_zip, MigrationChoices, TerraformMigration};
 pub use verify::{KeptProperty, Verification};
 pub use views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};
 

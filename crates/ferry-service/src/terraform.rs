@@ -6,7 +6,8 @@
 
 use ferry_terraform::providers::resolve;
 use ferry_terraform::{
-    migrate, read_state, Claim, Mappings, Migration, MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping, Resolution, Row, State,
+    migrate, read_configuration, read_state, Claim, ConfigurationFile, Mappings, Migration, MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping,
+    Resolution, Row, State,
 };
 use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
 use futures_util::StreamExt;
@@ -20,6 +21,42 @@ use crate::{Plans, ServiceError};
 pub struct TerraformMigration {
     pub plan: Option<PlanView>,
     pub resources: Vec<Row>,
+    /// What the configuration holds that no row shows.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// The largest number of files a configuration may have, and of entries its zip may hold.
+const MAX_CONFIGURATION_FILES: usize = 10_000;
+
+/// The `.tf` files of a configuration sent as a zip of its folder: each file's path inside the
+/// zip and its text. Other files are skipped; a `.tf` file that is not UTF-8, a zip that does
+/// not read, or one larger than `max_bytes` unpacked is refused by name.
+pub fn configuration_of_zip(bytes: &[u8], max_bytes: usize) -> Result<Vec<ConfigurationFile>, ServiceError> {
+    let bad = |why: String| ServiceError::Invalid(format!("the Terraform configuration's zip: {why}"));
+    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
+    if archive.len() > MAX_CONFIGURATION_FILES {
+        return Err(bad(format!("it holds {} entries; at most {MAX_CONFIGURATION_FILES} are read", archive.len())));
+    }
+    let mut files = Vec::new();
+    let mut total = 0usize;
+    for n in 0..archive.len() {
+        let mut entry = archive.by_index(n).map_err(|e| bad(e.to_string()))?;
+        let path = entry.name().to_string();
+        if entry.is_dir() || !path.ends_with(".tf") {
+            continue;
+        }
+        // Read no further than the limit, whatever the entry's header claims.
+        let mut text = String::new();
+        let room = max_bytes.saturating_sub(total) as u64 + 1;
+        std::io::Read::read_to_string(&mut std::io::Read::take(&mut entry, room), &mut text).map_err(|e| bad(format!("`{path}`: {e}")))?;
+        total += text.len();
+        if total > max_bytes {
+            return Err(bad(format!("its `.tf` files are larger than {max_bytes} bytes unpacked")));
+        }
+        files.push(ConfigurationFile { path, text });
+    }
+    Ok(files)
 }
 
 /// What the caller chose for a migration.
@@ -46,9 +83,10 @@ impl Plans {
         author: &Caller,
         stack_id: &str,
         file: &[u8],
+        configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
     ) -> Result<TerraformMigration, ServiceError> {
-        self.migrate_terraform_named(author, stack_id, file, "the Terraform state", choices).await
+        self.migrate_terraform_named(author, stack_id, file, "the Terraform state", configuration, choices).await
     }
 
     /// [`Plans::migrate_terraform`] of `file`, named `what` in errors (`the Terraform state at
@@ -59,10 +97,11 @@ impl Plans {
         stack_id: &str,
         file: &[u8],
         what: &str,
+        configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
     ) -> Result<TerraformMigration, ServiceError> {
         author.require_signed_in()?;
-        let migration = self.terraform_migration_of(stack_id, file, what, choices).await?;
+        let migration = self.terraform_migration_of(stack_id, file, what, configuration, choices).await?;
         let summary = self.stacks().summary(stack_id).await?;
         let plan = match migration.program {
             Some(program) => {
@@ -78,22 +117,41 @@ impl Plans {
             }
             None => None,
         };
-        Ok(TerraformMigration { plan, resources: migration.rows })
+        Ok(TerraformMigration { plan, resources: migration.rows, notes: migration.notes })
     }
 
     /// What `file` makes for the stack: a row per instance and the program importing every
     /// mapped one, through the mappings of the plugins the stack's organisation allows. Saves
     /// nothing (the CLI previews it directly).
-    pub async fn terraform_migration(&self, stack_id: &str, file: &[u8], choices: &MigrationChoices) -> Result<Migration, ServiceError> {
-        self.terraform_migration_of(stack_id, file, "the Terraform state", choices).await
+    pub async fn terraform_migration(
+        &self,
+        stack_id: &str,
+        file: &[u8],
+        configuration: &[ConfigurationFile],
+        choices: &MigrationChoices,
+    ) -> Result<Migration, ServiceError> {
+        self.terraform_migration_of(stack_id, file, "the Terraform state", configuration, choices).await
     }
 
-    async fn terraform_migration_of(&self, stack_id: &str, file: &[u8], what: &str, choices: &MigrationChoices) -> Result<Migration, ServiceError> {
+    async fn terraform_migration_of(
+        &self,
+        stack_id: &str,
+        file: &[u8],
+        what: &str,
+        configuration: &[ConfigurationFile],
+        choices: &MigrationChoices,
+    ) -> Result<Migration, ServiceError> {
         let state = read_state(file).map_err(|e| ServiceError::Invalid(format!("{what}: {e}")))?;
+        // Read before any plugin is asked: a configuration that does not parse is refused as a
+        // state that does not is.
+        let configuration = (!configuration.is_empty())
+            .then(|| read_configuration(configuration))
+            .transpose()
+            .map_err(|e| ServiceError::Invalid(format!("the Terraform configuration: {e}")))?;
         let summary = self.stacks().summary(stack_id).await?;
         let project = summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         let mappings = self.terraform_mappings(stack_id, &state).await?;
-        let options = MigrationOptions { project, include_tainted: choices.include_tainted, include_deposed: choices.include_deposed };
+        let options = MigrationOptions { project, include_tainted: choices.include_tainted, include_deposed: choices.include_deposed, configuration };
         Ok(migrate(&state, &mappings, &options))
     }
 

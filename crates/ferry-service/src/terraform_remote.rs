@@ -70,7 +70,7 @@ impl Plans {
         author.require_signed_in()?;
         let org = org_of_name(&self.stacks().summary(stack_id).await?.name).to_string();
         let (url, bytes) = self.backends().terraform_state(&org, remote).await?;
-        self.migrate_terraform_named(author, stack_id, &bytes, &format!("the Terraform state at {url}"), choices).await
+        self.migrate_terraform_named(author, stack_id, &bytes, &format!("the Terraform state at {url}"), &[], choices).await
     }
 
     /// The workspaces a planner of the stack's organisation may pick from (see

@@ -9,9 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::address::Mode;
+use crate::configuration::Configuration;
+use crate::configured::{apply, ConfiguredReference, Imported};
 use crate::providers::Mappings;
 use crate::state::{State, Status};
-use crate::translate::{program_secret, state_secret, translate};
+use crate::translate::{program_secret, pulumi_name, state_secret, translate};
 
 pub use ferry_types::terraform::{Row, RowStatus};
 
@@ -31,6 +33,10 @@ pub struct PriorState {
     /// address and the instance's key (`0`, `prod`), from which code makes loops.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instance_of: Option<(String, String)>,
+    /// The properties the configuration computes from other imported resources, which code
+    /// says as references.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub references: Vec<ConfiguredReference>,
 }
 
 /// What the caller chose.
@@ -42,6 +48,8 @@ pub struct MigrationOptions {
     pub include_tainted: bool,
     /// Import deposed objects too.
     pub include_deposed: bool,
+    /// The configuration the state was applied from, when the user has it.
+    pub configuration: Option<Configuration>,
 }
 
 /// The plan a state makes.
@@ -52,6 +60,8 @@ pub struct Migration {
     pub program: Option<String>,
     /// Each imported resource's prior state, by its name in the program.
     pub prior: BTreeMap<String, PriorState>,
+    /// What the configuration holds that no row shows.
+    pub notes: Vec<String>,
 }
 
 /// The comment above each resource of a migration's program that carries its Terraform address.
@@ -83,6 +93,7 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
     let mut rows = Vec::with_capacity(state.instances.len());
     let mut imported: Vec<usize> = Vec::new();
     let mut translated = BTreeMap::new();
+    let mut program_inputs: BTreeMap<usize, Map<String, Value>> = BTreeMap::new();
     for (i, inst) in state.instances.iter().enumerate() {
         let provider = &inst.provider;
         let mut row = Row {
@@ -99,6 +110,8 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
             unknown_attributes: Vec::new(),
             sensitive: !inst.sensitive.is_empty(),
             dependencies_not_imported: Vec::new(),
+            configuration: None,
+            configuration_notes: Vec::new(),
         };
         if inst.address.mode == Mode::Data {
             row.status = RowStatus::DataSource;
@@ -154,7 +167,8 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
                     }
                     row.sensitive |= for_program.has_secrets;
                     row.name = Some(names[i].clone());
-                    translated.insert(i, (for_program.inputs, for_state));
+                    program_inputs.insert(i, for_program.inputs);
+                    translated.insert(i, for_state);
                     imported.push(i);
                 }
             }
@@ -173,6 +187,24 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
         };
         left_out.entry(inst.address.resource()).or_insert(why);
     }
+    // The configuration, where given: references, variables and what the state contradicts.
+    let property_name = |i: usize, attribute: &str| -> String {
+        let inst = &state.instances[i];
+        let mapping = mappings.get(&inst.provider).map(|(_, m)| m);
+        let schema = mapping.and_then(|m| m.provider.resources.get(&inst.address.type_));
+        let info = mapping.and_then(|m| m.resources.get(&inst.address.type_));
+        pulumi_name(attribute, schema.and_then(|s| s.get(attribute)), info.and_then(|info| info.fields.get(attribute)))
+    };
+    let applied = options.configuration.as_ref().map(|configuration| {
+        let imported = Imported {
+            instances: &state.instances,
+            names: imported.iter().map(|&i| (i, names[i].as_str())).collect(),
+            inputs: &program_inputs,
+            property_name: &property_name,
+        };
+        apply(configuration, &imported, &mut rows)
+    });
+    let mut applied = applied.unwrap_or_default();
     let mut prior = BTreeMap::new();
     let program = (!imported.is_empty()).then(|| {
         // Dependencies name resources (every instance of them) by address without a key.
@@ -181,16 +213,28 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
             by_resource.entry(state.instances[i].address.resource()).or_default().push(&names[i]);
         }
         let mut text = format!(
-            "# Imports the resources of a Terraform state ({}), as Terraform last recorded them:\n# a preview shows what changed in the cloud since.\nname: {}\nruntime: yaml\nresources:\n",
+            "# Imports the resources of a Terraform state ({}), as Terraform last recorded them:\n# a preview shows what changed in the cloud since.\nname: {}\nruntime: yaml\n",
             match state.format {
                 crate::Format::StateV4 => "a state file",
                 crate::Format::ShowJson => "`show -json` output",
             },
             crate::yaml::key(&options.project)
         );
+        if !applied.config.is_empty() {
+            // Root variables, each holding the value the state recorded (see `configured`).
+            text.push_str("config:\n");
+            for (name, (kind, value)) in &applied.config {
+                text.push_str(&format!("  {}:\n    type: {kind}\n    default:", crate::yaml::key(name)));
+                crate::yaml::write_value(&mut text, value, 6);
+            }
+        }
+        text.push_str("resources:\n");
         for &i in &imported {
             let inst = &state.instances[i];
-            let (inputs, for_state) = translated.remove(&i).expect("translated");
+            let inputs = program_inputs.remove(&i).expect("translated");
+            let for_state = translated.remove(&i).expect("translated");
+            let references = applied.references.remove(&i).unwrap_or_default();
+            let variables = applied.variables.remove(&i).unwrap_or_default();
             let name = &names[i];
             let token = rows[i].type_.clone().expect("a mapped row has a type");
             let id = inst.id().unwrap_or_default().to_string();
@@ -214,7 +258,7 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
             text.push_str(&format!("{ADDRESS_COMMENT}{comment}\n  {}:\n    type: {shown_token}\n", crate::yaml::key(name)));
             if !inputs.is_empty() {
                 text.push_str("    properties:");
-                crate::yaml::write_value(&mut text, &Value::Object(inputs), 6);
+                write_properties(&mut text, inputs, &references, &variables);
             }
             text.push_str(&format!("    options:\n      import: {}\n", crate::yaml::string(&id)));
             let mut depends: Vec<&str> = inst.dependencies.iter().filter_map(|d| by_resource.get(d)).flatten().copied().filter(|n| *n != name).collect();
@@ -231,9 +275,39 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
                 _ => None,
             };
             let address = inst.shown_address();
-            prior.insert(name.clone(), PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address, instance_of });
+            prior.insert(name.clone(), PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address, instance_of, references });
         }
         text
     });
-    Migration { rows, program, prior }
+    Migration { rows, program, prior, notes: applied.notes }
+}
+
+/// A resource's `properties` block: each property as the state holds it, or as the
+/// configuration computes it (a reference to another resource, whole or per list element, or
+/// a variable's config).
+fn write_properties(text: &mut String, inputs: Map<String, Value>, references: &[ConfiguredReference], variables: &[(String, String)]) {
+    if references.is_empty() && variables.is_empty() {
+        crate::yaml::write_value(text, &Value::Object(inputs), 6);
+        return;
+    }
+    text.push('\n');
+    for (key, value) in inputs {
+        text.push_str(&format!("      {}:", crate::yaml::key(&key)));
+        if let Some(r) = references.iter().find(|r| r.property == key && r.element.is_none()) {
+            text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property));
+        } else if let Some((_, variable)) = variables.iter().find(|(p, _)| *p == key) {
+            text.push_str(&format!(" ${{{variable}}}\n"));
+        } else if let (Value::Array(items), true) = (&value, references.iter().any(|r| r.property == key)) {
+            text.push('\n');
+            for (n, item) in items.iter().enumerate() {
+                text.push_str("        -");
+                match references.iter().find(|r| r.property == key && r.element == Some(n)) {
+                    Some(r) => text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property)),
+                    None => crate::yaml::write_value(text, item, 10),
+                }
+            }
+        } else {
+            crate::yaml::write_value(text, &value, 8);
+        }
+    }
 }

@@ -254,3 +254,119 @@ fn a_dependency_on_what_is_not_imported_is_named_on_the_row_and_in_the_program()
     assert_eq!(bucket.package.as_deref(), Some("aws"));
     assert!(bucket.reason.as_deref().unwrap().contains("pulumi-resource-aws"), "{bucket:?}");
 }
+
+fn configuration_file(path: &str, text: &str) -> ferry_terraform::ConfigurationFile {
+    ferry_terraform::ConfigurationFile { path: path.into(), text: text.into() }
+}
+
+/// The real configuration `tf-project.tfstate` was applied from: each row shows its block, and
+/// where the configuration and the state agree the program is the same as without it.
+#[test]
+fn the_configuration_a_state_was_applied_from_is_shown_on_its_rows() {
+    let state = read_state(&fixture("tf-project.tfstate")).unwrap();
+    let main = String::from_utf8(fixture("tf-project/main.tf")).unwrap();
+    let configuration = ferry_terraform::read_configuration(&[configuration_file("main.tf", &main)]).unwrap();
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
+    let plain = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), configuration: Some(configuration), ..Default::default() });
+    let source = m.rows[0].configuration.as_ref().expect("the row's block");
+    assert_eq!((source.file.as_str(), source.line), ("main.tf", 10));
+    assert!(source.text.starts_with("resource \"random_string\" \"example\" {\n  length  = 16\n") && source.text.ends_with('}'), "{}", source.text);
+    assert!(m.rows[0].configuration_notes.is_empty(), "the state agrees: {:?}", m.rows[0].configuration_notes);
+    assert!(m.notes.is_empty(), "{:?}", m.notes);
+    assert_eq!(m.program, plain.program, "nothing to say as a reference or config");
+}
+
+/// A reference between two imported resources becomes one in the program (and in the prior
+/// state code reads), a root variable every use agrees on becomes config holding the state's
+/// value, and what the state contradicts (a literal, a variable's uses, a reference to what is
+/// not in the state, a resource the state lacks) is said, the program keeping the state's value.
+#[test]
+fn references_and_variables_become_the_programs_and_contradictions_are_said() {
+    let bytes = variant(|v| {
+        let example = v["resources"][0].clone();
+        let mut b = example.clone();
+        b["name"] = json!("b");
+        b["instances"][0]["attributes"]["length"] = json!(12);
+        b["instances"][0]["attributes"]["upper"] = json!(false);
+        b["instances"][0]["attributes"]["override_special"] = example["instances"][0]["attributes"]["result"].clone();
+        let mut c = example.clone();
+        c["name"] = json!("c");
+        c["instances"][0]["attributes"]["override_special"] = json!("xyz");
+        v["resources"] = json!([example, b, c]);
+    });
+    let configuration = ferry_terraform::read_configuration(&[configuration_file(
+        "main.tf",
+        r#"
+variable "len" {}
+variable "flag" {}
+resource "random_string" "example" {
+  length = var.len
+  upper  = var.flag
+}
+resource "random_string" "b" {
+  length           = 10
+  upper            = var.flag
+  override_special = random_string.example.result
+}
+resource "random_string" "c" {
+  length           = var.len
+  override_special = random_string.gone.result
+}
+resource "random_string" "never" {
+  length = 1
+}
+"#,
+    )])
+    .unwrap();
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
+    let m =
+        migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "p".into(), configuration: Some(configuration), ..Default::default() });
+    let program = m.program.clone().unwrap();
+    insta::assert_snapshot!("configured-program", program);
+    assert!(program.contains("config:\n  len:\n    type: Integer\n    default: 16\nresources:\n"), "{program}");
+    assert!(!program.contains("  flag:"), "var.flag is true at one use and false at another: {program}");
+    assert!(program.contains("      overrideSpecial: ${example.result}\n"), "{program}");
+    assert_eq!(program.matches("      length: ${len}\n").count(), 2, "{program}");
+    assert_eq!(
+        m.prior["b"].references,
+        [ferry_terraform::ConfiguredReference {
+            property: "overrideSpecial".into(),
+            element: None,
+            target: "example".into(),
+            target_property: "result".into()
+        }]
+    );
+    let notes = |address: &str| m.rows.iter().find(|r| r.address == address).unwrap().configuration_notes.join("\n");
+    assert!(notes("random_string.b").contains("`length` is 10 in the configuration but 12 in the state"), "{}", notes("random_string.b"));
+    assert!(notes("random_string.b").contains("var.flag is true at random_string.example but false at random_string.b"), "{}", notes("random_string.b"));
+    assert!(notes("random_string.example").contains("var.flag"), "each use is told: {}", notes("random_string.example"));
+    assert!(notes("random_string.c").contains("`override_special` = random_string.gone.result: not in the state"), "{}", notes("random_string.c"));
+    assert_eq!(m.notes.len(), 1, "{:?}", m.notes);
+    assert!(m.notes[0].contains("`random_string.never` is in the configuration but not in the state"), "{:?}", m.notes);
+}
+
+/// A sensitive attribute's values are never written into a note, nor made config, nor a
+/// reference: either side may be the secret.
+#[test]
+fn sensitive_values_stay_out_of_notes_and_config() {
+    let bytes = variant(|v| {
+        let attributes = &mut v["resources"][0]["instances"][0];
+        attributes["attributes"]["override_special"] = json!("s3cret-in-state");
+        attributes["sensitive_attributes"] = json!([[{"type": "get_attr", "value": "override_special"}]]);
+    });
+    let configuration = ferry_terraform::read_configuration(&[configuration_file(
+        "main.tf",
+        "variable \"special\" {}\nresource \"random_string\" \"example\" {\n  override_special = \"hunter2-in-config\"\n  length = 16\n}\n",
+    )])
+    .unwrap();
+    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
+    let m =
+        migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "p".into(), configuration: Some(configuration), ..Default::default() });
+    let notes = m.rows[0].configuration_notes.join("\n");
+    assert!(notes.contains("`override_special` (sensitive) differs"), "{notes}");
+    assert!(!notes.contains("s3cret") && !notes.contains("hunter2"), "{notes}");
+    // The program holds the state's value as a secret, as it does without a configuration.
+    let program = m.program.unwrap();
+    assert!(program.contains("fn::secret") && !program.contains("hunter2") && !program.contains("config:"), "{program}");
+}

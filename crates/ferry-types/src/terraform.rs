@@ -60,6 +60,30 @@ pub struct Row {
     /// data source`): those dependencies are not in the program, which says so above it.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub dependencies_not_imported: Vec<String>,
+    /// The resource block it came from, when the configuration was given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub configuration: Option<ConfigurationSource>,
+    /// What the configuration says that the program does not follow, each with why (the
+    /// state contradicts it, a reference to what is not imported): never guessed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub configuration_notes: Vec<String>,
+}
+
+/// One file of a Terraform configuration, as a migration takes it: its path inside the
+/// configuration's folder (`main.tf`, `modules/web/main.tf`) and its text.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigurationFile {
+    pub path: String,
+    pub text: String,
+}
+
+/// Where a resource is declared in the configuration: the file, the block's first line
+/// (from 1), and the block's text as written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigurationSource {
+    pub file: String,
+    pub line: usize,
+    pub text: String,
 }
 
 /// What `POST /api/v1/stacks/{id}/migrations/terraform` answers: the plan (none when no
@@ -68,6 +92,10 @@ pub struct Row {
 pub struct MigrationView {
     pub plan: Option<MigratedPlan>,
     pub resources: Vec<Row>,
+    /// What the configuration holds that no row shows (a resource the state lacks, a module
+    /// Ferry cannot read).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// The plan a migration made (the API's answer carries the whole plan; this is what the browser
@@ -76,6 +104,42 @@ pub struct MigrationView {
 pub struct MigratedPlan {
     pub id: String,
     pub title: String,
+    /// Its first revision (the API's answer carries it whole): the program each row becomes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub current: Option<MigratedRevision>,
+}
+
+/// The program of a migration's plan.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct MigratedRevision {
+    #[serde(default)]
+    pub program: Option<String>,
+}
+
+/// The lines of `program` (a migration's YAML) that declare the resource `name`, with the
+/// comments above it: what a row becomes, shown beside the configuration it came from.
+pub fn resource_in_program(program: &str, name: &str) -> Option<String> {
+    let lines: Vec<&str> = program.lines().collect();
+    let quoted = serde_json::Value::String(name.to_string()).to_string();
+    let start = lines.iter().position(|l| *l == format!("  {name}:") || *l == format!("  {quoted}:"))?;
+    // The comments just above it belong to it (its address, what it depends on).
+    let mut first = start;
+    while first > 0 && lines[first - 1].starts_with("  #") {
+        first -= 1;
+    }
+    let end = lines[start + 1..].iter().position(|l| !l.starts_with("   ") && !l.is_empty()).map_or(lines.len(), |n| start + 1 + n);
+    Some(lines[first..end].join("\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_resource_is_found_in_its_program_with_its_comments() {
+        let program = "name: p\nresources:\n  # terraform: a.b\n  b:\n    type: x\n    properties:\n      k: 1\n  # terraform: a.c\n  \"c d\":\n    type: y\n";
+        assert_eq!(super::resource_in_program(program, "b").unwrap(), "  # terraform: a.b\n  b:\n    type: x\n    properties:\n      k: 1");
+        assert_eq!(super::resource_in_program(program, "c d").unwrap(), "  # terraform: a.c\n  \"c d\":\n    type: y");
+        assert_eq!(super::resource_in_program(program, "nope"), None);
+    }
 }
 
 /// A Terraform or OpenTofu state where its backend keeps it, as `POST

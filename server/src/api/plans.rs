@@ -35,8 +35,11 @@ pub(super) async fn create_plan(
 }
 
 /// `POST /api/v1/stacks/{id}/migrations/terraform?title=&include_tainted=&include_deposed=`
-/// with a Terraform or OpenTofu state file (or `show -json` output) as the body: `201 {plan, resources}` with a plan importing
-/// every instance a plugin maps; `200` with `plan: null` when none does (the rows say why).
+/// with a Terraform or OpenTofu state file (or `show -json` output) as the body, or, with the
+/// configuration it was applied from, as `multipart/form-data`: a `state` part and
+/// `configuration` parts (each `.tf` file named by its path in the configuration's folder, or
+/// a zip of the folder). `201 {plan, resources, notes}` with a plan importing every instance a
+/// plugin maps; `200` with `plan: null` when none does (the rows say why).
 pub(super) async fn migrate_terraform(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
@@ -45,9 +48,53 @@ pub(super) async fn migrate_terraform(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the Terraform state").await?;
-    let migration = ferry.plans().migrate_terraform(&caller, &id, &bytes, &choices).await?;
+    let boundary = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| multer::parse_boundary(v).ok());
+    let (state, configuration) = match boundary {
+        None => (read_body(body, &headers, ferry.max_state_bytes(), "the Terraform state").await?, Vec::new()),
+        Some(boundary) => {
+            // The state and the configuration together, each held to the largest state Ferry
+            // accepts.
+            let bytes = read_body(body, &headers, 2 * ferry.max_state_bytes(), "the Terraform state and configuration").await?;
+            migration_parts(bytes, boundary, ferry.max_state_bytes()).await?
+        }
+    };
+    let migration = ferry.plans().migrate_terraform(&caller, &id, &state, &configuration, &choices).await?;
     Ok(migration_answer(migration))
+}
+
+/// The parts of a migration sent as a form: the `state`, and the configuration's `.tf` files
+/// (or zips of its folder).
+async fn migration_parts(
+    bytes: axum::body::Bytes,
+    boundary: String,
+    max_bytes: usize,
+) -> Result<(axum::body::Bytes, Vec<ferry_types::terraform::ConfigurationFile>), ApiError> {
+    let invalid = |why: String| ApiError::from(ferry_service::ServiceError::Invalid(format!("the migration's form: {why}")));
+    let stream = futures_util::stream::once(async move { Ok::<_, std::convert::Infallible>(bytes) });
+    let mut form = multer::Multipart::new(stream, boundary);
+    let mut state = None;
+    let mut configuration = Vec::new();
+    while let Some(field) = form.next_field().await.map_err(|e| invalid(e.to_string()))? {
+        let name = field.name().unwrap_or_default().to_string();
+        let file_name = field.file_name().map(str::to_string);
+        let data = field.bytes().await.map_err(|e| invalid(format!("the `{name}` part: {e}")))?;
+        match name.as_str() {
+            "state" if state.is_none() => state = Some(data),
+            "state" => return Err(invalid("it holds two `state` parts; send one state".into())),
+            "configuration" => {
+                let file_name = file_name.unwrap_or_default();
+                if file_name.ends_with(".zip") {
+                    configuration.extend(ferry_service::configuration_of_zip(&data, max_bytes)?);
+                } else if file_name.ends_with(".tf") {
+                    let text = String::from_utf8(data.to_vec()).map_err(|_| invalid(format!("`{file_name}` is not UTF-8 text")))?;
+                    configuration.push(ferry_types::terraform::ConfigurationFile { path: file_name, text });
+                }
+            }
+            other => return Err(invalid(format!("an unknown part `{other}` (send `state` and `configuration`)"))),
+        }
+    }
+    let state = state.filter(|s| !s.is_empty()).ok_or_else(|| invalid("it has no `state` part: send the Terraform state with its configuration".into()))?;
+    Ok((state, configuration))
 }
 
 /// A migration's answer: `201` with the plan it made (the audit's record names it), `200` when

@@ -288,6 +288,27 @@ fn a_terraform_state_becomes_a_pulumi_state_file_and_code() {
     assert_eq!(code, 1);
     assert!(err.contains("terraform.tfstate.d/nope/terraform.tfstate"), "the workspace's state, named: {err}");
 
+    // With the real configuration that declares the state's string (and three resources the
+    // state lacks): the row shows its block, and the rest is noted.
+    let configuration = dir.path().join("infra");
+    std::fs::create_dir_all(configuration.join(".terraform")).unwrap();
+    std::fs::copy(fixtures.join("terraform/dependency-config/main.tf"), configuration.join("main.tf")).unwrap();
+    std::fs::write(configuration.join(".terraform/ignored.tf"), "not HCL, and never read").unwrap();
+    let args = ["import", "--from", "terraform", "terraform.tfstate", "--configuration", "infra", "--stack", "state.json", "--preview-only", "--json"];
+    let (code, out, err) = ferry(dir.path(), &args);
+    assert_eq!(code, 0, "{err}\n{out}");
+    let report: serde_json::Value = serde_json::from_str(&out).expect("--json prints only JSON");
+    let row = &report["terraform"][0];
+    assert_eq!((row["configuration"]["file"].as_str(), row["configuration"]["line"].as_u64()), (Some("main.tf"), Some(1)), "{report}");
+    assert!(row.get("configuration_notes").is_none(), "the state agrees with its block: {row}");
+    for missing in ["random_string.random2", "random_string.random3", "random_shuffle.random_shuffle"] {
+        assert!(err.contains(&format!("note: `{missing}` is in the configuration but not in the state")), "{err}");
+    }
+    std::fs::write(configuration.join("broken.tf"), "resource \"x\" {\n").unwrap();
+    let (code, _, err) = ferry(dir.path(), &args);
+    assert_eq!(code, 1);
+    assert!(err.contains("the Terraform configuration") && err.contains("broken.tf"), "{err}");
+
     std::fs::write(dir.path().join("bad.tfstate"), r#"{"version": 3, "terraform_version": "0.11.14", "modules": []}"#).unwrap();
     let (code, _, err) = ferry(dir.path(), &["import", "--from", "terraform", "bad.tfstate", "--stack", "state.json", "--preview-only"]);
     assert_eq!(code, 1);

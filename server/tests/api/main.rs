@@ -31,4 +31,5 @@ mod review_workflow;
 mod router;
 mod secrets_in_plans;
 mod terraform;
+mod terraform_configuration;
 mod webhooks;

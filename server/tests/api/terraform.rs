@@ -379,15 +379,7 @@ async fn count_and_for_each_instances_are_loops_in_the_code() {
     for name in &names {
         assert!(steps.contains(&format!("import {name}")), "{steps:?}");
     }
-    let code = |lang: &str| {
-        let app = app.clone();
-        let uri = format!("/api/v1/previews/{preview}/code?lang={lang}&format=json");
-        async move {
-            let (status, code) = call(&app, get(&uri)).await;
-            assert_eq!(status, StatusCode::OK, "{code}");
-            code["code"].as_str().unwrap().to_string()
-        }
-    };
+    let code = |lang: &'static str| common::preview_code(&app, &preview, lang);
     let ts = code("ts").await;
     assert!(ts.contains("// Terraform: random_string.random, one per key\n"), "{ts}");
     // The `count`'s keys are numbers, as `count.index` is; the `for_each`'s text.
@@ -409,24 +401,7 @@ async fn count_and_for_each_instances_are_loops_in_the_code() {
     }
 
     // The TypeScript and Python projects type-check against the SDKs the test command installs.
-    let sdk = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-codegen/sdk-check");
-    let tsc = sdk.join("node_modules/.bin/tsc");
-    let pyright = sdk.join("node_modules/.bin/pyright");
-    let python = sdk.join("../../../target/codegen-venv/bin/python");
-    for tool in [&tsc, &pyright, &python] {
-        assert!(tool.exists(), "{} is missing: run ./scripts/test.sh, which installs it", tool.display());
-    }
-    let dir = sdk.join("generated/api-terraform-loops");
-    let _ = std::fs::remove_dir_all(&dir);
-    let zip = |lang: &str| format!("/api/v1/previews/{preview}/code?lang={lang}&format=zip");
-    let ts_dir = common::unpack(&app, &zip("ts"), &dir.join("ts")).await;
-    let run = |cmd: &mut std::process::Command, what: &str| {
-        let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert!(out.status.success(), "{what}:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
-    };
-    run(std::process::Command::new(&tsc).args(["--noEmit", "-p"]).arg(ts_dir.join("tsconfig.json")), "tsc");
-    let py_dir = common::unpack(&app, &zip("python"), &dir.join("py")).await;
-    run(std::process::Command::new(&pyright).arg("--pythonpath").arg(&python).arg(py_dir.join("__main__.py")), "pyright");
+    common::type_check_ts_and_python(&app, &preview, "api-terraform-loops").await;
 }
 
 /// A plugin whose package (`acmecloud`) is not its Terraform provider's name (`acme-corp/stratus`,

@@ -157,7 +157,7 @@ pub fn terraform_case() -> Vec<SourceResource> {
             custom: true,
             id: Some(id.into()),
             inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-            origin: Some(Origin { tool: "Terraform".into(), address: address.into(), instance }),
+            origin: Some(Origin { tool: "Terraform".into(), address: address.into(), instance, references: Vec::new() }),
             ..Default::default()
         }
     };

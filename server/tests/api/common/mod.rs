@@ -148,6 +148,37 @@ pub fn naive_plugin_dir() -> tempfile::TempDir {
 }
 
 /// The zip's files, unpacked under `dir`; the project's folder.
+/// A preview's code in `lang` (`ts`, `python`, `go`, `csharp`, `yaml`), as the API answers it.
+pub async fn preview_code(app: &Router, preview: &str, lang: &str) -> String {
+    let (status, code) = call(app, get(&format!("/api/v1/previews/{preview}/code?lang={lang}&format=json"))).await;
+    assert_eq!(status, StatusCode::OK, "{code}");
+    code["code"].as_str().unwrap().to_string()
+}
+
+/// A preview's TypeScript and Python projects, type-checked against the real SDKs the test
+/// command installs (tsc, pyright), in `crates/ferry-codegen/sdk-check/generated/<name>`; fails
+/// when a tool is missing.
+pub async fn type_check_ts_and_python(app: &Router, preview: &str, name: &str) {
+    let sdk = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-codegen/sdk-check");
+    let tsc = sdk.join("node_modules/.bin/tsc");
+    let pyright = sdk.join("node_modules/.bin/pyright");
+    let python = sdk.join("../../../target/codegen-venv/bin/python");
+    for tool in [&tsc, &pyright, &python] {
+        assert!(tool.exists(), "{} is missing: run ./scripts/test.sh, which installs it", tool.display());
+    }
+    let dir = sdk.join("generated").join(name);
+    let _ = std::fs::remove_dir_all(&dir);
+    let zip = |lang: &str| format!("/api/v1/previews/{preview}/code?lang={lang}&format=zip");
+    let run = |cmd: &mut std::process::Command, what: &str| {
+        let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
+        assert!(out.status.success(), "{what}:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    };
+    let ts_dir = unpack(app, &zip("ts"), &dir.join("ts")).await;
+    run(std::process::Command::new(&tsc).args(["--noEmit", "-p"]).arg(ts_dir.join("tsconfig.json")), "tsc");
+    let py_dir = unpack(app, &zip("python"), &dir.join("py")).await;
+    run(std::process::Command::new(&pyright).arg("--pythonpath").arg(&python).arg(py_dir.join("__main__.py")), "pyright");
+}
+
 pub async fn unpack(app: &Router, uri: &str, dir: &std::path::Path) -> std::path::PathBuf {
     let res = app.clone().oneshot(get(uri)).await.unwrap();
     assert_eq!(res.status(), StatusCode::OK, "{uri}");

@@ -1,0 +1,241 @@
+//! The configuration laid over a migration's imported instances: an argument that refers to
+//! another imported resource's attribute becomes a reference to it (when the state agrees that
+//! the value is that attribute's), a root variable becomes stack config holding the state's value
+//! (when every use agrees), and whatever the state contradicts is said on the row, never
+//! guessed; locals and other expressions keep the value the state holds.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::configuration::{declaration, Argument, Configuration, Reference};
+use crate::state::{Instance, PathStep};
+use crate::Row;
+
+/// A property (or one element of a list property) that the configuration computes from another
+/// imported resource's attribute: the program and the code say it as a reference.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfiguredReference {
+    /// The property, as the program names it.
+    pub property: String,
+    /// The element of a list property, when only it is the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub element: Option<usize>,
+    /// The referred resource's name in the program.
+    pub target: String,
+    /// Its property, as the program names it (`id` for Terraform's `id`).
+    pub target_property: String,
+}
+
+/// What the configuration changes in a migration's program.
+#[derive(Debug, Default)]
+pub(crate) struct Applied {
+    /// By instance (its index in the state).
+    pub references: BTreeMap<usize, Vec<ConfiguredReference>>,
+    /// By instance: (property, variable) whose value the variable's config gives.
+    pub variables: BTreeMap<usize, Vec<(String, String)>>,
+    /// The program's config: each variable with its type and the state's value.
+    pub config: BTreeMap<String, (&'static str, Value)>,
+    /// What the configuration holds that no row shows.
+    pub notes: Vec<String>,
+}
+
+/// What the overlay needs of the migration: the state's instances, which are imported and by
+/// which name, each one's program inputs, and how a Terraform attribute is named in the program.
+pub(crate) struct Imported<'a> {
+    pub instances: &'a [Instance],
+    /// Index in the state → name in the program.
+    pub names: BTreeMap<usize, &'a str>,
+    pub inputs: &'a BTreeMap<usize, Map<String, Value>>,
+    pub property_name: &'a dyn Fn(usize, &str) -> String,
+}
+
+/// Lays `configuration` over `imported`, writing each row's source and notes.
+pub(crate) fn apply(configuration: &Configuration, imported: &Imported<'_>, rows: &mut [Row]) -> Applied {
+    let mut applied = Applied { notes: configuration.notes.clone(), ..Default::default() };
+    let mut by_declaration: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+    for (i, inst) in imported.instances.iter().enumerate() {
+        if inst.address.mode == crate::Mode::Managed {
+            by_declaration.entry(declaration(&inst.address)).or_default().push(i);
+        }
+    }
+    for declared in configuration.resources.keys() {
+        if !by_declaration.contains_key(declared) {
+            applied.notes.push(format!("`{declared}` is in the configuration but not in the state: Terraform has not created it, so nothing imports it"));
+        }
+    }
+    // Each variable's uses: (instance, property, the state's value), for a second pass that
+    // keeps the variables every use agrees on.
+    let mut variable_uses: BTreeMap<&str, Vec<(usize, String, &Value)>> = BTreeMap::new();
+    for (i, inst) in imported.instances.iter().enumerate() {
+        if inst.address.mode != crate::Mode::Managed || inst.deposed.is_some() {
+            continue;
+        }
+        let Some(block) = configuration.resources.get(&declaration(&inst.address)) else {
+            if imported.names.contains_key(&i) {
+                rows[i].configuration_notes.push("not declared in the configuration given".into());
+            }
+            continue;
+        };
+        rows[i].configuration = Some(block.source.clone());
+        let Some(inputs) = imported.inputs.get(&i) else { continue };
+        for (attribute, argument) in &block.arguments {
+            let property = (imported.property_name)(i, attribute);
+            let Some(state_value) = inst.attributes.get(attribute) else { continue };
+            let sensitive = inst.sensitive.iter().any(|path| path.first() == Some(&PathStep::Key(attribute.clone())));
+            if !inputs.contains_key(&property) {
+                continue;
+            }
+            match argument {
+                Argument::Literal(written) => {
+                    if sensitive && !same(written, state_value) {
+                        // Neither value is shown: either may be the secret.
+                        rows[i]
+                            .configuration_notes
+                            .push(format!("`{attribute}` (sensitive) differs between the configuration and the state: the program keeps the state's"));
+                    } else if !same(written, state_value) {
+                        rows[i].configuration_notes.push(format!(
+                            "`{attribute}` is {} in the configuration but {} in the state: the program keeps the state's",
+                            shown(written),
+                            shown(state_value)
+                        ));
+                    }
+                }
+                Argument::Reference(reference) if !sensitive => match resolve(reference, state_value, imported, &by_declaration, i) {
+                    Ok((target, target_property)) => {
+                        applied.references.entry(i).or_default().push(ConfiguredReference { property, element: None, target, target_property })
+                    }
+                    Err(why) => rows[i].configuration_notes.push(format!("`{attribute}` = {}: {why}", reference.text())),
+                },
+                Argument::List(items) if !sensitive => {
+                    let Value::Array(values) = state_value else { continue };
+                    // The program's list must be the state's, element for element.
+                    let listed = matches!(&inputs[&property], Value::Array(program) if program.len() == values.len());
+                    if !listed || values.len() != items.len() {
+                        rows[i].configuration_notes.push(format!(
+                            "`{attribute}` has {} elements in the configuration but {} in the state: the program keeps the state's",
+                            items.len(),
+                            values.len()
+                        ));
+                        continue;
+                    }
+                    for (n, (item, value)) in items.iter().zip(values).enumerate() {
+                        if let Argument::Reference(reference) = item {
+                            match resolve(reference, value, imported, &by_declaration, i) {
+                                Ok((target, target_property)) => applied.references.entry(i).or_default().push(ConfiguredReference {
+                                    property: property.clone(),
+                                    element: Some(n),
+                                    target,
+                                    target_property,
+                                }),
+                                Err(why) => rows[i].configuration_notes.push(format!("`{attribute}[{n}]` = {}: {why}", reference.text())),
+                            }
+                        }
+                    }
+                }
+                Argument::Variable(name) if block.module.is_empty() && !sensitive => {
+                    variable_uses.entry(name.as_str()).or_default().push((i, property, state_value));
+                }
+                Argument::Variable(name) if !sensitive => {
+                    rows[i].configuration_notes.push(format!("`{attribute}` = var.{name}, a module's input: the program holds the state's value"))
+                }
+                _ => {}
+            }
+        }
+    }
+    for (name, uses) in variable_uses {
+        let (_, _, first) = &uses[0];
+        let kind = config_type(first);
+        let disagree = uses.iter().find(|(_, _, v)| !same(v, first));
+        let why = if !configuration.variables.contains(name) {
+            Some(format!("var.{name} is not declared in the configuration"))
+        } else if imported.names.values().any(|n| *n == name) {
+            Some(format!("var.{name} has a resource's name in the program, so it cannot be config there"))
+        } else if kind.is_none() {
+            Some(format!("var.{name}'s value is not one stack config holds (text, a number, a boolean or a list of text)"))
+        } else {
+            disagree.map(|(i, _, v)| format!("var.{name} is {} at {} but {} at {}", shown(first), rows[uses[0].0].address, shown(v), rows[*i].address))
+        };
+        match (why, kind) {
+            (None, Some(kind)) => {
+                applied.config.insert(name.to_string(), (kind, (*first).clone()));
+                for (i, property, _) in uses {
+                    applied.variables.entry(i).or_default().push((property, name.to_string()));
+                }
+            }
+            (why, _) => {
+                let why = why.unwrap_or_default();
+                for (i, _, _) in uses {
+                    rows[i].configuration_notes.push(format!("{why}: the program holds the state's value"));
+                }
+            }
+        }
+    }
+    applied
+}
+
+/// The imported instance `reference` names, and the program's name of its attribute, when the
+/// state holds the same value at both ends; otherwise why the program keeps the value.
+fn resolve(
+    reference: &Reference,
+    value: &Value,
+    imported: &Imported<'_>,
+    by_declaration: &BTreeMap<String, Vec<usize>>,
+    from: usize,
+) -> Result<(String, String), String> {
+    if reference.deeper {
+        return Err("it reaches inside the attribute, which the program keeps as the state's value".into());
+    }
+    let candidates = by_declaration.get(&reference.resource).ok_or_else(|| "not in the state: the program keeps the state's value".to_string())?;
+    let target = candidates
+        .iter()
+        .copied()
+        .find(|t| imported.instances[*t].address.key == reference.key && imported.instances[*t].deposed.is_none())
+        .ok_or_else(|| "no such instance in the state: the program keeps the state's value".to_string())?;
+    if target == from {
+        return Err("it refers to itself".into());
+    }
+    let name = imported.names.get(&target).ok_or_else(|| "not imported: the program keeps the state's value".to_string())?;
+    let target_value = imported.instances[target].attributes.get(&reference.attribute);
+    if target_value.is_none_or(|v| !same(v, value)) {
+        return Err("the state holds another value here than there: the program keeps this one".into());
+    }
+    let property = if reference.attribute == "id" { "id".to_string() } else { (imported.property_name)(target, &reference.attribute) };
+    Ok((name.to_string(), property))
+}
+
+/// Whether a value written in the configuration and one in the state are the same as Terraform
+/// sees them (a number written as text, or the reverse, converts).
+fn same(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::String(s), Value::Number(n)) | (Value::Number(n), Value::String(s)) => s.parse::<f64>().ok() == n.as_f64(),
+        (Value::String(s), Value::Bool(b)) | (Value::Bool(b), Value::String(s)) => s == if *b { "true" } else { "false" },
+        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        _ => a == b,
+    }
+}
+
+/// The config type that holds `value`, where one does.
+fn config_type(value: &Value) -> Option<&'static str> {
+    match value {
+        Value::String(_) => Some("String"),
+        Value::Bool(_) => Some("Boolean"),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Some("Integer"),
+        Value::Number(_) => Some("Number"),
+        Value::Array(items) if items.iter().all(Value::is_string) => Some("List<String>"),
+        _ => None,
+    }
+}
+
+/// A value for a note: short, one line.
+fn shown(value: &Value) -> String {
+    let text = value.to_string();
+    if text.chars().count() > 60 {
+        format!("{}…", text.chars().take(60).collect::<String>())
+    } else {
+        text
+    }
+}
