@@ -21,6 +21,7 @@ use ferry_store::accounts::NewAuditRecord;
 
 use crate::error::ApiError;
 use crate::AppState;
+use ferry_service::ServiceError;
 
 /// Who may call a route.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,8 +218,7 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
     };
     let Some(decision) = state.access.get(req.method(), &matched).cloned() else {
         tracing::error!(method = %req.method(), route = %matched, "route without an access decision refused");
-        return ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "no_access_decision", format!("the route {} {matched} has no access decision", req.method()))
-            .into_response();
+        return ApiError::from(ServiceError::NoAccessDecision(format!("{} {matched}", req.method()))).into_response();
     };
     let caller = req.extensions().get::<Caller>().cloned().unwrap_or_default();
     // Calls of a route with an action are audited: every write, and the reads that hand out what

@@ -20,6 +20,7 @@ use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use crate::session::{local_path, set_session, SESSION_COOKIE};
 use crate::AppState;
+use ferry_service::ServiceError;
 
 /// How Ferry is reached, for cookies and links.
 #[derive(Clone, Default)]
@@ -76,11 +77,9 @@ pub async fn identify(State(state): State<AppState>, mut req: Request, next: Nex
         // A cookie that is no live session is nobody's; a live one's writes must come from
         // Ferry's own pages.
         if caller.user.is_some() && crate::access::writes(req.method()) && !same_origin(req.headers(), &state.auth) {
-            return ApiError::new(
-                StatusCode::FORBIDDEN,
-                "cross_site",
-                "a write with a session cookie must come from Ferry's own pages (use an API token from scripts)",
-            )
+            return ApiError::from(ServiceError::CrossSite(
+                "a write with a session cookie must come from Ferry's own pages (use an API token from scripts)".into(),
+            ))
             .into_response();
         }
         caller
@@ -92,7 +91,7 @@ pub async fn identify(State(state): State<AppState>, mut req: Request, next: Nex
 }
 
 fn unauthorized(message: &str) -> Response {
-    ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message).into_response()
+    ApiError::from(ServiceError::BadCredentials(message.to_string())).into_response()
 }
 
 #[derive(Deserialize)]
@@ -133,20 +132,16 @@ async fn page_body<T: serde::de::DeserializeOwned>(headers: &HeaderMap, config: 
         "application/x-www-form-urlencoded" => true,
         "application/json" => false,
         other => {
-            return Err(ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
-                format!("send {what} as `Content-Type: application/json` or from Ferry's page, not `{other}`"),
-            ))
+            return Err(
+                ServiceError::UnsupportedMediaType(format!("send {what} as `Content-Type: application/json` or from Ferry's page, not `{other}`")).into()
+            )
         }
     };
     if (form && !same_origin(headers, config)) || from_another_site(headers, config) {
-        return Err(ApiError::new(StatusCode::FORBIDDEN, "cross_site", format!("send {what} from Ferry's own page")));
+        return Err(ServiceError::CrossSite(format!("send {what} from Ferry's own page")).into());
     }
-    let bytes = axum::body::to_bytes(body, 64 * 1024)
-        .await
-        .map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}")))?;
-    let bad = |e: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("{what}: {e}"));
+    let bytes = axum::body::to_bytes(body, 64 * 1024).await.map_err(|e| ApiError::from(ServiceError::Invalid(format!("could not read the body: {e}"))))?;
+    let bad = |e: String| ApiError::from(ServiceError::Invalid(format!("{what}: {e}")));
     let value = if bytes.is_empty() {
         None
     } else if form {
@@ -164,7 +159,7 @@ async fn page_body<T: serde::de::DeserializeOwned>(headers: &HeaderMap, config: 
 pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let what = "the sign-in (`{\"name\", \"password\"}`)";
     let PageBody { form: is_form, value } = page_body::<SignInForm>(&headers, &state.auth, body, what).await?;
-    let form = value.ok_or_else(|| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("{what}: the body is empty")))?;
+    let form = value.ok_or_else(|| ApiError::from(ServiceError::Invalid(format!("{what}: the body is empty"))))?;
     let next = local_path(form.next.as_deref());
     match state.ferry.accounts().sign_in(&form.name, &form.password, peer).await {
         Ok(signed_in) => {

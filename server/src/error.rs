@@ -21,16 +21,6 @@ pub struct ApiError {
     pub names: Vec<String>,
 }
 
-impl ApiError {
-    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError { status, code, message: message.into(), path: None, details: None, names: Vec::new() }
-    }
-
-    pub fn not_found(what: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::NOT_FOUND, "not_found", what)
-    }
-}
-
 impl From<ServiceError> for ApiError {
     fn from(e: ServiceError) -> Self {
         // The service's one table gives each error its status and code.

@@ -9,6 +9,7 @@ use axum::http::request::Parts;
 use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
+use ferry_service::ServiceError;
 
 /// A JSON request body of type `T`.
 pub struct ApiJson<T>(pub T);
@@ -18,13 +19,13 @@ pub struct ApiQuery<T>(pub T);
 
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> Self {
-        ApiError::new(rejection.status(), "bad_request", format!("the request body: {}", rejection.body_text()))
+        ApiError::from(ServiceError::Unreadable { status: rejection.status().as_u16(), message: format!("the request body: {}", rejection.body_text()) })
     }
 }
 
 impl From<QueryRejection> for ApiError {
     fn from(rejection: QueryRejection) -> Self {
-        ApiError::new(rejection.status(), "bad_request", format!("the query string: {}", rejection.body_text()))
+        ApiError::from(ServiceError::Unreadable { status: rejection.status().as_u16(), message: format!("the query string: {}", rejection.body_text()) })
     }
 }
 

@@ -6,7 +6,6 @@
 use std::time::Duration;
 
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
 use base64::Engine as _;
 use ferry_service::accounts::OidcIdentity;
@@ -22,6 +21,7 @@ use crate::access::Peer;
 use crate::error::ApiError;
 use crate::extract::ApiQuery;
 use crate::AppState;
+use ferry_service::ServiceError;
 
 /// How OIDC sign-in is configured.
 #[derive(Debug, Clone)]
@@ -139,7 +139,7 @@ async fn finish_callback(
     q: CallbackQuery,
 ) -> Result<Response, ApiError> {
     let oidc = configured(state)?;
-    let refuse = |message: String| ApiError::new(StatusCode::UNAUTHORIZED, "bad_credentials", message);
+    let refuse = |message: String| ApiError::from(ServiceError::BadCredentials(message));
     if let Some(error) = q.error {
         return Err(refuse(format!("the OpenID Provider refused the sign-in: {error}{}", q.error_description.map(|d| format!(" ({d})")).unwrap_or_default())));
     }
@@ -192,5 +192,9 @@ fn binding(headers: &axum::http::HeaderMap) -> Option<String> {
 }
 
 fn configured(state: &AppState) -> Result<&Oidc, ApiError> {
-    state.auth.oidc.as_deref().ok_or_else(|| ApiError::not_found("OpenID Connect sign-in is not configured on this server (`--oidc-issuer`)"))
+    state
+        .auth
+        .oidc
+        .as_deref()
+        .ok_or_else(|| ApiError::from(ServiceError::NotFound("OpenID Connect sign-in is not configured on this server (`--oidc-issuer`)".into())))
 }

@@ -61,6 +61,32 @@ pub enum ServiceError {
     NeedsApproval(String),
     #[error("internal error: {0}")]
     Internal(String),
+    // What the HTTP layer finds wrong with a request before the service sees it: in this table
+    // too, so that every code a client meets has one place.
+    /// A request whose body, query or header could not be read as asked; `status` is what the
+    /// reader said (`400`, or `413`/`415`/`422` from axum's extractors).
+    #[error("{message}")]
+    Unreadable { status: u16, message: String },
+    #[error("send {0} as the request body")]
+    EmptyBody(String),
+    #[error("{what} is {}over the limit of {limit} bytes", .size.map(|s| format!("{s} bytes, ")).unwrap_or_default())]
+    BodyTooLarge { what: String, size: Option<usize>, limit: usize },
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// A write that a session cookie carried from another site's page.
+    #[error("{0}")]
+    CrossSite(String),
+    /// A program request (its envelope) that does not read.
+    #[error("{0}")]
+    ProgramRequest(String),
+    /// A spec that is not text.
+    #[error("{0}")]
+    SpecText(String),
+    #[error("{0}")]
+    NotFound(String),
+    /// A route the access table does not decide: refused, as a server fault.
+    #[error("the route {0} has no access decision")]
+    NoAccessDecision(String),
 }
 
 impl From<StoreError> for ServiceError {
@@ -144,6 +170,15 @@ impl ServiceError {
             ServiceError::Conflict(_) => (409, "conflict"),
             ServiceError::NeedsApproval(_) => (409, "approval_required"),
             ServiceError::Internal(_) => (500, "internal"),
+            ServiceError::Unreadable { status, .. } => (*status, "bad_request"),
+            ServiceError::EmptyBody(_) => (400, "empty_body"),
+            ServiceError::BodyTooLarge { .. } => (413, "too_large"),
+            ServiceError::UnsupportedMediaType(_) => (415, "unsupported_media_type"),
+            ServiceError::CrossSite(_) => (403, "cross_site"),
+            ServiceError::ProgramRequest(_) => (400, "invalid_program"),
+            ServiceError::SpecText(_) => (400, "invalid_spec"),
+            ServiceError::NotFound(_) => (404, "not_found"),
+            ServiceError::NoAccessDecision(_) => (500, "no_access_decision"),
         }
     }
 

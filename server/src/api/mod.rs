@@ -18,6 +18,7 @@ use crate::review_api;
 use crate::AppState;
 use discovery::*;
 use ferry_service::access::Role;
+use ferry_service::ServiceError;
 use identify::*;
 use plans::*;
 use previews::*;
@@ -133,5 +134,5 @@ pub fn routes() -> Routes {
 
 /// What `/api/v1` answers for a path it does not have.
 pub fn fallback() -> Router<AppState> {
-    Router::new().fallback(|| async { ApiError::not_found("no such API endpoint") })
+    Router::new().fallback(|| async { ApiError::from(ServiceError::NotFound("no such API endpoint".into())) })
 }

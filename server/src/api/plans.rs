@@ -15,9 +15,10 @@ use crate::access::AuditPlan;
 use crate::error::ApiError;
 use crate::extract::ApiQuery;
 use ferry_service::access::Caller;
+use ferry_service::ServiceError;
 
 pub(super) fn plan_input(bytes: &[u8]) -> Result<PlanInput, ApiError> {
-    serde_json::from_slice(bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_plan", format!("the plan: {e}")))
+    serde_json::from_slice(bytes).map_err(|e| ApiError::from(ServiceError::Plan(format!("the plan: {e}"))))
 }
 
 /// `POST /api/v1/stacks/{id}/plans` with `{"title"?, "spec"?, "program"?, "options"?}`.
@@ -69,7 +70,7 @@ async fn migration_parts(
     boundary: String,
     max_bytes: usize,
 ) -> Result<(axum::body::Bytes, Vec<ferry_types::terraform::ConfigurationFile>), ApiError> {
-    let invalid = |why: String| ApiError::from(ferry_service::ServiceError::Invalid(format!("the migration's form: {why}")));
+    let invalid = |why: String| ApiError::from(ServiceError::Invalid(format!("the migration's form: {why}")));
     let stream = futures_util::stream::once(async move { Ok::<_, std::convert::Infallible>(bytes) });
     let mut form = multer::Multipart::new(stream, boundary);
     let mut state = None;
@@ -123,7 +124,7 @@ pub(super) async fn migrate_terraform_remote(
 ) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 64 * 1024, "where the Terraform state is").await?;
     let remote: ferry_types::terraform::RemoteState =
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_request", format!("where the Terraform state is: {e}")))?;
+        serde_json::from_slice(&bytes).map_err(|e| ApiError::from(ServiceError::Invalid(format!("where the Terraform state is: {e}"))))?;
     let migration = ferry.plans().migrate_terraform_remote(&caller, &id, &remote, &choices).await?;
     Ok(migration_answer(migration))
 }

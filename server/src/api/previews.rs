@@ -54,7 +54,7 @@ pub(super) fn is_yaml(content_type: &str) -> bool {
 impl ProgramEnvelope {
     /// The program the envelope holds, and its scope (`scope` unless it names its own).
     fn into_request(self, scope: PlanScope) -> Result<(ProgramRequest, PlanScope), ApiError> {
-        let invalid = |message: String| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", message);
+        let invalid = |message: String| ApiError::from(ServiceError::ProgramRequest(message));
         let source = match (self.program, self.program_zip) {
             (Some(text), None) => ProgramSource::Yaml(text),
             (None, Some(zip)) => {
@@ -89,7 +89,7 @@ fn read_preview(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<Pr
     if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
         return Ok(program(ProgramSource::Zip(bytes.to_vec()), scope));
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "invalid_spec", "the body is not UTF-8 text"))?;
+    let text = std::str::from_utf8(bytes).map_err(|_| ApiError::from(ServiceError::SpecText("the body is not UTF-8 text".into())))?;
     if is_yaml(content_type) {
         return Ok(program(ProgramSource::Yaml(text.to_string()), scope));
     }
@@ -98,7 +98,7 @@ fn read_preview(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<Pr
     let json = read_spec_json(text).map_err(ServiceError::from)?;
     if json.get("program").is_some() || json.get("programZip").is_some() {
         let envelope: ProgramEnvelope =
-            serde_json::from_value(json).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "invalid_program", format!("the program request: {e}")))?;
+            serde_json::from_value(json).map_err(|e| ApiError::from(ServiceError::ProgramRequest(format!("the program request: {e}"))))?;
         let (request, scope) = envelope.into_request(scope)?;
         return Ok(PreviewRequest { source: PreviewSource::Program(request), scope, progress: None });
     }

@@ -5,7 +5,7 @@
 use std::collections::HashSet;
 
 use axum::body::Body;
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use ferry_codegen::{CodeStyle, Language};
@@ -14,22 +14,14 @@ use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
 use crate::error::ApiError;
+use ferry_service::ServiceError;
 
 /// The header that carries a state's passphrase; it is never logged or stored.
 pub const PASSPHRASE_HEADER: &str = "x-ferry-passphrase";
 
 /// The request body, up to `limit` bytes, or a JSON error naming what was too large.
 pub(super) async fn read_body(body: Body, headers: &HeaderMap, limit: usize, what: &str) -> Result<axum::body::Bytes, ApiError> {
-    let too_large = |size: Option<usize>| {
-        ApiError::new(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "too_large",
-            match size {
-                Some(size) => format!("{what} is {size} bytes, over the limit of {limit} bytes"),
-                None => format!("{what} is over the limit of {limit} bytes"),
-            },
-        )
-    };
+    let too_large = |size: Option<usize>| ApiError::from(ServiceError::BodyTooLarge { what: what.to_string(), size, limit });
     let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
     if let Some(size) = declared.filter(|&s| s > limit) {
         return Err(too_large(Some(size)));
@@ -41,12 +33,12 @@ pub(super) async fn read_body(body: Body, headers: &HeaderMap, limit: usize, wha
             if e.is::<http_body_util::LengthLimitError>() {
                 too_large(None)
             } else {
-                ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("could not read the body: {e}"))
+                ApiError::from(ServiceError::Invalid(format!("could not read the body: {e}")))
             }
         })?
         .to_bytes();
     if bytes.is_empty() {
-        return Err(ApiError::new(StatusCode::BAD_REQUEST, "empty_body", format!("send {what} as the request body")));
+        return Err(ServiceError::EmptyBody(what.to_string()).into());
     }
     Ok(bytes)
 }
@@ -54,12 +46,12 @@ pub(super) async fn read_body(body: Body, headers: &HeaderMap, limit: usize, wha
 /// The request body, up to `limit` bytes, read as JSON `T`; either failure names `what`.
 pub(super) async fn read_json<T: serde::de::DeserializeOwned>(body: Body, headers: &HeaderMap, limit: usize, what: &str) -> Result<T, ApiError> {
     let bytes = read_body(body, headers, limit, what).await?;
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", format!("{what}: {e}")))
+    serde_json::from_slice(&bytes).map_err(|e| ApiError::from(ServiceError::Invalid(format!("{what}: {e}"))))
 }
 
 pub(super) fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(PASSPHRASE_HEADER) {
-        Some(v) => Ok(Some(v.to_str().map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the passphrase header is not text"))?.to_string())
+        Some(v) => Ok(Some(v.to_str().map_err(|_| ApiError::from(ServiceError::Invalid("the passphrase header is not text".into())))?.to_string())
             .filter(|p| !p.is_empty())),
         None => Ok(None),
     }
@@ -87,7 +79,7 @@ pub(super) fn list(s: &Option<String>) -> std::collections::BTreeSet<String> {
 
 impl CodeQuery {
     pub(super) fn request(&self) -> Result<(CodeRequest, bool), ApiError> {
-        let bad = |m: String| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", m);
+        let bad = |m: String| ApiError::from(ServiceError::Invalid(m));
         let language = match &self.lang {
             None => Language::TypeScript,
             Some(l) => Language::parse(l).ok_or_else(|| bad(format!("unknown language `{l}`: use ts, python, go, csharp or yaml")))?,

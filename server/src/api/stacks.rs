@@ -16,6 +16,7 @@ use crate::access::AuditOrg;
 use crate::error::ApiError;
 use crate::extract::ApiQuery;
 use ferry_service::access::{org_of_name, Caller};
+use ferry_service::ServiceError;
 
 #[derive(Deserialize)]
 pub(super) struct UploadQuery {
@@ -132,8 +133,7 @@ pub(super) async fn stack_config(State(ferry): State<Arc<Ferry>>, Path(id): Path
 /// secrets provider yet), as `pulumi` would.
 pub(super) async fn set_stack_config(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, 1 << 20, "the stack's Pulumi.<stack>.yaml").await?;
-    let yaml =
-        std::str::from_utf8(&bytes).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the stack's Pulumi.<stack>.yaml is not UTF-8 text"))?;
+    let yaml = std::str::from_utf8(&bytes).map_err(|_| ApiError::from(ServiceError::Invalid("the stack's Pulumi.<stack>.yaml is not UTF-8 text".into())))?;
     Ok(Json(ferry.stacks().set_stack_config(&id, yaml).await?).into_response())
 }
 
@@ -177,7 +177,8 @@ pub(super) async fn stack_resource(
     ApiQuery(q): ApiQuery<ResourceQuery>,
 ) -> Result<Response, ApiError> {
     let version = ferry.stacks().version(&id, q.version).await?;
-    let detail = version.detail(&q.urn).ok_or_else(|| ApiError::not_found(format!("no resource `{}` in stack `{}`", q.urn, version.summary.name)))?;
+    let detail =
+        version.detail(&q.urn).ok_or_else(|| ApiError::from(ServiceError::ResourceNotFound { stack: version.summary.name.clone(), urn: q.urn.clone() }))?;
     Ok(Json(detail).into_response())
 }
 
@@ -195,7 +196,7 @@ pub(super) async fn text_markers(
     body: Body,
 ) -> Result<Response, ApiError> {
     let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the text").await?;
-    let text = String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::new(StatusCode::BAD_REQUEST, "bad_request", "the text is not UTF-8"))?;
+    let text = String::from_utf8(bytes.to_vec()).map_err(|_| ApiError::from(ServiceError::Invalid("the text is not UTF-8".into())))?;
     Ok(Json(markers(q.kind, &text)).into_response())
 }
 

@@ -269,3 +269,29 @@ fn no_file_is_over_800_lines_and_no_type_has_over_40_methods() {
     assert!(long.is_empty(), "files over 800 lines: {}", long.join(", "));
     assert!(crowded.is_empty(), "types with over 40 methods (split them by domain): {}", crowded.join(", "));
 }
+
+/// Architecture Invariant: every error a client meets has its status and code in the service's
+/// one table (`ServiceError`'s `status_and_code`); the HTTP layer makes none of its own. An
+/// `ApiError` is only ever made from a `ServiceError`: no constructor, no struct literal, no
+/// code written in the server's files.
+#[test]
+fn the_http_layer_makes_no_error_codes_of_its_own() {
+    let root = root();
+    let mut files = Vec::new();
+    walk(&root.join("server/src"), &mut files);
+    let mut made = Vec::new();
+    for file in files.iter().filter(|f| f.extension().is_some_and(|e| e == "rs")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(&root).unwrap().display().to_string();
+        for (n, line) in text.lines().enumerate() {
+            let literal = line.contains("ApiError {") && !line.trim_start().starts_with("pub struct") && !line.contains("impl ");
+            // The one literal: `From<ServiceError>`'s, which takes the code from the table.
+            let from_table = name == "server/src/error.rs" && line.contains("code: e.code()");
+            if (literal && !from_table) || line.contains("ApiError::new(") || line.contains("ApiError::not_found(") {
+                made.push(format!("{name}:{}: {}", n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(files.len() > 20, "only {} files under server/src: is the walk still reading them?", files.len());
+    assert!(made.is_empty(), "errors made outside the service's table:\n{}", made.join("\n"));
+}
