@@ -61,7 +61,7 @@ test('a Terraform state file becomes a plan, previews clean and commits', async 
 
 // The state where its backend keeps it: a local Terraform backend's folder the server allows
 // the `e2e` organisation (scripts/test.sh: FERRY_E2E_TERRAFORM), its workspaces found and one
-// picked, made into a plan.
+// picked, made into a plan with the configuration it was applied from.
 test('a state where its backend keeps it: a workspace picked becomes a plan', async () => {
   const root = process.env.FERRY_E2E_TERRAFORM;
   assert.ok(root, 'FERRY_E2E_TERRAFORM names the Terraform backend folder the server allows (scripts/test.sh sets it)');
@@ -78,11 +78,18 @@ test('a state where its backend keeps it: a workspace picked becomes a plan', as
   const names = await page.locator('#migrate-workspace option').evaluateAll((os) => os.map((o) => o.value));
   assert.deepEqual(names, ['default', 'staging']);
   await page.selectOption('#migrate-workspace', 'staging');
+  // With the configuration it was applied from: its variable becomes the program's config.
+  const tf = path.join(root, 'main.tf');
+  fs.writeFileSync(tf, 'variable "len" {\n  type = number\n}\n\nresource "random_string" "random" {\n  length = var.len\n}\n');
+  await page.setInputFiles('#migrate-configuration', tf);
   await page.screenshot({ path: path.join(ARTIFACTS, 'terraform-workspaces.png'), fullPage: true });
   await page.click('#migrate-remote-submit');
   await page.waitForSelector('#migrate-rows tbody tr', { timeout: 60000 });
-  const rows = await page.locator('#migrate-rows tbody tr').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 2).map((c) => c.textContent)));
+  const rows = await page.locator('#migrate-rows tbody tr:not(.configured)').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 2).map((c) => c.textContent)));
   assert.deepEqual(rows, [['random_string.random', 'mapped']], 'the staging workspace\'s own state');
+  const configured = page.locator('#migrate-rows tr.configured');
+  assert.equal(await configured.locator('figure.hcl figcaption').textContent(), 'main.tf, line 5');
+  assert.match(await configured.locator('figure.program pre').textContent(), /length: \$\{len\}/);
   assert.match(await page.getAttribute('#migrate-plan', 'href'), /^\/plans\/[0-9a-f]{32}$/);
   assert.deepEqual(errors, []);
   await context.close();

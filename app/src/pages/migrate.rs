@@ -65,9 +65,22 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
         {
             let url = _remote_post.clone();
             let body = serde_json::to_string(&_remote()).expect("a remote state serialises");
+            // With the configuration, where the state is and the files go as one form.
+            let tf_files = configuration.get().and_then(|input| input.files()).filter(|list| list.length() > 0);
             busy.set(true);
             leptos::task::spawn_local(async move {
-                result.set(Some(crate::browser::send::<MigrationView>(&url, "application/json", &body).await));
+                let answer = match tf_files {
+                    None => crate::browser::send::<MigrationView>(&url, "application/json", &body).await,
+                    Some(list) => match web_sys::FormData::new() {
+                        Ok(form) => {
+                            let _ = form.append_with_str("remote", &body);
+                            append_files(&form, &list);
+                            crate::browser::post_form::<MigrationView>(&url, &form).await
+                        }
+                        Err(_) => Err("this browser cannot send a form".into()),
+                    },
+                };
+                result.set(Some(answer));
                 busy.set(false);
             });
         }
@@ -91,11 +104,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                     Some(list) => match web_sys::FormData::new() {
                         Ok(form) => {
                             let _ = form.append_with_blob_and_filename("state", &chosen, &chosen.name());
-                            for n in 0..list.length() {
-                                if let Some(f) = list.get(n) {
-                                    let _ = form.append_with_blob_and_filename("configuration", &f, &f.name());
-                                }
-                            }
+                            append_files(&form, &list);
                             crate::browser::post_form::<MigrationView>(&url, &form).await
                         }
                         Err(_) => Err("this browser cannot send a form".into()),
@@ -117,7 +126,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 <label>"The state"
                     <input type="file" id="migrate-file" aria-label="Terraform or OpenTofu state file" accept=".tfstate,.json,application/json" node_ref=file/>
                 </label>
-                <label>"Its configuration (optional): .tf files, or a zip of their folder"
+                <label>"Its configuration (optional, with either way of reading the state): .tf files, or a zip of their folder"
                     <input type="file" id="migrate-configuration" aria-label="Its configuration: .tf files or a zip of their folder" multiple accept=".tf,.zip" node_ref=configuration/>
                 </label>
                 <button type="submit" id="migrate-submit" disabled=move || busy.get()>{move || if busy.get() { "Reading…" } else { "Make the plan" }}</button>
@@ -199,6 +208,16 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 }.into_any()},
             })}
         </details>
+    }
+}
+
+/// The configuration's files as the form's `configuration` parts.
+#[cfg(feature = "hydrate")]
+fn append_files(form: &web_sys::FormData, list: &web_sys::FileList) {
+    for n in 0..list.length() {
+        if let Some(f) = list.get(n) {
+            let _ = form.append_with_blob_and_filename("configuration", &f, &f.name());
+        }
     }
 }
 

@@ -57,6 +57,11 @@ pub enum Value {
         config: usize,
         ty: Type,
     },
+    /// A setting the source's configuration made a variable of: read from stack config
+    /// (`Program::config[config]`), its default the value the resource holds.
+    Config {
+        config: usize,
+    },
     /// Another generated resource's property (`id`, `urn`, or an output).
     Ref {
         resource: usize,
@@ -132,15 +137,25 @@ impl Resource {
     }
 }
 
-/// A secret value the code reads from stack config.
+/// A value the code reads from stack config: a secret (which must be set), or a variable of
+/// the source's configuration (which falls back to its default).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct ConfigSecret {
+pub struct ConfigSetting {
     pub key: String,
     #[serde(skip)]
     pub ty: Type,
-    /// Which resource property it came from.
+    /// Which resource property it came from (the first, for a variable several use).
     pub resource: String,
     pub property: String,
+    /// A variable's value when the stack sets none (`None`: a secret, never written here).
+    #[serde(skip)]
+    pub default: Option<Value>,
+}
+
+impl ConfigSetting {
+    pub fn secret(&self) -> bool {
+        self.default.is_none()
+    }
 }
 
 /// What was done to make the code small and connected.
@@ -234,7 +249,7 @@ pub enum SlotValues {
 pub struct Program {
     pub project: String,
     pub packages: BTreeMap<String, Package>,
-    pub config: Vec<ConfigSecret>,
+    pub config: Vec<ConfigSetting>,
     pub resources: Vec<Resource>,
     /// Resources written as loops, where a language has them; each resource is in one loop at most.
     pub loops: Vec<Loop>,

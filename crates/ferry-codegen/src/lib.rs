@@ -8,7 +8,8 @@
 //! always gives the same bytes.
 //!
 //! Architecture Invariant: a secret value is never written into code. It is read from stack
-//! config, and the report lists the `pulumi config set --secret` commands to run.
+//! config, and the report lists the `pulumi config set --secret` commands to run. A variable
+//! of the source's configuration is read from stack config too, its value the default.
 
 pub mod ir;
 pub mod lang;
@@ -20,6 +21,6 @@ pub mod schema;
 
 pub use ferry_types::plans::CodeStyle;
 pub use lang::{emit, Language};
-pub use loops::{Origin, OriginReference};
+pub use loops::{Origin, OriginReference, OriginVariable};
 pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, SourceResource};
 pub use schema::{PackageSchema, SchemaError};

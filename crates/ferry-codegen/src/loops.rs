@@ -21,6 +21,19 @@ pub struct Origin {
     pub instance: Option<(String, String)>,
     /// What the tool's configuration computes from other resources: said as references.
     pub references: Vec<OriginReference>,
+    /// What the tool's configuration takes from its variables: read from stack config.
+    pub variables: Vec<OriginVariable>,
+}
+
+/// A property the source's configuration sets from one of its (root) variables
+/// (`bucket = var.bucket_name`): the code reads it from stack config, the variable's name its
+/// key, with the resource's value as the default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginVariable {
+    /// The property's schema name.
+    pub property: String,
+    /// The variable's name: the config key.
+    pub name: String,
 }
 
 /// A property (or one element of a list property) that the source's configuration computes

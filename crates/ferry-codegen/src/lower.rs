@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use ferry_property::{ArchiveSource, AssetSource, PropertyMap, PropertyValue};
 
 use crate::ir::{
-    AssetKind, ConfigSecret, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value,
+    AssetKind, ConfigSetting, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value,
 };
 use crate::loops::Origin;
 use crate::names::{camel, python_property, title, Ident, NameTable, PYTHON_KEYWORDS};
@@ -107,7 +107,7 @@ struct Lowering<'a> {
     schemas: &'a HashMap<String, PackageSchema>,
     options: &'a Options,
     report: Report,
-    config: Vec<ConfigSecret>,
+    config: Vec<ConfigSetting>,
     config_names: NameTable,
 }
 
@@ -125,7 +125,7 @@ impl Lowering<'_> {
     fn secret(&mut self, resource: &str, path: &str, ty: &Type) -> Value {
         let key = self.config_names.claim(&camel(&format!("{resource} {path}")), "Value");
         self.report.config_commands.push(format!("pulumi config set --secret {key}"));
-        self.config.push(ConfigSecret { key, ty: ty.clone(), resource: resource.to_string(), property: path.to_string() });
+        self.config.push(ConfigSetting { key, ty: ty.clone(), resource: resource.to_string(), property: path.to_string(), default: None });
         Value::Secret { config: self.config.len() - 1, ty: ty.clone() }
     }
 
@@ -365,6 +365,12 @@ pub fn lower(
 
     let mut lowering =
         Lowering { schemas, options, report: Report { warnings, ..Default::default() }, config: Vec::new(), config_names: NameTable::new(&[], []) };
+    // A variable's key is its name in the source's configuration (what the stack's config
+    // holds): claimed before any secret's key is made.
+    let variables: BTreeSet<&str> = ordered.iter().filter_map(|r| r.origin.as_ref()).flat_map(|o| &o.variables).map(|v| v.name.as_str()).collect();
+    for name in variables {
+        lowering.config_names.claim(name, "Value");
+    }
     let mut packages = BTreeMap::new();
     let mut out = Vec::with_capacity(ordered.len());
     for r in &ordered {
@@ -417,7 +423,9 @@ pub fn lower(
                 continue;
             }
             let required = rtype.is_some_and(|t| t.required.iter().any(|q| q == k));
-            let verified_needed = lowering.options.keep_properties.get(&r.urn).is_some_and(|kept| kept.contains(k));
+            // A property the source's configuration set from a variable is kept, as it wrote it.
+            let verified_needed = lowering.options.keep_properties.get(&r.urn).is_some_and(|kept| kept.contains(k))
+                || r.origin.as_ref().is_some_and(|o| o.variables.iter().any(|v| v.property == *k));
             if !keep && !verified_needed {
                 if let Some(reason) = elidable(v, p, required) {
                     lowering.report.elided.push(Elided { resource: r.name.clone(), property: k.clone(), reason: reason.into() });
@@ -464,6 +472,7 @@ pub fn lower(
     }
 
     configured_references(&mut out, &ordered, &mut lowering);
+    configured_variables(&mut out, &ordered, &mut lowering);
     if lowering.options.references {
         references(&mut out, &ordered, &mut lowering);
     }
@@ -521,6 +530,59 @@ fn configured_references(out: &mut [Resource], sources: &[&SourceResource], lowe
                     key,
                 });
             }
+        }
+    }
+}
+
+/// The variables the source's configuration set properties from (its [`Origin::variables`]):
+/// each read once from stack config, its default the value the first use holds; a use whose
+/// value or type is another, or that is no value config holds (text, a number, a boolean, a
+/// list of text), keeps its value and says why.
+fn configured_variables(out: &mut [Resource], sources: &[&SourceResource], lowering: &mut Lowering<'_>) {
+    let mut settings: HashMap<String, usize> = HashMap::new();
+    for (at, source) in sources.iter().enumerate() {
+        let Some(origin) = &source.origin else { continue };
+        for variable in &origin.variables {
+            let name = out[at].name.clone();
+            let Some(field) = out[at].args.iter_mut().find(|f| f.name.schema == variable.property) else { continue };
+            let holdable = match (&field.value, &field.ty) {
+                (Value::String(_), Type::String) | (Value::Bool(_), Type::Bool) | (Value::Int(_), Type::Int | Type::Number) => true,
+                (Value::Number(_), Type::Number) => true,
+                (Value::List(items, Type::String), Type::List(_)) => items.iter().all(|x| matches!(x, Value::String(_))),
+                _ => false,
+            };
+            if !holdable {
+                lowering.report.warnings.push(format!(
+                    "`{name}`: `{}` is var.{} in the configuration, but its value is not one stack config holds here; the value is written out",
+                    variable.property, variable.name
+                ));
+                continue;
+            }
+            let config = match settings.get(&variable.name) {
+                Some(&c) => {
+                    let setting = &lowering.config[c];
+                    if setting.ty != field.ty || setting.default.as_ref() != Some(&field.value) {
+                        lowering.report.warnings.push(format!(
+                            "`{name}`: `{}` is var.{} in the configuration, but holds another value or type than `{}`'s `{}`; the value is written out",
+                            variable.property, variable.name, setting.resource, setting.property
+                        ));
+                        continue;
+                    }
+                    c
+                }
+                None => {
+                    lowering.config.push(ConfigSetting {
+                        key: variable.name.clone(),
+                        ty: field.ty.clone(),
+                        resource: name.clone(),
+                        property: variable.property.clone(),
+                        default: Some(field.value.clone()),
+                    });
+                    settings.insert(variable.name.clone(), lowering.config.len() - 1);
+                    lowering.config.len() - 1
+                }
+            };
+            field.value = Value::Config { config };
         }
     }
 }

@@ -271,6 +271,8 @@ pub const GO_RESERVED: &[&str] = &[
     "len",
     "new",
     "make",
+    // The temporary a variable's text setting is read into.
+    "param",
 ];
 pub const CSHARP_RESERVED: &[&str] = &[
     "abstract",

@@ -94,6 +94,28 @@ fn count_and_for_each_instances_are_loops() {
                 assert!(code.contains(numeric), "{lang:?}: the count loop's map is keyed by numbers\n{code}");
                 assert!(code.contains("Terraform: random_shuffle.pick"), "{lang:?}: the Terraform address is a comment\n{code}");
             }
+            // Root variables are read from stack config, each once, the state's value its
+            // default; the one the IDs disagree on stays a value where it differs.
+            let reads = match lang {
+                Language::TypeScript => ["config.get(\"separator\") ?? \"-\"", "config.getNumber(\"port_min\") ?? 1000", "config.getNumber(\"id_bytes\") ?? 4"],
+                Language::Python => ["config.get(\"separator\")", "config.get_int(\"port_min\")", "config.get_int(\"id_bytes\")"],
+                Language::Go => ["cfg.Get(\"separator\"); param != \"\"", "portMin = cfg.RequireInt(\"port_min\")", "idBytes = cfg.RequireInt(\"id_bytes\")"],
+                Language::CSharp => ["config.Get(\"separator\") ?? \"-\"", "config.GetInt32(\"port_min\") ?? 1000", "config.GetInt32(\"id_bytes\") ?? 4"],
+                Language::Yaml => [
+                    "  separator:\n    type: string\n    default: ",
+                    "  port_min:\n    type: integer\n    default: 1000\n",
+                    "  id_bytes:\n    type: integer\n    default: 4\n",
+                ],
+            };
+            for read in reads {
+                assert_eq!(code.matches(read).count(), 1, "{lang:?}: `{read}` once\n{code}");
+            }
+            assert!(
+                !code.contains("secret: true") && !code.contains("RequireSecret") && !code.contains("requireSecret"),
+                "{lang:?}: variables are no secrets\n{code}"
+            );
+            assert!(program.report.warnings.iter().any(|w| w.contains("`ids-1`: `byteLength` is var.id_bytes")), "{:?}", program.report.warnings);
+            assert!(program.report.config_commands.is_empty(), "{:?}", program.report.config_commands);
         }
     }
 }

@@ -79,7 +79,7 @@ fn hostile_resources(texts: &[String]) -> Vec<SourceResource> {
         custom: true,
         id: Some("pet".into()),
         inputs: PropertyMap::from([("prefix".into(), string(t(13)))]),
-        origin: Some(Origin { tool: "Terraform".into(), address: t(14), instance: None, references: Vec::new() }),
+        origin: Some(Origin { tool: "Terraform".into(), address: t(14), instance: None, references: Vec::new(), variables: Vec::new() }),
         ..Default::default()
     };
     vec![typed, untyped, migrated]
@@ -365,7 +365,13 @@ fn check_terraform(texts: &[String], dir: &Path, go: &Path) -> Result<(), String
             custom: true,
             id: Some(prior.id.clone()),
             inputs: ferry_property::json::decode_map(&prior.inputs, "", &Default::default()).expect("Pulumi state form"),
-            origin: Some(Origin { tool: "Terraform".into(), address: prior.address.clone(), instance: prior.instance_of.clone(), references: Vec::new() }),
+            origin: Some(Origin {
+                tool: "Terraform".into(),
+                address: prior.address.clone(),
+                instance: prior.instance_of.clone(),
+                references: Vec::new(),
+                variables: Vec::new(),
+            }),
             ..Default::default()
         })
         .collect();

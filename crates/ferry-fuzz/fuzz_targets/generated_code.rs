@@ -86,7 +86,7 @@ fuzz_target!(|data: &[u8]| {
             token: "random:index/randomPet:RandomPet".into(),
             custom: true,
             id: Some("p".into()),
-            origin: Some(Origin { tool: "Terraform".into(), address: next(), instance: None, references: Vec::new() }),
+            origin: Some(Origin { tool: "Terraform".into(), address: next(), instance: None, references: Vec::new(), variables: Vec::new() }),
             ..Default::default()
         },
     ];

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
-use ferry_codegen::{lower, project, CodeStyle, Language, Options, Origin, OriginReference, PackageSchema, SourceResource};
+use ferry_codegen::{lower, project, CodeStyle, Language, Options, Origin, OriginReference, OriginVariable, PackageSchema, SourceResource};
 use ferry_engine::deploy::StepOp;
 use ferry_engine::plugin::PluginProviders;
 use ferry_property::json::{decode_map, DecodeOptions};
@@ -297,7 +297,7 @@ impl Previews {
 
     /// Where a migration's resources came from: each one's Terraform address (a comment in the
     /// code), for the instances of a `count` or `for_each` resource the resource and key (one
-    /// loop in the code), and the references its configuration made.
+    /// loop in the code), and the references and variables its configuration made.
     async fn attach_origins(&self, preview_id: &str, resources: &mut [SourceResource]) -> Result<(), ServiceError> {
         let Some(plan) = self.plans().plan_of_preview(preview_id).await? else { return Ok(()) };
         let Some(prior) = self.plans().plan_prior(&plan).await? else { return Ok(()) };
@@ -313,7 +313,8 @@ impl Previews {
                         target_property: x.target_property.clone(),
                     })
                     .collect();
-                r.origin = Some(Origin { tool: "Terraform".into(), address: p.address.clone(), instance: p.instance_of.clone(), references });
+                let variables = p.variables.iter().map(|v| OriginVariable { property: v.property.clone(), name: v.variable.clone() }).collect();
+                r.origin = Some(Origin { tool: "Terraform".into(), address: p.address.clone(), instance: p.instance_of.clone(), references, variables });
             }
         }
         Ok(())

@@ -56,6 +56,8 @@ pub struct JobView {
     pub error: Option<String>,
     /// Resources of the stack an imports-scope program leaves as they are (known at the end).
     pub untouched: usize,
+    /// How many resources of each package the preview covers.
+    pub packages: Vec<ferry_types::PackageTotal>,
 }
 
 /// What a follower of a job sees, in order, as JSON: each event once, then the whole job (its
@@ -113,6 +115,8 @@ fn view_of(job: StoredJob, events: Vec<ProgressEvent>) -> JobView {
         preview_id: job.preview_id,
         error: job.error,
         untouched: job.untouched.max(0) as usize,
+        // A job started before packages were counted has none.
+        packages: job.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default(),
     }
 }
 

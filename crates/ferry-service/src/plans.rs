@@ -12,7 +12,7 @@ use ferry_state::secrets::PassphraseCrypter;
 use ferry_store::jobs::{JobKind, NewJob};
 use ferry_store::plans::{NewPlan, PlanRevision, PlanShare};
 use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
-use ferry_types::SourceKind;
+use ferry_types::{PackageTotal, SourceKind};
 
 use crate::access::Caller;
 use crate::jobs::{JobEnd, JobSink, JobView};
@@ -277,30 +277,41 @@ impl Plans {
         // What the job runs, the program or else the spec, parsed once here: its count is the
         // job's total, and the job runs what was parsed. What does not parse fails the job, which
         // says why. Parsing a big program or spec is CPU work, kept off the async workers.
-        let (source, total) = tokio::task::spawn_blocking(move || match (program, spec) {
+        // Each package's count, for each provider's progress (a migration's state names several).
+        let (source, total, packages) = tokio::task::spawn_blocking(move || match (program, spec) {
             (Some(text), _) => match ferry_engine::program::parse_program("Pulumi.yaml", &text) {
                 Ok(program) => {
                     let total = program.resources.len();
+                    let packages = PackageTotal::count(program.resources.iter().map(|r| r.type_.as_str()));
                     let source = ProgramSource::Parsed { file: "Pulumi.yaml".into(), text, program: Arc::new(program) };
-                    (Ok(PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase, prior })), total)
+                    (Ok(PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase, prior })), total, packages)
                 }
-                Err(e) => (Err(ServiceError::from(e)), 0),
+                Err(e) => (Err(ServiceError::from(e)), 0, Vec::new()),
             },
             (None, Some(text)) => match ferry_engine::import_spec::parse_import_spec(&text) {
                 Ok(spec) => {
                     let total = spec.file.resources.len();
-                    (Ok(PreviewSource::Spec { text, spec, strategy }), total)
+                    let packages = PackageTotal::count(spec.file.resources.iter().map(|r| r.type_.as_str()));
+                    (Ok(PreviewSource::Spec { text, spec, strategy }), total, packages)
                 }
-                Err(e) => (Err(ServiceError::from(e)), 0),
+                Err(e) => (Err(ServiceError::from(e)), 0, Vec::new()),
             },
-            (None, None) => (Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())), 0),
+            (None, None) => (Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())), 0, Vec::new()),
         })
         .await
         .map_err(|e| ServiceError::Internal(format!("reading the revision stopped: {e}")))?;
         let service = self.clone();
         let stack_id = plan.stack_id.clone();
         let id = ferry_store::random_id();
-        let new = NewJob { id: &id, kind: JobKind::Preview, stack_id: &plan.stack_id, plan: Some((plan_id, rev.revision)), total: total as i64, detail: None };
+        let detail = serde_json::to_string(&packages).expect("package totals serialise");
+        let new = NewJob {
+            id: &id,
+            kind: JobKind::Preview,
+            stack_id: &plan.stack_id,
+            plan: Some((plan_id, rev.revision)),
+            total: total as i64,
+            detail: Some(&detail),
+        };
         self.jobs()
             .start_job(new, move |sink: JobSink<ProgressEvent>| {
                 let progress = Progress(sink);

@@ -5,7 +5,7 @@
 //! is read becomes a plan as an uploaded state does.
 
 use ferry_backend::terraform::{state_exists, workspace_state, workspaces_root, workspaces_under, DEFAULT_WORKSPACE, DEFAULT_WORKSPACE_KEY_PREFIX};
-use ferry_types::terraform::{RemoteState, Workspace};
+use ferry_types::terraform::{ConfigurationFile, RemoteState, Workspace};
 
 use crate::access::{org_of_name, Caller};
 use crate::terraform::{MigrationChoices, TerraformMigration};
@@ -59,18 +59,20 @@ impl Backends {
 
 impl Plans {
     /// [`Plans::migrate_terraform`] of the state `remote` names, read from its backend (which
-    /// the stack's organisation must be allowed to read).
+    /// the stack's organisation must be allowed to read), with the `configuration` it was
+    /// applied from when the caller has it.
     pub async fn migrate_terraform_remote(
         &self,
         author: &Caller,
         stack_id: &str,
         remote: &RemoteState,
+        configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
     ) -> Result<TerraformMigration, ServiceError> {
         author.require_signed_in()?;
         let org = org_of_name(&self.stacks().summary(stack_id).await?.name).to_string();
         let (url, bytes) = self.backends().terraform_state(&org, remote).await?;
-        self.migrate_terraform_named(author, stack_id, &bytes, &format!("the Terraform state at {url}"), &[], choices).await
+        self.migrate_terraform_named(author, stack_id, &bytes, &format!("the Terraform state at {url}"), configuration, choices).await
     }
 
     /// The workspaces a planner of the stack's organisation may pick from (see

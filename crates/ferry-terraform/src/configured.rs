@@ -28,13 +28,23 @@ pub struct ConfiguredReference {
     pub target_property: String,
 }
 
+/// A property the configuration sets from a root variable (`bucket = var.bucket_name`): the
+/// program and the code read it from stack config, the state's value its default.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfiguredVariable {
+    /// The property, as the program names it.
+    pub property: String,
+    /// The variable: the config key.
+    pub variable: String,
+}
+
 /// What the configuration changes in a migration's program.
 #[derive(Debug, Default)]
 pub(crate) struct Applied {
     /// By instance (its index in the state).
     pub references: BTreeMap<usize, Vec<ConfiguredReference>>,
-    /// By instance: (property, variable) whose value the variable's config gives.
-    pub variables: BTreeMap<usize, Vec<(String, String)>>,
+    /// By instance: the properties whose value a variable's config gives.
+    pub variables: BTreeMap<usize, Vec<ConfiguredVariable>>,
     /// The program's config: each variable with its type and the state's value.
     pub config: BTreeMap<String, (&'static str, Value)>,
     /// What the configuration holds that no row shows.
@@ -152,6 +162,9 @@ pub(crate) fn apply(configuration: &Configuration, imported: &Imported<'_>, rows
             Some(format!("var.{name} is not declared in the configuration"))
         } else if imported.names.values().any(|n| *n == name) {
             Some(format!("var.{name} has a resource's name in the program, so it cannot be config there"))
+        } else if name == "pulumi" {
+            // `${pulumi}` is Pulumi YAML's own (`${pulumi.stack}`).
+            Some("var.pulumi is named as Pulumi YAML's built-in `pulumi` variable, so it cannot be config there".to_string())
         } else if kind.is_none() {
             Some(format!("var.{name}'s value is not one stack config holds (text, a number, a boolean or a list of text)"))
         } else {
@@ -161,7 +174,7 @@ pub(crate) fn apply(configuration: &Configuration, imported: &Imported<'_>, rows
             (None, Some(kind)) => {
                 applied.config.insert(name.to_string(), (kind, (*first).clone()));
                 for (i, property, _) in uses {
-                    applied.variables.entry(i).or_default().push((property, name.to_string()));
+                    applied.variables.entry(i).or_default().push(ConfiguredVariable { property, variable: name.to_string() });
                 }
             }
             (why, _) => {

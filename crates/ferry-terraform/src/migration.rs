@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::address::Mode;
 use crate::configuration::Configuration;
-use crate::configured::{apply, ConfiguredReference, Imported};
+use crate::configured::{apply, ConfiguredReference, ConfiguredVariable, Imported};
 use crate::providers::Mappings;
 use crate::state::{State, Status};
 use crate::translate::{program_secret, pulumi_name, state_secret, translate};
@@ -37,6 +37,10 @@ pub struct PriorState {
     /// says as references.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub references: Vec<ConfiguredReference>,
+    /// The properties the configuration sets from root variables, which code reads from
+    /// stack config.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variables: Vec<ConfiguredVariable>,
 }
 
 /// What the caller chose.
@@ -275,7 +279,10 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
                 _ => None,
             };
             let address = inst.shown_address();
-            prior.insert(name.clone(), PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address, instance_of, references });
+            prior.insert(
+                name.clone(),
+                PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address, instance_of, references, variables },
+            );
         }
         text
     });
@@ -285,7 +292,7 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
 /// A resource's `properties` block: each property as the state holds it, or as the
 /// configuration computes it (a reference to another resource, whole or per list element, or
 /// a variable's config).
-fn write_properties(text: &mut String, inputs: Map<String, Value>, references: &[ConfiguredReference], variables: &[(String, String)]) {
+fn write_properties(text: &mut String, inputs: Map<String, Value>, references: &[ConfiguredReference], variables: &[ConfiguredVariable]) {
     if references.is_empty() && variables.is_empty() {
         crate::yaml::write_value(text, &Value::Object(inputs), 6);
         return;
@@ -295,8 +302,8 @@ fn write_properties(text: &mut String, inputs: Map<String, Value>, references: &
         text.push_str(&format!("      {}:", crate::yaml::key(&key)));
         if let Some(r) = references.iter().find(|r| r.property == key && r.element.is_none()) {
             text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property));
-        } else if let Some((_, variable)) = variables.iter().find(|(p, _)| *p == key) {
-            text.push_str(&format!(" ${{{variable}}}\n"));
+        } else if let Some(v) = variables.iter().find(|v| v.property == key) {
+            text.push_str(&format!(" ${{{}}}\n", v.variable));
         } else if let (Value::Array(items), true) = (&value, references.iter().any(|r| r.property == key)) {
             text.push('\n');
             for (n, item) in items.iter().enumerate() {

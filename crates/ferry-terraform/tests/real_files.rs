@@ -300,9 +300,11 @@ fn references_and_variables_become_the_programs_and_contradictions_are_said() {
         r#"
 variable "len" {}
 variable "flag" {}
+variable "pulumi" {}
 resource "random_string" "example" {
   length = var.len
   upper  = var.flag
+  lower  = var.pulumi
 }
 resource "random_string" "b" {
   length           = 10
@@ -337,10 +339,15 @@ resource "random_string" "never" {
             target_property: "result".into()
         }]
     );
+    // The code reads a variable where the program does: the prior state says which.
+    assert_eq!(m.prior["example"].variables, [ferry_terraform::ConfiguredVariable { property: "length".into(), variable: "len".into() }]);
+    assert!(m.prior["b"].variables.is_empty(), "var.flag's uses disagree: {:?}", m.prior["b"].variables);
     let notes = |address: &str| m.rows.iter().find(|r| r.address == address).unwrap().configuration_notes.join("\n");
     assert!(notes("random_string.b").contains("`length` is 10 in the configuration but 12 in the state"), "{}", notes("random_string.b"));
     assert!(notes("random_string.b").contains("var.flag is true at random_string.example but false at random_string.b"), "{}", notes("random_string.b"));
     assert!(notes("random_string.example").contains("var.flag"), "each use is told: {}", notes("random_string.example"));
+    assert!(notes("random_string.example").contains("var.pulumi is named as Pulumi YAML's built-in"), "{}", notes("random_string.example"));
+    assert!(!program.contains("${pulumi}") && !program.contains("  pulumi:"), "{program}");
     assert!(notes("random_string.c").contains("`override_special` = random_string.gone.result: not in the state"), "{}", notes("random_string.c"));
     assert_eq!(m.notes.len(), 1, "{:?}", m.notes);
     assert!(m.notes[0].contains("`random_string.never` is in the configuration but not in the state"), "{:?}", m.notes);

@@ -213,6 +213,41 @@ pub struct JobSnapshot {
     /// Resources of the stack an imports-scope program leaves as they are.
     #[serde(default)]
     pub untouched: usize,
+    /// How many of the plan's resources are of each package (the stack and providers aside), in
+    /// the order the plan first names them: with the events' types, each provider's progress.
+    #[serde(default)]
+    pub packages: Vec<PackageTotal>,
+}
+
+/// The resources of one package a job covers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageTotal {
+    pub package: String,
+    pub total: usize,
+}
+
+impl PackageTotal {
+    /// The package of a type token (`aws:s3/bucket:Bucket` → `aws`); `None` for the engine's own
+    /// (`pulumi:pulumi:Stack`, a provider's `pulumi:providers:aws`), which a job reports beside
+    /// the resources it counts.
+    pub fn package_of(token: &str) -> Option<&str> {
+        if token.starts_with("pulumi:") {
+            return None;
+        }
+        Some(token.split(':').next().unwrap_or(token))
+    }
+
+    /// The totals of `tokens`, each package once, in the order first met.
+    pub fn count<'a>(tokens: impl IntoIterator<Item = &'a str>) -> Vec<PackageTotal> {
+        let mut out: Vec<PackageTotal> = Vec::new();
+        for package in tokens.into_iter().filter_map(Self::package_of) {
+            match out.iter_mut().find(|p| p.package == package) {
+                Some(p) => p.total += 1,
+                None => out.push(PackageTotal { package: package.to_string(), total: 1 }),
+            }
+        }
+        out
+    }
 }
 
 /// The start of a plan revision's source, as a page first shows it.

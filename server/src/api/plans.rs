@@ -49,39 +49,42 @@ pub(super) async fn migrate_terraform(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let boundary = headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| multer::parse_boundary(v).ok());
-    let (state, configuration) = match boundary {
+    let (state, configuration) = match form_boundary(&headers) {
         None => (read_body(body, &headers, ferry.max_state_bytes(), "the Terraform state").await?, Vec::new()),
         Some(boundary) => {
             // The state and the configuration together, each held to the largest state Ferry
             // accepts.
             let bytes = read_body(body, &headers, 2 * ferry.max_state_bytes(), "the Terraform state and configuration").await?;
-            migration_parts(bytes, boundary, ferry.max_state_bytes()).await?
+            migration_parts(bytes, boundary, "state", ferry.max_state_bytes()).await?
         }
     };
     let migration = ferry.plans().migrate_terraform(&caller, &id, &state, &configuration, &choices).await?;
     Ok(migration_answer(migration))
 }
 
-/// The parts of a migration sent as a form: the `state`, and the configuration's `.tf` files
-/// (or zips of its folder).
+/// The boundary of a body sent as a form (`multipart/form-data`), if it is one.
+fn form_boundary(headers: &HeaderMap) -> Option<String> {
+    headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| multer::parse_boundary(v).ok())
+}
+
+/// The parts of a migration sent as a form: its `first` part (the `state`, or the `remote`
+/// state's location as JSON), and the configuration's `.tf` files (or zips of its folder).
 async fn migration_parts(
     bytes: axum::body::Bytes,
     boundary: String,
+    first: &str,
     max_bytes: usize,
 ) -> Result<(axum::body::Bytes, Vec<ferry_types::terraform::ConfigurationFile>), ApiError> {
     let invalid = |why: String| ApiError::from(ServiceError::Invalid(format!("the migration's form: {why}")));
     let stream = futures_util::stream::once(async move { Ok::<_, std::convert::Infallible>(bytes) });
     let mut form = multer::Multipart::new(stream, boundary);
-    let mut state = None;
+    let mut main = None;
     let mut configuration = Vec::new();
     while let Some(field) = form.next_field().await.map_err(|e| invalid(e.to_string()))? {
         let name = field.name().unwrap_or_default().to_string();
         let file_name = field.file_name().map(str::to_string);
         let data = field.bytes().await.map_err(|e| invalid(format!("the `{name}` part: {e}")))?;
         match name.as_str() {
-            "state" if state.is_none() => state = Some(data),
-            "state" => return Err(invalid("it holds two `state` parts; send one state".into())),
             "configuration" => {
                 let file_name = file_name.unwrap_or_default();
                 if file_name.ends_with(".zip") {
@@ -91,11 +94,14 @@ async fn migration_parts(
                     configuration.push(ferry_types::terraform::ConfigurationFile { path: file_name, text });
                 }
             }
-            other => return Err(invalid(format!("an unknown part `{other}` (send `state` and `configuration`)"))),
+            named if named == first && main.is_none() => main = Some(data),
+            named if named == first => return Err(invalid(format!("it holds two `{first}` parts; send one"))),
+            other => return Err(invalid(format!("an unknown part `{other}` (send `{first}` and `configuration`)"))),
         }
     }
-    let state = state.filter(|s| !s.is_empty()).ok_or_else(|| invalid("it has no `state` part: send the Terraform state with its configuration".into()))?;
-    Ok((state, configuration))
+    let what = if first == "state" { "the Terraform state" } else { "where the Terraform state is" };
+    let main = main.filter(|s| !s.is_empty()).ok_or_else(|| invalid(format!("it has no `{first}` part: send {what} with its configuration")))?;
+    Ok((main, configuration))
 }
 
 /// A migration's answer: `201` with the plan it made (the audit's record names it), `200` when
@@ -122,10 +128,17 @@ pub(super) async fn migrate_terraform_remote(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, 64 * 1024, "where the Terraform state is").await?;
+    // Where the state is, as JSON; or, with the configuration, a form of the two.
+    let (location, configuration) = match form_boundary(&headers) {
+        None => (read_body(body, &headers, 64 * 1024, "where the Terraform state is").await?, Vec::new()),
+        Some(boundary) => {
+            let bytes = read_body(body, &headers, ferry.max_state_bytes(), "where the Terraform state is and its configuration").await?;
+            migration_parts(bytes, boundary, "remote", ferry.max_state_bytes()).await?
+        }
+    };
     let remote: ferry_types::terraform::RemoteState =
-        serde_json::from_slice(&bytes).map_err(|e| ApiError::from(ServiceError::Invalid(format!("where the Terraform state is: {e}"))))?;
-    let migration = ferry.plans().migrate_terraform_remote(&caller, &id, &remote, &choices).await?;
+        serde_json::from_slice(&location).map_err(|e| ApiError::from(ServiceError::Invalid(format!("where the Terraform state is: {e}"))))?;
+    let migration = ferry.plans().migrate_terraform_remote(&caller, &id, &remote, &configuration, &choices).await?;
     Ok(migration_answer(migration))
 }
 

@@ -305,8 +305,11 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
     assert_eq!(status, StatusCode::OK, "{seen}");
     assert!(!seen.to_string().contains("s3cr3t"), "{seen}");
 
+    // One job previews both providers' resources, and counts each one's (its progress by
+    // provider: the events carry each resource's type).
+    let (preview, record, job) = common::plan_preview_job(&app, &plan).await;
+    assert_eq!(job["packages"], json!([{"package": "random", "total": 1}, {"package": "acmecloud", "total": 4}]), "{job}");
     // The preview reads each bucket from the cloud: the one that grew shows it at its leaf.
-    let (preview, record) = plan_preview(&app, &plan).await;
     let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
     let step = |name: &str| steps.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}: {steps:?}"));
     let grown = step("storage-logs");
@@ -552,6 +555,23 @@ async fn a_state_in_an_s3_backend_migrates_from_the_workspace_picked() {
     let plan = default["plan"]["id"].as_str().unwrap();
     let (_, record) = plan_preview(&app, plan).await;
     assert_no_difference(&record["preview"]["plan"]["steps"].as_array().unwrap().iter().find(|s| s["name"] == "example").unwrap().clone());
+
+    // With the configuration it was applied from, as a form beside where the state is: its
+    // variable is config in the plan's program, holding the state's value, and the row shows
+    // its block.
+    let main_tf = "variable \"len\" {\n  type = number\n}\n\nresource \"random_string\" \"example\" {\n  length = var.len\n}\n";
+    let location = json!({"url": url}).to_string();
+    let uri = format!("/api/v1/stacks/{stack}/migrations/terraform/remote");
+    let parts: [(&str, &str, &[u8]); 2] = [("remote", "remote.json", location.as_bytes()), ("configuration", "main.tf", main_tf.as_bytes())];
+    let (status, configured) = call(&app, crate::terraform_configuration::form(&uri, &parts)).await;
+    assert_eq!(status, StatusCode::CREATED, "{configured}");
+    assert_eq!(configured["resources"][0]["configuration"]["file"], "main.tf", "{configured}");
+    let program = configured["plan"]["current"]["program"].as_str().unwrap();
+    assert!(program.contains("config:\n  len:\n    type: Integer\n    default: 16\n") && program.contains("      length: ${len}\n"), "{program}");
+    // A form without where the state is names the part it lacks.
+    let (status, answer) = call(&app, crate::terraform_configuration::form(&uri, &parts[1..])).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
+    assert!(answer["error"]["message"].as_str().unwrap().contains("it has no `remote` part"), "{answer}");
 
     let (_, before) = call(&app, get(&format!("/api/v1/stacks/{stack}/plans"))).await;
     for (body, status, needle) in [

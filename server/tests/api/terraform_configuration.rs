@@ -68,7 +68,7 @@ fn folder_zip(files: &[(&str, &str)]) -> Vec<u8> {
 }
 
 /// A `multipart/form-data` POST of `parts` (name, file name, bytes).
-fn form(uri: &str, parts: &[(&str, &str, &[u8])]) -> Request<Body> {
+pub(crate) fn form(uri: &str, parts: &[(&str, &str, &[u8])]) -> Request<Body> {
     let boundary = "ferry-test-boundary-7f3a";
     let mut body = Vec::new();
     for (name, file, bytes) in parts {
@@ -135,16 +135,21 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
         assert!(step["diffs"].as_array().unwrap().iter().all(|d| d["kind"] == "none"), "{step}");
     }
 
-    // The code keeps the reference, and type-checks against the real SDKs.
+    // The code keeps the reference and the variable (read once from stack config, the state's
+    // value its default), and type-checks against the real SDKs.
     let code = |lang: &'static str| common::preview_code(&app, &preview, lang);
     let ts = code("ts").await;
     assert!(ts.contains("overrideSpecial: a.result,"), "{ts}");
+    assert!(ts.contains("const len = config.getNumber(\"len\") ?? 16;\n") && ts.matches("length: len,").count() == 2, "{ts}");
     let python = code("python").await;
     assert!(python.contains("override_special=a.result"), "{python}");
+    assert!(python.contains("len_ = config.get_int(\"len\")\nif len_ is None:\n    len_ = 16\n") && python.matches("length=len_,").count() == 2, "{python}");
     let go = code("go").await;
     assert!(go.contains("OverrideSpecial: a.Result,"), "{go}");
+    assert!(go.contains("lenRes = cfg.RequireInt(\"len\")") && go.matches("Length: pulumi.Int(lenRes),").count() == 2, "{go}");
     let yaml = code("yaml").await;
     assert!(yaml.contains("overrideSpecial: \"${a.result}\""), "{yaml}");
+    assert!(yaml.contains("  len:\n    type: integer\n    default: 16\n") && yaml.matches("length: \"${len}\"").count() == 2, "{yaml}");
     common::type_check_ts_and_python(&app, &preview, "api-terraform-configuration").await;
 
     // Committed, the stack previews clean as the YAML code describes it.

@@ -149,6 +149,8 @@ pub(super) fn PreviewSection(
         });
     };
     let events_total = move || job.with(|j| j.as_ref().map(|j| format!("{} of {} steps", j.finished, j.total)).unwrap_or_default());
+    // With resources of several packages (a migration's providers), each one's progress.
+    let by_package = move || job.with(|j| j.as_ref().filter(|j| j.packages.len() > 1).map(package_progress)).unwrap_or_default();
     view! {
         <section class="card">
             <h2>"Preview"</h2>
@@ -157,6 +159,7 @@ pub(super) fn PreviewSection(
                     <button id="plan-preview" on:click=start title=move || if changed.get() { "Save the revision first: a preview runs a saved revision" } else { "" } disabled=move || running(job) || changed.get()>"Preview"</button>
                     <button id="plan-cancel" on:click=cancel disabled=move || !running(job)>"Cancel"</button>
                     <span id="plan-progress">{events_total}</span>
+                    <span id="plan-progress-packages" class="meta">{by_package}</span>
                     <span id="plan-status" class="status">{move || job.with(|j| j.as_ref().map(|j| j.status.as_str().to_string())).unwrap_or_else(|| if preview.get().is_some() { "done".into() } else { "not previewed yet".into() })}</span>
                 </div>
             })}
@@ -182,6 +185,20 @@ pub(super) fn PreviewSection(
         </section>
     }
     .into_any()
+}
+
+/// Each package's finished and total resources (`random 3 of 5 · aws 2 of 10`), from the
+/// job's events, counted in one pass.
+fn package_progress(j: &JobSnapshot) -> String {
+    let mut finished: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for package in j.events.iter().filter_map(|e| ferry_types::PackageTotal::package_of(&e.type_)) {
+        *finished.entry(package).or_default() += 1;
+    }
+    j.packages
+        .iter()
+        .map(|p| format!("{} {} of {}", p.package, finished.get(p.package.as_str()).copied().unwrap_or(0).min(p.total), p.total))
+        .collect::<Vec<_>>()
+        .join(" · ")
 }
 
 /// Follows a job's events into `job` (past events are replayed first), in batches so that a

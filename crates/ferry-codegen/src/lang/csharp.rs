@@ -103,7 +103,7 @@ impl Printer<'_> {
                 out.push_str(&end);
                 out.push('}');
             }
-            Value::Secret { config, .. } => out.push_str(&self.config_vars[*config]),
+            Value::Secret { config, .. } | Value::Config { config } => out.push_str(&self.config_vars[*config]),
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], title(property));
             }
@@ -296,6 +296,17 @@ fn secret_getter(ty: &Type) -> &'static str {
     }
 }
 
+/// The getter of a variable's setting, which is `null` when the stack sets none.
+fn getter(ty: &Type) -> &'static str {
+    match ty {
+        Type::Int => "GetInt32",
+        Type::Number => "GetDouble",
+        Type::Bool => "GetBoolean",
+        Type::List(_) => "GetObject<string[]>",
+        _ => "Get",
+    }
+}
+
 pub fn emit(program: &Program) -> String {
     let namespaces: Vec<String> = program.packages.values().map(|p| p.csharp_namespace.clone()).collect();
     let mut table = NameTable::new(CSHARP_RESERVED, namespaces.iter().cloned().chain(["Deployment".to_string(), "Pulumi".to_string()]));
@@ -310,7 +321,16 @@ pub fn emit(program: &Program) -> String {
     if !program.config.is_empty() {
         out.push_str("    var config = new Config();\n");
         for (c, var) in program.config.iter().zip(&p.config_vars) {
-            let _ = writeln!(out, "    var {var} = config.{}({});", secret_getter(&c.ty), quoted(&c.key));
+            match &c.default {
+                None => {
+                    let _ = writeln!(out, "    var {var} = config.{}({});", secret_getter(&c.ty), quoted(&c.key));
+                }
+                Some(default) => {
+                    let _ = write!(out, "    var {var} = config.{}({}) ?? ", getter(&c.ty), quoted(&c.key));
+                    p.value(default, false, 1, &mut out);
+                    out.push_str(";\n");
+                }
+            }
         }
         out.push('\n');
     }

@@ -126,6 +126,15 @@ impl Printer<'_> {
                 out.push('}');
             }
             Value::Secret { config, .. } => out.push_str(&self.config_vars[*config]),
+            // A variable is a plain Go value: made an input as a literal would be.
+            Value::Config { config } => {
+                // Every use has the setting's type (see `lower`).
+                let var = &self.config_vars[*config];
+                let _ = match &self.program.config[*config].ty {
+                    Type::List(_) => write!(out, "pulumi.ToStringArray({var})"),
+                    setting => write!(out, "{}({var})", scalar_input(setting)),
+                };
+            }
             Value::Ref { resource, property } => {
                 let var = &self.resource_vars[*resource];
                 match property.as_str() {
@@ -330,6 +339,28 @@ fn secret_getter(ty: &Type) -> &'static str {
     }
 }
 
+/// The getter of a variable's setting the stack sets, which fails on a value of another type.
+fn require_getter(ty: &Type) -> &'static str {
+    match ty {
+        Type::Int => "RequireInt",
+        Type::Number => "RequireFloat64",
+        _ => "RequireBool",
+    }
+}
+
+/// A variable's default as a plain Go value of its setting's type `ty`.
+fn go_literal(v: &Value, ty: &Type) -> String {
+    match v {
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) if matches!(ty, Type::Number) => format!("float64({i})"),
+        Value::Int(i) => i.to_string(),
+        Value::Number(n) => format!("float64({})", number(*n)),
+        Value::String(s) => quoted(s),
+        Value::List(items, _) => format!("[]string{{{}}}", items.iter().map(|x| go_literal(x, &Type::String)).collect::<Vec<_>>().join(", ")),
+        _ => unreachable!("a variable holds text, a number, a boolean or a list of text"),
+    }
+}
+
 pub fn emit(program: &Program) -> String {
     // Imports: each package's (and module's) path, with an alias unique in the file.
     let mut paths: BTreeMap<String, String> = BTreeMap::new();
@@ -403,7 +434,22 @@ pub fn emit(program: &Program) -> String {
     if !program.config.is_empty() {
         out.push_str("\t\tcfg := config.New(ctx, \"\")\n");
         for (c, var) in program.config.iter().zip(&p.config_vars) {
-            let _ = writeln!(out, "\t\t{var} := cfg.{}({})", secret_getter(&c.ty), quoted(&c.key));
+            match &c.default {
+                None => {
+                    let _ = writeln!(out, "\t\t{var} := cfg.{}({})", secret_getter(&c.ty), quoted(&c.key));
+                }
+                // The default, replaced by what the stack sets (text as it is, anything else
+                // read by a getter that fails on a value that does not read as its type).
+                Some(default) => {
+                    let _ = writeln!(out, "\t\t{var} := {}", go_literal(default, &c.ty));
+                    let key = quoted(&c.key);
+                    let _ = match &c.ty {
+                        Type::String => writeln!(out, "\t\tif param := cfg.Get({key}); param != \"\" {{\n\t\t\t{var} = param\n\t\t}}"),
+                        Type::List(_) => writeln!(out, "\t\tif cfg.Get({key}) != \"\" {{\n\t\t\tcfg.RequireObject({key}, &{var})\n\t\t}}"),
+                        ty => writeln!(out, "\t\tif cfg.Get({key}) != \"\" {{\n\t\t\t{var} = cfg.{}({key})\n\t\t}}", require_getter(ty)),
+                    };
+                }
+            }
         }
     }
     out.push_str("\t\tvar err error\n");

@@ -85,7 +85,7 @@ impl Printer {
                 }
                 out.push(')');
             }
-            Value::Secret { config, .. } => out.push_str(&self.config_vars[*config]),
+            Value::Secret { config, .. } | Value::Config { config } => out.push_str(&self.config_vars[*config]),
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], python_property(property));
             }
@@ -240,6 +240,17 @@ fn secret_getter(ty: &Type) -> &'static str {
     }
 }
 
+/// The getter of a variable's setting, which is `None` when the stack sets none.
+fn getter(ty: &Type) -> &'static str {
+    match ty {
+        Type::Int => "get_int",
+        Type::Number => "get_float",
+        Type::Bool => "get_bool",
+        Type::List(_) => "get_object",
+        _ => "get",
+    }
+}
+
 pub fn emit(program: &Program) -> String {
     let aliases: Vec<String> = program.packages.keys().map(|p| alias(p)).collect();
     let mut table = NameTable::new(PYTHON_RESERVED, aliases.iter().cloned());
@@ -257,7 +268,18 @@ pub fn emit(program: &Program) -> String {
     if !program.config.is_empty() {
         out.push_str("config = pulumi.Config()\n");
         for (c, var) in program.config.iter().zip(&p.config_vars) {
-            let _ = writeln!(out, "{var} = config.{}({})", secret_getter(&c.ty), quoted(&c.key));
+            match &c.default {
+                None => {
+                    let _ = writeln!(out, "{var} = config.{}({})", secret_getter(&c.ty), quoted(&c.key));
+                }
+                // `None` when the stack sets none; `or` would also replace a set `0` or `""`.
+                Some(default) => {
+                    let _ = writeln!(out, "{var} = config.{}({})\nif {var} is None:", getter(&c.ty), quoted(&c.key));
+                    let _ = write!(out, "    {var} = ");
+                    p.value(default, 1, &mut out);
+                    out.push('\n');
+                }
+            }
         }
         out.push('\n');
     }

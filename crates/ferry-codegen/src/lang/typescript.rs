@@ -83,7 +83,7 @@ impl Printer {
                 out.push_str(&end);
                 out.push('}');
             }
-            Value::Secret { config, .. } => out.push_str(&self.config_vars[*config]),
+            Value::Secret { config, .. } | Value::Config { config } => out.push_str(&self.config_vars[*config]),
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], property);
             }
@@ -222,6 +222,16 @@ fn secret_getter(ty: &Type) -> &'static str {
     }
 }
 
+/// The getter of a variable's setting, which is `undefined` when the stack sets none.
+fn getter(ty: &Type) -> &'static str {
+    match ty {
+        Type::Int | Type::Number => "getNumber",
+        Type::Bool => "getBoolean",
+        Type::List(_) => "getObject<string[]>",
+        _ => "get",
+    }
+}
+
 pub fn emit(program: &Program) -> String {
     let aliases: Vec<String> = program.packages.keys().map(|p| alias(p)).collect();
     let mut table = NameTable::new(TS_RESERVED, aliases.iter().cloned());
@@ -236,7 +246,16 @@ pub fn emit(program: &Program) -> String {
     if !program.config.is_empty() {
         out.push_str("const config = new pulumi.Config();\n");
         for (c, var) in program.config.iter().zip(&p.config_vars) {
-            let _ = writeln!(out, "const {var} = config.{}({});", secret_getter(&c.ty), quoted(&c.key));
+            match &c.default {
+                None => {
+                    let _ = writeln!(out, "const {var} = config.{}({});", secret_getter(&c.ty), quoted(&c.key));
+                }
+                Some(default) => {
+                    let _ = write!(out, "const {var} = config.{}({}) ?? ", getter(&c.ty), quoted(&c.key));
+                    p.value(default, 0, &mut out);
+                    out.push_str(";\n");
+                }
+            }
         }
         out.push('\n');
     }

@@ -127,7 +127,7 @@ impl Printer {
             Value::Map(..) | Value::Object(..) | Value::Json(serde_json::Value::Object(_)) => "{}".into(),
             Value::Json(serde_json::Value::String(s)) => string(s),
             Value::Json(j) => j.to_string(),
-            Value::Secret { config, .. } => quoted(&format!("${{{}}}", self.config_keys[*config])),
+            Value::Secret { config, .. } | Value::Config { config } => quoted(&format!("${{{}}}", self.config_keys[*config])),
             Value::Ref { resource, property } => quoted(&format!("${{{}.{}}}", self.keys[*resource], property)),
             Value::Asset(..) | Value::Archive(..) => unreachable!("written as functions"),
             Value::PerKey(_) => unreachable!("YAML lists a loop's instances"),
@@ -166,7 +166,11 @@ pub fn emit(program: &Program) -> String {
     if !program.config.is_empty() {
         out.push_str("config:\n");
         for c in &program.config {
-            let _ = writeln!(out, "  {}:\n    type: {}\n    secret: true", key(&c.key), config_type(&c.ty));
+            let _ = writeln!(out, "  {}:\n    type: {}", key(&c.key), config_type(&c.ty));
+            match &c.default {
+                None => out.push_str("    secret: true\n"),
+                Some(default) => p.entry("default:", default, 4, &mut out),
+            }
         }
     }
     out.push_str("resources:\n");

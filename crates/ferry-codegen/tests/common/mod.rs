@@ -145,7 +145,8 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
 
 /// A migrated Terraform state's resources: `count` instances that differ by their key and a
 /// per-key value (one loop), `for_each` instances likewise, a `count` pair that differs in
-/// shape (no loop), and a resource that refers to one instance and depends on another.
+/// shape (no loop), and a resource that refers to one instance and depends on another; some
+/// properties set from root variables.
 pub fn terraform_case() -> Vec<SourceResource> {
     use ferry_codegen::Origin;
     let resource = |token: &str, address: &str, name: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| {
@@ -157,7 +158,7 @@ pub fn terraform_case() -> Vec<SourceResource> {
             custom: true,
             id: Some(id.into()),
             inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-            origin: Some(Origin { tool: "Terraform".into(), address: address.into(), instance, references: Vec::new() }),
+            origin: Some(Origin { tool: "Terraform".into(), address: address.into(), instance, references: Vec::new(), variables: Vec::new() }),
             ..Default::default()
         }
     };
@@ -173,7 +174,7 @@ pub fn terraform_case() -> Vec<SourceResource> {
         vec![("inputs", PropertyValue::Array(vec![s("sharp-ox-0"), s("static")])), ("resultCount", n(1.0))],
     );
     shuffle.depends_on = vec!["urn:pulumi:dev::migrated::random:index/randomPet:RandomPet::pets-1".into()];
-    vec![
+    let mut resources = vec![
         resource(pet, "random_pet.pets[0]", "pets-0", "sharp-ox-0", vec![("length", n(2.0)), ("prefix", s("pet-0")), ("separator", s("-"))]),
         resource(pet, "random_pet.pets[1]", "pets-1", "calm-eel-1", vec![("length", n(3.0)), ("prefix", s("pet-1")), ("separator", s("-"))]),
         resource(pet, "random_pet.pets[2]", "pets-2", "bold-yak-2", vec![("length", n(2.0)), ("prefix", s("pet-2")), ("separator", s("-"))]),
@@ -194,5 +195,21 @@ pub fn terraform_case() -> Vec<SourceResource> {
             vec![("byteLength", n(8.0)), ("keepers", PropertyValue::Object(PropertyMap::from([("owner".to_string(), s("ops"))])))],
         ),
         shuffle,
-    ]
+    ];
+    // Root variables: one text every pet shares (a schema default, kept as written), one
+    // number both ports share, one the two IDs disagree on (the second keeps its value).
+    for (name, property, variable) in [
+        ("pets-0", "separator", "separator"),
+        ("pets-1", "separator", "separator"),
+        ("pets-2", "separator", "separator"),
+        ("ports-web", "min", "port_min"),
+        ("ports-db", "min", "port_min"),
+        ("pick", "resultCount", "pick_count"),
+        ("ids-0", "byteLength", "id_bytes"),
+        ("ids-1", "byteLength", "id_bytes"),
+    ] {
+        let r = resources.iter_mut().find(|r| r.name == name).unwrap();
+        r.origin.as_mut().unwrap().variables.push(ferry_codegen::OriginVariable { property: property.into(), name: variable.into() });
+    }
+    resources
 }

@@ -120,6 +120,12 @@ pub fn get(uri: &str) -> Request<Body> {
 
 /// Runs a background preview of the plan's latest revision to its end; the stored preview.
 pub async fn plan_preview(app: &Router, plan: &str) -> (String, Value) {
+    let (id, record, _) = plan_preview_job(app, plan).await;
+    (id, record)
+}
+
+/// [`plan_preview`], with the job that ran it; every package's count is what its resources reported.
+pub async fn plan_preview_job(app: &Router, plan: &str) -> (String, Value, Value) {
     let (status, job) = call(app, Request::post(format!("/api/v1/plans/{plan}/previews")).body(Body::empty()).unwrap()).await;
     assert_eq!(status, StatusCode::ACCEPTED, "{job}");
     let job_id = job["id"].as_str().unwrap();
@@ -128,10 +134,15 @@ pub async fn plan_preview(app: &Router, plan: &str) -> (String, Value) {
     res.into_body().collect().await.unwrap();
     let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job_id}"))).await;
     assert_eq!(job["status"], "done", "{job}");
+    for package in job["packages"].as_array().unwrap() {
+        let name = package["package"].as_str().unwrap();
+        let finished = job["events"].as_array().unwrap().iter().filter(|e| e["type"].as_str().unwrap().split(':').next() == Some(name)).count() as u64;
+        assert_eq!(Some(finished), package["total"].as_u64(), "each of the package's resources reported once: {job}");
+    }
     let id = job["preview_id"].as_str().unwrap().to_string();
     let (status, record) = call(app, get(&format!("/api/v1/previews/{id}"))).await;
     assert_eq!(status, StatusCode::OK);
-    (id, record)
+    (id, record, job)
 }
 
 /// A plugin folder whose `pulumi-resource-test` is Ferry's scripted test plugin in `naive` mode
