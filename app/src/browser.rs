@@ -17,7 +17,12 @@ fn failed(code: &str, message: impl Into<String>) -> UploadStatusError {
 /// POSTs the chosen file to `/api/v1/stacks` as it is (the browser streams it; wasm never
 /// copies it) and returns the new stack's ID or the API's error.
 /// With `force`, a state whose resources carry another stack's name is moved to this one.
-pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, passphrase: &HtmlInputElement, force: bool) -> Result<String, UploadStatusError> {
+pub async fn upload_state(
+    name: &HtmlInputElement,
+    file: &HtmlInputElement,
+    passphrase: &HtmlInputElement,
+    force: bool,
+) -> Result<String, UploadStatusError> {
     let Some(chosen) = file.files().and_then(|list| list.get(0)) else {
         return Err(failed("no_file", "choose a state file to upload"));
     };
@@ -32,7 +37,8 @@ pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, pass
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_body(&chosen);
-    let headers = web_sys::Headers::new().map_err(|_| failed("browser", "cannot build the request"))?;
+    let headers =
+        web_sys::Headers::new().map_err(|_| failed("browser", "cannot build the request"))?;
     let _ = headers.set("content-type", "application/json");
     let secret = passphrase.value();
     if !secret.is_empty() {
@@ -43,11 +49,14 @@ pub async fn upload_state(name: &HtmlInputElement, file: &HtmlInputElement, pass
     passphrase.set_value("");
 
     let window = web_sys::window().ok_or_else(|| failed("browser", "no window"))?;
-    let response =
-        JsFuture::from(window.fetch_with_str_and_init(&url, &init)).await.map_err(|e| failed("network", format!("the upload did not reach Ferry: {e:?}")))?;
+    let response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
+        .await
+        .map_err(|e| failed("network", format!("the upload did not reach Ferry: {e:?}")))?;
     let response: Response = response.unchecked_into();
     let text = match response.text() {
-        Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
+        Ok(promise) => {
+            JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default()
+        }
         Err(_) => String::new(),
     };
     if response.ok() {
@@ -83,14 +92,20 @@ fn method(module: &JsValue, name: &str) -> Option<Function> {
 /// is attached); `on_select(urn)` runs on a click. Returns the renderer's token.
 fn mount_graph(container: &str, url: &str, on_select: impl Fn(String) + 'static) -> Option<f64> {
     let Some(module) = graph_module() else {
-        if let Some(el) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.get_element_by_id(container)) {
+        if let Some(el) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| d.get_element_by_id(container))
+        {
             el.set_text_content(Some("The graph renderer (pkg/graph.js) did not load."));
         }
         return None;
     };
     let callback = Closure::<dyn Fn(String)>::new(on_select).into_js_value();
     let mount = method(&module, "mount")?;
-    mount.call3(&module, &JsValue::from_str(container), &JsValue::from_str(url), &callback).ok()?.as_f64()
+    mount
+        .call3(&module, &JsValue::from_str(container), &JsValue::from_str(url), &callback)
+        .ok()?
+        .as_f64()
 }
 
 /// A graph drawn into one container: drawing again replaces it, and `clear` (on the owner's
@@ -120,11 +135,16 @@ impl GraphSlot {
 }
 
 /// A request to the API: the answer's text, or the API's error message.
-pub async fn request(method: &str, url: &str, body: Option<(&str, &str)>) -> Result<String, String> {
+pub async fn request(
+    method: &str,
+    url: &str,
+    body: Option<(&str, &str)>,
+) -> Result<String, String> {
     let init = RequestInit::new();
     init.set_method(method);
     if let Some((content_type, text)) = body {
-        let headers = web_sys::Headers::new().map_err(|_| "cannot build the request".to_string())?;
+        let headers =
+            web_sys::Headers::new().map_err(|_| "cannot build the request".to_string())?;
         let _ = headers.set("content-type", content_type);
         init.set_headers(&headers);
         init.set_body(&JsValue::from_str(text));
@@ -134,7 +154,10 @@ pub async fn request(method: &str, url: &str, body: Option<(&str, &str)>) -> Res
 
 /// `POST`s the chosen file as it is (the browser streams it; wasm never copies it) and reads
 /// the answer as `T`.
-pub async fn post_file<T: serde::de::DeserializeOwned>(url: &str, file: &web_sys::File) -> Result<T, String> {
+pub async fn post_file<T: serde::de::DeserializeOwned>(
+    url: &str,
+    file: &web_sys::File,
+) -> Result<T, String> {
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_body(file);
@@ -143,7 +166,10 @@ pub async fn post_file<T: serde::de::DeserializeOwned>(url: &str, file: &web_sys
 
 /// `POST`s a form (files and fields, as `multipart/form-data`): the answer's JSON, or the API's
 /// error message.
-pub async fn post_form<T: serde::de::DeserializeOwned>(url: &str, form: &web_sys::FormData) -> Result<T, String> {
+pub async fn post_form<T: serde::de::DeserializeOwned>(
+    url: &str,
+    form: &web_sys::FormData,
+) -> Result<T, String> {
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_body(form);
@@ -153,10 +179,14 @@ pub async fn post_form<T: serde::de::DeserializeOwned>(url: &str, form: &web_sys
 /// Sends a request: the answer's text, or the API's error message.
 async fn answer(url: &str, init: &RequestInit) -> Result<String, String> {
     let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str_and_init(url, init)).await.map_err(|e| format!("Ferry did not answer: {e:?}"))?;
+    let response = JsFuture::from(window.fetch_with_str_and_init(url, init))
+        .await
+        .map_err(|e| format!("Ferry did not answer: {e:?}"))?;
     let response: Response = response.unchecked_into();
     let text = match response.text() {
-        Ok(promise) => JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default(),
+        Ok(promise) => {
+            JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default()
+        }
         Err(_) => String::new(),
     };
     if response.ok() {
@@ -189,12 +219,19 @@ pub async fn get_text(url: &str) -> Result<String, String> {
 }
 
 /// `POST` a body (`content_type`) and read the answer as `T`.
-pub async fn send<T: serde::de::DeserializeOwned>(url: &str, content_type: &str, body: &str) -> Result<T, String> {
+pub async fn send<T: serde::de::DeserializeOwned>(
+    url: &str,
+    content_type: &str,
+    body: &str,
+) -> Result<T, String> {
     parse(&request("POST", url, Some((content_type, body))).await?)
 }
 
 /// `PUT` a JSON body and read the answer as `T`.
-pub async fn put_json<B: serde::Serialize, T: serde::de::DeserializeOwned>(url: &str, body: &B) -> Result<T, String> {
+pub async fn put_json<B: serde::Serialize, T: serde::de::DeserializeOwned>(
+    url: &str,
+    body: &B,
+) -> Result<T, String> {
     let text = serde_json::to_string(body).map_err(|e| format!("cannot write the request: {e}"))?;
     parse(&request("PUT", url, Some(("application/json", &text))).await?)
 }
@@ -217,13 +254,17 @@ pub fn when_visible(element: &web_sys::Element, f: impl FnOnce() + 'static) {
         }
     };
     let on_change = run.clone();
-    let callback =
-        Closure::<dyn Fn(js_sys::Array, web_sys::IntersectionObserver)>::new(move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
-            if entries.iter().any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting()) {
+    let callback = Closure::<dyn Fn(js_sys::Array, web_sys::IntersectionObserver)>::new(
+        move |entries: js_sys::Array, observer: web_sys::IntersectionObserver| {
+            if entries
+                .iter()
+                .any(|e| e.unchecked_into::<web_sys::IntersectionObserverEntry>().is_intersecting())
+            {
                 observer.disconnect();
                 on_change();
             }
-        });
+        },
+    );
     match web_sys::IntersectionObserver::new(callback.as_ref().unchecked_ref()) {
         Ok(observer) => {
             observer.observe(element);
@@ -238,7 +279,8 @@ pub fn when_visible(element: &web_sys::Element, f: impl FnOnce() + 'static) {
 /// Puts `text` on the clipboard.
 pub fn copy_text(text: &str) {
     if let Some(window) = web_sys::window() {
-        let clipboard = Reflect::get(&window.navigator(), &JsValue::from_str("clipboard")).unwrap_or(JsValue::UNDEFINED);
+        let clipboard = Reflect::get(&window.navigator(), &JsValue::from_str("clipboard"))
+            .unwrap_or(JsValue::UNDEFINED);
         if let Some(write) = method(&clipboard, "writeText") {
             let _ = write.call1(&clipboard, &JsValue::from_str(text));
         }
@@ -284,6 +326,11 @@ pub fn watch_events<T: serde::de::DeserializeOwned, E: serde::de::DeserializeOwn
 }
 
 /// Follows a preview job: `on_event` for each finished resource, `on_end` with the job.
-pub fn watch_job(plan: &str, job: &str, on_event: impl Fn(ferry_types::JobEvent) + 'static, on_end: impl Fn(ferry_types::JobSnapshot) + 'static) {
+pub fn watch_job(
+    plan: &str,
+    job: &str,
+    on_event: impl Fn(ferry_types::JobEvent) + 'static,
+    on_end: impl Fn(ferry_types::JobSnapshot) + 'static,
+) {
     watch_events(&format!("/api/v1/plans/{plan}/jobs/{job}/events"), "resource", on_event, on_end);
 }

@@ -4,7 +4,8 @@
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 
 /// Characters left as they are in a query value (RFC 3986 unreserved).
-const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
+const QUERY_VALUE: &AsciiSet =
+    &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
 
 pub fn encode_query_value(s: &str) -> String {
     utf8_percent_encode(s, QUERY_VALUE).to_string()
@@ -58,7 +59,10 @@ mod tests {
         let urn = "urn:pulumi:dev::p::a:b:C$x:y:Z::name::with::colons";
         assert_eq!(urn_name(urn), "name::with::colons");
         assert_eq!(urn_name("plain"), "plain");
-        assert_eq!(resource_link("s1", "/graph", "urn:pulumi:d::p::t::n $x"), "/stacks/s1/graph?r=urn%3Apulumi%3Ad%3A%3Ap%3A%3At%3A%3An%20%24x");
+        assert_eq!(
+            resource_link("s1", "/graph", "urn:pulumi:d::p::t::n $x"),
+            "/stacks/s1/graph?r=urn%3Apulumi%3Ad%3A%3Ap%3A%3At%3A%3An%20%24x"
+        );
     }
 
     #[test]

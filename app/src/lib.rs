@@ -20,7 +20,10 @@ use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
-use pages::{AccountPage, DiscoverPage, GraphPage, HomePage, InvitationPage, NotFound, PlanPage, PlansPage, SignInPage, TablePage, UserMenu};
+use pages::{
+    AccountPage, DiscoverPage, GraphPage, HomePage, InvitationPage, NotFound, PlanPage, PlansPage,
+    SignInPage, TablePage, UserMenu,
+};
 
 const MONACO_ENVIRONMENT: &str = "window.MonacoEnvironment={globalAPI:true,getWorkerUrl:function(_,label){return label==='json'?'/pkg/monaco/json.worker.js':'/pkg/monaco/editor.worker.js'}};";
 

@@ -41,7 +41,13 @@ fn call(target: &JsValue, method: &str, args: &[JsValue]) -> Result<JsValue, JsV
 
 /// An editor for `text` in `language` (`json` or `yaml`) whose model has `uri`, so the JSON
 /// schema can be matched to it.
-pub fn create_editor(host: &HtmlElement, text: &str, language: &str, uri: &str, read_only: bool) -> Editor {
+pub fn create_editor(
+    host: &HtmlElement,
+    text: &str,
+    language: &str,
+    uri: &str,
+    read_only: bool,
+) -> Editor {
     let uri = monaco::sys::Uri::parse(uri, false);
     // A model left at this URI by an earlier editor on the page gets the text anew.
     let model = match TextModel::get(&uri) {
@@ -135,33 +141,44 @@ pub fn register_yaml_completion(help: &EditorHelp) {
         }
     }
     for n in &help.names {
-        words.push((n.name.clone(), if n.provider { "provider in the stack" } else { "resource in the stack" }, 17));
+        words.push((
+            n.name.clone(),
+            if n.provider { "provider in the stack" } else { "resource in the stack" },
+            17,
+        ));
     }
     words.sort();
     words.dedup();
     let items = serde_json::Value::Array(
         words.iter().map(|(w, detail, kind)| serde_json::json!({"label": w, "insertText": w, "detail": detail, "kind": kind})).collect(),
     );
-    let provide = Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(move |model: JsValue, position: JsValue| {
-        let word = call(&model, "getWordUntilPosition", std::slice::from_ref(&position)).unwrap_or(JsValue::UNDEFINED);
-        let line = get(&position, "lineNumber");
-        let range = js(&serde_json::json!({
-            "startLineNumber": line.as_f64().unwrap_or(1.0),
-            "endLineNumber": line.as_f64().unwrap_or(1.0),
-            "startColumn": get(&word, "startColumn").as_f64().unwrap_or(1.0),
-            "endColumn": get(&word, "endColumn").as_f64().unwrap_or(1.0),
-        }));
-        let suggestions = js(&items);
-        for item in Array::from(&suggestions).iter() {
-            let _ = Reflect::set(&item, &JsValue::from_str("range"), &range);
-        }
-        let result = Object::new();
-        let _ = Reflect::set(&result, &JsValue::from_str("suggestions"), &suggestions);
-        result.into()
-    });
+    let provide = Closure::<dyn Fn(JsValue, JsValue) -> JsValue>::new(
+        move |model: JsValue, position: JsValue| {
+            let word = call(&model, "getWordUntilPosition", std::slice::from_ref(&position))
+                .unwrap_or(JsValue::UNDEFINED);
+            let line = get(&position, "lineNumber");
+            let range = js(&serde_json::json!({
+                "startLineNumber": line.as_f64().unwrap_or(1.0),
+                "endLineNumber": line.as_f64().unwrap_or(1.0),
+                "startColumn": get(&word, "startColumn").as_f64().unwrap_or(1.0),
+                "endColumn": get(&word, "endColumn").as_f64().unwrap_or(1.0),
+            }));
+            let suggestions = js(&items);
+            for item in Array::from(&suggestions).iter() {
+                let _ = Reflect::set(&item, &JsValue::from_str("range"), &range);
+            }
+            let result = Object::new();
+            let _ = Reflect::set(&result, &JsValue::from_str("suggestions"), &suggestions);
+            result.into()
+        },
+    );
     let provider = Object::new();
     let _ = Reflect::set(&provider, &JsValue::from_str("provideCompletionItems"), provide.as_ref());
-    let _ = Reflect::set(&provider, &JsValue::from_str("triggerCharacters"), &js(&serde_json::json!([":", " "])));
+    let _ = Reflect::set(
+        &provider,
+        &JsValue::from_str("triggerCharacters"),
+        &js(&serde_json::json!([":", " "])),
+    );
     provide.forget();
     monaco::sys::languages::register_completion_item_provider("yaml", provider.unchecked_ref());
 }

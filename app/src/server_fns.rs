@@ -31,11 +31,17 @@ mod ssr {
 
     /// Who calls: the server's `identify` layer put it in the request's extensions.
     pub fn caller() -> ferry_service::access::Caller {
-        use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<ferry_service::access::Caller>().cloned()).unwrap_or_default()
+        use_context::<http::request::Parts>()
+            .and_then(|parts| parts.extensions.get::<ferry_service::access::Caller>().cloned())
+            .unwrap_or_default()
     }
 
     /// Checks the caller holds `role` on the object; its organisation.
-    pub async fn authorize(object: ferry_service::access::Object, id: &str, role: ferry_service::access::Role) -> Result<String, ServerFnError> {
+    pub async fn authorize(
+        object: ferry_service::access::Object,
+        id: &str,
+        role: ferry_service::access::Role,
+    ) -> Result<String, ServerFnError> {
         ferry()?.accounts().authorize(&caller(), object, id, role).await.map_err(fail)
     }
 
@@ -47,13 +53,19 @@ mod ssr {
                 .extensions
                 .get::<ferry_service::access::ClientAddress>()
                 .map(|c| c.address)
-                .unwrap_or_else(|| parts.extensions.get::<axum::extract::ConnectInfo<std::net::SocketAddr>>().map(|c| c.0.ip()))
+                .unwrap_or_else(|| {
+                    parts
+                        .extensions
+                        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                        .map(|c| c.0.ip())
+                })
         });
         ferry_service::accounts::address_text(peer)
     }
 
     pub fn ferry() -> Result<Arc<Ferry>, ServerFnError> {
-        use_context::<Arc<Ferry>>().ok_or_else(|| ServerFnError::new("Ferry's service is not available"))
+        use_context::<Arc<Ferry>>()
+            .ok_or_else(|| ServerFnError::new("Ferry's service is not available"))
     }
 
     pub fn fail(e: ferry_service::ServiceError) -> ServerFnError {
@@ -61,8 +73,12 @@ mod ssr {
         // revoked link) answers 404, not 200. The routes that can say so render in async
         // mode, so the status is still settable when this runs.
         // The service's one table says which (the same statuses the API answers).
-        let status = Some(e.status()).filter(|s| matches!(s, 401 | 403 | 404)).and_then(|s| http::StatusCode::from_u16(s).ok());
-        if let (Some(status), Some(response)) = (status, use_context::<leptos_axum::ResponseOptions>()) {
+        let status = Some(e.status())
+            .filter(|s| matches!(s, 401 | 403 | 404))
+            .and_then(|s| http::StatusCode::from_u16(s).ok());
+        if let (Some(status), Some(response)) =
+            (status, use_context::<leptos_axum::ResponseOptions>())
+        {
             response.set_status(status);
         }
         ServerFnError::new(e.to_string())
@@ -94,59 +110,112 @@ pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
         .await
         .map_err(ssr::fail)?
         .into_iter()
-        .filter_map(|lock| lock.recovery.map(|recovery| format!("{recovery} (lock file `{}`)", lock.path)))
+        .filter_map(|lock| {
+            lock.recovery.map(|recovery| format!("{recovery} (lock file `{}`)", lock.path))
+        })
         .collect();
-    let first = version.rows_page(&ferry_types::RowQuery { limit: crate::pages::paged::PAGE_ROWS, ..Default::default() }).map_err(ssr::fail)?;
+    let first = version
+        .rows_page(&ferry_types::RowQuery {
+            limit: crate::pages::paged::PAGE_ROWS,
+            ..Default::default()
+        })
+        .map_err(ssr::fail)?;
     Ok(StackPageData { summary: version.summary.clone(), first, warnings, roles, recovered_locks })
 }
 
 /// One page of a stack version's resource table (`sort`: see [`ferry_types::RowQuery`]).
 #[server(prefix = "/rpc")]
-pub async fn stack_rows(id: String, version: i64, filter: String, sort: String, offset: usize, limit: usize) -> Result<ResourcePage, ServerFnError> {
-    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
+pub async fn stack_rows(
+    id: String,
+    version: i64,
+    filter: String,
+    sort: String,
+    offset: usize,
+    limit: usize,
+) -> Result<ResourcePage, ServerFnError> {
+    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer)
+        .await?;
     let loaded = ssr::ferry()?.stacks().version(&id, Some(version)).await.map_err(ssr::fail)?;
     loaded.rows_page(&ferry_types::RowQuery { filter, sort, offset, limit }).map_err(ssr::fail)
 }
 
 #[server(prefix = "/rpc")]
-pub async fn load_resource_detail(id: String, urn: String) -> Result<ResourceDetail, ServerFnError> {
-    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
+pub async fn load_resource_detail(
+    id: String,
+    urn: String,
+) -> Result<ResourceDetail, ServerFnError> {
+    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer)
+        .await?;
     let version = ssr::ferry()?.stacks().version(&id, None).await.map_err(ssr::fail)?;
-    version.detail(&urn).ok_or_else(|| ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name)))
+    version.detail(&urn).ok_or_else(|| {
+        ServerFnError::new(format!("no resource `{urn}` in stack `{}`", version.summary.name))
+    })
 }
 
 /// A plan's page: through its ID (`share` empty) or a read-only link's token (`id` empty).
 #[server(prefix = "/rpc")]
-pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Result<PlanPageData, ServerFnError> {
+pub async fn plan_page(
+    id: String,
+    share: String,
+    revision: Option<i64>,
+) -> Result<PlanPageData, ServerFnError> {
     let ferry = ssr::ferry()?;
     // Through its ID, a plan is for its organisation's members; a link is its own capability.
     let roles = if share.is_empty() {
-        let org = ssr::authorize(ferry_service::access::Object::Plan, &id, ferry_service::access::Role::Viewer).await?;
+        let org = ssr::authorize(
+            ferry_service::access::Object::Plan,
+            &id,
+            ferry_service::access::Role::Viewer,
+        )
+        .await?;
         ssr::caller().roles_in(&org).iter().map(|r| r.as_str().to_string()).collect()
     } else {
         Vec::new()
     };
-    let view =
-        if share.is_empty() { ferry.plans().plan_view_for(&ssr::caller(), &id, revision).await } else { ferry.plans().shared_plan(&share, revision).await }
-            .map_err(ssr::fail)?;
+    let view = if share.is_empty() {
+        ferry.plans().plan_view_for(&ssr::caller(), &id, revision).await
+    } else {
+        ferry.plans().shared_plan(&share, revision).await
+    }
+    .map_err(ssr::fail)?;
     let stack = ferry.stacks().summary(&view.plan.stack_id).await.map_err(ssr::fail)?;
     let shown = view.current.revision;
     // The same JSON the API gives, read as the browser reads it; a link's reader gets no job
     // (its ID belongs to the plan's owners).
     let job = if share.is_empty() {
-        let latest = ferry.jobs().plan_jobs(&id).await.map_err(ssr::fail)?.into_iter().find(|j| j.revision == shown);
+        let latest = ferry
+            .jobs()
+            .plan_jobs(&id)
+            .await
+            .map_err(ssr::fail)?
+            .into_iter()
+            .find(|j| j.revision == shown);
         match latest {
             Some(j) => {
                 let snapshot = |view| -> Result<ferry_types::JobSnapshot, ServerFnError> {
-                    serde_json::to_value(view).and_then(serde_json::from_value).map_err(|e| ServerFnError::new(e.to_string()))
+                    serde_json::to_value(view)
+                        .and_then(serde_json::from_value)
+                        .map_err(|e| ServerFnError::new(e.to_string()))
                 };
                 // A job that stored its preview is shown from the preview, a page at a time; a
                 // running one is followed from its first event: neither needs its events here
                 // (10,000 of them would be megabytes of page). One that ended without a
                 // preview shows what it reported.
-                let job = snapshot(ferry.jobs().status::<ferry_service::JobView>(&j.id, Some(&id)).await.map_err(ssr::fail)?)?;
+                let job = snapshot(
+                    ferry
+                        .jobs()
+                        .status::<ferry_service::JobView>(&j.id, Some(&id))
+                        .await
+                        .map_err(ssr::fail)?,
+                )?;
                 Some(if job.preview_id.is_none() && !job.status.is_live() {
-                    snapshot(ferry.jobs().get::<ferry_service::JobView>(&j.id, Some(&id)).await.map_err(ssr::fail)?)?
+                    snapshot(
+                        ferry
+                            .jobs()
+                            .get::<ferry_service::JobView>(&j.id, Some(&id))
+                            .await
+                            .map_err(ssr::fail)?,
+                    )?
                 } else {
                     job
                 })
@@ -170,7 +239,13 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
             Some(
                 ferry
                     .previews()
-                    .review_page(p, &ferry_types::ReviewQuery { limit: crate::pages::paged::PAGE_ROWS, ..Default::default() })
+                    .review_page(
+                        p,
+                        &ferry_types::ReviewQuery {
+                            limit: crate::pages::paged::PAGE_ROWS,
+                            ..Default::default()
+                        },
+                    )
                     .await
                     .map_err(ssr::fail)?,
             ),
@@ -201,12 +276,28 @@ pub async fn plan_page(id: String, share: String, revision: Option<i64>) -> Resu
 
 /// A new plan for the stack, started from an example the user edits; returns its ID.
 #[server(prefix = "/rpc")]
-pub async fn new_plan(stack_id: String, kind: ferry_types::SourceKind) -> Result<String, ServerFnError> {
+pub async fn new_plan(
+    stack_id: String,
+    kind: ferry_types::SourceKind,
+) -> Result<String, ServerFnError> {
     let ferry = ssr::ferry()?;
     let caller = ssr::caller();
-    let org = ssr::authorize(ferry_service::access::Object::Stack, &stack_id, ferry_service::access::Role::Planner).await?;
-    let plan = ferry.plans().create_plan_from_example(&caller, &stack_id, kind).await.map_err(ssr::fail)?;
-    ferry.plans().audit_plan_created(&caller, &org, &plan.plan.id, &ssr::address()).await.map_err(ssr::fail)?;
+    let org = ssr::authorize(
+        ferry_service::access::Object::Stack,
+        &stack_id,
+        ferry_service::access::Role::Planner,
+    )
+    .await?;
+    let plan = ferry
+        .plans()
+        .create_plan_from_example(&caller, &stack_id, kind)
+        .await
+        .map_err(ssr::fail)?;
+    ferry
+        .plans()
+        .audit_plan_created(&caller, &org, &plan.plan.id, &ssr::address())
+        .await
+        .map_err(ssr::fail)?;
     Ok(plan.plan.id)
 }
 
@@ -216,13 +307,19 @@ pub async fn current_user() -> Result<Option<Me>, ServerFnError> {
     Ok(ssr::caller().user.map(|u| Me {
         name: u.name,
         email: u.email,
-        roles: u.grants.into_iter().map(|g| ferry_types::RoleGrant { org: g.org, role: g.role.as_str().to_string() }).collect(),
+        roles: u
+            .grants
+            .into_iter()
+            .map(|g| ferry_types::RoleGrant { org: g.org, role: g.role.as_str().to_string() })
+            .collect(),
     }))
 }
 
 /// The open invitation a link's token names (the token is the capability: no sign-in needed).
 #[server(prefix = "/rpc")]
-pub async fn invitation(token: String) -> Result<ferry_types::invitations::Invitation, ServerFnError> {
+pub async fn invitation(
+    token: String,
+) -> Result<ferry_types::invitations::Invitation, ServerFnError> {
     ssr::ferry()?.accounts().invitation(&token).await.map_err(ssr::fail)
 }
 
@@ -271,6 +368,7 @@ pub async fn plan_list(
 /// The stack's versions, newest first, each with the plan whose commit made it.
 #[server(prefix = "/rpc")]
 pub async fn stack_versions(id: String) -> Result<Vec<StackSummary>, ServerFnError> {
-    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer).await?;
+    ssr::authorize(ferry_service::access::Object::Stack, &id, ferry_service::access::Role::Viewer)
+        .await?;
     ssr::ferry()?.stacks().versions(&id).await.map_err(ssr::fail)
 }

@@ -35,7 +35,9 @@ test('a Terraform state file becomes a plan, previews clean and commits', async 
   await page.click('#migrate-plan');
   await page.waitForURL(/\/plans\/[0-9a-f]{32}$/, { timeout: 30000 });
   await page.waitForSelector('body[data-hydrated="true"]');
-  assert.match(await page.textContent('body'), /terraform: random_string\.example/);
+  // The plan streams in after the page hydrates: wait for it rather than read the body at once
+  // (a clean run once read "Loading the plan…").
+  await page.waitForFunction(() => /terraform: random_string\.example/.test(document.body.textContent), null, { timeout: 30000 });
   await page.click('#plan-preview');
   await page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 60000 });
   const example = page.locator('#plan-results .row[data-urn$="::example"]');

@@ -113,19 +113,43 @@ impl Routes {
         Routes { prefix, router: Router::new(), decisions: Vec::new() }
     }
 
-    pub fn get<H: Handler<T, AppState>, T: 'static>(self, path: &str, gate: Gate, action: &'static str, handler: H) -> Routes {
+    pub fn get<H: Handler<T, AppState>, T: 'static>(
+        self,
+        path: &str,
+        gate: Gate,
+        action: &'static str,
+        handler: H,
+    ) -> Routes {
         self.add(Method::GET, MethodFilter::GET, path, gate, action, handler)
     }
 
-    pub fn post<H: Handler<T, AppState>, T: 'static>(self, path: &str, gate: Gate, action: &'static str, handler: H) -> Routes {
+    pub fn post<H: Handler<T, AppState>, T: 'static>(
+        self,
+        path: &str,
+        gate: Gate,
+        action: &'static str,
+        handler: H,
+    ) -> Routes {
         self.add(Method::POST, MethodFilter::POST, path, gate, action, handler)
     }
 
-    pub fn put<H: Handler<T, AppState>, T: 'static>(self, path: &str, gate: Gate, action: &'static str, handler: H) -> Routes {
+    pub fn put<H: Handler<T, AppState>, T: 'static>(
+        self,
+        path: &str,
+        gate: Gate,
+        action: &'static str,
+        handler: H,
+    ) -> Routes {
         self.add(Method::PUT, MethodFilter::PUT, path, gate, action, handler)
     }
 
-    pub fn delete<H: Handler<T, AppState>, T: 'static>(self, path: &str, gate: Gate, action: &'static str, handler: H) -> Routes {
+    pub fn delete<H: Handler<T, AppState>, T: 'static>(
+        self,
+        path: &str,
+        gate: Gate,
+        action: &'static str,
+        handler: H,
+    ) -> Routes {
         self.add(Method::DELETE, MethodFilter::DELETE, path, gate, action, handler)
     }
 
@@ -142,13 +166,29 @@ impl Routes {
             assert_eq!(method, Method::GET, "a share link never writes: {method} {path}");
         }
         self.router = self.router.route(path, on(filter, handler));
-        self.decisions.push(Decision { method, path: format!("{}{path}", self.prefix), gate, action });
+        self.decisions.push(Decision {
+            method,
+            path: format!("{}{path}", self.prefix),
+            gate,
+            action,
+        });
         self
     }
 
     /// Declares routes someone else added to `router` (the pages Leptos lists), with their gates.
-    pub fn declare(mut self, method: Method, path: &str, gate: Gate, action: &'static str) -> Routes {
-        self.decisions.push(Decision { method, path: format!("{}{path}", self.prefix), gate, action });
+    pub fn declare(
+        mut self,
+        method: Method,
+        path: &str,
+        gate: Gate,
+        action: &'static str,
+    ) -> Routes {
+        self.decisions.push(Decision {
+            method,
+            path: format!("{}{path}", self.prefix),
+            gate,
+            action,
+        });
         self
     }
 
@@ -182,10 +222,10 @@ fn path_param<'a>(params: &'a Option<RawPathParams>, name: &str) -> Option<&'a s
 /// The client a request came from: as `client_address` found it (behind a trusted proxy,
 /// what the proxy says), else the socket's peer; none for in-process calls.
 pub fn client_of(extensions: &axum::http::Extensions) -> ClientAddress {
-    extensions
-        .get::<ClientAddress>()
-        .copied()
-        .unwrap_or_else(|| ClientAddress { address: extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()), https: false })
+    extensions.get::<ClientAddress>().copied().unwrap_or_else(|| ClientAddress {
+        address: extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip()),
+        https: false,
+    })
 }
 
 /// The client's address (see [`client_of`]).
@@ -199,7 +239,10 @@ pub struct Peer(pub Option<std::net::IpAddr>, pub bool);
 impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut axum::http::request::Parts, _: &S) -> Result<Self, Self::Rejection> {
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
         let client = client_of(&parts.extensions);
         Ok(Peer(client.address, client.https))
     }
@@ -212,13 +255,18 @@ pub fn writes(method: &Method) -> bool {
 
 /// Enforces each route's gate, and appends an audit record for every call of a mutating route.
 pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) -> Response {
-    let Some(matched) = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_string()) else {
+    let Some(matched) = req.extensions().get::<MatchedPath>().map(|m| m.as_str().to_string())
+    else {
         // Fallbacks (unknown paths) answer 404 themselves.
         return next.run(req).await;
     };
     let Some(decision) = state.access.get(req.method(), &matched).cloned() else {
         tracing::error!(method = %req.method(), route = %matched, "route without an access decision refused");
-        return ApiError::from(ServiceError::NoAccessDecision(format!("{} {matched}", req.method()))).into_response();
+        return ApiError::from(ServiceError::NoAccessDecision(format!(
+            "{} {matched}",
+            req.method()
+        )))
+        .into_response();
     };
     let caller = req.extensions().get::<Caller>().cloned().unwrap_or_default();
     // Calls of a route with an action are audited: every write, and the reads that hand out what
@@ -227,7 +275,10 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
     let audited = !decision.action.is_empty();
     let address = ferry_service::accounts::address_text(peer_of(req.extensions()));
     let (mut parts, body) = req.into_parts();
-    let params = <RawPathParams as axum::extract::FromRequestParts<()>>::from_request_parts(&mut parts, &()).await.ok();
+    let params =
+        <RawPathParams as axum::extract::FromRequestParts<()>>::from_request_parts(&mut parts, &())
+            .await
+            .ok();
     let req = Request::from_parts(parts, body);
 
     // A share link's audited reads are recorded in its plan's organisation and timeline (the
@@ -244,25 +295,37 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         Gate::Page => {
             if caller.user.is_none() {
                 let next_path = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
-                return Redirect::to(&format!("/signin?next={}", url_escape(next_path))).into_response();
+                return Redirect::to(&format!("/signin?next={}", url_escape(next_path)))
+                    .into_response();
             }
             Ok(None)
         }
         Gate::On(object, role) => match path_param(&params, "id") {
             Some(id) => state.ferry.accounts().authorize(&caller, object, id, role).await.map(Some),
-            None => Err(ferry_service::ServiceError::Internal(format!("route {matched} has no `{{id}}`"))),
+            None => Err(ferry_service::ServiceError::Internal(format!(
+                "route {matched} has no `{{id}}`"
+            ))),
         },
         Gate::Review(object) => match path_param(&params, "id") {
-            Some(id) => match state.ferry.accounts().authorize(&caller, object, id, Role::Viewer).await {
-                Ok(org) if caller.may_review(&org) => Ok(Some(org)),
-                Ok(org) => Err(ferry_service::ServiceError::Forbidden(format!("`{}` takes no part in review in organisation `{org}`", caller.actor()))),
-                Err(e) => Err(e),
-            },
-            None => Err(ferry_service::ServiceError::Internal(format!("route {matched} has no `{{id}}`"))),
+            Some(id) => {
+                match state.ferry.accounts().authorize(&caller, object, id, Role::Viewer).await {
+                    Ok(org) if caller.may_review(&org) => Ok(Some(org)),
+                    Ok(org) => Err(ferry_service::ServiceError::Forbidden(format!(
+                        "`{}` takes no part in review in organisation `{org}`",
+                        caller.actor()
+                    ))),
+                    Err(e) => Err(e),
+                }
+            }
+            None => Err(ferry_service::ServiceError::Internal(format!(
+                "route {matched} has no `{{id}}`"
+            ))),
         },
         Gate::Org(role) => match path_param(&params, "org") {
             Some(org) => caller.require(org, role).map(|_| Some(org.to_string())),
-            None => Err(ferry_service::ServiceError::Internal(format!("route {matched} has no `{{org}}`"))),
+            None => Err(ferry_service::ServiceError::Internal(format!(
+                "route {matched} has no `{{org}}`"
+            ))),
         },
     };
     let (response, org) = match checked {
@@ -276,7 +339,11 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         Err(e) => {
             // A refusal is recorded in the log of the organisation it protected.
             let org = match (decision.gate, path_param(&params, "id")) {
-                (Gate::On(object, _) | Gate::Review(object), Some(id)) if e.code() == "forbidden" => state.ferry.accounts().org_of(object, id).await.ok(),
+                (Gate::On(object, _) | Gate::Review(object), Some(id))
+                    if e.code() == "forbidden" =>
+                {
+                    state.ferry.accounts().org_of(object, id).await.ok()
+                }
                 (Gate::Org(_), _) => path_param(&params, "org").map(str::to_string),
                 _ => None,
             };
@@ -286,11 +353,19 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
     if audited {
         // The plan a record is about makes the plan's timeline: the one a handler created, or
         // the one the route's object is or belongs to.
-        let plan = match (response.extensions().get::<AuditPlan>(), decision.gate, path_param(&params, "id")) {
+        let plan = match (
+            response.extensions().get::<AuditPlan>(),
+            decision.gate,
+            path_param(&params, "id"),
+        ) {
             (None, Gate::Share, _) => shared.map(|(_, plan)| plan),
             (Some(created), _, _) => Some(created.0.clone()),
-            (None, Gate::On(Object::Plan, _) | Gate::Review(Object::Plan), Some(id)) => Some(id.to_string()),
-            (None, Gate::On(Object::Preview, _), Some(id)) => state.ferry.plans().plan_of_preview(id).await.ok().flatten(),
+            (None, Gate::On(Object::Plan, _) | Gate::Review(Object::Plan), Some(id)) => {
+                Some(id.to_string())
+            }
+            (None, Gate::On(Object::Preview, _), Some(id)) => {
+                state.ferry.plans().plan_of_preview(id).await.ok().flatten()
+            }
             _ => None,
         };
         let status = response.status();
@@ -326,7 +401,9 @@ fn object_of(matched: &str, params: &Option<RawPathParams>) -> String {
     if let Some(params) = params {
         for (name, value) in params.iter() {
             let shown = if name == "token" { "…" } else { value };
-            object = object.replace(&format!("{{{name}}}"), shown).replace(&format!("{{*{name}}}"), shown);
+            object = object
+                .replace(&format!("{{{name}}}"), shown)
+                .replace(&format!("{{*{name}}}"), shown);
         }
     }
     object

@@ -54,7 +54,8 @@ fn same_origin(headers: &HeaderMap, config: &AuthConfig) -> bool {
     };
     let host = headers.get(header::HOST).and_then(|v| v.to_str().ok()).unwrap_or_default();
     let authority = origin.split_once("://").map(|(_, a)| a).unwrap_or(origin);
-    authority == host || config.public_url.as_deref().is_some_and(|p| p.trim_end_matches('/') == origin)
+    authority == host
+        || config.public_url.as_deref().is_some_and(|p| p.trim_end_matches('/') == origin)
 }
 
 /// Finds who the request acts as and puts the [`Caller`] in its extensions. A bad token is
@@ -76,7 +77,10 @@ pub async fn identify(State(state): State<AppState>, mut req: Request, next: Nex
         };
         // A cookie that is no live session is nobody's; a live one's writes must come from
         // Ferry's own pages.
-        if caller.user.is_some() && crate::access::writes(req.method()) && !same_origin(req.headers(), &state.auth) {
+        if caller.user.is_some()
+            && crate::access::writes(req.method())
+            && !same_origin(req.headers(), &state.auth)
+        {
             return ApiError::from(ServiceError::CrossSite(
                 "a write with a session cookie must come from Ferry's own pages (use an API token from scripts)".into(),
             ))
@@ -127,20 +131,28 @@ struct PageBody<T> {
     value: Option<T>,
 }
 
-async fn page_body<T: serde::de::DeserializeOwned>(headers: &HeaderMap, config: &AuthConfig, body: Body, what: &str) -> Result<PageBody<T>, ApiError> {
+async fn page_body<T: serde::de::DeserializeOwned>(
+    headers: &HeaderMap,
+    config: &AuthConfig,
+    body: Body,
+    what: &str,
+) -> Result<PageBody<T>, ApiError> {
     let form = match media_type(headers).as_str() {
         "application/x-www-form-urlencoded" => true,
         "application/json" => false,
         other => {
-            return Err(
-                ServiceError::UnsupportedMediaType(format!("send {what} as `Content-Type: application/json` or from Ferry's page, not `{other}`")).into()
-            )
+            return Err(ServiceError::UnsupportedMediaType(format!(
+            "send {what} as `Content-Type: application/json` or from Ferry's page, not `{other}`"
+        ))
+            .into())
         }
     };
     if (form && !same_origin(headers, config)) || from_another_site(headers, config) {
         return Err(ServiceError::CrossSite(format!("send {what} from Ferry's own page")).into());
     }
-    let bytes = axum::body::to_bytes(body, 64 * 1024).await.map_err(|e| ApiError::from(ServiceError::Invalid(format!("could not read the body: {e}"))))?;
+    let bytes = axum::body::to_bytes(body, 64 * 1024).await.map_err(|e| {
+        ApiError::from(ServiceError::Invalid(format!("could not read the body: {e}")))
+    })?;
     let bad = |e: String| ApiError::from(ServiceError::Invalid(format!("{what}: {e}")));
     let value = if bytes.is_empty() {
         None
@@ -156,19 +168,32 @@ async fn page_body<T: serde::de::DeserializeOwned>(headers: &HeaderMap, config: 
 /// redirect) or as JSON (answered with the user). Anything else is refused before the password
 /// is looked at: a `text/plain` body is what another site's page can send without asking, and
 /// that page would sign its visitor into the attacker's account.
-pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, headers: HeaderMap, body: Body) -> Result<Response, ApiError> {
+pub async fn login(
+    State(state): State<AppState>,
+    Peer(peer, https): Peer,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
     let what = "the sign-in (`{\"name\", \"password\"}`)";
-    let PageBody { form: is_form, value } = page_body::<SignInForm>(&headers, &state.auth, body, what).await?;
-    let form = value.ok_or_else(|| ApiError::from(ServiceError::Invalid(format!("{what}: the body is empty"))))?;
+    let PageBody { form: is_form, value } =
+        page_body::<SignInForm>(&headers, &state.auth, body, what).await?;
+    let form = value.ok_or_else(|| {
+        ApiError::from(ServiceError::Invalid(format!("{what}: the body is empty")))
+    })?;
     let next = local_path(form.next.as_deref());
     match state.ferry.accounts().sign_in(&form.name, &form.password, peer).await {
         Ok(signed_in) => {
-            let mut response = if is_form { Redirect::to(&next).into_response() } else { Json(json!({"name": signed_in.user.name})).into_response() };
+            let mut response = if is_form {
+                Redirect::to(&next).into_response()
+            } else {
+                Json(json!({"name": signed_in.user.name})).into_response()
+            };
             set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
             Ok(response)
         }
         Err(e) if is_form => {
-            let message: String = url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
+            let message: String =
+                url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
             let next: String = url::form_urlencoded::byte_serialize(next.as_bytes()).collect();
             Ok(Redirect::to(&format!("/signin?error={message}&next={next}")).into_response())
         }
@@ -177,19 +202,34 @@ pub async fn login(State(state): State<AppState>, Peer(peer, https): Peer, heade
 }
 
 /// `POST /auth/logout`: ends the session on the server and clears the cookie.
-pub async fn logout(State(state): State<AppState>, Peer(_, https): Peer, headers: HeaderMap) -> Result<Response, ApiError> {
+pub async fn logout(
+    State(state): State<AppState>,
+    Peer(_, https): Peer,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if let Some(secret) = session_secret(&headers) {
         state.ferry.accounts().end_session(&secret).await?;
     }
-    let wants_json = headers.get(header::ACCEPT).and_then(|v| v.to_str().ok()).is_some_and(|a| a.contains("application/json"));
-    let mut response = if wants_json { StatusCode::NO_CONTENT.into_response() } else { Redirect::to("/signin").into_response() };
+    let wants_json = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("application/json"));
+    let mut response = if wants_json {
+        StatusCode::NO_CONTENT.into_response()
+    } else {
+        Redirect::to("/signin").into_response()
+    };
     set_session(&mut response, state.auth.secure(https), None);
     Ok(response)
 }
 
 /// `POST /api/v1/me/sessions/revoke`: signs the user out everywhere (API tokens stay; revoke
 /// those one by one).
-pub async fn end_all_sessions(State(state): State<AppState>, Peer(_, https): Peer, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+pub async fn end_all_sessions(
+    State(state): State<AppState>,
+    Peer(_, https): Peer,
+    Extension(caller): Extension<Caller>,
+) -> Result<Response, ApiError> {
     state.ferry.accounts().end_all_sessions(&caller).await?;
     let mut response = Json(json!({"signed_out": true})).into_response();
     set_session(&mut response, state.auth.secure(https), None);
@@ -198,7 +238,11 @@ pub async fn end_all_sessions(State(state): State<AppState>, Peer(_, https): Pee
 
 /// `GET /auth/link/{token}`: a one-time sign-in link; on to the account page, where a first
 /// password can be set.
-pub async fn sign_in_link(State(state): State<AppState>, Peer(peer, https): Peer, Path(token): Path<String>) -> Result<Response, ApiError> {
+pub async fn sign_in_link(
+    State(state): State<AppState>,
+    Peer(peer, https): Peer,
+    Path(token): Path<String>,
+) -> Result<Response, ApiError> {
     let signed_in = state.ferry.accounts().use_sign_in_link(&token, peer).await?;
     let mut response = Redirect::to("/account").into_response();
     set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
@@ -224,7 +268,10 @@ pub async fn change_password(
     Extension(caller): Extension<Caller>,
     ApiJson(change): ApiJson<PasswordChange>,
 ) -> Result<Response, ApiError> {
-    ferry.accounts().change_own_password(&caller, change.current.as_deref(), &change.password).await?;
+    ferry
+        .accounts()
+        .change_own_password(&caller, change.current.as_deref(), &change.password)
+        .await?;
     Ok(Json(json!({"changed": true})).into_response())
 }
 
@@ -248,7 +295,10 @@ fn thirty() -> i64 {
 }
 
 /// `GET /api/v1/me/tokens`: the caller's API tokens (never their secrets).
-pub async fn list_tokens(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
+pub async fn list_tokens(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.accounts().api_tokens(&caller).await?).into_response())
 }
 
@@ -259,17 +309,26 @@ pub async fn create_token(
     ApiJson(new): ApiJson<NewToken>,
 ) -> Result<Response, ApiError> {
     let role = Role::parse(&new.role)?;
-    let created = ferry.accounts().create_api_token(&caller, &new.name, &new.org, role, new.days).await?;
+    let created =
+        ferry.accounts().create_api_token(&caller, &new.name, &new.org, role, new.days).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
 }
 
 /// `DELETE /api/v1/me/tokens/{id}`.
-pub async fn revoke_token(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn revoke_token(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.accounts().revoke_api_token(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/orgs/{org}/members`.
-pub async fn members(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(org): Path<String>) -> Result<Response, ApiError> {
+pub async fn members(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(org): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.accounts().members(&caller, &org).await?).into_response())
 }
 
@@ -289,7 +348,10 @@ pub async fn set_member(
     ApiJson(body): ApiJson<MemberBody>,
 ) -> Result<Response, ApiError> {
     let roles = body.roles.iter().map(|r| Role::parse(r)).collect::<Result<Vec<_>, _>>()?;
-    Ok(Json(ferry.accounts().set_member(&caller, &org, &name, &roles, body.password.as_deref()).await?).into_response())
+    Ok(Json(
+        ferry.accounts().set_member(&caller, &org, &name, &roles, body.password.as_deref()).await?,
+    )
+    .into_response())
 }
 
 #[derive(Deserialize)]
@@ -308,7 +370,8 @@ pub async fn audit(
     Path(org): Path<String>,
     ApiQuery(q): ApiQuery<AuditQuery>,
 ) -> Result<Response, ApiError> {
-    let records = ferry.accounts().audit_log(&caller, &org, q.after, q.limit.unwrap_or(1000)).await?;
+    let records =
+        ferry.accounts().audit_log(&caller, &org, q.after, q.limit.unwrap_or(1000)).await?;
     if q.format.as_deref() == Some("jsonl") {
         let mut text = String::new();
         for record in &records {
@@ -321,7 +384,11 @@ pub async fn audit(
 }
 
 /// `GET /api/v1/orgs/{org}/invitations`: its invitations, never their tokens.
-pub async fn invitations(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(org): Path<String>) -> Result<Response, ApiError> {
+pub async fn invitations(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(org): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.accounts().invitations(&caller, &org).await?).into_response())
 }
 
@@ -333,7 +400,8 @@ pub async fn invite(
     Path(org): Path<String>,
     ApiJson(input): ApiJson<ferry_types::invitations::InvitationInput>,
 ) -> Result<Response, ApiError> {
-    Ok((StatusCode::CREATED, Json(ferry.accounts().invite(&caller, &org, &input).await?)).into_response())
+    Ok((StatusCode::CREATED, Json(ferry.accounts().invite(&caller, &org, &input).await?))
+        .into_response())
 }
 
 pub async fn revoke_invitation(
@@ -345,7 +413,10 @@ pub async fn revoke_invitation(
 }
 
 /// `GET /api/v1/invitations/{token}`: the open invitation a link names, for its holder.
-pub async fn invitation(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>) -> Result<Response, ApiError> {
+pub async fn invitation(
+    State(ferry): State<Arc<Ferry>>,
+    Path(token): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.accounts().invitation(&token).await?).into_response())
 }
 
@@ -362,20 +433,30 @@ pub async fn accept_invitation(
     body: Body,
 ) -> Result<Response, ApiError> {
     let what = "the acceptance (`{\"name\", \"password\"}`, or nothing when signed in)";
-    let PageBody { form: is_form, value } = page_body::<ferry_types::invitations::AcceptInvitation>(&headers, &state.auth, body, what).await?;
+    let PageBody { form: is_form, value } =
+        page_body::<ferry_types::invitations::AcceptInvitation>(&headers, &state.auth, body, what)
+            .await?;
     let input = value.unwrap_or_default();
     // A form sends empty fields for a signed-in user's plain "join".
-    let input = ferry_types::invitations::AcceptInvitation { name: input.name.filter(|n| !n.is_empty()), password: input.password.filter(|p| !p.is_empty()) };
+    let input = ferry_types::invitations::AcceptInvitation {
+        name: input.name.filter(|n| !n.is_empty()),
+        password: input.password.filter(|p| !p.is_empty()),
+    };
     match state.ferry.accounts().accept_invitation(&caller, &token, input, peer).await {
         Ok((accepted, session)) => {
-            let mut response = if is_form { Redirect::to("/").into_response() } else { Json(accepted).into_response() };
+            let mut response = if is_form {
+                Redirect::to("/").into_response()
+            } else {
+                Json(accepted).into_response()
+            };
             if let Some(session) = session {
                 set_session(&mut response, state.auth.secure(https), Some(session.0));
             }
             Ok(response)
         }
         Err(e) if is_form => {
-            let message: String = url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
+            let message: String =
+                url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
             let page: String = url::form_urlencoded::byte_serialize(token.as_bytes()).collect();
             Ok(Redirect::to(&format!("/invitations/{page}?error={message}")).into_response())
         }

@@ -20,7 +20,11 @@ pub fn env_passphrase() -> Option<String> {
 
 /// The folder of the `ferry` binary (where Ferry's own plugins are installed), then `extra`.
 pub fn plugin_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
-    let mut dirs: Vec<PathBuf> = std::env::current_exe().ok().and_then(|e| e.parent().map(PathBuf::from)).into_iter().collect();
+    let mut dirs: Vec<PathBuf> = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(PathBuf::from))
+        .into_iter()
+        .collect();
     dirs.extend(extra.iter().cloned());
     dirs
 }
@@ -51,16 +55,29 @@ impl StoreArgs {
 /// The service over the store (made if missing), with its plugins, schema cache and payload
 /// key: what `ferry serve` runs on and what the commands open by stack name. `plugins` is what
 /// plugins see of this process's environment.
-pub async fn open_service(at: &StoreArgs, extra_plugin_dirs: &[PathBuf], max_state_bytes: usize, plugins: PluginEnvPolicy) -> Result<Ferry, Error> {
+pub async fn open_service(
+    at: &StoreArgs,
+    extra_plugin_dirs: &[PathBuf],
+    max_state_bytes: usize,
+    plugins: PluginEnvPolicy,
+) -> Result<Ferry, Error> {
     let data_dir = &at.data_dir;
-    std::fs::create_dir_all(data_dir).map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
+    std::fs::create_dir_all(data_dir)
+        .map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
     let store = match &at.database_url {
         Some(url) => Store::connect(url).await,
         None => Store::open(&data_dir.join("ferry.db")).await,
     }
     .map_err(|e| format!("cannot open store {}: {e}", at.describe()))?;
-    let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), payload_key(data_dir)?).with_plugin_environment(plugins);
-    Ok(Ferry::new(store, max_state_bytes).with_engine(engine).with_allowed_backends(allowed_backends()?))
+    let engine = EngineConfig::new(
+        plugin_dirs(extra_plugin_dirs),
+        Some(data_dir.join("schemas")),
+        payload_key(data_dir)?,
+    )
+    .with_plugin_environment(plugins);
+    Ok(Ferry::new(store, max_state_bytes)
+        .with_engine(engine)
+        .with_allowed_backends(allowed_backends()?))
 }
 
 /// The DIY backends an administrator allows (`FERRY_ALLOW_BACKENDS`, comma-separated
@@ -78,12 +95,19 @@ pub fn allowed_backends() -> Result<Vec<ferry_service::AllowedBackend>, Error> {
 /// the data folder's `payload.key`, made on first start, readable by the owner only.
 fn payload_key(data_dir: &Path) -> Result<[u8; 32], Error> {
     if let Ok(hex) = std::env::var("FERRY_PAYLOAD_KEY") {
-        return parse_hex_key(hex.trim()).ok_or_else(|| "FERRY_PAYLOAD_KEY must be 64 hexadecimal digits (32 bytes)".into());
+        return parse_hex_key(hex.trim())
+            .ok_or_else(|| "FERRY_PAYLOAD_KEY must be 64 hexadecimal digits (32 bytes)".into());
     }
     let path = data_dir.join("payload.key");
     match std::fs::read(&path) {
-        Ok(bytes) => return bytes.try_into().map_err(|_| format!("{} is damaged: it must hold 32 bytes", path.display()).into()),
-        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(format!("cannot read {}: {e}", path.display()).into()),
+        Ok(bytes) => {
+            return bytes.try_into().map_err(|_| {
+                format!("{} is damaged: it must hold 32 bytes", path.display()).into()
+            })
+        }
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            return Err(format!("cannot read {}: {e}", path.display()).into())
+        }
         Err(_) => {}
     }
     let key = ferry_state::secrets::random_key();
@@ -104,39 +128,66 @@ fn parse_hex_key(hex: &str) -> Option<[u8; 32]> {
 
 /// The service and the stack's ID: a stack by name in Ferry's store, or a state file held in
 /// an in-memory store (the file itself is never written).
-pub async fn open_stack(stack: &str, at: &StoreArgs, extra_plugin_dirs: &[PathBuf], passphrase: Option<String>) -> Result<(Arc<Ferry>, String), Error> {
+pub async fn open_stack(
+    stack: &str,
+    at: &StoreArgs,
+    extra_plugin_dirs: &[PathBuf],
+    passphrase: Option<String>,
+) -> Result<(Arc<Ferry>, String), Error> {
     let data_dir = &at.data_dir;
     let state_file = PathBuf::from(stack);
     if state_file.is_file() {
         let store = Store::open_in_memory().await?;
         // The command line runs on the user's own machine: plugins see its environment, as
         // Pulumi's do.
-        let engine = EngineConfig::new(plugin_dirs(extra_plugin_dirs), Some(data_dir.join("schemas")), ferry_state::secrets::random_key())
-            .with_plugin_environment(PluginEnvPolicy::Inherited);
+        let engine = EngineConfig::new(
+            plugin_dirs(extra_plugin_dirs),
+            Some(data_dir.join("schemas")),
+            ferry_state::secrets::random_key(),
+        )
+        .with_plugin_environment(PluginEnvPolicy::Inherited);
         let service = Arc::new(Ferry::new(store, DEFAULT_MAX_STATE_BYTES).with_engine(engine));
-        let bytes = std::fs::read(&state_file).map_err(|e| format!("cannot read {}: {e}", state_file.display()))?;
+        let bytes = std::fs::read(&state_file)
+            .map_err(|e| format!("cannot read {}: {e}", state_file.display()))?;
         let name = stack_name_of(&bytes);
-        let id = service.stacks().upload(Some(&name), bytes, passphrase, "upload").await.map_err(|e| format!("{}: {e}", state_file.display()))?.summary.id;
+        let id = service
+            .stacks()
+            .upload(Some(&name), bytes, passphrase, "upload")
+            .await
+            .map_err(|e| format!("{}: {e}", state_file.display()))?
+            .summary
+            .id;
         return Ok((service, id));
     }
-    let service = Arc::new(open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES, PluginEnvPolicy::Inherited).await?);
+    let service = Arc::new(
+        open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES, PluginEnvPolicy::Inherited)
+            .await?,
+    );
     let name = ferry_store::StackName::parse(stack)?;
-    let id = service.stacks().list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
-    let id = id.ok_or_else(|| format!("no stack `{name}` in {}; upload it first or pass a state file", at.describe()))?;
+    let id =
+        service.stacks().list().await?.into_iter().find(|s| s.name == name.as_str()).map(|s| s.id);
+    let id = id.ok_or_else(|| {
+        format!("no stack `{name}` in {}; upload it first or pass a state file", at.describe())
+    })?;
     Ok((service, id))
 }
 
 /// A name for a stack read from a file: the checkpoint's own, or one made from its URNs.
 fn stack_name_of(bytes: &[u8]) -> String {
-    let Ok(state) = ferry_state::load_state(bytes, Default::default()) else { return "local/import/dev".into() };
-    if let Some(name) = state.stack.as_deref().filter(|n| ferry_store::StackName::parse(n).is_ok()) {
+    let Ok(state) = ferry_state::load_state(bytes, Default::default()) else {
+        return "local/import/dev".into();
+    };
+    if let Some(name) = state.stack.as_deref().filter(|n| ferry_store::StackName::parse(n).is_ok())
+    {
         return name.to_string();
     }
     state
         .deployment
         .resources()
         .iter()
-        .find_map(|r| ferry_state::Urn::parse(&r.urn).map(|u| format!("local/{}/{}", u.project, u.stack)))
+        .find_map(|r| {
+            ferry_state::Urn::parse(&r.urn).map(|u| format!("local/{}/{}", u.project, u.stack))
+        })
         .filter(|n| ferry_store::StackName::parse(n).is_ok())
         .unwrap_or_else(|| "local/import/dev".into())
 }
@@ -151,11 +202,16 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
-    let mut tmp = tempfile::Builder::new().prefix(".ferry-").suffix(".tmp").tempfile_in(dir).map_err(|e| cannot(&e))?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".ferry-")
+        .suffix(".tmp")
+        .tempfile_in(dir)
+        .map_err(|e| cannot(&e))?;
     tmp.write_all(bytes).map_err(|e| cannot(&e))?;
     #[cfg(unix)]
     if let Some(mode) = mode {
-        std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode)).map_err(|e| cannot(&e))?;
+        std::fs::set_permissions(tmp.path(), std::os::unix::fs::PermissionsExt::from_mode(mode))
+            .map_err(|e| cannot(&e))?;
     }
     #[cfg(not(unix))]
     let _ = mode;
@@ -200,7 +256,10 @@ mod tests {
         write_atomically(&path, b"new contents", Some(0o600)).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "new contents");
         assert_eq!(std::fs::read_to_string(dir.path().join("state.tmp")).unwrap(), "mine");
-        let names: Vec<String> = std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names.len(), 2, "{names:?}");
         #[cfg(unix)]
         {
@@ -211,7 +270,8 @@ mod tests {
 
     #[test]
     fn an_atomic_write_into_a_missing_folder_names_the_file() {
-        let err = write_atomically(Path::new("/nonexistent-ferry-dir/out.json"), b"x", None).unwrap_err();
+        let err =
+            write_atomically(Path::new("/nonexistent-ferry-dir/out.json"), b"x", None).unwrap_err();
         assert!(err.to_string().contains("/nonexistent-ferry-dir/out.json"), "{err}");
     }
 }

@@ -38,7 +38,9 @@ impl std::str::FromStr for ForwardingHeader {
         match s.to_ascii_lowercase().as_str() {
             "x-forwarded-for" => Ok(ForwardingHeader::XForwardedFor),
             "forwarded" => Ok(ForwardingHeader::Forwarded),
-            other => Err(format!("`--trusted-proxy-header {other}`: `x-forwarded-for` or `forwarded`")),
+            other => {
+                Err(format!("`--trusted-proxy-header {other}`: `x-forwarded-for` or `forwarded`"))
+            }
         }
     }
 }
@@ -58,9 +60,11 @@ impl TrustedProxies {
             }
             let net = match entry.parse::<IpNet>() {
                 Ok(net) => net,
-                Err(_) => {
-                    entry.parse::<IpAddr>().map(IpNet::from).map_err(|_| format!("`--trusted-proxy {entry}`: not an address or a CIDR (e.g. `10.0.0.0/8`)"))?
-                }
+                Err(_) => entry.parse::<IpAddr>().map(IpNet::from).map_err(|_| {
+                    format!(
+                        "`--trusted-proxy {entry}`: not an address or a CIDR (e.g. `10.0.0.0/8`)"
+                    )
+                })?,
             };
             nets.push(net);
         }
@@ -128,7 +132,8 @@ struct Hop {
 /// The hops the proxies recorded in `header`, farthest first.
 fn forwarded_hops(headers: &HeaderMap, header: ForwardingHeader) -> Vec<Hop> {
     if header == ForwardingHeader::Forwarded {
-        let forwarded: Vec<&str> = headers.get_all("forwarded").iter().filter_map(|v| v.to_str().ok()).collect();
+        let forwarded: Vec<&str> =
+            headers.get_all("forwarded").iter().filter_map(|v| v.to_str().ok()).collect();
         return forwarded
             .iter()
             .flat_map(|v| v.split(','))
@@ -148,7 +153,13 @@ fn forwarded_hops(headers: &HeaderMap, header: ForwardingHeader) -> Vec<Hop> {
             .collect();
     }
     let list = |name: &str| -> Vec<String> {
-        headers.get_all(name).iter().filter_map(|v| v.to_str().ok()).flat_map(|v| v.split(',')).map(|s| s.trim().to_string()).collect()
+        headers
+            .get_all(name)
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .flat_map(|v| v.split(','))
+            .map(|s| s.trim().to_string())
+            .collect()
     };
     let addresses = list("x-forwarded-for");
     let protos = list("x-forwarded-proto");
@@ -158,7 +169,10 @@ fn forwarded_hops(headers: &HeaderMap, header: ForwardingHeader) -> Vec<Hop> {
         .map(|(i, a)| {
             // One scheme per hop when the proxies kept them in step; one for all otherwise.
             let proto = if protos.len() == addresses.len() { protos.get(i) } else { protos.last() };
-            Hop { address: node_address(a), https: proto.is_some_and(|p| p.eq_ignore_ascii_case("https")) }
+            Hop {
+                address: node_address(a),
+                https: proto.is_some_and(|p| p.eq_ignore_ascii_case("https")),
+            }
         })
         .collect()
 }
@@ -173,12 +187,18 @@ fn node_address(node: &str) -> Option<IpAddr> {
     if let Ok(socket) = node.parse::<SocketAddr>() {
         return Some(socket.ip());
     }
-    node.strip_prefix('[').and_then(|rest| rest.split_once(']')).and_then(|(inner, _)| inner.parse().ok())
+    node.strip_prefix('[')
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(inner, _)| inner.parse().ok())
 }
 
 /// Finds each request's [`Client`] and keeps it in the request's extensions (where
 /// [`crate::access::peer_of`] and the server functions read it).
-pub async fn identify_client(State(proxies): State<std::sync::Arc<TrustedProxies>>, mut req: Request, next: Next) -> Response {
+pub async fn identify_client(
+    State(proxies): State<std::sync::Arc<TrustedProxies>>,
+    mut req: Request,
+    next: Next,
+) -> Response {
     let peer = req.extensions().get::<ConnectInfo<SocketAddr>>().map(|c| c.0.ip());
     let client = proxies.client(peer, req.headers());
     req.extensions_mut().insert(client);
@@ -205,18 +225,45 @@ mod tests {
     fn a_trusted_proxy_names_the_rightmost_untrusted_hop() {
         let proxies = TrustedProxies::parse(&["10.0.0.0/8", "2001:db8::1"]).unwrap();
         // The client, a proxy of the client's own (untrusted, so where trust ends), then ours.
-        let h = headers(&[("x-forwarded-for", "198.51.100.1, 203.0.113.9, 10.0.0.7"), ("x-forwarded-proto", "https")]);
-        assert_eq!(proxies.client(ip("10.0.0.5"), &h), Client { address: ip("203.0.113.9"), https: true });
+        let h = headers(&[
+            ("x-forwarded-for", "198.51.100.1, 203.0.113.9, 10.0.0.7"),
+            ("x-forwarded-proto", "https"),
+        ]);
+        assert_eq!(
+            proxies.client(ip("10.0.0.5"), &h),
+            Client { address: ip("203.0.113.9"), https: true }
+        );
         let forwarding = proxies.clone().with_header(ForwardingHeader::Forwarded);
-        let h = headers(&[("forwarded", "for=192.0.2.60;proto=https, for=\"[2001:db8:cafe::17]:4711\";proto=http"), ("forwarded", "for=10.1.1.1")]);
-        assert_eq!(forwarding.client(ip("2001:db8::1"), &h), Client { address: ip("2001:db8:cafe::17"), https: false });
+        let h = headers(&[
+            (
+                "forwarded",
+                "for=192.0.2.60;proto=https, for=\"[2001:db8:cafe::17]:4711\";proto=http",
+            ),
+            ("forwarded", "for=10.1.1.1"),
+        ]);
+        assert_eq!(
+            forwarding.client(ip("2001:db8::1"), &h),
+            Client { address: ip("2001:db8:cafe::17"), https: false }
+        );
         // Only the header the administrator named is read: a client's own `Forwarded`, passed on
         // untouched by a proxy that writes `X-Forwarded-For`, names nobody (and the reverse).
-        let h = headers(&[("forwarded", "for=192.0.2.60;proto=https"), ("x-forwarded-for", "198.51.100.1")]);
-        assert_eq!(proxies.client(ip("10.0.0.5"), &h), Client { address: ip("198.51.100.1"), https: false });
-        assert_eq!(forwarding.client(ip("10.0.0.5"), &h), Client { address: ip("192.0.2.60"), https: true });
+        let h = headers(&[
+            ("forwarded", "for=192.0.2.60;proto=https"),
+            ("x-forwarded-for", "198.51.100.1"),
+        ]);
+        assert_eq!(
+            proxies.client(ip("10.0.0.5"), &h),
+            Client { address: ip("198.51.100.1"), https: false }
+        );
+        assert_eq!(
+            forwarding.client(ip("10.0.0.5"), &h),
+            Client { address: ip("192.0.2.60"), https: true }
+        );
         // Nothing forwarded: the proxy itself.
-        assert_eq!(proxies.client(ip("10.0.0.5"), &HeaderMap::new()), Client { address: ip("10.0.0.5"), https: false });
+        assert_eq!(
+            proxies.client(ip("10.0.0.5"), &HeaderMap::new()),
+            Client { address: ip("10.0.0.5"), https: false }
+        );
         // An address-less hop ends the chain: nothing beyond it is believed.
         let h = headers(&[("forwarded", "for=192.0.2.60, for=unknown, for=10.0.0.9")]);
         assert_eq!(forwarding.client(ip("10.0.0.5"), &h).address, ip("10.0.0.9"));
@@ -225,9 +272,19 @@ mod tests {
     #[test]
     fn headers_from_anyone_else_are_ignored() {
         let proxies = TrustedProxies::parse(&["10.0.0.0/8"]).unwrap();
-        let forged = headers(&[("x-forwarded-for", "1.2.3.4"), ("forwarded", "for=5.6.7.8;proto=https"), ("x-forwarded-proto", "https")]);
-        assert_eq!(proxies.client(ip("198.51.100.2"), &forged), Client { address: ip("198.51.100.2"), https: false });
-        assert_eq!(TrustedProxies::default().client(ip("10.0.0.5"), &forged), Client { address: ip("10.0.0.5"), https: false });
+        let forged = headers(&[
+            ("x-forwarded-for", "1.2.3.4"),
+            ("forwarded", "for=5.6.7.8;proto=https"),
+            ("x-forwarded-proto", "https"),
+        ]);
+        assert_eq!(
+            proxies.client(ip("198.51.100.2"), &forged),
+            Client { address: ip("198.51.100.2"), https: false }
+        );
+        assert_eq!(
+            TrustedProxies::default().client(ip("10.0.0.5"), &forged),
+            Client { address: ip("10.0.0.5"), https: false }
+        );
         // A dual-stack socket's mapped IPv4 address is the IPv4 one.
         assert_eq!(proxies.client(ip("::ffff:10.0.0.5"), &forged).address, ip("1.2.3.4"));
     }

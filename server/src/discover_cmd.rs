@@ -47,12 +47,28 @@ fn parse_query(text: &str) -> Result<(String, String), String> {
 }
 
 pub async fn run(args: DiscoverArgs) -> Result<(), Error> {
-    let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, env_passphrase()).await?;
-    let query: Map<String, Value> = args.query.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
-    let types = args.types.iter().map(|t| TypeQuery { type_: t.clone(), query: query.clone(), limit: args.limit, page_size: args.page_size }).collect();
-    let started = service.discoveries().start_discovery(&stack_id, ferry_service::DiscoveryRequest { types }).await?;
+    let (service, stack_id) =
+        open_stack(&args.stack, &args.store, &args.plugin_dirs, env_passphrase()).await?;
+    let query: Map<String, Value> =
+        args.query.iter().map(|(k, v)| (k.clone(), Value::String(v.clone()))).collect();
+    let types = args
+        .types
+        .iter()
+        .map(|t| TypeQuery {
+            type_: t.clone(),
+            query: query.clone(),
+            limit: args.limit,
+            page_size: args.page_size,
+        })
+        .collect();
+    let started = service
+        .discoveries()
+        .start_discovery(&stack_id, ferry_service::DiscoveryRequest { types })
+        .await?;
     // Follow it to its end, then read it whole.
-    let mut updates = std::pin::pin!(service.jobs().follow_job::<ferry_service::DiscoveryView>(&started.id, None).await?);
+    let mut updates = std::pin::pin!(
+        service.jobs().follow_job::<ferry_service::DiscoveryView>(&started.id, None).await?
+    );
     while futures_util::StreamExt::next(&mut updates).await.is_some() {}
     let view = service.jobs().get::<ferry_service::DiscoveryView>(&started.id, None).await?;
     if let Some(e) = view.error {
@@ -66,20 +82,29 @@ pub async fn run(args: DiscoverArgs) -> Result<(), Error> {
                 let is_managed = !matches!(d.managed, ferry_service::Managed::Unmanaged);
                 let status = match &d.managed {
                     ferry_service::Managed::InThisStack { .. } => "managed here".to_string(),
-                    ferry_service::Managed::InOtherStack { stack, .. } => format!("managed in {stack}"),
+                    ferry_service::Managed::InOtherStack { stack, .. } => {
+                        format!("managed in {stack}")
+                    }
                     ferry_service::Managed::Unmanaged => "unmanaged".to_string(),
                 };
                 eprintln!("{:<14} {}  {}  ({})", status, d.type_, d.id, d.name);
                 managed += usize::from(is_managed);
                 if !is_managed || args.include_managed {
-                    selected.push(Selected { type_: d.type_.clone(), id: d.id.clone(), name: d.name.clone() });
+                    selected.push(Selected {
+                        type_: d.type_.clone(),
+                        id: d.id.clone(),
+                        name: d.name.clone(),
+                    });
                 }
             }
-            DiscoveryEvent::NotListable { message, .. } | DiscoveryEvent::Failed { message, .. } => {
+            DiscoveryEvent::NotListable { message, .. }
+            | DiscoveryEvent::Failed { message, .. } => {
                 problems += 1;
                 eprintln!("error: {message}");
             }
-            DiscoveryEvent::Computed { type_ } => eprintln!("{type_}: the query holds unknown values; nothing listed"),
+            DiscoveryEvent::Computed { type_ } => {
+                eprintln!("{type_}: the query holds unknown values; nothing listed")
+            }
             DiscoveryEvent::Page { .. } => {}
         }
     }

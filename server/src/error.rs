@@ -34,7 +34,9 @@ impl From<ServiceError> for ApiError {
             other => other.to_string(),
         };
         let details = match &e {
-            ServiceError::Spec(spec) => Some(json!({"errors": spec.errors, "warnings": spec.warnings})),
+            ServiceError::Spec(spec) => {
+                Some(json!({"errors": spec.errors, "warnings": spec.warnings}))
+            }
             ServiceError::Program(program) => Some(json!({"diagnostics": program.diagnostics})),
             _ => None,
         };
@@ -42,7 +44,14 @@ impl From<ServiceError> for ApiError {
             ServiceError::StackMismatch { carried, .. } => carried.clone(),
             _ => Vec::new(),
         };
-        ApiError { status, code: e.code(), message, path: e.path().map(str::to_string), details: details.map(Box::new), names }
+        ApiError {
+            status,
+            code: e.code(),
+            message,
+            path: e.path().map(str::to_string),
+            details: details.map(Box::new),
+            names,
+        }
     }
 }
 
@@ -52,7 +61,13 @@ impl IntoResponse for ApiError {
             Some(serde_json::Value::Object(details)) => details,
             _ => Default::default(),
         };
-        let error = ErrorDetail { code: self.code.to_string(), message: self.message, path: self.path, names: self.names, details };
+        let error = ErrorDetail {
+            code: self.code.to_string(),
+            message: self.message,
+            path: self.path,
+            names: self.names,
+            details,
+        };
         (self.status, Json(ErrorBody { error })).into_response()
     }
 }

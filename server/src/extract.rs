@@ -19,13 +19,19 @@ pub struct ApiQuery<T>(pub T);
 
 impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> Self {
-        ApiError::from(ServiceError::Unreadable { status: rejection.status().as_u16(), message: format!("the request body: {}", rejection.body_text()) })
+        ApiError::from(ServiceError::Unreadable {
+            status: rejection.status().as_u16(),
+            message: format!("the request body: {}", rejection.body_text()),
+        })
     }
 }
 
 impl From<QueryRejection> for ApiError {
     fn from(rejection: QueryRejection) -> Self {
-        ApiError::from(ServiceError::Unreadable { status: rejection.status().as_u16(), message: format!("the query string: {}", rejection.body_text()) })
+        ApiError::from(ServiceError::Unreadable {
+            status: rejection.status().as_u16(),
+            message: format!("the query string: {}", rejection.body_text()),
+        })
     }
 }
 
@@ -42,7 +48,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
-        let axum::extract::Query(value) = axum::extract::Query::<T>::from_request_parts(parts, state).await?;
+        let axum::extract::Query(value) =
+            axum::extract::Query::<T>::from_request_parts(parts, state).await?;
         Ok(ApiQuery(value))
     }
 }

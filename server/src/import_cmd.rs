@@ -80,9 +80,14 @@ enum ImportFrom {
 }
 
 pub async fn run(args: ImportArgs) -> Result<(), Error> {
-    let file = args.file.clone().or(args.path.clone()).ok_or("say which file to import from: --file <file> (or the file as an argument)")?;
+    let file = args
+        .file
+        .clone()
+        .or(args.path.clone())
+        .ok_or("say which file to import from: --file <file> (or the file as an argument)")?;
     let named = file.to_string_lossy();
-    let remote = args.from == ImportFrom::Terraform && (named.starts_with("s3://") || named.starts_with("file://"));
+    let remote = args.from == ImportFrom::Terraform
+        && (named.starts_with("s3://") || named.starts_with("file://"));
     if args.workspace.is_some() && !remote {
         return Err("--workspace names a workspace of a backend's state: give the state's s3:// or file:// URL".into());
     }
@@ -94,12 +99,16 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     // The file's own problems first: they need no stack.
     let spec = match args.from {
         ImportFrom::Spec => {
-            let text = String::from_utf8(bytes.clone()).map_err(|e| format!("{}: not UTF-8 text: {e}", file.display()))?;
-            let parsed = ferry_engine::import_spec::parse_import_spec(&text).map_err(|e| format!("{}: {e}", file.display()))?;
+            let text = String::from_utf8(bytes.clone())
+                .map_err(|e| format!("{}: not UTF-8 text: {e}", file.display()))?;
+            let parsed = ferry_engine::import_spec::parse_import_spec(&text)
+                .map_err(|e| format!("{}: {e}", file.display()))?;
             Some((text, parsed))
         }
         ImportFrom::Terraform => {
-            ferry_terraform::read_state(&bytes).map_err(|e| format!("{}: not a Terraform state Ferry reads: {e}", file.display()))?;
+            ferry_terraform::read_state(&bytes).map_err(|e| {
+                format!("{}: not a Terraform state Ferry reads: {e}", file.display())
+            })?;
             None
         }
     };
@@ -110,23 +119,34 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         return Err("committing into a state file needs --out-state <path> (the input file is never overwritten); or use --preview-only".into());
     }
 
-    let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
+    let (service, stack_id) =
+        open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
     let code_request = code_request(&args)?;
     // A migration's rows, every one of them, for `--json` (the table is printed as it comes).
     let mut terraform_rows = None;
     let record = match spec {
         Some((text, spec)) => {
-            let request =
-                PreviewRequest { source: PreviewSource::Spec { text, spec, strategy: Default::default() }, scope: PlanScope::Imports, progress: None };
+            let request = PreviewRequest {
+                source: PreviewSource::Spec { text, spec, strategy: Default::default() },
+                scope: PlanScope::Imports,
+                progress: None,
+            };
             service.previews().preview(&stack_id, request).await?
         }
         None => {
-            let choices = ferry_service::MigrationChoices { title: None, include_tainted: args.include_tainted, include_deposed: args.include_deposed };
+            let choices = ferry_service::MigrationChoices {
+                title: None,
+                include_tainted: args.include_tainted,
+                include_deposed: args.include_deposed,
+            };
             let configuration = match &args.configuration {
                 Some(dir) => configuration_files(dir)?,
                 None => Vec::new(),
             };
-            let migration = service.plans().terraform_migration(&stack_id, &bytes, &configuration, &choices).await?;
+            let migration = service
+                .plans()
+                .terraform_migration(&stack_id, &bytes, &configuration, &choices)
+                .await?;
             if !args.json {
                 print_migration(&migration.rows);
             }
@@ -136,9 +156,18 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
             }
             let Some(program) = migration.program else {
                 if args.json {
-                    println!("{}", serde_json::to_string_pretty(&serde_json::json!({ "terraform": migration.rows }))?);
+                    println!(
+                        "{}",
+                        serde_json::to_string_pretty(
+                            &serde_json::json!({ "terraform": migration.rows })
+                        )?
+                    );
                 }
-                return Err(format!("nothing in {} maps to a Pulumi type: see each instance's reason above", file.display()).into());
+                return Err(format!(
+                    "nothing in {} maps to a Pulumi type: see each instance's reason above",
+                    file.display()
+                )
+                .into());
             };
             terraform_rows = Some(migration.rows);
             let program = ferry_service::ProgramRequest {
@@ -148,11 +177,19 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
                 passphrase: passphrase.clone(),
                 prior: Some(migration.prior),
             };
-            let request = PreviewRequest { source: PreviewSource::Program(program), scope: PlanScope::Imports, progress: None };
+            let request = PreviewRequest {
+                source: PreviewSource::Program(program),
+                scope: PlanScope::Imports,
+                progress: None,
+            };
             service.previews().preview(&stack_id, request).await?
         }
     };
-    let outcome = if args.preview_only { None } else { Some(service.previews().commit_preview(&record.id, passphrase.clone(), false).await) };
+    let outcome = if args.preview_only {
+        None
+    } else {
+        Some(service.previews().commit_preview(&record.id, passphrase.clone(), false).await)
+    };
 
     if args.json {
         print_json(&record, outcome.as_ref(), terraform_rows.as_deref())?;
@@ -160,7 +197,11 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         print_preview(&record.plan.view().to_value());
     }
     if let (Some(out), Some(request)) = (&args.out, &code_request) {
-        let code = service.previews().preview_code(&record.id, request, passphrase.as_deref()).await.map_err(|e| format!("code: {e}"))?;
+        let code = service
+            .previews()
+            .preview_code(&record.id, request, passphrase.as_deref())
+            .await
+            .map_err(|e| format!("code: {e}"))?;
         write_atomically(out, &code.bytes, None)?;
         if !args.json {
             println!("\nWrote {} code to {}.", request.language.id(), out.display());
@@ -168,10 +209,16 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
                 println!("  secret read from config; set it with: {c}");
             }
             if !code.report.elided.is_empty() {
-                println!("  left out {} propert(ies) that only repeat a default or a zero value", code.report.elided.len());
+                println!(
+                    "  left out {} propert(ies) that only repeat a default or a zero value",
+                    code.report.elided.len()
+                );
             }
             for r in &code.report.references {
-                println!("  `{}.{}` refers to `{}.{}` (turn off: exclude {})", r.resource, r.property, r.target, r.target_property, r.key);
+                println!(
+                    "  `{}.{}` refers to `{}.{}` (turn off: exclude {})",
+                    r.resource, r.property, r.target, r.target_property, r.key
+                );
             }
             for w in &code.report.warnings {
                 println!("  warning: {w}");
@@ -187,13 +234,21 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
         Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
-                let export = service.stacks().export_text(&stack_id, Some(o.summary.version)).await?;
+                let export =
+                    service.stacks().export_text(&stack_id, Some(o.summary.version)).await?;
                 write_atomically(out, export.as_bytes(), None)?;
                 if !args.json {
-                    println!("\nCommitted {} resource(s); the new state is in {}.", o.added, out.display());
+                    println!(
+                        "\nCommitted {} resource(s); the new state is in {}.",
+                        o.added,
+                        out.display()
+                    );
                 }
             } else if !args.json {
-                println!("\nCommitted {} resource(s): stack `{}` is now at version {}.", o.added, o.summary.name, o.summary.version);
+                println!(
+                    "\nCommitted {} resource(s): stack `{}` is now at version {}.",
+                    o.added, o.summary.name, o.summary.version
+                );
             }
         }
     }
@@ -203,7 +258,11 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
 /// The state of `workspace` of the Terraform backend whose default state is at `url`, read
 /// as the user running the command may (their machine, their `AWS_*` credentials, as
 /// Terraform would read it).
-async fn remote_state(url: &str, workspace: Option<&str>, workspace_key_prefix: &str) -> Result<Vec<u8>, Error> {
+async fn remote_state(
+    url: &str,
+    workspace: Option<&str>,
+    workspace_key_prefix: &str,
+) -> Result<Vec<u8>, Error> {
     use ferry_backend::terraform::{workspace_state, DEFAULT_WORKSPACE};
     let state = ferry_backend::Location::parse(url)?;
     let at = workspace_state(&state, workspace.unwrap_or(DEFAULT_WORKSPACE), workspace_key_prefix)?;
@@ -227,29 +286,52 @@ fn code_request(args: &ImportArgs) -> Result<Option<ferry_service::CodeRequest>,
         "yaml" | "yml" => Some("yaml"),
         _ => None,
     };
-    let lang = args.lang.as_deref().or(from_ext).ok_or_else(|| format!("say which language {} is in: --lang ts|python|go|csharp|yaml", out.display()))?;
-    let language = ferry_codegen::Language::parse(lang).ok_or_else(|| format!("unknown language `{lang}`: use ts, python, go, csharp or yaml"))?;
+    let lang = args.lang.as_deref().or(from_ext).ok_or_else(|| {
+        format!("say which language {} is in: --lang ts|python|go|csharp|yaml", out.display())
+    })?;
+    let language = ferry_codegen::Language::parse(lang)
+        .ok_or_else(|| format!("unknown language `{lang}`: use ts, python, go, csharp or yaml"))?;
     let style = match args.code_style.as_str() {
         "cli" => ferry_codegen::CodeStyle::Cli,
         "code-first" => ferry_codegen::CodeStyle::CodeFirst,
         other => return Err(format!("unknown code style `{other}`: use cli or code-first").into()),
     };
-    Ok(Some(ferry_service::CodeRequest { language, zip: ext == "zip", style, ..Default::default() }))
+    Ok(Some(ferry_service::CodeRequest {
+        language,
+        zip: ext == "zip",
+        style,
+        ..Default::default()
+    }))
 }
 
 fn print_preview(preview: &Value) {
     let rows = preview["resources"].as_array().cloned().unwrap_or_default();
-    let width = |key: &str| rows.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4);
+    let width = |key: &str| {
+        rows.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4)
+    };
     let (ws, wt, wn) = (width("status").max(6), width("type"), width("name"));
     println!("{:ws$}  {:wt$}  {:wn$}  ID / NOTE", "STATUS", "TYPE", "NAME");
     for r in &rows {
-        let note = r["message"].as_str().map(str::to_string).unwrap_or_else(|| r["id"].as_str().unwrap_or("").to_string());
-        println!("{:ws$}  {:wt$}  {:wn$}  {note}", r["status"].as_str().unwrap_or(""), r["type"].as_str().unwrap_or(""), r["name"].as_str().unwrap_or(""));
+        let note = r["message"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| r["id"].as_str().unwrap_or("").to_string());
+        println!(
+            "{:ws$}  {:wt$}  {:wn$}  {note}",
+            r["status"].as_str().unwrap_or(""),
+            r["type"].as_str().unwrap_or(""),
+            r["name"].as_str().unwrap_or("")
+        );
         for w in r["warnings"].as_array().into_iter().flatten() {
             println!("{:ws$}  warning: {}", "", w.as_str().unwrap_or(""));
         }
     }
-    let counts: Vec<String> = preview["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
+    let counts: Vec<String> = preview["counts"]
+        .as_object()
+        .into_iter()
+        .flatten()
+        .map(|(k, v)| format!("{v} {k}"))
+        .collect();
     println!("\n{} resource(s): {}", rows.len(), counts.join(", "));
 }
 
@@ -257,19 +339,25 @@ fn print_preview(preview: &Value) {
 /// The `.tf` files under `dir` (its subfolders too, where local modules live), by their path
 /// inside it; hidden folders (`.terraform`, which holds downloaded modules and providers) are
 /// not read.
-fn configuration_files(dir: &std::path::Path) -> Result<Vec<ferry_terraform::ConfigurationFile>, Error> {
+fn configuration_files(
+    dir: &std::path::Path,
+) -> Result<Vec<ferry_terraform::ConfigurationFile>, Error> {
     let mut files = Vec::new();
     let mut folders = vec![dir.to_path_buf()];
     while let Some(folder) = folders.pop() {
-        let entries = std::fs::read_dir(&folder).map_err(|e| format!("cannot read the configuration's folder {}: {e}", folder.display()))?;
+        let entries = std::fs::read_dir(&folder).map_err(|e| {
+            format!("cannot read the configuration's folder {}: {e}", folder.display())
+        })?;
         for entry in entries {
             let path = entry.map_err(|e| format!("{}: {e}", folder.display()))?.path();
             let hidden = path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.'));
             if path.is_dir() && !hidden {
                 folders.push(path);
             } else if path.extension().is_some_and(|e| e == "tf") {
-                let text = std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                let inside = path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                let inside =
+                    path.strip_prefix(dir).unwrap_or(&path).to_string_lossy().replace('\\', "/");
                 files.push(ferry_terraform::ConfigurationFile { path: inside, text });
             }
         }
@@ -282,11 +370,15 @@ fn configuration_files(dir: &std::path::Path) -> Result<Vec<ferry_terraform::Con
 }
 
 fn print_migration(rows: &[ferry_terraform::Row]) {
-    let width = |f: &dyn Fn(&ferry_terraform::Row) -> usize| rows.iter().map(f).max().unwrap_or(0).max(7);
+    let width =
+        |f: &dyn Fn(&ferry_terraform::Row) -> usize| rows.iter().map(f).max().unwrap_or(0).max(7);
     let (wa, ws) = (width(&|r| r.address.len()), width(&|r| format!("{:?}", r.status).len() + 2));
     println!("{:wa$}  {:ws$}  PULUMI TYPE / REASON", "ADDRESS", "STATUS");
     for r in rows {
-        let status = serde_json::to_value(r.status).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+        let status = serde_json::to_value(r.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default();
         let mut note = match (&r.type_, &r.reason) {
             (Some(t), None) => t.clone(),
             (Some(t), Some(why)) => format!("{t}: {why}"),
@@ -294,10 +386,16 @@ fn print_migration(rows: &[ferry_terraform::Row]) {
             (None, None) => String::new(),
         };
         if !r.unknown_attributes.is_empty() {
-            note.push_str(&format!("; left out, unknown to the provider's schema: {}", r.unknown_attributes.join(", ")));
+            note.push_str(&format!(
+                "; left out, unknown to the provider's schema: {}",
+                r.unknown_attributes.join(", ")
+            ));
         }
         if !r.dependencies_not_imported.is_empty() {
-            note.push_str(&format!("; depends on what is not imported: {}", r.dependencies_not_imported.join(", ")));
+            note.push_str(&format!(
+                "; depends on what is not imported: {}",
+                r.dependencies_not_imported.join(", ")
+            ));
         }
         for said in &r.configuration_notes {
             note.push_str(&format!("; configuration: {said}"));

@@ -49,7 +49,13 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(leptos_options: LeptosOptions, ferry: Arc<Ferry>, auth: AuthConfig) -> AppState {
-        AppState { leptos_options, ferry, auth: Arc::new(auth), access: Default::default(), proxies: Default::default() }
+        AppState {
+            leptos_options,
+            ferry,
+            auth: Arc::new(auth),
+            access: Default::default(),
+            proxies: Default::default(),
+        }
     }
 
     /// Believes the forwarding headers of requests from `proxies` (and of no one else).
@@ -63,7 +69,8 @@ impl AppState {
 /// doing it while another router renders a page (tests build several) leaves that page's
 /// resources unresolved, so it happens exactly once, before any router exists.
 fn route_list() -> Vec<leptos_axum::AxumRouteListing> {
-    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> = std::sync::OnceLock::new();
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> =
+        std::sync::OnceLock::new();
     ROUTES.get_or_init(|| generate_route_list(App)).clone()
 }
 
@@ -73,9 +80,14 @@ fn page_gate(path: &str) -> Gate {
     match path {
         "/signin" | "/invitations/{token}" => Gate::Public,
         "/shared/{token}" | "/shared/{token}/r/{rev}" => Gate::Share,
-        "/" | "/account" | "/stacks/{id}" | "/stacks/{id}/graph" | "/stacks/{id}/discover" | "/stacks/{id}/plans" | "/plans/{id}" | "/plans/{id}/r/{rev}" => {
-            Gate::Page
-        }
+        "/"
+        | "/account"
+        | "/stacks/{id}"
+        | "/stacks/{id}/graph"
+        | "/stacks/{id}/discover"
+        | "/stacks/{id}/plans"
+        | "/plans/{id}"
+        | "/plans/{id}/r/{rev}" => Gate::Page,
         other => panic!("the page `{other}` has no access decision (add it to `page_gate`)"),
     }
 }
@@ -108,7 +120,11 @@ pub fn gated_routes(state: &AppState) -> (Router<AppState>, AccessTable) {
         routes = routes.declare(method, path, Gate::ServerFn, "");
     }
     let options = state.leptos_options.clone();
-    routes.map_router(move |router| router.leptos_routes_with_context(state, pages, context, move || shell(options.clone()))).finish()
+    routes
+        .map_router(move |router| {
+            router.leptos_routes_with_context(state, pages, context, move || shell(options.clone()))
+        })
+        .finish()
 }
 
 /// The whole application as one router (no socket: tests call it directly).
@@ -117,7 +133,8 @@ pub fn router(state: AppState) -> Router {
     let state = AppState { access: Arc::new(table), ..state };
     let ferry = state.ferry.clone();
     let context = move || provide_context(ferry.clone());
-    let pkg_dir = std::path::Path::new(&*state.leptos_options.site_root).join(&*state.leptos_options.site_pkg_dir);
+    let pkg_dir = std::path::Path::new(&*state.leptos_options.site_root)
+        .join(&*state.leptos_options.site_pkg_dir);
 
     gated
         .layer(axum::middleware::from_fn_with_state(state.clone(), access::authorize))

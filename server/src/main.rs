@@ -45,7 +45,11 @@ mod preview_cmd;
 mod token_cmd;
 
 #[derive(Parser)]
-#[command(name = "ferry", version, about = "Plan, preview, review and commit imports into Pulumi stacks")]
+#[command(
+    name = "ferry",
+    version,
+    about = "Plan, preview, review and commit imports into Pulumi stacks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -135,7 +139,11 @@ struct ServeArgs {
     /// The one header the trusted proxies write the client's address into: `x-forwarded-for`
     /// (with `X-Forwarded-Proto`) or `forwarded`. The other is never read (a client could
     /// write it, and a proxy would pass it on).
-    #[arg(long = "trusted-proxy-header", env = "FERRY_TRUSTED_PROXY_HEADER", default_value = "x-forwarded-for")]
+    #[arg(
+        long = "trusted-proxy-header",
+        env = "FERRY_TRUSTED_PROXY_HEADER",
+        default_value = "x-forwarded-for"
+    )]
     trusted_proxy_header: server::client_address::ForwardingHeader,
     /// How many days finished previews and discoveries (and their events), and ended sessions,
     /// are kept before the job upkeep removes them.
@@ -158,18 +166,31 @@ const THREAD_STACK_BYTES: usize = 8 << 20;
 
 fn main() {
     release_freed_memory_soon();
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().thread_stack_size(THREAD_STACK_BYTES).build().expect("the async runtime starts");
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_stack_size(THREAD_STACK_BYTES)
+        .build()
+        .expect("the async runtime starts");
     runtime.block_on(run());
 }
 
 async fn run() {
     let cli = Cli::parse();
     // Logs go to stderr, so `ferry import --json` prints clean JSON; commands are quieter.
-    let default_filter =
-        if matches!(cli.command, Some(Command::Import(_) | Command::Preview(_) | Command::Discover(_))) { "warn" } else { "info,sqlx=warn,tower_http=info" };
+    let default_filter = if matches!(
+        cli.command,
+        Some(Command::Import(_) | Command::Preview(_) | Command::Discover(_))
+    ) {
+        "warn"
+    } else {
+        "info,sqlx=warn,tower_http=info"
+    };
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
-        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| default_filter.into()))
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| default_filter.into()),
+        )
         .init();
     let result = match cli.command {
         Some(Command::Serve(args)) => serve(args).await,
@@ -192,24 +213,38 @@ fn parse_allowed_backend(entry: &str) -> Result<ferry_service::AllowedBackend, S
 
 async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     let ferry = Arc::new(
-        cli::open_service(&args.store, &args.plugin_dirs, args.max_state_bytes, cli::PluginEnvPolicy::Granted(cli::PluginEnvGrants::parse(&args.plugin_env)?))
-            .await?
-            .with_allowed_backends(args.allowed_backends.clone())
-            .with_webhooks(ferry_service::webhooks::WebhookSettings {
-                allow_private: args.allow_private_webhooks,
-                public_url: Some(args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.addr))),
-                ..Default::default()
-            })
-            .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds))
-            .with_job_retention(std::time::Duration::from_secs(args.retain_jobs_days * 86_400)),
+        cli::open_service(
+            &args.store,
+            &args.plugin_dirs,
+            args.max_state_bytes,
+            cli::PluginEnvPolicy::Granted(cli::PluginEnvGrants::parse(&args.plugin_env)?),
+        )
+        .await?
+        .with_allowed_backends(args.allowed_backends.clone())
+        .with_webhooks(ferry_service::webhooks::WebhookSettings {
+            allow_private: args.allow_private_webhooks,
+            public_url: Some(
+                args.public_url.clone().unwrap_or_else(|| format!("http://{}", args.addr)),
+            ),
+            ..Default::default()
+        })
+        .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds))
+        .with_job_retention(std::time::Duration::from_secs(args.retain_jobs_days * 86_400)),
     );
     // An instance whose payload key is not the one the store's other instances seal previews
     // with would fail to open what they made: it does not start.
-    ferry.previews().check_payload_key().await.map_err(|e| format!("cannot serve from the store {}: {e}", args.store.describe()))?;
+    ferry
+        .previews()
+        .check_payload_key()
+        .await
+        .map_err(|e| format!("cannot serve from the store {}: {e}", args.store.describe()))?;
     tracing::info!(store = %args.store.describe(), "store open");
     let interrupted = ferry.jobs().recover_jobs().await?;
     if !interrupted.is_empty() {
-        tracing::warn!(jobs = interrupted.len(), "previews a stopped instance left running are marked interrupted");
+        tracing::warn!(
+            jobs = interrupted.len(),
+            "previews a stopped instance left running are marked interrupted"
+        );
     }
     // Plans from before plans had a state get theirs, once (lists would otherwise compute each
     // as they reach it).
@@ -266,11 +301,21 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
 
     let mut conf = get_configuration(None)?;
     conf.leptos_options.site_addr = args.addr;
-    let proxies = server::client_address::TrustedProxies::parse(&args.trusted_proxies)?.with_header(args.trusted_proxy_header);
-    let state = AppState::new(conf.leptos_options, ferry, server::AuthConfig { public_url: args.public_url.clone(), oidc }).with_trusted_proxies(proxies);
-    let listener = tokio::net::TcpListener::bind(args.addr).await.map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
+    let proxies = server::client_address::TrustedProxies::parse(&args.trusted_proxies)?
+        .with_header(args.trusted_proxy_header);
+    let state = AppState::new(
+        conf.leptos_options,
+        ferry,
+        server::AuthConfig { public_url: args.public_url.clone(), oidc },
+    )
+    .with_trusted_proxies(proxies);
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .map_err(|e| format!("cannot listen on {}: {e}", args.addr))?;
     tracing::info!("Ferry listening on http://{}", listener.local_addr()?);
-    axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>()).with_graceful_shutdown(shutdown()).await?;
+    axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(shutdown())
+        .await?;
     Ok(())
 }
 
@@ -278,7 +323,8 @@ async fn shutdown() {
     let ctrl_c = tokio::signal::ctrl_c();
     #[cfg(unix)]
     let term = async {
-        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
             s.recv().await;
         }
     };

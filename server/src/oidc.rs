@@ -12,8 +12,9 @@ use ferry_service::accounts::OidcIdentity;
 use ferry_store::accounts::OidcLogin;
 use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
 use openidconnect::{
-    AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet, EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier,
-    RedirectUrl, Scope, TokenResponse,
+    AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet,
+    EndpointSet, IssuerUrl, Nonce, PkceCodeChallenge, PkceCodeVerifier, RedirectUrl, Scope,
+    TokenResponse,
 };
 use serde::Deserialize;
 
@@ -36,7 +37,14 @@ pub struct OidcSettings {
     pub allow_server_roles: bool,
 }
 
-type Client = CoreClient<EndpointSet, EndpointNotSet, EndpointNotSet, EndpointNotSet, EndpointMaybeSet, EndpointMaybeSet>;
+type Client = CoreClient<
+    EndpointSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointNotSet,
+    EndpointMaybeSet,
+    EndpointMaybeSet,
+>;
 
 /// How long a browser may take at the provider.
 const PENDING_FOR: Duration = Duration::from_secs(600);
@@ -57,15 +65,26 @@ impl Oidc {
             .timeout(Duration::from_secs(15))
             .build()
             .map_err(|e| e.to_string())?;
-        let issuer = IssuerUrl::new(settings.issuer.clone()).map_err(|e| format!("--oidc-issuer `{}`: {e}", settings.issuer))?;
-        let metadata =
-            CoreProviderMetadata::discover_async(issuer, &http).await.map_err(|e| format!("OpenID Connect discovery at `{}` failed: {e}", settings.issuer))?;
+        let issuer = IssuerUrl::new(settings.issuer.clone())
+            .map_err(|e| format!("--oidc-issuer `{}`: {e}", settings.issuer))?;
+        let metadata = CoreProviderMetadata::discover_async(issuer, &http).await.map_err(|e| {
+            format!("OpenID Connect discovery at `{}` failed: {e}", settings.issuer)
+        })?;
         let redirect =
-            RedirectUrl::new(format!("{}/auth/oidc/callback", public_url.trim_end_matches('/'))).map_err(|e| format!("--public-url `{public_url}`: {e}"))?;
-        let client =
-            CoreClient::from_provider_metadata(metadata, ClientId::new(settings.client_id.clone()), Some(ClientSecret::new(settings.client_secret.clone())))
-                .set_redirect_uri(redirect);
-        Ok(Oidc { client, http, groups_claim: settings.groups_claim.clone(), allow_server_roles: settings.allow_server_roles })
+            RedirectUrl::new(format!("{}/auth/oidc/callback", public_url.trim_end_matches('/')))
+                .map_err(|e| format!("--public-url `{public_url}`: {e}"))?;
+        let client = CoreClient::from_provider_metadata(
+            metadata,
+            ClientId::new(settings.client_id.clone()),
+            Some(ClientSecret::new(settings.client_secret.clone())),
+        )
+        .set_redirect_uri(redirect);
+        Ok(Oidc {
+            client,
+            http,
+            groups_claim: settings.groups_claim.clone(),
+            allow_server_roles: settings.allow_server_roles,
+        })
     }
 }
 
@@ -75,21 +94,37 @@ pub struct LoginQuery {
 }
 
 /// `GET /auth/oidc/login[?next=/path]`: off to the provider.
-pub async fn login(State(state): State<AppState>, Peer(_, https): Peer, ApiQuery(q): ApiQuery<LoginQuery>) -> Result<Response, ApiError> {
+pub async fn login(
+    State(state): State<AppState>,
+    Peer(_, https): Peer,
+    ApiQuery(q): ApiQuery<LoginQuery>,
+) -> Result<Response, ApiError> {
     let oidc = configured(&state)?;
     let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
     let (url, csrf, nonce) = oidc
         .client
-        .authorize_url(CoreAuthenticationFlow::AuthorizationCode, CsrfToken::new_random, Nonce::new_random)
+        .authorize_url(
+            CoreAuthenticationFlow::AuthorizationCode,
+            CsrfToken::new_random,
+            Nonce::new_random,
+        )
         .add_scope(Scope::new("email".into()))
         .add_scope(Scope::new("profile".into()))
         .set_pkce_challenge(challenge)
         .url();
     // Kept in the store, so the provider's callback may reach any instance; bound to this
     // browser by a cookie only it holds, so a `state` started elsewhere signs nobody in here.
-    let login = OidcLogin { verifier: verifier.secret().clone(), nonce: nonce.secret().clone(), next: crate::session::local_path(q.next.as_deref()) };
+    let login = OidcLogin {
+        verifier: verifier.secret().clone(),
+        nonce: nonce.secret().clone(),
+        next: crate::session::local_path(q.next.as_deref()),
+    };
     let browser = ferry_store::random_id();
-    state.ferry.accounts().begin_oidc_login(csrf.secret(), &browser, &login, PENDING_FOR.as_secs() as i64).await?;
+    state
+        .ferry
+        .accounts()
+        .begin_oidc_login(csrf.secret(), &browser, &login, PENDING_FOR.as_secs() as i64)
+        .await?;
     let mut response = Redirect::to(url.as_str()).into_response();
     set_binding(&mut response, state.auth.secure(https), Some(browser));
     Ok(response)
@@ -141,23 +176,38 @@ async fn finish_callback(
     let oidc = configured(state)?;
     let refuse = |message: String| ApiError::from(ServiceError::BadCredentials(message));
     if let Some(error) = q.error {
-        return Err(refuse(format!("the OpenID Provider refused the sign-in: {error}{}", q.error_description.map(|d| format!(" ({d})")).unwrap_or_default())));
+        return Err(refuse(format!(
+            "the OpenID Provider refused the sign-in: {error}{}",
+            q.error_description.map(|d| format!(" ({d})")).unwrap_or_default()
+        )));
     }
     let (Some(code), Some(csrf)) = (q.code, q.state) else {
         return Err(refuse("the OpenID Provider sent no `code` and `state`".into()));
     };
-    let browser = binding(headers).ok_or_else(|| refuse("this browser did not start this sign-in (no sign-in cookie); start again".into()))?;
+    let browser = binding(headers).ok_or_else(|| {
+        refuse("this browser did not start this sign-in (no sign-in cookie); start again".into())
+    })?;
     let pending = state.ferry.accounts().finish_oidc_login(&csrf, &browser).await?;
-    let pending = pending.ok_or_else(|| refuse("this sign-in is unknown, took too long or was started in another browser; start again".into()))?;
-    let exchange = oidc.client.exchange_code(AuthorizationCode::new(code)).map_err(|e| refuse(format!("the provider has no token endpoint: {e}")))?;
+    let pending = pending.ok_or_else(|| {
+        refuse(
+            "this sign-in is unknown, took too long or was started in another browser; start again"
+                .into(),
+        )
+    })?;
+    let exchange = oidc
+        .client
+        .exchange_code(AuthorizationCode::new(code))
+        .map_err(|e| refuse(format!("the provider has no token endpoint: {e}")))?;
     let tokens = exchange
         .set_pkce_verifier(PkceCodeVerifier::new(pending.verifier))
         .request_async(&oidc.http)
         .await
         .map_err(|e| refuse(format!("the code exchange failed: {e}")))?;
-    let id_token = tokens.id_token().ok_or_else(|| refuse("the provider sent no ID token".into()))?;
-    let claims =
-        id_token.claims(&oidc.client.id_token_verifier(), &Nonce::new(pending.nonce)).map_err(|e| refuse(format!("the ID token does not verify: {e}")))?;
+    let id_token =
+        tokens.id_token().ok_or_else(|| refuse("the provider sent no ID token".into()))?;
+    let claims = id_token
+        .claims(&oidc.client.id_token_verifier(), &Nonce::new(pending.nonce))
+        .map_err(|e| refuse(format!("the ID token does not verify: {e}")))?;
     let email = claims.email().map(|e| e.as_str().to_string());
     let name = claims
         .preferred_username()
@@ -167,12 +217,25 @@ async fn finish_callback(
     // The token verified above; its payload is read once more for the groups claim, which
     // the standard claims do not carry.
     let groups = oidc.groups_claim.as_ref().and_then(|claim| {
-        let payload = id_token.to_string().split('.').nth(1).and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).ok())?;
+        let payload = id_token
+            .to_string()
+            .split('.')
+            .nth(1)
+            .and_then(|p| base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(p).ok())?;
         let json: serde_json::Value = serde_json::from_slice(&payload).ok()?;
-        json.get(claim).and_then(|g| g.as_array()).map(|a| a.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
+        json.get(claim)
+            .and_then(|g| g.as_array())
+            .map(|a| a.iter().filter_map(|g| g.as_str().map(str::to_string)).collect())
     });
-    let identity = OidcIdentity { issuer: claims.issuer().as_str().to_string(), subject: claims.subject().as_str().to_string(), email, name, groups };
-    let signed_in = state.ferry.accounts().sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
+    let identity = OidcIdentity {
+        issuer: claims.issuer().as_str().to_string(),
+        subject: claims.subject().as_str().to_string(),
+        email,
+        name,
+        groups,
+    };
+    let signed_in =
+        state.ferry.accounts().sign_in_oidc(identity, peer, oidc.allow_server_roles).await?;
     let mut response = Redirect::to(&pending.next).into_response();
     crate::session::set_session(&mut response, state.auth.secure(https), Some(signed_in.session.0));
     set_binding(&mut response, state.auth.secure(https), None);
@@ -184,7 +247,14 @@ const BINDING_COOKIE: &str = "ferry_oidc";
 
 /// Sets the binding cookie (for as long as a sign-in may take), or with `None` clears it.
 fn set_binding(response: &mut Response, secure: bool, secret: Option<String>) {
-    crate::session::set_cookie(response, BINDING_COOKIE, secret, PENDING_FOR.as_secs() as i64, "/auth/oidc", secure);
+    crate::session::set_cookie(
+        response,
+        BINDING_COOKIE,
+        secret,
+        PENDING_FOR.as_secs() as i64,
+        "/auth/oidc",
+        secure,
+    );
 }
 
 fn binding(headers: &axum::http::HeaderMap) -> Option<String> {
@@ -192,9 +262,9 @@ fn binding(headers: &axum::http::HeaderMap) -> Option<String> {
 }
 
 fn configured(state: &AppState) -> Result<&Oidc, ApiError> {
-    state
-        .auth
-        .oidc
-        .as_deref()
-        .ok_or_else(|| ApiError::from(ServiceError::NotFound("OpenID Connect sign-in is not configured on this server (`--oidc-issuer`)".into())))
+    state.auth.oidc.as_deref().ok_or_else(|| {
+        ApiError::from(ServiceError::NotFound(
+            "OpenID Connect sign-in is not configured on this server (`--oidc-issuer`)".into(),
+        ))
+    })
 }

@@ -83,7 +83,9 @@ impl From<ScopeArg> for ferry_engine::deploy::PlanScope {
 }
 
 fn read_program(path: &Path) -> Result<String, Error> {
-    let read = |p: &Path| std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()));
+    let read = |p: &Path| {
+        std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+    };
     if path.is_dir() {
         for main in ["Main.yaml", "Main.yml"] {
             if path.join(main).is_file() {
@@ -100,9 +102,14 @@ fn read_program(path: &Path) -> Result<String, Error> {
     Ok(read(path)?)
 }
 
-fn config_pairs(pairs: &[String], secret: bool, into: &mut BTreeMap<String, ConfigValue>) -> Result<(), Error> {
+fn config_pairs(
+    pairs: &[String],
+    secret: bool,
+    into: &mut BTreeMap<String, ConfigValue>,
+) -> Result<(), Error> {
     for pair in pairs {
-        let (k, v) = pair.split_once('=').ok_or_else(|| format!("config `{pair}` is not `key=value`"))?;
+        let (k, v) =
+            pair.split_once('=').ok_or_else(|| format!("config `{pair}` is not `key=value`"))?;
         into.insert(k.trim().to_string(), ConfigValue { value: v.to_string(), secret });
     }
     Ok(())
@@ -118,8 +125,13 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     config_pairs(&args.secrets, true, &mut config)?;
     let mapping: Option<BTreeMap<String, String>> = match &args.mapping {
         Some(p) => Some(
-            serde_json::from_str(&std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?)
-                .map_err(|e| format!("{}: a mapping is a JSON object of resource names to IDs: {e}", p.display()))?,
+            serde_json::from_str(
+                &std::fs::read_to_string(p)
+                    .map_err(|e| format!("cannot read {}: {e}", p.display()))?,
+            )
+            .map_err(|e| {
+                format!("{}: a mapping is a JSON object of resource names to IDs: {e}", p.display())
+            })?,
         ),
         None => None,
     };
@@ -128,12 +140,23 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         return Err("committing into a state file needs --out-state <path> (the input file is never overwritten)".into());
     }
     let passphrase = env_passphrase();
-    let (service, stack_id) = open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
-    let program = ProgramRequest { source: ProgramSource::Yaml(text), config, mapping, passphrase: passphrase.clone(), prior: None };
+    let (service, stack_id) =
+        open_stack(&args.stack, &args.store, &args.plugin_dirs, passphrase.clone()).await?;
+    let program = ProgramRequest {
+        source: ProgramSource::Yaml(text),
+        config,
+        mapping,
+        passphrase: passphrase.clone(),
+        prior: None,
+    };
     if args.identify {
         return identify(&service, &stack_id, program, &args).await;
     }
-    let request = PreviewRequest { source: PreviewSource::Program(program), scope: args.scope.into(), progress: None };
+    let request = PreviewRequest {
+        source: PreviewSource::Program(program),
+        scope: args.scope.into(),
+        progress: None,
+    };
     let record = service.previews().preview(&stack_id, request).await.map_err(|e| e.to_string())?;
     let view = record.plan.view().to_value();
 
@@ -143,8 +166,11 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     if let Some(out) = &args.record_mapping {
         write_atomically(out, serde_json::to_string_pretty(&view["mapping"])?.as_bytes(), None)?;
     }
-    let outcome =
-        if args.commit && args.record_mapping.is_none() { Some(service.previews().commit_preview(&record.id, passphrase, args.apply).await) } else { None };
+    let outcome = if args.commit && args.record_mapping.is_none() {
+        Some(service.previews().commit_preview(&record.id, passphrase, args.apply).await)
+    } else {
+        None
+    };
     if args.json {
         print_json(&record, outcome.as_ref(), None)?;
     } else {
@@ -154,7 +180,10 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
             println!("\nWrote {n} would-be create(s) to {} with placeholder IDs: fill them in, then `ferry import --file`.", out.display());
         }
         if let Some(out) = &args.record_mapping {
-            println!("\nWrote the mapping to fill in to {}; pass it back with --mapping.", out.display());
+            println!(
+                "\nWrote the mapping to fill in to {}; pass it back with --mapping.",
+                out.display()
+            );
         }
     }
     match outcome {
@@ -163,11 +192,15 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         Some(Err(e)) => return Err(format!("commit refused: {e}").into()),
         Some(Ok(o)) => {
             if let Some(out) = &args.out_state {
-                let export = service.stacks().export_text(&stack_id, Some(o.summary.version)).await?;
+                let export =
+                    service.stacks().export_text(&stack_id, Some(o.summary.version)).await?;
                 write_atomically(out, export.as_bytes(), None)?;
             }
             if !args.json {
-                println!("\nCommitted: stack `{}` is now at version {}.", o.summary.name, o.summary.version);
+                println!(
+                    "\nCommitted: stack `{}` is now at version {}.",
+                    o.summary.name, o.summary.version
+                );
             }
         }
     }
@@ -175,15 +208,27 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
 }
 
 /// `--identify`: the table, progress on stderr as each resource is done.
-async fn identify(service: &std::sync::Arc<ferry_service::Ferry>, stack_id: &str, program: ProgramRequest, args: &PreviewArgs) -> Result<(), Error> {
+async fn identify(
+    service: &std::sync::Arc<ferry_service::Ferry>,
+    stack_id: &str,
+    program: ProgramRequest,
+    args: &PreviewArgs,
+) -> Result<(), Error> {
     use ferry_types::identify::{IdentificationEvent, IdentificationJob};
-    let started = service.previews().start_identification(stack_id, program, BTreeMap::new()).await.map_err(|e| e.to_string())?;
+    let started = service
+        .previews()
+        .start_identification(stack_id, program, BTreeMap::new())
+        .await
+        .map_err(|e| e.to_string())?;
     // Followed to its end (the progress, the rows), then read whole.
-    let mut updates = std::pin::pin!(service.jobs().follow_job::<IdentificationJob>(&started.id, None).await?);
+    let mut updates =
+        std::pin::pin!(service.jobs().follow_job::<IdentificationJob>(&started.id, None).await?);
     let mut done = 0usize;
     while let Some(update) = futures_util::StreamExt::next(&mut updates).await {
         if let ferry_service::JobUpdate::Event(json) = update {
-            if !args.json && matches!(serde_json::from_str(&json), Ok(IdentificationEvent::Resource { .. })) {
+            if !args.json
+                && matches!(serde_json::from_str(&json), Ok(IdentificationEvent::Resource { .. }))
+            {
                 done += 1;
                 if done.is_multiple_of(100) {
                     eprintln!("identified {done} of {} resource(s)…", started.total);
@@ -194,7 +239,11 @@ async fn identify(service: &std::sync::Arc<ferry_service::Ferry>, stack_id: &str
     let job = service.jobs().get::<IdentificationJob>(&started.id, None).await?;
     let found = match (job.identifications, job.error) {
         (Some(found), _) => found,
-        (None, error) => return Err(error.unwrap_or_else(|| format!("the identification ended {}", job.status.as_str())).into()),
+        (None, error) => {
+            return Err(error
+                .unwrap_or_else(|| format!("the identification ended {}", job.status.as_str()))
+                .into())
+        }
     };
     if let Some(out) = &args.record_mapping {
         write_atomically(out, serde_json::to_string_pretty(&found.mapping())?.as_bytes(), None)?;
@@ -204,9 +253,15 @@ async fn identify(service: &std::sync::Arc<ferry_service::Ferry>, stack_id: &str
         return Ok(());
     }
     let rows = &found.rows;
-    let width = |f: &dyn Fn(&ferry_types::identify::IdentificationRow) -> usize, min: usize| rows.iter().map(f).max().unwrap_or(0).max(min);
-    let (ws, wt, wn, wi) =
-        (width(&|r| r.status.as_str().len(), 6), width(&|r| r.type_.len(), 4), width(&|r| r.name.len(), 4), width(&|r| r.id.as_deref().map_or(1, str::len), 2));
+    let width = |f: &dyn Fn(&ferry_types::identify::IdentificationRow) -> usize, min: usize| {
+        rows.iter().map(f).max().unwrap_or(0).max(min)
+    };
+    let (ws, wt, wn, wi) = (
+        width(&|r| r.status.as_str().len(), 6),
+        width(&|r| r.type_.len(), 4),
+        width(&|r| r.name.len(), 4),
+        width(&|r| r.id.as_deref().map_or(1, str::len), 2),
+    );
     println!("{:ws$}  {:wt$}  {:wn$}  {:wi$}  SOURCE / WHY", "STATUS", "TYPE", "NAME", "ID");
     for r in rows {
         let source = r.attempt.source.map(|s| format!("{s:?}").to_lowercase()).unwrap_or_default();
@@ -215,10 +270,23 @@ async fn identify(service: &std::sync::Arc<ferry_service::Ferry>, stack_id: &str
             (None, Some(recipe)) => format!("{source} {recipe}"),
             (None, None) => source,
         };
-        println!("{:ws$}  {:wt$}  {:wn$}  {:wi$}  {why}", r.status.as_str(), r.type_, r.name, r.id.as_deref().unwrap_or("-"));
+        println!(
+            "{:ws$}  {:wt$}  {:wn$}  {:wi$}  {why}",
+            r.status.as_str(),
+            r.type_,
+            r.name,
+            r.id.as_deref().unwrap_or("-")
+        );
         for d in &r.differences {
-            let show = |v: &Option<Value>| v.as_ref().map_or("(unset)".to_string(), Value::to_string);
-            println!("{:ws$}  differs: {}: program {} / read {}", "", d.path, show(&d.program), show(&d.read));
+            let show =
+                |v: &Option<Value>| v.as_ref().map_or("(unset)".to_string(), Value::to_string);
+            println!(
+                "{:ws$}  differs: {}: program {} / read {}",
+                "",
+                d.path,
+                show(&d.program),
+                show(&d.read)
+            );
         }
     }
     println!(
@@ -233,11 +301,14 @@ async fn identify(service: &std::sync::Arc<ferry_service::Ferry>, stack_id: &str
 
 fn print_plan(plan: &Value) {
     let steps = plan["steps"].as_array().cloned().unwrap_or_default();
-    let width = |key: &str| steps.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4);
+    let width = |key: &str| {
+        steps.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4)
+    };
     let (wo, wt, wn) = (width("op").max(2), width("type"), width("name"));
     println!("{:wo$}  {:wt$}  {:wn$}  NOTE", "OP", "TYPE", "NAME");
     for s in &steps {
-        let changed: Vec<&str> = s["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let changed: Vec<&str> =
+            s["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         let note = s["error"].as_str().map(|e| format!("error: {e}")).unwrap_or_else(|| {
             if changed.is_empty() {
                 String::new()
@@ -245,18 +316,34 @@ fn print_plan(plan: &Value) {
                 format!("[{}]", changed.join(", "))
             }
         });
-        println!("{:wo$}  {:wt$}  {:wn$}  {note}", s["op"].as_str().unwrap_or(""), s["type"].as_str().unwrap_or(""), s["name"].as_str().unwrap_or(""));
+        println!(
+            "{:wo$}  {:wt$}  {:wn$}  {note}",
+            s["op"].as_str().unwrap_or(""),
+            s["type"].as_str().unwrap_or(""),
+            s["name"].as_str().unwrap_or("")
+        );
         for w in s["warnings"].as_array().into_iter().flatten() {
             println!("{:wo$}  warning: {}", "", w.as_str().unwrap_or(""));
         }
     }
     for e in plan["errors"].as_array().into_iter().flatten() {
-        println!("error: {}:{}: {}: {}", e["file"].as_str().unwrap_or(""), e["line"], e["path"].as_str().unwrap_or(""), e["message"].as_str().unwrap_or(""));
+        println!(
+            "error: {}:{}: {}: {}",
+            e["file"].as_str().unwrap_or(""),
+            e["line"],
+            e["path"].as_str().unwrap_or(""),
+            e["message"].as_str().unwrap_or("")
+        );
     }
     for s in plan["skipped"].as_array().into_iter().flatten() {
-        println!("skipped (no ID in the mapping): {} {}", s["type"].as_str().unwrap_or(""), s["name"].as_str().unwrap_or(""));
+        println!(
+            "skipped (no ID in the mapping): {} {}",
+            s["type"].as_str().unwrap_or(""),
+            s["name"].as_str().unwrap_or("")
+        );
     }
-    let counts: Vec<String> = plan["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
+    let counts: Vec<String> =
+        plan["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
     println!("\n{} step(s): {}", steps.len(), counts.join(", "));
     if let Some(n) = plan["untouched"].as_u64().filter(|n| *n > 0) {
         println!("{n} resource(s) in the stack, untouched");

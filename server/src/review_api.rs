@@ -22,12 +22,20 @@ pub struct RevisionFilter {
 }
 
 /// `GET /api/v1/plans/{id}/comments[?revision=N]`.
-pub async fn comments(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>, ApiQuery(q): ApiQuery<RevisionFilter>) -> Result<Response, ApiError> {
+pub async fn comments(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+    ApiQuery(q): ApiQuery<RevisionFilter>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().comments(&id, q.revision).await?).into_response())
 }
 
 /// `GET /api/v1/shared/{token}/comments[?revision=N]`: the same, through a read-only link.
-pub async fn shared_comments(State(ferry): State<Arc<Ferry>>, Path(token): Path<String>, ApiQuery(q): ApiQuery<RevisionFilter>) -> Result<Response, ApiError> {
+pub async fn shared_comments(
+    State(ferry): State<Arc<Ferry>>,
+    Path(token): Path<String>,
+    ApiQuery(q): ApiQuery<RevisionFilter>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().shared_comments(&token, q.revision).await?).into_response())
 }
 
@@ -38,7 +46,8 @@ pub async fn add_comment(
     Path(id): Path<String>,
     ApiJson(input): ApiJson<CommentInput>,
 ) -> Result<Response, ApiError> {
-    Ok((StatusCode::CREATED, Json(ferry.plans().add_comment(&caller, &id, input).await?)).into_response())
+    Ok((StatusCode::CREATED, Json(ferry.plans().add_comment(&caller, &id, input).await?))
+        .into_response())
 }
 
 #[derive(Deserialize)]
@@ -59,12 +68,16 @@ pub async fn resolve_comment(
     Path((id, comment)): Path<(String, String)>,
     ApiJson(body): ApiJson<ResolveBody>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.plans().resolve_comment(&caller, &id, &comment, body.resolved).await?).into_response())
+    Ok(Json(ferry.plans().resolve_comment(&caller, &id, &comment, body.resolved).await?)
+        .into_response())
 }
 
 /// `GET /api/v1/plans/{id}/approvals`: the latest revision's preview, its approvals and the
 /// stack's rule.
-pub async fn approvals(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn approvals(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().approval_state(&id).await?).into_response())
 }
 
@@ -82,21 +95,33 @@ pub async fn approve(
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ApproveBody>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.plans().approve(&caller, &id, body.revision, &body.preview).await?).into_response())
+    Ok(Json(ferry.plans().approve(&caller, &id, body.revision, &body.preview).await?)
+        .into_response())
 }
 
 /// `DELETE /api/v1/plans/{id}/approvals`: withdraws the caller's approval.
-pub async fn withdraw(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn withdraw(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().withdraw_approval(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/plans/{id}/activity`: the plan's timeline.
-pub async fn activity(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn activity(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().plan_activity(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/stacks/{id}/settings`.
-pub async fn stack_settings(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn stack_settings(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.stacks().stack_settings(&id).await?).into_response())
 }
 
@@ -114,12 +139,18 @@ pub async fn set_stack_settings(
     Path(id): Path<String>,
     ApiJson(body): ApiJson<StackSettingsBody>,
 ) -> Result<Response, ApiError> {
-    let settings = StackSettings { required_approvals: body.required_approvals, author_may_approve: body.author_may_approve };
+    let settings = StackSettings {
+        required_approvals: body.required_approvals,
+        author_may_approve: body.author_may_approve,
+    };
     Ok(Json(ferry.stacks().set_stack_settings(&id, settings).await?).into_response())
 }
 
 /// `GET /api/v1/orgs/{org}/settings`.
-pub async fn org_settings(State(ferry): State<Arc<Ferry>>, Path(org): Path<String>) -> Result<Response, ApiError> {
+pub async fn org_settings(
+    State(ferry): State<Arc<Ferry>>,
+    Path(org): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.accounts().org_settings(&org).await?).into_response())
 }
 
@@ -133,13 +164,24 @@ pub struct OrgSettingsBody {
 }
 
 /// `PUT /api/v1/orgs/{org}/settings` `{"share_links", "share_link_days", "allowed_packages"}`.
-pub async fn set_org_settings(State(ferry): State<Arc<Ferry>>, Path(org): Path<String>, ApiJson(body): ApiJson<OrgSettingsBody>) -> Result<Response, ApiError> {
-    let settings = OrgSettings { share_links: body.share_links, share_link_days: body.share_link_days, allowed_packages: body.allowed_packages };
+pub async fn set_org_settings(
+    State(ferry): State<Arc<Ferry>>,
+    Path(org): Path<String>,
+    ApiJson(body): ApiJson<OrgSettingsBody>,
+) -> Result<Response, ApiError> {
+    let settings = OrgSettings {
+        share_links: body.share_links,
+        share_link_days: body.share_link_days,
+        allowed_packages: body.allowed_packages,
+    };
     Ok(Json(ferry.accounts().set_org_settings(&org, settings).await?).into_response())
 }
 
 /// `GET /api/v1/plans/{id}/change-requests`: the requests for changes that block the commit.
-pub async fn change_requests(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub async fn change_requests(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().change_requests(&id).await?).into_response())
 }
 
@@ -161,5 +203,6 @@ pub async fn withdraw_change_request(
     Extension(caller): Extension<Caller>,
     Path((id, reviewer)): Path<(String, String)>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.workflow().withdraw_change_request(&caller, &id, &reviewer).await?).into_response())
+    Ok(Json(ferry.workflow().withdraw_change_request(&caller, &id, &reviewer).await?)
+        .into_response())
 }

@@ -16,13 +16,18 @@ type Headers = Stack<
     SetResponseHeaderLayer<HeaderValue>,
     Stack<
         SetResponseHeaderLayer<HeaderValue>,
-        Stack<SetResponseHeaderLayer<HeaderValue>, Stack<SetResponseHeaderLayer<HeaderValue>, tower::layer::util::Identity>>,
+        Stack<
+            SetResponseHeaderLayer<HeaderValue>,
+            Stack<SetResponseHeaderLayer<HeaderValue>, tower::layer::util::Identity>,
+        >,
     >,
 >;
 
 /// The security headers, on every response that has not set its own.
 pub fn headers() -> Headers {
-    let set = |name: HeaderName, value: &'static str| SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value));
+    let set = |name: HeaderName, value: &'static str| {
+        SetResponseHeaderLayer::if_not_present(name, HeaderValue::from_static(value))
+    };
     tower::ServiceBuilder::new()
         .layer(set(header::CONTENT_SECURITY_POLICY, CSP))
         .layer(set(header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
@@ -39,7 +44,8 @@ pub fn redact_path(path: &str) -> String {
     let mut out = Vec::new();
     let mut mask_next = false;
     for segment in path.split('/') {
-        let secret = mask_next || (segment.len() >= 16 && segment.chars().all(|c| c.is_ascii_hexdigit()));
+        let secret =
+            mask_next || (segment.len() >= 16 && segment.chars().all(|c| c.is_ascii_hexdigit()));
         out.push(if secret && !segment.is_empty() { "…" } else { segment });
         mask_next = matches!(segment, "shared" | "link" | "invitations");
     }
@@ -52,10 +58,16 @@ mod tests {
 
     #[test]
     fn capabilities_never_reach_the_log() {
-        assert_eq!(redact_path("/api/v1/shared/0123456789abcdef0123456789abcdef/previews/0"), "/api/v1/shared/…/previews/0");
+        assert_eq!(
+            redact_path("/api/v1/shared/0123456789abcdef0123456789abcdef/previews/0"),
+            "/api/v1/shared/…/previews/0"
+        );
         assert_eq!(redact_path("/plans/0123456789abcdef0123456789abcdef/r/2"), "/plans/…/r/2");
         assert_eq!(redact_path("/auth/link/not-hex-but-secret"), "/auth/link/…");
-        assert_eq!(redact_path("/auth/invitations/ferry_invite_0123/accept"), "/auth/invitations/…/accept");
+        assert_eq!(
+            redact_path("/auth/invitations/ferry_invite_0123/accept"),
+            "/auth/invitations/…/accept"
+        );
         assert_eq!(redact_path("/api/v1/stacks"), "/api/v1/stacks");
     }
 }

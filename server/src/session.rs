@@ -23,16 +23,39 @@ pub(crate) fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
 /// Adds the cookie `name` to `response`: `value` for `lifetime_seconds` on `path`, or, with
 /// `None`, clears it. Always `HttpOnly` and `SameSite=Lax` (a top-level `GET` from another site,
 /// as a sign-in link or an OpenID Provider sends, carries it); `Secure` behind TLS.
-pub(crate) fn set_cookie(response: &mut Response, name: &str, value: Option<String>, lifetime_seconds: i64, path: &str, secure: bool) {
-    let max_age = cookie::time::Duration::seconds(if value.is_some() { lifetime_seconds } else { 0 });
-    let cookie = Cookie::build((name, value.unwrap_or_default())).http_only(true).same_site(SameSite::Lax).secure(secure).path(path).max_age(max_age);
-    response.headers_mut().append(header::SET_COOKIE, HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"));
+pub(crate) fn set_cookie(
+    response: &mut Response,
+    name: &str,
+    value: Option<String>,
+    lifetime_seconds: i64,
+    path: &str,
+    secure: bool,
+) {
+    let max_age =
+        cookie::time::Duration::seconds(if value.is_some() { lifetime_seconds } else { 0 });
+    let cookie = Cookie::build((name, value.unwrap_or_default()))
+        .http_only(true)
+        .same_site(SameSite::Lax)
+        .secure(secure)
+        .path(path)
+        .max_age(max_age);
+    response.headers_mut().append(
+        header::SET_COOKIE,
+        HeaderValue::from_str(&cookie.build().to_string()).expect("a cookie is a valid header"),
+    );
 }
 
 /// Sets the session cookie on `response` to a new session's secret (for as long as sessions
 /// last), or, with `None`, clears it.
 pub(crate) fn set_session(response: &mut Response, secure: bool, secret: Option<String>) {
-    set_cookie(response, SESSION_COOKIE, secret, ferry_service::accounts::SESSION_SECONDS, "/", secure);
+    set_cookie(
+        response,
+        SESSION_COOKIE,
+        secret,
+        ferry_service::accounts::SESSION_SECONDS,
+        "/",
+        secure,
+    );
 }
 
 /// The first path segments of the pages a sign-in may go on to (the app's routes).
@@ -47,12 +70,18 @@ pub(crate) fn local_path(next: Option<&str>) -> String {
     let Some(next) = next else { return home };
     // Browsers drop tabs and line breaks from a Location and read `\` as `/`: such a `next`
     // is nobody's page.
-    if !next.starts_with('/') || next.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\') {
+    if !next.starts_with('/')
+        || next.chars().any(|c| c.is_control() || c.is_whitespace() || c == '\\')
+    {
         return home;
     }
     let base = url::Url::parse("http://ferry.invalid/").expect("a URL");
     let Ok(url) = base.join(next) else { return home };
-    if url.origin() != base.origin() || url.path().contains("%2F") || url.path().contains("%2f") || url.path().starts_with("//") {
+    if url.origin() != base.origin()
+        || url.path().contains("%2F")
+        || url.path().contains("%2f")
+        || url.path().starts_with("//")
+    {
         return home;
     }
     let first = url.path().trim_start_matches('/').split('/').next().unwrap_or_default();

@@ -46,9 +46,20 @@ pub async fn run(args: TokenArgs) -> Result<(), Error> {
     if !(1..=366).contains(&args.days) {
         return Err(format!("--days must be 1 to 366, not {}", args.days).into());
     }
-    let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvPolicy::Inherited).await?);
+    let service = std::sync::Arc::new(
+        cli::open_service(
+            &args.store,
+            &[],
+            ferry_service::DEFAULT_MAX_STATE_BYTES,
+            cli::PluginEnvPolicy::Inherited,
+        )
+        .await?,
+    );
     let user = service.accounts().grant(&args.user, &args.org, role).await?;
-    let created = service.accounts().issue_api_token(&user.id, &args.name, &args.org, role, args.days * 86_400).await?;
+    let created = service
+        .accounts()
+        .issue_api_token(&user.id, &args.name, &args.org, role, args.days * 86_400)
+        .await?;
     audit_command(
         &service,
         (args.org != "*").then_some(args.org.as_str()),
@@ -59,7 +70,13 @@ pub async fn run(args: TokenArgs) -> Result<(), Error> {
     .await?;
     // The token goes to standard output alone, so scripts can capture it.
     println!("{}", created.token.as_deref().unwrap_or_default());
-    eprintln!("token for `{}` as {} in `{}`, expires {}", user.name, role.as_str(), args.org, created.expires_at);
+    eprintln!(
+        "token for `{}` as {} in `{}`, expires {}",
+        user.name,
+        role.as_str(),
+        args.org,
+        created.expires_at
+    );
     Ok(())
 }
 
@@ -77,18 +94,41 @@ pub struct LinkArgs {
 
 /// Prints a one-time sign-in link (valid 15 minutes), e.g. for a user who lost their password.
 pub async fn sign_in_link(args: LinkArgs) -> Result<(), Error> {
-    let service = std::sync::Arc::new(cli::open_service(&args.store, &[], ferry_service::DEFAULT_MAX_STATE_BYTES, cli::PluginEnvPolicy::Inherited).await?);
+    let service = std::sync::Arc::new(
+        cli::open_service(
+            &args.store,
+            &[],
+            ferry_service::DEFAULT_MAX_STATE_BYTES,
+            cli::PluginEnvPolicy::Inherited,
+        )
+        .await?,
+    );
     let user = service.accounts().ensure_user(&args.user).await?;
     let secret = service.accounts().new_sign_in_link(&user.id).await?;
-    audit_command(&service, None, "sign-in-link.create", &format!("sign-in link of user {}", user.name), &user.id).await?;
+    audit_command(
+        &service,
+        None,
+        "sign-in-link.create",
+        &format!("sign-in link of user {}", user.name),
+        &user.id,
+    )
+    .await?;
     println!("{}/auth/link/{}", args.public_url.trim_end_matches('/'), secret.0);
     Ok(())
 }
 
 /// Records what a command run on the server's machine did to an account: in the audit log like
 /// any change, by the machine's user (the command line has no Ferry user).
-async fn audit_command(service: &std::sync::Arc<ferry_service::Ferry>, org: Option<&str>, action: &str, object: &str, subject: &str) -> Result<(), Error> {
-    let who = std::env::var("USER").or_else(|_| std::env::var("LOGNAME")).unwrap_or_else(|_| "unknown".into());
+async fn audit_command(
+    service: &std::sync::Arc<ferry_service::Ferry>,
+    org: Option<&str>,
+    action: &str,
+    object: &str,
+    subject: &str,
+) -> Result<(), Error> {
+    let who = std::env::var("USER")
+        .or_else(|_| std::env::var("LOGNAME"))
+        .unwrap_or_else(|_| "unknown".into());
     let actor = format!("command line ({who})");
     let record = ferry_store::accounts::NewAuditRecord {
         actor: &actor,

@@ -68,11 +68,22 @@ pub fn AccountPage() -> impl IntoView {
 
 #[component]
 fn Account(me: Me) -> impl IntoView {
-    let admin_orgs: Vec<String> = me.roles.iter().filter(|g| g.role == "admin").map(|g| g.org.clone()).collect();
+    let admin_orgs: Vec<String> =
+        me.roles.iter().filter(|g| g.role == "admin").map(|g| g.org.clone()).collect();
     let roles = me
         .roles
         .iter()
-        .map(|g| format!("{} in {}", g.role, if g.org == "*" { "every organisation".to_string() } else { format!("`{}`", g.org) }))
+        .map(|g| {
+            format!(
+                "{} in {}",
+                g.role,
+                if g.org == "*" {
+                    "every organisation".to_string()
+                } else {
+                    format!("`{}`", g.org)
+                }
+            )
+        })
         .collect::<Vec<_>>()
         .join(", ");
     view! {
@@ -108,8 +119,16 @@ fn Password() -> impl IntoView {
         let _ = body;
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let result = crate::browser::send::<serde_json::Value>("/api/v1/me/password", "application/json", &body).await;
-            outcome.set(Some(result.map(|_| "Password changed; your other sessions were signed out.".to_string())));
+            let result = crate::browser::send::<serde_json::Value>(
+                "/api/v1/me/password",
+                "application/json",
+                &body,
+            )
+            .await;
+            outcome
+                .set(Some(result.map(|_| {
+                    "Password changed; your other sessions were signed out.".to_string()
+                })));
         });
     };
     view! {
@@ -144,7 +163,13 @@ fn Tokens(roles: Vec<ferry_types::RoleGrant>) -> impl IntoView {
     });
     let create = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let (org, role) = grant.get().map(|s| s.value()).unwrap_or_default().split_once(' ').map(|(a, b)| (a.to_string(), b.to_string())).unwrap_or_default();
+        let (org, role) = grant
+            .get()
+            .map(|s| s.value())
+            .unwrap_or_default()
+            .split_once(' ')
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .unwrap_or_default();
         let body = serde_json::json!({
             "name": name.get().map(|i| i.value()).unwrap_or_default(),
             "org": org,
@@ -155,7 +180,13 @@ fn Tokens(roles: Vec<ferry_types::RoleGrant>) -> impl IntoView {
         let _ = body;
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<ApiTokenInfo>("/api/v1/me/tokens", "application/json", &body).await {
+            match crate::browser::send::<ApiTokenInfo>(
+                "/api/v1/me/tokens",
+                "application/json",
+                &body,
+            )
+            .await
+            {
                 Ok(mut t) => {
                     created.set(t.token.take());
                     problem.set(None);
@@ -169,7 +200,9 @@ fn Tokens(roles: Vec<ferry_types::RoleGrant>) -> impl IntoView {
         let _ = &id;
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::delete_json::<ApiTokenInfo>(&format!("/api/v1/me/tokens/{id}")).await {
+            match crate::browser::delete_json::<ApiTokenInfo>(&format!("/api/v1/me/tokens/{id}"))
+                .await
+            {
                 Ok(t) => tokens.update(|l| {
                     if let Some(slot) = l.iter_mut().find(|x| x.id == t.id) {
                         *slot = t;
@@ -230,7 +263,8 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
         let _org = org.get();
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url = format!("/api/v1/orgs/{}/audit?limit=500", js_sys::encode_uri_component(&_org));
+            let url =
+                format!("/api/v1/orgs/{}/audit?limit=500", js_sys::encode_uri_component(&_org));
             match crate::browser::get_json::<Vec<AuditEntry>>(&url).await {
                 Ok(list) => {
                     records.set(list);
@@ -290,7 +324,9 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
                 Ok(list) => members.set(list),
                 Err(e) => problem.set(Some(e)),
             }
-            if let Ok(s) = crate::browser::get_json::<OrgSettingsView>(&format!("{base}/settings")).await {
+            if let Ok(s) =
+                crate::browser::get_json::<OrgSettingsView>(&format!("{base}/settings")).await
+            {
                 settings.set(Some(s));
             }
         });
@@ -300,14 +336,26 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
     // The link of the invitation just made: shown once (Ferry keeps only its hash).
     let invitation_link = RwSignal::new(None::<String>);
     let invite = move |_| {
-        let _input = ferry_types::invitations::InvitationInput { roles: chosen.get_untracked(), days: None };
+        let _input =
+            ferry_types::invitations::InvitationInput { roles: chosen.get_untracked(), days: None };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url = format!("/api/v1/orgs/{}/invitations", js_sys::encode_uri_component(&org.get_untracked()));
+            let url = format!(
+                "/api/v1/orgs/{}/invitations",
+                js_sys::encode_uri_component(&org.get_untracked())
+            );
             let body = serde_json::to_string(&_input).unwrap_or_default();
-            match crate::browser::send::<ferry_types::invitations::NewInvitation>(&url, "application/json", &body).await {
+            match crate::browser::send::<ferry_types::invitations::NewInvitation>(
+                &url,
+                "application/json",
+                &body,
+            )
+            .await
+            {
                 Ok(made) => {
-                    let origin = web_sys::window().and_then(|w| w.location().origin().ok()).unwrap_or_default();
+                    let origin = web_sys::window()
+                        .and_then(|w| w.location().origin().ok())
+                        .unwrap_or_default();
                     invitation_link.set(Some(format!("{origin}/invitations/{}", made.token)));
                     problem.set(None);
                 }
@@ -322,7 +370,11 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
         let _ = (&who, &body);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url = format!("/api/v1/orgs/{}/members/{}", js_sys::encode_uri_component(&org.get_untracked()), js_sys::encode_uri_component(&who));
+            let url = format!(
+                "/api/v1/orgs/{}/members/{}",
+                js_sys::encode_uri_component(&org.get_untracked()),
+                js_sys::encode_uri_component(&who)
+            );
             match crate::browser::request("PUT", &url, Some(("application/json", &body))).await {
                 Ok(_) => {
                     problem.set(None);
@@ -338,7 +390,10 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
         let _body = serde_json::to_string(&s).unwrap_or_default();
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url = format!("/api/v1/orgs/{}/settings", js_sys::encode_uri_component(&org.get_untracked()));
+            let url = format!(
+                "/api/v1/orgs/{}/settings",
+                js_sys::encode_uri_component(&org.get_untracked())
+            );
             match crate::browser::request("PUT", &url, Some(("application/json", &_body))).await {
                 Ok(_) => problem.set(None),
                 Err(e) => problem.set(Some(e)),

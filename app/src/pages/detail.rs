@@ -10,7 +10,10 @@ use crate::server_fns::load_resource_detail;
 #[component]
 pub(crate) fn DetailPanel(stack_id: String, urn: String, view: StackView) -> impl IntoView {
     let close = format!("/stacks/{}{}", stack_id, view.suffix());
-    let detail = Resource::new(move || (stack_id.clone(), urn.clone()), |(id, urn)| load_resource_detail(id, urn));
+    let detail = Resource::new(
+        move || (stack_id.clone(), urn.clone()),
+        |(id, urn)| load_resource_detail(id, urn),
+    );
     view! {
         <aside class="detail" id="resource-detail">
             <a class="close" href=close title="Close">"×"</a>

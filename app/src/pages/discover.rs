@@ -26,11 +26,27 @@ impl Found {
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
     fn from_result(d: Discovered, stack_id: &str) -> Found {
         let (status, managed_at) = match d.managed {
-            Managed::InThisStack { urn } => ("in-this-stack", Some((format!("/stacks/{stack_id}?r={}", urlencode(&urn)), "this stack".to_string()))),
-            Managed::InOtherStack { stack_id, stack, urn } => ("in-other-stack", Some((format!("/stacks/{stack_id}?r={}", urlencode(&urn)), stack))),
+            Managed::InThisStack { urn } => (
+                "in-this-stack",
+                Some((
+                    format!("/stacks/{stack_id}?r={}", urlencode(&urn)),
+                    "this stack".to_string(),
+                )),
+            ),
+            Managed::InOtherStack { stack_id, stack, urn } => (
+                "in-other-stack",
+                Some((format!("/stacks/{stack_id}?r={}", urlencode(&urn)), stack)),
+            ),
             Managed::Unmanaged => ("unmanaged", None),
         };
-        Found { type_: d.type_, id: d.id, name: d.name, status: status.to_string(), managed_at, importable: None }
+        Found {
+            type_: d.type_,
+            id: d.id,
+            name: d.name,
+            status: status.to_string(),
+            managed_at,
+            importable: None,
+        }
     }
 }
 
@@ -38,7 +54,9 @@ impl Found {
 fn urlencode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
             _ => format!("%{b:02X}"),
         })
         .collect()
@@ -65,7 +83,11 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         Effect::new(move |_| {
             let stack_id = stack_id.clone();
             leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<Listables>(&format!("/api/v1/stacks/{stack_id}/discoveries/types")).await {
+                match crate::browser::get_json::<Listables>(&format!(
+                    "/api/v1/stacks/{stack_id}/discoveries/types"
+                ))
+                .await
+                {
                     Ok(t) => types.set(Some(t)),
                     Err(e) => problem.set(Some(e)),
                 }
@@ -88,14 +110,19 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                 .map(|t| {
                     let query: serde_json::Map<String, Value> = all_filters
                         .iter()
-                        .filter_map(|(k, v)| k.split_once('\u{0}').filter(|(ty, _)| ty == t).map(|(_, p)| (p.to_string(), v.clone())))
+                        .filter_map(|(k, v)| {
+                            k.split_once('\u{0}')
+                                .filter(|(ty, _)| ty == t)
+                                .map(|(_, p)| (p.to_string(), v.clone()))
+                        })
                         .filter(|(_, v)| !v.trim().is_empty())
                         .map(|(k, v)| (k, Value::String(v)))
                         .collect();
                     TypeQuery { type_: t.clone(), query, limit, page_size: None }
                 })
                 .collect();
-            let _body = serde_json::to_string(&DiscoveryRequest { types }).expect("a request serialises");
+            let _body =
+                serde_json::to_string(&DiscoveryRequest { types }).expect("a request serialises");
             let _stack_id = stack_id.clone();
             problem.set(None);
             results.set(Vec::new());
@@ -104,7 +131,13 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
             running.set(true);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<DiscoveryView>(&format!("/api/v1/stacks/{_stack_id}/discoveries"), "application/json", &_body).await {
+                match crate::browser::send::<DiscoveryView>(
+                    &format!("/api/v1/stacks/{_stack_id}/discoveries"),
+                    "application/json",
+                    &_body,
+                )
+                .await
+                {
                     Ok(view) => {
                         let id = view.id;
                         job.set(Some(id.clone()));
@@ -113,11 +146,15 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                             &format!("/api/v1/discoveries/{id}/events"),
                             "discovery",
                             move |e: DiscoveryEvent| match e {
-                                DiscoveryEvent::Result(found) => results.update(|r| r.push(Found::from_result(found, &stack_for_rows))),
-                                DiscoveryEvent::NotListable { type_, message } | DiscoveryEvent::Failed { type_, message } => {
+                                DiscoveryEvent::Result(found) => results
+                                    .update(|r| r.push(Found::from_result(found, &stack_for_rows))),
+                                DiscoveryEvent::NotListable { type_, message }
+                                | DiscoveryEvent::Failed { type_, message } => {
                                     notes.update(|n| n.push(format!("{type_}: {message}")))
                                 }
-                                DiscoveryEvent::Computed { type_ } => notes.update(|n| n.push(format!("{type_}: the query holds unknown values"))),
+                                DiscoveryEvent::Computed { type_ } => notes.update(|n| {
+                                    n.push(format!("{type_}: the query holds unknown values"))
+                                }),
                                 DiscoveryEvent::Page { .. } => {}
                             },
                             move |end: DiscoveryView| {
@@ -143,7 +180,11 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         let Some(_id) = job.get_untracked() else { return };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            if let Err(e) = crate::browser::post_json::<DiscoveryView>(&format!("/api/v1/discoveries/{_id}/cancel")).await {
+            if let Err(e) = crate::browser::post_json::<DiscoveryView>(&format!(
+                "/api/v1/discoveries/{_id}/cancel"
+            ))
+            .await
+            {
                 problem.set(Some(e));
             }
         });
@@ -152,7 +193,13 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
     let picked = move || -> Vec<usize> {
         let s = selection.get_untracked();
         if s.is_empty() {
-            results.with_untracked(|r| r.iter().enumerate().filter(|(_, f)| f.status == "unmanaged").map(|(i, _)| i).collect())
+            results.with_untracked(|r| {
+                r.iter()
+                    .enumerate()
+                    .filter(|(_, f)| f.status == "unmanaged")
+                    .map(|(i, _)| i)
+                    .collect()
+            })
         } else {
             s.into_iter().collect()
         }
@@ -161,12 +208,22 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         let stack_id = stack_id.clone();
         move |_| {
             let rows = picked();
-            let items: Vec<ProbeItem> =
-                results.with_untracked(|r| rows.iter().filter_map(|i| r.get(*i)).map(|f| ProbeItem { type_: f.type_.clone(), id: f.id.clone() }).collect());
+            let items: Vec<ProbeItem> = results.with_untracked(|r| {
+                rows.iter()
+                    .filter_map(|i| r.get(*i))
+                    .map(|f| ProbeItem { type_: f.type_.clone(), id: f.id.clone() })
+                    .collect()
+            });
             let (_body, _stack_id) = (json!({"items": items}).to_string(), stack_id.clone());
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<Vec<ProbeResult>>(&format!("/api/v1/stacks/{_stack_id}/discoveries/probe"), "application/json", &_body).await {
+                match crate::browser::send::<Vec<ProbeResult>>(
+                    &format!("/api/v1/stacks/{_stack_id}/discoveries/probe"),
+                    "application/json",
+                    &_body,
+                )
+                .await
+                {
                     Ok(outcomes) => results.update(|r| {
                         for (i, o) in rows.iter().zip(outcomes) {
                             if let Some(f) = r.get_mut(*i) {
@@ -188,15 +245,30 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         move |_| {
             let rows = picked();
             let items: Vec<Selected> = results.with_untracked(|r| {
-                rows.iter().filter_map(|i| r.get(*i)).map(|f| Selected { type_: f.type_.clone(), id: f.id.clone(), name: f.name.clone() }).collect()
+                rows.iter()
+                    .filter_map(|i| r.get(*i))
+                    .map(|f| Selected {
+                        type_: f.type_.clone(),
+                        id: f.id.clone(),
+                        name: f.name.clone(),
+                    })
+                    .collect()
             });
             let existing = plan_id.get_untracked().trim().to_string();
-            let body = if existing.is_empty() { json!({"items": items}) } else { json!({"items": items, "planId": existing}) };
+            let body = if existing.is_empty() {
+                json!({"items": items})
+            } else {
+                json!({"items": items, "planId": existing})
+            };
             let (_body, _stack_id) = (body.to_string(), stack_id.clone());
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ferry_types::plans::PlanView>(&format!("/api/v1/stacks/{_stack_id}/discoveries/plan"), "application/json", &_body)
-                    .await
+                match crate::browser::send::<ferry_types::plans::PlanView>(
+                    &format!("/api/v1/stacks/{_stack_id}/discoveries/plan"),
+                    "application/json",
+                    &_body,
+                )
+                .await
                 {
                     Ok(plan) => crate::browser::go_to(&format!("/plans/{}", plan.plan.id)),
                     Err(e) => problem.set(Some(e)),

@@ -14,9 +14,16 @@ pub(crate) fn StackGraph(stack_id: String) -> impl IntoView {
         Effect::new(move |_| {
             let navigate = navigate.clone();
             let stack = id.clone();
-            drawn.draw(GRAPH_CONTAINER, &format!("/api/v1/stacks/{id}/graph"), move |urn: String| {
-                navigate(&crate::format::resource_link(&stack, "/graph", &urn), Default::default());
-            });
+            drawn.draw(
+                GRAPH_CONTAINER,
+                &format!("/api/v1/stacks/{id}/graph"),
+                move |urn: String| {
+                    navigate(
+                        &crate::format::resource_link(&stack, "/graph", &urn),
+                        Default::default(),
+                    );
+                },
+            );
         });
         on_cleanup(move || slot.clear());
     }

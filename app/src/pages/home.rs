@@ -64,7 +64,11 @@ fn ConnectForm() -> impl IntoView {
         leptos::task::spawn_local(async move {
             let query: String = js_sys::encode_uri_component(&_url).into();
             let org: String = js_sys::encode_uri_component(&_org).into();
-            match crate::browser::get_json::<Vec<ferry_types::BackendStack>>(&format!("/api/v1/backends/stacks?org={org}&url={query}")).await {
+            match crate::browser::get_json::<Vec<ferry_types::BackendStack>>(&format!(
+                "/api/v1/backends/stacks?org={org}&url={query}"
+            ))
+            .await
+            {
                 Ok(stacks) => found.set(Some(stacks)),
                 Err(e) => problem.set(Some(e)),
             }
@@ -75,7 +79,13 @@ fn ConnectForm() -> impl IntoView {
         // The name is the organisation's: the backend's own (`organization/…`) says nothing of it.
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<ferry_types::StackSummary>("/api/v1/stacks", "application/json", &_body).await {
+            match crate::browser::send::<ferry_types::StackSummary>(
+                "/api/v1/stacks",
+                "application/json",
+                &_body,
+            )
+            .await
+            {
                 Ok(stack) => crate::browser::go_to(&format!("/stacks/{}", stack.id)),
                 Err(e) => problem.set(Some(e)),
             }
@@ -147,10 +157,15 @@ fn UploadForm() -> impl IntoView {
         #[cfg(feature = "hydrate")]
         {
             let navigate = leptos_router::hooks::use_navigate();
-            let (Some(name), Some(file), Some(passphrase), Some(force)) = (name.get(), file.get(), passphrase.get(), force.get()) else { return };
+            let (Some(name), Some(file), Some(passphrase), Some(force)) =
+                (name.get(), file.get(), passphrase.get(), force.get())
+            else {
+                return;
+            };
             status.set(UploadStatus::Uploading);
             leptos::task::spawn_local(async move {
-                match crate::browser::upload_state(&name, &file, &passphrase, force.checked()).await {
+                match crate::browser::upload_state(&name, &file, &passphrase, force.checked()).await
+                {
                     Ok(id) => {
                         status.set(UploadStatus::Idle);
                         navigate(&format!("/stacks/{id}"), Default::default());

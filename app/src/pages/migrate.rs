@@ -6,7 +6,9 @@
 //! was applied from (`.tf` files, or a zip of their folder), each row shows its block beside
 //! the program it becomes, and what the configuration says that the program does not follow.
 
-use ferry_types::terraform::{resource_in_program, MigrationView, RemoteState, Row, RowStatus, Workspaces};
+use ferry_types::terraform::{
+    resource_in_program, MigrationView, RemoteState, Row, RowStatus, Workspaces,
+};
 use leptos::prelude::*;
 
 /// The status word a row shows.
@@ -36,7 +38,8 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
     let _remote = move || RemoteState {
         url: remote_url.get_untracked().trim().to_string(),
         workspace: Some(workspace.get_untracked()),
-        workspace_key_prefix: Some(prefix.get_untracked().trim().to_string()).filter(|p| !p.is_empty()),
+        workspace_key_prefix: Some(prefix.get_untracked().trim().to_string())
+            .filter(|p| !p.is_empty()),
     };
     let _list_url = format!("/api/v1/stacks/{stack_id}/migrations/terraform/workspaces");
     let on_list = move |_| {
@@ -51,7 +54,13 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             leptos::task::spawn_local(async move {
                 let found = crate::browser::get_json::<Workspaces>(&url).await;
                 if let Ok(found) = &found {
-                    workspace.set(found.workspaces.first().map(|w| w.name.clone()).unwrap_or_else(|| "default".into()));
+                    workspace.set(
+                        found
+                            .workspaces
+                            .first()
+                            .map(|w| w.name.clone())
+                            .unwrap_or_else(|| "default".into()),
+                    );
                 }
                 workspaces.set(Some(found));
                 busy.set(false);
@@ -66,11 +75,16 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             let url = _remote_post.clone();
             let body = serde_json::to_string(&_remote()).expect("a remote state serialises");
             // With the configuration, where the state is and the files go as one form.
-            let tf_files = configuration.get().and_then(|input| input.files()).filter(|list| list.length() > 0);
+            let tf_files = configuration
+                .get()
+                .and_then(|input| input.files())
+                .filter(|list| list.length() > 0);
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let answer = match tf_files {
-                    None => crate::browser::send::<MigrationView>(&url, "application/json", &body).await,
+                    None => {
+                        crate::browser::send::<MigrationView>(&url, "application/json", &body).await
+                    }
                     Some(list) => match web_sys::FormData::new() {
                         Ok(form) => {
                             let _ = form.append_with_str("remote", &body);
@@ -91,19 +105,28 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
         {
             let Some(input) = file.get() else { return };
             let Some(chosen) = input.files().and_then(|list| list.get(0)) else {
-                result.set(Some(Err("choose a terraform.tfstate file (or `terraform show -json` output)".into())));
+                result.set(Some(Err(
+                    "choose a terraform.tfstate file (or `terraform show -json` output)".into(),
+                )));
                 return;
             };
             let url = _url.clone();
             // With the configuration, the state and its files go as one form.
-            let tf_files = configuration.get().and_then(|input| input.files()).filter(|list| list.length() > 0);
+            let tf_files = configuration
+                .get()
+                .and_then(|input| input.files())
+                .filter(|list| list.length() > 0);
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let answer = match tf_files {
                     None => crate::browser::post_file::<MigrationView>(&url, &chosen).await,
                     Some(list) => match web_sys::FormData::new() {
                         Ok(form) => {
-                            let _ = form.append_with_blob_and_filename("state", &chosen, &chosen.name());
+                            let _ = form.append_with_blob_and_filename(
+                                "state",
+                                &chosen,
+                                &chosen.name(),
+                            );
                             append_files(&form, &list);
                             crate::browser::post_form::<MigrationView>(&url, &form).await
                         }

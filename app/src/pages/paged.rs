@@ -61,7 +61,8 @@ impl<T: Clone + Send + Sync + 'static> PagedRows<T> {
 
     fn hold_first(&self, matched: usize, first: Option<Vec<T>>) {
         self.matched.set(matched);
-        let held: HashMap<usize, Arc<Vec<T>>> = first.map(|rows| (0, Arc::new(rows))).into_iter().collect();
+        let held: HashMap<usize, Arc<Vec<T>>> =
+            first.map(|rows| (0, Arc::new(rows))).into_iter().collect();
         self.requested.set_value(held.keys().copied().collect());
         self.pages.set(held);
     }
@@ -114,6 +115,18 @@ impl<T: Clone + Send + Sync + 'static> PagedRows<T> {
 
     /// The rows at `range`, each `None` until its page comes (tracked).
     pub(crate) fn rows(&self, range: Range<usize>) -> Vec<(usize, Option<T>)> {
-        self.pages.with(|pages| range.map(|i| (i, pages.get(&(i / PAGE_ROWS)).and_then(|rows| rows.get(i % PAGE_ROWS)).cloned())).collect())
+        self.pages.with(|pages| {
+            range
+                .map(|i| {
+                    (
+                        i,
+                        pages
+                            .get(&(i / PAGE_ROWS))
+                            .and_then(|rows| rows.get(i % PAGE_ROWS))
+                            .cloned(),
+                    )
+                })
+                .collect()
+        })
     }
 }

@@ -9,7 +9,8 @@ use crate::server_fns::{plan_list, stack_versions};
 
 /// What a plan's preview found, in words: `3 ready · 1 failed`, and how many still differ.
 fn counts_text(row: &PlanListRow) -> String {
-    let mut parts: Vec<String> = row.status.counts.iter().map(|(status, n)| format!("{n} {status}")).collect();
+    let mut parts: Vec<String> =
+        row.status.counts.iter().map(|(status, n)| format!("{n} {status}")).collect();
     if row.status.differing > 0 {
         parts.push(format!("{} differ", row.status.differing));
     }
@@ -39,7 +40,11 @@ pub(crate) fn StateBadge(state: PlanState) -> impl IntoView {
 
 /// Plans as a table; `id` names it for the tests and for people's bookmarks.
 #[component]
-pub(crate) fn PlanTable(id: &'static str, rows: Vec<PlanListRow>, #[prop(optional)] show_stack: bool) -> impl IntoView {
+pub(crate) fn PlanTable(
+    id: &'static str,
+    rows: Vec<PlanListRow>,
+    #[prop(optional)] show_stack: bool,
+) -> impl IntoView {
     view! {
         <table class="stacks plans" id=id>
             <thead>
@@ -98,7 +103,19 @@ pub(crate) fn PlanSection(
     author: &'static str,
     limit: usize,
 ) -> impl IntoView {
-    let plans = Resource::new(|| (), move |_| plan_list(String::new(), state.into(), awaiting.into(), author.into(), String::new(), limit));
+    let plans = Resource::new(
+        || (),
+        move |_| {
+            plan_list(
+                String::new(),
+                state.into(),
+                awaiting.into(),
+                author.into(),
+                String::new(),
+                limit,
+            )
+        },
+    );
     view! {
         <section class="card plan-section" id=id>
             <Suspense fallback=move || view! { <h2>{title}</h2><p>"Loading…"</p> }>
@@ -132,11 +149,17 @@ pub(crate) fn StackPlans(stack_id: String) -> impl IntoView {
     let state = RwSignal::new(String::from("open"));
     let cursor = RwSignal::new(String::new());
     let id = stack_id.clone();
-    let plans =
-        Resource::new(move || (state.get(), cursor.get()), move |(state, cursor)| plan_list(id.clone(), state, String::new(), String::new(), cursor, 50));
+    let plans = Resource::new(
+        move || (state.get(), cursor.get()),
+        move |(state, cursor)| {
+            plan_list(id.clone(), state, String::new(), String::new(), cursor, 50)
+        },
+    );
     let id = stack_id.clone();
     let versions = Resource::new(move || id.clone(), stack_versions);
-    let choices = [("open", "Open"), ("", "All")].into_iter().chain(PlanState::ALL.into_iter().map(|s| (s.as_str(), state_label(s))));
+    let choices = [("open", "Open"), ("", "All")]
+        .into_iter()
+        .chain(PlanState::ALL.into_iter().map(|s| (s.as_str(), state_label(s))));
     view! {
         <section class="card" id="stack-plans">
             <div class="plans-head">

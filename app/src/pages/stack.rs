@@ -161,7 +161,11 @@ fn ApprovalRule(stack_id: String, admin: bool) -> impl IntoView {
         let (_url, _body) = (_url.clone(), serde_json::to_string(&r).unwrap_or_default());
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            saved.set(Some(crate::browser::request("PUT", &_url, Some(("application/json", &_body))).await.map(|_| ())));
+            saved.set(Some(
+                crate::browser::request("PUT", &_url, Some(("application/json", &_body)))
+                    .await
+                    .map(|_| ()),
+            ));
         });
     };
     view! {

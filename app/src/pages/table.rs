@@ -17,10 +17,16 @@ const OVERSCAN: usize = 10;
 const VIEWPORT_ROWS: usize = 24;
 
 /// The sortable columns, by the name the server sorts them by.
-const SORTABLE: [(&str, &str); 4] = [("type", "Type"), ("name", "Name"), ("urn", "URN"), ("id", "ID")];
+const SORTABLE: [(&str, &str); 4] =
+    [("type", "Type"), ("name", "Name"), ("urn", "URN"), ("id", "ID")];
 
 #[component]
-pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64, selected: Memo<Option<String>>) -> impl IntoView {
+pub(crate) fn ResourceTable(
+    first: ResourcePage,
+    stack_id: String,
+    version: i64,
+    selected: Memo<Option<String>>,
+) -> impl IntoView {
     let filter = RwSignal::new(String::new());
     let sort = RwSignal::new(String::new());
     let scroll_top = RwSignal::new(0.0f64);
@@ -29,7 +35,8 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
     let matched = rows.matched;
     let scroller = NodeRef::<leptos::html::Div>::new();
 
-    let first_row = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
+    let first_row =
+        Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
     let shown = move || {
         let start = first_row.get().min(matched.get());
         start..(start + VIEWPORT_ROWS + 2 * OVERSCAN).min(matched.get())
@@ -78,7 +85,8 @@ pub(crate) fn ResourceTable(first: ResourcePage, stack_id: String, version: i64,
         rows.rows(range)
     };
     let spacer_top = move || format!("height:{}px", shown().start as f64 * ROW_HEIGHT);
-    let spacer_bottom = move || format!("height:{}px", (matched.get() - shown().end) as f64 * ROW_HEIGHT);
+    let spacer_bottom =
+        move || format!("height:{}px", (matched.get() - shown().end) as f64 * ROW_HEIGHT);
     let header = move |(column, label): (&'static str, &'static str)| {
         let mark = move || match sort.get() {
             s if s == column => " ▲",

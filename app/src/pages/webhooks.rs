@@ -16,7 +16,9 @@ pub(crate) fn Webhooks(org: RwSignal<String>) -> impl IntoView {
     // The webhook whose log is open, and its deliveries.
     let open = RwSignal::new(None::<String>);
     let log = RwSignal::new(Vec::<WebhookDelivery>::new());
-    let base = move || format!("/api/v1/orgs/{}/webhooks", crate::format::encode_query_value(&org.get_untracked()));
+    let base = move || {
+        format!("/api/v1/orgs/{}/webhooks", crate::format::encode_query_value(&org.get_untracked()))
+    };
     Effect::new(move |_| {
         epoch.track();
         org.track();
@@ -43,11 +45,19 @@ pub(crate) fn Webhooks(org: RwSignal<String>) -> impl IntoView {
     });
     let create = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let _body = serde_json::json!({"url": url.get_untracked(), "events": events.get_untracked()}).to_string();
+        let _body =
+            serde_json::json!({"url": url.get_untracked(), "events": events.get_untracked()})
+                .to_string();
         let _url = base();
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<ferry_types::webhooks::NewWebhook>(&_url, "application/json", &_body).await {
+            match crate::browser::send::<ferry_types::webhooks::NewWebhook>(
+                &_url,
+                "application/json",
+                &_body,
+            )
+            .await
+            {
                 Ok(made) => {
                     problem.set(None);
                     secret.set(Some(made.secret));

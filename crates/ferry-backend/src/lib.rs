@@ -83,7 +83,8 @@ pub fn lock_holder(bytes: &[u8]) -> Option<LockContent> {
 /// The layout `.pulumi/meta.yaml`'s bytes say: project-scoped for `version: 1`, else legacy.
 pub fn layout_of_meta(bytes: &[u8]) -> Layout {
     let text = String::from_utf8_lossy(bytes);
-    let version = text.lines().find_map(|l| l.trim().strip_prefix("version:")).map(|v| v.trim().to_string());
+    let version =
+        text.lines().find_map(|l| l.trim().strip_prefix("version:")).map(|v| v.trim().to_string());
     if version.as_deref() == Some("1") {
         Layout::ProjectScoped
     } else {
@@ -122,23 +123,39 @@ impl Backend {
                 if !folder.is_dir() {
                     return Err(bad(format!("{} is not a folder", folder.display())));
                 }
-                (Box::new(object_store::local::LocalFileSystem::new_with_prefix(folder).map_err(|e| bad(e.to_string()))?), Path::default())
+                (
+                    Box::new(
+                        object_store::local::LocalFileSystem::new_with_prefix(folder)
+                            .map_err(|e| bad(e.to_string()))?,
+                    ),
+                    Path::default(),
+                )
             }
             Location::Bucket { bucket, prefix, options } => {
-                let mut builder = object_store::aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
+                let mut builder =
+                    object_store::aws::AmazonS3Builder::from_env().with_bucket_name(bucket);
                 for (key, value) in options {
                     builder = match key.as_str() {
                         "endpoint" => {
-                            let endpoint = if value.contains("://") { value.to_string() } else { format!("https://{value}") };
-                            builder.with_allow_http(endpoint.starts_with("http://")).with_endpoint(endpoint)
+                            let endpoint = if value.contains("://") {
+                                value.to_string()
+                            } else {
+                                format!("https://{value}")
+                            };
+                            builder
+                                .with_allow_http(endpoint.starts_with("http://"))
+                                .with_endpoint(endpoint)
                         }
                         "region" => builder.with_region(value.as_str()),
-                        "s3ForcePathStyle" => builder.with_virtual_hosted_style_request(value != "true"),
+                        "s3ForcePathStyle" => {
+                            builder.with_virtual_hosted_style_request(value != "true")
+                        }
                         _ => builder, // awssdk, profile, disableSSL: the location admitted them
                     };
                 }
                 let store = builder.build().map_err(|e| bad(e.to_string()))?;
-                let root = prefix.iter().fold(Path::default(), |path, part| path.child(part.as_str()));
+                let root =
+                    prefix.iter().fold(Path::default(), |path, part| path.child(part.as_str()));
                 (Box::new(store), root)
             }
         };
@@ -185,7 +202,8 @@ impl Backend {
     /// Every file under `rel` (relative to the root).
     async fn list(&self, rel: &str) -> Result<Vec<String>> {
         let prefix = self.at(rel);
-        let found: Vec<object_store::ObjectMeta> = self.store.list(Some(&prefix)).try_collect().await.map_err(storage(&prefix))?;
+        let found: Vec<object_store::ObjectMeta> =
+            self.store.list(Some(&prefix)).try_collect().await.map_err(storage(&prefix))?;
         let root = self.root.to_string();
         Ok(found
             .into_iter()
@@ -203,7 +221,8 @@ impl Backend {
             return Ok(layout_of_meta(&meta));
         }
         let files = self.list(".pulumi/stacks").await?;
-        let legacy = files.iter().any(|f| f.trim_start_matches(".pulumi/stacks/").split('/').count() == 1);
+        let legacy =
+            files.iter().any(|f| f.trim_start_matches(".pulumi/stacks/").split('/').count() == 1);
         Ok(if legacy { Layout::Legacy } else { Layout::ProjectScoped })
     }
 
@@ -222,15 +241,26 @@ impl Backend {
             };
             let parts: Vec<&str> = base.split('/').collect();
             let (project, stack) = match (layout, parts.as_slice()) {
-                (Layout::ProjectScoped, [project, stack]) => (project.to_string(), stack.to_string()),
+                (Layout::ProjectScoped, [project, stack]) => {
+                    (project.to_string(), stack.to_string())
+                }
                 (Layout::Legacy, [stack]) => {
                     // The project is in the checkpoint's stack name or its URNs.
-                    let project = self.legacy_project(&file, gzipped).await.unwrap_or_else(|| "legacy".into());
+                    let project = self
+                        .legacy_project(&file, gzipped)
+                        .await
+                        .unwrap_or_else(|| "legacy".into());
                     (project, stack.to_string())
                 }
                 _ => continue,
             };
-            stacks.push(BackendStack { name: format!("{DIY_ORGANIZATION}/{project}/{stack}"), project, stack, path: file.clone(), gzipped });
+            stacks.push(BackendStack {
+                name: format!("{DIY_ORGANIZATION}/{project}/{stack}"),
+                project,
+                stack,
+                path: file.clone(),
+                gzipped,
+            });
         }
         stacks.sort_by(|a, b| a.name.cmp(&b.name));
         Ok(stacks)
@@ -254,7 +284,9 @@ impl Backend {
             .await?
             .into_iter()
             .filter(|s| match parts.as_slice() {
-                [org, project, stack] => *org == DIY_ORGANIZATION && s.project == *project && s.stack == *stack,
+                [org, project, stack] => {
+                    *org == DIY_ORGANIZATION && s.project == *project && s.stack == *stack
+                }
                 [project, stack] => s.project == *project && s.stack == *stack,
                 [stack] => s.stack == *stack,
                 _ => false,
@@ -268,13 +300,19 @@ impl Backend {
 
     /// The checkpoint file's bytes (gunzipped), read now.
     pub async fn read(&self, stack: &BackendStack) -> Result<Vec<u8>> {
-        let bytes = self.get(&stack.path).await?.ok_or_else(|| BackendError::NoStack(stack.name.clone()))?;
-        decode(&bytes, stack.gzipped, self.max_bytes).map_err(|reason| BackendError::Unreadable { path: stack.path.clone(), reason })
+        let bytes = self
+            .get(&stack.path)
+            .await?
+            .ok_or_else(|| BackendError::NoStack(stack.name.clone()))?;
+        decode(&bytes, stack.gzipped, self.max_bytes)
+            .map_err(|reason| BackendError::Unreadable { path: stack.path.clone(), reason })
     }
 
     fn lock_dir(&self, stack: &BackendStack, layout: Layout) -> String {
         match layout {
-            Layout::ProjectScoped => format!(".pulumi/locks/{DIY_ORGANIZATION}/{}/{}", stack.project, stack.stack),
+            Layout::ProjectScoped => {
+                format!(".pulumi/locks/{DIY_ORGANIZATION}/{}/{}", stack.project, stack.stack)
+            }
             Layout::Legacy => format!(".pulumi/locks/{}", stack.stack),
         }
     }
@@ -292,10 +330,21 @@ impl Backend {
     /// and refuses, naming the other's holder.
     pub async fn lock(&self, own: &str, now: &str) -> Result<Lock> {
         let dir = own.rsplit_once('/').map(|(dir, _)| dir.to_string()).unwrap_or_default();
-        let content = LockContent { pid: std::process::id() as i64, username: username(), hostname: hostname(), timestamp: now.to_string() };
-        self.put(own, serde_json::to_vec_pretty(&content).expect("lock content serialises")).await?;
+        let content = LockContent {
+            pid: std::process::id() as i64,
+            username: username(),
+            hostname: hostname(),
+            timestamp: now.to_string(),
+        };
+        self.put(own, serde_json::to_vec_pretty(&content).expect("lock content serialises"))
+            .await?;
         let lock = Lock { path: self.at(own) };
-        let others: Vec<String> = self.list(&dir).await?.into_iter().filter(|f| f != own && f.ends_with(".json")).collect();
+        let others: Vec<String> = self
+            .list(&dir)
+            .await?
+            .into_iter()
+            .filter(|f| f != own && f.ends_with(".json"))
+            .collect();
         if let Some(other) = others.first() {
             let holder = match self.get(other).await?.as_deref().and_then(lock_holder) {
                 Some(c) => c.to_string(),
@@ -331,7 +380,13 @@ impl Backend {
     /// Writes the stack's next checkpoint as Pulumi's DIY backend does: the old file copied to
     /// `<file>.bak`, the new one written (gzipped if the old one was), then the update's history
     /// (`.history.json` and `.checkpoint.json`). `deployment` is the new `latest`.
-    pub async fn write(&self, stack: &BackendStack, old_checkpoint: &[u8], deployment: &Value, now_rfc3339: &str) -> Result<()> {
+    pub async fn write(
+        &self,
+        stack: &BackendStack,
+        old_checkpoint: &[u8],
+        deployment: &Value,
+        now_rfc3339: &str,
+    ) -> Result<()> {
         let layout = self.layout().await?;
         let old: Value = serde_json::from_slice(old_checkpoint).unwrap_or(Value::Null);
         let mut checkpoint = json!({"stack": stack.name, "latest": deployment});
@@ -347,7 +402,8 @@ impl Backend {
         }
         self.put(&stack.path, if stack.gzipped { encode(&text) } else { text.clone() }).await?;
 
-        let nanos = SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+        let nanos =
+            SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
         let dir = match layout {
             Layout::ProjectScoped => format!(".pulumi/history/{}/{}", stack.project, stack.stack),
             Layout::Legacy => format!(".pulumi/history/{}", stack.stack),
@@ -365,8 +421,16 @@ impl Backend {
             "version": 0,
             "time": now_rfc3339,
         });
-        self.put(&format!("{base}.history.json"), serde_json::to_vec_pretty(&info).expect("history serialises")).await?;
-        self.put(&format!("{base}.checkpoint.json"), serde_json::to_vec_pretty(&file).expect("checkpoints serialise")).await?;
+        self.put(
+            &format!("{base}.history.json"),
+            serde_json::to_vec_pretty(&info).expect("history serialises"),
+        )
+        .await?;
+        self.put(
+            &format!("{base}.checkpoint.json"),
+            serde_json::to_vec_pretty(&file).expect("checkpoints serialise"),
+        )
+        .await?;
         Ok(())
     }
 }
@@ -375,14 +439,26 @@ impl Backend {
 /// of at most `max_bytes`: a stack's configuration file kept beside its state.
 pub async fn read_file(location: &Location, max_bytes: u64) -> Result<Vec<u8>> {
     let url = location.url();
-    let (folder, name) = location.split_file().ok_or_else(|| BackendError::Url { url: url.clone(), reason: "the URL names no file".into() })?;
+    let (folder, name) = location.split_file().ok_or_else(|| BackendError::Url {
+        url: url.clone(),
+        reason: "the URL names no file".into(),
+    })?;
     if let Some(path) = location.local_path().filter(|p| !p.is_file()) {
-        return Err(BackendError::Unreadable { path: path.display().to_string(), reason: "it is not a file".into() });
+        return Err(BackendError::Unreadable {
+            path: path.display().to_string(),
+            reason: "it is not a file".into(),
+        });
     }
     let backend = Backend::open(&folder, max_bytes)?;
-    let bytes = backend.get(&name).await?.ok_or_else(|| BackendError::Unreadable { path: url.clone(), reason: "there is no such file".into() })?;
+    let bytes = backend.get(&name).await?.ok_or_else(|| BackendError::Unreadable {
+        path: url.clone(),
+        reason: "there is no such file".into(),
+    })?;
     if bytes.len() as u64 > max_bytes {
-        return Err(BackendError::Unreadable { path: url, reason: format!("it is over {max_bytes} bytes") });
+        return Err(BackendError::Unreadable {
+            path: url,
+            reason: format!("it is over {max_bytes} bytes"),
+        });
     }
     Ok(bytes)
 }
@@ -396,12 +472,18 @@ fn username() -> String {
 }
 
 fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string()).unwrap_or_else(|_| "unknown".into())
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_else(|_| "unknown".into())
 }
 
 /// A checkpoint file's bytes as JSON text: gunzipped when the backend keeps it gzipped
 /// (`<stack>.json.gz`).
-pub fn decode_checkpoint(bytes: &[u8], gzipped: bool, max_bytes: u64) -> std::result::Result<Vec<u8>, String> {
+pub fn decode_checkpoint(
+    bytes: &[u8],
+    gzipped: bool,
+    max_bytes: u64,
+) -> std::result::Result<Vec<u8>, String> {
     decode(bytes, gzipped, max_bytes)
 }
 

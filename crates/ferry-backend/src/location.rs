@@ -9,7 +9,8 @@ use std::path::{Component, Path, PathBuf};
 use crate::BackendError;
 
 /// The options an `s3://` URL may carry, as Pulumi's DIY backend reads them.
-const S3_OPTIONS: [&str; 6] = ["endpoint", "region", "s3ForcePathStyle", "awssdk", "profile", "disableSSL"];
+const S3_OPTIONS: [&str; 6] =
+    ["endpoint", "region", "s3ForcePathStyle", "awssdk", "profile", "disableSSL"];
 
 /// A backend location, canonical. Made only by [`Location::parse`].
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,20 +35,35 @@ impl Location {
                     return Err(bad("a file URL takes no query or fragment".into()));
                 }
                 if parsed.host_str().is_some_and(|h| !h.is_empty() && h != "localhost") {
-                    return Err(bad("a file URL names a path of this machine (file:///<path>)".into()));
+                    return Err(bad(
+                        "a file URL names a path of this machine (file:///<path>)".into()
+                    ));
                 }
                 // Percent-decoded once here; a decoded `/` or `..` becomes a path component,
                 // and the real path below is what is then compared and opened.
-                let path = parsed.to_file_path().map_err(|_| bad("a file URL names an absolute path".into()))?;
-                let real = std::fs::canonicalize(&path).map_err(|e| bad(format!("{} cannot be opened: {e}", path.display())))?;
+                let path = parsed
+                    .to_file_path()
+                    .map_err(|_| bad("a file URL names an absolute path".into()))?;
+                let real = std::fs::canonicalize(&path)
+                    .map_err(|e| bad(format!("{} cannot be opened: {e}", path.display())))?;
                 Ok(Location::Local(real))
             }
             "s3" => {
-                let bucket = parsed.host_str().filter(|b| !b.is_empty()).ok_or_else(|| bad("an s3 URL names its bucket".into()))?.to_string();
+                let bucket = parsed
+                    .host_str()
+                    .filter(|b| !b.is_empty())
+                    .ok_or_else(|| bad("an s3 URL names its bucket".into()))?
+                    .to_string();
                 let mut prefix = Vec::new();
                 for raw in parsed.path_segments().into_iter().flatten().filter(|s| !s.is_empty()) {
-                    let part = percent_encoding::percent_decode_str(raw).decode_utf8().map_err(|_| bad(format!("the path part `{raw}` is not UTF-8")))?;
-                    if part == "." || part == ".." || part.contains(['/', '\\']) || part.chars().any(char::is_control) {
+                    let part = percent_encoding::percent_decode_str(raw)
+                        .decode_utf8()
+                        .map_err(|_| bad(format!("the path part `{raw}` is not UTF-8")))?;
+                    if part == "."
+                        || part == ".."
+                        || part.contains(['/', '\\'])
+                        || part.chars().any(char::is_control)
+                    {
                         return Err(bad(format!("the path part `{raw}` is not a plain name (no `.`, `..`, separators or control characters)")));
                     }
                     prefix.push(part.into_owned());
@@ -73,9 +89,10 @@ impl Location {
     pub fn is_within(&self, root: &Location) -> bool {
         match (self, root) {
             (Location::Local(path), Location::Local(root)) => path.starts_with(root),
-            (Location::Bucket { bucket, prefix, options }, Location::Bucket { bucket: b, prefix: p, options: o }) => {
-                bucket == b && options == o && prefix.starts_with(p)
-            }
+            (
+                Location::Bucket { bucket, prefix, options },
+                Location::Bucket { bucket: b, prefix: p, options: o },
+            ) => bucket == b && options == o && prefix.starts_with(p),
             _ => false,
         }
     }
@@ -83,9 +100,12 @@ impl Location {
     /// The canonical URL: what Ferry stores and shows.
     pub fn url(&self) -> String {
         match self {
-            Location::Local(path) => url::Url::from_file_path(path).map(String::from).unwrap_or_else(|_| format!("file://{}", path.display())),
+            Location::Local(path) => url::Url::from_file_path(path)
+                .map(String::from)
+                .unwrap_or_else(|_| format!("file://{}", path.display())),
             Location::Bucket { bucket, prefix, options } => {
-                let mut url = url::Url::parse(&format!("s3://{bucket}")).expect("a bucket name from a parsed URL is a host");
+                let mut url = url::Url::parse(&format!("s3://{bucket}"))
+                    .expect("a bucket name from a parsed URL is a host");
                 url.path_segments_mut().expect("s3 URLs have a path").extend(prefix);
                 if !options.is_empty() {
                     url.query_pairs_mut().extend_pairs(options);
@@ -104,7 +124,14 @@ impl Location {
             }
             Location::Bucket { bucket, prefix, options } => {
                 let (name, folder) = prefix.split_last()?;
-                Some((Location::Bucket { bucket: bucket.clone(), prefix: folder.to_vec(), options: options.clone() }, name.clone()))
+                Some((
+                    Location::Bucket {
+                        bucket: bucket.clone(),
+                        prefix: folder.to_vec(),
+                        options: options.clone(),
+                    },
+                    name.clone(),
+                ))
             }
         }
     }
@@ -120,5 +147,7 @@ impl Location {
 
 /// Whether a relative path stays where it is put: no root, no `..`, nothing but plain names.
 pub fn is_plain_relative(path: &str) -> bool {
-    !path.is_empty() && Path::new(path).components().all(|c| matches!(c, Component::Normal(_))) && !path.contains('\\')
+    !path.is_empty()
+        && Path::new(path).components().all(|c| matches!(c, Component::Normal(_)))
+        && !path.contains('\\')
 }

@@ -23,7 +23,12 @@ fn refused(state: &Location, reason: String) -> BackendError {
 
 /// A workspace's name, or a part of a prefix: a plain name, never a path.
 fn check_plain(state: &Location, what: &str, name: &str) -> Result<()> {
-    if name.is_empty() || name == "." || name == ".." || name.contains(['/', '\\']) || name.chars().any(char::is_control) {
+    if name.is_empty()
+        || name == "."
+        || name == ".."
+        || name.contains(['/', '\\'])
+        || name.chars().any(char::is_control)
+    {
         return Err(refused(state, format!("{what} `{name}` is not a plain name")));
     }
     Ok(())
@@ -42,7 +47,11 @@ fn prefix_parts<'a>(state: &Location, prefix: &'a str) -> Result<Vec<&'a str>> {
 }
 
 /// Where `workspace`'s state is, for the backend whose default workspace's state is `state`.
-pub fn workspace_state(state: &Location, workspace: &str, workspace_key_prefix: &str) -> Result<Location> {
+pub fn workspace_state(
+    state: &Location,
+    workspace: &str,
+    workspace_key_prefix: &str,
+) -> Result<Location> {
     if workspace == DEFAULT_WORKSPACE {
         return Ok(state.clone());
     }
@@ -50,17 +59,31 @@ pub fn workspace_state(state: &Location, workspace: &str, workspace_key_prefix: 
     let url = match state {
         Location::Bucket { bucket, prefix: key, options } => {
             if key.is_empty() {
-                return Err(refused(state, "an S3 backend's state URL names its key (s3://<bucket>/<key>)".into()));
+                return Err(refused(
+                    state,
+                    "an S3 backend's state URL names its key (s3://<bucket>/<key>)".into(),
+                ));
             }
-            let mut prefix: Vec<String> = prefix_parts(state, workspace_key_prefix)?.into_iter().map(str::to_string).collect();
+            let mut prefix: Vec<String> = prefix_parts(state, workspace_key_prefix)?
+                .into_iter()
+                .map(str::to_string)
+                .collect();
             prefix.push(workspace.to_string());
             prefix.extend(key.iter().cloned());
             Location::Bucket { bucket: bucket.clone(), prefix, options: options.clone() }.url()
         }
         Location::Local(_) => {
-            let (folder, name) = state.split_file().ok_or_else(|| refused(state, "the URL names no file".into()))?;
-            let folder = folder.local_path().expect("a local location's folder is local").join(LOCAL_WORKSPACES).join(workspace).join(name);
-            url::Url::from_file_path(&folder).map(String::from).map_err(|_| refused(state, "the workspace's path is not absolute".into()))?
+            let (folder, name) =
+                state.split_file().ok_or_else(|| refused(state, "the URL names no file".into()))?;
+            let folder = folder
+                .local_path()
+                .expect("a local location's folder is local")
+                .join(LOCAL_WORKSPACES)
+                .join(workspace)
+                .join(name);
+            url::Url::from_file_path(&folder)
+                .map(String::from)
+                .map_err(|_| refused(state, "the workspace's path is not absolute".into()))?
         }
     };
     // Made again from its URL: the one way to a location, so each part is checked as any is.
@@ -72,20 +95,38 @@ pub fn workspace_state(state: &Location, workspace: &str, workspace_key_prefix: 
 pub fn workspaces_root(state: &Location, workspace_key_prefix: &str) -> Result<Location> {
     match state {
         Location::Bucket { bucket, options, .. } => {
-            let prefix = prefix_parts(state, workspace_key_prefix)?.into_iter().map(str::to_string).collect();
-            Location::parse(&Location::Bucket { bucket: bucket.clone(), prefix, options: options.clone() }.url())
+            let prefix = prefix_parts(state, workspace_key_prefix)?
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            Location::parse(
+                &Location::Bucket { bucket: bucket.clone(), prefix, options: options.clone() }
+                    .url(),
+            )
         }
         Location::Local(_) => {
-            let (folder, _) = state.split_file().ok_or_else(|| refused(state, "the URL names no file".into()))?;
-            let path = folder.local_path().expect("a local location's folder is local").join(LOCAL_WORKSPACES);
-            Location::parse(&url::Url::from_file_path(&path).map(String::from).map_err(|_| refused(state, "not an absolute path".into()))?)
+            let (folder, _) =
+                state.split_file().ok_or_else(|| refused(state, "the URL names no file".into()))?;
+            let path = folder
+                .local_path()
+                .expect("a local location's folder is local")
+                .join(LOCAL_WORKSPACES);
+            Location::parse(
+                &url::Url::from_file_path(&path)
+                    .map(String::from)
+                    .map_err(|_| refused(state, "not an absolute path".into()))?,
+            )
         }
     }
 }
 
 /// The names of the workspaces whose state for `state`'s key lies under `root` (what
 /// [`workspaces_root`] gave), sorted.
-pub async fn workspaces_under(state: &Location, root: &Location, max_bytes: u64) -> Result<Vec<String>> {
+pub async fn workspaces_under(
+    state: &Location,
+    root: &Location,
+    max_bytes: u64,
+) -> Result<Vec<String>> {
     let key = match state {
         Location::Bucket { prefix, .. } => prefix.join("/"),
         Location::Local(_) => state.split_file().map(|(_, name)| name).unwrap_or_default(),
@@ -103,7 +144,8 @@ pub async fn workspaces_under(state: &Location, root: &Location, max_bytes: u64)
 
 /// Whether there is a state at `state` (asked of the storage without reading the state).
 pub async fn state_exists(state: &Location, max_bytes: u64) -> Result<bool> {
-    let (folder, name) = state.split_file().ok_or_else(|| refused(state, "the URL names no file".into()))?;
+    let (folder, name) =
+        state.split_file().ok_or_else(|| refused(state, "the URL names no file".into()))?;
     Backend::open(&folder, max_bytes)?.exists(&name).await
 }
 
@@ -123,12 +165,23 @@ mod tests {
             workspace_state(&state, "prod", "states/ws").unwrap().url().split('?').next(),
             Some("s3://tf-state/states/ws/prod/apps/web/terraform.tfstate")
         );
-        assert_eq!(workspaces_root(&state, "env:").unwrap().url().split('?').next(), Some("s3://tf-state/env:"));
-        for (workspace, prefix) in [("../x", "env:"), ("a/b", "env:"), ("..", "env:"), ("ok", "../up"), ("ok", "")] {
-            assert!(workspace_state(&state, workspace, prefix).is_err(), "{workspace} under {prefix}");
+        assert_eq!(
+            workspaces_root(&state, "env:").unwrap().url().split('?').next(),
+            Some("s3://tf-state/env:")
+        );
+        for (workspace, prefix) in
+            [("../x", "env:"), ("a/b", "env:"), ("..", "env:"), ("ok", "../up"), ("ok", "")]
+        {
+            assert!(
+                workspace_state(&state, workspace, prefix).is_err(),
+                "{workspace} under {prefix}"
+            );
         }
         let keyless = Location::parse("s3://tf-state").unwrap();
-        assert!(workspace_state(&keyless, "staging", "env:").unwrap_err().to_string().contains("names its key"));
+        assert!(workspace_state(&keyless, "staging", "env:")
+            .unwrap_err()
+            .to_string()
+            .contains("names its key"));
     }
 
     #[test]
@@ -136,14 +189,25 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         std::fs::write(dir.path().join("terraform.tfstate"), "{}").unwrap();
         std::fs::create_dir_all(dir.path().join("terraform.tfstate.d/staging")).unwrap();
-        std::fs::write(dir.path().join("terraform.tfstate.d/staging/terraform.tfstate"), "{}").unwrap();
-        let state = Location::parse(url::Url::from_file_path(dir.path().join("terraform.tfstate")).unwrap().as_str()).unwrap();
+        std::fs::write(dir.path().join("terraform.tfstate.d/staging/terraform.tfstate"), "{}")
+            .unwrap();
+        let state = Location::parse(
+            url::Url::from_file_path(dir.path().join("terraform.tfstate")).unwrap().as_str(),
+        )
+        .unwrap();
         let staging = workspace_state(&state, "staging", DEFAULT_WORKSPACE_KEY_PREFIX).unwrap();
-        assert!(staging.url().ends_with("/terraform.tfstate.d/staging/terraform.tfstate"), "{}", staging.url());
+        assert!(
+            staging.url().ends_with("/terraform.tfstate.d/staging/terraform.tfstate"),
+            "{}",
+            staging.url()
+        );
         let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
         let root = workspaces_root(&state, DEFAULT_WORKSPACE_KEY_PREFIX).unwrap();
         assert_eq!(rt.block_on(workspaces_under(&state, &root, 1 << 20)).unwrap(), ["staging"]);
         assert!(rt.block_on(state_exists(&state, 1 << 20)).unwrap());
-        assert!(workspace_state(&state, "missing", DEFAULT_WORKSPACE_KEY_PREFIX).is_err(), "a workspace that is not there does not resolve");
+        assert!(
+            workspace_state(&state, "missing", DEFAULT_WORKSPACE_KEY_PREFIX).is_err(),
+            "a workspace that is not there does not resolve"
+        );
     }
 }

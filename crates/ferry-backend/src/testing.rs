@@ -13,8 +13,13 @@ pub struct S3Server {
 impl S3Server {
     /// Starts it; a missing server fails the test, naming how to install it.
     pub fn start() -> S3Server {
-        let moto = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/s3-venv/bin/moto_server");
-        assert!(moto.exists(), "moto's S3 server is missing ({}): run ./scripts/test.sh, which installs it", moto.display());
+        let moto =
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/s3-venv/bin/moto_server");
+        assert!(
+            moto.exists(),
+            "moto's S3 server is missing ({}): run ./scripts/test.sh, which installs it",
+            moto.display()
+        );
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let mut child = Command::new(&moto)
             .args(["-H", "127.0.0.1", "-p", &port.to_string()])
@@ -42,7 +47,15 @@ impl S3Server {
     pub fn put(&self, path: &str, body: &[u8]) {
         use std::io::Write as _;
         let mut curl = Command::new("curl")
-            .args(["-fsS", "-X", "PUT", "-H", "content-type: application/octet-stream", "--data-binary", "@-"])
+            .args([
+                "-fsS",
+                "-X",
+                "PUT",
+                "-H",
+                "content-type: application/octet-stream",
+                "--data-binary",
+                "@-",
+            ])
             .arg(format!("{}{path}", self.endpoint()))
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::null())

@@ -39,8 +39,13 @@ fn main() {
         }
         (best, bytes)
     };
-    let (lowering, _) = best(&mut || lower("bench", &resources, &[], &schemas, &options).unwrap().resources.len());
-    println!("  intermediate form: {:>7.1} ms ({:.1} µs per resource)", lowering.as_secs_f64() * 1e3, lowering.as_secs_f64() * 1e6 / N as f64);
+    let (lowering, _) =
+        best(&mut || lower("bench", &resources, &[], &schemas, &options).unwrap().resources.len());
+    println!(
+        "  intermediate form: {:>7.1} ms ({:.1} µs per resource)",
+        lowering.as_secs_f64() * 1e3,
+        lowering.as_secs_f64() * 1e6 / N as f64
+    );
     let program = lower("bench", &resources, &[], &schemas, &options).unwrap();
     for lang in Language::ALL {
         let (took, bytes) = best(&mut || emit(&program, lang).len());

@@ -131,7 +131,8 @@ impl Resource {
             }
         }
         let o = &self.options;
-        let mut out: std::collections::BTreeSet<usize> = o.parent.into_iter().chain(o.provider).chain(o.depends_on.iter().copied()).collect();
+        let mut out: std::collections::BTreeSet<usize> =
+            o.parent.into_iter().chain(o.provider).chain(o.depends_on.iter().copied()).collect();
         self.args.iter().for_each(|f| walk(&f.value, &mut out));
         out
     }

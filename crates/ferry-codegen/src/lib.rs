@@ -11,6 +11,7 @@
 //! config, and the report lists the `pulumi config set --secret` commands to run. A variable
 //! of the source's configuration is read from stack config too, its value the default.
 
+mod connections;
 pub mod ir;
 pub mod lang;
 mod loops;

@@ -55,7 +55,10 @@ pub(crate) fn find(resources: &[Resource], origins: &[Option<&Origin>]) -> Vec<L
     for (i, origin) in origins.iter().enumerate() {
         if let Some(o) = origin {
             if let Some((declaration, key)) = &o.instance {
-                groups.entry((o.tool.as_str(), declaration.as_str())).or_default().push((i, key.as_str()));
+                groups
+                    .entry((o.tool.as_str(), declaration.as_str()))
+                    .or_default()
+                    .push((i, key.as_str()));
             }
         }
     }
@@ -72,7 +75,10 @@ pub(crate) fn find(resources: &[Resource], origins: &[Option<&Origin>]) -> Vec<L
         let instances: Vec<&Resource> = indices.iter().map(|&i| &resources[i]).collect();
         let keys: Vec<String> = members.iter().map(|(_, k)| k.to_string()).collect();
         // A `count` index is written bare in the address (`pets[0]`), a `for_each` key quoted.
-        let numeric = members.iter().all(|(i, k)| k.parse::<i64>().is_ok() && origins[*i].is_some_and(|o| o.address.ends_with(&format!("[{k}]"))));
+        let numeric = members.iter().all(|(i, k)| {
+            k.parse::<i64>().is_ok()
+                && origins[*i].is_some_and(|o| o.address.ends_with(&format!("[{k}]")))
+        });
         if let Some(mut l) = make_loop(declaration, &instances, indices, keys) {
             l.numeric = numeric;
             l.note = crate::names::Comment::new(&format!("{tool}: {declaration}, one per key"));
@@ -100,9 +106,25 @@ fn skeleton(v: &Value, ty: &Type, path: &str, leaves: &mut Vec<Leaf>) -> Value {
             leaves.push(Leaf { path: path.to_string(), value: v.clone(), ty: ty.clone() });
             Value::PerKey(leaves.len() - 1)
         }
-        Value::List(items, t) => Value::List(items.iter().enumerate().map(|(i, x)| skeleton(x, t, &format!("{path} {i}"), leaves)).collect(), t.clone()),
-        Value::Map(entries, t) => Value::Map(entries.iter().map(|(k, x)| (k.clone(), skeleton(x, t, &format!("{path} {k}"), leaves))).collect(), t.clone()),
-        Value::Object(t, fields) => Value::Object(t.clone(), fields.iter().map(|f| field_skeleton(f, path, leaves)).collect()),
+        Value::List(items, t) => Value::List(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, x)| skeleton(x, t, &format!("{path} {i}"), leaves))
+                .collect(),
+            t.clone(),
+        ),
+        Value::Map(entries, t) => Value::Map(
+            entries
+                .iter()
+                .map(|(k, x)| (k.clone(), skeleton(x, t, &format!("{path} {k}"), leaves)))
+                .collect(),
+            t.clone(),
+        ),
+        Value::Object(t, fields) => Value::Object(
+            t.clone(),
+            fields.iter().map(|f| field_skeleton(f, path, leaves)).collect(),
+        ),
         other => other.clone(),
     }
 }
@@ -115,7 +137,11 @@ struct Leaf {
 }
 
 fn field_skeleton(f: &Field, path: &str, leaves: &mut Vec<Leaf>) -> Field {
-    Field { name: f.name.clone(), ty: f.ty.clone(), value: skeleton(&f.value, &f.ty, &format!("{path} {}", f.name.schema), leaves) }
+    Field {
+        name: f.name.clone(),
+        ty: f.ty.clone(),
+        value: skeleton(&f.value, &f.ty, &format!("{path} {}", f.name.schema), leaves),
+    }
 }
 
 fn same_kind(a: &Value, b: &Value) -> bool {
@@ -140,7 +166,12 @@ fn from_key(values: &[&str], keys: &[String]) -> Option<(String, String)> {
     })
 }
 
-fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, keys: Vec<String>) -> Option<Loop> {
+fn make_loop(
+    declaration: &str,
+    instances: &[&Resource],
+    members: Vec<usize>,
+    keys: Vec<String>,
+) -> Option<Loop> {
     let first = instances[0];
     match &first.kind {
         Kind::Custom { provider: false, .. } => {}
@@ -152,23 +183,36 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
         o.alias_urn = None;
         o
     };
-    if instances.iter().any(|r| r.kind != first.kind || plain(r) != plain(first) || r.options.import_id.is_some() != first.options.import_id.is_some()) {
+    if instances.iter().any(|r| {
+        r.kind != first.kind
+            || plain(r) != plain(first)
+            || r.options.import_id.is_some() != first.options.import_id.is_some()
+    }) {
         return None;
     }
     // Every instance's arguments as a skeleton and its leaves: equal skeletons, one shape.
     let mut shapes = Vec::with_capacity(instances.len());
     for r in instances {
         let mut leaves = Vec::new();
-        let fields: Vec<Field> = r.args.iter().map(|f| field_skeleton(f, "", &mut leaves)).collect();
+        let fields: Vec<Field> =
+            r.args.iter().map(|f| field_skeleton(f, "", &mut leaves)).collect();
         shapes.push((fields, leaves));
     }
-    if shapes.iter().any(|(fields, leaves)| *fields != shapes[0].0 || leaves.len() != shapes[0].1.len()) {
+    if shapes
+        .iter()
+        .any(|(fields, leaves)| *fields != shapes[0].0 || leaves.len() != shapes[0].1.len())
+    {
         return None;
     }
     let mut names = NameTable::new(&[], ["name".to_string(), "importId".to_string()]);
-    let mut slots = vec![text_slot("name".into(), instances.iter().map(|r| r.name.as_str()).collect(), &keys)];
+    let mut slots =
+        vec![text_slot("name".into(), instances.iter().map(|r| r.name.as_str()).collect(), &keys)];
     let import_slot = first.options.import_id.as_ref().map(|_| {
-        slots.push(text_slot("importId".into(), instances.iter().map(|r| r.options.import_id.as_deref().unwrap_or_default()).collect(), &keys));
+        slots.push(text_slot(
+            "importId".into(),
+            instances.iter().map(|r| r.options.import_id.as_deref().unwrap_or_default()).collect(),
+            &keys,
+        ));
         slots.len() - 1
     });
     // Each leaf: the same literal everywhere stays in the template; else it is a slot.
@@ -185,7 +229,10 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
         let name = names.claim(&camel(path.trim()), "Value");
         let values = match value {
             Value::String(_) => {
-                let texts: Vec<&str> = column.iter().map(|v| if let Value::String(s) = v { s.as_str() } else { "" }).collect();
+                let texts: Vec<&str> = column
+                    .iter()
+                    .map(|v| if let Value::String(s) = v { s.as_str() } else { "" })
+                    .collect();
                 text_slot(String::new(), texts, &keys).values
             }
             _ => SlotValues::PerKey(column.into_iter().cloned().collect()),
@@ -194,7 +241,8 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
         template_leaves.push(Value::PerKey(slots.len() - 1));
     }
     let mut template = first.clone();
-    template.args = shapes.swap_remove(0).0.into_iter().map(|f| fill(f, &template_leaves)).collect();
+    template.args =
+        shapes.swap_remove(0).0.into_iter().map(|f| fill(f, &template_leaves)).collect();
     template.options.alias_urn = None;
     let name = declaration.rsplit('.').next().unwrap_or(declaration).to_string();
     Some(Loop {
@@ -214,7 +262,9 @@ fn make_loop(declaration: &str, instances: &[&Resource], members: Vec<usize>, ke
 fn text_slot(name: String, texts: Vec<&str>, keys: &[String]) -> Slot {
     let values = match from_key(&texts, keys) {
         Some((prefix, suffix)) => SlotValues::FromKey { prefix, suffix },
-        None => SlotValues::PerKey(texts.into_iter().map(|t| Value::String(t.to_string())).collect()),
+        None => {
+            SlotValues::PerKey(texts.into_iter().map(|t| Value::String(t.to_string())).collect())
+        }
     };
     Slot { name, ty: Type::String, values }
 }
@@ -224,9 +274,15 @@ fn fill(f: Field, leaves: &[Value]) -> Field {
     fn value(v: Value, leaves: &[Value]) -> Value {
         match v {
             Value::PerKey(n) => leaves[n].clone(),
-            Value::List(items, t) => Value::List(items.into_iter().map(|x| value(x, leaves)).collect(), t),
-            Value::Map(entries, t) => Value::Map(entries.into_iter().map(|(k, x)| (k, value(x, leaves))).collect(), t),
-            Value::Object(t, fields) => Value::Object(t, fields.into_iter().map(|f| fill(f, leaves)).collect()),
+            Value::List(items, t) => {
+                Value::List(items.into_iter().map(|x| value(x, leaves)).collect(), t)
+            }
+            Value::Map(entries, t) => {
+                Value::Map(entries.into_iter().map(|(k, x)| (k, value(x, leaves))).collect(), t)
+            }
+            Value::Object(t, fields) => {
+                Value::Object(t, fields.into_iter().map(|f| fill(f, leaves)).collect())
+            }
             other => other,
         }
     }

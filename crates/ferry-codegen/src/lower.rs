@@ -1,12 +1,14 @@
 //! From imported resources and package schemas to the intermediate form: declaration order,
-//! schema-typed values, elision, secrets moved to config, and references between resources.
+//! schema-typed values, elision and secrets moved to config; what connects the resources
+//! (references, variables) is [`crate::connections`]'.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use ferry_property::{ArchiveSource, AssetSource, PropertyMap, PropertyValue};
 
 use crate::ir::{
-    AssetKind, ConfigSetting, Elided, Field, FieldName, Kind, Options as IrOptions, Package, Program, ReferenceSuggestion, Report, Resource, Value,
+    AssetKind, ConfigSetting, Elided, Field, FieldName, Kind, Options as IrOptions, Package,
+    Program, Report, Resource, Value,
 };
 use crate::loops::Origin;
 use crate::names::{camel, python_property, title, Ident, NameTable, PYTHON_KEYWORDS};
@@ -64,22 +66,39 @@ pub enum LowerError {
 /// prints is checked against what such a name may hold (a plugin's schema is its author's
 /// text), and a schema with one that does not fit is refused, naming it.
 fn package_of_schema(schema: &PackageSchema) -> Result<Package, LowerError> {
-    fn check<'a>(schema: &PackageSchema, field: &str, value: &'a str, extra: &[char]) -> Result<&'a str, LowerError> {
-        let fits = !value.is_empty() && value.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(&c)) && !value.contains("..");
+    fn check<'a>(
+        schema: &PackageSchema,
+        field: &str,
+        value: &'a str,
+        extra: &[char],
+    ) -> Result<&'a str, LowerError> {
+        let fits = !value.is_empty()
+            && value.chars().all(|c| c.is_ascii_alphanumeric() || extra.contains(&c))
+            && !value.contains("..");
         if fits {
             Ok(value)
         } else {
-            Err(LowerError::Invalid(format!("the `{}` package's schema gives {field} as {value:?}, which is no such name", schema.name)))
+            Err(LowerError::Invalid(format!(
+                "the `{}` package's schema gives {field} as {value:?}, which is no such name",
+                schema.name
+            )))
         }
     }
     let name = check(schema, "its name", &schema.name, &['-', '_', '.'])?;
-    let version = schema.version.as_deref().map(|v| check(schema, "its version", v, &['.', '-', '+'])).transpose()?;
+    let version = schema
+        .version
+        .as_deref()
+        .map(|v| check(schema, "its version", v, &['.', '-', '+']))
+        .transpose()?;
     let identifier_path = |field: &str, value: &str| -> Result<(), LowerError> {
         check(schema, field, value, &['.', '_'])?;
         if value.split('.').all(|part| Ident::is_plain(part, &[])) {
             Ok(())
         } else {
-            Err(LowerError::Invalid(format!("the `{}` package's schema gives {field} as {value:?}, which is no such name", schema.name)))
+            Err(LowerError::Invalid(format!(
+                "the `{}` package's schema gives {field} as {value:?}, which is no such name",
+                schema.name
+            )))
         }
     };
     identifier_path("its Python module", &schema.python_module)?;
@@ -87,10 +106,28 @@ fn package_of_schema(schema: &PackageSchema) -> Result<Package, LowerError> {
     Ok(Package {
         name: name.to_string(),
         version: version.map(str::to_string),
-        nodejs: check(schema, "its npm package", &schema.nodejs_package, &['@', '/', '-', '_', '.'])?.to_string(),
-        python_package: check(schema, "its Python package", &schema.python_package, &['-', '_', '.'])?.to_string(),
+        nodejs: check(
+            schema,
+            "its npm package",
+            &schema.nodejs_package,
+            &['@', '/', '-', '_', '.'],
+        )?
+        .to_string(),
+        python_package: check(
+            schema,
+            "its Python package",
+            &schema.python_package,
+            &['-', '_', '.'],
+        )?
+        .to_string(),
         python_module: schema.python_module.clone(),
-        go_import: check(schema, "its Go import path", &schema.go_import, &['/', '-', '_', '.', '~'])?.to_string(),
+        go_import: check(
+            schema,
+            "its Go import path",
+            &schema.go_import,
+            &['/', '-', '_', '.', '~'],
+        )?
+        .to_string(),
         csharp_namespace: schema.csharp_namespace.clone(),
     })
 }
@@ -103,12 +140,14 @@ fn provider_package(token: &str) -> Option<&str> {
     token.strip_prefix("pulumi:providers:")
 }
 
-struct Lowering<'a> {
-    schemas: &'a HashMap<String, PackageSchema>,
-    options: &'a Options,
-    report: Report,
-    config: Vec<ConfigSetting>,
-    config_names: NameTable,
+/// What lowering carries from resource to resource: the schemas and options it was given, the
+/// report and the config settings it makes.
+pub(crate) struct Lowering<'a> {
+    pub(crate) schemas: &'a HashMap<String, PackageSchema>,
+    pub(crate) options: &'a Options,
+    pub(crate) report: Report,
+    pub(crate) config: Vec<ConfigSetting>,
+    pub(crate) config_names: NameTable,
 }
 
 impl Lowering<'_> {
@@ -116,7 +155,9 @@ impl Lowering<'_> {
         let lang = |l: &str| p.and_then(|p| p.language_names.get(l)).cloned();
         FieldName {
             schema: name.to_string(),
-            python: lang("python").map(|n| Ident::new(&n, PYTHON_KEYWORDS)).unwrap_or_else(|| python_property(name)),
+            python: lang("python")
+                .map(|n| Ident::new(&n, PYTHON_KEYWORDS))
+                .unwrap_or_else(|| python_property(name)),
             go: lang("go").map(|n| title(&n)).unwrap_or_else(|| title(name)),
             csharp: lang("csharp").map(|n| title(&n)).unwrap_or_else(|| title(name)),
         }
@@ -125,12 +166,25 @@ impl Lowering<'_> {
     fn secret(&mut self, resource: &str, path: &str, ty: &Type) -> Value {
         let key = self.config_names.claim(&camel(&format!("{resource} {path}")), "Value");
         self.report.config_commands.push(format!("pulumi config set --secret {key}"));
-        self.config.push(ConfigSetting { key, ty: ty.clone(), resource: resource.to_string(), property: path.to_string(), default: None });
+        self.config.push(ConfigSetting {
+            key,
+            ty: ty.clone(),
+            resource: resource.to_string(),
+            property: path.to_string(),
+            default: None,
+        });
         Value::Secret { config: self.config.len() - 1, ty: ty.clone() }
     }
 
     /// A value, typed by the schema where it says.
-    fn value(&mut self, v: &PropertyValue, ty: &Type, schema: &PackageSchema, resource: &str, path: &str) -> Value {
+    fn value(
+        &mut self,
+        v: &PropertyValue,
+        ty: &Type,
+        schema: &PackageSchema,
+        resource: &str,
+        path: &str,
+    ) -> Value {
         use PropertyValue as P;
         match (v, ty) {
             (P::Secret(_), _) => self.secret(resource, path, ty),
@@ -141,26 +195,51 @@ impl Lowering<'_> {
             },
             (P::Null | P::Computed, _) => Value::Null,
             (P::Bool(b), _) => Value::Bool(*b),
-            (P::Number(n), Type::Int) if n.fract() == 0.0 && n.abs() < 9.0e15 => Value::Int(*n as i64),
-            (P::Number(n), Type::Enum(t, _)) => self.enum_member(t, serde_json::json!(n), schema).unwrap_or(Value::Number(*n)),
-            (P::Number(n), Type::Any) if n.fract() == 0.0 && n.abs() < 9.0e15 => Value::Int(*n as i64),
+            (P::Number(n), Type::Int) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+                Value::Int(*n as i64)
+            }
+            (P::Number(n), Type::Enum(t, _)) => {
+                self.enum_member(t, serde_json::json!(n), schema).unwrap_or(Value::Number(*n))
+            }
+            (P::Number(n), Type::Any) if n.fract() == 0.0 && n.abs() < 9.0e15 => {
+                Value::Int(*n as i64)
+            }
             (P::Number(n), _) => Value::Number(*n),
-            (P::String(s), Type::Int) if s.parse::<i64>().is_ok() => Value::Int(s.parse().expect("checked")),
-            (P::String(s), Type::Number) if s.parse::<f64>().is_ok_and(f64::is_finite) => Value::Number(s.parse().expect("checked")),
+            (P::String(s), Type::Int) if s.parse::<i64>().is_ok() => {
+                Value::Int(s.parse().expect("checked"))
+            }
+            (P::String(s), Type::Number) if s.parse::<f64>().is_ok_and(f64::is_finite) => {
+                Value::Number(s.parse().expect("checked"))
+            }
             (P::String(s), Type::Bool) if s == "true" || s == "false" => Value::Bool(s == "true"),
-            (P::String(s), Type::Enum(t, _)) => self.enum_member(t, serde_json::json!(s), schema).unwrap_or_else(|| Value::String(s.clone())),
+            (P::String(s), Type::Enum(t, _)) => self
+                .enum_member(t, serde_json::json!(s), schema)
+                .unwrap_or_else(|| Value::String(s.clone())),
             (P::String(s), _) => Value::String(s.clone()),
-            (P::Array(items), Type::List(item)) => {
-                Value::List(items.iter().enumerate().map(|(i, x)| self.value(x, item, schema, resource, &format!("{path}[{i}]"))).collect(), (**item).clone())
-            }
-            (P::Array(items), _) => {
-                Value::List(items.iter().enumerate().map(|(i, x)| self.value(x, &Type::Any, schema, resource, &format!("{path}[{i}]"))).collect(), Type::Any)
-            }
-            (P::Object(m), Type::Object(t)) => match schema.objects.get(&t.token) {
-                Some(obj) => {
-                    let mut fields = Vec::new();
-                    for (k, x) in m {
-                        match obj.properties.get(k) {
+            (P::Array(items), Type::List(item)) => Value::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| self.value(x, item, schema, resource, &format!("{path}[{i}]")))
+                    .collect(),
+                (**item).clone(),
+            ),
+            (P::Array(items), _) => Value::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, x)| {
+                        self.value(x, &Type::Any, schema, resource, &format!("{path}[{i}]"))
+                    })
+                    .collect(),
+                Type::Any,
+            ),
+            (P::Object(m), Type::Object(t)) => {
+                match schema.objects.get(&t.token) {
+                    Some(obj) => {
+                        let mut fields = Vec::new();
+                        for (k, x) in m {
+                            match obj.properties.get(k) {
                             Some(p) => {
                                 let value = self.value(x, &p.ty, schema, resource, &format!("{path}.{k}"));
                                 if value != Value::Null {
@@ -169,11 +248,12 @@ impl Lowering<'_> {
                             }
                             None => self.report.warnings.push(format!("`{resource}`: `{path}.{k}` is not a property of `{}`; left out", t.token)),
                         }
+                        }
+                        Value::Object(t.clone(), fields)
                     }
-                    Value::Object(t.clone(), fields)
+                    None => self.map(m, &Type::Any, schema, resource, path),
                 }
-                None => self.map(m, &Type::Any, schema, resource, path),
-            },
+            }
             (P::Object(m), Type::Map(item)) => self.map(m, item, schema, resource, path),
             (P::Object(m), _) => self.map(m, &Type::Any, schema, resource, path),
             (P::Asset(a), _) => match &a.source {
@@ -196,19 +276,40 @@ impl Lowering<'_> {
         }
     }
 
-    fn map(&mut self, m: &PropertyMap, item: &Type, schema: &PackageSchema, resource: &str, path: &str) -> Value {
+    fn map(
+        &mut self,
+        m: &PropertyMap,
+        item: &Type,
+        schema: &PackageSchema,
+        resource: &str,
+        path: &str,
+    ) -> Value {
         if crate::lang::yaml::calls_a_function(m.keys().map(String::as_str)) {
             self.report.warnings.push(format!(
                 "`{resource}`: `{path}` is a map whose only key starts with `fn::`, which Pulumi YAML reads as a function call (it has no escape for it): the YAML program writes it as an empty map, the other languages as it is"
             ));
         }
-        Value::Map(m.iter().map(|(k, x)| (k.clone(), self.value(x, item, schema, resource, &format!("{path}.{k}")))).collect(), item.clone())
+        Value::Map(
+            m.iter()
+                .map(|(k, x)| {
+                    (k.clone(), self.value(x, item, schema, resource, &format!("{path}.{k}")))
+                })
+                .collect(),
+            item.clone(),
+        )
     }
 
-    fn enum_member(&self, t: &TypeRef, value: serde_json::Value, schema: &PackageSchema) -> Option<Value> {
+    fn enum_member(
+        &self,
+        t: &TypeRef,
+        value: serde_json::Value,
+        schema: &PackageSchema,
+    ) -> Option<Value> {
         let members = schema.enums.get(&t.token)?;
         let m = members.iter().find(|m| m.value == value)?;
-        let name = m.name.clone().unwrap_or_else(|| value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string()));
+        let name = m.name.clone().unwrap_or_else(|| {
+            value.as_str().map(str::to_string).unwrap_or_else(|| value.to_string())
+        });
         Some(Value::Enum(t.clone(), name, value))
     }
 }
@@ -227,16 +328,25 @@ fn elidable(v: &PropertyValue, p: Option<&Property>, required: bool) -> Option<&
     let default_differs = p.and_then(|p| p.default.as_ref()).is_some();
     match v {
         PropertyValue::Null => Some("null"),
-        PropertyValue::String(s) if s.is_empty() && !default_differs => Some("an empty string Read returned"),
-        PropertyValue::Array(a) if a.is_empty() && !default_differs => Some("an empty list Read returned"),
-        PropertyValue::Object(o) if o.is_empty() && !default_differs => Some("an empty map Read returned"),
+        PropertyValue::String(s) if s.is_empty() && !default_differs => {
+            Some("an empty string Read returned")
+        }
+        PropertyValue::Array(a) if a.is_empty() && !default_differs => {
+            Some("an empty list Read returned")
+        }
+        PropertyValue::Object(o) if o.is_empty() && !default_differs => {
+            Some("an empty map Read returned")
+        }
         _ => None,
     }
 }
 
 /// The inputs of `r` its code would leave out (a schema default, or a zero value Read returned),
 /// each with why: what verification asks the provider about. Without `r`'s schema, none.
-pub fn elidable_inputs(r: &SourceResource, schemas: &HashMap<String, PackageSchema>) -> Vec<(String, &'static str)> {
+pub fn elidable_inputs(
+    r: &SourceResource,
+    schemas: &HashMap<String, PackageSchema>,
+) -> Vec<(String, &'static str)> {
     let package = provider_package(&r.token).unwrap_or_else(|| package_of(&r.token));
     let Some(rtype) = schemas.get(package).and_then(|s| s.resource(&r.token)) else {
         return Vec::new();
@@ -254,11 +364,18 @@ pub fn elidable_inputs(r: &SourceResource, schemas: &HashMap<String, PackageSche
 /// What the code declares: the resources, plus the explicit providers and parent components
 /// they need (transitively, from `context`), each once; and a warning for each option that
 /// refers to something the stack does not hold.
-fn declared<'a>(resources: &'a [SourceResource], context: &'a [SourceResource]) -> (Vec<&'a SourceResource>, Vec<String>) {
-    let by_urn: HashMap<&str, &SourceResource> = context.iter().chain(resources).map(|r| (r.urn.as_str(), r)).collect();
+fn declared<'a>(
+    resources: &'a [SourceResource],
+    context: &'a [SourceResource],
+) -> (Vec<&'a SourceResource>, Vec<String>) {
+    let by_urn: HashMap<&str, &SourceResource> =
+        context.iter().chain(resources).map(|r| (r.urn.as_str(), r)).collect();
     let is_root = |urn: &str| urn.contains("::pulumi:pulumi:Stack::");
-    let provider_urn =
-        |reference: &str| ferry_state::urn::split_provider_reference(reference).map(|(u, _)| u.to_string()).unwrap_or_else(|| reference.to_string());
+    let provider_urn = |reference: &str| {
+        ferry_state::urn::split_provider_reference(reference)
+            .map(|(u, _)| u.to_string())
+            .unwrap_or_else(|| reference.to_string())
+    };
     let is_default_provider = |urn: &str| ferry_state::urn::name_of(urn).starts_with("default");
     let mut chosen: Vec<&SourceResource> = Vec::new();
     let mut seen: BTreeSet<&str> = BTreeSet::new();
@@ -273,13 +390,17 @@ fn declared<'a>(resources: &'a [SourceResource], context: &'a [SourceResource]) 
         if let Some(p) = r.parent.as_deref().filter(|p| !is_root(p)) {
             needs.push(p.to_string());
         }
-        if let Some(p) = r.provider.as_deref().map(provider_urn).filter(|p| !is_default_provider(p)) {
+        if let Some(p) = r.provider.as_deref().map(provider_urn).filter(|p| !is_default_provider(p))
+        {
             needs.push(p);
         }
         for n in needs {
             match by_urn.get(n.as_str()) {
                 Some(dep) => queue.push(dep),
-                None => warnings.push(format!("`{}` refers to `{n}`, which is not in the stack; the option is left out", r.name)),
+                None => warnings.push(format!(
+                    "`{}` refers to `{n}`, which is not in the stack; the option is left out",
+                    r.name
+                )),
             }
         }
     }
@@ -288,12 +409,16 @@ fn declared<'a>(resources: &'a [SourceResource], context: &'a [SourceResource]) 
 
 /// The packages whose schemas the code for `resources` types: theirs, and those of the
 /// providers and components of `context` they need. Nothing else of the stack is asked for.
-pub fn packages_needed(resources: &[SourceResource], context: &[SourceResource]) -> (BTreeSet<String>, BTreeSet<String>) {
+pub fn packages_needed(
+    resources: &[SourceResource],
+    context: &[SourceResource],
+) -> (BTreeSet<String>, BTreeSet<String>) {
     let (chosen, _) = declared(resources, context);
     let targets: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
     let (mut own, mut needed) = (BTreeSet::new(), BTreeSet::new());
     for r in chosen.iter().filter(|r| r.custom) {
-        let package = provider_package(&r.token).unwrap_or_else(|| package_of(&r.token)).to_string();
+        let package =
+            provider_package(&r.token).unwrap_or_else(|| package_of(&r.token)).to_string();
         if targets.contains(r.urn.as_str()) {
             own.insert(package);
         } else {
@@ -317,21 +442,30 @@ pub fn lower(
         return Err(LowerError::Empty);
     }
     let (mut chosen, warnings) = declared(resources, context);
-    let provider_urn =
-        |reference: &str| ferry_state::urn::split_provider_reference(reference).map(|(u, _)| u.to_string()).unwrap_or_else(|| reference.to_string());
+    let provider_urn = |reference: &str| {
+        ferry_state::urn::split_provider_reference(reference)
+            .map(|(u, _)| u.to_string())
+            .unwrap_or_else(|| reference.to_string())
+    };
     // Declaration order: the given order, each after its parent and provider.
-    let position: HashMap<&str, usize> = context.iter().chain(resources).enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+    let position: HashMap<&str, usize> =
+        context.iter().chain(resources).enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
     chosen.sort_by_key(|r| position[r.urn.as_str()]);
-    let index: HashMap<&str, usize> = chosen.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+    let index: HashMap<&str, usize> =
+        chosen.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
     let by_name = unique_names(&chosen);
     let deps = |r: &SourceResource| -> Vec<usize> {
         let mut d = Vec::new();
         // What the source's configuration refers to is declared first, as a reference needs.
         if let Some(origin) = &r.origin {
-            d.extend(origin.references.iter().filter_map(|x| by_name.get(x.target.as_str())).copied());
+            d.extend(
+                origin.references.iter().filter_map(|x| by_name.get(x.target.as_str())).copied(),
+            );
         }
         d.extend(r.parent.as_deref().and_then(|p| index.get(p)).copied());
-        d.extend(r.provider.as_deref().map(provider_urn).and_then(|p| index.get(p.as_str()).copied()));
+        d.extend(
+            r.provider.as_deref().map(provider_urn).and_then(|p| index.get(p.as_str()).copied()),
+        );
         d.extend(r.depends_on.iter().filter_map(|u| index.get(u.as_str())).copied());
         d
     };
@@ -360,14 +494,25 @@ pub fn lower(
         }
     }
     let ordered: Vec<&SourceResource> = order.iter().map(|&i| chosen[i]).collect();
-    let slot: HashMap<&str, usize> = ordered.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+    let slot: HashMap<&str, usize> =
+        ordered.iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
     let targets: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
 
-    let mut lowering =
-        Lowering { schemas, options, report: Report { warnings, ..Default::default() }, config: Vec::new(), config_names: NameTable::new(&[], []) };
+    let mut lowering = Lowering {
+        schemas,
+        options,
+        report: Report { warnings, ..Default::default() },
+        config: Vec::new(),
+        config_names: NameTable::new(&[], []),
+    };
     // A variable's key is its name in the source's configuration (what the stack's config
     // holds): claimed before any secret's key is made.
-    let variables: BTreeSet<&str> = ordered.iter().filter_map(|r| r.origin.as_ref()).flat_map(|o| &o.variables).map(|v| v.name.as_str()).collect();
+    let variables: BTreeSet<&str> = ordered
+        .iter()
+        .filter_map(|r| r.origin.as_ref())
+        .flat_map(|o| &o.variables)
+        .map(|v| v.name.as_str())
+        .collect();
     for name in variables {
         lowering.config_names.claim(name, "Value");
     }
@@ -376,7 +521,10 @@ pub fn lower(
     for r in &ordered {
         let package = provider_package(&r.token).unwrap_or_else(|| package_of(&r.token));
         if !r.custom {
-            let mut options = IrOptions { parent: r.parent.as_deref().and_then(|p| slot.get(p)).copied(), ..Default::default() };
+            let mut options = IrOptions {
+                parent: r.parent.as_deref().and_then(|p| slot.get(p)).copied(),
+                ..Default::default()
+            };
             options.alias_urn = Some(r.urn.clone());
             out.push(Resource {
                 name: r.name.clone(),
@@ -390,7 +538,10 @@ pub fn lower(
             });
             continue;
         }
-        let schema = lowering.schemas.get(package).ok_or_else(|| LowerError::NoSchema(package.to_string()))?;
+        let schema = lowering
+            .schemas
+            .get(package)
+            .ok_or_else(|| LowerError::NoSchema(package.to_string()))?;
         if !packages.contains_key(package) {
             packages.insert(package.to_string(), package_of_schema(schema)?);
         }
@@ -399,12 +550,21 @@ pub fn lower(
         let ty = match rtype {
             Some(t) => t.token.clone(),
             None => {
-                lowering.report.warnings.push(format!("`{}`: the `{package}` schema has no resource `{}`; its properties are untyped", r.name, r.token));
-                TypeRef::parse(&r.token)
-                    .ok_or_else(|| LowerError::Invalid(format!("`{}`: the type `{}` is not a type token (`<package>:<module>:<Name>`)", r.name, r.token)))?
+                lowering.report.warnings.push(format!(
+                    "`{}`: the `{package}` schema has no resource `{}`; its properties are untyped",
+                    r.name, r.token
+                ));
+                TypeRef::parse(&r.token).ok_or_else(|| {
+                    LowerError::Invalid(format!(
+                        "`{}`: the type `{}` is not a type token (`<package>:<module>:<Name>`)",
+                        r.name, r.token
+                    ))
+                })?
             }
         };
-        let keep = !lowering.options.elide || lowering.options.keep_all.contains(&r.name) || lowering.options.keep_all.contains(&r.urn);
+        let keep = !lowering.options.elide
+            || lowering.options.keep_all.contains(&r.name)
+            || lowering.options.keep_all.contains(&r.urn);
         let mut args = Vec::new();
         for (k, v) in &r.inputs {
             if k.starts_with("__") || (is_provider && k == "version") {
@@ -412,23 +572,36 @@ pub fn lower(
             }
             let p = rtype.and_then(|t| t.inputs.get(k));
             if rtype.is_some() && p.is_none() {
-                lowering.report.warnings.push(format!("`{}`: `{k}` is not an input of `{}`; left out", r.name, r.token));
+                lowering.report.warnings.push(format!(
+                    "`{}`: `{k}` is not an input of `{}`; left out",
+                    r.name, r.token
+                ));
                 continue;
             }
             // An untyped resource's input is passed by its name as it is: one that is no
             // identifier could not be passed (Python and Go spell inputs as identifiers) and is
             // never printed as code.
             if p.is_none() && !Ident::is_plain(k, PYTHON_KEYWORDS) {
-                lowering.report.warnings.push(format!("`{}`: the input {k:?} is not a name the SDKs can pass; left out", r.name));
+                lowering.report.warnings.push(format!(
+                    "`{}`: the input {k:?} is not a name the SDKs can pass; left out",
+                    r.name
+                ));
                 continue;
             }
             let required = rtype.is_some_and(|t| t.required.iter().any(|q| q == k));
             // A property the source's configuration set from a variable is kept, as it wrote it.
-            let verified_needed = lowering.options.keep_properties.get(&r.urn).is_some_and(|kept| kept.contains(k))
-                || r.origin.as_ref().is_some_and(|o| o.variables.iter().any(|v| v.property == *k));
+            let verified_needed =
+                lowering.options.keep_properties.get(&r.urn).is_some_and(|kept| kept.contains(k))
+                    || r.origin
+                        .as_ref()
+                        .is_some_and(|o| o.variables.iter().any(|v| v.property == *k));
             if !keep && !verified_needed {
                 if let Some(reason) = elidable(v, p, required) {
-                    lowering.report.elided.push(Elided { resource: r.name.clone(), property: k.clone(), reason: reason.into() });
+                    lowering.report.elided.push(Elided {
+                        resource: r.name.clone(),
+                        property: k.clone(),
+                        reason: reason.into(),
+                    });
                     continue;
                 }
             }
@@ -445,18 +618,28 @@ pub fn lower(
             args.push(Field { name: lowering.field_name(p, k), ty, value });
         }
         let mut options = IrOptions {
-            protect: r.protect || (targets.contains(r.urn.as_str()) && lowering.options.style == CodeStyle::Cli),
+            protect: r.protect
+                || (targets.contains(r.urn.as_str()) && lowering.options.style == CodeStyle::Cli),
             parent: r.parent.as_deref().and_then(|p| slot.get(p)).copied(),
-            provider: r.provider.as_deref().map(provider_urn).and_then(|p| slot.get(p.as_str()).copied()),
+            provider: r
+                .provider
+                .as_deref()
+                .map(provider_urn)
+                .and_then(|p| slot.get(p.as_str()).copied()),
             ignore_changes: r.ignore_changes.clone(),
             depends_on: r.depends_on.iter().filter_map(|u| slot.get(u.as_str())).copied().collect(),
             import_id: None,
             alias_urn: Some(r.urn.clone()),
         };
-        if lowering.options.style == CodeStyle::CodeFirst && targets.contains(r.urn.as_str()) && !is_provider {
+        if lowering.options.style == CodeStyle::CodeFirst
+            && targets.contains(r.urn.as_str())
+            && !is_provider
+        {
             let id = r.import_id.clone().or_else(|| r.id.clone());
             // Some import IDs are the secret itself (a password imported by its value).
-            let secret = id.as_deref().is_some_and(|id| id == "[secret]" || r.outputs.values().any(|v| v.holds_secret_string(id, false)));
+            let secret = id.as_deref().is_some_and(|id| {
+                id == "[secret]" || r.outputs.values().any(|v| v.holds_secret_string(id, false))
+            });
             if secret {
                 lowering.report.warnings.push(format!(
                     "`{}` is imported by a secret ID, which Ferry never writes into code: import it with `pulumi import` or a Ferry commit (CLI style)",
@@ -467,205 +650,48 @@ pub fn lower(
             }
             options.protect = r.protect;
         }
-        let note = r.origin.as_ref().map(|o| crate::names::Comment::new(&format!("{}: {}", o.tool, o.address)));
-        out.push(Resource { name: r.name.clone(), kind: Kind::Custom { ty, provider: is_provider }, args, options, note });
+        let note = r
+            .origin
+            .as_ref()
+            .map(|o| crate::names::Comment::new(&format!("{}: {}", o.tool, o.address)));
+        out.push(Resource {
+            name: r.name.clone(),
+            kind: Kind::Custom { ty, provider: is_provider },
+            args,
+            options,
+            note,
+        });
     }
 
-    configured_references(&mut out, &ordered, &mut lowering);
-    configured_variables(&mut out, &ordered, &mut lowering);
+    crate::connections::configured_references(&mut out, &ordered, &mut lowering);
+    crate::connections::configured_variables(&mut out, &ordered, &mut lowering);
     if lowering.options.references {
-        references(&mut out, &ordered, &mut lowering);
+        crate::connections::references(&mut out, &ordered, &mut lowering);
     }
     let origins: Vec<Option<&Origin>> = ordered.iter().map(|r| r.origin.as_ref()).collect();
     let loops = crate::loops::find(&out, &origins);
     let mut report = lowering.report;
     report.references.sort_by(|a, b| a.key.cmp(&b.key));
-    Ok(Program { project: project.to_string(), packages, config: lowering.config, resources: out, loops, report })
+    Ok(Program {
+        project: project.to_string(),
+        packages,
+        config: lowering.config,
+        resources: out,
+        loops,
+        report,
+    })
 }
 
 /// Each name that one resource of `resources` has, and its index.
-fn unique_names<'a>(resources: &[&'a SourceResource]) -> HashMap<&'a str, usize> {
+pub(crate) fn unique_names<'a>(resources: &[&'a SourceResource]) -> HashMap<&'a str, usize> {
     let mut count: HashMap<&str, usize> = HashMap::new();
     for r in resources {
         *count.entry(r.name.as_str()).or_default() += 1;
     }
-    resources.iter().enumerate().filter(|(_, r)| count[r.name.as_str()] == 1).map(|(i, r)| (r.name.as_str(), i)).collect()
-}
-
-/// The references the source's configuration made (its [`Origin::references`]): the user's
-/// own, so they are kept whatever the literal matching finds, unless turned off by key.
-fn configured_references(out: &mut [Resource], sources: &[&SourceResource], lowering: &mut Lowering<'_>) {
-    let by_name = unique_names(sources);
-    for (at, source) in sources.iter().enumerate() {
-        let Some(origin) = &source.origin else { continue };
-        for reference in &origin.references {
-            let key = match reference.element {
-                Some(n) => format!("{}.{}[{n}]", out[at].name, reference.property),
-                None => format!("{}.{}", out[at].name, reference.property),
-            };
-            if lowering.options.reference_exclusions.contains(&key) {
-                continue;
-            }
-            let target = by_name.get(reference.target.as_str()).copied().filter(|t| *t < at);
-            let Some(target) = target else {
-                lowering.report.warnings.push(format!(
-                    "`{}`: `{}` refers to `{}`, which the code cannot reach before it; the value is written out",
-                    out[at].name, reference.property, reference.target
-                ));
-                continue;
-            };
-            let Some(field) = out[at].args.iter_mut().find(|f| f.name.schema == reference.property) else { continue };
-            let slot = match (reference.element, &mut field.value) {
-                (None, value) => Some(value),
-                (Some(n), Value::List(items, _)) => items.get_mut(n),
-                _ => None,
-            };
-            if let Some(slot) = slot {
-                *slot = Value::Ref { resource: target, property: reference.target_property.clone() };
-                lowering.report.references.push(ReferenceSuggestion {
-                    resource: out[at].name.clone(),
-                    property: reference.property.clone(),
-                    target: out[target].name.clone(),
-                    target_property: reference.target_property.clone(),
-                    key,
-                });
-            }
-        }
-    }
-}
-
-/// The variables the source's configuration set properties from (its [`Origin::variables`]):
-/// each read once from stack config, its default the value the first use holds; a use whose
-/// value or type is another, or that is no value config holds (text, a number, a boolean, a
-/// list of text), keeps its value and says why.
-fn configured_variables(out: &mut [Resource], sources: &[&SourceResource], lowering: &mut Lowering<'_>) {
-    let mut settings: HashMap<String, usize> = HashMap::new();
-    for (at, source) in sources.iter().enumerate() {
-        let Some(origin) = &source.origin else { continue };
-        for variable in &origin.variables {
-            let name = out[at].name.clone();
-            let Some(field) = out[at].args.iter_mut().find(|f| f.name.schema == variable.property) else { continue };
-            let holdable = match (&field.value, &field.ty) {
-                (Value::String(_), Type::String) | (Value::Bool(_), Type::Bool) | (Value::Int(_), Type::Int | Type::Number) => true,
-                (Value::Number(_), Type::Number) => true,
-                (Value::List(items, Type::String), Type::List(_)) => items.iter().all(|x| matches!(x, Value::String(_))),
-                _ => false,
-            };
-            if !holdable {
-                lowering.report.warnings.push(format!(
-                    "`{name}`: `{}` is var.{} in the configuration, but its value is not one stack config holds here; the value is written out",
-                    variable.property, variable.name
-                ));
-                continue;
-            }
-            let config = match settings.get(&variable.name) {
-                Some(&c) => {
-                    let setting = &lowering.config[c];
-                    if setting.ty != field.ty || setting.default.as_ref() != Some(&field.value) {
-                        lowering.report.warnings.push(format!(
-                            "`{name}`: `{}` is var.{} in the configuration, but holds another value or type than `{}`'s `{}`; the value is written out",
-                            variable.property, variable.name, setting.resource, setting.property
-                        ));
-                        continue;
-                    }
-                    c
-                }
-                None => {
-                    lowering.config.push(ConfigSetting {
-                        key: variable.name.clone(),
-                        ty: field.ty.clone(),
-                        resource: name.clone(),
-                        property: variable.property.clone(),
-                        default: Some(field.value.clone()),
-                    });
-                    settings.insert(variable.name.clone(), lowering.config.len() - 1);
-                    lowering.config.len() - 1
-                }
-            };
-            field.value = Value::Config { config };
-        }
-    }
-}
-
-/// Literals equal to a unique ID, `name` or `arn` of a resource declared earlier become
-/// references to it.
-fn references(out: &mut [Resource], sources: &[&SourceResource], lowering: &mut Lowering<'_>) {
-    let mut candidates: HashMap<&str, Vec<(usize, &str)>> = HashMap::new();
-    for (i, r) in sources.iter().enumerate() {
-        if !r.custom || r.token.starts_with("pulumi:providers:") {
-            continue;
-        }
-        if let Some(id) = r.id.as_deref().filter(|id| id.len() >= 4 && *id != "none") {
-            candidates.entry(id).or_default().push((i, "id"));
-        }
-        for key in ["name", "arn"] {
-            if let Some(PropertyValue::String(s)) = r.outputs.get(key) {
-                if s.len() >= 4 {
-                    candidates.entry(s.as_str()).or_default().push((i, key));
-                }
-            }
-        }
-    }
-    let unique: HashMap<String, (usize, String)> = candidates
-        .into_iter()
-        .filter(|(_, v)| v.iter().map(|(i, _)| i).collect::<BTreeSet<_>>().len() == 1)
-        .map(|(k, v)| (k.to_string(), (v[0].0, v[0].1.to_string())))
-        .collect();
-    for i in 0..out.len() {
-        let name = out[i].name.clone();
-        let mut fields = std::mem::take(&mut out[i].args);
-        for f in &mut fields {
-            let path = f.name.schema.clone();
-            replace_literals(&mut f.value, &path, i, &name, &unique, out, lowering);
-        }
-        out[i].args = fields;
-    }
-}
-
-fn replace_literals(
-    v: &mut Value,
-    path: &str,
-    at: usize,
-    resource: &str,
-    unique: &HashMap<String, (usize, String)>,
-    out: &[Resource],
-    lowering: &mut Lowering<'_>,
-) {
-    match v {
-        Value::String(s) => {
-            if let Some((target, property)) = unique.get(s.as_str()) {
-                // Only to resources declared before this one (no cycles, no forward use).
-                if *target < at {
-                    let key = format!("{resource}.{path}");
-                    if !lowering.options.reference_exclusions.contains(&key) {
-                        lowering.report.references.push(ReferenceSuggestion {
-                            resource: resource.to_string(),
-                            property: path.to_string(),
-                            target: out[*target].name.clone(),
-                            target_property: property.clone(),
-                            key,
-                        });
-                        *v = Value::Ref { resource: *target, property: property.clone() };
-                    }
-                }
-            }
-        }
-        Value::List(items, _) => {
-            for (n, x) in items.iter_mut().enumerate() {
-                replace_literals(x, &format!("{path}[{n}]"), at, resource, unique, out, lowering);
-            }
-        }
-        Value::Map(entries, _) => {
-            for (k, x) in entries.iter_mut() {
-                replace_literals(x, &format!("{path}.{k}"), at, resource, unique, out, lowering);
-            }
-        }
-        Value::Object(_, fields) => {
-            for f in fields.iter_mut() {
-                let p = format!("{path}.{}", f.name.schema);
-                replace_literals(&mut f.value, &p, at, resource, unique, out, lowering);
-            }
-        }
-        _ => {}
-    }
+    resources
+        .iter()
+        .enumerate()
+        .filter(|(_, r)| count[r.name.as_str()] == 1)
+        .map(|(i, r)| (r.name.as_str(), i))
+        .collect()
 }

@@ -13,7 +13,10 @@ pub struct Ident(String);
 
 impl Ident {
     pub fn new(raw: &str, keywords: &[&str]) -> Ident {
-        let mut out: String = raw.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+        let mut out: String = raw
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' })
+            .collect();
         if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
             out.insert(0, '_');
         }
@@ -48,7 +51,19 @@ pub struct Comment(String);
 
 impl Comment {
     pub fn new(text: &str) -> Comment {
-        Comment(text.chars().map(|c| if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') { ' ' } else { c }).collect())
+        Comment(
+            text.chars()
+                .map(
+                    |c| {
+                        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+                            ' '
+                        } else {
+                            c
+                        }
+                    },
+                )
+                .collect(),
+        )
     }
 
     pub fn is_empty(&self) -> bool {
@@ -64,8 +79,10 @@ impl std::fmt::Display for Comment {
 
 /// Python's keywords: a keyword argument cannot be one.
 pub const PYTHON_KEYWORDS: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
-    "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield",
 ];
 
 /// Words of a name: split at non-alphanumerics and at case changes (`webDB-name2` → `web`,
@@ -84,7 +101,10 @@ pub fn words(name: &str) -> Vec<String> {
         if c.is_ascii_uppercase() && !word.is_empty() {
             let prev = chars[i - 1];
             let next_lower = chars.get(i + 1).is_some_and(|n| n.is_ascii_lowercase());
-            if prev.is_ascii_lowercase() || prev.is_ascii_digit() || (prev.is_ascii_uppercase() && next_lower) {
+            if prev.is_ascii_lowercase()
+                || prev.is_ascii_digit()
+                || (prev.is_ascii_uppercase() && next_lower)
+            {
                 out.push(std::mem::take(&mut word));
             }
         }
@@ -127,7 +147,8 @@ pub fn snake(name: &str) -> String {
 /// Pulumi's Go and .NET SDKs spell them; an identifier whatever the name holds.
 pub fn title(name: &str) -> Ident {
     let mut c = name.chars();
-    let titled = c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default();
+    let titled =
+        c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default();
     Ident::new(&titled, &[])
 }
 
@@ -224,10 +245,13 @@ pub const TS_RESERVED: &[&str] = &[
     "config",
 ];
 pub const PYTHON_RESERVED: &[&str] = &[
-    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for",
-    "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield", "pulumi",
-    "config", "id", "type", "input", "list", "dict", "str", "int", "float", "bool", "object", "print", "max", "min", "len", "range", "map", "filter", "set",
-    "sum", "all", "any", "hash", "format", "open", "next", "iter", "zip", "vars", "super", "sorted", "round", "abs", "bytes", "tuple", "property",
+    "False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue",
+    "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import",
+    "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while",
+    "with", "yield", "pulumi", "config", "id", "type", "input", "list", "dict", "str", "int",
+    "float", "bool", "object", "print", "max", "min", "len", "range", "map", "filter", "set",
+    "sum", "all", "any", "hash", "format", "open", "next", "iter", "zip", "vars", "super",
+    "sorted", "round", "abs", "bytes", "tuple", "property",
 ];
 pub const GO_RESERVED: &[&str] = &[
     "break",
@@ -367,7 +391,10 @@ pub struct NameTable {
 }
 
 impl NameTable {
-    pub fn new(reserved: &'static [&'static str], taken: impl IntoIterator<Item = String>) -> NameTable {
+    pub fn new(
+        reserved: &'static [&'static str],
+        taken: impl IntoIterator<Item = String>,
+    ) -> NameTable {
         NameTable { used: taken.into_iter().collect(), next: Default::default(), reserved }
     }
 
@@ -408,7 +435,10 @@ mod tests {
         assert_eq!(python_property("privateKeyPem").as_str(), "private_key_pem");
         // Whatever a state or schema calls a property, it prints as one identifier.
         assert_eq!(python_property("from").as_str(), "from_");
-        assert_eq!(python_property("a\n__import__('os').system('x')").as_str(), "a___import____os___system__x__");
+        assert_eq!(
+            python_property("a\n__import__('os').system('x')").as_str(),
+            "a___import____os___system__x__"
+        );
         assert_eq!(title("9 lives\"").as_str(), "_9_lives_");
         let mut t = NameTable::new(TS_RESERVED, ["random".to_string()]);
         assert_eq!(t.claim("delete", "Resource"), "deleteResource");

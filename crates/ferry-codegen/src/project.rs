@@ -14,11 +14,17 @@ fn major(p: &Package) -> u64 {
             return m;
         }
     }
-    p.go_import.split('/').find_map(|seg| seg.strip_prefix('v').and_then(|n| n.parse().ok())).unwrap_or(1)
+    p.go_import
+        .split('/')
+        .find_map(|seg| seg.strip_prefix('v').and_then(|n| n.parse().ok()))
+        .unwrap_or(1)
 }
 
 fn version(p: &Package) -> String {
-    p.version.clone().map(|v| v.trim_start_matches('v').to_string()).unwrap_or_else(|| format!("{}.0.0", major(p)))
+    p.version
+        .clone()
+        .map(|v| v.trim_start_matches('v').to_string())
+        .unwrap_or_else(|| format!("{}.0.0", major(p)))
 }
 
 /// The project's files: (path, contents), the program first.
@@ -28,7 +34,13 @@ pub fn files(program: &Program, language: Language) -> Vec<(String, String)> {
     let mut files = Vec::new();
     if language != Language::Yaml {
         files.push((language.file_name().to_string(), code.clone()));
-        files.push(("Pulumi.yaml".to_string(), format!("name: {name}\nruntime: {}\ndescription: Resources imported by Ferry\n", language.runtime())));
+        files.push((
+            "Pulumi.yaml".to_string(),
+            format!(
+                "name: {name}\nruntime: {}\ndescription: Resources imported by Ferry\n",
+                language.runtime()
+            ),
+        ));
     }
     match language {
         Language::TypeScript => {
@@ -63,9 +75,15 @@ pub fn files(program: &Program, language: Language) -> Vec<(String, String)> {
             files.push(("go.mod".into(), go_mod));
         }
         Language::CSharp => {
-            let mut refs = String::from("    <PackageReference Include=\"Pulumi\" Version=\"3.*\" />\n");
+            let mut refs =
+                String::from("    <PackageReference Include=\"Pulumi\" Version=\"3.*\" />\n");
             for p in program.packages.values() {
-                let _ = writeln!(refs, "    <PackageReference Include=\"Pulumi.{}\" Version=\"{}.*\" />", p.csharp_namespace, major(p));
+                let _ = writeln!(
+                    refs,
+                    "    <PackageReference Include=\"Pulumi.{}\" Version=\"{}.*\" />",
+                    p.csharp_namespace,
+                    major(p)
+                );
             }
             files.push((
                 format!("{name}.csproj"),

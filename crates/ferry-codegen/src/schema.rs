@@ -23,11 +23,22 @@ impl TypeRef {
         let mut parts = token.splitn(3, ':');
         let (package, module, name) = (parts.next()?, parts.next()?, parts.next()?);
         let module = module.split('/').next().unwrap_or(module);
-        let plain = |s: &str| !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'));
-        if !plain(package) || !(module.is_empty() || plain(module)) || !crate::names::Ident::is_plain(name, &[]) {
+        let plain = |s: &str| {
+            !s.is_empty()
+                && s.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        };
+        if !plain(package)
+            || !(module.is_empty() || plain(module))
+            || !crate::names::Ident::is_plain(name, &[])
+        {
             return None;
         }
-        Some(TypeRef { package: package.into(), module: module.into(), name: name.into(), token: token.into() })
+        Some(TypeRef {
+            package: package.into(),
+            module: module.into(),
+            name: name.into(),
+            token: token.into(),
+        })
     }
 
     pub fn is_index(&self) -> bool {
@@ -114,7 +125,8 @@ fn title(s: &str) -> String {
 
 impl PackageSchema {
     pub fn parse(text: &str) -> Result<PackageSchema, SchemaError> {
-        let v: Value = serde_json::from_str(text).map_err(|e| SchemaError(format!("not JSON: {e}")))?;
+        let v: Value =
+            serde_json::from_str(text).map_err(|e| SchemaError(format!("not JSON: {e}")))?;
         PackageSchema::from_value(&v)
     }
 
@@ -127,30 +139,65 @@ impl PackageSchema {
             if let Some(members) = t["enum"].as_array() {
                 enums.insert(
                     token.clone(),
-                    members.iter().map(|m| EnumMember { name: m["name"].as_str().map(str::to_string), value: m["value"].clone() }).collect(),
+                    members
+                        .iter()
+                        .map(|m| EnumMember {
+                            name: m["name"].as_str().map(str::to_string),
+                            value: m["value"].clone(),
+                        })
+                        .collect(),
                 );
             } else {
-                objects.insert(token.clone(), ObjectType { properties: properties(&t["properties"], &types), required: strings(&t["required"]) });
+                objects.insert(
+                    token.clone(),
+                    ObjectType {
+                        properties: properties(&t["properties"], &types),
+                        required: strings(&t["required"]),
+                    },
+                );
             }
         }
         let mut resources = HashMap::new();
         for (token, r) in v["resources"].as_object().into_iter().flatten() {
             let Some(t) = TypeRef::parse(token) else { continue };
-            resources
-                .insert(token.clone(), ResourceType { token: t, inputs: properties(&r["inputProperties"], &types), required: strings(&r["requiredInputs"]) });
+            resources.insert(
+                token.clone(),
+                ResourceType {
+                    token: t,
+                    inputs: properties(&r["inputProperties"], &types),
+                    required: strings(&r["requiredInputs"]),
+                },
+            );
         }
         let provider_token = format!("pulumi:providers:{name}");
         let provider = ResourceType {
-            token: TypeRef { package: name.clone(), module: "index".into(), name: "Provider".into(), token: provider_token },
+            token: TypeRef {
+                package: name.clone(),
+                module: "index".into(),
+                name: "Provider".into(),
+                token: provider_token,
+            },
             inputs: properties(&v["config"]["variables"], &types),
             required: Vec::new(),
         };
         let lang = &v["language"];
-        let nodejs_package = lang["nodejs"]["packageName"].as_str().map(str::to_string).unwrap_or_else(|| format!("@pulumi/{name}"));
-        let python_package = lang["python"]["packageName"].as_str().map(str::to_string).unwrap_or_else(|| format!("pulumi-{name}"));
+        let nodejs_package = lang["nodejs"]["packageName"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("@pulumi/{name}"));
+        let python_package = lang["python"]["packageName"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("pulumi-{name}"));
         let python_module = python_package.replace('-', "_");
-        let go_import = lang["go"]["importBasePath"].as_str().map(str::to_string).unwrap_or_else(|| format!("github.com/pulumi/pulumi-{name}/sdk/go/{name}"));
-        let csharp_namespace = lang["csharp"]["namespaces"][&name].as_str().map(str::to_string).unwrap_or_else(|| title(&name));
+        let go_import = lang["go"]["importBasePath"]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| format!("github.com/pulumi/pulumi-{name}/sdk/go/{name}"));
+        let csharp_namespace = lang["csharp"]["namespaces"][&name]
+            .as_str()
+            .map(str::to_string)
+            .unwrap_or_else(|| title(&name));
         Ok(PackageSchema {
             name,
             version: v["version"].as_str().map(str::to_string),

@@ -52,14 +52,20 @@ fn urn(token: &str, name: &str) -> String {
 fn hostile_resources(texts: &[String]) -> Vec<SourceResource> {
     let t = |i: usize| texts[i % texts.len()].clone();
     let string = |s: String| PropertyValue::String(s);
-    let keepers = PropertyMap::from([(t(0), string(t(1))), (t(2), PropertyValue::Object(PropertyMap::from([(t(3), string(t(4)))])))]);
+    let keepers = PropertyMap::from([
+        (t(0), string(t(1))),
+        (t(2), PropertyValue::Object(PropertyMap::from([(t(3), string(t(4)))]))),
+    ]);
     let typed = SourceResource {
         urn: urn("random:index/randomString:RandomString", &t(5)),
         name: t(5),
         token: "random:index/randomString:RandomString".into(),
         custom: true,
         id: Some(t(6)),
-        inputs: PropertyMap::from([("length".into(), PropertyValue::Number(8.0)), ("keepers".into(), PropertyValue::Object(keepers))]),
+        inputs: PropertyMap::from([
+            ("length".into(), PropertyValue::Number(8.0)),
+            ("keepers".into(), PropertyValue::Object(keepers)),
+        ]),
         ignore_changes: vec![t(7)],
         ..Default::default()
     };
@@ -79,7 +85,13 @@ fn hostile_resources(texts: &[String]) -> Vec<SourceResource> {
         custom: true,
         id: Some("pet".into()),
         inputs: PropertyMap::from([("prefix".into(), string(t(13)))]),
-        origin: Some(Origin { tool: "Terraform".into(), address: t(14), instance: None, references: Vec::new(), variables: Vec::new() }),
+        origin: Some(Origin {
+            tool: "Terraform".into(),
+            address: t(14),
+            instance: None,
+            references: Vec::new(),
+            variables: Vec::new(),
+        }),
         ..Default::default()
     };
     vec![typed, untyped, migrated]
@@ -90,8 +102,17 @@ fn sdk_check() -> PathBuf {
 }
 
 fn run(cmd: &mut Command, input: &Path, what: &str) -> String {
-    let out = cmd.arg(input).output().unwrap_or_else(|e| panic!("{what} could not run (./scripts/test.sh installs it): {e}"));
-    assert!(out.status.success(), "{what} refused {}:\n{}\n{}", input.display(), String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    let out = cmd
+        .arg(input)
+        .output()
+        .unwrap_or_else(|e| panic!("{what} could not run (./scripts/test.sh installs it): {e}"));
+    assert!(
+        out.status.success(),
+        "{what} refused {}:\n{}\n{}",
+        input.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
@@ -154,9 +175,16 @@ fn check_python(code: &str, dir: &Path, resources: Option<usize>) {
     std::fs::write(&file, code).unwrap();
     let out = run(Command::new("python3").arg("-c").arg(PYTHON_CHECK), &file, "python3's ast");
     let (names, calls) = out.trim().split_once('\n').unwrap();
-    assert!(!names.split(',').any(|n| n.contains("PWNED")), "a statement of the input's own in Python: {names}\n{code}");
+    assert!(
+        !names.split(',').any(|n| n.contains("PWNED")),
+        "a statement of the input's own in Python: {names}\n{code}"
+    );
     if let Some(resources) = resources {
-        assert_eq!(calls.parse::<usize>().unwrap(), resources, "one declaration per resource\n{code}");
+        assert_eq!(
+            calls.parse::<usize>().unwrap(),
+            resources,
+            "one declaration per resource\n{code}"
+        );
     }
 }
 
@@ -164,11 +192,18 @@ fn check_typescript(code: &str, dir: &Path) {
     let file = dir.join("index.ts");
     std::fs::write(&file, code).unwrap();
     let compiler = sdk_check().join("node_modules/typescript/lib/typescript.js");
-    assert!(compiler.exists(), "TypeScript's compiler is missing ({}): ./scripts/test.sh installs it", compiler.display());
+    assert!(
+        compiler.exists(),
+        "TypeScript's compiler is missing ({}): ./scripts/test.sh installs it",
+        compiler.display()
+    );
     let script = dir.join("check-ts.cjs");
     std::fs::write(&script, TYPESCRIPT_CHECK).unwrap();
     let out = run(Command::new("node").arg(&script).arg(&compiler), &file, "TypeScript's parser");
-    assert!(!out.split(',').any(|n| n.contains("PWNED")), "a statement of the input's own in TypeScript: {out}\n{code}");
+    assert!(
+        !out.split(',').any(|n| n.contains("PWNED")),
+        "a statement of the input's own in TypeScript: {out}\n{code}"
+    );
 }
 
 fn check_go(code: &str, dir: &Path, checker: &Path) {
@@ -191,14 +226,19 @@ fn check_csharp(code: &str) {
     let mut stack = vec![root];
     while let Some(node) = stack.pop() {
         if node.kind() == "identifier" {
-            assert_ne!(&code[node.byte_range()], "PWNED", "a statement of the input's own in C#:\n{code}");
+            assert_ne!(
+                &code[node.byte_range()],
+                "PWNED",
+                "a statement of the input's own in C#:\n{code}"
+            );
         }
         stack.extend(node.children(&mut cursor));
     }
 }
 
 fn check_yaml(code: &str, resources: usize) {
-    let program = ferry_engine::program::parse_program("Pulumi.yaml", code).unwrap_or_else(|e| panic!("Pulumi YAML does not read it: {e}\n{code}"));
+    let program = ferry_engine::program::parse_program("Pulumi.yaml", code)
+        .unwrap_or_else(|e| panic!("Pulumi YAML does not read it: {e}\n{code}"));
     assert_eq!(program.resources.len(), resources, "exactly the resources expected\n{code}");
 }
 
@@ -227,7 +267,11 @@ fn build_go_checker(dir: &Path) -> PathBuf {
         .env("GOPATH", dir.join("gopath"))
         .output()
         .unwrap_or_else(|e| panic!("go is missing (./scripts/test.sh installs golang-go): {e}"));
-    assert!(out.status.success(), "the Go checker did not build: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "the Go checker did not build: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     binary
 }
 
@@ -246,7 +290,11 @@ fn check_code(resources: Vec<SourceResource>, dir: &Path, go: &Path) {
     let declared = program.resources.len();
     assert_eq!(declared, resources.len(), "every resource is declared once");
     let loops = resources.iter().any(|r| r.origin.as_ref().is_some_and(|o| o.instance.is_some()));
-    check_python(&ferry_codegen::emit(&program, Language::Python), dir, (!loops).then_some(declared));
+    check_python(
+        &ferry_codegen::emit(&program, Language::Python),
+        dir,
+        (!loops).then_some(declared),
+    );
     check_typescript(&ferry_codegen::emit(&program, Language::TypeScript), dir);
     check_go(&ferry_codegen::emit(&program, Language::Go), dir, go);
     check_csharp(&ferry_codegen::emit(&program, Language::CSharp));
@@ -267,7 +315,9 @@ fn every_payload_in_every_place_is_only_text() {
     let go = go_checker();
     // Each payload once in every place, then the payloads shifted through the places.
     for shift in 0..PAYLOADS.len() {
-        let texts: Vec<String> = (0..PAYLOADS.len()).map(|i| PAYLOADS[(i + shift) % PAYLOADS.len()].to_string()).collect();
+        let texts: Vec<String> = (0..PAYLOADS.len())
+            .map(|i| PAYLOADS[(i + shift) % PAYLOADS.len()].to_string())
+            .collect();
         check_all(&texts, dir.path(), go);
     }
     // Each payload in every place at once: a value equal to another resource's ID becomes a
@@ -305,8 +355,7 @@ fn hostile_terraform_state(texts: &[String]) -> Vec<u8> {
     let t = |i: usize| texts[i % texts.len()].clone();
     let attributes = |id: String| serde_json::json!({"id": id, "length": 8, "result": id, "keepers": {t(0): t(1)}, "override_special": t(2), "special": true});
     let instance = |key: Option<String>, deposed: Option<String>, id: String| {
-        let mut i =
-            serde_json::json!({"schema_version": 2, "attributes": attributes(id), "sensitive_attributes": [], "dependencies": ["random_string.hostile"]});
+        let mut i = serde_json::json!({"schema_version": 2, "attributes": attributes(id), "sensitive_attributes": [], "dependencies": ["random_string.hostile"]});
         if let Some(key) = key {
             i["index_key"] = key.into();
         }
@@ -337,12 +386,22 @@ fn hostile_terraform_state(texts: &[String]) -> Vec<u8> {
 /// reads back with exactly its imports (each keeping its address), and then into code in every
 /// language that holds only the file's text as text.
 fn check_terraform(texts: &[String], dir: &Path, go: &Path) -> Result<(), String> {
-    let state = ferry_terraform::read_state(&hostile_terraform_state(texts)).map_err(|e| e.to_string())?;
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let options = ferry_terraform::MigrationOptions { project: PROJECT.into(), include_deposed: true, ..Default::default() };
+    let state =
+        ferry_terraform::read_state(&hostile_terraform_state(texts)).map_err(|e| e.to_string())?;
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let options = ferry_terraform::MigrationOptions {
+        project: PROJECT.into(),
+        include_deposed: true,
+        ..Default::default()
+    };
     let migration = ferry_terraform::migrate(&state, &mappings, &options);
     let text = migration.program.as_deref().expect("every instance maps");
-    let program = ferry_engine::program::parse_program("Pulumi.yaml", text).unwrap_or_else(|e| panic!("the migration's program does not read: {e}\n{text}"));
+    let program = ferry_engine::program::parse_program("Pulumi.yaml", text)
+        .unwrap_or_else(|e| panic!("the migration's program does not read: {e}\n{text}"));
     let declared: Vec<&str> = program.resources.iter().map(|r| r.name.as_str()).collect();
     let imported: Vec<&str> = migration.prior.keys().map(String::as_str).collect();
     assert_eq!(declared.len(), state.instances.len(), "one declaration per instance\n{text}");
@@ -364,7 +423,8 @@ fn check_terraform(texts: &[String], dir: &Path, go: &Path) -> Result<(), String
             token: prior.type_.clone(),
             custom: true,
             id: Some(prior.id.clone()),
-            inputs: ferry_property::json::decode_map(&prior.inputs, "", &Default::default()).expect("Pulumi state form"),
+            inputs: ferry_property::json::decode_map(&prior.inputs, "", &Default::default())
+                .expect("Pulumi state form"),
             origin: Some(Origin {
                 tool: "Terraform".into(),
                 address: prior.address.clone(),
@@ -394,11 +454,15 @@ fn every_payload_in_every_place_of_a_terraform_file_is_only_text() {
     let go = go_checker();
     // Terraform writes any text as a key, a value or an ID: these files are read, not refused.
     for shift in 0..PAYLOADS.len() {
-        let texts: Vec<String> = (0..PAYLOADS.len()).map(|i| PAYLOADS[(i + shift) % PAYLOADS.len()].to_string()).collect();
-        check_terraform(&texts, dir.path(), go).unwrap_or_else(|e| panic!("{texts:?} was refused: {e}"));
+        let texts: Vec<String> = (0..PAYLOADS.len())
+            .map(|i| PAYLOADS[(i + shift) % PAYLOADS.len()].to_string())
+            .collect();
+        check_terraform(&texts, dir.path(), go)
+            .unwrap_or_else(|e| panic!("{texts:?} was refused: {e}"));
     }
     for payload in PAYLOADS {
-        check_terraform(&vec![payload.to_string(); PAYLOADS.len()], dir.path(), go).unwrap_or_else(|e| panic!("{payload:?} everywhere was refused: {e}"));
+        check_terraform(&vec![payload.to_string(); PAYLOADS.len()], dir.path(), go)
+            .unwrap_or_else(|e| panic!("{payload:?} everywhere was refused: {e}"));
     }
 }
 
@@ -406,12 +470,27 @@ fn every_payload_in_every_place_of_a_terraform_file_is_only_text() {
 fn a_type_token_that_is_no_type_is_refused_by_name() {
     let schemas = common::schemas();
     let token = "random:index/x:X\nimport os";
-    let resource = SourceResource { urn: urn(token, "r"), name: "r".into(), token: token.into(), custom: true, id: Some("i".into()), ..Default::default() };
-    let err = lower(PROJECT, &[resource], &[], &schemas, &Options::default()).unwrap_err().to_string();
+    let resource = SourceResource {
+        urn: urn(token, "r"),
+        name: "r".into(),
+        token: token.into(),
+        custom: true,
+        id: Some("i".into()),
+        ..Default::default()
+    };
+    let err =
+        lower(PROJECT, &[resource], &[], &schemas, &Options::default()).unwrap_err().to_string();
     assert!(err.contains("is not a type token"), "{err}");
     // The control: the same resource with its real type generates.
     let token = "random:index/randomPet:RandomPet";
-    let resource = SourceResource { urn: urn(token, "r"), name: "r".into(), token: token.into(), custom: true, id: Some("i".into()), ..Default::default() };
+    let resource = SourceResource {
+        urn: urn(token, "r"),
+        name: "r".into(),
+        token: token.into(),
+        custom: true,
+        id: Some("i".into()),
+        ..Default::default()
+    };
     assert!(lower(PROJECT, &[resource], &[], &schemas, &Options::default()).is_ok());
 }
 
@@ -419,7 +498,10 @@ fn a_type_token_that_is_no_type_is_refused_by_name() {
 #[test]
 fn the_csharp_reader_sees_a_smuggled_statement() {
     check_csharp("class A { void M() { var s = \"PWNED()\"; } }");
-    for bad in ["class A { void M() { var s = \"x\"; PWNED(); } }", "class A { void M() { var s = \"x\"); } }"] {
+    for bad in [
+        "class A { void M() { var s = \"x\"; PWNED(); } }",
+        "class A { void M() { var s = \"x\"); } }",
+    ] {
         assert!(std::panic::catch_unwind(|| check_csharp(bad)).is_err(), "{bad}");
     }
 }

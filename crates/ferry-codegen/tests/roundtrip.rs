@@ -14,7 +14,10 @@ use proptest::prelude::*;
 use serde_json::json;
 
 /// Reads the YAML back: each resource's properties, evaluated (secret config from `secrets`).
-fn read_back(yaml: &str, secrets: &HashMap<String, PropertyValue>) -> BTreeMap<String, PropertyMap> {
+fn read_back(
+    yaml: &str,
+    secrets: &HashMap<String, PropertyValue>,
+) -> BTreeMap<String, PropertyMap> {
     let program = parse_program("Pulumi.yaml", yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
     let scope = Scope {
         stack: "dev".into(),
@@ -29,14 +32,21 @@ fn read_back(yaml: &str, secrets: &HashMap<String, PropertyValue>) -> BTreeMap<S
         .resources
         .iter()
         .map(|r| {
-            let props = r.properties.iter().map(|(k, _, e)| (k.clone(), scope.eval(e, &mut BTreeSet::new()).unwrap())).collect();
+            let props = r
+                .properties
+                .iter()
+                .map(|(k, _, e)| (k.clone(), scope.eval(e, &mut BTreeSet::new()).unwrap()))
+                .collect();
             (r.name.clone(), props)
         })
         .collect()
 }
 
 /// The config values the code reads: each secret's original value.
-fn secrets_of(program: &ferry_codegen::ir::Program, resources: &[SourceResource]) -> HashMap<String, PropertyValue> {
+fn secrets_of(
+    program: &ferry_codegen::ir::Program,
+    resources: &[SourceResource],
+) -> HashMap<String, PropertyValue> {
     program
         .config
         .iter()
@@ -77,12 +87,29 @@ fn schema_with(ty: &Type) -> PackageSchema {
 }
 
 fn arb_type() -> impl Strategy<Value = Type> {
-    let leaf = prop_oneof![Just(Type::String), Just(Type::Int), Just(Type::Number), Just(Type::Bool), Just(Type::Any)];
-    leaf.prop_recursive(3, 16, 4, |inner| prop_oneof![inner.clone().prop_map(|t| Type::List(Box::new(t))), inner.prop_map(|t| Type::Map(Box::new(t)))])
+    let leaf = prop_oneof![
+        Just(Type::String),
+        Just(Type::Int),
+        Just(Type::Number),
+        Just(Type::Bool),
+        Just(Type::Any)
+    ];
+    leaf.prop_recursive(3, 16, 4, |inner| {
+        prop_oneof![
+            inner.clone().prop_map(|t| Type::List(Box::new(t))),
+            inner.prop_map(|t| Type::Map(Box::new(t)))
+        ]
+    })
 }
 
 fn arb_string() -> impl Strategy<Value = String> {
-    prop_oneof![".*", "[a-z]{0,8}", Just("${not.a.ref}".to_string()), Just("$${x} and $".to_string()), Just("line\nbreak\t\"quoted\"".to_string())]
+    prop_oneof![
+        ".*",
+        "[a-z]{0,8}",
+        Just("${not.a.ref}".to_string()),
+        Just("$${x} and $".to_string()),
+        Just("line\nbreak\t\"quoted\"".to_string())
+    ]
 }
 
 fn arb_key() -> impl Strategy<Value = String> {
@@ -92,16 +119,30 @@ fn arb_key() -> impl Strategy<Value = String> {
 fn arb_value(ty: Type) -> BoxedStrategy<PropertyValue> {
     match ty {
         Type::String => arb_string().prop_map(PropertyValue::String).boxed(),
-        Type::Int => (-1_000_000_000i64..1_000_000_000).prop_map(|i| PropertyValue::Number(i as f64)).boxed(),
-        Type::Number => any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(PropertyValue::Number).boxed(),
+        Type::Int => {
+            (-1_000_000_000i64..1_000_000_000).prop_map(|i| PropertyValue::Number(i as f64)).boxed()
+        }
+        Type::Number => any::<f64>()
+            .prop_filter("finite", |f| f.is_finite())
+            .prop_map(PropertyValue::Number)
+            .boxed(),
         Type::Bool => any::<bool>().prop_map(PropertyValue::Bool).boxed(),
-        Type::List(i) => proptest::collection::vec(arb_value(*i), 0..4).prop_map(PropertyValue::Array).boxed(),
-        Type::Map(i) => proptest::collection::btree_map(arb_key(), arb_value(*i), 0..4).prop_map(PropertyValue::Object).boxed(),
+        Type::List(i) => {
+            proptest::collection::vec(arb_value(*i), 0..4).prop_map(PropertyValue::Array).boxed()
+        }
+        Type::Map(i) => proptest::collection::btree_map(arb_key(), arb_value(*i), 0..4)
+            .prop_map(PropertyValue::Object)
+            .boxed(),
         _ => prop_oneof![
             arb_string().prop_map(PropertyValue::String),
             any::<bool>().prop_map(PropertyValue::Bool),
             (-1000i64..1000).prop_map(|i| PropertyValue::Number(i as f64)),
-            proptest::collection::btree_map(arb_key(), arb_string().prop_map(PropertyValue::String), 0..3).prop_map(PropertyValue::Object),
+            proptest::collection::btree_map(
+                arb_key(),
+                arb_string().prop_map(PropertyValue::String),
+                0..3
+            )
+            .prop_map(PropertyValue::Object),
         ]
         .boxed(),
     }

@@ -22,7 +22,11 @@ fn venv() -> PathBuf {
 
 /// Fails, naming the tool, when it is missing: a check whose checker is absent never passes.
 fn require(tool: &Path, what: &str) {
-    assert!(tool.exists(), "{what} is missing ({}): run ./scripts/test.sh, which installs it", tool.display());
+    assert!(
+        tool.exists(),
+        "{what} is missing ({}): run ./scripts/test.sh, which installs it",
+        tool.display()
+    );
 }
 
 /// Every case: the fixture schemas' resources (random, postgresql, tls: the packages whose SDKs
@@ -32,16 +36,25 @@ fn programs() -> Vec<(String, ferry_codegen::ir::Program)> {
     let mut out = Vec::new();
     for package in ["random", "postgresql", "tls"] {
         let resources = common::sample_resources(&schemas[package], "fixtures");
-        out.push((package.to_string(), lower("fixtures", &resources, &[], &schemas, &Options::default()).unwrap()));
+        out.push((
+            package.to_string(),
+            lower("fixtures", &resources, &[], &schemas, &Options::default()).unwrap(),
+        ));
     }
     let (resources, context) = common::stack_case();
-    for (style, name) in [(CodeStyle::Cli, "stack-cli"), (CodeStyle::CodeFirst, "stack-code-first")] {
+    for (style, name) in [(CodeStyle::Cli, "stack-cli"), (CodeStyle::CodeFirst, "stack-code-first")]
+    {
         let options = Options { style, elide: true, references: true, ..Default::default() };
-        out.push((name.to_string(), lower("shop", &resources, &context, &schemas, &options).unwrap()));
+        out.push((
+            name.to_string(),
+            lower("shop", &resources, &context, &schemas, &options).unwrap(),
+        ));
     }
     // A Terraform migration's instances as loops, in both styles.
     let resources = common::terraform_case();
-    for (style, name) in [(CodeStyle::Cli, "terraform-cli"), (CodeStyle::CodeFirst, "terraform-code-first")] {
+    for (style, name) in
+        [(CodeStyle::Cli, "terraform-cli"), (CodeStyle::CodeFirst, "terraform-code-first")]
+    {
         let options = Options { style, elide: true, references: true, ..Default::default() };
         let program = lower("migrated", &resources, &[], &schemas, &options).unwrap();
         assert_eq!(program.loops.len(), 2, "the case has loops to check");
@@ -69,7 +82,12 @@ fn write(lang: Language) -> Vec<PathBuf> {
 
 fn run(cmd: &mut Command, what: &str) {
     let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-    assert!(out.status.success(), "{what} failed:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]
@@ -77,7 +95,10 @@ fn typescript_type_checks_against_the_npm_sdks() {
     let tsc = sdk_dir().join("node_modules/.bin/tsc");
     require(&tsc, "tsc with the @pulumi npm packages");
     for dir in write(Language::TypeScript) {
-        run(Command::new(&tsc).arg("--noEmit").arg("-p").arg(dir.join("tsconfig.json")), &format!("tsc on {}", dir.display()));
+        run(
+            Command::new(&tsc).arg("--noEmit").arg("-p").arg(dir.join("tsconfig.json")),
+            &format!("tsc on {}", dir.display()),
+        );
     }
 }
 
@@ -87,7 +108,8 @@ fn python_type_checks_against_the_pypi_sdks() {
     let python = venv().join("bin/python");
     require(&pyright, "pyright");
     require(&python, "the Python venv with the pulumi packages");
-    let files: Vec<PathBuf> = write(Language::Python).into_iter().map(|d| d.join("__main__.py")).collect();
+    let files: Vec<PathBuf> =
+        write(Language::Python).into_iter().map(|d| d.join("__main__.py")).collect();
     run(Command::new(&pyright).arg("--pythonpath").arg(&python).args(&files), "pyright");
 }
 
@@ -96,6 +118,9 @@ fn go_is_valid_go() {
     let gofmt = PathBuf::from("/usr/bin/gofmt");
     require(&gofmt, "gofmt (Debian's golang-go)");
     for dir in write(Language::Go) {
-        run(Command::new(&gofmt).arg("-e").arg(dir.join("main.go")), &format!("gofmt -e on {}", dir.display()));
+        run(
+            Command::new(&gofmt).arg("-e").arg(dir.join("main.go")),
+            &format!("gofmt -e on {}", dir.display()),
+        );
     }
 }

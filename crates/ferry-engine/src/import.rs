@@ -10,9 +10,15 @@ use ferry_state::Deployment;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::deploy::generator::{make_urn, provider_config, provider_version, Generator, Goal, Outcome, PlannedImport, ProviderRef};
+use crate::deploy::generator::{
+    make_urn, provider_config, provider_version, Generator, Goal, Outcome, PlannedImport,
+    ProviderRef,
+};
 pub use crate::deploy::ImportStrategy;
-use crate::deploy::{CheckFailure, DeployContext, DeployMode, DeployOptions, Deployed, ImportStatus, Plan, PlanScope, StepOp};
+use crate::deploy::{
+    CheckFailure, DeployContext, DeployMode, DeployOptions, Deployed, ImportStatus, Plan,
+    PlanScope, StepOp,
+};
 use crate::import_spec::{EntryRef, ImportSpec};
 use crate::provider::ProviderSource;
 use ferry_property::json::{decode_map, DecodeOptions};
@@ -42,7 +48,12 @@ impl Default for ImportOptions {
 
 /// Runs `spec` against the stack as an import deployment (a preview: nothing is created,
 /// changed or deleted). Never fails as a whole: each entry ends with a status on its step.
-pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, providers: &dyn ProviderSource, options: ImportOptions) -> Deployed {
+pub async fn preview_import(
+    spec: &ImportSpec,
+    stack: &StackContext<'_>,
+    providers: &dyn ProviderSource,
+    options: ImportOptions,
+) -> Deployed {
     let config = BTreeMap::new();
     let ctx = DeployContext {
         organization: "organization",
@@ -76,12 +87,19 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
             Some(EntryRef::Urn(u)) => u.clone(),
             None => root.clone(),
         };
-        urns[i] = make_urn(stack.stack, stack.project, Some(&parent), &entries[i].type_, entries[i].urn_name());
+        urns[i] = make_urn(
+            stack.stack,
+            stack.project,
+            Some(&parent),
+            &entries[i].type_,
+            entries[i].urn_name(),
+        );
         parents[i] = parent;
     }
     // Levels: each entry after the entries it names as parent or provider; a level's entries
     // register at once (the generator bounds how many are in flight).
-    let position: HashMap<usize, usize> = spec.order.iter().enumerate().map(|(n, &i)| (i, n)).collect();
+    let position: HashMap<usize, usize> =
+        spec.order.iter().enumerate().map(|(n, &i)| (i, n)).collect();
     let mut level = vec![0usize; entries.len()];
     let mut levels: Vec<Vec<usize>> = Vec::new();
     for &i in &spec.order {
@@ -103,7 +121,9 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
     let live = stack.deployment.reference_index();
     let resources = stack.deployment.resources();
     let plain = DecodeOptions::default();
-    let decode = |m: Option<&serde_json::Map<String, Value>>| m.map(|m| decode_map(m, "", &plain)).transpose().map(Option::unwrap_or_default);
+    let decode = |m: Option<&serde_json::Map<String, Value>>| {
+        m.map(|m| decode_map(m, "", &plain)).transpose().map(Option::unwrap_or_default)
+    };
     let mut registered: Vec<Option<ProviderRef>> = vec![None; entries.len()];
     for entries_of_level in &levels {
         let mut goals = Vec::new();
@@ -113,12 +133,18 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
             let provider_type = format!("pulumi:providers:{package}");
             let mut problem: Option<String> = None;
             // A resource whose parent or provider entry is not imported cannot be either.
-            for (reference, what) in [(&spec.parents[i], "parent"), (&spec.providers[i], "provider")] {
+            for (reference, what) in
+                [(&spec.parents[i], "parent"), (&spec.providers[i], "provider")]
+            {
                 if let Some(EntryRef::Entry(j)) = reference {
                     let status = generator.planned_status(*j);
                     if !status.is_some_and(|s| s.is_ready() || s == ImportStatus::AlreadyManaged) {
-                        let shown = status.map(|s| s.to_string()).unwrap_or_else(|| "failed".into());
-                        problem.get_or_insert(format!("its {what} `{}` is not imported ({shown})", entries[*j].name));
+                        let shown =
+                            status.map(|s| s.to_string()).unwrap_or_else(|| "failed".into());
+                        problem.get_or_insert(format!(
+                            "its {what} `{}` is not imported ({shown})",
+                            entries[*j].name
+                        ));
                     }
                 }
             }
@@ -127,13 +153,23 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
             } else {
                 match &spec.providers[i] {
                     Some(EntryRef::Entry(j)) if entries[*j].type_ != provider_type => {
-                        problem = Some(format!("provider `{}` is a `{}`, but `{}` needs a `{provider_type}`", entries[*j].name, entries[*j].type_, e.type_));
+                        problem = Some(format!(
+                            "provider `{}` is a `{}`, but `{}` needs a `{provider_type}`",
+                            entries[*j].name, entries[*j].type_, e.type_
+                        ));
                         None
                     }
                     Some(EntryRef::Entry(j)) => registered[*j].clone(),
-                    Some(EntryRef::Urn(u)) => match live.get(u.as_str()).map(|&k| &resources[k]).filter(|r| !r.is_pending_delete()) {
+                    Some(EntryRef::Urn(u)) => match live
+                        .get(u.as_str())
+                        .map(|&k| &resources[k])
+                        .filter(|r| !r.is_pending_delete())
+                    {
                         Some(p) if p.type_ != provider_type => {
-                            problem = Some(format!("provider `{u}` is a `{}`, but `{}` needs a `{provider_type}`", p.type_, e.type_));
+                            problem = Some(format!(
+                                "provider `{u}` is a `{}`, but `{}` needs a `{provider_type}`",
+                                p.type_, e.type_
+                            ));
                             None
                         }
                         Some(p) => {
@@ -190,12 +226,21 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
                 import_id: e.id.clone().filter(|id| !id.is_empty()),
                 aliases: Vec::new(),
                 read: None,
-                planned: Some(PlannedImport { index: i, properties: e.properties.clone(), strategy: options.strategy, component: e.component, given_outputs }),
+                planned: Some(PlannedImport {
+                    index: i,
+                    properties: e.properties.clone(),
+                    strategy: options.strategy,
+                    component: e.component,
+                    given_outputs,
+                }),
                 attempt: None,
             };
             match problem {
                 Some(message) => {
-                    let old = live.get(goal.urn.as_str()).copied().filter(|&k| !resources[k].is_pending_delete());
+                    let old = live
+                        .get(goal.urn.as_str())
+                        .copied()
+                        .filter(|&k| !resources[k].is_pending_delete());
                     generator.planned_failure(&goal, ImportStatus::Failed, message, old);
                 }
                 None => goals.push((i, goal)),
@@ -215,7 +260,15 @@ pub async fn preview_import(spec: &ImportSpec, stack: &StackContext<'_>, provide
             }
         }
     }
-    crate::deploy::finish_plan(&generator, &ctx, &deploy_options, &PropertyMap::new(), Vec::new(), Vec::new()).await
+    crate::deploy::finish_plan(
+        &generator,
+        &ctx,
+        &deploy_options,
+        &PropertyMap::new(),
+        Vec::new(),
+        Vec::new(),
+    )
+    .await
 }
 
 /// One entry of a spec, as its preview found it.
@@ -265,7 +318,12 @@ pub struct SpecPreview {
 impl SpecPreview {
     /// The entries' rows from the plan's planned-import steps.
     pub fn from_plan(plan: &Plan) -> SpecPreview {
-        let root = plan.steps.iter().find(|s| s.type_ == "pulumi:pulumi:Stack").map(|s| s.urn.clone()).unwrap_or_default();
+        let root = plan
+            .steps
+            .iter()
+            .find(|s| s.type_ == "pulumi:pulumi:Stack")
+            .map(|s| s.urn.clone())
+            .unwrap_or_default();
         let mut resources: Vec<PlannedResource> = plan
             .steps
             .iter()
@@ -279,7 +337,10 @@ impl SpecPreview {
                     name: s.name.clone(),
                     // What was imported by: the resource's ID once Read found it, else the spec's.
                     id: s.id.clone().or_else(|| s.import_id.clone()),
-                    import_id: s.import_id.clone().filter(|given| s.id.as_ref().is_some_and(|id| id != given)),
+                    import_id: s
+                        .import_id
+                        .clone()
+                        .filter(|given| s.id.as_ref().is_some_and(|id| id != given)),
                     parent: s.parent.clone(),
                     provider: s.provider.clone(),
                     component: s.component,
@@ -297,6 +358,12 @@ impl SpecPreview {
         for r in &resources {
             *counts.entry(r.status).or_insert(0) += 1;
         }
-        SpecPreview { stack: plan.stack.clone(), root, untouched: plan.untouched, resources, counts }
+        SpecPreview {
+            stack: plan.stack.clone(),
+            root,
+            untouched: plan.untouched,
+            resources,
+            counts,
+        }
     }
 }

@@ -174,8 +174,13 @@ fn unknown_values(values: &Map<String, Value>, at: &str) -> Vec<String> {
     fn walk(v: &Value, path: String, out: &mut Vec<String>) {
         match v {
             Value::String(s) if s == ferry_state::sig::UNKNOWN_VALUE => out.push(path),
-            Value::Array(items) => items.iter().enumerate().for_each(|(i, item)| walk(item, format!("{path}[{i}]"), out)),
-            Value::Object(m) => m.iter().for_each(|(k, item)| walk(item, format!("{path}.{k}"), out)),
+            Value::Array(items) => items
+                .iter()
+                .enumerate()
+                .for_each(|(i, item)| walk(item, format!("{path}[{i}]"), out)),
+            Value::Object(m) => {
+                m.iter().for_each(|(k, item)| walk(item, format!("{path}.{k}"), out))
+            }
             _ => {}
         }
     }
@@ -195,8 +200,14 @@ pub fn parse_import_spec(text: &str) -> Result<ImportSpec, SpecErrors> {
 /// at the JSON before knowing it is a spec (the API tells a program's JSON envelope from a spec
 /// by its keys) reads it once here and checks it with [`import_spec_from_value`].
 pub fn read_spec_json(text: &str) -> Result<Value, SpecErrors> {
-    let fail = |message: String| Err(SpecErrors { errors: vec![problem("", message)], warnings: Vec::new() });
-    let options = jsonc_parser::ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
+    let fail = |message: String| {
+        Err(SpecErrors { errors: vec![problem("", message)], warnings: Vec::new() })
+    };
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        ..Default::default()
+    };
     match jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options) {
         Ok(Some(v)) => Ok(v),
         Ok(None) => fail("the import spec is empty".into()),
@@ -208,14 +219,27 @@ pub fn read_spec_json(text: &str) -> Result<Value, SpecErrors> {
 pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
     let mut errors = Vec::new();
     let mut warnings = Vec::new();
-    let fail = |errors: Vec<SpecProblem>, warnings: Vec<SpecProblem>| Err(SpecErrors { errors, warnings });
+    let fail =
+        |errors: Vec<SpecProblem>, warnings: Vec<SpecProblem>| Err(SpecErrors { errors, warnings });
 
     let Value::Object(mut root) = root else {
-        return fail(vec![problem("", "an import spec is an object with `resources` (and optionally `nameTable`)")], warnings);
+        return fail(
+            vec![problem(
+                "",
+                "an import spec is an object with `resources` (and optionally `nameTable`)",
+            )],
+            warnings,
+        );
     };
     for key in root.keys() {
         if key != "resources" && key != "nameTable" {
-            warnings.push(problem(key.clone(), format!("unknown field `{key}` is ignored{}", suggest(key, &["resources", "nameTable"]))));
+            warnings.push(problem(
+                key.clone(),
+                format!(
+                    "unknown field `{key}` is ignored{}",
+                    suggest(key, &["resources", "nameTable"])
+                ),
+            ));
         }
     }
 
@@ -235,14 +259,27 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
                 }
             }
         }
-        Some(other) => errors.push(problem("nameTable", format!("must be an object of name → URN, found {other}"))),
+        Some(other) => errors
+            .push(problem("nameTable", format!("must be an object of name → URN, found {other}"))),
     }
 
     let items = match root.remove("resources") {
         Some(Value::Array(items)) if !items.is_empty() => items,
-        Some(Value::Array(_)) => return fail(vec![problem("resources", "the import spec lists no resources")], warnings),
-        None => return fail(vec![problem("resources", "missing: the list of resources to import")], warnings),
-        Some(other) => return fail(vec![problem("resources", format!("must be an array, found {other}"))], warnings),
+        Some(Value::Array(_)) => {
+            return fail(vec![problem("resources", "the import spec lists no resources")], warnings)
+        }
+        None => {
+            return fail(
+                vec![problem("resources", "missing: the list of resources to import")],
+                warnings,
+            )
+        }
+        Some(other) => {
+            return fail(
+                vec![problem("resources", format!("must be an array, found {other}"))],
+                warnings,
+            )
+        }
     };
 
     // Each entry on its own, so one malformed entry does not hide the others' problems.
@@ -254,9 +291,13 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
             entries.push(None);
             continue;
         };
-        let unknown: Vec<String> = obj.keys().filter(|k| !ENTRY_FIELDS.contains(&k.as_str())).cloned().collect();
+        let unknown: Vec<String> =
+            obj.keys().filter(|k| !ENTRY_FIELDS.contains(&k.as_str())).cloned().collect();
         for key in unknown {
-            warnings.push(problem(format!("{at}.{key}"), format!("unknown field `{key}` is ignored{}", suggest(&key, ENTRY_FIELDS))));
+            warnings.push(problem(
+                format!("{at}.{key}"),
+                format!("unknown field `{key}` is ignored{}", suggest(&key, ENTRY_FIELDS)),
+            ));
             obj.remove(&key);
         }
         match serde_path_to_error::deserialize::<_, ImportEntry>(Value::Object(obj)) {
@@ -284,7 +325,10 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
         if e.type_.trim().is_empty() {
             errors.push(problem(at("type"), "a resource needs a type token (`type`)"));
         } else if !e.component && e.type_.split(':').count() != 3 {
-            errors.push(problem(at("type"), format!("`{}` is not a type token (`<package>:<module>:<Type>`)", e.type_)));
+            errors.push(problem(
+                at("type"),
+                format!("`{}` is not a type token (`<package>:<module>:<Type>`)", e.type_),
+            ));
         }
         if e.name.trim().is_empty() {
             errors.push(problem(at("name"), "a resource needs a name (`name`, or `logicalName`)"));
@@ -295,54 +339,92 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
         let has_id = e.id.as_deref().is_some_and(|id| !id.is_empty());
         if e.component {
             if has_id {
-                errors.push(problem(at("id"), "a component resource has no ID; remove `id` (or `component`)"));
+                errors.push(problem(
+                    at("id"),
+                    "a component resource has no ID; remove `id` (or `component`)",
+                ));
             }
             if e.version.is_some() || e.properties.is_some() {
-                errors.push(problem(at("component"), "`version` and `properties` apply to custom resources, not components"));
+                errors.push(problem(
+                    at("component"),
+                    "`version` and `properties` apply to custom resources, not components",
+                ));
             }
         } else if e.is_provider() {
             if has_id {
-                errors.push(problem(at("id"), "a provider entry takes no ID: the provider is created from its inputs"));
+                errors.push(problem(
+                    at("id"),
+                    "a provider entry takes no ID: the provider is created from its inputs",
+                ));
             }
             if e.outputs.is_some() {
-                errors.push(problem(at("outputs"), "a provider entry takes no outputs: the provider is created from its inputs"));
+                errors.push(problem(
+                    at("outputs"),
+                    "a provider entry takes no outputs: the provider is created from its inputs",
+                ));
             }
         } else if !has_id {
-            errors.push(problem(at("id"), "a resource to import needs the ID its provider knows it by"));
+            errors.push(problem(
+                at("id"),
+                "a resource to import needs the ID its provider knows it by",
+            ));
         }
         if e.remote && !e.component {
             errors.push(problem(at("remote"), "`remote` applies only to component resources"));
         }
         if let Some(v) = &e.version {
             if semver::Version::parse(v.trim_start_matches('v')).is_err() {
-                errors.push(problem(at("version"), format!("`{v}` is not a semantic version (like 4.16.0)")));
+                errors.push(problem(
+                    at("version"),
+                    format!("`{v}` is not a semantic version (like 4.16.0)"),
+                ));
             }
         }
         for (field, values) in [("inputs", &e.inputs), ("outputs", &e.outputs)] {
             if let Some(values) = values {
                 for path in unknown_values(values, &at(field)) {
-                    errors.push(problem(path, "holds Pulumi's unknown-value sentinel: an import needs the real value"));
+                    errors.push(problem(
+                        path,
+                        "holds Pulumi's unknown-value sentinel: an import needs the real value",
+                    ));
                 }
             }
         }
         if e.parameterization.is_some() && e.extension.is_some() {
-            errors.push(problem(at("extension"), "an entry has `parameterization` or `extension`, not both"));
+            errors.push(problem(
+                at("extension"),
+                "an entry has `parameterization` or `extension`, not both",
+            ));
         }
         for (field, p) in [("parameterization", &e.parameterization), ("extension", &e.extension)] {
             let Some(p) = p else { continue };
             if p.plugin_name.trim().is_empty() {
-                errors.push(problem(at(&format!("{field}.pluginName")), "names the plugin the package runs on (like `terraform-provider`)"));
+                errors.push(problem(
+                    at(&format!("{field}.pluginName")),
+                    "names the plugin the package runs on (like `terraform-provider`)",
+                ));
             }
             if semver::Version::parse(p.plugin_version.trim_start_matches('v')).is_err() {
-                errors.push(problem(at(&format!("{field}.pluginVersion")), format!("`{}` is not a semantic version (like 0.8.0)", p.plugin_version)));
+                errors.push(problem(
+                    at(&format!("{field}.pluginVersion")),
+                    format!("`{}` is not a semantic version (like 0.8.0)", p.plugin_version),
+                ));
             }
             use base64::Engine as _;
-            if p.value.is_empty() || base64::engine::general_purpose::STANDARD.decode(&p.value).is_err() {
-                errors.push(problem(at(&format!("{field}.value")), "must be the parameter, base64-encoded"));
+            if p.value.is_empty()
+                || base64::engine::general_purpose::STANDARD.decode(&p.value).is_err()
+            {
+                errors.push(problem(
+                    at(&format!("{field}.value")),
+                    "must be the parameter, base64-encoded",
+                ));
             }
         }
         if e.plugin_download_url.is_some() {
-            warnings.push(problem(at("pluginDownloadUrl"), "Ferry never downloads plugins; install the provider plugin on the server yourself"));
+            warnings.push(problem(
+                at("pluginDownloadUrl"),
+                "Ferry never downloads plugins; install the provider plugin on the server yourself",
+            ));
         }
     }
 
@@ -353,7 +435,11 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
             by_name.entry(e.name.as_str()).or_default().push(i);
         }
     }
-    let resolve = |reference: &str, field: &str, i: usize, errors: &mut Vec<SpecProblem>| -> Option<EntryRef> {
+    let resolve = |reference: &str,
+                   field: &str,
+                   i: usize,
+                   errors: &mut Vec<SpecProblem>|
+     -> Option<EntryRef> {
         let path = format!("resources[{i}].{field}");
         let in_table = name_table.get(reference);
         let in_file = by_name.get(reference).map(Vec::as_slice).unwrap_or(&[]);
@@ -388,12 +474,19 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
         if let Some(p) = e.provider.as_deref().filter(|p| !p.is_empty()) {
             providers[i] = resolve(p, "provider", i, &mut errors);
             let is_provider = match &providers[i] {
-                Some(EntryRef::Entry(j)) => entries[*j].as_ref().is_some_and(ImportEntry::is_provider),
-                Some(EntryRef::Urn(u)) => Urn::parse(u).is_some_and(|u| u.type_token().starts_with("pulumi:providers:")),
+                Some(EntryRef::Entry(j)) => {
+                    entries[*j].as_ref().is_some_and(ImportEntry::is_provider)
+                }
+                Some(EntryRef::Urn(u)) => {
+                    Urn::parse(u).is_some_and(|u| u.type_token().starts_with("pulumi:providers:"))
+                }
                 None => true,
             };
             if !is_provider {
-                errors.push(problem(format!("resources[{i}].provider"), format!("`{p}` is not a provider resource (`pulumi:providers:<package>`)")));
+                errors.push(problem(
+                    format!("resources[{i}].provider"),
+                    format!("`{p}` is not a provider resource (`pulumi:providers:<package>`)"),
+                ));
             }
         }
     }
@@ -402,7 +495,10 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
     let order = match topological_order(&parents) {
         Ok(order) => order,
         Err(i) => {
-            errors.push(problem(format!("resources[{i}].parent"), "the parents of this resource form a cycle"));
+            errors.push(problem(
+                format!("resources[{i}].parent"),
+                "the parents of this resource form a cycle",
+            ));
             Vec::new()
         }
     };
@@ -423,7 +519,13 @@ pub fn import_spec_from_value(root: Value) -> Result<ImportSpec, SpecErrors> {
         return fail(errors, warnings);
     }
     let resources = entries.into_iter().map(|e| e.expect("checked above")).collect();
-    Ok(ImportSpec { file: ImportFile { name_table, resources }, parents, providers, order, warnings })
+    Ok(ImportSpec {
+        file: ImportFile { name_table, resources },
+        parents,
+        providers,
+        order,
+        warnings,
+    })
 }
 
 /// Positions ordered so that every entry comes after its parent entry; `Err(i)` names an

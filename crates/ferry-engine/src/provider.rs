@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetSchemaRequest, ListRequest, ListResponse,
-    ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
+    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
+    DiffResponse, GetSchemaRequest, ListRequest, ListResponse, ReadRequest, ReadResponse,
+    UpdateRequest, UpdateResponse,
 };
 use tonic::transport::Channel;
 
@@ -72,7 +73,12 @@ impl GrpcProvider {
     }
 
     fn fail(&self, method: &'static str, status: tonic::Status) -> PluginError {
-        PluginError::Call { package: self.package.clone(), method, code: format!("{:?}", status.code()), message: status.message().to_string() }
+        PluginError::Call {
+            package: self.package.clone(),
+            method,
+            code: format!("{:?}", status.code()),
+            message: status.message().to_string(),
+        }
     }
 }
 
@@ -82,28 +88,64 @@ impl Provider for GrpcProvider {
         &self.package
     }
     async fn read(&self, request: ReadRequest) -> Result<ReadResponse, PluginError> {
-        self.client.clone().read(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Read", s))
+        self.client
+            .clone()
+            .read(request)
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| self.fail("Read", s))
     }
     async fn check(&self, request: CheckRequest) -> Result<CheckResponse, PluginError> {
-        self.client.clone().check(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Check", s))
+        self.client
+            .clone()
+            .check(request)
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| self.fail("Check", s))
     }
     async fn diff(&self, request: DiffRequest) -> Result<DiffResponse, PluginError> {
-        self.client.clone().diff(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Diff", s))
+        self.client
+            .clone()
+            .diff(request)
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| self.fail("Diff", s))
     }
     async fn get_schema(&self) -> Result<String, PluginError> {
-        self.client.clone().get_schema(GetSchemaRequest::default()).await.map(|r| r.into_inner().schema).map_err(|s| self.fail("GetSchema", s))
+        self.client
+            .clone()
+            .get_schema(GetSchemaRequest::default())
+            .await
+            .map(|r| r.into_inner().schema)
+            .map_err(|s| self.fail("GetSchema", s))
     }
     async fn create(&self, request: CreateRequest) -> Result<CreateResponse, PluginError> {
-        self.client.clone().create(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Create", s))
+        self.client
+            .clone()
+            .create(request)
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| self.fail("Create", s))
     }
     async fn update(&self, request: UpdateRequest) -> Result<UpdateResponse, PluginError> {
-        self.client.clone().update(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Update", s))
+        self.client
+            .clone()
+            .update(request)
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| self.fail("Update", s))
     }
     async fn delete(&self, request: DeleteRequest) -> Result<(), PluginError> {
-        self.client.clone().delete(request).await.map(|r| r.into_inner()).map_err(|s| self.fail("Delete", s))
+        self.client
+            .clone()
+            .delete(request)
+            .await
+            .map(|r| r.into_inner())
+            .map_err(|s| self.fail("Delete", s))
     }
     async fn list_page(&self, request: ListRequest) -> Result<Vec<ListResponse>, PluginError> {
-        let mut stream = self.client.clone().list(request).await.map_err(|s| self.fail("List", s))?.into_inner();
+        let mut stream =
+            self.client.clone().list(request).await.map_err(|s| self.fail("List", s))?.into_inner();
         let mut page = Vec::new();
         while let Some(item) = stream.message().await.map_err(|s| self.fail("List", s))? {
             page.push(item);
@@ -127,12 +169,21 @@ pub struct ProviderInstance {
 /// resource that uses it.
 #[tonic::async_trait]
 pub trait ProviderSource: Send + Sync {
-    async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError>;
+    async fn provider(&self, instance: &ProviderInstance)
+        -> Result<Arc<dyn Provider>, PluginError>;
 
     /// The package's schema (JSON text), asked of the provider once per package and version.
-    async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
-        let instance =
-            ProviderInstance { package: package.into(), version: version.map(str::to_string), key: format!("schema:{package}"), config: Default::default() };
+    async fn schema(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<String>, PluginError> {
+        let instance = ProviderInstance {
+            package: package.into(),
+            version: version.map(str::to_string),
+            key: format!("schema:{package}"),
+            config: Default::default(),
+        };
         Ok(Arc::new(self.provider(&instance).await?.get_schema().await?))
     }
 }
@@ -143,7 +194,10 @@ pub struct FixedProviders(pub HashMap<String, Arc<dyn Provider>>);
 
 #[tonic::async_trait]
 impl ProviderSource for FixedProviders {
-    async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError> {
+    async fn provider(
+        &self,
+        instance: &ProviderInstance,
+    ) -> Result<Arc<dyn Provider>, PluginError> {
         let package = &instance.package;
         self.0.get(package).cloned().ok_or_else(|| PluginError::NotFound {
             package: package.to_string(),

@@ -26,8 +26,11 @@ pub fn recipe_of(token: &str, resource: &Value) -> Option<IdRecipe> {
         return IdRecipe::parse_template(template, RecipeSource::Package).ok();
     }
     let description = resource["description"].as_str()?;
-    let properties: Vec<&str> =
-        ["properties", "inputProperties"].iter().filter_map(|k| resource[*k].as_object()).flat_map(|m| m.keys().map(String::as_str)).collect();
+    let properties: Vec<&str> = ["properties", "inputProperties"]
+        .iter()
+        .filter_map(|k| resource[*k].as_object())
+        .flat_map(|m| m.keys().map(String::as_str))
+        .collect();
     for (at, name, id) in examples(description, token) {
         let values = example_values(description, token, &name);
         let named = named_in_text(&description[section_start(description, at)..at], &properties);
@@ -47,7 +50,8 @@ fn examples(description: &str, token: &str) -> Vec<(usize, String, String)> {
         at += line.len();
         let command = line.trim().trim_start_matches('$').trim();
         let Some(rest) = command.strip_prefix("pulumi import ") else { continue };
-        let words: Vec<String> = shell_words(rest).into_iter().filter(|w| !w.starts_with('-')).collect();
+        let words: Vec<String> =
+            shell_words(rest).into_iter().filter(|w| !w.starts_with('-')).collect();
         if let [t, name, id, ..] = words.as_slice() {
             if t == token && !id.is_empty() {
                 out.push((start, name.clone(), id.clone()));
@@ -134,7 +138,9 @@ fn example_values(description: &str, token: &str, name: &str) -> Vec<(String, St
     for block in description.split("```yaml").skip(1) {
         let Some(block) = block.split("```").next() else { continue };
         let Ok(root) = marked_yaml::parse_yaml(0, block) else { continue };
-        let Some(resources) = root.as_mapping().and_then(|m| m.get_mapping("resources")) else { continue };
+        let Some(resources) = root.as_mapping().and_then(|m| m.get_mapping("resources")) else {
+            continue;
+        };
         for (key, value) in resources.iter() {
             let Some(r) = value.as_mapping() else { continue };
             let type_ = r.get_scalar("type").map(|s| s.as_str()).unwrap_or("");
@@ -224,7 +230,10 @@ fn match_parts(id: &str, values: &[(String, String)], named: &[String]) -> Optio
     // By position: the text names as many properties as the ID has values (or more, the rest
     // being optional ones), and every match by value agrees.
     if named.len() >= segments.len() {
-        let agree = value_matches.iter().enumerate().all(|(i, m)| m.as_ref().is_none_or(|m| *m == named[i]));
+        let agree = value_matches
+            .iter()
+            .enumerate()
+            .all(|(i, m)| m.as_ref().is_none_or(|m| *m == named[i]));
         if agree {
             let mut i = 0;
             let parts = split
@@ -307,7 +316,8 @@ mod tests {
 
     #[test]
     fn an_unexplained_part_leaves_no_recipe() {
-        let description = "## Import\n\n```sh\n$ pulumi import x:index/y:Y a 0000-1111/group1\n```\n";
+        let description =
+            "## Import\n\n```sh\n$ pulumi import x:index/y:Y a 0000-1111/group1\n```\n";
         let r = json!({"description": description, "inputProperties": {"name": {}}});
         assert_eq!(template(recipe_of("x:index/y:Y", &r)), "none");
     }

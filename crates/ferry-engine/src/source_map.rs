@@ -93,13 +93,15 @@ fn locate(root: &Ast<'_>, lines: &Lines<'_>, path: &str) -> (usize, usize) {
     let mut complete = true;
     for segment in segments(path) {
         let next = match (segment, node) {
-            (Segment::Field(f), Ast::Object(obj)) => obj.properties.iter().find(|p| p.name.as_str() == f).map(|p| {
-                let name = match &p.name {
-                    ObjectPropName::String(s) => s.range(),
-                    ObjectPropName::Word(w) => w.range(),
-                };
-                (&p.value, Some((name.start, name.end)))
-            }),
+            (Segment::Field(f), Ast::Object(obj)) => {
+                obj.properties.iter().find(|p| p.name.as_str() == f).map(|p| {
+                    let name = match &p.name {
+                        ObjectPropName::String(s) => s.range(),
+                        ObjectPropName::Word(w) => w.range(),
+                    };
+                    (&p.value, Some((name.start, name.end)))
+                })
+            }
             (Segment::Index(i), Ast::Array(arr)) => arr.elements.get(i).map(|v| (v, None)),
             _ => None,
         };
@@ -129,22 +131,44 @@ fn locate(root: &Ast<'_>, lines: &Lines<'_>, path: &str) -> (usize, usize) {
     (range.start, lines.line_end(range.start).min(range.end).max(range.start + 1))
 }
 
-fn marker(lines: &Lines<'_>, severity: Severity, problem: &SpecProblem, range: (usize, usize)) -> EditorMarker {
+fn marker(
+    lines: &Lines<'_>,
+    severity: Severity,
+    problem: &SpecProblem,
+    range: (usize, usize),
+) -> EditorMarker {
     let (line, column) = lines.position(range.0);
     let (end_line, end_column) = lines.position(range.1.max(range.0));
-    EditorMarker { severity: severity.as_str().into(), message: problem.message.clone(), path: problem.path.clone(), line, column, end_line, end_column }
+    EditorMarker {
+        severity: severity.as_str().into(),
+        message: problem.message.clone(),
+        path: problem.path.clone(),
+        line,
+        column,
+        end_line,
+        end_column,
+    }
 }
 
 /// Every error and warning of an import spec, placed in its text. Empty when the spec is fine.
 pub fn spec_markers(text: &str) -> Vec<EditorMarker> {
     let lines = Lines::new(text);
-    let options = ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
+    let options =
+        ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
     let ast = match jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options) {
         Ok(parsed) => parsed.value,
         Err(e) => {
             let r = e.range();
-            let problem = SpecProblem { path: String::new(), message: format!("not valid JSON: {}", e.kind()) };
-            return vec![marker(&lines, Severity::Error, &problem, (r.start, r.end.max(r.start + 1)))];
+            let problem = SpecProblem {
+                path: String::new(),
+                message: format!("not valid JSON: {}", e.kind()),
+            };
+            return vec![marker(
+                &lines,
+                Severity::Error,
+                &problem,
+                (r.start, r.end.max(r.start + 1)),
+            )];
         }
     };
     let (errors, warnings) = match parse_import_spec(text) {
@@ -155,7 +179,11 @@ pub fn spec_markers(text: &str) -> Vec<EditorMarker> {
         Some(root) => locate(root, &lines, &p.path),
         None => (0, lines.line_end(0).max(1)),
     };
-    errors.iter().map(|p| marker(&lines, Severity::Error, p, place(p))).chain(warnings.iter().map(|p| marker(&lines, Severity::Warning, p, place(p)))).collect()
+    errors
+        .iter()
+        .map(|p| marker(&lines, Severity::Error, p, place(p)))
+        .chain(warnings.iter().map(|p| marker(&lines, Severity::Warning, p, place(p))))
+        .collect()
 }
 
 /// Every problem of a YAML program, underlined from its position to the end of the word (or
@@ -172,9 +200,20 @@ pub fn program_markers(text: &str) -> Vec<EditorMarker> {
             let start = content.char_indices().nth(column - 1).map_or(content.len(), |(i, _)| i);
             let rest = &content[start..];
             // To the end of the token: up to `:` for a key, the rest of the line for a value.
-            let width = rest.find(": ").or_else(|| rest.strip_suffix(':').map(str::len)).unwrap_or(rest.trim_end().len());
+            let width = rest
+                .find(": ")
+                .or_else(|| rest.strip_suffix(':').map(str::len))
+                .unwrap_or(rest.trim_end().len());
             let end_column = column + rest[..width].chars().count().max(1);
-            EditorMarker { severity: Severity::Error.as_str().into(), message: d.message, path: d.path, line, column, end_line: line, end_column }
+            EditorMarker {
+                severity: Severity::Error.as_str().into(),
+                message: d.message,
+                path: d.path,
+                line,
+                column,
+                end_line: line,
+                end_column,
+            }
         })
         .collect()
 }
@@ -185,8 +224,14 @@ mod tests {
 
     #[test]
     fn paths_split_into_fields_and_indices() {
-        assert_eq!(segments("resources[2].parent"), vec![Segment::Field("resources"), Segment::Index(2), Segment::Field("parent")]);
-        assert_eq!(segments("nameTable.web"), vec![Segment::Field("nameTable"), Segment::Field("web")]);
+        assert_eq!(
+            segments("resources[2].parent"),
+            vec![Segment::Field("resources"), Segment::Index(2), Segment::Field("parent")]
+        );
+        assert_eq!(
+            segments("nameTable.web"),
+            vec![Segment::Field("nameTable"), Segment::Field("web")]
+        );
         assert_eq!(segments(""), vec![]);
     }
 
@@ -194,12 +239,18 @@ mod tests {
     fn a_misspelled_field_is_underlined_where_it_is() {
         let text = "{\n  \"resources\": [\n    {\"type\": \"random:index/randomPet:RandomPet\", \"nmae\": \"a\", \"id\": \"x\"}\n  ]\n}\n";
         let markers = spec_markers(text);
-        let name = markers.iter().find(|m| m.severity == "error" && m.message.contains("`name`")).expect("missing name");
+        let name = markers
+            .iter()
+            .find(|m| m.severity == "error" && m.message.contains("`name`"))
+            .expect("missing name");
         assert_eq!((name.severity.as_str(), name.line), ("error", 3));
         let typo = markers.iter().find(|m| m.path == "resources[0].nmae").expect("unknown field");
         assert_eq!(typo.severity, "warning");
         assert!(typo.message.contains("did you mean `name`"), "{}", typo.message);
-        assert_eq!(&text.lines().nth(2).unwrap()[typo.column - 1..typo.end_column - 1], "\"nmae\": \"a\"");
+        assert_eq!(
+            &text.lines().nth(2).unwrap()[typo.column - 1..typo.end_column - 1],
+            "\"nmae\": \"a\""
+        );
     }
 
     #[test]
@@ -229,6 +280,9 @@ mod tests {
         let markers = program_markers(text);
         assert_eq!(markers.len(), 1, "{markers:?}");
         assert_eq!((markers[0].line, markers[0].column, markers[0].end_column), (6, 5, 14));
-        assert!(program_markers("name: p\nruntime: yaml\nresources:\n  a:\n    type: random:RandomPet\n").is_empty());
+        assert!(program_markers(
+            "name: p\nruntime: yaml\nresources:\n  a:\n    type: random:RandomPet\n"
+        )
+        .is_empty());
     }
 }

@@ -7,14 +7,17 @@ mod common;
 use std::collections::HashMap;
 
 use ferry_engine::deploy::StepOp;
-use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, SpecPreview, StackContext};
+use ferry_engine::import::{
+    preview_import, ImportOptions, ImportStrategy, SpecPreview, StackContext,
+};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::provider::FixedProviders;
 use ferry_property::json::EncodeOptions;
 use ferry_property::wire::to_struct;
 use ferry_rpc::pulumirpc::resource_provider_server::ResourceProvider;
 use ferry_rpc::pulumirpc::{
-    CheckFailure, CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse,
+    CheckFailure, CheckRequest, CheckResponse, DiffRequest, DiffResponse, GetSchemaRequest,
+    GetSchemaResponse, ReadRequest, ReadResponse,
 };
 use serde_json::Value;
 use tonic::{Request, Response, Status};
@@ -25,7 +28,8 @@ struct FakeProvider {
 }
 
 fn props(v: &Value) -> ferry_rpc::prost_types::Struct {
-    let map = ferry_property::json::decode_map(v.as_object().unwrap(), "", &Default::default()).unwrap();
+    let map =
+        ferry_property::json::decode_map(v.as_object().unwrap(), "", &Default::default()).unwrap();
     to_struct(&map, &EncodeOptions::wire())
 }
 
@@ -41,16 +45,23 @@ impl ResourceProvider for FakeProvider {
             return Err(Status::unavailable(message.to_string()));
         }
         // `rawOutputs` go on the wire as they are, even when they are not valid property values.
-        let raw = |v: &Value| ferry_property::wire::json_object_to_struct(v.as_object().unwrap().clone());
+        let raw =
+            |v: &Value| ferry_property::wire::json_object_to_struct(v.as_object().unwrap().clone());
         Ok(Response::new(ReadResponse {
             id: answer.get("id").and_then(Value::as_str).unwrap_or(&r.id).to_string(),
             inputs: answer.get("inputs").map(props),
-            properties: answer.get("outputs").map(props).or_else(|| answer.get("rawOutputs").map(raw)),
+            properties: answer
+                .get("outputs")
+                .map(props)
+                .or_else(|| answer.get("rawOutputs").map(raw)),
             ..Default::default()
         }))
     }
 
-    async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+    async fn get_schema(
+        &self,
+        _: Request<GetSchemaRequest>,
+    ) -> Result<Response<GetSchemaResponse>, Status> {
         Ok(Response::new(GetSchemaResponse { schema: self.answers["schema"].to_string() }))
     }
 
@@ -58,17 +69,33 @@ impl ResourceProvider for FakeProvider {
     async fn diff(&self, request: Request<DiffRequest>) -> Result<Response<DiffResponse>, Status> {
         let id = request.into_inner().id;
         let answer = self.answers["diffsById"].get(&id).unwrap_or(&self.answers["diffs"]);
-        let diffs: Vec<String> = answer.as_array().into_iter().flatten().filter_map(|d| d.as_str().map(String::from)).collect();
-        Ok(Response::new(DiffResponse { changes: if diffs.is_empty() { 1 } else { 2 }, diffs, ..Default::default() }))
+        let diffs: Vec<String> = answer
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|d| d.as_str().map(String::from))
+            .collect();
+        Ok(Response::new(DiffResponse {
+            changes: if diffs.is_empty() { 1 } else { 2 },
+            diffs,
+            ..Default::default()
+        }))
     }
 
-    async fn check(&self, request: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
+    async fn check(
+        &self,
+        request: Request<CheckRequest>,
+    ) -> Result<Response<CheckResponse>, Status> {
         let r = request.into_inner();
         let news = r.news.unwrap_or_default();
         let failures = news
             .fields
             .keys()
-            .filter_map(|k| self.answers["checkFailures"][k].as_str().map(|reason| CheckFailure { property: k.clone(), reason: reason.into() }))
+            .filter_map(|k| {
+                self.answers["checkFailures"][k]
+                    .as_str()
+                    .map(|reason| CheckFailure { property: k.clone(), reason: reason.into() })
+            })
             .collect();
         Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
     }
@@ -81,35 +108,62 @@ async fn scenarios() {
     files.sort();
     assert!(!files.is_empty());
     for path in files {
-        let scenario: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let scenario: Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let name = path.file_stem().unwrap().to_string_lossy().to_string();
-        let spec = parse_import_spec(&scenario["spec"].to_string()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let state = ferry_state::load_state(scenario["state"].to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let spec = parse_import_spec(&scenario["spec"].to_string())
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let state =
+            ferry_state::load_state(scenario["state"].to_string().as_bytes(), Default::default())
+                .unwrap_or_else(|e| panic!("{name}: {e}"));
         let mut providers = HashMap::new();
         for (package, answers) in scenario["providers"].as_object().unwrap() {
-            providers.insert(package.clone(), common::in_memory(package, FakeProvider { answers: answers.clone() }).await);
+            providers.insert(
+                package.clone(),
+                common::in_memory(package, FakeProvider { answers: answers.clone() }).await,
+            );
         }
         let parts: Vec<&str> = scenario["stack"].as_str().unwrap().split('/').collect();
-        let ctx = StackContext { stack: parts[2], project: parts[1], deployment: &state.deployment };
+        let ctx =
+            StackContext { stack: parts[2], project: parts[1], deployment: &state.deployment };
         let strategy = match scenario["strategy"].as_str() {
             Some("minimal") => ImportStrategy::Minimal,
             _ => ImportStrategy::Read,
         };
-        let deployed = preview_import(&spec, &ctx, &FixedProviders(providers), ImportOptions { concurrency: 4, strategy, ..Default::default() }).await;
+        let deployed = preview_import(
+            &spec,
+            &ctx,
+            &FixedProviders(providers),
+            ImportOptions { concurrency: 4, strategy, ..Default::default() },
+        )
+        .await;
         let preview = SpecPreview::from_plan(&deployed.plan);
         insta::assert_json_snapshot!(name.clone(), preview);
         // The property the snapshot protects: one row per entry, in the spec's order; a ready
         // entry is an import step whose state a commit writes, anything else writes nothing new.
-        assert_eq!(preview.resources.iter().map(|r| r.index).collect::<Vec<_>>(), (0..spec.file.resources.len()).collect::<Vec<_>>(), "{name}");
+        assert_eq!(
+            preview.resources.iter().map(|r| r.index).collect::<Vec<_>>(),
+            (0..spec.file.resources.len()).collect::<Vec<_>>(),
+            "{name}"
+        );
         for r in &preview.resources {
             let in_state = deployed.states.iter().any(|s| s.urn == r.urn && !s.verbatim);
-            assert_eq!(in_state, r.status.is_ready(), "{name}: {} ({}) in the new state: {in_state}", r.name, r.status);
+            assert_eq!(
+                in_state,
+                r.status.is_ready(),
+                "{name}: {} ({}) in the new state: {in_state}",
+                r.name,
+                r.status
+            );
             if r.status.is_ready() && !r.component && !r.type_.starts_with("pulumi:providers:") {
                 let step = deployed.plan.steps.iter().find(|s| s.urn == r.urn).unwrap();
                 assert_eq!(step.op, StepOp::Import, "{name}: {}", r.name);
             }
         }
-        assert!(!deployed.plan.needs_execution(), "{name}: a spec's plan never changes anything outside the stack");
+        assert!(
+            !deployed.plan.needs_execution(),
+            "{name}: a spec's plan never changes anything outside the stack"
+        );
         // Every resource is in the next state once, whatever happened to the entry naming it.
         let base = state.deployment.resources();
         let mut urns: Vec<&str> = deployed.states.iter().map(|s| s.urn_in(base)).collect();
@@ -119,15 +173,34 @@ async fn scenarios() {
         assert_eq!(urns.len(), before, "{name}: a URN is written twice");
         // The stack's own resources the spec does not name are written back exactly as stored.
         let claimed: Vec<&str> = deployed.plan.steps.iter().map(|s| s.urn.as_str()).collect();
-        let untouched = state.deployment.resources().iter().filter(|r| !claimed.contains(&r.urn.as_str())).count();
+        let untouched = state
+            .deployment
+            .resources()
+            .iter()
+            .filter(|r| !claimed.contains(&r.urn.as_str()))
+            .count();
         assert_eq!(preview.untouched, untouched, "{name}");
         // ...and carried by their position alone, not copied: a plan over a big stack costs
         // what it changes.
-        let by_position = deployed.states.iter().filter(|s| s.base.is_some_and(|i| **s == ferry_engine::deploy::ResourceState::kept(i))).count();
-        assert!(by_position >= untouched, "{name}: {by_position} states kept by position, {untouched} untouched");
+        let by_position = deployed
+            .states
+            .iter()
+            .filter(|s| s.base.is_some_and(|i| **s == ferry_engine::deploy::ResourceState::kept(i)))
+            .count();
+        assert!(
+            by_position >= untouched,
+            "{name}: {by_position} states kept by position, {untouched} untouched"
+        );
         // A read-strategy entry whose Diff reports a change is a warning, never a failure.
-        for r in preview.resources.iter().filter(|r| r.warnings.iter().any(|w| w.starts_with("Diff:"))) {
-            assert_eq!(r.status, ferry_engine::deploy::ImportStatus::ReadyWithWarnings, "{name}: {}", r.name);
+        for r in
+            preview.resources.iter().filter(|r| r.warnings.iter().any(|w| w.starts_with("Diff:")))
+        {
+            assert_eq!(
+                r.status,
+                ferry_engine::deploy::ImportStatus::ReadyWithWarnings,
+                "{name}: {}",
+                r.name
+            );
         }
     }
 }

@@ -7,14 +7,19 @@ use ferry_engine::import_spec::{parse_import_spec, EntryRef};
 fn examples() -> PathBuf {
     std::env::var_os("FERRY_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+        })
         .join("pulumi/importfile/examples")
 }
 
 #[test]
 fn every_example_parses() {
-    let mut names: Vec<_> =
-        std::fs::read_dir(examples()).unwrap().map(|e| e.unwrap().path()).filter(|p| p.to_string_lossy().contains(".import.json")).collect();
+    let mut names: Vec<_> = std::fs::read_dir(examples())
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains(".import.json"))
+        .collect();
     names.sort();
     assert!(names.len() >= 5);
     for path in names {
@@ -103,11 +108,23 @@ fn broken_specs_name_every_problem_and_where() {
         if name == "every problem of an entry" {
             // An entry missing `type`, `name` and `id` has three problems, all reported; one
             // giving only `logicalName` has none.
-            let paths = |prefix: &str| err.errors.iter().filter(|e| e.path.starts_with(prefix)).map(|e| e.path.clone()).collect::<Vec<_>>();
-            assert_eq!(paths("resources[0]."), ["resources[0].type", "resources[0].name", "resources[0].id"]);
+            let paths = |prefix: &str| {
+                err.errors
+                    .iter()
+                    .filter(|e| e.path.starts_with(prefix))
+                    .map(|e| e.path.clone())
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                paths("resources[0]."),
+                ["resources[0].type", "resources[0].name", "resources[0].id"]
+            );
             assert_eq!(paths("resources[1]"), Vec::<String>::new());
             assert_eq!(paths("resources[2]"), ["resources[2].outputs"]);
-            assert_eq!(paths("resources[3]"), ["resources[3].inputs.tags.t", "resources[3].outputs.arns[0]"]);
+            assert_eq!(
+                paths("resources[3]"),
+                ["resources[3].inputs.tags.t", "resources[3].outputs.arns[0]"]
+            );
         }
         if name == "parameterization rules" {
             let paths: Vec<&str> = err.errors.iter().map(|e| e.path.as_str()).collect();
@@ -135,12 +152,18 @@ fn a_parameterized_entry_is_read_with_its_plugin_and_value() {
     )
     .unwrap();
     let p = spec.file.resources[0].parameterization.as_ref().unwrap();
-    assert_eq!((p.plugin_name.as_str(), p.plugin_version.as_str()), ("terraform-provider", "0.8.1"));
+    assert_eq!(
+        (p.plugin_name.as_str(), p.plugin_version.as_str()),
+        ("terraform-provider", "0.8.1")
+    );
     assert_eq!(p.value_bytes(), br#"{"remote":{}}"#);
 }
 
 #[test]
 fn a_resource_may_give_only_its_logical_name() {
     let spec = parse_import_spec(r#"{"resources": [{"type": "random:index/randomPet:RandomPet", "logicalName": "pet", "id": "x"}]}"#).unwrap();
-    assert_eq!((spec.file.resources[0].name.as_str(), spec.file.resources[0].urn_name()), ("pet", "pet"));
+    assert_eq!(
+        (spec.file.resources[0].name.as_str(), spec.file.resources[0].urn_name()),
+        ("pet", "pet")
+    );
 }

@@ -9,7 +9,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use ferry_engine::deploy::snapshot::{to_deployment, WriteOptions};
-use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, PlanScope, StepOp};
+use ferry_engine::deploy::{
+    deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, PlanScope, StepOp,
+};
 use ferry_engine::program::parse_program;
 use ferry_engine::provider::FixedProviders;
 use serde_json::{json, Value};
@@ -51,7 +53,14 @@ fn state_file(compact: &Value) -> Value {
         };
         types.insert(name.to_string(), type_.to_string());
         urns.insert(name.to_string(), u.clone());
-        let by_name = |v: &Value| -> Value { json!(v.as_array().into_iter().flatten().map(|n| urns[n.as_str().unwrap()].clone()).collect::<Vec<_>>()) };
+        let by_name = |v: &Value| -> Value {
+            json!(v
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|n| urns[n.as_str().unwrap()].clone())
+                .collect::<Vec<_>>())
+        };
         let mut r = json!({"urn": u, "custom": true, "id": e["id"], "type": type_,
             "inputs": e.get("inputs").cloned().unwrap_or(json!({})),
             "outputs": e.get("outputs").or(e.get("inputs")).cloned().unwrap_or(json!({})),
@@ -66,7 +75,10 @@ fn state_file(compact: &Value) -> Value {
             r["dependencies"] = by_name(d);
         }
         if let Some(pd) = e.get("propertyDependencies").and_then(Value::as_object) {
-            r["propertyDependencies"] = json!(pd.iter().map(|(k, v)| (k.clone(), by_name(v))).collect::<serde_json::Map<_, _>>());
+            r["propertyDependencies"] = json!(pd
+                .iter()
+                .map(|(k, v)| (k.clone(), by_name(v)))
+                .collect::<serde_json::Map<_, _>>());
         }
         for flag in ["protect", "external", "retainOnDelete", "delete"] {
             if e[flag] == json!(true) {
@@ -98,7 +110,8 @@ fn plan_view(d: &Deployed) -> Value {
             m.remove("provider");
             m.remove("line");
             m.remove("name");
-            if s.type_.starts_with("pulumi:providers:") && s.op == StepOp::Create && s.id.is_some() {
+            if s.type_.starts_with("pulumi:providers:") && s.op == StepOp::Create && s.id.is_some()
+            {
                 m.insert("id".into(), json!("<uuid>"));
             }
             v
@@ -144,19 +157,29 @@ struct Run {
 
 async fn providers(answers: &Value) -> Run {
     let log = Arc::new(Mutex::new(Vec::new()));
-    let provider = common::in_memory("test", common::ScriptedProvider { answers: answers.clone(), log: log.clone() }).await;
+    let provider = common::in_memory(
+        "test",
+        common::ScriptedProvider { answers: answers.clone(), log: log.clone() },
+    )
+    .await;
     Run { log, providers: FixedProviders(HashMap::from([("test".to_string(), provider)])) }
 }
 
 #[tokio::test]
 async fn lifecycle_scenarios() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/lifecycle");
-    let mut cases: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.is_dir()).collect();
+    let mut cases: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
     cases.sort();
     assert!(cases.len() >= 10, "the lifecycle cases are missing");
     for case in cases {
         let name = case.file_name().unwrap().to_string_lossy().to_string();
-        let scenario: Value = serde_json::from_str(&std::fs::read_to_string(case.join("scenario.json")).unwrap()).unwrap();
+        let scenario: Value =
+            serde_json::from_str(&std::fs::read_to_string(case.join("scenario.json")).unwrap())
+                .unwrap();
         let text = std::fs::read_to_string(case.join("Pulumi.yaml")).unwrap();
         let program = match parse_program("Pulumi.yaml", &text) {
             Ok(p) => p,
@@ -165,15 +188,41 @@ async fn lifecycle_scenarios() {
                 continue;
             }
         };
-        let state =
-            ferry_state::load_state(state_file(&scenario["state"]).to_string().as_bytes(), Default::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        let config: BTreeMap<String, ConfigValue> = serde_json::from_value(scenario.get("config").cloned().unwrap_or(json!({}))).unwrap();
-        let mode = if scenario["mode"] == json!("update") { DeployMode::Update } else { DeployMode::Preview };
-        let mapping: Option<BTreeMap<String, String>> = scenario.get("mapping").map(|m| serde_json::from_value(m.clone()).unwrap());
+        let state = ferry_state::load_state(
+            state_file(&scenario["state"]).to_string().as_bytes(),
+            Default::default(),
+        )
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+        let config: BTreeMap<String, ConfigValue> =
+            serde_json::from_value(scenario.get("config").cloned().unwrap_or(json!({}))).unwrap();
+        let mode = if scenario["mode"] == json!("update") {
+            DeployMode::Update
+        } else {
+            DeployMode::Preview
+        };
+        let mapping: Option<BTreeMap<String, String>> =
+            scenario.get("mapping").map(|m| serde_json::from_value(m.clone()).unwrap());
         let run = providers(&scenario["provider"]).await;
-        let ctx = DeployContext { organization: "org", project: PROJECT, stack: STACK, deployment: &state.deployment, config: &config, decrypt: None };
-        let scope: PlanScope = serde_json::from_value(scenario.get("scope").cloned().unwrap_or(json!("whole-stack"))).unwrap();
-        let options = DeployOptions { mode, scope, concurrency: 4, import_mapping: mapping, progress: None, import_prior: None, identify: None };
+        let ctx = DeployContext {
+            organization: "org",
+            project: PROJECT,
+            stack: STACK,
+            deployment: &state.deployment,
+            config: &config,
+            decrypt: None,
+        };
+        let scope: PlanScope =
+            serde_json::from_value(scenario.get("scope").cloned().unwrap_or(json!("whole-stack")))
+                .unwrap();
+        let options = DeployOptions {
+            mode,
+            scope,
+            concurrency: 4,
+            import_mapping: mapping,
+            progress: None,
+            import_prior: None,
+            identify: None,
+        };
         let deployed = match deploy(&program, &ctx, &run.providers, &options).await {
             Ok(d) => d,
             Err(e) => {
@@ -184,10 +233,21 @@ async fn lifecycle_scenarios() {
         // Differences are explained down to the leaf: no diff row is an object whose leaves
         // have rows of their own (a provider's nested keys aside).
         for step in &deployed.plan.steps {
-            let paths: Vec<&str> = step.diffs.iter().filter(|d| d.program.is_some() || d.read.is_some()).map(|d| d.path.as_str()).collect();
+            let paths: Vec<&str> = step
+                .diffs
+                .iter()
+                .filter(|d| d.program.is_some() || d.read.is_some())
+                .map(|d| d.path.as_str())
+                .collect();
             for p in &paths {
-                let inner = paths.iter().find(|q| q.starts_with(&format!("{p}.")) || q.starts_with(&format!("{p}[")));
-                assert!(inner.is_none(), "{name}: `{p}` is listed beside its own leaf `{}`", inner.unwrap());
+                let inner = paths
+                    .iter()
+                    .find(|q| q.starts_with(&format!("{p}.")) || q.starts_with(&format!("{p}[")));
+                assert!(
+                    inner.is_none(),
+                    "{name}: `{p}` is listed beside its own leaf `{}`",
+                    inner.unwrap()
+                );
             }
         }
         let mut view = plan_view(&deployed);
@@ -201,29 +261,60 @@ async fn lifecycle_scenarios() {
             );
             // The written state loads as Pulumi state...
             let export = json!({"version": 3, "deployment": serde_json::to_value(&next).unwrap()});
-            let reloaded = ferry_state::load_state(export.to_string().as_bytes(), Default::default())
-                .unwrap_or_else(|e| panic!("{name}: state written does not load: {e}"));
+            let reloaded =
+                ferry_state::load_state(export.to_string().as_bytes(), Default::default())
+                    .unwrap_or_else(|e| panic!("{name}: state written does not load: {e}"));
             view["state"] = state_view(&reloaded.deployment);
             if scope == PlanScope::Imports {
                 // Every resource the program does not declare is written back field for field.
-                let declared: std::collections::HashSet<&str> = deployed.plan.steps.iter().map(|s| s.urn.as_str()).collect();
-                let written: HashMap<&str, &ferry_state::deployment::Resource> = next.resources().iter().map(|r| (r.urn.as_str(), r)).collect();
+                let declared: std::collections::HashSet<&str> =
+                    deployed.plan.steps.iter().map(|s| s.urn.as_str()).collect();
+                let written: HashMap<&str, &ferry_state::deployment::Resource> =
+                    next.resources().iter().map(|r| (r.urn.as_str(), r)).collect();
                 let mut kept = 0;
-                for old in state.deployment.resources().iter().filter(|r| !declared.contains(r.urn.as_str()) || r.type_ == "pulumi:pulumi:Stack") {
-                    assert_eq!(written.get(old.urn.as_str()), Some(&old), "{name}: `{}` was not kept as it was", old.urn);
+                for old in state.deployment.resources().iter().filter(|r| {
+                    !declared.contains(r.urn.as_str()) || r.type_ == "pulumi:pulumi:Stack"
+                }) {
+                    assert_eq!(
+                        written.get(old.urn.as_str()),
+                        Some(&old),
+                        "{name}: `{}` was not kept as it was",
+                        old.urn
+                    );
                     kept += 1;
                 }
-                assert!(kept > deployed.plan.untouched, "{name}: the untouched resources and the root are kept");
                 assert!(
-                    deployed.plan.steps.iter().all(|s| !matches!(s.op, StepOp::Delete | StepOp::DeleteReplaced)),
+                    kept > deployed.plan.untouched,
+                    "{name}: the untouched resources and the root are kept"
+                );
+                assert!(
+                    deployed
+                        .plan
+                        .steps
+                        .iter()
+                        .all(|s| !matches!(s.op, StepOp::Delete | StepOp::DeleteReplaced)),
                     "{name}: an imports-scope plan deletes nothing"
                 );
                 // Written in an order Pulumi accepts: every reference points backwards.
                 let mut seen = std::collections::HashSet::new();
                 for r in next.resources() {
-                    let provider = r.provider.as_deref().and_then(|p| p.rsplit_once("::")).map(|(u, _)| u.to_string());
-                    for d in r.parent.iter().cloned().chain(provider).chain(r.dependencies.clone().unwrap_or_default()) {
-                        assert!(seen.contains(&d), "{name}: `{}` is written before `{d}`, which it refers to", r.urn);
+                    let provider = r
+                        .provider
+                        .as_deref()
+                        .and_then(|p| p.rsplit_once("::"))
+                        .map(|(u, _)| u.to_string());
+                    for d in r
+                        .parent
+                        .iter()
+                        .cloned()
+                        .chain(provider)
+                        .chain(r.dependencies.clone().unwrap_or_default())
+                    {
+                        assert!(
+                            seen.contains(&d),
+                            "{name}: `{}` is written before `{d}`, which it refers to",
+                            r.urn
+                        );
                     }
                     seen.insert(r.urn.clone());
                 }
@@ -231,10 +322,21 @@ async fn lifecycle_scenarios() {
             // ...and previewing the same program against it changes nothing.
             let again = providers(&scenario["provider"]).await;
             let ctx = DeployContext { deployment: &reloaded.deployment, ..ctx };
-            let second = deploy(&program, &ctx, &again.providers, &DeployOptions { mode: DeployMode::Preview, scope, concurrency: 4, ..Default::default() })
-                .await
-                .unwrap();
-            let ops: Vec<String> = second.plan.steps.iter().map(|s| format!("{} {}", s.op, short(&s.urn))).collect();
+            let second = deploy(
+                &program,
+                &ctx,
+                &again.providers,
+                &DeployOptions {
+                    mode: DeployMode::Preview,
+                    scope,
+                    concurrency: 4,
+                    ..Default::default()
+                },
+            )
+            .await
+            .unwrap();
+            let ops: Vec<String> =
+                second.plan.steps.iter().map(|s| format!("{} {}", s.op, short(&s.urn))).collect();
             if deployed.plan.failed_steps().next().is_none() {
                 assert!(
                     second.plan.steps.iter().all(|s| s.op == StepOp::Same || s.op == StepOp::Read),

@@ -31,7 +31,9 @@ fn plugin_dir() -> tempfile::TempDir {
 }
 
 fn lines(dir: &Path, file: &str) -> Vec<String> {
-    std::fs::read_to_string(dir.join(file)).map(|s| s.lines().map(str::to_string).collect()).unwrap_or_default()
+    std::fs::read_to_string(dir.join(file))
+        .map(|s| s.lines().map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// A stack holding the test provider and, under `existing`, buckets named so with `name: old`.
@@ -51,18 +53,53 @@ fn state(existing: &[&str]) -> ferry_state::Deployment {
 }
 
 /// Runs `program` as an update against `deployment`: each resource's step error, by name.
-async fn update(dir: &Path, program: &str, deployment: &ferry_state::Deployment) -> BTreeMap<String, Option<String>> {
+async fn update(
+    dir: &Path,
+    program: &str,
+    deployment: &ferry_state::Deployment,
+) -> BTreeMap<String, Option<String>> {
     let program = parse_program("Pulumi.yaml", program).unwrap();
     let (engine, _logs) = EngineService::start().await.unwrap();
-    let search = PluginSearch { ferry_dirs: vec![dir.to_path_buf()], path_dirs: vec![], pulumi_plugins: None };
-    let options = LaunchOptions { start_timeout: Duration::from_secs(10), call_timeout: Duration::from_secs(2), max_restarts: 8 };
+    let search = PluginSearch {
+        ferry_dirs: vec![dir.to_path_buf()],
+        path_dirs: vec![],
+        pulumi_plugins: None,
+    };
+    let options = LaunchOptions {
+        start_timeout: Duration::from_secs(10),
+        call_timeout: Duration::from_secs(2),
+        max_restarts: 8,
+    };
     let providers = PluginProviders::new(search, engine, options, dir.to_path_buf(), None);
     let config = BTreeMap::new();
-    let ctx = DeployContext { organization: "org", project: "proj", stack: "dev", deployment, config: &config, decrypt: None };
-    let deployed =
-        deploy(&program, &ctx, &providers, &DeployOptions { mode: DeployMode::Update, scope: PlanScope::WholeStack, ..Default::default() }).await.unwrap();
+    let ctx = DeployContext {
+        organization: "org",
+        project: "proj",
+        stack: "dev",
+        deployment,
+        config: &config,
+        decrypt: None,
+    };
+    let deployed = deploy(
+        &program,
+        &ctx,
+        &providers,
+        &DeployOptions {
+            mode: DeployMode::Update,
+            scope: PlanScope::WholeStack,
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
     providers.shutdown().await;
-    deployed.plan.steps.iter().filter(|s| s.type_ == "test:index:Bucket").map(|s| (s.name.clone(), s.error.clone())).collect()
+    deployed
+        .plan
+        .steps
+        .iter()
+        .filter(|s| s.type_ == "test:index:Bucket")
+        .map(|s| (s.name.clone(), s.error.clone()))
+        .collect()
 }
 
 fn bucket(name: &str, value: &str) -> String {
@@ -73,12 +110,20 @@ fn bucket(name: &str, value: &str) -> String {
 async fn a_create_that_crashes_or_hangs_the_plugin_is_not_run_again() {
     for name in ["crashop-new", "hangop-new"] {
         let dir = plugin_dir();
-        let program = format!("name: proj\nruntime: yaml\nresources:\n{}{}", bucket(name, "new"), bucket("fine", "new"));
+        let program = format!(
+            "name: proj\nruntime: yaml\nresources:\n{}{}",
+            bucket(name, "new"),
+            bucket("fine", "new")
+        );
         let steps = update(dir.path(), &program, &state(&[])).await;
         let error = steps[name].clone().unwrap_or_else(|| panic!("{name} failed: {steps:?}"));
         assert!(error.contains("Create failed"), "{name}: {error}");
         let calls = lines(dir.path(), "calls");
-        assert_eq!(calls.iter().filter(|c| *c == &format!("Create {name}")).count(), 1, "{name}: created once, never again: {calls:?}");
+        assert_eq!(
+            calls.iter().filter(|c| *c == &format!("Create {name}")).count(),
+            1,
+            "{name}: created once, never again: {calls:?}"
+        );
     }
 }
 
@@ -96,10 +141,19 @@ async fn an_update_or_a_delete_that_crashes_or_hangs_the_plugin_is_not_run_again
 
         // A delete: the whole-stack program no longer declares it.
         let dir = plugin_dir();
-        let steps = update(dir.path(), &format!("name: proj\nruntime: yaml\nresources:\n{}", bucket("fine", "new")), &state(&[name])).await;
+        let steps = update(
+            dir.path(),
+            &format!("name: proj\nruntime: yaml\nresources:\n{}", bucket("fine", "new")),
+            &state(&[name]),
+        )
+        .await;
         let error = steps[name].clone().unwrap_or_else(|| panic!("{name} failed: {steps:?}"));
         assert!(error.contains("Delete failed"), "{name}: {error}");
         let calls = lines(dir.path(), "calls");
-        assert_eq!(calls.iter().filter(|c| *c == &format!("Delete {name}")).count(), 1, "{name}: deleted once, never again: {calls:?}");
+        assert_eq!(
+            calls.iter().filter(|c| *c == &format!("Delete {name}")).count(),
+            1,
+            "{name}: deleted once, never again: {calls:?}"
+        );
     }
 }

@@ -40,25 +40,47 @@ fn launches(dir: &Path) -> usize {
 
 /// A spec importing a `test:index:Thing` for each ID.
 fn spec(ids: &[String]) -> String {
-    let resources: Vec<_> = ids.iter().map(|id| json!({"type": "test:index:Thing", "name": id, "id": id})).collect();
+    let resources: Vec<_> =
+        ids.iter().map(|id| json!({"type": "test:index:Thing", "name": id, "id": id})).collect();
     json!({ "resources": resources }).to_string()
 }
 
 /// Each resource's status and message, by name.
-async fn preview(dir: &Path, ids: &[String], options: LaunchOptions) -> BTreeMap<String, (ImportStatus, Option<String>, Vec<String>)> {
+async fn preview(
+    dir: &Path,
+    ids: &[String],
+    options: LaunchOptions,
+) -> BTreeMap<String, (ImportStatus, Option<String>, Vec<String>)> {
     let spec = parse_import_spec(&spec(ids)).unwrap();
     let deployment: ferry_state::Deployment = serde_json::from_value(json!({})).unwrap();
     let (engine, _logs) = EngineService::start().await.unwrap();
-    let search = PluginSearch { ferry_dirs: vec![dir.to_path_buf()], path_dirs: vec![], pulumi_plugins: None };
+    let search = PluginSearch {
+        ferry_dirs: vec![dir.to_path_buf()],
+        path_dirs: vec![],
+        pulumi_plugins: None,
+    };
     let providers = PluginProviders::new(search, engine, options, dir.to_path_buf(), None);
     let ctx = StackContext { stack: "dev", project: "recovery", deployment: &deployment };
-    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: 16, ..Default::default() }).await.plan);
+    let preview = SpecPreview::from_plan(
+        &preview_import(
+            &spec,
+            &ctx,
+            &providers,
+            ImportOptions { concurrency: 16, ..Default::default() },
+        )
+        .await
+        .plan,
+    );
     providers.shutdown().await;
     preview.resources.into_iter().map(|r| (r.name, (r.status, r.message, r.warnings))).collect()
 }
 
 fn quick() -> LaunchOptions {
-    LaunchOptions { start_timeout: Duration::from_secs(10), call_timeout: Duration::from_millis(500), ..Default::default() }
+    LaunchOptions {
+        start_timeout: Duration::from_secs(10),
+        call_timeout: Duration::from_millis(500),
+        ..Default::default()
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -84,20 +106,40 @@ async fn only_the_culprits_fail_and_always_the_same_way() {
                 assert_eq!(*status, ImportStatus::Failed, "run {run}: {name}: {message}");
                 assert!(message.contains("on this resource twice"), "run {run}: {name}: {message}");
                 if name.starts_with("crash-") {
-                    assert!(!message.contains("exploded") && message.contains("in the server's log (reference `"), "run {run}: no stderr in {message}");
+                    assert!(
+                        !message.contains("exploded")
+                            && message.contains("in the server's log (reference `"),
+                        "run {run}: no stderr in {message}"
+                    );
                     assert!(message.contains("crashed during Read"), "{message}");
                 } else if name.starts_with("checkcrash-") {
-                    assert!(!message.contains("exploded") && message.contains("in the server's log (reference `"), "run {run}: {message}");
+                    assert!(
+                        !message.contains("exploded")
+                            && message.contains("in the server's log (reference `"),
+                        "run {run}: {message}"
+                    );
                     assert!(message.contains("crashed during Check"), "{message}");
                 } else {
                     assert!(message.contains("hung during Read"), "run {run}: {message}");
                 }
             } else if name.starts_with("bad-") {
                 // Its own Check failure is reported, not masked by a neighbour's crash.
-                assert_eq!(*status, ImportStatus::ReadyWithWarnings, "run {run}: {name}: {message} {warnings:?}");
-                assert_eq!(warnings, &vec!["Check: badValue: badValue is not allowed".to_string()], "run {run}");
+                assert_eq!(
+                    *status,
+                    ImportStatus::ReadyWithWarnings,
+                    "run {run}: {name}: {message} {warnings:?}"
+                );
+                assert_eq!(
+                    warnings,
+                    &vec!["Check: badValue: badValue is not allowed".to_string()],
+                    "run {run}"
+                );
             } else {
-                assert_eq!(*status, ImportStatus::Ready, "run {run}: {name}: {message} {warnings:?}");
+                assert_eq!(
+                    *status,
+                    ImportStatus::Ready,
+                    "run {run}: {name}: {message} {warnings:?}"
+                );
                 assert!(warnings.is_empty(), "run {run}: {name}: {warnings:?}");
             }
         }
@@ -113,25 +155,36 @@ async fn a_plugin_that_dies_on_start_is_launched_once_with_one_message() {
     let dir = plugin_dir("exit", false);
     let ids: Vec<String> = (0..10).map(|i| format!("ok-{i}")).collect();
     let outcome = preview(dir.path(), &ids, quick()).await;
-    let messages: std::collections::BTreeSet<_> = outcome.values().map(|(s, m, _)| (*s, m.clone().unwrap_or_default())).collect();
+    let messages: std::collections::BTreeSet<_> =
+        outcome.values().map(|(s, m, _)| (*s, m.clone().unwrap_or_default())).collect();
     assert_eq!(messages.len(), 1, "{messages:?}");
     let (status, message) = messages.into_iter().next().unwrap();
     assert_eq!(status, ImportStatus::Failed);
-    assert!(!message.contains("fatal: no credentials configured") && message.contains("in the server's log (reference `"), "{message}");
+    assert!(
+        !message.contains("fatal: no credentials configured")
+            && message.contains("in the server's log (reference `"),
+        "{message}"
+    );
     assert_eq!(launches(dir.path()), 1, "never relaunched per resource");
 }
 
 #[tokio::test]
 async fn a_plugin_that_cannot_restart_is_not_restarted_again() {
     let dir = plugin_dir("ok", true);
-    let ids: Vec<String> = ["crash-1", "crash-2", "crash-3"].iter().map(|s| s.to_string()).chain((0..20).map(|i| format!("ok-{i}"))).collect();
+    let ids: Vec<String> = ["crash-1", "crash-2", "crash-3"]
+        .iter()
+        .map(|s| s.to_string())
+        .chain((0..20).map(|i| format!("ok-{i}")))
+        .collect();
     let outcome = preview(dir.path(), &ids, quick()).await;
     for name in ["crash-1", "crash-2", "crash-3"] {
         let (status, message, _) = &outcome[name];
         assert_eq!(*status, ImportStatus::Failed);
         let message = message.as_deref().unwrap_or("");
         assert!(
-            message.contains("could not be started again") && !message.contains("license") && message.contains("in the server's log (reference `"),
+            message.contains("could not be started again")
+                && !message.contains("license")
+                && message.contains("in the server's log (reference `"),
             "{message}"
         );
     }
@@ -145,6 +198,12 @@ async fn restarts_are_bounded_per_provider() {
     let options = LaunchOptions { max_restarts: 3, ..quick() };
     let outcome = preview(dir.path(), &ids, options).await;
     assert!(outcome.values().all(|(s, _, _)| *s == ImportStatus::Failed));
-    assert!(outcome.values().any(|(_, m, _)| m.as_deref().unwrap_or("").contains("was restarted 3 times and is given up on")), "{outcome:?}");
+    assert!(
+        outcome.values().any(|(_, m, _)| m
+            .as_deref()
+            .unwrap_or("")
+            .contains("was restarted 3 times and is given up on")),
+        "{outcome:?}"
+    );
     assert_eq!(launches(dir.path()), 4, "the first start and three restarts");
 }

@@ -15,10 +15,20 @@ use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, Plugin
 /// `target/` by `tests/interop/venv.sh` on first use).
 fn plugin_dir() -> tempfile::TempDir {
     // target/<profile>/deps/python_interop-<hash> -> target/python-interop-venv
-    let venv = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
+    let venv =
+        std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/venv.sh")).arg(&venv).arg(dir.path()).output().unwrap();
-    assert!(out.status.success(), "could not make the Python plugin with its venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
+    let out = Command::new(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/interop/venv.sh"))
+        .arg(&venv)
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "could not make the Python plugin with its venv at {}: {}",
+        venv.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     dir
 }
 
@@ -27,10 +37,15 @@ async fn a_provider_on_pulumis_python_stubs_works_as_a_plugin() {
     let dir = plugin_dir();
     let search = PluginSearch { ferry_dirs: vec![dir.path().to_path_buf()], ..Default::default() };
     let (engine, mut logs) = EngineService::start().await.unwrap();
-    let options = LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(30), ..Default::default() };
+    let options = LaunchOptions {
+        start_timeout: Duration::from_secs(30),
+        call_timeout: Duration::from_secs(30),
+        ..Default::default()
+    };
     let providers = PluginProviders::new(search, engine, options, dir.path().to_path_buf(), None);
 
-    let schema: serde_json::Value = serde_json::from_str(&providers.schema("pyecho", None).await.unwrap()).unwrap();
+    let schema: serde_json::Value =
+        serde_json::from_str(&providers.schema("pyecho", None).await.unwrap()).unwrap();
     assert_eq!(schema["name"], "pyecho");
     assert_eq!(schema["resources"]["pyecho:index:Thing"]["requiredInputs"][0], "size");
 
@@ -42,13 +57,20 @@ async fn a_provider_on_pulumis_python_stubs_works_as_a_plugin() {
         ]}"#,
     )
     .unwrap();
-    let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
+    let state =
+        ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
     let ctx = StackContext { stack: "dev", project: "interop", deployment: &state.deployment };
-    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &providers, ImportOptions::default()).await.plan);
+    let preview = SpecPreview::from_plan(
+        &preview_import(&spec, &ctx, &providers, ImportOptions::default()).await.plan,
+    );
     providers.shutdown().await;
 
     let statuses: Vec<ImportStatus> = preview.resources.iter().map(|r| r.status).collect();
-    assert_eq!(statuses, [ImportStatus::Ready, ImportStatus::ReadyWithWarnings, ImportStatus::NotFound], "{preview:#?}");
+    assert_eq!(
+        statuses,
+        [ImportStatus::Ready, ImportStatus::ReadyWithWarnings, ImportStatus::NotFound],
+        "{preview:#?}"
+    );
     assert_eq!(preview.resources[0].inputs, serde_json::json!({"size": 5}));
     assert_eq!(preview.resources[0].outputs, serde_json::json!({"name": "thing-5", "size": 5}));
     assert_eq!(preview.resources[1].check_failures[0].reason, "size must be at most 100");

@@ -9,7 +9,9 @@ use ferry_engine::recipes::recipe_of;
 fn schemas() -> PathBuf {
     std::env::var_os("FERRY_FIXTURES")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+        .unwrap_or_else(|| {
+            PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+        })
         .join("pulumi/schemas")
 }
 
@@ -23,7 +25,10 @@ fn table(package: &str) -> (String, usize, usize) {
     for (token, r) in resources {
         let recipe = recipe_of(token, r);
         with += usize::from(recipe.is_some());
-        lines.push(format!("{token} → {}", recipe.map(|r| r.template()).unwrap_or_else(|| "none".into())));
+        lines.push(format!(
+            "{token} → {}",
+            recipe.map(|r| r.template()).unwrap_or_else(|| "none".into())
+        ));
     }
     lines.sort();
     (lines.join("\n") + "\n", with, resources.len())
@@ -44,8 +49,14 @@ fn the_real_schemas_give_their_recipes() {
     // only that they "can be imported", so they get none. The bridged postgresql documents one
     // example, an ID (`db.schema.function(args)`) whose parts nothing in the text names; tls and
     // command document none.
-    assert_eq!(counts, vec![("command", 0, 4), ("postgresql", 0, 16), ("random", 3, 10), ("tls", 0, 4)]);
+    assert_eq!(
+        counts,
+        vec![("command", 0, 4), ("postgresql", 0, 16), ("random", 3, 10), ("tls", 0, 4)]
+    );
     // The composite one, read from the example program's values and the text's names.
     let (random, ..) = table("random");
-    assert!(random.contains("random:index/randomInteger:RandomInteger → <result>,<min>,<max>\n"), "{random}");
+    assert!(
+        random.contains("random:index/randomInteger:RandomInteger → <result>,<min>,<max>\n"),
+        "{random}"
+    );
 }

@@ -18,8 +18,14 @@ use libfuzzer_sys::fuzz_target;
 fn schemas() -> &'static HashMap<String, PackageSchema> {
     static SCHEMAS: OnceLock<HashMap<String, PackageSchema>> = OnceLock::new();
     SCHEMAS.get_or_init(|| {
-        let text = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/pulumi/schemas/random.schema.json"));
-        HashMap::from([("random".to_string(), PackageSchema::parse(text).expect("the fixture schema reads"))])
+        let text = include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/fixtures/pulumi/schemas/random.schema.json"
+        ));
+        HashMap::from([(
+            "random".to_string(),
+            PackageSchema::parse(text).expect("the fixture schema reads"),
+        )])
     })
 }
 
@@ -40,26 +46,47 @@ fn terraform_state(t: &[String]) -> Vec<u8> {
 
 fn migrate_terraform(texts: &[String]) {
     let Ok(state) = ferry_terraform::read_state(&terraform_state(texts)) else { return };
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let options = ferry_terraform::MigrationOptions { project: "fuzz".into(), include_deposed: true, ..Default::default() };
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let options = ferry_terraform::MigrationOptions {
+        project: "fuzz".into(),
+        include_deposed: true,
+        ..Default::default()
+    };
     let migration = ferry_terraform::migrate(&state, &mappings, &options);
     let Some(yaml) = migration.program else { return };
-    let read = ferry_engine::program::parse_program("Pulumi.yaml", &yaml).unwrap_or_else(|e| panic!("a migration's program does not read: {e}\n{yaml}"));
-    assert_eq!(read.resources.len(), migration.prior.len(), "the migration's program declares other resources than its imports:\n{yaml}");
-    assert_eq!(ferry_terraform::addresses_in_program(&yaml).len(), migration.prior.len(), "an import lost its address:\n{yaml}");
+    let read = ferry_engine::program::parse_program("Pulumi.yaml", &yaml)
+        .unwrap_or_else(|e| panic!("a migration's program does not read: {e}\n{yaml}"));
+    assert_eq!(
+        read.resources.len(),
+        migration.prior.len(),
+        "the migration's program declares other resources than its imports:\n{yaml}"
+    );
+    assert_eq!(
+        ferry_terraform::addresses_in_program(&yaml).len(),
+        migration.prior.len(),
+        "an import lost its address:\n{yaml}"
+    );
 }
 
 fuzz_target!(|data: &[u8]| {
     // The input is up to 12 texts separated by NUL bytes; missing ones are empty.
     let text = String::from_utf8_lossy(data);
-    let texts: Vec<String> = (0..12).map(|i| text.split('\0').nth(i).unwrap_or_default().to_string()).collect();
+    let texts: Vec<String> =
+        (0..12).map(|i| text.split('\0').nth(i).unwrap_or_default().to_string()).collect();
     migrate_terraform(&texts);
     let mut parts = texts.into_iter();
     let mut next = || parts.next().unwrap_or_default();
     let (typed, untyped, migrated) = (next(), next(), next());
     let urn = |token: &str, name: &str| format!("urn:pulumi:dev::fuzz::{token}::{name}");
     let string = PropertyValue::String;
-    let keepers = PropertyMap::from([(next(), string(next())), (next(), PropertyValue::Object(PropertyMap::from([(next(), string(next()))])))]);
+    let keepers = PropertyMap::from([
+        (next(), string(next())),
+        (next(), PropertyValue::Object(PropertyMap::from([(next(), string(next()))]))),
+    ]);
     let resources = vec![
         SourceResource {
             urn: urn("random:index/randomString:RandomString", &typed),
@@ -67,7 +94,10 @@ fuzz_target!(|data: &[u8]| {
             token: "random:index/randomString:RandomString".into(),
             custom: true,
             id: Some("s".into()),
-            inputs: PropertyMap::from([("length".into(), PropertyValue::Number(8.0)), ("keepers".into(), PropertyValue::Object(keepers))]),
+            inputs: PropertyMap::from([
+                ("length".into(), PropertyValue::Number(8.0)),
+                ("keepers".into(), PropertyValue::Object(keepers)),
+            ]),
             ignore_changes: vec![next()],
             ..Default::default()
         },
@@ -86,7 +116,13 @@ fuzz_target!(|data: &[u8]| {
             token: "random:index/randomPet:RandomPet".into(),
             custom: true,
             id: Some("p".into()),
-            origin: Some(Origin { tool: "Terraform".into(), address: next(), instance: None, references: Vec::new(), variables: Vec::new() }),
+            origin: Some(Origin {
+                tool: "Terraform".into(),
+                address: next(),
+                instance: None,
+                references: Vec::new(),
+                variables: Vec::new(),
+            }),
             ..Default::default()
         },
     ];
@@ -94,11 +130,24 @@ fuzz_target!(|data: &[u8]| {
     if resources[0].urn == resources[1].urn || resources[1].urn == resources[2].urn {
         return;
     }
-    let Ok(program) = lower("fuzz", &resources, &[], schemas(), &Options { references: true, ..Default::default() }) else { return };
+    let Ok(program) = lower(
+        "fuzz",
+        &resources,
+        &[],
+        schemas(),
+        &Options { references: true, ..Default::default() },
+    ) else {
+        return;
+    };
     for language in [Language::TypeScript, Language::Python, Language::Go, Language::CSharp] {
         let _ = ferry_codegen::emit(&program, language);
     }
     let yaml = ferry_codegen::emit(&program, Language::Yaml);
-    let read = ferry_engine::program::parse_program("Pulumi.yaml", &yaml).unwrap_or_else(|e| panic!("the YAML Ferry wrote does not read: {e}\n{yaml}"));
-    assert_eq!(read.resources.len(), program.resources.len(), "the YAML declares other resources than the program:\n{yaml}");
+    let read = ferry_engine::program::parse_program("Pulumi.yaml", &yaml)
+        .unwrap_or_else(|e| panic!("the YAML Ferry wrote does not read: {e}\n{yaml}"));
+    assert_eq!(
+        read.resources.len(),
+        program.resources.len(),
+        "the YAML declares other resources than the program:\n{yaml}"
+    );
 });

@@ -13,7 +13,8 @@ use ferry_engine::plugin::PluginError;
 use ferry_engine::provider::{GrpcProvider, Provider, ProviderInstance, ProviderSource};
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse,
+    CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, DiffRequest, DiffResponse,
+    GetSchemaRequest, GetSchemaResponse, ReadRequest, ReadResponse,
 };
 use libfuzzer_sys::fuzz_target;
 use prost::Message;
@@ -65,10 +66,16 @@ const SCHEMA: &str = r#"{"name": "fuzz", "version": "1.0.0", "resources": {"fuzz
 
 #[tonic::async_trait]
 impl ResourceProvider for Scripted {
-    async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+    async fn get_schema(
+        &self,
+        _: Request<GetSchemaRequest>,
+    ) -> Result<Response<GetSchemaResponse>, Status> {
         Ok(Response::new(GetSchemaResponse { schema: SCHEMA.into() }))
     }
-    async fn configure(&self, _: Request<ConfigureRequest>) -> Result<Response<ConfigureResponse>, Status> {
+    async fn configure(
+        &self,
+        _: Request<ConfigureRequest>,
+    ) -> Result<Response<ConfigureResponse>, Status> {
         Ok(Response::new(ConfigureResponse::default()))
     }
     async fn read(&self, _: Request<ReadRequest>) -> Result<Response<ReadResponse>, Status> {
@@ -84,7 +91,8 @@ impl ResourceProvider for Scripted {
 
 fn runtime() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
-    RUNTIME.get_or_init(|| tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap())
+    RUNTIME
+        .get_or_init(|| tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap())
 }
 
 /// The channel to the one in-memory provider server, and the answers it gives: made on the
@@ -96,8 +104,12 @@ fn in_memory() -> &'static (tonic::transport::Channel, Scripted) {
         let served = scripted.clone();
         let (client_io, server_io) = tokio::io::duplex(1 << 16);
         runtime().spawn(async move {
-            let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
-            let _ = tonic::transport::Server::builder().add_service(ResourceProviderServer::new(served)).serve_with_incoming(incoming).await;
+            let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io))
+                .chain(tokio_stream::pending());
+            let _ = tonic::transport::Server::builder()
+                .add_service(ResourceProviderServer::new(served))
+                .serve_with_incoming(incoming)
+                .await;
         });
         let mut client_io = Some(client_io);
         let channel = runtime().block_on(async move {
@@ -105,7 +117,10 @@ fn in_memory() -> &'static (tonic::transport::Channel, Scripted) {
                 .unwrap()
                 .connect_with_connector(tower::service_fn(move |_| {
                     let io = client_io.take();
-                    async move { io.map(hyper_util::rt::TokioIo::new).ok_or_else(|| std::io::Error::other("one connection only")) }
+                    async move {
+                        io.map(hyper_util::rt::TokioIo::new)
+                            .ok_or_else(|| std::io::Error::other("one connection only"))
+                    }
                 }))
                 .await
                 .unwrap()
@@ -137,8 +152,12 @@ fuzz_target!(|data: &[u8]| {
     runtime().block_on(async move {
         let provider: Arc<dyn Provider> = Arc::new(GrpcProvider::new("fuzz", channel.clone()));
         let providers = OneProvider { provider, schema: Arc::new(SCHEMA.to_string()) };
-        let spec = parse_import_spec(r#"{"resources": [{"type": "fuzz:index:Thing", "name": "thing", "id": "thing-1"}]}"#).unwrap();
-        let deployment: ferry_state::Deployment = serde_json::from_value(serde_json::json!({})).unwrap();
+        let spec = parse_import_spec(
+            r#"{"resources": [{"type": "fuzz:index:Thing", "name": "thing", "id": "thing-1"}]}"#,
+        )
+        .unwrap();
+        let deployment: ferry_state::Deployment =
+            serde_json::from_value(serde_json::json!({})).unwrap();
         let ctx = StackContext { stack: "dev", project: "fuzz", deployment: &deployment };
         let done = preview_import(&spec, &ctx, &providers, ImportOptions::default()).await;
         let preview = SpecPreview::from_plan(&done.plan);

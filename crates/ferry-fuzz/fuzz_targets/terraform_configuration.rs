@@ -19,10 +19,14 @@ const STATE: &str = r#"{"version": 4, "terraform_version": "1.9.1", "serial": 1,
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let mut files = vec![ferry_terraform::ConfigurationFile { path: "main.tf".into(), text: String::new() }];
+    let mut files =
+        vec![ferry_terraform::ConfigurationFile { path: "main.tf".into(), text: String::new() }];
     for line in text.split_inclusive('\n') {
         match line.strip_prefix("--- ") {
-            Some(path) => files.push(ferry_terraform::ConfigurationFile { path: path.trim_end().to_string(), text: String::new() }),
+            Some(path) => files.push(ferry_terraform::ConfigurationFile {
+                path: path.trim_end().to_string(),
+                text: String::new(),
+            }),
             None => files.last_mut().expect("one file at least").text.push_str(line),
         }
     }
@@ -33,9 +37,18 @@ fuzz_target!(|data: &[u8]| {
             return;
         }
     };
-    let state = ferry_terraform::read_state(STATE.as_bytes()).expect("the target's own state reads");
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let options = ferry_terraform::MigrationOptions { project: "fuzz".into(), configuration: Some(configuration), ..Default::default() };
+    let state =
+        ferry_terraform::read_state(STATE.as_bytes()).expect("the target's own state reads");
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let options = ferry_terraform::MigrationOptions {
+        project: "fuzz".into(),
+        configuration: Some(configuration),
+        ..Default::default()
+    };
     let migration = ferry_terraform::migrate(&state, &mappings, &options);
     let program = migration.program.expect("every instance maps");
     if let Err(e) = ferry_engine::program::parse_program("Pulumi.yaml", &program) {

@@ -4,10 +4,16 @@
 
 use std::collections::BTreeMap;
 
-use ferry_state::sig::{ARCHIVE_SIG, ASSET_SIG, OUTPUT_VALUE_SIG, RESOURCE_REFERENCE_SIG, SECRET_SIG, SIG_KEY, UNKNOWN_VALUE};
+use ferry_state::sig::{
+    ARCHIVE_SIG, ASSET_SIG, OUTPUT_VALUE_SIG, RESOURCE_REFERENCE_SIG, SECRET_SIG, SIG_KEY,
+    UNKNOWN_VALUE,
+};
 use serde_json::{json, Map, Value};
 
-use super::{child_path, index_path, Archive, ArchiveSource, Asset, AssetSource, OutputValue, PropertyError, PropertyMap, PropertyValue, ResourceReference};
+use super::{
+    child_path, index_path, Archive, ArchiveSource, Asset, AssetSource, OutputValue, PropertyError,
+    PropertyMap, PropertyValue, ResourceReference,
+};
 
 /// How a secret is written.
 #[derive(Clone, Copy)]
@@ -33,7 +39,13 @@ pub struct EncodeOptions<'a> {
 impl EncodeOptions<'_> {
     /// Everything kept, secrets in wire form.
     pub fn wire() -> EncodeOptions<'static> {
-        EncodeOptions { keep_unknowns: true, keep_secrets: true, keep_resources: true, keep_output_values: true, secrets: SecretEncoding::Wire }
+        EncodeOptions {
+            keep_unknowns: true,
+            keep_secrets: true,
+            keep_resources: true,
+            keep_output_values: true,
+            secrets: SecretEncoding::Wire,
+        }
     }
 }
 
@@ -62,7 +74,9 @@ pub fn encode_value(value: &PropertyValue, opts: &EncodeOptions<'_>) -> Option<V
         PropertyValue::Bool(b) => Value::Bool(*b),
         PropertyValue::Number(n) => number(*n),
         PropertyValue::String(s) => Value::String(s.clone()),
-        PropertyValue::Array(items) => Value::Array(items.iter().map(|v| encode_value(v, opts).unwrap_or(Value::Null)).collect()),
+        PropertyValue::Array(items) => Value::Array(
+            items.iter().map(|v| encode_value(v, opts).unwrap_or(Value::Null)).collect(),
+        ),
         PropertyValue::Object(map) => Value::Object(encode_map(map, opts)),
         PropertyValue::Asset(asset) => encode_asset(asset),
         PropertyValue::Archive(archive) => encode_archive(archive, opts),
@@ -119,7 +133,8 @@ pub fn encode_value(value: &PropertyValue, opts: &EncodeOptions<'_>) -> Option<V
                     Some(e) => (**e).clone(),
                     None => PropertyValue::Computed,
                 };
-                let lowered = if o.secret { PropertyValue::Secret(Box::new(lowered)) } else { lowered };
+                let lowered =
+                    if o.secret { PropertyValue::Secret(Box::new(lowered)) } else { lowered };
                 return encode_value(&lowered, opts);
             }
             let mut m = sig_object(OUTPUT_VALUE_SIG);
@@ -170,7 +185,10 @@ fn encode_archive(archive: &Archive, opts: &EncodeOptions<'_>) -> Value {
     }
     match &archive.source {
         ArchiveSource::Assets(assets) => {
-            let members = assets.iter().filter_map(|(k, v)| encode_value(v, opts).map(|v| (k.clone(), v))).collect();
+            let members = assets
+                .iter()
+                .filter_map(|(k, v)| encode_value(v, opts).map(|v| (k.clone(), v)))
+                .collect();
             m.insert("assets".into(), Value::Object(members));
         }
         ArchiveSource::Path(p) => {
@@ -183,29 +201,47 @@ fn encode_archive(archive: &Archive, opts: &EncodeOptions<'_>) -> Value {
     Value::Object(m)
 }
 
-pub fn decode_map(obj: &Map<String, Value>, path: &str, opts: &DecodeOptions<'_>) -> Result<PropertyMap, PropertyError> {
+pub fn decode_map(
+    obj: &Map<String, Value>,
+    path: &str,
+    opts: &DecodeOptions<'_>,
+) -> Result<PropertyMap, PropertyError> {
     obj.iter().map(|(k, v)| Ok((k.clone(), decode_value(v, &child_path(path, k), opts)?))).collect()
 }
 
-pub fn decode_value(value: &Value, path: &str, opts: &DecodeOptions<'_>) -> Result<PropertyValue, PropertyError> {
+pub fn decode_value(
+    value: &Value,
+    path: &str,
+    opts: &DecodeOptions<'_>,
+) -> Result<PropertyValue, PropertyError> {
     Ok(match value {
         Value::Null => PropertyValue::Null,
         Value::Bool(b) => PropertyValue::Bool(*b),
         Value::Number(n) => PropertyValue::Number(n.as_f64().unwrap_or(0.0)),
         Value::String(s) if s == UNKNOWN_VALUE => PropertyValue::Computed,
         Value::String(s) => PropertyValue::String(s.clone()),
-        Value::Array(items) => {
-            PropertyValue::Array(items.iter().enumerate().map(|(i, v)| decode_value(v, &index_path(path, i), opts)).collect::<Result<_, _>>()?)
-        }
+        Value::Array(items) => PropertyValue::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| decode_value(v, &index_path(path, i), opts))
+                .collect::<Result<_, _>>()?,
+        ),
         Value::Object(obj) => match obj.get(SIG_KEY) {
             None => PropertyValue::Object(decode_map(obj, path, opts)?),
             Some(Value::String(sig)) => decode_signed(sig, obj, path, opts)?,
-            Some(_) => return Err(PropertyError::new(path, "the signature key's value must be a string")),
+            Some(_) => {
+                return Err(PropertyError::new(path, "the signature key's value must be a string"))
+            }
         },
     })
 }
 
-fn str_field<'v>(obj: &'v Map<String, Value>, key: &str, path: &str) -> Result<Option<&'v str>, PropertyError> {
+fn str_field<'v>(
+    obj: &'v Map<String, Value>,
+    key: &str,
+    path: &str,
+) -> Result<Option<&'v str>, PropertyError> {
     match obj.get(key) {
         None => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
@@ -213,21 +249,37 @@ fn str_field<'v>(obj: &'v Map<String, Value>, key: &str, path: &str) -> Result<O
     }
 }
 
-fn decode_signed(sig: &str, obj: &Map<String, Value>, path: &str, opts: &DecodeOptions<'_>) -> Result<PropertyValue, PropertyError> {
+fn decode_signed(
+    sig: &str,
+    obj: &Map<String, Value>,
+    path: &str,
+    opts: &DecodeOptions<'_>,
+) -> Result<PropertyValue, PropertyError> {
     Ok(match sig {
         SECRET_SIG => {
             let inner = if let Some(v) = obj.get("value") {
                 decode_value(v, path, opts)?
             } else if let Some(text) = str_field(obj, "plaintext", path)? {
-                let v: Value = serde_json::from_str(text).map_err(|e| PropertyError::new(path, format!("a secret's plaintext is not JSON: {e}")))?;
+                let v: Value = serde_json::from_str(text).map_err(|e| {
+                    PropertyError::new(path, format!("a secret's plaintext is not JSON: {e}"))
+                })?;
                 decode_value(&v, path, opts)?
             } else if let Some(ct) = str_field(obj, "ciphertext", path)? {
-                let decrypt = opts.decrypt.ok_or_else(|| PropertyError::new(path, "an encrypted secret, and no key to decrypt it"))?;
-                let text = decrypt(ct).map_err(|e| PropertyError::new(path, format!("the secret does not decrypt: {e}")))?;
-                let v: Value = serde_json::from_str(&text).map_err(|e| PropertyError::new(path, format!("a decrypted secret is not JSON: {e}")))?;
+                let decrypt = opts.decrypt.ok_or_else(|| {
+                    PropertyError::new(path, "an encrypted secret, and no key to decrypt it")
+                })?;
+                let text = decrypt(ct).map_err(|e| {
+                    PropertyError::new(path, format!("the secret does not decrypt: {e}"))
+                })?;
+                let v: Value = serde_json::from_str(&text).map_err(|e| {
+                    PropertyError::new(path, format!("a decrypted secret is not JSON: {e}"))
+                })?;
                 decode_value(&v, path, opts)?
             } else {
-                return Err(PropertyError::new(path, "a secret needs `value`, `plaintext` or `ciphertext`"));
+                return Err(PropertyError::new(
+                    path,
+                    "a secret needs `value`, `plaintext` or `ciphertext`",
+                ));
             };
             PropertyValue::Secret(Box::new(inner))
         }
@@ -248,11 +300,20 @@ fn decode_signed(sig: &str, obj: &Map<String, Value>, path: &str, opts: &DecodeO
             let hash = str_field(obj, "hash", path)?.map(str::to_string);
             let source = if let Some(assets) = obj.get("assets") {
                 let Value::Object(members) = assets else {
-                    return Err(PropertyError::new(&child_path(path, "assets"), "must be an object"));
+                    return Err(PropertyError::new(
+                        &child_path(path, "assets"),
+                        "must be an object",
+                    ));
                 };
-                let members: BTreeMap<String, PropertyValue> = decode_map(members, &child_path(path, "assets"), opts)?;
-                if let Some((name, _)) = members.iter().find(|(_, v)| !matches!(v, PropertyValue::Asset(_) | PropertyValue::Archive(_))) {
-                    return Err(PropertyError::new(&child_path(&child_path(path, "assets"), name), "an archive member must be an asset or an archive"));
+                let members: BTreeMap<String, PropertyValue> =
+                    decode_map(members, &child_path(path, "assets"), opts)?;
+                if let Some((name, _)) = members.iter().find(|(_, v)| {
+                    !matches!(v, PropertyValue::Asset(_) | PropertyValue::Archive(_))
+                }) {
+                    return Err(PropertyError::new(
+                        &child_path(&child_path(path, "assets"), name),
+                        "an archive member must be an asset or an archive",
+                    ));
                 }
                 ArchiveSource::Assets(members)
             } else if let Some(p) = str_field(obj, "path", path)? {
@@ -265,30 +326,57 @@ fn decode_signed(sig: &str, obj: &Map<String, Value>, path: &str, opts: &DecodeO
             PropertyValue::Archive(Archive { hash, source })
         }
         RESOURCE_REFERENCE_SIG => {
-            let urn = str_field(obj, "urn", path)?.ok_or_else(|| PropertyError::new(path, "a resource reference needs a `urn`"))?;
+            let urn = str_field(obj, "urn", path)?
+                .ok_or_else(|| PropertyError::new(path, "a resource reference needs a `urn`"))?;
             let id = match obj.get("id") {
                 None => None,
-                Some(Value::String(s)) if s.is_empty() || s == UNKNOWN_VALUE => Some(Box::new(PropertyValue::Computed)),
+                Some(Value::String(s)) if s.is_empty() || s == UNKNOWN_VALUE => {
+                    Some(Box::new(PropertyValue::Computed))
+                }
                 Some(Value::String(s)) => Some(Box::new(PropertyValue::String(s.clone()))),
-                Some(_) => return Err(PropertyError::new(&child_path(path, "id"), "must be a string")),
+                Some(_) => {
+                    return Err(PropertyError::new(&child_path(path, "id"), "must be a string"))
+                }
             };
             let package_version = str_field(obj, "packageVersion", path)?.unwrap_or("").to_string();
-            PropertyValue::ResourceReference(ResourceReference { urn: urn.into(), id, package_version })
+            PropertyValue::ResourceReference(ResourceReference {
+                urn: urn.into(),
+                id,
+                package_version,
+            })
         }
         OUTPUT_VALUE_SIG => {
-            let element = obj.get("value").map(|v| decode_value(v, path, opts)).transpose()?.map(Box::new);
+            let element =
+                obj.get("value").map(|v| decode_value(v, path, opts)).transpose()?.map(Box::new);
             let secret = match obj.get("secret") {
                 None => false,
                 Some(Value::Bool(b)) => *b,
-                Some(_) => return Err(PropertyError::new(&child_path(path, "secret"), "must be a boolean")),
+                Some(_) => {
+                    return Err(PropertyError::new(
+                        &child_path(path, "secret"),
+                        "must be a boolean",
+                    ))
+                }
             };
             let dependencies = match obj.get("dependencies") {
                 None => Vec::new(),
                 Some(Value::Array(items)) => items
                     .iter()
-                    .map(|d| d.as_str().map(str::to_string).ok_or_else(|| PropertyError::new(&child_path(path, "dependencies"), "must be URN strings")))
+                    .map(|d| {
+                        d.as_str().map(str::to_string).ok_or_else(|| {
+                            PropertyError::new(
+                                &child_path(path, "dependencies"),
+                                "must be URN strings",
+                            )
+                        })
+                    })
                     .collect::<Result<_, _>>()?,
-                Some(_) => return Err(PropertyError::new(&child_path(path, "dependencies"), "must be an array")),
+                Some(_) => {
+                    return Err(PropertyError::new(
+                        &child_path(path, "dependencies"),
+                        "must be an array",
+                    ))
+                }
             };
             PropertyValue::Output(OutputValue { element, secret, dependencies })
         }

@@ -36,9 +36,16 @@ impl PropertyValue {
         match self {
             PropertyValue::String(s) => in_secret && s == needle,
             PropertyValue::Secret(inner) => inner.holds_secret_string(needle, true),
-            PropertyValue::Output(o) => o.element.as_ref().is_some_and(|e| e.holds_secret_string(needle, in_secret || o.secret)),
-            PropertyValue::Array(items) => items.iter().any(|v| v.holds_secret_string(needle, in_secret)),
-            PropertyValue::Object(map) => map.values().any(|v| v.holds_secret_string(needle, in_secret)),
+            PropertyValue::Output(o) => o
+                .element
+                .as_ref()
+                .is_some_and(|e| e.holds_secret_string(needle, in_secret || o.secret)),
+            PropertyValue::Array(items) => {
+                items.iter().any(|v| v.holds_secret_string(needle, in_secret))
+            }
+            PropertyValue::Object(map) => {
+                map.values().any(|v| v.holds_secret_string(needle, in_secret))
+            }
             _ => false,
         }
     }
@@ -89,7 +96,8 @@ pub struct OutputValue {
 
 impl PropertyValue {
     pub fn is_secret(&self) -> bool {
-        matches!(self, PropertyValue::Secret(_)) || matches!(self, PropertyValue::Output(o) if o.secret)
+        matches!(self, PropertyValue::Secret(_))
+            || matches!(self, PropertyValue::Output(o) if o.secret)
     }
 
     /// Whether any part of the value is not known yet.
@@ -100,7 +108,9 @@ impl PropertyValue {
             PropertyValue::Secret(v) => v.contains_unknowns(),
             PropertyValue::Array(items) => items.iter().any(PropertyValue::contains_unknowns),
             PropertyValue::Object(map) => map.values().any(PropertyValue::contains_unknowns),
-            PropertyValue::ResourceReference(r) => r.id.as_ref().is_some_and(|id| id.contains_unknowns()),
+            PropertyValue::ResourceReference(r) => {
+                r.id.as_ref().is_some_and(|id| id.contains_unknowns())
+            }
             _ => false,
         }
     }
@@ -116,7 +126,10 @@ pub struct PropertyError {
 
 impl PropertyError {
     pub(crate) fn new(path: &str, message: impl Into<String>) -> Self {
-        PropertyError { message: message.into(), path: if path.is_empty() { ".".into() } else { path.into() } }
+        PropertyError {
+            message: message.into(),
+            path: if path.is_empty() { ".".into() } else { path.into() },
+        }
     }
 }
 

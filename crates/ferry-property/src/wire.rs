@@ -29,7 +29,9 @@ fn json_to_pb(v: Value) -> PbValue {
         Value::Bool(b) => Kind::BoolValue(b),
         Value::Number(n) => Kind::NumberValue(n.as_f64().unwrap_or(0.0)),
         Value::String(s) => Kind::StringValue(s),
-        Value::Array(items) => Kind::ListValue(ListValue { values: items.into_iter().map(json_to_pb).collect() }),
+        Value::Array(items) => {
+            Kind::ListValue(ListValue { values: items.into_iter().map(json_to_pb).collect() })
+        }
         Value::Object(obj) => Kind::StructValue(json_object_to_struct(obj)),
     };
     PbValue { kind: Some(kind) }
@@ -40,10 +42,14 @@ fn json_to_pb(v: Value) -> PbValue {
 pub fn struct_to_plain_object(s: &Struct) -> Result<Map<String, Value>, PropertyError> {
     fn unwrap_secrets(v: Value) -> Value {
         match v {
-            Value::Object(mut obj) if obj.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG) => {
+            Value::Object(mut obj)
+                if obj.get(SIG_KEY).and_then(Value::as_str) == Some(SECRET_SIG) =>
+            {
                 unwrap_secrets(obj.remove("value").unwrap_or(Value::Null))
             }
-            Value::Object(obj) => Value::Object(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect()),
+            Value::Object(obj) => {
+                Value::Object(obj.into_iter().map(|(k, v)| (k, unwrap_secrets(v))).collect())
+            }
             Value::Array(items) => Value::Array(items.into_iter().map(unwrap_secrets).collect()),
             other => other,
         }
@@ -52,7 +58,10 @@ pub fn struct_to_plain_object(s: &Struct) -> Result<Map<String, Value>, Property
 }
 
 /// A provider's answer: plain properties, those `is_secret` names marked secret.
-pub fn plain_object_to_struct(props: Map<String, Value>, is_secret: impl Fn(&str) -> bool) -> Struct {
+pub fn plain_object_to_struct(
+    props: Map<String, Value>,
+    is_secret: impl Fn(&str) -> bool,
+) -> Struct {
     let marked = props
         .into_iter()
         .map(|(k, v)| {
@@ -77,13 +86,22 @@ fn pb_to_json(v: &PbValue, path: &str) -> Result<Value, PropertyError> {
     Ok(match &v.kind {
         None | Some(Kind::NullValue(_)) => Value::Null,
         Some(Kind::BoolValue(b)) => Value::Bool(*b),
-        Some(Kind::NumberValue(n)) => {
-            serde_json::Number::from_f64(*n).map(Value::Number).ok_or_else(|| PropertyError::new(path, format!("{n} is not a JSON number")))?
-        }
+        Some(Kind::NumberValue(n)) => serde_json::Number::from_f64(*n)
+            .map(Value::Number)
+            .ok_or_else(|| PropertyError::new(path, format!("{n} is not a JSON number")))?,
         Some(Kind::StringValue(s)) => Value::String(s.clone()),
-        Some(Kind::ListValue(l)) => Value::Array(l.values.iter().enumerate().map(|(i, v)| pb_to_json(v, &format!("{path}[{i}]"))).collect::<Result<_, _>>()?),
-        Some(Kind::StructValue(s)) => {
-            Value::Object(s.fields.iter().map(|(k, v)| Ok((k.clone(), pb_to_json(v, &format!("{path}.{k}"))?))).collect::<Result<_, PropertyError>>()?)
-        }
+        Some(Kind::ListValue(l)) => Value::Array(
+            l.values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| pb_to_json(v, &format!("{path}[{i}]")))
+                .collect::<Result<_, _>>()?,
+        ),
+        Some(Kind::StructValue(s)) => Value::Object(
+            s.fields
+                .iter()
+                .map(|(k, v)| Ok((k.clone(), pb_to_json(v, &format!("{path}.{k}"))?)))
+                .collect::<Result<_, PropertyError>>()?,
+        ),
     })
 }

@@ -9,14 +9,20 @@ use ferry_rpc::prost_types::{DescriptorProto, FileDescriptorSet};
 use prost::Message;
 
 fn facts() -> String {
-    let dir =
-        std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
-    std::fs::read_to_string(dir.join("pulumi/protocol/PROTO_FIELDS-pypi-pulumi-3.272.0.md")).unwrap()
+    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    });
+    std::fs::read_to_string(dir.join("pulumi/protocol/PROTO_FIELDS-pypi-pulumi-3.272.0.md"))
+        .unwrap()
 }
 
 /// (message full name) -> field number -> (name, type as the facts spell it, label)
 fn compiled() -> HashMap<String, HashMap<i32, (String, String, String)>> {
-    fn walk(prefix: &str, m: &DescriptorProto, out: &mut HashMap<String, HashMap<i32, (String, String, String)>>) {
+    fn walk(
+        prefix: &str,
+        m: &DescriptorProto,
+        out: &mut HashMap<String, HashMap<i32, (String, String, String)>>,
+    ) {
         let name = format!("{prefix}.{}", m.name());
         let fields = m
             .field
@@ -52,7 +58,12 @@ fn compiled() -> HashMap<String, HashMap<i32, (String, String, String)>> {
 #[test]
 fn every_fact_of_the_compiled_files_holds() {
     let compiled = compiled();
-    let wanted = ["pulumi/provider.proto", "pulumi/engine.proto", "pulumi/plugin.proto", "pulumi/alias.proto"];
+    let wanted = [
+        "pulumi/provider.proto",
+        "pulumi/engine.proto",
+        "pulumi/plugin.proto",
+        "pulumi/alias.proto",
+    ];
     let mut in_scope = false;
     let mut message = String::new();
     let mut checked = 0;
@@ -67,8 +78,11 @@ fn every_fact_of_the_compiled_files_holds() {
             let cells: Vec<&str> = line.trim_matches('|').split('|').map(str::trim).collect();
             let Ok(number) = cells[0].parse::<i32>() else { continue };
             let name = cells[1].trim_end_matches("(deprecated)").trim();
-            let fields = compiled.get(&message).unwrap_or_else(|| panic!("message {message} is missing"));
-            let (got_name, got_type, got_label) = fields.get(&number).unwrap_or_else(|| panic!("{message} has no field {number} ({name})"));
+            let fields =
+                compiled.get(&message).unwrap_or_else(|| panic!("message {message} is missing"));
+            let (got_name, got_type, got_label) = fields
+                .get(&number)
+                .unwrap_or_else(|| panic!("{message} has no field {number} ({name})"));
             assert_eq!(got_name, name, "{message} field {number}");
             assert_eq!(got_type, cells[2], "{message}.{name} type");
             assert_eq!(got_label, cells[3], "{message}.{name} label");

@@ -25,7 +25,8 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 5] = [Role::Viewer, Role::Planner, Role::Approver, Role::Committer, Role::Admin];
+    pub const ALL: [Role; 5] =
+        [Role::Viewer, Role::Planner, Role::Approver, Role::Committer, Role::Admin];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -38,10 +39,11 @@ impl Role {
     }
 
     pub fn parse(s: &str) -> Result<Role, ServiceError> {
-        Role::ALL
-            .into_iter()
-            .find(|r| r.as_str() == s)
-            .ok_or_else(|| ServiceError::Invalid(format!("unknown role `{s}` (roles: viewer, planner, approver, committer, admin)")))
+        Role::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| {
+            ServiceError::Invalid(format!(
+                "unknown role `{s}` (roles: viewer, planner, approver, committer, admin)"
+            ))
+        })
     }
 
     /// Whether holding `self` allows what `needed` allows.
@@ -107,13 +109,17 @@ impl Caller {
 
     /// Whether the caller holds a role in `org` that allows what `needed` allows.
     pub fn may(&self, org: &str, needed: Role) -> bool {
-        self.user.as_ref().is_some_and(|u| u.grants.iter().any(|g| (g.org == org || g.org == "*") && g.role.grants(needed)))
+        self.user.as_ref().is_some_and(|u| {
+            u.grants.iter().any(|g| (g.org == org || g.org == "*") && g.role.grants(needed))
+        })
     }
 
     /// Whether the caller is an administrator of every organisation (server-wide settings,
     /// every user).
     pub fn is_server_admin(&self) -> bool {
-        self.user.as_ref().is_some_and(|u| u.grants.iter().any(|g| g.org == "*" && g.role == Role::Admin))
+        self.user
+            .as_ref()
+            .is_some_and(|u| u.grants.iter().any(|g| g.org == "*" && g.role == Role::Admin))
     }
 
     /// Sign-in needed, or a role the caller lacks, as the error a route answers with.
@@ -121,7 +127,11 @@ impl Caller {
         match &self.user {
             None => Err(ServiceError::SignInRequired),
             Some(_) if self.may(org, needed) => Ok(()),
-            Some(user) => Err(ServiceError::Forbidden(format!("`{}` is not {} in organisation `{org}`", user.name, article(needed)))),
+            Some(user) => Err(ServiceError::Forbidden(format!(
+                "`{}` is not {} in organisation `{org}`",
+                user.name,
+                article(needed)
+            ))),
         }
     }
 
@@ -183,31 +193,59 @@ impl Accounts {
             Object::Stack => id.to_string(),
             Object::Plan => self.store.plans().plan(id).await?.stack_id,
             Object::Preview => self.store.stacks().preview_stack(id).await?,
-            Object::Discovery => self.jobs().status::<ferry_types::discovery::DiscoveryView>(id, None).await?.stack_id,
-            Object::Identification => self.jobs().status::<ferry_types::identify::IdentificationJob>(id, None).await?.stack_id,
+            Object::Discovery => {
+                self.jobs()
+                    .status::<ferry_types::discovery::DiscoveryView>(id, None)
+                    .await?
+                    .stack_id
+            }
+            Object::Identification => {
+                self.jobs()
+                    .status::<ferry_types::identify::IdentificationJob>(id, None)
+                    .await?
+                    .stack_id
+            }
         };
         Ok(org_of_name(&self.store.stacks().stack(&stack_id).await?.name).to_string())
     }
 
     /// Checks that `caller` holds `needed` on the object; its organisation.
-    pub async fn authorize(&self, caller: &Caller, object: Object, id: &str, needed: Role) -> Result<String, ServiceError> {
+    pub async fn authorize(
+        &self,
+        caller: &Caller,
+        object: Object,
+        id: &str,
+        needed: Role,
+    ) -> Result<String, ServiceError> {
         caller.require_signed_in()?;
         let org = self.org_of(object, id).await?;
         caller.require(&org, needed)?;
         Ok(org)
     }
 
-    pub async fn org_settings(&self, org: &str) -> Result<ferry_store::review::OrgSettings, ServiceError> {
+    pub async fn org_settings(
+        &self,
+        org: &str,
+    ) -> Result<ferry_store::review::OrgSettings, ServiceError> {
         Ok(self.store.plans().org_settings(org).await?)
     }
 
-    pub async fn set_org_settings(&self, org: &str, settings: ferry_store::review::OrgSettings) -> Result<ferry_store::review::OrgSettings, ServiceError> {
+    pub async fn set_org_settings(
+        &self,
+        org: &str,
+        settings: ferry_store::review::OrgSettings,
+    ) -> Result<ferry_store::review::OrgSettings, ServiceError> {
         if !(1..=366).contains(&settings.share_link_days) {
-            return Err(ServiceError::Invalid(format!("`share_link_days` must be 1 to 366, not {}", settings.share_link_days)));
+            return Err(ServiceError::Invalid(format!(
+                "`share_link_days` must be 1 to 366, not {}",
+                settings.share_link_days
+            )));
         }
         for package in &settings.allowed_packages {
             if package != "*" && !ferry_engine::plugin::valid_package(package) {
-                return Err(ServiceError::Invalid(format!("`allowed_packages`: `{package}` is not a package name")));
+                return Err(ServiceError::Invalid(format!(
+                    "`allowed_packages`: `{package}` is not a package name"
+                )));
             }
         }
         Ok(self.store.plans().set_org_settings(org, &settings).await?)
@@ -217,10 +255,17 @@ impl Accounts {
     /// Ferry's `random`, and those an administrator listed in the organisation's settings or in
     /// every organisation's (`*`). Only an administrator widens it: what the organisation's
     /// stacks hold never does (anyone who may upload a state would otherwise choose).
-    pub(crate) async fn allowed_packages(&self, stack_id: &str) -> Result<AllowedPackages, ServiceError> {
+    pub(crate) async fn allowed_packages(
+        &self,
+        stack_id: &str,
+    ) -> Result<AllowedPackages, ServiceError> {
         let org = org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
-        let mut allowed: std::collections::HashSet<String> = DEFAULT_PACKAGES.iter().map(|p| p.to_string()).collect();
-        for settings in [self.store.plans().org_settings(&org).await?, self.store.plans().org_settings("*").await?] {
+        let mut allowed: std::collections::HashSet<String> =
+            DEFAULT_PACKAGES.iter().map(|p| p.to_string()).collect();
+        for settings in [
+            self.store.plans().org_settings(&org).await?,
+            self.store.plans().org_settings("*").await?,
+        ] {
             allowed.extend(settings.allowed_packages);
         }
         let packages = (!allowed.contains("*")).then_some(allowed);

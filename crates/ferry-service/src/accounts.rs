@@ -20,6 +20,7 @@ pub const SIGN_IN_LINK_SECONDS: i64 = 15 * 60;
 /// The prefix of API tokens, so that secret scanners and people can tell them.
 const TOKEN_PREFIX: &str = "ferry_";
 
+pub use crate::oidc_sign_in::OidcIdentity;
 pub use crate::sign_in_limits::SignInLimits;
 
 /// A secret handed out once (a session cookie's value, an API token, a sign-in link's key).
@@ -45,7 +46,7 @@ pub struct Member {
 
 pub use ferry_store::hash_secret;
 
-fn roles_text(roles: &[&str]) -> String {
+pub(crate) fn roles_text(roles: &[&str]) -> String {
     if roles.is_empty() {
         "none".to_string()
     } else {
@@ -65,8 +66,12 @@ pub async fn hash_password(password: &str) -> Result<String, ServiceError> {
     tokio::task::spawn_blocking(move || {
         let mut salt = [0u8; 16];
         getrandom::fill(&mut salt).map_err(|e| ServiceError::Internal(e.to_string()))?;
-        let salt = SaltString::encode_b64(&salt).map_err(|e| ServiceError::Internal(e.to_string()))?;
-        Argon2::default().hash_password(password.as_bytes(), &salt).map(|h| h.to_string()).map_err(|e| ServiceError::Internal(e.to_string()))
+        let salt =
+            SaltString::encode_b64(&salt).map_err(|e| ServiceError::Internal(e.to_string()))?;
+        Argon2::default()
+            .hash_password(password.as_bytes(), &salt)
+            .map(|h| h.to_string())
+            .map_err(|e| ServiceError::Internal(e.to_string()))
     })
     .await
     .map_err(|e| ServiceError::Internal(e.to_string()))?
@@ -83,7 +88,8 @@ async fn verify_password(password: &str, hash: Option<&str>) -> bool {
     let password = password.to_string();
     let hash = hash.map(str::to_string);
     tokio::task::spawn_blocking(move || match hash {
-        Some(hash) => PasswordHash::new(&hash).is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok()),
+        Some(hash) => PasswordHash::new(&hash)
+            .is_ok_and(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok()),
         // No such user, or one without a password: still spend one hash, so the time taken
         // does not tell which names exist.
         None => {
@@ -120,9 +126,14 @@ pub(crate) fn check_user_name(name: &str) -> Result<(), ServiceError> {
 }
 
 /// Checks a user or organisation name: what a URL path and a log line can carry as is.
-fn check_name(what: &str, name: &str) -> Result<(), ServiceError> {
-    if name.is_empty() || name.len() > 100 || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@')) {
-        return Err(ServiceError::Invalid(format!("invalid {what} `{name}`: use 1 to 100 letters, digits, `-`, `_`, `.` or `@`")));
+pub(crate) fn check_name(what: &str, name: &str) -> Result<(), ServiceError> {
+    if name.is_empty()
+        || name.len() > 100
+        || !name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@'))
+    {
+        return Err(ServiceError::Invalid(format!(
+            "invalid {what} `{name}`: use 1 to 100 letters, digits, `-`, `_`, `.` or `@`"
+        )));
     }
     Ok(())
 }
@@ -131,7 +142,9 @@ impl Accounts {
     /// The caller a session cookie's value stands for (anonymous when it is not a live session).
     pub async fn caller_of_session(&self, secret: &str) -> Result<Caller, ServiceError> {
         match self.store.accounts().session_user(&hash_secret(secret)).await? {
-            Some((user, method)) => self.caller_of_user(user, Credential::Session { method }, None).await,
+            Some((user, method)) => {
+                self.caller_of_user(user, Credential::Session { method }, None).await
+            }
             None => Ok(Caller::anonymous()),
         }
     }
@@ -139,22 +152,42 @@ impl Accounts {
     /// The caller an API token stands for; an unknown, expired or revoked token is an error
     /// that says which (a client sending a dead token should hear why, not act anonymously).
     pub async fn caller_of_token(&self, secret: &str) -> Result<Caller, ServiceError> {
-        let token =
-            self.store.accounts().api_token_by_hash(&hash_secret(secret)).await?.ok_or_else(|| ServiceError::BadCredentials("unknown API token".into()))?;
+        let token = self
+            .store
+            .accounts()
+            .api_token_by_hash(&hash_secret(secret))
+            .await?
+            .ok_or_else(|| ServiceError::BadCredentials("unknown API token".into()))?;
         if token.revoked_at.is_some() {
-            return Err(ServiceError::BadCredentials(format!("the API token `{}` was revoked", token.name)));
+            return Err(ServiceError::BadCredentials(format!(
+                "the API token `{}` was revoked",
+                token.name
+            )));
         }
         if !token.active {
-            return Err(ServiceError::BadCredentials(format!("the API token `{}` expired at {}", token.name, token.expires_at)));
+            return Err(ServiceError::BadCredentials(format!(
+                "the API token `{}` expired at {}",
+                token.name, token.expires_at
+            )));
         }
         let user = self.store.accounts().user(&token.user_id).await?;
         let role = Role::parse(&token.role)?;
-        self.caller_of_user(user, Credential::ApiToken { id: token.id.clone() }, Some((token.org.as_str(), role))).await
+        self.caller_of_user(
+            user,
+            Credential::ApiToken { id: token.id.clone() },
+            Some((token.org.as_str(), role)),
+        )
+        .await
     }
 
     /// A user's caller: their grants, or for a token only the token's role where the user
     /// still holds it.
-    async fn caller_of_user(&self, user: User, credential: Credential, token: Option<(&str, Role)>) -> Result<Caller, ServiceError> {
+    async fn caller_of_user(
+        &self,
+        user: User,
+        credential: Credential,
+        token: Option<(&str, Role)>,
+    ) -> Result<Caller, ServiceError> {
         let held: Vec<Grant> = self
             .store
             .accounts()
@@ -167,20 +200,47 @@ impl Accounts {
             None => held,
             Some((org, role)) => {
                 let holder = Caller {
-                    user: Some(CallerUser { id: user.id.clone(), name: user.name.clone(), email: None, grants: held.clone(), credential: credential.clone() }),
+                    user: Some(CallerUser {
+                        id: user.id.clone(),
+                        name: user.name.clone(),
+                        email: None,
+                        grants: held.clone(),
+                        credential: credential.clone(),
+                    }),
                 };
-                let orgs: Vec<String> = if org == "*" { held.iter().map(|g| g.org.clone()).collect() } else { vec![org.to_string()] };
-                let mut grants: Vec<Grant> = orgs.into_iter().filter(|o| holder.may(o, role)).map(|org| Grant { org, role }).collect();
+                let orgs: Vec<String> = if org == "*" {
+                    held.iter().map(|g| g.org.clone()).collect()
+                } else {
+                    vec![org.to_string()]
+                };
+                let mut grants: Vec<Grant> = orgs
+                    .into_iter()
+                    .filter(|o| holder.may(o, role))
+                    .map(|org| Grant { org, role })
+                    .collect();
                 grants.dedup();
                 grants
             }
         };
-        Ok(Caller { user: Some(CallerUser { id: user.id, name: user.name, email: user.email, grants, credential }) })
+        Ok(Caller {
+            user: Some(CallerUser {
+                id: user.id,
+                name: user.name,
+                email: user.email,
+                grants,
+                credential,
+            }),
+        })
     }
 
     /// Signs in with a name and password, within the attempt limits; every attempt is audited.
     /// `address` is the caller's, when known (`None`: an in-process call).
-    pub async fn sign_in(&self, name: &str, password: &str, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        password: &str,
+        address: Option<IpAddr>,
+    ) -> Result<SignedIn, ServiceError> {
         let shown = address_text(address);
         // Each record is about the account named, when there is one: its organisations'
         // administrators see attempts on it; attempts on unknown names are for server
@@ -206,7 +266,9 @@ impl Accounts {
         };
         if !self.sign_in_limits.allow(name, address, std::time::Instant::now()) {
             audit("denied: too many attempts".into()).await?;
-            return Err(ServiceError::RateLimited("too many sign-in attempts; wait a minute and try again".into()));
+            return Err(ServiceError::RateLimited(
+                "too many sign-in attempts; wait a minute and try again".into(),
+            ));
         }
         // A user of the OpenID Provider has no local password, even one set before that rule.
         let hash = user.as_ref().filter(|u| !u.is_oidc()).and_then(|u| u.password_hash.as_deref());
@@ -222,9 +284,16 @@ impl Accounts {
     }
 
     /// Starts a session for the user, after a password, a sign-in link or OpenID Connect.
-    pub async fn start_session(&self, user_id: &str, method: SessionMethod) -> Result<NewSecret, ServiceError> {
+    pub async fn start_session(
+        &self,
+        user_id: &str,
+        method: SessionMethod,
+    ) -> Result<NewSecret, ServiceError> {
         let secret = new_secret("");
-        self.store.accounts().add_session(&hash_secret(&secret.0), user_id, SESSION_SECONDS, method).await?;
+        self.store
+            .accounts()
+            .add_session(&hash_secret(&secret.0), user_id, SESSION_SECONDS, method)
+            .await?;
         Ok(secret)
     }
 
@@ -239,18 +308,37 @@ impl Accounts {
     }
 
     /// Uses a one-time sign-in link; the new session and its user.
-    pub async fn use_sign_in_link(&self, secret: &str, address: Option<IpAddr>) -> Result<SignedIn, ServiceError> {
+    pub async fn use_sign_in_link(
+        &self,
+        secret: &str,
+        address: Option<IpAddr>,
+    ) -> Result<SignedIn, ServiceError> {
         let address = address_text(address);
         let user_id = self.store.accounts().use_sign_in_link(&hash_secret(secret)).await?;
-        let outcome = if user_id.is_some() { "ok" } else { "failed: unknown, used or expired link" };
+        let outcome =
+            if user_id.is_some() { "ok" } else { "failed: unknown, used or expired link" };
         let user = match &user_id {
             Some(id) => Some(self.store.accounts().user(id).await?),
             None => None,
         };
         let actor = user.as_ref().map(|u| u.name.as_str()).unwrap_or("anonymous");
         let subject = user.as_ref().map(|u| u.id.as_str());
-        self.audit(NewAuditRecord { actor, org: None, action: "sign-in", object: "sign-in link", address: &address, outcome, plan_id: None, subject }).await?;
-        let user = user.ok_or_else(|| ServiceError::BadCredentials("this sign-in link is unknown, used or expired; ask for a new one".into()))?;
+        self.audit(NewAuditRecord {
+            actor,
+            org: None,
+            action: "sign-in",
+            object: "sign-in link",
+            address: &address,
+            outcome,
+            plan_id: None,
+            subject,
+        })
+        .await?;
+        let user = user.ok_or_else(|| {
+            ServiceError::BadCredentials(
+                "this sign-in link is unknown, used or expired; ask for a new one".into(),
+            )
+        })?;
         let session = self.start_session(&user.id, SessionMethod::Link).await?;
         Ok(SignedIn { session, user })
     }
@@ -258,7 +346,10 @@ impl Accounts {
     /// A one-time sign-in link's secret for the user (first setup, a forgotten password).
     pub async fn new_sign_in_link(&self, user_id: &str) -> Result<NewSecret, ServiceError> {
         let secret = new_secret("");
-        self.store.accounts().add_sign_in_link(&hash_secret(&secret.0), user_id, SIGN_IN_LINK_SECONDS).await?;
+        self.store
+            .accounts()
+            .add_sign_in_link(&hash_secret(&secret.0), user_id, SIGN_IN_LINK_SECONDS)
+            .await?;
         Ok(secret)
     }
 
@@ -268,7 +359,8 @@ impl Accounts {
         if self.store.accounts().count_users().await? > 0 {
             return Ok(None);
         }
-        let admin = self.store.accounts().add_user(NewUser { name: "admin", ..Default::default() }).await?;
+        let admin =
+            self.store.accounts().add_user(NewUser { name: "admin", ..Default::default() }).await?;
         self.store.accounts().grant_role(&admin.id, "*", Role::Admin.as_str()).await?;
         Ok(Some(self.new_sign_in_link(&admin.id).await?))
     }
@@ -284,14 +376,21 @@ impl Accounts {
             return Ok(user);
         }
         match self.store.accounts().add_user(NewUser { name, ..Default::default() }).await {
-            Err(StoreError::UserExists(_)) => Ok(self.store.accounts().user_by_name(name).await?.expect("a user that exists")),
+            Err(StoreError::UserExists(_)) => {
+                Ok(self.store.accounts().user_by_name(name).await?.expect("a user that exists"))
+            }
             other => Ok(other?),
         }
     }
 
     /// Sets a user's password; `set_by` is the ID of whoever chose it (the user's own when
     /// they did). A new password ends the user's sessions.
-    async fn set_password(&self, user_id: &str, password: &str, set_by: &str) -> Result<(), ServiceError> {
+    async fn set_password(
+        &self,
+        user_id: &str,
+        password: &str,
+        set_by: &str,
+    ) -> Result<(), ServiceError> {
         let hash = hash_password(password).await?;
         self.store.accounts().set_password_hash(user_id, &hash, set_by).await?;
         self.store.accounts().revoke_sessions_of(user_id).await?;
@@ -302,13 +401,23 @@ impl Accounts {
     /// none yet, as after a sign-in link). Only from a session, never with an API token; a
     /// user who signs in through OpenID Connect has no local password (their provider is how
     /// they prove who they are, and its rules are the organisation's).
-    pub async fn change_own_password(&self, caller: &Caller, current: Option<&str>, new: &str) -> Result<(), ServiceError> {
+    pub async fn change_own_password(
+        &self,
+        caller: &Caller,
+        current: Option<&str>,
+        new: &str,
+    ) -> Result<(), ServiceError> {
         let me = caller.require_session()?;
         let user = self.store.accounts().user(&me.id).await?;
         if user.is_oidc() {
-            return Err(ServiceError::Forbidden(format!("`{}` signs in through the OpenID Provider: Ferry keeps no password for them", user.name)));
+            return Err(ServiceError::Forbidden(format!(
+                "`{}` signs in through the OpenID Provider: Ferry keeps no password for them",
+                user.name
+            )));
         }
-        if user.password_hash.is_some() && !verify_password(current.unwrap_or_default(), user.password_hash.as_deref()).await {
+        if user.password_hash.is_some()
+            && !verify_password(current.unwrap_or_default(), user.password_hash.as_deref()).await
+        {
             return Err(ServiceError::BadCredentials("the current password is wrong".into()));
         }
         self.set_password(&user.id, new, &user.id).await
@@ -317,7 +426,14 @@ impl Accounts {
     /// A new API token for the caller's user: the role must be one the user holds in `org`.
     /// Only from a session: a token never makes a token (a sibling would outlive it and its
     /// revocation).
-    pub async fn create_api_token(&self, caller: &Caller, name: &str, org: &str, role: Role, days: i64) -> Result<CreatedToken, ServiceError> {
+    pub async fn create_api_token(
+        &self,
+        caller: &Caller,
+        name: &str,
+        org: &str,
+        role: Role,
+        days: i64,
+    ) -> Result<CreatedToken, ServiceError> {
         let me = caller.require_session()?;
         if name.trim().is_empty() || name.len() > 100 {
             return Err(ServiceError::Invalid("name the token (1 to 100 characters)".into()));
@@ -328,18 +444,44 @@ impl Accounts {
         }
         // A token never grants more than its creator holds, nor does a token make tokens
         // beyond its own role.
-        let allowed = if org == "*" { me.grants.iter().any(|g| g.org == "*" && g.role.grants(role)) } else { caller.may(org, role) };
+        let allowed = if org == "*" {
+            me.grants.iter().any(|g| g.org == "*" && g.role.grants(role))
+        } else {
+            caller.may(org, role)
+        };
         if !allowed {
-            return Err(ServiceError::Forbidden(format!("`{}` is not {} in `{org}`, so no token can be", me.name, role.as_str())));
+            return Err(ServiceError::Forbidden(format!(
+                "`{}` is not {} in `{org}`, so no token can be",
+                me.name,
+                role.as_str()
+            )));
         }
         self.issue_api_token(&me.id, name, org, role, days * 86_400).await
     }
 
     /// Issues a token without checks (the command line's `ferry token create`, run by whoever
     /// holds the data directory).
-    pub async fn issue_api_token(&self, user_id: &str, name: &str, org: &str, role: Role, lifetime_seconds: i64) -> Result<CreatedToken, ServiceError> {
+    pub async fn issue_api_token(
+        &self,
+        user_id: &str,
+        name: &str,
+        org: &str,
+        role: Role,
+        lifetime_seconds: i64,
+    ) -> Result<CreatedToken, ServiceError> {
         let secret = new_secret(TOKEN_PREFIX);
-        let record = self.store.accounts().add_api_token(&hash_secret(&secret.0), user_id, name, org, role.as_str(), lifetime_seconds).await?;
+        let record = self
+            .store
+            .accounts()
+            .add_api_token(
+                &hash_secret(&secret.0),
+                user_id,
+                name,
+                org,
+                role.as_str(),
+                lifetime_seconds,
+            )
+            .await?;
         Ok(CreatedToken { token: Some(secret.0), ..record })
     }
 
@@ -350,7 +492,11 @@ impl Accounts {
 
     /// Revokes one of the caller's tokens: from a session, or a token revoking itself (a CI
     /// job's last step), never a token revoking its siblings.
-    pub async fn revoke_api_token(&self, caller: &Caller, id: &str) -> Result<ApiToken, ServiceError> {
+    pub async fn revoke_api_token(
+        &self,
+        caller: &Caller,
+        id: &str,
+    ) -> Result<ApiToken, ServiceError> {
         let me = caller.require_signed_in()?;
         if matches!(&me.credential, Credential::ApiToken { id: own } if own != id) {
             caller.require_session()?;
@@ -380,9 +526,18 @@ impl Accounts {
             .await?
             .into_iter()
             .map(|(user, roles)| {
-                let roles: Vec<Grant> = roles.into_iter().filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })).collect();
+                let roles: Vec<Grant> = roles
+                    .into_iter()
+                    .filter_map(|m| {
+                        Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })
+                    })
+                    .collect();
                 let member_here = roles.iter().any(|g| g.org == org);
-                Member { name: user.name, email: user.email.filter(|_| member_here || server_admin), roles }
+                Member {
+                    name: user.name,
+                    email: user.email.filter(|_| member_here || server_admin),
+                    roles,
+                }
             })
             .collect())
     }
@@ -393,13 +548,22 @@ impl Accounts {
     /// organisation's administrator. A server administrator may also make a local user, add
     /// anyone, and set a local user's password, from a session only; nobody gives a password to
     /// a user who signs in through an OpenID Provider.
-    pub async fn set_member(&self, caller: &Caller, org: &str, name: &str, roles: &[Role], password: Option<&str>) -> Result<Member, ServiceError> {
+    pub async fn set_member(
+        &self,
+        caller: &Caller,
+        org: &str,
+        name: &str,
+        roles: &[Role],
+        password: Option<&str>,
+    ) -> Result<Member, ServiceError> {
         check_org(org)?;
         caller.require(org, Role::Admin)?;
         check_name("user name", name)?;
         let me = caller.require_signed_in()?;
         let server_admin = caller.is_server_admin();
-        let invite = || format!("invite them instead (`POST /api/v1/orgs/{org}/invitations`): they join by accepting it");
+        let invite = || {
+            format!("invite them instead (`POST /api/v1/orgs/{org}/invitations`): they join by accepting it")
+        };
         if password.is_some() {
             if !server_admin {
                 return Err(ServiceError::Forbidden(format!("an organisation's administrator gives nobody a password: {}, choosing their own", invite())));
@@ -409,27 +573,40 @@ impl Accounts {
         }
         let user = match self.store.accounts().user_by_name(name).await? {
             None if !server_admin => {
-                return Err(ServiceError::Forbidden(format!("there is no user `{name}`: {}", invite())));
+                return Err(ServiceError::Forbidden(format!(
+                    "there is no user `{name}`: {}",
+                    invite()
+                )));
             }
             None => {
                 let hash = match password {
                     Some(password) => Some(hash_password(password).await?),
                     None => None,
                 };
-                let new = NewUser { name, password: hash.as_deref().map(|h| (h, me.id.as_str())), ..Default::default() };
+                let new = NewUser {
+                    name,
+                    password: hash.as_deref().map(|h| (h, me.id.as_str())),
+                    ..Default::default()
+                };
                 match self.store.accounts().add_user(new).await {
                     Ok(user) => user,
                     // Made by someone else a moment ago: not this request's to give a password.
                     Err(StoreError::UserExists(_)) => {
-                        return Err(ServiceError::Conflict(format!("the user `{name}` was just made by someone else; try again")))
+                        return Err(ServiceError::Conflict(format!(
+                            "the user `{name}` was just made by someone else; try again"
+                        )))
                     }
                     Err(e) => return Err(e.into()),
                 }
             }
             Some(user) => {
-                let member_here = self.store.accounts().memberships(&user.id).await?.iter().any(|m| m.org == org);
+                let member_here =
+                    self.store.accounts().memberships(&user.id).await?.iter().any(|m| m.org == org);
                 if !roles.is_empty() && !member_here && !server_admin {
-                    return Err(ServiceError::Forbidden(format!("`{name}` is not a member of `{org}`: {}", invite())));
+                    return Err(ServiceError::Forbidden(format!(
+                        "`{name}` is not a member of `{org}`: {}",
+                        invite()
+                    )));
                 }
                 if let Some(password) = password {
                     if user.is_oidc() {
@@ -443,7 +620,10 @@ impl Accounts {
         let roles: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
         self.store.accounts().set_roles(&user.id, org, &roles).await?;
         let members = self.members(caller, org).await?;
-        members.into_iter().find(|m| m.name == name).ok_or_else(|| ServiceError::Internal("the member just set is missing".into()))
+        members
+            .into_iter()
+            .find(|m| m.name == name)
+            .ok_or_else(|| ServiceError::Internal("the member just set is missing".into()))
     }
 
     /// Appends one record to the audit log.
@@ -453,135 +633,15 @@ impl Accounts {
 
     /// Audit records of `org` (admins of it): its own, and the server-wide ones about its
     /// members (sign-ins, their credentials); `*`: every record, for server administrators.
-    pub async fn audit_log(&self, caller: &Caller, org: &str, after: i64, limit: i64) -> Result<Vec<AuditRecord>, ServiceError> {
+    pub async fn audit_log(
+        &self,
+        caller: &Caller,
+        org: &str,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<AuditRecord>, ServiceError> {
         caller.require(org, Role::Admin)?;
         let org = (org != "*").then_some(org);
         Ok(self.store.accounts().audit(org, after, limit.clamp(1, 10_000)).await?)
     }
-
-    /// Keeps a sign-in started at the OpenID Provider under its `state` and `browser`, a secret
-    /// the starting browser holds in a cookie: the callback finds it only with both, so a
-    /// `state` (and code) another browser started is nothing in this one. In the store (keyed by
-    /// their hash) for `lifetime_seconds`, so the provider's callback may reach any instance.
-    pub async fn begin_oidc_login(
-        &self,
-        state: &str,
-        browser: &str,
-        login: &ferry_store::accounts::OidcLogin,
-        lifetime_seconds: i64,
-    ) -> Result<(), ServiceError> {
-        Ok(self.store.accounts().add_oidc_login(&hash_secret(&format!("{state}\n{browser}")), login, lifetime_seconds).await?)
-    }
-
-    /// Takes the sign-in the provider's callback names by its `state`, in the browser that
-    /// started it, once.
-    pub async fn finish_oidc_login(&self, state: &str, browser: &str) -> Result<Option<ferry_store::accounts::OidcLogin>, ServiceError> {
-        Ok(self.store.accounts().take_oidc_login(&hash_secret(&format!("{state}\n{browser}"))).await?)
-    }
-
-    /// Signs in a user an OpenID Provider vouched for: matched by issuer and `sub`, never by a
-    /// name (made on first sign-in, named uniquely), email kept current, and, when the provider
-    /// sends groups, their roles set from them (`<org>:<role>`; others ignored). Roles in every
-    /// organisation (`*:<role>`) are taken from the provider only when `allow_server_roles`
-    /// (`--oidc-allow-server-roles`); otherwise they are ignored and left as they are. Audited.
-    pub async fn sign_in_oidc(&self, identity: OidcIdentity, address: Option<IpAddr>, allow_server_roles: bool) -> Result<SignedIn, ServiceError> {
-        let shown = address_text(address);
-        let user = match self.store.accounts().user_by_oidc(&identity.issuer, &identity.subject).await? {
-            Some(user) => user,
-            None => {
-                let base: String = identity.name.chars().filter(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | '@')).take(90).collect();
-                let base = if base.is_empty() { "user".to_string() } else { base };
-                let mut made = None;
-                for n in 0..100 {
-                    let name = if n == 0 { base.clone() } else { format!("{base}-{n}") };
-                    let new =
-                        NewUser { name: &name, email: identity.email.as_deref(), oidc: Some((&identity.issuer, &identity.subject)), ..Default::default() };
-                    match self.store.accounts().add_user(new).await {
-                        Ok(user) => {
-                            made = Some(user);
-                            break;
-                        }
-                        Err(StoreError::UserExists(_)) => continue,
-                        Err(e) => return Err(e.into()),
-                    }
-                }
-                made.ok_or_else(|| ServiceError::Internal(format!("no free user name for `{base}`")))?
-            }
-        };
-        if identity.email.is_some() && identity.email != user.email {
-            self.store.accounts().set_email(&user.id, identity.email.as_deref()).await?;
-        }
-        if let Some(groups) = &identity.groups {
-            let mut by_org: std::collections::BTreeMap<String, Vec<&'static str>> = std::collections::BTreeMap::new();
-            for group in groups {
-                if let Some((org, role)) = group.split_once(':') {
-                    if org == "*" && !allow_server_roles {
-                        tracing::warn!(user = %user.name, group = %group, "ignored a server-wide role from the OpenID Provider (see --oidc-allow-server-roles)");
-                        continue;
-                    }
-                    if let (Ok(role), true) = (Role::parse(role), org == "*" || check_name("organisation", org).is_ok()) {
-                        by_org.entry(org.to_string()).or_default().push(role.as_str());
-                    }
-                }
-            }
-            // The provider is the source of truth for memberships it manages: orgs it no longer
-            // lists lose their roles. Server-wide roles it is not trusted with stay as a server
-            // administrator set them.
-            let before = self.store.accounts().memberships(&user.id).await?;
-            for m in &before {
-                if m.org != "*" || allow_server_roles {
-                    by_org.entry(m.org.clone()).or_default();
-                }
-            }
-            for (org, roles) in by_org {
-                let mut held: Vec<&str> = before.iter().filter(|m| m.org == org).map(|m| m.role.as_str()).collect();
-                let mut given = roles.clone();
-                held.sort_unstable();
-                given.sort_unstable();
-                given.dedup();
-                self.store.accounts().set_roles(&user.id, &org, &roles).await?;
-                if held != given {
-                    // Roles the provider's groups changed are recorded in the organisation's log,
-                    // as an administrator's change would be.
-                    let outcome = format!("ok: roles {} (were {})", roles_text(&given), roles_text(&held));
-                    let record = NewAuditRecord {
-                        actor: &user.name,
-                        org: Some(&org),
-                        action: "member.roles-from-oidc-groups",
-                        object: &format!("member {}", user.name),
-                        address: &shown,
-                        outcome: &outcome,
-                        plan_id: None,
-                        subject: Some(&user.id),
-                    };
-                    self.audit(record).await?;
-                }
-            }
-        }
-        let session = self.start_session(&user.id, SessionMethod::Oidc).await?;
-        let record = NewAuditRecord {
-            actor: &user.name,
-            org: None,
-            action: "sign-in",
-            object: "OpenID Connect",
-            address: &shown,
-            outcome: "ok",
-            plan_id: None,
-            subject: Some(&user.id),
-        };
-        self.audit(record).await?;
-        Ok(SignedIn { session, user })
-    }
-}
-
-/// Who an OpenID Provider says signed in.
-pub struct OidcIdentity {
-    /// The provider (the ID token's `iss`): a user is the pair of it and `subject`.
-    pub issuer: String,
-    pub subject: String,
-    pub email: Option<String>,
-    /// A name to show (`preferred_username`, the email's local part, or the subject).
-    pub name: String,
-    /// Groups from the configured claim; `<org>:<role>` grants that role there.
-    pub groups: Option<Vec<String>>,
 }

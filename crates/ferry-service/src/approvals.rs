@@ -54,7 +54,13 @@ impl Plans {
 
     /// Approves the plan's latest revision's latest preview; `revision` and `preview` say what
     /// the reviewer looked at, so an approval never lands on something newer.
-    pub async fn approve(&self, caller: &Caller, plan_id: &str, revision: i64, preview: &str) -> Result<ApprovalState, ServiceError> {
+    pub async fn approve(
+        &self,
+        caller: &Caller,
+        plan_id: &str,
+        revision: i64,
+        preview: &str,
+    ) -> Result<ApprovalState, ServiceError> {
         let me = caller.require_signed_in()?;
         let state = self.approval_state(plan_id).await?;
         if state.revision != revision || state.preview.as_deref() != Some(preview) {
@@ -67,17 +73,35 @@ impl Plans {
         // Whoever wrote any revision (a resolution or a discovery's selection included) is an
         // author of the plan.
         if !state.author_may_approve && state.authors.contains(&me.name) {
-            return Err(ServiceError::Forbidden(format!("`{}` wrote this plan, and this stack does not let authors approve their own plans", me.name)));
+            return Err(ServiceError::Forbidden(format!(
+                "`{}` wrote this plan, and this stack does not let authors approve their own plans",
+                me.name
+            )));
         }
         self.store.plans().add_approval(plan_id, revision, preview, &me.name).await?;
         // The status the event kept says whether the plan is now approved (no second reckoning).
-        if self.workflow().after_event(plan_id).await.is_some_and(|s| s.state == ferry_types::plans::PlanState::Approved) {
-            self.webhooks().after_event(plan_id, ferry_types::webhooks::WebhookEvent::PlanApproved, Some(&me.name)).await;
+        if self
+            .workflow()
+            .after_event(plan_id)
+            .await
+            .is_some_and(|s| s.state == ferry_types::plans::PlanState::Approved)
+        {
+            self.webhooks()
+                .after_event(
+                    plan_id,
+                    ferry_types::webhooks::WebhookEvent::PlanApproved,
+                    Some(&me.name),
+                )
+                .await;
         }
         self.approval_state(plan_id).await
     }
 
-    pub async fn withdraw_approval(&self, caller: &Caller, plan_id: &str) -> Result<ApprovalState, ServiceError> {
+    pub async fn withdraw_approval(
+        &self,
+        caller: &Caller,
+        plan_id: &str,
+    ) -> Result<ApprovalState, ServiceError> {
         let me = caller.require_signed_in()?;
         let state = self.approval_state(plan_id).await?;
         if let Some(preview) = &state.preview {
@@ -90,14 +114,20 @@ impl Plans {
     /// Refuses a commit of `preview_id` that the stack's rule does not allow yet: not the latest
     /// preview of its plan's latest revision, or too few approvals; or that a reviewer asked
     /// changes to, or whose plan was closed.
-    pub(crate) async fn commit_gate(&self, stack_id: &str, preview_id: &str) -> Result<(), ServiceError> {
+    pub(crate) async fn commit_gate(
+        &self,
+        stack_id: &str,
+        preview_id: &str,
+    ) -> Result<(), ServiceError> {
         let plan = self.store.plans().plan_of_preview(preview_id).await?;
         if let Some((plan_id, _)) = &plan {
             if let Some(reason) = self.workflow().changes_block(plan_id).await? {
                 return Err(ServiceError::NeedsApproval(reason));
             }
             if self.store.plans().lifecycle_facts(plan_id).await?.closed {
-                return Err(ServiceError::Conflict("the plan was closed; reopen it to commit its preview".into()));
+                return Err(ServiceError::Conflict(
+                    "the plan was closed; reopen it to commit its preview".into(),
+                ));
             }
         }
         let settings = self.store.plans().stack_settings(stack_id).await?;
@@ -129,9 +159,16 @@ impl Stacks {
         Ok(self.store.plans().stack_settings(stack_id).await?)
     }
 
-    pub async fn set_stack_settings(&self, stack_id: &str, settings: StackSettings) -> Result<StackSettings, ServiceError> {
+    pub async fn set_stack_settings(
+        &self,
+        stack_id: &str,
+        settings: StackSettings,
+    ) -> Result<StackSettings, ServiceError> {
         if !(0..=10).contains(&settings.required_approvals) {
-            return Err(ServiceError::Invalid(format!("required approvals must be 0 to 10, not {}", settings.required_approvals)));
+            return Err(ServiceError::Invalid(format!(
+                "required approvals must be 0 to 10, not {}",
+                settings.required_approvals
+            )));
         }
         let settings = self.store.plans().set_stack_settings(stack_id, settings).await?;
         // Whether a plan is approved depends on the rule.

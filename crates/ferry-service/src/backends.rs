@@ -52,9 +52,12 @@ impl AllowedBackend {
             )));
         };
         if org != "*" {
-            crate::accounts::check_org_name(org).map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: {e}")))?;
+            crate::accounts::check_org_name(org)
+                .map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: {e}")))?;
         }
-        url::Url::parse(&url.replace("{org}", "org")).map_err(|e| ServiceError::Invalid(format!("`--allow-backend {entry}`: `{url}` is not a URL: {e}")))?;
+        url::Url::parse(&url.replace("{org}", "org")).map_err(|e| {
+            ServiceError::Invalid(format!("`--allow-backend {entry}`: `{url}` is not a URL: {e}"))
+        })?;
         Ok(AllowedBackend { org: org.to_string(), url: url.to_string() })
     }
 
@@ -69,14 +72,19 @@ impl AllowedBackend {
 
     /// Reads a comma-separated list (`FERRY_ALLOW_BACKENDS`).
     pub fn parse_list(list: &str) -> Result<Vec<AllowedBackend>, ServiceError> {
-        list.split(',').map(str::trim).filter(|s| !s.is_empty()).map(AllowedBackend::parse).collect()
+        list.split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(AllowedBackend::parse)
+            .collect()
     }
 }
 
 /// A deployment as the JSON value Ferry stores and writes: what two reads compare, and what a
 /// checkpoint is written from.
 fn deployment_value(deployment: &ferry_state::Deployment) -> Result<Value, ServiceError> {
-    serde_json::to_value(deployment).map_err(|e| ServiceError::Internal(format!("a deployment did not serialise: {e}")))
+    serde_json::to_value(deployment)
+        .map_err(|e| ServiceError::Internal(format!("a deployment did not serialise: {e}")))
 }
 
 impl Ferry {
@@ -93,11 +101,17 @@ impl Backends {
     /// entry allows `org`: the only way to a [`Location`] Ferry opens, so what is checked is
     /// what is opened. Anything else is refused, naming the URL.
     pub(crate) fn allowed_location(&self, org: &str, url: &str) -> Result<Location, ServiceError> {
-        let refused = || ServiceError::BackendNotAllowed { url: url.to_string(), org: Some(org.to_string()) };
+        let refused =
+            || ServiceError::BackendNotAllowed { url: url.to_string(), org: Some(org.to_string()) };
         // A URL that does not resolve is refused as any other outside the roots: saying why
         // would tell a caller which paths of the server's machine exist.
         let location = Location::parse(url).map_err(|_| refused())?;
-        if !self.allowed_backends.iter().filter_map(|entry| entry.root_for(org)).any(|root| location.is_within(&root)) {
+        if !self
+            .allowed_backends
+            .iter()
+            .filter_map(|entry| entry.root_for(org))
+            .any(|root| location.is_within(&root))
+        {
             return Err(refused());
         }
         Ok(location)
@@ -110,7 +124,12 @@ impl Backends {
 
     /// The stacks a backend holds, for a planner of `org`, which the backend must be allowed
     /// to.
-    pub async fn backend_stacks(&self, caller: &Caller, org: &str, url: &str) -> Result<Vec<BackendStack>, ServiceError> {
+    pub async fn backend_stacks(
+        &self,
+        caller: &Caller,
+        org: &str,
+        url: &str,
+    ) -> Result<Vec<BackendStack>, ServiceError> {
         caller.require(org, Role::Planner)?;
         Ok(self.open_backend(org, url)?.stacks().await?)
     }
@@ -148,31 +167,50 @@ impl Backends {
         let config_yaml = match config {
             Some(config_url) => {
                 let location = self.allowed_location(org, config_url)?;
-                let bytes = ferry_backend::read_file(&location, self.max_state_bytes as u64).await?;
-                let yaml = String::from_utf8(bytes).map_err(|_| ServiceError::Invalid(format!("`{config_url}` is not text (a Pulumi.<stack>.yaml)")))?;
+                let bytes =
+                    ferry_backend::read_file(&location, self.max_state_bytes as u64).await?;
+                let yaml = String::from_utf8(bytes).map_err(|_| {
+                    ServiceError::Invalid(format!(
+                        "`{config_url}` is not text (a Pulumi.<stack>.yaml)"
+                    ))
+                })?;
                 crate::StackConfig::parse(&yaml)?;
                 Some(yaml)
             }
             None => None,
         };
         let bytes = backend.read(&stack).await?;
-        let (loaded, export, _) = self.stacks().read_upload(Some(name.clone()), bytes, passphrase, "backend", false).await?;
+        let (loaded, export, _) = self
+            .stacks()
+            .read_upload(Some(name.clone()), bytes, passphrase, "backend", false)
+            .await?;
         let first = NewVersion {
             origin: "backend",
             source_format: &loaded.format.to_string(),
             resource_count: loaded.deployment.resources().len(),
             export,
-            managed: ferry_store::managed::ManagedChange::All(crate::managed::managed_of(&loaded.deployment)),
+            managed: ferry_store::managed::ManagedChange::All(crate::managed::managed_of(
+                &loaded.deployment,
+            )),
         };
         // The canonical URL is kept: what every later read and write opens again.
-        let summary = self.store.stacks().add_connected_stack(&name, first, backend.url(), &stack.name, config_yaml.as_deref()).await?;
+        let summary = self
+            .store
+            .stacks()
+            .add_connected_stack(&name, first, backend.url(), &stack.name, config_yaml.as_deref())
+            .await?;
         tracing::info!(stack = %summary.name, backend = %url, backend_stack = %stack.name, "connected a stack to its DIY backend");
         self.remember(summary.clone(), loaded.deployment, loaded.features);
         Ok(UploadOutcome { summary, warnings: loaded.warnings })
     }
 
-    pub(crate) async fn connected(&self, stack_id: &str) -> Result<Option<Connected>, ServiceError> {
-        let Some((url, name)) = self.store.stacks().backend_of(stack_id).await? else { return Ok(None) };
+    pub(crate) async fn connected(
+        &self,
+        stack_id: &str,
+    ) -> Result<Option<Connected>, ServiceError> {
+        let Some((url, name)) = self.store.stacks().backend_of(stack_id).await? else {
+            return Ok(None);
+        };
         let org = org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
         let backend = self.open_backend(&org, &url)?;
         let stack = backend.stack(&name).await?;
@@ -182,9 +220,22 @@ impl Backends {
     /// Takes the stack's lock in its backend, recorded first in the store under this
     /// instance's lease, so that a lock this process cannot remove (it is killed mid-commit, or
     /// the storage fails) is found and removed by recovery, never left unknown.
-    pub(crate) async fn lock_backend(&self, stack_id: &str, conn: &Connected) -> Result<BackendLockHeld, ServiceError> {
+    pub(crate) async fn lock_backend(
+        &self,
+        stack_id: &str,
+        conn: &Connected,
+    ) -> Result<BackendLockHeld, ServiceError> {
         let path = conn.backend.new_lock_path(&conn.stack).await?;
-        self.store.stacks().add_backend_lock(&path, stack_id, conn.backend.url(), self.jobs.instance(), &self.jobs.lease_until()).await?;
+        self.store
+            .stacks()
+            .add_backend_lock(
+                &path,
+                stack_id,
+                conn.backend.url(),
+                self.jobs.instance(),
+                &self.jobs.lease_until(),
+            )
+            .await?;
         match conn.backend.lock(&path, &now_rfc3339()).await {
             Ok(lock) => Ok(BackendLockHeld { lock, path }),
             Err(e) => {
@@ -215,12 +266,22 @@ impl Backends {
     /// Finds the backend locks Ferry took and could not remove (their lease ran out; with
     /// `all`, every one not released: a single-instance store starting up), removes their files
     /// and records what it found. Returns the locks it recovered, with what it did.
-    pub(crate) async fn recover_backend_locks(&self, all: bool) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
+    pub(crate) async fn recover_backend_locks(
+        &self,
+        all: bool,
+    ) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
         let mut recovered = Vec::new();
-        for mut lock in self.store.stacks().take_over_backend_locks(self.jobs.instance(), &self.jobs.lease_until(), all).await? {
+        for mut lock in self
+            .store
+            .stacks()
+            .take_over_backend_locks(self.jobs.instance(), &self.jobs.lease_until(), all)
+            .await?
+        {
             let removed = match self.store.stacks().stack(&lock.stack_id).await {
                 Ok(stack) => match self.open_backend(org_of_name(&stack.name), &lock.backend_url) {
-                    Ok(backend) => backend.remove_lock_file(&lock.path).await.map_err(ServiceError::from),
+                    Ok(backend) => {
+                        backend.remove_lock_file(&lock.path).await.map_err(ServiceError::from)
+                    }
                     Err(e) => Err(e),
                 },
                 Err(e) => Err(e.into()),
@@ -247,16 +308,24 @@ impl Backends {
 
     /// The locks Ferry took in a connected stack's backend, newest first: held, released, and
     /// recovered after their holder stopped.
-    pub async fn backend_locks(&self, stack_id: &str) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
+    pub async fn backend_locks(
+        &self,
+        stack_id: &str,
+    ) -> Result<Vec<ferry_store::backend_locks::BackendLock>, ServiceError> {
         self.store.stacks().stack(stack_id).await?;
         Ok(self.store.stacks().backend_locks(stack_id, 100).await?)
     }
 
     /// The deployment of a live checkpoint, read as an upload reads it.
     async fn live_deployment(bytes: Vec<u8>) -> Result<Value, ServiceError> {
-        let loaded = tokio::task::spawn_blocking(move || load_state(&bytes, LoadOptions { unchecked_passphrase_secrets: true, ..Default::default() }))
-            .await
-            .map_err(|e| ServiceError::Internal(e.to_string()))??;
+        let loaded = tokio::task::spawn_blocking(move || {
+            load_state(
+                &bytes,
+                LoadOptions { unchecked_passphrase_secrets: true, ..Default::default() },
+            )
+        })
+        .await
+        .map_err(|e| ServiceError::Internal(e.to_string()))??;
         deployment_value(&loaded.deployment)
     }
 
@@ -269,14 +338,19 @@ impl Backends {
         if deployment_value(&latest.deployment)? == Self::live_deployment(bytes.clone()).await? {
             return Ok(());
         }
-        let outcome = self.stacks().upload(Some(&latest.summary.name), bytes, None, "backend").await?;
+        let outcome =
+            self.stacks().upload(Some(&latest.summary.name), bytes, None, "backend").await?;
         tracing::info!(stack = %outcome.summary.name, version = outcome.summary.version, "the backend's checkpoint moved: read it as the next version");
         Ok(())
     }
 
     /// The live checkpoint's bytes, if it still holds the `base` deployment; otherwise the
     /// commit is refused (someone updated the stack since the preview).
-    pub(crate) async fn backend_unchanged(&self, conn: &Connected, base: &ferry_state::Deployment) -> Result<Vec<u8>, ServiceError> {
+    pub(crate) async fn backend_unchanged(
+        &self,
+        conn: &Connected,
+        base: &ferry_state::Deployment,
+    ) -> Result<Vec<u8>, ServiceError> {
         let live = conn.backend.read(&conn.stack).await?;
         if deployment_value(base)? != Self::live_deployment(live.clone()).await? {
             return Err(ServiceError::BackendChanged { stack: conn.stack.name.clone() });
@@ -285,8 +359,15 @@ impl Backends {
     }
 
     /// Writes the committed deployment as the stack's next checkpoint (with backup and history).
-    pub(crate) async fn write_backend(&self, conn: &Connected, live: &[u8], committed: &ferry_state::Deployment) -> Result<(), ServiceError> {
-        conn.backend.write(&conn.stack, live, &deployment_value(committed)?, &now_rfc3339()).await?;
+    pub(crate) async fn write_backend(
+        &self,
+        conn: &Connected,
+        live: &[u8],
+        committed: &ferry_state::Deployment,
+    ) -> Result<(), ServiceError> {
+        conn.backend
+            .write(&conn.stack, live, &deployment_value(committed)?, &now_rfc3339())
+            .await?;
         Ok(())
     }
 }
@@ -301,10 +382,19 @@ mod tests {
 
     #[test]
     fn an_entry_allows_its_organisation_a_root_and_org_names_each_its_own_prefix() {
-        let shared = AllowedBackend::parse("*=s3://team-state/{org}?endpoint=http://127.0.0.1:9000&region=us-east-1").unwrap();
+        let shared = AllowedBackend::parse(
+            "*=s3://team-state/{org}?endpoint=http://127.0.0.1:9000&region=us-east-1",
+        )
+        .unwrap();
         let acme = shared.root_for("acme").unwrap();
-        let inside = ferry_backend::Location::parse("s3://team-state/acme/prod?region=us-east-1&endpoint=http://127.0.0.1:9000").unwrap();
-        let beta = ferry_backend::Location::parse("s3://team-state/beta?region=us-east-1&endpoint=http://127.0.0.1:9000").unwrap();
+        let inside = ferry_backend::Location::parse(
+            "s3://team-state/acme/prod?region=us-east-1&endpoint=http://127.0.0.1:9000",
+        )
+        .unwrap();
+        let beta = ferry_backend::Location::parse(
+            "s3://team-state/beta?region=us-east-1&endpoint=http://127.0.0.1:9000",
+        )
+        .unwrap();
         assert!(inside.is_within(&acme));
         assert!(!beta.is_within(&acme), "each organisation its own prefix");
         let one = AllowedBackend::parse("acme=s3://team-state").unwrap();

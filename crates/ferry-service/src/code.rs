@@ -6,7 +6,10 @@ use std::collections::{BTreeSet, HashMap};
 use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
-use ferry_codegen::{lower, project, CodeStyle, Language, Options, Origin, OriginReference, OriginVariable, PackageSchema, SourceResource};
+use ferry_codegen::{
+    lower, project, CodeStyle, Language, Options, Origin, OriginReference, OriginVariable,
+    PackageSchema, SourceResource,
+};
 use ferry_engine::deploy::StepOp;
 use ferry_engine::plugin::PluginProviders;
 use ferry_property::json::{decode_map, DecodeOptions};
@@ -66,7 +69,9 @@ pub struct GeneratedCode {
 fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
     let decrypt = |ct: &str| secrets.decrypt(ct);
     let opts = DecodeOptions { decrypt: Some(&decrypt) };
-    let decode = |m: serde_json::Map<String, serde_json::Value>| decode_map(&m, "", &opts).unwrap_or_default();
+    let decode = |m: serde_json::Map<String, serde_json::Value>| {
+        decode_map(&m, "", &opts).unwrap_or_default()
+    };
     SourceResource {
         urn: r.urn.clone(),
         name: ferry_state::urn::name_of(&r.urn).to_string(),
@@ -105,9 +110,17 @@ impl Previews {
                     Ok(s) => {
                         schemas.insert(package, s);
                     }
-                    Err(e) => return Err(ServiceError::Code(format!("the `{package}` provider's schema: {e}"))),
+                    Err(e) => {
+                        return Err(ServiceError::Code(format!(
+                            "the `{package}` provider's schema: {e}"
+                        )))
+                    }
                 },
-                Err(e) => return Err(ServiceError::Code(format!("the `{package}` provider's schema is needed to type the code: {e}"))),
+                Err(e) => {
+                    return Err(ServiceError::Code(format!(
+                        "the `{package}` provider's schema is needed to type the code: {e}"
+                    )))
+                }
             }
         }
         for package in needed {
@@ -122,7 +135,8 @@ impl Previews {
                     warnings.push(format!(
                         "the `{package}` provider's schema could not be had ({e}): what the code declares of `{package}` (a provider or a component the imports need) is written without it, untyped; check it"
                     ));
-                    PackageSchema::parse(&format!("{{\"name\": \"{package}\"}}")).map_err(|e| ServiceError::Internal(e.to_string()))?
+                    PackageSchema::parse(&format!("{{\"name\": \"{package}\"}}"))
+                        .map_err(|e| ServiceError::Internal(e.to_string()))?
                 }
             };
             schemas.insert(package, schema);
@@ -144,7 +158,8 @@ impl Previews {
         let providers = self.plugin_providers(stack_id).await?;
         let mut warnings = Vec::new();
         let prepared = async {
-            let schemas = Self::schemas_for(&resources, &context, &providers, &mut warnings).await?;
+            let schemas =
+                Self::schemas_for(&resources, &context, &providers, &mut warnings).await?;
             if !request.elide {
                 // Nothing is left out: nothing to put back.
                 return Ok((schemas, Vec::new()));
@@ -154,14 +169,31 @@ impl Previews {
                 None => None,
             };
             let verification = match stored {
-                Some(json) => serde_json::from_str(&json).map_err(|e| ServiceError::Internal(format!("stored verification: {e}")))?,
+                Some(json) => serde_json::from_str(&json)
+                    .map_err(|e| ServiceError::Internal(format!("stored verification: {e}")))?,
                 None => {
-                    let fresh = verify(&resources, &context, &schemas, &providers, self.engine()?.concurrency).await;
+                    let fresh = verify(
+                        &resources,
+                        &context,
+                        &schemas,
+                        &providers,
+                        self.engine()?.concurrency,
+                    )
+                    .await;
                     match preview_id {
                         // Once per preview: a concurrent request may have stored its own first.
                         Some(id) => {
-                            let json = self.store.stacks().add_preview_verification(id, &serde_json::to_string(&fresh).expect("serialises")).await?;
-                            serde_json::from_str(&json).map_err(|e| ServiceError::Internal(format!("stored verification: {e}")))?
+                            let json = self
+                                .store
+                                .stacks()
+                                .add_preview_verification(
+                                    id,
+                                    &serde_json::to_string(&fresh).expect("serialises"),
+                                )
+                                .await?;
+                            serde_json::from_str(&json).map_err(|e| {
+                                ServiceError::Internal(format!("stored verification: {e}"))
+                            })?
                         }
                         None => fresh,
                     }
@@ -172,7 +204,8 @@ impl Previews {
         .await;
         providers.shutdown().await;
         let (schemas, verification) = prepared?;
-        let mut code = self.generate(project, resources, context, &schemas, request, verification)?;
+        let mut code =
+            self.generate(project, resources, context, &schemas, request, verification)?;
         code.report.warnings.splice(0..0, warnings);
         Ok(code)
     }
@@ -194,21 +227,28 @@ impl Previews {
             reference_exclusions: request.reference_exclusions.clone(),
             keep_properties: kept_properties(&verification),
         };
-        let program = lower(project, &resources, &context, schemas, &options).map_err(|e| ServiceError::Code(e.to_string()))?;
+        let program = lower(project, &resources, &context, schemas, &options)
+            .map_err(|e| ServiceError::Code(e.to_string()))?;
         let lang = request.language;
         if request.zip {
             let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
-            let opts = zip::write::SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+            let opts = zip::write::SimpleFileOptions::default()
+                .compression_method(zip::CompressionMethod::Deflated);
             for (path, text) in project::files(&program, lang) {
                 // Every entry stays in the project's folder where the zip is unpacked.
                 let entry = format!("{project}/{path}");
                 if !ferry_backend::is_plain_relative(&entry) {
-                    return Err(ServiceError::Code(format!("`{entry}` is not a plain relative path for the project's zip")));
+                    return Err(ServiceError::Code(format!(
+                        "`{entry}` is not a plain relative path for the project's zip"
+                    )));
                 }
-                zip.start_file(entry, opts).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
-                zip.write_all(text.as_bytes()).map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
+                zip.start_file(entry, opts)
+                    .map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
+                zip.write_all(text.as_bytes())
+                    .map_err(|e| ServiceError::Internal(format!("zip: {e}")))?;
             }
-            let bytes = zip.finish().map_err(|e| ServiceError::Internal(format!("zip: {e}")))?.into_inner();
+            let bytes =
+                zip.finish().map_err(|e| ServiceError::Internal(format!("zip: {e}")))?.into_inner();
             return Ok(GeneratedCode {
                 file_name: format!("{project}-{}.zip", lang.id()),
                 content_type: "application/zip",
@@ -229,14 +269,29 @@ impl Previews {
         })
     }
 
-    fn context(&self, version: &LoadedVersion, passphrase: Option<&str>) -> Result<Vec<SourceResource>, ServiceError> {
+    fn context(
+        &self,
+        version: &LoadedVersion,
+        passphrase: Option<&str>,
+    ) -> Result<Vec<SourceResource>, ServiceError> {
         let secrets = StackSecrets::for_reading(&version.deployment, passphrase)?;
-        Ok(version.deployment.resources().iter().filter(|r| !r.is_pending_delete()).map(|r| source_of(r, &secrets)).collect())
+        Ok(version
+            .deployment
+            .resources()
+            .iter()
+            .filter(|r| !r.is_pending_delete())
+            .map(|r| source_of(r, &secrets))
+            .collect())
     }
 
     /// Code for an import spec preview's ready resources: the states its commit would write,
     /// with the stack's resources as context.
-    pub async fn preview_code(&self, id: &str, request: &CodeRequest, passphrase: Option<&str>) -> Result<GeneratedCode, ServiceError> {
+    pub async fn preview_code(
+        &self,
+        id: &str,
+        request: &CodeRequest,
+        passphrase: Option<&str>,
+    ) -> Result<GeneratedCode, ServiceError> {
         let key = self.engine()?.payload_key;
         let stored = self.store.stacks().preview(id).await?;
         let record = crate::previews::parse_stored(&stored.preview_json)?;
@@ -250,8 +305,12 @@ impl Previews {
             .steps
             .iter()
             .filter(|s| match kind {
-                SourceKind::Program => matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none(),
-                SourceKind::Spec => s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready()),
+                SourceKind::Program => {
+                    matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none()
+                }
+                SourceKind::Spec => {
+                    s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready())
+                }
             })
             .map(|s| (s.urn.as_str(), s.import_id.as_deref()))
             .collect();
@@ -269,7 +328,13 @@ impl Previews {
             .map(|s| SourceResource {
                 name: ferry_state::urn::name_of(&s.urn).to_string(),
                 // A secret import ID is recorded nowhere; the view still says it was one.
-                import_id: ready.get(s.urn.as_str()).copied().flatten().map(str::to_string).or_else(|| s.import_id.clone()).or_else(|| s.id.clone()),
+                import_id: ready
+                    .get(s.urn.as_str())
+                    .copied()
+                    .flatten()
+                    .map(str::to_string)
+                    .or_else(|| s.import_id.clone())
+                    .or_else(|| s.id.clone()),
                 token: s.type_,
                 custom: s.custom,
                 id: s.id,
@@ -292,13 +357,18 @@ impl Previews {
         let imported: BTreeSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
         context.retain(|c| !imported.contains(c.urn.as_str()));
         let project = base.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
-        self.generate_verified(&stored.stack_id, &project, resources, context, request, Some(id)).await
+        self.generate_verified(&stored.stack_id, &project, resources, context, request, Some(id))
+            .await
     }
 
     /// Where a migration's resources came from: each one's Terraform address (a comment in the
     /// code), for the instances of a `count` or `for_each` resource the resource and key (one
     /// loop in the code), and the references and variables its configuration made.
-    async fn attach_origins(&self, preview_id: &str, resources: &mut [SourceResource]) -> Result<(), ServiceError> {
+    async fn attach_origins(
+        &self,
+        preview_id: &str,
+        resources: &mut [SourceResource],
+    ) -> Result<(), ServiceError> {
         let Some(plan) = self.plans().plan_of_preview(preview_id).await? else { return Ok(()) };
         let Some(prior) = self.plans().plan_prior(&plan).await? else { return Ok(()) };
         for r in resources {
@@ -313,8 +383,21 @@ impl Previews {
                         target_property: x.target_property.clone(),
                     })
                     .collect();
-                let variables = p.variables.iter().map(|v| OriginVariable { property: v.property.clone(), name: v.variable.clone() }).collect();
-                r.origin = Some(Origin { tool: "Terraform".into(), address: p.address.clone(), instance: p.instance_of.clone(), references, variables });
+                let variables = p
+                    .variables
+                    .iter()
+                    .map(|v| OriginVariable {
+                        property: v.property.clone(),
+                        name: v.variable.clone(),
+                    })
+                    .collect();
+                r.origin = Some(Origin {
+                    tool: "Terraform".into(),
+                    address: p.address.clone(),
+                    instance: p.instance_of.clone(),
+                    references,
+                    variables,
+                });
             }
         }
         Ok(())
@@ -333,12 +416,20 @@ impl Previews {
         let all = self.context(&v, passphrase)?;
         // Sets, so asking for many resources of a large stack stays linear.
         let wanted: std::collections::HashSet<&str> = urns.iter().map(String::as_str).collect();
-        let (resources, context): (Vec<_>, Vec<_>) =
-            all.into_iter()
-                .partition(|r| if urns.is_empty() { r.custom && !r.token.starts_with("pulumi:providers:") } else { wanted.contains(r.urn.as_str()) });
-        let found: std::collections::HashSet<&str> = resources.iter().map(|r| r.urn.as_str()).collect();
+        let (resources, context): (Vec<_>, Vec<_>) = all.into_iter().partition(|r| {
+            if urns.is_empty() {
+                r.custom && !r.token.starts_with("pulumi:providers:")
+            } else {
+                wanted.contains(r.urn.as_str())
+            }
+        });
+        let found: std::collections::HashSet<&str> =
+            resources.iter().map(|r| r.urn.as_str()).collect();
         if let Some(missing) = urns.iter().find(|u| !found.contains(u.as_str())) {
-            return Err(ServiceError::ResourceNotFound { stack: v.summary.name.clone(), urn: missing.clone() });
+            return Err(ServiceError::ResourceNotFound {
+                stack: v.summary.name.clone(),
+                urn: missing.clone(),
+            });
         }
         if resources.is_empty() {
             return Err(ServiceError::Code("the stack has no resources to write code for".into()));

@@ -37,7 +37,14 @@ pub fn demo_export() -> Value {
         json!({"urn": provider, "custom": true, "id": PROVIDER_ID, "type": "pulumi:providers:random",
                "inputs": {"version": "4.16.0"}, "outputs": {"version": "4.16.0"}}),
     ];
-    let custom = |parent: &str, parent_type: &str, ty: &str, name: &str, id: &str, inputs: Value, outputs: Value, deps: Vec<String>| {
+    let custom = |parent: &str,
+                  parent_type: &str,
+                  ty: &str,
+                  name: &str,
+                  id: &str,
+                  inputs: Value,
+                  outputs: Value,
+                  deps: Vec<String>| {
         json!({"urn": urn(Some(parent_type), ty, name), "custom": true, "id": id, "type": ty,
                "inputs": inputs, "outputs": outputs, "parent": parent, "provider": provider_ref,
                "dependencies": deps, "protect": true})
@@ -70,7 +77,8 @@ pub fn demo_export() -> Value {
         }
         inputs
     };
-    let admin_urn = urn(Some(&db_type), "random:index/randomPassword:RandomPassword", "admin-password");
+    let admin_urn =
+        urn(Some(&db_type), "random:index/randomPassword:RandomPassword", "admin-password");
     resources.push(custom(
         &db,
         &db_type,
@@ -84,11 +92,16 @@ pub fn demo_export() -> Value {
         vec![db_id_urn.clone()],
     ));
 
-    for (service, port, words) in [("web", 8080, "brave-otter"), ("api", 9090, "quiet-heron"), ("worker", 7070, "steady-lynx")] {
+    for (service, port, words) in [
+        ("web", 8080, "brave-otter"),
+        ("api", 9090, "quiet-heron"),
+        ("worker", 7070, "steady-lynx"),
+    ] {
         let svc = urn(Some(STACK_TYPE), SERVICE, service);
         let svc_type = format!("{STACK_TYPE}${SERVICE}");
         resources.push(json!({"urn": svc, "custom": false, "type": SERVICE, "parent": stack, "dependencies": [db]}));
-        let pet_urn = urn(Some(&svc_type), "random:index/randomPet:RandomPet", &format!("{service}-name"));
+        let pet_urn =
+            urn(Some(&svc_type), "random:index/randomPet:RandomPet", &format!("{service}-name"));
         resources.push(custom(
             &svc,
             &svc_type,

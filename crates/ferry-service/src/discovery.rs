@@ -13,8 +13,9 @@ use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_rpc::pulumirpc::{list_response, ListRequest, ReadRequest};
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_types::discovery::{
-    Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListSource, ListableType, Listables, Managed, ProbeItem, ProbeOutcome, ProbeResult, Selected,
-    TypeQuery, UnlistablePackage,
+    Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListSource, ListableType,
+    Listables, Managed, ProbeItem, ProbeOutcome, ProbeResult, Selected, TypeQuery,
+    UnlistablePackage,
 };
 use ferry_types::plans::PlanInput;
 use serde_json::Value;
@@ -36,15 +37,24 @@ fn package_of(token: &str) -> &str {
 
 /// The provider a stack's resources of `package` use: the stack's default provider for it
 /// (or its only one), with its inputs as configuration; otherwise an unconfigured one.
-fn instance_for(package: &str, deployment: &ferry_state::Deployment, secrets: &StackSecrets) -> ProviderInstance {
+fn instance_for(
+    package: &str,
+    deployment: &ferry_state::Deployment,
+    secrets: &StackSecrets,
+) -> ProviderInstance {
     let token = format!("pulumi:providers:{package}");
-    let providers: Vec<&ferry_state::deployment::Resource> = deployment.resources().iter().filter(|r| r.type_ == token).collect();
-    let chosen = providers.iter().find(|r| ferry_state::urn::name_of(&r.urn).starts_with("default")).or(providers.first());
+    let providers: Vec<&ferry_state::deployment::Resource> =
+        deployment.resources().iter().filter(|r| r.type_ == token).collect();
+    let chosen = providers
+        .iter()
+        .find(|r| ferry_state::urn::name_of(&r.urn).starts_with("default"))
+        .or(providers.first());
     match chosen {
         Some(r) => {
             let decrypt = |ct: &str| secrets.decrypt(ct);
             let opts = ferry_property::json::DecodeOptions { decrypt: Some(&decrypt) };
-            let inputs = ferry_property::json::decode_map(&r.inputs_map(), "", &opts).unwrap_or_default();
+            let inputs =
+                ferry_property::json::decode_map(&r.inputs_map(), "", &opts).unwrap_or_default();
             ProviderInstance {
                 package: package.into(),
                 version: ferry_engine::deploy::provider_version(&inputs),
@@ -52,7 +62,12 @@ fn instance_for(package: &str, deployment: &ferry_state::Deployment, secrets: &S
                 config: ferry_engine::deploy::provider_config(&inputs),
             }
         }
-        None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+        None => ProviderInstance {
+            package: package.into(),
+            version: None,
+            key: format!("default:{package}"),
+            config: Default::default(),
+        },
     }
 }
 
@@ -64,7 +79,10 @@ pub fn entry_names(selected: &[Selected], taken: &BTreeSet<String>) -> Vec<Strin
         .iter()
         .map(|s| {
             let source = if s.name.trim().is_empty() { &s.id } else { &s.name };
-            let mut base: String = source.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' }).collect();
+            let mut base: String = source
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '-' })
+                .collect();
             base = base.trim_matches('-').to_string();
             while base.contains("--") {
                 base = base.replace("--", "-");
@@ -92,12 +110,25 @@ pub fn spec_with(base: Option<&str>, selected: &[Selected]) -> Result<String, Se
         Some(text) => ferry_engine::import_spec::read_spec_json(text)?,
         None => serde_json::json!({"resources": []}),
     };
-    let resources =
-        root.get_mut("resources").and_then(Value::as_array_mut).ok_or_else(|| ServiceError::Plan("the plan's spec has no `resources` list".into()))?;
-    let present: BTreeSet<(String, String)> =
-        resources.iter().filter_map(|r| Some((r.get("type")?.as_str()?.to_string(), r.get("id")?.as_str()?.to_string()))).collect();
-    let taken: BTreeSet<String> = resources.iter().filter_map(|r| r.get("name").and_then(Value::as_str).map(str::to_string)).collect();
-    let fresh: Vec<Selected> = selected.iter().filter(|s| !present.contains(&(s.type_.clone(), s.id.clone()))).cloned().collect();
+    let resources = root
+        .get_mut("resources")
+        .and_then(Value::as_array_mut)
+        .ok_or_else(|| ServiceError::Plan("the plan's spec has no `resources` list".into()))?;
+    let present: BTreeSet<(String, String)> = resources
+        .iter()
+        .filter_map(|r| {
+            Some((r.get("type")?.as_str()?.to_string(), r.get("id")?.as_str()?.to_string()))
+        })
+        .collect();
+    let taken: BTreeSet<String> = resources
+        .iter()
+        .filter_map(|r| r.get("name").and_then(Value::as_str).map(str::to_string))
+        .collect();
+    let fresh: Vec<Selected> = selected
+        .iter()
+        .filter(|s| !present.contains(&(s.type_.clone(), s.id.clone())))
+        .cloned()
+        .collect();
     for (s, name) in fresh.iter().zip(entry_names(&fresh, &taken)) {
         resources.push(serde_json::json!({"type": s.type_, "name": name, "id": s.id}));
     }
@@ -109,17 +140,29 @@ impl Discoveries {
     pub async fn listable_types(&self, stack_id: &str) -> Result<Listables, ServiceError> {
         let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
-        let mut packages: BTreeSet<String> =
-            version.deployment.resources().iter().filter_map(|r| r.type_.strip_prefix("pulumi:providers:").map(str::to_string)).collect();
+        let mut packages: BTreeSet<String> = version
+            .deployment
+            .resources()
+            .iter()
+            .filter_map(|r| r.type_.strip_prefix("pulumi:providers:").map(str::to_string))
+            .collect();
         let config = self.engine()?.clone();
-        packages.extend(ferry_engine::plugin::PluginSearch::from_env(config.plugin_dirs.clone()).installed_packages());
+        packages.extend(
+            ferry_engine::plugin::PluginSearch::from_env(config.plugin_dirs.clone())
+                .installed_packages(),
+        );
         let providers = self.previews().plugin_providers(stack_id).await?;
         let mut result = Listables { types: Vec::new(), packages_without_list: Vec::new() };
         for package in packages {
             match listable_of(&package, &version.deployment, secrets.as_ref(), &providers).await {
                 Ok(types) if !types.is_empty() => result.types.extend(types),
-                Ok(_) => result.packages_without_list.push(UnlistablePackage { package, reason: "its provider has no List for any resource type".into() }),
-                Err(reason) => result.packages_without_list.push(UnlistablePackage { package, reason }),
+                Ok(_) => result.packages_without_list.push(UnlistablePackage {
+                    package,
+                    reason: "its provider has no List for any resource type".into(),
+                }),
+                Err(reason) => {
+                    result.packages_without_list.push(UnlistablePackage { package, reason })
+                }
             }
         }
         providers.shutdown().await;
@@ -127,16 +170,24 @@ impl Discoveries {
     }
 
     /// Starts listing the requested types; results arrive as events.
-    pub async fn start_discovery(&self, stack_id: &str, request: DiscoveryRequest) -> Result<DiscoveryView, ServiceError> {
+    pub async fn start_discovery(
+        &self,
+        stack_id: &str,
+        request: DiscoveryRequest,
+    ) -> Result<DiscoveryView, ServiceError> {
         if request.types.is_empty() {
-            return Err(ServiceError::Plan("name at least one resource type to discover (`types`)".into()));
+            return Err(ServiceError::Plan(
+                "name at least one resource type to discover (`types`)".into(),
+            ));
         }
         for (i, t) in request.types.iter().enumerate() {
             if t.type_.split(':').count() != 3 || t.type_.starts_with("pulumi:") {
                 return Err(ServiceError::Plan(format!("types[{i}].type: `{}` is not a resource type token (`<package>:<module>:<Type>`)", t.type_)));
             }
             if t.limit.is_some_and(|l| l < 1) || t.page_size.is_some_and(|p| p < 1) {
-                return Err(ServiceError::Plan(format!("types[{i}]: `limit` and `pageSize` are positive numbers")));
+                return Err(ServiceError::Plan(format!(
+                    "types[{i}]: `limit` and `pageSize` are positive numbers"
+                )));
             }
         }
         let version = self.stacks().version(stack_id, None).await?;
@@ -144,7 +195,14 @@ impl Discoveries {
         let stack_id = version.summary.id.clone();
         let types: Vec<String> = request.types.iter().map(|t| t.type_.clone()).collect();
         let detail = serde_json::to_string(&types).expect("strings serialise");
-        let new = NewJob { id: &id, kind: JobKind::Discovery, stack_id: &stack_id, plan: None, total: 0, detail: Some(&detail) };
+        let new = NewJob {
+            id: &id,
+            kind: JobKind::Discovery,
+            stack_id: &stack_id,
+            plan: None,
+            total: 0,
+            detail: Some(&detail),
+        };
         let (service, stack) = (self.clone(), stack_id.clone());
         self.jobs()
             .start_job(new, move |sink: JobSink<DiscoveryEvent>| {
@@ -157,7 +215,12 @@ impl Discoveries {
         self.jobs().get::<DiscoveryView>(&id, None).await
     }
 
-    async fn run_discovery(&self, stack_id: &str, request: &DiscoveryRequest, report: &JobSink<DiscoveryEvent>) -> Result<(), ServiceError> {
+    async fn run_discovery(
+        &self,
+        stack_id: &str,
+        request: &DiscoveryRequest,
+        report: &JobSink<DiscoveryEvent>,
+    ) -> Result<(), ServiceError> {
         let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let providers = self.previews().plugin_providers(stack_id).await?;
@@ -167,12 +230,20 @@ impl Discoveries {
             let package = package_of(&q.type_);
             let instance = match &secrets {
                 Some(s) => instance_for(package, &version.deployment, s),
-                None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+                None => ProviderInstance {
+                    package: package.into(),
+                    version: None,
+                    key: format!("default:{package}"),
+                    config: Default::default(),
+                },
             };
             let provider = match providers.provider(&instance).await {
                 Ok(p) => p,
                 Err(e) => {
-                    report(DiscoveryEvent::Failed { type_: q.type_.clone(), message: e.to_string() });
+                    report(DiscoveryEvent::Failed {
+                        type_: q.type_.clone(),
+                        message: e.to_string(),
+                    });
                     continue;
                 }
             };
@@ -180,7 +251,12 @@ impl Discoveries {
             let outcome = list_all(provider.as_ref(), q, |found| {
                 for (id, name) in found {
                     let managed = index.get(&id).cloned().unwrap_or(Managed::Unmanaged);
-                    report(DiscoveryEvent::Result(Discovered { type_: q.type_.clone(), id, name, managed }));
+                    report(DiscoveryEvent::Result(Discovered {
+                        type_: q.type_.clone(),
+                        id,
+                        name,
+                        managed,
+                    }));
                     listed += 1;
                 }
                 report(DiscoveryEvent::Page { type_: q.type_.clone(), listed });
@@ -188,9 +264,15 @@ impl Discoveries {
             .await;
             match outcome {
                 Ok(ListEnd::Done) => {}
-                Ok(ListEnd::Computed) => report(DiscoveryEvent::Computed { type_: q.type_.clone() }),
-                Err(ListFailure::Unimplemented(message)) => report(DiscoveryEvent::NotListable { type_: q.type_.clone(), message }),
-                Err(ListFailure::Other(message)) => report(DiscoveryEvent::Failed { type_: q.type_.clone(), message }),
+                Ok(ListEnd::Computed) => {
+                    report(DiscoveryEvent::Computed { type_: q.type_.clone() })
+                }
+                Err(ListFailure::Unimplemented(message)) => {
+                    report(DiscoveryEvent::NotListable { type_: q.type_.clone(), message })
+                }
+                Err(ListFailure::Other(message)) => {
+                    report(DiscoveryEvent::Failed { type_: q.type_.clone(), message })
+                }
             }
         }
         providers.shutdown().await;
@@ -199,7 +281,11 @@ impl Discoveries {
 
     /// A quick `Read` of each item: is it there to import? Up to the engine's concurrency at
     /// once; answers in the items' order.
-    pub async fn probe(&self, stack_id: &str, items: &[ProbeItem]) -> Result<Vec<ProbeResult>, ServiceError> {
+    pub async fn probe(
+        &self,
+        stack_id: &str,
+        items: &[ProbeItem],
+    ) -> Result<Vec<ProbeResult>, ServiceError> {
         use futures_util::StreamExt as _;
         let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
@@ -209,7 +295,12 @@ impl Discoveries {
             let package = package_of(&item.type_).to_string();
             let instance = match &secrets {
                 Some(s) => instance_for(&package, &version.deployment, s),
-                None => ProviderInstance { package: package.clone(), version: None, key: format!("default:{package}"), config: Default::default() },
+                None => ProviderInstance {
+                    package: package.clone(),
+                    version: None,
+                    key: format!("default:{package}"),
+                    config: Default::default(),
+                },
             };
             let providers = &providers;
             let item = item.clone();
@@ -234,7 +325,10 @@ impl Discoveries {
                 ProbeResult { type_: item.type_, id: item.id, outcome, message }
             }
         };
-        let results = futures_util::stream::iter(items.iter().map(probe_one)).buffered(concurrency.max(1)).collect::<Vec<_>>().await;
+        let results = futures_util::stream::iter(items.iter().map(probe_one))
+            .buffered(concurrency.max(1))
+            .collect::<Vec<_>>()
+            .await;
         providers.shutdown().await;
         Ok(results)
     }
@@ -255,15 +349,33 @@ impl Discoveries {
         match plan_id {
             None => {
                 let spec = spec_with(None, selected)?;
-                self.plans().create_plan(author, stack_id, PlanInput { title: None, spec: Some(spec), program: None, options: Default::default() }).await
+                self.plans()
+                    .create_plan(
+                        author,
+                        stack_id,
+                        PlanInput {
+                            title: None,
+                            spec: Some(spec),
+                            program: None,
+                            options: Default::default(),
+                        },
+                    )
+                    .await
             }
             Some(plan_id) => {
                 let view = self.plans().plan_view(plan_id, None, false).await?;
                 if view.plan.stack_id != stack_id {
-                    return Err(ServiceError::Plan(format!("plan `{plan_id}` imports into another stack")));
+                    return Err(ServiceError::Plan(format!(
+                        "plan `{plan_id}` imports into another stack"
+                    )));
                 }
                 let spec = spec_with(view.current.spec.as_deref(), selected)?;
-                let input = PlanInput { title: None, spec: Some(spec), program: view.current.program.clone(), options: view.current.options.clone() };
+                let input = PlanInput {
+                    title: None,
+                    spec: Some(spec),
+                    program: view.current.program.clone(),
+                    options: view.current.options.clone(),
+                };
                 self.plans().save_plan(author, plan_id, input).await
             }
         }
@@ -275,7 +387,8 @@ impl JobShown for DiscoveryView {
     const END_WITH_EVENTS: bool = true;
     fn shown(job: StoredJob, events: Vec<String>) -> Result<DiscoveryView, ServiceError> {
         let events: Vec<DiscoveryEvent> = parse_events(events)?;
-        let types = job.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
+        let types =
+            job.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default();
         Ok(DiscoveryView {
             status: job.status,
             id: job.id,
@@ -299,7 +412,11 @@ enum ListFailure {
 }
 
 /// Pages through `List` for one type, handing each page's `(id, name)` results on.
-async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMut(Vec<(String, String)>)) -> Result<ListEnd, ListFailure> {
+async fn list_all(
+    provider: &dyn Provider,
+    q: &TypeQuery,
+    mut on_page: impl FnMut(Vec<(String, String)>),
+) -> Result<ListEnd, ListFailure> {
     let query = ferry_property::wire::json_object_to_struct(q.query.clone());
     let mut continuation = String::new();
     let mut listed: i64 = 0;
@@ -315,7 +432,11 @@ async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMu
         };
         let page = provider.list_page(request).await.map_err(|e| match &e {
             ferry_engine::plugin::PluginError::Call { code, .. } if code == "Unimplemented" => {
-                ListFailure::Unimplemented(format!("the `{}` provider has no List for {}", package_of(&q.type_), q.type_))
+                ListFailure::Unimplemented(format!(
+                    "the `{}` provider has no List for {}",
+                    package_of(&q.type_),
+                    q.type_
+                ))
             }
             _ => ListFailure::Other(e.to_string()),
         })?;
@@ -352,7 +473,11 @@ async fn list_all(provider: &dyn Provider, q: &TypeQuery, mut on_page: impl FnMu
             _ => return Ok(ListEnd::Done),
         }
     }
-    Err(ListFailure::Other(format!("the `{}` provider was still paging {} after {MAX_PAGES} pages; set a limit", package_of(&q.type_), q.type_)))
+    Err(ListFailure::Other(format!(
+        "the `{}` provider was still paging {} after {MAX_PAGES} pages; set a limit",
+        package_of(&q.type_),
+        q.type_
+    )))
 }
 
 /// The listable types of one package: those its schema gives `listInputs`, or (when it gives
@@ -364,13 +489,19 @@ async fn listable_of(
     providers: &PluginProviders,
 ) -> Result<Vec<ListableType>, String> {
     let schema = providers.schema(package, None).await.map_err(|e| e.to_string())?;
-    let schema: Value = serde_json::from_str(&schema).map_err(|e| format!("its schema is not JSON: {e}"))?;
+    let schema: Value =
+        serde_json::from_str(&schema).map_err(|e| format!("its schema is not JSON: {e}"))?;
     let resources = schema.get("resources").and_then(Value::as_object).cloned().unwrap_or_default();
     let declared: Vec<ListableType> = resources
         .iter()
         .filter_map(|(token, spec)| {
             let inputs = spec.get("listInputs")?;
-            Some(ListableType { type_: token.clone(), package: package.into(), list_inputs: inputs.clone(), source: ListSource::Schema })
+            Some(ListableType {
+                type_: token.clone(),
+                package: package.into(),
+                list_inputs: inputs.clone(),
+                source: ListSource::Schema,
+            })
         })
         .collect();
     if !declared.is_empty() {
@@ -378,17 +509,32 @@ async fn listable_of(
     }
     let instance = match secrets {
         Some(s) => instance_for(package, deployment, s),
-        None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: Default::default() },
+        None => ProviderInstance {
+            package: package.into(),
+            version: None,
+            key: format!("default:{package}"),
+            config: Default::default(),
+        },
     };
     let provider = providers.provider(&instance).await.map_err(|e| e.to_string())?;
     let mut found = Vec::new();
     for token in resources.keys().take(PROBED_TYPES) {
-        let request = ListRequest { token: token.clone(), query: None, limit: 1, page_size: 1, continuation_token: String::new() };
+        let request = ListRequest {
+            token: token.clone(),
+            query: None,
+            limit: 1,
+            page_size: 1,
+            continuation_token: String::new(),
+        };
         match provider.list_page(request).await {
-            Err(ferry_engine::plugin::PluginError::Call { code, .. }) if code == "Unimplemented" => {}
-            Err(_) | Ok(_) => {
-                found.push(ListableType { type_: token.clone(), package: package.into(), list_inputs: serde_json::json!({}), source: ListSource::Probe })
-            }
+            Err(ferry_engine::plugin::PluginError::Call { code, .. })
+                if code == "Unimplemented" => {}
+            Err(_) | Ok(_) => found.push(ListableType {
+                type_: token.clone(),
+                package: package.into(),
+                list_inputs: serde_json::json!({}),
+                source: ListSource::Probe,
+            }),
         }
     }
     Ok(found)
@@ -420,7 +566,14 @@ mod tests {
     #[test]
     fn a_spec_gains_only_what_it_lacks() {
         let base = r#"{"resources": [{"type": "postgresql:index/role:Role", "name": "app", "id": "app"}]}"#;
-        let spec = spec_with(Some(base), &[sel("postgresql:index/role:Role", "app", "app"), sel("postgresql:index/role:Role", "ops", "ops")]).unwrap();
+        let spec = spec_with(
+            Some(base),
+            &[
+                sel("postgresql:index/role:Role", "app", "app"),
+                sel("postgresql:index/role:Role", "ops", "ops"),
+            ],
+        )
+        .unwrap();
         let parsed = ferry_engine::import_spec::parse_import_spec(&spec).unwrap();
         let ids: Vec<_> = parsed.file.resources.iter().map(|r| r.id.clone().unwrap()).collect();
         assert_eq!(ids, ["app", "ops"]);

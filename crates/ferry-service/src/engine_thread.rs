@@ -45,7 +45,9 @@ where
             let _ = answer.send(done);
         }
     }));
-    answered.await.map_err(|_| ServiceError::Internal(format!("{what} stopped without an answer (its thread panicked)")))
+    answered.await.map_err(|_| {
+        ServiceError::Internal(format!("{what} stopped without an answer (its thread panicked)"))
+    })
 }
 
 #[cfg(test)]
@@ -59,7 +61,12 @@ mod tests {
     /// which keeps its threads between runs), with the runtime's timers.
     #[test]
     fn work_runs_off_the_workers_on_a_thread_of_the_runtime_with_its_timers() {
-        let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(1).thread_name("runtime-thread").enable_all().build().unwrap();
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .thread_name("runtime-thread")
+            .enable_all()
+            .build()
+            .unwrap();
         let (worker, (thread, name)) = runtime.block_on(async {
             tokio::spawn(async {
                 let worker = std::thread::current().id();
@@ -75,7 +82,11 @@ mod tests {
             .unwrap()
         });
         assert_ne!(thread, worker, "the work ran on the worker that asked for it");
-        assert_eq!(name.as_deref(), Some("runtime-thread"), "the work ran on a thread the runtime does not keep");
+        assert_eq!(
+            name.as_deref(),
+            Some("runtime-thread"),
+            "the work ran on a thread the runtime does not keep"
+        );
     }
 
     #[tokio::test]
@@ -94,7 +105,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_panic_is_an_error_naming_the_work() {
-        let err = on_engine_thread::<(), _>("the preview", async { panic!("boom") }).await.unwrap_err();
+        let err =
+            on_engine_thread::<(), _>("the preview", async { panic!("boom") }).await.unwrap_err();
         assert!(err.to_string().contains("the preview stopped without an answer"), "{err}");
     }
 }

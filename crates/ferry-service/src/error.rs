@@ -111,7 +111,9 @@ impl ServiceError {
         use ferry_state::ErrorCode;
         match self {
             ServiceError::State(e) => match e.code {
-                ErrorCode::PassphraseRequired | ErrorCode::WrongPassphrase => (422, e.code.as_str()),
+                ErrorCode::PassphraseRequired | ErrorCode::WrongPassphrase => {
+                    (422, e.code.as_str())
+                }
                 ErrorCode::InvalidJson
                 | ErrorCode::UnsupportedVersion
                 | ErrorCode::UnknownFeature
@@ -208,13 +210,20 @@ mod tests {
     #[test]
     fn each_error_answers_one_status_and_code_from_the_table() {
         // A missing job is not found, whichever layer found it missing (it was `internal`).
-        for missing in [ServiceError::Store(StoreError::JobNotFound("j".into())), ServiceError::JobNotFound("j".into())] {
+        for missing in [
+            ServiceError::Store(StoreError::JobNotFound("j".into())),
+            ServiceError::JobNotFound("j".into()),
+        ] {
             assert_eq!((missing.status(), missing.code()), (404, "not_found"), "{missing}");
         }
-        assert_eq!((ServiceError::SignInRequired.status(), ServiceError::SignInRequired.code()), (401, "sign_in_required"));
+        assert_eq!(
+            (ServiceError::SignInRequired.status(), ServiceError::SignInRequired.code()),
+            (401, "sign_in_required")
+        );
         let stale = ServiceError::Store(StoreError::StalePreview { base: 1, latest: 2 });
         assert_eq!((stale.status(), stale.code()), (409, "stale_preview"));
-        let damaged = ServiceError::Store(StoreError::DamagedPreview { id: "p".into(), why: "x".into() });
+        let damaged =
+            ServiceError::Store(StoreError::DamagedPreview { id: "p".into(), why: "x".into() });
         assert_eq!((damaged.status(), damaged.code()), (500, "internal"));
     }
 }

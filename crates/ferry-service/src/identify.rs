@@ -7,13 +7,16 @@
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 
-use ferry_engine::deploy::{DeployMode, DiffCause, DiffKind, Identify, Plan, PlanScope, Step, StepOp};
+use ferry_engine::deploy::{
+    DeployMode, DiffCause, DiffKind, Identify, Plan, PlanScope, Step, StepOp,
+};
 use ferry_engine::program::edit::{edit_program_all, ProgramEdit};
 use ferry_engine::program::parse_program;
 use ferry_engine::progress::{Progress, ProgressEvent};
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_types::identify::{
-    IdChoice, IdDifference, IdentificationChoices, IdentificationEvent, IdentificationJob, IdentificationRow, IdentificationStatus, Identifications,
+    IdChoice, IdDifference, IdentificationChoices, IdentificationEvent, IdentificationJob,
+    IdentificationRow, IdentificationStatus, Identifications,
 };
 use ferry_types::plans::{PlanInput, PlanView};
 use ferry_types::JobStatus;
@@ -34,22 +37,45 @@ fn row_of(step: &Step) -> Option<IdentificationRow> {
     let found = if step.op == StepOp::Import { step.diffs.as_slice() } else { &[] };
     let differences: Vec<IdDifference> = found
         .iter()
-        .filter(|d| d.kind != DiffKind::None && !matches!(d.cause, DiffCause::Equal | DiffCause::Ignored))
-        .map(|d| IdDifference { path: d.path.clone(), program: d.program.clone(), read: d.read.clone() })
+        .filter(|d| {
+            d.kind != DiffKind::None && !matches!(d.cause, DiffCause::Equal | DiffCause::Ignored)
+        })
+        .map(|d| IdDifference {
+            path: d.path.clone(),
+            program: d.program.clone(),
+            read: d.read.clone(),
+        })
         .collect();
     let status = match (step.op, &step.error) {
         (_, Some(_)) => IdentificationStatus::Failed,
-        (StepOp::Import, None) if !step.changed.is_empty() || !step.replace_keys.is_empty() || !differences.is_empty() => IdentificationStatus::Differs,
+        (StepOp::Import, None)
+            if !step.changed.is_empty()
+                || !step.replace_keys.is_empty()
+                || !differences.is_empty() =>
+        {
+            IdentificationStatus::Differs
+        }
         (StepOp::Import, None) => IdentificationStatus::Identified,
         _ => IdentificationStatus::Unidentified,
     };
     let id = match status {
-        IdentificationStatus::Identified | IdentificationStatus::Differs | IdentificationStatus::Failed => step.import_id.clone().or_else(|| step.id.clone()),
+        IdentificationStatus::Identified
+        | IdentificationStatus::Differs
+        | IdentificationStatus::Failed => step.import_id.clone().or_else(|| step.id.clone()),
         IdentificationStatus::Unidentified => None,
     };
     let mut attempt = attempt.clone();
     attempt.reason = step.error.clone().or(attempt.reason);
-    Some(IdentificationRow { type_: step.type_.clone(), name: step.name.clone(), urn: step.urn.clone(), id, status, differences, attempt, line: step.line })
+    Some(IdentificationRow {
+        type_: step.type_.clone(),
+        name: step.name.clone(),
+        urn: step.urn.clone(),
+        id,
+        status,
+        differences,
+        attempt,
+        line: step.line,
+    })
 }
 
 /// The identification table of an identifying preview's plan, in program order.
@@ -66,11 +92,28 @@ impl JobShown for IdentificationJob {
         let total = job.total.max(0) as usize;
         let events: Vec<IdentificationEvent> = parse_events(events)?;
         let done = job.status == JobStatus::Done;
-        let finished = if done { total } else { events.iter().filter(|e| matches!(e, IdentificationEvent::Resource { .. })).count().min(total) };
+        let finished = if done {
+            total
+        } else {
+            events
+                .iter()
+                .filter(|e| matches!(e, IdentificationEvent::Resource { .. }))
+                .count()
+                .min(total)
+        };
         // A finished job reported each of the program's resources (a program has at least one),
         // so no events means they were not asked for: the table is left out, not empty.
-        let identifications = (done && !events.is_empty()).then(|| IdentificationJob::rows_of(events));
-        Ok(IdentificationJob { id: job.id, stack_id: job.stack_id, status: job.status, total, finished, identifications, error: job.error })
+        let identifications =
+            (done && !events.is_empty()).then(|| IdentificationJob::rows_of(events));
+        Ok(IdentificationJob {
+            id: job.id,
+            stack_id: job.stack_id,
+            status: job.status,
+            total,
+            finished,
+            identifications,
+            error: job.error,
+        })
     }
 }
 
@@ -96,13 +139,28 @@ impl Previews {
         let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
         // A program identified is a snippet of what exists: the rest of the stack is left
         // alone, as a plan's program is.
-        let run = ProgramRun { file, config, mapping, scope: PlanScope::Imports, prior, identify: Some(Identify { typed }) };
+        let run = ProgramRun {
+            file,
+            config,
+            mapping,
+            scope: PlanScope::Imports,
+            prior,
+            identify: Some(Identify { typed }),
+        };
         // The program's own resources are its progress (not the stack or default providers a
         // preview adds).
-        let own: HashSet<String> = program.resources.iter().map(|r| r.logical_name().to_string()).collect();
+        let own: HashSet<String> =
+            program.resources.iter().map(|r| r.logical_name().to_string()).collect();
         let id = ferry_store::random_id();
         let stack = version.summary.id.clone();
-        let new = NewJob { id: &id, kind: JobKind::Identification, stack_id: &stack, plan: None, total: own.len() as i64, detail: None };
+        let new = NewJob {
+            id: &id,
+            kind: JobKind::Identification,
+            stack_id: &stack,
+            plan: None,
+            total: own.len() as i64,
+            detail: None,
+        };
         let service = self.clone();
         self.jobs()
             .start_job(new, move |sink: JobSink<IdentificationEvent>| {
@@ -115,7 +173,17 @@ impl Previews {
                     }
                 }));
                 Box::pin(async move {
-                    let deployed = service.previews().run_program(&version, &program, &run, &secrets, DeployMode::Preview, Some(progress)).await?;
+                    let deployed = service
+                        .previews()
+                        .run_program(
+                            &version,
+                            &program,
+                            &run,
+                            &secrets,
+                            DeployMode::Preview,
+                            Some(progress),
+                        )
+                        .await?;
                     for row in rows(&deployed.plan).rows {
                         sink(IdentificationEvent::Row(row));
                     }
@@ -131,10 +199,17 @@ impl Plans {
     /// Writes identification's choices into the plan's program as its next revision: an
     /// `import` option with the chosen ID for each import, the resource's block taken out for
     /// each skip (refused while another resource refers to it), nothing for a create.
-    pub async fn choose_identifications(&self, author: &Caller, plan_id: &str, choices: IdentificationChoices) -> Result<PlanView, ServiceError> {
+    pub async fn choose_identifications(
+        &self,
+        author: &Caller,
+        plan_id: &str,
+        choices: IdentificationChoices,
+    ) -> Result<PlanView, ServiceError> {
         let current = self.plan_view(plan_id, None, false).await?;
         let Some(text) = current.current.program.clone() else {
-            return Err(ServiceError::Plan("identification is for a program's plan; this plan is an import spec".into()));
+            return Err(ServiceError::Plan(
+                "identification is for a program's plan; this plan is an import spec".into(),
+            ));
         };
         if choices.choices.is_empty() {
             return Err(ServiceError::Plan("no choices were given".into()));
@@ -148,8 +223,17 @@ impl Plans {
         for r in &program.resources {
             keys.insert(&r.name, &r.name);
         }
-        let key_of = |name: &str| keys.get(name).copied().ok_or_else(|| ServiceError::Plan(format!("the program has no resource `{name}`")));
-        let skipped: HashSet<&str> = choices.choices.iter().filter(|c| c.choice == IdChoice::Skip).map(|c| key_of(&c.name)).collect::<Result<_, _>>()?;
+        let key_of = |name: &str| {
+            keys.get(name)
+                .copied()
+                .ok_or_else(|| ServiceError::Plan(format!("the program has no resource `{name}`")))
+        };
+        let skipped: HashSet<&str> = choices
+            .choices
+            .iter()
+            .filter(|c| c.choice == IdChoice::Skip)
+            .map(|c| key_of(&c.name))
+            .collect::<Result<_, _>>()?;
         // Who refers to each resource, among those that stay (found once, not once per skip).
         let mut referrers: HashMap<&str, Vec<&str>> = HashMap::new();
         if !skipped.is_empty() {
@@ -167,7 +251,9 @@ impl Plans {
                 IdChoice::Create => continue,
                 IdChoice::Import => {
                     let id = choice.id.as_deref().map(str::trim).filter(|id| !id.is_empty());
-                    let id = id.ok_or_else(|| ServiceError::Plan(format!("`{}`: importing it needs its ID", choice.name)))?;
+                    let id = id.ok_or_else(|| {
+                        ServiceError::Plan(format!("`{}`: importing it needs its ID", choice.name))
+                    })?;
                     if id.contains("[secret]") {
                         return Err(ServiceError::Plan(format!(
                             "`{}`: its ID holds a secret, which Ferry does not write into a program every reader sees; create it, or import it with a mapping",
@@ -190,10 +276,23 @@ impl Plans {
             edits.push((choice.name.as_str(), edit));
         }
         let (names, edits): (Vec<&str>, Vec<ProgramEdit>) = edits.into_iter().unzip();
-        let text = edit_program_all(&text, &edits).map_err(|(at, e)| ServiceError::Plan(format!("`{}`: {e}", names[at])))?;
+        let text = edit_program_all(&text, &edits)
+            .map_err(|(at, e)| ServiceError::Plan(format!("`{}`: {e}", names[at])))?;
         // A skipped resource an output or variable used leaves the program broken: said
         // before anything is saved.
-        parse_program("Pulumi.yaml", &text).map_err(|e| ServiceError::Plan(format!("the choices would leave the program broken: {e}")))?;
-        self.save_plan(author, plan_id, PlanInput { title: None, spec: None, program: Some(text), options: current.current.options.clone() }).await
+        parse_program("Pulumi.yaml", &text).map_err(|e| {
+            ServiceError::Plan(format!("the choices would leave the program broken: {e}"))
+        })?;
+        self.save_plan(
+            author,
+            plan_id,
+            PlanInput {
+                title: None,
+                spec: None,
+                program: Some(text),
+                options: current.current.options.clone(),
+            },
+        )
+        .await
     }
 }

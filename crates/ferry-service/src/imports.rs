@@ -7,7 +7,9 @@ use std::time::Duration;
 
 use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
 use ferry_engine::import_spec::ImportSpec;
-use ferry_engine::plugin::{EngineService, LaunchOptions, PluginEnvGrants, PluginEnvPolicy, PluginProviders, PluginSearch};
+use ferry_engine::plugin::{
+    EngineService, LaunchOptions, PluginEnvGrants, PluginEnvPolicy, PluginProviders, PluginSearch,
+};
 
 use crate::previews::{PlanSource, SealedPayload, StoredPlan};
 use crate::{PreviewRecord, Previews, ServiceError};
@@ -27,11 +29,19 @@ pub struct EngineConfig {
 }
 
 impl EngineConfig {
-    pub fn new(plugin_dirs: Vec<PathBuf>, schema_cache: Option<PathBuf>, payload_key: [u8; 32]) -> Self {
+    pub fn new(
+        plugin_dirs: Vec<PathBuf>,
+        schema_cache: Option<PathBuf>,
+        payload_key: [u8; 32],
+    ) -> Self {
         EngineConfig {
             plugin_dirs,
             schema_cache,
-            launch: LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), ..Default::default() },
+            launch: LaunchOptions {
+                start_timeout: Duration::from_secs(30),
+                call_timeout: Duration::from_secs(120),
+                ..Default::default()
+            },
             concurrency: 16,
             payload_key,
             plugin_environment: PluginEnvPolicy::Granted(PluginEnvGrants::default()),
@@ -51,9 +61,11 @@ impl Previews {
     pub async fn check_payload_key(&self) -> Result<(), ServiceError> {
         use hmac::Mac as _;
         let key = self.engine()?.payload_key;
-        let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(&key).expect("HMAC takes any key");
+        let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(&key)
+            .expect("HMAC takes any key");
         mac.update(b"ferry payload key check v1");
-        let check: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+        let check: String =
+            mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
         match self.store.check_payload_key(&check).await? {
             ferry_store::server_facts::KeyCheck::Recorded | ferry_store::server_facts::KeyCheck::Matches => Ok(()),
             ferry_store::server_facts::KeyCheck::Differs => Err(ServiceError::Invalid(
@@ -64,13 +76,24 @@ impl Previews {
 
     /// Freshly launched plugins for one run (stopped by the caller).
     /// Plugins for work on `stack_id`: only the packages its organisation allows are launched.
-    pub(crate) async fn plugin_providers(&self, stack_id: &str) -> Result<PluginProviders, ServiceError> {
+    pub(crate) async fn plugin_providers(
+        &self,
+        stack_id: &str,
+    ) -> Result<PluginProviders, ServiceError> {
         let config = self.engine()?.clone();
         let allowed = self.accounts().allowed_packages(stack_id).await?;
         let search = PluginSearch::from_env(config.plugin_dirs.clone());
-        let (engine, _logs) = EngineService::start().await.map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-        let providers = PluginProviders::new(search, engine, config.launch, std::env::temp_dir(), config.schema_cache.clone())
-            .with_environment(config.plugin_environment.for_org(&allowed.org));
+        let (engine, _logs) = EngineService::start()
+            .await
+            .map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
+        let providers = PluginProviders::new(
+            search,
+            engine,
+            config.launch,
+            std::env::temp_dir(),
+            config.schema_cache.clone(),
+        )
+        .with_environment(config.plugin_environment.for_org(&allowed.org));
         // The command line runs on its user's own machine, with their plugins and environment,
         // as Pulumi does: the organisations' allow-lists are the server's rule.
         let server = config.plugin_environment != PluginEnvPolicy::Inherited;
@@ -110,8 +133,18 @@ impl Previews {
         let run_version = version.clone();
         let (project, stack) = (project.to_string(), stack.to_string());
         let run = async move {
-            let ctx = StackContext { stack: &stack, project: &project, deployment: &run_version.deployment };
-            let deployed = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency, progress, strategy }).await;
+            let ctx = StackContext {
+                stack: &stack,
+                project: &project,
+                deployment: &run_version.deployment,
+            };
+            let deployed = preview_import(
+                &spec,
+                &ctx,
+                &providers,
+                ImportOptions { concurrency, progress, strategy },
+            )
+            .await;
             providers.shutdown().await;
             deployed
         };
@@ -119,10 +152,18 @@ impl Previews {
         let ran = started.elapsed();
 
         let payload = SealedPayload { run: None, states: deployed.states };
-        let stored = StoredPlan { source: PlanSource::Spec { strategy }, plan: deployed.plan, import_file: None, mapping: None };
-        let record = self.store_preview(stack_id, version.summary.version, spec_text, stored, payload).await?;
+        let stored = StoredPlan {
+            source: PlanSource::Spec { strategy },
+            plan: deployed.plan,
+            import_file: None,
+            mapping: None,
+        };
+        let record = self
+            .store_preview(stack_id, version.summary.version, spec_text, stored, payload)
+            .await?;
         // Where a preview's time goes: the run (plugins launched, every import read) and its storing.
-        let (run_ms, store_ms) = (ran.as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
+        let (run_ms, store_ms) =
+            (ran.as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
         tracing::info!(preview = %record.id, stack = %version.summary.name, run_ms, store_ms, "stored import preview");
         Ok(record)
     }
@@ -131,9 +172,13 @@ impl Previews {
 /// Registers the spec's parameterized packages with the run's plugins and launches each once,
 /// so that a base plugin that cannot be parameterized refuses its entries by name before any
 /// resource is read.
-async fn parameterize_packages(spec: &ImportSpec, providers: &PluginProviders) -> Result<(), ServiceError> {
+async fn parameterize_packages(
+    spec: &ImportSpec,
+    providers: &PluginProviders,
+) -> Result<(), ServiceError> {
     use ferry_engine::import_spec::{SpecErrors, SpecProblem};
-    let mut checked: std::collections::HashMap<String, Result<(), String>> = std::collections::HashMap::new();
+    let mut checked: std::collections::HashMap<String, Result<(), String>> =
+        std::collections::HashMap::new();
     let mut errors = Vec::new();
     for (i, e) in spec.file.resources.iter().enumerate() {
         let (field, p) = match (&e.parameterization, &e.extension) {
@@ -153,7 +198,11 @@ async fn parameterize_packages(spec: &ImportSpec, providers: &PluginProviders) -
                     value: p.value_bytes(),
                 },
             );
-            let launched = providers.schema(&package, e.version.as_deref()).await.map(|_| ()).map_err(|err| err.to_string());
+            let launched = providers
+                .schema(&package, e.version.as_deref())
+                .await
+                .map(|_| ())
+                .map_err(|err| err.to_string());
             checked.insert(package.clone(), launched);
         }
         if let Some(Err(message)) = checked.get(&package) {

@@ -21,7 +21,12 @@ impl Accounts {
     /// A new invitation to `org` giving `input.roles`, made by one of its administrators from a
     /// session; its token is in this answer only.
     /// (`*`, every organisation, only for a server administrator, who alone administers it.)
-    pub async fn invite(&self, caller: &Caller, org: &str, input: &InvitationInput) -> Result<NewInvitation, ServiceError> {
+    pub async fn invite(
+        &self,
+        caller: &Caller,
+        org: &str,
+        input: &InvitationInput,
+    ) -> Result<NewInvitation, ServiceError> {
         check_org(org)?;
         caller.require(org, Role::Admin)?;
         let me = caller.require_session()?;
@@ -31,22 +36,37 @@ impl Accounts {
         }
         let days = input.days.unwrap_or(DEFAULT_DAYS);
         if !(1..=MAX_DAYS).contains(&days) {
-            return Err(ServiceError::Invalid(format!("`days` must be 1 to {MAX_DAYS}, not {days}")));
+            return Err(ServiceError::Invalid(format!(
+                "`days` must be 1 to {MAX_DAYS}, not {days}"
+            )));
         }
         let token = format!("ferry_invite_{}", ferry_store::random_id());
         let roles: Vec<&str> = roles.iter().map(|r| r.as_str()).collect();
-        let invitation = self.store.accounts().add_invitation(org, &roles, &me.id, &hash_secret(&token), days * 86_400).await?;
+        let invitation = self
+            .store
+            .accounts()
+            .add_invitation(org, &roles, &me.id, &hash_secret(&token), days * 86_400)
+            .await?;
         Ok(NewInvitation { invitation, token })
     }
 
     /// `org`'s invitations (its administrators'), newest first; never their tokens.
-    pub async fn invitations(&self, caller: &Caller, org: &str) -> Result<Vec<Invitation>, ServiceError> {
+    pub async fn invitations(
+        &self,
+        caller: &Caller,
+        org: &str,
+    ) -> Result<Vec<Invitation>, ServiceError> {
         check_org(org)?;
         caller.require(org, Role::Admin)?;
         Ok(self.store.accounts().invitations(org).await?)
     }
 
-    pub async fn revoke_invitation(&self, caller: &Caller, org: &str, id: &str) -> Result<Invitation, ServiceError> {
+    pub async fn revoke_invitation(
+        &self,
+        caller: &Caller,
+        org: &str,
+        id: &str,
+    ) -> Result<Invitation, ServiceError> {
         check_org(org)?;
         caller.require(org, Role::Admin)?;
         Ok(self.store.accounts().revoke_invitation(org, id).await?)
@@ -56,7 +76,9 @@ impl Accounts {
     pub async fn invitation(&self, token: &str) -> Result<Invitation, ServiceError> {
         let invitation = self.store.accounts().invitation_by_token(&hash_secret(token)).await?;
         if !invitation.active {
-            return Err(ServiceError::Conflict("this invitation was used, revoked or has expired; ask for a new one".into()));
+            return Err(ServiceError::Conflict(
+                "this invitation was used, revoked or has expired; ask for a new one".into(),
+            ));
         }
         Ok(invitation)
     }
@@ -78,7 +100,9 @@ impl Accounts {
                 (self.store.accounts().user(&me.id).await?, None)
             }
             None => {
-                let (Some(name), Some(password)) = (input.name.as_deref(), input.password.as_deref()) else {
+                let (Some(name), Some(password)) =
+                    (input.name.as_deref(), input.password.as_deref())
+                else {
                     return Err(ServiceError::Invalid("sign in to join as yourself, or choose a `name` and a `password` for a new account".into()));
                 };
                 check_user_name(name)?;

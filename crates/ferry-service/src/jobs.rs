@@ -116,12 +116,24 @@ fn view_of(job: StoredJob, events: Vec<ProgressEvent>) -> JobView {
         error: job.error,
         untouched: job.untouched.max(0) as usize,
         // A job started before packages were counted has none.
-        packages: job.detail.as_deref().and_then(|d| serde_json::from_str(d).ok()).unwrap_or_default(),
+        packages: job
+            .detail
+            .as_deref()
+            .and_then(|d| serde_json::from_str(d).ok())
+            .unwrap_or_default(),
     }
 }
 
-pub(crate) fn parse_events<E: serde::de::DeserializeOwned>(texts: Vec<String>) -> Result<Vec<E>, ServiceError> {
-    texts.iter().map(|t| serde_json::from_str(t).map_err(|e| ServiceError::Internal(format!("a stored job event is damaged: {e}")))).collect()
+pub(crate) fn parse_events<E: serde::de::DeserializeOwned>(
+    texts: Vec<String>,
+) -> Result<Vec<E>, ServiceError> {
+    texts
+        .iter()
+        .map(|t| {
+            serde_json::from_str(t)
+                .map_err(|e| ServiceError::Internal(format!("a stored job event is damaged: {e}")))
+        })
+        .collect()
 }
 
 /// This instance's part in the jobs: its ID, the jobs it runs, and who to wake on a change.
@@ -261,8 +273,14 @@ impl Jobs {
 
     async fn job_upkeep(&self) -> Result<(), ServiceError> {
         let until = self.jobs.lease_until();
-        let mine: Vec<(String, tokio::task::AbortHandle)> =
-            self.jobs.running.lock().expect("jobs lock").iter().map(|(id, handle)| (id.clone(), handle.clone())).collect();
+        let mine: Vec<(String, tokio::task::AbortHandle)> = self
+            .jobs
+            .running
+            .lock()
+            .expect("jobs lock")
+            .iter()
+            .map(|(id, handle)| (id.clone(), handle.clone()))
+            .collect();
         if !mine.is_empty() {
             self.store.jobs().renew_job_leases(&self.jobs.instance, &until).await?;
         }
@@ -278,7 +296,12 @@ impl Jobs {
         // Backend locks: this instance's kept alive, dead instances' removed.
         self.store.stacks().renew_backend_locks(&self.jobs.instance, &until).await?;
         self.backends().recover_backend_locks(false).await?;
-        let due = self.jobs.last_forgotten.lock().expect("jobs lock").is_none_or(|at| at.elapsed() >= FORGET_EVERY);
+        let due = self
+            .jobs
+            .last_forgotten
+            .lock()
+            .expect("jobs lock")
+            .is_none_or(|at| at.elapsed() >= FORGET_EVERY);
         if due {
             self.forget_finished().await?;
         }
@@ -302,7 +325,9 @@ impl Jobs {
     pub(crate) async fn start_job<E: Serialize + Send + 'static>(
         &self,
         new: NewJob<'_>,
-        run: impl FnOnce(JobSink<E>) -> BoxFuture<'static, Result<JobEnd, ServiceError>> + Send + 'static,
+        run: impl FnOnce(JobSink<E>) -> BoxFuture<'static, Result<JobEnd, ServiceError>>
+            + Send
+            + 'static,
     ) -> Result<StoredJob, ServiceError> {
         self.start_job_upkeep();
         let id = new.id.to_string();
@@ -335,7 +360,10 @@ impl Jobs {
                             }
                         }
                         if batch.len() < BATCH {
-                            next = tokio::time::timeout_at(gathered, inbox.recv()).await.ok().flatten();
+                            next = tokio::time::timeout_at(gathered, inbox.recv())
+                                .await
+                                .ok()
+                                .flatten();
                         }
                     }
                     if !batch.is_empty() && failed.is_none() {
@@ -356,7 +384,8 @@ impl Jobs {
         };
         let sender = to_writer.clone();
         let sink: JobSink<E> = Arc::new(move |event: E| {
-            let _ = sender.send(ToWriter::Event(serde_json::to_string(&event).expect("events serialise")));
+            let _ = sender
+                .send(ToWriter::Event(serde_json::to_string(&event).expect("events serialise")));
         });
 
         let task = tokio::spawn(run(sink));
@@ -372,13 +401,53 @@ impl Jobs {
             let write_error = writer.await.ok().flatten();
             let ended = match (outcome, write_error) {
                 (_, Some(e)) => {
-                    service.store.jobs().end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("its progress could not be stored: {e}"))).await
+                    service
+                        .store
+                        .jobs()
+                        .end_job(
+                            &job_id,
+                            JobStatus::Failed,
+                            None,
+                            0,
+                            Some(&format!("its progress could not be stored: {e}")),
+                        )
+                        .await
                 }
-                (Ok(Ok(end)), None) => service.store.jobs().end_job(&job_id, JobStatus::Done, end.preview_id.as_deref(), end.untouched as i64, None).await,
-                (Ok(Err(e)), None) => service.store.jobs().end_job(&job_id, JobStatus::Failed, None, 0, Some(&e.to_string())).await,
+                (Ok(Ok(end)), None) => {
+                    service
+                        .store
+                        .jobs()
+                        .end_job(
+                            &job_id,
+                            JobStatus::Done,
+                            end.preview_id.as_deref(),
+                            end.untouched as i64,
+                            None,
+                        )
+                        .await
+                }
+                (Ok(Err(e)), None) => {
+                    service
+                        .store
+                        .jobs()
+                        .end_job(&job_id, JobStatus::Failed, None, 0, Some(&e.to_string()))
+                        .await
+                }
                 // Aborted: it was cancelled (or interrupted), which the store already says.
                 (Err(e), None) if e.is_cancelled() => Ok(false),
-                (Err(e), None) => service.store.jobs().end_job(&job_id, JobStatus::Failed, None, 0, Some(&format!("the job stopped unexpectedly: {e}"))).await,
+                (Err(e), None) => {
+                    service
+                        .store
+                        .jobs()
+                        .end_job(
+                            &job_id,
+                            JobStatus::Failed,
+                            None,
+                            0,
+                            Some(&format!("the job stopped unexpectedly: {e}")),
+                        )
+                        .await
+                }
             };
             if let Err(e) = ended {
                 tracing::error!(job = %job_id, error = %e, "cannot record the end of a job; it will show interrupted when its lease runs out");
@@ -397,19 +466,33 @@ impl Jobs {
 
     /// The job as [`Jobs::get`] gives it, without its events (a page that follows the job
     /// replays them; one whose preview is stored shows that).
-    pub async fn status<V: JobShown>(&self, id: &str, plan: Option<&str>) -> Result<V, ServiceError> {
+    pub async fn status<V: JobShown>(
+        &self,
+        id: &str,
+        plan: Option<&str>,
+    ) -> Result<V, ServiceError> {
         V::shown(self.live_job(id, belongs::<V>(plan)).await?, Vec::new())
     }
 
     /// The job `job_id` if `belongs` says it is the one asked for. A job whose lease ran out is
     /// marked interrupted here, by the first instance that looks.
-    async fn live_job(&self, job_id: &str, belongs: impl Fn(&StoredJob) -> bool) -> Result<StoredJob, ServiceError> {
+    async fn live_job(
+        &self,
+        job_id: &str,
+        belongs: impl Fn(&StoredJob) -> bool,
+    ) -> Result<StoredJob, ServiceError> {
         let mut stored = match self.store.jobs().job(job_id).await {
             Ok(j) if belongs(&j) => j,
-            Ok(_) | Err(ferry_store::StoreError::JobNotFound(_)) => return Err(ServiceError::JobNotFound(job_id.to_string())),
+            Ok(_) | Err(ferry_store::StoreError::JobNotFound(_)) => {
+                return Err(ServiceError::JobNotFound(job_id.to_string()))
+            }
             Err(e) => return Err(e.into()),
         };
-        let expired = stored.status == JobStatus::Running && stored.lease_until.as_deref().is_some_and(|until| until < ferry_store::clock::now().as_str());
+        let expired = stored.status == JobStatus::Running
+            && stored
+                .lease_until
+                .as_deref()
+                .is_some_and(|until| until < ferry_store::clock::now().as_str());
         if expired {
             for id in self.store.jobs().interrupt_jobs(false).await? {
                 let _ = self.jobs.changed.send(id);
@@ -421,12 +504,23 @@ impl Jobs {
 
     /// The plan's jobs, newest first (the latest 50), without their events.
     pub async fn plan_jobs(&self, plan_id: &str) -> Result<Vec<JobView>, ServiceError> {
-        Ok(self.store.jobs().plan_jobs(plan_id, 50).await?.into_iter().map(|j| view_of(j, Vec::new())).collect())
+        Ok(self
+            .store
+            .jobs()
+            .plan_jobs(plan_id, 50)
+            .await?
+            .into_iter()
+            .map(|j| view_of(j, Vec::new()))
+            .collect())
     }
 
     /// Stops the job `id` of kind `V` (of `plan`, when given), on whichever instance runs it;
     /// what it reported so far stays.
-    pub async fn cancel<V: JobShown>(&self, id: &str, plan: Option<&str>) -> Result<V, ServiceError> {
+    pub async fn cancel<V: JobShown>(
+        &self,
+        id: &str,
+        plan: Option<&str>,
+    ) -> Result<V, ServiceError> {
         self.live_job(id, belongs::<V>(plan)).await?;
         self.stop_job(id).await?;
         self.get(id, plan).await
@@ -452,59 +546,80 @@ impl Jobs {
     ) -> Result<impl futures_util::Stream<Item = JobUpdate> + Send + 'static, ServiceError> {
         self.live_job(id, belongs::<V>(plan)).await?;
         self.start_job_upkeep();
-        let poll = if self.store.dialect() == Dialect::Postgres { POLL_POSTGRES } else { POLL_SQLITE };
-        let state = (self.clone(), id.to_string(), self.jobs.changed.subscribe(), 0i64, std::collections::VecDeque::new(), false);
-        Ok(futures_util::stream::unfold(state, move |(service, job_id, mut changed, mut sent, mut pending, ended)| {
-            async move {
-                if ended {
-                    return None;
-                }
-                loop {
-                    if let Some(event) = pending.pop_front() {
-                        return Some((JobUpdate::Event(event), (service, job_id, changed, sent, pending, false)));
+        let poll =
+            if self.store.dialect() == Dialect::Postgres { POLL_POSTGRES } else { POLL_SQLITE };
+        let state = (
+            self.clone(),
+            id.to_string(),
+            self.jobs.changed.subscribe(),
+            0i64,
+            std::collections::VecDeque::new(),
+            false,
+        );
+        Ok(futures_util::stream::unfold(
+            state,
+            move |(service, job_id, mut changed, mut sent, mut pending, ended)| {
+                async move {
+                    if ended {
+                        return None;
                     }
-                    // Read the job before its events: when it has stopped, every event is stored.
-                    let stored = match service.live_job(&job_id, |_| true).await {
-                        Ok(j) => j,
-                        Err(e) => {
-                            tracing::warn!(job = %job_id, error = %e, "cannot follow the job");
-                            return None;
-                        }
-                    };
-                    let fresh = match service.store.jobs().job_events(&job_id, sent).await {
-                        Ok(events) => events,
-                        Err(e) => {
-                            tracing::warn!(job = %job_id, error = %e, "cannot read the job's events");
-                            return None;
-                        }
-                    };
-                    if !fresh.is_empty() {
-                        sent += fresh.len() as i64;
-                        pending.extend(fresh);
-                        continue;
-                    }
-                    if !stored.is_live() {
-                        let events = if V::END_WITH_EVENTS { service.store.jobs().job_events(&job_id, 0).await.ok()? } else { Vec::new() };
-                        let view = V::shown(stored, events).ok()?;
-                        let view = serde_json::to_string(&view).expect("job views serialise");
-                        return Some((JobUpdate::End(view), (service, job_id, changed, sent, pending, true)));
-                    }
-                    let deadline = tokio::time::sleep(poll);
-                    tokio::pin!(deadline);
                     loop {
-                        tokio::select! {
-                            _ = &mut deadline => break,
-                            got = changed.recv() => match got {
-                                Ok(id) if id == job_id => break,
-                                Ok(_) => continue,
-                                Err(broadcast::error::RecvError::Lagged(_)) => break,
-                                Err(broadcast::error::RecvError::Closed) => return None,
-                            },
+                        if let Some(event) = pending.pop_front() {
+                            return Some((
+                                JobUpdate::Event(event),
+                                (service, job_id, changed, sent, pending, false),
+                            ));
+                        }
+                        // Read the job before its events: when it has stopped, every event is stored.
+                        let stored = match service.live_job(&job_id, |_| true).await {
+                            Ok(j) => j,
+                            Err(e) => {
+                                tracing::warn!(job = %job_id, error = %e, "cannot follow the job");
+                                return None;
+                            }
+                        };
+                        let fresh = match service.store.jobs().job_events(&job_id, sent).await {
+                            Ok(events) => events,
+                            Err(e) => {
+                                tracing::warn!(job = %job_id, error = %e, "cannot read the job's events");
+                                return None;
+                            }
+                        };
+                        if !fresh.is_empty() {
+                            sent += fresh.len() as i64;
+                            pending.extend(fresh);
+                            continue;
+                        }
+                        if !stored.is_live() {
+                            let events = if V::END_WITH_EVENTS {
+                                service.store.jobs().job_events(&job_id, 0).await.ok()?
+                            } else {
+                                Vec::new()
+                            };
+                            let view = V::shown(stored, events).ok()?;
+                            let view = serde_json::to_string(&view).expect("job views serialise");
+                            return Some((
+                                JobUpdate::End(view),
+                                (service, job_id, changed, sent, pending, true),
+                            ));
+                        }
+                        let deadline = tokio::time::sleep(poll);
+                        tokio::pin!(deadline);
+                        loop {
+                            tokio::select! {
+                                _ = &mut deadline => break,
+                                got = changed.recv() => match got {
+                                    Ok(id) if id == job_id => break,
+                                    Ok(_) => continue,
+                                    Err(broadcast::error::RecvError::Lagged(_)) => break,
+                                    Err(broadcast::error::RecvError::Closed) => return None,
+                                },
+                            }
                         }
                     }
                 }
-            }
-        }))
+            },
+        ))
     }
 }
 
@@ -518,10 +633,28 @@ mod tests {
     #[tokio::test]
     async fn events_reported_apart_are_written_in_few_batches_and_all_in_order() {
         const EVENTS: usize = 60;
-        let service = Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024));
-        let stack = service.stacks().upload(Some("acme/jobs/batched"), br#"{"version":3,"deployment":{}}"#.to_vec(), None, "upload").await.unwrap().summary;
+        let service =
+            Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024));
+        let stack = service
+            .stacks()
+            .upload(
+                Some("acme/jobs/batched"),
+                br#"{"version":3,"deployment":{}}"#.to_vec(),
+                None,
+                "upload",
+            )
+            .await
+            .unwrap()
+            .summary;
         let mut changed = service.jobs.changed.subscribe();
-        let new = NewJob { id: "batched", kind: JobKind::Discovery, stack_id: &stack.id, plan: None, total: EVENTS as i64, detail: None };
+        let new = NewJob {
+            id: "batched",
+            kind: JobKind::Discovery,
+            stack_id: &stack.id,
+            plan: None,
+            total: EVENTS as i64,
+            detail: None,
+        };
         service
             .jobs()
             .start_job(new, |sink: JobSink<usize>| {
@@ -544,9 +677,13 @@ mod tests {
                 break;
             }
         }
-        let events: Vec<usize> = parse_events(service.store.jobs().job_events("batched", 0).await.unwrap()).unwrap();
+        let events: Vec<usize> =
+            parse_events(service.store.jobs().job_events("batched", 0).await.unwrap()).unwrap();
         assert_eq!(events, (0..EVENTS).collect::<Vec<_>>(), "every event, once, in order");
         // Written one at a time they took one write each (60); gathered, a few (2 to 4 here).
-        assert!(announcements <= EVENTS / 5, "{announcements} writes for {EVENTS} events reported 2 ms apart");
+        assert!(
+            announcements <= EVENTS / 5,
+            "{announcements} writes for {EVENTS} events reported 2 ms apart"
+        );
     }
 }

@@ -25,6 +25,7 @@ mod lifecycle;
 mod lru;
 mod managed;
 mod masking;
+mod oidc_sign_in;
 mod plans;
 mod previews;
 mod programs;
@@ -54,7 +55,10 @@ pub use discovery::spec_with;
 pub use editor::{markers, SourceKind};
 pub use error::ServiceError;
 pub use ferry_backend::BackendStack;
-pub use ferry_types::discovery::{DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult, Selected, TypeQuery};
+pub use ferry_types::discovery::{
+    DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult,
+    Selected, TypeQuery,
+};
 pub use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use imports::EngineConfig;
 pub use jobs::{JobShown, JobStatus, JobUpdate, JobView};
@@ -137,7 +141,9 @@ impl Ferry {
 
     /// The engine's configuration, which every preview, commit, discovery and code request needs.
     pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
-        self.engine.as_ref().ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
+        self.engine
+            .as_ref()
+            .ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
     }
 
     fn cached(&self, key: &(String, i64)) -> Option<Arc<LoadedVersion>> {

@@ -7,7 +7,10 @@
 //! facts and writes the one state they make, so a state can never disagree with its history.
 
 use ferry_store::plan_lifecycle::{Awaiting, ListFilter};
-use ferry_types::plans::{BlockerKind, ChangeRequestInput, ChangeRequestView, CommitBlocker, PlanListPage, PlanListQuery, PlanListRow, PlanState, PlanStatus};
+use ferry_types::plans::{
+    BlockerKind, ChangeRequestInput, ChangeRequestView, CommitBlocker, PlanListPage, PlanListQuery,
+    PlanListRow, PlanState, PlanStatus,
+};
 
 use crate::access::{Caller, Role};
 use crate::{ServiceError, Workflow};
@@ -19,17 +22,29 @@ const MAX_PAGE: usize = 200;
 /// What a state says about the commit, when it blocks it.
 pub(crate) fn blocked_by_changes(requests: &[ChangeRequestView]) -> Option<String> {
     let names: Vec<String> = requests.iter().map(|r| format!("`{}`", r.reviewer)).collect();
-    (!names.is_empty()).then(|| format!("{} requested changes; a new revision's preview, or withdrawing the request, lifts it", names.join(", ")))
+    (!names.is_empty()).then(|| {
+        format!(
+            "{} requested changes; a new revision's preview, or withdrawing the request, lifts it",
+            names.join(", ")
+        )
+    })
 }
 
 impl Workflow {
     /// Computes the plan's state from what happened to it and keeps it. `touch`: something
     /// happened to the plan now (its last activity); a change of the stack's rule recomputes
     /// without being the plan's activity.
-    pub(crate) async fn refresh_status(&self, plan_id: &str, touch: bool) -> Result<PlanStatus, ServiceError> {
+    pub(crate) async fn refresh_status(
+        &self,
+        plan_id: &str,
+        touch: bool,
+    ) -> Result<PlanStatus, ServiceError> {
         let status = self.plan_status(plan_id).await?;
         let json = serde_json::to_string(&status).expect("a status serialises");
-        self.store.plans().set_plan_status(plan_id, status.state, status.preview.as_deref(), &json, touch).await?;
+        self.store
+            .plans()
+            .set_plan_status(plan_id, status.state, status.preview.as_deref(), &json, touch)
+            .await?;
         Ok(status)
     }
 
@@ -43,9 +58,13 @@ impl Workflow {
             None => Default::default(),
         };
         let mut blockers = Vec::new();
-        let mut block = |kind: BlockerKind, message: String| blockers.push(CommitBlocker { kind, message });
+        let mut block =
+            |kind: BlockerKind, message: String| blockers.push(CommitBlocker { kind, message });
         match &approval.preview {
-            None => block(BlockerKind::NoPreview, format!("revision {} has no preview yet", approval.revision)),
+            None => block(
+                BlockerKind::NoPreview,
+                format!("revision {} has no preview yet", approval.revision),
+            ),
             Some(preview) => {
                 if let Some(refusal) = &counts.refusal {
                     block(BlockerKind::Preview, refusal.clone());
@@ -62,8 +81,17 @@ impl Workflow {
         if let Some(reason) = blocked_by_changes(&approval.changes_requested) {
             block(BlockerKind::ChangesRequested, reason);
         }
-        if approval.preview.is_some() && (approval.approvals.len() as i64) < approval.required_approvals {
-            block(BlockerKind::ApprovalsMissing, format!("{} of the {} approvals this stack requires", approval.approvals.len(), approval.required_approvals));
+        if approval.preview.is_some()
+            && (approval.approvals.len() as i64) < approval.required_approvals
+        {
+            block(
+                BlockerKind::ApprovalsMissing,
+                format!(
+                    "{} of the {} approvals this stack requires",
+                    approval.approvals.len(),
+                    approval.required_approvals
+                ),
+            );
         }
         if facts.closed {
             block(BlockerKind::Closed, "the plan was closed; reopen it to commit".into());
@@ -130,32 +158,54 @@ impl Workflow {
 
     /// Closes the plan: its author (anyone who wrote a revision) or an administrator of its
     /// organisation. A committed plan stays committed.
-    pub async fn close_plan(&self, caller: &Caller, plan_id: &str) -> Result<PlanStatus, ServiceError> {
+    pub async fn close_plan(
+        &self,
+        caller: &Caller,
+        plan_id: &str,
+    ) -> Result<PlanStatus, ServiceError> {
         let me = self.require_author_or_admin(caller, plan_id, "close").await?;
         let status = self.plan_status(plan_id).await?;
         match status.state {
-            PlanState::Committed => return Err(ServiceError::Conflict("the plan was committed; a committed plan is not closed".into())),
+            PlanState::Committed => {
+                return Err(ServiceError::Conflict(
+                    "the plan was committed; a committed plan is not closed".into(),
+                ))
+            }
             PlanState::Closed => return Ok(status),
             _ => {}
         }
         self.store.plans().set_plan_closed(plan_id, Some(&me)).await?;
         let status = self.refresh_status(plan_id, true).await?;
-        self.webhooks().after_event(plan_id, ferry_types::webhooks::WebhookEvent::PlanClosed, Some(&me)).await;
+        self.webhooks()
+            .after_event(plan_id, ferry_types::webhooks::WebhookEvent::PlanClosed, Some(&me))
+            .await;
         Ok(status)
     }
 
     /// Reopens a closed plan, which takes the state its history gives it again.
-    pub async fn reopen_plan(&self, caller: &Caller, plan_id: &str) -> Result<PlanStatus, ServiceError> {
+    pub async fn reopen_plan(
+        &self,
+        caller: &Caller,
+        plan_id: &str,
+    ) -> Result<PlanStatus, ServiceError> {
         self.require_author_or_admin(caller, plan_id, "reopen").await?;
         let status = self.plan_status(plan_id).await?;
         if status.state != PlanState::Closed {
-            return Err(ServiceError::Conflict(format!("the plan is {}, not closed", status.state.as_str())));
+            return Err(ServiceError::Conflict(format!(
+                "the plan is {}, not closed",
+                status.state.as_str()
+            )));
         }
         self.store.plans().set_plan_closed(plan_id, None).await?;
         self.refresh_status(plan_id, true).await
     }
 
-    async fn require_author_or_admin(&self, caller: &Caller, plan_id: &str, what: &str) -> Result<String, ServiceError> {
+    async fn require_author_or_admin(
+        &self,
+        caller: &Caller,
+        plan_id: &str,
+        what: &str,
+    ) -> Result<String, ServiceError> {
         let me = caller.require_signed_in()?;
         let org = self.store.plans().lifecycle_facts(plan_id).await?.org;
         let authors = self.store.plans().plan_authors(plan_id).await?;
@@ -170,10 +220,17 @@ impl Workflow {
     /// which must still be the plan's latest): it blocks the commit until they or an
     /// administrator withdraw it, or a later revision is previewed. The same rule as approving
     /// decides who may: an approver, not an author where the stack does not let authors approve.
-    pub async fn request_changes(&self, caller: &Caller, plan_id: &str, input: ChangeRequestInput) -> Result<PlanStatus, ServiceError> {
+    pub async fn request_changes(
+        &self,
+        caller: &Caller,
+        plan_id: &str,
+        input: ChangeRequestInput,
+    ) -> Result<PlanStatus, ServiceError> {
         let me = caller.require_signed_in()?;
         let state = self.plans().approval_state(plan_id).await?;
-        if state.revision != input.revision || state.preview.as_deref() != Some(input.preview.as_str()) {
+        if state.revision != input.revision
+            || state.preview.as_deref() != Some(input.preview.as_str())
+        {
             return Err(ServiceError::Conflict(format!(
                 "you reviewed revision {}, but the plan is at revision {} with {}; review it again",
                 input.revision,
@@ -182,69 +239,116 @@ impl Workflow {
             )));
         }
         if !state.author_may_approve && state.authors.contains(&me.name) {
-            return Err(ServiceError::Forbidden(format!("`{}` wrote this plan, and this stack does not let authors review their own plans", me.name)));
+            return Err(ServiceError::Forbidden(format!(
+                "`{}` wrote this plan, and this stack does not let authors review their own plans",
+                me.name
+            )));
         }
         let body = input.body.trim();
         if body.chars().count() > crate::comments::MAX_COMMENT {
-            return Err(ServiceError::Invalid(format!("a request for changes holds at most {} characters", crate::comments::MAX_COMMENT)));
+            return Err(ServiceError::Invalid(format!(
+                "a request for changes holds at most {} characters",
+                crate::comments::MAX_COMMENT
+            )));
         }
         // A reviewer who asks for changes no longer approves what they asked changes to.
-        self.store.plans().remove_approval(plan_id, input.revision, &input.preview, &me.name).await?;
-        self.store.plans().add_change_request(plan_id, &me.name, input.revision, &input.preview, body).await?;
+        self.store
+            .plans()
+            .remove_approval(plan_id, input.revision, &input.preview, &me.name)
+            .await?;
+        self.store
+            .plans()
+            .add_change_request(plan_id, &me.name, input.revision, &input.preview, body)
+            .await?;
         let status = self.refresh_status(plan_id, true).await?;
-        self.webhooks().after_event(plan_id, ferry_types::webhooks::WebhookEvent::ChangesRequested, Some(&me.name)).await;
+        self.webhooks()
+            .after_event(
+                plan_id,
+                ferry_types::webhooks::WebhookEvent::ChangesRequested,
+                Some(&me.name),
+            )
+            .await;
         Ok(status)
     }
 
     /// Withdraws `reviewer`'s request (the caller's own, or anyone's for an administrator).
-    pub async fn withdraw_change_request(&self, caller: &Caller, plan_id: &str, reviewer: &str) -> Result<PlanStatus, ServiceError> {
+    pub async fn withdraw_change_request(
+        &self,
+        caller: &Caller,
+        plan_id: &str,
+        reviewer: &str,
+    ) -> Result<PlanStatus, ServiceError> {
         let me = caller.require_signed_in()?;
         let org = self.store.plans().lifecycle_facts(plan_id).await?.org;
         if reviewer != me.name && !caller.may(&org, Role::Admin) {
             return Err(ServiceError::Forbidden(format!("only `{reviewer}` or an administrator of `{org}` withdraws `{reviewer}`'s request for changes")));
         }
         if !self.store.plans().withdraw_change_request(plan_id, reviewer, &me.name).await? {
-            return Err(ServiceError::Conflict(format!("`{reviewer}` has no request for changes standing on this plan")));
+            return Err(ServiceError::Conflict(format!(
+                "`{reviewer}` has no request for changes standing on this plan"
+            )));
         }
         self.refresh_status(plan_id, true).await
     }
 
     /// The requests for changes that block the plan's commit.
-    pub async fn change_requests(&self, plan_id: &str) -> Result<Vec<ChangeRequestView>, ServiceError> {
+    pub async fn change_requests(
+        &self,
+        plan_id: &str,
+    ) -> Result<Vec<ChangeRequestView>, ServiceError> {
         Ok(self.store.plans().standing_change_requests(plan_id).await?)
     }
 
     /// What blocks the commit of `plan_id` beyond approvals: standing requests for changes.
-    pub(crate) async fn changes_block(&self, plan_id: &str) -> Result<Option<String>, ServiceError> {
+    pub(crate) async fn changes_block(
+        &self,
+        plan_id: &str,
+    ) -> Result<Option<String>, ServiceError> {
         Ok(blocked_by_changes(&self.store.plans().standing_change_requests(plan_id).await?))
     }
 
     /// One page of the plans `caller` may read that match `query`, newest activity first.
-    pub async fn list_plans(&self, caller: &Caller, query: &PlanListQuery) -> Result<PlanListPage, ServiceError> {
+    pub async fn list_plans(
+        &self,
+        caller: &Caller,
+        query: &PlanListQuery,
+    ) -> Result<PlanListPage, ServiceError> {
         let me = caller.require_signed_in()?;
         let orgs_with = |role: Role| -> Option<Vec<String>> {
             if me.grants.iter().any(|g| g.org == "*" && g.role.grants(role)) {
                 return None;
             }
-            let mut orgs: Vec<String> = me.grants.iter().filter(|g| g.role.grants(role)).map(|g| g.org.clone()).collect();
+            let mut orgs: Vec<String> =
+                me.grants.iter().filter(|g| g.role.grants(role)).map(|g| g.org.clone()).collect();
             orgs.sort();
             orgs.dedup();
             Some(orgs)
         };
         let mut states = Vec::new();
-        for s in query.state.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty()) {
+        for s in
+            query.state.iter().flat_map(|s| s.split(',')).map(str::trim).filter(|s| !s.is_empty())
+        {
             match s {
                 "open" => states.extend(PlanState::ALL.into_iter().filter(|s| s.is_open())),
                 other => states.push(PlanState::parse(other).ok_or_else(|| {
                     let known: Vec<&str> = PlanState::ALL.iter().map(|s| s.as_str()).collect();
-                    ServiceError::Invalid(format!("`state={other}`: a plan's state is one of {}, or `open`", known.join(", ")))
+                    ServiceError::Invalid(format!(
+                        "`state={other}`: a plan's state is one of {}, or `open`",
+                        known.join(", ")
+                    ))
                 })?),
             }
         }
         let awaiting = match query.awaiting.as_deref() {
             None | Some("") => None,
-            Some("me") => Some(Awaiting { reviewer: me.name.clone(), orgs: orgs_with(Role::Approver) }),
-            Some(other) => return Err(ServiceError::Invalid(format!("`awaiting={other}`: only `awaiting=me` is known"))),
+            Some("me") => {
+                Some(Awaiting { reviewer: me.name.clone(), orgs: orgs_with(Role::Approver) })
+            }
+            Some(other) => {
+                return Err(ServiceError::Invalid(format!(
+                    "`awaiting={other}`: only `awaiting=me` is known"
+                )))
+            }
         };
         let after = match query.cursor.as_deref().filter(|c| !c.is_empty()) {
             Some(cursor) => Some(parse_cursor(cursor)?),
@@ -256,7 +360,13 @@ impl Workflow {
             org: query.org.clone().filter(|o| !o.is_empty()),
             stack_id: query.stack.clone().filter(|s| !s.is_empty()),
             states,
-            author: query.author.as_deref().filter(|a| !a.is_empty()).map(|a| if a == "me" { me.name.clone() } else { a.to_string() }),
+            author: query.author.as_deref().filter(|a| !a.is_empty()).map(|a| {
+                if a == "me" {
+                    me.name.clone()
+                } else {
+                    a.to_string()
+                }
+            }),
             awaiting,
             after,
             // One more than the page: whether there is a next one.
@@ -265,10 +375,15 @@ impl Workflow {
         let mut rows = self.store.plans().list_plans(&filter).await?;
         let more = rows.len() > limit;
         rows.truncate(limit);
-        let next = more.then(|| rows.last().map(|r| format!("{}~{}", r.last_activity_at, r.id))).flatten();
+        let next =
+            more.then(|| rows.last().map(|r| format!("{}~{}", r.last_activity_at, r.id))).flatten();
         let mut plans = Vec::with_capacity(rows.len());
         for row in rows {
-            let status = match row.status_json.as_deref().and_then(|j| serde_json::from_str::<PlanStatus>(j).ok()) {
+            let status = match row
+                .status_json
+                .as_deref()
+                .and_then(|j| serde_json::from_str::<PlanStatus>(j).ok())
+            {
                 Some(status) => status,
                 // Not computed yet (made before plans had a state, and the start's pass has not
                 // reached it): computed now.
@@ -292,7 +407,11 @@ impl Workflow {
 
 /// A list's cursor: the last row's activity time and ID, as [`Workflow::list_plans`] makes it.
 fn parse_cursor(cursor: &str) -> Result<(String, String), ServiceError> {
-    let bad = || ServiceError::Invalid(format!("`cursor={cursor}` is not a cursor a plan list gave (use its `next`)"));
+    let bad = || {
+        ServiceError::Invalid(format!(
+            "`cursor={cursor}` is not a cursor a plan list gave (use its `next`)"
+        ))
+    };
     let (at, id) = cursor.split_once('~').ok_or_else(bad)?;
     if at.is_empty() || id.is_empty() || !id.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(bad());

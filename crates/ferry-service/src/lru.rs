@@ -41,7 +41,13 @@ impl<K: Eq + Hash + Clone, V: Clone> WeightedLru<K, V> {
         }
         self.held += weight;
         while self.held > self.budget && self.entries.len() > 1 {
-            let Some(oldest) = self.entries.iter().filter(|(k, _)| **k != key).min_by_key(|(_, (_, _, used))| *used).map(|(k, _)| k.clone()) else {
+            let Some(oldest) = self
+                .entries
+                .iter()
+                .filter(|(k, _)| **k != key)
+                .min_by_key(|(_, (_, _, used))| *used)
+                .map(|(k, _)| k.clone())
+            else {
                 break;
             };
             self.remove(&oldest);

@@ -18,16 +18,31 @@ pub(crate) fn managed_of(deployment: &Deployment) -> Vec<ManagedResource> {
     deployment
         .resources()
         .iter()
-        .filter(|r| r.is_custom() && !r.is_provider() && !r.is_pending_delete() && seen.insert(r.urn.as_str()))
-        .filter_map(|r| r.id().filter(|id| !id.is_empty()).map(|id| ManagedResource { urn: r.urn.clone(), type_: r.type_.clone(), id: id.to_string() }))
+        .filter(|r| {
+            r.is_custom()
+                && !r.is_provider()
+                && !r.is_pending_delete()
+                && seen.insert(r.urn.as_str())
+        })
+        .filter_map(|r| {
+            r.id().filter(|id| !id.is_empty()).map(|id| ManagedResource {
+                urn: r.urn.clone(),
+                type_: r.type_.clone(),
+                id: id.to_string(),
+            })
+        })
         .collect()
 }
 
 /// What `next` changes of `base`'s managed resources: those added or changed, and the URNs no
 /// longer managed. One pass over each, in the size of the stack (as the commit's own write is).
-pub(crate) fn managed_change(base: &HashMap<String, ManagedResource>, next: &Deployment) -> ManagedChange {
+pub(crate) fn managed_change(
+    base: &HashMap<String, ManagedResource>,
+    next: &Deployment,
+) -> ManagedChange {
     let now = managed_of(next);
-    let mut still: std::collections::HashSet<&str> = std::collections::HashSet::with_capacity(now.len());
+    let mut still: std::collections::HashSet<&str> =
+        std::collections::HashSet::with_capacity(now.len());
     let mut upserted = Vec::new();
     for r in &now {
         still.insert(r.urn.as_str());
@@ -50,8 +65,13 @@ impl Stacks {
     /// Nothing of another organisation is ever looked at. Stacks whose index rows are stale
     /// (stored before the index, or after a commit it could not follow) are rebuilt first,
     /// from their latest version, once.
-    pub(crate) async fn managed_lookup(&self, stack_id: &str, type_: &str) -> Result<HashMap<String, Managed>, ServiceError> {
-        let org = crate::access::org_of_name(&self.store.stacks().stack(stack_id).await?.name).to_string();
+    pub(crate) async fn managed_lookup(
+        &self,
+        stack_id: &str,
+        type_: &str,
+    ) -> Result<HashMap<String, Managed>, ServiceError> {
+        let org = crate::access::org_of_name(&self.store.stacks().stack(stack_id).await?.name)
+            .to_string();
         for (stale, version) in self.store.stacks().stale_managed_stacks(&org).await? {
             let loaded = self.version(&stale, Some(version)).await?;
             let rows = managed_of(&loaded.deployment);
@@ -95,7 +115,11 @@ mod tests {
             {"urn": "urn:pulumi:s::p::my:index:Component::d", "type": "my:index:Component", "custom": false},
         ]));
         assert_eq!(managed_of(&base).len(), 2, "no provider");
-        let ManagedChange::Delta { upserted, removed } = managed_change(&managed_by_urn(&base), &next) else { panic!("a delta") };
+        let ManagedChange::Delta { upserted, removed } =
+            managed_change(&managed_by_urn(&base), &next)
+        else {
+            panic!("a delta")
+        };
         let ids: Vec<&str> = upserted.iter().map(|r| r.id.as_str()).collect();
         assert_eq!(ids, ["a-2", "c-1"], "changed and added; the component has no ID");
         assert_eq!(removed, ["urn:pulumi:s::p::random:index/randomPet:RandomPet::b"]);

@@ -25,7 +25,10 @@ struct Verdicts {
 
 impl Plans {
     /// Masks the revision's text for someone who may not edit it.
-    pub(crate) async fn mask_revision(&self, revision: &mut RevisionView) -> Result<(), ServiceError> {
+    pub(crate) async fn mask_revision(
+        &self,
+        revision: &mut RevisionView,
+    ) -> Result<(), ServiceError> {
         let mut verdicts = Verdicts::default();
         if let Some(latest) = revision.previews.last() {
             if let Ok(stored) = self.store.stacks().preview(latest).await {
@@ -36,7 +39,9 @@ impl Plans {
                     if let Some(i) = step.spec_index {
                         verdicts.by_entry.insert(i, secret);
                     }
-                    verdicts.by_name.insert(ferry_state::urn::name_of(&step.urn).to_string(), secret);
+                    verdicts
+                        .by_name
+                        .insert(ferry_state::urn::name_of(&step.urn).to_string(), secret);
                 }
             }
         }
@@ -52,7 +57,8 @@ impl Plans {
 
 /// The spec with each entry's `id` masked unless a preview found it and did not call it secret.
 fn mask_spec(text: &str, verdicts: &Verdicts) -> String {
-    let options = ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
+    let options =
+        ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
     let Ok(parsed) = jsonc_parser::parse_to_ast(text, &CollectOptions::default(), &options) else {
         // Text that does not parse cannot be checked: none of it is shown.
         return MASK.to_string();
@@ -114,13 +120,16 @@ fn mask_program(text: &str, verdicts: &Verdicts) -> String {
     for (_, _, value) in &program.outputs {
         secrets_in(value, &mut at);
     }
-    let lines: Vec<usize> = std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
+    let lines: Vec<usize> =
+        std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)).collect();
     let mut ranges = Vec::new();
     for pos in at {
         let Some(&line_start) = lines.get(pos.line.saturating_sub(1)) else { continue };
         let line_end = text[line_start..].find('\n').map_or(text.len(), |i| line_start + i);
         let line = &text[line_start..line_end];
-        let Some((start, _)) = line.char_indices().nth(pos.column.saturating_sub(1)) else { continue };
+        let Some((start, _)) = line.char_indices().nth(pos.column.saturating_sub(1)) else {
+            continue;
+        };
         let rest = &line[start..];
         // The scalar: quoted up to its closing quote, or plain up to a comment or the line's end.
         let len = match rest.chars().next() {
@@ -147,7 +156,10 @@ fn secrets_in(expr: &Expr, at: &mut HashSet<Pos>) {
 /// The positions of every literal scalar inside `expr`.
 fn scalars(expr: &Expr, at: &mut HashSet<Pos>) {
     match &expr.kind {
-        ExprKind::String(_) | ExprKind::Number(_) | ExprKind::Bool(_) | ExprKind::Interpolate(_) => {
+        ExprKind::String(_)
+        | ExprKind::Number(_)
+        | ExprKind::Bool(_)
+        | ExprKind::Interpolate(_) => {
             at.insert(expr.pos);
         }
         ExprKind::Call(_, inner) => scalars(inner, at),
@@ -178,7 +190,12 @@ mod tests {
         verdicts.by_entry.insert(0, true);
         verdicts.by_entry.insert(1, false);
         let masked = mask_spec(spec, &verdicts);
-        assert!(!masked.contains("hunter2") && masked.contains("\"id\": \"[secret]\"") && masked.contains("calm-cat"), "{masked}");
+        assert!(
+            !masked.contains("hunter2")
+                && masked.contains("\"id\": \"[secret]\"")
+                && masked.contains("calm-cat"),
+            "{masked}"
+        );
         assert!(masked.contains("// two"), "the rest stays as written");
         let unvouched = mask_spec(spec, &Verdicts::default());
         assert!(!unvouched.contains("hunter2") && !unvouched.contains("calm-cat"), "{unvouched}");
@@ -194,7 +211,13 @@ mod tests {
         for secret in ["s3cret-default", "top-secret", "hunter2"] {
             assert!(!masked.contains(secret), "{secret}: {masked}");
         }
-        assert!(masked.contains("import: calm-cat") && masked.contains("length: 16") && masked.contains("# the value"), "{masked}");
-        ferry_engine::program::parse_program("Pulumi.yaml", &masked).expect("the masked program still parses");
+        assert!(
+            masked.contains("import: calm-cat")
+                && masked.contains("length: 16")
+                && masked.contains("# the value"),
+            "{masked}"
+        );
+        ferry_engine::program::parse_program("Pulumi.yaml", &masked)
+            .expect("the masked program still parses");
     }
 }

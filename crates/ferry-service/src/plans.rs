@@ -27,12 +27,23 @@ pub(crate) fn options_of(rev: &PlanRevision) -> PlanOptions {
 /// A stored revision as the API shows it.
 pub(crate) fn revision_view(r: PlanRevision) -> RevisionView {
     let options = options_of(&r);
-    RevisionView { options, revision: r.revision, created_at: r.created_at, spec: r.spec, program: r.program, previews: r.previews }
+    RevisionView {
+        options,
+        revision: r.revision,
+        created_at: r.created_at,
+        spec: r.spec,
+        program: r.program,
+        previews: r.previews,
+    }
 }
 
 fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
-    if input.spec.as_deref().is_none_or(|s| s.trim().is_empty()) && input.program.as_deref().is_none_or(|s| s.trim().is_empty()) {
-        return Err(ServiceError::Plan("a plan holds an import spec, a YAML program, or both".into()));
+    if input.spec.as_deref().is_none_or(|s| s.trim().is_empty())
+        && input.program.as_deref().is_none_or(|s| s.trim().is_empty())
+    {
+        return Err(ServiceError::Plan(
+            "a plan holds an import spec, a YAML program, or both".into(),
+        ));
     }
     if let Some(spec) = input.spec.as_deref().filter(|s| !s.trim().is_empty()) {
         ferry_engine::import_spec::parse_import_spec(spec)?;
@@ -46,7 +57,12 @@ fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
 impl Plans {
     /// A new plan for the stack, with its first revision, written by `author` (checked first:
     /// nothing is saved when the spec or program has problems).
-    pub async fn create_plan(&self, author: &Caller, stack_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+    pub async fn create_plan(
+        &self,
+        author: &Caller,
+        stack_id: &str,
+        input: PlanInput,
+    ) -> Result<PlanView, ServiceError> {
         self.create_plan_with_prior(author, stack_id, input, None).await
     }
 
@@ -63,7 +79,11 @@ impl Plans {
         let author = author.require_signed_in()?;
         check_input(&input)?;
         let summary = self.stacks().summary(stack_id).await?;
-        let title = input.title.clone().filter(|t| !t.trim().is_empty()).unwrap_or_else(|| format!("Import into {}", summary.name));
+        let title = input
+            .title
+            .clone()
+            .filter(|t| !t.trim().is_empty())
+            .unwrap_or_else(|| format!("Import into {}", summary.name));
         let options = serde_json::to_string(&input.options).expect("options serialise");
         let sealed = match prior {
             Some(prior) => {
@@ -83,15 +103,30 @@ impl Plans {
         };
         let plan = self.store.plans().add_plan(new).await?;
         self.workflow().after_event(&plan.id).await;
-        self.webhooks().after_event(&plan.id, ferry_types::webhooks::WebhookEvent::PlanCreated, Some(&author.name)).await;
+        self.webhooks()
+            .after_event(
+                &plan.id,
+                ferry_types::webhooks::WebhookEvent::PlanCreated,
+                Some(&author.name),
+            )
+            .await;
         self.plan_view(&plan.id, None, false).await
     }
 
     /// What the plan was made with of its resources' recorded states, if anything.
-    pub(crate) async fn plan_prior(&self, plan_id: &str) -> Result<Option<BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
+    pub(crate) async fn plan_prior(
+        &self,
+        plan_id: &str,
+    ) -> Result<Option<BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
         let Some(sealed) = self.store.plans().plan_prior(plan_id).await? else { return Ok(None) };
-        let bad = |what: &str| ServiceError::Internal(format!("the plan's recorded states {what} (was the server's payload key replaced?)"));
-        let json = PassphraseCrypter::from_key(&self.engine()?.payload_key).decrypt(&sealed).map_err(|_| bad("do not decrypt"))?;
+        let bad = |what: &str| {
+            ServiceError::Internal(format!(
+                "the plan's recorded states {what} (was the server's payload key replaced?)"
+            ))
+        };
+        let json = PassphraseCrypter::from_key(&self.engine()?.payload_key)
+            .decrypt(&sealed)
+            .map_err(|_| bad("do not decrypt"))?;
         serde_json::from_slice(&json).map(Some).map_err(|_| bad("are damaged"))
     }
 
@@ -102,7 +137,13 @@ impl Plans {
 
     /// Appends a plan's creation to the audit log, for callers the server's layer does not
     /// audit (server functions).
-    pub async fn audit_plan_created(&self, caller: &Caller, org: &str, plan_id: &str, address: &str) -> Result<(), ServiceError> {
+    pub async fn audit_plan_created(
+        &self,
+        caller: &Caller,
+        org: &str,
+        plan_id: &str,
+        address: &str,
+    ) -> Result<(), ServiceError> {
         let object = format!("/plans/{plan_id}");
         let record = ferry_store::accounts::NewAuditRecord {
             actor: caller.actor(),
@@ -119,7 +160,12 @@ impl Plans {
 
     /// A new plan whose first revision is an example to edit: an import spec or a YAML program
     /// (`kind`) importing one resource of a type the stack already uses.
-    pub async fn create_plan_from_example(&self, author: &Caller, stack_id: &str, kind: SourceKind) -> Result<PlanView, ServiceError> {
+    pub async fn create_plan_from_example(
+        &self,
+        author: &Caller,
+        stack_id: &str,
+        kind: SourceKind,
+    ) -> Result<PlanView, ServiceError> {
         let version = self.stacks().version(stack_id, None).await?;
         let type_ = version
             .deployment
@@ -133,7 +179,8 @@ impl Plans {
         let id = if random_integer { "5,1,10" } else { "replace-with-the-resource-id" };
         let project = version.summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         let input = if kind == SourceKind::Program {
-            let body = if random_integer { "    properties:\n      min: 1\n      max: 10\n" } else { "" };
+            let body =
+                if random_integer { "    properties:\n      min: 1\n      max: 10\n" } else { "" };
             PlanInput {
                 title: None,
                 spec: None,
@@ -156,30 +203,58 @@ impl Plans {
     }
 
     /// Saves the next revision, written by `author` (checked first).
-    pub async fn save_plan(&self, author: &Caller, plan_id: &str, input: PlanInput) -> Result<PlanView, ServiceError> {
+    pub async fn save_plan(
+        &self,
+        author: &Caller,
+        plan_id: &str,
+        input: PlanInput,
+    ) -> Result<PlanView, ServiceError> {
         let author = author.require_signed_in()?;
         check_input(&input)?;
         let options = serde_json::to_string(&input.options).expect("options serialise");
-        self.store.plans().add_plan_revision(plan_id, &author.name, input.spec.as_deref(), input.program.as_deref(), &options).await?;
+        self.store
+            .plans()
+            .add_plan_revision(
+                plan_id,
+                &author.name,
+                input.spec.as_deref(),
+                input.program.as_deref(),
+                &options,
+            )
+            .await?;
         self.workflow().after_event(plan_id).await;
         self.plan_view(plan_id, None, false).await
     }
 
     /// A revision of the plan (the latest when `None`); `read_only` for someone who may not
     /// edit it, whose view has its secrets masked (`masking.rs`).
-    pub async fn plan_view(&self, plan_id: &str, revision: Option<i64>, read_only: bool) -> Result<PlanView, ServiceError> {
+    pub async fn plan_view(
+        &self,
+        plan_id: &str,
+        revision: Option<i64>,
+        read_only: bool,
+    ) -> Result<PlanView, ServiceError> {
         let plan = self.store.plans().plan(plan_id).await?;
         let mut current = revision_view(self.store.plans().plan_revision(plan_id, revision).await?);
         if read_only {
             self.mask_revision(&mut current).await?;
         }
-        let origins = current.program.as_deref().map(ferry_terraform::addresses_in_program).unwrap_or_default();
+        let origins = current
+            .program
+            .as_deref()
+            .map(ferry_terraform::addresses_in_program)
+            .unwrap_or_default();
         let status = Some(self.workflow().plan_status(plan_id).await?);
         Ok(PlanView { plan, current, read_only, origins, status })
     }
 
     /// The plan as `caller` may see it: its text masked unless they may edit it.
-    pub async fn plan_view_for(&self, caller: &crate::access::Caller, plan_id: &str, revision: Option<i64>) -> Result<PlanView, ServiceError> {
+    pub async fn plan_view_for(
+        &self,
+        caller: &crate::access::Caller,
+        plan_id: &str,
+        revision: Option<i64>,
+    ) -> Result<PlanView, ServiceError> {
         let org = self.accounts().org_of(crate::access::Object::Plan, plan_id).await?;
         self.plan_view(plan_id, revision, !caller.may(&org, crate::access::Role::Planner)).await
     }
@@ -187,7 +262,8 @@ impl Plans {
     /// A read-only link that works: not revoked, not expired, and its organisation still
     /// allows links (a link that does not work is gone, whatever the reason).
     pub(crate) async fn live_share(&self, token: &str) -> Result<PlanShare, ServiceError> {
-        let share = self.store.plans().plan_share_by_token(&ferry_store::hash_secret(token)).await?;
+        let share =
+            self.store.plans().plan_share_by_token(&ferry_store::hash_secret(token)).await?;
         let org = self.accounts().org_of(crate::access::Object::Plan, &share.plan_id).await?;
         if !share.active || !self.store.plans().org_settings(&org).await?.share_links {
             return Err(ferry_store::StoreError::ShareNotFound.into());
@@ -204,7 +280,11 @@ impl Plans {
     }
 
     /// The plan behind a read-only link.
-    pub async fn shared_plan(&self, token: &str, revision: Option<i64>) -> Result<PlanView, ServiceError> {
+    pub async fn shared_plan(
+        &self,
+        token: &str,
+        revision: Option<i64>,
+    ) -> Result<PlanView, ServiceError> {
         let share = self.live_share(token).await?;
         let mut view = self.plan_view(&share.plan_id, revision, true).await?;
         // The plan's and previews' IDs are what editing and committing need: a reviewer gets
@@ -218,19 +298,37 @@ impl Plans {
     }
 
     /// A revision (the latest when `None`) of the plan behind a live read-only link.
-    pub(crate) async fn shared_revision(&self, token: &str, revision: Option<i64>) -> Result<PlanRevision, ServiceError> {
+    pub(crate) async fn shared_revision(
+        &self,
+        token: &str,
+        revision: Option<i64>,
+    ) -> Result<PlanRevision, ServiceError> {
         let share = self.live_share(token).await?;
         Ok(self.store.plans().plan_revision(&share.plan_id, revision).await?)
     }
 
     /// The ID of the shared plan revision's preview at `index` (never shown to the link's reader).
-    pub(crate) async fn shared_preview_id(&self, token: &str, revision: Option<i64>, index: usize) -> Result<String, ServiceError> {
+    pub(crate) async fn shared_preview_id(
+        &self,
+        token: &str,
+        revision: Option<i64>,
+        index: usize,
+    ) -> Result<String, ServiceError> {
         let rev = self.shared_revision(token, revision).await?;
-        Ok(rev.previews.get(index).cloned().ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()))?)
+        Ok(rev
+            .previews
+            .get(index)
+            .cloned()
+            .ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()))?)
     }
 
     /// A preview of the shared plan's revision, by position, without its ID.
-    pub async fn shared_preview(&self, token: &str, revision: Option<i64>, index: usize) -> Result<crate::PreviewRecord, ServiceError> {
+    pub async fn shared_preview(
+        &self,
+        token: &str,
+        revision: Option<i64>,
+        index: usize,
+    ) -> Result<crate::PreviewRecord, ServiceError> {
         let id = self.shared_preview_id(token, revision, index).await?;
         let mut record = self.previews().stored_preview(&id).await?;
         record.id = String::new();
@@ -239,14 +337,21 @@ impl Plans {
 
     /// A new read-only link, lasting as long as the organisation's setting says: its token is
     /// in this answer only (the store keeps its hash).
-    pub async fn share_plan(&self, plan_id: &str) -> Result<ferry_types::plans::NewShareLink, ServiceError> {
+    pub async fn share_plan(
+        &self,
+        plan_id: &str,
+    ) -> Result<ferry_types::plans::NewShareLink, ServiceError> {
         let org = self.accounts().org_of(crate::access::Object::Plan, plan_id).await?;
         let settings = self.store.plans().org_settings(&org).await?;
         if !settings.share_links {
             return Err(ServiceError::Forbidden(format!("organisation `{org}` does not allow read-only links (an administrator can turn them on)")));
         }
         let token = ferry_store::random_id();
-        let link = self.store.plans().add_plan_share(plan_id, &ferry_store::hash_secret(&token), settings.share_link_days).await?;
+        let link = self
+            .store
+            .plans()
+            .add_plan_share(plan_id, &ferry_store::hash_secret(&token), settings.share_link_days)
+            .await?;
         Ok(ferry_types::plans::NewShareLink { link, token })
     }
 
@@ -256,7 +361,11 @@ impl Plans {
     }
 
     /// Revokes the link `link_id` (its ID, never its token).
-    pub async fn revoke_plan_share(&self, plan_id: &str, link_id: &str) -> Result<PlanShare, ServiceError> {
+    pub async fn revoke_plan_share(
+        &self,
+        plan_id: &str,
+        link_id: &str,
+    ) -> Result<PlanShare, ServiceError> {
         Ok(self.store.plans().revoke_plan_share(plan_id, link_id).await?)
     }
 
@@ -264,7 +373,12 @@ impl Plans {
     /// `jobs.rs`); the job goes on when the caller leaves. Returns at once.
     /// `passphrase` decrypts the stack's secrets a program's resources hold, for this run only
     /// (it lives in the job's task and is never stored).
-    pub async fn start_plan_preview(&self, plan_id: &str, revision: Option<i64>, passphrase: Option<String>) -> Result<JobView, ServiceError> {
+    pub async fn start_plan_preview(
+        &self,
+        plan_id: &str,
+        revision: Option<i64>,
+        passphrase: Option<String>,
+    ) -> Result<JobView, ServiceError> {
         let plan = self.store.plans().plan(plan_id).await?;
         let mut rev = self.store.plans().plan_revision(plan_id, revision).await?;
         let options = crate::plans::options_of(&rev);
@@ -278,28 +392,53 @@ impl Plans {
         // job's total, and the job runs what was parsed. What does not parse fails the job, which
         // says why. Parsing a big program or spec is CPU work, kept off the async workers.
         // Each package's count, for each provider's progress (a migration's state names several).
-        let (source, total, packages) = tokio::task::spawn_blocking(move || match (program, spec) {
-            (Some(text), _) => match ferry_engine::program::parse_program("Pulumi.yaml", &text) {
-                Ok(program) => {
-                    let total = program.resources.len();
-                    let packages = PackageTotal::count(program.resources.iter().map(|r| r.type_.as_str()));
-                    let source = ProgramSource::Parsed { file: "Pulumi.yaml".into(), text, program: Arc::new(program) };
-                    (Ok(PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase, prior })), total, packages)
-                }
-                Err(e) => (Err(ServiceError::from(e)), 0, Vec::new()),
-            },
-            (None, Some(text)) => match ferry_engine::import_spec::parse_import_spec(&text) {
-                Ok(spec) => {
-                    let total = spec.file.resources.len();
-                    let packages = PackageTotal::count(spec.file.resources.iter().map(|r| r.type_.as_str()));
-                    (Ok(PreviewSource::Spec { text, spec, strategy }), total, packages)
-                }
-                Err(e) => (Err(ServiceError::from(e)), 0, Vec::new()),
-            },
-            (None, None) => (Err(ServiceError::Plan("the revision holds neither a spec nor a program".into())), 0, Vec::new()),
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("reading the revision stopped: {e}")))?;
+        let (source, total, packages) =
+            tokio::task::spawn_blocking(move || match (program, spec) {
+                (Some(text), _) => match ferry_engine::program::parse_program("Pulumi.yaml", &text)
+                {
+                    Ok(program) => {
+                        let total = program.resources.len();
+                        let packages =
+                            PackageTotal::count(program.resources.iter().map(|r| r.type_.as_str()));
+                        let source = ProgramSource::Parsed {
+                            file: "Pulumi.yaml".into(),
+                            text,
+                            program: Arc::new(program),
+                        };
+                        (
+                            Ok(PreviewSource::Program(ProgramRequest {
+                                source,
+                                config: Default::default(),
+                                mapping: None,
+                                passphrase,
+                                prior,
+                            })),
+                            total,
+                            packages,
+                        )
+                    }
+                    Err(e) => (Err(ServiceError::from(e)), 0, Vec::new()),
+                },
+                (None, Some(text)) => match ferry_engine::import_spec::parse_import_spec(&text) {
+                    Ok(spec) => {
+                        let total = spec.file.resources.len();
+                        let packages = PackageTotal::count(
+                            spec.file.resources.iter().map(|r| r.type_.as_str()),
+                        );
+                        (Ok(PreviewSource::Spec { text, spec, strategy }), total, packages)
+                    }
+                    Err(e) => (Err(ServiceError::from(e)), 0, Vec::new()),
+                },
+                (None, None) => (
+                    Err(ServiceError::Plan(
+                        "the revision holds neither a spec nor a program".into(),
+                    )),
+                    0,
+                    Vec::new(),
+                ),
+            })
+            .await
+            .map_err(|e| ServiceError::Internal(format!("reading the revision stopped: {e}")))?;
         let service = self.clone();
         let stack_id = plan.stack_id.clone();
         let id = ferry_store::random_id();
@@ -316,12 +455,30 @@ impl Plans {
             .start_job(new, move |sink: JobSink<ProgressEvent>| {
                 let progress = Progress(sink);
                 Box::pin(async move {
-                    let request = PreviewRequest { source: source?, scope: options.scope, progress: Some(progress) };
+                    let request = PreviewRequest {
+                        source: source?,
+                        scope: options.scope,
+                        progress: Some(progress),
+                    };
                     let record = service.previews().preview(&stack_id, request).await?;
-                    service.store.plans().add_plan_preview(&rev.plan_id, rev.revision, &record.id).await?;
+                    service
+                        .store
+                        .plans()
+                        .add_plan_preview(&rev.plan_id, rev.revision, &record.id)
+                        .await?;
                     service.workflow().after_event(&rev.plan_id).await;
-                    service.webhooks().after_event(&rev.plan_id, ferry_types::webhooks::WebhookEvent::PlanPreviewed, None).await;
-                    Ok(JobEnd { preview_id: Some(record.id.clone()), untouched: record.plan.plan.untouched })
+                    service
+                        .webhooks()
+                        .after_event(
+                            &rev.plan_id,
+                            ferry_types::webhooks::WebhookEvent::PlanPreviewed,
+                            None,
+                        )
+                        .await;
+                    Ok(JobEnd {
+                        preview_id: Some(record.id.clone()),
+                        untouched: record.plan.plan.untouched,
+                    })
                 })
             })
             .await?;

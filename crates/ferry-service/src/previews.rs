@@ -62,7 +62,9 @@ impl StoredPlan {
     pub fn view(&self) -> PreviewView<'_> {
         match &self.source {
             PlanSource::Program { .. } => PreviewView::Program(self),
-            PlanSource::Spec { .. } => PreviewView::Spec { preview: SpecPreview::from_plan(&self.plan), kind: "spec" },
+            PlanSource::Spec { .. } => {
+                PreviewView::Spec { preview: SpecPreview::from_plan(&self.plan), kind: "spec" }
+            }
         }
     }
 }
@@ -136,14 +138,19 @@ mod sealed_states {
         State(Box<ResourceState>),
     }
 
-    pub fn serialize<S: Serializer>(states: &[ResourceState], serializer: S) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(
+        states: &[ResourceState],
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
         serializer.collect_seq(states.iter().map(|s| match (s.verbatim, s.base) {
             (true, Some(kept)) => Written::Kept { kept },
             _ => Written::State(s),
         }))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<ResourceState>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Vec<ResourceState>, D::Error> {
         Ok(Vec::<Read>::deserialize(deserializer)?
             .into_iter()
             .map(|entry| match entry {
@@ -163,11 +170,15 @@ impl SealedPayload {
     }
 
     pub fn open(sealed: &str, key: &[u8; 32]) -> Result<SealedPayload, ServiceError> {
-        let bad = |what: &str| ServiceError::Internal(format!("the preview's stored values {what} (was the server's payload key replaced?); preview again"));
-        let mut bytes = PassphraseCrypter::from_key(key).decrypt(sealed).map_err(|_| bad("do not decrypt"))?;
+        let bad = |what: &str| {
+            ServiceError::Internal(format!("the preview's stored values {what} (was the server's payload key replaced?); preview again"))
+        };
+        let mut bytes =
+            PassphraseCrypter::from_key(key).decrypt(sealed).map_err(|_| bad("do not decrypt"))?;
         // Payloads sealed before they were packed are the JSON itself.
         if PackedJson::is_packed(&bytes) {
-            bytes = PackedJson::unpack(&bytes).map_err(|why| bad(&format!("do not unpack ({why})")))?;
+            bytes =
+                PackedJson::unpack(&bytes).map_err(|why| bad(&format!("do not unpack ({why})")))?;
         }
         serde_json::from_slice(&bytes).map_err(|_| bad("are damaged or from an older Ferry"))
     }
@@ -187,7 +198,10 @@ pub struct PreviewRecord {
     pub plan: Arc<StoredPlan>,
 }
 
-fn serialize_view<S: serde::Serializer>(plan: &Arc<StoredPlan>, serializer: S) -> Result<S::Ok, S::Error> {
+fn serialize_view<S: serde::Serializer>(
+    plan: &Arc<StoredPlan>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
     plan.view().serialize(serializer)
 }
 
@@ -201,8 +215,11 @@ pub struct CommitOutcome {
 }
 
 pub(crate) fn parse_stored(json: &str) -> Result<StoredPlan, ServiceError> {
-    serde_json::from_str(json)
-        .map_err(|e| ServiceError::Internal(format!("the stored preview does not read ({e}): it may be from an older Ferry; preview again")))
+    serde_json::from_str(json).map_err(|e| {
+        ServiceError::Internal(format!(
+            "the stored preview does not read ({e}): it may be from an older Ferry; preview again"
+        ))
+    })
 }
 
 impl Previews {
@@ -221,10 +238,25 @@ impl Previews {
         // imports: 7 MB and 8.6 MB of text): packed as they are written, side by side, and off
         // the async workers, which meanwhile serve other requests.
         let written = plan.clone();
-        let (packed, sealed) =
-            side_by_side("storing the preview", move || PackedJson::write(&*written).expect("a plan serialises"), move || payload.seal(&key)).await?;
-        let (id, created_at) = self.store.stacks().add_preview(stack_id, base_version, source_text, &packed, &sealed).await?;
-        Ok(PreviewRecord { id, stack_id: stack_id.to_string(), base_version, created_at, committed_version: None, plan })
+        let (packed, sealed) = side_by_side(
+            "storing the preview",
+            move || PackedJson::write(&*written).expect("a plan serialises"),
+            move || payload.seal(&key),
+        )
+        .await?;
+        let (id, created_at) = self
+            .store
+            .stacks()
+            .add_preview(stack_id, base_version, source_text, &packed, &sealed)
+            .await?;
+        Ok(PreviewRecord {
+            id,
+            stack_id: stack_id.to_string(),
+            base_version,
+            created_at,
+            committed_version: None,
+            plan,
+        })
     }
 
     /// A stored preview, by ID.
@@ -250,7 +282,12 @@ impl Previews {
     /// taken before anything runs (refused, naming the holder, when another process has it),
     /// the checkpoint must still be the preview's base, the new one is written with its backup
     /// and history, and the lock is released whatever happened.
-    pub async fn commit_preview(&self, id: &str, passphrase: Option<String>, apply: bool) -> Result<CommitOutcome, ServiceError> {
+    pub async fn commit_preview(
+        &self,
+        id: &str,
+        passphrase: Option<String>,
+        apply: bool,
+    ) -> Result<CommitOutcome, ServiceError> {
         let stored = self.store.stacks().preview(id).await?;
         if let Some(version) = stored.committed_version {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
@@ -276,8 +313,14 @@ impl Previews {
         let key = self.engine()?.payload_key;
         // The plan and the sealed states are megabytes each for a big preview: read side by
         // side, off the async workers. The plan is parsed once; its own rules decide.
-        let (plan_json, sealed) = (std::mem::take(&mut stored.preview_json), std::mem::take(&mut stored.payload));
-        let (record, sealed) = side_by_side("reading the preview", move || parse_stored(&plan_json), move || SealedPayload::open(&sealed, &key)).await?;
+        let (plan_json, sealed) =
+            (std::mem::take(&mut stored.preview_json), std::mem::take(&mut stored.payload));
+        let (record, sealed) = side_by_side(
+            "reading the preview",
+            move || parse_stored(&plan_json),
+            move || SealedPayload::open(&sealed, &key),
+        )
+        .await?;
         let record = record?;
         if let Some(reason) = record.plan.commit_refusal(apply) {
             return Err(ServiceError::Commit(reason));
@@ -294,9 +337,17 @@ impl Previews {
         let base_for_backend = backend.map(|_| base.clone());
         let config = self.stacks().stack_config(&stored.stack_id).await?;
         let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
-            let run = sealed.run.ok_or_else(|| ServiceError::Internal("the preview holds no program to run".into()))?;
-            let (done, secrets) = self.execute_program(&stored, &record.plan, &run, &base, passphrase.clone()).await?;
-            let failures = done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
+            let run = sealed.run.ok_or_else(|| {
+                ServiceError::Internal("the preview holds no program to run".into())
+            })?;
+            let (done, secrets) = self
+                .execute_program(&stored, &record.plan, &run, &base, passphrase.clone())
+                .await?;
+            let failures = done
+                .plan
+                .failed_steps()
+                .map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or("")))
+                .collect();
             (done.states, done.plan.added(), failures, Some(secrets))
         } else {
             (sealed.states, record.plan.added(), Vec::<String>::new(), None)
@@ -310,57 +361,84 @@ impl Previews {
         // commit refused later leaves it to be read again). The new state is checked in memory
         // rather than written out and read back, and it is written out once.
         self.forget(&stored.stack_id, stored.base_version);
-        let (export, next, features, managed) = tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let shared;
-            let base = match Arc::try_unwrap(base) {
-                Ok(only) => std::borrow::Cow::Owned(only.deployment),
-                Err(held) => {
-                    shared = held;
-                    std::borrow::Cow::Borrowed(&shared.deployment)
-                }
-            };
-            // What the base manages, for the index's delta (the base moves into the result).
-            let managed_before = crate::managed::managed_by_urn(&base);
-            // The new head: the base's, with the secrets provider the commit needs.
-            let mut head = base.without_resources();
-            // An apply already derived the passphrase's key for its runs.
-            let secrets = match run_secrets {
-                Some(secrets) => secrets.into_commit(&mut head, passphrase.as_deref(), &config)?,
-                None => StackSecrets::for_commit(&mut head, passphrase.as_deref(), &config)?,
-            };
-            let encrypt = |plain: &str| secrets.encrypt(plain);
-            let now = crate::backends::now_rfc3339();
-            assign_created_ids(&mut states);
-            let mut next = to_deployment(base, &states, &WriteOptions { now: &now, encrypt: &encrypt });
-            drop(states);
-            next.secrets_providers = head.secrets_providers;
-            secrets.check_encrypted()?;
-            // The new state must load as Pulumi state: references resolve and secrets decrypt.
-            ferry_state::load::check_deployment(
-                &next,
-                "deployment",
-                LoadOptions { passphrase: passphrase.as_deref(), key: secrets.key(), ..Default::default() },
-            )?;
-            let managed = crate::managed::managed_change(&managed_before, &next);
-            // Written out once, and packed as the store keeps it (the text goes before the write).
-            Ok((PackedJson::pack(&ferry_state::load::export_text(&next, &features)), next, features, managed))
-        })
-        .await
-        .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
+        let (export, next, features, managed) =
+            tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
+                let shared;
+                let base = match Arc::try_unwrap(base) {
+                    Ok(only) => std::borrow::Cow::Owned(only.deployment),
+                    Err(held) => {
+                        shared = held;
+                        std::borrow::Cow::Borrowed(&shared.deployment)
+                    }
+                };
+                // What the base manages, for the index's delta (the base moves into the result).
+                let managed_before = crate::managed::managed_by_urn(&base);
+                // The new head: the base's, with the secrets provider the commit needs.
+                let mut head = base.without_resources();
+                // An apply already derived the passphrase's key for its runs.
+                let secrets = match run_secrets {
+                    Some(secrets) => {
+                        secrets.into_commit(&mut head, passphrase.as_deref(), &config)?
+                    }
+                    None => StackSecrets::for_commit(&mut head, passphrase.as_deref(), &config)?,
+                };
+                let encrypt = |plain: &str| secrets.encrypt(plain);
+                let now = crate::backends::now_rfc3339();
+                assign_created_ids(&mut states);
+                let mut next =
+                    to_deployment(base, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+                drop(states);
+                next.secrets_providers = head.secrets_providers;
+                secrets.check_encrypted()?;
+                // The new state must load as Pulumi state: references resolve and secrets decrypt.
+                ferry_state::load::check_deployment(
+                    &next,
+                    "deployment",
+                    LoadOptions {
+                        passphrase: passphrase.as_deref(),
+                        key: secrets.key(),
+                        ..Default::default()
+                    },
+                )?;
+                let managed = crate::managed::managed_change(&managed_before, &next);
+                // Written out once, and packed as the store keeps it (the text goes before the write).
+                Ok((
+                    PackedJson::pack(&ferry_state::load::export_text(&next, &features)),
+                    next,
+                    features,
+                    managed,
+                ))
+            })
+            .await
+            .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;
         let resource_count = next.resources().len();
         if let (Some(conn), Some(_)) = (backend, live) {
             let base = base_for_backend.as_ref().expect("kept for the backend");
             let live = self.backends().backend_unchanged(conn, &base.deployment).await?;
             self.backends().write_backend(conn, &live, &next).await?;
         }
-        let summary =
-            self.store.stacks().commit_preview(&stored, NewVersion { origin, source_format: "stack export v3", resource_count, export, managed }).await?;
+        let summary = self
+            .store
+            .stacks()
+            .commit_preview(
+                &stored,
+                NewVersion {
+                    origin,
+                    source_format: "stack export v3",
+                    resource_count,
+                    export,
+                    managed,
+                },
+            )
+            .await?;
         // The page a committer opens next shows this version: it is already parsed.
         self.remember(summary.clone(), next, features);
         // Even when the apply failed part-way: the plan made a version.
         if let Some((plan_id, _)) = self.store.plans().plan_of_preview(&stored.id).await? {
             self.workflow().after_event(&plan_id).await;
-            self.webhooks().after_event(&plan_id, ferry_types::webhooks::WebhookEvent::PlanCommitted, None).await;
+            self.webhooks()
+                .after_event(&plan_id, ferry_types::webhooks::WebhookEvent::PlanCommitted, None)
+                .await;
         }
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
@@ -382,7 +460,8 @@ async fn side_by_side<A: Send + 'static, B: Send + 'static>(
     a: impl FnOnce() -> A + Send + 'static,
     b: impl FnOnce() -> B + Send + 'static,
 ) -> Result<(A, B), ServiceError> {
-    tokio::try_join!(tokio::task::spawn_blocking(a), tokio::task::spawn_blocking(b)).map_err(|e| ServiceError::Internal(format!("{what} stopped: {e}")))
+    tokio::try_join!(tokio::task::spawn_blocking(a), tokio::task::spawn_blocking(b))
+        .map_err(|e| ServiceError::Internal(format!("{what} stopped: {e}")))
 }
 
 #[cfg(test)]
@@ -393,13 +472,31 @@ mod tests {
     fn a_kept_resource_is_sealed_as_its_position_and_opens_as_kept() {
         let key = [7u8; 32];
         let mut imported = ResourceState::kept(0);
-        (imported.urn, imported.type_, imported.custom, imported.id, imported.base, imported.verbatim) =
-            ("urn:pulumi:s::p::random:index/randomPet:RandomPet::new".into(), "random:index/randomPet:RandomPet".into(), true, Some("x".into()), None, false);
+        (
+            imported.urn,
+            imported.type_,
+            imported.custom,
+            imported.id,
+            imported.base,
+            imported.verbatim,
+        ) = (
+            "urn:pulumi:s::p::random:index/randomPet:RandomPet::new".into(),
+            "random:index/randomPet:RandomPet".into(),
+            true,
+            Some("x".into()),
+            None,
+            false,
+        );
         let states = vec![ResourceState::kept(0), imported.clone(), ResourceState::kept(5)];
         let sealed = SealedPayload { run: None, states }.seal(&key);
-        let plain = PackedJson::unpack(&PassphraseCrypter::from_key(&key).decrypt(&sealed).unwrap()).unwrap();
+        let plain =
+            PackedJson::unpack(&PassphraseCrypter::from_key(&key).decrypt(&sealed).unwrap())
+                .unwrap();
         let json: Value = serde_json::from_slice(&plain).unwrap();
-        assert_eq!((json["states"][0].clone(), json["states"][2].clone()), (serde_json::json!({"kept": 0}), serde_json::json!({"kept": 5})));
+        assert_eq!(
+            (json["states"][0].clone(), json["states"][2].clone()),
+            (serde_json::json!({"kept": 0}), serde_json::json!({"kept": 5}))
+        );
         let opened = SealedPayload::open(&sealed, &key).unwrap().states;
         assert_eq!(opened, vec![ResourceState::kept(0), imported, ResourceState::kept(5)]);
     }
@@ -408,9 +505,15 @@ mod tests {
     fn a_payload_sealed_before_payloads_were_packed_still_opens() {
         let key = [9u8; 32];
         let unpacked = PassphraseCrypter::from_key(&key).encrypt(br#"{"states":[{"kept":3}]}"#);
-        assert_eq!(SealedPayload::open(&unpacked, &key).unwrap().states, vec![ResourceState::kept(3)]);
+        assert_eq!(
+            SealedPayload::open(&unpacked, &key).unwrap().states,
+            vec![ResourceState::kept(3)]
+        );
         let damaged = PassphraseCrypter::from_key(&key).encrypt(&[0x28, 0xB5, 0x2F, 0xFD, 0, 1, 2]);
-        let err = SealedPayload::open(&damaged, &key).err().expect("damaged bytes do not open").to_string();
+        let err = SealedPayload::open(&damaged, &key)
+            .err()
+            .expect("damaged bytes do not open")
+            .to_string();
         assert!(err.contains("do not unpack"), "{err}");
     }
 }

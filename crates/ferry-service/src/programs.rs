@@ -9,7 +9,9 @@ use std::io::Read as _;
 use std::sync::Arc;
 
 use ferry_engine::deploy::mapping::{import_file, mapping_template};
-use ferry_engine::deploy::{deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, Plan, PlanScope};
+use ferry_engine::deploy::{
+    deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, Plan, PlanScope,
+};
 use ferry_engine::program::{parse_program, Program};
 use ferry_store::StoredPreview;
 
@@ -47,28 +49,45 @@ pub struct ProgramRequest {
 pub fn read_project(source: &ProgramSource) -> Result<(String, String), ServiceError> {
     let bad = |m: String| {
         ServiceError::Program(ferry_engine::program::ProgramError {
-            diagnostics: vec![ferry_engine::program::Diagnostic { file: "(upload)".into(), line: 1, column: 1, path: String::new(), message: m }],
+            diagnostics: vec![ferry_engine::program::Diagnostic {
+                file: "(upload)".into(),
+                line: 1,
+                column: 1,
+                path: String::new(),
+                message: m,
+            }],
         })
     };
     match source {
         ProgramSource::Yaml(text) => Ok(("Pulumi.yaml".into(), text.clone())),
         ProgramSource::Parsed { file, text, .. } => Ok((file.clone(), text.clone())),
         ProgramSource::Zip(bytes) => {
-            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(format!("the upload is not a zip file: {e}")))?;
+            let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes))
+                .map_err(|e| bad(format!("the upload is not a zip file: {e}")))?;
             let names: Vec<String> = archive.file_names().map(str::to_string).collect();
             // The shallowest Pulumi.yaml is the project's.
             let project = names
                 .iter()
-                .filter(|n| n.rsplit('/').next().is_some_and(|f| f == "Pulumi.yaml" || f == "Pulumi.yml"))
+                .filter(|n| {
+                    n.rsplit('/').next().is_some_and(|f| f == "Pulumi.yaml" || f == "Pulumi.yml")
+                })
                 .min_by_key(|n| n.matches('/').count())
                 .cloned()
                 .ok_or_else(|| bad("the zip has no Pulumi.yaml".into()))?;
             let dir = project.rsplit_once('/').map(|(d, _)| format!("{d}/")).unwrap_or_default();
-            let main = ["Main.yaml", "Main.yml"].iter().map(|m| format!("{dir}{m}")).find(|m| names.contains(m));
+            let main = ["Main.yaml", "Main.yml"]
+                .iter()
+                .map(|m| format!("{dir}{m}"))
+                .find(|m| names.contains(m));
             let file = main.unwrap_or(project);
-            let mut entry = archive.by_name(&file).map_err(|e| bad(format!("`{file}` cannot be read from the zip: {e}")))?;
+            let mut entry = archive
+                .by_name(&file)
+                .map_err(|e| bad(format!("`{file}` cannot be read from the zip: {e}")))?;
             let mut text = String::new();
-            (&mut entry).take(MAX_PROGRAM_BYTES + 1).read_to_string(&mut text).map_err(|e| bad(format!("`{file}` is not UTF-8 text: {e}")))?;
+            (&mut entry)
+                .take(MAX_PROGRAM_BYTES + 1)
+                .read_to_string(&mut text)
+                .map_err(|e| bad(format!("`{file}` is not UTF-8 text: {e}")))?;
             if text.len() as u64 > MAX_PROGRAM_BYTES {
                 return Err(bad(format!("`{file}` is over {MAX_PROGRAM_BYTES} bytes")));
             }
@@ -80,7 +99,9 @@ pub fn read_project(source: &ProgramSource) -> Result<(String, String), ServiceE
 /// The program file's name, its text and the program, parsed once: reading a project (a zip's
 /// inflation) and parsing its YAML are CPU work, kept off the async workers (100–117 ms for a
 /// 10,000-resource program, release build, 2026-11-27).
-pub(crate) async fn parse_source(source: ProgramSource) -> Result<(String, String, Arc<Program>), ServiceError> {
+pub(crate) async fn parse_source(
+    source: ProgramSource,
+) -> Result<(String, String, Arc<Program>), ServiceError> {
     match source {
         ProgramSource::Parsed { file, text, program } => Ok((file, text, program)),
         source => tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
@@ -94,14 +115,20 @@ pub(crate) async fn parse_source(source: ProgramSource) -> Result<(String, Strin
 }
 
 /// Recorded states in the engine's value model (secrets as Pulumi's state marks them).
-fn prior_states(prior: &BTreeMap<String, ferry_terraform::PriorState>) -> Result<BTreeMap<String, ferry_engine::deploy::PriorState>, ServiceError> {
+fn prior_states(
+    prior: &BTreeMap<String, ferry_terraform::PriorState>,
+) -> Result<BTreeMap<String, ferry_engine::deploy::PriorState>, ServiceError> {
     let options = ferry_property::json::DecodeOptions { decrypt: None };
     prior
         .iter()
         .map(|(name, p)| {
-            let bad = |e: ferry_property::PropertyError| ServiceError::Plan(format!("the recorded state of `{name}` ({}): {e}", p.address));
-            let outputs = ferry_property::json::decode_map(&p.outputs, name, &options).map_err(bad)?;
-            let inputs = ferry_property::json::decode_map(&p.inputs, name, &options).map_err(bad)?;
+            let bad = |e: ferry_property::PropertyError| {
+                ServiceError::Plan(format!("the recorded state of `{name}` ({}): {e}", p.address))
+            };
+            let outputs =
+                ferry_property::json::decode_map(&p.outputs, name, &options).map_err(bad)?;
+            let inputs =
+                ferry_property::json::decode_map(&p.inputs, name, &options).map_err(bad)?;
             Ok((name.clone(), ferry_engine::deploy::PriorState { outputs, inputs }))
         })
         .collect()
@@ -113,11 +140,19 @@ fn ops(plan: &Plan) -> Vec<String> {
 
 impl Previews {
     /// The stack's secrets for a run, the passphrase's key derived off the async workers.
-    pub(crate) async fn secrets_for(&self, version: &Arc<LoadedVersion>, passphrase: Option<String>) -> Result<StackSecrets, ServiceError> {
+    pub(crate) async fn secrets_for(
+        &self,
+        version: &Arc<LoadedVersion>,
+        passphrase: Option<String>,
+    ) -> Result<StackSecrets, ServiceError> {
         let version = version.clone();
-        tokio::task::spawn_blocking(move || StackSecrets::for_reading(&version.deployment, passphrase.as_deref()))
-            .await
-            .map_err(|e| ServiceError::Internal(format!("deriving the passphrase's key stopped: {e}")))?
+        tokio::task::spawn_blocking(move || {
+            StackSecrets::for_reading(&version.deployment, passphrase.as_deref())
+        })
+        .await
+        .map_err(|e| {
+            ServiceError::Internal(format!("deriving the passphrase's key stopped: {e}"))
+        })?
     }
 
     /// Runs `program` against `version` with freshly launched plugins, off the runtime's
@@ -134,7 +169,8 @@ impl Previews {
         let concurrency = self.engine()?.concurrency;
         let providers = self.plugin_providers(&version.summary.id).await?;
         let (version, program, secrets) = (version.clone(), program.clone(), secrets.clone());
-        let (config, scope, import_mapping, identify) = (run.config.clone(), run.scope, run.mapping.clone(), run.identify.clone());
+        let (config, scope, import_mapping, identify) =
+            (run.config.clone(), run.scope, run.mapping.clone(), run.identify.clone());
         let import_prior = run.prior.as_ref().map(prior_states).transpose()?.map(Arc::new);
         let work = async move {
             let name: Vec<&str> = version.summary.name.split('/').collect();
@@ -147,7 +183,15 @@ impl Previews {
                 config: &config,
                 decrypt: Some(&decrypt),
             };
-            let options = DeployOptions { mode, scope, concurrency, import_mapping, progress, import_prior, identify };
+            let options = DeployOptions {
+                mode,
+                scope,
+                concurrency,
+                import_mapping,
+                progress,
+                import_prior,
+                identify,
+            };
             let result = deploy(&program, &ctx, &providers, &options).await;
             providers.shutdown().await;
             result
@@ -172,7 +216,9 @@ impl Previews {
         let version = self.stacks().version(stack_id, None).await?;
         let run = ProgramRun { file, config, mapping, scope, prior, identify: None };
         let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
-        let deployed = self.run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress).await?;
+        let deployed = self
+            .run_program(&version, &program, &run, &secrets, DeployMode::Preview, progress)
+            .await?;
         let ran = started.elapsed();
         let stored = StoredPlan {
             source: PlanSource::Program { file: run.file.clone() },
@@ -182,10 +228,15 @@ impl Previews {
         };
         let steps = stored.plan.steps.len();
         let payload = SealedPayload { run: Some(run), states: deployed.states };
-        let record = self.store_preview(stack_id, version.summary.version, &text, stored, payload).await?;
+        let record =
+            self.store_preview(stack_id, version.summary.version, &text, stored, payload).await?;
         // Where a program preview's time goes: reading the program, the run (plugins launched,
         // every step generated), and storing the plan.
-        let (parse_ms, run_ms, store_ms) = (parsed.as_millis() as u64, (ran - parsed).as_millis() as u64, (started.elapsed() - ran).as_millis() as u64);
+        let (parse_ms, run_ms, store_ms) = (
+            parsed.as_millis() as u64,
+            (ran - parsed).as_millis() as u64,
+            (started.elapsed() - ran).as_millis() as u64,
+        );
         tracing::info!(preview = %record.id, stack = %version.summary.name, steps, parse_ms, run_ms, store_ms, "stored program preview");
         Ok(record)
     }
@@ -206,26 +257,39 @@ impl Previews {
         // The stack must not have moved on: nothing runs against the providers otherwise.
         let latest = self.stacks().summary(&stored.stack_id).await?;
         if latest.version != stored.base_version {
-            return Err(ferry_store::StoreError::StalePreview { base: stored.base_version, latest: latest.version }.into());
+            return Err(ferry_store::StoreError::StalePreview {
+                base: stored.base_version,
+                latest: latest.version,
+            }
+            .into());
         }
         let program = Arc::new(parse_program(&run.file, &stored.spec)?);
         let secrets = Arc::new(self.secrets_for(base, passphrase).await?);
-        let again = self.run_program(base, &program, run, &secrets, DeployMode::Preview, None).await?;
+        let again =
+            self.run_program(base, &program, run, &secrets, DeployMode::Preview, None).await?;
         if ops(&again.plan) != ops(plan) || again.plan.failed_steps().next().is_some() {
             let before: std::collections::BTreeSet<String> = ops(plan).into_iter().collect();
-            let now: Vec<String> = ops(&again.plan).into_iter().filter(|o| !before.contains(o)).take(5).collect();
+            let now: Vec<String> =
+                ops(&again.plan).into_iter().filter(|o| !before.contains(o)).take(5).collect();
             return refuse(format!(
                 "the resources changed since the preview (now: {}); preview again",
                 if now.is_empty() { "a step fails".into() } else { now.join(", ") }
             ));
         }
-        let done = self.run_program(base, &program, run, &secrets, DeployMode::Update, None).await?;
-        let failures: Vec<String> = done.plan.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
+        let done =
+            self.run_program(base, &program, run, &secrets, DeployMode::Update, None).await?;
+        let failures: Vec<String> = done
+            .plan
+            .failed_steps()
+            .map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or("")))
+            .collect();
         if !failures.is_empty() && !done.mutated {
             return refuse(format!("nothing was changed: {}", failures.join("; ")));
         }
         // The runs are over, and with them their threads' shares of the secrets.
-        let secrets = Arc::try_unwrap(secrets).map_err(|_| ServiceError::Internal("the program's runs still hold the stack's secrets".into()))?;
+        let secrets = Arc::try_unwrap(secrets).map_err(|_| {
+            ServiceError::Internal("the program's runs still hold the stack's secrets".into())
+        })?;
         Ok((done, secrets))
     }
 }

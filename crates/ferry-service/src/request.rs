@@ -29,11 +29,19 @@ pub enum PreviewSource {
 impl Previews {
     /// Runs `request` against the stack's latest version and stores the plan it makes. Writes
     /// nothing to the stack and changes nothing anywhere.
-    pub async fn preview(&self, stack_id: &str, request: PreviewRequest) -> Result<PreviewRecord, ServiceError> {
+    pub async fn preview(
+        &self,
+        stack_id: &str,
+        request: PreviewRequest,
+    ) -> Result<PreviewRecord, ServiceError> {
         let PreviewRequest { source, scope, progress } = request;
         match source {
-            PreviewSource::Spec { text, spec, strategy } => self.preview_spec(stack_id, &text, spec, progress, strategy).await,
-            PreviewSource::Program(program) => self.preview_program(stack_id, program, scope, progress).await,
+            PreviewSource::Spec { text, spec, strategy } => {
+                self.preview_spec(stack_id, &text, spec, progress, strategy).await
+            }
+            PreviewSource::Program(program) => {
+                self.preview_program(stack_id, program, scope, progress).await
+            }
         }
     }
 }

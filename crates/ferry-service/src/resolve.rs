@@ -29,15 +29,28 @@ fn holds_secret(v: &Value) -> bool {
 }
 
 /// The spec with entry `index`'s `properties` changed by `f` (given the inputs Read returned).
-fn edit_spec(text: &str, index: usize, read_keys: &[String], f: impl FnOnce(&mut Vec<String>)) -> Result<String, ServiceError> {
-    let options = jsonc_parser::ParseOptions { allow_comments: true, allow_trailing_commas: true, ..Default::default() };
+fn edit_spec(
+    text: &str,
+    index: usize,
+    read_keys: &[String],
+    f: impl FnOnce(&mut Vec<String>),
+) -> Result<String, ServiceError> {
+    let options = jsonc_parser::ParseOptions {
+        allow_comments: true,
+        allow_trailing_commas: true,
+        ..Default::default()
+    };
     let mut root: Value = jsonc_parser::parse_to_serde_value::<Option<Value>>(text, &options)
         .map_err(|e| ServiceError::Plan(format!("the plan's spec does not parse: {e}")))?
         .ok_or_else(|| ServiceError::Plan("the plan's spec is empty".into()))?;
-    let entry =
-        root["resources"].get_mut(index).and_then(Value::as_object_mut).ok_or_else(|| ServiceError::Plan(format!("the spec has no resources[{index}]")))?;
+    let entry = root["resources"]
+        .get_mut(index)
+        .and_then(Value::as_object_mut)
+        .ok_or_else(|| ServiceError::Plan(format!("the spec has no resources[{index}]")))?;
     let mut list: Vec<String> = match entry.get("properties") {
-        Some(Value::Array(items)) => items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect(),
+        Some(Value::Array(items)) => {
+            items.iter().filter_map(|v| v.as_str().map(str::to_string)).collect()
+        }
         _ => read_keys.to_vec(),
     };
     f(&mut list);
@@ -52,38 +65,70 @@ struct Texts {
 }
 
 /// Applies one resolution of `step` (reviewed as `detail`) to the texts.
-fn apply(texts: &mut Texts, kind: SourceKind, step: &Step, detail: &ReviewDetail, resolution: &Resolution) -> Result<(), ServiceError> {
-    let property = detail
-        .properties
-        .iter()
-        .find(|p| p.path == resolution.property)
-        .ok_or_else(|| ServiceError::Plan(format!("`{}` has no property `{}`", detail.row.name, resolution.property)))?;
+fn apply(
+    texts: &mut Texts,
+    kind: SourceKind,
+    step: &Step,
+    detail: &ReviewDetail,
+    resolution: &Resolution,
+) -> Result<(), ServiceError> {
+    let property =
+        detail.properties.iter().find(|p| p.path == resolution.property).ok_or_else(|| {
+            ServiceError::Plan(format!(
+                "`{}` has no property `{}`",
+                detail.row.name, resolution.property
+            ))
+        })?;
     let name = detail.row.name.clone();
     let prop = resolution.property.clone();
-    let edit_failed = |e: ferry_engine::program::edit::EditError| ServiceError::Plan(format!("cannot edit the program: {e}"));
+    let edit_failed = |e: ferry_engine::program::edit::EditError| {
+        ServiceError::Plan(format!("cannot edit the program: {e}"))
+    };
     if kind == SourceKind::Program {
         let text = texts.program.take().unwrap_or_default();
         let edited = match resolution.action.as_str() {
             "adopt" => {
-                let value = property.read.clone().ok_or_else(|| ServiceError::Plan(format!("Read returned no `{prop}` to adopt")))?;
+                let value = property.read.clone().ok_or_else(|| {
+                    ServiceError::Plan(format!("Read returned no `{prop}` to adopt"))
+                })?;
                 if holds_secret(&value) {
                     return Err(ServiceError::Plan(format!(
                         "`{prop}` is a secret: Ferry never writes a secret into a program; set it from secret config (`fn::secret`) instead"
                     )));
                 }
-                edit_program(&text, &ProgramEdit::SetProperty { resource: name, property: prop, value }).map_err(edit_failed)?
+                edit_program(
+                    &text,
+                    &ProgramEdit::SetProperty { resource: name, property: prop, value },
+                )
+                .map_err(edit_failed)?
             }
-            "omit" => edit_program(&text, &ProgramEdit::RemoveProperty { resource: name, property: prop }).map_err(edit_failed)?,
-            "ignore" => edit_program(&text, &ProgramEdit::IgnoreChanges { resource: name, property: prop }).map_err(edit_failed)?,
+            "omit" => {
+                edit_program(&text, &ProgramEdit::RemoveProperty { resource: name, property: prop })
+                    .map_err(edit_failed)?
+            }
+            "ignore" => {
+                edit_program(&text, &ProgramEdit::IgnoreChanges { resource: name, property: prop })
+                    .map_err(edit_failed)?
+            }
             _ => text,
         };
         texts.program = Some(edited);
         return Ok(());
     }
-    let text = texts.spec.take().ok_or_else(|| ServiceError::Plan("the plan has no spec to resolve in".into()))?;
-    let index = step.spec_index.ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
+    let text = texts
+        .spec
+        .take()
+        .ok_or_else(|| ServiceError::Plan("the plan has no spec to resolve in".into()))?;
+    let index = step.spec_index.ok_or_else(|| {
+        ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn))
+    })?;
     // The inputs the generated code sets: a spec's `properties` names top-level ones.
-    let read_keys: Vec<String> = detail.properties.iter().filter(|p| p.program.is_some() && !p.path.contains(['.', '['])).map(|p| p.path.clone()).collect();
+    let read_keys: Vec<String> = detail
+        .properties
+        .iter()
+        .filter(|p| p.program.is_some() && !p.path.contains(['.', '[']))
+        .map(|p| p.path.clone())
+        .collect();
     texts.spec = Some(match resolution.action.as_str() {
         "adopt" => edit_spec(&text, index, &read_keys, |l| {
             if !l.contains(&prop) {
@@ -101,9 +146,18 @@ fn apply(texts: &mut Texts, kind: SourceKind, step: &Step, detail: &ReviewDetail
 impl Plans {
     /// Applies `resolution` to the plan's latest revision, judged against `preview` (one of
     /// that revision's previews), and saves the result as the next revision.
-    pub async fn resolve(&self, author: &Caller, plan_id: &str, preview: &str, resolution: Resolution) -> Result<PlanView, ServiceError> {
+    pub async fn resolve(
+        &self,
+        author: &Caller,
+        plan_id: &str,
+        preview: &str,
+        resolution: Resolution,
+    ) -> Result<PlanView, ServiceError> {
         if !ACTIONS.contains(&resolution.action.as_str()) {
-            return Err(ServiceError::Plan(format!("unknown resolution `{}` (adopt, keep, ignore or omit)", resolution.action)));
+            return Err(ServiceError::Plan(format!(
+                "unknown resolution `{}` (adopt, keep, ignore or omit)",
+                resolution.action
+            )));
         }
         self.resolve_all(author, plan_id, preview, |_| vec![resolution.clone()]).await
     }
@@ -112,16 +166,27 @@ impl Plans {
     /// the preview) that is only a zero value Read returned or a default Check filled in: the
     /// program (or the spec's `properties`) then says what the resource already is. Secrets are
     /// left alone (Ferry never writes one into a program).
-    pub async fn adopt_zero_values_and_defaults(&self, author: &Caller, plan_id: &str, preview: &str, urn: Option<&str>) -> Result<PlanView, ServiceError> {
+    pub async fn adopt_zero_values_and_defaults(
+        &self,
+        author: &Caller,
+        plan_id: &str,
+        preview: &str,
+        urn: Option<&str>,
+    ) -> Result<PlanView, ServiceError> {
         self.resolve_all(author, plan_id, preview, |record| {
             reviewable_steps(record)
                 .filter(|s| urn.is_none_or(|u| s.urn == u))
                 .flat_map(|s| {
-                    s.diffs.iter().filter(|d| only_zero_or_default(d) && !d.read.as_ref().is_some_and(holds_secret)).map(|d| Resolution {
-                        urn: s.urn.clone(),
-                        property: d.path.clone(),
-                        action: "adopt".into(),
-                    })
+                    s.diffs
+                        .iter()
+                        .filter(|d| {
+                            only_zero_or_default(d) && !d.read.as_ref().is_some_and(holds_secret)
+                        })
+                        .map(|d| Resolution {
+                            urn: s.urn.clone(),
+                            property: d.path.clone(),
+                            action: "adopt".into(),
+                        })
                 })
                 .collect()
         })
@@ -151,19 +216,32 @@ impl Plans {
         }
         let kind = record.plan.kind();
         let mut options: PlanOptions = current.current.options.clone();
-        let steps: HashMap<&str, &Step> = reviewable_steps(&record).map(|s| (s.urn.as_str(), s)).collect();
-        let mut texts = Texts { spec: current.current.spec.clone(), program: current.current.program.clone() };
+        let steps: HashMap<&str, &Step> =
+            reviewable_steps(&record).map(|s| (s.urn.as_str(), s)).collect();
+        let mut texts =
+            Texts { spec: current.current.spec.clone(), program: current.current.program.clone() };
         // One review per resource, however many of its properties are resolved (what `apply`
         // reads of it, the values and paths, no resolution changes).
         let mut details: HashMap<String, ReviewDetail> = HashMap::new();
         for resolution in resolutions {
-            let step = steps.get(resolution.urn.as_str()).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn)))?;
-            let detail = details.entry(resolution.urn.clone()).or_insert_with(|| step_detail(step, kind, &options.decisions));
+            let step = steps.get(resolution.urn.as_str()).ok_or_else(|| {
+                ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn))
+            })?;
+            let detail = details
+                .entry(resolution.urn.clone())
+                .or_insert_with(|| step_detail(step, kind, &options.decisions));
             apply(&mut texts, kind, step, detail, &resolution)?;
-            options.decisions.retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
+            options
+                .decisions
+                .retain(|d| !(d.urn == resolution.urn && d.property == resolution.property));
             options.decisions.push(resolution);
         }
-        self.save_plan(author, plan_id, PlanInput { title: None, spec: texts.spec, program: texts.program, options }).await
+        self.save_plan(
+            author,
+            plan_id,
+            PlanInput { title: None, spec: texts.spec, program: texts.program, options },
+        )
+        .await
     }
 }
 

@@ -12,7 +12,9 @@ use ferry_state::deployment::Resource;
 use ferry_state::graph_summary::{summarise, Summary, SUMMARY_BUDGET};
 use ferry_state::StackGraph;
 use ferry_types::SourceKind;
-use ferry_types::{PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewPage, ReviewQuery, ReviewRow};
+use ferry_types::{
+    PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewPage, ReviewQuery, ReviewRow,
+};
 use serde_json::{json, Map, Value};
 
 use crate::{PreviewRecord, Previews, ServiceError};
@@ -22,7 +24,11 @@ use crate::{PreviewRecord, Previews, ServiceError};
 fn reviewable(kind: SourceKind, step: &Step) -> bool {
     match kind {
         SourceKind::Spec => step.spec_index.is_some() && step.op != StepOp::Replace,
-        SourceKind::Program => !(step.op == StepOp::Same && (step.type_ == "pulumi:pulumi:Stack" || step.type_.starts_with("pulumi:providers:"))),
+        SourceKind::Program => {
+            !(step.op == StepOp::Same
+                && (step.type_ == "pulumi:pulumi:Stack"
+                    || step.type_.starts_with("pulumi:providers:")))
+        }
     }
 }
 
@@ -50,9 +56,22 @@ fn step_row(s: &Step) -> ReviewRow {
         }
     }
     let imports = matches!(s.op, StepOp::Import | StepOp::ImportReplacement);
-    let differs = if imports { s.diffs.iter().filter(|d| d.kind != DiffKind::None).map(|d| d.path.clone()).collect() } else { Vec::new() };
-    let zero_or_default = if imports { s.diffs.iter().filter(|d| only_zero_or_default(d)).count() } else { 0 };
-    ReviewRow { urn: s.urn.clone(), name: s.name.clone(), type_: s.type_.clone(), status: s.status_text().to_string(), warnings, differs, zero_or_default }
+    let differs = if imports {
+        s.diffs.iter().filter(|d| d.kind != DiffKind::None).map(|d| d.path.clone()).collect()
+    } else {
+        Vec::new()
+    };
+    let zero_or_default =
+        if imports { s.diffs.iter().filter(|d| only_zero_or_default(d)).count() } else { 0 };
+    ReviewRow {
+        urn: s.urn.clone(),
+        name: s.name.clone(),
+        type_: s.type_.clone(),
+        status: s.status_text().to_string(),
+        warnings,
+        differs,
+        zero_or_default,
+    }
 }
 
 fn cause_text(c: DiffCause) -> &'static str {
@@ -118,7 +137,8 @@ impl ReviewRows {
         let types = types.into_iter().map(str::to_string).collect();
         let zero_or_default = rows.iter().map(|r| r.zero_or_default).sum();
         let refusal = record.plan.plan.commit_refusal(false);
-        let result_keys = reviewable_steps(record).map(|s| (s.urn.clone(), result_key(s))).collect();
+        let result_keys =
+            reviewable_steps(record).map(|s| (s.urn.clone(), result_key(s))).collect();
         ReviewRows { rows, by_status, types, zero_or_default, refusal, result_keys }
     }
 
@@ -131,9 +151,12 @@ impl ReviewRows {
         let matches = |r: &ReviewRow| {
             (statuses.is_empty() || statuses.contains(&r.status.as_str()))
                 && (query.type_.is_empty() || r.type_ == query.type_)
-                && (needle.is_empty() || r.name.to_lowercase().contains(&needle) || r.urn.to_lowercase().contains(&needle))
+                && (needle.is_empty()
+                    || r.name.to_lowercase().contains(&needle)
+                    || r.urn.to_lowercase().contains(&needle))
         };
-        let limit = if query.limit == 0 { MAX_REVIEW_ROWS } else { query.limit.min(MAX_REVIEW_ROWS) };
+        let limit =
+            if query.limit == 0 { MAX_REVIEW_ROWS } else { query.limit.min(MAX_REVIEW_ROWS) };
         let (mut matched, mut page) = (0, Vec::new());
         for r in self.rows.iter().filter(|r| matches(r)) {
             if matched >= query.offset && page.len() < limit {
@@ -173,7 +196,13 @@ impl ReviewRows {
 fn urgency(status: &str) -> u8 {
     match status {
         "failed" | "not-found" | "conflict" => 0,
-        "ready-with-warnings" | "delete" | "replace" | "delete-replaced" | "create-replacement" | "import-replacement" | "read-replacement" => 1,
+        "ready-with-warnings"
+        | "delete"
+        | "replace"
+        | "delete-replaced"
+        | "create-replacement"
+        | "import-replacement"
+        | "read-replacement" => 1,
         "update" | "create" | "relinquish" => 2,
         "already-managed" => 3,
         "ready" | "import" | "read" => 4,
@@ -291,12 +320,24 @@ pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) 
 }
 
 /// One resource's review, or `None` when the preview does not hold `urn`.
-pub fn review_detail(record: &PreviewRecord, urn: &str, decisions: &[Resolution]) -> Option<ReviewDetail> {
-    reviewable_steps(record).find(|s| s.urn == urn).map(|s| step_detail(s, record.plan.kind(), decisions))
+pub fn review_detail(
+    record: &PreviewRecord,
+    urn: &str,
+    decisions: &[Resolution],
+) -> Option<ReviewDetail> {
+    reviewable_steps(record)
+        .find(|s| s.urn == urn)
+        .map(|s| step_detail(s, record.plan.kind(), decisions))
 }
 
 /// A resource of the preview as a node of the graph: URN, type, parent and provider.
-fn planned_resource(urn: &str, type_: &str, id: Option<&str>, parent: Option<&str>, provider: Option<&str>) -> Resource {
+fn planned_resource(
+    urn: &str,
+    type_: &str,
+    id: Option<&str>,
+    parent: Option<&str>,
+    provider: Option<&str>,
+) -> Resource {
     serde_json::from_value(json!({
         "urn": urn,
         "type": type_,
@@ -321,7 +362,9 @@ impl Previews {
     pub async fn preview_by_ref(&self, r: &PreviewRef) -> Result<PreviewRecord, ServiceError> {
         match r {
             PreviewRef::Owner { preview } => self.stored_preview(preview).await,
-            PreviewRef::Shared { token, revision, index } => self.plans().shared_preview(token, Some(*revision), *index).await,
+            PreviewRef::Shared { token, revision, index } => {
+                self.plans().shared_preview(token, Some(*revision), *index).await
+            }
         }
     }
 
@@ -329,13 +372,18 @@ impl Previews {
     pub async fn preview_id(&self, r: &PreviewRef) -> Result<String, ServiceError> {
         match r {
             PreviewRef::Owner { preview } => Ok(preview.clone()),
-            PreviewRef::Shared { token, revision, index } => self.plans().shared_preview_id(token, Some(*revision), *index).await,
+            PreviewRef::Shared { token, revision, index } => {
+                self.plans().shared_preview_id(token, Some(*revision), *index).await
+            }
         }
     }
 
     /// The version the preview's commit wrote, if it was committed (without reading the
     /// preview).
-    pub async fn preview_committed_version(&self, r: &PreviewRef) -> Result<Option<i64>, ServiceError> {
+    pub async fn preview_committed_version(
+        &self,
+        r: &PreviewRef,
+    ) -> Result<Option<i64>, ServiceError> {
         Ok(self.store.stacks().preview_committed_version(&self.preview_id(r).await?).await?)
     }
 
@@ -343,11 +391,17 @@ impl Previews {
     /// a plan).
     async fn preview_decisions(&self, r: &PreviewRef) -> Result<Vec<Resolution>, ServiceError> {
         let revision = match r {
-            PreviewRef::Owner { preview } => match self.store.plans().plan_of_preview(preview).await? {
-                Some((plan, revision)) => Some(self.store.plans().plan_revision(&plan, Some(revision)).await?),
-                None => None,
-            },
-            PreviewRef::Shared { token, revision, .. } => Some(self.plans().shared_revision(token, Some(*revision)).await?),
+            PreviewRef::Owner { preview } => {
+                match self.store.plans().plan_of_preview(preview).await? {
+                    Some((plan, revision)) => {
+                        Some(self.store.plans().plan_revision(&plan, Some(revision)).await?)
+                    }
+                    None => None,
+                }
+            }
+            PreviewRef::Shared { token, revision, .. } => {
+                Some(self.plans().shared_revision(token, Some(*revision)).await?)
+            }
         };
         Ok(revision.map(|rev| crate::plans::options_of(&rev).decisions).unwrap_or_default())
     }
@@ -366,7 +420,10 @@ impl Previews {
 
     /// How many of the stored preview's resources have each status, and how many have
     /// properties that still differ: what a plan's status counts.
-    pub(crate) async fn review_counts(&self, preview_id: &str) -> Result<PreviewCounts, ServiceError> {
+    pub(crate) async fn review_counts(
+        &self,
+        preview_id: &str,
+    ) -> Result<PreviewCounts, ServiceError> {
         let rows = self.rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
         Ok(PreviewCounts {
             by_status: rows.by_status.clone(),
@@ -376,14 +433,23 @@ impl Previews {
     }
 
     /// One page of the stored preview's results (see [`ReviewRows::page`]).
-    pub async fn review_page(&self, r: &PreviewRef, query: &ReviewQuery) -> Result<ReviewPage, ServiceError> {
+    pub async fn review_page(
+        &self,
+        r: &PreviewRef,
+        query: &ReviewQuery,
+    ) -> Result<ReviewPage, ServiceError> {
         Ok(self.rows_of(r).await?.page(query))
     }
 
-    pub async fn review_detail(&self, r: &PreviewRef, urn: &str) -> Result<ReviewDetail, ServiceError> {
+    pub async fn review_detail(
+        &self,
+        r: &PreviewRef,
+        urn: &str,
+    ) -> Result<ReviewDetail, ServiceError> {
         let record = self.preview_by_ref(r).await?;
         let decisions = self.preview_decisions(r).await?;
-        review_detail(&record, urn, &decisions).ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{urn}`")))
+        review_detail(&record, urn, &decisions)
+            .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{urn}`")))
     }
 
     /// The stack graph with the preview's resources: before a commit, the stack it ran against
@@ -392,11 +458,16 @@ impl Previews {
     ///
     /// Summarised as a stack's graph is, opening what `expand` names (`None`: the whole graph);
     /// a node standing for many resources shows the status that asks the most of a reviewer.
-    pub async fn preview_graph(&self, r: &PreviewRef, expand: Option<&HashSet<String>>) -> Result<Value, ServiceError> {
+    pub async fn preview_graph(
+        &self,
+        r: &PreviewRef,
+        expand: Option<&HashSet<String>>,
+    ) -> Result<Value, ServiceError> {
         let record = self.preview_by_ref(r).await?;
         // From the record just read: the kept rows would parse the preview again when cold.
         let rows = review_rows(&record);
-        let status: HashMap<&str, &str> = rows.iter().map(|row| (row.urn.as_str(), row.status.as_str())).collect();
+        let status: HashMap<&str, &str> =
+            rows.iter().map(|row| (row.urn.as_str(), row.status.as_str())).collect();
         let committed = record.committed_version.is_some();
         let (version, planned);
         let full: &StackGraph = match record.committed_version {
@@ -405,14 +476,24 @@ impl Previews {
                 version.graph()
             }
             None => {
-                let base = self.stacks().version(&record.stack_id, Some(record.base_version)).await?;
+                let base =
+                    self.stacks().version(&record.stack_id, Some(record.base_version)).await?;
                 let existing = base.deployment.reference_index();
                 let added: Vec<Resource> = reviewable_steps(&record)
                     .filter(|s| !existing.contains_key(s.urn.as_str()))
-                    .map(|s| planned_resource(&s.urn, &s.type_, s.id.as_deref(), s.parent.as_deref(), s.provider.as_deref()))
+                    .map(|s| {
+                        planned_resource(
+                            &s.urn,
+                            &s.type_,
+                            s.id.as_deref(),
+                            s.parent.as_deref(),
+                            s.provider.as_deref(),
+                        )
+                    })
                     .collect();
                 // Parents and providers the graph cannot find are dropped by the layout, not errors.
-                let resources: Vec<&Resource> = base.deployment.resources().iter().chain(&added).collect();
+                let resources: Vec<&Resource> =
+                    base.deployment.resources().iter().chain(&added).collect();
                 planned = StackGraph::from_resources(&resources);
                 &planned
             }
@@ -458,8 +539,10 @@ mod tests {
     fn a_check_failure_is_listed_once() {
         let mut step = Step::new(StepOp::Import, "urn:pulumi:s::p::t:m:T::a", "t:m:T", "a");
         // An import step tells its failures among its warnings too; a failed step does not.
-        step.check_failures =
-            vec![CheckFailure { property: "length".into(), reason: "too short".into() }, CheckFailure { property: String::new(), reason: "bad".into() }];
+        step.check_failures = vec![
+            CheckFailure { property: "length".into(), reason: "too short".into() },
+            CheckFailure { property: String::new(), reason: "bad".into() },
+        ];
         step.warnings = vec!["Check: length: too short".into(), "Check: bad".into()];
         assert_eq!(step_row(&step).warnings, ["Check: length: too short", "Check: bad"]);
         step.warnings.clear();

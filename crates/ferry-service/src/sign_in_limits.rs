@@ -60,7 +60,8 @@ impl SignInLimits {
         let mut failures = self.failures.lock().expect("limits lock");
         let Some(recent) = failures.get_mut(account) else { return true };
         forget_before(recent, now);
-        let mine: Vec<Instant> = recent.iter().filter(|(_, from)| *from == address).map(|(at, _)| *at).collect();
+        let mine: Vec<Instant> =
+            recent.iter().filter(|(_, from)| *from == address).map(|(at, _)| *at).collect();
         if mine.is_empty() {
             // The owner's address, or any that has not guessed: never held back for others.
             return true;
@@ -126,13 +127,19 @@ mod tests {
             limits.failed("ann", ip(1), start);
         }
         assert!(!limits.allow("ann", ip(1), start), "the guesser waits");
-        assert!(limits.allow("ann", ip(2), start), "the owner, from an address with no failures, is let in");
+        assert!(
+            limits.allow("ann", ip(2), start),
+            "the owner, from an address with no failures, is let in"
+        );
         assert!(limits.allow("ann", ip(1), start + ADDRESS_REFILL), "one more try per refill");
         // Many addresses guessing at once: each that failed waits; the owner still gets in.
         for n in 10..(10 + ACCOUNT_FAILURES as u8) {
             limits.failed("ann", ip(n), start);
         }
-        assert!(!limits.allow("ann", ip(10), start + ADDRESS_REFILL * 3), "a guessing address waits out the window");
+        assert!(
+            !limits.allow("ann", ip(10), start + ADDRESS_REFILL * 3),
+            "a guessing address waits out the window"
+        );
         assert!(limits.allow("ann", ip(250), start), "an address with no failures on the account");
         assert!(limits.allow("bob", ip(1), start), "another account is not held back");
     }
@@ -147,6 +154,10 @@ mod tests {
         }
         assert_eq!(limits.remembered().0, 200);
         limits.sweep(start + WINDOW + Duration::from_secs(1));
-        assert_eq!(limits.remembered().0, 0, "failures past the window are dropped with their accounts");
+        assert_eq!(
+            limits.remembered().0,
+            0,
+            "failures past the window are dropped with their accounts"
+        );
     }
 }

@@ -19,17 +19,29 @@ pub struct StackConfig {
 impl StackConfig {
     /// Reads `Pulumi.<stack>.yaml` text; what is wrong is named with its line.
     pub fn parse(yaml: &str) -> Result<StackConfig, ServiceError> {
-        let invalid = |what: String| ServiceError::Invalid(format!("the stack's configuration file (Pulumi.<stack>.yaml) {what}"));
+        let invalid = |what: String| {
+            ServiceError::Invalid(format!(
+                "the stack's configuration file (Pulumi.<stack>.yaml) {what}"
+            ))
+        };
         if yaml.trim().is_empty() {
             return Ok(StackConfig::default());
         }
-        let root = marked_yaml::parse_yaml(0, yaml).map_err(|e| invalid(format!("does not parse as YAML: {e}")))?;
-        let Node::Mapping(map) = root else { return Err(invalid("is not a mapping of keys (`config:`, `encryptionsalt:`, …)".into())) };
+        let root = marked_yaml::parse_yaml(0, yaml)
+            .map_err(|e| invalid(format!("does not parse as YAML: {e}")))?;
+        let Node::Mapping(map) = root else {
+            return Err(invalid(
+                "is not a mapping of keys (`config:`, `encryptionsalt:`, …)".into(),
+            ));
+        };
         let text = |key: &str| -> Result<Option<String>, ServiceError> {
             match map.get_node(key) {
                 None => Ok(None),
                 Some(Node::Scalar(s)) => Ok(Some(s.as_str().to_string())),
-                Some(other) => Err(invalid(format!("has a `{key}` that is not text (line {})", other.span().start().map(|m| m.line()).unwrap_or(0)))),
+                Some(other) => Err(invalid(format!(
+                    "has a `{key}` that is not text (line {})",
+                    other.span().start().map(|m| m.line()).unwrap_or(0)
+                ))),
             }
         };
         let encryption_salt = text("encryptionsalt")?;
@@ -46,7 +58,11 @@ impl StackConfig {
 impl Stacks {
     /// Keeps `yaml` as the stack's `Pulumi.<stack>.yaml` (checked first), and returns what
     /// Ferry reads of it.
-    pub async fn set_stack_config(&self, stack_id: &str, yaml: &str) -> Result<StackConfig, ServiceError> {
+    pub async fn set_stack_config(
+        &self,
+        stack_id: &str,
+        yaml: &str,
+    ) -> Result<StackConfig, ServiceError> {
         let config = StackConfig::parse(yaml)?;
         self.store.stacks().stack(stack_id).await?;
         self.store.stacks().set_stack_config(stack_id, yaml).await?;
@@ -68,10 +84,14 @@ mod tests {
 
     #[test]
     fn the_salt_and_provider_are_read_and_bad_files_named() {
-        let config = StackConfig::parse("encryptionsalt: v1:c2FsdA==:v1:bm9uY2U=:Y2hlY2s=\nconfig:\n  aws:region: us-west-2\n").unwrap();
+        let config = StackConfig::parse(
+            "encryptionsalt: v1:c2FsdA==:v1:bm9uY2U=:Y2hlY2s=\nconfig:\n  aws:region: us-west-2\n",
+        )
+        .unwrap();
         assert_eq!(config.encryption_salt.as_deref(), Some("v1:c2FsdA==:v1:bm9uY2U=:Y2hlY2s="));
         assert_eq!(config.secrets_provider, None);
-        let kms = StackConfig::parse("secretsprovider: awskms://alias/team\nencryptedkey: abc\n").unwrap();
+        let kms = StackConfig::parse("secretsprovider: awskms://alias/team\nencryptedkey: abc\n")
+            .unwrap();
         assert_eq!(kms.secrets_provider.as_deref(), Some("awskms://alias/team"));
         assert_eq!(StackConfig::parse("").unwrap(), StackConfig::default());
         for bad in ["encryptionsalt: nope", "- a list", "encryptionsalt: [1]", "a: : b: ["] {

@@ -24,10 +24,23 @@ pub struct LoadedVersion {
 }
 
 impl LoadedVersion {
-    pub(crate) fn new(summary: StackSummary, deployment: Deployment, features: Vec<String>) -> LoadedVersion {
+    pub(crate) fn new(
+        summary: StackSummary,
+        deployment: Deployment,
+        features: Vec<String>,
+    ) -> LoadedVersion {
         // Cheap (one pass), and it was clean apart from warnings when it was stored.
-        let warnings = ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
-        LoadedVersion { summary, deployment, features, warnings, graph: Default::default(), urn_index: Default::default(), search_keys: Default::default() }
+        let warnings =
+            ferry_state::validate::check_references(&deployment, "deployment").unwrap_or_default();
+        LoadedVersion {
+            summary,
+            deployment,
+            features,
+            warnings,
+            graph: Default::default(),
+            urn_index: Default::default(),
+            search_keys: Default::default(),
+        }
     }
 
     pub fn graph(&self) -> &StackGraph {
@@ -48,7 +61,13 @@ impl Stacks {
     /// the checkpoint records, when it is a full `org/project/stack`), for the server itself
     /// (the demo, a state file the command line opens). Nothing is stored unless the whole file
     /// loads, and its resources carry the stack's name.
-    pub async fn upload(&self, name: Option<&str>, bytes: Vec<u8>, passphrase: Option<String>, origin: &str) -> Result<UploadOutcome, ServiceError> {
+    pub async fn upload(
+        &self,
+        name: Option<&str>,
+        bytes: Vec<u8>,
+        passphrase: Option<String>,
+        origin: &str,
+    ) -> Result<UploadOutcome, ServiceError> {
         self.store_upload(None, name, bytes, passphrase, origin, false).await
     }
 
@@ -71,10 +90,16 @@ impl Stacks {
     }
 
     /// Whether `caller` may store a new version of `name`: see [`Self::upload_by`].
-    async fn may_upload(&self, caller: &access::Caller, name: &StackName) -> Result<(), ServiceError> {
+    async fn may_upload(
+        &self,
+        caller: &access::Caller,
+        name: &StackName,
+    ) -> Result<(), ServiceError> {
         let org = access::org_of_name(name.as_str());
         caller.require(org, access::Role::Planner)?;
-        let Some(stack_id) = self.store.stacks().stack_id_by_name(name).await? else { return Ok(()) };
+        let Some(stack_id) = self.store.stacks().stack_id_by_name(name).await? else {
+            return Ok(());
+        };
         caller.require(org, access::Role::Committer)?;
         let settings = self.store.plans().stack_settings(&stack_id).await?;
         if settings.required_approvals > 0 {
@@ -102,7 +127,8 @@ impl Stacks {
             self.may_upload(caller, name).await?;
         }
         let named = name.is_some();
-        let (loaded, export, name) = self.read_upload(name, bytes, passphrase, origin, force).await?;
+        let (loaded, export, name) =
+            self.read_upload(name, bytes, passphrase, origin, force).await?;
         if let (Some(caller), false) = (caller, named) {
             self.may_upload(caller, &name).await?;
         }
@@ -146,13 +172,24 @@ impl Stacks {
         // taken as they are, and checked when a commit brings the passphrase.
         let unchecked_passphrase_secrets = origin == "backend";
         tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
-            let mut loaded = load_state(&bytes, LoadOptions { passphrase: passphrase.as_deref(), key: None, unchecked_passphrase_secrets })?;
+            let mut loaded = load_state(
+                &bytes,
+                LoadOptions {
+                    passphrase: passphrase.as_deref(),
+                    key: None,
+                    unchecked_passphrase_secrets,
+                },
+            )?;
             // The upload's bytes are done with before the export is written out, and the
             // export's text before the write (the store keeps it packed).
             drop(bytes);
             let name = match name {
                 Some(name) => name,
-                None => loaded.stack.as_deref().and_then(|s| StackName::parse(s).ok()).ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
+                None => loaded
+                    .stack
+                    .as_deref()
+                    .and_then(|s| StackName::parse(s).ok())
+                    .ok_or(ServiceError::NameRequired { recorded: loaded.stack.clone() })?,
             };
             let (project, stack) = name.project_and_stack();
             let carried = ferry_state::rename::stack_names(&loaded.deployment);
@@ -161,7 +198,10 @@ impl Stacks {
                     let org = access::org_of_name(name.as_str());
                     return Err(ServiceError::StackMismatch {
                         name: name.as_str().to_string(),
-                        carried: carried.into_iter().map(|(p, s)| format!("{org}/{p}/{s}")).collect(),
+                        carried: carried
+                            .into_iter()
+                            .map(|(p, s)| format!("{org}/{p}/{s}"))
+                            .collect(),
                     });
                 }
                 ferry_state::rename::rename_stack(&mut loaded.deployment, project, stack);
@@ -178,7 +218,10 @@ impl Stacks {
     }
 
     /// The stacks of the organisations `caller` may read.
-    pub async fn list_for(&self, caller: &access::Caller) -> Result<Vec<StackSummary>, ServiceError> {
+    pub async fn list_for(
+        &self,
+        caller: &access::Caller,
+    ) -> Result<Vec<StackSummary>, ServiceError> {
         caller.require_signed_in()?;
         let mut stacks = self.store.stacks().list_stacks().await?;
         stacks.retain(|s| caller.may(access::org_of_name(&s.name), access::Role::Viewer));
@@ -194,7 +237,11 @@ impl Stacks {
     }
 
     /// A version (the latest when `version` is `None`), parsed, from the cache when possible.
-    pub async fn version(&self, id: &str, version: Option<i64>) -> Result<Arc<LoadedVersion>, ServiceError> {
+    pub async fn version(
+        &self,
+        id: &str,
+        version: Option<i64>,
+    ) -> Result<Arc<LoadedVersion>, ServiceError> {
         let number = match version {
             Some(v) => v,
             None => self.store.stacks().stack(id).await?.version,
@@ -213,8 +260,10 @@ impl Stacks {
                 features: Vec<String>,
                 deployment: Deployment,
             }
-            let StoredExport { features, deployment } =
-                serde_json::from_str(&stored.export_json).map_err(|e| ServiceError::Internal(format!("stored state does not parse: {e}")))?;
+            let StoredExport { features, deployment } = serde_json::from_str(&stored.export_json)
+                .map_err(|e| {
+                ServiceError::Internal(format!("stored state does not parse: {e}"))
+            })?;
             Ok(LoadedVersion::new(stored.summary, deployment, features))
         })
         .await
@@ -224,7 +273,11 @@ impl Stacks {
 
     /// A stored version's export, as stored (read from the store: the parsed versions in
     /// memory do not keep their text).
-    pub async fn export_text(&self, id: &str, version: Option<i64>) -> Result<String, ServiceError> {
+    pub async fn export_text(
+        &self,
+        id: &str,
+        version: Option<i64>,
+    ) -> Result<String, ServiceError> {
         Ok(self.store.stacks().version(id, version).await?.export_json)
     }
 
@@ -234,7 +287,9 @@ impl Stacks {
         if self.store.stacks().stack_id_by_name(&name).await?.is_some() {
             return Ok(None);
         }
-        let outcome = self.upload(Some(DEMO_STACK), demo_export().to_string().into_bytes(), None, "demo").await?;
+        let outcome = self
+            .upload(Some(DEMO_STACK), demo_export().to_string().into_bytes(), None, "demo")
+            .await?;
         Ok(Some(outcome.summary))
     }
 }

@@ -6,8 +6,8 @@
 
 use ferry_terraform::providers::resolve;
 use ferry_terraform::{
-    migrate, read_configuration, read_state, Claim, ConfigurationFile, Mappings, Migration, MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping,
-    Resolution, Row, State,
+    migrate, read_configuration, read_state, Claim, ConfigurationFile, Mappings, Migration,
+    MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping, Resolution, Row, State,
 };
 use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
 use futures_util::StreamExt;
@@ -32,11 +32,19 @@ const MAX_CONFIGURATION_FILES: usize = 10_000;
 /// The `.tf` files of a configuration sent as a zip of its folder: each file's path inside the
 /// zip and its text. Other files are skipped; a `.tf` file that is not UTF-8, a zip that does
 /// not read, or one larger than `max_bytes` unpacked is refused by name.
-pub fn configuration_of_zip(bytes: &[u8], max_bytes: usize) -> Result<Vec<ConfigurationFile>, ServiceError> {
-    let bad = |why: String| ServiceError::Invalid(format!("the Terraform configuration's zip: {why}"));
-    let mut archive = zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
+pub fn configuration_of_zip(
+    bytes: &[u8],
+    max_bytes: usize,
+) -> Result<Vec<ConfigurationFile>, ServiceError> {
+    let bad =
+        |why: String| ServiceError::Invalid(format!("the Terraform configuration's zip: {why}"));
+    let mut archive =
+        zip::ZipArchive::new(std::io::Cursor::new(bytes)).map_err(|e| bad(e.to_string()))?;
     if archive.len() > MAX_CONFIGURATION_FILES {
-        return Err(bad(format!("it holds {} entries; at most {MAX_CONFIGURATION_FILES} are read", archive.len())));
+        return Err(bad(format!(
+            "it holds {} entries; at most {MAX_CONFIGURATION_FILES} are read",
+            archive.len()
+        )));
     }
     let mut files = Vec::new();
     let mut total = 0usize;
@@ -49,7 +57,8 @@ pub fn configuration_of_zip(bytes: &[u8], max_bytes: usize) -> Result<Vec<Config
         // Read no further than the limit, whatever the entry's header claims.
         let mut text = String::new();
         let room = max_bytes.saturating_sub(total) as u64 + 1;
-        std::io::Read::read_to_string(&mut std::io::Read::take(&mut entry, room), &mut text).map_err(|e| bad(format!("`{path}`: {e}")))?;
+        std::io::Read::read_to_string(&mut std::io::Read::take(&mut entry, room), &mut text)
+            .map_err(|e| bad(format!("`{path}`: {e}")))?;
         total += text.len();
         if total > max_bytes {
             return Err(bad(format!("its `.tf` files are larger than {max_bytes} bytes unpacked")));
@@ -86,7 +95,15 @@ impl Plans {
         configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
     ) -> Result<TerraformMigration, ServiceError> {
-        self.migrate_terraform_named(author, stack_id, file, "the Terraform state", configuration, choices).await
+        self.migrate_terraform_named(
+            author,
+            stack_id,
+            file,
+            "the Terraform state",
+            configuration,
+            choices,
+        )
+        .await
     }
 
     /// [`Plans::migrate_terraform`] of `file`, named `what` in errors (`the Terraform state at
@@ -101,7 +118,8 @@ impl Plans {
         choices: &MigrationChoices,
     ) -> Result<TerraformMigration, ServiceError> {
         author.require_signed_in()?;
-        let migration = self.terraform_migration_of(stack_id, file, what, configuration, choices).await?;
+        let migration =
+            self.terraform_migration_of(stack_id, file, what, configuration, choices).await?;
         let summary = self.stacks().summary(stack_id).await?;
         let plan = match migration.program {
             Some(program) => {
@@ -112,8 +130,16 @@ impl Plans {
                     .filter(|t| !t.is_empty())
                     .map(str::to_string)
                     .unwrap_or_else(|| format!("Migrate from Terraform into {}", summary.name));
-                let input = PlanInput { title: Some(title), spec: None, program: Some(program), options: PlanOptions::default() };
-                Some(self.create_plan_with_prior(author, stack_id, input, Some(&migration.prior)).await?)
+                let input = PlanInput {
+                    title: Some(title),
+                    spec: None,
+                    program: Some(program),
+                    options: PlanOptions::default(),
+                };
+                Some(
+                    self.create_plan_with_prior(author, stack_id, input, Some(&migration.prior))
+                        .await?,
+                )
             }
             None => None,
         };
@@ -130,7 +156,8 @@ impl Plans {
         configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
     ) -> Result<Migration, ServiceError> {
-        self.terraform_migration_of(stack_id, file, "the Terraform state", configuration, choices).await
+        self.terraform_migration_of(stack_id, file, "the Terraform state", configuration, choices)
+            .await
     }
 
     async fn terraform_migration_of(
@@ -151,7 +178,12 @@ impl Plans {
         let summary = self.stacks().summary(stack_id).await?;
         let project = summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         let mappings = self.terraform_mappings(stack_id, &state).await?;
-        let options = MigrationOptions { project, include_tainted: choices.include_tainted, include_deposed: choices.include_deposed, configuration };
+        let options = MigrationOptions {
+            project,
+            include_tainted: choices.include_tainted,
+            include_deposed: choices.include_deposed,
+            configuration,
+        };
         Ok(migrate(&state, &mappings, &options))
     }
 
@@ -162,10 +194,15 @@ impl Plans {
     /// Pulumi's table names, are asked for the mapping. A plugin that cannot start, does not
     /// answer or answers nonsense maps nothing (the server's log says why); a provider no plugin
     /// maps gets the reason on its rows, with the package and plugin to install.
-    async fn terraform_mappings(&self, stack_id: &str, state: &State) -> Result<Mappings, ServiceError> {
+    async fn terraform_mappings(
+        &self,
+        stack_id: &str,
+        state: &State,
+    ) -> Result<Mappings, ServiceError> {
         // Each provider once (an alias is the same provider): one key per instance, not one per
         // instance and provider.
-        let mut by_key: std::collections::BTreeMap<String, &ProviderAddress> = std::collections::BTreeMap::new();
+        let mut by_key: std::collections::BTreeMap<String, &ProviderAddress> =
+            std::collections::BTreeMap::new();
         for instance in state.instances.iter().filter(|i| i.address.mode == Mode::Managed) {
             by_key.entry(instance.provider.key()).or_insert(&instance.provider);
         }
@@ -196,7 +233,10 @@ impl Plans {
             .into_iter()
             .flatten()
             .collect();
-        let known = Plugins { runnable: runnable.into_iter().collect(), installed: installed.into_iter().collect() };
+        let known = Plugins {
+            runnable: runnable.into_iter().collect(),
+            installed: installed.into_iter().collect(),
+        };
         let resolutions = resolve(&providers, &claims, &known);
         for provider in &providers {
             match &resolutions[&provider.key()] {

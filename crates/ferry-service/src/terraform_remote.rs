@@ -4,7 +4,10 @@
 //! default workspace's state, each workspace's, and the list of workspaces for a picker. What
 //! is read becomes a plan as an uploaded state does.
 
-use ferry_backend::terraform::{state_exists, workspace_state, workspaces_root, workspaces_under, DEFAULT_WORKSPACE, DEFAULT_WORKSPACE_KEY_PREFIX};
+use ferry_backend::terraform::{
+    state_exists, workspace_state, workspaces_root, workspaces_under, DEFAULT_WORKSPACE,
+    DEFAULT_WORKSPACE_KEY_PREFIX,
+};
 use ferry_types::terraform::{ConfigurationFile, RemoteState, Workspace};
 
 use crate::access::{org_of_name, Caller};
@@ -15,7 +18,11 @@ impl Backends {
     /// The workspaces with a state of the Terraform backend whose default workspace's state is
     /// at `remote.url`, for `org`, which the URL must be allowed to: `default` first when its
     /// state is there, then the others, where they lie inside what `org` may read.
-    pub async fn terraform_workspaces(&self, org: &str, remote: &RemoteState) -> Result<Vec<Workspace>, ServiceError> {
+    pub async fn terraform_workspaces(
+        &self,
+        org: &str,
+        remote: &RemoteState,
+    ) -> Result<Vec<Workspace>, ServiceError> {
         let state = self.allowed_location(org, &remote.url)?;
         let max = self.max_state_bytes as u64;
         let prefix = remote.workspace_key_prefix.as_deref().unwrap_or(DEFAULT_WORKSPACE_KEY_PREFIX);
@@ -25,7 +32,9 @@ impl Backends {
         }
         // The other workspaces' folder or prefix: not there, or not the organisation's to
         // read, lists none of them.
-        let root = workspaces_root(&state, prefix).ok().filter(|root| self.allowed_location(org, &root.url()).is_ok());
+        let root = workspaces_root(&state, prefix)
+            .ok()
+            .filter(|root| self.allowed_location(org, &root.url()).is_ok());
         if let Some(root) = root {
             for name in workspaces_under(&state, &root, max).await? {
                 let at = workspace_state(&state, &name, prefix)?;
@@ -38,15 +47,25 @@ impl Backends {
     /// The state of `remote`'s workspace, read from where `org` may read (the workspace's own
     /// location is checked as the URL is): its canonical URL, and its bytes (at most the
     /// largest state Ferry accepts).
-    pub(crate) async fn terraform_state(&self, org: &str, remote: &RemoteState) -> Result<(String, Vec<u8>), ServiceError> {
+    pub(crate) async fn terraform_state(
+        &self,
+        org: &str,
+        remote: &RemoteState,
+    ) -> Result<(String, Vec<u8>), ServiceError> {
         let state = self.allowed_location(org, &remote.url)?;
-        let workspace = remote.workspace.as_deref().filter(|w| !w.is_empty()).unwrap_or(DEFAULT_WORKSPACE);
+        let workspace =
+            remote.workspace.as_deref().filter(|w| !w.is_empty()).unwrap_or(DEFAULT_WORKSPACE);
         let prefix = remote.workspace_key_prefix.as_deref().unwrap_or(DEFAULT_WORKSPACE_KEY_PREFIX);
-        let refused = || ServiceError::BackendNotAllowed { url: remote.url.clone(), org: Some(org.to_string()) };
+        let refused = || ServiceError::BackendNotAllowed {
+            url: remote.url.clone(),
+            org: Some(org.to_string()),
+        };
         // A workspace that resolves nowhere is refused as a location outside the roots is:
         // saying why would tell which paths of the server's machine exist.
         let at = workspace_state(&state, workspace, prefix).map_err(|e| match e {
-            ferry_backend::BackendError::Url { reason, .. } if !reason.contains("cannot be opened") => {
+            ferry_backend::BackendError::Url { reason, .. }
+                if !reason.contains("cannot be opened") =>
+            {
                 ServiceError::Invalid(format!("the workspace: {reason}"))
             }
             _ => refused(),
@@ -72,12 +91,24 @@ impl Plans {
         author.require_signed_in()?;
         let org = org_of_name(&self.stacks().summary(stack_id).await?.name).to_string();
         let (url, bytes) = self.backends().terraform_state(&org, remote).await?;
-        self.migrate_terraform_named(author, stack_id, &bytes, &format!("the Terraform state at {url}"), configuration, choices).await
+        self.migrate_terraform_named(
+            author,
+            stack_id,
+            &bytes,
+            &format!("the Terraform state at {url}"),
+            configuration,
+            choices,
+        )
+        .await
     }
 
     /// The workspaces a planner of the stack's organisation may pick from (see
     /// [`Backends::terraform_workspaces`]).
-    pub async fn terraform_workspaces(&self, stack_id: &str, remote: &RemoteState) -> Result<Vec<Workspace>, ServiceError> {
+    pub async fn terraform_workspaces(
+        &self,
+        stack_id: &str,
+        remote: &RemoteState,
+    ) -> Result<Vec<Workspace>, ServiceError> {
         let org = org_of_name(&self.stacks().summary(stack_id).await?.name).to_string();
         self.backends().terraform_workspaces(&org, remote).await
     }

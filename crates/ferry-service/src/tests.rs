@@ -29,9 +29,18 @@ async fn demo_stack_loads_once_with_masked_secrets() {
 #[tokio::test]
 async fn a_bad_upload_stores_nothing() {
     let s = service().await.stacks();
-    let err = s.upload(Some("a/b/c"), b"{\"version\": 3, \"deployment\": {\"resources\": [{\"urn\": \"x\"}]}}".to_vec(), None, "upload").await.unwrap_err();
+    let err = s
+        .upload(
+            Some("a/b/c"),
+            b"{\"version\": 3, \"deployment\": {\"resources\": [{\"urn\": \"x\"}]}}".to_vec(),
+            None,
+            "upload",
+        )
+        .await
+        .unwrap_err();
     assert_eq!(err.code(), "invalid_state");
-    let err = s.upload(Some("a/b/c"), vec![b' '; 2 * 1024 * 1024], None, "upload").await.unwrap_err();
+    let err =
+        s.upload(Some("a/b/c"), vec![b' '; 2 * 1024 * 1024], None, "upload").await.unwrap_err();
     assert_eq!(err.code(), "too_large");
     let err = s.upload(Some("bad name"), b"{}".to_vec(), None, "upload").await.unwrap_err();
     assert_eq!(err.code(), "invalid_name");
@@ -41,7 +50,8 @@ async fn a_bad_upload_stores_nothing() {
 #[tokio::test]
 async fn a_checkpoint_names_its_own_stack() {
     let s = service().await.stacks();
-    let file = br#"{"version":3,"checkpoint":{"stack":"acme/site/prod","latest":{"resources":[]}}}"#;
+    let file =
+        br#"{"version":3,"checkpoint":{"stack":"acme/site/prod","latest":{"resources":[]}}}"#;
     let out = s.upload(None, file.to_vec(), None, "upload").await.unwrap();
     assert_eq!(out.summary.name, "acme/site/prod");
     let file = br#"{"version":3,"checkpoint":{"stack":"prod","latest":{"resources":[]}}}"#;

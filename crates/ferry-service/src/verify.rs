@@ -46,7 +46,8 @@ impl Verification {
             (Some(p), _) => format!("not verified: {p}"),
             (None, true) => "verified: previews clean".into(),
             (None, false) => {
-                let kept: Vec<String> = self.kept.iter().map(|k| format!("`{}` ({})", k.property, k.why)).collect();
+                let kept: Vec<String> =
+                    self.kept.iter().map(|k| format!("`{}` ({})", k.property, k.why)).collect();
                 format!("verified: previews clean with {} kept", kept.join(", "))
             }
         }
@@ -55,7 +56,11 @@ impl Verification {
 
 /// The properties each verified resource must keep, by URN: what code generation is told.
 pub fn kept_properties(verifications: &[Verification]) -> BTreeMap<String, BTreeSet<String>> {
-    verifications.iter().filter(|v| !v.kept.is_empty()).map(|v| (v.urn.clone(), v.kept.iter().map(|k| k.property.clone()).collect())).collect()
+    verifications
+        .iter()
+        .filter(|v| !v.kept.is_empty())
+        .map(|v| (v.urn.clone(), v.kept.iter().map(|k| k.property.clone()).collect()))
+        .collect()
 }
 
 /// The configured provider a resource of the stack (or a preview) uses: its provider reference
@@ -63,7 +68,9 @@ pub fn kept_properties(verifications: &[Verification]) -> BTreeMap<String, BTree
 fn instance_for(r: &SourceResource, by_urn: &HashMap<&str, &SourceResource>) -> ProviderInstance {
     let package = r.token.split(':').next().unwrap_or("").to_string();
     let reference = r.provider.clone().unwrap_or_default();
-    let provider_urn = ferry_state::urn::split_provider_reference(&reference).map(|(u, _)| u).unwrap_or(&reference);
+    let provider_urn = ferry_state::urn::split_provider_reference(&reference)
+        .map(|(u, _)| u)
+        .unwrap_or(&reference);
     let provider = by_urn.get(provider_urn);
     let version = provider.and_then(|p| provider_version(&p.inputs));
     ProviderInstance {
@@ -83,30 +90,54 @@ pub async fn verify(
     providers: &dyn ProviderSource,
     concurrency: usize,
 ) -> Vec<Verification> {
-    let by_urn: HashMap<&str, &SourceResource> = context.iter().chain(resources).map(|r| (r.urn.as_str(), r)).collect();
+    let by_urn: HashMap<&str, &SourceResource> =
+        context.iter().chain(resources).map(|r| (r.urn.as_str(), r)).collect();
     let limit = Semaphore::new(concurrency.max(1));
-    let checks = resources.iter().filter(|r| r.custom && !r.token.starts_with("pulumi:providers:")).map(|r| {
-        let (limit, by_urn) = (&limit, &by_urn);
-        async move {
-            let _permit = limit.acquire().await.expect("the semaphore is never closed");
-            let elidable = elidable_inputs(r, schemas);
-            match providers.provider(&instance_for(r, by_urn)).await {
-                Ok(provider) => verify_one(r, elidable, provider).await,
-                Err(e) => Verification { urn: r.urn.clone(), name: r.name.clone(), clean: false, kept: Vec::new(), problem: Some(e.to_string()) },
+    let checks = resources
+        .iter()
+        .filter(|r| r.custom && !r.token.starts_with("pulumi:providers:"))
+        .map(|r| {
+            let (limit, by_urn) = (&limit, &by_urn);
+            async move {
+                let _permit = limit.acquire().await.expect("the semaphore is never closed");
+                let elidable = elidable_inputs(r, schemas);
+                match providers.provider(&instance_for(r, by_urn)).await {
+                    Ok(provider) => verify_one(r, elidable, provider).await,
+                    Err(e) => Verification {
+                        urn: r.urn.clone(),
+                        name: r.name.clone(),
+                        clean: false,
+                        kept: Vec::new(),
+                        problem: Some(e.to_string()),
+                    },
+                }
             }
-        }
-    });
+        });
     futures_util::future::join_all(checks).await
 }
 
-async fn verify_one(r: &SourceResource, elidable: Vec<(String, &'static str)>, provider: Arc<dyn Provider>) -> Verification {
+async fn verify_one(
+    r: &SourceResource,
+    elidable: Vec<(String, &'static str)>,
+    provider: Arc<dyn Provider>,
+) -> Verification {
     let wire = EncodeOptions::wire();
     let mut left_out: BTreeMap<String, &'static str> = elidable.into_iter().collect();
-    let mut done = Verification { urn: r.urn.clone(), name: r.name.clone(), clean: false, kept: Vec::new(), problem: None };
+    let mut done = Verification {
+        urn: r.urn.clone(),
+        name: r.name.clone(),
+        clean: false,
+        kept: Vec::new(),
+        problem: None,
+    };
     // Each round puts at least one property back, so this ends.
     loop {
-        let news: PropertyMap =
-            r.inputs.iter().filter(|(k, _)| !k.starts_with("__") && !left_out.contains_key(*k)).map(|(k, v)| (k.clone(), v.clone())).collect();
+        let news: PropertyMap = r
+            .inputs
+            .iter()
+            .filter(|(k, _)| !k.starts_with("__") && !left_out.contains_key(*k))
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         let check = provider
             .check(CheckRequest {
                 urn: r.urn.clone(),
@@ -119,8 +150,12 @@ async fn verify_one(r: &SourceResource, elidable: Vec<(String, &'static str)>, p
             .await;
         let checked = match check {
             Ok(c) if !c.failures.is_empty() => {
-                let failures: Vec<String> = c.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
-                done.problem = Some(format!("the provider's Check fails the code's inputs ({})", failures.join("; ")));
+                let failures: Vec<String> =
+                    c.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
+                done.problem = Some(format!(
+                    "the provider's Check fails the code's inputs ({})",
+                    failures.join("; ")
+                ));
                 return done;
             }
             Ok(c) => c.inputs.unwrap_or_else(|| to_struct(&news, &wire)),
@@ -149,20 +184,33 @@ async fn verify_one(r: &SourceResource, elidable: Vec<(String, &'static str)>, p
             }
         };
         // Top-level properties of the keys Diff names (`tags.team` → `tags`).
-        let changed: BTreeSet<String> = d.diffs.iter().chain(d.detailed_diff.keys()).map(|k| k.split(['.', '[']).next().unwrap_or(k).to_string()).collect();
-        let back: Vec<String> = changed.iter().filter(|k| left_out.contains_key(*k)).cloned().collect();
+        let changed: BTreeSet<String> = d
+            .diffs
+            .iter()
+            .chain(d.detailed_diff.keys())
+            .map(|k| k.split(['.', '[']).next().unwrap_or(k).to_string())
+            .collect();
+        let back: Vec<String> =
+            changed.iter().filter(|k| left_out.contains_key(*k)).cloned().collect();
         if !back.is_empty() {
             for k in back {
                 let why = left_out.remove(&k).unwrap_or("");
-                done.kept.push(KeptProperty { property: k, why: format!("{why}, but without it the provider's Diff reports a change") });
+                done.kept.push(KeptProperty {
+                    property: k,
+                    why: format!("{why}, but without it the provider's Diff reports a change"),
+                });
             }
             continue;
         }
         if !changed.is_empty() {
             let names: Vec<String> = changed.iter().map(|k| format!("`{k}`")).collect();
-            done.problem = Some(format!("the provider's Diff reports a change in {} even with the values Read returned", names.join(", ")));
+            done.problem = Some(format!(
+                "the provider's Diff reports a change in {} even with the values Read returned",
+                names.join(", ")
+            ));
         } else if d.changes == DiffChanges::DiffSome as i32 {
-            done.problem = Some("the provider's Diff reports a change without naming the properties".into());
+            done.problem =
+                Some("the provider's Diff reports a change without naming the properties".into());
         } else {
             done.clean = true;
         }

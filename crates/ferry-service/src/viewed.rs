@@ -22,16 +22,30 @@ impl Workflow {
     }
 
     /// `reviewer`'s marks on `plan` that still count against the preview's `rows`.
-    async fn counted_marks(&self, plan: &str, reviewer: &str, rows: &ReviewRows) -> Result<Vec<String>, ServiceError> {
+    async fn counted_marks(
+        &self,
+        plan: &str,
+        reviewer: &str,
+        rows: &ReviewRows,
+    ) -> Result<Vec<String>, ServiceError> {
         let marks = self.store.plans().viewed_marks(plan, reviewer).await?;
-        Ok(marks.into_iter().filter(|m| rows.result_key(&m.urn) == Some(m.result_key.as_str())).map(|m| m.urn).collect())
+        Ok(marks
+            .into_iter()
+            .filter(|m| rows.result_key(&m.urn) == Some(m.result_key.as_str()))
+            .map(|m| m.urn)
+            .collect())
     }
 
     /// The resources of the preview the caller has viewed, as its results show them now.
-    pub async fn viewed(&self, caller: &Caller, preview_id: &str) -> Result<ViewedResources, ServiceError> {
+    pub async fn viewed(
+        &self,
+        caller: &Caller,
+        preview_id: &str,
+    ) -> Result<ViewedResources, ServiceError> {
         let me = caller.require_signed_in()?;
         let plan = self.viewed_plan(preview_id).await?;
-        let rows = self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
+        let rows =
+            self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
         let mut viewed = self.counted_marks(&plan, &me.name, &rows).await?;
         // In byte order whatever the database's collation (the page looks marks up by it).
         viewed.sort();
@@ -40,10 +54,16 @@ impl Workflow {
 
     /// Marks one resource of the preview viewed by the caller (as of the result the preview
     /// shows), or takes the mark off; answers the mark and how many the caller has viewed then.
-    pub async fn mark_viewed(&self, caller: &Caller, preview_id: &str, input: &ViewedMarkInput) -> Result<ViewedMarkAnswer, ServiceError> {
+    pub async fn mark_viewed(
+        &self,
+        caller: &Caller,
+        preview_id: &str,
+        input: &ViewedMarkInput,
+    ) -> Result<ViewedMarkAnswer, ServiceError> {
         let me = caller.require_signed_in()?;
         let plan = self.viewed_plan(preview_id).await?;
-        let rows = self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
+        let rows =
+            self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
         let Some(key) = rows.result_key(&input.urn) else {
             return Err(ServiceError::Plan(format!("the preview has no resource `{}`", input.urn)));
         };
@@ -54,6 +74,11 @@ impl Workflow {
         }
         // Counted against the rows and plan already in hand (no second lookup, no sorting).
         let count = self.counted_marks(&plan, &me.name, &rows).await?.len();
-        Ok(ViewedMarkAnswer { urn: input.urn.clone(), viewed: input.viewed, count, total: rows.total() })
+        Ok(ViewedMarkAnswer {
+            urn: input.urn.clone(),
+            viewed: input.viewed,
+            count,
+            total: rows.total(),
+        })
     }
 }

@@ -14,7 +14,9 @@ pub(crate) fn row(r: &Resource) -> ResourceRow {
         type_: r.type_.clone(),
         name: name_of(&r.urn).to_string(),
         id: r.id().map(str::to_string),
-        provider: r.provider().map(|p| split_provider_reference(p).map(|(u, _)| u).unwrap_or(p).to_string()),
+        provider: r
+            .provider()
+            .map(|p| split_provider_reference(p).map(|(u, _)| u).unwrap_or(p).to_string()),
         parent: r.parent().map(str::to_string),
         protect: r.is_protected(),
         custom: r.is_custom(),
@@ -27,7 +29,10 @@ fn masked(properties: Map<String, Value>) -> (String, usize) {
     let value = Value::Object(properties);
     let mut secrets = 0;
     for_each_secret(&value, &mut String::new(), &mut |_, _| secrets += 1);
-    (serde_json::to_string_pretty(&mask_secrets(&value)).expect("JSON values always serialise"), secrets)
+    (
+        serde_json::to_string_pretty(&mask_secrets(&value)).expect("JSON values always serialise"),
+        secrets,
+    )
 }
 
 /// The most rows one page of the table holds: a screenful is some thirty, and a client that
@@ -74,7 +79,12 @@ impl LoadedVersion {
             (0..resources.len()).collect()
         } else {
             // Lower-cased once per version, not once per request.
-            let keys = self.search_keys.get_or_init(|| resources.iter().map(|r| format!("{}\n{}", r.urn, r.id().unwrap_or("")).to_lowercase()).collect());
+            let keys = self.search_keys.get_or_init(|| {
+                resources
+                    .iter()
+                    .map(|r| format!("{}\n{}", r.urn, r.id().unwrap_or("")).to_lowercase())
+                    .collect()
+            });
             keys.iter().enumerate().filter(|(_, k)| k.contains(&needle)).map(|(i, _)| i).collect()
         };
         if let Some((key, descending)) = order {
@@ -104,7 +114,8 @@ impl LoadedVersion {
     /// The detail panel for `urn` (the live resource when pending deletes share its URN).
     pub fn detail(&self, urn: &str) -> Option<ResourceDetail> {
         let r = self.resource(urn)?;
-        let ((inputs, input_secrets), (outputs, output_secrets)) = (masked(r.inputs_map()), masked(r.outputs_map()));
+        let ((inputs, input_secrets), (outputs, output_secrets)) =
+            (masked(r.inputs_map()), masked(r.outputs_map()));
         Some(ResourceDetail {
             row: row(r),
             inputs,
@@ -115,7 +126,13 @@ impl LoadedVersion {
     }
 
     fn resource(&self, urn: &str) -> Option<&Resource> {
-        let index = self.urn_index.get_or_init(|| self.deployment.reference_index().into_iter().map(|(urn, i)| (urn.to_string(), i)).collect());
+        let index = self.urn_index.get_or_init(|| {
+            self.deployment
+                .reference_index()
+                .into_iter()
+                .map(|(urn, i)| (urn.to_string(), i))
+                .collect()
+        });
         index.get(urn).map(|&i| &self.deployment.resources()[i])
     }
 }

@@ -14,7 +14,9 @@ use std::time::Duration;
 
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_store::webhooks::{Attempt, ClaimedDelivery};
-use ferry_types::webhooks::{NewWebhook, Webhook, WebhookDelivery, WebhookEvent, WebhookInput, WebhookPayload, WebhookPlan};
+use ferry_types::webhooks::{
+    NewWebhook, Webhook, WebhookDelivery, WebhookEvent, WebhookInput, WebhookPayload, WebhookPlan,
+};
 
 use crate::access::{Caller, Role};
 use crate::{ServiceError, Webhooks};
@@ -43,7 +45,11 @@ pub struct WebhookSettings {
 
 impl Default for WebhookSettings {
     fn default() -> Self {
-        WebhookSettings { first_retry: Duration::from_secs(2), allow_private: false, public_url: None }
+        WebhookSettings {
+            first_retry: Duration::from_secs(2),
+            allow_private: false,
+            public_url: None,
+        }
     }
 }
 
@@ -71,9 +77,12 @@ fn is_private(ip: IpAddr) -> bool {
 
 /// The URL, checked: `http` or `https`, with a host, no credentials in it.
 fn check_url(url: &str) -> Result<url::Url, ServiceError> {
-    let parsed = url::Url::parse(url).map_err(|e| ServiceError::Invalid(format!("`{url}` is not a URL: {e}")))?;
+    let parsed = url::Url::parse(url)
+        .map_err(|e| ServiceError::Invalid(format!("`{url}` is not a URL: {e}")))?;
     if !matches!(parsed.scheme(), "http" | "https") {
-        return Err(ServiceError::Invalid(format!("`{url}`: a webhook is an `https://` (or `http://`) URL")));
+        return Err(ServiceError::Invalid(format!(
+            "`{url}`: a webhook is an `https://` (or `http://`) URL"
+        )));
     }
     if parsed.host_str().is_none_or(str::is_empty) {
         return Err(ServiceError::Invalid(format!("`{url}` names no host")));
@@ -87,7 +96,8 @@ fn check_url(url: &str) -> Result<url::Url, ServiceError> {
 /// HMAC-SHA256 of `body` under `secret`, as the signature header carries it.
 pub fn signature(secret: &str, body: &[u8]) -> String {
     use hmac::Mac as _;
-    let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(secret.as_bytes()).expect("HMAC takes any key");
+    let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(secret.as_bytes())
+        .expect("HMAC takes any key");
     mac.update(body);
     let hex: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
     format!("sha256={hex}")
@@ -101,7 +111,12 @@ impl Webhooks {
     /// Makes a webhook of `org` (its administrators; `*`: every organisation's events, for a
     /// server administrator): the secret deliveries are signed with is made here and shown this
     /// once.
-    pub async fn create(&self, caller: &Caller, org: &str, input: &WebhookInput) -> Result<NewWebhook, ServiceError> {
+    pub async fn create(
+        &self,
+        caller: &Caller,
+        org: &str,
+        input: &WebhookInput,
+    ) -> Result<NewWebhook, ServiceError> {
         caller.require(org, Role::Admin)?;
         let me = caller.require_signed_in()?;
         let url = check_url(input.url.trim())?;
@@ -109,19 +124,26 @@ impl Webhooks {
             // A literal address or a name is checked now; a name is checked again against what
             // it resolves to at each attempt.
             let host = url.host_str().unwrap_or_default().trim_matches(['[', ']']);
-            if host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(is_private) {
+            if host.eq_ignore_ascii_case("localhost")
+                || host.parse::<IpAddr>().is_ok_and(is_private)
+            {
                 return Err(ServiceError::Invalid(format!(
                     "`{}` reaches the server's own machine or network, which this server does not allow webhooks to (its administrator may, with --allow-private-webhooks)",
                     input.url
                 )));
             }
         }
-        let mut events = if input.events.is_empty() { WebhookEvent::ALL.to_vec() } else { input.events.clone() };
+        let mut events =
+            if input.events.is_empty() { WebhookEvent::ALL.to_vec() } else { input.events.clone() };
         events.sort();
         events.dedup();
         let secret = format!("whsec_{}", ferry_store::random_id());
         let sealed = self.crypter()?.encrypt(secret.as_bytes());
-        let stored = self.store.webhooks().add_webhook(org, url.as_str(), &events, &sealed, &me.name).await?;
+        let stored = self
+            .store
+            .webhooks()
+            .add_webhook(org, url.as_str(), &events, &sealed, &me.name)
+            .await?;
         Ok(NewWebhook { webhook: stored.webhook, secret })
     }
 
@@ -136,7 +158,12 @@ impl Webhooks {
     }
 
     /// The webhook's latest deliveries, newest first.
-    pub async fn deliveries(&self, caller: &Caller, org: &str, id: &str) -> Result<Vec<WebhookDelivery>, ServiceError> {
+    pub async fn deliveries(
+        &self,
+        caller: &Caller,
+        org: &str,
+        id: &str,
+    ) -> Result<Vec<WebhookDelivery>, ServiceError> {
         caller.require(org, Role::Admin)?;
         self.store.webhooks().webhook(org, id).await?;
         Ok(self.store.webhooks().deliveries(id, LOG_ROWS).await?)
@@ -144,7 +171,12 @@ impl Webhooks {
 
     /// Queues `event` of `plan_id` for every webhook of its organisation that hears it, and
     /// wakes the worker. `actor`: who did it (none for what Ferry did, as a preview finishing).
-    pub(crate) async fn notify(&self, plan_id: &str, event: WebhookEvent, actor: Option<&str>) -> Result<(), ServiceError> {
+    pub(crate) async fn notify(
+        &self,
+        plan_id: &str,
+        event: WebhookEvent,
+        actor: Option<&str>,
+    ) -> Result<(), ServiceError> {
         let plan = self.store.plans().plan(plan_id).await?;
         let org = self.store.plans().lifecycle_facts(plan_id).await?.org;
         // The organisation's webhooks, and a server administrator's of every organisation (`*`).
@@ -152,7 +184,11 @@ impl Webhooks {
         if org != "*" {
             hooks.extend(self.store.webhooks().webhooks("*").await?);
         }
-        let hearing: Vec<String> = hooks.into_iter().filter(|w| w.webhook.events.contains(&event)).map(|w| w.webhook.id).collect();
+        let hearing: Vec<String> = hooks
+            .into_iter()
+            .filter(|w| w.webhook.events.contains(&event))
+            .map(|w| w.webhook.id)
+            .collect();
         if hearing.is_empty() {
             return Ok(());
         }
@@ -166,11 +202,21 @@ impl Webhooks {
         let who = actor.unwrap_or("Ferry");
         let text = match event {
             WebhookEvent::PlanPreviewed => {
-                let counts: Vec<String> = status.counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
-                format!("Revision {} of “{}” ({stack}) was previewed: {}. {url}", status.revision, plan.title, counts.join(", "))
+                let counts: Vec<String> =
+                    status.counts.iter().map(|(s, n)| format!("{n} {s}")).collect();
+                format!(
+                    "Revision {} of “{}” ({stack}) was previewed: {}. {url}",
+                    status.revision,
+                    plan.title,
+                    counts.join(", ")
+                )
             }
             WebhookEvent::PlanCommitted => {
-                format!("“{}” was committed into {stack} as version {}. {url}", plan.title, status.committed_version.unwrap_or_default())
+                format!(
+                    "“{}” was committed into {stack} as version {}. {url}",
+                    plan.title,
+                    status.committed_version.unwrap_or_default()
+                )
             }
             other => format!("{who} {} “{}” ({stack}). {url}", other.verb(), plan.title),
         };
@@ -179,7 +225,14 @@ impl Webhooks {
             org,
             actor: who.to_string(),
             at: ferry_store::clock::now(),
-            plan: WebhookPlan { id: plan.id.clone(), title: plan.title.clone(), stack, url, state: status.state, revision: status.revision },
+            plan: WebhookPlan {
+                id: plan.id.clone(),
+                title: plan.title.clone(),
+                stack,
+                url,
+                state: status.state,
+                revision: status.revision,
+            },
             text,
         };
         let body = serde_json::to_string(&payload).expect("a payload serialises");
@@ -190,7 +243,12 @@ impl Webhooks {
 
     /// [`Self::notify`] after an event that already happened: a delivery that could not be
     /// queued is logged, never the event's failure.
-    pub(crate) async fn after_event(&self, plan_id: &str, event: WebhookEvent, actor: Option<&str>) {
+    pub(crate) async fn after_event(
+        &self,
+        plan_id: &str,
+        event: WebhookEvent,
+        actor: Option<&str>,
+    ) {
         if let Err(e) = self.notify(plan_id, event, actor).await {
             tracing::warn!(plan = %plan_id, event = event.as_str(), error = %e, "a webhook delivery was not queued");
         }
@@ -221,7 +279,10 @@ impl Webhooks {
             let lease_until = ferry_store::clock::in_millis(LEASE.as_millis() as i64);
             let mut claimed_any = false;
             for id in due {
-                let Some(claimed) = self.store.webhooks().claim_delivery(&id, &lease_until).await? else { continue };
+                let Some(claimed) = self.store.webhooks().claim_delivery(&id, &lease_until).await?
+                else {
+                    continue;
+                };
                 claimed_any = true;
                 let outcome = self.attempt(&claimed).await;
                 if let Attempt::Failed { error, .. } = &outcome {
@@ -248,28 +309,47 @@ impl Webhooks {
             return Attempt::Failed { code, error: format!("{error} ({attempts} attempts)") };
         }
         let wait = self.webhook_settings.first_retry * 2u32.saturating_pow((attempts - 1) as u32);
-        Attempt::Retry { code, error, next_at: ferry_store::clock::in_millis(wait.as_millis() as i64) }
+        Attempt::Retry {
+            code,
+            error,
+            next_at: ferry_store::clock::in_millis(wait.as_millis() as i64),
+        }
     }
 
     /// Posts the delivery: its status code, or why there was none.
     async fn post(&self, delivery: &ClaimedDelivery) -> Result<i64, String> {
-        let stored = self.store.webhooks().webhook_by_id(&delivery.webhook_id).await.map_err(|e| e.to_string())?;
+        let stored = self
+            .store
+            .webhooks()
+            .webhook_by_id(&delivery.webhook_id)
+            .await
+            .map_err(|e| e.to_string())?;
         let secret = self
             .crypter()
             .map_err(|e| e.to_string())?
             .decrypt(&stored.sealed_secret)
-            .map_err(|_| "the webhook's secret does not unseal (was the payload key replaced?)".to_string())?;
-        let secret = String::from_utf8(secret).map_err(|_| "the webhook's secret is damaged".to_string())?;
+            .map_err(|_| {
+                "the webhook's secret does not unseal (was the payload key replaced?)".to_string()
+            })?;
+        let secret =
+            String::from_utf8(secret).map_err(|_| "the webhook's secret is damaged".to_string())?;
         let url = check_url(&stored.webhook.url).map_err(|e| e.to_string())?;
         let host = url.host_str().unwrap_or_default().to_string();
         let port = url.port_or_known_default().unwrap_or(443);
         // The address the connection uses is the one checked.
-        let lookup = tokio::time::timeout(ATTEMPT_TIMEOUT, tokio::net::lookup_host((host.trim_matches(['[', ']']), port)))
-            .await
-            .map_err(|_| format!("resolving `{host}` took over {} s", ATTEMPT_TIMEOUT.as_secs()))?
-            .map_err(|e| format!("`{host}` does not resolve: {e}"))?;
+        let lookup = tokio::time::timeout(
+            ATTEMPT_TIMEOUT,
+            tokio::net::lookup_host((host.trim_matches(['[', ']']), port)),
+        )
+        .await
+        .map_err(|_| format!("resolving `{host}` took over {} s", ATTEMPT_TIMEOUT.as_secs()))?
+        .map_err(|e| format!("`{host}` does not resolve: {e}"))?;
         let addresses: Vec<std::net::SocketAddr> = lookup.collect();
-        let Some(address) = addresses.iter().find(|a| self.webhook_settings.allow_private || !is_private(a.ip())).copied() else {
+        let Some(address) = addresses
+            .iter()
+            .find(|a| self.webhook_settings.allow_private || !is_private(a.ip()))
+            .copied()
+        else {
             return Err(format!("`{host}` resolves to the server's own machine or network, which this server does not allow webhooks to"));
         };
         let client = reqwest::Client::builder()

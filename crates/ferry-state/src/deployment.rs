@@ -40,7 +40,10 @@ impl Deployment {
             Some(Value::Object(m)) => m,
             _ => Map::new(),
         };
-        let magic: String = sha2::Sha256::digest(WRITER_VERSION.as_bytes()).iter().map(|b| format!("{b:02x}")).collect();
+        let magic: String = sha2::Sha256::digest(WRITER_VERSION.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
         manifest.insert("time".into(), Value::from(time));
         manifest.insert("magic".into(), Value::from(magic));
         manifest.insert("version".into(), Value::from(WRITER_VERSION));
@@ -71,7 +74,10 @@ impl Deployment {
 }
 
 /// [`Deployment::reference_index`] of the `n` resources `at` gives by position.
-pub fn reference_index_of<'a>(n: usize, at: impl Fn(usize) -> &'a Resource) -> std::collections::HashMap<&'a str, usize> {
+pub fn reference_index_of<'a>(
+    n: usize,
+    at: impl Fn(usize) -> &'a Resource,
+) -> std::collections::HashMap<&'a str, usize> {
     let mut index = std::collections::HashMap::with_capacity(n);
     for i in 0..n {
         let r = at(i);
@@ -174,28 +180,48 @@ impl Resource {
             + text(&self.provider)
             + properties(&self.inputs)
             + properties(&self.outputs)
-            + self.dependencies.iter().flatten().map(|d| d.len() + std::mem::size_of::<String>()).sum::<usize>()
-            + self.property_dependencies.iter().chain(std::iter::once(&self.extra)).map(map_held_bytes).sum::<usize>()
+            + self
+                .dependencies
+                .iter()
+                .flatten()
+                .map(|d| d.len() + std::mem::size_of::<String>())
+                .sum::<usize>()
+            + self
+                .property_dependencies
+                .iter()
+                .chain(std::iter::once(&self.extra))
+                .map(map_held_bytes)
+                .sum::<usize>()
     }
 
     /// Every URN this resource depends on: `dependencies` and each `propertyDependencies` list
     /// (whose values may be `null` in real files).
     pub fn dependency_urns(&self) -> impl Iterator<Item = &str> {
         let deps = self.dependencies.iter().flatten().map(String::as_str);
-        let prop_deps = self.property_dependencies.iter().flat_map(|m| m.values()).filter_map(Value::as_array).flatten().filter_map(Value::as_str);
+        let prop_deps = self
+            .property_dependencies
+            .iter()
+            .flat_map(|m| m.values())
+            .filter_map(Value::as_array)
+            .flatten()
+            .filter_map(Value::as_str);
         deps.chain(prop_deps).filter(|s| !s.is_empty())
     }
 }
 
 /// About how many bytes a parsed JSON map holds: each entry's key, value and slot.
 fn map_held_bytes(map: &Map<String, Value>) -> usize {
-    map.iter().map(|(k, v)| k.len() + value_held_bytes(v) + std::mem::size_of::<(String, Value)>()).sum()
+    map.iter()
+        .map(|(k, v)| k.len() + value_held_bytes(v) + std::mem::size_of::<(String, Value)>())
+        .sum()
 }
 
 fn value_held_bytes(value: &Value) -> usize {
     match value {
         Value::String(s) => s.len(),
-        Value::Array(items) => items.iter().map(|v| value_held_bytes(v) + std::mem::size_of::<Value>()).sum(),
+        Value::Array(items) => {
+            items.iter().map(|v| value_held_bytes(v) + std::mem::size_of::<Value>()).sum()
+        }
         Value::Object(map) => map_held_bytes(map),
         Value::Null | Value::Bool(_) | Value::Number(_) => 0,
     }
@@ -230,7 +256,13 @@ impl<'de> Deserialize<'de> for Deployment {
                 f.write_str("struct Deployment")
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Deployment, A::Error> {
-                let mut d = Deployment { manifest: None, secrets_providers: None, resources: None, pending_operations: None, extra: Map::new() };
+                let mut d = Deployment {
+                    manifest: None,
+                    secrets_providers: None,
+                    resources: None,
+                    pending_operations: None,
+                    extra: Map::new(),
+                };
                 let mut extra = Map::new();
                 read_object(map, &mut extra, |key, map| {
                     match key {
@@ -307,7 +339,8 @@ impl<'de> Deserialize<'de> for Resource {
 }
 
 /// The field names Pulumi's Go structs use, for case-insensitive key matching.
-pub(crate) const DEPLOYMENT_KEYS: &[&str] = &["manifest", "secrets_providers", "resources", "pending_operations", "metadata"];
+pub(crate) const DEPLOYMENT_KEYS: &[&str] =
+    &["manifest", "secrets_providers", "resources", "pending_operations", "metadata"];
 pub(crate) const RESOURCE_KEYS: &[&str] = &[
     "urn",
     "custom",
@@ -349,7 +382,12 @@ pub(crate) fn canonicalize_keys(obj: &mut Map<String, Value>, known: &[&str]) {
     let renames: Vec<(String, &str)> = obj
         .keys()
         .filter(|k| !known.contains(&k.as_str()))
-        .filter_map(|k| known.iter().find(|c| c.eq_ignore_ascii_case(k)).map(|canonical| (k.clone(), *canonical)))
+        .filter_map(|k| {
+            known
+                .iter()
+                .find(|c| c.eq_ignore_ascii_case(k))
+                .map(|canonical| (k.clone(), *canonical))
+        })
         .collect();
     for (from, to) in renames {
         if !obj.contains_key(to) {
@@ -378,8 +416,16 @@ mod tests {
         let big = resource(json!({"x": "y".repeat(10_000)}), json!({}));
         let grown = big.held_bytes() - small.held_bytes();
         assert!((9_999..10_100).contains(&grown), "{grown}");
-        let with_extra = resource(json!({"x": "y"}), json!({"sourcePosition": "z".repeat(1_000), "propertyDependencies": {"x": ["urn:1"]}}));
-        assert!(with_extra.held_bytes() > small.held_bytes() + 1_000, "{} vs {}", with_extra.held_bytes(), small.held_bytes());
+        let with_extra = resource(
+            json!({"x": "y"}),
+            json!({"sourcePosition": "z".repeat(1_000), "propertyDependencies": {"x": ["urn:1"]}}),
+        );
+        assert!(
+            with_extra.held_bytes() > small.held_bytes() + 1_000,
+            "{} vs {}",
+            with_extra.held_bytes(),
+            small.held_bytes()
+        );
         assert!(small.held_bytes() >= std::mem::size_of::<Resource>() + small.urn.len());
     }
 
@@ -396,11 +442,19 @@ mod tests {
             serde_json::from_value(json!({"manifest": {"time": "2020-01-01T00:00:00Z", "magic": "x", "version": "v3.1.0", "plugins": []}})).unwrap();
         d.record_write("2026-11-24T03:00:00Z");
         let m = d.manifest.unwrap();
-        assert_eq!((m["time"].clone(), m["version"].clone(), m["plugins"].clone()), (json!("2026-11-24T03:00:00Z"), json!(WRITER_VERSION), json!([])));
+        assert_eq!(
+            (m["time"].clone(), m["version"].clone(), m["plugins"].clone()),
+            (json!("2026-11-24T03:00:00Z"), json!(WRITER_VERSION), json!([]))
+        );
         // Pulumi's cookie: the SHA-256 of the version, in hex (a real checkpoint's `v3.205.0`
         // carries 72caf200…, checked here the same way).
         use sha2::Digest;
-        let hex = |v: &str| sha2::Sha256::digest(v.as_bytes()).iter().map(|b| format!("{b:02x}")).collect::<String>();
+        let hex = |v: &str| {
+            sha2::Sha256::digest(v.as_bytes())
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect::<String>()
+        };
         assert!(hex("v3.205.0").starts_with("72caf200b8cb26dd"));
         assert_eq!(m["magic"], json!(hex(WRITER_VERSION)));
     }

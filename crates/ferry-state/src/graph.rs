@@ -80,7 +80,9 @@ impl StackGraph {
             if let Some(&p) = r.parent().and_then(|p| by_urn.get(p)) {
                 push(p, EdgeKind::Parent);
             }
-            if let Some(&p) = r.provider().and_then(split_provider_reference).and_then(|(u, _)| by_urn.get(u)) {
+            if let Some(&p) =
+                r.provider().and_then(split_provider_reference).and_then(|(u, _)| by_urn.get(u))
+            {
                 push(p, EdgeKind::Provider);
             }
             for dep in r.dependency_urns() {
@@ -130,10 +132,17 @@ mod tests {
         ]}))
         .unwrap();
         let g = StackGraph::from_deployment(&d);
-        assert_eq!(g.nodes.iter().map(|n| n.kind).collect::<Vec<_>>(), [NodeKind::Stack, NodeKind::Provider, NodeKind::Custom]);
-        let edges: Vec<(usize, usize, EdgeKind)> = g.edges.iter().map(|e| (e.source, e.target, e.kind)).collect();
+        assert_eq!(
+            g.nodes.iter().map(|n| n.kind).collect::<Vec<_>>(),
+            [NodeKind::Stack, NodeKind::Provider, NodeKind::Custom]
+        );
+        let edges: Vec<(usize, usize, EdgeKind)> =
+            g.edges.iter().map(|e| (e.source, e.target, e.kind)).collect();
         // A parentless provider has no edge (its place is the browser's); a repeated dependency
         // is one edge; a resource depending on itself is none.
-        assert_eq!(edges, [(2, 0, EdgeKind::Parent), (2, 1, EdgeKind::Provider), (2, 1, EdgeKind::Dependency)]);
+        assert_eq!(
+            edges,
+            [(2, 0, EdgeKind::Parent), (2, 1, EdgeKind::Provider), (2, 1, EdgeKind::Dependency)]
+        );
     }
 }

@@ -86,7 +86,9 @@ pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> 
     }
     // A child of `p` in the tree (a cut cycle's member is under the root only).
     let parent = &parent;
-    let tree_children = |p: usize| children[p].iter().copied().filter(move |&c| parent[c] == if p == root { NONE } else { p });
+    let tree_children = |p: usize| {
+        children[p].iter().copied().filter(move |&c| parent[c] == if p == root { NONE } else { p })
+    };
 
     // Open the tree breadth first while the budget lasts; `shown[i]` is i's node in the output.
     let mut nodes: Vec<GraphNode> = Vec::new();
@@ -114,14 +116,16 @@ pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> 
             .iter()
             .map(|(t, members)| {
                 let structural = members.iter().any(|&m| !children[m].is_empty());
-                let group =
-                    members.len() >= GROUP_MIN && !expand.contains(&group_key(t, parent_urn)) && !(structural && nodes.len() + cost + members.len() <= budget);
+                let group = members.len() >= GROUP_MIN
+                    && !expand.contains(&group_key(t, parent_urn))
+                    && !(structural && nodes.len() + cost + members.len() <= budget);
                 cost += if group { 1 } else { members.len() };
                 group
             })
             .collect();
         // What the user opened is opened whatever the budget says.
-        let asked = expand.contains(parent_urn) || by_type.iter().any(|(t, _)| expand.contains(&group_key(t, parent_urn)));
+        let asked = expand.contains(parent_urn)
+            || by_type.iter().any(|(t, _)| expand.contains(&group_key(t, parent_urn)));
         if p != root && nodes.len() + cost > budget && !asked {
             continue;
         }
@@ -186,7 +190,11 @@ pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> 
     // dependencies standing for the most resource-level ones are drawn.
     let dependencies = edges.iter().filter(|e| e.kind == EdgeKind::Dependency).count();
     if dependencies > MAX_DEPENDENCY_EDGES {
-        let mut ranked: Vec<usize> = edges.iter().filter(|e| e.kind == EdgeKind::Dependency).map(|e| weight[&(e.source, e.target, e.kind)]).collect();
+        let mut ranked: Vec<usize> = edges
+            .iter()
+            .filter(|e| e.kind == EdgeKind::Dependency)
+            .map(|e| weight[&(e.source, e.target, e.kind)])
+            .collect();
         ranked.sort_unstable_by(|a, b| b.cmp(a));
         let floor = ranked[MAX_DEPENDENCY_EDGES - 1];
         let mut at_floor = ranked[..MAX_DEPENDENCY_EDGES].iter().filter(|&&w| w == floor).count();
@@ -221,7 +229,8 @@ mod tests {
         resources.push(serde_json::json!({"urn": urn("pulumi:providers:aws", "default"), "type": "pulumi:providers:aws", "custom": true, "id": "1"}));
         for c in 0..3 {
             let comp = urn("x:index:Site", &format!("site-{c}"));
-            resources.push(serde_json::json!({"urn": comp, "type": "x:index:Site", "parent": stack}));
+            resources
+                .push(serde_json::json!({"urn": comp, "type": "x:index:Site", "parent": stack}));
             for b in 0..40 {
                 let bucket = urn("aws:s3/bucket:Bucket", &format!("b-{c}-{b}"));
                 resources.push(serde_json::json!({"urn": bucket, "type": "aws:s3/bucket:Bucket", "custom": true, "id": format!("b-{c}-{b}"), "parent": comp}));
@@ -230,12 +239,18 @@ mod tests {
                 }
             }
         }
-        let d: Deployment = serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
+        let d: Deployment =
+            serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
         StackGraph::from_deployment(&d)
     }
 
     fn names(g: &StackGraph) -> Vec<String> {
-        g.nodes.iter().map(|n| format!("{}{}", n.name, n.count.map(|c| format!(" ({c})")).unwrap_or_default())).collect()
+        g.nodes
+            .iter()
+            .map(|n| {
+                format!("{}{}", n.name, n.count.map(|c| format!(" ({c})")).unwrap_or_default())
+            })
+            .collect()
     }
 
     #[test]
@@ -249,7 +264,19 @@ mod tests {
         let full = tree();
         // Within 10 nodes, even the buckets (which hold objects) are grouped.
         let Summary { graph: g, shown_as } = summarise(&full, 10, &HashSet::new());
-        assert_eq!(names(&g), ["p-d", "default", "site-0", "site-1", "site-2", "40 × Bucket (120)", "40 × Bucket (120)", "40 × Bucket (120)"]);
+        assert_eq!(
+            names(&g),
+            [
+                "p-d",
+                "default",
+                "site-0",
+                "site-1",
+                "site-2",
+                "40 × Bucket (120)",
+                "40 × Bucket (120)",
+                "40 × Bucket (120)"
+            ]
+        );
         // Every resource is one shown node, or counted in exactly one.
         assert_eq!(g.nodes.iter().map(|n| n.count.unwrap_or(1)).sum::<usize>(), full.nodes.len());
         // ... and is drawn as the node that counts it: itself, or the group holding it or its
@@ -259,12 +286,20 @@ mod tests {
             assert_eq!(g.nodes[at].count.unwrap_or(1), by_count, "{}", full.nodes[i].urn);
         }
         let object = full.nodes.iter().position(|n| n.name == "o-1-7-1").unwrap();
-        assert_eq!(g.nodes[shown_as[object]].expand.as_deref(), Some("aws:s3/bucket:Bucket@urn:pulumi:d::p::x:index:Site::site-1"));
+        assert_eq!(
+            g.nodes[shown_as[object]].expand.as_deref(),
+            Some("aws:s3/bucket:Bucket@urn:pulumi:d::p::x:index:Site::site-1")
+        );
         assert_eq!(g.nodes[shown_as[2]].urn, full.nodes[2].urn);
         // Edges join shown nodes: the groups' parents, and the objects' dependency on site-0
         // drawn from each group that holds them.
-        let kinds: Vec<(usize, usize, EdgeKind)> = g.edges.iter().map(|e| (e.source, e.target, e.kind)).collect();
-        assert!(kinds.contains(&(5, 2, EdgeKind::Parent)) && kinds.contains(&(6, 3, EdgeKind::Parent)) && kinds.contains(&(6, 2, EdgeKind::Dependency)));
+        let kinds: Vec<(usize, usize, EdgeKind)> =
+            g.edges.iter().map(|e| (e.source, e.target, e.kind)).collect();
+        assert!(
+            kinds.contains(&(5, 2, EdgeKind::Parent))
+                && kinds.contains(&(6, 3, EdgeKind::Parent))
+                && kinds.contains(&(6, 2, EdgeKind::Dependency))
+        );
         assert!(kinds.iter().all(|&(s, t, _)| s < g.nodes.len() && t < g.nodes.len() && s != t));
     }
 
@@ -277,17 +312,27 @@ mod tests {
         // site-0's buckets fit the budget and are shown; site-1's are shown because the user
         // opened them (past the budget). site-1's buckets are folded (each holds its two objects) since
         // their objects would pass the budget.
-        let buckets: Vec<&GraphNode> = g.nodes.iter().filter(|n| n.name.starts_with("b-1-")).collect();
+        let buckets: Vec<&GraphNode> =
+            g.nodes.iter().filter(|n| n.name.starts_with("b-1-")).collect();
         assert_eq!(buckets.len(), 40);
-        assert!(buckets.iter().all(|b| b.count == Some(3) && b.expand.as_deref() == Some(b.urn.as_str())));
+        assert!(buckets
+            .iter()
+            .all(|b| b.count == Some(3) && b.expand.as_deref() == Some(b.urn.as_str())));
         assert_eq!(g.nodes.iter().filter(|n| n.name.starts_with("b-0-")).count(), 40);
         // What the user opened took the budget: site-2 stays folded, with all it holds.
         assert!(g.nodes.iter().all(|n| n.kind != NodeKind::Group));
         assert_eq!(g.nodes.iter().find(|n| n.name == "site-2").unwrap().count, Some(121));
-        let open: HashSet<String> = [group_key("aws:s3/bucket:Bucket", site), "urn:pulumi:d::p::aws:s3/bucket:Bucket::b-1-7".to_string()].into();
+        let open: HashSet<String> = [
+            group_key("aws:s3/bucket:Bucket", site),
+            "urn:pulumi:d::p::aws:s3/bucket:Bucket::b-1-7".to_string(),
+        ]
+        .into();
         let g = summarise(&full, 47, &open).graph;
         assert_eq!(g.nodes.iter().map(|n| n.count.unwrap_or(1)).sum::<usize>(), full.nodes.len());
-        assert!(g.nodes.iter().any(|n| n.name == "o-1-7-0") && g.nodes.iter().any(|n| n.name == "o-1-7-1"));
+        assert!(
+            g.nodes.iter().any(|n| n.name == "o-1-7-0")
+                && g.nodes.iter().any(|n| n.name == "o-1-7-1")
+        );
     }
 
     #[test]
@@ -301,12 +346,16 @@ mod tests {
         for c in 0..60 {
             for l in 0..20 {
                 // Each leaf depends on a leaf of every other component.
-                let deps: Vec<String> = (0..60).filter(|&o| o != c).map(|o| urn("x:index:L", &format!("l{o}-{}", (l + 1) % 20))).collect();
+                let deps: Vec<String> = (0..60)
+                    .filter(|&o| o != c)
+                    .map(|o| urn("x:index:L", &format!("l{o}-{}", (l + 1) % 20)))
+                    .collect();
                 resources.push(serde_json::json!({"urn": urn("x:index:L", &format!("l{c}-{l}")), "type": "x:index:L", "custom": true, "id": "i",
                     "parent": urn("x:index:C", &format!("c{c}")), "dependencies": deps}));
             }
         }
-        let d: Deployment = serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
+        let d: Deployment =
+            serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
         let full = StackGraph::from_deployment(&d);
         let g = summarise(&full, 100, &HashSet::new()).graph;
         let dependencies = g.edges.iter().filter(|e| e.kind == EdgeKind::Dependency).count();
@@ -322,7 +371,8 @@ mod tests {
             (0..500).map(|i| serde_json::json!({"urn": format!("urn:pulumi:d::p::t:i:R::r{i}"), "type": "t:i:R", "custom": true, "id": "x"})).collect();
         resources.push(serde_json::json!({"urn": "urn:pulumi:d::p::t:i:C::a", "type": "t:i:C", "parent": "urn:pulumi:d::p::t:i:C::b"}));
         resources.push(serde_json::json!({"urn": "urn:pulumi:d::p::t:i:C::b", "type": "t:i:C", "parent": "urn:pulumi:d::p::t:i:C::a"}));
-        let d: Deployment = serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
+        let d: Deployment =
+            serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
         let g = summarise(&StackGraph::from_deployment(&d), 100, &HashSet::new()).graph;
         assert_eq!(names(&g), ["500 × R (500)", "a", "b"]);
     }

@@ -96,7 +96,8 @@ impl<'a> Export<'a> {
 /// [`export_value`]'s text, written straight from the deployment (no intermediate value: for a
 /// big stack that copy is as large as the state itself).
 pub fn export_text(deployment: &Deployment, features: &[String]) -> String {
-    serde_json::to_string(&Export::of(deployment, features)).expect("a deployment always serialises")
+    serde_json::to_string(&Export::of(deployment, features))
+        .expect("a deployment always serialises")
 }
 
 /// `{version, deployment}` for a deployment and the features it needs.
@@ -139,10 +140,19 @@ fn load_direct(bytes: &[u8], options: LoadOptions<'_>) -> Option<Result<LoadedSt
     let root: Root = serde_json::from_slice(bytes).ok()?;
     let version = root.version.filter(|v| (2..=LATEST_VERSION).contains(v))?;
     let (format, stack, base, deployment) = match (root.deployment, root.checkpoint) {
-        (Some(deployment), None) => (SourceFormat::Export { version }, None, "deployment", deployment),
+        (Some(deployment), None) => {
+            (SourceFormat::Export { version }, None, "deployment", deployment)
+        }
         // A checkpoint naming its stack by `target` alone is an old one: the other way reads it.
-        (None, Some(Checkpoint { stack, target, latest: Some(latest), .. })) if stack.is_some() || target.is_none() => {
-            (SourceFormat::Checkpoint { version }, stack.filter(|s| !s.is_empty()), "checkpoint.latest", latest)
+        (None, Some(Checkpoint { stack, target, latest: Some(latest), .. }))
+            if stack.is_some() || target.is_none() =>
+        {
+            (
+                SourceFormat::Checkpoint { version },
+                stack.filter(|s| !s.is_empty()),
+                "checkpoint.latest",
+                latest,
+            )
         }
         _ => return None,
     };
@@ -154,30 +164,52 @@ fn load_direct(bytes: &[u8], options: LoadOptions<'_>) -> Option<Result<LoadedSt
         features_root.insert("features".into(), features);
     }
     let features = read_features(&features_root).ok()?;
-    Some(check_deployment(&deployment, base, options).map(|(secrets, warnings)| LoadedState { format, stack, features, deployment, secrets, warnings }))
+    Some(check_deployment(&deployment, base, options).map(|(secrets, warnings)| LoadedState {
+        format,
+        stack,
+        features,
+        deployment,
+        secrets,
+        warnings,
+    }))
 }
 
 /// Whether a key differs from a field's name only in letter case (Go's decoder accepts it, and
 /// [`load_through_value`] renames it).
 fn respelled_keys(deployment: &Deployment) -> bool {
-    let respelled = |key: &str, known: &[&str]| !known.contains(&key) && known.iter().any(|k| k.eq_ignore_ascii_case(key));
+    let respelled = |key: &str, known: &[&str]| {
+        !known.contains(&key) && known.iter().any(|k| k.eq_ignore_ascii_case(key))
+    };
     deployment.extra.keys().any(|k| respelled(k, DEPLOYMENT_KEYS) || k.eq_ignore_ascii_case("time"))
-        || deployment.resources().iter().any(|r| r.extra.keys().any(|k| respelled(k, RESOURCE_KEYS) || k.eq_ignore_ascii_case("defaults")))
+        || deployment.resources().iter().any(|r| {
+            r.extra
+                .keys()
+                .any(|k| respelled(k, RESOURCE_KEYS) || k.eq_ignore_ascii_case("defaults"))
+        })
 }
 
 /// Reads any layout through a JSON value: keys are matched in any letter case, old layouts are
 /// migrated, and errors name the path of what is wrong.
 fn load_through_value(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedState, StateError> {
-    let root: Value = serde_json::from_slice(bytes).map_err(|e| StateError::new(ErrorCode::InvalidJson, format!("the file is not valid JSON: {e}")))?;
+    let root: Value = serde_json::from_slice(bytes).map_err(|e| {
+        StateError::new(ErrorCode::InvalidJson, format!("the file is not valid JSON: {e}"))
+    })?;
     let Value::Object(mut root) = root else {
-        return Err(StateError::new(ErrorCode::InvalidState, "a state file must be a JSON object with `version` and `checkpoint` or `deployment`"));
+        return Err(StateError::new(
+            ErrorCode::InvalidState,
+            "a state file must be a JSON object with `version` and `checkpoint` or `deployment`",
+        ));
     };
     canonicalize_keys(&mut root, &["version", "features", "checkpoint", "deployment"]);
 
     let version = match root.get("version") {
         None => None,
         Some(v) => Some(v.as_u64().ok_or_else(|| {
-            StateError::new(ErrorCode::UnsupportedVersion, format!("`version` must be a whole number from 0 to {LATEST_VERSION}, found {v}")).at("version")
+            StateError::new(
+                ErrorCode::UnsupportedVersion,
+                format!("`version` must be a whole number from 0 to {LATEST_VERSION}, found {v}"),
+            )
+            .at("version")
         })?),
     };
     if let Some(v) = version {
@@ -195,15 +227,22 @@ fn load_through_value(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedSt
     let features = read_features(&root)?;
 
     let (format, stack, base, deployment) = if let Some(deployment) = root.remove("deployment") {
-        let v = version.ok_or_else(|| StateError::new(ErrorCode::UnsupportedVersion, "a stack export needs a `version`"))?;
+        let v = version.ok_or_else(|| {
+            StateError::new(ErrorCode::UnsupportedVersion, "a stack export needs a `version`")
+        })?;
         if v == 0 {
-            return Err(StateError::new(ErrorCode::UnsupportedVersion, "stack export version 0 does not exist; exports start at version 1").at("version"));
+            return Err(StateError::new(
+                ErrorCode::UnsupportedVersion,
+                "stack export version 0 does not exist; exports start at version 1",
+            )
+            .at("version"));
         }
         (SourceFormat::Export { version: v }, None, "deployment".to_string(), deployment)
     } else if let Some(checkpoint) = root.remove("checkpoint") {
         let v = version.unwrap_or(0);
         let Value::Object(mut checkpoint) = checkpoint else {
-            return Err(StateError::new(ErrorCode::InvalidState, "`checkpoint` must be an object").at("checkpoint"));
+            return Err(StateError::new(ErrorCode::InvalidState, "`checkpoint` must be an object")
+                .at("checkpoint"));
         };
         canonicalize_keys(&mut checkpoint, &["stack", "target", "config", "latest"]);
         let stack = checkpoint_stack(&checkpoint);
@@ -214,7 +253,12 @@ fn load_through_value(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedSt
         canonicalize_keys(&mut root, &["stack", "target", "config", "latest"]);
         let stack = checkpoint_stack(&root);
         let latest = root.remove("latest").unwrap_or(Value::Null);
-        (SourceFormat::Checkpoint { version: version.unwrap_or(0) }, stack, "latest".to_string(), latest)
+        (
+            SourceFormat::Checkpoint { version: version.unwrap_or(0) },
+            stack,
+            "latest".to_string(),
+            latest,
+        )
     } else {
         return Err(StateError::new(
             ErrorCode::InvalidState,
@@ -240,23 +284,45 @@ fn load_through_value(bytes: &[u8], options: LoadOptions<'_>) -> Result<LoadedSt
 /// The checks every state Ferry keeps passes, whether read from a file or written by a commit:
 /// references resolve (or are warned about) and secrets decrypt. `base` is where the deployment
 /// sits in the file, for error paths.
-pub fn check_deployment(deployment: &Deployment, base: &str, options: LoadOptions<'_>) -> Result<(SecretsSummary, Vec<StateWarning>), StateError> {
+pub fn check_deployment(
+    deployment: &Deployment,
+    base: &str,
+    options: LoadOptions<'_>,
+) -> Result<(SecretsSummary, Vec<StateWarning>), StateError> {
     let mut warnings = check_references(deployment, base)?;
-    let secrets = verify_secrets(deployment, base, options.passphrase, options.key, options.unchecked_passphrase_secrets, &mut warnings)?;
+    let secrets = verify_secrets(
+        deployment,
+        base,
+        options.passphrase,
+        options.key,
+        options.unchecked_passphrase_secrets,
+        &mut warnings,
+    )?;
     Ok((secrets, warnings))
 }
 
 fn checkpoint_stack(checkpoint: &Map<String, Value>) -> Option<String> {
-    checkpoint.get("stack").or_else(|| checkpoint.get("target")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string)
+    checkpoint
+        .get("stack")
+        .or_else(|| checkpoint.get("target"))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
 }
 
 fn read_features(root: &Map<String, Value>) -> Result<Vec<String>, StateError> {
     let Some(features) = root.get("features") else { return Ok(Vec::new()) };
-    let items = features.as_array().ok_or_else(|| StateError::new(ErrorCode::InvalidState, "`features` must be an array of strings").at("features"))?;
+    let items = features.as_array().ok_or_else(|| {
+        StateError::new(ErrorCode::InvalidState, "`features` must be an array of strings")
+            .at("features")
+    })?;
     let mut out = Vec::with_capacity(items.len());
     let mut unknown = Vec::new();
     for (i, item) in items.iter().enumerate() {
-        let name = item.as_str().ok_or_else(|| StateError::new(ErrorCode::InvalidState, "a feature must be a string").at(format!("features[{i}]")))?;
+        let name = item.as_str().ok_or_else(|| {
+            StateError::new(ErrorCode::InvalidState, "a feature must be a string")
+                .at(format!("features[{i}]"))
+        })?;
         if !SUPPORTED_FEATURES.contains(&name) {
             unknown.push(name.to_string());
         }
@@ -265,7 +331,11 @@ fn read_features(root: &Map<String, Value>) -> Result<Vec<String>, StateError> {
     if !unknown.is_empty() {
         return Err(StateError::new(
             ErrorCode::UnknownFeature,
-            format!("the state requires feature(s) Ferry does not support: {} (supported: {})", unknown.join(", "), SUPPORTED_FEATURES.join(", ")),
+            format!(
+                "the state requires feature(s) Ferry does not support: {} (supported: {})",
+                unknown.join(", "),
+                SUPPORTED_FEATURES.join(", ")
+            ),
         )
         .at("features"));
     }
@@ -275,7 +345,9 @@ fn read_features(root: &Map<String, Value>) -> Result<Vec<String>, StateError> {
 /// Brings a deployment object of any version to the v3 shape, in place.
 fn migrate_deployment(deployment: Value, version: u64, base: &str) -> Result<Value, StateError> {
     let Value::Object(mut d) = deployment else {
-        return Err(StateError::new(ErrorCode::InvalidState, "the deployment must be an object").at(base));
+        return Err(
+            StateError::new(ErrorCode::InvalidState, "the deployment must be an object").at(base)
+        );
     };
     canonicalize_keys(&mut d, &[DEPLOYMENT_KEYS, &["time"]].concat());
     if version <= 1 {
@@ -290,7 +362,11 @@ fn migrate_deployment(deployment: Value, version: u64, base: &str) -> Result<Val
             Value::Array(items) => {
                 for (i, item) in items.iter_mut().enumerate() {
                     let Value::Object(r) = item else {
-                        return Err(StateError::new(ErrorCode::InvalidState, "a resource must be an object").at(format!("{base}.resources[{i}]")));
+                        return Err(StateError::new(
+                            ErrorCode::InvalidState,
+                            "a resource must be an object",
+                        )
+                        .at(format!("{base}.resources[{i}]")));
                     };
                     canonicalize_keys(r, &[RESOURCE_KEYS, &["defaults"]].concat());
                     if version <= 1 {
@@ -300,7 +376,13 @@ fn migrate_deployment(deployment: Value, version: u64, base: &str) -> Result<Val
                 }
             }
             Value::Null => {}
-            _ => return Err(StateError::new(ErrorCode::InvalidState, "`resources` must be an array").at(format!("{base}.resources"))),
+            _ => {
+                return Err(StateError::new(
+                    ErrorCode::InvalidState,
+                    "`resources` must be an array",
+                )
+                .at(format!("{base}.resources")))
+            }
         }
     }
     Ok(Value::Object(d))
@@ -315,11 +397,19 @@ mod tests {
         let through = load_through_value(bytes, LoadOptions::default());
         match (direct, through) {
             (Ok(d), Ok(t)) => {
-                assert_eq!((d.format, &d.stack, &d.features, &d.secrets, &d.warnings), (t.format, &t.stack, &t.features, &t.secrets, &t.warnings), "{name}");
+                assert_eq!(
+                    (d.format, &d.stack, &d.features, &d.secrets, &d.warnings),
+                    (t.format, &t.stack, &t.features, &t.secrets, &t.warnings),
+                    "{name}"
+                );
                 assert_eq!(d.deployment, t.deployment, "{name}: the deployments differ");
             }
             (Err(d), Err(t)) => assert_eq!(d, t, "{name}"),
-            (d, t) => panic!("{name}: the direct way gave {:?}, the other {:?}", d.map(|_| ()), t.map(|_| ())),
+            (d, t) => panic!(
+                "{name}: the direct way gave {:?}, the other {:?}",
+                d.map(|_| ()),
+                t.map(|_| ())
+            ),
         }
         true
     }
@@ -328,9 +418,11 @@ mod tests {
     /// read, it leaves to the other way.
     #[test]
     fn the_direct_way_reads_what_the_value_way_reads() {
-        let root = std::env::var_os("FERRY_FIXTURES")
-            .map(std::path::PathBuf::from)
-            .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
+        let root =
+            std::env::var_os("FERRY_FIXTURES").map(std::path::PathBuf::from).unwrap_or_else(|| {
+                std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../../shared/fixtures")
+            });
         let mut dirs = vec![root.join("pulumi/state")];
         let (mut direct, mut files) = (0, 0);
         while let Some(dir) = dirs.pop() {
@@ -340,7 +432,10 @@ mod tests {
                     dirs.push(path);
                 } else if path.extension().is_some_and(|e| e == "json") {
                     files += 1;
-                    direct += usize::from(compare(&path.display().to_string(), &std::fs::read(&path).unwrap()));
+                    direct += usize::from(compare(
+                        &path.display().to_string(),
+                        &std::fs::read(&path).unwrap(),
+                    ));
                 }
             }
         }
@@ -351,11 +446,19 @@ mod tests {
     fn respelled_keys_and_old_layouts_take_the_other_way() {
         let respelled = br#"{"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:s::p::t:i:T::n", "type": "t:i:T", "importId": "x"}]}}"#;
         assert!(load_direct(respelled, LoadOptions::default()).is_none());
-        assert_eq!(load_state(respelled, LoadOptions::default()).unwrap().deployment.resources()[0].extra["importID"], "x");
+        assert_eq!(
+            load_state(respelled, LoadOptions::default()).unwrap().deployment.resources()[0].extra
+                ["importID"],
+            "x"
+        );
         let upper = br#"{"version": 3, "deployment": {"resources": [{"URN": "urn:pulumi:s::p::t:i:T::n", "type": "t:i:T"}]}}"#;
         assert!(load_direct(upper, LoadOptions::default()).is_none());
-        assert_eq!(load_state(upper, LoadOptions::default()).unwrap().deployment.resources()[0].urn, "urn:pulumi:s::p::t:i:T::n");
-        let v1 = br#"{"version": 1, "deployment": {"time": "2017-01-01T00:00:00Z", "resources": []}}"#;
+        assert_eq!(
+            load_state(upper, LoadOptions::default()).unwrap().deployment.resources()[0].urn,
+            "urn:pulumi:s::p::t:i:T::n"
+        );
+        let v1 =
+            br#"{"version": 1, "deployment": {"time": "2017-01-01T00:00:00Z", "resources": []}}"#;
         assert!(load_direct(v1, LoadOptions::default()).is_none());
         let plain = br#"{"version": 3, "deployment": {"resources": [{"urn": "urn:pulumi:s::p::t:i:T::n", "type": "t:i:T", "futureField": 1}]}}"#;
         assert!(compare("plain", plain));

@@ -63,7 +63,10 @@ impl<'de> Deserialize<'de> for Properties {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
         if !raw.get().starts_with('{') {
-            return Err(de::Error::invalid_type(Unexpected::Other(&format!("`{}`", shortened(raw.get()))), &"an object of properties"));
+            return Err(de::Error::invalid_type(
+                Unexpected::Other(&format!("`{}`", shortened(raw.get()))),
+                &"an object of properties",
+            ));
         }
         Ok(match compacted(raw.get()).map_err(de::Error::custom)? {
             None => Properties(raw),
@@ -110,7 +113,10 @@ fn compacted(text: &str) -> Result<Option<String>, serde_json::Error> {
             i += 1;
             continue;
         } else if b == b'-' || b.is_ascii_digit() {
-            let end = bytes[i..].iter().position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E')).map_or(bytes.len(), |n| i + n);
+            let end = bytes[i..]
+                .iter()
+                .position(|c| !matches!(c, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E'))
+                .map_or(bytes.len(), |n| i + n);
             if !printed_as_is(&text[i..end]) {
                 return rewritten(text).map(Some);
             }
@@ -131,7 +137,11 @@ fn compacted(text: &str) -> Result<Option<String>, serde_json::Error> {
 /// Whether serde_json writes the number `token` back as the same text.
 fn printed_as_is(token: &str) -> bool {
     if token.bytes().any(|b| matches!(b, b'.' | b'e' | b'E')) {
-        token.parse::<f64>().ok().and_then(|f| serde_json::to_string(&f).ok()).is_some_and(|printed| printed == token)
+        token
+            .parse::<f64>()
+            .ok()
+            .and_then(|f| serde_json::to_string(&f).ok())
+            .is_some_and(|printed| printed == token)
     } else {
         token != "-0" && (token.parse::<u64>().is_ok() || token.parse::<i64>().is_ok())
     }
@@ -151,7 +161,9 @@ mod tests {
     /// escape through, which no JSON value holds; reading it panicked.
     #[test]
     fn a_lone_surrogate_escape_is_an_error_not_a_panic() {
-        for text in [r#"{"a": "\ud800"}"#, r#"{"a": "x\udc00y", "b": 1}"#, "{ \"a\" : \"\\ud83d\" }"] {
+        for text in
+            [r#"{"a": "\ud800"}"#, r#"{"a": "x\udc00y", "b": 1}"#, "{ \"a\" : \"\\ud83d\" }"]
+        {
             let err = serde_json::from_str::<Properties>(text).expect_err(text);
             assert!(err.to_string().contains("escape"), "{text}: {err}");
         }
@@ -162,16 +174,21 @@ mod tests {
 
     #[test]
     fn read_from_text_or_a_value_and_written_back_compact() {
-        let from_text: Properties = serde_json::from_str("{ \"a\" : [1, -2.5, \"x y\\\" z\"],\n  \"b\": {}\n}").unwrap();
+        let from_text: Properties =
+            serde_json::from_str("{ \"a\" : [1, -2.5, \"x y\\\" z\"],\n  \"b\": {}\n}").unwrap();
         assert_eq!(from_text.as_json(), r#"{"a":[1,-2.5,"x y\" z"],"b":{}}"#);
-        let from_value: Properties = serde_json::from_value(json!({"a": [1, -2.5, "x y\" z"], "b": {}})).unwrap();
+        let from_value: Properties =
+            serde_json::from_value(json!({"a": [1, -2.5, "x y\" z"], "b": {}})).unwrap();
         assert_eq!(from_text, from_value);
         assert_eq!(from_value.as_json(), from_text.as_json());
         // Spelled as Go writes it, or with numbers that print otherwise: written as serde_json
         // writes the same value, as a value read any other way would be.
         for (read, written) in [
             (r#"{"p": "a \u003c b \u0026 c\/d"}"#, r#"{"p":"a < b & c/d"}"#),
-            (r#"{"n": [2.50, 1e3, -0, 18446744073709551616, 7, -7, 0.5]}"#, r#"{"n":[2.5,1000.0,-0.0,1.8446744073709552e+19,7,-7,0.5]}"#),
+            (
+                r#"{"n": [2.50, 1e3, -0, 18446744073709551616, 7, -7, 0.5]}"#,
+                r#"{"n":[2.5,1000.0,-0.0,1.8446744073709552e+19,7,-7,0.5]}"#,
+            ),
         ] {
             let p: Properties = serde_json::from_str(read).unwrap();
             assert_eq!(p.as_json(), written);

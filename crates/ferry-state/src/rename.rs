@@ -15,7 +15,12 @@ use crate::urn::Urn;
 
 /// The `(project, stack)` pairs the state's resource URNs carry, sorted.
 pub fn stack_names(deployment: &Deployment) -> BTreeSet<(String, String)> {
-    deployment.resources().iter().filter_map(|r| Urn::parse(&r.urn)).map(|u| (u.project.to_string(), u.stack.to_string())).collect()
+    deployment
+        .resources()
+        .iter()
+        .filter_map(|r| Urn::parse(&r.urn))
+        .map(|u| (u.project.to_string(), u.stack.to_string()))
+        .collect()
 }
 
 /// `urn` under project `project` and stack `stack` (unchanged when it is not a URN). The
@@ -23,7 +28,9 @@ pub fn stack_names(deployment: &Deployment) -> BTreeSet<(String, String)> {
 /// moves it.
 fn renamed(urn: &str, project: &str, stack: &str) -> String {
     match Urn::parse(urn) {
-        Some(u) if u.qualified_type == "pulumi:pulumi:Stack" => format!("urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}"),
+        Some(u) if u.qualified_type == "pulumi:pulumi:Stack" => {
+            format!("urn:pulumi:{stack}::{project}::pulumi:pulumi:Stack::{project}-{stack}")
+        }
         Some(u) => format!("urn:pulumi:{stack}::{project}::{}::{}", u.qualified_type, u.name),
         None => urn.to_string(),
     }
@@ -76,7 +83,14 @@ pub fn rename_stack(deployment: &mut Deployment, project: &str, stack: &str) {
     if let Some(pending) = deployment.pending_operations.as_mut() {
         for op in pending.iter_mut() {
             if let Some(resource) = op.get_mut("resource").and_then(Value::as_object_mut) {
-                for key in ["urn", "parent", "dependencies", "propertyDependencies", "aliases", "deletedWith"] {
+                for key in [
+                    "urn",
+                    "parent",
+                    "dependencies",
+                    "propertyDependencies",
+                    "aliases",
+                    "deletedWith",
+                ] {
                     if let Some(v) = resource.get_mut(key) {
                         rename_urns_in(v, project, stack);
                     }
@@ -116,13 +130,26 @@ mod tests {
         rename_stack(&mut d, "web", "prod");
         assert_eq!(stack_names(&d), BTreeSet::from([("web".to_string(), "prod".to_string())]));
         let text = serde_json::to_string(&d).unwrap();
-        assert!(!text.replace("urn:pulumi:dev::dns-to-db::kept::as-is", "").contains("dns-to-db::"), "every reference renamed: {text}");
+        assert!(
+            !text.replace("urn:pulumi:dev::dns-to-db::kept::as-is", "").contains("dns-to-db::"),
+            "every reference renamed: {text}"
+        );
         let vpc = &d.resources()[2];
         assert_eq!(vpc.urn, "urn:pulumi:prod::web::my:index:Net$aws:ec2/vpc:Vpc::main");
-        assert_eq!(vpc.provider.as_deref(), Some("urn:pulumi:prod::web::pulumi:providers:aws::default_6::p-1"));
-        assert_eq!(vpc.parent.as_deref(), Some("urn:pulumi:prod::web::pulumi:pulumi:Stack::web-prod"), "the root's name is the stack's");
+        assert_eq!(
+            vpc.provider.as_deref(),
+            Some("urn:pulumi:prod::web::pulumi:providers:aws::default_6::p-1")
+        );
+        assert_eq!(
+            vpc.parent.as_deref(),
+            Some("urn:pulumi:prod::web::pulumi:pulumi:Stack::web-prod"),
+            "the root's name is the stack's"
+        );
         assert_eq!(d.resources()[0].urn, "urn:pulumi:prod::web::pulumi:pulumi:Stack::web-prod");
-        assert!(text.contains("urn:pulumi:dev::dns-to-db::kept::as-is"), "outputs are the user's data");
+        assert!(
+            text.contains("urn:pulumi:dev::dns-to-db::kept::as-is"),
+            "outputs are the user's data"
+        );
         // The renamed state still holds together: every reference resolves.
         assert!(crate::validate::check_references(&d, "deployment").is_ok());
     }

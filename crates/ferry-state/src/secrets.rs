@@ -47,24 +47,40 @@ impl PassphraseCrypter {
     /// Derives the key from `passphrase` and the provider state's `salt`
     /// (`v1:<base64 salt>:<ciphertext of "pulumi">`) and checks it against the check value.
     pub fn from_salt_state(passphrase: &str, salt_state: &str) -> Result<Self, StateError> {
-        let broken = || StateError::new(ErrorCode::InvalidState, "the passphrase provider's salt is not `v1:<base64 salt>:v1:<nonce>:<ciphertext>`");
+        let broken = || {
+            StateError::new(
+                ErrorCode::InvalidState,
+                "the passphrase provider's salt is not `v1:<base64 salt>:v1:<nonce>:<ciphertext>`",
+            )
+        };
         let rest = salt_state.strip_prefix("v1:").ok_or_else(broken)?;
         let (salt_b64, check) = rest.split_once(':').ok_or_else(broken)?;
         let salt = BASE64.decode(salt_b64).map_err(|_| broken())?;
         let mut key = [0u8; 32];
-        pbkdf2::pbkdf2_hmac::<sha2::Sha256>(passphrase.as_bytes(), &salt, PASSPHRASE_ROUNDS, &mut key);
+        pbkdf2::pbkdf2_hmac::<sha2::Sha256>(
+            passphrase.as_bytes(),
+            &salt,
+            PASSPHRASE_ROUNDS,
+            &mut key,
+        );
         let crypter = PassphraseCrypter { cipher: Aes256Gcm::new(&key.into()) };
         match crypter.decrypt(check) {
             Ok(plain) if plain == b"pulumi" => Ok(crypter),
             Err(DecryptError::Malformed) => Err(broken()),
-            _ => Err(StateError::new(ErrorCode::WrongPassphrase, "the passphrase does not decrypt this state (wrong passphrase)")),
+            _ => Err(StateError::new(
+                ErrorCode::WrongPassphrase,
+                "the passphrase does not decrypt this state (wrong passphrase)",
+            )),
         }
     }
 
     /// Whether this key is the one a provider state's salt (`v1:<salt>:<check>`) was made with:
     /// its check value decrypts to `pulumi`. No key derivation.
     pub fn matches_salt_state(&self, salt_state: &str) -> bool {
-        let check = salt_state.strip_prefix("v1:").and_then(|rest| rest.split_once(':')).map(|(_, check)| check);
+        let check = salt_state
+            .strip_prefix("v1:")
+            .and_then(|rest| rest.split_once(':'))
+            .map(|(_, check)| check);
         check.is_some_and(|c| self.decrypt(c).is_ok_and(|plain| plain == b"pulumi"))
     }
 
@@ -76,9 +92,15 @@ impl PassphraseCrypter {
     /// A new passphrase provider: a random salt, the derived key, and the provider's state
     /// value (`v1:<salt>:<ciphertext of "pulumi">`).
     pub fn new_salt(passphrase: &str) -> (Self, String) {
-        let salt: [u8; 8] = Aes256Gcm::generate_nonce(&mut OsRng)[..8].try_into().expect("12 bytes hold 8");
+        let salt: [u8; 8] =
+            Aes256Gcm::generate_nonce(&mut OsRng)[..8].try_into().expect("12 bytes hold 8");
         let mut key = [0u8; 32];
-        pbkdf2::pbkdf2_hmac::<sha2::Sha256>(passphrase.as_bytes(), &salt, PASSPHRASE_ROUNDS, &mut key);
+        pbkdf2::pbkdf2_hmac::<sha2::Sha256>(
+            passphrase.as_bytes(),
+            &salt,
+            PASSPHRASE_ROUNDS,
+            &mut key,
+        );
         let crypter = Self::from_key(&key);
         let state = format!("v1:{}:{}", BASE64.encode(salt), crypter.encrypt(b"pulumi"));
         (crypter, state)
@@ -93,7 +115,9 @@ impl PassphraseCrypter {
         if nonce.len() != 12 {
             return Err(DecryptError::Malformed);
         }
-        self.cipher.decrypt(Nonce::from_slice(&nonce), data.as_slice()).map_err(|_| DecryptError::WrongKey)
+        self.cipher
+            .decrypt(Nonce::from_slice(&nonce), data.as_slice())
+            .map_err(|_| DecryptError::WrongKey)
     }
 
     /// Encrypts with a fresh random nonce, in the format `decrypt` reads.
@@ -134,10 +158,17 @@ pub fn verify_secrets(
         for (field, properties) in [("inputs", &r.inputs), ("outputs", &r.outputs)] {
             // Only objects whose text may hold a secret are parsed: the signature as Pulumi writes
             // it, or any `\u` escape (which could spell it otherwise).
-            let Some(properties) = properties.as_ref().filter(|p| p.mentions(SECRET_SIG) || p.mentions("\\u")) else { continue };
+            let Some(properties) =
+                properties.as_ref().filter(|p| p.mentions(SECRET_SIG) || p.mentions("\\u"))
+            else {
+                continue;
+            };
             for (key, value) in &properties.to_map() {
                 let mut path = format!("{base}.resources[{i}].{field}.{key}");
-                for_each_secret(value, &mut path, &mut |p, obj| match (obj.get("ciphertext"), obj.get("plaintext")) {
+                for_each_secret(value, &mut path, &mut |p, obj| match (
+                    obj.get("ciphertext"),
+                    obj.get("plaintext"),
+                ) {
                     (Some(c), _) => ciphertexts.push((p.to_string(), c.clone())),
                     (None, Some(_)) => plaintext += 1,
                     (None, None) => {
@@ -148,11 +179,20 @@ pub fn verify_secrets(
         }
     }
     if let Some(path) = malformed {
-        return Err(StateError::new(ErrorCode::InvalidSecret, "a secret has neither `ciphertext` nor `plaintext`").at(path));
+        return Err(StateError::new(
+            ErrorCode::InvalidSecret,
+            "a secret has neither `ciphertext` nor `plaintext`",
+        )
+        .at(path));
     }
 
     let provider = deployment.secrets_providers.as_ref().map(|p| p.kind.clone());
-    let mut summary = SecretsSummary { provider: provider.clone(), encrypted: ciphertexts.len(), plaintext, verified: false };
+    let mut summary = SecretsSummary {
+        provider: provider.clone(),
+        encrypted: ciphertexts.len(),
+        plaintext,
+        verified: false,
+    };
     let provider_path = format!("{base}.secrets_providers");
 
     match provider.as_deref() {
@@ -160,29 +200,49 @@ pub fn verify_secrets(
         None => {
             return Err(StateError::new(
                 ErrorCode::InvalidSecret,
-                format!("the state holds {} encrypted secrets but names no secrets provider", ciphertexts.len()),
+                format!(
+                    "the state holds {} encrypted secrets but names no secrets provider",
+                    ciphertexts.len()
+                ),
             )
             .at(&ciphertexts[0].0))
         }
         Some("b64") => {
             for (path, c) in &ciphertexts {
-                let ok = c.as_str().and_then(|s| BASE64.decode(s).ok()).is_some_and(|bytes| serde_json::from_slice::<Value>(&bytes).is_ok());
+                let ok = c
+                    .as_str()
+                    .and_then(|s| BASE64.decode(s).ok())
+                    .is_some_and(|bytes| serde_json::from_slice::<Value>(&bytes).is_ok());
                 if !ok {
-                    return Err(StateError::new(ErrorCode::InvalidSecret, "this `b64` secret is not base64 of a JSON value").at(path));
+                    return Err(StateError::new(
+                        ErrorCode::InvalidSecret,
+                        "this `b64` secret is not base64 of a JSON value",
+                    )
+                    .at(path));
                 }
             }
             summary.verified = true;
         }
         Some("passphrase") => {
-            let salt =
-                deployment.secrets_providers.as_ref().and_then(|p| p.state.as_ref()).and_then(|s| s.get("salt")).and_then(Value::as_str).ok_or_else(|| {
-                    StateError::new(ErrorCode::InvalidState, "the passphrase provider's state has no `salt`").at(format!("{provider_path}.state"))
+            let salt = deployment
+                .secrets_providers
+                .as_ref()
+                .and_then(|p| p.state.as_ref())
+                .and_then(|s| s.get("salt"))
+                .and_then(Value::as_str)
+                .ok_or_else(|| {
+                    StateError::new(
+                        ErrorCode::InvalidState,
+                        "the passphrase provider's state has no `salt`",
+                    )
+                    .at(format!("{provider_path}.state"))
                 })?;
             let derived;
             let key = match (key.filter(|k| k.matches_salt_state(salt)), passphrase) {
                 (Some(k), _) => Some(k),
                 (None, Some(passphrase)) => {
-                    derived = PassphraseCrypter::from_salt_state(passphrase, salt).map_err(|e| e.at(format!("{provider_path}.state.salt")))?;
+                    derived = PassphraseCrypter::from_salt_state(passphrase, salt)
+                        .map_err(|e| e.at(format!("{provider_path}.state.salt")))?;
                     Some(&derived)
                 }
                 (None, None) => None,

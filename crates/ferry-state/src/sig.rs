@@ -26,15 +26,23 @@ pub fn is_secret(value: &Value) -> bool {
 /// never show a secret (the UI, shared links, logs).
 pub fn mask_secrets(value: &Value) -> Value {
     match value {
-        Value::Object(obj) if signature(obj) == Some(SECRET_SIG) => Value::String("[secret]".into()),
-        Value::Object(obj) => Value::Object(obj.iter().map(|(k, v)| (k.clone(), mask_secrets(v))).collect()),
+        Value::Object(obj) if signature(obj) == Some(SECRET_SIG) => {
+            Value::String("[secret]".into())
+        }
+        Value::Object(obj) => {
+            Value::Object(obj.iter().map(|(k, v)| (k.clone(), mask_secrets(v))).collect())
+        }
         Value::Array(items) => Value::Array(items.iter().map(mask_secrets).collect()),
         other => other.clone(),
     }
 }
 
 /// Calls `f(path, object)` for every secret object under `value`; `path` is a JSON path.
-pub fn for_each_secret<'a>(value: &'a Value, path: &mut String, f: &mut dyn FnMut(&str, &'a Map<String, Value>)) {
+pub fn for_each_secret<'a>(
+    value: &'a Value,
+    path: &mut String,
+    f: &mut dyn FnMut(&str, &'a Map<String, Value>),
+) {
     match value {
         Value::Object(obj) if signature(obj) == Some(SECRET_SIG) => f(path, obj),
         Value::Object(obj) => {

@@ -55,6 +55,9 @@ mod tests {
     #[test]
     fn provider_references_split_at_the_last_separator() {
         let r = "urn:pulumi:s::p::pulumi:providers:aws::default::7844429e-9c0b";
-        assert_eq!(split_provider_reference(r), Some(("urn:pulumi:s::p::pulumi:providers:aws::default", "7844429e-9c0b")));
+        assert_eq!(
+            split_provider_reference(r),
+            Some(("urn:pulumi:s::p::pulumi:providers:aws::default", "7844429e-9c0b"))
+        );
     }
 }

@@ -19,7 +19,10 @@ pub fn urn_index(deployment: &Deployment) -> HashMap<&str, Vec<usize>> {
 }
 
 /// Fails on the first dangling reference; returns warnings for what is odd but loadable.
-pub fn check_references(deployment: &Deployment, base: &str) -> Result<Vec<StateWarning>, StateError> {
+pub fn check_references(
+    deployment: &Deployment,
+    base: &str,
+) -> Result<Vec<StateWarning>, StateError> {
     let index = urn_index(deployment);
     let resources = deployment.resources();
     let mut warnings = Vec::new();
@@ -27,13 +30,25 @@ pub fn check_references(deployment: &Deployment, base: &str) -> Result<Vec<State
 
     for (i, r) in resources.iter().enumerate() {
         if Urn::parse(&r.urn).is_none() {
-            return Err(StateError::new(ErrorCode::InvalidState, format!("`{}` is not a Pulumi URN (urn:pulumi:<stack>::<project>::<type>::<name>)", r.urn))
-                .at(at(i, "urn")));
+            return Err(StateError::new(
+                ErrorCode::InvalidState,
+                format!(
+                    "`{}` is not a Pulumi URN (urn:pulumi:<stack>::<project>::<type>::<name>)",
+                    r.urn
+                ),
+            )
+            .at(at(i, "urn")));
         }
         if let Some(parent) = r.parent() {
             if !index.contains_key(parent) {
-                return Err(StateError::new(ErrorCode::DanglingReference, format!("resource `{}` names parent `{parent}`, which is not in the state", r.urn))
-                    .at(at(i, "parent")));
+                return Err(StateError::new(
+                    ErrorCode::DanglingReference,
+                    format!(
+                        "resource `{}` names parent `{parent}`, which is not in the state",
+                        r.urn
+                    ),
+                )
+                .at(at(i, "parent")));
             }
         }
         if let Some(reference) = r.provider() {
@@ -45,11 +60,15 @@ pub fn check_references(deployment: &Deployment, base: &str) -> Result<Vec<State
             if candidates.is_empty() {
                 return Err(StateError::new(
                     ErrorCode::DanglingReference,
-                    format!("resource `{}` uses provider `{provider_urn}`, which is not in the state", r.urn),
+                    format!(
+                        "resource `{}` uses provider `{provider_urn}`, which is not in the state",
+                        r.urn
+                    ),
                 )
                 .at(at(i, "provider")));
             }
-            let matches_id = candidates.iter().any(|&j| resources[j].id.as_deref().unwrap_or("") == provider_id);
+            let matches_id =
+                candidates.iter().any(|&j| resources[j].id.as_deref().unwrap_or("") == provider_id);
             if !matches_id {
                 let found = resources[candidates[0]].id.as_deref().unwrap_or("");
                 return Err(StateError::new(
@@ -64,8 +83,11 @@ pub fn check_references(deployment: &Deployment, base: &str) -> Result<Vec<State
             }
         }
         if let Some(dep) = r.dependency_urns().find(|d| !index.contains_key(d)) {
-            return Err(StateError::new(ErrorCode::DanglingReference, format!("resource `{}` depends on `{dep}`, which is not in the state", r.urn))
-                .at(at(i, "dependencies")));
+            return Err(StateError::new(
+                ErrorCode::DanglingReference,
+                format!("resource `{}` depends on `{dep}`, which is not in the state", r.urn),
+            )
+            .at(at(i, "dependencies")));
         }
     }
 

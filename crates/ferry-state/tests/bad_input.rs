@@ -45,7 +45,10 @@ fn neither_checkpoint_nor_export() {
 
 #[test]
 fn wrong_field_type_names_the_path() {
-    let e = err(&export(vec![json!({"urn": STACK, "type": "pulumi:pulumi:Stack"}), json!({"urn": 5, "type": "x"})]));
+    let e = err(&export(vec![
+        json!({"urn": STACK, "type": "pulumi:pulumi:Stack"}),
+        json!({"urn": 5, "type": "x"}),
+    ]));
     assert_eq!(e.code, ErrorCode::InvalidState);
     assert_eq!(e.path.as_deref(), Some("deployment.resources[1].urn"), "{e}");
 }
@@ -61,8 +64,14 @@ fn dangling_parent() {
 #[test]
 fn dangling_provider_and_wrong_provider_id() {
     let e = err(&export(vec![res(BUCKET, json!({"provider": format!("{PROV}::abc")}))]));
-    assert_eq!((e.code, e.path.as_deref()), (ErrorCode::DanglingReference, Some("deployment.resources[0].provider")));
-    let e = err(&export(vec![res(PROV, json!({"id": "xyz"})), res(BUCKET, json!({"provider": format!("{PROV}::abc")}))]));
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::DanglingReference, Some("deployment.resources[0].provider"))
+    );
+    let e = err(&export(vec![
+        res(PROV, json!({"id": "xyz"})),
+        res(BUCKET, json!({"provider": format!("{PROV}::abc")})),
+    ]));
     assert_eq!(e.code, ErrorCode::DanglingReference);
     assert!(e.message.contains("xyz") && e.message.contains("abc"), "{e}");
 }
@@ -70,20 +79,29 @@ fn dangling_provider_and_wrong_provider_id() {
 #[test]
 fn dangling_dependency() {
     let e = err(&export(vec![res(BUCKET, json!({"dependencies": [STACK]}))]));
-    assert_eq!((e.code, e.path.as_deref()), (ErrorCode::DanglingReference, Some("deployment.resources[0].dependencies")));
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::DanglingReference, Some("deployment.resources[0].dependencies"))
+    );
 }
 
 #[test]
 fn not_a_urn() {
     let e = err(&export(vec![json!({"urn": "bucket", "type": "t"})]));
-    assert_eq!((e.code, e.path.as_deref()), (ErrorCode::InvalidState, Some("deployment.resources[0].urn")));
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::InvalidState, Some("deployment.resources[0].urn"))
+    );
 }
 
 #[test]
 fn encrypted_secrets_without_a_provider() {
     let secret = json!({"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", "ciphertext": "eyJ9"});
     let e = err(&export(vec![res(BUCKET, json!({"outputs": {"k": secret}}))]));
-    assert_eq!((e.code, e.path.as_deref()), (ErrorCode::InvalidSecret, Some("deployment.resources[0].outputs.k")));
+    assert_eq!(
+        (e.code, e.path.as_deref()),
+        (ErrorCode::InvalidSecret, Some("deployment.resources[0].outputs.k"))
+    );
 }
 
 #[test]

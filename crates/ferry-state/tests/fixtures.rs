@@ -7,7 +7,9 @@ use ferry_state::{load_state, ErrorCode, LoadOptions, StackGraph};
 use serde_json::{json, Value};
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    })
 }
 
 fn read(rel: &str) -> Vec<u8> {
@@ -17,7 +19,8 @@ fn read(rel: &str) -> Vec<u8> {
 
 /// What a user would want to know Ferry read from a file.
 fn summary(rel: &str) -> Value {
-    let state = load_state(&read(rel), LoadOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
+    let state =
+        load_state(&read(rel), LoadOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let resources = state.deployment.resources();
     let graph = StackGraph::from_deployment(&state.deployment);
     let mut edge_kinds = std::collections::BTreeMap::new();
@@ -70,15 +73,24 @@ fn round_trip(rel: &str) {
     let state = load_state(&read(rel), LoadOptions::default()).unwrap();
     let exported = state.to_export();
     // The text Ferry stores is that value, written without building it first.
-    assert_eq!(state.export_text(), exported.to_string(), "{rel}: the stored text differs from the export");
+    assert_eq!(
+        state.export_text(),
+        exported.to_string(),
+        "{rel}: the stored text differs from the export"
+    );
     // Read straight from text (as Ferry reads its stored versions), the deployment is the same.
-    let direct: ferry_state::Deployment = serde_json::from_str(&exported["deployment"].to_string()).unwrap();
+    let direct: ferry_state::Deployment =
+        serde_json::from_str(&exported["deployment"].to_string()).unwrap();
     assert_eq!(direct, state.deployment, "{rel}: reading the deployment from text differs");
     let again = load_state(exported.to_string().as_bytes(), LoadOptions::default()).unwrap();
-    assert_eq!(again.deployment, state.deployment, "{rel}: export does not reload to the same state");
+    assert_eq!(
+        again.deployment, state.deployment,
+        "{rel}: export does not reload to the same state"
+    );
     let version = original.get("version").and_then(Value::as_u64).unwrap_or(0);
     if version >= 3 {
-        let inner = original.get("deployment").or_else(|| original["checkpoint"].get("latest")).unwrap();
+        let inner =
+            original.get("deployment").or_else(|| original["checkpoint"].get("latest")).unwrap();
         assert_eq!(&exported["deployment"], inner, "{rel}: a field changed on the way through");
         assert_eq!(exported.get("features"), original.get("features"));
     }
@@ -86,7 +98,11 @@ fn round_trip(rel: &str) {
 
 #[test]
 fn unknown_feature_is_rejected_by_name() {
-    let err = load_state(&read("pulumi-checkpoints/checkpoint-v4-unsupported-feature.json"), LoadOptions::default()).unwrap_err();
+    let err = load_state(
+        &read("pulumi-checkpoints/checkpoint-v4-unsupported-feature.json"),
+        LoadOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(err.code, ErrorCode::UnknownFeature);
     assert!(err.message.contains("unsupported-feature"), "{err}");
     assert_eq!(err.path.as_deref(), Some("features"));
@@ -94,7 +110,8 @@ fn unknown_feature_is_rejected_by_name() {
 
 #[test]
 fn v1_defaults_are_dropped_and_time_moves_to_the_manifest() {
-    let state = load_state(&read("pulumi-checkpoints/checkpoint-v1.json"), LoadOptions::default()).unwrap();
+    let state =
+        load_state(&read("pulumi-checkpoints/checkpoint-v1.json"), LoadOptions::default()).unwrap();
     let export = state.to_export();
     assert_eq!(export["version"], 3);
     assert_eq!(export["deployment"]["manifest"]["time"], "2017-11-08T11:52:26.954469-08:00");
@@ -104,11 +121,13 @@ fn v1_defaults_are_dropped_and_time_moves_to_the_manifest() {
 
 #[test]
 fn b64_secrets_are_checked_and_a_corrupt_one_is_named() {
-    let mut v: Value = serde_json::from_slice(&read("pulumi-checkpoints/checkpoint-secrets.json")).unwrap();
+    let mut v: Value =
+        serde_json::from_slice(&read("pulumi-checkpoints/checkpoint-secrets.json")).unwrap();
     let state = load_state(v.to_string().as_bytes(), LoadOptions::default()).unwrap();
     assert!(state.secrets.verified);
     assert_eq!(state.secrets.encrypted, 10);
-    v["checkpoint"]["latest"]["resources"][3]["inputs"]["assumeRolePolicy"]["ciphertext"] = json!("%%%");
+    v["checkpoint"]["latest"]["resources"][3]["inputs"]["assumeRolePolicy"]["ciphertext"] =
+        json!("%%%");
     let err = load_state(v.to_string().as_bytes(), LoadOptions::default()).unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidSecret);
     assert_eq!(err.path.as_deref(), Some("checkpoint.latest.resources[3].inputs.assumeRolePolicy"));

@@ -8,13 +8,20 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 
 fn vectors() -> Value {
-    let dir =
-        std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
-    serde_json::from_slice(&std::fs::read(dir.join("pulumi/state/secrets-test-vectors.json")).unwrap()).unwrap()
+    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    });
+    serde_json::from_slice(
+        &std::fs::read(dir.join("pulumi/state/secrets-test-vectors.json")).unwrap(),
+    )
+    .unwrap()
 }
 
 fn salt() -> String {
-    vectors()["passphrase_provider"]["secrets_providers"]["state"]["salt"].as_str().unwrap().to_string()
+    vectors()["passphrase_provider"]["secrets_providers"]["state"]["salt"]
+        .as_str()
+        .unwrap()
+        .to_string()
 }
 
 /// A state with one secret encrypted under the vector's key.
@@ -31,11 +38,16 @@ fn state_with_secret(crypter: &PassphraseCrypter) -> Value {
 fn the_vector_decrypts_with_the_right_passphrase_only() {
     let v = vectors();
     let pass = v["passphrase_provider"]["passphrase"].as_str().unwrap();
-    let crypter = PassphraseCrypter::from_salt_state(pass, &salt()).expect("the documented passphrase works");
+    let crypter =
+        PassphraseCrypter::from_salt_state(pass, &salt()).expect("the documented passphrase works");
 
     // A state whose secret was encrypted under that key loads with the passphrase ...
     let state = state_with_secret(&crypter);
-    let loaded = load_state(state.to_string().as_bytes(), LoadOptions { passphrase: Some(pass), ..Default::default() }).unwrap();
+    let loaded = load_state(
+        state.to_string().as_bytes(),
+        LoadOptions { passphrase: Some(pass), ..Default::default() },
+    )
+    .unwrap();
     assert!(loaded.secrets.verified);
     assert_eq!(loaded.secrets.encrypted, 1);
     // ... keeps the ciphertext, never the plaintext ...
@@ -44,7 +56,11 @@ fn the_vector_decrypts_with_the_right_passphrase_only() {
     let e = load_state(state.to_string().as_bytes(), LoadOptions::default()).unwrap_err();
     assert_eq!(e.code, ErrorCode::PassphraseRequired);
     // ... and refuses a wrong one.
-    let e = load_state(state.to_string().as_bytes(), LoadOptions { passphrase: Some("wrong"), ..Default::default() }).unwrap_err();
+    let e = load_state(
+        state.to_string().as_bytes(),
+        LoadOptions { passphrase: Some("wrong"), ..Default::default() },
+    )
+    .unwrap_err();
     assert_eq!(e.code, ErrorCode::WrongPassphrase);
     assert_eq!(e.path.as_deref(), Some("deployment.secrets_providers.state.salt"));
 
@@ -58,7 +74,11 @@ fn the_vector_decrypts_with_the_right_passphrase_only() {
 #[test]
 fn the_broken_salt_is_refused() {
     let v = vectors();
-    let broken: Value = serde_json::from_str(v["passphrase_provider"]["broken_state_must_fail"].as_str().unwrap()).unwrap();
-    let e = PassphraseCrypter::from_salt_state("password", broken["salt"].as_str().unwrap()).err().unwrap();
+    let broken: Value =
+        serde_json::from_str(v["passphrase_provider"]["broken_state_must_fail"].as_str().unwrap())
+            .unwrap();
+    let e = PassphraseCrypter::from_salt_state("password", broken["salt"].as_str().unwrap())
+        .err()
+        .unwrap();
     assert_eq!(e.code, ErrorCode::InvalidState);
 }

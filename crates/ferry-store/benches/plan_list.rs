@@ -16,7 +16,9 @@ const PAGE: usize = 50;
 
 async fn store(dir: &std::path::Path) -> Store {
     match std::env::var("FERRY_BENCH_DATABASE_URL") {
-        Ok(url) if !url.is_empty() => ferry_store::testing::scratch_postgres(&url).await.expect("a scratch schema"),
+        Ok(url) if !url.is_empty() => {
+            ferry_store::testing::scratch_postgres(&url).await.expect("a scratch schema")
+        }
         _ => Store::open(&dir.join("bench.db")).await.expect("a store file"),
     }
 }
@@ -34,7 +36,8 @@ async fn median(mut read: impl AsyncFnMut() -> usize) -> (Duration, usize) {
 }
 
 fn main() {
-    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
+    let runtime =
+        tokio::runtime::Builder::new_multi_thread().enable_all().build().expect("a runtime");
     runtime.block_on(async {
         let dir = tempfile::tempdir().expect("a folder");
         let store = store(dir.path()).await;

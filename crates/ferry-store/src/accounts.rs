@@ -159,7 +159,8 @@ fn token_of(row: &sqlx::any::AnyRow) -> ApiToken {
     }
 }
 
-const TOKEN_SELECT: &str = "SELECT id, user_id, name, org, role, created_at, expires_at, revoked_at FROM api_tokens";
+const TOKEN_SELECT: &str =
+    "SELECT id, user_id, name, org, role, created_at, expires_at, revoked_at FROM api_tokens";
 
 impl AccountRows<'_> {
     pub async fn count_users(self) -> Result<i64, StoreError> {
@@ -181,7 +182,9 @@ impl AccountRows<'_> {
                 .execute(&self.pool)
                 .await;
         match result {
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => Err(StoreError::UserExists(new.name.to_string())),
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                Err(StoreError::UserExists(new.name.to_string()))
+            }
             other => {
                 other?;
                 self.user(&id).await
@@ -190,45 +193,64 @@ impl AccountRows<'_> {
     }
 
     pub async fn user(self, id: &str) -> Result<User, StoreError> {
-        let row = sqlx::query(&format!("{USER_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&format!("{USER_SELECT} WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(user_of).ok_or_else(|| StoreError::UserNotFound(id.to_string()))
     }
 
     pub async fn user_by_name(self, name: &str) -> Result<Option<User>, StoreError> {
-        let row = sqlx::query(&format!("{USER_SELECT} WHERE name = $1")).bind(name).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&format!("{USER_SELECT} WHERE name = $1"))
+            .bind(name)
+            .fetch_optional(&self.pool)
+            .await?;
         Ok(row.as_ref().map(user_of))
     }
 
     /// The user an OpenID Provider's `issuer` knows as `sub`. A row kept before issuers were
     /// recorded matches any issuer once, and takes this one.
     pub async fn user_by_oidc(self, issuer: &str, sub: &str) -> Result<Option<User>, StoreError> {
-        let row = sqlx::query(&format!("{USER_SELECT} WHERE oidc_sub = $1 AND (oidc_issuer = $2 OR oidc_issuer IS NULL)"))
-            .bind(sub)
-            .bind(issuer)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = sqlx::query(&format!(
+            "{USER_SELECT} WHERE oidc_sub = $1 AND (oidc_issuer = $2 OR oidc_issuer IS NULL)"
+        ))
+        .bind(sub)
+        .bind(issuer)
+        .fetch_optional(&self.pool)
+        .await?;
         let Some(user) = row.as_ref().map(user_of) else { return Ok(None) };
         if user.oidc_issuer.is_none() {
-            sqlx::query("UPDATE users SET oidc_issuer = $1 WHERE id = $2 AND oidc_issuer IS NULL").bind(issuer).bind(&user.id).execute(&self.pool).await?;
+            sqlx::query("UPDATE users SET oidc_issuer = $1 WHERE id = $2 AND oidc_issuer IS NULL")
+                .bind(issuer)
+                .bind(&user.id)
+                .execute(&self.pool)
+                .await?;
             return Ok(Some(self.user(&user.id).await?));
         }
         Ok(Some(user))
     }
 
     pub async fn users(self) -> Result<Vec<User>, StoreError> {
-        let rows = sqlx::query(&format!("{USER_SELECT} ORDER BY name")).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query(&format!("{USER_SELECT} ORDER BY name")).fetch_all(&self.pool).await?;
         Ok(rows.iter().map(user_of).collect())
     }
 
     /// Sets the user's password hash; `set_by` is the ID of the user who set it (their own
     /// when they chose it).
-    pub async fn set_password_hash(self, user_id: &str, hash: &str, set_by: &str) -> Result<(), StoreError> {
-        let done = sqlx::query("UPDATE users SET password_hash = $1, password_set_by = $2 WHERE id = $3")
-            .bind(hash)
-            .bind(set_by)
-            .bind(user_id)
-            .execute(&self.pool)
-            .await?;
+    pub async fn set_password_hash(
+        self,
+        user_id: &str,
+        hash: &str,
+        set_by: &str,
+    ) -> Result<(), StoreError> {
+        let done =
+            sqlx::query("UPDATE users SET password_hash = $1, password_set_by = $2 WHERE id = $3")
+                .bind(hash)
+                .bind(set_by)
+                .bind(user_id)
+                .execute(&self.pool)
+                .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::UserNotFound(user_id.to_string()));
         }
@@ -236,36 +258,57 @@ impl AccountRows<'_> {
     }
 
     pub async fn set_email(self, user_id: &str, email: Option<&str>) -> Result<(), StoreError> {
-        sqlx::query("UPDATE users SET email = $1 WHERE id = $2").bind(email).bind(user_id).execute(&self.pool).await?;
+        sqlx::query("UPDATE users SET email = $1 WHERE id = $2")
+            .bind(email)
+            .bind(user_id)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
     /// Every role of the user, in every organisation.
     pub async fn memberships(self, user_id: &str) -> Result<Vec<Membership>, StoreError> {
-        let rows = sqlx::query("SELECT org, role FROM memberships WHERE user_id = $1 ORDER BY org, role").bind(user_id).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query("SELECT org, role FROM memberships WHERE user_id = $1 ORDER BY org, role")
+                .bind(user_id)
+                .fetch_all(&self.pool)
+                .await?;
         Ok(rows.iter().map(|r| Membership { org: r.get("org"), role: r.get("role") }).collect())
     }
 
     /// Sets the user's roles in `org` to exactly `roles`, in one transaction. The membership
     /// keeps the time it began while the user holds any role there.
-    pub async fn set_roles(self, user_id: &str, org: &str, roles: &[&str]) -> Result<(), StoreError> {
+    pub async fn set_roles(
+        self,
+        user_id: &str,
+        org: &str,
+        roles: &[&str],
+    ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
-        let (held, since): (i64, Option<String>) = sqlx::query_as("SELECT COUNT(*), MIN(granted_at) FROM memberships WHERE user_id = $1 AND org = $2")
-            .bind(user_id)
-            .bind(org)
-            .fetch_one(&mut *tx)
-            .await?;
+        let (held, since): (i64, Option<String>) = sqlx::query_as(
+            "SELECT COUNT(*), MIN(granted_at) FROM memberships WHERE user_id = $1 AND org = $2",
+        )
+        .bind(user_id)
+        .bind(org)
+        .fetch_one(&mut *tx)
+        .await?;
         // A membership from before the time was kept has none, and keeps none.
         let since = if held > 0 { since } else { Some(now()) };
-        sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2").bind(user_id).bind(org).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2")
+            .bind(user_id)
+            .bind(org)
+            .execute(&mut *tx)
+            .await?;
         for role in roles {
-            sqlx::query("INSERT INTO memberships (org, user_id, role, granted_at) VALUES ($1, $2, $3, $4)")
-                .bind(org)
-                .bind(user_id)
-                .bind(role)
-                .bind(&since)
-                .execute(&mut *tx)
-                .await?;
+            sqlx::query(
+                "INSERT INTO memberships (org, user_id, role, granted_at) VALUES ($1, $2, $3, $4)",
+            )
+            .bind(org)
+            .bind(user_id)
+            .bind(role)
+            .bind(&since)
+            .execute(&mut *tx)
+            .await?;
         }
         tx.commit().await?;
         Ok(())
@@ -273,24 +316,45 @@ impl AccountRows<'_> {
 
     /// Adds one role (kept if already held).
     pub async fn grant_role(self, user_id: &str, org: &str, role: &str) -> Result<(), StoreError> {
-        sqlx::query(ADD_ROLE).bind(org).bind(user_id).bind(role).bind(now()).execute(&self.pool).await?;
+        sqlx::query(ADD_ROLE)
+            .bind(org)
+            .bind(user_id)
+            .bind(role)
+            .bind(now())
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
     /// The members of `org` (those with roles in it or in `*`), with those roles.
     pub async fn members(self, org: &str) -> Result<Vec<(User, Vec<Membership>)>, StoreError> {
-        let rows = sqlx::query("SELECT DISTINCT user_id FROM memberships WHERE org = $1 OR org = '*'").bind(org).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query("SELECT DISTINCT user_id FROM memberships WHERE org = $1 OR org = '*'")
+                .bind(org)
+                .fetch_all(&self.pool)
+                .await?;
         let mut members = Vec::with_capacity(rows.len());
         for row in rows {
             let user = self.user(row.get("user_id")).await?;
-            let roles = self.memberships(&user.id).await?.into_iter().filter(|m| m.org == org || m.org == "*").collect();
+            let roles = self
+                .memberships(&user.id)
+                .await?
+                .into_iter()
+                .filter(|m| m.org == org || m.org == "*")
+                .collect();
             members.push((user, roles));
         }
         members.sort_by(|a, b| a.0.name.cmp(&b.0.name));
         Ok(members)
     }
 
-    pub async fn add_session(self, token_hash: &str, user_id: &str, lifetime_seconds: i64, method: SessionMethod) -> Result<(), StoreError> {
+    pub async fn add_session(
+        self,
+        token_hash: &str,
+        user_id: &str,
+        lifetime_seconds: i64,
+        method: SessionMethod,
+    ) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at, method) VALUES ($1, $2, $3, $4)")
             .bind(token_hash)
             .bind(user_id)
@@ -303,7 +367,10 @@ impl AccountRows<'_> {
 
     /// The user of a live session (not revoked, not expired), and how it began (`None` for a
     /// session from before that was kept).
-    pub async fn session_user(self, token_hash: &str) -> Result<Option<(User, Option<SessionMethod>)>, StoreError> {
+    pub async fn session_user(
+        self,
+        token_hash: &str,
+    ) -> Result<Option<(User, Option<SessionMethod>)>, StoreError> {
         let row = sqlx::query("SELECT user_id, method FROM sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2")
             .bind(token_hash)
             .bind(now())
@@ -311,7 +378,8 @@ impl AccountRows<'_> {
             .await?;
         match row {
             Some(row) => {
-                let method = SessionMethod::from_row(row.get::<Option<String>, _>("method").as_deref());
+                let method =
+                    SessionMethod::from_row(row.get::<Option<String>, _>("method").as_deref());
                 Ok(Some((self.user(row.get("user_id")).await?, method)))
             }
             None => Ok(None),
@@ -319,17 +387,25 @@ impl AccountRows<'_> {
     }
 
     pub async fn revoke_session(self, token_hash: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sessions SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL")
-            .bind(now())
-            .bind(token_hash)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "UPDATE sessions SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL",
+        )
+        .bind(now())
+        .bind(token_hash)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     /// Ends every session of the user (a password change, an admin's decision).
     pub async fn revoke_sessions_of(self, user_id: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL").bind(now()).bind(user_id).execute(&self.pool).await?;
+        sqlx::query(
+            "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
+        )
+        .bind(now())
+        .bind(user_id)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -353,18 +429,28 @@ impl AccountRows<'_> {
             .bind(in_seconds(lifetime_seconds))
             .execute(&self.pool)
             .await?;
-        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1")).bind(&id).fetch_one(&self.pool).await?;
+        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1"))
+            .bind(&id)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(token_of(&row))
     }
 
     /// The token with this hash, live or not (the caller tells expired from revoked).
     pub async fn api_token_by_hash(self, token_hash: &str) -> Result<Option<ApiToken>, StoreError> {
-        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE token_hash = $1")).bind(token_hash).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE token_hash = $1"))
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
         Ok(row.as_ref().map(token_of))
     }
 
     pub async fn api_tokens_of(self, user_id: &str) -> Result<Vec<ApiToken>, StoreError> {
-        let rows = sqlx::query(&format!("{TOKEN_SELECT} WHERE user_id = $1 ORDER BY created_at DESC")).bind(user_id).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query(&format!("{TOKEN_SELECT} WHERE user_id = $1 ORDER BY created_at DESC"))
+                .bind(user_id)
+                .fetch_all(&self.pool)
+                .await?;
         Ok(rows.iter().map(token_of).collect())
     }
 
@@ -376,17 +462,28 @@ impl AccountRows<'_> {
             .bind(user_id)
             .execute(&self.pool)
             .await?;
-        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1 AND user_id = $2")).bind(id).bind(user_id).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1 AND user_id = $2"))
+            .bind(id)
+            .bind(user_id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(token_of).ok_or(StoreError::TokenNotFound)
     }
 
-    pub async fn add_sign_in_link(self, token_hash: &str, user_id: &str, lifetime_seconds: i64) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO sign_in_links (token_hash, user_id, expires_at) VALUES ($1, $2, $3)")
-            .bind(token_hash)
-            .bind(user_id)
-            .bind(in_seconds(lifetime_seconds))
-            .execute(&self.pool)
-            .await?;
+    pub async fn add_sign_in_link(
+        self,
+        token_hash: &str,
+        user_id: &str,
+        lifetime_seconds: i64,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO sign_in_links (token_hash, user_id, expires_at) VALUES ($1, $2, $3)",
+        )
+        .bind(token_hash)
+        .bind(user_id)
+        .bind(in_seconds(lifetime_seconds))
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -423,7 +520,12 @@ impl AccountRows<'_> {
     /// server-wide ones about a user who holds a role in `org` itself (not only through `*`:
     /// a server administrator's records are for server administrators); or every record when
     /// `org` is `None`.
-    pub async fn audit(self, org: Option<&str>, after: i64, limit: i64) -> Result<Vec<AuditRecord>, StoreError> {
+    pub async fn audit(
+        self,
+        org: Option<&str>,
+        after: i64,
+        limit: i64,
+    ) -> Result<Vec<AuditRecord>, StoreError> {
         let rows = match org {
             Some(org) => {
                 sqlx::query(
@@ -444,9 +546,17 @@ impl AccountRows<'_> {
 
     /// Keeps a sign-in started at the provider until `lifetime_seconds` from now (and drops
     /// those that expired).
-    pub async fn add_oidc_login(self, state_hash: &str, login: &OidcLogin, lifetime_seconds: i64) -> Result<(), StoreError> {
+    pub async fn add_oidc_login(
+        self,
+        state_hash: &str,
+        login: &OidcLogin,
+        lifetime_seconds: i64,
+    ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
-        sqlx::query("DELETE FROM oidc_logins WHERE expires_at < $1").bind(now()).execute(&mut *tx).await?;
+        sqlx::query("DELETE FROM oidc_logins WHERE expires_at < $1")
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("INSERT INTO oidc_logins (state_hash, verifier, nonce, next, expires_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(state_hash)
             .bind(&login.verifier)
@@ -466,7 +576,11 @@ impl AccountRows<'_> {
             .bind(now())
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.map(|r| OidcLogin { verifier: r.get("verifier"), nonce: r.get("nonce"), next: r.get("next") }))
+        Ok(row.map(|r| OidcLogin {
+            verifier: r.get("verifier"),
+            nonce: r.get("nonce"),
+            next: r.get("next"),
+        }))
     }
 }
 

@@ -38,11 +38,19 @@ fn lock_of(row: &AnyRow) -> BackendLock {
 }
 
 /// The columns [`lock_of`] reads.
-const LOCK_COLUMNS: &str = "path, stack_id, backend_url, instance, taken_at, lease_until, released_at, recovery";
+const LOCK_COLUMNS: &str =
+    "path, stack_id, backend_url, instance, taken_at, lease_until, released_at, recovery";
 
 impl StackRows<'_> {
     /// Records that `instance` is about to write the lock file `path` in `backend_url`.
-    pub async fn add_backend_lock(self, path: &str, stack_id: &str, backend_url: &str, instance: &str, lease_until: &str) -> Result<(), StoreError> {
+    pub async fn add_backend_lock(
+        self,
+        path: &str,
+        stack_id: &str,
+        backend_url: &str,
+        instance: &str,
+        lease_until: &str,
+    ) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO backend_locks (path, stack_id, backend_url, instance, taken_at, lease_until) VALUES ($1, $2, $3, $4, $5, $6)")
             .bind(path)
             .bind(stack_id)
@@ -56,7 +64,11 @@ impl StackRows<'_> {
     }
 
     /// Marks the lock file removed (`recovery` says how, when its holder could not).
-    pub async fn release_backend_lock(self, path: &str, recovery: Option<&str>) -> Result<(), StoreError> {
+    pub async fn release_backend_lock(
+        self,
+        path: &str,
+        recovery: Option<&str>,
+    ) -> Result<(), StoreError> {
         sqlx::query("UPDATE backend_locks SET released_at = $1, recovery = $2 WHERE path = $3 AND released_at IS NULL")
             .bind(now())
             .bind(recovery)
@@ -69,24 +81,41 @@ impl StackRows<'_> {
     /// Lets a held lock's lease run out now, so that recovery removes its file (its holder
     /// could not).
     pub async fn expire_backend_lock(self, path: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE backend_locks SET lease_until = $1 WHERE path = $2 AND released_at IS NULL").bind(now()).bind(path).execute(&self.pool).await?;
+        sqlx::query(
+            "UPDATE backend_locks SET lease_until = $1 WHERE path = $2 AND released_at IS NULL",
+        )
+        .bind(now())
+        .bind(path)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     /// Extends the leases of the locks `instance` holds.
-    pub async fn renew_backend_locks(self, instance: &str, lease_until: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE backend_locks SET lease_until = $1 WHERE instance = $2 AND released_at IS NULL")
-            .bind(lease_until)
-            .bind(instance)
-            .execute(&self.pool)
-            .await?;
+    pub async fn renew_backend_locks(
+        self,
+        instance: &str,
+        lease_until: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE backend_locks SET lease_until = $1 WHERE instance = $2 AND released_at IS NULL",
+        )
+        .bind(lease_until)
+        .bind(instance)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     /// Takes over, for `instance` until `lease_until`, every unreleased lock whose lease ran
     /// out (with `all`, every unreleased lock: a single-instance store starting up knows none is
     /// held), and returns them: the caller removes their files and releases them.
-    pub async fn take_over_backend_locks(self, instance: &str, lease_until: &str, all: bool) -> Result<Vec<BackendLock>, StoreError> {
+    pub async fn take_over_backend_locks(
+        self,
+        instance: &str,
+        lease_until: &str,
+        all: bool,
+    ) -> Result<Vec<BackendLock>, StoreError> {
         let cutoff = if all { "9999".to_string() } else { now() };
         let rows = sqlx::query(&format!(
             "UPDATE backend_locks SET instance = $1, lease_until = $2 WHERE released_at IS NULL AND lease_until < $3 RETURNING {LOCK_COLUMNS}"
@@ -100,7 +129,11 @@ impl StackRows<'_> {
     }
 
     /// The locks Ferry took in a stack's backend, newest first, up to `limit`.
-    pub async fn backend_locks(self, stack_id: &str, limit: i64) -> Result<Vec<BackendLock>, StoreError> {
+    pub async fn backend_locks(
+        self,
+        stack_id: &str,
+        limit: i64,
+    ) -> Result<Vec<BackendLock>, StoreError> {
         let rows = sqlx::query(&format!("SELECT {LOCK_COLUMNS} FROM backend_locks WHERE stack_id = $1 ORDER BY taken_at DESC, path LIMIT $2"))
             .bind(stack_id)
             .bind(limit)

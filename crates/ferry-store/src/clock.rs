@@ -6,7 +6,8 @@ use time::format_description::FormatItem;
 use time::macros::format_description;
 use time::{Duration, OffsetDateTime};
 
-const FORMAT: &[FormatItem<'static>] = format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
+const FORMAT: &[FormatItem<'static>] =
+    format_description!("[year]-[month]-[day]T[hour]:[minute]:[second].[subsecond digits:3]Z");
 
 /// Now.
 pub fn now() -> String {

@@ -36,7 +36,14 @@ fn invitation_of(row: &sqlx::any::AnyRow) -> Invitation {
 impl AccountRows<'_> {
     /// Keeps a new invitation to `org` with `roles`, by `invited_by` (a user's ID), open for
     /// `lifetime_seconds`: its token's hash (the token is the caller's to hand out once).
-    pub async fn add_invitation(self, org: &str, roles: &[&str], invited_by: &str, token_hash: &str, lifetime_seconds: i64) -> Result<Invitation, StoreError> {
+    pub async fn add_invitation(
+        self,
+        org: &str,
+        roles: &[&str],
+        invited_by: &str,
+        token_hash: &str,
+        lifetime_seconds: i64,
+    ) -> Result<Invitation, StoreError> {
         let id = random_id();
         let roles = serde_json::to_string(roles).expect("role names serialise");
         sqlx::query("INSERT INTO invitations (id, token_hash, org, roles, invited_by, created_at, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
@@ -53,19 +60,30 @@ impl AccountRows<'_> {
     }
 
     pub async fn invitation(self, id: &str) -> Result<Invitation, StoreError> {
-        let row = sqlx::query(&format!("{INVITATION_SELECT} WHERE i.id = $1")).bind(id).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&format!("{INVITATION_SELECT} WHERE i.id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(invitation_of).ok_or(StoreError::InvitationNotFound)
     }
 
     /// The invitation whose token hashes to `token_hash`.
     pub async fn invitation_by_token(self, token_hash: &str) -> Result<Invitation, StoreError> {
-        let row = sqlx::query(&format!("{INVITATION_SELECT} WHERE i.token_hash = $1")).bind(token_hash).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&format!("{INVITATION_SELECT} WHERE i.token_hash = $1"))
+            .bind(token_hash)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(invitation_of).ok_or(StoreError::InvitationNotFound)
     }
 
     /// `org`'s invitations, newest first.
     pub async fn invitations(self, org: &str) -> Result<Vec<Invitation>, StoreError> {
-        let rows = sqlx::query(&format!("{INVITATION_SELECT} WHERE i.org = $1 ORDER BY i.created_at DESC, i.id")).bind(org).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&format!(
+            "{INVITATION_SELECT} WHERE i.org = $1 ORDER BY i.created_at DESC, i.id"
+        ))
+        .bind(org)
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.iter().map(invitation_of).collect())
     }
 
@@ -85,7 +103,11 @@ impl AccountRows<'_> {
     /// Uses up the open invitation whose token hashes to `token_hash` for `user_id`, and gives
     /// them its roles (kept with those they hold), in one transaction: `None` when it is not
     /// open (used, revoked, expired, or someone accepted it a moment ago).
-    pub async fn accept_invitation(self, token_hash: &str, user_id: &str) -> Result<Option<Invitation>, StoreError> {
+    pub async fn accept_invitation(
+        self,
+        token_hash: &str,
+        user_id: &str,
+    ) -> Result<Option<Invitation>, StoreError> {
         let mut tx = self.begin().await?;
         let at = now();
         let taken = sqlx::query(
@@ -99,11 +121,21 @@ impl AccountRows<'_> {
         if taken.rows_affected() != 1 {
             return Ok(None);
         }
-        let row = sqlx::query("SELECT id, org, roles FROM invitations WHERE token_hash = $1").bind(token_hash).fetch_one(&mut *tx).await?;
-        let (id, org, roles): (String, String, String) = (row.get("id"), row.get("org"), row.get("roles"));
+        let row = sqlx::query("SELECT id, org, roles FROM invitations WHERE token_hash = $1")
+            .bind(token_hash)
+            .fetch_one(&mut *tx)
+            .await?;
+        let (id, org, roles): (String, String, String) =
+            (row.get("id"), row.get("org"), row.get("roles"));
         let roles: Vec<String> = serde_json::from_str(&roles).unwrap_or_default();
         for role in &roles {
-            sqlx::query(crate::accounts::ADD_ROLE).bind(&org).bind(user_id).bind(role).bind(&at).execute(&mut *tx).await?;
+            sqlx::query(crate::accounts::ADD_ROLE)
+                .bind(&org)
+                .bind(user_id)
+                .bind(role)
+                .bind(&at)
+                .execute(&mut *tx)
+                .await?;
         }
         tx.commit().await?;
         Ok(Some(self.invitation(&id).await?))

@@ -38,7 +38,9 @@ impl JobKind {
     }
 
     fn parse(text: &str) -> Option<JobKind> {
-        [JobKind::Preview, JobKind::Discovery, JobKind::Identification].into_iter().find(|k| k.as_str() == text)
+        [JobKind::Preview, JobKind::Discovery, JobKind::Identification]
+            .into_iter()
+            .find(|k| k.as_str() == text)
     }
 }
 
@@ -94,7 +96,10 @@ impl StoredJob {
 fn job_of(row: &AnyRow) -> Result<StoredJob, StoreError> {
     let id: String = row.get("id");
     let (kind, status): (String, String) = (row.get("kind"), row.get("status"));
-    let damaged = |what: &str, text: &str| StoreError::DamagedJob { id: id.clone(), why: format!("unknown {what} `{text}`") };
+    let damaged = |what: &str, text: &str| StoreError::DamagedJob {
+        id: id.clone(),
+        why: format!("unknown {what} `{text}`"),
+    };
     let kind = JobKind::parse(&kind).ok_or_else(|| damaged("kind", &kind))?;
     let status = parse_status(&status).ok_or_else(|| damaged("status", &status))?;
     Ok(StoredJob {
@@ -130,7 +135,11 @@ impl JobRows<'_> {
         E: sqlx::Executor<'e, Database = sqlx::Any>,
     {
         if self.dialect == Dialect::Postgres {
-            sqlx::query("SELECT pg_notify($1, $2)").bind(JOBS_CHANNEL).bind(job_id).execute(executor).await?;
+            sqlx::query("SELECT pg_notify($1, $2)")
+                .bind(JOBS_CHANNEL)
+                .bind(job_id)
+                .execute(executor)
+                .await?;
         }
         Ok(())
     }
@@ -152,32 +161,49 @@ impl JobRows<'_> {
 
     /// Takes a queued job for `instance`, leased until `lease_until`; false when it was not
     /// queued any more (cancelled, or taken).
-    pub async fn claim_job(self, id: &str, instance: &str, lease_until: &str) -> Result<bool, StoreError> {
+    pub async fn claim_job(
+        self,
+        id: &str,
+        instance: &str,
+        lease_until: &str,
+    ) -> Result<bool, StoreError> {
         let claim = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued'");
         self.change_job(id, claim.bind(instance).bind(lease_until).bind(id)).await
     }
 
     /// Appends events `first_seq…` of a running job (JSON texts) and its counts, in one
     /// transaction; nothing is written once the job stopped running (cancelled, interrupted).
-    pub async fn add_job_events(self, id: &str, first_seq: i64, events: &[String], total: i64) -> Result<bool, StoreError> {
+    pub async fn add_job_events(
+        self,
+        id: &str,
+        first_seq: i64,
+        events: &[String],
+        total: i64,
+    ) -> Result<bool, StoreError> {
         let mut tx = self.begin().await?;
         let finished = first_seq + events.len() as i64;
-        let done = sqlx::query("UPDATE jobs SET finished = $1, total = $2 WHERE id = $3 AND status = 'running'")
-            .bind(finished)
-            .bind(total.max(finished))
-            .bind(id)
-            .execute(&mut *tx)
-            .await?;
+        let done = sqlx::query(
+            "UPDATE jobs SET finished = $1, total = $2 WHERE id = $3 AND status = 'running'",
+        )
+        .bind(finished)
+        .bind(total.max(finished))
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
         if done.rows_affected() == 0 {
             return Ok(false);
         }
         // Many rows per statement: one round trip per chunk, not per event.
         for (c, chunk) in events.chunks(ROWS_PER_INSERT).enumerate() {
-            let rows: Vec<String> = (0..chunk.len()).map(|i| format!("(${}, ${}, ${})", 3 * i + 1, 3 * i + 2, 3 * i + 3)).collect();
-            let sql = format!("INSERT INTO job_events (job_id, seq, event) VALUES {}", rows.join(", "));
+            let rows: Vec<String> = (0..chunk.len())
+                .map(|i| format!("(${}, ${}, ${})", 3 * i + 1, 3 * i + 2, 3 * i + 3))
+                .collect();
+            let sql =
+                format!("INSERT INTO job_events (job_id, seq, event) VALUES {}", rows.join(", "));
             let mut insert = sqlx::query(&sql);
             for (i, event) in chunk.iter().enumerate() {
-                insert = insert.bind(id).bind(first_seq + (c * ROWS_PER_INSERT + i) as i64).bind(event);
+                insert =
+                    insert.bind(id).bind(first_seq + (c * ROWS_PER_INSERT + i) as i64).bind(event);
             }
             insert.execute(&mut *tx).await?;
         }
@@ -188,10 +214,21 @@ impl JobRows<'_> {
 
     /// Ends a running job as `status` (`done` or `failed`); false when it had already stopped
     /// (a cancel or an interruption wins over a late result).
-    pub async fn end_job(self, id: &str, status: JobStatus, preview_id: Option<&str>, untouched: i64, error: Option<&str>) -> Result<bool, StoreError> {
+    pub async fn end_job(
+        self,
+        id: &str,
+        status: JobStatus,
+        preview_id: Option<&str>,
+        untouched: i64,
+        error: Option<&str>,
+    ) -> Result<bool, StoreError> {
         let end =
             sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status = 'running'");
-        self.change_job(id, end.bind(status.as_str()).bind(preview_id).bind(untouched).bind(error).bind(id)).await
+        self.change_job(
+            id,
+            end.bind(status.as_str()).bind(preview_id).bind(untouched).bind(error).bind(id),
+        )
+        .await
     }
 
     /// Cancels a queued or running job (whichever instance runs it stops it at its next lease
@@ -203,7 +240,11 @@ impl JobRows<'_> {
 
     /// Runs one change of the job `id` and announces it, in one transaction; whether it changed
     /// the job.
-    async fn change_job<'q>(self, id: &str, change: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>) -> Result<bool, StoreError> {
+    async fn change_job<'q>(
+        self,
+        id: &str,
+        change: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
+    ) -> Result<bool, StoreError> {
         let mut tx = self.begin().await?;
         let done = change.execute(&mut *tx).await?;
         self.announce(&mut *tx, id).await?;
@@ -212,8 +253,16 @@ impl JobRows<'_> {
     }
 
     /// Extends the leases of the running jobs of `instance`.
-    pub async fn renew_job_leases(self, instance: &str, lease_until: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE jobs SET lease_until = $1 WHERE instance = $2 AND status = 'running'").bind(lease_until).bind(instance).execute(&self.pool).await?;
+    pub async fn renew_job_leases(
+        self,
+        instance: &str,
+        lease_until: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE jobs SET lease_until = $1 WHERE instance = $2 AND status = 'running'")
+            .bind(lease_until)
+            .bind(instance)
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
@@ -252,31 +301,57 @@ impl JobRows<'_> {
     pub async fn forget_finished(self, before: &str) -> Result<u64, StoreError> {
         let mut tx = self.begin().await?;
         let ended = "status IN ('done', 'failed', 'cancelled', 'interrupted') AND created_at < $1";
-        sqlx::query(&format!("DELETE FROM job_events WHERE job_id IN (SELECT id FROM jobs WHERE {ended})")).bind(before).execute(&mut *tx).await?;
-        let jobs = sqlx::query(&format!("DELETE FROM jobs WHERE {ended}")).bind(before).execute(&mut *tx).await?.rows_affected();
-        sqlx::query("DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $1").bind(before).execute(&mut *tx).await?;
-        sqlx::query("DELETE FROM sign_in_links WHERE expires_at < $1").bind(before).execute(&mut *tx).await?;
+        sqlx::query(&format!(
+            "DELETE FROM job_events WHERE job_id IN (SELECT id FROM jobs WHERE {ended})"
+        ))
+        .bind(before)
+        .execute(&mut *tx)
+        .await?;
+        let jobs = sqlx::query(&format!("DELETE FROM jobs WHERE {ended}"))
+            .bind(before)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        sqlx::query("DELETE FROM sessions WHERE expires_at < $1 OR revoked_at < $1")
+            .bind(before)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query("DELETE FROM sign_in_links WHERE expires_at < $1")
+            .bind(before)
+            .execute(&mut *tx)
+            .await?;
         tx.commit().await?;
         Ok(jobs)
     }
 
     pub async fn job(self, id: &str) -> Result<StoredJob, StoreError> {
-        let row = sqlx::query(&format!("{JOB_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?;
+        let row = sqlx::query(&format!("{JOB_SELECT} WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(job_of).unwrap_or_else(|| Err(StoreError::JobNotFound(id.to_string())))
     }
 
     /// A job's events from `from` on (JSON texts), in order.
     pub async fn job_events(self, id: &str, from: i64) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT event FROM job_events WHERE job_id = $1 AND seq >= $2 ORDER BY seq").bind(id).bind(from).fetch_all(&self.pool).await?)
+        Ok(sqlx::query_scalar(
+            "SELECT event FROM job_events WHERE job_id = $1 AND seq >= $2 ORDER BY seq",
+        )
+        .bind(id)
+        .bind(from)
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     /// A plan's preview jobs, newest first, up to `limit`.
     pub async fn plan_jobs(self, plan_id: &str, limit: i64) -> Result<Vec<StoredJob>, StoreError> {
-        let rows = sqlx::query(&format!("{JOB_SELECT} WHERE plan_id = $1 ORDER BY created_at DESC, id LIMIT $2"))
-            .bind(plan_id)
-            .bind(limit)
-            .fetch_all(&self.pool)
-            .await?;
+        let rows = sqlx::query(&format!(
+            "{JOB_SELECT} WHERE plan_id = $1 ORDER BY created_at DESC, id LIMIT $2"
+        ))
+        .bind(plan_id)
+        .bind(limit)
+        .fetch_all(&self.pool)
+        .await?;
         rows.iter().map(job_of).collect()
     }
 

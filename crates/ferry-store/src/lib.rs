@@ -206,7 +206,12 @@ const SUMMARY_SELECT: &str = "SELECT s.id, s.name, s.created_at, v.version, v.re
 impl Store {
     /// Opens (creating if needed) the SQLite store file and brings its schema up to date.
     pub async fn open(path: &Path) -> Result<Store, StoreError> {
-        let path = path.to_str().ok_or_else(|| StoreError::UnsupportedDatabase(format!("a store file whose path is not UTF-8: {}", path.display())))?;
+        let path = path.to_str().ok_or_else(|| {
+            StoreError::UnsupportedDatabase(format!(
+                "a store file whose path is not UTF-8: {}",
+                path.display()
+            ))
+        })?;
         Self::connect(&format!("sqlite://{}?mode=rwc", encode_path(path))).await
     }
 
@@ -214,7 +219,11 @@ impl Store {
     pub async fn open_in_memory() -> Result<Store, StoreError> {
         // A named shared-cache database, held by the pool's one connection, which never
         // closes: every connection to `:memory:` would be a database of its own.
-        Self::connect_sqlite(&format!("sqlite:file:ferry-{}?mode=memory&cache=shared", random_id()), 1).await
+        Self::connect_sqlite(
+            &format!("sqlite:file:ferry-{}?mode=memory&cache=shared", random_id()),
+            1,
+        )
+        .await
     }
 
     /// Opens the store a URL names: `postgres://…` (or `postgresql://…`), or `sqlite://<file>`.
@@ -223,7 +232,11 @@ impl Store {
     pub async fn connect(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let pool = AnyPoolOptions::new().max_connections(16).acquire_timeout(Duration::from_secs(30)).connect(url).await?;
+            let pool = AnyPoolOptions::new()
+                .max_connections(16)
+                .acquire_timeout(Duration::from_secs(30))
+                .connect(url)
+                .await?;
             POSTGRES_MIGRATIONS.run(&pool).await?;
             hash_legacy_share_tokens(&pool).await?;
             Ok(Store { pool, dialect: Dialect::Postgres, url: Some(url.to_string()) })
@@ -246,8 +259,16 @@ impl Store {
                 Box::pin(async move {
                     // WAL with NORMAL sync: a commit survives the process being killed; readers
                     // never wait for the writer; a second writer waits up to 5 s.
-                    let journal = if in_memory { "" } else { "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;" };
-                    conn.execute(format!("PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; {journal}").as_str()).await?;
+                    let journal = if in_memory {
+                        ""
+                    } else {
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
+                    };
+                    conn.execute(
+                        format!("PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; {journal}")
+                            .as_str(),
+                    )
+                    .await?;
                     Ok(())
                 })
             })
@@ -279,14 +300,19 @@ impl Store {
 /// (Once per link: a link with a hash is never touched again; two instances doing it at once
 /// each update only rows still without one.)
 async fn hash_legacy_share_tokens(pool: &sqlx::AnyPool) -> Result<(), StoreError> {
-    let legacy: Vec<String> = sqlx::query_scalar("SELECT id FROM plan_shares WHERE token_hash IS NULL").fetch_all(pool).await?;
-    for token in legacy {
-        sqlx::query("UPDATE plan_shares SET id = $1, token_hash = $2 WHERE id = $3 AND token_hash IS NULL")
-            .bind(random_id())
-            .bind(hash_secret(&token))
-            .bind(&token)
-            .execute(pool)
+    let legacy: Vec<String> =
+        sqlx::query_scalar("SELECT id FROM plan_shares WHERE token_hash IS NULL")
+            .fetch_all(pool)
             .await?;
+    for token in legacy {
+        sqlx::query(
+            "UPDATE plan_shares SET id = $1, token_hash = $2 WHERE id = $3 AND token_hash IS NULL",
+        )
+        .bind(random_id())
+        .bind(hash_secret(&token))
+        .bind(&token)
+        .execute(pool)
+        .await?;
     }
     Ok(())
 }
@@ -295,7 +321,11 @@ impl StackRows<'_> {
     /// Adds a version to the stack `name`, creating the stack on its first version. One
     /// transaction: on any error nothing is left behind. Two writers at once (two instances
     /// on one database): the loser of the race for the version number tries again.
-    pub async fn add_version(self, name: &StackName, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    pub async fn add_version(
+        self,
+        name: &StackName,
+        new: NewVersion<'_>,
+    ) -> Result<StackSummary, StoreError> {
         let mut tries = 0;
         loop {
             match self.try_add_version(name, &new).await {
@@ -305,21 +335,37 @@ impl StackRows<'_> {
         }
     }
 
-    async fn try_add_version(self, name: &StackName, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    async fn try_add_version(
+        self,
+        name: &StackName,
+        new: &NewVersion<'_>,
+    ) -> Result<StackSummary, StoreError> {
         let mut tx = self.begin().await?;
-        let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1").bind(name.as_str()).fetch_optional(&mut *tx).await?;
+        let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1")
+            .bind(name.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
         let id = match existing {
             Some(id) => id,
             None => {
                 let id = random_id();
-                sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)").bind(&id).bind(name.as_str()).execute(&mut *tx).await?;
+                sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)")
+                    .bind(&id)
+                    .bind(name.as_str())
+                    .execute(&mut *tx)
+                    .await?;
                 id
             }
         };
-        let version: i64 =
-            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) + 1 FROM stack_versions WHERE stack_id = $1").bind(&id).fetch_one(&mut *tx).await?;
+        let version: i64 = sqlx::query_scalar(
+            "SELECT COALESCE(MAX(version), 0) + 1 FROM stack_versions WHERE stack_id = $1",
+        )
+        .bind(&id)
+        .fetch_one(&mut *tx)
+        .await?;
         insert_version(&mut tx, &id, version, new).await?;
-        let summary = fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
+        let summary =
+            fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
         tx.commit().await?;
         Ok(summary)
     }
@@ -338,29 +384,40 @@ impl StackRows<'_> {
     ) -> Result<StackSummary, StoreError> {
         let mut tx = self.begin().await?;
         let id = random_id();
-        let inserted = sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)").bind(&id).bind(name.as_str()).execute(&mut *tx).await;
+        let inserted = sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)")
+            .bind(&id)
+            .bind(name.as_str())
+            .execute(&mut *tx)
+            .await;
         match inserted {
-            Err(e) if is_unique_violation(&e) => return Err(StoreError::StackExists(name.as_str().to_string())),
+            Err(e) if is_unique_violation(&e) => {
+                return Err(StoreError::StackExists(name.as_str().to_string()))
+            }
             other => {
                 other?;
             }
         }
         insert_version(&mut tx, &id, 1, &first).await?;
-        sqlx::query("INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3)")
+        sqlx::query(
+            "INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3)",
+        )
+        .bind(&id)
+        .bind(url)
+        .bind(backend_stack)
+        .execute(&mut *tx)
+        .await?;
+        if let Some(yaml) = config_yaml {
+            sqlx::query(
+                "INSERT INTO stack_configs (stack_id, yaml, updated_at) VALUES ($1, $2, $3)",
+            )
             .bind(&id)
-            .bind(url)
-            .bind(backend_stack)
+            .bind(yaml)
+            .bind(clock::now())
             .execute(&mut *tx)
             .await?;
-        if let Some(yaml) = config_yaml {
-            sqlx::query("INSERT INTO stack_configs (stack_id, yaml, updated_at) VALUES ($1, $2, $3)")
-                .bind(&id)
-                .bind(yaml)
-                .bind(clock::now())
-                .execute(&mut *tx)
-                .await?;
         }
-        let summary = fetch_summary(&mut *tx, &id, Some(1)).await?.expect("the row was just written");
+        let summary =
+            fetch_summary(&mut *tx, &id, Some(1)).await?.expect("the row was just written");
         tx.commit().await?;
         Ok(summary)
     }
@@ -381,12 +438,18 @@ impl StackRows<'_> {
 
     /// The stack's `Pulumi.<stack>.yaml`, if one was given.
     pub async fn stack_config(self, stack_id: &str) -> Result<Option<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT yaml FROM stack_configs WHERE stack_id = $1").bind(stack_id).fetch_optional(&self.pool).await?)
+        Ok(sqlx::query_scalar("SELECT yaml FROM stack_configs WHERE stack_id = $1")
+            .bind(stack_id)
+            .fetch_optional(&self.pool)
+            .await?)
     }
 
     /// The DIY backend a stack is connected to (`url`, the stack's name there), if any.
     pub async fn backend_of(self, stack_id: &str) -> Result<Option<(String, String)>, StoreError> {
-        Ok(sqlx::query_as("SELECT url, backend_stack FROM stack_backends WHERE stack_id = $1").bind(stack_id).fetch_optional(&self.pool).await?)
+        Ok(sqlx::query_as("SELECT url, backend_stack FROM stack_backends WHERE stack_id = $1")
+            .bind(stack_id)
+            .fetch_optional(&self.pool)
+            .await?)
     }
 
     /// Every stack with its latest version, by name.
@@ -401,37 +464,53 @@ impl StackRows<'_> {
 
     /// A stack's latest version summary, by ID.
     pub async fn stack(self, id: &str) -> Result<StackSummary, StoreError> {
-        fetch_summary(&self.pool, id, None).await?.ok_or_else(|| StoreError::StackNotFound(id.to_string()))
+        fetch_summary(&self.pool, id, None)
+            .await?
+            .ok_or_else(|| StoreError::StackNotFound(id.to_string()))
     }
 
     /// The ID of the stack called `name`, if there is one.
     pub async fn stack_id_by_name(self, name: &StackName) -> Result<Option<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1").bind(name.as_str()).fetch_optional(&self.pool).await?)
+        Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1")
+            .bind(name.as_str())
+            .fetch_optional(&self.pool)
+            .await?)
     }
 
     /// A stack's version (the latest when `version` is `None`) with its state.
     pub async fn version(self, id: &str, version: Option<i64>) -> Result<StackVersion, StoreError> {
-        let summary = fetch_summary(&self.pool, id, version).await?.ok_or_else(|| match version {
-            Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
-            None => StoreError::StackNotFound(id.to_string()),
-        })?;
+        let summary =
+            fetch_summary(&self.pool, id, version).await?.ok_or_else(|| match version {
+                Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
+                None => StoreError::StackNotFound(id.to_string()),
+            })?;
         // Versions stored before exports were compressed keep their text.
         let row = sqlx::query("SELECT export_json, export_zstd FROM stack_versions WHERE stack_id = $1 AND version = $2")
             .bind(id)
             .bind(summary.version)
             .fetch_one(&self.pool)
             .await?;
-        let export_json = packed::stored_json(row.try_get("export_zstd")?, row.try_get("export_json")?).map_err(|why| StoreError::DamagedExport {
-            stack: id.to_string(),
-            version: summary.version,
-            why,
-        })?;
+        let export_json =
+            packed::stored_json(row.try_get("export_zstd")?, row.try_get("export_json")?).map_err(
+                |why| StoreError::DamagedExport {
+                    stack: id.to_string(),
+                    version: summary.version,
+                    why,
+                },
+            )?;
         Ok(StackVersion { summary, export_json })
     }
 
     /// Stores a preview (its plan packed by the caller, see [`PackedJson`]); returns its ID
     /// (128 random bits) and when it was stored.
-    pub async fn add_preview(self, stack_id: &str, base_version: i64, spec: &str, plan: &PackedJson, payload: &str) -> Result<(String, String), StoreError> {
+    pub async fn add_preview(
+        self,
+        stack_id: &str,
+        base_version: i64,
+        spec: &str,
+        plan: &PackedJson,
+        payload: &str,
+    ) -> Result<(String, String), StoreError> {
         let id = random_id();
         // `preview_json` is '' in rows whose plan is packed (see migration 0013).
         let created_at: String = sqlx::query_scalar(
@@ -449,19 +528,34 @@ impl StackRows<'_> {
     }
 
     /// A preview's stored code verification (JSON), if it was made.
-    pub async fn preview_verification(self, preview_id: &str) -> Result<Option<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT verification_json FROM preview_verifications WHERE preview_id = $1").bind(preview_id).fetch_optional(&self.pool).await?)
+    pub async fn preview_verification(
+        self,
+        preview_id: &str,
+    ) -> Result<Option<String>, StoreError> {
+        Ok(sqlx::query_scalar(
+            "SELECT verification_json FROM preview_verifications WHERE preview_id = $1",
+        )
+        .bind(preview_id)
+        .fetch_optional(&self.pool)
+        .await?)
     }
 
     /// Stores a preview's code verification, unless one is there already (two requests may
     /// verify at once); returns the one stored.
-    pub async fn add_preview_verification(self, preview_id: &str, verification_json: &str) -> Result<String, StoreError> {
+    pub async fn add_preview_verification(
+        self,
+        preview_id: &str,
+        verification_json: &str,
+    ) -> Result<String, StoreError> {
         sqlx::query("INSERT INTO preview_verifications (preview_id, verification_json) VALUES ($1, $2) ON CONFLICT DO NOTHING")
             .bind(preview_id)
             .bind(verification_json)
             .execute(&self.pool)
             .await?;
-        Ok(self.preview_verification(preview_id).await?.unwrap_or_else(|| verification_json.to_string()))
+        Ok(self
+            .preview_verification(preview_id)
+            .await?
+            .unwrap_or_else(|| verification_json.to_string()))
     }
 
     /// The stack a preview belongs to, without reading the preview.
@@ -513,8 +607,11 @@ impl StackRows<'_> {
             created_at: row.get("created_at"),
             spec: row.get("spec"),
             // Previews stored before plans were packed keep their text.
-            preview_json: packed::stored_json(row.try_get("preview_zstd")?, row.try_get("preview_json")?)
-                .map_err(|why| StoreError::DamagedPreview { id: id.to_string(), why })?,
+            preview_json: packed::stored_json(
+                row.try_get("preview_zstd")?,
+                row.try_get("preview_json")?,
+            )
+            .map_err(|why| StoreError::DamagedPreview { id: id.to_string(), why })?,
             payload: row.get("payload"),
             committed_version: row.get("committed"),
         })
@@ -523,29 +620,50 @@ impl StackRows<'_> {
     /// Adds the version a preview's commit makes, in one transaction with the record of the
     /// commit: refused when the stack moved on since the preview, or the preview was committed.
     /// Two instances committing at once: the database's keys let one win; the other is told why.
-    pub async fn commit_preview(self, preview: &StoredPreview, new: NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    pub async fn commit_preview(
+        self,
+        preview: &StoredPreview,
+        new: NewVersion<'_>,
+    ) -> Result<StackSummary, StoreError> {
         match self.try_commit_preview(preview, &new).await {
             Err(StoreError::Database(e)) if is_unique_violation(&e) => {
                 let committed: Option<i64> =
-                    sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1").bind(&preview.id).fetch_optional(&self.pool).await?;
+                    sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1")
+                        .bind(&preview.id)
+                        .fetch_optional(&self.pool)
+                        .await?;
                 if let Some(version) = committed {
                     return Err(StoreError::AlreadyCommitted { version });
                 }
-                let latest: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1")
-                    .bind(&preview.stack_id)
-                    .fetch_one(&self.pool)
-                    .await?;
+                let latest: i64 = sqlx::query_scalar(
+                    "SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1",
+                )
+                .bind(&preview.stack_id)
+                .fetch_one(&self.pool)
+                .await?;
                 Err(StoreError::StalePreview { base: preview.base_version, latest })
             }
             other => other,
         }
     }
 
-    async fn try_commit_preview(self, preview: &StoredPreview, new: &NewVersion<'_>) -> Result<StackSummary, StoreError> {
+    async fn try_commit_preview(
+        self,
+        preview: &StoredPreview,
+        new: &NewVersion<'_>,
+    ) -> Result<StackSummary, StoreError> {
         let mut tx = self.begin().await?;
-        let latest: i64 =
-            sqlx::query_scalar("SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1").bind(&preview.stack_id).fetch_one(&mut *tx).await?;
-        let committed: Option<i64> = sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1").bind(&preview.id).fetch_optional(&mut *tx).await?;
+        let latest: i64 = sqlx::query_scalar(
+            "SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1",
+        )
+        .bind(&preview.stack_id)
+        .fetch_one(&mut *tx)
+        .await?;
+        let committed: Option<i64> =
+            sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1")
+                .bind(&preview.id)
+                .fetch_optional(&mut *tx)
+                .await?;
         if let Some(version) = committed {
             return Err(StoreError::AlreadyCommitted { version });
         }
@@ -560,7 +678,9 @@ impl StackRows<'_> {
             .bind(version)
             .execute(&mut *tx)
             .await?;
-        let summary = fetch_summary(&mut *tx, &preview.stack_id, Some(version)).await?.expect("the row was just written");
+        let summary = fetch_summary(&mut *tx, &preview.stack_id, Some(version))
+            .await?
+            .expect("the row was just written");
         tx.commit().await?;
         Ok(summary)
     }
@@ -576,9 +696,17 @@ impl StackRows<'_> {
     }
 }
 
-async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, version: i64, new: &NewVersion<'_>) -> Result<(), StoreError> {
+async fn insert_version(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    stack_id: &str,
+    version: i64,
+    new: &NewVersion<'_>,
+) -> Result<(), StoreError> {
     if !matches!(new.managed, managed::ManagedChange::Unknown) {
-        let name: String = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1").bind(stack_id).fetch_one(&mut **tx).await?;
+        let name: String = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1")
+            .bind(stack_id)
+            .fetch_one(&mut **tx)
+            .await?;
         let org = name.split('/').next().unwrap_or_default();
         managed::apply(tx, stack_id, org, version, &new.managed).await?;
     }
@@ -597,7 +725,11 @@ async fn insert_version(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &st
     Ok(())
 }
 
-async fn fetch_summary<'e, E>(executor: E, id: &str, version: Option<i64>) -> Result<Option<StackSummary>, StoreError>
+async fn fetch_summary<'e, E>(
+    executor: E,
+    id: &str,
+    version: Option<i64>,
+) -> Result<Option<StackSummary>, StoreError>
 where
     E: sqlx::Executor<'e, Database = sqlx::Any>,
 {
@@ -634,7 +766,9 @@ pub fn redact_url(url: &str) -> String {
         (Some(scheme), Some(at)) if at > scheme => {
             let credentials = &url[scheme + 3..at];
             match credentials.find(':') {
-                Some(colon) => format!("{}{}:***{}", &url[..scheme + 3], &credentials[..colon], &url[at..]),
+                Some(colon) => {
+                    format!("{}{}:***{}", &url[..scheme + 3], &credentials[..colon], &url[at..])
+                }
                 None => url.to_string(),
             }
         }
@@ -647,5 +781,7 @@ fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
+#[cfg(test)]
+mod expiry_tests;
 #[cfg(test)]
 mod tests;

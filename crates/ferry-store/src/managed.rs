@@ -53,20 +53,30 @@ pub(crate) async fn apply(
     match change {
         ManagedChange::Unknown => Ok(()),
         ManagedChange::All(rows) => {
-            sqlx::query("DELETE FROM managed_resources WHERE stack_id = $1").bind(stack_id).execute(&mut **tx).await?;
+            sqlx::query("DELETE FROM managed_resources WHERE stack_id = $1")
+                .bind(stack_id)
+                .execute(&mut **tx)
+                .await?;
             insert(tx, stack_id, org, rows).await?;
             mark(tx, stack_id, version).await
         }
         ManagedChange::Delta { upserted, removed } => {
             // A delta applies only to rows that reflect the version before; otherwise they
             // stay stale, to be rebuilt from this version.
-            let indexed: Option<i64> = sqlx::query_scalar("SELECT managed_version FROM stacks WHERE id = $1").bind(stack_id).fetch_one(&mut **tx).await?;
+            let indexed: Option<i64> =
+                sqlx::query_scalar("SELECT managed_version FROM stacks WHERE id = $1")
+                    .bind(stack_id)
+                    .fetch_one(&mut **tx)
+                    .await?;
             if indexed != Some(version - 1) {
                 return Ok(());
             }
             for chunk in removed.chunks(ROWS_PER_INSERT) {
                 let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
-                let sql = format!("DELETE FROM managed_resources WHERE stack_id = $1 AND urn IN ({})", marks.join(", "));
+                let sql = format!(
+                    "DELETE FROM managed_resources WHERE stack_id = $1 AND urn IN ({})",
+                    marks.join(", ")
+                );
                 let mut q = sqlx::query(&sql).bind(stack_id);
                 for urn in chunk {
                     q = q.bind(urn);
@@ -75,7 +85,10 @@ pub(crate) async fn apply(
             }
             for chunk in upserted.chunks(ROWS_PER_INSERT) {
                 let marks: Vec<String> = (0..chunk.len()).map(|i| format!("${}", i + 2)).collect();
-                let sql = format!("DELETE FROM managed_resources WHERE stack_id = $1 AND urn IN ({})", marks.join(", "));
+                let sql = format!(
+                    "DELETE FROM managed_resources WHERE stack_id = $1 AND urn IN ({})",
+                    marks.join(", ")
+                );
                 let mut q = sqlx::query(&sql).bind(stack_id);
                 for r in chunk {
                     q = q.bind(&r.urn);
@@ -88,10 +101,20 @@ pub(crate) async fn apply(
     }
 }
 
-async fn insert(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, org: &str, rows: &[ManagedResource]) -> Result<(), StoreError> {
+async fn insert(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    stack_id: &str,
+    org: &str,
+    rows: &[ManagedResource],
+) -> Result<(), StoreError> {
     for chunk in rows.chunks(ROWS_PER_INSERT) {
-        let values: Vec<String> = (0..chunk.len()).map(|i| format!("($1, $2, ${}, ${}, ${})", 3 * i + 3, 3 * i + 4, 3 * i + 5)).collect();
-        let sql = format!("INSERT INTO managed_resources (stack_id, org, urn, type, resource_id) VALUES {}", values.join(", "));
+        let values: Vec<String> = (0..chunk.len())
+            .map(|i| format!("($1, $2, ${}, ${}, ${})", 3 * i + 3, 3 * i + 4, 3 * i + 5))
+            .collect();
+        let sql = format!(
+            "INSERT INTO managed_resources (stack_id, org, urn, type, resource_id) VALUES {}",
+            values.join(", ")
+        );
         let mut q = sqlx::query(&sql).bind(stack_id).bind(org);
         for r in chunk {
             q = q.bind(&r.urn).bind(&r.type_).bind(&r.id);
@@ -101,8 +124,16 @@ async fn insert(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, org: 
     Ok(())
 }
 
-async fn mark(tx: &mut sqlx::Transaction<'_, sqlx::Any>, stack_id: &str, version: i64) -> Result<(), StoreError> {
-    sqlx::query("UPDATE stacks SET managed_version = $1 WHERE id = $2").bind(version).bind(stack_id).execute(&mut **tx).await?;
+async fn mark(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    stack_id: &str,
+    version: i64,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE stacks SET managed_version = $1 WHERE id = $2")
+        .bind(version)
+        .bind(stack_id)
+        .execute(&mut **tx)
+        .await?;
     Ok(())
 }
 
@@ -130,13 +161,25 @@ impl StackRows<'_> {
 
     /// Replaces the stack's rows with `rows`, the managed resources of `version`, when that is
     /// still its latest version (a version written meanwhile kept its own rows).
-    pub async fn rebuild_managed(self, stack_id: &str, version: i64, rows: &[ManagedResource]) -> Result<(), StoreError> {
+    pub async fn rebuild_managed(
+        self,
+        stack_id: &str,
+        version: i64,
+        rows: &[ManagedResource],
+    ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
-        let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(version) FROM stack_versions WHERE stack_id = $1").bind(stack_id).fetch_one(&mut *tx).await?;
+        let latest: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(version) FROM stack_versions WHERE stack_id = $1")
+                .bind(stack_id)
+                .fetch_one(&mut *tx)
+                .await?;
         if latest != Some(version) {
             return Ok(());
         }
-        let name: String = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1").bind(stack_id).fetch_one(&mut *tx).await?;
+        let name: String = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1")
+            .bind(stack_id)
+            .fetch_one(&mut *tx)
+            .await?;
         let org = name.split('/').next().unwrap_or_default().to_string();
         apply(&mut tx, stack_id, &org, version, &ManagedChange::All(rows.to_vec())).await?;
         tx.commit().await?;
@@ -145,7 +188,11 @@ impl StackRows<'_> {
 
     /// Every resource of type `type_` that a stack of `org` manages, by cloud ID (several stacks
     /// may manage one ID: each is listed).
-    pub async fn managed_of_type(self, org: &str, type_: &str) -> Result<Vec<(String, ManagedBy)>, StoreError> {
+    pub async fn managed_of_type(
+        self,
+        org: &str,
+        type_: &str,
+    ) -> Result<Vec<(String, ManagedBy)>, StoreError> {
         let rows = sqlx::query(
             "SELECT m.resource_id, m.stack_id, m.urn, s.name FROM managed_resources m JOIN stacks s ON s.id = m.stack_id \
              WHERE m.org = $1 AND m.type = $2 ORDER BY s.name, m.urn",
@@ -154,6 +201,18 @@ impl StackRows<'_> {
         .bind(type_)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(|r| (r.get("resource_id"), ManagedBy { stack_id: r.get("stack_id"), stack: r.get("name"), urn: r.get("urn") })).collect())
+        Ok(rows
+            .iter()
+            .map(|r| {
+                (
+                    r.get("resource_id"),
+                    ManagedBy {
+                        stack_id: r.get("stack_id"),
+                        stack: r.get("name"),
+                        urn: r.get("urn"),
+                    },
+                )
+            })
+            .collect())
     }
 }

@@ -22,7 +22,10 @@ pub struct PackedJson(Vec<u8>);
 
 impl PackedJson {
     pub fn pack(json: &str) -> PackedJson {
-        PackedJson(zstd::bulk::compress(json.as_bytes(), LEVEL).expect("compressing into memory cannot fail"))
+        PackedJson(
+            zstd::bulk::compress(json.as_bytes(), LEVEL)
+                .expect("compressing into memory cannot fail"),
+        )
     }
 
     /// A value's JSON, packed as it is written: the text is never held whole. serde_json writes
@@ -30,7 +33,8 @@ impl PackedJson {
     /// streaming API (half a 10,000-import plan's packing time went there, `perf`, 2026-11-26):
     /// the writes are gathered into blocks first.
     pub fn write(value: &impl Serialize) -> Result<PackedJson, serde_json::Error> {
-        let encoder = zstd::Encoder::new(Vec::new(), LEVEL).expect("a zstd encoder into memory starts");
+        let encoder =
+            zstd::Encoder::new(Vec::new(), LEVEL).expect("a zstd encoder into memory starts");
         let mut blocks = std::io::BufWriter::with_capacity(WRITE_BLOCK, encoder);
         serde_json::to_writer(&mut blocks, value)?;
         let encoder = blocks.into_inner().map_err(|e| serde_json::Error::io(e.into_error()))?;
@@ -56,7 +60,8 @@ impl PackedJson {
 /// `text` in rows stored before. The error says why it cannot be read.
 pub(crate) fn stored_json(packed: Option<Vec<u8>>, text: Option<String>) -> Result<String, String> {
     match (packed, text) {
-        (Some(bytes), _) => String::from_utf8(PackedJson::unpack(&bytes)?).map_err(|e| format!("it is not UTF-8 text: {e}")),
+        (Some(bytes), _) => String::from_utf8(PackedJson::unpack(&bytes)?)
+            .map_err(|e| format!("it is not UTF-8 text: {e}")),
         (None, Some(text)) => Ok(text),
         (None, None) => Err("it holds nothing".into()),
     }

@@ -118,7 +118,14 @@ impl PlanRows<'_> {
         } else {
             "UPDATE plans SET state = $1, latest_preview = $2, status_json = $3, last_activity_at = CASE WHEN last_activity_at = '' THEN $4 ELSE last_activity_at END WHERE id = $5"
         };
-        let done = sqlx::query(sql).bind(state.as_str()).bind(latest_preview).bind(status_json).bind(now()).bind(plan_id).execute(&self.pool).await?;
+        let done = sqlx::query(sql)
+            .bind(state.as_str())
+            .bind(latest_preview)
+            .bind(status_json)
+            .bind(now())
+            .bind(plan_id)
+            .execute(&self.pool)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::PlanNotFound(plan_id.to_string()));
         }
@@ -128,7 +135,12 @@ impl PlanRows<'_> {
     /// Closes the plan as `by`, or reopens it (`None`).
     pub async fn set_plan_closed(self, plan_id: &str, by: Option<&str>) -> Result<(), StoreError> {
         let at = by.map(|_| now());
-        let done = sqlx::query("UPDATE plans SET closed_at = $1, closed_by = $2 WHERE id = $3").bind(at).bind(by).bind(plan_id).execute(&self.pool).await?;
+        let done = sqlx::query("UPDATE plans SET closed_at = $1, closed_by = $2 WHERE id = $3")
+            .bind(at)
+            .bind(by)
+            .bind(plan_id)
+            .execute(&self.pool)
+            .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::PlanNotFound(plan_id.to_string()));
         }
@@ -137,7 +149,9 @@ impl PlanRows<'_> {
 
     /// Plans whose state was never computed (made before migration 0021).
     pub async fn plans_without_status(self) -> Result<Vec<String>, StoreError> {
-        Ok(sqlx::query_scalar("SELECT id FROM plans WHERE status_json IS NULL ORDER BY id").fetch_all(&self.pool).await?)
+        Ok(sqlx::query_scalar("SELECT id FROM plans WHERE status_json IS NULL ORDER BY id")
+            .fetch_all(&self.pool)
+            .await?)
     }
 
     /// The stack's plans still open: what a change of its approval rule recomputes.
@@ -150,7 +164,14 @@ impl PlanRows<'_> {
 
     /// Records `reviewer`'s request for changes to what they reviewed; an earlier one of theirs
     /// on the plan that still stands is replaced.
-    pub async fn add_change_request(self, plan_id: &str, reviewer: &str, revision: i64, preview_id: &str, body: &str) -> Result<(), StoreError> {
+    pub async fn add_change_request(
+        self,
+        plan_id: &str,
+        reviewer: &str,
+        revision: i64,
+        preview_id: &str,
+        body: &str,
+    ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         sqlx::query("UPDATE plan_change_requests SET withdrawn_at = $1, withdrawn_by = $2 WHERE plan_id = $3 AND reviewer = $2 AND withdrawn_at IS NULL")
             .bind(now())
@@ -172,7 +193,12 @@ impl PlanRows<'_> {
     }
 
     /// Withdraws `reviewer`'s standing request, as `by`; whether there was one.
-    pub async fn withdraw_change_request(self, plan_id: &str, reviewer: &str, by: &str) -> Result<bool, StoreError> {
+    pub async fn withdraw_change_request(
+        self,
+        plan_id: &str,
+        reviewer: &str,
+        by: &str,
+    ) -> Result<bool, StoreError> {
         let done =
             sqlx::query("UPDATE plan_change_requests SET withdrawn_at = $1, withdrawn_by = $2 WHERE plan_id = $3 AND reviewer = $4 AND withdrawn_at IS NULL")
                 .bind(now())
@@ -186,7 +212,10 @@ impl PlanRows<'_> {
 
     /// The requests for changes that still stand: not withdrawn, and made on a preview of the
     /// latest revision that has one (a preview of a later revision answers them), oldest first.
-    pub async fn standing_change_requests(self, plan_id: &str) -> Result<Vec<ChangeRequestView>, StoreError> {
+    pub async fn standing_change_requests(
+        self,
+        plan_id: &str,
+    ) -> Result<Vec<ChangeRequestView>, StoreError> {
         let rows = sqlx::query(
             "SELECT reviewer, revision, preview_id, body, created_at FROM plan_change_requests c \
              WHERE c.plan_id = $1 AND c.withdrawn_at IS NULL \
@@ -232,7 +261,8 @@ impl PlanRows<'_> {
             q.sql += &format!(" AND p.stack_id = {p}");
         }
         if !filter.states.is_empty() {
-            let states: Vec<String> = filter.states.iter().map(|s| s.as_str().to_string()).collect();
+            let states: Vec<String> =
+                filter.states.iter().map(|s| s.as_str().to_string()).collect();
             let list = q.list(&states);
             q.sql += &format!(" AND p.state IN ({list})");
         }
@@ -258,7 +288,9 @@ impl PlanRows<'_> {
         }
         if let Some((at, id)) = &filter.after {
             let (at, id) = (q.bind(at), q.bind(id));
-            q.sql += &format!(" AND (p.last_activity_at < {at} OR (p.last_activity_at = {at} AND p.id < {id}))");
+            q.sql += &format!(
+                " AND (p.last_activity_at < {at} OR (p.last_activity_at = {at} AND p.id < {id}))"
+            );
         }
         q.sql += &format!(" ORDER BY p.last_activity_at DESC, p.id DESC LIMIT {}", filter.limit);
         let mut query = sqlx::query(&q.sql);

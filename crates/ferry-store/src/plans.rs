@@ -27,7 +27,8 @@ pub struct PlanRevision {
 /// A read-only link (see `ferry_types::plans::ShareLink`).
 pub type PlanShare = ferry_types::plans::ShareLink;
 
-const SHARE_SELECT: &str = "SELECT id, plan_id, created_at, revoked_at, expires_at FROM plan_shares";
+const SHARE_SELECT: &str =
+    "SELECT id, plan_id, created_at, revoked_at, expires_at FROM plan_shares";
 
 fn share_of(row: &sqlx::any::AnyRow) -> PlanShare {
     let revoked_at: Option<String> = row.get("revoked_at");
@@ -63,7 +64,10 @@ impl PlanRows<'_> {
         let NewPlan { stack_id, title, author, spec, program, options, sealed_prior } = new;
         let id = random_id();
         let mut tx = self.begin().await?;
-        let stack: Option<String> = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1").bind(stack_id).fetch_optional(&mut *tx).await?;
+        let stack: Option<String> = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1")
+            .bind(stack_id)
+            .fetch_optional(&mut *tx)
+            .await?;
         let Some(stack) = stack else {
             return Err(StoreError::StackNotFound(stack_id.to_string()));
         };
@@ -94,7 +98,11 @@ impl PlanRows<'_> {
 
     /// The prior state the plan was made with, sealed (see `add_plan`), if any.
     pub async fn plan_prior(self, id: &str) -> Result<Option<String>, StoreError> {
-        let row: Option<Option<String>> = sqlx::query_scalar("SELECT sealed_prior FROM plans WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
+        let row: Option<Option<String>> =
+            sqlx::query_scalar("SELECT sealed_prior FROM plans WHERE id = $1")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
         row.ok_or_else(|| StoreError::PlanNotFound(id.to_string()))
     }
 
@@ -127,7 +135,11 @@ impl PlanRows<'_> {
         options: &str,
     ) -> Result<PlanRevision, StoreError> {
         let mut tx = self.begin().await?;
-        let latest: Option<i64> = sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = $1").bind(plan_id).fetch_one(&mut *tx).await?;
+        let latest: Option<i64> =
+            sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = $1")
+                .bind(plan_id)
+                .fetch_one(&mut *tx)
+                .await?;
         let latest = latest.ok_or_else(|| StoreError::PlanNotFound(plan_id.to_string()))?;
         sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author) VALUES ($1, $2, $3, $4, $5, $6)")
             .bind(plan_id)
@@ -155,14 +167,25 @@ impl PlanRows<'_> {
     }
 
     /// A revision (the latest when `None`), with its previews.
-    pub async fn plan_revision(self, plan_id: &str, revision: Option<i64>) -> Result<PlanRevision, StoreError> {
+    pub async fn plan_revision(
+        self,
+        plan_id: &str,
+        revision: Option<i64>,
+    ) -> Result<PlanRevision, StoreError> {
         let row = match revision {
             Some(r) => {
-                sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = $1 AND revision = $2").bind(plan_id).bind(r).fetch_optional(&self.pool).await?
+                sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = $1 AND revision = $2")
+                    .bind(plan_id)
+                    .bind(r)
+                    .fetch_optional(&self.pool)
+                    .await?
             }
-            None => {
-                sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = $1 ORDER BY revision DESC LIMIT 1").bind(plan_id).fetch_optional(&self.pool).await?
-            }
+            None => sqlx::query(
+                "SELECT * FROM plan_revisions WHERE plan_id = $1 ORDER BY revision DESC LIMIT 1",
+            )
+            .bind(plan_id)
+            .fetch_optional(&self.pool)
+            .await?,
         };
         let row = row.ok_or_else(|| match revision {
             Some(r) => StoreError::PlanRevisionNotFound { plan: plan_id.to_string(), revision: r },
@@ -190,39 +213,63 @@ impl PlanRows<'_> {
     }
 
     /// Records that `preview_id` ran on the plan's revision.
-    pub async fn add_plan_preview(self, plan_id: &str, revision: i64, preview_id: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO plan_previews (plan_id, revision, preview_id) VALUES ($1, $2, $3)")
-            .bind(plan_id)
-            .bind(revision)
-            .bind(preview_id)
-            .execute(&self.pool)
-            .await?;
+    pub async fn add_plan_preview(
+        self,
+        plan_id: &str,
+        revision: i64,
+        preview_id: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "INSERT INTO plan_previews (plan_id, revision, preview_id) VALUES ($1, $2, $3)",
+        )
+        .bind(plan_id)
+        .bind(revision)
+        .bind(preview_id)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     /// The plan and revision a preview ran on, if it ran on one.
-    pub async fn plan_of_preview(self, preview_id: &str) -> Result<Option<(String, i64)>, StoreError> {
-        let row = sqlx::query("SELECT plan_id, revision FROM plan_previews WHERE preview_id = $1").bind(preview_id).fetch_optional(&self.pool).await?;
+    pub async fn plan_of_preview(
+        self,
+        preview_id: &str,
+    ) -> Result<Option<(String, i64)>, StoreError> {
+        let row = sqlx::query("SELECT plan_id, revision FROM plan_previews WHERE preview_id = $1")
+            .bind(preview_id)
+            .fetch_optional(&self.pool)
+            .await?;
         Ok(row.map(|r| (r.get("plan_id"), r.get("revision"))))
     }
 
     /// Keeps a new read-only link to `plan_id`: the hash of its token (the token itself is
     /// the caller's, shown once), under a new ID.
-    pub async fn add_plan_share(self, plan_id: &str, token_hash: &str, lifetime_days: i64) -> Result<PlanShare, StoreError> {
+    pub async fn add_plan_share(
+        self,
+        plan_id: &str,
+        token_hash: &str,
+        lifetime_days: i64,
+    ) -> Result<PlanShare, StoreError> {
         self.plan(plan_id).await?;
         let id = random_id();
-        sqlx::query("INSERT INTO plan_shares (id, token_hash, plan_id, expires_at) VALUES ($1, $2, $3, $4)")
-            .bind(&id)
-            .bind(token_hash)
-            .bind(plan_id)
-            .bind(in_seconds(lifetime_days * 86_400))
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "INSERT INTO plan_shares (id, token_hash, plan_id, expires_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&id)
+        .bind(token_hash)
+        .bind(plan_id)
+        .bind(in_seconds(lifetime_days * 86_400))
+        .execute(&self.pool)
+        .await?;
         self.plan_share(&id).await
     }
 
     pub async fn plan_share(self, id: &str) -> Result<PlanShare, StoreError> {
-        let row = sqlx::query(&format!("{SHARE_SELECT} WHERE id = $1")).bind(id).fetch_optional(&self.pool).await?.ok_or(StoreError::ShareNotFound)?;
+        let row = sqlx::query(&format!("{SHARE_SELECT} WHERE id = $1"))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?
+            .ok_or(StoreError::ShareNotFound)?;
         Ok(share_of(&row))
     }
 
@@ -237,7 +284,11 @@ impl PlanRows<'_> {
     }
 
     pub async fn plan_shares(self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
-        let rows = sqlx::query(&format!("{SHARE_SELECT} WHERE plan_id = $1 ORDER BY created_at, id")).bind(plan_id).fetch_all(&self.pool).await?;
+        let rows =
+            sqlx::query(&format!("{SHARE_SELECT} WHERE plan_id = $1 ORDER BY created_at, id"))
+                .bind(plan_id)
+                .fetch_all(&self.pool)
+                .await?;
         Ok(rows.iter().map(share_of).collect())
     }
 
@@ -247,7 +298,11 @@ impl PlanRows<'_> {
         if share.plan_id != plan_id {
             return Err(StoreError::ShareNotFound);
         }
-        sqlx::query("UPDATE plan_shares SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL").bind(now()).bind(id).execute(&self.pool).await?;
+        sqlx::query("UPDATE plan_shares SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
+            .bind(now())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
         self.plan_share(id).await
     }
 }

@@ -75,12 +75,19 @@ impl PlanRows<'_> {
     }
 
     pub async fn comment(self, id: &str) -> Result<Comment, StoreError> {
-        let row = sqlx::query("SELECT * FROM plan_comments WHERE id = $1").bind(id).fetch_optional(&self.pool).await?;
+        let row = sqlx::query("SELECT * FROM plan_comments WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?;
         row.as_ref().map(comment_of).ok_or_else(|| StoreError::CommentNotFound(id.to_string()))
     }
 
     /// The plan's comments (of one revision, or all), oldest first.
-    pub async fn comments(self, plan_id: &str, revision: Option<i64>) -> Result<Vec<Comment>, StoreError> {
+    pub async fn comments(
+        self,
+        plan_id: &str,
+        revision: Option<i64>,
+    ) -> Result<Vec<Comment>, StoreError> {
         let rows = match revision {
             Some(r) => {
                 sqlx::query("SELECT * FROM plan_comments WHERE plan_id = $1 AND revision = $2 ORDER BY created_at, id")
@@ -96,17 +103,25 @@ impl PlanRows<'_> {
 
     /// Marks a thread resolved (by `by`) or open again.
     pub async fn resolve_comment(self, id: &str, by: Option<&str>) -> Result<Comment, StoreError> {
-        let done = match by {
-            Some(by) => {
-                sqlx::query("UPDATE plan_comments SET resolved_at = $1, resolved_by = $2 WHERE id = $3")
+        let done =
+            match by {
+                Some(by) => {
+                    sqlx::query(
+                        "UPDATE plan_comments SET resolved_at = $1, resolved_by = $2 WHERE id = $3",
+                    )
                     .bind(now())
                     .bind(by)
                     .bind(id)
                     .execute(&self.pool)
                     .await?
-            }
-            None => sqlx::query("UPDATE plan_comments SET resolved_at = NULL, resolved_by = NULL WHERE id = $1").bind(id).execute(&self.pool).await?,
-        };
+                }
+                None => sqlx::query(
+                    "UPDATE plan_comments SET resolved_at = NULL, resolved_by = NULL WHERE id = $1",
+                )
+                .bind(id)
+                .execute(&self.pool)
+                .await?,
+            };
         if done.rows_affected() == 0 {
             return Err(StoreError::CommentNotFound(id.to_string()));
         }
@@ -114,7 +129,13 @@ impl PlanRows<'_> {
     }
 
     /// Approves a revision's preview (approving twice keeps the first).
-    pub async fn add_approval(self, plan_id: &str, revision: i64, preview_id: &str, approver: &str) -> Result<(), StoreError> {
+    pub async fn add_approval(
+        self,
+        plan_id: &str,
+        revision: i64,
+        preview_id: &str,
+        approver: &str,
+    ) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO plan_approvals (plan_id, revision, preview_id, approver) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
             .bind(plan_id)
             .bind(revision)
@@ -125,7 +146,13 @@ impl PlanRows<'_> {
         Ok(())
     }
 
-    pub async fn remove_approval(self, plan_id: &str, revision: i64, preview_id: &str, approver: &str) -> Result<(), StoreError> {
+    pub async fn remove_approval(
+        self,
+        plan_id: &str,
+        revision: i64,
+        preview_id: &str,
+        approver: &str,
+    ) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM plan_approvals WHERE plan_id = $1 AND revision = $2 AND preview_id = $3 AND approver = $4")
             .bind(plan_id)
             .bind(revision)
@@ -137,7 +164,12 @@ impl PlanRows<'_> {
     }
 
     /// The approvals of one revision's preview.
-    pub async fn approvals(self, plan_id: &str, revision: i64, preview_id: &str) -> Result<Vec<Approval>, StoreError> {
+    pub async fn approvals(
+        self,
+        plan_id: &str,
+        revision: i64,
+        preview_id: &str,
+    ) -> Result<Vec<Approval>, StoreError> {
         let rows = sqlx::query("SELECT * FROM plan_approvals WHERE plan_id = $1 AND revision = $2 AND preview_id = $3 ORDER BY created_at")
             .bind(plan_id)
             .bind(revision)
@@ -146,22 +178,36 @@ impl PlanRows<'_> {
             .await?;
         Ok(rows
             .iter()
-            .map(|r| Approval { revision: r.get("revision"), preview_id: r.get("preview_id"), approver: r.get("approver"), created_at: r.get("created_at") })
+            .map(|r| Approval {
+                revision: r.get("revision"),
+                preview_id: r.get("preview_id"),
+                approver: r.get("approver"),
+                created_at: r.get("created_at"),
+            })
             .collect())
     }
 
     pub async fn stack_settings(self, stack_id: &str) -> Result<StackSettings, StoreError> {
         self.stacks().stack(stack_id).await?;
-        let row = sqlx::query("SELECT required_approvals, author_may_approve FROM stack_settings WHERE stack_id = $1")
-            .bind(stack_id)
-            .fetch_optional(&self.pool)
-            .await?;
+        let row = sqlx::query(
+            "SELECT required_approvals, author_may_approve FROM stack_settings WHERE stack_id = $1",
+        )
+        .bind(stack_id)
+        .fetch_optional(&self.pool)
+        .await?;
         Ok(row
-            .map(|r| StackSettings { required_approvals: r.get("required_approvals"), author_may_approve: r.get::<i64, _>("author_may_approve") != 0 })
+            .map(|r| StackSettings {
+                required_approvals: r.get("required_approvals"),
+                author_may_approve: r.get::<i64, _>("author_may_approve") != 0,
+            })
             .unwrap_or(StackSettings { required_approvals: 0, author_may_approve: false }))
     }
 
-    pub async fn set_stack_settings(self, stack_id: &str, settings: StackSettings) -> Result<StackSettings, StoreError> {
+    pub async fn set_stack_settings(
+        self,
+        stack_id: &str,
+        settings: StackSettings,
+    ) -> Result<StackSettings, StoreError> {
         self.stacks().stack(stack_id).await?;
         sqlx::query(
             "INSERT INTO stack_settings (stack_id, required_approvals, author_may_approve) VALUES ($1, $2, $3) \
@@ -182,14 +228,22 @@ impl PlanRows<'_> {
             Some(r) => OrgSettings {
                 share_links: r.get::<i64, _>("share_links") != 0,
                 share_link_days: r.get("share_link_days"),
-                allowed_packages: r.get::<Option<String>, _>("allowed_packages").and_then(|j| serde_json::from_str(&j).ok()).unwrap_or_default(),
+                allowed_packages: r
+                    .get::<Option<String>, _>("allowed_packages")
+                    .and_then(|j| serde_json::from_str(&j).ok())
+                    .unwrap_or_default(),
             },
             None => OrgSettings::default(),
         })
     }
 
-    pub async fn set_org_settings(self, org: &str, settings: &OrgSettings) -> Result<OrgSettings, StoreError> {
-        let packages = serde_json::to_string(&settings.allowed_packages).expect("strings serialise");
+    pub async fn set_org_settings(
+        self,
+        org: &str,
+        settings: &OrgSettings,
+    ) -> Result<OrgSettings, StoreError> {
+        let packages =
+            serde_json::to_string(&settings.allowed_packages).expect("strings serialise");
         sqlx::query(
             "INSERT INTO org_settings (org, share_links, share_link_days, allowed_packages) VALUES ($1, $2, $3, $4) \
              ON CONFLICT (org) DO UPDATE SET share_links = excluded.share_links, share_link_days = excluded.share_link_days, allowed_packages = excluded.allowed_packages",
@@ -204,8 +258,16 @@ impl PlanRows<'_> {
     }
 
     /// The plan's timeline: its audit records that succeeded, oldest first.
-    pub async fn plan_activity(self, plan_id: &str) -> Result<Vec<crate::accounts::AuditRecord>, StoreError> {
-        let rows = sqlx::query("SELECT * FROM audit_log WHERE plan_id = $1 AND outcome = 'ok' ORDER BY seq").bind(plan_id).fetch_all(&self.pool).await?;
+    pub async fn plan_activity(
+        self,
+        plan_id: &str,
+    ) -> Result<Vec<crate::accounts::AuditRecord>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT * FROM audit_log WHERE plan_id = $1 AND outcome = 'ok' ORDER BY seq",
+        )
+        .bind(plan_id)
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.iter().map(crate::accounts::audit_record_of).collect())
     }
 }

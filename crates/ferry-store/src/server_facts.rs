@@ -19,16 +19,21 @@ impl Store {
     /// Records `check` as the payload key's check value if the store has none yet, and says
     /// whether the recorded one is `check`.
     pub async fn check_payload_key(&self, check: &str) -> Result<KeyCheck, StoreError> {
-        let inserted = sqlx::query("INSERT INTO server_facts (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING")
-            .bind(PAYLOAD_KEY_CHECK)
-            .bind(check)
-            .execute(&self.pool)
-            .await?
-            .rows_affected();
+        let inserted = sqlx::query(
+            "INSERT INTO server_facts (name, value) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+        )
+        .bind(PAYLOAD_KEY_CHECK)
+        .bind(check)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
         if inserted == 1 {
             return Ok(KeyCheck::Recorded);
         }
-        let recorded: String = sqlx::query_scalar("SELECT value FROM server_facts WHERE name = $1").bind(PAYLOAD_KEY_CHECK).fetch_one(&self.pool).await?;
+        let recorded: String = sqlx::query_scalar("SELECT value FROM server_facts WHERE name = $1")
+            .bind(PAYLOAD_KEY_CHECK)
+            .fetch_one(&self.pool)
+            .await?;
         Ok(if recorded == check { KeyCheck::Matches } else { KeyCheck::Differs })
     }
 }

@@ -9,10 +9,9 @@ use crate::{random_id, Store, StoreError};
 /// The PostgreSQL database the store's own tests use: `FERRY_TEST_POSTGRES_URL`, or the
 /// machine's server (`postgres://postgres@127.0.0.1:5432/ferry_test`, made if missing).
 pub fn postgres_url() -> String {
-    std::env::var("FERRY_TEST_POSTGRES_URL")
-        .ok()
-        .filter(|url| !url.is_empty())
-        .unwrap_or_else(|| "postgres://postgres@127.0.0.1:5432/ferry_test?sslmode=disable".to_string())
+    std::env::var("FERRY_TEST_POSTGRES_URL").ok().filter(|url| !url.is_empty()).unwrap_or_else(
+        || "postgres://postgres@127.0.0.1:5432/ferry_test?sslmode=disable".to_string(),
+    )
 }
 
 /// An empty store in the database this test run uses (see the module's documentation).

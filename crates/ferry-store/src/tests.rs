@@ -5,15 +5,21 @@
 use super::*;
 
 /// One store of each kind, each empty.
-async fn stores() -> Vec<Store> {
-    let postgres = testing::scratch_postgres(&testing::postgres_url())
-        .await
-        .unwrap_or_else(|e| panic!("the store's tests need PostgreSQL at {}: {e}", redact_url(&testing::postgres_url())));
+pub(crate) async fn stores() -> Vec<Store> {
+    let postgres = testing::scratch_postgres(&testing::postgres_url()).await.unwrap_or_else(|e| {
+        panic!("the store's tests need PostgreSQL at {}: {e}", redact_url(&testing::postgres_url()))
+    });
     vec![Store::open_in_memory().await.unwrap(), postgres]
 }
 
-fn new(json: &str) -> NewVersion<'_> {
-    NewVersion { origin: "upload", source_format: "stack export v3", resource_count: 2, export: PackedJson::pack(json), managed: Default::default() }
+pub(crate) fn new(json: &str) -> NewVersion<'_> {
+    NewVersion {
+        origin: "upload",
+        source_format: "stack export v3",
+        resource_count: 2,
+        export: PackedJson::pack(json),
+        managed: Default::default(),
+    }
 }
 
 /// A version an older Ferry stored, its export as text, reads as it was written, beside the
@@ -35,7 +41,10 @@ async fn versions_stored_as_text_before_exports_were_packed_still_read() {
             let id = v1.id.clone();
             async move { store.stacks().version(&id, Some(v)).await.unwrap().export_json }
         };
-        assert_eq!((read(1).await, read(2).await, read(3).await), ("{\"v\":1}".into(), "{\"v\":\"text\"}".into(), "{\"v\":3}".to_string()));
+        assert_eq!(
+            (read(1).await, read(2).await, read(3).await),
+            ("{\"v\":1}".into(), "{\"v\":\"text\"}".into(), "{\"v\":3}".to_string())
+        );
         assert_eq!(v3.version, 3);
         // A row holds its export one way, never both or neither.
         let both = sqlx::query("INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json, export_zstd) VALUES ($1, 4, 'upload', 'x', 0, '{}', $2)")
@@ -56,8 +65,22 @@ async fn versions_stored_as_text_before_exports_were_packed_still_read() {
 #[tokio::test]
 async fn previews_stored_as_text_before_plans_were_packed_still_read() {
     for store in stores().await {
-        let stack = store.stacks().add_version(&StackName::parse("acme/web/previews").unwrap(), new("{}")).await.unwrap();
-        let (packed, _) = store.stacks().add_preview(&stack.id, stack.version, "spec", &PackedJson::pack("{\"plan\":1}"), "sealed").await.unwrap();
+        let stack = store
+            .stacks()
+            .add_version(&StackName::parse("acme/web/previews").unwrap(), new("{}"))
+            .await
+            .unwrap();
+        let (packed, _) = store
+            .stacks()
+            .add_preview(
+                &stack.id,
+                stack.version,
+                "spec",
+                &PackedJson::pack("{\"plan\":1}"),
+                "sealed",
+            )
+            .await
+            .unwrap();
         sqlx::query("INSERT INTO previews (id, stack_id, base_version, spec, preview_json, payload) VALUES ('old', $1, $2, 'spec', '{\"plan\":0}', 'sealed')")
             .bind(&stack.id)
             .bind(stack.version)
@@ -81,7 +104,10 @@ async fn previews_stored_as_text_before_plans_were_packed_still_read() {
         let damaged = insert("damaged", "", b"not zstd").await;
         assert!(damaged.is_ok(), "{damaged:?}");
         let err = store.stacks().preview("damaged").await.unwrap_err().to_string();
-        assert!(err.contains("preview `damaged` is damaged") && err.contains("does not decompress"), "{err}");
+        assert!(
+            err.contains("preview `damaged` is damaged") && err.contains("does not decompress"),
+            "{err}"
+        );
     }
 }
 
@@ -105,8 +131,13 @@ async fn versions_append_and_the_latest_wins() {
 #[tokio::test]
 async fn versions_cannot_be_changed_or_removed() {
     for store in stores().await {
-        let s = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let update = sqlx::query("UPDATE stack_versions SET export_json = 'x'").execute(&store.pool).await;
+        let s = store
+            .stacks()
+            .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
+            .await
+            .unwrap();
+        let update =
+            sqlx::query("UPDATE stack_versions SET export_json = 'x'").execute(&store.pool).await;
         assert!(update.unwrap_err().to_string().contains("immutable"));
         let delete = sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await;
         assert!(delete.unwrap_err().to_string().contains("immutable"));
@@ -124,10 +155,15 @@ async fn a_failed_write_leaves_no_stack_behind() {
             Dialect::Postgres => "CREATE TRIGGER fail BEFORE INSERT ON stack_versions FOR EACH ROW EXECUTE FUNCTION ferry_refuse('boom')",
         };
         sqlx::query(fail).execute(&store.pool).await.unwrap();
-        let err = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap_err();
+        let err = store
+            .stacks()
+            .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
+            .await
+            .unwrap_err();
         assert!(err.to_string().contains("boom"));
         assert!(store.stacks().list_stacks().await.unwrap().is_empty());
-        let stacks: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM stacks").fetch_one(&store.pool).await.unwrap();
+        let stacks: i64 =
+            sqlx::query_scalar("SELECT COUNT(*) FROM stacks").fetch_one(&store.pool).await.unwrap();
         assert_eq!(stacks, 0);
     }
 }
@@ -152,13 +188,21 @@ async fn the_store_file_survives_reopening() {
 async fn concurrent_writers_of_a_sqlite_file_take_turns() {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("ferry.db")).await.unwrap();
-    let stack = store.stacks().add_version(&StackName::parse("a/b/upkeep").unwrap(), new("{}")).await.unwrap();
+    let stack = store
+        .stacks()
+        .add_version(&StackName::parse("a/b/upkeep").unwrap(), new("{}"))
+        .await
+        .unwrap();
     let upkeep = {
         let store = store.clone();
         let url = "file:///srv/state".to_string();
         tokio::spawn(async move {
             for i in 0..200 {
-                store.stacks().add_backend_lock(&format!("l{i}"), &stack.id, &url, "i", &clock::in_seconds(1)).await.unwrap();
+                store
+                    .stacks()
+                    .add_backend_lock(&format!("l{i}"), &stack.id, &url, "i", &clock::in_seconds(1))
+                    .await
+                    .unwrap();
                 store.stacks().renew_backend_locks("i", &clock::in_seconds(1)).await.unwrap();
             }
         })
@@ -169,7 +213,11 @@ async fn concurrent_writers_of_a_sqlite_file_take_turns() {
             tokio::spawn(async move {
                 for v in 0..10 {
                     let name = StackName::parse(&format!("a/b/s{w}")).unwrap();
-                    store.stacks().add_version(&name, new("{}")).await.unwrap_or_else(|e| panic!("writer {w}, version {v}: {e}"));
+                    store
+                        .stacks()
+                        .add_version(&name, new("{}"))
+                        .await
+                        .unwrap_or_else(|e| panic!("writer {w}, version {v}: {e}"));
                 }
             })
         })
@@ -192,7 +240,12 @@ fn stack_names() {
 #[tokio::test]
 async fn plan_revisions_are_immutable_and_shares_revocable() {
     for store in stores().await {
-        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap().id;
+        let stack = store
+            .stacks()
+            .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
+            .await
+            .unwrap()
+            .id;
         let plan = store
             .plans()
             .add_plan(plans::NewPlan {
@@ -209,87 +262,234 @@ async fn plan_revisions_are_immutable_and_shares_revocable() {
         // What a migration recorded stays with the plan, as sealed.
         assert_eq!(store.plans().plan_prior(&plan.id).await.unwrap().as_deref(), Some("sealed"));
         assert_eq!((plan.revision, plan.author.as_deref()), (1, Some("ann")));
-        let second = store.plans().add_plan_revision(&plan.id, "bob", None, Some("resources: {}"), "{}").await.unwrap();
-        assert_eq!((second.revision, second.program.as_deref(), second.author.as_deref()), (2, Some("resources: {}"), Some("bob")));
-        store.plans().add_plan_revision(&plan.id, "ann", None, Some("resources: {}"), "{}").await.unwrap();
-        assert_eq!(store.plans().plan_authors(&plan.id).await.unwrap(), ["ann", "bob"], "whoever wrote a revision is an author");
+        let second = store
+            .plans()
+            .add_plan_revision(&plan.id, "bob", None, Some("resources: {}"), "{}")
+            .await
+            .unwrap();
+        assert_eq!(
+            (second.revision, second.program.as_deref(), second.author.as_deref()),
+            (2, Some("resources: {}"), Some("bob"))
+        );
+        store
+            .plans()
+            .add_plan_revision(&plan.id, "ann", None, Some("resources: {}"), "{}")
+            .await
+            .unwrap();
+        assert_eq!(
+            store.plans().plan_authors(&plan.id).await.unwrap(),
+            ["ann", "bob"],
+            "whoever wrote a revision is an author"
+        );
         for sql in ["UPDATE plan_revisions SET spec = 'x'", "DELETE FROM plan_revisions"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("immutable"), "{sql}: {err}");
         }
-        assert_eq!(store.plans().plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(), Some("{}"));
+        assert_eq!(
+            store.plans().plan_revision(&plan.id, Some(1)).await.unwrap().spec.as_deref(),
+            Some("{}")
+        );
         assert!(matches!(
-            store.plans().add_plan(plans::NewPlan { stack_id: "nope", title: "t", author: "ann", options: "{}", ..Default::default() }).await,
+            store
+                .plans()
+                .add_plan(plans::NewPlan {
+                    stack_id: "nope",
+                    title: "t",
+                    author: "ann",
+                    options: "{}",
+                    ..Default::default()
+                })
+                .await,
             Err(StoreError::StackNotFound(_))
         ));
         let token = random_id();
         let share = store.plans().add_plan_share(&plan.id, &hash_secret(&token), 30).await.unwrap();
         assert!(share.active && share.expires_at.is_some());
-        assert!(!store.plans().add_plan_share(&plan.id, &hash_secret(&random_id()), -1).await.unwrap().active, "an expired link");
-        assert_eq!(store.plans().plan_share_by_token(&hash_secret(&token)).await.unwrap(), share, "found by its token's hash");
-        assert!(matches!(store.plans().plan_share_by_token(&token).await, Err(StoreError::ShareNotFound)), "never by the token itself");
-        let kept: Vec<String> = sqlx::query_scalar("SELECT id || '|' || token_hash FROM plan_shares").fetch_all(&store.pool).await.unwrap();
-        assert!(kept.iter().all(|row| !row.contains(&token)), "the store does not keep the token: {kept:?}");
+        assert!(
+            !store
+                .plans()
+                .add_plan_share(&plan.id, &hash_secret(&random_id()), -1)
+                .await
+                .unwrap()
+                .active,
+            "an expired link"
+        );
+        assert_eq!(
+            store.plans().plan_share_by_token(&hash_secret(&token)).await.unwrap(),
+            share,
+            "found by its token's hash"
+        );
+        assert!(
+            matches!(
+                store.plans().plan_share_by_token(&token).await,
+                Err(StoreError::ShareNotFound)
+            ),
+            "never by the token itself"
+        );
+        let kept: Vec<String> =
+            sqlx::query_scalar("SELECT id || '|' || token_hash FROM plan_shares")
+                .fetch_all(&store.pool)
+                .await
+                .unwrap();
+        assert!(
+            kept.iter().all(|row| !row.contains(&token)),
+            "the store does not keep the token: {kept:?}"
+        );
         let revoked = store.plans().revoke_plan_share(&plan.id, &share.id).await.unwrap();
         assert!(revoked.revoked_at.is_some());
-        assert!(matches!(store.plans().revoke_plan_share("other", &share.id).await, Err(StoreError::ShareNotFound)));
+        assert!(matches!(
+            store.plans().revoke_plan_share("other", &share.id).await,
+            Err(StoreError::ShareNotFound)
+        ));
         // A link made before tokens were hashed (its token was its key) keeps working, and its
         // token is kept no longer, once the store has opened.
         let legacy = random_id();
-        sqlx::query("INSERT INTO plan_shares (id, plan_id) VALUES ($1, $2)").bind(&legacy).bind(&plan.id).execute(&store.pool).await.unwrap();
+        sqlx::query("INSERT INTO plan_shares (id, plan_id) VALUES ($1, $2)")
+            .bind(&legacy)
+            .bind(&plan.id)
+            .execute(&store.pool)
+            .await
+            .unwrap();
         hash_legacy_share_tokens(&store.pool).await.unwrap();
         let upgraded = store.plans().plan_share_by_token(&hash_secret(&legacy)).await.unwrap();
         assert!(upgraded.active && upgraded.id != legacy, "{upgraded:?}");
-        assert!(matches!(store.plans().plan_share(&legacy).await, Err(StoreError::ShareNotFound)), "the old token is no ID");
+        assert!(
+            matches!(store.plans().plan_share(&legacy).await, Err(StoreError::ShareNotFound)),
+            "the old token is no ID"
+        );
     }
 }
 
 #[tokio::test]
 async fn the_audit_log_is_append_only_and_secrets_expire() {
     for store in stores().await {
-        let member = store.accounts().add_user(accounts::NewUser { name: "member", ..Default::default() }).await.unwrap();
-        let outsider = store.accounts().add_user(accounts::NewUser { name: "outsider", ..Default::default() }).await.unwrap();
-        let server_admin = store.accounts().add_user(accounts::NewUser { name: "root", ..Default::default() }).await.unwrap();
+        let member = store
+            .accounts()
+            .add_user(accounts::NewUser { name: "member", ..Default::default() })
+            .await
+            .unwrap();
+        let outsider = store
+            .accounts()
+            .add_user(accounts::NewUser { name: "outsider", ..Default::default() })
+            .await
+            .unwrap();
+        let server_admin = store
+            .accounts()
+            .add_user(accounts::NewUser { name: "root", ..Default::default() })
+            .await
+            .unwrap();
         store.accounts().grant_role(&member.id, "o", "viewer").await.unwrap();
         store.accounts().grant_role(&outsider.id, "other", "viewer").await.unwrap();
         store.accounts().grant_role(&server_admin.id, "*", "admin").await.unwrap();
-        let record =
-            accounts::NewAuditRecord { actor: "a", org: Some("o"), action: "x", object: "y", address: "local", outcome: "ok", plan_id: None, subject: None };
+        let record = accounts::NewAuditRecord {
+            actor: "a",
+            org: Some("o"),
+            action: "x",
+            object: "y",
+            address: "local",
+            outcome: "ok",
+            plan_id: None,
+            subject: None,
+        };
         store.accounts().append_audit(record.clone()).await.unwrap();
-        for (who, actor) in [(&member, "member"), (&outsider, "outsider"), (&server_admin, "root")] {
-            store.accounts().append_audit(accounts::NewAuditRecord { org: None, actor, subject: Some(&who.id), ..record.clone() }).await.unwrap();
+        for (who, actor) in [(&member, "member"), (&outsider, "outsider"), (&server_admin, "root")]
+        {
+            store
+                .accounts()
+                .append_audit(accounts::NewAuditRecord {
+                    org: None,
+                    actor,
+                    subject: Some(&who.id),
+                    ..record.clone()
+                })
+                .await
+                .unwrap();
         }
-        store.accounts().append_audit(accounts::NewAuditRecord { org: None, actor: "nobody", ..record.clone() }).await.unwrap();
-        store.accounts().append_audit(accounts::NewAuditRecord { org: Some("other"), ..record.clone() }).await.unwrap();
+        store
+            .accounts()
+            .append_audit(accounts::NewAuditRecord { org: None, actor: "nobody", ..record.clone() })
+            .await
+            .unwrap();
+        store
+            .accounts()
+            .append_audit(accounts::NewAuditRecord { org: Some("other"), ..record.clone() })
+            .await
+            .unwrap();
         for sql in ["UPDATE audit_log SET actor = 'b'", "DELETE FROM audit_log"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("append-only"), "{sql}: {err}");
         }
         // An organisation's log holds its records and the server-wide ones about its members,
         // never another's, an outsider's, a server administrator's or an unknown name's.
-        let seen: Vec<(Option<String>, String)> = store.accounts().audit(Some("o"), 0, 10).await.unwrap().into_iter().map(|r| (r.org, r.actor)).collect();
+        let seen: Vec<(Option<String>, String)> = store
+            .accounts()
+            .audit(Some("o"), 0, 10)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|r| (r.org, r.actor))
+            .collect();
         assert_eq!(seen, [(Some("o".to_string()), "a".to_string()), (None, "member".to_string())]);
         assert_eq!(store.accounts().audit(None, 1, 10).await.unwrap().len(), 5, "after the first");
 
         // A newcomer's earlier sign-ins are not the organisation's to read: only what follows
         // their joining (their roles changing keeps the time they joined).
-        let newcomer = store.accounts().add_user(accounts::NewUser { name: "newcomer", ..Default::default() }).await.unwrap();
-        let about_newcomer = accounts::NewAuditRecord { org: None, actor: "newcomer", subject: Some(&newcomer.id), action: "before", ..record.clone() };
+        let newcomer = store
+            .accounts()
+            .add_user(accounts::NewUser { name: "newcomer", ..Default::default() })
+            .await
+            .unwrap();
+        let about_newcomer = accounts::NewAuditRecord {
+            org: None,
+            actor: "newcomer",
+            subject: Some(&newcomer.id),
+            action: "before",
+            ..record.clone()
+        };
         store.accounts().append_audit(about_newcomer.clone()).await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         store.accounts().grant_role(&newcomer.id, "o", "viewer").await.unwrap();
         store.accounts().set_roles(&newcomer.id, "o", &["viewer", "planner"]).await.unwrap();
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        store.accounts().append_audit(accounts::NewAuditRecord { action: "after", ..about_newcomer }).await.unwrap();
-        let about: Vec<String> =
-            store.accounts().audit(Some("o"), 0, 100).await.unwrap().into_iter().filter(|r| r.actor == "newcomer").map(|r| r.action).collect();
+        store
+            .accounts()
+            .append_audit(accounts::NewAuditRecord { action: "after", ..about_newcomer })
+            .await
+            .unwrap();
+        let about: Vec<String> = store
+            .accounts()
+            .audit(Some("o"), 0, 100)
+            .await
+            .unwrap()
+            .into_iter()
+            .filter(|r| r.actor == "newcomer")
+            .map(|r| r.action)
+            .collect();
         assert_eq!(about, ["after"], "from the moment they joined");
 
-        let user = store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
-        assert!(matches!(store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await, Err(StoreError::UserExists(_))));
-        store.accounts().add_session("live", &user.id, 60, accounts::SessionMethod::Link).await.unwrap();
-        store.accounts().add_session("dead", &user.id, -1, accounts::SessionMethod::Password).await.unwrap();
-        assert_eq!(store.accounts().session_user("live").await.unwrap().map(|(u, m)| (u.name, m)), Some(("u".into(), Some(accounts::SessionMethod::Link))));
+        let user = store
+            .accounts()
+            .add_user(accounts::NewUser { name: "u", ..Default::default() })
+            .await
+            .unwrap();
+        assert!(matches!(
+            store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await,
+            Err(StoreError::UserExists(_))
+        ));
+        store
+            .accounts()
+            .add_session("live", &user.id, 60, accounts::SessionMethod::Link)
+            .await
+            .unwrap();
+        store
+            .accounts()
+            .add_session("dead", &user.id, -1, accounts::SessionMethod::Password)
+            .await
+            .unwrap();
+        assert_eq!(
+            store.accounts().session_user("live").await.unwrap().map(|(u, m)| (u.name, m)),
+            Some(("u".into(), Some(accounts::SessionMethod::Link)))
+        );
         assert_eq!(store.accounts().session_user("dead").await.unwrap(), None);
         store.accounts().add_sign_in_link("link", &user.id, 60).await.unwrap();
         assert_eq!(store.accounts().use_sign_in_link("link").await.unwrap(), Some(user.id.clone()));
@@ -300,23 +500,49 @@ async fn the_audit_log_is_append_only_and_secrets_expire() {
 #[tokio::test]
 async fn of_two_commits_of_one_preview_at_once_exactly_one_wins() {
     for store in stores().await {
-        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let (id, _) = store.stacks().add_preview(&stack.id, stack.version, "{}", &PackedJson::pack("{}"), "").await.unwrap();
+        let stack = store
+            .stacks()
+            .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
+            .await
+            .unwrap();
+        let (id, _) = store
+            .stacks()
+            .add_preview(&stack.id, stack.version, "{}", &PackedJson::pack("{}"), "")
+            .await
+            .unwrap();
         let preview = store.stacks().preview(&id).await.unwrap();
-        let (a, b) = tokio::join!(store.stacks().commit_preview(&preview, new("{\"a\":1}")), store.stacks().commit_preview(&preview, new("{\"b\":1}")));
+        let (a, b) = tokio::join!(
+            store.stacks().commit_preview(&preview, new("{\"a\":1}")),
+            store.stacks().commit_preview(&preview, new("{\"b\":1}"))
+        );
         let (won, lost) = match (a, b) {
             (Ok(won), Err(lost)) | (Err(lost), Ok(won)) => (won, lost),
-            other => panic!("{:?}: expected one commit and one refusal, got {other:?}", store.dialect()),
+            other => {
+                panic!("{:?}: expected one commit and one refusal, got {other:?}", store.dialect())
+            }
         };
         assert_eq!(won.version, 2);
-        assert!(matches!(lost, StoreError::AlreadyCommitted { version: 2 } | StoreError::StalePreview { .. }), "{lost}");
-        assert_eq!(store.stacks().versions(&stack.id).await.unwrap().len(), 2, "one new version, not two");
+        assert!(
+            matches!(
+                lost,
+                StoreError::AlreadyCommitted { version: 2 } | StoreError::StalePreview { .. }
+            ),
+            "{lost}"
+        );
+        assert_eq!(
+            store.stacks().versions(&stack.id).await.unwrap().len(),
+            2,
+            "one new version, not two"
+        );
     }
 }
 
 #[test]
 fn database_urls_are_shown_without_their_password() {
-    assert_eq!(redact_url("postgres://ferry:s3cret@db:5432/ferry"), "postgres://ferry:***@db:5432/ferry");
+    assert_eq!(
+        redact_url("postgres://ferry:s3cret@db:5432/ferry"),
+        "postgres://ferry:***@db:5432/ferry"
+    );
     assert_eq!(redact_url("postgres://db/ferry"), "postgres://db/ferry");
     assert_eq!(redact_url("sqlite:///var/lib/ferry.db"), "sqlite:///var/lib/ferry.db");
 }
@@ -329,100 +555,10 @@ async fn an_unknown_database_is_refused_by_name() {
 
 #[tokio::test]
 async fn both_databases_have_the_same_migrations() {
-    let names = |m: &sqlx::migrate::Migrator| m.iter().map(|m| (m.version, m.description.to_string())).collect::<Vec<_>>();
+    let names = |m: &sqlx::migrate::Migrator| {
+        m.iter().map(|m| (m.version, m.description.to_string())).collect::<Vec<_>>()
+    };
     assert_eq!(names(&SQLITE_MIGRATIONS), names(&POSTGRES_MIGRATIONS));
-}
-
-#[tokio::test]
-async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() {
-    for store in stores().await {
-        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let plan = store
-            .plans()
-            .add_plan(plans::NewPlan { stack_id: &stack.id, title: "t", author: "ann", spec: Some("{}"), options: "{}", ..Default::default() })
-            .await
-            .unwrap();
-        let new_job = |id| jobs::NewJob { id, kind: jobs::JobKind::Preview, stack_id: &stack.id, plan: Some((&plan.id, 1)), total: 3, detail: None };
-        let job = store.jobs().add_job(new_job("j1")).await.unwrap();
-        assert_eq!((job.kind, job.plan_id.as_deref(), job.revision), (jobs::JobKind::Preview, Some(plan.id.as_str()), Some(1)));
-        assert_eq!((job.status.as_str(), job.is_live()), ("queued", true));
-        assert!(store.jobs().claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
-        assert!(!store.jobs().claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(), "claimed once");
-        assert!(store.jobs().add_job_events("j1", 0, &["{\"n\":0}".into(), "{\"n\":1}".into()], 3).await.unwrap());
-        assert!(store.jobs().add_job_events("j1", 2, &["{\"n\":2}".into(), "{\"n\":3}".into()], 3).await.unwrap());
-        assert_eq!(store.jobs().job_events("j1", 3).await.unwrap(), ["{\"n\":3}"]);
-        // A batch larger than one statement's rows keeps its order.
-        let many: Vec<String> = (4..1004).map(|n| format!("{{\"n\":{n}}}")).collect();
-        assert!(store.jobs().add_job_events("j1", 4, &many, 3).await.unwrap());
-        let stored = store.jobs().job_events("j1", 0).await.unwrap();
-        assert_eq!((stored.len(), stored[1003].as_str()), (1004, "{\"n\":1003}"));
-        let seen = store.jobs().job("j1").await.unwrap();
-        assert_eq!((seen.finished, seen.total), (1004, 1004), "the total grows with what was reported");
-        // A cancel wins over a result that comes later.
-        assert!(store.jobs().cancel_job("j1").await.unwrap());
-        assert!(!store.jobs().end_job("j1", jobs::JobStatus::Done, None, 0, None).await.unwrap());
-        assert!(!store.jobs().add_job_events("j1", 1004, &["{}".into()], 3).await.unwrap());
-        assert_eq!(store.jobs().job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
-        // The database keeps only the statuses the type knows.
-        assert!(sqlx::query("UPDATE jobs SET status = 'paused' WHERE id = 'j1'").execute(&store.pool).await.is_err());
-        assert_eq!(store.jobs().job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
-
-        // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
-        store.jobs().add_job(new_job("j2")).await.unwrap();
-        store.jobs().claim_job("j2", "instance-a", &clock::in_millis(300)).await.unwrap();
-        assert!(store.jobs().interrupt_jobs(false).await.unwrap().is_empty());
-        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
-        assert_eq!(store.jobs().interrupt_jobs(false).await.unwrap(), ["j2"]);
-        let interrupted = store.jobs().job("j2").await.unwrap();
-        assert_eq!((interrupted.status.as_str(), interrupted.error.as_deref()), ("interrupted", Some(jobs::INTERRUPTED)));
-        // A restarted single-instance store interrupts whatever was live.
-        store.jobs().add_job(jobs::NewJob { kind: jobs::JobKind::Discovery, plan: None, detail: Some("[]"), ..new_job("j3") }).await.unwrap();
-        assert_eq!(store.jobs().interrupt_jobs(true).await.unwrap(), ["j3"]);
-        let listed: Vec<String> = store.jobs().plan_jobs(&plan.id, 10).await.unwrap().into_iter().map(|j| j.id).collect();
-        assert_eq!(listed.len(), 2, "the plan's previews, not the stack's discoveries");
-        for sql in ["UPDATE job_events SET event = 'x'"] {
-            let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
-            assert!(err.to_string().contains("immutable"), "{sql}: {err}");
-        }
-    }
-}
-
-#[tokio::test]
-async fn an_oidc_login_is_taken_once_and_not_after_it_expired() {
-    for store in stores().await {
-        let login = accounts::OidcLogin { verifier: "v".into(), nonce: "n".into(), next: "/".into() };
-        store.accounts().add_oidc_login("live", &login, 60).await.unwrap();
-        store.accounts().add_oidc_login("gone", &login, -1).await.unwrap();
-        assert_eq!(store.accounts().take_oidc_login("live").await.unwrap(), Some(login.clone()));
-        assert_eq!(store.accounts().take_oidc_login("live").await.unwrap(), None, "once");
-        assert_eq!(store.accounts().take_oidc_login("gone").await.unwrap(), None, "expired");
-    }
-}
-
-#[tokio::test]
-async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance() {
-    for store in stores().await {
-        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let url = "file:///srv/state";
-        store.stacks().add_backend_lock("locks/held.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
-        store.stacks().add_backend_lock("locks/released.json", &stack.id, url, "instance-a", &clock::in_millis(300)).await.unwrap();
-        store.stacks().release_backend_lock("locks/released.json", None).await.unwrap();
-        assert!(store.stacks().take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap().is_empty(), "a running lease is left alone");
-        // Renewed while its holder lives; once it stops, the lease runs out.
-        store.stacks().renew_backend_locks("instance-a", &clock::in_millis(300)).await.unwrap();
-        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
-        let taken = store.stacks().take_over_backend_locks("instance-b", &clock::in_seconds(60), false).await.unwrap();
-        assert_eq!(taken.iter().map(|l| (l.path.as_str(), l.instance.as_str())).collect::<Vec<_>>(), [("locks/held.json", "instance-b")]);
-        assert!(store.stacks().take_over_backend_locks("instance-c", &clock::in_seconds(60), false).await.unwrap().is_empty(), "taken over once");
-        store.stacks().release_backend_lock("locks/held.json", Some("removed")).await.unwrap();
-        // A single-instance store starting up takes every unreleased one, lease or not.
-        store.stacks().add_backend_lock("locks/fresh.json", &stack.id, url, "instance-d", &clock::in_seconds(60)).await.unwrap();
-        assert_eq!(store.stacks().take_over_backend_locks("instance-e", &clock::in_seconds(60), true).await.unwrap().len(), 1);
-        let listed = store.stacks().backend_locks(&stack.id, 10).await.unwrap();
-        assert_eq!(listed.len(), 3);
-        let held = listed.iter().find(|l| l.path == "locks/held.json").unwrap();
-        assert_eq!((held.recovery.as_deref(), held.released_at.is_some()), (Some("removed"), true));
-    }
 }
 
 /// A store an older Ferry made (every migration before exports were packed), holding a version
@@ -436,7 +572,11 @@ async fn a_store_from_before_packed_exports_migrates_with_its_versions() {
         sqlx::any::install_default_drivers();
         // The migrations as an older Ferry shipped them: those before 0012.
         let older = tempfile::tempdir().unwrap();
-        for entry in std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(dialect)).unwrap() {
+        for entry in std::fs::read_dir(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("migrations").join(dialect),
+        )
+        .unwrap()
+        {
             let path = entry.unwrap().path();
             if path.file_name().unwrap().to_str().unwrap() < "0012" {
                 std::fs::copy(&path, older.path().join(path.file_name().unwrap())).unwrap();
@@ -445,7 +585,10 @@ async fn a_store_from_before_packed_exports_migrates_with_its_versions() {
         {
             let pool = AnyPoolOptions::new().max_connections(1).connect(&url).await.unwrap();
             sqlx::migrate::Migrator::new(older.path()).await.unwrap().run(&pool).await.unwrap();
-            sqlx::query("INSERT INTO stacks (id, name) VALUES ('s1', 'acme/web/old')").execute(&pool).await.unwrap();
+            sqlx::query("INSERT INTO stacks (id, name) VALUES ('s1', 'acme/web/old')")
+                .execute(&pool)
+                .await
+                .unwrap();
             sqlx::query("INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_json) VALUES ('s1', 1, 'upload', 'stack export v3', 0, '{\"old\":true}')")
                 .execute(&pool)
                 .await
@@ -453,41 +596,31 @@ async fn a_store_from_before_packed_exports_migrates_with_its_versions() {
             pool.close().await;
         }
         let store = Store::connect(&url).await.unwrap();
-        assert_eq!(store.stacks().version("s1", None).await.unwrap().export_json, "{\"old\":true}", "{url}");
-        let v2 = store.stacks().add_version(&StackName::parse("acme/web/old").unwrap(), new("{\"new\":true}")).await.unwrap();
-        assert_eq!((v2.version, store.stacks().version("s1", None).await.unwrap().export_json), (2, "{\"new\":true}".to_string()));
-        assert!(sqlx::query("UPDATE stack_versions SET origin = 'x'").execute(&store.pool).await.is_err(), "versions stay immutable");
-        assert!(sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await.is_err(), "versions stay immutable");
-    }
-}
-
-#[tokio::test]
-async fn finished_jobs_and_ended_sessions_past_their_retention_are_removed_live_ones_kept() {
-    for store in stores().await {
-        let stack = store.stacks().add_version(&StackName::parse("a/b/c").unwrap(), new("{}")).await.unwrap();
-        let job = |id| jobs::NewJob { id, kind: jobs::JobKind::Discovery, stack_id: &stack.id, plan: None, total: 1, detail: None };
-        for id in ["old-done", "old-running", "new-done"] {
-            store.jobs().add_job(job(id)).await.unwrap();
-            assert!(store.jobs().claim_job(id, "i", &clock::in_seconds(600)).await.unwrap());
-            assert!(store.jobs().add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
-        }
-        store.jobs().end_job("old-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
-        store.jobs().end_job("new-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
-        let long_ago = clock::in_seconds(-40 * 86_400);
-        sqlx::query("UPDATE jobs SET created_at = $1 WHERE id IN ('old-done', 'old-running')").bind(&long_ago).execute(&store.pool).await.unwrap();
-        let user = store.accounts().add_user(accounts::NewUser { name: "u", ..Default::default() }).await.unwrap();
-        store.accounts().add_session("ended", &user.id, -35 * 86_400, accounts::SessionMethod::Password).await.unwrap();
-        store.accounts().add_session("live", &user.id, 3600, accounts::SessionMethod::Password).await.unwrap();
-
-        let cutoff = clock::in_seconds(-30 * 86_400);
-        assert_eq!(store.jobs().forget_finished(&cutoff).await.unwrap(), 1, "only the finished job past the retention");
-        assert!(matches!(store.jobs().job("old-done").await, Err(StoreError::JobNotFound(_))));
-        assert_eq!(store.jobs().job_events("old-done", 0).await.unwrap(), Vec::<String>::new(), "its events went with it");
-        assert_eq!(store.jobs().job("old-running").await.unwrap().status.as_str(), "running", "a live job is never removed");
-        assert_eq!(store.jobs().job_events("new-done", 0).await.unwrap().len(), 1);
-        let sessions: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM sessions").fetch_one(&store.pool).await.unwrap();
-        assert_eq!(sessions, 1, "the live session stays");
-        assert!(store.accounts().session_user("live").await.unwrap().is_some());
+        assert_eq!(
+            store.stacks().version("s1", None).await.unwrap().export_json,
+            "{\"old\":true}",
+            "{url}"
+        );
+        let v2 = store
+            .stacks()
+            .add_version(&StackName::parse("acme/web/old").unwrap(), new("{\"new\":true}"))
+            .await
+            .unwrap();
+        assert_eq!(
+            (v2.version, store.stacks().version("s1", None).await.unwrap().export_json),
+            (2, "{\"new\":true}".to_string())
+        );
+        assert!(
+            sqlx::query("UPDATE stack_versions SET origin = 'x'")
+                .execute(&store.pool)
+                .await
+                .is_err(),
+            "versions stay immutable"
+        );
+        assert!(
+            sqlx::query("DELETE FROM stack_versions").execute(&store.pool).await.is_err(),
+            "versions stay immutable"
+        );
     }
 }
 
@@ -504,26 +637,69 @@ async fn the_payload_key_check_is_recorded_once_and_compared() {
 #[tokio::test]
 async fn the_managed_index_follows_uploads_and_commits_in_their_transaction() {
     use managed::{ManagedChange, ManagedResource};
-    let r = |urn: &str, id: &str| ManagedResource { urn: urn.into(), type_: "t:index:T".into(), id: id.into() };
+    let r = |urn: &str, id: &str| ManagedResource {
+        urn: urn.into(),
+        type_: "t:index:T".into(),
+        id: id.into(),
+    };
     for store in stores().await {
         let name = StackName::parse("acme/p/s").unwrap();
-        let first = NewVersion { managed: ManagedChange::All(vec![r("u1", "i1"), r("u2", "i2")]), ..new("{}") };
+        let first = NewVersion {
+            managed: ManagedChange::All(vec![r("u1", "i1"), r("u2", "i2")]),
+            ..new("{}")
+        };
         let stack = store.stacks().add_version(&name, first).await.unwrap();
         let other = StackName::parse("globex/p/s").unwrap();
-        store.stacks().add_version(&other, NewVersion { managed: ManagedChange::All(vec![r("u9", "i1")]), ..new("{}") }).await.unwrap();
-        let ids = |rows: Vec<(String, managed::ManagedBy)>| rows.into_iter().map(|(id, by)| format!("{id}@{}", by.urn)).collect::<Vec<_>>();
-        assert_eq!(ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()), ["i1@u1", "i2@u2"], "never another organisation's");
+        store
+            .stacks()
+            .add_version(
+                &other,
+                NewVersion { managed: ManagedChange::All(vec![r("u9", "i1")]), ..new("{}") },
+            )
+            .await
+            .unwrap();
+        let ids = |rows: Vec<(String, managed::ManagedBy)>| {
+            rows.into_iter().map(|(id, by)| format!("{id}@{}", by.urn)).collect::<Vec<_>>()
+        };
+        assert_eq!(
+            ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()),
+            ["i1@u1", "i2@u2"],
+            "never another organisation's"
+        );
         assert!(store.stacks().stale_managed_stacks("acme").await.unwrap().is_empty());
         // A commit's delta applies to the rows of the version before.
-        let (preview, _) = store.stacks().add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "").await.unwrap();
-        let delta = ManagedChange::Delta { upserted: vec![r("u3", "i3"), r("u1", "i1b")], removed: vec!["u2".into()] };
-        store.stacks().commit_preview(&store.stacks().preview(&preview).await.unwrap(), NewVersion { managed: delta, ..new("{}") }).await.unwrap();
-        assert_eq!(ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()), ["i1b@u1", "i3@u3"]);
+        let (preview, _) = store
+            .stacks()
+            .add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "")
+            .await
+            .unwrap();
+        let delta = ManagedChange::Delta {
+            upserted: vec![r("u3", "i3"), r("u1", "i1b")],
+            removed: vec!["u2".into()],
+        };
+        store
+            .stacks()
+            .commit_preview(
+                &store.stacks().preview(&preview).await.unwrap(),
+                NewVersion { managed: delta, ..new("{}") },
+            )
+            .await
+            .unwrap();
+        assert_eq!(
+            ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()),
+            ["i1b@u1", "i3@u3"]
+        );
         // A version that does not say leaves the rows stale, to be rebuilt.
         store.stacks().add_version(&name, new("{}")).await.unwrap();
-        assert_eq!(store.stacks().stale_managed_stacks("acme").await.unwrap(), [(stack.id.clone(), 3)]);
+        assert_eq!(
+            store.stacks().stale_managed_stacks("acme").await.unwrap(),
+            [(stack.id.clone(), 3)]
+        );
         store.stacks().rebuild_managed(&stack.id, 3, &[r("u4", "i4")]).await.unwrap();
-        assert_eq!(ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()), ["i4@u4"]);
+        assert_eq!(
+            ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()),
+            ["i4@u4"]
+        );
         assert!(store.stacks().stale_managed_stacks("acme").await.unwrap().is_empty());
     }
 }

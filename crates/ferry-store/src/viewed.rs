@@ -18,7 +18,13 @@ pub struct ViewedMark {
 impl PlanRows<'_> {
     /// Marks `urn` viewed by `reviewer` as of the result `result_key` (a mark made again takes
     /// the newer key).
-    pub async fn mark_viewed(self, plan_id: &str, reviewer: &str, urn: &str, result_key: &str) -> Result<(), StoreError> {
+    pub async fn mark_viewed(
+        self,
+        plan_id: &str,
+        reviewer: &str,
+        urn: &str,
+        result_key: &str,
+    ) -> Result<(), StoreError> {
         sqlx::query(
             "INSERT INTO plan_viewed_marks (plan_id, reviewer, urn, result_key, marked_at) VALUES ($1, $2, $3, $4, $5) \
              ON CONFLICT (plan_id, reviewer, urn) DO UPDATE SET result_key = excluded.result_key, marked_at = excluded.marked_at",
@@ -34,23 +40,37 @@ impl PlanRows<'_> {
     }
 
     /// Takes `reviewer`'s mark off `urn` (nothing to take off is no error).
-    pub async fn unmark_viewed(self, plan_id: &str, reviewer: &str, urn: &str) -> Result<(), StoreError> {
-        sqlx::query("DELETE FROM plan_viewed_marks WHERE plan_id = $1 AND reviewer = $2 AND urn = $3")
-            .bind(plan_id)
-            .bind(reviewer)
-            .bind(urn)
-            .execute(&self.pool)
-            .await?;
+    pub async fn unmark_viewed(
+        self,
+        plan_id: &str,
+        reviewer: &str,
+        urn: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query(
+            "DELETE FROM plan_viewed_marks WHERE plan_id = $1 AND reviewer = $2 AND urn = $3",
+        )
+        .bind(plan_id)
+        .bind(reviewer)
+        .bind(urn)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     /// Every mark `reviewer` made on the plan's resources.
-    pub async fn viewed_marks(self, plan_id: &str, reviewer: &str) -> Result<Vec<ViewedMark>, StoreError> {
+    pub async fn viewed_marks(
+        self,
+        plan_id: &str,
+        reviewer: &str,
+    ) -> Result<Vec<ViewedMark>, StoreError> {
         let rows = sqlx::query("SELECT urn, result_key FROM plan_viewed_marks WHERE plan_id = $1 AND reviewer = $2 ORDER BY urn")
             .bind(plan_id)
             .bind(reviewer)
             .fetch_all(&self.pool)
             .await?;
-        Ok(rows.iter().map(|r| ViewedMark { urn: r.get("urn"), result_key: r.get("result_key") }).collect())
+        Ok(rows
+            .iter()
+            .map(|r| ViewedMark { urn: r.get("urn"), result_key: r.get("result_key") })
+            .collect())
     }
 }

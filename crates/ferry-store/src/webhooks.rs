@@ -44,7 +44,8 @@ pub enum Attempt {
     },
 }
 
-const WEBHOOK_SELECT: &str = "SELECT id, org, url, events, sealed_secret, created_by, created_at FROM webhooks";
+const WEBHOOK_SELECT: &str =
+    "SELECT id, org, url, events, sealed_secret, created_by, created_at FROM webhooks";
 
 fn webhook_of(row: &sqlx::any::AnyRow) -> StoredWebhook {
     let events: String = row.get("events");
@@ -81,7 +82,14 @@ fn delivery_of(row: &sqlx::any::AnyRow) -> WebhookDelivery {
 }
 
 impl WebhookRows<'_> {
-    pub async fn add_webhook(self, org: &str, url: &str, events: &[WebhookEvent], sealed_secret: &str, created_by: &str) -> Result<StoredWebhook, StoreError> {
+    pub async fn add_webhook(
+        self,
+        org: &str,
+        url: &str,
+        events: &[WebhookEvent],
+        sealed_secret: &str,
+        created_by: &str,
+    ) -> Result<StoredWebhook, StoreError> {
         let id = random_id();
         let events = serde_json::to_string(events).expect("events serialise");
         sqlx::query("INSERT INTO webhooks (id, org, url, events, sealed_secret, created_by, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
@@ -99,12 +107,14 @@ impl WebhookRows<'_> {
 
     /// The organisation's webhook `id` (removed ones are gone).
     pub async fn webhook(self, org: &str, id: &str) -> Result<StoredWebhook, StoreError> {
-        let row = sqlx::query(&format!("{WEBHOOK_SELECT} WHERE id = $1 AND org = $2 AND revoked_at IS NULL"))
-            .bind(id)
-            .bind(org)
-            .fetch_optional(&self.pool)
-            .await?
-            .ok_or_else(|| StoreError::WebhookNotFound(id.to_string()))?;
+        let row = sqlx::query(&format!(
+            "{WEBHOOK_SELECT} WHERE id = $1 AND org = $2 AND revoked_at IS NULL"
+        ))
+        .bind(id)
+        .bind(org)
+        .fetch_optional(&self.pool)
+        .await?
+        .ok_or_else(|| StoreError::WebhookNotFound(id.to_string()))?;
         Ok(webhook_of(&row))
     }
 
@@ -120,8 +130,12 @@ impl WebhookRows<'_> {
 
     /// The organisation's webhooks, oldest first.
     pub async fn webhooks(self, org: &str) -> Result<Vec<StoredWebhook>, StoreError> {
-        let rows =
-            sqlx::query(&format!("{WEBHOOK_SELECT} WHERE org = $1 AND revoked_at IS NULL ORDER BY created_at, id")).bind(org).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&format!(
+            "{WEBHOOK_SELECT} WHERE org = $1 AND revoked_at IS NULL ORDER BY created_at, id"
+        ))
+        .bind(org)
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.iter().map(webhook_of).collect())
     }
 
@@ -130,7 +144,11 @@ impl WebhookRows<'_> {
     pub async fn remove_webhook(self, org: &str, id: &str) -> Result<(), StoreError> {
         self.webhook(org, id).await?;
         let mut tx = self.begin().await?;
-        sqlx::query("UPDATE webhooks SET revoked_at = $1 WHERE id = $2").bind(now()).bind(id).execute(&mut *tx).await?;
+        sqlx::query("UPDATE webhooks SET revoked_at = $1 WHERE id = $2")
+            .bind(now())
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
         sqlx::query("UPDATE webhook_deliveries SET status = 'failed', error = 'the webhook was removed', next_attempt_at = NULL WHERE webhook_id = $1 AND status = 'pending'")
             .bind(id)
             .execute(&mut *tx)
@@ -140,7 +158,13 @@ impl WebhookRows<'_> {
     }
 
     /// Queues one delivery of `body` to each of `webhooks`, due now, in one transaction.
-    pub async fn add_deliveries(self, webhooks: &[String], event: WebhookEvent, plan_id: &str, body: &str) -> Result<Vec<String>, StoreError> {
+    pub async fn add_deliveries(
+        self,
+        webhooks: &[String],
+        event: WebhookEvent,
+        plan_id: &str,
+        body: &str,
+    ) -> Result<Vec<String>, StoreError> {
         let mut tx = self.begin().await?;
         let mut ids = Vec::with_capacity(webhooks.len());
         let at = now();
@@ -179,7 +203,11 @@ impl WebhookRows<'_> {
 
     /// Claims a due delivery until `lease_until`; `None` when another instance has it, or it
     /// is no longer pending.
-    pub async fn claim_delivery(self, id: &str, lease_until: &str) -> Result<Option<ClaimedDelivery>, StoreError> {
+    pub async fn claim_delivery(
+        self,
+        id: &str,
+        lease_until: &str,
+    ) -> Result<Option<ClaimedDelivery>, StoreError> {
         let at = now();
         let done =
             sqlx::query("UPDATE webhook_deliveries SET lease_until = $1 WHERE id = $2 AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3)")
@@ -191,7 +219,12 @@ impl WebhookRows<'_> {
         if done.rows_affected() == 0 {
             return Ok(None);
         }
-        let row = sqlx::query("SELECT id, webhook_id, event, body, attempts FROM webhook_deliveries WHERE id = $1").bind(id).fetch_one(&self.pool).await?;
+        let row = sqlx::query(
+            "SELECT id, webhook_id, event, body, attempts FROM webhook_deliveries WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_one(&self.pool)
+        .await?;
         Ok(Some(ClaimedDelivery {
             id: row.get("id"),
             webhook_id: row.get("webhook_id"),
@@ -205,7 +238,9 @@ impl WebhookRows<'_> {
     pub async fn end_attempt(self, id: &str, attempt: &Attempt) -> Result<(), StoreError> {
         let (status, code, error, next_at) = match attempt {
             Attempt::Delivered { code } => ("delivered", Some(*code), None, None),
-            Attempt::Retry { code, error, next_at } => ("pending", *code, Some(error.as_str()), Some(next_at.as_str())),
+            Attempt::Retry { code, error, next_at } => {
+                ("pending", *code, Some(error.as_str()), Some(next_at.as_str()))
+            }
             Attempt::Failed { code, error } => ("failed", *code, Some(error.as_str()), None),
         };
         sqlx::query(
@@ -224,7 +259,11 @@ impl WebhookRows<'_> {
     }
 
     /// A webhook's latest deliveries, newest first.
-    pub async fn deliveries(self, webhook_id: &str, limit: i64) -> Result<Vec<WebhookDelivery>, StoreError> {
+    pub async fn deliveries(
+        self,
+        webhook_id: &str,
+        limit: i64,
+    ) -> Result<Vec<WebhookDelivery>, StoreError> {
         let rows = sqlx::query(
             "SELECT id, webhook_id, event, plan_id, status, attempts, created_at, last_attempt_at, response_code, error, next_attempt_at \
              FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY created_at DESC, id DESC LIMIT $2",

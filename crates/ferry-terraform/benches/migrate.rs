@@ -13,8 +13,12 @@ use ferry_terraform::{migrate, read_state, Mappings, MigrationOptions, ProviderM
 use serde_json::json;
 
 fn state(instances: usize) -> Vec<u8> {
-    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/terraform/tf-project.tfstate");
-    ferry_terraform::testing::repeated_instances(&std::fs::read(file).expect("the shared fixture tf-project.tfstate"), instances)
+    let file = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/fixtures/terraform/tf-project.tfstate");
+    ferry_terraform::testing::repeated_instances(
+        &std::fs::read(file).expect("the shared fixture tf-project.tfstate"),
+        instances,
+    )
 }
 
 /// The state's instances spread over three providers: a third stay `hashicorp/random`'s, the
@@ -26,7 +30,8 @@ fn three_providers(bytes: &[u8]) -> Vec<u8> {
         let other = ["", "alpha", "beta"][i % 3];
         if !other.is_empty() {
             resource["type"] = json!(format!("{other}_string"));
-            resource["provider"] = json!(format!("provider[\"registry.terraform.io/acme/{other}\"]"));
+            resource["provider"] =
+                json!(format!("provider[\"registry.terraform.io/acme/{other}\"]"));
         }
     }
     serde_json::to_vec(&state).unwrap()
@@ -34,7 +39,9 @@ fn three_providers(bytes: &[u8]) -> Vec<u8> {
 
 fn mapping() -> Mappings {
     let mut mappings = Mappings::default();
-    for (source, type_) in [("hashicorp/random", "random"), ("acme/alpha", "alpha"), ("acme/beta", "beta")] {
+    for (source, type_) in
+        [("hashicorp/random", "random"), ("acme/alpha", "alpha"), ("acme/beta", "beta")]
+    {
         let provider = ferry_terraform::ProviderAddress::parse(source).unwrap();
         mappings.insert(&provider, type_, provider_mapping(type_));
     }
@@ -56,7 +63,11 @@ fn provider_mapping(type_: &str) -> ProviderMapping {
 fn run(bytes: &[u8], mappings: &Mappings) -> Duration {
     let started = Instant::now();
     let state = read_state(bytes).unwrap();
-    let m = migrate(&state, mappings, &MigrationOptions { project: "bench".into(), ..Default::default() });
+    let m = migrate(
+        &state,
+        mappings,
+        &MigrationOptions { project: "bench".into(), ..Default::default() },
+    );
     let took = started.elapsed();
     assert_eq!(m.prior.len(), state.instances.len(), "every instance maps");
     assert!(m.program.is_some());
@@ -71,7 +82,10 @@ fn main() {
     if smoke {
         let took = run(&three_providers(&bytes), &mappings);
         println!("terraform migrate smoke: {instances} instances in {} ms", took.as_millis());
-        assert!(took < Duration::from_secs(5), "1,000 instances took {took:?}: far past the 10,000-in-1-s target");
+        assert!(
+            took < Duration::from_secs(5),
+            "1,000 instances took {took:?}: far past the 10,000-in-1-s target"
+        );
         return;
     }
     let spread = three_providers(&bytes);

@@ -182,7 +182,12 @@ impl ProviderAddress {
         if [host, namespace, type_].iter().any(|p| p.is_empty()) {
             return None;
         }
-        Some(ProviderAddress { host: host.to_string(), namespace: namespace.to_string(), type_: type_.to_string(), alias })
+        Some(ProviderAddress {
+            host: host.to_string(),
+            namespace: namespace.to_string(),
+            type_: type_.to_string(),
+            alias,
+        })
     }
 
     /// `namespace/type`, the name both registries use for the provider.
@@ -216,26 +221,52 @@ mod tests {
         };
         assert_eq!(a.to_string(), r#"module.a.module.b[0].aws_s3_bucket.b["x\"y"]"#);
         assert_eq!(a.resource(), "module.a.module.b[0].aws_s3_bucket.b");
-        let d = Address { module: String::new(), mode: Mode::Data, type_: "aws_region".into(), name: "current".into(), key: None };
+        let d = Address {
+            module: String::new(),
+            mode: Mode::Data,
+            type_: "aws_region".into(),
+            name: "current".into(),
+            key: None,
+        };
         assert_eq!(d.to_string(), "data.aws_region.current");
-        assert_eq!(a.modules(), [("a".to_string(), None), ("b".to_string(), Some(IndexKey::Number(0)))]);
-        assert_eq!(parse_module_path(r#"module.x["a.b"].module.y"#).unwrap()[0], ("x".to_string(), Some(IndexKey::Text("a.b".into()))));
+        assert_eq!(
+            a.modules(),
+            [("a".to_string(), None), ("b".to_string(), Some(IndexKey::Number(0)))]
+        );
+        assert_eq!(
+            parse_module_path(r#"module.x["a.b"].module.y"#).unwrap()[0],
+            ("x".to_string(), Some(IndexKey::Text("a.b".into())))
+        );
         assert!(parse_module_path("modul.x").is_none());
         assert!(parse_module_path("module.x[").is_none());
     }
 
     #[test]
     fn providers_read_from_every_form() {
-        let p = ProviderAddress::parse(r#"provider["registry.terraform.io/hashicorp/aws"].west"#).unwrap();
-        assert_eq!((p.host.as_str(), p.source(), p.alias.as_deref()), ("registry.terraform.io", "hashicorp/aws".to_string(), Some("west")));
+        let p = ProviderAddress::parse(r#"provider["registry.terraform.io/hashicorp/aws"].west"#)
+            .unwrap();
+        assert_eq!(
+            (p.host.as_str(), p.source(), p.alias.as_deref()),
+            ("registry.terraform.io", "hashicorp/aws".to_string(), Some("west"))
+        );
         assert_eq!(p.pulumi_package(), Some("aws"));
-        let tofu = ProviderAddress::parse(r#"provider["registry.opentofu.org/hashicorp/random"]"#).unwrap();
-        assert_eq!((tofu.host.as_str(), tofu.type_.as_str(), tofu.alias), ("registry.opentofu.org", "random", None));
+        let tofu = ProviderAddress::parse(r#"provider["registry.opentofu.org/hashicorp/random"]"#)
+            .unwrap();
+        assert_eq!(
+            (tofu.host.as_str(), tofu.type_.as_str(), tofu.alias),
+            ("registry.opentofu.org", "random", None)
+        );
         let shown = ProviderAddress::parse("registry.opentofu.org/cyrilgdn/postgresql").unwrap();
         assert_eq!(shown.pulumi_package(), Some("postgresql"));
         let legacy = ProviderAddress::parse("provider.aws.east").unwrap();
-        assert_eq!((legacy.source(), legacy.alias.as_deref()), ("hashicorp/aws".to_string(), Some("east")));
-        assert_eq!(ProviderAddress::parse("registry.terraform.io/someone/thing").unwrap().pulumi_package(), None);
+        assert_eq!(
+            (legacy.source(), legacy.alias.as_deref()),
+            ("hashicorp/aws".to_string(), Some("east"))
+        );
+        assert_eq!(
+            ProviderAddress::parse("registry.terraform.io/someone/thing").unwrap().pulumi_package(),
+            None
+        );
         assert!(ProviderAddress::parse(r#"provider["#).is_none());
     }
 }

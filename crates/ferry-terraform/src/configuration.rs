@@ -21,7 +21,8 @@ use crate::TerraformError;
 const MAX_MODULE_DEPTH: usize = 16;
 
 /// The arguments Terraform itself reads rather than the provider: never properties.
-const META_ARGUMENTS: &[&str] = &["count", "for_each", "depends_on", "provider", "lifecycle", "connection", "provisioner"];
+const META_ARGUMENTS: &[&str] =
+    &["count", "for_each", "depends_on", "provider", "lifecycle", "connection", "provisioner"];
 
 /// What one argument of a resource block says.
 #[derive(Debug, Clone, PartialEq)]
@@ -87,7 +88,11 @@ pub struct Configuration {
 /// The declaration an instance belongs to: its address without any instance key
 /// (`module.web[0].aws_s3_bucket.logs[1]` is `module.web.aws_s3_bucket.logs`).
 pub fn declaration(address: &Address) -> String {
-    let module: Vec<String> = parse_module_path(&address.module).unwrap_or_default().into_iter().map(|(name, _)| format!("module.{name}")).collect();
+    let module: Vec<String> = parse_module_path(&address.module)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, _)| format!("module.{name}"))
+        .collect();
     let mut out = module.join(".");
     if !out.is_empty() {
         out.push('.');
@@ -102,7 +107,9 @@ pub fn declaration(address: &Address) -> String {
 pub fn read_configuration(files: &[ConfigurationFile]) -> Result<Configuration, TerraformError> {
     let mut folders: BTreeMap<String, Vec<&ConfigurationFile>> = BTreeMap::new();
     for file in files.iter().filter(|f| f.path.ends_with(".tf")) {
-        let path = normalize(&file.path).ok_or_else(|| error(format!("`{}` is not a path inside the configuration's folder", file.path)))?;
+        let path = normalize(&file.path).ok_or_else(|| {
+            error(format!("`{}` is not a path inside the configuration's folder", file.path))
+        })?;
         let folder = path.rsplit_once('/').map(|(dir, _)| dir.to_string()).unwrap_or_default();
         folders.entry(folder).or_default().push(file);
     }
@@ -165,18 +172,32 @@ impl Reader<'_> {
     /// Reads the module in `folder`, whose resources' addresses start with `module`.
     fn module(&mut self, folder: &str, module: &str, depth: usize) -> Result<(), TerraformError> {
         for file in self.folders.get(folder).map(Vec::as_slice).unwrap_or_default() {
-            let body = hcl_edit::parser::parse_body(&file.text).map_err(|e| TerraformError { message: format!("{e}"), path: Some(file.path.clone()) })?;
+            let body = hcl_edit::parser::parse_body(&file.text).map_err(|e| TerraformError {
+                message: format!("{e}"),
+                path: Some(file.path.clone()),
+            })?;
             self.body(file, &body, folder, module, depth)?;
         }
         Ok(())
     }
 
-    fn body(&mut self, file: &ConfigurationFile, body: &Body, folder: &str, module: &str, depth: usize) -> Result<(), TerraformError> {
+    fn body(
+        &mut self,
+        file: &ConfigurationFile,
+        body: &Body,
+        folder: &str,
+        module: &str,
+        depth: usize,
+    ) -> Result<(), TerraformError> {
         for block in body.blocks() {
             let labels: Vec<&str> = block.labels.iter().map(label).collect();
             match (block.ident.as_str(), labels.as_slice()) {
                 ("resource", [type_, name]) => {
-                    let declared = if module.is_empty() { format!("{type_}.{name}") } else { format!("{module}.{type_}.{name}") };
+                    let declared = if module.is_empty() {
+                        format!("{type_}.{name}")
+                    } else {
+                        format!("{module}.{type_}.{name}")
+                    };
                     let source = source_of(file, block);
                     let at = format!("{}:{}", file.path, source.line);
                     let arguments = block
@@ -186,9 +207,14 @@ impl Reader<'_> {
                         .map(|a| (a.key.as_str().to_string(), argument(&a.value, module)))
                         .collect();
                     let block = ResourceBlock { module: module.to_string(), source, arguments };
-                    if let Some(first) = self.configuration.resources.insert(declared.clone(), block) {
+                    if let Some(first) =
+                        self.configuration.resources.insert(declared.clone(), block)
+                    {
                         return Err(TerraformError {
-                            message: format!("`{declared}` is declared twice (first at {}:{})", first.source.file, first.source.line),
+                            message: format!(
+                                "`{declared}` is declared twice (first at {}:{})",
+                                first.source.file, first.source.line
+                            ),
                             path: Some(at),
                         });
                     }
@@ -197,7 +223,11 @@ impl Reader<'_> {
                     self.configuration.variables.insert(name.to_string());
                 }
                 ("module", [name]) => {
-                    let called = if module.is_empty() { format!("module.{name}") } else { format!("{module}.module.{name}") };
+                    let called = if module.is_empty() {
+                        format!("module.{name}")
+                    } else {
+                        format!("{module}.module.{name}")
+                    };
                     let source = block.body.get_attribute("source").and_then(|a| literal(&a.value));
                     match source {
                         Some(Value::String(s)) if s.starts_with("./") || s.starts_with("../") => {
@@ -251,7 +281,9 @@ fn argument(expr: &Expression, module: &str) -> Argument {
     }
     match expr {
         Expression::Parenthesis(p) => argument(p.inner(), module),
-        Expression::Array(items) => Argument::List(items.iter().map(|item| argument(item, module)).collect()),
+        Expression::Array(items) => {
+            Argument::List(items.iter().map(|item| argument(item, module)).collect())
+        }
         // `"${aws_s3_bucket.b.id}"`: the interpolation alone is its expression's value.
         Expression::StringTemplate(t) => match t.iter().collect::<Vec<_>>().as_slice() {
             [Element::Interpolation(i)] => argument(&i.expr, module),
@@ -265,9 +297,17 @@ fn argument(expr: &Expression, module: &str) -> Argument {
                 _ => None,
             };
             match (root.as_str(), ops.as_slice()) {
-                ("var", [name]) => attr(name).map(Argument::Variable).unwrap_or(Argument::Expression),
-                ("local", [name]) => attr(name).map(Argument::Local).unwrap_or(Argument::Expression),
-                ("var" | "local" | "data" | "module" | "count" | "each" | "path" | "terraform" | "self", _) => Argument::Expression,
+                ("var", [name]) => {
+                    attr(name).map(Argument::Variable).unwrap_or(Argument::Expression)
+                }
+                ("local", [name]) => {
+                    attr(name).map(Argument::Local).unwrap_or(Argument::Expression)
+                }
+                (
+                    "var" | "local" | "data" | "module" | "count" | "each" | "path" | "terraform"
+                    | "self",
+                    _,
+                ) => Argument::Expression,
                 (type_, [name, rest @ ..]) => {
                     let Some(name) = attr(name) else { return Argument::Expression };
                     let (key, rest) = match rest {
@@ -279,16 +319,29 @@ fn argument(expr: &Expression, module: &str) -> Argument {
                             Some(Value::String(s)) => (Some(IndexKey::Text(s)), rest),
                             _ => return Argument::Expression,
                         },
-                        [TraversalOperator::LegacyIndex(n), rest @ ..] => match i64::try_from(*n.value()) {
-                            Ok(n) => (Some(IndexKey::Number(n)), rest),
-                            Err(_) => return Argument::Expression,
-                        },
+                        [TraversalOperator::LegacyIndex(n), rest @ ..] => {
+                            match i64::try_from(*n.value()) {
+                                Ok(n) => (Some(IndexKey::Number(n)), rest),
+                                Err(_) => return Argument::Expression,
+                            }
+                        }
                         rest => (None, rest),
                     };
-                    let Some((first, deeper)) = rest.split_first() else { return Argument::Expression };
+                    let Some((first, deeper)) = rest.split_first() else {
+                        return Argument::Expression;
+                    };
                     let Some(attribute) = attr(first) else { return Argument::Expression };
-                    let resource = if module.is_empty() { format!("{type_}.{name}") } else { format!("{module}.{type_}.{name}") };
-                    Argument::Reference(Reference { resource, key, attribute, deeper: !deeper.is_empty() })
+                    let resource = if module.is_empty() {
+                        format!("{type_}.{name}")
+                    } else {
+                        format!("{module}.{type_}.{name}")
+                    };
+                    Argument::Reference(Reference {
+                        resource,
+                        key,
+                        attribute,
+                        deeper: !deeper.is_empty(),
+                    })
                 }
                 _ => Argument::Expression,
             }
@@ -324,7 +377,9 @@ fn literal(expr: &Expression) -> Option<Value> {
             Some(Value::String(text))
         }
         Expression::Parenthesis(p) => literal(p.inner()),
-        Expression::Array(items) => items.iter().map(literal).collect::<Option<Vec<_>>>().map(Value::Array),
+        Expression::Array(items) => {
+            items.iter().map(literal).collect::<Option<Vec<_>>>().map(Value::Array)
+        }
         Expression::Object(object) => {
             let mut out = serde_json::Map::new();
             for (key, value) in object.iter() {
@@ -376,15 +431,27 @@ resource "random_shuffle" "s" {
         .unwrap();
         let r = &c.resources["random_string.r"];
         assert_eq!(r.source.line, 3);
-        assert!(r.source.text.starts_with("resource \"random_string\" \"r\" {"), "{}", r.source.text);
+        assert!(
+            r.source.text.starts_with("resource \"random_string\" \"r\" {"),
+            "{}",
+            r.source.text
+        );
         assert!(!r.arguments.contains_key("count"), "meta-arguments are not properties");
         assert_eq!(r.arguments["length"], Argument::Literal(16.into()));
         assert_eq!(r.arguments["tags"], Argument::Literal(serde_json::json!({"a": "b"})));
         let s = &c.resources["random_shuffle.s"].arguments;
         let reference = |key: i64| {
-            Argument::Reference(Reference { resource: "random_string.r".into(), key: Some(IndexKey::Number(key)), attribute: "result".into(), deeper: false })
+            Argument::Reference(Reference {
+                resource: "random_string.r".into(),
+                key: Some(IndexKey::Number(key)),
+                attribute: "result".into(),
+                deeper: false,
+            })
         };
-        assert_eq!(s["input"], Argument::List(vec![reference(0), Argument::Literal("x".into()), reference(1)]));
+        assert_eq!(
+            s["input"],
+            Argument::List(vec![reference(0), Argument::Literal("x".into()), reference(1)])
+        );
         assert!(matches!(&s["seed"], Argument::Reference(r) if r.attribute == "id"));
         assert_eq!(s["keeper"], Argument::Variable("prefix".into()));
         assert_eq!(s["other"], Argument::Local("thing".into()));
@@ -402,8 +469,13 @@ resource "random_shuffle" "s" {
             file("infra/README.md", "not read"),
         ])
         .unwrap();
-        assert_eq!(c.resources.keys().collect::<Vec<_>>(), ["module.web.random_id.i", "module.web.random_pet.p"]);
-        assert!(matches!(&c.resources["module.web.random_id.i"].arguments["prefix"], Argument::Reference(r) if r.resource == "module.web.random_pet.p"));
+        assert_eq!(
+            c.resources.keys().collect::<Vec<_>>(),
+            ["module.web.random_id.i", "module.web.random_pet.p"]
+        );
+        assert!(
+            matches!(&c.resources["module.web.random_id.i"].arguments["prefix"], Argument::Reference(r) if r.resource == "module.web.random_pet.p")
+        );
         assert_eq!(c.notes.len(), 2, "{:?}", c.notes);
         assert!(c.notes[0].contains("terraform-aws-modules/vpc/aws"), "{:?}", c.notes);
         assert!(c.notes[1].contains("./nowhere"), "{:?}", c.notes);
@@ -411,7 +483,10 @@ resource "random_shuffle" "s" {
 
     #[test]
     fn a_module_that_calls_itself_stops() {
-        let c = read_configuration(&[file("main.tf", "module \"me\" {\n  source = \"./\"\n}\nresource \"random_pet\" \"p\" {}\n")]);
+        let c = read_configuration(&[file(
+            "main.tf",
+            "module \"me\" {\n  source = \"./\"\n}\nresource \"random_pet\" \"p\" {}\n",
+        )]);
         // `./` from the root is the root again: followed to the depth limit, then noted; the
         // resource declared at each depth is a different address.
         let c = c.unwrap();
@@ -420,16 +495,24 @@ resource "random_shuffle" "s" {
 
     #[test]
     fn what_does_not_read_is_named() {
-        let e = read_configuration(&[file("a/main.tf", "resource \"x\" \"y\" {\n  a = \n}\n")]).unwrap_err();
+        let e = read_configuration(&[file("a/main.tf", "resource \"x\" \"y\" {\n  a = \n}\n")])
+            .unwrap_err();
         assert_eq!(e.path.as_deref(), Some("a/main.tf"));
         assert!(e.message.contains("line 2"), "{}", e.message);
-        let e = read_configuration(&[file("a.tf", "resource \"x\" \"y\" {}\n"), file("b.tf", "resource \"x\" \"y\" {}\n")]).unwrap_err();
+        let e = read_configuration(&[
+            file("a.tf", "resource \"x\" \"y\" {}\n"),
+            file("b.tf", "resource \"x\" \"y\" {}\n"),
+        ])
+        .unwrap_err();
         assert!(e.to_string().contains("declared twice"), "{e}");
         let e = read_configuration(&[file("a/main.tf", ""), file("b/main.tf", "")]).unwrap_err();
         assert!(e.message.contains("root folder is unclear"), "{e}");
         let e = read_configuration(&[file("../main.tf", "")]).unwrap_err();
         assert!(e.message.contains("not a path inside"), "{e}");
-        assert!(read_configuration(&[file("notes.txt", "")]).unwrap_err().message.contains("no `.tf`"));
+        assert!(read_configuration(&[file("notes.txt", "")])
+            .unwrap_err()
+            .message
+            .contains("no `.tf`"));
     }
 
     #[test]

@@ -62,7 +62,11 @@ pub(crate) struct Imported<'a> {
 }
 
 /// Lays `configuration` over `imported`, writing each row's source and notes.
-pub(crate) fn apply(configuration: &Configuration, imported: &Imported<'_>, rows: &mut [Row]) -> Applied {
+pub(crate) fn apply(
+    configuration: &Configuration,
+    imported: &Imported<'_>,
+    rows: &mut [Row],
+) -> Applied {
     let mut applied = Applied { notes: configuration.notes.clone(), ..Default::default() };
     let mut by_declaration: BTreeMap<String, Vec<usize>> = BTreeMap::new();
     for (i, inst) in imported.instances.iter().enumerate() {
@@ -93,7 +97,10 @@ pub(crate) fn apply(configuration: &Configuration, imported: &Imported<'_>, rows
         for (attribute, argument) in &block.arguments {
             let property = (imported.property_name)(i, attribute);
             let Some(state_value) = inst.attributes.get(attribute) else { continue };
-            let sensitive = inst.sensitive.iter().any(|path| path.first() == Some(&PathStep::Key(attribute.clone())));
+            let sensitive = inst
+                .sensitive
+                .iter()
+                .any(|path| path.first() == Some(&PathStep::Key(attribute.clone())));
             if !inputs.contains_key(&property) {
                 continue;
             }
@@ -161,26 +168,42 @@ pub(crate) fn apply(configuration: &Configuration, imported: &Imported<'_>, rows
         let why = if !configuration.variables.contains(name) {
             Some(format!("var.{name} is not declared in the configuration"))
         } else if imported.names.values().any(|n| *n == name) {
-            Some(format!("var.{name} has a resource's name in the program, so it cannot be config there"))
+            Some(format!(
+                "var.{name} has a resource's name in the program, so it cannot be config there"
+            ))
         } else if name == "pulumi" {
             // `${pulumi}` is Pulumi YAML's own (`${pulumi.stack}`).
             Some("var.pulumi is named as Pulumi YAML's built-in `pulumi` variable, so it cannot be config there".to_string())
         } else if kind.is_none() {
             Some(format!("var.{name}'s value is not one stack config holds (text, a number, a boolean or a list of text)"))
         } else {
-            disagree.map(|(i, _, v)| format!("var.{name} is {} at {} but {} at {}", shown(first), rows[uses[0].0].address, shown(v), rows[*i].address))
+            disagree.map(|(i, _, v)| {
+                format!(
+                    "var.{name} is {} at {} but {} at {}",
+                    shown(first),
+                    rows[uses[0].0].address,
+                    shown(v),
+                    rows[*i].address
+                )
+            })
         };
         match (why, kind) {
             (None, Some(kind)) => {
                 applied.config.insert(name.to_string(), (kind, (*first).clone()));
                 for (i, property, _) in uses {
-                    applied.variables.entry(i).or_default().push(ConfiguredVariable { property, variable: name.to_string() });
+                    applied
+                        .variables
+                        .entry(i)
+                        .or_default()
+                        .push(ConfiguredVariable { property, variable: name.to_string() });
                 }
             }
             (why, _) => {
                 let why = why.unwrap_or_default();
                 for (i, _, _) in uses {
-                    rows[i].configuration_notes.push(format!("{why}: the program holds the state's value"));
+                    rows[i]
+                        .configuration_notes
+                        .push(format!("{why}: the program holds the state's value"));
                 }
             }
         }
@@ -198,23 +221,41 @@ fn resolve(
     from: usize,
 ) -> Result<(String, String), String> {
     if reference.deeper {
-        return Err("it reaches inside the attribute, which the program keeps as the state's value".into());
+        return Err(
+            "it reaches inside the attribute, which the program keeps as the state's value".into(),
+        );
     }
-    let candidates = by_declaration.get(&reference.resource).ok_or_else(|| "not in the state: the program keeps the state's value".to_string())?;
+    let candidates = by_declaration
+        .get(&reference.resource)
+        .ok_or_else(|| "not in the state: the program keeps the state's value".to_string())?;
     let target = candidates
         .iter()
         .copied()
-        .find(|t| imported.instances[*t].address.key == reference.key && imported.instances[*t].deposed.is_none())
-        .ok_or_else(|| "no such instance in the state: the program keeps the state's value".to_string())?;
+        .find(|t| {
+            imported.instances[*t].address.key == reference.key
+                && imported.instances[*t].deposed.is_none()
+        })
+        .ok_or_else(|| {
+            "no such instance in the state: the program keeps the state's value".to_string()
+        })?;
     if target == from {
         return Err("it refers to itself".into());
     }
-    let name = imported.names.get(&target).ok_or_else(|| "not imported: the program keeps the state's value".to_string())?;
+    let name = imported
+        .names
+        .get(&target)
+        .ok_or_else(|| "not imported: the program keeps the state's value".to_string())?;
     let target_value = imported.instances[target].attributes.get(&reference.attribute);
     if target_value.is_none_or(|v| !same(v, value)) {
-        return Err("the state holds another value here than there: the program keeps this one".into());
+        return Err(
+            "the state holds another value here than there: the program keeps this one".into()
+        );
     }
-    let property = if reference.attribute == "id" { "id".to_string() } else { (imported.property_name)(target, &reference.attribute) };
+    let property = if reference.attribute == "id" {
+        "id".to_string()
+    } else {
+        (imported.property_name)(target, &reference.attribute)
+    };
     Ok((name.to_string(), property))
 }
 
@@ -223,10 +264,18 @@ fn resolve(
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::String(s), Value::Number(n)) | (Value::Number(n), Value::String(s)) => s.parse::<f64>().ok() == n.as_f64(),
-        (Value::String(s), Value::Bool(b)) | (Value::Bool(b), Value::String(s)) => s == if *b { "true" } else { "false" },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w))),
+        (Value::String(s), Value::Number(n)) | (Value::Number(n), Value::String(s)) => {
+            s.parse::<f64>().ok() == n.as_f64()
+        }
+        (Value::String(s), Value::Bool(b)) | (Value::Bool(b), Value::String(s)) => {
+            s == if *b { "true" } else { "false" }
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
+        }
         _ => a == b,
     }
 }

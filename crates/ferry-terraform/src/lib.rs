@@ -23,7 +23,9 @@ pub use address::{Address, IndexKey, Mode, ProviderAddress};
 pub use configuration::{read_configuration, Configuration, ConfigurationFile};
 pub use configured::{ConfiguredReference, ConfiguredVariable};
 pub use mapping::ProviderMapping;
-pub use migration::{addresses_in_program, migrate, Migration, MigrationOptions, PriorState, Row, RowStatus};
+pub use migration::{
+    addresses_in_program, migrate, Migration, MigrationOptions, PriorState, Row, RowStatus,
+};
 pub use providers::{Claim, Mappings, Plugins, Resolution};
 pub use state::{read_state, Format, Instance, State, Status};
 

@@ -176,9 +176,10 @@ impl ProviderMapping {
         if data.iter().all(u8::is_ascii_whitespace) {
             return Ok(None);
         }
-        serde_json::from_slice(data)
-            .map(Some)
-            .map_err(|e| TerraformError { message: format!("the `{plugin}` plugin's Terraform mapping does not read: {e}"), path: None })
+        serde_json::from_slice(data).map(Some).map_err(|e| TerraformError {
+            message: format!("the `{plugin}` plugin's Terraform mapping does not read: {e}"),
+            path: None,
+        })
     }
 }
 

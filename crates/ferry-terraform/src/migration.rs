@@ -80,9 +80,13 @@ pub fn addresses_in_program(program: &str) -> BTreeMap<String, String> {
     while let Some(line) = lines.next() {
         let Some(address) = line.strip_prefix(ADDRESS_COMMENT) else { continue };
         let Some(next) = lines.peek() else { break };
-        let name = next.strip_prefix("  ").filter(|n| !n.starts_with(' ')).and_then(|n| n.strip_suffix(':'));
+        let name = next
+            .strip_prefix("  ")
+            .filter(|n| !n.starts_with(' '))
+            .and_then(|n| n.strip_suffix(':'));
         if let Some(name) = name {
-            let name = serde_json::from_str::<String>(name).unwrap_or_else(|_| name.trim_matches('\'').to_string());
+            let name = serde_json::from_str::<String>(name)
+                .unwrap_or_else(|_| name.trim_matches('\'').to_string());
             out.insert(name, address.to_string());
         }
     }
@@ -92,7 +96,8 @@ pub fn addresses_in_program(program: &str) -> BTreeMap<String, String> {
 /// Makes the plan of `state`; `mappings` are the providers' mappings by their full source
 /// address (what the plugins answered), and why the others have none.
 pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -> Migration {
-    let keys: Vec<_> = state.instances.iter().map(|i| (i.address.clone(), i.deposed.clone())).collect();
+    let keys: Vec<_> =
+        state.instances.iter().map(|i| (i.address.clone(), i.deposed.clone())).collect();
     let names = crate::names::names(&keys);
     let mut rows = Vec::with_capacity(state.instances.len());
     let mut imported: Vec<usize> = Vec::new();
@@ -135,7 +140,10 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
             }
             (Some((package, _)), None) => {
                 row.status = RowStatus::Unmapped;
-                row.reason = Some(format!("the `{package}` plugin's mapping has no Terraform type `{}`", inst.address.type_));
+                row.reason = Some(format!(
+                    "the `{package}` plugin's mapping has no Terraform type `{}`",
+                    inst.address.type_
+                ));
             }
             (Some((_, m)), Some(info)) => {
                 row.type_ = Some(info.tok.clone());
@@ -156,8 +164,20 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
                     }
                     let empty = BTreeMap::new();
                     let schema = m.provider.resources.get(&inst.address.type_).unwrap_or(&empty);
-                    let for_program = translate(&inst.attributes, schema, &info.fields, &inst.sensitive, program_secret);
-                    let for_state = translate(&inst.attributes, schema, &info.fields, &inst.sensitive, state_secret);
+                    let for_program = translate(
+                        &inst.attributes,
+                        schema,
+                        &info.fields,
+                        &inst.sensitive,
+                        program_secret,
+                    );
+                    let for_state = translate(
+                        &inst.attributes,
+                        schema,
+                        &info.fields,
+                        &inst.sensitive,
+                        state_secret,
+                    );
                     row.unknown_attributes = for_program.unknown.clone();
                     if !for_program.left_out.is_empty() {
                         let note = format!(
@@ -197,7 +217,11 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
         let mapping = mappings.get(&inst.provider).map(|(_, m)| m);
         let schema = mapping.and_then(|m| m.provider.resources.get(&inst.address.type_));
         let info = mapping.and_then(|m| m.resources.get(&inst.address.type_));
-        pulumi_name(attribute, schema.and_then(|s| s.get(attribute)), info.and_then(|info| info.fields.get(attribute)))
+        pulumi_name(
+            attribute,
+            schema.and_then(|s| s.get(attribute)),
+            info.and_then(|info| info.fields.get(attribute)),
+        )
     };
     let applied = options.configuration.as_ref().map(|configuration| {
         let imported = Imported {
@@ -292,7 +316,12 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
 /// A resource's `properties` block: each property as the state holds it, or as the
 /// configuration computes it (a reference to another resource, whole or per list element, or
 /// a variable's config).
-fn write_properties(text: &mut String, inputs: Map<String, Value>, references: &[ConfiguredReference], variables: &[ConfiguredVariable]) {
+fn write_properties(
+    text: &mut String,
+    inputs: Map<String, Value>,
+    references: &[ConfiguredReference],
+    variables: &[ConfiguredVariable],
+) {
     if references.is_empty() && variables.is_empty() {
         crate::yaml::write_value(text, &Value::Object(inputs), 6);
         return;
@@ -304,12 +333,16 @@ fn write_properties(text: &mut String, inputs: Map<String, Value>, references: &
             text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property));
         } else if let Some(v) = variables.iter().find(|v| v.property == key) {
             text.push_str(&format!(" ${{{}}}\n", v.variable));
-        } else if let (Value::Array(items), true) = (&value, references.iter().any(|r| r.property == key)) {
+        } else if let (Value::Array(items), true) =
+            (&value, references.iter().any(|r| r.property == key))
+        {
             text.push('\n');
             for (n, item) in items.iter().enumerate() {
                 text.push_str("        -");
                 match references.iter().find(|r| r.property == key && r.element == Some(n)) {
-                    Some(r) => text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property)),
+                    Some(r) => {
+                        text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property))
+                    }
                     None => crate::yaml::write_value(text, item, 10),
                 }
             }

@@ -9,7 +9,9 @@ use crate::address::{Address, IndexKey};
 
 /// A name part as a Pulumi name holds it: letters, digits, `-` and `_`; anything else is `-`.
 fn clean(part: &str) -> String {
-    part.chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' }).collect()
+    part.chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
+        .collect()
 }
 
 fn key_part(key: &Option<IndexKey>) -> Option<String> {
@@ -56,7 +58,13 @@ pub fn names(addresses: &[(Address, Option<String>)]) -> Vec<String> {
         for (i, n) in names.iter().enumerate() {
             by_name.entry(n.as_str()).or_default().push(i);
         }
-        let clashing: Vec<usize> = by_name.values().filter(|v| v.len() > 1).flatten().copied().filter(|&i| level[i] < 2).collect();
+        let clashing: Vec<usize> = by_name
+            .values()
+            .filter(|v| v.len() > 1)
+            .flatten()
+            .copied()
+            .filter(|&i| level[i] < 2)
+            .collect();
         if clashing.is_empty() {
             // Full addresses never clash, but cleaning may make two meet: number them, stably.
             let mut seen = HashSet::new();
@@ -84,8 +92,22 @@ mod tests {
     use super::*;
     use crate::address::Mode;
 
-    fn addr(module: &str, type_: &str, name: &str, key: Option<IndexKey>) -> (Address, Option<String>) {
-        (Address { module: module.into(), mode: Mode::Managed, type_: type_.into(), name: name.into(), key }, None)
+    fn addr(
+        module: &str,
+        type_: &str,
+        name: &str,
+        key: Option<IndexKey>,
+    ) -> (Address, Option<String>) {
+        (
+            Address {
+                module: module.into(),
+                mode: Mode::Managed,
+                type_: type_.into(),
+                name: name.into(),
+                key,
+            },
+            None,
+        )
     }
 
     #[test]
@@ -100,7 +122,18 @@ mod tests {
             addr("module.net[\"a\"]", "aws_vpc", "main", None),
         ];
         let got = names(&all);
-        assert_eq!(got, ["logs", "web-logs", "assets-0", "assets-1", "aws_iam_role-site-prod-eu", "aws_s3_bucket-site-prod-eu", "main"]);
+        assert_eq!(
+            got,
+            [
+                "logs",
+                "web-logs",
+                "assets-0",
+                "assets-1",
+                "aws_iam_role-site-prod-eu",
+                "aws_s3_bucket-site-prod-eu",
+                "main"
+            ]
+        );
         assert_eq!(names(&all), got, "the same for the same file");
     }
 }

@@ -96,7 +96,8 @@ impl ProviderAddress {
     /// written as Terraform's (it mirrors the same providers): what mappings are keyed by, so
     /// that `evil/random` never reads with `hashicorp/random`'s mapping.
     pub fn key(&self) -> String {
-        let host = if self.on_public_registry() { PUBLIC_REGISTRIES[0] } else { self.host.as_str() };
+        let host =
+            if self.on_public_registry() { PUBLIC_REGISTRIES[0] } else { self.host.as_str() };
         format!("{host}/{}/{}", self.namespace, self.type_).to_ascii_lowercase()
     }
 
@@ -106,8 +107,11 @@ impl ProviderAddress {
 
     /// The same provider as `other` (on either public registry, or the same private one).
     fn same_provider(&self, other: &ProviderAddress) -> bool {
-        let hosts = self.host.eq_ignore_ascii_case(&other.host) || (self.on_public_registry() && other.on_public_registry());
-        hosts && self.namespace.eq_ignore_ascii_case(&other.namespace) && self.type_.eq_ignore_ascii_case(&other.type_)
+        let hosts = self.host.eq_ignore_ascii_case(&other.host)
+            || (self.on_public_registry() && other.on_public_registry());
+        hosts
+            && self.namespace.eq_ignore_ascii_case(&other.namespace)
+            && self.type_.eq_ignore_ascii_case(&other.type_)
     }
 
     /// The Pulumi package that bridges this provider, from Pulumi's registry (`hashicorp/google`
@@ -172,7 +176,11 @@ pub struct Plugins {
 /// the provider Pulumi's table gives for that type; for a type the table does not know, the one
 /// provider of that type in the state (two namespaces of it make the claim ambiguous: neither
 /// is mapped by it, and the row says so).
-pub fn resolve(providers: &[ProviderAddress], claims: &[Claim], plugins: &Plugins) -> BTreeMap<String, Resolution> {
+pub fn resolve(
+    providers: &[ProviderAddress],
+    claims: &[Claim],
+    plugins: &Plugins,
+) -> BTreeMap<String, Resolution> {
     let mut out = BTreeMap::new();
     for provider in providers {
         let key = provider.key();
@@ -190,12 +198,20 @@ pub fn resolve(providers: &[ProviderAddress], claims: &[Claim], plugins: &Plugin
             }
         }
         matched.sort_by(|(pa, a), (pb, b)| {
-            pb.cmp(pa).then((Some(b.package.as_str()) == known).cmp(&(Some(a.package.as_str()) == known))).then(a.package.cmp(&b.package))
+            pb.cmp(pa)
+                .then((Some(b.package.as_str()) == known).cmp(&(Some(a.package.as_str()) == known)))
+                .then(a.package.cmp(&b.package))
         });
-        let mut ask: Vec<Candidate> = matched.iter().map(|(_, c)| Candidate { package: c.package.clone(), name: c.name.clone() }).collect();
-        if let Some(package) = known.filter(|p| plugins.runnable.contains(*p) && !ask.iter().any(|c| c.package == *p)) {
+        let mut ask: Vec<Candidate> = matched
+            .iter()
+            .map(|(_, c)| Candidate { package: c.package.clone(), name: c.name.clone() })
+            .collect();
+        if let Some(package) =
+            known.filter(|p| plugins.runnable.contains(*p) && !ask.iter().any(|c| c.package == *p))
+        {
             ask.push(Candidate { package: package.to_string(), name: provider.type_.clone() });
-            for claim in claims.iter().filter(|c| c.package == package && c.name != provider.type_) {
+            for claim in claims.iter().filter(|c| c.package == package && c.name != provider.type_)
+            {
                 ask.push(Candidate { package: package.to_string(), name: claim.name.clone() });
             }
         }
@@ -226,21 +242,39 @@ pub fn resolve(providers: &[ProviderAddress], claims: &[Claim], plugins: &Plugin
 
 /// Whether `claim` names `provider`: how precisely, or `Err` for a bare claim that fits several
 /// providers of the state.
-fn claim_names(claim: &Claim, provider: &ProviderAddress, providers: &[ProviderAddress]) -> Option<Result<Precision, ()>> {
+fn claim_names(
+    claim: &Claim,
+    provider: &ProviderAddress,
+    providers: &[ProviderAddress],
+) -> Option<Result<Precision, ()>> {
     let parts: Vec<&str> = claim.name.trim().split('/').collect();
     if parts.iter().any(|p| p.is_empty()) {
         return None;
     }
-    let named = |host: &str, namespace: &str, type_: &str| ProviderAddress { host: host.into(), namespace: namespace.into(), type_: type_.into(), alias: None };
+    let named = |host: &str, namespace: &str, type_: &str| ProviderAddress {
+        host: host.into(),
+        namespace: namespace.into(),
+        type_: type_.into(),
+        alias: None,
+    };
     match parts.as_slice() {
-        [host, namespace, type_] => provider.same_provider(&named(host, namespace, type_)).then_some(Ok(Precision::Full)),
-        [namespace, type_] => provider.same_provider(&named(PUBLIC_REGISTRIES[0], namespace, type_)).then_some(Ok(Precision::Namespaced)),
+        [host, namespace, type_] => {
+            provider.same_provider(&named(host, namespace, type_)).then_some(Ok(Precision::Full))
+        }
+        [namespace, type_] => provider
+            .same_provider(&named(PUBLIC_REGISTRIES[0], namespace, type_))
+            .then_some(Ok(Precision::Namespaced)),
         [type_] if provider.type_.eq_ignore_ascii_case(type_) => {
-            let bridged: Vec<&str> = BRIDGED.iter().map(|(s, _)| *s).filter(|s| s.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(type_))).collect();
+            let bridged: Vec<&str> = BRIDGED
+                .iter()
+                .map(|(s, _)| *s)
+                .filter(|s| s.rsplit('/').next().is_some_and(|t| t.eq_ignore_ascii_case(type_)))
+                .collect();
             if !bridged.is_empty() {
                 // A name Pulumi's registry knows: the provider it bridges, and no other's.
                 let source = provider.source().to_ascii_lowercase();
-                return (provider.on_public_registry() && bridged.contains(&source.as_str())).then_some(Ok(Precision::Bare));
+                return (provider.on_public_registry() && bridged.contains(&source.as_str()))
+                    .then_some(Ok(Precision::Bare));
             }
             let mut namesakes: Vec<&ProviderAddress> = Vec::new();
             for p in providers.iter().filter(|p| p.type_.eq_ignore_ascii_case(type_)) {
@@ -308,14 +342,21 @@ impl Mappings {
 
     /// Why `provider` is not mapped.
     pub fn why_unmapped(&self, provider: &ProviderAddress) -> String {
-        self.unmapped.get(&provider.key()).cloned().unwrap_or_else(|| unmapped_reason(provider, &Plugins::default()))
+        self.unmapped
+            .get(&provider.key())
+            .cloned()
+            .unwrap_or_else(|| unmapped_reason(provider, &Plugins::default()))
     }
 
     /// One provider's mapping, the provider named as a state names it (`hashicorp/random`): for
     /// tests and benchmarks.
     pub fn of(source: &str, package: &str, mapping: ProviderMapping) -> Mappings {
         let mut m = Mappings::default();
-        m.insert(&ProviderAddress::parse(source).expect("a provider source address"), package, mapping);
+        m.insert(
+            &ProviderAddress::parse(source).expect("a provider source address"),
+            package,
+            mapping,
+        );
         m
     }
 
@@ -337,7 +378,10 @@ mod tests {
     }
 
     fn plugins(runnable: &[&str], installed: &[&str]) -> Plugins {
-        Plugins { runnable: runnable.iter().map(|s| s.to_string()).collect(), installed: installed.iter().chain(runnable).map(|s| s.to_string()).collect() }
+        Plugins {
+            runnable: runnable.iter().map(|s| s.to_string()).collect(),
+            installed: installed.iter().chain(runnable).map(|s| s.to_string()).collect(),
+        }
     }
 
     fn asked(r: &Resolution) -> Vec<(String, String)> {
@@ -350,11 +394,21 @@ mod tests {
     #[test]
     fn pulumis_table_names_the_package_never_the_providers_own_name() {
         assert_eq!(address("hashicorp/google").pulumi_package(), Some("gcp"));
-        assert_eq!(address("registry.opentofu.org/hashicorp/google-beta").pulumi_package(), Some("gcp"));
+        assert_eq!(
+            address("registry.opentofu.org/hashicorp/google-beta").pulumi_package(),
+            Some("gcp")
+        );
         assert_eq!(address("hashicorp/azurerm").pulumi_package(), Some("azure"));
-        assert_eq!(address("registry.terraform.io/DataDog/datadog").pulumi_package(), Some("datadog"));
+        assert_eq!(
+            address("registry.terraform.io/DataDog/datadog").pulumi_package(),
+            Some("datadog")
+        );
         assert_eq!(address("evil/random").pulumi_package(), None);
-        assert_eq!(address("example.com/hashicorp/random").pulumi_package(), None, "a private registry's provider is its own");
+        assert_eq!(
+            address("example.com/hashicorp/random").pulumi_package(),
+            None,
+            "a private registry's provider is its own"
+        );
         assert_eq!(address("hashicorp/made-up").pulumi_package(), None, "no guess from the name");
     }
 
@@ -362,27 +416,59 @@ mod tests {
     fn a_bare_claim_of_a_known_name_never_reaches_another_namespace() {
         let state = [address("hashicorp/random"), address("evil/random")];
         let r = resolve(&state, &[claim("random", "random")], &plugins(&["random"], &[]));
-        assert_eq!(asked(&r["registry.terraform.io/hashicorp/random"]), [("random".to_string(), "random".to_string())]);
-        let Resolution::Unmapped(why) = &r["registry.terraform.io/evil/random"] else { panic!("evil/random mapped") };
+        assert_eq!(
+            asked(&r["registry.terraform.io/hashicorp/random"]),
+            [("random".to_string(), "random".to_string())]
+        );
+        let Resolution::Unmapped(why) = &r["registry.terraform.io/evil/random"] else {
+            panic!("evil/random mapped")
+        };
         assert!(why.contains("`evil/random`"), "{why}");
         // Unless a plugin claims it by its address.
-        let r = resolve(&state, &[claim("random", "random"), claim("evilrandom", "evil/random")], &plugins(&["random", "evilrandom"], &[]));
-        assert_eq!(asked(&r["registry.terraform.io/evil/random"]), [("evilrandom".to_string(), "evil/random".to_string())]);
+        let r = resolve(
+            &state,
+            &[claim("random", "random"), claim("evilrandom", "evil/random")],
+            &plugins(&["random", "evilrandom"], &[]),
+        );
+        assert_eq!(
+            asked(&r["registry.terraform.io/evil/random"]),
+            [("evilrandom".to_string(), "evil/random".to_string())]
+        );
     }
 
     #[test]
     fn a_plugin_claiming_a_provider_of_another_name_is_found() {
         let state = [address("registry.terraform.io/acme/acmecloud")];
-        let r = resolve(&state, &[claim("acme", "acmecloud"), claim("other", "unrelated")], &plugins(&["acme", "other"], &[]));
-        assert_eq!(asked(&r["registry.terraform.io/acme/acmecloud"]), [("acme".to_string(), "acmecloud".to_string())]);
+        let r = resolve(
+            &state,
+            &[claim("acme", "acmecloud"), claim("other", "unrelated")],
+            &plugins(&["acme", "other"], &[]),
+        );
+        assert_eq!(
+            asked(&r["registry.terraform.io/acme/acmecloud"]),
+            [("acme".to_string(), "acmecloud".to_string())]
+        );
         // Two namespaces of the same unknown name: a bare claim fits neither.
         let state = [address("acme/acmecloud"), address("evil/acmecloud")];
         let r = resolve(&state, &[claim("acme", "acmecloud")], &plugins(&["acme"], &[]));
-        let Resolution::Unmapped(why) = &r["registry.terraform.io/evil/acmecloud"] else { panic!("mapped") };
-        assert!(why.contains("without saying whose") && why.contains("`acme/acmecloud` and `evil/acmecloud`"), "{why}");
+        let Resolution::Unmapped(why) = &r["registry.terraform.io/evil/acmecloud"] else {
+            panic!("mapped")
+        };
+        assert!(
+            why.contains("without saying whose")
+                && why.contains("`acme/acmecloud` and `evil/acmecloud`"),
+            "{why}"
+        );
         // A precise claim wins over a bare one, and over Pulumi's table.
-        let r = resolve(&state, &[claim("acme", "acmecloud"), claim("acme2", "registry.opentofu.org/acme/acmecloud")], &plugins(&["acme", "acme2"], &[]));
-        assert_eq!(asked(&r["registry.terraform.io/acme/acmecloud"]), [("acme2".to_string(), "registry.opentofu.org/acme/acmecloud".to_string())]);
+        let r = resolve(
+            &state,
+            &[claim("acme", "acmecloud"), claim("acme2", "registry.opentofu.org/acme/acmecloud")],
+            &plugins(&["acme", "acme2"], &[]),
+        );
+        assert_eq!(
+            asked(&r["registry.terraform.io/acme/acmecloud"]),
+            [("acme2".to_string(), "registry.opentofu.org/acme/acmecloud".to_string())]
+        );
     }
 
     #[test]
@@ -391,26 +477,42 @@ mod tests {
         let r = resolve(&state, &[claim("gcp", "google-beta")], &plugins(&["gcp"], &[]));
         assert_eq!(
             asked(&r["registry.terraform.io/hashicorp/google"]),
-            [("gcp".to_string(), "google".to_string()), ("gcp".to_string(), "google-beta".to_string())]
+            [
+                ("gcp".to_string(), "google".to_string()),
+                ("gcp".to_string(), "google-beta".to_string())
+            ]
         );
         // Claims of plugins the organisation may not run count for nothing.
         let r = resolve(&state, &[claim("gcp", "google")], &plugins(&[], &["gcp"]));
-        let Resolution::Unmapped(why) = &r["registry.terraform.io/hashicorp/google"] else { panic!("mapped") };
+        let Resolution::Unmapped(why) = &r["registry.terraform.io/hashicorp/google"] else {
+            panic!("mapped")
+        };
         assert!(why.contains("does not allow it"), "{why}");
     }
 
     #[test]
     fn an_unmapped_row_names_the_package_and_the_plugin_to_install() {
         let why = unmapped_reason(&address("hashicorp/azurerm"), &Plugins::default());
-        assert!(why.contains("`azure`") && why.contains("pulumi-resource-azure") && why.contains("pulumi plugin install resource azure"), "{why}");
+        assert!(
+            why.contains("`azure`")
+                && why.contains("pulumi-resource-azure")
+                && why.contains("pulumi plugin install resource azure"),
+            "{why}"
+        );
         let why = unmapped_reason(&address("someone/thing"), &Plugins::default());
-        assert!(why.contains("no bridged package") && !why.contains("pulumi-resource-thing"), "{why}");
+        assert!(
+            why.contains("no bridged package") && !why.contains("pulumi-resource-thing"),
+            "{why}"
+        );
     }
 
     #[test]
     fn mappings_are_keyed_by_the_whole_address() {
         let m = Mappings::of("hashicorp/random", "random", crate::testing::random_mapping());
-        assert!(m.get(&address("registry.opentofu.org/hashicorp/random")).is_some(), "OpenTofu's registry mirrors Terraform's");
+        assert!(
+            m.get(&address("registry.opentofu.org/hashicorp/random")).is_some(),
+            "OpenTofu's registry mirrors Terraform's"
+        );
         assert!(m.get(&address("registry.terraform.io/HashiCorp/random")).is_some());
         assert!(m.get(&address("example.com/hashicorp/random")).is_none());
         assert!(m.get(&address("registry.terraform.io/evil/random")).is_none());

@@ -47,5 +47,7 @@ pub fn random_mapping() -> crate::ProviderMapping {
         "min_upper": {"type": 2, "optional": true, "computed": true}, "min_numeric": {"type": 2, "optional": true, "computed": true},
         "min_special": {"type": 2, "optional": true, "computed": true}, "override_special": {"type": 4, "optional": true}}}},
       "resources": {"random_string": {"tok": "random:index/randomString:RandomString", "fields": {}}}});
-    crate::ProviderMapping::parse(data.to_string().as_bytes(), "random").expect("the mapping reads").expect("a mapping")
+    crate::ProviderMapping::parse(data.to_string().as_bytes(), "random")
+        .expect("the mapping reads")
+        .expect("a mapping")
 }

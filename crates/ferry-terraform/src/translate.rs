@@ -27,7 +27,10 @@ pub fn program_secret(value: Value) -> Value {
 /// Wraps a value as Pulumi state's secret.
 pub fn state_secret(value: Value) -> Value {
     let mut m = Map::new();
-    m.insert("4dabf18193072939515e22adb298388d".into(), Value::String("1b47061264138c4ac30d75fd1eb44270".into()));
+    m.insert(
+        "4dabf18193072939515e22adb298388d".into(),
+        Value::String("1b47061264138c4ac30d75fd1eb44270".into()),
+    );
     m.insert("value".into(), value);
     Value::Object(m)
 }
@@ -168,20 +171,33 @@ fn path_text(path: &[PathStep]) -> String {
 impl Ctx<'_> {
     /// One value; `inputs`: the form a program sets (computed-only block fields and nulls left
     /// out). `None`: leave it out.
-    fn value(&mut self, value: &Value, field: Option<&TfField>, info: Option<&FieldInfo>, path: &mut Vec<PathStep>, inputs: bool) -> Option<Value> {
-        let secret = self.sensitive.contains(path.as_slice()) || field.is_some_and(|f| f.sensitive) || info.and_then(|i| i.secret) == Some(true);
+    fn value(
+        &mut self,
+        value: &Value,
+        field: Option<&TfField>,
+        info: Option<&FieldInfo>,
+        path: &mut Vec<PathStep>,
+        inputs: bool,
+    ) -> Option<Value> {
+        let secret = self.sensitive.contains(path.as_slice())
+            || field.is_some_and(|f| f.sensitive)
+            || info.and_then(|i| i.secret) == Some(true);
         let shaped = match value {
             Value::Null if inputs => return None,
             Value::Array(items) => {
                 let block = field.and_then(TfField::block);
                 let element_info = info.and_then(|i| i.element.as_deref());
-                let element_field = field.and_then(|f| f.element.as_deref()).and_then(|e| e.schema.as_ref());
+                let element_field =
+                    field.and_then(|f| f.element.as_deref()).and_then(|e| e.schema.as_ref());
                 let mut out = Vec::with_capacity(items.len());
                 for (i, item) in items.iter().enumerate() {
                     path.push(PathStep::Index(i));
                     let v = match (block, item) {
                         (Some(block), Value::Object(obj)) => {
-                            let nested = element_info.map(|e| &e.fields).filter(|f| !f.is_empty()).or(info.map(|i| &i.fields));
+                            let nested = element_info
+                                .map(|e| &e.fields)
+                                .filter(|f| !f.is_empty())
+                                .or(info.map(|i| &i.fields));
                             Some(Value::Object(self.block(obj, block, nested, path, inputs)))
                         }
                         _ => self.value(item, element_field, element_info, path, inputs),
@@ -200,7 +216,9 @@ impl Ctx<'_> {
                     Value::Array(out)
                 }
             }
-            Value::Object(map) if inputs && map.len() == 1 && map.keys().all(|k| k.starts_with("fn::")) => {
+            Value::Object(map)
+                if inputs && map.len() == 1 && map.keys().all(|k| k.starts_with("fn::")) =>
+            {
                 // Pulumi YAML reads a lone `fn::` key as a function call, whatever the quoting:
                 // the map cannot be a program's value (the preview shows it differing).
                 self.left_out.push(path_text(path));
@@ -208,7 +226,8 @@ impl Ctx<'_> {
             }
             Value::Object(map) => {
                 // A map's keys are the user's own; its values are plain.
-                let element_field = field.and_then(|f| f.element.as_deref()).and_then(|e| e.schema.as_ref());
+                let element_field =
+                    field.and_then(|f| f.element.as_deref()).and_then(|e| e.schema.as_ref());
                 let mut out = Map::new();
                 for (k, v) in map {
                     path.push(PathStep::Key(k.clone()));
@@ -273,18 +292,27 @@ mod tests {
         );
         let block = BTreeMap::from([
             ("days".to_string(), f(ValueType::Int)),
-            ("arn".to_string(), TfField { type_: ValueType::String, computed: true, ..Default::default() }),
+            (
+                "arn".to_string(),
+                TfField { type_: ValueType::String, computed: true, ..Default::default() },
+            ),
         ]);
         let schema = BTreeMap::from([
             ("bucket".to_string(), f(ValueType::String)),
-            ("arn".to_string(), TfField { type_: ValueType::String, computed: true, ..Default::default() }),
+            (
+                "arn".to_string(),
+                TfField { type_: ValueType::String, computed: true, ..Default::default() },
+            ),
             (
                 "versioning".to_string(),
                 TfField {
                     type_: ValueType::List,
                     optional: true,
                     max_items: 1,
-                    element: Some(Box::new(TfElement { resource: Some(block.clone()), schema: None })),
+                    element: Some(Box::new(TfElement {
+                        resource: Some(block.clone()),
+                        schema: None,
+                    })),
                     ..Default::default()
                 },
             ),
@@ -302,24 +330,39 @@ mod tests {
                 TfField {
                     type_: ValueType::Map,
                     optional: true,
-                    element: Some(Box::new(TfElement { schema: Some(f(ValueType::String)), resource: None })),
+                    element: Some(Box::new(TfElement {
+                        schema: Some(f(ValueType::String)),
+                        resource: None,
+                    })),
                     ..Default::default()
                 },
             ),
             ("password".to_string(), f(ValueType::String)),
             ("policy".to_string(), f(ValueType::String)),
         ]);
-        let fields = BTreeMap::from([("policy".to_string(), FieldInfo { name: Some("bucketPolicy".into()), ..Default::default() })]);
+        let fields = BTreeMap::from([(
+            "policy".to_string(),
+            FieldInfo { name: Some("bucketPolicy".into()), ..Default::default() },
+        )]);
         let attributes = json!({"id": "b-1", "bucket": "logs", "arn": "arn:aws:s3:::logs", "versioning": [{"days": 3, "arn": "x"}],
             "lifecycle_rule": [{"days": 1}, {"days": 2}], "tags": {"team_name": "a"}, "password": "hunter2", "policy": null, "brand_new": 1});
         let sensitive = BTreeSet::from([vec![PathStep::Key("password".into())]]);
-        let t = translate(attributes.as_object().unwrap(), &schema, &fields, &sensitive, program_secret);
+        let t = translate(
+            attributes.as_object().unwrap(),
+            &schema,
+            &fields,
+            &sensitive,
+            program_secret,
+        );
         assert_eq!(
             Value::Object(t.inputs.clone()),
             json!({"bucket": "logs", "versioning": {"days": 3}, "lifecycleRules": [{"days": 1}, {"days": 2}], "tags": {"team_name": "a"},
                    "password": {"fn::secret": "hunter2"}})
         );
-        assert_eq!(t.outputs["arn"], "arn:aws:s3:::logs", "computed attributes stay in what was recorded");
+        assert_eq!(
+            t.outputs["arn"], "arn:aws:s3:::logs",
+            "computed attributes stay in what was recorded"
+        );
         assert_eq!(t.outputs["id"], "b-1");
         assert!(t.outputs.contains_key("bucketPolicy"), "the mapping's name");
         assert_eq!(t.unknown, ["brand_new"]);

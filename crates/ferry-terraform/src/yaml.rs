@@ -80,7 +80,11 @@ mod tests {
     #[test]
     fn text_that_looks_like_a_reference_stays_text() {
         let mut out = String::new();
-        write_value(&mut out, &serde_json::json!({"policy": "arn:aws:s3:::${aws:username}/*", "plain": "a $ b"}), 2);
+        write_value(
+            &mut out,
+            &serde_json::json!({"policy": "arn:aws:s3:::${aws:username}/*", "plain": "a $ b"}),
+            2,
+        );
         assert_eq!(out, "\n  policy: \"arn:aws:s3:::$${aws:username}/*\"\n  plain: \"a $ b\"\n");
     }
 }

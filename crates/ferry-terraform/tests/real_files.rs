@@ -9,9 +9,11 @@ use ferry_terraform::{migrate, read_state, Format, MigrationOptions, Mode, RowSt
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> Vec<u8> {
-    let dir =
-        std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"));
-    std::fs::read(dir.join("terraform").join(name)).unwrap_or_else(|e| panic!("the shared fixture terraform/{name}: {e}"))
+    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    });
+    std::fs::read(dir.join("terraform").join(name))
+        .unwrap_or_else(|e| panic!("the shared fixture terraform/{name}: {e}"))
 }
 
 #[test]
@@ -24,17 +26,28 @@ fn every_real_file_reads() {
         ("aws-serverless.show.json", Format::ShowJson, "1.9.1", 28),
     ] {
         let state = read_state(&fixture(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
-        assert_eq!((state.format, state.terraform_version.as_deref()), (format, Some(tool_version)), "{file}");
+        assert_eq!(
+            (state.format, state.terraform_version.as_deref()),
+            (format, Some(tool_version)),
+            "{file}"
+        );
         assert_eq!(state.instances.len(), count, "{file}");
     }
     let tofu = read_state(&fixture("tofu-project.tfstate")).unwrap();
     let random = &tofu.instances[0];
     assert_eq!(random.address.to_string(), "random_string.example");
-    assert_eq!((random.provider.host.as_str(), random.provider.source()), ("registry.opentofu.org", "hashicorp/random".to_string()));
+    assert_eq!(
+        (random.provider.host.as_str(), random.provider.source()),
+        ("registry.opentofu.org", "hashicorp/random".to_string())
+    );
     assert_eq!(random.id(), random.attributes["result"].as_str());
     let serverless = read_state(&fixture("aws-serverless.show.json")).unwrap();
-    let addresses: Vec<String> = serverless.instances.iter().map(|i| i.address.to_string()).collect();
-    assert!(addresses.contains(&"module.data_lake_bucket.aws_s3_bucket.this[0]".to_string()), "{addresses:?}");
+    let addresses: Vec<String> =
+        serverless.instances.iter().map(|i| i.address.to_string()).collect();
+    assert!(
+        addresses.contains(&"module.data_lake_bucket.aws_s3_bucket.this[0]".to_string()),
+        "{addresses:?}"
+    );
     assert!(addresses.contains(&"data.aws_region.current".to_string()));
     assert_eq!(serverless.instances.iter().filter(|i| i.address.mode == Mode::Data).count(), 6);
 }
@@ -54,7 +67,11 @@ fn a_bad_file_names_what_is_wrong_and_where() {
         ("not JSON", b"resource \"aws_s3_bucket\" \"b\" {}".to_vec(), "not JSON"),
         ("not a state", br#"{"name": "web", "resources": []}"#.to_vec(), "not a Terraform state"),
         ("version 3", variant(|v| v["version"] = json!(3)), "version 3"),
-        ("version 5", variant(|v| v["version"] = json!(5)), "unknown Terraform state file version 5"),
+        (
+            "version 5",
+            variant(|v| v["version"] = json!(5)),
+            "unknown Terraform state file version 5",
+        ),
         (
             "a duplicate address",
             variant(|v| {
@@ -63,14 +80,45 @@ fn a_bad_file_names_what_is_wrong_and_where() {
             }),
             "`random_string.example` is in the state twice",
         ),
-        ("no id", variant(|v| v["resources"][0]["instances"][0]["attributes"].as_object_mut().unwrap().remove("id").map(|_| ()).unwrap()), "has no `id`"),
-        ("a bad mode", variant(|v| v["resources"][0]["mode"] = json!("imaginary")), "resources[0].mode"),
-        ("a bad provider", variant(|v| v["resources"][0]["provider"] = json!("provider[")), "resources[0].provider"),
+        (
+            "no id",
+            variant(|v| {
+                v["resources"][0]["instances"][0]["attributes"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("id")
+                    .map(|_| ())
+                    .unwrap()
+            }),
+            "has no `id`",
+        ),
+        (
+            "a bad mode",
+            variant(|v| v["resources"][0]["mode"] = json!("imaginary")),
+            "resources[0].mode",
+        ),
+        (
+            "a bad provider",
+            variant(|v| v["resources"][0]["provider"] = json!("provider[")),
+            "resources[0].provider",
+        ),
         // Found by the terraform_state fuzz target: a type with a line break ended the
         // program's comment and type line, and the YAML did not read.
-        ("a type that is no identifier", variant(|v| v["resources"][0]["type"] = json!("random_string\n*g")), "resources[0].type"),
-        ("a name that is no identifier", variant(|v| v["resources"][0]["name"] = json!("ex ample")), "resources[0].name"),
-        ("a name starting with a digit", variant(|v| v["resources"][0]["name"] = json!("0example")), "resources[0].name"),
+        (
+            "a type that is no identifier",
+            variant(|v| v["resources"][0]["type"] = json!("random_string\n*g")),
+            "resources[0].type",
+        ),
+        (
+            "a name that is no identifier",
+            variant(|v| v["resources"][0]["name"] = json!("ex ample")),
+            "resources[0].name",
+        ),
+        (
+            "a name starting with a digit",
+            variant(|v| v["resources"][0]["name"] = json!("0example")),
+            "resources[0].name",
+        ),
     ];
     for (what, bytes, expected) in cases {
         let err = read_state(&bytes).expect_err(what);
@@ -124,8 +172,16 @@ fn addresses_keys_modules_aliases_taint_deposed_and_sensitive_paths_read() {
 #[test]
 fn a_random_state_becomes_a_program_importing_its_string() {
     let state = read_state(&fixture("tf-project.tfstate")).unwrap();
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let m = migrate(
+        &state,
+        &mappings,
+        &MigrationOptions { project: "tf-project".into(), ..Default::default() },
+    );
     assert_eq!(m.rows.len(), 1);
     assert_eq!(
         (m.rows[0].status, m.rows[0].type_.as_deref(), m.rows[0].name.as_deref()),
@@ -152,15 +208,27 @@ fn count_instances_keep_their_resource_and_key() {
         r["instances"] = json!([first, second]);
     });
     let state = read_state(&bytes).unwrap();
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
-    let instances: Vec<_> = m.prior.iter().map(|(name, p)| (name.as_str(), p.instance_of.clone())).collect();
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let m = migrate(
+        &state,
+        &mappings,
+        &MigrationOptions { project: "tf-project".into(), ..Default::default() },
+    );
+    let instances: Vec<_> =
+        m.prior.iter().map(|(name, p)| (name.as_str(), p.instance_of.clone())).collect();
     let of = |key: &str| Some(("random_string.example".to_string(), key.to_string()));
     assert_eq!(instances, [("example-0", of("0")), ("example-1", of("1"))]);
     let addresses = ferry_terraform::addresses_in_program(m.program.as_deref().unwrap());
     assert_eq!(
         addresses,
-        BTreeMap::from([("example-0".to_string(), "random_string.example[0]".to_string()), ("example-1".to_string(), "random_string.example[1]".to_string())])
+        BTreeMap::from([
+            ("example-0".to_string(), "random_string.example[0]".to_string()),
+            ("example-1".to_string(), "random_string.example[1]".to_string())
+        ])
     );
 }
 
@@ -168,18 +236,30 @@ fn count_instances_keep_their_resource_and_key() {
 fn aws_files_list_every_resource_unmapped_and_every_data_source_as_such() {
     for file in ["aws-bucket.show.json", "aws-serverless.show.json"] {
         let state = read_state(&fixture(file)).unwrap();
-        let m = migrate(&state, &ferry_terraform::Mappings::default(), &MigrationOptions { project: "p".into(), ..Default::default() });
+        let m = migrate(
+            &state,
+            &ferry_terraform::Mappings::default(),
+            &MigrationOptions { project: "p".into(), ..Default::default() },
+        );
         assert_eq!(m.program, None, "{file}");
         for row in &m.rows {
             match row.mode {
                 Mode::Data => assert_eq!(row.status, RowStatus::DataSource, "{file}: {row:?}"),
                 _ => {
                     assert_eq!(row.status, RowStatus::Unmapped, "{file}: {row:?}");
-                    assert!(row.reason.as_deref().unwrap().contains("hashicorp/aws") || row.provider != "hashicorp/aws", "{row:?}");
+                    assert!(
+                        row.reason.as_deref().unwrap().contains("hashicorp/aws")
+                            || row.provider != "hashicorp/aws",
+                        "{row:?}"
+                    );
                 }
             }
         }
-        let aws = m.rows.iter().find(|r| r.provider == "hashicorp/aws" && r.mode == Mode::Managed).unwrap();
+        let aws = m
+            .rows
+            .iter()
+            .find(|r| r.provider == "hashicorp/aws" && r.mode == Mode::Managed)
+            .unwrap();
         assert_eq!(aws.package.as_deref(), Some("aws"));
         assert!(aws.reason.as_deref().unwrap().contains("`hashicorp/aws`"), "{aws:?}");
     }
@@ -189,18 +269,40 @@ fn aws_files_list_every_resource_unmapped_and_every_data_source_as_such() {
 /// reads: it is left out, and the row says so (the preview shows it differing).
 #[test]
 fn a_map_pulumi_yaml_would_read_as_a_function_is_left_out_and_named() {
-    let bytes = variant(|v| v["resources"][0]["instances"][0]["attributes"]["keepers"] = json!({"fn::readFile": "/etc/passwd"}));
+    let bytes = variant(|v| {
+        v["resources"][0]["instances"][0]["attributes"]["keepers"] =
+            json!({"fn::readFile": "/etc/passwd"})
+    });
     let state = read_state(&bytes).unwrap();
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let m = migrate(
+        &state,
+        &mappings,
+        &MigrationOptions { project: "tf-project".into(), ..Default::default() },
+    );
     let program = m.program.unwrap();
     assert!(!program.contains("fn::readFile") && !program.contains("keepers"), "{program}");
     let reason = m.rows[0].reason.as_deref().unwrap();
     assert!(reason.contains("`keepers` left out of the program"), "{reason}");
-    assert_eq!(m.prior["example"].outputs["keepers"], json!({"fn::readFile": "/etc/passwd"}), "what Terraform recorded stays for the Read");
+    assert_eq!(
+        m.prior["example"].outputs["keepers"],
+        json!({"fn::readFile": "/etc/passwd"}),
+        "what Terraform recorded stays for the Read"
+    );
     // With a second key it is a map, and stays.
-    let bytes = variant(|v| v["resources"][0]["instances"][0]["attributes"]["keepers"] = json!({"fn::readFile": "/etc/passwd", "env": "prod"}));
-    let m = migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let bytes = variant(|v| {
+        v["resources"][0]["instances"][0]["attributes"]["keepers"] =
+            json!({"fn::readFile": "/etc/passwd", "env": "prod"})
+    });
+    let m = migrate(
+        &read_state(&bytes).unwrap(),
+        &mappings,
+        &MigrationOptions { project: "tf-project".into(), ..Default::default() },
+    );
     assert!(m.program.unwrap().contains("keepers"), "a map of two keys is data");
 }
 
@@ -217,8 +319,13 @@ fn a_dependency_on_what_is_not_imported_is_named_on_the_row_and_in_the_program()
         tainted["instances"][0]["status"] = json!("tainted");
         let mut dependent = real.clone();
         dependent["name"] = json!("dependent");
-        dependent["instances"][0]["dependencies"] =
-            json!(["random_string.example", "data.aws_region.current", "aws_s3_bucket.logs", "random_string.old", "module.gone.random_string.x"]);
+        dependent["instances"][0]["dependencies"] = json!([
+            "random_string.example",
+            "data.aws_region.current",
+            "aws_s3_bucket.logs",
+            "random_string.old",
+            "module.gone.random_string.x"
+        ]);
         let resources = v["resources"].as_array_mut().unwrap();
         resources.push(tainted);
         resources.push(dependent);
@@ -227,8 +334,16 @@ fn a_dependency_on_what_is_not_imported_is_named_on_the_row_and_in_the_program()
         resources.push(json!({"mode": "managed", "type": "aws_s3_bucket", "name": "logs", "provider": "provider[\"registry.terraform.io/hashicorp/aws\"]",
                               "instances": [{"attributes": {"id": "logs", "bucket": "logs"}}]}));
     });
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let m = migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let m = migrate(
+        &read_state(&bytes).unwrap(),
+        &mappings,
+        &MigrationOptions { project: "tf-project".into(), ..Default::default() },
+    );
     let row = m.rows.iter().find(|r| r.address == "random_string.dependent").unwrap();
     assert_eq!(
         row.dependencies_not_imported,
@@ -246,9 +361,18 @@ fn a_dependency_on_what_is_not_imported_is_named_on_the_row_and_in_the_program()
         ),
         "{program}"
     );
-    assert!(program.contains("  # depends on data.aws_region.current (a data source), which is not imported\n"), "{program}");
+    assert!(
+        program.contains(
+            "  # depends on data.aws_region.current (a data source), which is not imported\n"
+        ),
+        "{program}"
+    );
     assert!(program.contains("      dependsOn:\n        - ${example}\n"), "{program}");
-    assert_eq!(ferry_terraform::addresses_in_program(&program)["dependent"], "random_string.dependent", "the address comment still names the resource");
+    assert_eq!(
+        ferry_terraform::addresses_in_program(&program)["dependent"],
+        "random_string.dependent",
+        "the address comment still names the resource"
+    );
     // The bucket's row names Pulumi's `aws` package and its plugin.
     let bucket = m.rows.iter().find(|r| r.address == "aws_s3_bucket.logs").unwrap();
     assert_eq!(bucket.package.as_deref(), Some("aws"));
@@ -265,14 +389,40 @@ fn configuration_file(path: &str, text: &str) -> ferry_terraform::ConfigurationF
 fn the_configuration_a_state_was_applied_from_is_shown_on_its_rows() {
     let state = read_state(&fixture("tf-project.tfstate")).unwrap();
     let main = String::from_utf8(fixture("tf-project/main.tf")).unwrap();
-    let configuration = ferry_terraform::read_configuration(&[configuration_file("main.tf", &main)]).unwrap();
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let plain = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), ..Default::default() });
-    let m = migrate(&state, &mappings, &MigrationOptions { project: "tf-project".into(), configuration: Some(configuration), ..Default::default() });
+    let configuration =
+        ferry_terraform::read_configuration(&[configuration_file("main.tf", &main)]).unwrap();
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let plain = migrate(
+        &state,
+        &mappings,
+        &MigrationOptions { project: "tf-project".into(), ..Default::default() },
+    );
+    let m = migrate(
+        &state,
+        &mappings,
+        &MigrationOptions {
+            project: "tf-project".into(),
+            configuration: Some(configuration),
+            ..Default::default()
+        },
+    );
     let source = m.rows[0].configuration.as_ref().expect("the row's block");
     assert_eq!((source.file.as_str(), source.line), ("main.tf", 10));
-    assert!(source.text.starts_with("resource \"random_string\" \"example\" {\n  length  = 16\n") && source.text.ends_with('}'), "{}", source.text);
-    assert!(m.rows[0].configuration_notes.is_empty(), "the state agrees: {:?}", m.rows[0].configuration_notes);
+    assert!(
+        source.text.starts_with("resource \"random_string\" \"example\" {\n  length  = 16\n")
+            && source.text.ends_with('}'),
+        "{}",
+        source.text
+    );
+    assert!(
+        m.rows[0].configuration_notes.is_empty(),
+        "the state agrees: {:?}",
+        m.rows[0].configuration_notes
+    );
     assert!(m.notes.is_empty(), "{:?}", m.notes);
     assert_eq!(m.program, plain.program, "nothing to say as a reference or config");
 }
@@ -289,7 +439,8 @@ fn references_and_variables_become_the_programs_and_contradictions_are_said() {
         b["name"] = json!("b");
         b["instances"][0]["attributes"]["length"] = json!(12);
         b["instances"][0]["attributes"]["upper"] = json!(false);
-        b["instances"][0]["attributes"]["override_special"] = example["instances"][0]["attributes"]["result"].clone();
+        b["instances"][0]["attributes"]["override_special"] =
+            example["instances"][0]["attributes"]["result"].clone();
         let mut c = example.clone();
         c["name"] = json!("c");
         c["instances"][0]["attributes"]["override_special"] = json!("xyz");
@@ -321,13 +472,30 @@ resource "random_string" "never" {
 "#,
     )])
     .unwrap();
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let m =
-        migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "p".into(), configuration: Some(configuration), ..Default::default() });
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let m = migrate(
+        &read_state(&bytes).unwrap(),
+        &mappings,
+        &MigrationOptions {
+            project: "p".into(),
+            configuration: Some(configuration),
+            ..Default::default()
+        },
+    );
     let program = m.program.clone().unwrap();
     insta::assert_snapshot!("configured-program", program);
-    assert!(program.contains("config:\n  len:\n    type: Integer\n    default: 16\nresources:\n"), "{program}");
-    assert!(!program.contains("  flag:"), "var.flag is true at one use and false at another: {program}");
+    assert!(
+        program.contains("config:\n  len:\n    type: Integer\n    default: 16\nresources:\n"),
+        "{program}"
+    );
+    assert!(
+        !program.contains("  flag:"),
+        "var.flag is true at one use and false at another: {program}"
+    );
     assert!(program.contains("      overrideSpecial: ${example.result}\n"), "{program}");
     assert_eq!(program.matches("      length: ${len}\n").count(), 2, "{program}");
     assert_eq!(
@@ -340,17 +508,53 @@ resource "random_string" "never" {
         }]
     );
     // The code reads a variable where the program does: the prior state says which.
-    assert_eq!(m.prior["example"].variables, [ferry_terraform::ConfiguredVariable { property: "length".into(), variable: "len".into() }]);
-    assert!(m.prior["b"].variables.is_empty(), "var.flag's uses disagree: {:?}", m.prior["b"].variables);
-    let notes = |address: &str| m.rows.iter().find(|r| r.address == address).unwrap().configuration_notes.join("\n");
-    assert!(notes("random_string.b").contains("`length` is 10 in the configuration but 12 in the state"), "{}", notes("random_string.b"));
-    assert!(notes("random_string.b").contains("var.flag is true at random_string.example but false at random_string.b"), "{}", notes("random_string.b"));
-    assert!(notes("random_string.example").contains("var.flag"), "each use is told: {}", notes("random_string.example"));
-    assert!(notes("random_string.example").contains("var.pulumi is named as Pulumi YAML's built-in"), "{}", notes("random_string.example"));
+    assert_eq!(
+        m.prior["example"].variables,
+        [ferry_terraform::ConfiguredVariable { property: "length".into(), variable: "len".into() }]
+    );
+    assert!(
+        m.prior["b"].variables.is_empty(),
+        "var.flag's uses disagree: {:?}",
+        m.prior["b"].variables
+    );
+    let notes = |address: &str| {
+        m.rows.iter().find(|r| r.address == address).unwrap().configuration_notes.join("\n")
+    };
+    assert!(
+        notes("random_string.b")
+            .contains("`length` is 10 in the configuration but 12 in the state"),
+        "{}",
+        notes("random_string.b")
+    );
+    assert!(
+        notes("random_string.b")
+            .contains("var.flag is true at random_string.example but false at random_string.b"),
+        "{}",
+        notes("random_string.b")
+    );
+    assert!(
+        notes("random_string.example").contains("var.flag"),
+        "each use is told: {}",
+        notes("random_string.example")
+    );
+    assert!(
+        notes("random_string.example").contains("var.pulumi is named as Pulumi YAML's built-in"),
+        "{}",
+        notes("random_string.example")
+    );
     assert!(!program.contains("${pulumi}") && !program.contains("  pulumi:"), "{program}");
-    assert!(notes("random_string.c").contains("`override_special` = random_string.gone.result: not in the state"), "{}", notes("random_string.c"));
+    assert!(
+        notes("random_string.c")
+            .contains("`override_special` = random_string.gone.result: not in the state"),
+        "{}",
+        notes("random_string.c")
+    );
     assert_eq!(m.notes.len(), 1, "{:?}", m.notes);
-    assert!(m.notes[0].contains("`random_string.never` is in the configuration but not in the state"), "{:?}", m.notes);
+    assert!(
+        m.notes[0].contains("`random_string.never` is in the configuration but not in the state"),
+        "{:?}",
+        m.notes
+    );
 }
 
 /// A sensitive attribute's values are never written into a note, nor made config, nor a
@@ -360,20 +564,37 @@ fn sensitive_values_stay_out_of_notes_and_config() {
     let bytes = variant(|v| {
         let attributes = &mut v["resources"][0]["instances"][0];
         attributes["attributes"]["override_special"] = json!("s3cret-in-state");
-        attributes["sensitive_attributes"] = json!([[{"type": "get_attr", "value": "override_special"}]]);
+        attributes["sensitive_attributes"] =
+            json!([[{"type": "get_attr", "value": "override_special"}]]);
     });
     let configuration = ferry_terraform::read_configuration(&[configuration_file(
         "main.tf",
         "variable \"special\" {}\nresource \"random_string\" \"example\" {\n  override_special = \"hunter2-in-config\"\n  length = 16\n}\n",
     )])
     .unwrap();
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ferry_terraform::testing::random_mapping());
-    let m =
-        migrate(&read_state(&bytes).unwrap(), &mappings, &MigrationOptions { project: "p".into(), configuration: Some(configuration), ..Default::default() });
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    let m = migrate(
+        &read_state(&bytes).unwrap(),
+        &mappings,
+        &MigrationOptions {
+            project: "p".into(),
+            configuration: Some(configuration),
+            ..Default::default()
+        },
+    );
     let notes = m.rows[0].configuration_notes.join("\n");
     assert!(notes.contains("`override_special` (sensitive) differs"), "{notes}");
     assert!(!notes.contains("s3cret") && !notes.contains("hunter2"), "{notes}");
     // The program holds the state's value as a secret, as it does without a configuration.
     let program = m.program.unwrap();
-    assert!(program.contains("fn::secret") && !program.contains("hunter2") && !program.contains("config:"), "{program}");
+    assert!(
+        program.contains("fn::secret")
+            && !program.contains("hunter2")
+            && !program.contains("config:"),
+        "{program}"
+    );
 }

@@ -56,7 +56,9 @@ impl std::fmt::Display for BuildError {
             BuildError::Separator { property, separator } => {
                 write!(f, "`{property}` holds `{separator}`, which separates the ID's parts: the ID would not read back")
             }
-            BuildError::NotScalar(p) => write!(f, "`{p}` is not text, a number or a boolean, so it cannot be part of an ID"),
+            BuildError::NotScalar(p) => {
+                write!(f, "`{p}` is not text, a number or a boolean, so it cannot be part of an ID")
+            }
         }
     }
 }
@@ -69,7 +71,9 @@ impl IdRecipe {
         while !rest.is_empty() {
             match rest.find('<') {
                 Some(0) => {
-                    let end = rest.find('>').ok_or_else(|| format!("`{template}`: a `<` is not closed"))?;
+                    let end = rest
+                        .find('>')
+                        .ok_or_else(|| format!("`{template}`: a `<` is not closed"))?;
                     let name = &rest[1..end];
                     if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
                         return Err(format!("`{template}`: `<{name}>` is not a property name"));
@@ -116,7 +120,10 @@ impl IdRecipe {
     }
 
     /// The ID from the properties' values as text (`None`: not set or not known).
-    pub fn build(&self, mut value_of: impl FnMut(&str) -> Option<Result<String, ()>>) -> Result<String, BuildError> {
+    pub fn build(
+        &self,
+        mut value_of: impl FnMut(&str) -> Option<Result<String, ()>>,
+    ) -> Result<String, BuildError> {
         let mut id = String::new();
         let mut missing = Vec::new();
         for (i, part) in self.parts.iter().enumerate() {
@@ -128,12 +135,22 @@ impl IdRecipe {
                     Some(Ok(value)) => {
                         // The literal on either side splits the ID again when it is read: a
                         // value holding it would be cut in the wrong place.
-                        let around = [i.checked_sub(1).and_then(|j| self.parts.get(j)), self.parts.get(i + 1)];
+                        let around = [
+                            i.checked_sub(1).and_then(|j| self.parts.get(j)),
+                            self.parts.get(i + 1),
+                        ];
                         for sep in around.into_iter().flatten() {
                             if let IdPart::Literal(t) = sep {
                                 // Its punctuation separates; words in it (`/subscriptions/`) do not.
-                                if let Some(c) = t.chars().filter(|c| !c.is_alphanumeric() && !c.is_whitespace()).find(|c| value.contains(*c)) {
-                                    return Err(BuildError::Separator { property: name.clone(), separator: c.to_string() });
+                                if let Some(c) = t
+                                    .chars()
+                                    .filter(|c| !c.is_alphanumeric() && !c.is_whitespace())
+                                    .find(|c| value.contains(*c))
+                                {
+                                    return Err(BuildError::Separator {
+                                        property: name.clone(),
+                                        separator: c.to_string(),
+                                    });
                                 }
                             }
                         }
@@ -294,8 +311,14 @@ impl Identifications {
         self.rows
             .iter()
             .map(|r| {
-                let found = matches!(r.status, IdentificationStatus::Identified | IdentificationStatus::Differs) && !r.attempt.secret;
-                (r.name.clone(), if found { r.id.clone().unwrap_or_default() } else { String::new() })
+                let found = matches!(
+                    r.status,
+                    IdentificationStatus::Identified | IdentificationStatus::Differs
+                ) && !r.attempt.secret;
+                (
+                    r.name.clone(),
+                    if found { r.id.clone().unwrap_or_default() } else { String::new() },
+                )
             })
             .collect()
     }
@@ -344,11 +367,17 @@ mod tests {
 
     #[test]
     fn a_value_holding_a_separator_is_refused() {
-        let r = IdRecipe::parse_template("<resourceGroupName>/<name>", RecipeSource::Example).unwrap();
-        let values = |rg: &'static str| move |p: &str| Some(Ok(if p == "name" { "vm".to_string() } else { rg.to_string() }));
+        let r =
+            IdRecipe::parse_template("<resourceGroupName>/<name>", RecipeSource::Example).unwrap();
+        let values = |rg: &'static str| {
+            move |p: &str| Some(Ok(if p == "name" { "vm".to_string() } else { rg.to_string() }))
+        };
         assert_eq!(r.build(values("rg")).unwrap(), "rg/vm");
         let e = r.build(values("a/b")).unwrap_err();
-        assert_eq!(e, BuildError::Separator { property: "resourceGroupName".into(), separator: "/".into() });
+        assert_eq!(
+            e,
+            BuildError::Separator { property: "resourceGroupName".into(), separator: "/".into() }
+        );
         assert!(e.to_string().contains("would not read back"));
         let missing = r.build(|p: &str| (p == "name").then(|| Ok("vm".to_string()))).unwrap_err();
         assert_eq!(missing.to_string(), "the program does not set `resourceGroupName`");

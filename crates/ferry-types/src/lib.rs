@@ -388,7 +388,9 @@ impl PreviewRef {
     pub fn api_base(&self) -> String {
         match self {
             PreviewRef::Owner { preview } => format!("/api/v1/previews/{preview}"),
-            PreviewRef::Shared { token, revision, index } => format!("/api/v1/shared/{token}/revisions/{revision}/previews/{index}"),
+            PreviewRef::Shared { token, revision, index } => {
+                format!("/api/v1/shared/{token}/revisions/{revision}/previews/{index}")
+            }
         }
     }
 }
@@ -619,7 +621,8 @@ impl PlanPageData {
             plan_id: self.id.clone(),
             share_token: self.share_token.clone(),
             revision: self.revision,
-            may_comment: member && ["planner", "approver", "committer"].iter().any(|r| self.holds(r)),
+            may_comment: member
+                && ["planner", "approver", "committer"].iter().any(|r| self.holds(r)),
             may_approve: member && self.holds("approver"),
         }
     }

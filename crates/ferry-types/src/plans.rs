@@ -110,7 +110,13 @@ fn imports_scope() -> PlanScope {
 
 impl Default for PlanOptions {
     fn default() -> Self {
-        PlanOptions { strategy: ImportStrategy::Read, code_style: CodeStyle::Cli, elide: true, scope: PlanScope::Imports, decisions: Vec::new() }
+        PlanOptions {
+            strategy: ImportStrategy::Read,
+            code_style: CodeStyle::Cli,
+            elide: true,
+            scope: PlanScope::Imports,
+            decisions: Vec::new(),
+        }
     }
 }
 
@@ -201,8 +207,14 @@ pub enum PlanState {
 }
 
 impl PlanState {
-    pub const ALL: [PlanState; 6] =
-        [PlanState::Draft, PlanState::Previewed, PlanState::ChangesRequested, PlanState::Approved, PlanState::Committed, PlanState::Closed];
+    pub const ALL: [PlanState; 6] = [
+        PlanState::Draft,
+        PlanState::Previewed,
+        PlanState::ChangesRequested,
+        PlanState::Approved,
+        PlanState::Committed,
+        PlanState::Closed,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {

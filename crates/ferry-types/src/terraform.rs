@@ -121,13 +121,17 @@ pub struct MigratedRevision {
 pub fn resource_in_program(program: &str, name: &str) -> Option<String> {
     let lines: Vec<&str> = program.lines().collect();
     let quoted = serde_json::Value::String(name.to_string()).to_string();
-    let start = lines.iter().position(|l| *l == format!("  {name}:") || *l == format!("  {quoted}:"))?;
+    let start =
+        lines.iter().position(|l| *l == format!("  {name}:") || *l == format!("  {quoted}:"))?;
     // The comments just above it belong to it (its address, what it depends on).
     let mut first = start;
     while first > 0 && lines[first - 1].starts_with("  #") {
         first -= 1;
     }
-    let end = lines[start + 1..].iter().position(|l| !l.starts_with("   ") && !l.is_empty()).map_or(lines.len(), |n| start + 1 + n);
+    let end = lines[start + 1..]
+        .iter()
+        .position(|l| !l.starts_with("   ") && !l.is_empty())
+        .map_or(lines.len(), |n| start + 1 + n);
     Some(lines[first..end].join("\n"))
 }
 
@@ -136,8 +140,14 @@ mod tests {
     #[test]
     fn a_resource_is_found_in_its_program_with_its_comments() {
         let program = "name: p\nresources:\n  # terraform: a.b\n  b:\n    type: x\n    properties:\n      k: 1\n  # terraform: a.c\n  \"c d\":\n    type: y\n";
-        assert_eq!(super::resource_in_program(program, "b").unwrap(), "  # terraform: a.b\n  b:\n    type: x\n    properties:\n      k: 1");
-        assert_eq!(super::resource_in_program(program, "c d").unwrap(), "  # terraform: a.c\n  \"c d\":\n    type: y");
+        assert_eq!(
+            super::resource_in_program(program, "b").unwrap(),
+            "  # terraform: a.b\n  b:\n    type: x\n    properties:\n      k: 1"
+        );
+        assert_eq!(
+            super::resource_in_program(program, "c d").unwrap(),
+            "  # terraform: a.c\n  \"c d\":\n    type: y"
+        );
         assert_eq!(super::resource_in_program(program, "nope"), None);
     }
 }

@@ -105,7 +105,9 @@ impl DeliveryStatus {
     }
 
     pub fn parse(s: &str) -> Option<DeliveryStatus> {
-        [DeliveryStatus::Pending, DeliveryStatus::Delivered, DeliveryStatus::Failed].into_iter().find(|d| d.as_str() == s)
+        [DeliveryStatus::Pending, DeliveryStatus::Delivered, DeliveryStatus::Failed]
+            .into_iter()
+            .find(|d| d.as_str() == s)
     }
 }
 

@@ -39,7 +39,9 @@ fn sql_err(what: &str) -> impl Fn(tokio_postgres::Error) -> String + '_ {
 /// Splits `<database>.<name>`; the database is the part before the first dot.
 pub fn split_id(kind: Kind, id: &str) -> SqlResult<(String, String)> {
     match id.split_once('.') {
-        Some((db, name)) if !db.is_empty() && !name.is_empty() => Ok((db.to_string(), name.to_string())),
+        Some((db, name)) if !db.is_empty() && !name.is_empty() => {
+            Ok((db.to_string(), name.to_string()))
+        }
         _ => Err(format!("`{id}` is not a {} import ID: it is {}", kind.token(), kind.id_format())),
     }
 }
@@ -54,12 +56,21 @@ fn int_prop(props: &Props, name: &str, default: i64) -> i64 {
     props.get(name).and_then(Value::as_f64).map(|f| f as i64).unwrap_or(default)
 }
 fn list_prop(props: &Props, name: &str) -> Vec<String> {
-    props.get(name).and_then(Value::as_array).map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
+    props
+        .get(name)
+        .and_then(Value::as_array)
+        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// What the server has for `id`, as outputs (`None`: it does not exist). `state` is what state
 /// held before (empty on import).
-pub async fn read(conns: &Connections, kind: Kind, id: &str, state: &Props) -> SqlResult<Option<Props>> {
+pub async fn read(
+    conns: &Connections,
+    kind: Kind,
+    id: &str,
+    state: &Props,
+) -> SqlResult<Option<Props>> {
     match kind {
         Kind::Role => read_role(conns, id, state).await,
         Kind::Database => read_database(conns, id, state).await,
@@ -109,7 +120,10 @@ fn obj(v: Value) -> Props {
 
 async fn database_exists(conns: &Connections, db: &str) -> SqlResult<bool> {
     let c = conns.client(None).await?;
-    let row = c.query_opt("SELECT 1 FROM pg_catalog.pg_database WHERE datname = $1", &[&db]).await.map_err(sql_err("looking up the database"))?;
+    let row = c
+        .query_opt("SELECT 1 FROM pg_catalog.pg_database WHERE datname = $1", &[&db])
+        .await
+        .map_err(sql_err("looking up the database"))?;
     Ok(row.is_some())
 }
 
@@ -130,10 +144,17 @@ async fn read_role(conns: &Connections, id: &str, state: &Props) -> SqlResult<Op
     let name: String = r.get(1);
     let login: bool = r.get(6);
     let config: Vec<String> = r.get(9);
-    let setting = |key: &str| config.iter().find_map(|c| c.strip_prefix(&format!("{key}=")).map(str::to_string));
-    let search_paths: Vec<String> = setting("search_path").map(|s| s.split(", ").map(|p| p.trim_matches('"').to_string()).collect()).unwrap_or_default();
+    let setting = |key: &str| {
+        config.iter().find_map(|c| c.strip_prefix(&format!("{key}=")).map(str::to_string))
+    };
+    let search_paths: Vec<String> = setting("search_path")
+        .map(|s| s.split(", ").map(|p| p.trim_matches('"').to_string()).collect())
+        .unwrap_or_default();
     let timeout = |key: &str| -> SqlResult<i64> {
-        setting(key).map_or(Ok(0), |v| v.parse::<i64>().map_err(|_| format!("the role's {key} `{v}` is not a number of milliseconds")))
+        setting(key).map_or(Ok(0), |v| {
+            v.parse::<i64>()
+                .map_err(|_| format!("the role's {key} `{v}` is not a number of milliseconds"))
+        })
     };
     let state_password = str_prop(state, "password").unwrap_or_default();
     let password = if login && conns.settings.superuser {
@@ -221,9 +242,15 @@ pub struct Listed {
 /// database; otherwise every database that accepts connections is searched. System objects
 /// (`pg_*` roles, template databases, `pg_catalog`/`information_schema`/temporary schemas) are
 /// left out: nobody imports them.
-pub async fn list(conns: &Connections, kind: Kind, name_prefix: &str, database: Option<&str>) -> SqlResult<Vec<Listed>> {
+pub async fn list(
+    conns: &Connections,
+    kind: Kind,
+    name_prefix: &str,
+    database: Option<&str>,
+) -> SqlResult<Vec<Listed>> {
     let c = conns.client(None).await?;
-    let pattern = format!("{}%", name_prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
+    let pattern =
+        format!("{}%", name_prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_"));
     let mut found = Vec::new();
     match kind {
         Kind::Role => {
@@ -231,14 +258,22 @@ pub async fn list(conns: &Connections, kind: Kind, name_prefix: &str, database: 
                 .query("SELECT rolname FROM pg_catalog.pg_roles WHERE rolname NOT LIKE 'pg\\_%' AND rolname LIKE $1 ORDER BY rolname", &[&pattern])
                 .await
                 .map_err(sql_err("listing roles"))?;
-            found.extend(rows.iter().map(|r| r.get::<_, String>(0)).map(|n| Listed { id: n.clone(), name: n }));
+            found.extend(
+                rows.iter()
+                    .map(|r| r.get::<_, String>(0))
+                    .map(|n| Listed { id: n.clone(), name: n }),
+            );
         }
         Kind::Database => {
             let rows = c
                 .query("SELECT datname FROM pg_catalog.pg_database WHERE NOT datistemplate AND datname LIKE $1 ORDER BY datname", &[&pattern])
                 .await
                 .map_err(sql_err("listing databases"))?;
-            found.extend(rows.iter().map(|r| r.get::<_, String>(0)).map(|n| Listed { id: n.clone(), name: n }));
+            found.extend(
+                rows.iter()
+                    .map(|r| r.get::<_, String>(0))
+                    .map(|n| Listed { id: n.clone(), name: n }),
+            );
         }
         Kind::Schema | Kind::Extension => {
             let databases: Vec<String> = match database.filter(|d| !d.is_empty()) {
@@ -259,7 +294,11 @@ pub async fn list(conns: &Connections, kind: Kind, name_prefix: &str, database: 
                     "SELECT extname FROM pg_catalog.pg_extension WHERE extname LIKE $1 ORDER BY extname"
                 };
                 let rows = dc.query(sql, &[&pattern]).await.map_err(sql_err("listing"))?;
-                found.extend(rows.iter().map(|r| r.get::<_, String>(0)).map(|n| Listed { id: format!("{db}.{n}"), name: format!("{db}_{n}") }));
+                found.extend(
+                    rows.iter()
+                        .map(|r| r.get::<_, String>(0))
+                        .map(|n| Listed { id: format!("{db}.{n}"), name: format!("{db}_{n}") }),
+                );
             }
         }
     }
@@ -283,13 +322,20 @@ fn role_options(p: &Props) -> String {
         format!("CONNECTION LIMIT {}", int_prop(p, "connectionLimit", -1)),
     ];
     let valid = str_prop(p, "validUntil").unwrap_or_else(|| "infinity".into());
-    opts.push(format!("VALID UNTIL {}", literal(if valid.eq_ignore_ascii_case("infinity") { "infinity" } else { &valid })));
+    opts.push(format!(
+        "VALID UNTIL {}",
+        literal(if valid.eq_ignore_ascii_case("infinity") { "infinity" } else { &valid })
+    ));
     opts.join(" ")
 }
 
 fn password_clause(p: &Props) -> Option<String> {
     let password = str_prop(p, "passwordWo").or_else(|| str_prop(p, "password"))?;
-    Some(if password.eq_ignore_ascii_case("NULL") { "PASSWORD NULL".into() } else { format!("PASSWORD {}", literal(&password)) })
+    Some(if password.eq_ignore_ascii_case("NULL") {
+        "PASSWORD NULL".into()
+    } else {
+        format!("PASSWORD {}", literal(&password))
+    })
 }
 
 /// The per-role settings, memberships and search path a role's inputs ask for.
@@ -307,11 +353,21 @@ fn role_settings(name: &str, p: &Props, current_roles: &[String]) -> Vec<String>
     sql.push(if paths.is_empty() {
         format!("ALTER ROLE {role} RESET search_path")
     } else {
-        format!("ALTER ROLE {role} SET search_path TO {}", paths.iter().map(|s| ident(s)).collect::<Vec<_>>().join(", "))
+        format!(
+            "ALTER ROLE {role} SET search_path TO {}",
+            paths.iter().map(|s| ident(s)).collect::<Vec<_>>().join(", ")
+        )
     });
-    for (prop, setting) in [("statementTimeout", "statement_timeout"), ("idleInTransactionSessionTimeout", "idle_in_transaction_session_timeout")] {
+    for (prop, setting) in [
+        ("statementTimeout", "statement_timeout"),
+        ("idleInTransactionSessionTimeout", "idle_in_transaction_session_timeout"),
+    ] {
         let ms = int_prop(p, prop, 0);
-        sql.push(if ms == 0 { format!("ALTER ROLE {role} RESET {setting}") } else { format!("ALTER ROLE {role} SET {setting} TO {ms}") });
+        sql.push(if ms == 0 {
+            format!("ALTER ROLE {role} RESET {setting}")
+        } else {
+            format!("ALTER ROLE {role} SET {setting} TO {ms}")
+        });
     }
     sql.push(match str_prop(p, "assumeRole") {
         Some(r) => format!("ALTER ROLE {role} SET role TO {}", ident(&r)),
@@ -346,15 +402,25 @@ pub async fn create(conns: &Connections, kind: Kind, p: &Props) -> SqlResult<Str
             let owner = str_prop(p, "owner").unwrap_or_else(|| conns.settings.username.clone());
             sql.push_str(&format!(" OWNER {}", ident(&owner)));
             let template = str_prop(p, "template").unwrap_or_else(|| "template0".into());
-            sql.push_str(&if template.eq_ignore_ascii_case("DEFAULT") { " TEMPLATE DEFAULT".into() } else { format!(" TEMPLATE {}", ident(&template)) });
+            sql.push_str(&if template.eq_ignore_ascii_case("DEFAULT") {
+                " TEMPLATE DEFAULT".into()
+            } else {
+                format!(" TEMPLATE {}", ident(&template))
+            });
             let encoding = str_prop(p, "encoding").unwrap_or_else(|| "UTF8".into());
-            sql.push_str(&if encoding.eq_ignore_ascii_case("DEFAULT") { " ENCODING DEFAULT".into() } else { format!(" ENCODING {}", literal(&encoding)) });
+            sql.push_str(&if encoding.eq_ignore_ascii_case("DEFAULT") {
+                " ENCODING DEFAULT".into()
+            } else {
+                format!(" ENCODING {}", literal(&encoding))
+            });
             for (prop, clause) in [("lcCollate", "LC_COLLATE"), ("lcCtype", "LC_CTYPE")] {
                 if let Some(v) = str_prop(p, prop).filter(|v| !v.eq_ignore_ascii_case("DEFAULT")) {
                     sql.push_str(&format!(" {clause} {}", literal(&v)));
                 }
             }
-            if let Some(ts) = str_prop(p, "tablespaceName").filter(|v| !v.eq_ignore_ascii_case("DEFAULT")) {
+            if let Some(ts) =
+                str_prop(p, "tablespaceName").filter(|v| !v.eq_ignore_ascii_case("DEFAULT"))
+            {
                 sql.push_str(&format!(" TABLESPACE {}", ident(&ts)));
             }
             sql.push_str(&format!(
@@ -369,7 +435,11 @@ pub async fn create(conns: &Connections, kind: Kind, p: &Props) -> SqlResult<Str
         Kind::Schema => {
             let db = database_of(conns, p);
             let c = conns.client(Some(&db)).await?;
-            let mut sql = format!("CREATE SCHEMA {}{}", if bool_prop(p, "ifNotExists", true) { "IF NOT EXISTS " } else { "" }, ident(&name));
+            let mut sql = format!(
+                "CREATE SCHEMA {}{}",
+                if bool_prop(p, "ifNotExists", true) { "IF NOT EXISTS " } else { "" },
+                ident(&name)
+            );
             if let Some(owner) = str_prop(p, "owner") {
                 sql.push_str(&format!(" AUTHORIZATION {}", ident(&owner)));
             }
@@ -410,7 +480,13 @@ async fn in_transaction(c: &Client, statements: &[String], what: &str) -> SqlRes
 }
 
 /// Changes the object from `olds` (outputs) to `news` (inputs); returns its (possibly new) ID.
-pub async fn update(conns: &Connections, kind: Kind, id: &str, olds: &Props, news: &Props) -> SqlResult<String> {
+pub async fn update(
+    conns: &Connections,
+    kind: Kind,
+    id: &str,
+    olds: &Props,
+    news: &Props,
+) -> SqlResult<String> {
     let old_name = str_prop(olds, "name").unwrap_or_default();
     let name = str_prop(news, "name").unwrap_or_else(|| old_name.clone());
     let renamed = name != old_name;
@@ -419,10 +495,16 @@ pub async fn update(conns: &Connections, kind: Kind, id: &str, olds: &Props, new
             let c = conns.client(None).await?;
             let mut statements = Vec::new();
             if renamed {
-                statements.push(format!("ALTER ROLE {} RENAME TO {}", ident(&old_name), ident(&name)));
+                statements.push(format!(
+                    "ALTER ROLE {} RENAME TO {}",
+                    ident(&old_name),
+                    ident(&name)
+                ));
             }
             let mut alter = format!("ALTER ROLE {} WITH {}", ident(&name), role_options(news));
-            let password_changed = str_prop(olds, "password") != str_prop(news, "password") || str_prop(news, "passwordWo").is_some() || renamed;
+            let password_changed = str_prop(olds, "password") != str_prop(news, "password")
+                || str_prop(news, "passwordWo").is_some()
+                || renamed;
             if password_changed {
                 if let Some(pw) = password_clause(news) {
                     alter.push(' ');
@@ -441,18 +523,28 @@ pub async fn update(conns: &Connections, kind: Kind, id: &str, olds: &Props, new
             if renamed {
                 statements.push(format!("ALTER DATABASE {} RENAME TO {db}", ident(&old_name)));
             }
-            if let Some(owner) = str_prop(news, "owner").filter(|o| Some(o) != str_prop(olds, "owner").as_ref()) {
+            if let Some(owner) =
+                str_prop(news, "owner").filter(|o| Some(o) != str_prop(olds, "owner").as_ref())
+            {
                 statements.push(format!("ALTER DATABASE {db} OWNER TO {}", ident(&owner)));
             }
-            if let Some(ts) = str_prop(news, "tablespaceName").filter(|t| Some(t) != str_prop(olds, "tablespaceName").as_ref()) {
+            if let Some(ts) = str_prop(news, "tablespaceName")
+                .filter(|t| Some(t) != str_prop(olds, "tablespaceName").as_ref())
+            {
                 statements.push(if ts.eq_ignore_ascii_case("DEFAULT") {
                     format!("ALTER DATABASE {db} SET TABLESPACE pg_default")
                 } else {
                     format!("ALTER DATABASE {db} SET TABLESPACE {}", ident(&ts))
                 });
             }
-            statements.push(format!("ALTER DATABASE {db} CONNECTION LIMIT {}", int_prop(news, "connectionLimit", -1)));
-            statements.push(format!("ALTER DATABASE {db} ALLOW_CONNECTIONS {}", bool_prop(news, "allowConnections", true)));
+            statements.push(format!(
+                "ALTER DATABASE {db} CONNECTION LIMIT {}",
+                int_prop(news, "connectionLimit", -1)
+            ));
+            statements.push(format!(
+                "ALTER DATABASE {db} ALLOW_CONNECTIONS {}",
+                bool_prop(news, "allowConnections", true)
+            ));
             if let Some(t) = news.get("isTemplate").and_then(Value::as_bool) {
                 statements.push(format!("ALTER DATABASE {db} IS_TEMPLATE {t}"));
             }
@@ -467,10 +559,20 @@ pub async fn update(conns: &Connections, kind: Kind, id: &str, olds: &Props, new
             let c = conns.client(Some(&db)).await?;
             let mut statements = Vec::new();
             if renamed {
-                statements.push(format!("ALTER SCHEMA {} RENAME TO {}", ident(&old_name), ident(&name)));
+                statements.push(format!(
+                    "ALTER SCHEMA {} RENAME TO {}",
+                    ident(&old_name),
+                    ident(&name)
+                ));
             }
-            if let Some(owner) = str_prop(news, "owner").filter(|o| Some(o) != str_prop(olds, "owner").as_ref()) {
-                statements.push(format!("ALTER SCHEMA {} OWNER TO {}", ident(&name), ident(&owner)));
+            if let Some(owner) =
+                str_prop(news, "owner").filter(|o| Some(o) != str_prop(olds, "owner").as_ref())
+            {
+                statements.push(format!(
+                    "ALTER SCHEMA {} OWNER TO {}",
+                    ident(&name),
+                    ident(&owner)
+                ));
             }
             in_transaction(&c, &statements, "changing the schema").await?;
             Ok(format!("{db}.{name}"))
@@ -479,11 +581,23 @@ pub async fn update(conns: &Connections, kind: Kind, id: &str, olds: &Props, new
             let (db, _) = split_id(kind, id)?;
             let c = conns.client(Some(&db)).await?;
             let mut statements = Vec::new();
-            if let Some(s) = str_prop(news, "schema").filter(|s| Some(s) != str_prop(olds, "schema").as_ref()) {
-                statements.push(format!("ALTER EXTENSION {} SET SCHEMA {}", ident(&name), ident(&s)));
+            if let Some(s) =
+                str_prop(news, "schema").filter(|s| Some(s) != str_prop(olds, "schema").as_ref())
+            {
+                statements.push(format!(
+                    "ALTER EXTENSION {} SET SCHEMA {}",
+                    ident(&name),
+                    ident(&s)
+                ));
             }
-            if let Some(v) = str_prop(news, "version").filter(|v| Some(v) != str_prop(olds, "version").as_ref()) {
-                statements.push(format!("ALTER EXTENSION {} UPDATE TO {}", ident(&name), literal(&v)));
+            if let Some(v) =
+                str_prop(news, "version").filter(|v| Some(v) != str_prop(olds, "version").as_ref())
+            {
+                statements.push(format!(
+                    "ALTER EXTENSION {} UPDATE TO {}",
+                    ident(&name),
+                    literal(&v)
+                ));
             }
             in_transaction(&c, &statements, "changing the extension").await?;
             Ok(id.to_string())
@@ -510,7 +624,12 @@ pub async fn delete(conns: &Connections, kind: Kind, id: &str, olds: &Props) -> 
         Kind::Database => {
             let c = conns.client(None).await?;
             if bool_prop(olds, "isTemplate", false) {
-                exec(&c, &format!("ALTER DATABASE {} IS_TEMPLATE false", ident(id)), "dropping the database").await?;
+                exec(
+                    &c,
+                    &format!("ALTER DATABASE {} IS_TEMPLATE false", ident(id)),
+                    "dropping the database",
+                )
+                .await?;
             }
             exec(&c, &format!("DROP DATABASE {}", ident(id)), "dropping the database").await
         }

@@ -24,7 +24,12 @@ pub struct Setting {
     pub supported: bool,
 }
 
-const fn setting(name: &'static str, ty: &'static str, env: Option<&'static str>, description: &'static str) -> Setting {
+const fn setting(
+    name: &'static str,
+    ty: &'static str,
+    env: Option<&'static str>,
+    description: &'static str,
+) -> Setting {
     Setting { name, ty, env, secret: false, deprecated: None, description, supported: true }
 }
 
@@ -76,7 +81,10 @@ pub struct Settings {
 
 /// Reads the settings from the provider's configuration (already unwrapped of secrets), then
 /// the environment; every problem is reported by setting name.
-pub fn settings(config: &serde_json::Map<String, Value>, env: impl Fn(&str) -> Option<String>) -> Result<Settings, Vec<(String, String)>> {
+pub fn settings(
+    config: &serde_json::Map<String, Value>,
+    env: impl Fn(&str) -> Option<String>,
+) -> Result<Settings, Vec<(String, String)>> {
     let mut problems = Vec::new();
     for (k, v) in config {
         if v.is_null() || k.starts_with("__") || k == "version" || k == "pluginDownloadURL" {
@@ -84,15 +92,23 @@ pub fn settings(config: &serde_json::Map<String, Value>, env: impl Fn(&str) -> O
         }
         let Some(s) = SETTINGS.iter().find(|s| s.name == k) else {
             if k != "clientcert" {
-                problems.push((k.clone(), format!("`{k}` is not a setting of the postgresql provider")));
+                problems.push((
+                    k.clone(),
+                    format!("`{k}` is not a setting of the postgresql provider"),
+                ));
             } else {
-                problems.push((k.clone(), "client certificates need TLS, which Ferry's postgresql plugin does not speak".into()));
+                problems.push((
+                    k.clone(),
+                    "client certificates need TLS, which Ferry's postgresql plugin does not speak"
+                        .into(),
+                ));
             }
             continue;
         };
         let on = !matches!(v, Value::Bool(false)) && v.as_str() != Some("");
         if !s.supported && on {
-            problems.push((k.clone(), format!("`{k}` is not supported by Ferry's postgresql plugin")));
+            problems
+                .push((k.clone(), format!("`{k}` is not supported by Ferry's postgresql plugin")));
         }
     }
     // Pulumi passes config values as strings when they come from `pulumi config set`.
@@ -100,7 +116,12 @@ pub fn settings(config: &serde_json::Map<String, Value>, env: impl Fn(&str) -> O
         match config.get(name) {
             Some(Value::String(s)) if !s.is_empty() => Some(s.clone()),
             // Numbers arrive as floats over the wire: 5432.0 is port 5432.
-            Some(Value::Number(n)) => Some(n.as_f64().filter(|f| f.fract() == 0.0).map(|f| (f as i64).to_string()).unwrap_or_else(|| n.to_string())),
+            Some(Value::Number(n)) => Some(
+                n.as_f64()
+                    .filter(|f| f.fract() == 0.0)
+                    .map(|f| (f as i64).to_string())
+                    .unwrap_or_else(|| n.to_string()),
+            ),
             Some(Value::Bool(b)) => Some(b.to_string()),
             _ => env_name.and_then(&env).filter(|s| !s.is_empty()),
         }
@@ -113,7 +134,9 @@ pub fn settings(config: &serde_json::Map<String, Value>, env: impl Fn(&str) -> O
             5432
         }
     };
-    let connect_timeout = match text("connectTimeout", Some("PGCONNECT_TIMEOUT")).map(|p| p.parse::<u64>()) {
+    let connect_timeout = match text("connectTimeout", Some("PGCONNECT_TIMEOUT"))
+        .map(|p| p.parse::<u64>())
+    {
         None => 180,
         Some(Ok(t)) => t,
         Some(Err(_)) => {
@@ -140,7 +163,10 @@ pub fn settings(config: &serde_json::Map<String, Value>, env: impl Fn(&str) -> O
     }
     if let Some(scheme) = text("scheme", None) {
         if scheme != "postgres" {
-            problems.push(("scheme".into(), format!("`{scheme}` is not supported; Ferry's plugin connects with `postgres`")));
+            problems.push((
+                "scheme".into(),
+                format!("`{scheme}` is not supported; Ferry's plugin connects with `postgres`"),
+            ));
         }
     }
     if !problems.is_empty() {
@@ -170,7 +196,8 @@ impl Connections {
 
     /// A client connected to `database` (the provider's own database when `None`).
     pub async fn client(&self, database: Option<&str>) -> Result<std::sync::Arc<Client>, String> {
-        let database = database.filter(|d| !d.is_empty()).unwrap_or(&self.settings.database).to_string();
+        let database =
+            database.filter(|d| !d.is_empty()).unwrap_or(&self.settings.database).to_string();
         let mut clients = self.clients.lock().await;
         if let Some(c) = clients.get(&database) {
             if !c.is_closed() {
@@ -179,17 +206,24 @@ impl Connections {
         }
         let s = &self.settings;
         let mut config = tokio_postgres::Config::new();
-        config.host(&s.host).port(s.port).user(&s.username).dbname(&database).application_name("pulumi-resource-postgresql (Ferry)");
+        config
+            .host(&s.host)
+            .port(s.port)
+            .user(&s.username)
+            .dbname(&database)
+            .application_name("pulumi-resource-postgresql (Ferry)");
         if let Some(p) = &s.password {
             config.password(p);
         }
         if s.connect_timeout > 0 {
             config.connect_timeout(Duration::from_secs(s.connect_timeout));
         }
-        let (client, connection) = config
-            .connect(NoTls)
-            .await
-            .map_err(|e| format!("could not connect to PostgreSQL at {}:{} as `{}` (database `{database}`): {e}", s.host, s.port, s.username))?;
+        let (client, connection) = config.connect(NoTls).await.map_err(|e| {
+            format!(
+                "could not connect to PostgreSQL at {}:{} as `{}` (database `{database}`): {e}",
+                s.host, s.port, s.username
+            )
+        })?;
         tokio::spawn(async move {
             let _ = connection.await;
         });

@@ -48,11 +48,12 @@ fn terraform_field(ty: Ty) -> Value {
         Ty::StrList => json!({"type": 5, "element": {"schema": {"type": 4}}}),
         // A set of `policy` blocks.
         Ty::PolicyList => {
-            let block: Map<String, Value> = ["create", "create_with_grant", "usage", "usage_with_grant"]
-                .into_iter()
-                .map(|f| (f.to_string(), json!({"type": 1, "optional": true})))
-                .chain([("role".to_string(), json!({"type": 4, "optional": true}))])
-                .collect();
+            let block: Map<String, Value> =
+                ["create", "create_with_grant", "usage", "usage_with_grant"]
+                    .into_iter()
+                    .map(|f| (f.to_string(), json!({"type": 1, "optional": true})))
+                    .chain([("role".to_string(), json!({"type": 4, "optional": true}))])
+                    .collect();
             json!({"type": 7, "element": {"resource": block}})
         }
     }
@@ -107,7 +108,10 @@ mod tests {
         assert_eq!(terraform_name("roles"), "roles");
         let m: Value = serde_json::from_slice(&terraform_mapping("3.16.0", "postgresql")).unwrap();
         assert_eq!(m["resources"]["postgresql_role"]["tok"], "postgresql:index/role:Role");
-        assert_eq!(m["resources"]["postgresql_role"]["fields"]["search_path"]["name"], "searchPaths");
+        assert_eq!(
+            m["resources"]["postgresql_role"]["fields"]["search_path"]["name"],
+            "searchPaths"
+        );
         assert_eq!(m["provider"]["resources"]["postgresql_role"]["password"]["sensitive"], true);
         assert_eq!(m["provider"]["resources"]["postgresql_schema"]["policy"]["type"], 7);
         assert_eq!(m["provider"]["resources"]["postgresql_database"]["owner"]["computed"], true);

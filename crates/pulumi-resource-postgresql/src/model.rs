@@ -70,7 +70,17 @@ pub struct Prop {
 }
 
 const fn prop(name: &'static str, ty: Ty, description: &'static str) -> Prop {
-    Prop { name, ty, default: None, computed: false, replaces: false, required: false, secret: false, deprecated: None, description }
+    Prop {
+        name,
+        ty,
+        default: None,
+        computed: false,
+        replaces: false,
+        required: false,
+        secret: false,
+        deprecated: None,
+        description,
+    }
 }
 
 impl Prop {
@@ -150,14 +160,24 @@ impl Kind {
     pub fn required_outputs(self) -> &'static [&'static str] {
         match self {
             Kind::Role => &["name"],
-            Kind::Database => &["encoding", "isTemplate", "lcCollate", "lcCtype", "name", "owner", "tablespaceName", "template"],
+            Kind::Database => &[
+                "encoding",
+                "isTemplate",
+                "lcCollate",
+                "lcCtype",
+                "name",
+                "owner",
+                "tablespaceName",
+                "template",
+            ],
             Kind::Schema => &["database", "name", "owner", "policies"],
             Kind::Extension => &["database", "name", "schema", "version"],
         }
     }
     /// The filter `List` takes (the schema's `listInputs`).
     pub fn list_inputs(self) -> Value {
-        let prefix = json!({"type": "string", "description": "Only objects whose name starts with this."});
+        let prefix =
+            json!({"type": "string", "description": "Only objects whose name starts with this."});
         match self {
             Kind::Role | Kind::Database => json!({"properties": {"namePrefix": prefix}}),
             Kind::Schema | Kind::Extension => json!({"properties": {
@@ -241,7 +261,8 @@ pub fn import_inputs(kind: Kind, outputs: &Props) -> Props {
         if v.is_null() {
             continue;
         }
-        let keep = p.required || !p.default.as_ref().map_or_else(|| equal(v, &p.ty.zero()), |d| equal(v, d));
+        let keep = p.required
+            || !p.default.as_ref().map_or_else(|| equal(v, &p.ty.zero()), |d| equal(v, d));
         if keep {
             inputs.insert(p.name.into(), v.clone());
         }
@@ -259,12 +280,20 @@ pub fn check(kind: Kind, urn_name: &str, news: &Props) -> (Props, Vec<(String, S
             continue;
         }
         match props.iter().find(|p| p.name == k) {
-            None => failures.push((k.clone(), format!("`{k}` is not a property of {}", kind.token()))),
-            Some(p) if !p.ty.accepts(v) => failures.push((k.clone(), format!("`{k}` must be {}, found {v}", p.ty.name()))),
+            None => {
+                failures.push((k.clone(), format!("`{k}` is not a property of {}", kind.token())))
+            }
+            Some(p) if !p.ty.accepts(v) => {
+                failures.push((k.clone(), format!("`{k}` must be {}, found {v}", p.ty.name())))
+            }
             Some(_) => {}
         }
     }
-    let mut checked: Props = news.iter().filter(|(k, v)| !k.starts_with("__") && !v.is_null()).map(|(k, v)| (k.clone(), v.clone())).collect();
+    let mut checked: Props = news
+        .iter()
+        .filter(|(k, v)| !k.starts_with("__") && !v.is_null())
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
     if !checked.contains_key("name") {
         let suffix: u32 = rand::random::<u32>() & 0x0fff_ffff;
         checked.insert("name".into(), json!(format!("{urn_name}-{suffix:07x}")));
@@ -302,7 +331,11 @@ pub fn diff(kind: Kind, olds: &Props, news: &Props) -> Vec<Change> {
             None if p.computed => continue,
             None => p.default.clone().unwrap_or_else(|| p.ty.zero()),
         };
-        let old = olds.get(p.name).filter(|v| !v.is_null()).cloned().unwrap_or_else(|| p.default.clone().unwrap_or_else(|| p.ty.zero()));
+        let old = olds
+            .get(p.name)
+            .filter(|v| !v.is_null())
+            .cloned()
+            .unwrap_or_else(|| p.default.clone().unwrap_or_else(|| p.ty.zero()));
         if !same(p.name, &old, &new) {
             changes.push(Change { name: p.name, replaces: p.replaces });
         }
@@ -330,8 +363,12 @@ fn same(name: &str, old: &Value, new: &Value) -> bool {
 fn equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal(x, y)),
-        (Value::Object(x), Value::Object(y)) => x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w))),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| equal(x, y))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| equal(v, w)))
+        }
         _ => a == b,
     }
 }
@@ -350,29 +387,54 @@ mod tests {
             "id": "app", "name": "app", "connectionLimit": -1, "inherit": true, "login": false, "validUntil": "infinity",
             "password": "", "roles": [], "statementTimeout": 0, "createDatabase": true, "superuser": false
         }));
-        assert_eq!(import_inputs(Kind::Role, &outputs), obj(json!({"createDatabase": true, "name": "app"})));
+        assert_eq!(
+            import_inputs(Kind::Role, &outputs),
+            obj(json!({"createDatabase": true, "name": "app"}))
+        );
         // A value that differs from the default is kept, even when it is its type's zero.
         let outputs = obj(json!({"name": "ops", "inherit": false, "connectionLimit": 0}));
-        assert_eq!(import_inputs(Kind::Role, &outputs), obj(json!({"connectionLimit": 0, "inherit": false, "name": "ops"})));
+        assert_eq!(
+            import_inputs(Kind::Role, &outputs),
+            obj(json!({"connectionLimit": 0, "inherit": false, "name": "ops"}))
+        );
     }
 
     #[test]
     fn check_fills_defaults_names_unknown_properties_and_wrong_types() {
-        let (checked, failures) = check(Kind::Database, "db", &obj(json!({"name": "db", "connectionLimit": "ten", "colour": "red"})));
+        let (checked, failures) = check(
+            Kind::Database,
+            "db",
+            &obj(json!({"name": "db", "connectionLimit": "ten", "colour": "red"})),
+        );
         assert_eq!(checked["allowConnections"], json!(true));
         assert_eq!(checked["alterObjectOwnership"], json!(false));
         let props: Vec<&str> = failures.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(props, ["connectionLimit", "colour"]);
         let (checked, _) = check(Kind::Role, "web", &Props::new());
-        assert!(checked["name"].as_str().unwrap().starts_with("web-"), "a missing name is generated from the URN name");
+        assert!(
+            checked["name"].as_str().unwrap().starts_with("web-"),
+            "a missing name is generated from the URN name"
+        );
     }
 
     #[test]
     fn diff_compares_numbers_by_value_sets_as_sets_and_skips_computed_properties() {
-        let olds = obj(json!({"name": "app", "connectionLimit": 5, "roles": ["a", "b"], "validUntil": "infinity", "owner": "x"}));
-        let news = obj(json!({"name": "app", "connectionLimit": 5.0, "roles": ["b", "a"], "validUntil": "INFINITY"}));
+        let olds = obj(
+            json!({"name": "app", "connectionLimit": 5, "roles": ["a", "b"], "validUntil": "infinity", "owner": "x"}),
+        );
+        let news = obj(
+            json!({"name": "app", "connectionLimit": 5.0, "roles": ["b", "a"], "validUntil": "INFINITY"}),
+        );
         assert_eq!(diff(Kind::Role, &olds, &news), vec![]);
-        let changed = diff(Kind::Database, &obj(json!({"name": "d", "encoding": "UTF8", "owner": "x"})), &obj(json!({"name": "d", "encoding": "LATIN1"})));
-        assert_eq!(changed, vec![Change { name: "encoding", replaces: true }], "owner is computed: left out, it does not differ");
+        let changed = diff(
+            Kind::Database,
+            &obj(json!({"name": "d", "encoding": "UTF8", "owner": "x"})),
+            &obj(json!({"name": "d", "encoding": "LATIN1"})),
+        );
+        assert_eq!(
+            changed,
+            vec![Change { name: "encoding", replaces: true }],
+            "owner is computed: left out, it does not differ"
+        );
     }
 }

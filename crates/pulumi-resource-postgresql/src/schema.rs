@@ -31,7 +31,8 @@ fn property_spec(p: &Prop) -> Value {
 }
 
 fn resource_spec(kind: Kind) -> Value {
-    let props: Map<String, Value> = kind.props().iter().map(|p| (p.name.to_string(), property_spec(p))).collect();
+    let props: Map<String, Value> =
+        kind.props().iter().map(|p| (p.name.to_string(), property_spec(p))).collect();
     json!({
         "description": kind.description(),
         "properties": props,
@@ -64,7 +65,8 @@ fn settings() -> Map<String, Value> {
 
 /// The schema JSON.
 pub fn schema(version: &str) -> String {
-    let resources: Map<String, Value> = KINDS.into_iter().map(|k| (k.token().to_string(), resource_spec(k))).collect();
+    let resources: Map<String, Value> =
+        KINDS.into_iter().map(|k| (k.token().to_string(), resource_spec(k))).collect();
     let policy = |d: &str| json!({"type": "boolean", "description": d});
     json!({
         "name": "postgresql",
@@ -111,7 +113,8 @@ mod tests {
     fn every_type_states_its_import_id_of_its_own_properties() {
         let schema: serde_json::Value = serde_json::from_str(&super::schema("1.0.0")).unwrap();
         let recipes = ferry_engine::recipes::recipes(&schema);
-        let templates: Vec<(String, String)> = recipes.iter().map(|(t, r)| (t.clone(), r.template())).collect();
+        let templates: Vec<(String, String)> =
+            recipes.iter().map(|(t, r)| (t.clone(), r.template())).collect();
         assert_eq!(
             templates,
             [

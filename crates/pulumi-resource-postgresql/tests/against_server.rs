@@ -14,7 +14,9 @@ use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, Plugin
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_property::wire::{json_object_to_struct, struct_to_json_object};
 use ferry_property::{PropertyMap, PropertyValue};
-use ferry_rpc::pulumirpc::{list_response, CreateRequest, DeleteRequest, ListRequest, ReadRequest, UpdateRequest};
+use ferry_rpc::pulumirpc::{
+    list_response, CreateRequest, DeleteRequest, ListRequest, ReadRequest, UpdateRequest,
+};
 use serde_json::{json, Map, Value};
 
 fn host() -> String {
@@ -22,7 +24,9 @@ fn host() -> String {
 }
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    })
 }
 
 async fn admin(db: &str) -> tokio_postgres::Client {
@@ -71,8 +75,13 @@ impl Estate {
     async fn drop(self) {
         let a = admin("postgres").await;
         let _ = a.batch_execute(&format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.db)).await;
-        let roles: Vec<String> =
-            a.query("SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)", &[&self.prefix]).await.unwrap().iter().map(|r| r.get(0)).collect();
+        let roles: Vec<String> = a
+            .query("SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)", &[&self.prefix])
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
         for r in roles {
             let _ = a.batch_execute(&format!("DROP OWNED BY \"{r}\"; DROP ROLE \"{r}\"")).await;
         }
@@ -84,9 +93,14 @@ fn rand_suffix() -> u32 {
 }
 
 async fn plugins() -> PluginProviders {
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_pulumi-resource-postgresql")).parent().unwrap().to_path_buf();
+    let bin_dir =
+        Path::new(env!("CARGO_BIN_EXE_pulumi-resource-postgresql")).parent().unwrap().to_path_buf();
     let search = PluginSearch { ferry_dirs: vec![bin_dir], ..Default::default() };
-    let options = LaunchOptions { start_timeout: Duration::from_secs(10), call_timeout: Duration::from_secs(60), ..Default::default() };
+    let options = LaunchOptions {
+        start_timeout: Duration::from_secs(10),
+        call_timeout: Duration::from_secs(60),
+        ..Default::default()
+    };
     let (engine, _logs) = EngineService::start().await.unwrap();
     PluginProviders::new(search, engine, options, std::env::temp_dir(), None)
 }
@@ -122,17 +136,30 @@ fn plain(s: Option<ferry_rpc::prost_types::Struct>) -> Map<String, Value> {
     // Whole numbers as integers (the wire carries every number as a double).
     fn unwrap(v: Value) -> Value {
         match v {
-            Value::Object(mut o) if o.contains_key(ferry_state::sig::SIG_KEY) => unwrap(o.remove("value").unwrap_or(Value::Null)),
+            Value::Object(mut o) if o.contains_key(ferry_state::sig::SIG_KEY) => {
+                unwrap(o.remove("value").unwrap_or(Value::Null))
+            }
             Value::Object(o) => Value::Object(o.into_iter().map(|(k, v)| (k, unwrap(v))).collect()),
             Value::Array(a) => Value::Array(a.into_iter().map(unwrap).collect()),
-            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => json!(n.as_f64().unwrap() as i64),
+            Value::Number(n) if n.as_f64().is_some_and(|f| f.fract() == 0.0) => {
+                json!(n.as_f64().unwrap() as i64)
+            }
             other => other,
         }
     }
-    struct_to_json_object(&s.unwrap_or_default()).unwrap().into_iter().map(|(k, v)| (k, unwrap(v))).collect()
+    struct_to_json_object(&s.unwrap_or_default())
+        .unwrap()
+        .into_iter()
+        .map(|(k, v)| (k, unwrap(v)))
+        .collect()
 }
 
-async fn list(p: &dyn Provider, token: &str, query: Value, page_size: i64) -> Vec<(String, String)> {
+async fn list(
+    p: &dyn Provider,
+    token: &str,
+    query: Value,
+    page_size: i64,
+) -> Vec<(String, String)> {
     let mut found = Vec::new();
     let mut token_next = String::new();
     let mut pages = 0;
@@ -165,9 +192,20 @@ async fn list(p: &dyn Provider, token: &str, query: Value, page_size: i64) -> Ve
     found
 }
 
-async fn read(p: &dyn Provider, token: &str, id: &str) -> (String, Map<String, Value>, Map<String, Value>) {
-    let r =
-        p.read(ReadRequest { id: id.into(), urn: format!("urn:pulumi:dev::estate::{token}::x"), r#type: token.into(), ..Default::default() }).await.unwrap();
+async fn read(
+    p: &dyn Provider,
+    token: &str,
+    id: &str,
+) -> (String, Map<String, Value>, Map<String, Value>) {
+    let r = p
+        .read(ReadRequest {
+            id: id.into(),
+            urn: format!("urn:pulumi:dev::estate::{token}::x"),
+            r#type: token.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     (r.id, plain(r.properties), plain(r.inputs))
 }
 
@@ -186,16 +224,32 @@ async fn lists_and_reads_an_estate_as_the_real_provider_would() {
     // List, in pages of one: every object once, in order, with the documented import IDs.
     let roles = list(p.as_ref(), ROLE, json!({"namePrefix": prefix}), 1).await;
     let ids: Vec<&str> = roles.iter().map(|(id, _)| id.as_str()).collect();
-    assert_eq!(ids, [format!("{prefix}app"), format!("{prefix}auditor"), format!("{prefix}readers")]);
+    assert_eq!(
+        ids,
+        [format!("{prefix}app"), format!("{prefix}auditor"), format!("{prefix}readers")]
+    );
     let dbs = list(p.as_ref(), DATABASE, json!({"namePrefix": prefix}), 10).await;
     assert_eq!(dbs, [(estate.db.clone(), estate.db.clone())]);
     let schemas = list(p.as_ref(), SCHEMA, json!({"database": estate.db}), 10).await;
-    assert_eq!(schemas.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(), [format!("{}.public", estate.db), format!("{}.reports", estate.db)]);
+    assert_eq!(
+        schemas.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(),
+        [format!("{}.public", estate.db), format!("{}.reports", estate.db)]
+    );
     let extensions = list(p.as_ref(), EXTENSION, json!({"database": estate.db}), 10).await;
     let ext_ids: Vec<String> = extensions.iter().map(|(id, _)| id.clone()).collect();
-    assert!(ext_ids.contains(&format!("{}.citext", estate.db)) && ext_ids.contains(&format!("{}.hstore", estate.db)), "{ext_ids:?}");
+    assert!(
+        ext_ids.contains(&format!("{}.citext", estate.db))
+            && ext_ids.contains(&format!("{}.hstore", estate.db)),
+        "{ext_ids:?}"
+    );
     // A filter a type does not take is refused by name.
-    let wrong = p.list_page(ListRequest { token: ROLE.into(), query: Some(json_object_to_struct(obj(json!({"database": "x"})))), ..Default::default() }).await;
+    let wrong = p
+        .list_page(ListRequest {
+            token: ROLE.into(),
+            query: Some(json_object_to_struct(obj(json!({"database": "x"})))),
+            ..Default::default()
+        })
+        .await;
     assert!(wrong.unwrap_err().to_string().contains("`database` is not a list filter"));
 
     // Read: the state the real provider writes on import, and inputs without defaults.
@@ -212,16 +266,34 @@ async fn lists_and_reads_an_estate_as_the_real_provider_would() {
     assert_eq!(out["idleInTransactionSessionTimeout"], json!(0));
     assert_eq!(out["encryptedPassword"], json!(true));
     assert_eq!(out["skipDropRole"], json!(false));
-    assert!(out["password"].as_str().unwrap().starts_with("SCRAM-SHA-256$"), "a superuser connection reads the stored verifier");
-    for default in ["inherit", "validUntil", "encryptedPassword", "superuser", "skipDropRole", "idleInTransactionSessionTimeout", "assumeRole"] {
-        assert!(!inputs.contains_key(default), "`{default}` holds its default and is left out of the inputs: {inputs:?}");
+    assert!(
+        out["password"].as_str().unwrap().starts_with("SCRAM-SHA-256$"),
+        "a superuser connection reads the stored verifier"
+    );
+    for default in [
+        "inherit",
+        "validUntil",
+        "encryptedPassword",
+        "superuser",
+        "skipDropRole",
+        "idleInTransactionSessionTimeout",
+        "assumeRole",
+    ] {
+        assert!(
+            !inputs.contains_key(default),
+            "`{default}` holds its default and is left out of the inputs: {inputs:?}"
+        );
     }
     assert_eq!(inputs["connectionLimit"], json!(5));
     assert_eq!(inputs["name"], json!(format!("{prefix}app")));
 
     let (_, out, inputs) = read(p.as_ref(), ROLE, &format!("{prefix}auditor")).await;
     assert_eq!(out["inherit"], json!(false));
-    assert_eq!(inputs["inherit"], json!(false), "false differs from the default true, so it is kept");
+    assert_eq!(
+        inputs["inherit"],
+        json!(false),
+        "false differs from the default true, so it is kept"
+    );
     assert!(out["validUntil"].as_str().unwrap().starts_with("2031-01-01"));
     assert_eq!(out["password"], json!(""), "a role that cannot log in has no password in state");
 
@@ -236,7 +308,12 @@ async fn lists_and_reads_an_estate_as_the_real_provider_would() {
 
     let (id, out, _) = read(p.as_ref(), SCHEMA, &format!("{}.reports", estate.db)).await;
     assert_eq!(id, format!("{}.reports", estate.db));
-    assert_eq!(out, obj(json!({"id": id, "name": "reports", "owner": format!("{prefix}app"), "database": estate.db, "policies": []})));
+    assert_eq!(
+        out,
+        obj(
+            json!({"id": id, "name": "reports", "owner": format!("{prefix}app"), "database": estate.db, "policies": []})
+        )
+    );
     let (_, out, _) = read(p.as_ref(), EXTENSION, &format!("{}.hstore", estate.db)).await;
     assert_eq!(out["schema"], json!("reports"));
     assert!(out["version"].as_str().is_some_and(|v| !v.is_empty()));
@@ -244,7 +321,10 @@ async fn lists_and_reads_an_estate_as_the_real_provider_would() {
     // Not there: an empty ID, as the protocol says; a malformed ID: an error naming the format.
     let (gone, _, _) = read(p.as_ref(), ROLE, &format!("{prefix}nobody")).await;
     assert_eq!(gone, "");
-    let bad = p.read(ReadRequest { id: "no-dot".into(), r#type: SCHEMA.into(), ..Default::default() }).await.unwrap_err();
+    let bad = p
+        .read(ReadRequest { id: "no-dot".into(), r#type: SCHEMA.into(), ..Default::default() })
+        .await
+        .unwrap_err();
     assert!(bad.to_string().contains("`<database>.<schema>`"), "{bad}");
 
     source.shutdown().await;
@@ -269,15 +349,27 @@ async fn an_estate_imports_with_no_diff() {
         .to_string(),
     )
     .unwrap();
-    let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
+    let state =
+        ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
     let source = plugins().await;
     let ctx = StackContext { stack: "dev", project: "estate", deployment: &state.deployment };
-    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan);
+    let preview = SpecPreview::from_plan(
+        &preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan,
+    );
     source.shutdown().await;
-    let statuses: Vec<(String, ImportStatus, Vec<String>)> = preview.resources.iter().map(|r| (r.name.clone(), r.status, r.warnings.clone())).collect();
-    let ready: Vec<&str> = statuses.iter().filter(|(_, s, _)| *s == ImportStatus::Ready).map(|(n, _, _)| n.as_str()).collect();
+    let statuses: Vec<(String, ImportStatus, Vec<String>)> =
+        preview.resources.iter().map(|r| (r.name.clone(), r.status, r.warnings.clone())).collect();
+    let ready: Vec<&str> = statuses
+        .iter()
+        .filter(|(_, s, _)| *s == ImportStatus::Ready)
+        .map(|(n, _, _)| n.as_str())
+        .collect();
     // Every object imports with no diff; the missing role fails by name.
-    assert_eq!(ready, ["pg", "app", "readers", "auditor", "db", "reports", "citext"], "{statuses:?}");
+    assert_eq!(
+        ready,
+        ["pg", "app", "readers", "auditor", "db", "reports", "citext"],
+        "{statuses:?}"
+    );
     let ghost = preview.resources.iter().find(|r| r.name == "ghost").unwrap();
     assert_eq!(ghost.status, ImportStatus::NotFound);
     estate.drop().await;
@@ -292,8 +384,9 @@ async fn create_update_and_delete_change_the_server() {
     let a = admin("postgres").await;
     let role = format!("{prefix}svc");
 
-    let news =
-        obj(json!({"name": role, "login": true, "connectionLimit": 3, "roles": [format!("{prefix}readers")], "searchPaths": ["svc"], "password": "pw-1"}));
+    let news = obj(
+        json!({"name": role, "login": true, "connectionLimit": 3, "roles": [format!("{prefix}readers")], "searchPaths": ["svc"], "password": "pw-1"}),
+    );
     let created = p
         .create(CreateRequest {
             urn: format!("urn:pulumi:dev::estate::{ROLE}::svc"),
@@ -304,7 +397,13 @@ async fn create_update_and_delete_change_the_server() {
         .await
         .unwrap();
     assert_eq!(created.id, role);
-    let row = a.query_one("SELECT rolcanlogin, rolconnlimit, rolconfig::text FROM pg_roles WHERE rolname = $1", &[&role]).await.unwrap();
+    let row = a
+        .query_one(
+            "SELECT rolcanlogin, rolconnlimit, rolconfig::text FROM pg_roles WHERE rolname = $1",
+            &[&role],
+        )
+        .await
+        .unwrap();
     assert!(row.get::<_, bool>(0));
     assert_eq!(row.get::<_, i32>(1), 3);
     assert_eq!(row.get::<_, String>(2), "{search_path=svc}");
@@ -313,7 +412,9 @@ async fn create_update_and_delete_change_the_server() {
     assert_eq!(member, 1);
 
     let olds = plain(created.properties);
-    let changed = obj(json!({"name": format!("{role}2"), "login": false, "connectionLimit": -1, "roles": [], "password": "pw-1"}));
+    let changed = obj(
+        json!({"name": format!("{role}2"), "login": false, "connectionLimit": -1, "roles": [], "password": "pw-1"}),
+    );
     let updated = p
         .update(UpdateRequest {
             id: role.clone(),
@@ -327,40 +428,95 @@ async fn create_update_and_delete_change_the_server() {
         .unwrap();
     let after = plain(updated.properties);
     assert_eq!(after["name"], json!(format!("{role}2")));
-    let row = a.query_one("SELECT rolcanlogin, rolconnlimit, rolconfig IS NULL FROM pg_roles WHERE rolname = $1", &[&format!("{role}2")]).await.unwrap();
+    let row = a
+        .query_one(
+            "SELECT rolcanlogin, rolconnlimit, rolconfig IS NULL FROM pg_roles WHERE rolname = $1",
+            &[&format!("{role}2")],
+        )
+        .await
+        .unwrap();
     assert!(!row.get::<_, bool>(0));
     assert_eq!(row.get::<_, i32>(1), -1);
     assert!(row.get::<_, bool>(2), "the search path was reset");
 
-    p.delete(DeleteRequest { id: format!("{role}2"), r#type: ROLE.into(), properties: Some(json_object_to_struct(after)), ..Default::default() })
+    p.delete(DeleteRequest {
+        id: format!("{role}2"),
+        r#type: ROLE.into(),
+        properties: Some(json_object_to_struct(after)),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let left: i64 = a
+        .query_one("SELECT count(*) FROM pg_roles WHERE rolname = $1", &[&format!("{role}2")])
         .await
-        .unwrap();
-    let left: i64 = a.query_one("SELECT count(*) FROM pg_roles WHERE rolname = $1", &[&format!("{role}2")]).await.unwrap().get(0);
+        .unwrap()
+        .get(0);
     assert_eq!(left, 0);
 
     // A schema and a database: created, then dropped.
-    let schema = obj(json!({"name": "staging", "database": estate.db, "owner": format!("{prefix}app")}));
-    let created = p.create(CreateRequest { r#type: SCHEMA.into(), properties: Some(json_object_to_struct(schema)), ..Default::default() }).await.unwrap();
+    let schema =
+        obj(json!({"name": "staging", "database": estate.db, "owner": format!("{prefix}app")}));
+    let created = p
+        .create(CreateRequest {
+            r#type: SCHEMA.into(),
+            properties: Some(json_object_to_struct(schema)),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     assert_eq!(created.id, format!("{}.staging", estate.db));
     let d = admin(&estate.db).await;
-    let owner: String = d.query_one("SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'staging'", &[]).await.unwrap().get(0);
+    let owner: String = d
+        .query_one(
+            "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = 'staging'",
+            &[],
+        )
+        .await
+        .unwrap()
+        .get(0);
     assert_eq!(owner, format!("{prefix}app"));
-    p.delete(DeleteRequest { id: created.id, r#type: SCHEMA.into(), properties: created.properties, ..Default::default() }).await.unwrap();
-    assert_eq!(d.query("SELECT 1 FROM pg_namespace WHERE nspname = 'staging'", &[]).await.unwrap().len(), 0);
+    p.delete(DeleteRequest {
+        id: created.id,
+        r#type: SCHEMA.into(),
+        properties: created.properties,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        d.query("SELECT 1 FROM pg_namespace WHERE nspname = 'staging'", &[]).await.unwrap().len(),
+        0
+    );
 
     let db2 = format!("{prefix}db2");
     let created = p
         .create(CreateRequest {
             r#type: DATABASE.into(),
-            properties: Some(json_object_to_struct(obj(json!({"name": db2, "connectionLimit": 7})))),
+            properties: Some(json_object_to_struct(obj(
+                json!({"name": db2, "connectionLimit": 7}),
+            ))),
             ..Default::default()
         })
         .await
         .unwrap();
     let out = plain(created.properties.clone());
-    assert_eq!((out["encoding"].clone(), out["connectionLimit"].clone(), out["template"].clone()), (json!("UTF8"), json!(7), json!("template0")));
-    p.delete(DeleteRequest { id: db2.clone(), r#type: DATABASE.into(), properties: created.properties, ..Default::default() }).await.unwrap();
-    assert_eq!(a.query("SELECT 1 FROM pg_database WHERE datname = $1", &[&db2]).await.unwrap().len(), 0);
+    assert_eq!(
+        (out["encoding"].clone(), out["connectionLimit"].clone(), out["template"].clone()),
+        (json!("UTF8"), json!(7), json!("template0"))
+    );
+    p.delete(DeleteRequest {
+        id: db2.clone(),
+        r#type: DATABASE.into(),
+        properties: created.properties,
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    assert_eq!(
+        a.query("SELECT 1 FROM pg_database WHERE datname = $1", &[&db2]).await.unwrap().len(),
+        0
+    );
 
     source.shutdown().await;
     estate.drop().await;
@@ -372,7 +528,8 @@ async fn a_bad_configuration_is_refused_by_setting() {
     let mut config = config();
     config.insert("sslmode".into(), PropertyValue::String("verify-full".into()));
     config.insert("awsRdsIamAuth".into(), PropertyValue::Bool(true));
-    let instance = ProviderInstance { package: "postgresql".into(), version: None, key: "bad".into(), config };
+    let instance =
+        ProviderInstance { package: "postgresql".into(), version: None, key: "bad".into(), config };
     let err = source.provider(&instance).await.err().expect("refused").to_string();
     assert!(err.contains("sslmode") && err.contains("awsRdsIamAuth"), "{err}");
     source.shutdown().await;
@@ -383,11 +540,14 @@ async fn a_bad_configuration_is_refused_by_setting() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_schema_matches_pulumis() {
     let source = plugins().await;
-    let ours: Value = serde_json::from_str(&source.schema("postgresql", None).await.unwrap()).unwrap();
+    let ours: Value =
+        serde_json::from_str(&source.schema("postgresql", None).await.unwrap()).unwrap();
     source.shutdown().await;
-    let theirs: Value = serde_json::from_str(&std::fs::read_to_string(fixtures().join("pulumi/schemas/postgresql.schema.json")).unwrap()).unwrap();
-    let shape =
-        |v: &Value| json!({"type": v.get("type"), "ref": v.get("$ref"), "items": v.get("items"), "secret": v.get("secret").cloned().unwrap_or(json!(false))});
+    let theirs: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixtures().join("pulumi/schemas/postgresql.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let shape = |v: &Value| json!({"type": v.get("type"), "ref": v.get("$ref"), "items": v.get("items"), "secret": v.get("secret").cloned().unwrap_or(json!(false))});
     for token in [ROLE, DATABASE, SCHEMA, EXTENSION] {
         let (o, t) = (&ours["resources"][token], &theirs["resources"][token]);
         for section in ["properties", "inputProperties"] {
@@ -399,7 +559,11 @@ async fn the_schema_matches_pulumis() {
             }
         }
         assert_eq!(o["required"], t["required"], "{token} required");
-        assert_eq!(o.get("requiredInputs").cloned().unwrap_or(json!([])), t.get("requiredInputs").cloned().unwrap_or(json!([])), "{token} requiredInputs");
+        assert_eq!(
+            o.get("requiredInputs").cloned().unwrap_or(json!([])),
+            t.get("requiredInputs").cloned().unwrap_or(json!([])),
+            "{token} requiredInputs"
+        );
         assert!(o["listInputs"].is_object(), "{token} declares list support");
     }
     for (k, v) in ours["config"]["variables"].as_object().unwrap() {

@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 use ferry_engine::deploy::ImportStatus;
 use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
-use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch, ProviderPlugin};
+use ferry_engine::plugin::{
+    EngineService, LaunchOptions, PluginProviders, PluginSearch, ProviderPlugin,
+};
 use ferry_rpc::prost_types::Struct;
 use ferry_rpc::pulumirpc::{CheckRequest, ConfigureRequest, DiffRequest, ReadRequest};
 use tokio::sync::Semaphore;
@@ -36,16 +38,23 @@ const PAIRS: usize = 9;
 const TOKEN: &str = "random:index/randomInteger:RandomInteger";
 
 fn search() -> PluginSearch {
-    let dir = Path::new(env!("CARGO_BIN_EXE_pulumi-resource-random")).parent().unwrap().to_path_buf();
+    let dir =
+        Path::new(env!("CARGO_BIN_EXE_pulumi-resource-random")).parent().unwrap().to_path_buf();
     PluginSearch { ferry_dirs: vec![dir], ..Default::default() }
 }
 
 fn options() -> LaunchOptions {
-    LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), ..Default::default() }
+    LaunchOptions {
+        start_timeout: Duration::from_secs(30),
+        call_timeout: Duration::from_secs(120),
+        ..Default::default()
+    }
 }
 
 fn spec(n: usize) -> String {
-    let resources: Vec<String> = (0..n).map(|i| format!(r#"{{"type":"{TOKEN}","name":"r{i}","id":"{i},0,{}"}}"#, n * 10)).collect();
+    let resources: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"type":"{TOKEN}","name":"r{i}","id":"{i},0,{}"}}"#, n * 10))
+        .collect();
     format!(r#"{{"resources":[{}]}}"#, resources.join(","))
 }
 
@@ -58,19 +67,39 @@ struct EngineSide {
 
 impl EngineSide {
     async fn start() -> EngineSide {
-        let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
+        let state =
+            ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default())
+                .unwrap();
         let (engine, _logs) = EngineService::start().await.unwrap();
-        let side = EngineSide { providers: PluginProviders::new(search(), engine, options(), std::env::temp_dir(), None), state };
+        let side = EngineSide {
+            providers: PluginProviders::new(
+                search(),
+                engine,
+                options(),
+                std::env::temp_dir(),
+                None,
+            ),
+            state,
+        };
         side.preview(WARM_UP).await;
         side
     }
 
     async fn preview(&self, n: usize) -> Duration {
         let spec = parse_import_spec(&spec(n)).unwrap();
-        let ctx = StackContext { stack: "bench", project: "bench", deployment: &self.state.deployment };
+        let ctx =
+            StackContext { stack: "bench", project: "bench", deployment: &self.state.deployment };
         let started = Instant::now();
-        let preview =
-            SpecPreview::from_plan(&preview_import(&spec, &ctx, &self.providers, ImportOptions { concurrency: CONCURRENCY, ..Default::default() }).await.plan);
+        let preview = SpecPreview::from_plan(
+            &preview_import(
+                &spec,
+                &ctx,
+                &self.providers,
+                ImportOptions { concurrency: CONCURRENCY, ..Default::default() },
+            )
+            .await
+            .plan,
+        );
         let took = started.elapsed();
         assert_eq!(preview.counts.get(&ImportStatus::Ready), Some(&n), "every resource imports");
         took
@@ -90,7 +119,15 @@ impl FloorSide {
     async fn start() -> FloorSide {
         let (engine, _logs) = EngineService::start().await.unwrap();
         let binary = search().find("random", None).unwrap();
-        let plugin = ProviderPlugin::launch(&binary, engine.addr, &std::env::temp_dir(), options(), &Default::default()).await.unwrap();
+        let plugin = ProviderPlugin::launch(
+            &binary,
+            engine.addr,
+            &std::env::temp_dir(),
+            options(),
+            &Default::default(),
+        )
+        .await
+        .unwrap();
         let config = Struct::default();
         let checked = plugin
             .check_config(CheckRequest {
@@ -103,7 +140,15 @@ impl FloorSide {
             .await
             .unwrap();
         let args = checked.and_then(|c| c.inputs).unwrap_or(config);
-        plugin.configure(ConfigureRequest { args: Some(args), accept_secrets: true, accept_resources: true, ..Default::default() }).await.unwrap();
+        plugin
+            .configure(ConfigureRequest {
+                args: Some(args),
+                accept_secrets: true,
+                accept_resources: true,
+                ..Default::default()
+            })
+            .await
+            .unwrap();
         let side = FloorSide { plugin: Arc::new(plugin), _engine: engine };
         side.run(WARM_UP).await;
         side
@@ -120,12 +165,23 @@ impl FloorSide {
                 let mut client = plugin.client();
                 let urn = format!("urn:pulumi:bench::bench::{TOKEN}::r{i}");
                 let read = client
-                    .read(ReadRequest { id: format!("{i},0,{}", n * 10), urn: urn.clone(), r#type: TOKEN.into(), ..Default::default() })
+                    .read(ReadRequest {
+                        id: format!("{i},0,{}", n * 10),
+                        urn: urn.clone(),
+                        r#type: TOKEN.into(),
+                        ..Default::default()
+                    })
                     .await
                     .unwrap()
                     .into_inner();
                 let checked = client
-                    .check(CheckRequest { urn: urn.clone(), olds: read.inputs.clone(), news: read.inputs.clone(), r#type: TOKEN.into(), ..Default::default() })
+                    .check(CheckRequest {
+                        urn: urn.clone(),
+                        olds: read.inputs.clone(),
+                        news: read.inputs.clone(),
+                        r#type: TOKEN.into(),
+                        ..Default::default()
+                    })
                     .await
                     .unwrap()
                     .into_inner();
@@ -154,7 +210,12 @@ impl FloorSide {
 /// `pairs` runs of each side at `n` resources, interleaved pair by pair (which side goes first
 /// alternates, so drift in the machine's speed falls on both): the median preview, the median
 /// floor, and the median of the per-pair ratios.
-async fn paired(engine: &EngineSide, floor: &FloorSide, n: usize, pairs: usize) -> (Duration, Duration, f64) {
+async fn paired(
+    engine: &EngineSide,
+    floor: &FloorSide,
+    n: usize,
+    pairs: usize,
+) -> (Duration, Duration, f64) {
     let (mut previews, mut floors, mut ratios) = (Vec::new(), Vec::new(), Vec::new());
     for pair in 0..pairs {
         let (preview, bound) = if pair % 2 == 0 {
@@ -196,17 +257,37 @@ fn program(n: usize) -> String {
 async fn program_preview(n: usize) -> Duration {
     use ferry_engine::deploy::{deploy, DeployContext, DeployOptions, StepOp};
     let text = program(n);
-    let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
+    let state =
+        ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
     let (engine, _logs) = EngineService::start().await.unwrap();
     let providers = PluginProviders::new(search(), engine, options(), std::env::temp_dir(), None);
     providers.schema("random", None).await.unwrap();
     let config = Default::default();
-    let ctx = DeployContext { organization: "bench", project: "bench", stack: "bench", deployment: &state.deployment, config: &config, decrypt: None };
+    let ctx = DeployContext {
+        organization: "bench",
+        project: "bench",
+        stack: "bench",
+        deployment: &state.deployment,
+        config: &config,
+        decrypt: None,
+    };
     let started = Instant::now();
     let parsed = ferry_engine::program::parse_program("Pulumi.yaml", &text).unwrap();
-    let deployed = deploy(&parsed, &ctx, &providers, &DeployOptions { concurrency: CONCURRENCY, ..Default::default() }).await.unwrap();
+    let deployed = deploy(
+        &parsed,
+        &ctx,
+        &providers,
+        &DeployOptions { concurrency: CONCURRENCY, ..Default::default() },
+    )
+    .await
+    .unwrap();
     let took = started.elapsed();
-    assert_eq!(deployed.plan.counts.get(&StepOp::Import), Some(&n), "every resource imports: {:?}", deployed.plan.steps.iter().find(|s| s.error.is_some()));
+    assert_eq!(
+        deployed.plan.counts.get(&StepOp::Import),
+        Some(&n),
+        "every resource imports: {:?}",
+        deployed.plan.steps.iter().find(|s| s.error.is_some())
+    );
     providers.shutdown().await;
     took
 }
@@ -215,7 +296,10 @@ async fn program_preview(n: usize) -> Duration {
 fn plain_program(n: usize) -> String {
     let mut text = String::from("name: bench\nruntime: yaml\nresources:\n");
     for i in 0..n {
-        text.push_str(&format!("  r{i}:\n    type: random:RandomInteger\n    properties: {{min: 0, max: {}}}\n", n * 10));
+        text.push_str(&format!(
+            "  r{i}:\n    type: random:RandomInteger\n    properties: {{min: 0, max: {}}}\n",
+            n * 10
+        ));
     }
     text
 }
@@ -229,8 +313,20 @@ async fn identify_preview(engine: &EngineSide, n: usize) -> (Duration, Duration)
     let text = plain_program(n);
     let typed = (0..n).map(|i| (format!("r{i}"), format!("{i},0,{}", n * 10))).collect();
     let config = Default::default();
-    let ctx = DeployContext { organization: "bench", project: "bench", stack: "bench", deployment: &engine.state.deployment, config: &config, decrypt: None };
-    let options = DeployOptions { concurrency: CONCURRENCY, scope: PlanScope::Imports, identify: Some(Identify { typed }), ..Default::default() };
+    let ctx = DeployContext {
+        organization: "bench",
+        project: "bench",
+        stack: "bench",
+        deployment: &engine.state.deployment,
+        config: &config,
+        decrypt: None,
+    };
+    let options = DeployOptions {
+        concurrency: CONCURRENCY,
+        scope: PlanScope::Imports,
+        identify: Some(Identify { typed }),
+        ..Default::default()
+    };
     let parsing = Instant::now();
     let parsed = ferry_engine::program::parse_program("Pulumi.yaml", &text).unwrap();
     let parse = parsing.elapsed();
@@ -265,11 +361,17 @@ async fn main() {
         return smoke().await;
     }
     if let Some(at) = args.iter().position(|a| a == "--engine") {
-        let n = args.get(at + 1).and_then(|n| n.parse().ok()).expect("--engine takes the number of imports");
+        let n = args
+            .get(at + 1)
+            .and_then(|n| n.parse().ok())
+            .expect("--engine takes the number of imports");
         return engine_once(n).await;
     }
     if let Some(at) = args.iter().position(|a| a == "--identify") {
-        let n = args.get(at + 1).and_then(|n| n.parse().ok()).expect("--identify takes the number of would-be creates");
+        let n = args
+            .get(at + 1)
+            .and_then(|n| n.parse().ok())
+            .expect("--identify takes the number of would-be creates");
         return identify_rounds(n).await;
     }
     let (engine, floor) = (EngineSide::start().await, FloorSide::start().await);
@@ -288,7 +390,8 @@ async fn main() {
     println!("identification: the same RandomIntegers as a program without `import` options, each tried under its typed ID ({PAIRS} interleaved pairs each; medians)");
     identify_preview(&engine, WARM_UP).await;
     for n in [1_000, 10_000] {
-        let (mut runs, mut parses, mut floors, mut ratios) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut runs, mut parses, mut floors, mut ratios) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new());
         for pair in 0..PAIRS {
             let ((took, parse), bound) = if pair % 2 == 0 {
                 let bound = floor.run(n).await;
@@ -302,7 +405,8 @@ async fn main() {
             parses.push(parse);
             floors.push(bound);
         }
-        let (took, parse, bound, ratio) = (median(&mut runs), median(&mut parses), median(&mut floors), median(&mut ratios));
+        let (took, parse, bound, ratio) =
+            (median(&mut runs), median(&mut parses), median(&mut floors), median(&mut ratios));
         println!(
             "  {n:>6} resources: identification {:>8.1} ms, floor {:>8.1} ms, ratio {ratio:.2} (target <= 1.2); the program's parse before it {:.1} ms",
             ms(took),
@@ -320,10 +424,17 @@ async fn main() {
             runs.push(program_preview(n).await);
         }
         let took = median(&mut runs);
-        println!("  {n:>6} resources: {:>8.1} ms ({:.0} µs per resource)", ms(took), ms(took) * 1000.0 / n as f64);
+        println!(
+            "  {n:>6} resources: {:>8.1} ms ({:.0} µs per resource)",
+            ms(took),
+            ms(took) * 1000.0 / n as f64
+        );
         programs.push(took);
     }
-    println!("  scaling t(10k)/t(1k): {:.2} (linear would be 10)", ms(programs[1]) / ms(programs[0]));
+    println!(
+        "  scaling t(10k)/t(1k): {:.2} (linear would be 10)",
+        ms(programs[1]) / ms(programs[0])
+    );
     match peak_memory_mb() {
         Some(mb) => println!("  peak memory of this process (VmHWM): {mb:.0} MB (target <= 500)"),
         None => println!("  peak memory: not available on this system"),

@@ -13,7 +13,9 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use ferry_engine::deploy::{deploy, DeployContext, DeployOptions, ImportStatus, PlanScope, PriorState, StepOp};
+use ferry_engine::deploy::{
+    deploy, DeployContext, DeployOptions, ImportStatus, PlanScope, PriorState, StepOp,
+};
 use ferry_engine::import::{preview_import, ImportOptions, SpecPreview, StackContext};
 use ferry_engine::import_spec::parse_import_spec;
 use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, PluginSearch};
@@ -25,14 +27,29 @@ const PAIRS: usize = 7;
 
 /// `instances` instances of the real fixture's `random_string`, under `count` in ten modules.
 fn state(instances: usize) -> Vec<u8> {
-    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures/terraform/tf-project.tfstate");
-    ferry_terraform::testing::repeated_instances(&std::fs::read(file).expect("the shared fixture tf-project.tfstate"), instances)
+    let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/fixtures/terraform/tf-project.tfstate");
+    ferry_terraform::testing::repeated_instances(
+        &std::fs::read(file).expect("the shared fixture tf-project.tfstate"),
+        instances,
+    )
 }
 
 fn providers(engine: EngineService) -> PluginProviders {
-    let dir = Path::new(env!("CARGO_BIN_EXE_pulumi-resource-random")).parent().unwrap().to_path_buf();
-    let options = LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), ..Default::default() };
-    PluginProviders::new(PluginSearch { ferry_dirs: vec![dir], ..Default::default() }, engine, options, std::env::temp_dir(), None)
+    let dir =
+        Path::new(env!("CARGO_BIN_EXE_pulumi-resource-random")).parent().unwrap().to_path_buf();
+    let options = LaunchOptions {
+        start_timeout: Duration::from_secs(30),
+        call_timeout: Duration::from_secs(120),
+        ..Default::default()
+    };
+    PluginProviders::new(
+        PluginSearch { ferry_dirs: vec![dir], ..Default::default() },
+        engine,
+        options,
+        std::env::temp_dir(),
+        None,
+    )
 }
 
 /// The migration of an `instances`-instance state: its program, its recorded states in the
@@ -47,11 +64,23 @@ struct Migrated {
 async fn migrated(instances: usize) -> Migrated {
     let (engine, _logs) = EngineService::start().await.unwrap();
     let providers = providers(engine);
-    let data = providers.mapping("random", "terraform", "random").await.unwrap().expect("the random plugin maps hashicorp/random");
+    let data = providers
+        .mapping("random", "terraform", "random")
+        .await
+        .unwrap()
+        .expect("the random plugin maps hashicorp/random");
     providers.shutdown().await;
-    let mappings = ferry_terraform::Mappings::of("hashicorp/random", "random", ProviderMapping::parse(&data, "random").unwrap().unwrap());
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ProviderMapping::parse(&data, "random").unwrap().unwrap(),
+    );
     let state = read_state(&state(instances)).unwrap();
-    let m = migrate(&state, &mappings, &MigrationOptions { project: "bench".into(), ..Default::default() });
+    let m = migrate(
+        &state,
+        &mappings,
+        &MigrationOptions { project: "bench".into(), ..Default::default() },
+    );
     let decode = ferry_property::json::DecodeOptions { decrypt: None };
     let prior = m
         .prior
@@ -62,8 +91,17 @@ async fn migrated(instances: usize) -> Migrated {
             (name.clone(), PriorState { outputs, inputs })
         })
         .collect();
-    let entries: Vec<Value> = m.prior.iter().map(|(name, p)| json!({"type": p.type_, "name": name, "id": p.id})).collect();
-    Migrated { program: m.program.expect("every instance maps"), prior: Arc::new(prior), spec: json!({"resources": entries}).to_string(), n: instances }
+    let entries: Vec<Value> = m
+        .prior
+        .iter()
+        .map(|(name, p)| json!({"type": p.type_, "name": name, "id": p.id}))
+        .collect();
+    Migrated {
+        program: m.program.expect("every instance maps"),
+        prior: Arc::new(prior),
+        spec: json!({"resources": entries}).to_string(),
+        n: instances,
+    }
 }
 
 /// A launched, configured plugin, as a server has one for a preview.
@@ -84,14 +122,30 @@ async fn program_preview(m: &Migrated) -> Duration {
     let providers = warmed().await;
     let state = empty_state();
     let config = Default::default();
-    let ctx = DeployContext { organization: "bench", project: "bench", stack: "bench", deployment: &state.deployment, config: &config, decrypt: None };
-    let options = DeployOptions { concurrency: CONCURRENCY, scope: PlanScope::Imports, import_prior: Some(m.prior.clone()), ..Default::default() };
+    let ctx = DeployContext {
+        organization: "bench",
+        project: "bench",
+        stack: "bench",
+        deployment: &state.deployment,
+        config: &config,
+        decrypt: None,
+    };
+    let options = DeployOptions {
+        concurrency: CONCURRENCY,
+        scope: PlanScope::Imports,
+        import_prior: Some(m.prior.clone()),
+        ..Default::default()
+    };
     let started = Instant::now();
     let parsed = ferry_engine::program::parse_program("Pulumi.yaml", &m.program).unwrap();
     let deployed = deploy(&parsed, &ctx, &providers, &options).await.unwrap();
     let took = started.elapsed();
     let failed = deployed.plan.steps.iter().find(|s| s.error.is_some());
-    assert_eq!(deployed.plan.counts.get(&StepOp::Import), Some(&m.n), "every instance imports: {failed:?}");
+    assert_eq!(
+        deployed.plan.counts.get(&StepOp::Import),
+        Some(&m.n),
+        "every instance imports: {failed:?}"
+    );
     providers.shutdown().await;
     took
 }
@@ -103,7 +157,13 @@ async fn spec_preview(m: &Migrated) -> Duration {
     let ctx = StackContext { stack: "bench", project: "bench", deployment: &state.deployment };
     let started = Instant::now();
     let spec = parse_import_spec(&m.spec).unwrap();
-    let done = preview_import(&spec, &ctx, &providers, ImportOptions { concurrency: CONCURRENCY, ..Default::default() }).await;
+    let done = preview_import(
+        &spec,
+        &ctx,
+        &providers,
+        ImportOptions { concurrency: CONCURRENCY, ..Default::default() },
+    )
+    .await;
     let took = started.elapsed();
     let preview = SpecPreview::from_plan(&done.plan);
     assert_eq!(preview.counts.get(&ImportStatus::Ready), Some(&m.n), "every instance imports");
@@ -120,8 +180,15 @@ async fn main() {
     if std::env::args().any(|a| a == "--smoke") {
         let m = migrated(500).await;
         let (program, spec) = (program_preview(&m).await, spec_preview(&m).await);
-        println!("terraform preview smoke: 500 instances, program {:.0} ms, spec {:.0} ms", ms(program), ms(spec));
-        assert!(program < spec * 5 + Duration::from_secs(2), "the migration's preview took {program:?} against the spec's {spec:?}");
+        println!(
+            "terraform preview smoke: 500 instances, program {:.0} ms, spec {:.0} ms",
+            ms(program),
+            ms(spec)
+        );
+        assert!(
+            program < spec * 5 + Duration::from_secs(2),
+            "the migration's preview took {program:?} against the spec's {spec:?}"
+        );
         return;
     }
     println!(

@@ -27,7 +27,9 @@ fn kind(token: &str) -> &str {
 }
 
 fn int(p: &Props, k: &str) -> Option<i64> {
-    p.get(k).and_then(|v| v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)))
+    p.get(k).and_then(|v| {
+        v.as_i64().or_else(|| v.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+    })
 }
 
 fn boolean(p: &Props, k: &str) -> Option<bool> {
@@ -36,7 +38,10 @@ fn boolean(p: &Props, k: &str) -> Option<bool> {
 
 /// Adds defaults and returns the failures (property, reason).
 pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>), String> {
-    let spec = resources().into_iter().find(|r| r.token == token).ok_or_else(|| format!("unknown resource type `{token}`"))?;
+    let spec = resources()
+        .into_iter()
+        .find(|r| r.token == token)
+        .ok_or_else(|| format!("unknown resource type `{token}`"))?;
     let mut inputs = news.clone();
     let mut failures = Vec::new();
     // Types and required inputs, from the schema.
@@ -58,12 +63,19 @@ pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>)
                     Ty::StrList => v.as_array().is_some_and(|a| a.iter().all(Value::is_string)),
                 };
                 if !ok {
-                    failures.push((prop.name.to_string(), format!("`{}` has the wrong type: {v}", prop.name)));
+                    failures.push((
+                        prop.name.to_string(),
+                        format!("`{}` has the wrong type: {v}", prop.name),
+                    ));
                 }
             }
         }
     }
-    let unknown: Vec<String> = inputs.keys().filter(|k| !spec.props.iter().any(|p| p.input && p.name == k.as_str())).cloned().collect();
+    let unknown: Vec<String> = inputs
+        .keys()
+        .filter(|k| !spec.props.iter().any(|p| p.input && p.name == k.as_str()))
+        .cloned()
+        .collect();
     for k in unknown {
         failures.push((k.clone(), format!("`{k}` is not an input of {}", kind(token))));
     }
@@ -81,13 +93,16 @@ pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>)
             }
             // `number` is the older name of `numeric`: one given sets the other; both given
             // must agree (as the real provider's plan modifier has it).
-            if let (Some(number), Some(numeric)) = (boolean(news, "number"), boolean(news, "numeric")) {
+            if let (Some(number), Some(numeric)) =
+                (boolean(news, "number"), boolean(news, "numeric"))
+            {
                 if number != numeric {
                     failures
                         .push(("numeric".into(), format!("`number` ({number}) and `numeric` ({numeric}) must agree: `number` is the older name of `numeric`")));
                 }
             }
-            let numeric = boolean(&inputs, "numeric").or(boolean(&inputs, "number")).unwrap_or(true);
+            let numeric =
+                boolean(&inputs, "numeric").or(boolean(&inputs, "number")).unwrap_or(true);
             inputs.insert("numeric".into(), json!(numeric));
             inputs.insert("number".into(), json!(numeric));
             for min in ["minLower", "minUpper", "minNumeric", "minSpecial"] {
@@ -97,11 +112,20 @@ pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>)
             if length < 1 {
                 failures.push(("length".into(), "`length` must be at least 1".into()));
             }
-            let mins: i64 = ["minLower", "minUpper", "minNumeric", "minSpecial"].iter().filter_map(|k| int(&inputs, k)).sum();
+            let mins: i64 = ["minLower", "minUpper", "minNumeric", "minSpecial"]
+                .iter()
+                .filter_map(|k| int(&inputs, k))
+                .sum();
             if mins > length {
-                failures.push(("length".into(), format!("`length` ({length}) is less than the minimums' sum ({mins})")));
+                failures.push((
+                    "length".into(),
+                    format!("`length` ({length}) is less than the minimums' sum ({mins})"),
+                ));
             }
-            if ["lower", "upper", "numeric", "special"].iter().all(|k| boolean(&inputs, k) == Some(false)) {
+            if ["lower", "upper", "numeric", "special"]
+                .iter()
+                .all(|k| boolean(&inputs, k) == Some(false))
+            {
                 failures.push(("special".into(), "no characters are allowed: enable at least one of lower, upper, numeric, special".into()));
             }
         }
@@ -114,7 +138,10 @@ pub fn check(token: &str, news: &Props) -> Result<(Props, Vec<(String, String)>)
         "RandomInteger" => {
             if let (Some(min), Some(max)) = (int(&inputs, "min"), int(&inputs, "max")) {
                 if min > max {
-                    failures.push(("min".into(), format!("`min` ({min}) is greater than `max` ({max})")));
+                    failures.push((
+                        "min".into(),
+                        format!("`min` ({min}) is greater than `max` ({max})"),
+                    ));
                 }
             }
         }
@@ -140,8 +167,10 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
         "RandomPassword" | "RandomString" => {
             // The value itself; its length in bytes, as the real provider counts it.
             let length = id.len();
-            let inputs = obj(json!({"length": length, "lower": true, "upper": true, "numeric": true, "number": true,
-                "special": true, "minLower": 0, "minUpper": 0, "minNumeric": 0, "minSpecial": 0}));
+            let inputs = obj(
+                json!({"length": length, "lower": true, "upper": true, "numeric": true, "number": true,
+                "special": true, "minLower": 0, "minUpper": 0, "minNumeric": 0, "minSpecial": 0}),
+            );
             let mut outputs = inputs.clone();
             outputs.insert("result".into(), json!(id));
             if kind(token) == "RandomPassword" {
@@ -153,9 +182,13 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
             Ok((id.to_string(), inputs, outputs))
         }
         "RandomBytes" => {
-            let bytes = STANDARD.decode(id).map_err(|e| format!("the ID must be the bytes in base64: {e}"))?;
+            let bytes = STANDARD
+                .decode(id)
+                .map_err(|e| format!("the ID must be the bytes in base64: {e}"))?;
             let inputs = obj(json!({"length": bytes.len()}));
-            let outputs = obj(json!({"length": bytes.len(), "base64": STANDARD.encode(&bytes), "hex": hex(&bytes)}));
+            let outputs = obj(
+                json!({"length": bytes.len(), "base64": STANDARD.encode(&bytes), "hex": hex(&bytes)}),
+            );
             // The bytes are secret, so they cannot be the ID (as for passwords).
             Ok(("none".to_string(), inputs, outputs))
         }
@@ -165,7 +198,9 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
                 Some((prefix, b64)) => (prefix, b64),
                 None => ("", id),
             };
-            let bytes = URL_SAFE_NO_PAD.decode(b64).map_err(|e| format!("the ID must be `<b64Url>` or `<prefix>,<b64Url>`: {e}"))?;
+            let bytes = URL_SAFE_NO_PAD
+                .decode(b64)
+                .map_err(|e| format!("the ID must be `<b64Url>` or `<prefix>,<b64Url>`: {e}"))?;
             let mut inputs = obj(json!({"byteLength": bytes.len()}));
             if !prefix.is_empty() {
                 inputs.insert("prefix".into(), json!(prefix));
@@ -177,11 +212,16 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
         "RandomInteger" => {
             let parts: Vec<&str> = id.split(',').collect();
             if !(3..=4).contains(&parts.len()) {
-                return Err("the ID must be `<result>,<min>,<max>` or `<result>,<min>,<max>,<seed>`".into());
+                return Err(
+                    "the ID must be `<result>,<min>,<max>` or `<result>,<min>,<max>,<seed>`".into(),
+                );
             }
-            let num = |s: &str, what: &str| s.trim().parse::<i64>().map_err(|_| format!("{what} `{s}` is not an integer"));
+            let num = |s: &str, what: &str| {
+                s.trim().parse::<i64>().map_err(|_| format!("{what} `{s}` is not an integer"))
+            };
             // As the real provider: no range check, and the ID stays as given (`007`).
-            let (result, min, max) = (num(parts[0], "result")?, num(parts[1], "min")?, num(parts[2], "max")?);
+            let (result, min, max) =
+                (num(parts[0], "result")?, num(parts[1], "min")?, num(parts[2], "max")?);
             let mut inputs = obj(json!({"min": min, "max": max}));
             if let Some(seed) = parts.get(3) {
                 inputs.insert("seed".into(), json!(seed));
@@ -192,11 +232,15 @@ pub fn import(token: &str, id: &str) -> Result<(String, Props, Props), String> {
         }
         "RandomUuid" | "RandomUuid4" | "RandomUuid7" => {
             // Any valid UUID, whatever its version, as the real provider takes it.
-            let parsed = uuid::Uuid::parse_str(id).map_err(|e| format!("`{id}` is not a UUID: {e}"))?;
+            let parsed =
+                uuid::Uuid::parse_str(id).map_err(|e| format!("`{id}` is not a UUID: {e}"))?;
             let value = parsed.hyphenated().to_string();
             Ok((value.clone(), Props::new(), obj(json!({"result": value}))))
         }
-        "RandomPet" | "RandomShuffle" => Err(format!("{} cannot be imported: its value is generated and has no external ID", kind(token))),
+        "RandomPet" | "RandomShuffle" => Err(format!(
+            "{} cannot be imported: its value is generated and has no external ID",
+            kind(token)
+        )),
         _ => Err(format!("unknown resource type `{token}`")),
     }
 }
@@ -233,20 +277,27 @@ fn id_encodings(prefix: &str, bytes: &[u8]) -> Props {
 }
 
 const ADJECTIVES: &[&str] = &[
-    "able", "amber", "brave", "bright", "calm", "clever", "cosmic", "crisp", "daring", "eager", "fair", "fleet", "gentle", "glad", "golden", "grand", "happy",
-    "honest", "jolly", "keen", "kind", "lively", "loyal", "lucky", "mellow", "merry", "mighty", "modest", "noble", "polite", "proud", "quick", "quiet",
-    "rapid", "sharp", "shy", "smart", "solid", "steady", "sunny", "swift", "tidy", "vivid", "warm", "wise", "witty", "young", "zesty",
+    "able", "amber", "brave", "bright", "calm", "clever", "cosmic", "crisp", "daring", "eager",
+    "fair", "fleet", "gentle", "glad", "golden", "grand", "happy", "honest", "jolly", "keen",
+    "kind", "lively", "loyal", "lucky", "mellow", "merry", "mighty", "modest", "noble", "polite",
+    "proud", "quick", "quiet", "rapid", "sharp", "shy", "smart", "solid", "steady", "sunny",
+    "swift", "tidy", "vivid", "warm", "wise", "witty", "young", "zesty",
 ];
 const ANIMALS: &[&str] = &[
-    "badger", "beaver", "bison", "crane", "dolphin", "eagle", "falcon", "ferret", "finch", "fox", "gecko", "heron", "ibex", "jackal", "koala", "lemur", "lynx",
-    "marmot", "mole", "newt", "ocelot", "orca", "otter", "owl", "panda", "puffin", "quail", "raven", "robin", "salmon", "seal", "sloth", "stork", "swan",
-    "tapir", "tiger", "toad", "trout", "turtle", "viper", "walrus", "weasel", "whale", "wolf", "wombat", "yak", "zebra",
+    "badger", "beaver", "bison", "crane", "dolphin", "eagle", "falcon", "ferret", "finch", "fox",
+    "gecko", "heron", "ibex", "jackal", "koala", "lemur", "lynx", "marmot", "mole", "newt",
+    "ocelot", "orca", "otter", "owl", "panda", "puffin", "quail", "raven", "robin", "salmon",
+    "seal", "sloth", "stork", "swan", "tapir", "tiger", "toad", "trout", "turtle", "viper",
+    "walrus", "weasel", "whale", "wolf", "wombat", "yak", "zebra",
 ];
 
 /// What a preview's Create answers: the inputs, and every computed output unknown (nothing is
 /// generated until the resource is really created).
 pub fn preview_outputs(token: &str, inputs: &Props) -> Result<Props, String> {
-    let spec = resources().into_iter().find(|r| r.token == token).ok_or_else(|| format!("unknown resource type `{token}`"))?;
+    let spec = resources()
+        .into_iter()
+        .find(|r| r.token == token)
+        .ok_or_else(|| format!("unknown resource type `{token}`"))?;
     let mut outputs = inputs.clone();
     for prop in spec.props.iter().filter(|p| !p.input) {
         outputs.insert(prop.name.to_string(), json!(UNKNOWN));
@@ -261,7 +312,11 @@ pub fn create(token: &str, inputs: &Props) -> Result<(String, Props), String> {
     let id = match kind(token) {
         "RandomPassword" | "RandomString" => {
             let length = int(inputs, "length").unwrap_or(0).max(0) as usize;
-            let special = inputs.get("overrideSpecial").and_then(Value::as_str).unwrap_or(DEFAULT_SPECIAL).to_string();
+            let special = inputs
+                .get("overrideSpecial")
+                .and_then(Value::as_str)
+                .unwrap_or(DEFAULT_SPECIAL)
+                .to_string();
             let sets: Vec<(&str, String, usize)> = [
                 ("lower", ('a'..='z').collect::<String>(), "minLower"),
                 ("upper", ('A'..='Z').collect(), "minUpper"),
@@ -288,7 +343,10 @@ pub fn create(token: &str, inputs: &Props) -> Result<(String, Props), String> {
             let result: String = chars.into_iter().collect();
             outputs.insert("result".into(), json!(result));
             if kind(token) == "RandomPassword" {
-                outputs.insert("bcryptHash".into(), json!(bcrypt::hash(&result, BCRYPT_COST).map_err(|e| e.to_string())?));
+                outputs.insert(
+                    "bcryptHash".into(),
+                    json!(bcrypt::hash(&result, BCRYPT_COST).map_err(|e| e.to_string())?),
+                );
                 "none".to_string()
             } else {
                 result
@@ -311,7 +369,9 @@ pub fn create(token: &str, inputs: &Props) -> Result<(String, Props), String> {
         "RandomInteger" => {
             let (min, max) = (int(inputs, "min").unwrap_or(0), int(inputs, "max").unwrap_or(0));
             let result = match inputs.get("seed").and_then(Value::as_str) {
-                Some(seed) => rand::rngs::StdRng::seed_from_u64(seed_of(seed)).random_range(min..=max),
+                Some(seed) => {
+                    rand::rngs::StdRng::seed_from_u64(seed_of(seed)).random_range(min..=max)
+                }
                 None => rng.random_range(min..=max),
             };
             outputs.insert("result".into(), json!(result));
@@ -320,7 +380,8 @@ pub fn create(token: &str, inputs: &Props) -> Result<(String, Props), String> {
         "RandomPet" => {
             let length = int(inputs, "length").unwrap_or(2).max(1) as usize;
             let separator = inputs.get("separator").and_then(Value::as_str).unwrap_or("-");
-            let mut words: Vec<&str> = (1..length).map(|_| ADJECTIVES[rng.random_range(0..ADJECTIVES.len())]).collect();
+            let mut words: Vec<&str> =
+                (1..length).map(|_| ADJECTIVES[rng.random_range(0..ADJECTIVES.len())]).collect();
             words.push(ANIMALS[rng.random_range(0..ANIMALS.len())]);
             let name = words.join(separator);
             match inputs.get("prefix").and_then(Value::as_str) {
@@ -329,7 +390,8 @@ pub fn create(token: &str, inputs: &Props) -> Result<(String, Props), String> {
             }
         }
         "RandomShuffle" => {
-            let mut items: Vec<Value> = inputs.get("inputs").and_then(Value::as_array).cloned().unwrap_or_default();
+            let mut items: Vec<Value> =
+                inputs.get("inputs").and_then(Value::as_array).cloned().unwrap_or_default();
             match inputs.get("seed").and_then(Value::as_str) {
                 Some(seed) => items.shuffle(&mut rand::rngs::StdRng::seed_from_u64(seed_of(seed))),
                 None => items.shuffle(&mut rng),
@@ -363,7 +425,12 @@ fn seed_of(seed: &str) -> u64 {
 /// The inputs whose change replaces the resource (every input differs → replace).
 pub fn diff(token: &str, olds: &Props, news: &Props) -> Vec<String> {
     let Some(spec) = resources().into_iter().find(|r| r.token == token) else { return Vec::new() };
-    spec.props.iter().filter(|p| p.input).filter(|p| !same(olds.get(p.name), news.get(p.name))).map(|p| p.name.to_string()).collect()
+    spec.props
+        .iter()
+        .filter(|p| p.input)
+        .filter(|p| !same(olds.get(p.name), news.get(p.name)))
+        .map(|p| p.name.to_string())
+        .collect()
 }
 
 fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
@@ -376,7 +443,10 @@ fn same(a: Option<&Value>, b: Option<&Value>) -> bool {
 
 /// Whether an output is secret in the schema.
 pub fn is_secret_output(token: &str, name: &str) -> bool {
-    resources().into_iter().find(|r| r.token == token).is_some_and(|r| r.props.iter().any(|p| p.name == name && p.secret))
+    resources()
+        .into_iter()
+        .find(|r| r.token == token)
+        .is_some_and(|r| r.props.iter().any(|p| p.name == name && p.secret))
 }
 
 #[cfg(test)]
@@ -385,63 +455,113 @@ mod tests {
 
     #[test]
     fn imports_follow_the_documented_id_formats() {
-        let (id, inputs, outputs) = import("random:index/randomInteger:RandomInteger", "15390,1,50000").unwrap();
-        assert_eq!((id.as_str(), inputs["min"].clone(), outputs["result"].clone()), ("15390", json!(1), json!(15390)));
-        let (id, inputs, outputs) = import("random:index/randomId:RandomId", "my-prefix,p-9hUg").unwrap();
+        let (id, inputs, outputs) =
+            import("random:index/randomInteger:RandomInteger", "15390,1,50000").unwrap();
+        assert_eq!(
+            (id.as_str(), inputs["min"].clone(), outputs["result"].clone()),
+            ("15390", json!(1), json!(15390))
+        );
+        let (id, inputs, outputs) =
+            import("random:index/randomId:RandomId", "my-prefix,p-9hUg").unwrap();
         assert_eq!(id, "p-9hUg");
         assert_eq!(inputs["prefix"], "my-prefix");
         assert_eq!(outputs["b64Url"], "my-prefixp-9hUg");
         assert_eq!(outputs["hex"], "my-prefixa7ef6152");
         assert_eq!(outputs["b64Std"], "my-prefixp+9hUg==");
         assert_eq!(outputs["dec"], "my-prefix2817483090");
-        let (_, inputs, outputs) = import("random:index/randomBytes:RandomBytes", "8/fu3q+2DcgSJ19i0jZ5Cw==").unwrap();
+        let (_, inputs, outputs) =
+            import("random:index/randomBytes:RandomBytes", "8/fu3q+2DcgSJ19i0jZ5Cw==").unwrap();
         assert_eq!(inputs["length"], 16);
         assert_eq!(outputs["hex"], "f3f7eedeafb60dc812275f62d236790b");
-        let (id, _, outputs) = import("random:index/randomPassword:RandomPassword", "supersecret").unwrap();
+        let (id, _, outputs) =
+            import("random:index/randomPassword:RandomPassword", "supersecret").unwrap();
         assert_eq!(id, "none");
         assert!(bcrypt::verify("supersecret", outputs["bcryptHash"].as_str().unwrap()).unwrap());
         // As the real provider's ImportState: any valid UUID, the prefix up to the last comma,
         // lengths in bytes, integers out of range and as written, empty values.
-        assert_eq!(import("random:index/randomUuid4:RandomUuid4", "0197ad85-fe6e-7e92-a2f5-7550daa83030").unwrap().0, "0197ad85-fe6e-7e92-a2f5-7550daa83030");
+        assert_eq!(
+            import("random:index/randomUuid4:RandomUuid4", "0197ad85-fe6e-7e92-a2f5-7550daa83030")
+                .unwrap()
+                .0,
+            "0197ad85-fe6e-7e92-a2f5-7550daa83030"
+        );
         let (id, inputs, _) = import("random:index/randomId:RandomId", "a,b,p-9hUg").unwrap();
         assert_eq!((id.as_str(), inputs["prefix"].clone()), ("p-9hUg", json!("a,b")));
-        assert_eq!(import("random:index/randomString:RandomString", "héllo").unwrap().1["length"], 6);
-        let (id, _, outputs) = import("random:index/randomInteger:RandomInteger", "007,10,50").unwrap();
+        assert_eq!(
+            import("random:index/randomString:RandomString", "héllo").unwrap().1["length"],
+            6
+        );
+        let (id, _, outputs) =
+            import("random:index/randomInteger:RandomInteger", "007,10,50").unwrap();
         assert_eq!((id.as_str(), outputs["result"].clone()), ("007", json!(7)));
         assert_eq!(import("random:index/randomBytes:RandomBytes", "").unwrap().1["length"], 0);
-        assert!(import("random:index/randomInteger:RandomInteger", "x,1,5").unwrap_err().contains("not an integer"));
-        assert!(import("random:index/randomPet:RandomPet", "x").unwrap_err().contains("cannot be imported"));
+        assert!(import("random:index/randomInteger:RandomInteger", "x,1,5")
+            .unwrap_err()
+            .contains("not an integer"));
+        assert!(import("random:index/randomPet:RandomPet", "x")
+            .unwrap_err()
+            .contains("cannot be imported"));
     }
 
     #[test]
     fn check_applies_defaults_and_names_problems() {
-        let (inputs, failures) = check("random:index/randomPassword:RandomPassword", &json!({"length": 8}).as_object().unwrap().clone()).unwrap();
+        let (inputs, failures) = check(
+            "random:index/randomPassword:RandomPassword",
+            &json!({"length": 8}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         assert!(failures.is_empty());
         assert_eq!(inputs["special"], true);
         assert_eq!(inputs["minUpper"], 0);
-        let (_, failures) =
-            check("random:index/randomPassword:RandomPassword", &json!({"length": 2, "minUpper": 3, "colour": "x"}).as_object().unwrap().clone()).unwrap();
+        let (_, failures) = check(
+            "random:index/randomPassword:RandomPassword",
+            &json!({"length": 2, "minUpper": 3, "colour": "x"}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         let props: Vec<&str> = failures.iter().map(|(p, _)| p.as_str()).collect();
         assert_eq!(props, ["colour"], "unknown inputs are reported first");
-        let (_, failures) = check("random:index/randomPassword:RandomPassword", &json!({"length": 2, "minUpper": 3}).as_object().unwrap().clone()).unwrap();
+        let (_, failures) = check(
+            "random:index/randomPassword:RandomPassword",
+            &json!({"length": 2, "minUpper": 3}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         assert_eq!(failures[0].0, "length");
-        let (_, failures) = check("random:index/randomInteger:RandomInteger", &json!({"min": 5}).as_object().unwrap().clone()).unwrap();
+        let (_, failures) = check(
+            "random:index/randomInteger:RandomInteger",
+            &json!({"min": 5}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         assert_eq!(failures[0].1, "`max` is required");
         // Unknown values pass through (their rules wait until they are known).
-        let (inputs, failures) = check("random:index/randomInteger:RandomInteger", &json!({"min": UNKNOWN, "max": 10}).as_object().unwrap().clone()).unwrap();
+        let (inputs, failures) = check(
+            "random:index/randomInteger:RandomInteger",
+            &json!({"min": UNKNOWN, "max": 10}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         assert_eq!((failures.len(), inputs["min"].clone()), (0, json!(UNKNOWN)));
         // `number` and `numeric`: one sets the other; both must agree.
-        let (inputs, failures) = check("random:index/randomString:RandomString", &json!({"length": 4, "number": false}).as_object().unwrap().clone()).unwrap();
+        let (inputs, failures) = check(
+            "random:index/randomString:RandomString",
+            &json!({"length": 4, "number": false}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         assert_eq!((failures.len(), inputs["numeric"].clone()), (0, json!(false)));
-        let (_, failures) =
-            check("random:index/randomString:RandomString", &json!({"length": 4, "number": false, "numeric": true}).as_object().unwrap().clone()).unwrap();
+        let (_, failures) = check(
+            "random:index/randomString:RandomString",
+            &json!({"length": 4, "number": false, "numeric": true}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         assert_eq!(failures[0].0, "numeric");
     }
 
     #[test]
     fn created_values_keep_their_rules_and_import_back_without_a_diff() {
         let token = "random:index/randomString:RandomString";
-        let (inputs, _) = check(token, &json!({"length": 24, "minNumeric": 5, "special": false}).as_object().unwrap().clone()).unwrap();
+        let (inputs, _) = check(
+            token,
+            &json!({"length": 24, "minNumeric": 5, "special": false}).as_object().unwrap().clone(),
+        )
+        .unwrap();
         let (id, outputs) = create(token, &inputs).unwrap();
         let result = outputs["result"].as_str().unwrap();
         assert_eq!(result.chars().count(), 24);
@@ -449,14 +569,25 @@ mod tests {
         assert!(result.chars().all(char::is_alphanumeric));
         assert_eq!(id, result);
         // A value made with the default rules imports back (by its value) without a diff.
-        let (program, _) = check(token, &json!({"length": 24}).as_object().unwrap().clone()).unwrap();
+        let (program, _) =
+            check(token, &json!({"length": 24}).as_object().unwrap().clone()).unwrap();
         let (_, created) = create(token, &program).unwrap();
         let (_, imported, _) = import(token, created["result"].as_str().unwrap()).unwrap();
         assert_eq!(diff(token, &imported, &program), Vec::<String>::new());
-        let seeded =
-            |seed| create("random:index/randomInteger:RandomInteger", &json!({"min": 1, "max": 1000000, "seed": seed}).as_object().unwrap().clone()).unwrap().0;
+        let seeded = |seed| {
+            create(
+                "random:index/randomInteger:RandomInteger",
+                &json!({"min": 1, "max": 1000000, "seed": seed}).as_object().unwrap().clone(),
+            )
+            .unwrap()
+            .0
+        };
         assert_eq!(seeded("a"), seeded("a"));
         let preview = preview_outputs(token, &program).unwrap();
-        assert_eq!((preview["result"].clone(), preview["length"].clone()), (json!(UNKNOWN), json!(24)), "a preview generates nothing");
+        assert_eq!(
+            (preview["result"].clone(), preview["length"].clone()),
+            (json!(UNKNOWN), json!(24)),
+            "a preview generates nothing"
+        );
     }
 }

@@ -29,7 +29,8 @@ struct RandomProvider {
 
 /// The properties of a request, with every secret unwrapped to its value.
 fn plain(s: Option<Struct>) -> Result<Props, Status> {
-    struct_to_plain_object(&s.unwrap_or_default()).map_err(|e| Status::invalid_argument(e.to_string()))
+    struct_to_plain_object(&s.unwrap_or_default())
+        .map_err(|e| Status::invalid_argument(e.to_string()))
 }
 
 impl RandomProvider {
@@ -42,7 +43,10 @@ impl RandomProvider {
 
 #[tonic::async_trait]
 impl ResourceProvider for RandomProvider {
-    async fn handshake(&self, _: Request<ProviderHandshakeRequest>) -> Result<Response<ProviderHandshakeResponse>, Status> {
+    async fn handshake(
+        &self,
+        _: Request<ProviderHandshakeRequest>,
+    ) -> Result<Response<ProviderHandshakeResponse>, Status> {
         Ok(Response::new(ProviderHandshakeResponse { accept_secrets: true, ..Default::default() }))
     }
 
@@ -50,43 +54,78 @@ impl ResourceProvider for RandomProvider {
         Ok(Response::new(PluginInfo { version: VERSION.into() }))
     }
 
-    async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+    async fn get_schema(
+        &self,
+        _: Request<GetSchemaRequest>,
+    ) -> Result<Response<GetSchemaResponse>, Status> {
         Ok(Response::new(GetSchemaResponse { schema: schema::schema(VERSION) }))
     }
 
     /// The Terraform mapping (key `terraform`), for reading `hashicorp/random` state; nothing
     /// for other keys, as the protocol asks.
-    async fn get_mapping(&self, r: Request<GetMappingRequest>) -> Result<Response<GetMappingResponse>, Status> {
+    async fn get_mapping(
+        &self,
+        r: Request<GetMappingRequest>,
+    ) -> Result<Response<GetMappingResponse>, Status> {
         let r = r.into_inner();
-        let data = if r.key == "terraform" { mapping::terraform_mapping(VERSION, &r.provider) } else { Vec::new() };
-        let provider = if data.is_empty() { String::new() } else { mapping::TERRAFORM_PROVIDER.to_string() };
+        let data = if r.key == "terraform" {
+            mapping::terraform_mapping(VERSION, &r.provider)
+        } else {
+            Vec::new()
+        };
+        let provider =
+            if data.is_empty() { String::new() } else { mapping::TERRAFORM_PROVIDER.to_string() };
         Ok(Response::new(GetMappingResponse { provider, data }))
     }
 
-    async fn get_mappings(&self, r: Request<GetMappingsRequest>) -> Result<Response<GetMappingsResponse>, Status> {
-        let providers = if r.into_inner().key == "terraform" { vec![mapping::TERRAFORM_PROVIDER.to_string()] } else { Vec::new() };
+    async fn get_mappings(
+        &self,
+        r: Request<GetMappingsRequest>,
+    ) -> Result<Response<GetMappingsResponse>, Status> {
+        let providers = if r.into_inner().key == "terraform" {
+            vec![mapping::TERRAFORM_PROVIDER.to_string()]
+        } else {
+            Vec::new()
+        };
         Ok(Response::new(GetMappingsResponse { providers }))
     }
 
-    async fn check_config(&self, r: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
+    async fn check_config(
+        &self,
+        r: Request<CheckRequest>,
+    ) -> Result<Response<CheckResponse>, Status> {
         Ok(Response::new(CheckResponse { inputs: r.into_inner().news, failures: Vec::new() }))
     }
 
     async fn diff_config(&self, _: Request<DiffRequest>) -> Result<Response<DiffResponse>, Status> {
-        Ok(Response::new(DiffResponse { changes: DiffChanges::DiffNone as i32, ..Default::default() }))
+        Ok(Response::new(DiffResponse {
+            changes: DiffChanges::DiffNone as i32,
+            ..Default::default()
+        }))
     }
 
-    async fn configure(&self, r: Request<ConfigureRequest>) -> Result<Response<ConfigureResponse>, Status> {
+    async fn configure(
+        &self,
+        r: Request<ConfigureRequest>,
+    ) -> Result<Response<ConfigureResponse>, Status> {
         self.accept_secrets.store(r.into_inner().accept_secrets, Ordering::Relaxed);
-        Ok(Response::new(ConfigureResponse { accept_secrets: true, supports_preview: true, ..Default::default() }))
+        Ok(Response::new(ConfigureResponse {
+            accept_secrets: true,
+            supports_preview: true,
+            ..Default::default()
+        }))
     }
 
     async fn check(&self, r: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
         let r = r.into_inner();
-        let (inputs, failures) = logic::check(&r.r#type, &plain(r.news)?).map_err(Status::invalid_argument)?;
+        let (inputs, failures) =
+            logic::check(&r.r#type, &plain(r.news)?).map_err(Status::invalid_argument)?;
         Ok(Response::new(CheckResponse {
             inputs: Some(json_object_to_struct(inputs)),
-            failures: failures.into_iter().map(|(property, reason)| CheckFailure { property, reason }).collect(),
+            failures: failures
+                .into_iter()
+                .map(|(property, reason)| CheckFailure { property, reason })
+                .collect(),
         }))
     }
 
@@ -94,9 +133,15 @@ impl ResourceProvider for RandomProvider {
         let r = r.into_inner();
         let olds = if r.old_inputs.is_some() { plain(r.old_inputs)? } else { plain(r.olds)? };
         let changed = logic::diff(&r.r#type, &olds, &plain(r.news)?);
-        let detailed = changed.iter().map(|k| (k.clone(), PropertyDiff { kind: DiffKind::UpdateReplace as i32, input_diff: true })).collect();
+        let detailed = changed
+            .iter()
+            .map(|k| {
+                (k.clone(), PropertyDiff { kind: DiffKind::UpdateReplace as i32, input_diff: true })
+            })
+            .collect();
         Ok(Response::new(DiffResponse {
-            changes: if changed.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome } as i32,
+            changes: if changed.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome }
+                as i32,
             replaces: changed.clone(),
             diffs: changed,
             detailed_diff: detailed,
@@ -118,7 +163,8 @@ impl ResourceProvider for RandomProvider {
                 ..Default::default()
             }));
         }
-        let (id, inputs, outputs) = logic::import(&r.r#type, &r.id).map_err(Status::invalid_argument)?;
+        let (id, inputs, outputs) =
+            logic::import(&r.r#type, &r.id).map_err(Status::invalid_argument)?;
         Ok(Response::new(ReadResponse {
             id,
             properties: Some(self.outputs(&r.r#type, outputs)),
@@ -129,18 +175,31 @@ impl ResourceProvider for RandomProvider {
 
     async fn create(&self, r: Request<CreateRequest>) -> Result<Response<CreateResponse>, Status> {
         let r = r.into_inner();
-        let token = if r.r#type.is_empty() { r.urn.rsplit("::").nth(1).and_then(|q| q.rsplit('$').next()).unwrap_or("").to_string() } else { r.r#type };
+        let token = if r.r#type.is_empty() {
+            r.urn.rsplit("::").nth(1).and_then(|q| q.rsplit('$').next()).unwrap_or("").to_string()
+        } else {
+            r.r#type
+        };
         let inputs = plain(r.properties)?;
         let (id, outputs) = if r.preview {
-            (String::new(), logic::preview_outputs(&token, &inputs).map_err(Status::invalid_argument)?)
+            (
+                String::new(),
+                logic::preview_outputs(&token, &inputs).map_err(Status::invalid_argument)?,
+            )
         } else {
             logic::create(&token, &inputs).map_err(Status::invalid_argument)?
         };
-        Ok(Response::new(CreateResponse { id, properties: Some(self.outputs(&token, outputs)), ..Default::default() }))
+        Ok(Response::new(CreateResponse {
+            id,
+            properties: Some(self.outputs(&token, outputs)),
+            ..Default::default()
+        }))
     }
 
     async fn update(&self, _: Request<UpdateRequest>) -> Result<Response<UpdateResponse>, Status> {
-        Err(Status::failed_precondition("random resources are never updated in place: every change replaces them"))
+        Err(Status::failed_precondition(
+            "random resources are never updated in place: every change replaces them",
+        ))
     }
 
     async fn delete(&self, _: Request<DeleteRequest>) -> Result<Response<()>, Status> {

@@ -34,7 +34,11 @@ fn terraform_name(pulumi: &str, ty: Ty) -> String {
 /// for the resources the Terraform provider has.
 fn terraform_type(token: &str) -> Option<String> {
     let name = token.rsplit(':').next()?.strip_prefix("Random")?;
-    let tf = format!("random_{}", terraform_name(&name[..1].to_ascii_lowercase(), Ty::Str) + &terraform_name(&name[1..], Ty::Str));
+    let tf = format!(
+        "random_{}",
+        terraform_name(&name[..1].to_ascii_lowercase(), Ty::Str)
+            + &terraform_name(&name[1..], Ty::Str)
+    );
     // The version 4 and 7 UUIDs are Pulumi's own; Terraform's provider has only `random_uuid`.
     (!tf.starts_with("random_uuid") || tf == "random_uuid").then_some(tf)
 }
@@ -102,18 +106,39 @@ mod tests {
 
     #[test]
     fn terraform_names_are_the_providers() {
-        assert_eq!(terraform_type("random:index/randomString:RandomString").as_deref(), Some("random_string"));
-        assert_eq!(terraform_type("random:index/randomUuid:RandomUuid").as_deref(), Some("random_uuid"));
+        assert_eq!(
+            terraform_type("random:index/randomString:RandomString").as_deref(),
+            Some("random_string")
+        );
+        assert_eq!(
+            terraform_type("random:index/randomUuid:RandomUuid").as_deref(),
+            Some("random_uuid")
+        );
         assert_eq!(terraform_type("random:index/randomUuid4:RandomUuid4"), None);
         assert_eq!(terraform_name("minLower", Ty::Int), "min_lower");
         assert_eq!(terraform_name("b64Url", Ty::Str), "b64_url");
         assert_eq!(terraform_name("inputs", Ty::StrList), "input");
         let m: Value = serde_json::from_slice(&terraform_mapping("4.0.0", "random")).unwrap();
-        assert_eq!(m["resources"]["random_shuffle"]["fields"]["result_count"]["name"], "resultCount");
+        assert_eq!(
+            m["resources"]["random_shuffle"]["fields"]["result_count"]["name"],
+            "resultCount"
+        );
         assert_eq!(m["provider"]["resources"]["random_string"]["result"]["computed"], true);
         assert_eq!(m["provider"]["resources"]["random_password"]["result"]["sensitive"], true);
         assert!(terraform_mapping("4.0.0", "aws").is_empty());
         let names: Vec<&String> = m["resources"].as_object().unwrap().keys().collect();
-        assert_eq!(names, ["random_bytes", "random_id", "random_integer", "random_password", "random_pet", "random_shuffle", "random_string", "random_uuid"]);
+        assert_eq!(
+            names,
+            [
+                "random_bytes",
+                "random_id",
+                "random_integer",
+                "random_password",
+                "random_pet",
+                "random_shuffle",
+                "random_string",
+                "random_uuid"
+            ]
+        );
     }
 }

@@ -31,7 +31,14 @@ pub struct Resource {
     pub required_outputs: &'static [&'static str],
 }
 
-const fn p(name: &'static str, ty: Ty, input: bool, required_input: bool, secret: bool, description: &'static str) -> Prop {
+const fn p(
+    name: &'static str,
+    ty: Ty,
+    input: bool,
+    required_input: bool,
+    secret: bool,
+    description: &'static str,
+) -> Prop {
     Prop { name, ty, input, required_input, secret, description, deprecated: None }
 }
 
@@ -41,16 +48,68 @@ fn charset_props(result_secret: bool) -> Vec<Prop> {
     vec![
         p("keepers", Ty::StrMap, true, false, false, KEEPERS),
         p("length", Ty::Int, true, true, false, "How many characters the result has."),
-        p("lower", Ty::Bool, true, false, false, "Whether lowercase letters may appear. Default: true."),
-        p("upper", Ty::Bool, true, false, false, "Whether uppercase letters may appear. Default: true."),
+        p(
+            "lower",
+            Ty::Bool,
+            true,
+            false,
+            false,
+            "Whether lowercase letters may appear. Default: true.",
+        ),
+        p(
+            "upper",
+            Ty::Bool,
+            true,
+            false,
+            false,
+            "Whether uppercase letters may appear. Default: true.",
+        ),
         p("numeric", Ty::Bool, true, false, false, "Whether digits may appear. Default: true."),
-        Prop { deprecated: Some("Use `numeric` instead."), ..p("number", Ty::Bool, true, false, false, "Older name of `numeric`.") },
-        p("special", Ty::Bool, true, false, false, "Whether special characters may appear. Default: true."),
-        p("minLower", Ty::Int, true, false, false, "At least this many lowercase letters. Default: 0."),
-        p("minUpper", Ty::Int, true, false, false, "At least this many uppercase letters. Default: 0."),
+        Prop {
+            deprecated: Some("Use `numeric` instead."),
+            ..p("number", Ty::Bool, true, false, false, "Older name of `numeric`.")
+        },
+        p(
+            "special",
+            Ty::Bool,
+            true,
+            false,
+            false,
+            "Whether special characters may appear. Default: true.",
+        ),
+        p(
+            "minLower",
+            Ty::Int,
+            true,
+            false,
+            false,
+            "At least this many lowercase letters. Default: 0.",
+        ),
+        p(
+            "minUpper",
+            Ty::Int,
+            true,
+            false,
+            false,
+            "At least this many uppercase letters. Default: 0.",
+        ),
         p("minNumeric", Ty::Int, true, false, false, "At least this many digits. Default: 0."),
-        p("minSpecial", Ty::Int, true, false, false, "At least this many special characters. Default: 0."),
-        p("overrideSpecial", Ty::Str, true, false, false, "The special characters to use instead of the default set `!@#$%&*()-_=+[]{}<>:?`."),
+        p(
+            "minSpecial",
+            Ty::Int,
+            true,
+            false,
+            false,
+            "At least this many special characters. Default: 0.",
+        ),
+        p(
+            "overrideSpecial",
+            Ty::Str,
+            true,
+            false,
+            false,
+            "The special characters to use instead of the default set `!@#$%&*()-_=+[]{}<>:?`.",
+        ),
         p("result", Ty::Str, false, false, result_secret, "The generated value."),
     ]
 }
@@ -59,7 +118,10 @@ pub fn resources() -> Vec<Resource> {
     let uuid = |token, description| Resource {
         token,
         description,
-        props: vec![p("keepers", Ty::StrMap, true, false, false, KEEPERS), p("result", Ty::Str, false, false, false, "The generated UUID.")],
+        props: vec![
+            p("keepers", Ty::StrMap, true, false, false, KEEPERS),
+            p("result", Ty::Str, false, false, false, "The generated UUID."),
+        ],
         required_outputs: &["result"],
     };
     let mut password = charset_props(true);
@@ -186,7 +248,9 @@ pub fn import_id(token: &str) -> Option<&'static str> {
         "RandomBytes" => "<base64>",
         "RandomId" => "<b64Url>",
         "RandomInteger" => "<result>,<min>,<max>",
-        "RandomPassword" | "RandomString" | "RandomUuid" | "RandomUuid4" | "RandomUuid7" => "<result>",
+        "RandomPassword" | "RandomString" | "RandomUuid" | "RandomUuid4" | "RandomUuid7" => {
+            "<result>"
+        }
         _ => return None,
     })
 }
@@ -195,9 +259,16 @@ pub fn import_id(token: &str) -> Option<&'static str> {
 pub fn schema(version: &str) -> String {
     let mut by_token = Map::new();
     for r in resources() {
-        let props: Map<String, Value> = r.props.iter().map(|p| (p.name.to_string(), property_spec(p))).collect();
-        let inputs: Map<String, Value> = r.props.iter().filter(|p| p.input).map(|p| (p.name.to_string(), property_spec(p))).collect();
-        let required_inputs: Vec<&str> = r.props.iter().filter(|p| p.required_input).map(|p| p.name).collect();
+        let props: Map<String, Value> =
+            r.props.iter().map(|p| (p.name.to_string(), property_spec(p))).collect();
+        let inputs: Map<String, Value> = r
+            .props
+            .iter()
+            .filter(|p| p.input)
+            .map(|p| (p.name.to_string(), property_spec(p)))
+            .collect();
+        let required_inputs: Vec<&str> =
+            r.props.iter().filter(|p| p.required_input).map(|p| p.name).collect();
         let mut spec = json!({"description": r.description, "properties": props, "required": r.required_outputs,
                    "inputProperties": inputs, "requiredInputs": required_inputs});
         if let Some(template) = import_id(r.token) {
@@ -234,8 +305,15 @@ mod tests {
     fn importable_types_state_their_import_id_of_their_own_properties() {
         let schema: serde_json::Value = serde_json::from_str(&super::schema("4.0.0")).unwrap();
         let recipes = ferry_engine::recipes::recipes(&schema);
-        assert_eq!(recipes.len(), super::resources().len() - 2, "all but RandomPet and RandomShuffle");
-        assert_eq!(recipes["random:index/randomInteger:RandomInteger"].template(), "<result>,<min>,<max>");
+        assert_eq!(
+            recipes.len(),
+            super::resources().len() - 2,
+            "all but RandomPet and RandomShuffle"
+        );
+        assert_eq!(
+            recipes["random:index/randomInteger:RandomInteger"].template(),
+            "<result>,<min>,<max>"
+        );
         for (token, recipe) in &recipes {
             for p in recipe.properties() {
                 assert!(schema["resources"][token]["properties"].get(p).is_some(), "{token}: {p}");

@@ -11,14 +11,21 @@ use ferry_engine::plugin::{EngineService, LaunchOptions, PluginProviders, Plugin
 use serde_json::Value;
 
 fn fixtures() -> PathBuf {
-    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    })
 }
 
 async fn providers(cache: Option<PathBuf>) -> PluginProviders {
-    let bin_dir = Path::new(env!("CARGO_BIN_EXE_pulumi-resource-random")).parent().unwrap().to_path_buf();
+    let bin_dir =
+        Path::new(env!("CARGO_BIN_EXE_pulumi-resource-random")).parent().unwrap().to_path_buf();
     let search = PluginSearch { ferry_dirs: vec![bin_dir], ..Default::default() };
     let (engine, _logs) = EngineService::start().await.unwrap();
-    let options = LaunchOptions { start_timeout: Duration::from_secs(10), call_timeout: Duration::from_secs(30), ..Default::default() };
+    let options = LaunchOptions {
+        start_timeout: Duration::from_secs(10),
+        call_timeout: Duration::from_secs(30),
+        ..Default::default()
+    };
     PluginProviders::new(search, engine, options, std::env::temp_dir(), cache)
 }
 
@@ -37,10 +44,13 @@ async fn imports_every_documented_id_format_through_a_launched_plugin() {
         ]}"#,
     )
     .unwrap();
-    let state = ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
+    let state =
+        ferry_state::load_state(br#"{"version":3,"deployment":{}}"#, Default::default()).unwrap();
     let source = providers(None).await;
     let ctx = StackContext { stack: "dev", project: "demo", deployment: &state.deployment };
-    let preview = SpecPreview::from_plan(&preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan);
+    let preview = SpecPreview::from_plan(
+        &preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan,
+    );
     source.shutdown().await;
     let json = serde_json::to_value(&preview).unwrap();
     for secret in ["supersecret", "8/fu3q+2DcgSJ19i0jZ5Cw==", "f3f7eedeafb60dc812275f62d236790b"] {
@@ -62,7 +72,8 @@ async fn the_schema_is_asked_once_per_version_and_cached_on_disk() {
     let b = source.schema("random", None).await.unwrap();
     assert!(std::sync::Arc::ptr_eq(&a, &b));
     source.shutdown().await;
-    let files: Vec<_> = std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let files: Vec<_> =
+        std::fs::read_dir(&cache).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(files.len(), 1, "{files:?}");
     std::fs::remove_dir_all(cache).unwrap();
 }
@@ -79,21 +90,39 @@ async fn the_schema_matches_pulumi_random_for_every_resource() {
     let source = providers(None).await;
     let ours: Value = serde_json::from_str(&source.schema("random", None).await.unwrap()).unwrap();
     source.shutdown().await;
-    let theirs: Value = serde_json::from_slice(&std::fs::read(fixtures().join("pulumi/schemas/random.schema.json")).unwrap()).unwrap();
-    let keys = |v: &Value| v.as_object().map(|m| m.keys().cloned().collect::<std::collections::BTreeSet<_>>()).unwrap_or_default();
+    let theirs: Value = serde_json::from_slice(
+        &std::fs::read(fixtures().join("pulumi/schemas/random.schema.json")).unwrap(),
+    )
+    .unwrap();
+    let keys = |v: &Value| {
+        v.as_object()
+            .map(|m| m.keys().cloned().collect::<std::collections::BTreeSet<_>>())
+            .unwrap_or_default()
+    };
     assert_eq!(keys(&ours["resources"]), keys(&theirs["resources"]));
     for (token, t) in theirs["resources"].as_object().unwrap() {
         let o = &ours["resources"][token];
         assert_eq!(keys(&o["properties"]), keys(&t["properties"]), "{token} properties");
         assert_eq!(keys(&o["inputProperties"]), keys(&t["inputProperties"]), "{token} inputs");
         let set = |v: &Value| {
-            v.as_array().map(|a| a.iter().filter_map(Value::as_str).map(String::from).collect::<std::collections::BTreeSet<_>>()).unwrap_or_default()
+            v.as_array()
+                .map(|a| {
+                    a.iter()
+                        .filter_map(Value::as_str)
+                        .map(String::from)
+                        .collect::<std::collections::BTreeSet<_>>()
+                })
+                .unwrap_or_default()
         };
         assert_eq!(set(&o["required"]), set(&t["required"]), "{token} required");
         assert_eq!(set(&o["requiredInputs"]), set(&t["requiredInputs"]), "{token} requiredInputs");
         for (name, prop) in t["properties"].as_object().unwrap() {
             assert_eq!(o["properties"][name]["type"], prop["type"], "{token}.{name} type");
-            assert_eq!(o["properties"][name]["secret"].as_bool().unwrap_or(false), prop["secret"].as_bool().unwrap_or(false), "{token}.{name} secret");
+            assert_eq!(
+                o["properties"][name]["secret"].as_bool().unwrap_or(false),
+                prop["secret"].as_bool().unwrap_or(false),
+                "{token}.{name} secret"
+            );
         }
     }
 }
@@ -111,7 +140,11 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
         ]}"#,
     )
     .unwrap();
-    let base = ferry_state::load_state(br#"{"version":3,"deployment":{"secrets_providers":{"type":"b64","state":{}}}}"#, Default::default()).unwrap();
+    let base = ferry_state::load_state(
+        br#"{"version":3,"deployment":{"secrets_providers":{"type":"b64","state":{}}}}"#,
+        Default::default(),
+    )
+    .unwrap();
     let source = providers(None).await;
     let ctx = StackContext { stack: "dev", project: "demo", deployment: &base.deployment };
     let deployed = preview_import(&spec, &ctx, &source, ImportOptions::default()).await;
@@ -122,7 +155,11 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
     assert_eq!(deployed.plan.added(), 3, "password, component and integer; the pet failed");
     let mut states = deployed.states;
     assign_created_ids(&mut states);
-    let next = to_deployment(std::borrow::Cow::Borrowed(&base.deployment), &states, &WriteOptions { now: "2026-11-22T00:00:00Z", encrypt: &encrypt });
+    let next = to_deployment(
+        std::borrow::Cow::Borrowed(&base.deployment),
+        &states,
+        &WriteOptions { now: "2026-11-22T00:00:00Z", encrypt: &encrypt },
+    );
     let export = serde_json::json!({"version": 3, "deployment": next});
     let text = export.to_string();
     assert!(!text.contains("hunter2hunter2"), "secrets are encrypted in state");
@@ -131,7 +168,11 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
     assert!(loaded.secrets.verified && loaded.secrets.encrypted == 2);
     let all = loaded.deployment.resources();
     let mut types: Vec<&str> = all.iter().map(|r| r.type_.as_str()).collect();
-    assert_eq!(&types[..2], ["pulumi:pulumi:Stack", "pulumi:providers:random"], "root and default provider first");
+    assert_eq!(
+        &types[..2],
+        ["pulumi:pulumi:Stack", "pulumi:providers:random"],
+        "root and default provider first"
+    );
     types.sort();
     assert_eq!(
         types,
@@ -150,15 +191,23 @@ async fn a_commit_adds_the_ready_resources_as_pulumi_state_that_loads() {
         }
     }
     let db = all.iter().find(|r| r.urn.ends_with("::db")).unwrap();
-    assert_eq!(db.urn, "urn:pulumi:dev::demo::acme:index:Service$random:index/randomPassword:RandomPassword::db");
+    assert_eq!(
+        db.urn,
+        "urn:pulumi:dev::demo::acme:index:Service$random:index/randomPassword:RandomPassword::db"
+    );
     assert!(db.is_protected());
     assert_eq!(db.id(), Some("none"));
-    assert!(db.provider().unwrap().starts_with("urn:pulumi:dev::demo::pulumi:providers:random::default::"));
+    assert!(db
+        .provider()
+        .unwrap()
+        .starts_with("urn:pulumi:dev::demo::pulumi:providers:random::default::"));
 
     // Importing the same spec again finds everything already managed: no diff, nothing to add.
     let source = providers(None).await;
     let ctx = StackContext { stack: "dev", project: "demo", deployment: &loaded.deployment };
-    let again = SpecPreview::from_plan(&preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan);
+    let again = SpecPreview::from_plan(
+        &preview_import(&spec, &ctx, &source, ImportOptions::default()).await.plan,
+    );
     source.shutdown().await;
     let statuses: Vec<ImportStatus> = again.resources.iter().map(|r| r.status).collect();
     use ImportStatus::*;

@@ -29,7 +29,8 @@ pub(super) async fn start_identification(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: IdentifyRequest = read_json(body, &headers, MAX_REQUEST_BYTES, "the identification request").await?;
+    let request: IdentifyRequest =
+        read_json(body, &headers, MAX_REQUEST_BYTES, "the identification request").await?;
     let program = ProgramRequest {
         source: ProgramSource::Yaml(request.program),
         config: Default::default(),
@@ -42,18 +43,27 @@ pub(super) async fn start_identification(
 }
 
 /// `GET /api/v1/identifications/{id}`: the job, with its table once it is done.
-pub(super) async fn get_identification(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn get_identification(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.jobs().get::<IdentificationJob>(&id, None).await?).into_response())
 }
 
 /// Server-sent events: an `identification` event per resource done (`kind: resource`), then
 /// per row of the table (`kind: row`), then `end` with the job.
-pub(super) async fn identification_events(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn identification_events(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(job_stream(ferry.jobs().follow_job::<IdentificationJob>(&id, None).await?, "identification"))
 }
 
 /// `POST /api/v1/identifications/{id}/cancel`: stops the job's `Read`s; nothing was kept.
-pub(super) async fn cancel_identification(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn cancel_identification(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.jobs().cancel::<IdentificationJob>(&id, None).await?).into_response())
 }
 
@@ -66,7 +76,8 @@ pub(super) async fn choose_identifications(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let choices: IdentificationChoices = read_json(body, &headers, 1024 * 1024, "the identification choices").await?;
+    let choices: IdentificationChoices =
+        read_json(body, &headers, 1024 * 1024, "the identification choices").await?;
     let plan = ferry.plans().choose_identifications(&caller, &id, choices).await?;
     let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())

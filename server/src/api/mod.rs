@@ -44,7 +44,12 @@ pub fn routes() -> Routes {
         .put("/orgs/{org}/members/{name}", Gate::Org(Role::Admin), "member.set", auth::set_member)
         .get("/orgs/{org}/invitations", Gate::Org(Role::Admin), "", auth::invitations)
         .post("/orgs/{org}/invitations", Gate::Org(Role::Admin), "invitation.create", auth::invite)
-        .delete("/orgs/{org}/invitations/{id}", Gate::Org(Role::Admin), "invitation.revoke", auth::revoke_invitation)
+        .delete(
+            "/orgs/{org}/invitations/{id}",
+            Gate::Org(Role::Admin),
+            "invitation.revoke",
+            auth::revoke_invitation,
+        )
         .get("/invitations/{token}", Gate::Public, "", auth::invitation)
         .get("/orgs/{org}/audit", Gate::Org(Role::Admin), "", auth::audit)
         .get("/stacks", SignedIn, "", list_stacks)
@@ -62,7 +67,12 @@ pub fn routes() -> Routes {
         .post("/stacks/{id}/identifications", On(Stack, Planner), "", start_identification)
         .get("/identifications/{id}", On(Identification, Planner), "", get_identification)
         .get("/identifications/{id}/events", On(Identification, Planner), "", identification_events)
-        .post("/identifications/{id}/cancel", On(Identification, Planner), "", cancel_identification)
+        .post(
+            "/identifications/{id}/cancel",
+            On(Identification, Planner),
+            "",
+            cancel_identification,
+        )
         .get("/previews/{id}", On(Preview, Viewer), "", get_preview)
         .post("/previews/{id}/commit", On(Preview, Committer), "preview.commit", commit_preview)
         .get("/previews/{id}/code", On(Preview, Viewer), "code.read", preview_code)
@@ -93,46 +103,148 @@ pub fn routes() -> Routes {
         .get("/previews/{id}/graph", On(Preview, Viewer), "", owner_preview_graph)
         .get("/previews/{id}/viewed", On(Preview, Viewer), "", review::viewed)
         .put("/previews/{id}/viewed", On(Preview, Viewer), "", review::mark_viewed)
-        .get("/shared/{token}/revisions/{revision}/previews/{index}/review", Share, "", shared_review_rows)
-        .get("/shared/{token}/revisions/{revision}/previews/{index}/review/resource", Share, "", shared_review_detail)
-        .get("/shared/{token}/revisions/{revision}/previews/{index}/graph", Share, "", shared_preview_graph)
-        .get("/shared/{token}/revisions/{revision}/previews/{index}/code", Share, "share.read", shared_preview_code)
+        .get(
+            "/shared/{token}/revisions/{revision}/previews/{index}/review",
+            Share,
+            "",
+            shared_review_rows,
+        )
+        .get(
+            "/shared/{token}/revisions/{revision}/previews/{index}/review/resource",
+            Share,
+            "",
+            shared_review_detail,
+        )
+        .get(
+            "/shared/{token}/revisions/{revision}/previews/{index}/graph",
+            Share,
+            "",
+            shared_preview_graph,
+        )
+        .get(
+            "/shared/{token}/revisions/{revision}/previews/{index}/code",
+            Share,
+            "share.read",
+            shared_preview_code,
+        )
         .post("/plans/{id}/resolutions", On(Plan, Planner), "plan.resolve", resolve)
-        .post("/plans/{id}/identifications", On(Plan, Planner), "plan.identify", choose_identifications)
-        .post("/plans/{id}/resolutions/zero-values", On(Plan, Planner), "plan.resolve", adopt_zero_values)
+        .post(
+            "/plans/{id}/identifications",
+            On(Plan, Planner),
+            "plan.identify",
+            choose_identifications,
+        )
+        .post(
+            "/plans/{id}/resolutions/zero-values",
+            On(Plan, Planner),
+            "plan.resolve",
+            adopt_zero_values,
+        )
         .get("/backends/stacks", Named(Planner), "", backend_stacks)
         .post("/stacks/{id}/discoveries", On(Stack, Planner), "discovery.start", start_discovery)
         .get("/stacks/{id}/discoveries/types", On(Stack, Viewer), "", listable_types)
-        .post("/stacks/{id}/discoveries/probe", On(Stack, Planner), "discovery.probe", probe_discovered)
-        .post("/stacks/{id}/discoveries/plan", On(Stack, Planner), "discovery.plan", discovered_to_plan)
-        .post("/stacks/{id}/migrations/terraform", On(Stack, Planner), "migration.terraform", migrate_terraform)
-        .post("/stacks/{id}/migrations/terraform/remote", On(Stack, Planner), "migration.terraform", migrate_terraform_remote)
-        .get("/stacks/{id}/migrations/terraform/workspaces", On(Stack, Planner), "", terraform_workspaces)
+        .post(
+            "/stacks/{id}/discoveries/probe",
+            On(Stack, Planner),
+            "discovery.probe",
+            probe_discovered,
+        )
+        .post(
+            "/stacks/{id}/discoveries/plan",
+            On(Stack, Planner),
+            "discovery.plan",
+            discovered_to_plan,
+        )
+        .post(
+            "/stacks/{id}/migrations/terraform",
+            On(Stack, Planner),
+            "migration.terraform",
+            migrate_terraform,
+        )
+        .post(
+            "/stacks/{id}/migrations/terraform/remote",
+            On(Stack, Planner),
+            "migration.terraform",
+            migrate_terraform_remote,
+        )
+        .get(
+            "/stacks/{id}/migrations/terraform/workspaces",
+            On(Stack, Planner),
+            "",
+            terraform_workspaces,
+        )
         .get("/discoveries/{id}", On(Discovery, Viewer), "", get_discovery)
         .get("/discoveries/{id}/events", On(Discovery, Viewer), "", discovery_events)
-        .post("/discoveries/{id}/cancel", On(Discovery, Planner), "discovery.cancel", cancel_discovery)
+        .post(
+            "/discoveries/{id}/cancel",
+            On(Discovery, Planner),
+            "discovery.cancel",
+            cancel_discovery,
+        )
         .get("/plans/{id}/comments", On(Plan, Viewer), "", review_api::comments)
         .post("/plans/{id}/comments", Gate::Review(Plan), "comment.add", review_api::add_comment)
-        .post("/plans/{id}/comments/{comment}/resolve", Gate::Review(Plan), "comment.resolve", review_api::resolve_comment)
+        .post(
+            "/plans/{id}/comments/{comment}/resolve",
+            Gate::Review(Plan),
+            "comment.resolve",
+            review_api::resolve_comment,
+        )
         .get("/shared/{token}/comments", Share, "", review_api::shared_comments)
         .get("/plans/{id}/approvals", On(Plan, Viewer), "", review_api::approvals)
-        .post("/plans/{id}/approvals", On(Plan, Role::Approver), "plan.approve", review_api::approve)
-        .delete("/plans/{id}/approvals", On(Plan, Role::Approver), "plan.approval.withdraw", review_api::withdraw)
+        .post(
+            "/plans/{id}/approvals",
+            On(Plan, Role::Approver),
+            "plan.approve",
+            review_api::approve,
+        )
+        .delete(
+            "/plans/{id}/approvals",
+            On(Plan, Role::Approver),
+            "plan.approval.withdraw",
+            review_api::withdraw,
+        )
         .get("/plans/{id}/change-requests", On(Plan, Viewer), "", review_api::change_requests)
-        .post("/plans/{id}/change-requests", On(Plan, Role::Approver), "plan.request-changes", review_api::request_changes)
-        .delete("/plans/{id}/change-requests/{reviewer}", On(Plan, Role::Approver), "plan.change-request.withdraw", review_api::withdraw_change_request)
+        .post(
+            "/plans/{id}/change-requests",
+            On(Plan, Role::Approver),
+            "plan.request-changes",
+            review_api::request_changes,
+        )
+        .delete(
+            "/plans/{id}/change-requests/{reviewer}",
+            On(Plan, Role::Approver),
+            "plan.change-request.withdraw",
+            review_api::withdraw_change_request,
+        )
         .get("/plans/{id}/activity", On(Plan, Viewer), "", review_api::activity)
         .get("/stacks/{id}/settings", On(Stack, Viewer), "", review_api::stack_settings)
-        .put("/stacks/{id}/settings", On(Stack, Role::Admin), "stack.settings", review_api::set_stack_settings)
+        .put(
+            "/stacks/{id}/settings",
+            On(Stack, Role::Admin),
+            "stack.settings",
+            review_api::set_stack_settings,
+        )
         .get("/orgs/{org}/settings", Gate::Org(Role::Admin), "", review_api::org_settings)
-        .put("/orgs/{org}/settings", Gate::Org(Role::Admin), "org.settings", review_api::set_org_settings)
+        .put(
+            "/orgs/{org}/settings",
+            Gate::Org(Role::Admin),
+            "org.settings",
+            review_api::set_org_settings,
+        )
         .get("/orgs/{org}/webhooks", Gate::Org(Role::Admin), "", list_webhooks)
         .post("/orgs/{org}/webhooks", Gate::Org(Role::Admin), "webhook.create", create_webhook)
-        .delete("/orgs/{org}/webhooks/{id}", Gate::Org(Role::Admin), "webhook.remove", remove_webhook)
+        .delete(
+            "/orgs/{org}/webhooks/{id}",
+            Gate::Org(Role::Admin),
+            "webhook.remove",
+            remove_webhook,
+        )
         .get("/orgs/{org}/webhooks/{id}/deliveries", Gate::Org(Role::Admin), "", webhook_deliveries)
 }
 
 /// What `/api/v1` answers for a path it does not have.
 pub fn fallback() -> Router<AppState> {
-    Router::new().fallback(|| async { ApiError::from(ServiceError::NotFound("no such API endpoint".into())) })
+    Router::new().fallback(|| async {
+        ApiError::from(ServiceError::NotFound("no such API endpoint".into()))
+    })
 }

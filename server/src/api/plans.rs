@@ -18,7 +18,8 @@ use ferry_service::access::Caller;
 use ferry_service::ServiceError;
 
 pub(super) fn plan_input(bytes: &[u8]) -> Result<PlanInput, ApiError> {
-    serde_json::from_slice(bytes).map_err(|e| ApiError::from(ServiceError::Plan(format!("the plan: {e}"))))
+    serde_json::from_slice(bytes)
+        .map_err(|e| ApiError::from(ServiceError::Plan(format!("the plan: {e}"))))
 }
 
 /// `POST /api/v1/stacks/{id}/plans` with `{"title"?, "spec"?, "program"?, "options"?}`.
@@ -50,21 +51,34 @@ pub(super) async fn migrate_terraform(
     body: Body,
 ) -> Result<Response, ApiError> {
     let (state, configuration) = match form_boundary(&headers) {
-        None => (read_body(body, &headers, ferry.max_state_bytes(), "the Terraform state").await?, Vec::new()),
+        None => (
+            read_body(body, &headers, ferry.max_state_bytes(), "the Terraform state").await?,
+            Vec::new(),
+        ),
         Some(boundary) => {
             // The state and the configuration together, each held to the largest state Ferry
             // accepts.
-            let bytes = read_body(body, &headers, 2 * ferry.max_state_bytes(), "the Terraform state and configuration").await?;
+            let bytes = read_body(
+                body,
+                &headers,
+                2 * ferry.max_state_bytes(),
+                "the Terraform state and configuration",
+            )
+            .await?;
             migration_parts(bytes, boundary, "state", ferry.max_state_bytes()).await?
         }
     };
-    let migration = ferry.plans().migrate_terraform(&caller, &id, &state, &configuration, &choices).await?;
+    let migration =
+        ferry.plans().migrate_terraform(&caller, &id, &state, &configuration, &choices).await?;
     Ok(migration_answer(migration))
 }
 
 /// The boundary of a body sent as a form (`multipart/form-data`), if it is one.
 fn form_boundary(headers: &HeaderMap) -> Option<String> {
-    headers.get(axum::http::header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).and_then(|v| multer::parse_boundary(v).ok())
+    headers
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| multer::parse_boundary(v).ok())
 }
 
 /// The parts of a migration sent as a form: its `first` part (the `state`, or the `remote`
@@ -75,8 +89,10 @@ async fn migration_parts(
     first: &str,
     max_bytes: usize,
 ) -> Result<(axum::body::Bytes, Vec<ferry_types::terraform::ConfigurationFile>), ApiError> {
-    let invalid = |why: String| ApiError::from(ServiceError::Invalid(format!("the migration's form: {why}")));
-    let stream = futures_util::stream::once(async move { Ok::<_, std::convert::Infallible>(bytes) });
+    let invalid =
+        |why: String| ApiError::from(ServiceError::Invalid(format!("the migration's form: {why}")));
+    let stream =
+        futures_util::stream::once(async move { Ok::<_, std::convert::Infallible>(bytes) });
     let mut form = multer::Multipart::new(stream, boundary);
     let mut main = None;
     let mut configuration = Vec::new();
@@ -90,17 +106,28 @@ async fn migration_parts(
                 if file_name.ends_with(".zip") {
                     configuration.extend(ferry_service::configuration_of_zip(&data, max_bytes)?);
                 } else if file_name.ends_with(".tf") {
-                    let text = String::from_utf8(data.to_vec()).map_err(|_| invalid(format!("`{file_name}` is not UTF-8 text")))?;
-                    configuration.push(ferry_types::terraform::ConfigurationFile { path: file_name, text });
+                    let text = String::from_utf8(data.to_vec())
+                        .map_err(|_| invalid(format!("`{file_name}` is not UTF-8 text")))?;
+                    configuration
+                        .push(ferry_types::terraform::ConfigurationFile { path: file_name, text });
                 }
             }
             named if named == first && main.is_none() => main = Some(data),
-            named if named == first => return Err(invalid(format!("it holds two `{first}` parts; send one"))),
-            other => return Err(invalid(format!("an unknown part `{other}` (send `{first}` and `configuration`)"))),
+            named if named == first => {
+                return Err(invalid(format!("it holds two `{first}` parts; send one")))
+            }
+            other => {
+                return Err(invalid(format!(
+                    "an unknown part `{other}` (send `{first}` and `configuration`)"
+                )))
+            }
         }
     }
-    let what = if first == "state" { "the Terraform state" } else { "where the Terraform state is" };
-    let main = main.filter(|s| !s.is_empty()).ok_or_else(|| invalid(format!("it has no `{first}` part: send {what} with its configuration")))?;
+    let what =
+        if first == "state" { "the Terraform state" } else { "where the Terraform state is" };
+    let main = main.filter(|s| !s.is_empty()).ok_or_else(|| {
+        invalid(format!("it has no `{first}` part: send {what} with its configuration"))
+    })?;
     Ok((main, configuration))
 }
 
@@ -130,15 +157,29 @@ pub(super) async fn migrate_terraform_remote(
 ) -> Result<Response, ApiError> {
     // Where the state is, as JSON; or, with the configuration, a form of the two.
     let (location, configuration) = match form_boundary(&headers) {
-        None => (read_body(body, &headers, 64 * 1024, "where the Terraform state is").await?, Vec::new()),
+        None => (
+            read_body(body, &headers, 64 * 1024, "where the Terraform state is").await?,
+            Vec::new(),
+        ),
         Some(boundary) => {
-            let bytes = read_body(body, &headers, ferry.max_state_bytes(), "where the Terraform state is and its configuration").await?;
+            let bytes = read_body(
+                body,
+                &headers,
+                ferry.max_state_bytes(),
+                "where the Terraform state is and its configuration",
+            )
+            .await?;
             migration_parts(bytes, boundary, "remote", ferry.max_state_bytes()).await?
         }
     };
     let remote: ferry_types::terraform::RemoteState =
-        serde_json::from_slice(&location).map_err(|e| ApiError::from(ServiceError::Invalid(format!("where the Terraform state is: {e}"))))?;
-    let migration = ferry.plans().migrate_terraform_remote(&caller, &id, &remote, &configuration, &choices).await?;
+        serde_json::from_slice(&location).map_err(|e| {
+            ApiError::from(ServiceError::Invalid(format!("where the Terraform state is: {e}")))
+        })?;
+    let migration = ferry
+        .plans()
+        .migrate_terraform_remote(&caller, &id, &remote, &configuration, &choices)
+        .await?;
     Ok(migration_answer(migration))
 }
 
@@ -154,7 +195,11 @@ pub(super) async fn terraform_workspaces(
 }
 
 /// Its text masked for callers who may not edit it.
-pub(super) async fn get_plan(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn get_plan(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().plan_view_for(&caller, &id, None).await?).into_response())
 }
 
@@ -193,16 +238,25 @@ pub(super) async fn start_plan_preview(
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())
 }
 
-pub(super) async fn list_jobs(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn list_jobs(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     ferry.plans().plan_view(&id, None, false).await?;
     Ok(Json(ferry.jobs().plan_jobs(&id).await?).into_response())
 }
 
-pub(super) async fn get_job(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+pub(super) async fn get_job(
+    State(ferry): State<Arc<Ferry>>,
+    Path((id, job)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.jobs().get::<JobView>(&job, Some(&id)).await?).into_response())
 }
 
-pub(super) async fn cancel_job(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+pub(super) async fn cancel_job(
+    State(ferry): State<Arc<Ferry>>,
+    Path((id, job)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.jobs().cancel::<JobView>(&job, Some(&id)).await?).into_response())
 }
 
@@ -210,19 +264,31 @@ pub(super) async fn cancel_job(State(ferry): State<Arc<Ferry>>, Path((id, job)):
 /// ones already reported first, so a page that comes back catches up), then `end` with the job
 /// (without its events: the stream gave them).
 /// Any instance serves any job: the events come from the store.
-pub(super) async fn job_events(State(ferry): State<Arc<Ferry>>, Path((id, job)): Path<(String, String)>) -> Result<Response, ApiError> {
+pub(super) async fn job_events(
+    State(ferry): State<Arc<Ferry>>,
+    Path((id, job)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
     Ok(job_stream(ferry.jobs().follow_job::<JobView>(&job, Some(&id)).await?, "resource"))
 }
 
-pub(super) async fn create_share(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn create_share(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok((StatusCode::CREATED, Json(ferry.plans().share_plan(&id).await?)).into_response())
 }
 
-pub(super) async fn list_shares(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn list_shares(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().plan_shares(&id).await?).into_response())
 }
 
-pub(super) async fn revoke_share(State(ferry): State<Arc<Ferry>>, Path((id, link)): Path<(String, String)>) -> Result<Response, ApiError> {
+pub(super) async fn revoke_share(
+    State(ferry): State<Arc<Ferry>>,
+    Path((id, link)): Path<(String, String)>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().revoke_plan_share(&id, &link).await?).into_response())
 }
 
@@ -265,16 +331,27 @@ pub(super) async fn stack_plans(
 }
 
 /// `GET /api/v1/plans/{id}/status`: where the plan stands and what blocks its commit.
-pub(super) async fn plan_status(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn plan_status(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().plan_status(&id).await?).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/close`: abandons the plan (its authors, or an administrator).
-pub(super) async fn close_plan(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn close_plan(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().close_plan(&caller, &id).await?).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/reopen`: a closed plan takes the state its history gives it again.
-pub(super) async fn reopen_plan(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn reopen_plan(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().reopen_plan(&caller, &id).await?).into_response())
 }

@@ -10,7 +10,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use ferry_engine::deploy::{ConfigValue, PlanScope};
 use ferry_engine::import_spec::{import_spec_from_value, read_spec_json};
-use ferry_service::{Ferry, PreviewRequest, PreviewSource, ProgramRequest, ProgramSource, ServiceError};
+use ferry_service::{
+    Ferry, PreviewRequest, PreviewSource, ProgramRequest, ProgramSource, ServiceError,
+};
 use serde::Deserialize;
 
 use super::shared::*;
@@ -48,7 +50,9 @@ pub(super) enum ConfigEntry {
 }
 
 pub(super) fn is_yaml(content_type: &str) -> bool {
-    ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"].iter().any(|t| content_type.starts_with(t))
+    ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"]
+        .iter()
+        .any(|t| content_type.starts_with(t))
 }
 
 impl ProgramEnvelope {
@@ -59,7 +63,9 @@ impl ProgramEnvelope {
             (Some(text), None) => ProgramSource::Yaml(text),
             (None, Some(zip)) => {
                 use base64::Engine as _;
-                let bytes = base64::engine::general_purpose::STANDARD.decode(zip.trim()).map_err(|e| invalid(format!("`programZip` is not base64: {e}")))?;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(zip.trim())
+                    .map_err(|e| invalid(format!("`programZip` is not base64: {e}")))?;
                 ProgramSource::Zip(bytes)
             }
             _ => return Err(invalid("give either `program` or `programZip`".into())),
@@ -75,21 +81,35 @@ impl ProgramEnvelope {
                 (k, value)
             })
             .collect();
-        Ok((ProgramRequest { source, config, mapping: self.mapping, passphrase: None, prior: None }, self.scope.unwrap_or(scope)))
+        Ok((
+            ProgramRequest { source, config, mapping: self.mapping, passphrase: None, prior: None },
+            self.scope.unwrap_or(scope),
+        ))
     }
 }
 
 /// The preview a request's body asks for, read once: a program (YAML, a zip, or the JSON
 /// envelope) or an import spec.
-fn read_preview(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<PreviewRequest, ApiError> {
+fn read_preview(
+    bytes: &[u8],
+    content_type: &str,
+    scope: PlanScope,
+) -> Result<PreviewRequest, ApiError> {
     let program = |source, scope| {
-        let source = PreviewSource::Program(ProgramRequest { source, config: Default::default(), mapping: None, passphrase: None, prior: None });
+        let source = PreviewSource::Program(ProgramRequest {
+            source,
+            config: Default::default(),
+            mapping: None,
+            passphrase: None,
+            prior: None,
+        });
         PreviewRequest { source, scope, progress: None }
     };
     if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
         return Ok(program(ProgramSource::Zip(bytes.to_vec()), scope));
     }
-    let text = std::str::from_utf8(bytes).map_err(|_| ApiError::from(ServiceError::SpecText("the body is not UTF-8 text".into())))?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|_| ApiError::from(ServiceError::SpecText("the body is not UTF-8 text".into())))?;
     if is_yaml(content_type) {
         return Ok(program(ProgramSource::Yaml(text.to_string()), scope));
     }
@@ -97,13 +117,22 @@ fn read_preview(bytes: &[u8], content_type: &str, scope: PlanScope) -> Result<Pr
     // checked from the value already read.
     let json = read_spec_json(text).map_err(ServiceError::from)?;
     if json.get("program").is_some() || json.get("programZip").is_some() {
-        let envelope: ProgramEnvelope =
-            serde_json::from_value(json).map_err(|e| ApiError::from(ServiceError::ProgramRequest(format!("the program request: {e}"))))?;
+        let envelope: ProgramEnvelope = serde_json::from_value(json).map_err(|e| {
+            ApiError::from(ServiceError::ProgramRequest(format!("the program request: {e}")))
+        })?;
         let (request, scope) = envelope.into_request(scope)?;
-        return Ok(PreviewRequest { source: PreviewSource::Program(request), scope, progress: None });
+        return Ok(PreviewRequest {
+            source: PreviewSource::Program(request),
+            scope,
+            progress: None,
+        });
     }
     let spec = import_spec_from_value(json).map_err(ServiceError::from)?;
-    Ok(PreviewRequest { source: PreviewSource::Spec { text: text.to_string(), spec, strategy: Default::default() }, scope, progress: None })
+    Ok(PreviewRequest {
+        source: PreviewSource::Spec { text: text.to_string(), spec, strategy: Default::default() },
+        scope,
+        progress: None,
+    })
 }
 
 /// `POST /api/v1/stacks/{id}/previews`: runs a preview and stores it; nothing is written to
@@ -117,8 +146,13 @@ pub(super) async fn create_preview(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let bytes = read_body(body, &headers, ferry.max_state_bytes(), "the import spec or program").await?;
-    let content_type = headers.get(header::CONTENT_TYPE).and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let bytes =
+        read_body(body, &headers, ferry.max_state_bytes(), "the import spec or program").await?;
+    let content_type = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let mut request = read_preview(&bytes, &content_type, query.scope.unwrap_or_default())?;
     if let PreviewSource::Program(program) = &mut request.source {
         program.passphrase = passphrase(&headers)?;
@@ -133,7 +167,10 @@ pub(super) struct CommitQuery {
     apply: bool,
 }
 
-pub(super) async fn get_preview(State(ferry): State<Arc<Ferry>>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn get_preview(
+    State(ferry): State<Arc<Ferry>>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().stored_preview(&id).await?).into_response())
 }
 
@@ -158,7 +195,8 @@ pub(super) async fn preview_code(
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
-    let code = ferry.previews().preview_code(&id, &request, passphrase(&headers)?.as_deref()).await?;
+    let code =
+        ferry.previews().preview_code(&id, &request, passphrase(&headers)?.as_deref()).await?;
     Ok(code_response(code, json))
 }
 
@@ -171,6 +209,9 @@ pub(super) async fn stack_code(
 ) -> Result<Response, ApiError> {
     let (request, json) = q.request()?;
     let urns: Vec<String> = list(&q.urn).into_iter().collect();
-    let code = ferry.previews().stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref()).await?;
+    let code = ferry
+        .previews()
+        .stack_code(&id, q.version, &urns, &request, passphrase(&headers)?.as_deref())
+        .await?;
     Ok(code_response(code, json))
 }

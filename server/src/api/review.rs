@@ -55,7 +55,8 @@ pub(super) async fn owner_preview_graph(
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<GraphQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.previews().preview_graph(&owner(id), q.summary().as_ref()).await?).into_response())
+    Ok(Json(ferry.previews().preview_graph(&owner(id), q.summary().as_ref()).await?)
+        .into_response())
 }
 
 pub(super) async fn shared_review_rows(
@@ -79,7 +80,8 @@ pub(super) async fn shared_preview_graph(
     Path(p): Path<(String, i64, usize)>,
     ApiQuery(q): ApiQuery<GraphQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.previews().preview_graph(&shared(p), q.summary().as_ref()).await?).into_response())
+    Ok(Json(ferry.previews().preview_graph(&shared(p), q.summary().as_ref()).await?)
+        .into_response())
 }
 
 /// Code through a read-only link: the same code, without the preview's ID.
@@ -135,15 +137,23 @@ pub(super) async fn adopt_zero_values(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: AdoptZeroValuesRequest = read_json(body, &headers, 64 * 1024, "the request").await?;
-    let plan = ferry.plans().adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref()).await?;
+    let request: AdoptZeroValuesRequest =
+        read_json(body, &headers, 64 * 1024, "the request").await?;
+    let plan = ferry
+        .plans()
+        .adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref())
+        .await?;
     let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
     Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
 }
 
 /// `GET /api/v1/previews/{id}/viewed`: the resources of a plan's preview the caller has marked
 /// viewed, counted against the results the preview shows.
-pub(super) async fn viewed(State(ferry): State<Arc<Ferry>>, Extension(caller): Extension<Caller>, Path(id): Path<String>) -> Result<Response, ApiError> {
+pub(super) async fn viewed(
+    State(ferry): State<Arc<Ferry>>,
+    Extension(caller): Extension<Caller>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
     Ok(Json(ferry.workflow().viewed(&caller, &id).await?).into_response())
 }
 

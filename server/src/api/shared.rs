@@ -20,9 +20,19 @@ use ferry_service::ServiceError;
 pub const PASSPHRASE_HEADER: &str = "x-ferry-passphrase";
 
 /// The request body, up to `limit` bytes, or a JSON error naming what was too large.
-pub(super) async fn read_body(body: Body, headers: &HeaderMap, limit: usize, what: &str) -> Result<axum::body::Bytes, ApiError> {
-    let too_large = |size: Option<usize>| ApiError::from(ServiceError::BodyTooLarge { what: what.to_string(), size, limit });
-    let declared = headers.get(header::CONTENT_LENGTH).and_then(|v| v.to_str().ok()).and_then(|v| v.parse::<usize>().ok());
+pub(super) async fn read_body(
+    body: Body,
+    headers: &HeaderMap,
+    limit: usize,
+    what: &str,
+) -> Result<axum::body::Bytes, ApiError> {
+    let too_large = |size: Option<usize>| {
+        ApiError::from(ServiceError::BodyTooLarge { what: what.to_string(), size, limit })
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok());
     if let Some(size) = declared.filter(|&s| s > limit) {
         return Err(too_large(Some(size)));
     }
@@ -44,15 +54,29 @@ pub(super) async fn read_body(body: Body, headers: &HeaderMap, limit: usize, wha
 }
 
 /// The request body, up to `limit` bytes, read as JSON `T`; either failure names `what`.
-pub(super) async fn read_json<T: serde::de::DeserializeOwned>(body: Body, headers: &HeaderMap, limit: usize, what: &str) -> Result<T, ApiError> {
+pub(super) async fn read_json<T: serde::de::DeserializeOwned>(
+    body: Body,
+    headers: &HeaderMap,
+    limit: usize,
+    what: &str,
+) -> Result<T, ApiError> {
     let bytes = read_body(body, headers, limit, what).await?;
-    serde_json::from_slice(&bytes).map_err(|e| ApiError::from(ServiceError::Invalid(format!("{what}: {e}"))))
+    serde_json::from_slice(&bytes)
+        .map_err(|e| ApiError::from(ServiceError::Invalid(format!("{what}: {e}"))))
 }
 
 pub(super) fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     match headers.get(PASSPHRASE_HEADER) {
-        Some(v) => Ok(Some(v.to_str().map_err(|_| ApiError::from(ServiceError::Invalid("the passphrase header is not text".into())))?.to_string())
-            .filter(|p| !p.is_empty())),
+        Some(v) => Ok(Some(
+            v.to_str()
+                .map_err(|_| {
+                    ApiError::from(ServiceError::Invalid(
+                        "the passphrase header is not text".into(),
+                    ))
+                })?
+                .to_string(),
+        )
+        .filter(|p| !p.is_empty())),
         None => Ok(None),
     }
 }
@@ -74,7 +98,12 @@ pub(super) struct CodeQuery {
 }
 
 pub(super) fn list(s: &Option<String>) -> std::collections::BTreeSet<String> {
-    s.iter().flat_map(|v| v.split(',')).map(str::trim).filter(|v| !v.is_empty()).map(str::to_string).collect()
+    s.iter()
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .collect()
 }
 
 impl CodeQuery {
@@ -82,7 +111,9 @@ impl CodeQuery {
         let bad = |m: String| ApiError::from(ServiceError::Invalid(m));
         let language = match &self.lang {
             None => Language::TypeScript,
-            Some(l) => Language::parse(l).ok_or_else(|| bad(format!("unknown language `{l}`: use ts, python, go, csharp or yaml")))?,
+            Some(l) => Language::parse(l).ok_or_else(|| {
+                bad(format!("unknown language `{l}`: use ts, python, go, csharp or yaml"))
+            })?,
         };
         let (zip, json) = match self.format.as_deref().unwrap_or("file") {
             "file" => (false, false),
@@ -113,7 +144,14 @@ pub(super) fn code_response(code: GeneratedCode, json: bool) -> Response {
         return Json(code).into_response();
     }
     let disposition = format!("attachment; filename=\"{}\"", code.file_name);
-    ([(header::CONTENT_TYPE, code.content_type.to_string()), (header::CONTENT_DISPOSITION, disposition)], code.bytes).into_response()
+    (
+        [
+            (header::CONTENT_TYPE, code.content_type.to_string()),
+            (header::CONTENT_DISPOSITION, disposition),
+        ],
+        code.bytes,
+    )
+        .into_response()
 }
 
 #[derive(Deserialize)]
@@ -122,7 +160,10 @@ pub(super) struct RevisionQuery {
 }
 
 /// A job's updates as server-sent events: each event as `event`, then `end` with the job.
-pub(super) fn job_stream(updates: impl futures_util::Stream<Item = ferry_service::JobUpdate> + Send + 'static, event: &'static str) -> Response {
+pub(super) fn job_stream(
+    updates: impl futures_util::Stream<Item = ferry_service::JobUpdate> + Send + 'static,
+    event: &'static str,
+) -> Response {
     use axum::response::sse::{Event, KeepAlive, Sse};
     use futures_util::StreamExt;
     let events = updates.map(move |update| {
@@ -150,6 +191,7 @@ pub(super) struct GraphQuery {
 impl GraphQuery {
     /// The nodes and groups to open in the summary; `None` asks for the whole graph.
     pub(super) fn summary(&self) -> Option<HashSet<String>> {
-        (!self.full).then(|| self.expand.lines().filter(|k| !k.is_empty()).map(str::to_string).collect())
+        (!self.full)
+            .then(|| self.expand.lines().filter(|k| !k.is_empty()).map(str::to_string).collect())
     }
 }

@@ -31,7 +31,8 @@ pub(super) async fn create_webhook(
     Path(org): Path<String>,
     ApiJson(input): ApiJson<WebhookInput>,
 ) -> Result<Response, ApiError> {
-    Ok((StatusCode::CREATED, Json(ferry.webhooks().create(&caller, &org, &input).await?)).into_response())
+    Ok((StatusCode::CREATED, Json(ferry.webhooks().create(&caller, &org, &input).await?))
+        .into_response())
 }
 
 /// `DELETE /api/v1/orgs/{org}/webhooks/{id}`: it hears nothing more; its log stays.

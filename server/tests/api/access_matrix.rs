@@ -131,7 +131,12 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         ("GET", "/api/v1/previews/{id}/viewed", Role(Viewer), 200),
         ("PUT", "/api/v1/previews/{id}/viewed", Role(Viewer), 200),
         ("GET", "/api/v1/shared/{token}/revisions/{revision}/previews/{index}/review", Link, 200),
-        ("GET", "/api/v1/shared/{token}/revisions/{revision}/previews/{index}/review/resource", Link, 200),
+        (
+            "GET",
+            "/api/v1/shared/{token}/revisions/{revision}/previews/{index}/review/resource",
+            Link,
+            200,
+        ),
         ("GET", "/api/v1/shared/{token}/revisions/{revision}/previews/{index}/graph", Link, 200),
         ("GET", "/api/v1/shared/{token}/revisions/{revision}/previews/{index}/code", Link, 200),
         ("POST", "/api/v1/plans/{id}/resolutions", Role(Planner), 201),
@@ -213,7 +218,11 @@ enum Who {
 
 fn callers() -> Vec<Who> {
     let mut all = vec![Who::Anonymous, Who::OtherOrgAdmin, Who::ExpiredToken, Who::RevokedToken];
-    all.extend([LinkAs::Bearer, LinkAs::Cookie, LinkAs::Path, LinkAs::Query].into_iter().map(Who::LinkHolder));
+    all.extend(
+        [LinkAs::Bearer, LinkAs::Cookie, LinkAs::Path, LinkAs::Query]
+            .into_iter()
+            .map(Who::LinkHolder),
+    );
     all.extend(Role::ALL.into_iter().map(Who::Member));
     all.extend(Role::ALL.into_iter().map(Who::SessionOf));
     all
@@ -249,23 +258,65 @@ fn spec() -> String {
 async fn world() -> World {
     let store = ferry_store::testing::scratch().await.unwrap();
     let plugins = common::naive_plugin_dir();
-    let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let engine = ferry_service::EngineConfig::new(
+        vec![plugins.path().to_path_buf(), common::plugin_dir()],
+        None,
+        ferry_state::secrets::random_key(),
+    );
     let backend = tempfile::tempdir().unwrap();
-    std::fs::write(backend.path().join("terraform.tfstate"), common::terraform_fixture("tf-project.tfstate")).unwrap();
-    let allowed = vec![ferry_service::AllowedBackend { org: "ferry".into(), url: format!("file://{}", backend.path().display()) }];
-    let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed), true).await;
-    let settings = ferry_store::review::OrgSettings { allowed_packages: vec!["test".into()], share_links: true, share_link_days: 30 };
+    std::fs::write(
+        backend.path().join("terraform.tfstate"),
+        common::terraform_fixture("tf-project.tfstate"),
+    )
+    .unwrap();
+    let allowed = vec![ferry_service::AllowedBackend {
+        org: "ferry".into(),
+        url: format!("file://{}", backend.path().display()),
+    }];
+    let (app, stacks) = common::bare_app_of(
+        Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed),
+        true,
+    )
+    .await;
+    let settings = ferry_store::review::OrgSettings {
+        allowed_packages: vec!["test".into()],
+        share_links: true,
+        share_link_days: 30,
+    };
     stacks.accounts().set_org_settings("ferry", settings).await.unwrap();
     let mut tokens = BTreeMap::new();
     for role in Role::ALL {
-        tokens.insert(format!("{role:?}"), common::token_for(&stacks, &format!("{}-user", role.as_str()), "ferry", role).await);
+        tokens.insert(
+            format!("{role:?}"),
+            common::token_for(&stacks, &format!("{}-user", role.as_str()), "ferry", role).await,
+        );
     }
-    tokens.insert("OtherOrgAdmin".into(), common::token_for(&stacks, "outsider", "elsewhere", Role::Admin).await);
-    tokens.insert("Author".into(), common::token_for(&stacks, "author", "ferry", Role::Planner).await);
+    tokens.insert(
+        "OtherOrgAdmin".into(),
+        common::token_for(&stacks, "outsider", "elsewhere", Role::Admin).await,
+    );
+    tokens.insert(
+        "Author".into(),
+        common::token_for(&stacks, "author", "ferry", Role::Planner).await,
+    );
     let admin = stacks.accounts().grant("late-admin", "ferry", Role::Admin).await.unwrap();
-    tokens.insert("ExpiredToken".into(), stacks.accounts().issue_api_token(&admin.id, "expired", "ferry", Role::Admin, -1).await.unwrap().token.unwrap());
-    let revoked = stacks.accounts().issue_api_token(&admin.id, "revoked", "ferry", Role::Admin, 3600).await.unwrap();
-    let admin_caller = stacks.accounts().caller_of_token(revoked.token.as_deref().unwrap()).await.unwrap();
+    tokens.insert(
+        "ExpiredToken".into(),
+        stacks
+            .accounts()
+            .issue_api_token(&admin.id, "expired", "ferry", Role::Admin, -1)
+            .await
+            .unwrap()
+            .token
+            .unwrap(),
+    );
+    let revoked = stacks
+        .accounts()
+        .issue_api_token(&admin.id, "revoked", "ferry", Role::Admin, 3600)
+        .await
+        .unwrap();
+    let admin_caller =
+        stacks.accounts().caller_of_token(revoked.token.as_deref().unwrap()).await.unwrap();
     stacks.accounts().revoke_api_token(&admin_caller, &revoked.id).await.unwrap();
     tokens.insert("RevokedToken".into(), revoked.token.clone().unwrap());
 
@@ -274,23 +325,52 @@ async fn world() -> World {
     let (_, list) = common::call(&author, common::get("/api/v1/stacks")).await;
     let stack = list[0]["id"].as_str().unwrap().to_string();
     let (plan, preview) = plan_with_preview(&author, &stack).await;
-    let (_, record) = common::call(&author, common::get(&format!("/api/v1/previews/{preview}"))).await;
+    let (_, record) =
+        common::call(&author, common::get(&format!("/api/v1/previews/{preview}"))).await;
     let urn = record["preview"]["resources"][0]["urn"].as_str().unwrap().to_string();
     let (_, jobs) = common::call(&author, common::get(&format!("/api/v1/plans/{plan}/jobs"))).await;
     let job = jobs[0]["id"].as_str().unwrap().to_string();
-    let (_, share) = common::call(&author, common::post(&format!("/api/v1/plans/{plan}/shares"), "")).await;
+    let (_, share) =
+        common::call(&author, common::post(&format!("/api/v1/plans/{plan}/shares"), "")).await;
     let share = share["token"].as_str().unwrap().to_string();
     let discovery = common::discovery(&author, &stack, json!([{"type": "test:index:Thing"}])).await;
     let discovery = discovery["id"].as_str().unwrap().to_string();
-    let (_, identification) =
-        common::call(&author, common::post_json(&format!("/api/v1/stacks/{stack}/identifications"), &json!({"program": IDENTIFIED}).to_string())).await;
+    let (_, identification) = common::call(
+        &author,
+        common::post_json(
+            &format!("/api/v1/stacks/{stack}/identifications"),
+            &json!({"program": IDENTIFIED}).to_string(),
+        ),
+    )
+    .await;
     let identification = identification["id"].as_str().unwrap().to_string();
-    World { app, stacks, tokens, stack, plan, preview, urn, job, share, discovery, identification, backend, _plugins: plugins }
+    World {
+        app,
+        stacks,
+        tokens,
+        stack,
+        plan,
+        preview,
+        urn,
+        job,
+        share,
+        discovery,
+        identification,
+        backend,
+        _plugins: plugins,
+    }
 }
 
 /// A plan of the author's importing one integer, previewed: the plan and its preview.
 async fn plan_with_preview(author: &Router, stack: &str) -> (String, String) {
-    let (status, plan) = common::call(author, common::post(&format!("/api/v1/stacks/{stack}/plans"), &json!({"spec": spec()}).to_string())).await;
+    let (status, plan) = common::call(
+        author,
+        common::post(
+            &format!("/api/v1/stacks/{stack}/plans"),
+            &json!({"spec": spec()}).to_string(),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{plan}");
     let plan = plan["id"].as_str().unwrap().to_string();
     let (preview, _) = common::plan_preview(author, &plan).await;
@@ -324,7 +404,10 @@ impl World {
         let mut comment = "0123456789abcdef0123456789abcdef".to_string();
         let mut link = "0123456789abcdef0123456789abcdef".to_string();
         let mut login = String::new();
-        let mut invitation = ("0123456789abcdef0123456789abcdef".to_string(), "ferry_invite_0123456789abcdef0123456789abcdef".to_string());
+        let mut invitation = (
+            "0123456789abcdef0123456789abcdef".to_string(),
+            "ferry_invite_0123456789abcdef0123456789abcdef".to_string(),
+        );
         let member_name = format!("someone-{}", ferry_store::random_id());
         let writes = *method != Method::GET;
         let member = match who {
@@ -334,7 +417,14 @@ impl World {
         match (method.as_str(), path) {
             ("POST", "/api/v1/previews/{id}/commit") if member.is_some() => {
                 let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": format!("c{}", ferry_store::random_id()), "id": SPEC_ID}]});
-                let (_, fresh) = common::call(&author, common::post(&format!("/api/v1/stacks/{}/previews", self.stack), &spec.to_string())).await;
+                let (_, fresh) = common::call(
+                    &author,
+                    common::post(
+                        &format!("/api/v1/stacks/{}/previews", self.stack),
+                        &spec.to_string(),
+                    ),
+                )
+                .await;
                 preview = fresh["id"].as_str().unwrap().to_string();
             }
             ("POST" | "DELETE", "/api/v1/plans/{id}/approvals")
@@ -348,40 +438,83 @@ impl World {
             }
             ("POST", "/api/v1/plans/{id}/reopen") if member.is_some() => {
                 (plan, preview) = plan_with_preview(&author, &self.stack).await;
-                let (status, _) = common::call(&author, common::post(&format!("/api/v1/plans/{plan}/close"), "")).await;
+                let (status, _) =
+                    common::call(&author, common::post(&format!("/api/v1/plans/{plan}/close"), ""))
+                        .await;
                 assert_eq!(status, StatusCode::OK, "the author closes their plan");
             }
             ("POST", "/api/v1/plans/{id}/resolutions/zero-values") if member.is_some() => {
                 let program = "name: matrix\nruntime: yaml\nresources:\n  b:\n    type: test:index:Bucket\n    properties:\n      name: zero\n    options:\n      import: zero\n";
-                let (_, made) =
-                    common::call(&author, common::post(&format!("/api/v1/stacks/{}/plans", self.stack), &json!({"program": program}).to_string())).await;
+                let (_, made) = common::call(
+                    &author,
+                    common::post(
+                        &format!("/api/v1/stacks/{}/plans", self.stack),
+                        &json!({"program": program}).to_string(),
+                    ),
+                )
+                .await;
                 plan = made["id"].as_str().unwrap().to_string();
                 preview = common::plan_preview(&author, &plan).await.0;
             }
             ("POST", "/api/v1/plans/{id}/identifications") if member.is_some() => {
-                let (_, made) =
-                    common::call(&author, common::post(&format!("/api/v1/stacks/{}/plans", self.stack), &json!({"program": IDENTIFIED}).to_string())).await;
+                let (_, made) = common::call(
+                    &author,
+                    common::post(
+                        &format!("/api/v1/stacks/{}/plans", self.stack),
+                        &json!({"program": IDENTIFIED}).to_string(),
+                    ),
+                )
+                .await;
                 plan = made["id"].as_str().unwrap().to_string();
             }
             ("DELETE", "/api/v1/plans/{id}/shares/{link}") if member.is_some() => {
-                let (_, fresh) = common::call(&author, common::post(&format!("/api/v1/plans/{plan}/shares"), "")).await;
+                let (_, fresh) = common::call(
+                    &author,
+                    common::post(&format!("/api/v1/plans/{plan}/shares"), ""),
+                )
+                .await;
                 share = fresh["id"].as_str().unwrap().to_string();
             }
             ("POST", "/api/v1/plans/{id}/comments/{comment}/resolve") if member.is_some() => {
-                let body = json!({"revision": 1, "urn": self.urn, "body": "a thread to resolve"}).to_string();
-                let (_, made) = common::call(&author, common::post_json(&format!("/api/v1/plans/{plan}/comments"), &body)).await;
+                let body = json!({"revision": 1, "urn": self.urn, "body": "a thread to resolve"})
+                    .to_string();
+                let (_, made) = common::call(
+                    &author,
+                    common::post_json(&format!("/api/v1/plans/{plan}/comments"), &body),
+                )
+                .await;
                 comment = made["id"].as_str().unwrap().to_string();
             }
             ("DELETE", "/api/v1/me/tokens/{id}") if member.is_some() => {
                 let user = self.user_of(member.expect("a member")).await;
-                token_id = self.stacks.accounts().issue_api_token(&user.id, "spare", "ferry", Role::Viewer, 3600).await.unwrap().id;
+                token_id = self
+                    .stacks
+                    .accounts()
+                    .issue_api_token(&user.id, "spare", "ferry", Role::Viewer, 3600)
+                    .await
+                    .unwrap()
+                    .id;
             }
             ("POST", "/auth/login") => {
                 // A user of its own each time: the per-account limit would stop the nineteenth.
-                let user = self.stacks.accounts().ensure_user(&format!("login-{}", ferry_store::random_id())).await.unwrap();
-                let session = self.stacks.accounts().start_session(&user.id, SessionMethod::Password).await.unwrap();
+                let user = self
+                    .stacks
+                    .accounts()
+                    .ensure_user(&format!("login-{}", ferry_store::random_id()))
+                    .await
+                    .unwrap();
+                let session = self
+                    .stacks
+                    .accounts()
+                    .start_session(&user.id, SessionMethod::Password)
+                    .await
+                    .unwrap();
                 let caller = self.stacks.accounts().caller_of_session(&session.0).await.unwrap();
-                self.stacks.accounts().change_own_password(&caller, None, "the login user's password").await.unwrap();
+                self.stacks
+                    .accounts()
+                    .change_own_password(&caller, None, "the login user's password")
+                    .await
+                    .unwrap();
                 login = user.name;
             }
             ("PUT", "/api/v1/orgs/{org}/members/{name}") => {
@@ -390,10 +523,23 @@ impl World {
             (_, p) if p.contains("invitations/{") => {
                 // A fresh invitation each time (accepting uses one up), made as an
                 // administrator makes one: from a session.
-                let admin = self.stacks.accounts().grant("invitation-admin", "ferry", Role::Admin).await.unwrap();
-                let session = self.stacks.accounts().start_session(&admin.id, SessionMethod::Password).await.unwrap();
+                let admin = self
+                    .stacks
+                    .accounts()
+                    .grant("invitation-admin", "ferry", Role::Admin)
+                    .await
+                    .unwrap();
+                let session = self
+                    .stacks
+                    .accounts()
+                    .start_session(&admin.id, SessionMethod::Password)
+                    .await
+                    .unwrap();
                 let caller = self.stacks.accounts().caller_of_session(&session.0).await.unwrap();
-                let input = ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
+                let input = ferry_types::invitations::InvitationInput {
+                    roles: vec!["viewer".into()],
+                    days: None,
+                };
                 let made = self.stacks.accounts().invite(&caller, "ferry", &input).await.unwrap();
                 invitation = (made.invitation.id, made.token);
             }
@@ -403,28 +549,48 @@ impl World {
             }
             _ => {}
         }
-        let reviewer = member.map(|r| format!("{}-user", r.as_str())).unwrap_or_else(|| "someone".into());
+        let reviewer =
+            member.map(|r| format!("{}-user", r.as_str())).unwrap_or_else(|| "someone".into());
         let mut webhook = "0123456789abcdef0123456789abcdef".to_string();
         if path.contains("/webhooks/{id}") && member.is_some() {
             // A webhook of its own each time (a removal uses one up), made by an administrator.
-            let admin = self.stacks.accounts().caller_of_token(&self.tokens["Admin"]).await.unwrap();
-            let input = ferry_types::webhooks::WebhookInput { url: "https://hooks.example.com/ferry".into(), events: Vec::new() };
-            webhook = self.stacks.webhooks().create(&admin, "ferry", &input).await.unwrap().webhook.id;
+            let admin =
+                self.stacks.accounts().caller_of_token(&self.tokens["Admin"]).await.unwrap();
+            let input = ferry_types::webhooks::WebhookInput {
+                url: "https://hooks.example.com/ferry".into(),
+                events: Vec::new(),
+            };
+            webhook =
+                self.stacks.webhooks().create(&admin, "ferry", &input).await.unwrap().webhook.id;
         }
-        if let Some(role) = member.filter(|r| path.contains("/change-requests/") && r.grants(Role::Approver)) {
+        if let Some(role) =
+            member.filter(|r| path.contains("/change-requests/") && r.grants(Role::Approver))
+        {
             // Something to withdraw: the caller's own request for changes.
-            let approver = common::as_caller(self.app.clone(), self.tokens[&format!("{role:?}")].clone());
-            let body = json!({"revision": 1, "preview": preview, "body": "please change"}).to_string();
-            let (status, answer) = common::call(&approver, common::post_json(&format!("/api/v1/plans/{plan}/change-requests"), &body)).await;
+            let approver =
+                common::as_caller(self.app.clone(), self.tokens[&format!("{role:?}")].clone());
+            let body =
+                json!({"revision": 1, "preview": preview, "body": "please change"}).to_string();
+            let (status, answer) = common::call(
+                &approver,
+                common::post_json(&format!("/api/v1/plans/{plan}/change-requests"), &body),
+            )
+            .await;
             assert_eq!(status, StatusCode::OK, "{answer}");
         }
-        if let Some(role) = member.filter(|_| path.contains("/approvals") && *method == Method::DELETE) {
+        if let Some(role) =
+            member.filter(|_| path.contains("/approvals") && *method == Method::DELETE)
+        {
             // Something to withdraw: the caller's own approval, where they may give one.
             if role.grants(Role::Approver) {
                 let token = self.tokens[&format!("{role:?}")].clone();
                 let approver = common::as_caller(self.app.clone(), token);
                 let body = json!({"revision": 1, "preview": preview}).to_string();
-                common::call(&approver, common::post_json(&format!("/api/v1/plans/{plan}/approvals"), &body)).await;
+                common::call(
+                    &approver,
+                    common::post_json(&format!("/api/v1/plans/{plan}/approvals"), &body),
+                )
+                .await;
             }
         }
         let id = if path.contains("/me/tokens/") {
@@ -464,11 +630,21 @@ impl World {
             .replace("{name}", &member_name)
             .replace("{reviewer}", &reviewer);
         match path {
-            p if p.ends_with("/resource") => uri.push_str(&format!("?urn={}", url_escape(if p.contains("/previews/") { &self.urn } else { DEMO_ROOT }))),
-            "/api/v1/backends/stacks" => uri.push_str(&format!("?org=ferry&url=file://{}", self.backend.path().display())),
-            p if p.ends_with("/terraform/workspaces") => uri.push_str(&format!("?url=file://{}/terraform.tfstate", self.backend.path().display())),
+            p if p.ends_with("/resource") => uri.push_str(&format!(
+                "?urn={}",
+                url_escape(if p.contains("/previews/") { &self.urn } else { DEMO_ROOT })
+            )),
+            "/api/v1/backends/stacks" => {
+                uri.push_str(&format!("?org=ferry&url=file://{}", self.backend.path().display()))
+            }
+            p if p.ends_with("/terraform/workspaces") => uri.push_str(&format!(
+                "?url=file://{}/terraform.tfstate",
+                self.backend.path().display()
+            )),
             // A new stack each time: a new version over one needs a committer, a rule of its own.
-            "/api/v1/stacks" if writes => uri.push_str(&format!("?name=ferry/matrix-{}/dev", ferry_store::random_id())),
+            "/api/v1/stacks" if writes => {
+                uri.push_str(&format!("?name=ferry/matrix-{}/dev", ferry_store::random_id()))
+            }
             "/api/v1/markers" => uri.push_str("?kind=spec"),
             "/auth/logout" => {}
             _ => {}
@@ -513,25 +689,53 @@ impl World {
 
     async fn call(&self, who: Who, method: &Method, path: &str) -> (StatusCode, String) {
         let Call { mut uri, body } = self.prepare(method, path, who).await;
-        let mut req = Request::builder().method(method.clone()).header(header::CONTENT_TYPE, "application/json");
+        let mut req = Request::builder()
+            .method(method.clone())
+            .header(header::CONTENT_TYPE, "application/json");
         match who {
             Who::Anonymous => {}
-            Who::Member(role) => req = req.header(header::AUTHORIZATION, format!("Bearer {}", self.tokens[&format!("{role:?}")])),
+            Who::Member(role) => {
+                req = req.header(
+                    header::AUTHORIZATION,
+                    format!("Bearer {}", self.tokens[&format!("{role:?}")]),
+                )
+            }
             Who::OtherOrgAdmin | Who::ExpiredToken | Who::RevokedToken => {
-                req = req.header(header::AUTHORIZATION, format!("Bearer {}", self.tokens[&format!("{who:?}")]))
+                req = req.header(
+                    header::AUTHORIZATION,
+                    format!("Bearer {}", self.tokens[&format!("{who:?}")]),
+                )
             }
             Who::SessionOf(role) => {
                 // A fresh session each call: some calls end the user's sessions.
                 let user = self.user_of(role).await;
-                let session = self.stacks.accounts().start_session(&user.id, SessionMethod::Password).await.unwrap();
-                req = req.header(header::COOKIE, format!("ferry_session={}", session.0)).header("sec-fetch-site", "same-origin");
+                let session = self
+                    .stacks
+                    .accounts()
+                    .start_session(&user.id, SessionMethod::Password)
+                    .await
+                    .unwrap();
+                req = req
+                    .header(header::COOKIE, format!("ferry_session={}", session.0))
+                    .header("sec-fetch-site", "same-origin");
             }
-            Who::LinkHolder(LinkAs::Bearer) => req = req.header(header::AUTHORIZATION, format!("Bearer {}", self.share)),
-            Who::LinkHolder(LinkAs::Cookie) => req = req.header(header::COOKIE, format!("ferry_session={}", self.share)),
+            Who::LinkHolder(LinkAs::Bearer) => {
+                req = req.header(header::AUTHORIZATION, format!("Bearer {}", self.share))
+            }
+            Who::LinkHolder(LinkAs::Cookie) => {
+                req = req.header(header::COOKIE, format!("ferry_session={}", self.share))
+            }
             Who::LinkHolder(LinkAs::Path) => {
                 // Every ID in the path is the link's token (a share route's own `{token}` was
                 // already).
-                for id in [&self.stack, &self.plan, &self.preview, &self.discovery, &self.identification, &self.job] {
+                for id in [
+                    &self.stack,
+                    &self.plan,
+                    &self.preview,
+                    &self.discovery,
+                    &self.identification,
+                    &self.job,
+                ] {
                     uri = uri.replace(id.as_str(), &self.share);
                 }
             }
@@ -540,13 +744,15 @@ impl World {
                 uri.push_str(&format!("token={0}&share={0}", self.share));
             }
         }
-        let res = self.app.clone().oneshot(req.uri(&uri).body(Body::from(body)).unwrap()).await.unwrap();
+        let res =
+            self.app.clone().oneshot(req.uri(&uri).body(Body::from(body)).unwrap()).await.unwrap();
         let status = res.status();
         // Event streams of finished jobs end; read a bounded part of any answer.
-        let bytes = tokio::time::timeout(std::time::Duration::from_secs(20), res.into_body().collect())
-            .await
-            .map(|b| b.map(|b| b.to_bytes()).unwrap_or_default())
-            .unwrap_or_default();
+        let bytes =
+            tokio::time::timeout(std::time::Duration::from_secs(20), res.into_body().collect())
+                .await
+                .map(|b| b.map(|b| b.to_bytes()).unwrap_or_default())
+                .unwrap_or_default();
         (status, String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned())
     }
 }
@@ -594,22 +800,38 @@ async fn every_route_decides_who_may_call_it() {
     let world = world().await;
 
     let (_, table) = server::gated_routes(&server::AppState::new(
-        leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build(),
+        leptos::prelude::LeptosOptions::builder()
+            .output_name("site")
+            .site_root("target/site")
+            .build(),
         Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
         Default::default(),
     ));
     let expected = expected_needs();
     // Server functions are tried by the next test, each with its own arguments.
-    let mut routes: Vec<(Method, String)> =
-        table.decisions().filter(|d| d.gate != server::access::Gate::ServerFn).map(|d| (d.method.clone(), d.path.clone())).collect();
-    assert!(table.decisions().filter(|d| d.gate == server::access::Gate::ServerFn).all(|d| d.path.starts_with("/rpc/")));
+    let mut routes: Vec<(Method, String)> = table
+        .decisions()
+        .filter(|d| d.gate != server::access::Gate::ServerFn)
+        .map(|d| (d.method.clone(), d.path.clone()))
+        .collect();
+    assert!(table
+        .decisions()
+        .filter(|d| d.gate == server::access::Gate::ServerFn)
+        .all(|d| d.path.starts_with("/rpc/")));
     routes.sort_by(|a, b| (a.1.as_str(), a.0.as_str()).cmp(&(b.1.as_str(), b.0.as_str())));
-    let known: Vec<(String, String)> = expected.keys().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    let known: Vec<(String, String)> =
+        expected.keys().map(|(m, p)| (m.to_string(), p.to_string())).collect();
     for (method, path) in &routes {
-        assert!(expected.contains_key(&(method.as_str(), path.as_str())), "the router has {method} {path}, which this test has no expectation for: add it");
+        assert!(
+            expected.contains_key(&(method.as_str(), path.as_str())),
+            "the router has {method} {path}, which this test has no expectation for: add it"
+        );
     }
     for (method, path) in &known {
-        assert!(routes.iter().any(|(m, p)| m.as_str() == method && p == path), "this test expects {method} {path}, which the router no longer has");
+        assert!(
+            routes.iter().any(|(m, p)| m.as_str() == method && p == path),
+            "this test expects {method} {path}, which the router no longer has"
+        );
     }
 
     // Reads first, writes last, so that what a caller does never changes what the next
@@ -625,11 +847,18 @@ async fn every_route_decides_who_may_call_it() {
             cells += 1;
             let expected = expect(need, success, who, method);
             if status.as_u16() != expected {
-                failures.push(format!("{method} {path} as {who:?}: got {status}, expected {expected} ({body})"));
+                failures.push(format!(
+                    "{method} {path} as {who:?}: got {status}, expected {expected} ({body})"
+                ));
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {cells} cells wrong:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {cells} cells wrong:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert!(cells > 1300, "{cells} cells");
 }
 
@@ -645,48 +874,119 @@ async fn every_server_function_decides_who_may_call_it() {
             "current_user" | "sign_in_methods" => (String::new(), Need::Anyone),
             // The link's token is the capability: anyone who holds it reads the invitation.
             "invitation" => {
-                let admin = world.stacks.accounts().grant("invitation-admin", "ferry", Role::Admin).await.unwrap();
-                let session = world.stacks.accounts().start_session(&admin.id, SessionMethod::Password).await.unwrap();
+                let admin = world
+                    .stacks
+                    .accounts()
+                    .grant("invitation-admin", "ferry", Role::Admin)
+                    .await
+                    .unwrap();
+                let session = world
+                    .stacks
+                    .accounts()
+                    .start_session(&admin.id, SessionMethod::Password)
+                    .await
+                    .unwrap();
                 let caller = world.stacks.accounts().caller_of_session(&session.0).await.unwrap();
-                let input = ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
-                (format!("token={}", world.stacks.accounts().invite(&caller, "ferry", &input).await.unwrap().token), Need::Anyone)
+                let input = ferry_types::invitations::InvitationInput {
+                    roles: vec!["viewer".into()],
+                    days: None,
+                };
+                (
+                    format!(
+                        "token={}",
+                        world
+                            .stacks
+                            .accounts()
+                            .invite(&caller, "ferry", &input)
+                            .await
+                            .unwrap()
+                            .token
+                    ),
+                    Need::Anyone,
+                )
             }
             "stack_page" => (format!("id={}", world.stack), Need::Role(Role::Viewer)),
-            "load_resource_detail" => (format!("id={}&urn={}", world.stack, url_escape(DEMO_ROOT)), Need::Role(Role::Viewer)),
-            "stack_rows" => (format!("id={}&version=1&filter=&sort=&offset=0&limit=10", world.stack), Need::Role(Role::Viewer)),
+            "load_resource_detail" => (
+                format!("id={}&urn={}", world.stack, url_escape(DEMO_ROOT)),
+                Need::Role(Role::Viewer),
+            ),
+            "stack_rows" => (
+                format!("id={}&version=1&filter=&sort=&offset=0&limit=10", world.stack),
+                Need::Role(Role::Viewer),
+            ),
             "plan_page" => (format!("id={}&share=", world.plan), Need::Role(Role::Viewer)),
-            "new_plan" => (format!("stack_id={}&kind=spec", world.stack), Need::Role(Role::Planner)),
+            "new_plan" => {
+                (format!("stack_id={}&kind=spec", world.stack), Need::Role(Role::Planner))
+            }
             // Only the organisations the caller reads (another's stack lists nothing).
-            "plan_list" => (format!("stack={}&state=&awaiting=&author=&cursor=&limit=10", world.stack), Need::SignedIn),
+            "plan_list" => (
+                format!("stack={}&state=&awaiting=&author=&cursor=&limit=10", world.stack),
+                Need::SignedIn,
+            ),
             "stack_versions" => (format!("id={}", world.stack), Need::Role(Role::Viewer)),
-            other => panic!("the server function `{other}` ({path}) has no expectation in this test: add it"),
+            other => panic!(
+                "the server function `{other}` ({path}) has no expectation in this test: add it"
+            ),
         };
         seen.push(name.to_string());
         for who in callers() {
-            let mut req = Request::post(path).header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
+            let mut req = Request::post(path)
+                .header(header::CONTENT_TYPE, "application/x-www-form-urlencoded");
             match who {
-                Who::Member(role) => req = req.header(header::AUTHORIZATION, format!("Bearer {}", world.tokens[&format!("{role:?}")])),
+                Who::Member(role) => {
+                    req = req.header(
+                        header::AUTHORIZATION,
+                        format!("Bearer {}", world.tokens[&format!("{role:?}")]),
+                    )
+                }
                 Who::OtherOrgAdmin | Who::ExpiredToken | Who::RevokedToken => {
-                    req = req.header(header::AUTHORIZATION, format!("Bearer {}", world.tokens[&format!("{who:?}")]))
+                    req = req.header(
+                        header::AUTHORIZATION,
+                        format!("Bearer {}", world.tokens[&format!("{who:?}")]),
+                    )
                 }
                 Who::SessionOf(role) => {
                     let user = world.user_of(role).await;
-                    let session = world.stacks.accounts().start_session(&user.id, SessionMethod::Password).await.unwrap();
-                    req = req.header(header::COOKIE, format!("ferry_session={}", session.0)).header("sec-fetch-site", "same-origin");
+                    let session = world
+                        .stacks
+                        .accounts()
+                        .start_session(&user.id, SessionMethod::Password)
+                        .await
+                        .unwrap();
+                    req = req
+                        .header(header::COOKIE, format!("ferry_session={}", session.0))
+                        .header("sec-fetch-site", "same-origin");
                 }
-                Who::LinkHolder(LinkAs::Bearer) => req = req.header(header::AUTHORIZATION, format!("Bearer {}", world.share)),
-                Who::LinkHolder(LinkAs::Cookie) => req = req.header(header::COOKIE, format!("ferry_session={}", world.share)),
+                Who::LinkHolder(LinkAs::Bearer) => {
+                    req = req.header(header::AUTHORIZATION, format!("Bearer {}", world.share))
+                }
+                Who::LinkHolder(LinkAs::Cookie) => {
+                    req = req.header(header::COOKIE, format!("ferry_session={}", world.share))
+                }
                 Who::Anonymous | Who::LinkHolder(LinkAs::Path | LinkAs::Query) => {}
             }
-            let res = world.app.clone().oneshot(req.body(Body::from(args.clone())).unwrap()).await.unwrap();
+            let res = world
+                .app
+                .clone()
+                .oneshot(req.body(Body::from(args.clone())).unwrap())
+                .await
+                .unwrap();
             let status = res.status();
-            let body = String::from_utf8_lossy(&res.into_body().collect().await.unwrap().to_bytes()).into_owned();
+            let body =
+                String::from_utf8_lossy(&res.into_body().collect().await.unwrap().to_bytes())
+                    .into_owned();
             let expected = match (need, who) {
-                (_, Who::ExpiredToken | Who::RevokedToken | Who::LinkHolder(LinkAs::Bearer)) => StatusCode::UNAUTHORIZED,
+                (_, Who::ExpiredToken | Who::RevokedToken | Who::LinkHolder(LinkAs::Bearer)) => {
+                    StatusCode::UNAUTHORIZED
+                }
                 (Need::Anyone, _) => StatusCode::OK,
                 (_, Who::Anonymous | Who::LinkHolder(_)) => StatusCode::UNAUTHORIZED,
                 (Need::Role(_), Who::OtherOrgAdmin) => StatusCode::FORBIDDEN,
-                (Need::Role(needed), Who::Member(held) | Who::SessionOf(held)) if !held.grants(needed) => StatusCode::FORBIDDEN,
+                (Need::Role(needed), Who::Member(held) | Who::SessionOf(held))
+                    if !held.grants(needed) =>
+                {
+                    StatusCode::FORBIDDEN
+                }
                 _ => StatusCode::OK,
             };
             assert_eq!(status, expected, "{name} as {who:?}: {body}");
@@ -728,7 +1028,10 @@ async fn a_route_without_a_decision_is_refused() {
     use axum::routing::get;
     let store = ferry_store::testing::scratch().await.unwrap();
     let state = server::AppState::new(
-        leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build(),
+        leptos::prelude::LeptosOptions::builder()
+            .output_name("site")
+            .site_root("target/site")
+            .build(),
         Arc::new(Ferry::new(store, 1 << 20)),
         Default::default(),
     );
@@ -738,7 +1041,8 @@ async fn a_route_without_a_decision_is_refused() {
         .route("/api/v1/undecided", get(|| async { "secret" }))
         .layer(axum::middleware::from_fn_with_state(state.clone(), server::access::authorize))
         .with_state(state);
-    let res = app.oneshot(Request::get("/api/v1/undecided").body(Body::empty()).unwrap()).await.unwrap();
+    let res =
+        app.oneshot(Request::get("/api/v1/undecided").body(Body::empty()).unwrap()).await.unwrap();
     assert_eq!(res.status(), StatusCode::INTERNAL_SERVER_ERROR);
     let body = res.into_body().collect().await.unwrap().to_bytes();
     assert!(String::from_utf8_lossy(&body).contains("no access decision"));

@@ -14,7 +14,9 @@ use ferry_service::{EngineConfig, Ferry};
 use serde_json::{json, Value};
 
 fn fixture(name: &str) -> Vec<u8> {
-    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    let dir = std::env::var_os("FERRY_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
     std::fs::read(dir.join("pulumi/state/real-diy-checkpoint").join(name)).unwrap()
 }
 
@@ -26,12 +28,18 @@ fn write(root: &Path, rel: &str, bytes: &[u8]) {
 
 /// The service, allowed to open the backend `url` for every organisation, with Ferry's plugins.
 fn service_for(store: ferry_store::Store, url: &str) -> Ferry {
-    let engine = EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![ferry_service::AllowedBackend { org: "*".into(), url: url.to_string() }])
+    let engine =
+        EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
+    Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(vec![
+        ferry_service::AllowedBackend { org: "*".into(), url: url.to_string() },
+    ])
 }
 
 fn checkpoint(root: &Path) -> Value {
-    serde_json::from_slice(&std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap()).unwrap()
+    serde_json::from_slice(
+        &std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap(),
+    )
+    .unwrap()
 }
 
 #[tokio::test]
@@ -39,18 +47,40 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
-    write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", &fixture("test-upsert.checkpoint.json"));
+    write(
+        root,
+        ".pulumi/stacks/s3bucket-test/test-upsert.json",
+        &fixture("test-upsert.checkpoint.json"),
+    );
     let url = format!("file://{}", root.display());
-    let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
+    let app =
+        common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false)
+            .await;
 
     // What the backend holds; a backend the administrator did not allow is refused.
-    let (status, listed) = call(&app, get(&format!("/api/v1/backends/stacks?org=organization&url={url}"))).await;
+    let (status, listed) =
+        call(&app, get(&format!("/api/v1/backends/stacks?org=organization&url={url}"))).await;
     assert_eq!(status, StatusCode::OK, "{listed}");
-    assert_eq!(listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect::<Vec<_>>(), ["organization/s3bucket-test/test-upsert"]);
-    let (status, err) = call(&app, get("/api/v1/backends/stacks?org=organization&url=file:///etc")).await;
-    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("backend_not_allowed")), "{err}");
+    assert_eq!(
+        listed.as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect::<Vec<_>>(),
+        ["organization/s3bucket-test/test-upsert"]
+    );
+    let (status, err) =
+        call(&app, get("/api/v1/backends/stacks?org=organization&url=file:///etc")).await;
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("backend_not_allowed")),
+        "{err}"
+    );
 
-    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test-upsert"}).to_string())).await;
+    let (status, stack) = call(
+        &app,
+        post(
+            "/api/v1/stacks",
+            &json!({"backend": url, "name": "organization/s3bucket-test/test-upsert"}).to_string(),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     assert_eq!(stack["name"], "organization/s3bucket-test/test-upsert");
     let id = stack["id"].as_str().unwrap().to_string();
@@ -61,12 +91,15 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
         let id = id.clone();
         let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": name, "id": "8080,1024,65535"}]}).to_string();
         async move {
-            let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &spec)).await;
+            let (status, preview) =
+                call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &spec)).await;
             assert_eq!(status, StatusCode::CREATED, "{preview}");
             preview["id"].as_str().unwrap().to_string()
         }
     };
-    let commit = |app: axum::Router, preview: String| async move { call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await };
+    let commit = |app: axum::Router, preview: String| async move {
+        call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await
+    };
 
     // Committed into the folder: the new checkpoint, its backup, the history, no lock left.
     let first = preview(app.clone(), "port").await;
@@ -77,21 +110,49 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
     let resources = after["checkpoint"]["latest"]["resources"].as_array().unwrap();
     assert_eq!(resources.len(), count + 2, "the integer and random's default provider");
     assert!(resources.iter().any(|r| r["urn"].as_str().unwrap().ends_with("RandomInteger::port")));
-    assert!(after["checkpoint"]["latest"]["manifest"]["version"].as_str().unwrap().starts_with("ferry v"));
-    assert_ne!(after["checkpoint"]["latest"]["manifest"]["time"], before["checkpoint"]["latest"]["manifest"]["time"], "the commit's time is recorded");
-    assert_eq!(std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json.bak")).unwrap(), fixture("test-upsert.checkpoint.json"));
-    assert_eq!(std::fs::read_dir(root.join(".pulumi/history/s3bucket-test/test-upsert")).unwrap().count(), 2);
+    assert!(after["checkpoint"]["latest"]["manifest"]["version"]
+        .as_str()
+        .unwrap()
+        .starts_with("ferry v"));
+    assert_ne!(
+        after["checkpoint"]["latest"]["manifest"]["time"],
+        before["checkpoint"]["latest"]["manifest"]["time"],
+        "the commit's time is recorded"
+    );
+    assert_eq!(
+        std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json.bak")).unwrap(),
+        fixture("test-upsert.checkpoint.json")
+    );
+    assert_eq!(
+        std::fs::read_dir(root.join(".pulumi/history/s3bucket-test/test-upsert")).unwrap().count(),
+        2
+    );
     let locks = root.join(".pulumi/locks/organization/s3bucket-test/test-upsert");
     assert_eq!(std::fs::read_dir(&locks).unwrap().count(), 0, "no lock left behind");
     // The committed checkpoint reads back as Pulumi state.
-    ferry_state::load_state(&std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap(), Default::default()).unwrap();
+    ferry_state::load_state(
+        &std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap(),
+        Default::default(),
+    )
+    .unwrap();
 
     // Someone else updates the stack after a preview: the commit is refused, nothing written.
     let second = preview(app.clone(), "second").await;
-    write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", &fixture("test-upsert.checkpoint.json"));
+    write(
+        root,
+        ".pulumi/stacks/s3bucket-test/test-upsert.json",
+        &fixture("test-upsert.checkpoint.json"),
+    );
     let (status, err) = commit(app.clone(), second).await;
-    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("stale_preview")), "{err}");
-    assert_eq!(std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap(), fixture("test-upsert.checkpoint.json"));
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (StatusCode::CONFLICT, Some("stale_preview")),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(root.join(".pulumi/stacks/s3bucket-test/test-upsert.json")).unwrap(),
+        fixture("test-upsert.checkpoint.json")
+    );
 
     // The next preview reads the moved checkpoint as the stack's next version.
     let third = preview(app.clone(), "third").await;
@@ -105,13 +166,20 @@ async fn a_connected_stack_is_previewed_live_and_committed_as_pulumi_commits() {
         br#"{"pid": 777, "username": "bob", "hostname": "ci-runner", "timestamp": "2026-11-24T09:00:00Z"}"#,
     );
     let (status, err) = commit(app.clone(), third.clone()).await;
-    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("stack_locked")), "{err}");
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (StatusCode::CONFLICT, Some("stack_locked")),
+        "{err}"
+    );
     assert!(err["error"]["message"].as_str().unwrap().contains("bob@ci-runner (pid 777)"), "{err}");
     assert_eq!(std::fs::read_dir(&locks).unwrap().count(), 1);
     std::fs::remove_dir_all(&locks).unwrap();
     let (status, done) = commit(app.clone(), third).await;
     assert_eq!(status, StatusCode::CREATED, "{done}");
-    assert_eq!(checkpoint(root)["checkpoint"]["latest"]["resources"].as_array().unwrap().len(), count + 2);
+    assert_eq!(
+        checkpoint(root)["checkpoint"]["latest"]["resources"].as_array().unwrap().len(),
+        count + 2
+    );
 }
 
 /// DIY backends default to the passphrase provider: a connected stack whose state holds
@@ -139,24 +207,46 @@ async fn a_passphrase_stack_is_previewed_without_its_passphrase_and_committed_wi
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
     write(root, ".pulumi/stacks/shop/dev.json", checkpoint.to_string().as_bytes());
     let url = format!("file://{}", root.display());
-    let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
+    let app =
+        common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false)
+            .await;
 
-    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/shop/dev"}).to_string())).await;
+    let (status, stack) = call(
+        &app,
+        post(
+            "/api/v1/stacks",
+            &json!({"backend": url, "name": "organization/shop/dev"}).to_string(),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"}]}).to_string();
-    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{}/previews", stack["id"].as_str().unwrap()), &spec)).await;
+    let (status, preview) = call(
+        &app,
+        post(&format!("/api/v1/stacks/{}/previews", stack["id"].as_str().unwrap()), &spec),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
-    let commit = axum::http::Request::post(format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()))
-        .header("x-ferry-passphrase", "correct horse")
-        .body(axum::body::Body::empty())
-        .unwrap();
+    let commit = axum::http::Request::post(format!(
+        "/api/v1/previews/{}/commit",
+        preview["id"].as_str().unwrap()
+    ))
+    .header("x-ferry-passphrase", "correct horse")
+    .body(axum::body::Body::empty())
+    .unwrap();
     let (status, done) = call(&app, commit).await;
     assert_eq!(status, StatusCode::CREATED, "{done}");
     let written = std::fs::read(root.join(".pulumi/stacks/shop/dev.json")).unwrap();
-    let loaded = ferry_state::load_state(&written, ferry_state::LoadOptions { passphrase: Some("correct horse"), ..Default::default() }).unwrap();
+    let loaded = ferry_state::load_state(
+        &written,
+        ferry_state::LoadOptions { passphrase: Some("correct horse"), ..Default::default() },
+    )
+    .unwrap();
     assert!(loaded.secrets.verified, "the secret still decrypts with the stack's passphrase");
     let text = String::from_utf8(written).unwrap();
-    assert!(text.contains(&salt) && text.contains("RandomInteger::port") && !text.contains("s3cret"));
+    assert!(
+        text.contains(&salt) && text.contains("RandomInteger::port") && !text.contains("s3cret")
+    );
 }
 
 /// An instance killed mid-commit leaves its lock file in the backend: the commit after it is
@@ -168,12 +258,23 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     write(root, ".pulumi/meta.yaml", b"version: 1\n");
-    write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", &fixture("test-upsert.checkpoint.json"));
+    write(
+        root,
+        ".pulumi/stacks/s3bucket-test/test-upsert.json",
+        &fixture("test-upsert.checkpoint.json"),
+    );
     let url = format!("file://{}", root.display());
     let store = ferry_store::testing::scratch().await.unwrap();
     let (app, stacks) = common::admin_app_of(service_for(store.clone(), &url), false).await;
 
-    let (status, stack) = call(&app, post("/api/v1/stacks", &json!({"backend": url, "name": "organization/s3bucket-test/test-upsert"}).to_string())).await;
+    let (status, stack) = call(
+        &app,
+        post(
+            "/api/v1/stacks",
+            &json!({"backend": url, "name": "organization/s3bucket-test/test-upsert"}).to_string(),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let id = stack["id"].as_str().unwrap().to_string();
     let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"}]}).to_string();
@@ -183,12 +284,23 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     // What an instance killed between taking the lock and releasing it leaves: its record
     // (its lease still running) and its lock file.
     let left = ".pulumi/locks/organization/s3bucket-test/test-upsert/5d1f7a90-0000-4000-8000-00000000dead.json";
-    store.stacks().add_backend_lock(left, &id, &url, "killed-instance", &ferry_store::clock::in_millis(1500)).await.unwrap();
+    store
+        .stacks()
+        .add_backend_lock(left, &id, &url, "killed-instance", &ferry_store::clock::in_millis(1500))
+        .await
+        .unwrap();
     write(root, left, br#"{"pid": 4321, "username": "ferry", "hostname": "ferry-a", "timestamp": "2026-11-24T10:00:00Z"}"#);
     let commit = post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "");
     let (status, err) = call(&app, commit).await;
-    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::CONFLICT, Some("stack_locked")), "{err}");
-    assert!(err["error"]["message"].as_str().unwrap().contains("ferry@ferry-a (pid 4321)"), "{err}");
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (StatusCode::CONFLICT, Some("stack_locked")),
+        "{err}"
+    );
+    assert!(
+        err["error"]["message"].as_str().unwrap().contains("ferry@ferry-a (pid 4321)"),
+        "{err}"
+    );
     assert!(root.join(left).exists(), "another's lock is never removed by a refused commit");
 
     // The lease runs out (nobody renews it); recovery on start (SQLite: any lock not
@@ -198,16 +310,33 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     assert!(!root.join(left).exists(), "the lock file the killed instance left is removed");
     let (status, locks) = call(&app, get(&format!("/api/v1/stacks/{id}/locks"))).await;
     assert_eq!(status, StatusCode::OK, "{locks}");
-    let recovered = locks.as_array().unwrap().iter().find(|l| l["path"] == left).expect("the lock is reported");
+    let recovered =
+        locks.as_array().unwrap().iter().find(|l| l["path"] == left).expect("the lock is reported");
     assert!(recovered["released_at"].is_string(), "{recovered}");
-    assert!(recovered["recovery"].as_str().unwrap().contains("stopped before releasing it"), "{recovered}");
+    assert!(
+        recovered["recovery"].as_str().unwrap().contains("stopped before releasing it"),
+        "{recovered}"
+    );
     // The refused commit's own lock was taken and released, and is listed as such.
-    assert!(locks.as_array().unwrap().iter().any(|l| l["path"] != left && l["released_at"].is_string() && l["recovery"].is_null()), "{locks}");
+    assert!(
+        locks
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|l| l["path"] != left && l["released_at"].is_string() && l["recovery"].is_null()),
+        "{locks}"
+    );
 
     let commit = post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "");
     let (status, done) = call(&app, commit).await;
     assert_eq!(status, StatusCode::CREATED, "{done}");
-    assert_eq!(std::fs::read_dir(root.join(".pulumi/locks/organization/s3bucket-test/test-upsert")).unwrap().count(), 0, "no lock left behind");
+    assert_eq!(
+        std::fs::read_dir(root.join(".pulumi/locks/organization/s3bucket-test/test-upsert"))
+            .unwrap()
+            .count(),
+        0,
+        "no lock left behind"
+    );
 }
 
 /// A connected stack whose state has no secrets provider yet: its `Pulumi.<stack>.yaml`, read
@@ -225,53 +354,107 @@ async fn the_stack_configs_encryptionsalt_keys_the_first_secrets() {
     let mut fresh: Value = serde_json::from_slice(&fixture("test-upsert.checkpoint.json")).unwrap();
     fresh["checkpoint"]["latest"].as_object_mut().unwrap().remove("secrets_providers");
     write(root, ".pulumi/stacks/s3bucket-test/test-upsert.json", fresh.to_string().as_bytes());
-    write(root, "project/Pulumi.test.yaml", format!("encryptionsalt: {salt}\nconfig:\n  aws:region: us-west-2\n").as_bytes());
+    write(
+        root,
+        "project/Pulumi.test.yaml",
+        format!("encryptionsalt: {salt}\nconfig:\n  aws:region: us-west-2\n").as_bytes(),
+    );
     write(root, "project/Pulumi.broken.yaml", b"encryptionsalt: [not, a, salt]\n");
     let url = format!("file://{}", root.display());
-    let app = common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false).await;
-    assert!(checkpoint(root)["checkpoint"]["latest"]["secrets_providers"].is_null(), "the fixture has no secrets provider yet");
+    let app =
+        common::app_of(service_for(ferry_store::testing::scratch().await.unwrap(), &url), false)
+            .await;
+    assert!(
+        checkpoint(root)["checkpoint"]["latest"]["secrets_providers"].is_null(),
+        "the fixture has no secrets provider yet"
+    );
 
-    let connect = |config: String| json!({"backend": url, "name": "organization/s3bucket-test/test-upsert", "config": config}).to_string();
-    let (status, err) = call(&app, post("/api/v1/stacks", &connect(format!("{url}/project/Pulumi.broken.yaml")))).await;
-    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("bad_request")), "{err}");
+    let connect = |config: String| {
+        json!({"backend": url, "name": "organization/s3bucket-test/test-upsert", "config": config})
+            .to_string()
+    };
+    let (status, err) =
+        call(&app, post("/api/v1/stacks", &connect(format!("{url}/project/Pulumi.broken.yaml"))))
+            .await;
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("bad_request")),
+        "{err}"
+    );
     assert!(err["error"]["message"].as_str().unwrap().contains("Pulumi.<stack>.yaml"), "{err}");
-    let (status, err) = call(&app, post("/api/v1/stacks", &connect("file:///etc/Pulumi.test.yaml".into()))).await;
-    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::FORBIDDEN, Some("backend_not_allowed")), "{err}");
+    let (status, err) =
+        call(&app, post("/api/v1/stacks", &connect("file:///etc/Pulumi.test.yaml".into()))).await;
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("backend_not_allowed")),
+        "{err}"
+    );
 
-    let (status, stack) = call(&app, post("/api/v1/stacks", &connect(format!("{url}/project/Pulumi.test.yaml")))).await;
+    let (status, stack) =
+        call(&app, post("/api/v1/stacks", &connect(format!("{url}/project/Pulumi.test.yaml"))))
+            .await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let id = stack["id"].as_str().unwrap().to_string();
     let (status, config) = call(&app, get(&format!("/api/v1/stacks/{id}/config"))).await;
-    assert_eq!((status, config["encryption_salt"].as_str()), (StatusCode::OK, Some(salt.as_str())), "{config}");
+    assert_eq!(
+        (status, config["encryption_salt"].as_str()),
+        (StatusCode::OK, Some(salt.as_str())),
+        "{config}"
+    );
 
     let spec = json!({"resources": [{"type": "random:index/randomPassword:RandomPassword", "name": "admin", "id": "correct-horse-battery"}]}).to_string();
     let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &spec)).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
     let commit = |pass: &str| {
-        axum::http::Request::post(format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()))
-            .header("x-ferry-passphrase", pass)
-            .body(axum::body::Body::empty())
-            .unwrap()
+        axum::http::Request::post(format!(
+            "/api/v1/previews/{}/commit",
+            preview["id"].as_str().unwrap()
+        ))
+        .header("x-ferry-passphrase", pass)
+        .body(axum::body::Body::empty())
+        .unwrap()
     };
     let (status, err) = call(&app, commit("another passphrase")).await;
-    assert_eq!((status, err["error"]["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("commit_refused")), "{err}");
+    assert_eq!(
+        (status, err["error"]["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("commit_refused")),
+        "{err}"
+    );
     assert!(err["error"]["message"].as_str().unwrap().contains("encryptionsalt"), "{err}");
-    assert!(checkpoint(root)["checkpoint"]["latest"]["secrets_providers"].is_null(), "nothing was written");
+    assert!(
+        checkpoint(root)["checkpoint"]["latest"]["secrets_providers"].is_null(),
+        "nothing was written"
+    );
 
     let (status, done) = call(&app, commit("team passphrase")).await;
     assert_eq!(status, StatusCode::CREATED, "{done}");
     let written = checkpoint(root);
-    assert_eq!(written["checkpoint"]["latest"]["secrets_providers"], json!({"type": "passphrase", "state": {"salt": salt}}));
+    assert_eq!(
+        written["checkpoint"]["latest"]["secrets_providers"],
+        json!({"type": "passphrase", "state": {"salt": salt}})
+    );
     let text = written.to_string();
     assert!(!text.contains("correct-horse-battery"), "the password is encrypted");
-    let loaded = ferry_state::load_state(text.as_bytes(), ferry_state::LoadOptions { passphrase: Some("team passphrase"), ..Default::default() }).unwrap();
+    let loaded = ferry_state::load_state(
+        text.as_bytes(),
+        ferry_state::LoadOptions { passphrase: Some("team passphrase"), ..Default::default() },
+    )
+    .unwrap();
     assert!(loaded.secrets.verified);
 
     // Uploaded stacks take the file over the API; what is not one is refused, named.
-    let put = |body: &str| axum::http::Request::put(format!("/api/v1/stacks/{id}/config")).body(axum::body::Body::from(body.to_string())).unwrap();
+    let put = |body: &str| {
+        axum::http::Request::put(format!("/api/v1/stacks/{id}/config"))
+            .body(axum::body::Body::from(body.to_string()))
+            .unwrap()
+    };
     let (status, err) = call(&app, put("encryptionsalt: plain\n")).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{err}");
     assert!(err["error"]["message"].as_str().unwrap().contains("v1:<salt>:<check>"), "{err}");
     let (status, config) = call(&app, put("secretsprovider: awskms://alias/team\n")).await;
-    assert_eq!((status, config["secrets_provider"].as_str()), (StatusCode::OK, Some("awskms://alias/team")), "{config}");
+    assert_eq!(
+        (status, config["secrets_provider"].as_str()),
+        (StatusCode::OK, Some("awskms://alias/team")),
+        "{config}"
+    );
 }

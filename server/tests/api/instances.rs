@@ -28,14 +28,33 @@ impl Instance {
     }
 
     /// [`Instance::start`] with the payload key `key`.
-    fn start_with_key(name: &str, dir: &Path, data: &str, url: Option<&str>, plugins: &Path, key: &str) -> Instance {
+    fn start_with_key(
+        name: &str,
+        dir: &Path,
+        data: &str,
+        url: Option<&str>,
+        plugins: &Path,
+        key: &str,
+    ) -> Instance {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let data = dir.join(data);
         let log = std::fs::File::create(dir.join(format!("{name}.log"))).unwrap();
         let child = Command::new(env!("CARGO_BIN_EXE_ferry"))
-            .args(["serve", "--addr", &format!("127.0.0.1:{port}"), "--no-demo", "--data-dir", data.to_str().unwrap()])
+            .args([
+                "serve",
+                "--addr",
+                &format!("127.0.0.1:{port}"),
+                "--no-demo",
+                "--data-dir",
+                data.to_str().unwrap(),
+            ])
             .args(url.map(|url| ["--database-url", url]).into_iter().flatten())
-            .args(["--plugin-dir", plugins.to_str().unwrap(), "--job-lease-seconds", &LEASE_SECONDS.to_string()])
+            .args([
+                "--plugin-dir",
+                plugins.to_str().unwrap(),
+                "--job-lease-seconds",
+                &LEASE_SECONDS.to_string(),
+            ])
             // Instances sharing a database share the key that seals preview payloads.
             .env("FERRY_PAYLOAD_KEY", key)
             .env("RUST_LOG", "warn")
@@ -62,7 +81,9 @@ impl Instance {
 impl Drop for Instance {
     fn drop(&mut self) {
         if let Ok(None) = self.child.try_wait() {
-            let _ = Command::new("kill").args(["-KILL", "--", &format!("-{}", self.child.id())]).status();
+            let _ = Command::new("kill")
+                .args(["-KILL", "--", &format!("-{}", self.child.id())])
+                .status();
             let _ = self.child.wait();
         }
     }
@@ -74,8 +95,15 @@ struct Client {
 }
 
 impl Client {
-    async fn call(&self, method: reqwest::Method, at: &Instance, path: &str, body: Option<Value>) -> (u16, Value) {
-        let mut request = self.http.request(method, format!("{}{path}", at.base)).bearer_auth(&self.token);
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        at: &Instance,
+        path: &str,
+        body: Option<Value>,
+    ) -> (u16, Value) {
+        let mut request =
+            self.http.request(method, format!("{}{path}", at.base)).bearer_auth(&self.token);
         if let Some(body) = body {
             request = request.header("content-type", "application/json").body(body.to_string());
         }
@@ -102,7 +130,10 @@ impl Client {
                 }
             }
             if let Some(status) = at.child.try_wait().unwrap() {
-                panic!("instance {name} exited ({status}):\n{}", std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default());
+                panic!(
+                    "instance {name} exited ({status}):\n{}",
+                    std::fs::read_to_string(dir.join(format!("{name}.log"))).unwrap_or_default()
+                );
             }
             assert!(Instant::now() < deadline, "instance {name} did not start");
             tokio::time::sleep(Duration::from_millis(100)).await;
@@ -118,14 +149,29 @@ impl Client {
     /// Reads server-sent events from `at`'s `path` to their end: how many `event` messages came,
     /// and the `end` message's JSON.
     async fn follow_events(&self, at: &Instance, path: &str, event: &str) -> (usize, Value) {
-        let mut response = self.http.get(format!("{}{path}", at.base)).bearer_auth(&self.token).send().await.unwrap();
+        let mut response = self
+            .http
+            .get(format!("{}{path}", at.base))
+            .bearer_auth(&self.token)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(response.status().as_u16(), 200);
         let mut text = String::new();
-        while let Some(chunk) = tokio::time::timeout(Duration::from_secs(60), response.chunk()).await.expect("events keep coming").unwrap() {
+        while let Some(chunk) = tokio::time::timeout(Duration::from_secs(60), response.chunk())
+            .await
+            .expect("events keep coming")
+            .unwrap()
+        {
             text.push_str(&String::from_utf8_lossy(&chunk));
             if let Some(end) = text.find("event: end\ndata: ") {
-                if let Some(line) = text[end + 17..].split('\n').next().filter(|_| text[end + 17..].contains('\n')) {
-                    return (text.matches(&format!("event: {event}\n")).count(), serde_json::from_str(line).unwrap());
+                if let Some(line) =
+                    text[end + 17..].split('\n').next().filter(|_| text[end + 17..].contains('\n'))
+                {
+                    return (
+                        text.matches(&format!("event: {event}\n")).count(),
+                        serde_json::from_str(line).unwrap(),
+                    );
                 }
             }
         }
@@ -144,22 +190,55 @@ fn set_up(dir: &Path, url: Option<&str>) -> (std::path::PathBuf, Client) {
     let plugins = dir.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
     let provider = crate::common::plugin_dir().join("ferry-test-provider");
-    std::fs::write(plugins.join("pulumi-resource-test"), format!("#!/bin/sh\nexec '{}' \"$@\"\n", provider.display())).unwrap();
-    std::fs::set_permissions(plugins.join("pulumi-resource-test"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(
+        plugins.join("pulumi-resource-test"),
+        format!("#!/bin/sh\nexec '{}' \"$@\"\n", provider.display()),
+    )
+    .unwrap();
+    std::fs::set_permissions(
+        plugins.join("pulumi-resource-test"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
     let token = Command::new(env!("CARGO_BIN_EXE_ferry"))
-        .args(["token", "create", "--data-dir", dir.join("a").to_str().unwrap(), "--user", "admin", "--role", "admin"])
+        .args([
+            "token",
+            "create",
+            "--data-dir",
+            dir.join("a").to_str().unwrap(),
+            "--user",
+            "admin",
+            "--role",
+            "admin",
+        ])
         .args(url.map(|url| ["--database-url", url]).into_iter().flatten())
         .output()
         .unwrap();
     assert!(token.status.success(), "{}", String::from_utf8_lossy(&token.stderr));
-    (plugins, Client { http: reqwest::Client::new(), token: String::from_utf8(token.stdout).unwrap().trim().to_string() })
+    (
+        plugins,
+        Client {
+            http: reqwest::Client::new(),
+            token: String::from_utf8(token.stdout).unwrap().trim().to_string(),
+        },
+    )
 }
 
 /// The organisation allows the test plugin; a new empty stack's ID.
 async fn stack(client: &Client, at: &Instance) -> String {
-    let settings = json!({"share_links": true, "share_link_days": 30, "allowed_packages": ["test"]});
-    assert_eq!(client.call(reqwest::Method::PUT, at, "/api/v1/orgs/%2A/settings", Some(settings)).await.0, 200);
-    let (status, stack) = client.post(at, "/api/v1/stacks?name=acme/app/prod", json!({"version": 3, "deployment": {"resources": []}})).await;
+    let settings =
+        json!({"share_links": true, "share_link_days": 30, "allowed_packages": ["test"]});
+    assert_eq!(
+        client.call(reqwest::Method::PUT, at, "/api/v1/orgs/%2A/settings", Some(settings)).await.0,
+        200
+    );
+    let (status, stack) = client
+        .post(
+            at,
+            "/api/v1/stacks?name=acme/app/prod",
+            json!({"version": 3, "deployment": {"resources": []}}),
+        )
+        .await;
     assert_eq!(status, 201, "{stack}");
     stack["id"].as_str().unwrap().to_string()
 }
@@ -167,7 +246,9 @@ async fn stack(client: &Client, at: &Instance) -> String {
 #[tokio::test(flavor = "multi_thread")]
 async fn two_instances_on_one_database_share_jobs_and_commit_once() {
     let dir = tempfile::tempdir().unwrap();
-    let url = ferry_store::testing::scratch_postgres_url(&ferry_store::testing::postgres_url()).await.unwrap();
+    let url = ferry_store::testing::scratch_postgres_url(&ferry_store::testing::postgres_url())
+        .await
+        .unwrap();
     let (plugins, client) = set_up(dir.path(), Some(&url));
     let mut a = Instance::start("a", dir.path(), "a", Some(&url), &plugins);
     let mut b = Instance::start("b", dir.path(), "b", Some(&url), &plugins);
@@ -178,7 +259,13 @@ async fn two_instances_on_one_database_share_jobs_and_commit_once() {
     let stack = stack(&client, &b).await;
 
     // 1. Plan and preview on A; follow the events on B.
-    let (status, plan) = client.post(&a, &format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec(&["one", "slow-800-two", "three"])})).await;
+    let (status, plan) = client
+        .post(
+            &a,
+            &format!("/api/v1/stacks/{stack}/plans"),
+            json!({"spec": spec(&["one", "slow-800-two", "three"])}),
+        )
+        .await;
     assert_eq!(status, 201, "{plan}");
     let plan = plan["id"].as_str().unwrap().to_string();
     let (status, job) = client.post(&a, &format!("/api/v1/plans/{plan}/previews"), json!({})).await;
@@ -188,22 +275,38 @@ async fn two_instances_on_one_database_share_jobs_and_commit_once() {
     let preview = ended["preview_id"].as_str().unwrap().to_string();
 
     // 2. Commit on B.
-    let (status, committed) = client.post(&b, &format!("/api/v1/previews/{preview}/commit"), json!({})).await;
+    let (status, committed) =
+        client.post(&b, &format!("/api/v1/previews/{preview}/commit"), json!({})).await;
     assert_eq!(status, 201, "{committed}");
     let (_, versions) = client.get(&a, &format!("/api/v1/stacks/{stack}/versions")).await;
     assert_eq!(versions.as_array().unwrap().len(), 2, "A sees B's commit: {versions}");
 
     // A discovery started on A is followed on B too: both kinds of job live in the database.
-    let (status, discovery) =
-        client.post(&a, &format!("/api/v1/stacks/{stack}/discoveries"), json!({"types": [{"type": "test:index:Thing", "pageSize": 10}]})).await;
+    let (status, discovery) = client
+        .post(
+            &a,
+            &format!("/api/v1/stacks/{stack}/discoveries"),
+            json!({"types": [{"type": "test:index:Thing", "pageSize": 10}]}),
+        )
+        .await;
     assert_eq!(status, 202, "{discovery}");
     let path = format!("/api/v1/discoveries/{}/events", discovery["id"].as_str().unwrap());
     let (events, ended) = client.follow_events(&b, &path, "discovery").await;
-    assert_eq!((ended["status"].clone(), ended["found"].clone()), (json!("done"), json!(25)), "{ended}");
+    assert_eq!(
+        (ended["status"].clone(), ended["found"].clone()),
+        (json!("done"), json!(25)),
+        "{ended}"
+    );
     assert_eq!(events, 25 + 3, "25 results and 3 pages");
 
     // 3. A dies (SIGKILL) in the middle of a preview: B reports it interrupted within the lease.
-    let (_, revised) = client.post(&a, &format!("/api/v1/plans/{plan}/revisions"), json!({"spec": spec(&["four", "slow-60000-five"])})).await;
+    let (_, revised) = client
+        .post(
+            &a,
+            &format!("/api/v1/plans/{plan}/revisions"),
+            json!({"spec": spec(&["four", "slow-60000-five"])}),
+        )
+        .await;
     assert_eq!(revised["current"]["revision"], 2, "{revised}");
     let (status, job) = client.post(&a, &format!("/api/v1/plans/{plan}/previews"), json!({})).await;
     assert_eq!(status, 202, "{job}");
@@ -215,7 +318,10 @@ async fn two_instances_on_one_database_share_jobs_and_commit_once() {
             assert_eq!(seen["status"], "running", "{seen}");
             break;
         }
-        assert!(started.elapsed() < Duration::from_secs(30), "the fast resource never finished: {seen}");
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the fast resource never finished: {seen}"
+        );
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     a.kill();
@@ -228,19 +334,27 @@ async fn two_instances_on_one_database_share_jobs_and_commit_once() {
     // out at most a lease after the kill, and a survivor's upkeep, every renewal period (a third
     // of the lease), marks it within one period after that. Half a second more for this test's
     // own measuring (the kill's aftermath and the event stream, on a busy machine).
-    let bound = Duration::from_secs(LEASE_SECONDS) + Duration::from_secs(LEASE_SECONDS) / 3 + Duration::from_millis(500);
-    assert!(waited < bound, "interrupted after {waited:?}, beyond one lease and one renewal period ({bound:?})");
+    let bound = Duration::from_secs(LEASE_SECONDS)
+        + Duration::from_secs(LEASE_SECONDS) / 3
+        + Duration::from_millis(500);
+    assert!(
+        waited < bound,
+        "interrupted after {waited:?}, beyond one lease and one renewal period ({bound:?})"
+    );
 
     // 4. One preview committed on A (restarted) and B at once: exactly one wins.
     let mut a = Instance::start("a2", dir.path(), "a", Some(&url), &plugins);
     client.wait_ready(&mut a, dir.path(), "a2").await;
-    let (_, revised) = client.post(&a, &format!("/api/v1/plans/{plan}/revisions"), json!({"spec": spec(&["six"])})).await;
+    let (_, revised) = client
+        .post(&a, &format!("/api/v1/plans/{plan}/revisions"), json!({"spec": spec(&["six"])}))
+        .await;
     assert_eq!(revised["current"]["revision"], 3, "{revised}");
     let (_, job) = client.post(&a, &format!("/api/v1/plans/{plan}/previews"), json!({})).await;
     let (_, ended) = client.follow(&a, &plan, job["id"].as_str().unwrap()).await;
     let preview = ended["preview_id"].as_str().unwrap().to_string();
     let path = format!("/api/v1/previews/{preview}/commit");
-    let (on_a, on_b) = tokio::join!(client.post(&a, &path, json!({})), client.post(&b, &path, json!({})));
+    let (on_a, on_b) =
+        tokio::join!(client.post(&a, &path, json!({})), client.post(&b, &path, json!({})));
     let mut statuses = [on_a.0, on_b.0];
     statuses.sort();
     assert_eq!(statuses, [201, 409], "A: {}\nB: {}", on_a.1, on_b.1);
@@ -254,11 +368,20 @@ async fn two_instances_on_one_database_share_jobs_and_commit_once() {
 #[tokio::test(flavor = "multi_thread")]
 async fn an_instance_with_another_payload_key_refuses_to_start() {
     let dir = tempfile::tempdir().unwrap();
-    let url = ferry_store::testing::scratch_postgres_url(&ferry_store::testing::postgres_url()).await.unwrap();
+    let url = ferry_store::testing::scratch_postgres_url(&ferry_store::testing::postgres_url())
+        .await
+        .unwrap();
     let (plugins, client) = set_up(dir.path(), Some(&url));
     let mut a = Instance::start("a", dir.path(), "a", Some(&url), &plugins);
     client.wait_ready(&mut a, dir.path(), "a").await;
-    let mut other = Instance::start_with_key("other", dir.path(), "other", Some(&url), &plugins, &"43".repeat(32));
+    let mut other = Instance::start_with_key(
+        "other",
+        dir.path(),
+        "other",
+        Some(&url),
+        &plugins,
+        &"43".repeat(32),
+    );
     let status = tokio::task::spawn_blocking(move || other.child.wait().unwrap()).await.unwrap();
     assert!(!status.success());
     let log = std::fs::read_to_string(dir.path().join("other.log")).unwrap();
@@ -277,12 +400,20 @@ async fn a_restart_keeps_finished_jobs_and_interrupts_running_ones() {
     let mut a = Instance::start("a", dir.path(), "a", None, &plugins);
     client.wait_ready(&mut a, dir.path(), "a").await;
     let stack = stack(&client, &a).await;
-    let (_, plan) = client.post(&a, &format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec(&["one"])})).await;
+    let (_, plan) = client
+        .post(&a, &format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec(&["one"])}))
+        .await;
     let plan = plan["id"].as_str().unwrap().to_string();
     let (_, done) = client.post(&a, &format!("/api/v1/plans/{plan}/previews"), json!({})).await;
     let done = done["id"].as_str().unwrap().to_string();
     assert_eq!(client.follow(&a, &plan, &done).await.1["status"], "done");
-    client.post(&a, &format!("/api/v1/plans/{plan}/revisions"), json!({"spec": spec(&["slow-60000-two"])})).await;
+    client
+        .post(
+            &a,
+            &format!("/api/v1/plans/{plan}/revisions"),
+            json!({"spec": spec(&["slow-60000-two"])}),
+        )
+        .await;
     let (_, running) = client.post(&a, &format!("/api/v1/plans/{plan}/previews"), json!({})).await;
     let running = running["id"].as_str().unwrap().to_string();
     a.kill();
@@ -290,7 +421,11 @@ async fn a_restart_keeps_finished_jobs_and_interrupts_running_ones() {
     let mut again = Instance::start("a-again", dir.path(), "a", None, &plugins);
     client.wait_ready(&mut again, dir.path(), "a-again").await;
     let (_, finished) = client.get(&again, &format!("/api/v1/plans/{plan}/jobs/{done}")).await;
-    assert_eq!((finished["status"].clone(), finished["events"].as_array().map(Vec::len)), (json!("done"), Some(1)), "{finished}");
+    assert_eq!(
+        (finished["status"].clone(), finished["events"].as_array().map(Vec::len)),
+        (json!("done"), Some(1)),
+        "{finished}"
+    );
     let (_, stopped) = client.get(&again, &format!("/api/v1/plans/{plan}/jobs/{running}")).await;
     assert_eq!(stopped["status"], "interrupted", "{stopped}");
     let (_, jobs) = client.get(&again, &format!("/api/v1/plans/{plan}/jobs")).await;

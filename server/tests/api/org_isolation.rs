@@ -65,30 +65,45 @@ async fn org(app: &Router, stacks: &Arc<Ferry>, h: Holdings<'_>) -> Org {
     let Holdings { org, project, stack: stack_name, managed, plan_title, comment } = h;
     let token = common::token_for(stacks, &format!("{org}-admin"), org, Role::Admin).await;
     let app = common::as_caller(app.clone(), token.clone());
-    let req = Request::post(format!("/api/v1/stacks?name={org}/{project}/{stack_name}")).body(Body::from(state(project, stack_name, managed))).unwrap();
+    let req = Request::post(format!("/api/v1/stacks?name={org}/{project}/{stack_name}"))
+        .body(Body::from(state(project, stack_name, managed)))
+        .unwrap();
     let (status, stack) = common::call(&app, req).await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap().to_string();
     let spec = json!({"resources": [{"type": "test:index:Thing", "name": format!("{project}-imported"), "id": "thing-11"}]});
     let body = json!({"title": plan_title, "spec": spec.to_string()}).to_string();
-    let (status, plan) = common::call(&app, common::post(&format!("/api/v1/stacks/{stack}/plans"), &body)).await;
+    let (status, plan) =
+        common::call(&app, common::post(&format!("/api/v1/stacks/{stack}/plans"), &body)).await;
     assert_eq!(status, StatusCode::CREATED, "{plan}");
     let plan = plan["id"].as_str().unwrap().to_string();
     let (preview, record) = common::plan_preview(&app, &plan).await;
     let urn = record["preview"]["resources"][0]["urn"].as_str().unwrap().to_string();
     let (_, jobs) = common::call(&app, common::get(&format!("/api/v1/plans/{plan}/jobs"))).await;
     let job = jobs[0]["id"].as_str().unwrap().to_string();
-    let (_, share) = common::call(&app, common::post(&format!("/api/v1/plans/{plan}/shares"), "")).await;
+    let (_, share) =
+        common::call(&app, common::post(&format!("/api/v1/plans/{plan}/shares"), "")).await;
     let share = share["token"].as_str().unwrap().to_string();
-    let (status, _) =
-        common::call(&app, common::post_json(&format!("/api/v1/plans/{plan}/comments"), &json!({"revision": 1, "urn": urn, "body": comment}).to_string()))
-            .await;
+    let (status, _) = common::call(
+        &app,
+        common::post_json(
+            &format!("/api/v1/plans/{plan}/comments"),
+            &json!({"revision": 1, "urn": urn, "body": comment}).to_string(),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED);
     let discovery = common::discovery(&app, &stack, json!([{"type": "test:index:Thing"}])).await;
     let discovery = discovery["id"].as_str().unwrap().to_string();
     let program = "name: p\nruntime: yaml\nresources:\n  t:\n    type: test:index:Thing\n";
-    let (status, identification) =
-        common::call(&app, common::post_json(&format!("/api/v1/stacks/{stack}/identifications"), &json!({"program": program}).to_string())).await;
+    let (status, identification) = common::call(
+        &app,
+        common::post_json(
+            &format!("/api/v1/stacks/{stack}/identifications"),
+            &json!({"program": program}).to_string(),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{identification}");
     let identification = identification["id"].as_str().unwrap().to_string();
     Org { token, stack, plan, preview, urn, job, share, discovery, identification }
@@ -101,13 +116,28 @@ async fn nothing_of_one_organisation_reaches_another() {
     {
         use std::os::unix::fs::PermissionsExt;
         let wrapper = plugins.path().join("pulumi-resource-test");
-        std::fs::write(&wrapper, format!("#!/bin/sh\nexec '{}' \"$@\"\n", common::plugin_dir().join("ferry-test-provider").display())).unwrap();
+        std::fs::write(
+            &wrapper,
+            format!(
+                "#!/bin/sh\nexec '{}' \"$@\"\n",
+                common::plugin_dir().join("ferry-test-provider").display()
+            ),
+        )
+        .unwrap();
         std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
-    let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine), false).await;
+    let engine = ferry_service::EngineConfig::new(
+        vec![plugins.path().to_path_buf(), common::plugin_dir()],
+        None,
+        ferry_state::secrets::random_key(),
+    );
+    let (app, stacks) =
+        common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine), false).await;
     // The scripted plugin's package, allowed to every organisation by an administrator.
-    let test = ferry_store::review::OrgSettings { allowed_packages: vec!["test".into()], ..Default::default() };
+    let test = ferry_store::review::OrgSettings {
+        allowed_packages: vec!["test".into()],
+        ..Default::default()
+    };
     stacks.accounts().set_org_settings("*", test).await.unwrap();
     // The other organisation goes first, so that whatever a shared index holds, it holds theirs.
     let globex = Holdings {
@@ -119,10 +149,23 @@ async fn nothing_of_one_organisation_reaches_another() {
         comment: "globex-only remark",
     };
     let globex = org(&app, &stacks, globex).await;
-    let acme = Holdings { org: "acme", project: "shop", stack: "prod", managed: &["thing-03", "thing-07"], plan_title: "acme plan", comment: "acme remark" };
+    let acme = Holdings {
+        org: "acme",
+        project: "shop",
+        stack: "prod",
+        managed: &["thing-03", "thing-07"],
+        plan_title: "acme plan",
+        comment: "acme remark",
+    };
     let acme = org(&app, &stacks, acme).await;
     let globex_user = stacks.accounts().grant("globex-gus", "globex", Role::Planner).await.unwrap();
-    let gus = stacks.accounts().issue_api_token(&globex_user.id, "t", "globex", Role::Planner, 3600).await.unwrap().token.unwrap();
+    let gus = stacks
+        .accounts()
+        .issue_api_token(&globex_user.id, "t", "globex", Role::Planner, 3600)
+        .await
+        .unwrap()
+        .token
+        .unwrap();
     let gus_app = common::as_caller(app.clone(), gus);
     common::call(&gus_app, common::get("/api/v1/me")).await;
 
@@ -142,30 +185,68 @@ async fn nothing_of_one_organisation_reaches_another() {
     // Acme's discovery lists thing-00 to thing-24: what only globex manages is unmanaged to
     // acme; what acme manages is in this stack.
     let acme_app = common::as_caller(app.clone(), acme.token.clone());
-    let (_, view) = common::call(&acme_app, common::get(&format!("/api/v1/discoveries/{}", acme.discovery))).await;
-    let result = |id: &str| view["events"].as_array().unwrap().iter().find(|e| e["kind"] == "result" && e["id"] == id).cloned().unwrap();
+    let (_, view) =
+        common::call(&acme_app, common::get(&format!("/api/v1/discoveries/{}", acme.discovery)))
+            .await;
+    let result = |id: &str| {
+        view["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["kind"] == "result" && e["id"] == id)
+            .cloned()
+            .unwrap()
+    };
     assert_eq!(result("thing-03")["status"], "in-this-stack", "{view}");
-    assert_eq!(result("thing-19")["status"], "unmanaged", "managed only by the other organisation: {view}");
+    assert_eq!(
+        result("thing-19")["status"],
+        "unmanaged",
+        "managed only by the other organisation: {view}"
+    );
     assert_eq!(result("thing-11")["status"], "unmanaged", "{view}");
 
     let (_, table) = server::gated_routes(&server::AppState::new(
-        leptos::prelude::LeptosOptions::builder().output_name("site").site_root("target/site").build(),
+        leptos::prelude::LeptosOptions::builder()
+            .output_name("site")
+            .site_root("target/site")
+            .build(),
         Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
         Default::default(),
     ));
     // An invitation of acme's, for the routes that read one by its link's token.
     let acme_admin = stacks.accounts().grant("acme-admin", "acme", Role::Admin).await.unwrap();
-    let session = stacks.accounts().start_session(&acme_admin.id, ferry_store::accounts::SessionMethod::Password).await.unwrap();
+    let session = stacks
+        .accounts()
+        .start_session(&acme_admin.id, ferry_store::accounts::SessionMethod::Password)
+        .await
+        .unwrap();
     let caller = stacks.accounts().caller_of_session(&session.0).await.unwrap();
-    let input = ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
+    let input =
+        ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
     let invitation = stacks.accounts().invite(&caller, "acme", &input).await.unwrap().token;
     // A webhook of each organisation (globex's URL names globex: it must not reach acme).
-    let hook = |url: &str| ferry_types::webhooks::WebhookInput { url: url.into(), events: Vec::new() };
-    let acme_hook = stacks.webhooks().create(&caller, "acme", &hook("https://hooks.acme.example/ferry")).await.unwrap().webhook.id;
-    let globex_admin = stacks.accounts().grant("globex-admin", "globex", Role::Admin).await.unwrap();
-    let session = stacks.accounts().start_session(&globex_admin.id, ferry_store::accounts::SessionMethod::Password).await.unwrap();
+    let hook =
+        |url: &str| ferry_types::webhooks::WebhookInput { url: url.into(), events: Vec::new() };
+    let acme_hook = stacks
+        .webhooks()
+        .create(&caller, "acme", &hook("https://hooks.acme.example/ferry"))
+        .await
+        .unwrap()
+        .webhook
+        .id;
+    let globex_admin =
+        stacks.accounts().grant("globex-admin", "globex", Role::Admin).await.unwrap();
+    let session = stacks
+        .accounts()
+        .start_session(&globex_admin.id, ferry_store::accounts::SessionMethod::Password)
+        .await
+        .unwrap();
     let globex_caller = stacks.accounts().caller_of_session(&session.0).await.unwrap();
-    stacks.webhooks().create(&globex_caller, "globex", &hook("https://hooks.globex.example/ferry")).await.unwrap();
+    stacks
+        .webhooks()
+        .create(&globex_caller, "globex", &hook("https://hooks.globex.example/ferry"))
+        .await
+        .unwrap();
     let mut walked = 0;
     let mut leaks = Vec::new();
     for d in table.decisions().filter(|d| d.method == Method::GET) {
@@ -189,22 +270,40 @@ async fn nothing_of_one_organisation_reaches_another() {
         let mut uri = path
             .replace("{id}", id)
             .replace("{job}", &acme.job)
-            .replace("{token}", if path.contains("invitations/") { &invitation } else { &acme.share })
+            .replace(
+                "{token}",
+                if path.contains("invitations/") { &invitation } else { &acme.share },
+            )
             .replace("{revision}", "1")
             .replace("{rev}", "1")
             .replace("{index}", "0")
             .replace("{org}", "acme");
         if path.ends_with("/resource") {
-            let urn = if path.contains("/previews/") { acme.urn.clone() } else { "urn:pulumi:prod::shop::test:index:Thing::shop-thing-03".to_string() };
-            uri.push_str(&format!("?urn={}", url::form_urlencoded::byte_serialize(urn.as_bytes()).collect::<String>()));
+            let urn = if path.contains("/previews/") {
+                acme.urn.clone()
+            } else {
+                "urn:pulumi:prod::shop::test:index:Thing::shop-thing-03".to_string()
+            };
+            uri.push_str(&format!(
+                "?urn={}",
+                url::form_urlencoded::byte_serialize(urn.as_bytes()).collect::<String>()
+            ));
         }
         if path == "/api/v1/backends/stacks" || path.ends_with("/migrations/terraform/workspaces") {
             continue; // no backend is allowed in this world (its refusal names nothing)
         }
-        let req = Request::get(&uri).header(header::AUTHORIZATION, format!("Bearer {}", acme.token)).body(Body::empty()).unwrap();
+        let req = Request::get(&uri)
+            .header(header::AUTHORIZATION, format!("Bearer {}", acme.token))
+            .body(Body::empty())
+            .unwrap();
         let res = app.clone().oneshot(req).await.unwrap();
         let status = res.status();
-        let bytes = tokio::time::timeout(std::time::Duration::from_secs(20), res.into_body().collect()).await.unwrap().unwrap().to_bytes();
+        let bytes =
+            tokio::time::timeout(std::time::Duration::from_secs(20), res.into_body().collect())
+                .await
+                .unwrap()
+                .unwrap()
+                .to_bytes();
         let text = String::from_utf8_lossy(&bytes);
         assert!(status.is_success(), "{uri}: {status} {text}");
         walked += 1;
@@ -235,7 +334,8 @@ async fn nothing_of_one_organisation_reaches_another() {
             .unwrap();
         let res = app.clone().oneshot(req).await.unwrap();
         assert!(res.status().is_success(), "{name}: {}", res.status());
-        let text = String::from_utf8_lossy(&res.into_body().collect().await.unwrap().to_bytes()).into_owned();
+        let text = String::from_utf8_lossy(&res.into_body().collect().await.unwrap().to_bytes())
+            .into_owned();
         walked += 1;
         for f in &forbidden {
             if text.contains(f.as_str()) {

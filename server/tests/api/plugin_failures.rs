@@ -17,21 +17,36 @@ use serde_json::{json, Value};
 /// A plugin folder whose `pulumi-resource-pyecho` runs the Python provider in its venv (made
 /// under `target/` by the interop test's `venv.sh` on first use).
 fn python_plugin_dir() -> tempfile::TempDir {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-engine/tests/interop/venv.sh");
-    let venv = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-engine/tests/interop/venv.sh");
+    let venv =
+        std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(script).arg(&venv).arg(dir.path()).output().unwrap();
-    assert!(out.status.success(), "could not make the Python plugin with its venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "could not make the Python plugin with its venv at {}: {}",
+        venv.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     dir
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_python_plugin_that_crashes_and_hangs_fails_only_those_resources() {
     let plugins = python_plugin_dir();
-    let mut engine = EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
+    let mut engine = EngineConfig::new(
+        vec![plugins.path().to_path_buf(), common::plugin_dir()],
+        None,
+        ferry_state::secrets::random_key(),
+    );
     engine.launch.call_timeout = Duration::from_secs(2);
     let app = common::app_with(engine, false).await;
-    let (status, stack) = call(&app, post("/api/v1/stacks?name=acme/interop/dev", r#"{"version": 3, "deployment": {}}"#)).await;
+    let (status, stack) = call(
+        &app,
+        post("/api/v1/stacks?name=acme/interop/dev", r#"{"version": 3, "deployment": {}}"#),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap();
 
@@ -45,7 +60,10 @@ async fn a_python_plugin_that_crashes_and_hangs_fails_only_those_resources() {
         .collect();
     let spec = json!({"resources": ids.iter().map(|id| json!({"type": "pyecho:index:Thing", "name": id, "id": id})).collect::<Vec<_>>()});
     let body = json!({"title": "python", "spec": spec.to_string()}).to_string();
-    let req = axum::http::Request::post(format!("/api/v1/stacks/{stack}/plans")).header("content-type", "application/json").body(body.into()).unwrap();
+    let req = axum::http::Request::post(format!("/api/v1/stacks/{stack}/plans"))
+        .header("content-type", "application/json")
+        .body(body.into())
+        .unwrap();
     let (status, plan) = call(&app, req).await;
     assert_eq!(status, StatusCode::CREATED, "{plan}");
     let plan = plan["id"].as_str().unwrap();
@@ -61,13 +79,21 @@ async fn a_python_plugin_that_crashes_and_hangs_fails_only_those_resources() {
             .collect();
         assert_eq!(outcome.len(), 100);
         for r in &outcome {
-            let (name, status, message) = (r["name"].as_str().unwrap(), r["status"].as_str().unwrap(), r["message"].as_str().unwrap_or(""));
+            let (name, status, message) = (
+                r["name"].as_str().unwrap(),
+                r["status"].as_str().unwrap(),
+                r["message"].as_str().unwrap_or(""),
+            );
             if culprits.contains(&name) {
                 assert_eq!(status, "failed", "run {run}: {r}");
                 assert!(message.contains("on this resource twice"), "run {run}: {message}");
                 if name.starts_with("crash-") {
                     // The plugin's traceback (with the server's paths) is in the server's log only.
-                    assert!(!message.contains("Traceback") && message.contains("in the server's log (reference `"), "run {run}: {message}");
+                    assert!(
+                        !message.contains("Traceback")
+                            && message.contains("in the server's log (reference `"),
+                        "run {run}: {message}"
+                    );
                 } else {
                     assert!(message.contains("hung during Read"), "run {run}: {message}");
                 }

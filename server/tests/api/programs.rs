@@ -14,12 +14,17 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 
 fn yaml(uri: &str, body: &str) -> Request<Body> {
-    Request::post(uri).header("content-type", "application/yaml").body(Body::from(body.to_string())).unwrap()
+    Request::post(uri)
+        .header("content-type", "application/yaml")
+        .body(Body::from(body.to_string()))
+        .unwrap()
 }
 
 /// A new, empty stack `acme/shop/dev`; returns its ID.
 async fn empty_stack(app: &Router) -> String {
-    let (status, s) = call(app, post("/api/v1/stacks?name=acme/shop/dev", r#"{"version": 3, "deployment": {}}"#)).await;
+    let (status, s) =
+        call(app, post("/api/v1/stacks?name=acme/shop/dev", r#"{"version": 3, "deployment": {}}"#))
+            .await;
     assert_eq!(status, StatusCode::CREATED, "{s}");
     s["id"].as_str().unwrap().to_string()
 }
@@ -47,7 +52,12 @@ outputs:
 "#;
 
 fn ops(preview: &Value) -> Vec<String> {
-    preview["preview"]["plan"]["steps"].as_array().unwrap().iter().map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap())).collect()
+    preview["preview"]["plan"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()))
+        .collect()
 }
 
 #[tokio::test]
@@ -55,7 +65,8 @@ async fn an_import_program_previews_commits_and_then_previews_clean() {
     let app = common::app(false).await;
     let id = empty_stack(&app).await;
 
-    let (status, preview) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), IMPORTS)).await;
+    let (status, preview) =
+        call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), IMPORTS)).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
     assert_eq!(ops(&preview), ["create shop-dev", "create default", "import port", "import db-id"]);
     assert_eq!(preview["preview"]["plan"]["outputs"], json!({"port": 8080, "dbHex": "913dd9a8"}));
@@ -65,18 +76,26 @@ async fn an_import_program_previews_commits_and_then_previews_clean() {
     assert_eq!(summary["version"], 1, "a preview writes nothing");
 
     let preview_id = preview["id"].as_str().unwrap();
-    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), "")).await;
+    let (status, committed) =
+        call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     assert_eq!(committed["version"], 2);
 
     let res = app.clone().oneshot(get(&format!("/api/v1/stacks/{id}/export"))).await.unwrap();
-    let export: Value = serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap();
+    let export: Value =
+        serde_json::from_slice(&res.into_body().collect().await.unwrap().to_bytes()).unwrap();
     let resources = export["deployment"]["resources"].as_array().unwrap();
     let port = resources.iter().find(|r| r["urn"].as_str().unwrap().ends_with("::port")).unwrap();
-    assert_eq!((port["id"].clone(), port["importID"].clone(), port["protect"].clone()), (json!("8080"), json!("8080,1024,65535"), json!(true)));
+    assert_eq!(
+        (port["id"].clone(), port["importID"].clone(), port["protect"].clone()),
+        (json!("8080"), json!("8080,1024,65535"), json!(true))
+    );
     assert_eq!(port["type"], "random:index/randomInteger:RandomInteger");
     let root = &resources[0];
-    assert_eq!((root["type"].clone(), root["outputs"]["port"].clone()), (json!("pulumi:pulumi:Stack"), json!(8080)));
+    assert_eq!(
+        (root["type"].clone(), root["outputs"]["port"].clone()),
+        (json!("pulumi:pulumi:Stack"), json!(8080))
+    );
 
     // The committed import leaves no diff: the same program previews as unchanged, import
     // option and all (import case 2).
@@ -100,36 +119,54 @@ async fn commits_that_would_surprise_are_refused_and_change_nothing() {
         (max["program"].clone(), max["read"].clone(), max["kind"].clone(), max["cause"].clone()),
         (json!(60000), json!(65535), json!("replace"), json!("program"))
     );
-    let (status, refused) = call(&app, post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), "")).await;
+    let (status, refused) = call(
+        &app,
+        post(&format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()), ""),
+    )
+    .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["error"]["code"], "commit_refused");
     assert!(refused["error"]["message"].as_str().unwrap().contains("`port`: `max`"), "{refused}");
 
     // A program that creates something: refused unless the user asks Ferry to apply it.
-    let creates = format!("{IMPORTS}  pet:\n    type: random:RandomPet\n    properties:\n      length: 3\n")
-        .replace("outputs:\n  port: ${port.result}\n  dbHex: ${db-id.hex}\n", "")
-        + "outputs:\n  pet: ${pet.id}\n";
-    let (status, preview) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), &creates)).await;
+    let creates =
+        format!("{IMPORTS}  pet:\n    type: random:RandomPet\n    properties:\n      length: 3\n")
+            .replace("outputs:\n  port: ${port.result}\n  dbHex: ${db-id.hex}\n", "")
+            + "outputs:\n  pet: ${pet.id}\n";
+    let (status, preview) =
+        call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), &creates)).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
-    assert_eq!(ops(&preview), ["create shop-dev", "create default", "import port", "import db-id", "create pet"]);
+    assert_eq!(
+        ops(&preview),
+        ["create shop-dev", "create default", "import port", "import db-id", "create pet"]
+    );
     assert_eq!(preview["preview"]["plan"]["outputs"]["pet"], "[unknown]");
-    assert_eq!(preview["preview"]["importFile"]["resources"][0], json!({"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "<PLACEHOLDER>"}));
+    assert_eq!(
+        preview["preview"]["importFile"]["resources"][0],
+        json!({"type": "random:index/randomPet:RandomPet", "name": "pet", "id": "<PLACEHOLDER>"})
+    );
     let preview_id = preview["id"].as_str().unwrap();
-    let (status, refused) = call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), "")).await;
+    let (status, refused) =
+        call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), "")).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert!(refused["error"]["message"].as_str().unwrap().contains("create `pet`"), "{refused}");
     let (_, summary) = call(&app, get(&format!("/api/v1/stacks/{id}"))).await;
     assert_eq!(summary["version"], 1, "refused commits write nothing");
 
-    let (status, applied) = call(&app, post(&format!("/api/v1/previews/{preview_id}/commit?apply=true"), "")).await;
+    let (status, applied) =
+        call(&app, post(&format!("/api/v1/previews/{preview_id}/commit?apply=true"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{applied}");
     let (_, again) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), &creates)).await;
-    assert_eq!(ops(&again), ["same shop-dev", "same default", "same port", "same db-id", "same pet"]);
+    assert_eq!(
+        ops(&again),
+        ["same shop-dev", "same default", "same port", "same db-id", "same pet"]
+    );
     let pet = again["preview"]["plan"]["outputs"]["pet"].as_str().unwrap();
     assert_eq!(pet.split('-').count(), 3, "a real pet name: {pet}");
 
     // A preview made before the stack moved on cannot be committed.
-    let (status, stale) = call(&app, post(&format!("/api/v1/previews/{preview_id}/commit?apply=true"), "")).await;
+    let (status, stale) =
+        call(&app, post(&format!("/api/v1/previews/{preview_id}/commit?apply=true"), "")).await;
     assert_eq!(status, StatusCode::CONFLICT, "{stale}");
 }
 
@@ -145,14 +182,25 @@ async fn bad_programs_are_refused_with_file_line_and_property() {
     assert_eq!(error["error"]["diagnostics"][0]["path"], "resources.port.properties.min");
 
     // Past the structure, types are checked against the provider's schema.
-    let (status, error) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), "resources:\n  pet:\n    type: random:RandomPett\n")).await;
+    let (status, error) = call(
+        &app,
+        yaml(
+            &format!("/api/v1/stacks/{id}/previews"),
+            "resources:\n  pet:\n    type: random:RandomPett\n",
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
     let d = &error["error"]["diagnostics"][0];
     assert_eq!((d["line"].clone(), d["path"].clone()), (json!(3), json!("resources.pet.type")));
     assert!(d["message"].as_str().unwrap().contains("did you mean `random:RandomPet`"), "{d}");
 
-    let (status, error) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), "resources: [unclosed\n")).await;
-    assert_eq!((status, error["error"]["code"].clone()), (StatusCode::BAD_REQUEST, json!("invalid_program")));
+    let (status, error) =
+        call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), "resources: [unclosed\n")).await;
+    assert_eq!(
+        (status, error["error"]["code"].clone()),
+        (StatusCode::BAD_REQUEST, json!("invalid_program"))
+    );
     let (_, summary) = call(&app, get(&format!("/api/v1/stacks/{id}"))).await;
     assert_eq!(summary["version"], 1);
 }
@@ -168,7 +216,10 @@ async fn a_project_zip_and_the_json_form_with_config_and_a_mapping() {
     zip.start_file("shop/Main.yaml", options).unwrap();
     zip.write_all(IMPORTS.as_bytes()).unwrap();
     let bytes = zip.finish().unwrap().into_inner();
-    let req = Request::post(format!("/api/v1/stacks/{id}/previews")).header("content-type", "application/zip").body(Body::from(bytes)).unwrap();
+    let req = Request::post(format!("/api/v1/stacks/{id}/previews"))
+        .header("content-type", "application/zip")
+        .body(Body::from(bytes))
+        .unwrap();
     let (status, preview) = call(&app, req).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
     assert_eq!(preview["preview"]["file"], "shop/Main.yaml");
@@ -177,7 +228,8 @@ async fn a_project_zip_and_the_json_form_with_config_and_a_mapping() {
     // Config (a secret one too) and a mapping that turns a would-be create into an import.
     let program = "config:\n  size:\n    type: integer\n  token:\n    type: string\n    secret: true\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: ${size}\n      max: 65535\n  other:\n    type: random:RandomInteger\n    properties:\n      min: 1\n      max: 2\noutputs:\n  token: ${token}\n";
     let body = json!({"program": program, "config": {"size": "1024", "token": {"value": "s3cr3t", "secret": true}}, "mapping": {"port": "8080,1024,65535"}});
-    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &body.to_string())).await;
+    let (status, preview) =
+        call(&app, post(&format!("/api/v1/stacks/{id}/previews"), &body.to_string())).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
     assert_eq!(ops(&preview), ["create shop-dev", "create default", "import port"]);
     assert_eq!(preview["preview"]["plan"]["skipped"][0]["name"], "other");
@@ -190,16 +242,21 @@ async fn a_password_imported_by_its_value_never_shows_and_previews_clean_after_c
     let app = common::app(false).await;
     let id = empty_stack(&app).await;
     let program = "resources:\n  admin:\n    type: random:RandomPassword\n    properties:\n      length: 21\n    options:\n      import: correct-horse-battery\noutputs:\n  password: ${admin.result}\n";
-    let (status, preview) = call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), program)).await;
+    let (status, preview) =
+        call(&app, yaml(&format!("/api/v1/stacks/{id}/previews"), program)).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
     let step = &preview["preview"]["plan"]["steps"][2];
-    assert_eq!((step["op"].clone(), step["import_id"].clone()), (json!("import"), json!("[secret]")));
+    assert_eq!(
+        (step["op"].clone(), step["import_id"].clone()),
+        (json!("import"), json!("[secret]"))
+    );
     assert_eq!(preview["preview"]["plan"]["outputs"]["password"], "[secret]");
     assert!(!preview["preview"].to_string().contains("correct-horse-battery"), "{preview}");
 
     // Secrets need the stack's passphrase to be written (the stack has no secrets provider yet).
     let commit = |pass: Option<&str>| {
-        let mut req = Request::post(format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()));
+        let mut req =
+            Request::post(format!("/api/v1/previews/{}/commit", preview["id"].as_str().unwrap()));
         if let Some(p) = pass {
             req = req.header("x-ferry-passphrase", p);
         }
@@ -210,8 +267,12 @@ async fn a_password_imported_by_its_value_never_shows_and_previews_clean_after_c
     let (status, committed) = call(&app, commit(Some("open sesame"))).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     let res = app.clone().oneshot(get(&format!("/api/v1/stacks/{id}/export"))).await.unwrap();
-    let export = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
-    assert!(!export.contains("correct-horse-battery"), "the state holds the password encrypted only");
+    let export =
+        String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    assert!(
+        !export.contains("correct-horse-battery"),
+        "the state holds the password encrypted only"
+    );
 
     let again = Request::post(format!("/api/v1/stacks/{id}/previews"))
         .header("content-type", "application/yaml")

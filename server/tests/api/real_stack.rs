@@ -16,14 +16,19 @@ use serde_json::{json, Value};
 use tower::ServiceExt;
 
 fn post(uri: &str, body: Value) -> Request<Body> {
-    Request::post(uri).header("content-type", "application/json").body(Body::from(body.to_string())).unwrap()
+    Request::post(uri)
+        .header("content-type", "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
 }
 
 fn fixture() -> Vec<u8> {
-    let dir = std::env::var_os("FERRY_FIXTURES")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
-    std::fs::read(dir.join("pulumi/state/tool-generated-export/dns-to-db-flat.export.json")).expect("the shared fixtures")
+    let dir =
+        std::env::var_os("FERRY_FIXTURES").map(std::path::PathBuf::from).unwrap_or_else(|| {
+            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
+        });
+    std::fs::read(dir.join("pulumi/state/tool-generated-export/dns-to-db-flat.export.json"))
+        .expect("the shared fixtures")
 }
 
 async fn export(app: &Router, stack: &str) -> Value {
@@ -32,39 +37,61 @@ async fn export(app: &Router, stack: &str) -> Value {
 }
 
 fn ops(record: &Value) -> Vec<String> {
-    record["preview"]["plan"]["steps"].as_array().unwrap().iter().map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap())).collect()
+    record["preview"]["plan"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()))
+        .collect()
 }
 
 #[tokio::test]
 async fn a_two_resource_import_program_leaves_a_93_resource_stack_untouched() {
     let app = common::app(false).await;
-    let req = Request::post("/api/v1/stacks?name=acme/dns-to-db/dev").body(Body::from(fixture())).unwrap();
+    let req = Request::post("/api/v1/stacks?name=acme/dns-to-db/dev")
+        .body(Body::from(fixture()))
+        .unwrap();
     let (status, stack) = call(&app, req).await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap().to_string();
     let before = export(&app, &stack).await;
     let olds = before["deployment"]["resources"].as_array().unwrap().clone();
     assert_eq!(olds.len(), 93);
-    let vpc = olds.iter().find(|r| r["type"] == "aws:ec2/vpc:Vpc").unwrap()["urn"].as_str().unwrap().to_string();
+    let vpc = olds.iter().find(|r| r["type"] == "aws:ec2/vpc:Vpc").unwrap()["urn"]
+        .as_str()
+        .unwrap()
+        .to_string();
 
     // A snippet: two imports, one placed after a resource of the stack by URN.
     let program = format!(
         "name: dns-to-db\nruntime: yaml\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: 1024\n      max: 65535\n    options:\n      import: \"8080,1024,65535\"\n  suffix:\n    type: random:RandomId\n    properties:\n      byteLength: 4\n    options:\n      import: kT3ZqA\n      dependsOn:\n        - {vpc}\n"
     );
-    let (status, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), json!({"title": "two imports", "program": program}))).await;
+    let (status, plan) = call(
+        &app,
+        post(
+            &format!("/api/v1/stacks/{stack}/plans"),
+            json!({"title": "two imports", "program": program}),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{plan}");
     assert_eq!(plan["current"]["options"]["scope"], "imports", "the default scope of a plan");
     let plan = plan["id"].as_str().unwrap().to_string();
 
     let (preview_id, record) = common::plan_preview(&app, &plan).await;
-    assert_eq!(ops(&record), ["same dns-to-db-dev", "create default", "import port", "import suffix"], "no deletes");
+    assert_eq!(
+        ops(&record),
+        ["same dns-to-db-dev", "create default", "import port", "import suffix"],
+        "no deletes"
+    );
     assert_eq!(record["preview"]["plan"]["untouched"], 92);
     assert_eq!(record["preview"]["plan"]["scope"], "imports");
     let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
     let rows = rows["rows"].clone();
     assert!(rows.as_array().unwrap().iter().all(|r| r["status"] != "delete"), "{rows}");
 
-    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), json!({}))).await;
+    let (status, committed) =
+        call(&app, post(&format!("/api/v1/previews/{preview_id}/commit"), json!({}))).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     assert_eq!(committed["version"], 2);
 
@@ -72,20 +99,23 @@ async fn a_two_resource_import_program_leaves_a_93_resource_stack_untouched() {
     let after = export(&app, &stack).await;
     let written = after["deployment"]["resources"].as_array().unwrap();
     assert_eq!(written.len(), 93 + 3, "the stack, a default random provider and the two imports");
-    let by_urn: HashMap<&str, &Value> = written.iter().map(|r| (r["urn"].as_str().unwrap(), r)).collect();
+    let by_urn: HashMap<&str, &Value> =
+        written.iter().map(|r| (r["urn"].as_str().unwrap(), r)).collect();
     for old in &olds {
         assert_eq!(by_urn.get(old["urn"].as_str().unwrap()), Some(&old), "kept as it was");
     }
     // In an order Pulumi accepts: everything a resource refers to comes before it.
     let mut seen = std::collections::HashSet::new();
     for r in written {
-        let provider = r["provider"].as_str().and_then(|p| p.rsplit_once("::")).map(|(u, _)| u.to_string());
-        let refs = r["parent"]
-            .as_str()
-            .map(str::to_string)
-            .into_iter()
-            .chain(provider)
-            .chain(r["dependencies"].as_array().into_iter().flatten().filter_map(|d| d.as_str().map(str::to_string)));
+        let provider =
+            r["provider"].as_str().and_then(|p| p.rsplit_once("::")).map(|(u, _)| u.to_string());
+        let refs = r["parent"].as_str().map(str::to_string).into_iter().chain(provider).chain(
+            r["dependencies"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|d| d.as_str().map(str::to_string)),
+        );
         for d in refs {
             assert!(seen.contains(&d), "`{}` comes before `{d}`", r["urn"]);
         }
@@ -117,11 +147,16 @@ async fn a_two_resource_import_program_leaves_a_93_resource_stack_untouched() {
 #[tokio::test]
 async fn a_whole_stack_program_may_not_name_the_stacks_resources_by_urn() {
     let app = common::app(false).await;
-    let req = Request::post("/api/v1/stacks?name=acme/dns-to-db/dev").body(Body::from(fixture())).unwrap();
+    let req = Request::post("/api/v1/stacks?name=acme/dns-to-db/dev")
+        .body(Body::from(fixture()))
+        .unwrap();
     let (_, stack) = call(&app, req).await;
     let stack = stack["id"].as_str().unwrap();
     let program = "name: dns-to-db\nruntime: yaml\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: 1\n      max: 9\n    options:\n      import: \"5,1,9\"\n      parent: urn:pulumi:dev::dns-to-db::aws:ec2/vpc:Vpc::nowhere\n";
-    for (scope, expected) in [("whole-stack", "only a plan in the `imports` scope may name one"), ("imports", "is not a resource in the stack")] {
+    for (scope, expected) in [
+        ("whole-stack", "only a plan in the `imports` scope may name one"),
+        ("imports", "is not a resource in the stack"),
+    ] {
         let req = Request::post(format!("/api/v1/stacks/{stack}/previews?scope={scope}"))
             .header("content-type", "application/yaml")
             .body(Body::from(program))
@@ -140,15 +175,29 @@ async fn a_whole_stack_program_may_not_name_the_stacks_resources_by_urn() {
 #[tokio::test]
 async fn a_state_under_another_stacks_name_is_refused_or_moved_whole() {
     let app = common::app(false).await;
-    let req = Request::post("/api/v1/stacks?name=acme/web/prod").body(Body::from(fixture())).unwrap();
+    let req =
+        Request::post("/api/v1/stacks?name=acme/web/prod").body(Body::from(fixture())).unwrap();
     let (status, refused) = call(&app, req).await;
-    assert_eq!((status, refused["error"]["code"].as_str()), (StatusCode::BAD_REQUEST, Some("stack_mismatch")), "{refused}");
-    assert_eq!(refused["error"]["names"], json!(["acme/dns-to-db/dev"]), "the names the file carries, to offer: {refused}");
-    assert!(refused["error"]["message"].as_str().unwrap().contains("acme/dns-to-db/dev"), "{refused}");
+    assert_eq!(
+        (status, refused["error"]["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("stack_mismatch")),
+        "{refused}"
+    );
+    assert_eq!(
+        refused["error"]["names"],
+        json!(["acme/dns-to-db/dev"]),
+        "the names the file carries, to offer: {refused}"
+    );
+    assert!(
+        refused["error"]["message"].as_str().unwrap().contains("acme/dns-to-db/dev"),
+        "{refused}"
+    );
     let (_, stacks) = call(&app, get("/api/v1/stacks")).await;
     assert_eq!(stacks, json!([]), "nothing stored");
 
-    let req = Request::post("/api/v1/stacks?name=acme/web/prod&force=true").body(Body::from(fixture())).unwrap();
+    let req = Request::post("/api/v1/stacks?name=acme/web/prod&force=true")
+        .body(Body::from(fixture()))
+        .unwrap();
     let (status, stack) = call(&app, req).await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap().to_string();
@@ -160,14 +209,23 @@ async fn a_state_under_another_stacks_name_is_refused_or_moved_whole() {
     assert_eq!(resources[0]["urn"], "urn:pulumi:prod::web::pulumi:pulumi:Stack::web-prod");
 
     let program = "name: web\nruntime: yaml\nresources:\n  port:\n    type: random:RandomInteger\n    properties:\n      min: 1024\n      max: 65535\n    options:\n      import: \"8080,1024,65535\"\n";
-    let (status, plan) = call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), json!({"program": program}))).await;
+    let (status, plan) =
+        call(&app, post(&format!("/api/v1/stacks/{stack}/plans"), json!({"program": program})))
+            .await;
     assert_eq!(status, StatusCode::CREATED, "{plan}");
     let (preview, record) = common::plan_preview(&app, plan["id"].as_str().unwrap()).await;
     assert_eq!(ops(&record), ["same web-prod", "create default", "import port"], "{record}");
-    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview}/commit"), json!({}))).await;
+    let (status, committed) =
+        call(&app, post(&format!("/api/v1/previews/{preview}/commit"), json!({}))).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     let after = export(&app, &stack).await;
-    let port = after["deployment"]["resources"].as_array().unwrap().iter().find(|r| r["urn"].as_str().unwrap().ends_with("::port")).unwrap().clone();
+    let port = after["deployment"]["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with("::port"))
+        .unwrap()
+        .clone();
     assert_eq!(port["parent"], "urn:pulumi:prod::web::pulumi:pulumi:Stack::web-prod", "{port}");
 }
 
@@ -176,9 +234,12 @@ async fn a_state_under_another_stacks_name_is_refused_or_moved_whole() {
 /// plugin is installed here), and what users read never shows where the server looks for
 /// plugins (its user's home, the toolchain's and the checkout's folders).
 #[tokio::test]
-async fn code_for_imports_needs_no_package_they_do_not_import_and_messages_show_no_server_folders() {
+async fn code_for_imports_needs_no_package_they_do_not_import_and_messages_show_no_server_folders()
+{
     let app = common::app(false).await;
-    let req = Request::post("/api/v1/stacks?name=acme/dns-to-db/dev").body(Body::from(fixture())).unwrap();
+    let req = Request::post("/api/v1/stacks?name=acme/dns-to-db/dev")
+        .body(Body::from(fixture()))
+        .unwrap();
     let (status, stack) = call(&app, req).await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap().to_string();
@@ -186,25 +247,42 @@ async fn code_for_imports_needs_no_package_they_do_not_import_and_messages_show_
         {"type": "random:index/randomInteger:RandomInteger", "name": "port", "id": "8080,1024,65535"},
         {"type": "random:index/randomId:RandomId", "name": "suffix", "id": "kT3ZqA"}
     ]});
-    let (status, preview) = call(&app, post(&format!("/api/v1/stacks/{stack}/previews"), spec)).await;
+    let (status, preview) =
+        call(&app, post(&format!("/api/v1/stacks/{stack}/previews"), spec)).await;
     assert_eq!(status, StatusCode::CREATED, "{preview}");
     let preview = preview["id"].as_str().unwrap();
     for lang in ["yaml", "ts"] {
-        let (status, code) = call(&app, get(&format!("/api/v1/previews/{preview}/code?lang={lang}&format=json"))).await;
+        let (status, code) =
+            call(&app, get(&format!("/api/v1/previews/{preview}/code?lang={lang}&format=json")))
+                .await;
         assert_eq!(status, StatusCode::OK, "{lang}: {code}");
         let text = code["code"].as_str().unwrap();
         assert!(text.contains("65535") && !text.contains("aws"), "{lang}:\n{text}");
     }
     // The server's folders stay in its log: not in the Discover tab's reasons, nor in a
     // failed entry's message.
-    let folders: Vec<String> = [common::plugin_dir().display().to_string(), std::env::var("HOME").unwrap_or_default()]
-        .into_iter()
-        .filter(|f| f.len() > 1)
-        .chain(std::env::var("PATH").unwrap_or_default().split(':').filter(|d| d.len() > 1).map(str::to_string))
-        .collect();
-    let (status, types) = call(&app, get(&format!("/api/v1/stacks/{stack}/discoveries/types"))).await;
+    let folders: Vec<String> =
+        [common::plugin_dir().display().to_string(), std::env::var("HOME").unwrap_or_default()]
+            .into_iter()
+            .filter(|f| f.len() > 1)
+            .chain(
+                std::env::var("PATH")
+                    .unwrap_or_default()
+                    .split(':')
+                    .filter(|d| d.len() > 1)
+                    .map(str::to_string),
+            )
+            .collect();
+    let (status, types) =
+        call(&app, get(&format!("/api/v1/stacks/{stack}/discoveries/types"))).await;
     assert_eq!(status, StatusCode::OK, "{types}");
-    let aws = types["packages_without_list"].as_array().unwrap().iter().find(|p| p["package"] == "aws").cloned().unwrap();
+    let aws = types["packages_without_list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["package"] == "aws")
+        .cloned()
+        .unwrap();
     assert!(aws["reason"].as_str().unwrap().contains("pulumi-resource-aws"), "{aws}");
     let spec = json!({"resources": [{"type": "aws:s3/bucket:Bucket", "name": "b", "id": "b"}]});
     let (_, failed) = call(&app, post(&format!("/api/v1/stacks/{stack}/previews"), spec)).await;

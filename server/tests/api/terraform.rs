@@ -12,18 +12,35 @@ use crate::common::{self, call, get, plan_preview, post, step_lines, terraform_f
 /// An import step that shows no difference between what was recorded and what was read.
 fn assert_no_difference(step: &Value) {
     assert_eq!(step["op"], "import", "{step}");
-    assert!(step["error"].is_null() && step["changed"].is_null() && step["warnings"].is_null(), "{step}");
+    assert!(
+        step["error"].is_null() && step["changed"].is_null() && step["warnings"].is_null(),
+        "{step}"
+    );
     assert!(step["diffs"].as_array().unwrap().iter().all(|d| d["kind"] == "none"), "{step}");
 }
 
 /// Adopts what `step`'s resource read for `property` in `plan`: the preview of the revision
 /// that writes.
-async fn adopt(app: &axum::Router, plan: &str, preview: &str, step: &Value, property: &str) -> String {
-    let resolve = json!({"preview": preview, "urn": step["urn"], "property": property, "action": "adopt"}).to_string();
-    let (status, resolved) = call(app, common::post_json(&format!("/api/v1/plans/{plan}/resolutions"), &resolve)).await;
+async fn adopt(
+    app: &axum::Router,
+    plan: &str,
+    preview: &str,
+    step: &Value,
+    property: &str,
+) -> String {
+    let resolve =
+        json!({"preview": preview, "urn": step["urn"], "property": property, "action": "adopt"})
+            .to_string();
+    let (status, resolved) =
+        call(app, common::post_json(&format!("/api/v1/plans/{plan}/resolutions"), &resolve)).await;
     assert_eq!(status, StatusCode::CREATED, "{resolved}");
     let job = resolved["job"]["id"].as_str().unwrap();
-    let res = tower::ServiceExt::oneshot(app.clone(), get(&format!("/api/v1/plans/{plan}/jobs/{job}/events"))).await.unwrap();
+    let res = tower::ServiceExt::oneshot(
+        app.clone(),
+        get(&format!("/api/v1/plans/{plan}/jobs/{job}/events")),
+    )
+    .await
+    .unwrap();
     http_body_util::BodyExt::collect(res.into_body()).await.unwrap();
     let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job}"))).await;
     job["preview_id"].as_str().unwrap().to_string()
@@ -44,13 +61,26 @@ async fn export(app: &axum::Router, stack: &str) -> Value {
 async fn a_terraform_state_becomes_a_plan_that_previews_clean_and_commits() {
     let app = common::app(false).await;
     // A stack of its own: the code Ferry hands out must preview clean as the whole stack too.
-    let (status, stack) = call(&app, post("/api/v1/stacks?name=acme/tf-project/dev", r#"{"version": 3, "deployment": {}}"#)).await;
+    let (status, stack) = call(
+        &app,
+        post("/api/v1/stacks?name=acme/tf-project/dev", r#"{"version": 3, "deployment": {}}"#),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap().to_string();
-    let before = export(&app, &stack).await["deployment"]["resources"].as_array().cloned().unwrap_or_default();
+    let before = export(&app, &stack).await["deployment"]["resources"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
 
-    let (status, migration) =
-        call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform?title=From%20Terraform"), &terraform_fixture("tf-project.tfstate"))).await;
+    let (status, migration) = call(
+        &app,
+        post(
+            &format!("/api/v1/stacks/{stack}/migrations/terraform?title=From%20Terraform"),
+            &terraform_fixture("tf-project.tfstate"),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
     assert_eq!(
         migration["resources"],
@@ -62,9 +92,16 @@ async fn a_terraform_state_becomes_a_plan_that_previews_clean_and_commits() {
     let program = plan["current"]["program"].as_str().unwrap();
     assert!(program.contains("# terraform: random_string.example\n  example:\n    type: random:index/randomString:RandomString"), "{program}");
     assert_eq!(plan["current"]["options"]["scope"], "imports");
-    assert_eq!(plan["origins"], json!({"example": "random_string.example"}), "the review table's Terraform addresses");
     assert_eq!(
-        export(&app, &stack).await["deployment"]["resources"].as_array().cloned().unwrap_or_default(),
+        plan["origins"],
+        json!({"example": "random_string.example"}),
+        "the review table's Terraform addresses"
+    );
+    assert_eq!(
+        export(&app, &stack).await["deployment"]["resources"]
+            .as_array()
+            .cloned()
+            .unwrap_or_default(),
         before,
         "a migration writes nothing to the stack"
     );
@@ -73,13 +110,25 @@ async fn a_terraform_state_becomes_a_plan_that_previews_clean_and_commits() {
     let (preview, record) = plan_preview(&app, plan["id"].as_str().unwrap()).await;
     let steps = step_lines(&record["preview"]["plan"]);
     assert!(steps.contains(&"import example".to_string()), "{steps:?}");
-    let step = record["preview"]["plan"]["steps"].as_array().unwrap().iter().find(|s| s["name"] == "example").unwrap();
+    let step = record["preview"]["plan"]["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "example")
+        .unwrap();
     assert_no_difference(step);
 
-    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
+    let (status, committed) =
+        call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     let after = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
-    let imported = after.iter().find(|r| r["type"] == "random:index/randomString:RandomString" && r["urn"].as_str().unwrap().ends_with("::example")).unwrap();
+    let imported = after
+        .iter()
+        .find(|r| {
+            r["type"] == "random:index/randomString:RandomString"
+                && r["urn"].as_str().unwrap().ends_with("::example")
+        })
+        .unwrap();
     assert_eq!(imported["id"], "@(eF?C%#qSz<Jl5[");
     assert_eq!(after.len(), before.len() + 3, "the stack, its default provider and the import");
     common::assert_code_previews_same(&app, &stack, &preview, None, json!({})).await;
@@ -94,14 +143,27 @@ async fn every_real_random_state_previews_without_a_difference() {
     let app = common::app(true).await;
     let stack = demo_stack(&app).await;
     for file in ["random-state.tfstate", "tf-project.tfstate", "tofu-project.tfstate"] {
-        let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &terraform_fixture(file))).await;
+        let (status, migration) = call(
+            &app,
+            post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &terraform_fixture(file)),
+        )
+        .await;
         assert_eq!(status, StatusCode::CREATED, "{file}: {migration}");
         assert_eq!(
-            (migration["resources"][0]["status"].clone(), migration["resources"][0]["provider"].clone()),
+            (
+                migration["resources"][0]["status"].clone(),
+                migration["resources"][0]["provider"].clone()
+            ),
             (json!("mapped"), json!("hashicorp/random")),
             "{file}"
         );
-        assert!(migration["plan"]["title"].as_str().unwrap().starts_with("Migrate from Terraform into "), "{migration}");
+        assert!(
+            migration["plan"]["title"]
+                .as_str()
+                .unwrap()
+                .starts_with("Migrate from Terraform into "),
+            "{migration}"
+        );
         let (_, record) = plan_preview(&app, migration["plan"]["id"].as_str().unwrap()).await;
         let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
         let imports: Vec<&Value> = steps.iter().filter(|s| s["op"] == "import").collect();
@@ -118,12 +180,18 @@ async fn recorded_text_that_looks_like_a_reference_stays_text() {
     let app = common::app(true).await;
     let stack = demo_stack(&app).await;
     let mut state: Value = serde_json::from_str(&terraform_fixture("tf-project.tfstate")).unwrap();
-    state["resources"][0]["instances"][0]["attributes"]["override_special"] = json!("${not.a.reference}");
-    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &state.to_string())).await;
+    state["resources"][0]["instances"][0]["attributes"]["override_special"] =
+        json!("${not.a.reference}");
+    let (status, migration) = call(
+        &app,
+        post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &state.to_string()),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
     let (_, record) = plan_preview(&app, migration["plan"]["id"].as_str().unwrap()).await;
     let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
-    let example = steps.iter().find(|s| s["name"] == "example").unwrap_or_else(|| panic!("{record}"));
+    let example =
+        steps.iter().find(|s| s["name"] == "example").unwrap_or_else(|| panic!("{record}"));
     assert_no_difference(example);
     assert_eq!(example["inputs"]["overrideSpecial"], "${not.a.reference}", "{example}");
 }
@@ -132,7 +200,14 @@ async fn recorded_text_that_looks_like_a_reference_stays_text() {
 async fn providers_nobody_maps_are_listed_with_their_package_and_data_sources_as_such() {
     let app = common::app(true).await;
     let stack = demo_stack(&app).await;
-    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &terraform_fixture("aws-serverless.show.json"))).await;
+    let (status, migration) = call(
+        &app,
+        post(
+            &format!("/api/v1/stacks/{stack}/migrations/terraform"),
+            &terraform_fixture("aws-serverless.show.json"),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "no plan, nothing to import: {migration}");
     assert_eq!(migration["plan"], Value::Null);
     let rows = migration["resources"].as_array().unwrap();
@@ -143,8 +218,14 @@ async fn providers_nobody_maps_are_listed_with_their_package_and_data_sources_as
             _ => assert_eq!(row["status"], "unmapped", "{row}"),
         }
     }
-    let bucket = rows.iter().find(|r| r["address"] == "module.data_lake_bucket.aws_s3_bucket.this[0]").unwrap();
-    assert_eq!((bucket["provider"].clone(), bucket["package"].clone()), (json!("hashicorp/aws"), json!("aws")));
+    let bucket = rows
+        .iter()
+        .find(|r| r["address"] == "module.data_lake_bucket.aws_s3_bucket.this[0]")
+        .unwrap();
+    assert_eq!(
+        (bucket["provider"].clone(), bucket["package"].clone()),
+        (json!("hashicorp/aws"), json!("aws"))
+    );
     assert!(bucket["reason"].as_str().unwrap().contains("`hashicorp/aws`"), "{bucket}");
 }
 
@@ -162,10 +243,14 @@ async fn a_bad_file_is_refused_by_name() {
         (real.replace("\"version\": 4", "\"version\": 3"), "version 3"),
         (duplicate.to_string(), "`random_string.example` is in the state twice"),
     ] {
-        let (status, error) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &body)).await;
+        let (status, error) =
+            call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &body)).await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
         let message = error["error"]["message"].as_str().unwrap();
-        assert!(message.starts_with("the Terraform state: ") && message.contains(expected), "{message}");
+        assert!(
+            message.starts_with("the Terraform state: ") && message.contains(expected),
+            "{message}"
+        );
     }
 }
 
@@ -179,15 +264,32 @@ fn acmecloud_plugin_dir() -> tempfile::TempDir {
 /// instead of `acmecloud`, when given.
 fn acmecloud_plugin_dir_mapping(terraform_name: Option<&str>) -> tempfile::TempDir {
     use std::path::Path;
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-engine/tests/interop/venv.sh");
-    let venv = std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
+    let script =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-engine/tests/interop/venv.sh");
+    let venv =
+        std::env::current_exe().unwrap().ancestors().nth(3).unwrap().join("python-interop-venv");
     let dir = tempfile::tempdir().unwrap();
     let out = std::process::Command::new(script).arg(&venv).arg(dir.path()).output().unwrap();
-    assert!(out.status.success(), "could not make the Python venv at {}: {}", venv.display(), String::from_utf8_lossy(&out.stderr));
-    let provider = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api/interop/acmecloud_provider.py");
+    assert!(
+        out.status.success(),
+        "could not make the Python venv at {}: {}",
+        venv.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let provider =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/api/interop/acmecloud_provider.py");
     let plugin = dir.path().join("pulumi-resource-acmecloud");
-    let env = terraform_name.map(|n| format!("ACMECLOUD_TERRAFORM_PROVIDER={n} ")).unwrap_or_default();
-    std::fs::write(&plugin, format!("#!/bin/sh\n{env}exec \"{}\" \"{}\" \"$@\"\n", venv.join("bin/python").display(), provider.display())).unwrap();
+    let env =
+        terraform_name.map(|n| format!("ACMECLOUD_TERRAFORM_PROVIDER={n} ")).unwrap_or_default();
+    std::fs::write(
+        &plugin,
+        format!(
+            "#!/bin/sh\n{env}exec \"{}\" \"{}\" \"$@\"\n",
+            venv.join("bin/python").display(),
+            provider.display()
+        ),
+    )
+    .unwrap();
     std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     dir
 }
@@ -231,12 +333,17 @@ fn acmecloud_state_of(source: &str) -> String {
     ]);
     let type_ = source.rsplit('/').next().unwrap();
     for resource in state["resources"].as_array_mut().unwrap() {
-        let renamed = resource["type"].as_str().unwrap().replace("acmecloud_", &format!("{type_}_"));
+        let renamed =
+            resource["type"].as_str().unwrap().replace("acmecloud_", &format!("{type_}_"));
         resource["type"] = json!(renamed);
         for instance in resource["instances"].as_array_mut().unwrap() {
             if let Some(dependencies) = instance.get_mut("dependencies") {
-                *dependencies =
-                    json!(dependencies.as_array().unwrap().iter().map(|d| d.as_str().unwrap().replace("acmecloud_", &format!("{type_}_"))).collect::<Vec<_>>());
+                *dependencies = json!(dependencies
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|d| d.as_str().unwrap().replace("acmecloud_", &format!("{type_}_")))
+                    .collect::<Vec<_>>());
             }
         }
     }
@@ -247,18 +354,34 @@ fn acmecloud_state_of(source: &str) -> String {
 async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
     let plugins = acmecloud_plugin_dir();
     let store = ferry_store::testing::scratch().await.unwrap();
-    let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await;
+    let engine = ferry_service::EngineConfig::new(
+        vec![plugins.path().to_path_buf(), common::plugin_dir()],
+        None,
+        ferry_state::secrets::random_key(),
+    );
+    let (app, stacks) =
+        common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true)
+            .await;
     let stack = demo_stack(&app).await;
     let before = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
 
-    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &acmecloud_state())).await;
+    let (status, migration) = call(
+        &app,
+        post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &acmecloud_state()),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
     let table: Vec<(String, String, String)> = migration["resources"]
         .as_array()
         .unwrap()
         .iter()
-        .map(|r| (r["address"].as_str().unwrap().to_string(), r["status"].as_str().unwrap().to_string(), r["name"].as_str().unwrap_or("").to_string()))
+        .map(|r| {
+            (
+                r["address"].as_str().unwrap().to_string(),
+                r["status"].as_str().unwrap().to_string(),
+                r["name"].as_str().unwrap_or("").to_string(),
+            )
+        })
         .collect();
     let row = |a: &str, s: &str, n: &str| (a.to_string(), s.to_string(), n.to_string());
     assert_eq!(
@@ -276,7 +399,14 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
         "{migration:#}"
     );
     // Asked to, the tainted instance is imported too, and says so.
-    let (status, asked) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform?include_tainted=true"), &acmecloud_state())).await;
+    let (status, asked) = call(
+        &app,
+        post(
+            &format!("/api/v1/stacks/{stack}/migrations/terraform?include_tainted=true"),
+            &acmecloud_state(),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{asked}");
     let tainted = &asked["resources"][3];
     assert_eq!(
@@ -284,23 +414,39 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
         (json!("tainted"), json!("assets-1"), json!("imported, as asked")),
         "{tainted}"
     );
-    assert!(asked["plan"]["current"]["program"].as_str().unwrap().contains("# terraform: acmecloud_bucket.assets[1]"), "{asked}");
+    assert!(
+        asked["plan"]["current"]["program"]
+            .as_str()
+            .unwrap()
+            .contains("# terraform: acmecloud_bucket.assets[1]"),
+        "{asked}"
+    );
     let legacy = &migration["resources"][6];
-    assert!(legacy["reason"].as_str().unwrap().contains("has no Terraform type `acmecloud_legacy`"), "{legacy}");
+    assert!(
+        legacy["reason"].as_str().unwrap().contains("has no Terraform type `acmecloud_legacy`"),
+        "{legacy}"
+    );
     let plan = migration["plan"]["id"].as_str().unwrap().to_string();
     let program = migration["plan"]["current"]["program"].as_str().unwrap();
     // The sensitive attribute is a secret; the dependency is `dependsOn`; the recorded size is the input.
     assert!(
-        program.contains("secretKey:\n        fn::secret: s3cr3t-logs") || program.contains("secretKey:\n        fn::secret: \"s3cr3t-logs\""),
+        program.contains("secretKey:\n        fn::secret: s3cr3t-logs")
+            || program.contains("secretKey:\n        fn::secret: \"s3cr3t-logs\""),
         "{program}"
     );
     assert!(program.contains("      dependsOn:\n        - ${storage-logs}\n"), "{program}");
-    assert!(program.contains("      versioning:\n        enabled: true\n"), "maxItemsOne blocks are objects: {program}");
+    assert!(
+        program.contains("      versioning:\n        enabled: true\n"),
+        "maxItemsOne blocks are objects: {program}"
+    );
 
     // A viewer sees the plan with its secrets masked.
-    let viewer = common::token_for(&stacks, "vic", "ferry", ferry_service::access::Role::Viewer).await;
-    let req =
-        axum::http::Request::get(format!("/api/v1/plans/{plan}")).header("authorization", format!("Bearer {viewer}")).body(axum::body::Body::empty()).unwrap();
+    let viewer =
+        common::token_for(&stacks, "vic", "ferry", ferry_service::access::Role::Viewer).await;
+    let req = axum::http::Request::get(format!("/api/v1/plans/{plan}"))
+        .header("authorization", format!("Bearer {viewer}"))
+        .body(axum::body::Body::empty())
+        .unwrap();
     let (status, seen) = call(&app, req).await;
     assert_eq!(status, StatusCode::OK, "{seen}");
     assert!(!seen.to_string().contains("s3cr3t"), "{seen}");
@@ -308,13 +454,27 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
     // One job previews both providers' resources, and counts each one's (its progress by
     // provider: the events carry each resource's type).
     let (preview, record, job) = common::plan_preview_job(&app, &plan).await;
-    assert_eq!(job["packages"], json!([{"package": "random", "total": 1}, {"package": "acmecloud", "total": 4}]), "{job}");
+    assert_eq!(
+        job["packages"],
+        json!([{"package": "random", "total": 1}, {"package": "acmecloud", "total": 4}]),
+        "{job}"
+    );
     // The preview reads each bucket from the cloud: the one that grew shows it at its leaf.
     let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
-    let step = |name: &str| steps.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}: {steps:?}"));
+    let step = |name: &str| {
+        steps
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no step {name}: {steps:?}"))
+    };
     let grown = step("storage-logs");
-    let differs: Vec<(&str, &Value, &Value)> =
-        grown["diffs"].as_array().unwrap().iter().filter(|d| d["kind"] != "none").map(|d| (d["path"].as_str().unwrap(), &d["program"], &d["read"])).collect();
+    let differs: Vec<(&str, &Value, &Value)> = grown["diffs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["kind"] != "none")
+        .map(|d| (d["path"].as_str().unwrap(), &d["program"], &d["read"]))
+        .collect();
     assert_eq!(differs, [("size", &json!(10), &json!(20))], "{grown}");
     assert_eq!(grown["changed"], json!(["size"]), "{grown}");
     for name in ["example", "assets-0", "site-eu", "logs"] {
@@ -323,20 +483,37 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
 
     // Adopting the cloud's size writes the next revision; it previews clean and commits.
     let second = adopt(&app, &plan, &preview, grown, "size").await;
-    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{second}/commit"), "")).await;
+    let (status, committed) =
+        call(&app, post(&format!("/api/v1/previews/{second}/commit"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     let after = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
     for r in &before {
         assert!(after.contains(r), "{} changed", r["urn"]);
     }
     // The sensitive attribute is a Pulumi secret in the committed state.
-    let logs = after.iter().find(|r| r["urn"].as_str().unwrap().ends_with("::storage-logs")).unwrap();
-    assert_eq!(logs["outputs"]["secretKey"]["4dabf18193072939515e22adb298388d"], "1b47061264138c4ac30d75fd1eb44270", "{logs}");
+    let logs =
+        after.iter().find(|r| r["urn"].as_str().unwrap().ends_with("::storage-logs")).unwrap();
+    assert_eq!(
+        logs["outputs"]["secretKey"]["4dabf18193072939515e22adb298388d"],
+        "1b47061264138c4ac30d75fd1eb44270",
+        "{logs}"
+    );
     assert!(!logs.to_string().contains("s3cr3t"), "{logs}");
-    let policy = after.iter().find(|r| r["urn"].as_str().unwrap().ends_with("::acmecloud:index/policy:Policy::logs")).unwrap();
-    assert!(policy["dependencies"].as_array().unwrap().iter().any(|d| d.as_str().unwrap().ends_with("::storage-logs")), "{policy}");
+    let policy = after
+        .iter()
+        .find(|r| r["urn"].as_str().unwrap().ends_with("::acmecloud:index/policy:Policy::logs"))
+        .unwrap();
+    assert!(
+        policy["dependencies"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d.as_str().unwrap().ends_with("::storage-logs")),
+        "{policy}"
+    );
     // The code for it says the same: `dependsOn` in TypeScript.
-    let (status, code) = call(&app, get(&format!("/api/v1/previews/{second}/code?lang=ts&format=json"))).await;
+    let (status, code) =
+        call(&app, get(&format!("/api/v1/previews/{second}/code?lang=ts&format=json"))).await;
     assert_eq!(status, StatusCode::OK, "{code}");
     let ts = code["code"].as_str().unwrap();
     assert!(ts.contains("dependsOn"), "{ts}");
@@ -348,7 +525,8 @@ async fn a_provider_nobody_on_the_project_wrote_maps_its_own_state() {
 /// The real `random-state.tfstate` with its string made a `count` of two that differ by length,
 /// and two pets of a `for_each` that differ by key alone.
 fn counted_random_state() -> String {
-    let mut state: Value = serde_json::from_str(&terraform_fixture("random-state.tfstate")).unwrap();
+    let mut state: Value =
+        serde_json::from_str(&terraform_fixture("random-state.tfstate")).unwrap();
     let resources = state["resources"].as_array_mut().unwrap();
     let string = &mut resources[0];
     string["each"] = json!("list");
@@ -373,9 +551,18 @@ fn counted_random_state() -> String {
 async fn count_and_for_each_instances_are_loops_in_the_code() {
     let app = common::app(true).await;
     let stack = demo_stack(&app).await;
-    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &counted_random_state())).await;
+    let (status, migration) = call(
+        &app,
+        post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &counted_random_state()),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
-    let names: Vec<&str> = migration["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = migration["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["random-0", "random-1", "pets-blue", "pets-green"], "{migration}");
     let (preview, record) = plan_preview(&app, migration["plan"]["id"].as_str().unwrap()).await;
     let steps = step_lines(&record["preview"]["plan"]);
@@ -391,9 +578,15 @@ async fn count_and_for_each_instances_are_loops_in_the_code() {
     assert!(ts.contains(": Record<number, random.RandomString> = {};"), "{ts}");
     assert!(ts.contains("length: value.length,"), "{ts}");
     assert!(ts.contains("for (const key of [\"blue\", \"green\"]) {\n    pets[key] = new random.RandomPet(\"pets-\" + key, {"), "{ts}");
-    assert!(!ts.contains("\"random-0\"") && !ts.contains("\"pets-blue\""), "no instance declared alone: {ts}");
+    assert!(
+        !ts.contains("\"random-0\"") && !ts.contains("\"pets-blue\""),
+        "no instance declared alone: {ts}"
+    );
     let python = code("python").await;
-    assert!(python.contains("for key, length in random_values.items():") && python.contains("    0: "), "{python}");
+    assert!(
+        python.contains("for key, length in random_values.items():") && python.contains("    0: "),
+        "{python}"
+    );
     let go = code("go").await;
     assert!(go.contains("for _, key := range []string{\"blue\", \"green\"} {"), "{go}");
     let csharp = code("csharp").await;
@@ -416,19 +609,44 @@ async fn count_and_for_each_instances_are_loops_in_the_code() {
 async fn a_plugin_that_maps_a_provider_of_another_name_is_found_through_get_mappings() {
     let plugins = acmecloud_plugin_dir_mapping(Some("stratus"));
     let store = ferry_store::testing::scratch().await.unwrap();
-    let engine = ferry_service::EngineConfig::new(vec![plugins.path().to_path_buf(), common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, stacks) = common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true).await;
-    let settings = ferry_store::review::OrgSettings { allowed_packages: vec!["acmecloud".into()], share_links: true, share_link_days: 30 };
+    let engine = ferry_service::EngineConfig::new(
+        vec![plugins.path().to_path_buf(), common::plugin_dir()],
+        None,
+        ferry_state::secrets::random_key(),
+    );
+    let (app, stacks) =
+        common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true)
+            .await;
+    let settings = ferry_store::review::OrgSettings {
+        allowed_packages: vec!["acmecloud".into()],
+        share_links: true,
+        share_link_days: 30,
+    };
     stacks.accounts().set_org_settings("ferry", settings).await.unwrap();
     let stack = demo_stack(&app).await;
     let before = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
 
-    let (status, migration) =
-        call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &acmecloud_state_of("registry.terraform.io/acme-corp/stratus"))).await;
+    let (status, migration) = call(
+        &app,
+        post(
+            &format!("/api/v1/stacks/{stack}/migrations/terraform"),
+            &acmecloud_state_of("registry.terraform.io/acme-corp/stratus"),
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
     let rows = migration["resources"].as_array().unwrap();
-    let row = |address: &str| rows.iter().find(|r| r["address"] == address).unwrap_or_else(|| panic!("no row {address}: {migration:#}"));
-    for address in ["module.storage.stratus_bucket.logs", "stratus_bucket.assets[0]", "stratus_bucket.site[\"eu\"]", "stratus_policy.logs"] {
+    let row = |address: &str| {
+        rows.iter()
+            .find(|r| r["address"] == address)
+            .unwrap_or_else(|| panic!("no row {address}: {migration:#}"))
+    };
+    for address in [
+        "module.storage.stratus_bucket.logs",
+        "stratus_bucket.assets[0]",
+        "stratus_bucket.site[\"eu\"]",
+        "stratus_policy.logs",
+    ] {
         let r = row(address);
         assert_eq!(
             (r["status"].as_str(), r["package"].as_str(), r["provider"].as_str()),
@@ -437,12 +655,21 @@ async fn a_plugin_that_maps_a_provider_of_another_name_is_found_through_get_mapp
         );
     }
     assert_eq!(row("stratus_bucket.assets[0]")["type"], "acmecloud:index/bucket:Bucket");
-    assert_eq!(row("random_string.example")["status"], "mapped", "the random plugin's own claim still maps hashicorp/random");
+    assert_eq!(
+        row("random_string.example")["status"],
+        "mapped",
+        "the random plugin's own claim still maps hashicorp/random"
+    );
 
     let plan = migration["plan"]["id"].as_str().unwrap().to_string();
     let (preview, record) = plan_preview(&app, &plan).await;
     let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
-    let step = |name: &str| steps.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}: {steps:?}"));
+    let step = |name: &str| {
+        steps
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no step {name}: {steps:?}"))
+    };
     for name in ["example", "assets-0", "site-eu", "logs"] {
         assert_no_difference(step(name));
     }
@@ -451,17 +678,29 @@ async fn a_plugin_that_maps_a_provider_of_another_name_is_found_through_get_mapp
     let grown = step("storage-logs");
     assert_eq!(grown["changed"], json!(["size"]));
     let preview = adopt(&app, &plan, &preview, grown, "size").await;
-    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
+    let (status, committed) =
+        call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     let after = export(&app, &stack).await["deployment"]["resources"].as_array().unwrap().clone();
     for r in &before {
         assert!(after.contains(r), "{} changed", r["urn"]);
     }
-    assert!(after.iter().any(|r| r["urn"].as_str().unwrap().ends_with("::acmecloud:index/bucket:Bucket::site-eu")), "committed");
-    let (status, code) = call(&app, get(&format!("/api/v1/previews/{preview}/code?lang=ts&format=json"))).await;
+    assert!(
+        after.iter().any(|r| r["urn"]
+            .as_str()
+            .unwrap()
+            .ends_with("::acmecloud:index/bucket:Bucket::site-eu")),
+        "committed"
+    );
+    let (status, code) =
+        call(&app, get(&format!("/api/v1/previews/{preview}/code?lang=ts&format=json"))).await;
     assert_eq!(status, StatusCode::OK, "{code}");
     let ts = code["code"].as_str().unwrap();
-    assert!(ts.contains("import * as acmecloud from \"@pulumi/acmecloud\";") && ts.contains("new acmecloud.Bucket("), "{ts}");
+    assert!(
+        ts.contains("import * as acmecloud from \"@pulumi/acmecloud\";")
+            && ts.contains("new acmecloud.Bucket("),
+        "{ts}"
+    );
 }
 
 /// Another namespace's provider of a name Pulumi's registry knows (`evil/random`) never reads
@@ -484,24 +723,59 @@ async fn providers_map_by_their_whole_address_and_unmapped_rows_name_the_package
     state["resources"] = json!([
         real,
         evil,
-        cloud("google_storage_bucket", "assets", "registry.terraform.io/hashicorp/google", "assets-bucket"),
-        cloud("google_compute_network", "vpc", "registry.opentofu.org/hashicorp/google-beta", "projects/p/global/networks/vpc"),
-        cloud("azurerm_resource_group", "rg", "registry.terraform.io/hashicorp/azurerm", "/subscriptions/s/resourceGroups/rg"),
+        cloud(
+            "google_storage_bucket",
+            "assets",
+            "registry.terraform.io/hashicorp/google",
+            "assets-bucket"
+        ),
+        cloud(
+            "google_compute_network",
+            "vpc",
+            "registry.opentofu.org/hashicorp/google-beta",
+            "projects/p/global/networks/vpc"
+        ),
+        cloud(
+            "azurerm_resource_group",
+            "rg",
+            "registry.terraform.io/hashicorp/azurerm",
+            "/subscriptions/s/resourceGroups/rg"
+        ),
     ]);
-    let (status, migration) = call(&app, post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &state.to_string())).await;
+    let (status, migration) = call(
+        &app,
+        post(&format!("/api/v1/stacks/{stack}/migrations/terraform"), &state.to_string()),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
     let rows = migration["resources"].as_array().unwrap();
-    let row = |address: &str| rows.iter().find(|r| r["address"] == address).unwrap_or_else(|| panic!("no row {address}: {migration:#}"));
+    let row = |address: &str| {
+        rows.iter()
+            .find(|r| r["address"] == address)
+            .unwrap_or_else(|| panic!("no row {address}: {migration:#}"))
+    };
     assert_eq!(row("random_string.example")["status"], "mapped");
     let evil = row("random_string.evil");
     assert_eq!(evil["status"], "unmapped", "{evil}");
     assert!(evil["package"].is_null(), "{evil}");
     assert!(evil["reason"].as_str().unwrap().contains("`evil/random`"), "{evil}");
-    for (address, package) in [("google_storage_bucket.assets", "gcp"), ("google_compute_network.vpc", "gcp"), ("azurerm_resource_group.rg", "azure")] {
+    for (address, package) in [
+        ("google_storage_bucket.assets", "gcp"),
+        ("google_compute_network.vpc", "gcp"),
+        ("azurerm_resource_group.rg", "azure"),
+    ] {
         let r = row(address);
-        assert_eq!((r["status"].as_str(), r["package"].as_str()), (Some("unmapped"), Some(package)), "{r}");
+        assert_eq!(
+            (r["status"].as_str(), r["package"].as_str()),
+            (Some("unmapped"), Some(package)),
+            "{r}"
+        );
         let why = r["reason"].as_str().unwrap();
-        assert!(why.contains(&format!("pulumi-resource-{package}")) && why.contains(&format!("pulumi plugin install resource {package}")), "{why}");
+        assert!(
+            why.contains(&format!("pulumi-resource-{package}"))
+                && why.contains(&format!("pulumi plugin install resource {package}")),
+            "{why}"
+        );
     }
     let program = migration["plan"]["current"]["program"].as_str().unwrap();
     assert!(!program.contains("evil"), "only hashicorp/random's string is imported: {program}");
@@ -521,24 +795,58 @@ async fn a_state_in_an_s3_backend_migrates_from_the_workspace_picked() {
     let real = terraform_fixture("tf-project.tfstate");
     server.put("/tf-state", b"");
     server.put("/tf-state/ferry/web/terraform.tfstate", real.as_bytes());
-    server.put("/tf-state/env:/staging/ferry/web/terraform.tfstate", counted_random_state().as_bytes());
+    server.put(
+        "/tf-state/env:/staging/ferry/web/terraform.tfstate",
+        counted_random_state().as_bytes(),
+    );
     server.put("/tf-state/env:/prod/ferry/web/terraform.tfstate", real.as_bytes());
     server.put("/tf-state/env:/prod/ferry/other.tfstate", real.as_bytes());
     server.put("/tf-state/ferry/web/broken.tfstate", br#"{"resources": "not a state"}"#);
     server.put("/tf-state/beta/terraform.tfstate", real.as_bytes());
-    let allowed = ["ferry", "env:"].map(|prefix| ferry_service::AllowedBackend { org: "ferry".into(), url: format!("s3://tf-state/{prefix}?{options}") });
+    let allowed = ["ferry", "env:"].map(|prefix| ferry_service::AllowedBackend {
+        org: "ferry".into(),
+        url: format!("s3://tf-state/{prefix}?{options}"),
+    });
     let store = ferry_store::testing::scratch().await.unwrap();
-    let engine = ferry_service::EngineConfig::new(vec![common::plugin_dir()], None, ferry_state::secrets::random_key());
-    let (app, _) = common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine).with_allowed_backends(allowed.to_vec()), true).await;
+    let engine = ferry_service::EngineConfig::new(
+        vec![common::plugin_dir()],
+        None,
+        ferry_state::secrets::random_key(),
+    );
+    let (app, _) = common::admin_app_of(
+        ferry_service::Ferry::new(store, 1 << 20)
+            .with_engine(engine)
+            .with_allowed_backends(allowed.to_vec()),
+        true,
+    )
+    .await;
     let stack = demo_stack(&app).await;
     let url = format!("s3://tf-state/ferry/web/terraform.tfstate?{options}");
     let escape = |s: &str| url::form_urlencoded::byte_serialize(s.as_bytes()).collect::<String>();
 
-    let (status, found) = call(&app, get(&format!("/api/v1/stacks/{stack}/migrations/terraform/workspaces?url={}", escape(&url)))).await;
+    let (status, found) = call(
+        &app,
+        get(&format!(
+            "/api/v1/stacks/{stack}/migrations/terraform/workspaces?url={}",
+            escape(&url)
+        )),
+    )
+    .await;
     assert_eq!(status, StatusCode::OK, "{found}");
-    let names: Vec<&str> = found["workspaces"].as_array().unwrap().iter().map(|w| w["name"].as_str().unwrap()).collect();
+    let names: Vec<&str> = found["workspaces"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["name"].as_str().unwrap())
+        .collect();
     assert_eq!(names, ["default", "prod", "staging"], "{found}");
-    assert!(found["workspaces"][2]["url"].as_str().unwrap().starts_with("s3://tf-state/env:/staging/ferry/web/terraform.tfstate?"), "{found}");
+    assert!(
+        found["workspaces"][2]["url"]
+            .as_str()
+            .unwrap()
+            .starts_with("s3://tf-state/env:/staging/ferry/web/terraform.tfstate?"),
+        "{found}"
+    );
 
     let migrate = |body: Value| {
         let app = app.clone();
@@ -547,14 +855,31 @@ async fn a_state_in_an_s3_backend_migrates_from_the_workspace_picked() {
     };
     let (status, staging) = migrate(json!({"url": url, "workspace": "staging"})).await;
     assert_eq!(status, StatusCode::CREATED, "{staging}");
-    let rows: Vec<&str> = staging["resources"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap()).collect();
-    assert_eq!(rows, ["random-0", "random-1", "pets-blue", "pets-green"], "the staging workspace's own state: {staging}");
+    let rows: Vec<&str> = staging["resources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        rows,
+        ["random-0", "random-1", "pets-blue", "pets-green"],
+        "the staging workspace's own state: {staging}"
+    );
     let (status, default) = migrate(json!({"url": url})).await;
     assert_eq!(status, StatusCode::CREATED, "{default}");
     assert_eq!(default["resources"][0]["address"], "random_string.example", "{default}");
     let plan = default["plan"]["id"].as_str().unwrap();
     let (_, record) = plan_preview(&app, plan).await;
-    assert_no_difference(&record["preview"]["plan"]["steps"].as_array().unwrap().iter().find(|s| s["name"] == "example").unwrap().clone());
+    assert_no_difference(
+        &record["preview"]["plan"]["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["name"] == "example")
+            .unwrap()
+            .clone(),
+    );
 
     // With the configuration it was applied from, as a form beside where the state is: its
     // variable is config in the plan's program, holding the state's value, and the row shows
@@ -562,27 +887,46 @@ async fn a_state_in_an_s3_backend_migrates_from_the_workspace_picked() {
     let main_tf = "variable \"len\" {\n  type = number\n}\n\nresource \"random_string\" \"example\" {\n  length = var.len\n}\n";
     let location = json!({"url": url}).to_string();
     let uri = format!("/api/v1/stacks/{stack}/migrations/terraform/remote");
-    let parts: [(&str, &str, &[u8]); 2] = [("remote", "remote.json", location.as_bytes()), ("configuration", "main.tf", main_tf.as_bytes())];
+    let parts: [(&str, &str, &[u8]); 2] = [
+        ("remote", "remote.json", location.as_bytes()),
+        ("configuration", "main.tf", main_tf.as_bytes()),
+    ];
     let (status, configured) = call(&app, crate::terraform_configuration::form(&uri, &parts)).await;
     assert_eq!(status, StatusCode::CREATED, "{configured}");
     assert_eq!(configured["resources"][0]["configuration"]["file"], "main.tf", "{configured}");
     let program = configured["plan"]["current"]["program"].as_str().unwrap();
-    assert!(program.contains("config:\n  len:\n    type: Integer\n    default: 16\n") && program.contains("      length: ${len}\n"), "{program}");
+    assert!(
+        program.contains("config:\n  len:\n    type: Integer\n    default: 16\n")
+            && program.contains("      length: ${len}\n"),
+        "{program}"
+    );
     // A form without where the state is names the part it lacks.
-    let (status, answer) = call(&app, crate::terraform_configuration::form(&uri, &parts[1..])).await;
+    let (status, answer) =
+        call(&app, crate::terraform_configuration::form(&uri, &parts[1..])).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
-    assert!(answer["error"]["message"].as_str().unwrap().contains("it has no `remote` part"), "{answer}");
+    assert!(
+        answer["error"]["message"].as_str().unwrap().contains("it has no `remote` part"),
+        "{answer}"
+    );
 
     let (_, before) = call(&app, get(&format!("/api/v1/stacks/{stack}/plans"))).await;
     for (body, status, needle) in [
-        (json!({"url": format!("s3://tf-state/beta/terraform.tfstate?{options}")}), StatusCode::FORBIDDEN, "is not one this server may open"),
+        (
+            json!({"url": format!("s3://tf-state/beta/terraform.tfstate?{options}")}),
+            StatusCode::FORBIDDEN,
+            "is not one this server may open",
+        ),
         (json!({"url": url, "workspace": "../../beta"}), StatusCode::BAD_REQUEST, "the workspace"),
         (
             json!({"url": format!("s3://tf-state/ferry/web/broken.tfstate?{options}")}),
             StatusCode::BAD_REQUEST,
             "the Terraform state at s3://tf-state/ferry/web/broken.tfstate",
         ),
-        (json!({"url": url, "workspace": "nope"}), StatusCode::BAD_REQUEST, "env:/nope/ferry/web/terraform.tfstate"),
+        (
+            json!({"url": url, "workspace": "nope"}),
+            StatusCode::BAD_REQUEST,
+            "env:/nope/ferry/web/terraform.tfstate",
+        ),
         (json!({"url": 7}), StatusCode::BAD_REQUEST, "where the Terraform state is"),
     ] {
         let (got, answer) = migrate(body.clone()).await;

@@ -39,7 +39,8 @@ const MODULE_TF: &str = "resource \"random_string\" \"c\" {\n  length = 12\n}\n"
 /// The real random state's string as `a`, `b` whose `override_special` is `a`'s result, and
 /// `module.m`'s `c`.
 fn state() -> String {
-    let mut state: Value = serde_json::from_str(&terraform_fixture("random-state.tfstate")).unwrap();
+    let mut state: Value =
+        serde_json::from_str(&terraform_fixture("random-state.tfstate")).unwrap();
     let mut a = state["resources"][0].clone();
     a["name"] = json!("a");
     let mut b = a.clone();
@@ -77,7 +78,10 @@ pub(crate) fn form(uri: &str, parts: &[(&str, &str, &[u8])]) -> Request<Body> {
         body.extend(b"\r\n");
     }
     body.extend(format!("--{boundary}--\r\n").as_bytes());
-    Request::post(uri).header("content-type", format!("multipart/form-data; boundary={boundary}")).body(Body::from(body)).unwrap()
+    Request::post(uri)
+        .header("content-type", format!("multipart/form-data; boundary={boundary}"))
+        .body(Body::from(body))
+        .unwrap()
 }
 
 async fn plan_count(app: &axum::Router, stack: &str) -> usize {
@@ -88,7 +92,11 @@ async fn plan_count(app: &axum::Router, stack: &str) -> usize {
 #[tokio::test(flavor = "multi_thread")]
 async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_code() {
     let app = common::app(true).await;
-    let (status, stack) = call(&app, post("/api/v1/stacks?name=ferry/configured/dev", r#"{"version": 3, "deployment": {}}"#)).await;
+    let (status, stack) = call(
+        &app,
+        post("/api/v1/stacks?name=ferry/configured/dev", r#"{"version": 3, "deployment": {}}"#),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{stack}");
     let stack = stack["id"].as_str().unwrap().to_string();
     let uri = format!("/api/v1/stacks/{stack}/migrations/terraform");
@@ -96,30 +104,77 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
 
     // A configuration that does not parse: refused by file and line, nothing saved.
     let broken = "resource \"random_string\" \"a\" {\n  length = \n}\n";
-    let (status, error) = call(&app, form(&uri, &[("state", "terraform.tfstate", state.as_bytes()), ("configuration", "main.tf", broken.as_bytes())])).await;
+    let (status, error) = call(
+        &app,
+        form(
+            &uri,
+            &[
+                ("state", "terraform.tfstate", state.as_bytes()),
+                ("configuration", "main.tf", broken.as_bytes()),
+            ],
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
     let message = error["error"]["message"].as_str().unwrap();
-    assert!(message.contains("the Terraform configuration") && message.contains("main.tf") && message.contains("line 2"), "{message}");
+    assert!(
+        message.contains("the Terraform configuration")
+            && message.contains("main.tf")
+            && message.contains("line 2"),
+        "{message}"
+    );
     assert_eq!(plan_count(&app, &stack).await, 0, "nothing saved");
-    let (status, error) = call(&app, form(&uri, &[("configuration", "main.tf", MAIN_TF.as_bytes())])).await;
+    let (status, error) =
+        call(&app, form(&uri, &[("configuration", "main.tf", MAIN_TF.as_bytes())])).await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
     assert!(error["error"]["message"].as_str().unwrap().contains("no `state` part"), "{error}");
 
     // The folder as a zip: the local module is read, the remote one noted.
-    let zip = folder_zip(&[("main.tf", MAIN_TF), ("modules/m/main.tf", MODULE_TF), ("README.md", "not read")]);
-    let (status, migration) = call(&app, form(&uri, &[("state", "terraform.tfstate", state.as_bytes()), ("configuration", "infra.zip", &zip)])).await;
+    let zip = folder_zip(&[
+        ("main.tf", MAIN_TF),
+        ("modules/m/main.tf", MODULE_TF),
+        ("README.md", "not read"),
+    ]);
+    let (status, migration) = call(
+        &app,
+        form(
+            &uri,
+            &[
+                ("state", "terraform.tfstate", state.as_bytes()),
+                ("configuration", "infra.zip", &zip),
+            ],
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
     let rows = migration["resources"].as_array().unwrap();
-    let row = |address: &str| rows.iter().find(|r| r["address"] == address).unwrap_or_else(|| panic!("no row {address}: {migration:#}"));
+    let row = |address: &str| {
+        rows.iter()
+            .find(|r| r["address"] == address)
+            .unwrap_or_else(|| panic!("no row {address}: {migration:#}"))
+    };
     assert_eq!(row("random_string.b")["configuration"]["file"], "infra/main.tf");
     assert_eq!(row("random_string.b")["configuration"]["line"], 11);
-    assert!(row("random_string.b")["configuration"]["text"].as_str().unwrap().contains("override_special = random_string.a.result"));
-    assert!(row("random_string.a").get("configuration_notes").is_none(), "the state agrees with a: {}", row("random_string.a"));
+    assert!(row("random_string.b")["configuration"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("override_special = random_string.a.result"));
+    assert!(
+        row("random_string.a").get("configuration_notes").is_none(),
+        "the state agrees with a: {}",
+        row("random_string.a")
+    );
     assert_eq!(row("module.m.random_string.c")["configuration"]["file"], "infra/modules/m/main.tf");
     let c_notes = row("module.m.random_string.c")["configuration_notes"].to_string();
-    assert!(c_notes.contains("`length` is 12 in the configuration but 16 in the state"), "{c_notes}");
+    assert!(
+        c_notes.contains("`length` is 12 in the configuration but 16 in the state"),
+        "{c_notes}"
+    );
     let notes = migration["notes"].to_string();
-    assert!(notes.contains("module.vpc") && notes.contains("terraform-aws-modules/vpc/aws"), "{notes}");
+    assert!(
+        notes.contains("module.vpc") && notes.contains("terraform-aws-modules/vpc/aws"),
+        "{notes}"
+    );
     let program = migration["plan"]["current"]["program"].as_str().unwrap();
     assert!(program.contains("config:\n  len:\n    type: Integer\n    default: 16\n"), "{program}");
     assert!(program.contains("      overrideSpecial: ${a.result}\n"), "{program}");
@@ -129,7 +184,10 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     let (preview, record) = plan_preview(&app, migration["plan"]["id"].as_str().unwrap()).await;
     let steps = record["preview"]["plan"]["steps"].as_array().unwrap();
     for name in ["a", "b", "c"] {
-        let step = steps.iter().find(|s| s["name"] == name).unwrap_or_else(|| panic!("no step {name}: {steps:?}"));
+        let step = steps
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("no step {name}: {steps:?}"));
         assert_eq!(step["op"], "import", "{step}");
         assert!(step["error"].is_null() && step["changed"].is_null(), "{step}");
         assert!(step["diffs"].as_array().unwrap().iter().all(|d| d["kind"] == "none"), "{step}");
@@ -140,26 +198,57 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     let code = |lang: &'static str| common::preview_code(&app, &preview, lang);
     let ts = code("ts").await;
     assert!(ts.contains("overrideSpecial: a.result,"), "{ts}");
-    assert!(ts.contains("const len = config.getNumber(\"len\") ?? 16;\n") && ts.matches("length: len,").count() == 2, "{ts}");
+    assert!(
+        ts.contains("const len = config.getNumber(\"len\") ?? 16;\n")
+            && ts.matches("length: len,").count() == 2,
+        "{ts}"
+    );
     let python = code("python").await;
     assert!(python.contains("override_special=a.result"), "{python}");
-    assert!(python.contains("len_ = config.get_int(\"len\")\nif len_ is None:\n    len_ = 16\n") && python.matches("length=len_,").count() == 2, "{python}");
+    assert!(
+        python.contains("len_ = config.get_int(\"len\")\nif len_ is None:\n    len_ = 16\n")
+            && python.matches("length=len_,").count() == 2,
+        "{python}"
+    );
     let go = code("go").await;
     assert!(go.contains("OverrideSpecial: a.Result,"), "{go}");
-    assert!(go.contains("lenRes = cfg.RequireInt(\"len\")") && go.matches("Length: pulumi.Int(lenRes),").count() == 2, "{go}");
+    assert!(
+        go.contains("lenRes = cfg.RequireInt(\"len\")")
+            && go.matches("Length: pulumi.Int(lenRes),").count() == 2,
+        "{go}"
+    );
     let yaml = code("yaml").await;
     assert!(yaml.contains("overrideSpecial: \"${a.result}\""), "{yaml}");
-    assert!(yaml.contains("  len:\n    type: integer\n    default: 16\n") && yaml.matches("length: \"${len}\"").count() == 2, "{yaml}");
+    assert!(
+        yaml.contains("  len:\n    type: integer\n    default: 16\n")
+            && yaml.matches("length: \"${len}\"").count() == 2,
+        "{yaml}"
+    );
     common::type_check_ts_and_python(&app, &preview, "api-terraform-configuration").await;
 
     // Committed, the stack previews clean as the YAML code describes it.
-    let (status, committed) = call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
+    let (status, committed) =
+        call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
     common::assert_code_previews_same(&app, &stack, &preview, None, json!({})).await;
 
     // Files sent one by one (no folder): the local module's files are missing, which is said.
-    let (status, migration) =
-        call(&app, form(&uri, &[("state", "terraform.tfstate", state.as_bytes()), ("configuration", "main.tf", MAIN_TF.as_bytes())])).await;
+    let (status, migration) = call(
+        &app,
+        form(
+            &uri,
+            &[
+                ("state", "terraform.tfstate", state.as_bytes()),
+                ("configuration", "main.tf", MAIN_TF.as_bytes()),
+            ],
+        ),
+    )
+    .await;
     assert_eq!(status, StatusCode::CREATED, "{migration}");
-    assert!(migration["notes"].to_string().contains("`module.m`'s source `./modules/m` is not among the configuration's files"), "{migration}");
+    assert!(
+        migration["notes"]
+            .to_string()
+            .contains("`module.m`'s source `./modules/m` is not among the configuration's files"),
+        "{migration}"
+    );
 }

@@ -60,7 +60,11 @@ async fn receiver(status: StatusCode) -> (String, Received) {
 }
 
 fn settings(allow_private: bool) -> WebhookSettings {
-    WebhookSettings { first_retry: Duration::from_millis(20), allow_private, public_url: Some("https://ferry.example".into()) }
+    WebhookSettings {
+        first_retry: Duration::from_millis(20),
+        allow_private,
+        public_url: Some("https://ferry.example".into()),
+    }
 }
 
 struct Team {
@@ -73,7 +77,13 @@ struct Team {
 }
 
 impl Team {
-    async fn call(&self, token: &str, method: Method, uri: &str, body: Value) -> (StatusCode, Value) {
+    async fn call(
+        &self,
+        token: &str,
+        method: Method,
+        uri: &str,
+        body: Value,
+    ) -> (StatusCode, Value) {
         let req = Request::builder()
             .method(method)
             .uri(uri)
@@ -86,14 +96,27 @@ impl Team {
 
     async fn plan(&self) -> String {
         let spec = json!({"resources": [{"type": "random:index/randomInteger:RandomInteger", "name": "n", "id": "5,1,10"}]}).to_string();
-        let (status, plan) =
-            self.call(&self.pat, Method::POST, &format!("/api/v1/stacks/{}/plans", self.stack), json!({"title": "Import n", "spec": spec})).await;
+        let (status, plan) = self
+            .call(
+                &self.pat,
+                Method::POST,
+                &format!("/api/v1/stacks/{}/plans", self.stack),
+                json!({"title": "Import n", "spec": spec}),
+            )
+            .await;
         assert_eq!(status, StatusCode::CREATED, "{plan}");
         plan["id"].as_str().unwrap().to_string()
     }
 
     async fn webhook(&self, url: &str, events: Value) -> Value {
-        let (status, made) = self.call(&self.admin, Method::POST, "/api/v1/orgs/ferry/webhooks", json!({"url": url, "events": events})).await;
+        let (status, made) = self
+            .call(
+                &self.admin,
+                Method::POST,
+                "/api/v1/orgs/ferry/webhooks",
+                json!({"url": url, "events": events}),
+            )
+            .await;
         assert_eq!(status, StatusCode::CREATED, "{made}");
         made
     }
@@ -101,7 +124,8 @@ impl Team {
 
 async fn team(store: ferry_store::Store, key: [u8; 32], allow_private: bool, worker: bool) -> Team {
     let engine = EngineConfig::new(vec![common::plugin_dir()], None, key);
-    let ferry = Ferry::new(store, 1 << 20).with_engine(engine).with_webhooks(settings(allow_private));
+    let ferry =
+        Ferry::new(store, 1 << 20).with_engine(engine).with_webhooks(settings(allow_private));
     let (app, ferry) = common::bare_app_of(ferry, true).await;
     if worker {
         tokio::spawn(ferry.webhooks().run());
@@ -119,7 +143,14 @@ async fn team(store: ferry_store::Store, key: [u8; 32], allow_private: bool, wor
 async fn latest_once_failed(team: &Team, webhook: &str) -> Value {
     let mut last = Value::Null;
     for _ in 0..100 {
-        let (_, log) = team.call(&team.admin, Method::GET, &format!("/api/v1/orgs/ferry/webhooks/{webhook}/deliveries"), Value::Null).await;
+        let (_, log) = team
+            .call(
+                &team.admin,
+                Method::GET,
+                &format!("/api/v1/orgs/ferry/webhooks/{webhook}/deliveries"),
+                Value::Null,
+            )
+            .await;
         last = log[0].clone();
         if last["status"] == "failed" {
             break;
@@ -131,14 +162,24 @@ async fn latest_once_failed(team: &Team, webhook: &str) -> Value {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn plan_events_are_posted_signed_to_the_organisations_webhooks() {
-    let team = team(ferry_store::testing::scratch().await.unwrap(), ferry_state::secrets::random_key(), true, true).await;
+    let team = team(
+        ferry_store::testing::scratch().await.unwrap(),
+        ferry_state::secrets::random_key(),
+        true,
+        true,
+    )
+    .await;
     let (url, received) = receiver(StatusCode::OK).await;
     let made = team.webhook(&url, json!([])).await;
     let secret = made["secret"].as_str().unwrap().to_string();
     assert!(secret.starts_with("whsec_"), "{made}");
-    let (_, listed) = team.call(&team.admin, Method::GET, "/api/v1/orgs/ferry/webhooks", Value::Null).await;
+    let (_, listed) =
+        team.call(&team.admin, Method::GET, "/api/v1/orgs/ferry/webhooks", Value::Null).await;
     assert_eq!(listed[0]["url"], json!(url));
-    assert!(!listed.to_string().contains(&secret), "the secret is shown once, when the webhook is made: {listed}");
+    assert!(
+        !listed.to_string().contains(&secret),
+        "the secret is shown once, when the webhook is made: {listed}"
+    );
     assert_eq!(listed[0]["events"].as_array().unwrap().len(), 6, "no events named: every event");
 
     // A plan's life: created, previewed, changes requested, revised and previewed, approved,
@@ -147,34 +188,69 @@ async fn plan_events_are_posted_signed_to_the_organisations_webhooks() {
     let planner = common::as_caller(team.app.clone(), team.pat.clone());
     let (preview, _) = common::plan_preview(&planner, &plan).await;
     let ask = json!({"revision": 1, "preview": preview, "body": "a smaller range"});
-    let (status, _) = team.call(&team.ann, Method::POST, &format!("/api/v1/plans/{plan}/change-requests"), ask).await;
+    let (status, _) = team
+        .call(&team.ann, Method::POST, &format!("/api/v1/plans/{plan}/change-requests"), ask)
+        .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = team.call(&team.ann, Method::DELETE, &format!("/api/v1/plans/{plan}/change-requests/ann"), Value::Null).await;
+    let (status, _) = team
+        .call(
+            &team.ann,
+            Method::DELETE,
+            &format!("/api/v1/plans/{plan}/change-requests/ann"),
+            Value::Null,
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = team.call(&team.ann, Method::POST, &format!("/api/v1/plans/{plan}/approvals"), json!({"revision": 1, "preview": preview})).await;
+    let (status, _) = team
+        .call(
+            &team.ann,
+            Method::POST,
+            &format!("/api/v1/plans/{plan}/approvals"),
+            json!({"revision": 1, "preview": preview}),
+        )
+        .await;
     assert_eq!(status, StatusCode::OK);
     let committer = common::token_for(&team.ferry, "cid", "ferry", Role::Committer).await;
-    let (status, _) = team.call(&committer, Method::POST, &format!("/api/v1/previews/{preview}/commit"), Value::Null).await;
+    let (status, _) = team
+        .call(&committer, Method::POST, &format!("/api/v1/previews/{preview}/commit"), Value::Null)
+        .await;
     assert_eq!(status, StatusCode::CREATED);
     let other = team.plan().await;
-    let (status, _) = team.call(&team.pat, Method::POST, &format!("/api/v1/plans/{other}/close"), Value::Null).await;
+    let (status, _) = team
+        .call(&team.pat, Method::POST, &format!("/api/v1/plans/{other}/close"), Value::Null)
+        .await;
     assert_eq!(status, StatusCode::OK);
 
     let got = received.wait_for(7).await;
     let mut events = Vec::new();
     for (headers, body) in &got {
         let sent = headers["x-ferry-signature-256"].to_str().unwrap();
-        assert_eq!(sent, signature(&secret, body.as_bytes()), "each body is signed with the webhook's secret");
+        assert_eq!(
+            sent,
+            signature(&secret, body.as_bytes()),
+            "each body is signed with the webhook's secret"
+        );
         assert_ne!(sent, signature("another secret", body.as_bytes()));
         assert_eq!(headers[header::CONTENT_TYPE], "application/json");
         let payload: Value = serde_json::from_str(body).unwrap();
         assert_eq!(headers["x-ferry-event"].to_str().unwrap(), payload["event"].as_str().unwrap());
         assert_eq!(payload["org"], "ferry");
         let id = payload["plan"]["id"].as_str().unwrap();
-        assert_eq!(payload["plan"]["url"], json!(format!("https://ferry.example/plans/{id}")), "{payload}");
+        assert_eq!(
+            payload["plan"]["url"],
+            json!(format!("https://ferry.example/plans/{id}")),
+            "{payload}"
+        );
         let text = payload["text"].as_str().unwrap();
-        assert!(text.contains("Import n") && text.contains("https://ferry.example/plans/"), "a chat line with the plan's link: {text}");
-        events.push((payload["event"].as_str().unwrap().to_string(), payload["actor"].as_str().unwrap().to_string(), id == plan));
+        assert!(
+            text.contains("Import n") && text.contains("https://ferry.example/plans/"),
+            "a chat line with the plan's link: {text}"
+        );
+        events.push((
+            payload["event"].as_str().unwrap().to_string(),
+            payload["actor"].as_str().unwrap().to_string(),
+            id == plan,
+        ));
     }
     let expected = [
         ("plan-created", "pat", true),
@@ -185,14 +261,29 @@ async fn plan_events_are_posted_signed_to_the_organisations_webhooks() {
         ("plan-created", "pat", false),
         ("plan-closed", "pat", false),
     ];
-    assert_eq!(events, expected.map(|(e, a, p)| (e.to_string(), a.to_string(), p)), "every event once, in order");
+    assert_eq!(
+        events,
+        expected.map(|(e, a, p)| (e.to_string(), a.to_string(), p)),
+        "every event once, in order"
+    );
 
     // The log says each was delivered, with the receiver's answer.
     let id = made["id"].as_str().unwrap();
-    let (_, log) = team.call(&team.admin, Method::GET, &format!("/api/v1/orgs/ferry/webhooks/{id}/deliveries"), Value::Null).await;
+    let (_, log) = team
+        .call(
+            &team.admin,
+            Method::GET,
+            &format!("/api/v1/orgs/ferry/webhooks/{id}/deliveries"),
+            Value::Null,
+        )
+        .await;
     let log = log.as_array().unwrap();
     assert_eq!(log.len(), 7);
-    assert!(log.iter().all(|d| d["status"] == "delivered" && d["response_code"] == 200 && d["attempts"] == 1), "{log:?}");
+    assert!(
+        log.iter()
+            .all(|d| d["status"] == "delivered" && d["response_code"] == 200 && d["attempts"] == 1),
+        "{log:?}"
+    );
 
     // A webhook that hears one event hears nothing else.
     let (only_url, only) = receiver(StatusCode::OK).await;
@@ -201,10 +292,22 @@ async fn plan_events_are_posted_signed_to_the_organisations_webhooks() {
     team.call(&team.pat, Method::POST, &format!("/api/v1/plans/{third}/close"), Value::Null).await;
     let got = only.wait_for(1).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(only.all().len(), 1, "only the closing: {:?}", got.iter().map(|(_, b)| b).collect::<Vec<_>>());
+    assert_eq!(
+        only.all().len(),
+        1,
+        "only the closing: {:?}",
+        got.iter().map(|(_, b)| b).collect::<Vec<_>>()
+    );
 
     // Removed, it hears nothing more.
-    let (status, _) = team.call(&team.admin, Method::DELETE, &format!("/api/v1/orgs/ferry/webhooks/{id}"), Value::Null).await;
+    let (status, _) = team
+        .call(
+            &team.admin,
+            Method::DELETE,
+            &format!("/api/v1/orgs/ferry/webhooks/{id}"),
+            Value::Null,
+        )
+        .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let before = received.all().len();
     team.plan().await;
@@ -214,15 +317,28 @@ async fn plan_events_are_posted_signed_to_the_organisations_webhooks() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn a_failing_receiver_is_retried_then_the_delivery_is_marked_failed() {
-    let team = team(ferry_store::testing::scratch().await.unwrap(), ferry_state::secrets::random_key(), true, true).await;
+    let team = team(
+        ferry_store::testing::scratch().await.unwrap(),
+        ferry_state::secrets::random_key(),
+        true,
+        true,
+    )
+    .await;
     let (url, received) = receiver(StatusCode::INTERNAL_SERVER_ERROR).await;
     let made = team.webhook(&url, json!(["plan-created"])).await;
     team.plan().await;
     let got = received.wait_for(ferry_service::webhooks::MAX_ATTEMPTS as usize).await;
     assert!(got.windows(2).all(|w| w[0].1 == w[1].1), "every attempt posts the same body");
-    assert!(got.windows(2).all(|w| w[0].0["x-ferry-delivery"] == w[1].0["x-ferry-delivery"]), "as the same delivery");
+    assert!(
+        got.windows(2).all(|w| w[0].0["x-ferry-delivery"] == w[1].0["x-ferry-delivery"]),
+        "as the same delivery"
+    );
     let last = latest_once_failed(&team, made["id"].as_str().unwrap()).await;
-    assert_eq!((last["status"].clone(), last["attempts"].clone(), last["response_code"].clone()), (json!("failed"), json!(6), json!(500)), "{last}");
+    assert_eq!(
+        (last["status"].clone(), last["attempts"].clone(), last["response_code"].clone()),
+        (json!("failed"), json!(6), json!(500)),
+        "{last}"
+    );
     assert!(last["error"].as_str().unwrap().contains("answered 500"), "{last}");
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(received.all().len(), 6, "no attempt after the last");
@@ -255,18 +371,38 @@ async fn deliveries_queued_before_a_restart_go_out_after_it() {
 
 #[tokio::test(flavor = "multi_thread")]
 async fn addresses_on_the_servers_own_network_are_refused_unless_allowed() {
-    let team = team(ferry_store::testing::scratch().await.unwrap(), ferry_state::secrets::random_key(), false, true).await;
-    for url in ["http://127.0.0.1:9/hook", "http://localhost/hook", "http://10.1.2.3/", "http://[::1]/", "http://169.254.169.254/latest/meta-data"] {
-        let (status, refused) = team.call(&team.admin, Method::POST, "/api/v1/orgs/ferry/webhooks", json!({"url": url})).await;
+    let team = team(
+        ferry_store::testing::scratch().await.unwrap(),
+        ferry_state::secrets::random_key(),
+        false,
+        true,
+    )
+    .await;
+    for url in [
+        "http://127.0.0.1:9/hook",
+        "http://localhost/hook",
+        "http://10.1.2.3/",
+        "http://[::1]/",
+        "http://169.254.169.254/latest/meta-data",
+    ] {
+        let (status, refused) = team
+            .call(&team.admin, Method::POST, "/api/v1/orgs/ferry/webhooks", json!({"url": url}))
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{url}: {refused}");
-        assert!(refused["error"]["message"].as_str().unwrap().contains("own machine or network"), "{refused}");
+        assert!(
+            refused["error"]["message"].as_str().unwrap().contains("own machine or network"),
+            "{refused}"
+        );
     }
     for url in ["ftp://hooks.example.com/", "https://user:pw@hooks.example.com/", "not a url"] {
-        let (status, _) = team.call(&team.admin, Method::POST, "/api/v1/orgs/ferry/webhooks", json!({"url": url})).await;
+        let (status, _) = team
+            .call(&team.admin, Method::POST, "/api/v1/orgs/ferry/webhooks", json!({"url": url}))
+            .await;
         assert_eq!(status, StatusCode::BAD_REQUEST, "{url}");
     }
     // Only the organisation's administrators manage webhooks.
-    let (status, _) = team.call(&team.pat, Method::GET, "/api/v1/orgs/ferry/webhooks", Value::Null).await;
+    let (status, _) =
+        team.call(&team.pat, Method::GET, "/api/v1/orgs/ferry/webhooks", Value::Null).await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 }
 

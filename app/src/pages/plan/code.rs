@@ -6,13 +6,20 @@ use std::collections::BTreeMap;
 use ferry_types::{PreviewRef, ReviewPage};
 use leptos::prelude::*;
 
-pub(super) const LANGUAGES: [(&str, &str); 5] = [("ts", "TypeScript"), ("python", "Python"), ("go", "Go"), ("csharp", "C#"), ("yaml", "YAML")];
+pub(super) const LANGUAGES: [(&str, &str); 5] =
+    [("ts", "TypeScript"), ("python", "Python"), ("go", "Go"), ("csharp", "C#"), ("yaml", "YAML")];
 
 #[component]
-pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool, results: RwSignal<Option<ReviewPage>>) -> impl IntoView {
+pub(super) fn CodeTabs(
+    preview: PreviewRef,
+    style: String,
+    elide: bool,
+    results: RwSignal<Option<ReviewPage>>,
+) -> impl IntoView {
     let base = preview.api_base();
     // With nothing ready there is no code to ask for: say why instead.
-    let blocked = Memo::new(move |_| results.with(|r| r.as_ref().and_then(|r| nothing_ready(&r.by_status))));
+    let blocked =
+        Memo::new(move |_| results.with(|r| r.as_ref().and_then(|r| nothing_ready(&r.by_status))));
     // The plan's options choose the code's style and elision.
     let options = format!("&style={style}&elide={elide}");
     let lang = RwSignal::new("ts");
@@ -81,7 +88,9 @@ pub(super) fn CodeTabs(preview: PreviewRef, style: String, elide: bool, results:
 /// Why there is no code when no row of a finished preview is ready to import ("no resource is
 /// ready to import: 4 failed"); `None` while rows are still coming or when some are ready.
 pub(super) fn nothing_ready(by_status: &BTreeMap<String, usize>) -> Option<String> {
-    if by_status.is_empty() || ["ready", "ready-with-warnings"].iter().any(|s| by_status.contains_key(*s)) {
+    if by_status.is_empty()
+        || ["ready", "ready-with-warnings"].iter().any(|s| by_status.contains_key(*s))
+    {
         return None;
     }
     Some(format!("no resource is ready to import: {}", status_counts(by_status)))

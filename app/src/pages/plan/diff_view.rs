@@ -5,7 +5,11 @@ use leptos::prelude::*;
 
 /// Monaco's diff editor over two texts (plain text on the server and before hydration).
 #[component]
-pub(super) fn DiffView(original: String, modified: String, #[prop(default = "review-diff")] id: &'static str) -> impl IntoView {
+pub(super) fn DiffView(
+    original: String,
+    modified: String,
+    #[prop(default = "review-diff")] id: &'static str,
+) -> impl IntoView {
     let host = NodeRef::<leptos::html::Div>::new();
     #[cfg(feature = "hydrate")]
     {
@@ -14,7 +18,9 @@ pub(super) fn DiffView(original: String, modified: String, #[prop(default = "rev
         Effect::new(move |_| {
             if let Some(el) = host.get() {
                 if editor.with_value(Option::is_none) {
-                    editor.set_value(Some(crate::monaco_glue::create_diff(&el, &original, &modified)));
+                    editor.set_value(Some(crate::monaco_glue::create_diff(
+                        &el, &original, &modified,
+                    )));
                 }
             }
         });

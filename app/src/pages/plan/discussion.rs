@@ -33,7 +33,9 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
                 match crate::browser::get_json::<Vec<CommentView>>(&_url).await {
-                    Ok(all) => comments.set(all.into_iter().filter(|c| c.urn == _urn && c.revision <= shown).collect()),
+                    Ok(all) => comments.set(
+                        all.into_iter().filter(|c| c.urn == _urn && c.revision <= shown).collect(),
+                    ),
                     Err(e) => problem.set(Some(e)),
                 }
             });
@@ -43,10 +45,13 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
     let post = {
         let (plan, load) = (access.plan_id.clone(), load.clone());
         move |path: String, body: serde_json::Value| {
-            let (_url, _body, _load) = (format!("/api/v1/plans/{plan}/comments{path}"), body.to_string(), load.clone());
+            let (_url, _body, _load) =
+                (format!("/api/v1/plans/{plan}/comments{path}"), body.to_string(), load.clone());
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<serde_json::Value>(&_url, "application/json", &_body).await {
+                match crate::browser::send::<serde_json::Value>(&_url, "application/json", &_body)
+                    .await
+                {
                     Ok(_) => {
                         problem.set(None);
                         _load();
@@ -154,7 +159,8 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
                     Err(e) => problem.set(Some(e)),
                 }
                 if me.get_untracked().is_none() {
-                    if let Ok(who) = crate::browser::get_json::<ferry_types::Me>("/api/v1/me").await {
+                    if let Ok(who) = crate::browser::get_json::<ferry_types::Me>("/api/v1/me").await
+                    {
                         me.set(Some(who.name));
                     }
                 }
@@ -171,7 +177,13 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
             let _url = url.clone();
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ferry_types::plans::PlanStatus>(&_url, "application/json", &_body).await {
+                match crate::browser::send::<ferry_types::plans::PlanStatus>(
+                    &_url,
+                    "application/json",
+                    &_body,
+                )
+                .await
+                {
                     Ok(_) => {
                         problem.set(None);
                         asked.set(String::new());
@@ -201,10 +213,15 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
     let approve = {
         let url = url.clone();
         move |revision: i64, preview: String| {
-            let (_url, _body) = (url.clone(), serde_json::json!({"revision": revision, "preview": preview}).to_string());
+            let (_url, _body) = (
+                url.clone(),
+                serde_json::json!({"revision": revision, "preview": preview}).to_string(),
+            );
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ApprovalStateView>(&_url, "application/json", &_body).await {
+                match crate::browser::send::<ApprovalStateView>(&_url, "application/json", &_body)
+                    .await
+                {
                     Ok(s) => {
                         problem.set(None);
                         state.set(Some(s));
@@ -334,7 +351,10 @@ pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView
             sides.set(None);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                let result = async { Ok::<_, String>((side(&_access, _from).await?, side(&_access, _to).await?)) }.await;
+                let result = async {
+                    Ok::<_, String>((side(&_access, _from).await?, side(&_access, _to).await?))
+                }
+                .await;
                 sides.set(Some(result));
             });
         }
@@ -381,16 +401,22 @@ pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView
 
 #[cfg(feature = "hydrate")]
 async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
-    let (view_url, review_url): (String, Box<dyn Fn(usize, &str) -> String>) = match &access.share_token {
-        Some(token) => {
-            let token = token.clone();
-            (
-                format!("/api/v1/shared/{token}?revision={revision}"),
-                Box::new(move |i, _| format!("/api/v1/shared/{token}/revisions/{revision}/previews/{i}/review")),
-            )
-        }
-        None => (format!("/api/v1/plans/{}/revisions/{revision}", access.plan_id), Box::new(|_, id: &str| format!("/api/v1/previews/{id}/review"))),
-    };
+    let (view_url, review_url): (String, Box<dyn Fn(usize, &str) -> String>) =
+        match &access.share_token {
+            Some(token) => {
+                let token = token.clone();
+                (
+                    format!("/api/v1/shared/{token}?revision={revision}"),
+                    Box::new(move |i, _| {
+                        format!("/api/v1/shared/{token}/revisions/{revision}/previews/{i}/review")
+                    }),
+                )
+            }
+            None => (
+                format!("/api/v1/plans/{}/revisions/{revision}", access.plan_id),
+                Box::new(|_, id: &str| format!("/api/v1/previews/{id}/review")),
+            ),
+        };
     let view: ferry_types::plans::PlanView = crate::browser::get_json(&view_url).await?;
     let current = view.current;
     let text = current.program.or(current.spec).unwrap_or_default();
@@ -401,7 +427,8 @@ async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
         let url = review_url(previews.len() - 1, last);
         let mut read = 0;
         loop {
-            let page: ferry_types::ReviewPage = crate::browser::get_json(&format!("{url}?offset={read}")).await?;
+            let page: ferry_types::ReviewPage =
+                crate::browser::get_json(&format!("{url}?offset={read}")).await?;
             read += page.rows.len();
             let done = page.rows.is_empty() || read >= page.matched;
             for row in page.rows {

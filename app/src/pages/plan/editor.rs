@@ -54,7 +54,8 @@ pub(super) fn SourceEditor(
                         mount(&el, kind, &t, text, markers, &stack_id, read_only);
                         mounted.set(true);
                     }
-                    Err(e) => problem.set(Some(format!("The whole {} could not be loaded: {e}", kind.noun()))),
+                    Err(e) => problem
+                        .set(Some(format!("The whole {} could not be loaded: {e}", kind.noun()))),
                 }
             });
             true
@@ -66,7 +67,8 @@ pub(super) fn SourceEditor(
         SourceKind::Spec => "spec-editor",
         SourceKind::Program => "program-editor",
     };
-    let more = head.more.map(|more| format!("… {more}: the editor shows the whole {}", kind.noun()));
+    let more =
+        head.more.map(|more| format!("… {more}: the editor shows the whole {}", kind.noun()));
     view! {
         <div class="editor-host" id=id node_ref=host data-mounted=move || mounted.get().to_string()></div>
         // Until the editor mounts, its text stands in the editor's place at the editor's height:
@@ -130,7 +132,11 @@ fn mount(
     {
         let stack_id = stack_id.to_string();
         leptos::task::spawn_local(async move {
-            if let Ok(help) = crate::browser::get_json::<ferry_types::EditorHelp>(&format!("/api/v1/stacks/{stack_id}/editor-help")).await {
+            if let Ok(help) = crate::browser::get_json::<ferry_types::EditorHelp>(&format!(
+                "/api/v1/stacks/{stack_id}/editor-help"
+            ))
+            .await
+            {
                 match kind {
                     SourceKind::Spec => monaco_glue::set_json_schema(uri, &help),
                     SourceKind::Program => monaco_glue::register_yaml_completion(&help),
@@ -146,8 +152,11 @@ fn mount(
             let editor = editor.clone();
             leptos::task::spawn_local(async move {
                 let url = format!("/api/v1/markers?kind={}", kind.as_str());
-                let content_type = if kind == SourceKind::Spec { "application/json" } else { "application/yaml" };
-                if let Ok(found) = crate::browser::send::<Vec<EditorMarker>>(&url, content_type, &value).await {
+                let content_type =
+                    if kind == SourceKind::Spec { "application/json" } else { "application/yaml" };
+                if let Ok(found) =
+                    crate::browser::send::<Vec<EditorMarker>>(&url, content_type, &value).await
+                {
                     if generation.get() == at {
                         monaco_glue::set_markers(&editor, &found);
                         markers.set(found);

@@ -5,14 +5,19 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use ferry_types::identify::{IdChoice, IdPart, IdentificationChoice, IdentificationChoices, IdentificationRow, IdentificationStatus, Identifications};
+use ferry_types::identify::{
+    IdChoice, IdPart, IdentificationChoice, IdentificationChoices, IdentificationRow,
+    IdentificationStatus, Identifications,
+};
 use leptos::prelude::*;
 
 /// What a row's choice starts as: import what was found (unless its ID is secret, which is
 /// never written into a program), create the rest.
 fn default_choice(row: &IdentificationRow) -> IdChoice {
     match row.status {
-        IdentificationStatus::Identified | IdentificationStatus::Differs if !row.attempt.secret => IdChoice::Import,
+        IdentificationStatus::Identified | IdentificationStatus::Differs if !row.attempt.secret => {
+            IdChoice::Import
+        }
         _ => IdChoice::Create,
     }
 }
@@ -37,7 +42,10 @@ fn compose(parts: &[IdPart], values: &HashMap<String, String>) -> String {
 }
 
 /// The mapping file: the chosen imports' IDs, blanks for the rest (`--mapping` skips those).
-fn mapping_json(rows: &[IdentificationRow], choices: &HashMap<String, (IdChoice, String)>) -> String {
+fn mapping_json(
+    rows: &[IdentificationRow],
+    choices: &HashMap<String, (IdChoice, String)>,
+) -> String {
     let mapping: BTreeMap<&str, &str> = rows
         .iter()
         .map(|r| {
@@ -86,7 +94,13 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
                 let rows = before
                     .rows
                     .into_iter()
-                    .map(|r| if only.contains(&r.name) { answer.rows.iter().find(|a| a.name == r.name).cloned().unwrap_or(r) } else { r })
+                    .map(|r| {
+                        if only.contains(&r.name) {
+                            answer.rows.iter().find(|a| a.name == r.name).cloned().unwrap_or(r)
+                        } else {
+                            r
+                        }
+                    })
                     .collect();
                 Identifications::new(rows)
             }
@@ -113,10 +127,16 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
         leptos::task::spawn_local(async move {
             use ferry_types::identify::{IdentificationEvent, IdentificationJob};
             let started = async {
-                let plan: ferry_types::plans::PlanView = crate::browser::get_json(&_revision_url).await?;
+                let plan: ferry_types::plans::PlanView =
+                    crate::browser::get_json(&_revision_url).await?;
                 let program = plan.current.program.ok_or("this revision has no program")?;
-                let body = serde_json::to_string(&ferry_types::identify::IdentifyRequest { program, ids: typed.clone() }).map_err(|e| e.to_string())?;
-                crate::browser::send::<IdentificationJob>(&_identify_url, "application/json", &body).await
+                let body = serde_json::to_string(&ferry_types::identify::IdentifyRequest {
+                    program,
+                    ids: typed.clone(),
+                })
+                .map_err(|e| e.to_string())?;
+                crate::browser::send::<IdentificationJob>(&_identify_url, "application/json", &body)
+                    .await
             };
             let started = match started.await {
                 Ok(started) => started,
@@ -132,15 +152,21 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
                 &format!("/api/v1/identifications/{}/events", started.id),
                 "identification",
                 move |e: IdentificationEvent| match e {
-                    IdentificationEvent::Resource { .. } => progress.update(|(done, total)| *done = (*done + 1).min(*total)),
+                    IdentificationEvent::Resource { .. } => {
+                        progress.update(|(done, total)| *done = (*done + 1).min(*total))
+                    }
                     IdentificationEvent::Row(row) => arriving.update_value(|rows| rows.push(row)),
                 },
                 move |end: IdentificationJob| {
                     job.set(None);
                     busy.set(false);
                     match end.status {
-                        ferry_types::JobStatus::Done => show(Identifications::new(arriving.get_value()), only.clone()),
-                        status => problem.set(Some(end.error.unwrap_or_else(|| format!("the identification was {}", status.as_str())))),
+                        ferry_types::JobStatus::Done => {
+                            show(Identifications::new(arriving.get_value()), only.clone())
+                        }
+                        status => problem.set(Some(end.error.unwrap_or_else(|| {
+                            format!("the identification was {}", status.as_str())
+                        }))),
                     }
                 },
             );
@@ -152,8 +178,12 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
         let Some(_id) = job.get_untracked() else { return };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            if let Err(e) =
-                crate::browser::send::<ferry_types::identify::IdentificationJob>(&format!("/api/v1/identifications/{_id}/cancel"), "application/json", "").await
+            if let Err(e) = crate::browser::send::<ferry_types::identify::IdentificationJob>(
+                &format!("/api/v1/identifications/{_id}/cancel"),
+                "application/json",
+                "",
+            )
+            .await
             {
                 problem.set(Some(e));
             }
@@ -167,8 +197,13 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
                 .rows
                 .iter()
                 .map(|r| {
-                    let (choice, id) = chosen.get(&r.name).cloned().unwrap_or((default_choice(r), String::new()));
-                    IdentificationChoice { name: r.name.clone(), choice, id: (choice == IdChoice::Import).then_some(id) }
+                    let (choice, id) =
+                        chosen.get(&r.name).cloned().unwrap_or((default_choice(r), String::new()));
+                    IdentificationChoice {
+                        name: r.name.clone(),
+                        choice,
+                        id: (choice == IdChoice::Import).then_some(id),
+                    }
                 })
                 .collect(),
         };
@@ -177,7 +212,13 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
         problem.set(None);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan}/identifications"), "application/json", &_body).await {
+            match crate::browser::send::<serde_json::Value>(
+                &format!("/api/v1/plans/{_plan}/identifications"),
+                "application/json",
+                &_body,
+            )
+            .await
+            {
                 Ok(_) => crate::browser::go_to(&format!("/plans/{_plan}")),
                 Err(e) => {
                     busy.set(false);
@@ -186,7 +227,9 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
             }
         });
     };
-    let mapping_href = move || found.with(|f| f.as_ref().map(|f| data_url(&mapping_json(&f.rows, &choices.get()))));
+    let mapping_href = move || {
+        found.with(|f| f.as_ref().map(|f| data_url(&mapping_json(&f.rows, &choices.get()))))
+    };
     view! {
         <section class="card identify" id="identify">
             <h2>"Identify existing resources"</h2>
@@ -248,17 +291,28 @@ fn IdentifyRow(
         (None, _) => String::new(),
     };
     let status = row.status.as_str();
-    let found = matches!(row.status, IdentificationStatus::Identified | IdentificationStatus::Differs);
+    let found =
+        matches!(row.status, IdentificationStatus::Identified | IdentificationStatus::Differs);
     // The form's fields, filled from the program where it sets them.
     let fields = RwSignal::new(
-        row.attempt.parts.iter().filter_map(|p| Some((p.property.clone(), p.value.clone().filter(|v| v != "[secret]")?))).collect::<HashMap<_, _>>(),
+        row.attempt
+            .parts
+            .iter()
+            .filter_map(|p| {
+                Some((p.property.clone(), p.value.clone().filter(|v| v != "[secret]")?))
+            })
+            .collect::<HashMap<_, _>>(),
     );
     let typed_id = RwSignal::new(String::new());
     let recipe_parts = row.attempt.recipe_parts.clone();
     let try_it = {
         let (name, parts) = (name.clone(), recipe_parts.clone());
         move |_| {
-            let id = if parts.is_empty() { typed_id.get_untracked() } else { compose(&parts, &fields.get_untracked()) };
+            let id = if parts.is_empty() {
+                typed_id.get_untracked()
+            } else {
+                compose(&parts, &fields.get_untracked())
+            };
             if !id.trim().is_empty() {
                 run.run(BTreeMap::from([(name.clone(), id.trim().to_string())]));
             }
@@ -354,10 +408,26 @@ mod tests {
             attempt: Default::default(),
             line: None,
         };
-        let choices = HashMap::from([("a".to_string(), (IdChoice::Import, "1,2,3".to_string())), ("b".to_string(), (IdChoice::Create, "9".to_string()))]);
-        let json: BTreeMap<String, String> = serde_json::from_str(&mapping_json(&[row("a"), row("b")], &choices)).unwrap();
-        assert_eq!(json, BTreeMap::from([("a".to_string(), "1,2,3".to_string()), ("b".to_string(), String::new())]));
-        assert_eq!(compose(&[IdPart::Property("a".into()), IdPart::Literal(",".into())], &HashMap::from([("a".into(), "1".into())])), "1,");
+        let choices = HashMap::from([
+            ("a".to_string(), (IdChoice::Import, "1,2,3".to_string())),
+            ("b".to_string(), (IdChoice::Create, "9".to_string())),
+        ]);
+        let json: BTreeMap<String, String> =
+            serde_json::from_str(&mapping_json(&[row("a"), row("b")], &choices)).unwrap();
+        assert_eq!(
+            json,
+            BTreeMap::from([
+                ("a".to_string(), "1,2,3".to_string()),
+                ("b".to_string(), String::new())
+            ])
+        );
+        assert_eq!(
+            compose(
+                &[IdPart::Property("a".into()), IdPart::Literal(",".into())],
+                &HashMap::from([("a".into(), "1".into())])
+            ),
+            "1,"
+        );
         assert!(data_url("{\"a\": 1}").ends_with("%7B%22a%22%3A%201%7D"));
     }
 }

@@ -35,7 +35,11 @@ pub fn PlanPage() -> impl IntoView {
     let params = use_params_map();
     let key = move || {
         let p = params.read();
-        (p.get("id").unwrap_or_default(), p.get("token").unwrap_or_default(), p.get("rev").and_then(|r| r.parse::<i64>().ok()))
+        (
+            p.get("id").unwrap_or_default(),
+            p.get("token").unwrap_or_default(),
+            p.get("rev").and_then(|r| r.parse::<i64>().ok()),
+        )
     };
     let data = Resource::new(key, |(id, token, rev)| plan_page(id, token, rev));
     view! {
@@ -69,7 +73,10 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let problem = RwSignal::new(None::<String>);
     // The stored preview the review reads (the latest of this revision, then the one a job made).
     let preview = RwSignal::new(data.preview.clone());
-    let committed = RwSignal::new(data.committed_version.map(|v| Ok(format!("Committed: {} is at version {v}.", data.stack_name))));
+    let committed = RwSignal::new(
+        data.committed_version
+            .map(|v| Ok(format!("Committed: {} is at version {v}.", data.stack_name))),
+    );
     // The stored preview's first page of results, with its counts by status (what the code and
     // the commit tell); the table fetches the rest as the user scrolls.
     let stored = RwSignal::new(data.results.clone());
@@ -88,7 +95,8 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
         Some(t) => format!("/api/v1/shared/{t}?revision={}", data.revision),
         None => format!("/api/v1/plans/{}/revisions/{}", data.id, data.revision),
     };
-    let badge = (read_only && !may_commit).then_some(if via_link { "read-only link" } else { "view only" });
+    let badge =
+        (read_only && !may_commit).then_some(if via_link { "read-only link" } else { "view only" });
 
     let stack_name = data.stack_name.clone();
     let owner_plan = (!read_only && latest).then(|| plan_id.clone());
@@ -110,7 +118,9 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             #[cfg(feature = "hydrate")]
             if !via_link {
                 leptos::task::spawn_local(async move {
-                    if let Ok(status) = crate::browser::get_json::<ferry_types::plans::PlanStatus>(&_url).await {
+                    if let Ok(status) =
+                        crate::browser::get_json::<ferry_types::plans::PlanStatus>(&_url).await
+                    {
                         plan_status.set(Some(status));
                     }
                 });
@@ -140,9 +150,13 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
             let _url = _url.clone();
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                if let Ok(list) = crate::browser::get_json::<Vec<ferry_types::CommentView>>(&_url).await {
+                if let Ok(list) =
+                    crate::browser::get_json::<Vec<ferry_types::CommentView>>(&_url).await
+                {
                     let mut counts = std::collections::HashMap::new();
-                    for c in list.iter().filter(|c| c.resolved_at.is_none() && c.parent_id.is_none()) {
+                    for c in
+                        list.iter().filter(|c| c.resolved_at.is_none() && c.parent_id.is_none())
+                    {
                         *counts.entry(c.urn.clone()).or_insert(0) += 1;
                     }
                     comment_counts.set(counts);
@@ -152,10 +166,13 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     }
     let keys = Signal::derive(move || tab.get() == PlanTab::Review);
     // Each tab's panel is a closure of its own: each takes its own copies.
-    let (plan_for_preview, plan_for_source, plan_for_timeline) = (plan_id.clone(), plan_id.clone(), plan_id.clone());
-    let (access_for_review, access_for_approvals, access_for_compare) = (access.clone(), access.clone(), access.clone());
+    let (plan_for_preview, plan_for_source, plan_for_timeline) =
+        (plan_id.clone(), plan_id.clone(), plan_id.clone());
+    let (access_for_review, access_for_approvals, access_for_compare) =
+        (access.clone(), access.clone(), access.clone());
     let stack_for_source = data.stack_id.clone();
-    let (plan_for_identify, stack_for_identify, revision) = (plan_id.clone(), data.stack_id.clone(), data.revision);
+    let (plan_for_identify, stack_for_identify, revision) =
+        (plan_id.clone(), data.stack_id.clone(), data.revision);
     let origins = Arc::new(data.origins.clone());
     let shown = data.results.as_ref().and(data.preview.clone());
     let latest_revision = data.latest_revision;
@@ -263,7 +280,10 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
 /// The stack graph with the preview's resources marked by status (after a commit: the new
 /// version, the imported resources marked managed).
 #[component]
-fn PlanGraph(preview: PreviewRef, epoch: RwSignal<Option<Result<String, String>>>) -> impl IntoView {
+fn PlanGraph(
+    preview: PreviewRef,
+    epoch: RwSignal<Option<Result<String, String>>>,
+) -> impl IntoView {
     let url = format!("{}/graph", preview.api_base());
     let host = NodeRef::<leptos::html::Section>::new();
     #[cfg(feature = "hydrate")]
@@ -345,7 +365,12 @@ fn Commit(
         })
     };
     // How many resources the commit writes, by the stored preview's counts.
-    let writes = move || results.with(|r| r.as_ref().map_or(0, |r| WRITES.iter().filter_map(|s| r.by_status.get(*s)).sum::<usize>()));
+    let writes = move || {
+        results.with(|r| {
+            r.as_ref()
+                .map_or(0, |r| WRITES.iter().filter_map(|s| r.by_status.get(*s)).sum::<usize>())
+        })
+    };
     // The first of them, named in the confirmation (fetched when it opens).
     let named = RwSignal::new(None::<Result<ReviewPage, String>>);
     let _preview_ref = PreviewRef::Owner { preview: preview.clone() };
@@ -365,7 +390,9 @@ fn Commit(
         leptos::task::spawn_local(async move {
             let result = crate::browser::post_json::<ferry_types::StackSummary>(&_url).await;
             confirming.set(false);
-            committed.set(Some(result.map(|v| format!("Committed: {} is now at version {}.", v.name, v.version))));
+            committed.set(Some(
+                result.map(|v| format!("Committed: {} is now at version {}.", v.name, v.version)),
+            ));
         });
     };
     view! {

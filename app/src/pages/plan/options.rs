@@ -12,7 +12,11 @@ fn from_wire<T: serde::de::DeserializeOwned>(name: String) -> Option<T> {
 }
 
 #[component]
-pub(super) fn PlanOptionsForm(options: RwSignal<PlanOptions>, is_program: bool, read_only: bool) -> impl IntoView {
+pub(super) fn PlanOptionsForm(
+    options: RwSignal<PlanOptions>,
+    is_program: bool,
+    read_only: bool,
+) -> impl IntoView {
     let scope_is = move |s: PlanScope| move || options.with(|o| o.scope == s);
     let strategy_is = move |s: ImportStrategy| move || options.with(|o| o.strategy == s);
     let style_is = move |s: CodeStyle| move || options.with(|o| o.code_style == s);

@@ -57,12 +57,20 @@ pub(super) fn PreviewSection(
     let live = Memo::new(move |_| {
         job.with(|j| {
             j.as_ref()
-                .filter(|j| j.status.is_live() || preview.with(Option::is_none) || (stored.with(Option::is_none) && !j.events.is_empty()))
+                .filter(|j| {
+                    j.status.is_live()
+                        || preview.with(Option::is_none)
+                        || (stored.with(Option::is_none) && !j.events.is_empty())
+                })
                 .map(|j| Arc::new(j.events.iter().map(row_of).collect::<Vec<_>>()))
         })
     });
     // The table is made once and then follows the rows (a new table would lose its filters).
-    let has_results = Memo::new(move |_| live.with(|r| r.as_ref().is_some_and(|r| !r.is_empty())) || job.with(Option::is_some) || stored.with(Option::is_some));
+    let has_results = Memo::new(move |_| {
+        live.with(|r| r.as_ref().is_some_and(|r| !r.is_empty()))
+            || job.with(Option::is_some)
+            || stored.with(Option::is_some)
+    });
     #[cfg(feature = "hydrate")]
     let shown_preview = StoredValue::new(shown);
     // Only the browser fetches a new preview's first page, or clears the last commit's message
@@ -77,7 +85,16 @@ pub(super) fn PreviewSection(
         }
         shown_preview.set_value(Some(p.clone()));
         leptos::task::spawn_local(async move {
-            match super::results::fetch_page(super::results::page_url(&p, "", "", "", 0, crate::pages::paged::PAGE_ROWS)).await {
+            match super::results::fetch_page(super::results::page_url(
+                &p,
+                "",
+                "",
+                "",
+                0,
+                crate::pages::paged::PAGE_ROWS,
+            ))
+            .await
+            {
                 Ok(r) => stored.set(Some(r)),
                 Err(e) => problem.set(Some(e)),
             }
@@ -102,7 +119,11 @@ pub(super) fn PreviewSection(
             problem.set(None);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::post_json::<JobSnapshot>(&format!("/api/v1/plans/{_plan_id}/previews")).await {
+                match crate::browser::post_json::<JobSnapshot>(&format!(
+                    "/api/v1/plans/{_plan_id}/previews"
+                ))
+                .await
+                {
                     Ok(j) => {
                         let id = j.id.clone();
                         job.set(Some(j));
@@ -125,7 +146,11 @@ pub(super) fn PreviewSection(
             let Some(_job_id) = job.get_untracked().map(|j| j.id) else { return };
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                if let Err(e) = crate::browser::post_json::<JobSnapshot>(&format!("/api/v1/plans/{_plan_id}/jobs/{_job_id}/cancel")).await {
+                if let Err(e) = crate::browser::post_json::<JobSnapshot>(&format!(
+                    "/api/v1/plans/{_plan_id}/jobs/{_job_id}/cancel"
+                ))
+                .await
+                {
                     problem.set(Some(e));
                 }
             });
@@ -134,7 +159,8 @@ pub(super) fn PreviewSection(
 
     // Differences across the plan that are only zero values or defaults, and one click that
     // adopts them all (the owner, on the latest revision, once its preview is stored).
-    let zero_or_default = Memo::new(move |_| stored.with(|s| s.as_ref().map_or(0, |s| s.zero_or_default)));
+    let zero_or_default =
+        Memo::new(move |_| stored.with(|s| s.as_ref().map_or(0, |s| s.zero_or_default)));
     let adopt_zero = move |_| {
         let Some(PreviewRef::Owner { preview: _preview }) = preview.get_untracked() else { return };
         let _plan_id = plan_id.clone();
@@ -142,15 +168,28 @@ pub(super) fn PreviewSection(
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
             let body = serde_json::json!({ "preview": _preview }).to_string();
-            match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan_id}/resolutions/zero-values"), "application/json", &body).await {
+            match crate::browser::send::<serde_json::Value>(
+                &format!("/api/v1/plans/{_plan_id}/resolutions/zero-values"),
+                "application/json",
+                &body,
+            )
+            .await
+            {
                 Ok(_) => crate::browser::go_to(&format!("/plans/{_plan_id}")),
                 Err(e) => problem.set(Some(e)),
             }
         });
     };
-    let events_total = move || job.with(|j| j.as_ref().map(|j| format!("{} of {} steps", j.finished, j.total)).unwrap_or_default());
+    let events_total = move || {
+        job.with(|j| {
+            j.as_ref().map(|j| format!("{} of {} steps", j.finished, j.total)).unwrap_or_default()
+        })
+    };
     // With resources of several packages (a migration's providers), each one's progress.
-    let by_package = move || job.with(|j| j.as_ref().filter(|j| j.packages.len() > 1).map(package_progress)).unwrap_or_default();
+    let by_package = move || {
+        job.with(|j| j.as_ref().filter(|j| j.packages.len() > 1).map(package_progress))
+            .unwrap_or_default()
+    };
     view! {
         <section class="card">
             <h2>"Preview"</h2>
@@ -196,7 +235,14 @@ fn package_progress(j: &JobSnapshot) -> String {
     }
     j.packages
         .iter()
-        .map(|p| format!("{} {} of {}", p.package, finished.get(p.package.as_str()).copied().unwrap_or(0).min(p.total), p.total))
+        .map(|p| {
+            format!(
+                "{} {} of {}",
+                p.package,
+                finished.get(p.package.as_str()).copied().unwrap_or(0).min(p.total),
+                p.total
+            )
+        })
         .collect::<Vec<_>>()
         .join(" · ")
 }
@@ -204,7 +250,12 @@ fn package_progress(j: &JobSnapshot) -> String {
 /// Follows a job's events into `job` (past events are replayed first), in batches so that a
 /// preview of thousands of resources redraws a few times a second, not once per resource.
 #[cfg(feature = "hydrate")]
-fn follow(plan_id: &str, job_id: &str, job: RwSignal<Option<JobSnapshot>>, preview: RwSignal<Option<PreviewRef>>) {
+fn follow(
+    plan_id: &str,
+    job_id: &str,
+    job: RwSignal<Option<JobSnapshot>>,
+    preview: RwSignal<Option<PreviewRef>>,
+) {
     use std::cell::RefCell;
     use std::rc::Rc;
     job.update(|j| {

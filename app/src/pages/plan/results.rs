@@ -19,9 +19,22 @@ const VIEWPORT_ROWS: usize = 20;
 
 /// A page of the stored preview's results: the rows with one of `statuses` (comma-separated),
 /// of `type_`, whose name or URN holds `filter`.
-pub(super) fn page_url(preview: &PreviewRef, statuses: &str, type_: &str, filter: &str, offset: usize, limit: usize) -> String {
+pub(super) fn page_url(
+    preview: &PreviewRef,
+    statuses: &str,
+    type_: &str,
+    filter: &str,
+    offset: usize,
+    limit: usize,
+) -> String {
     use crate::format::encode_query_value as q;
-    format!("{}/review?status={}&type={}&filter={}&offset={offset}&limit={limit}", preview.api_base(), q(statuses), q(type_), q(filter))
+    format!(
+        "{}/review?status={}&type={}&filter={}&offset={offset}&limit={limit}",
+        preview.api_base(),
+        q(statuses),
+        q(type_),
+        q(filter)
+    )
 }
 
 /// A page of a stored preview's results, fetched by the browser (the server renders the first
@@ -65,7 +78,9 @@ pub(super) fn ResultsTable(
                     .filter(|(_, r)| {
                         (status.is_empty() || r.status == status)
                             && (type_.is_empty() || r.type_ == type_)
-                            && (needle.is_empty() || r.name.to_lowercase().contains(&needle) || r.urn.to_lowercase().contains(&needle))
+                            && (needle.is_empty()
+                                || r.name.to_lowercase().contains(&needle)
+                                || r.urn.to_lowercase().contains(&needle))
                     })
                     .map(|(i, _)| i)
                     .collect::<Vec<usize>>()
@@ -75,10 +90,16 @@ pub(super) fn ResultsTable(
     // Stored: the pages fetched under the current filters, and how many rows match them (the
     // page comes with the first, so the server renders it).
     let first_page = stored.get_untracked();
-    let pages = PagedRows::new(first_page.as_ref().map_or(0, |p| p.matched), first_page.map(|p| p.rows));
-    let filtered = move || !status.with_untracked(String::is_empty) || !type_.with_untracked(String::is_empty) || !text.with_untracked(String::is_empty);
+    let pages =
+        PagedRows::new(first_page.as_ref().map_or(0, |p| p.matched), first_page.map(|p| p.rows));
+    let filtered = move || {
+        !status.with_untracked(String::is_empty)
+            || !type_.with_untracked(String::is_empty)
+            || !text.with_untracked(String::is_empty)
+    };
 
-    let first = Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
+    let first =
+        Memo::new(move |_| ((scroll_top.get() / ROW_HEIGHT) as usize).saturating_sub(OVERSCAN));
     let matched = move || match live_matches.with(|m| m.as_ref().map(Vec::len)) {
         Some(n) => n,
         None => pages.matched.get(),
@@ -122,25 +143,46 @@ pub(super) fn ResultsTable(
             return;
         }
         pages.fetch(range, |offset| {
-            let url = page_url(&p, &status.get_untracked(), &type_.get_untracked(), &text.get_untracked(), offset, PAGE_ROWS);
+            let url = page_url(
+                &p,
+                &status.get_untracked(),
+                &type_.get_untracked(),
+                &text.get_untracked(),
+                offset,
+                PAGE_ROWS,
+            );
             async move { fetch_page(url).await.map(|p| (p.matched, p.rows)) }
         });
     });
 
-    let statuses = Memo::new(move |_| match live.with(|r| r.as_ref().map(|r| r.iter().map(|r| r.status.clone()).collect::<BTreeSet<_>>())) {
-        Some(s) => s,
-        None => stored.with(|s| s.as_ref().map(|s| s.by_status.keys().cloned().collect()).unwrap_or_default()),
+    let statuses = Memo::new(move |_| {
+        match live.with(|r| {
+            r.as_ref().map(|r| r.iter().map(|r| r.status.clone()).collect::<BTreeSet<_>>())
+        }) {
+            Some(s) => s,
+            None => stored.with(|s| {
+                s.as_ref().map(|s| s.by_status.keys().cloned().collect()).unwrap_or_default()
+            }),
+        }
     });
-    let types = Memo::new(move |_| match live.with(|r| r.as_ref().map(|r| r.iter().map(|r| r.type_.clone()).collect::<BTreeSet<_>>())) {
-        Some(t) => t,
-        None => stored.with(|s| s.as_ref().map(|s| s.types.iter().cloned().collect()).unwrap_or_default()),
+    let types = Memo::new(move |_| {
+        match live.with(|r| {
+            r.as_ref().map(|r| r.iter().map(|r| r.type_.clone()).collect::<BTreeSet<_>>())
+        }) {
+            Some(t) => t,
+            None => stored.with(|s| {
+                s.as_ref().map(|s| s.types.iter().cloned().collect()).unwrap_or_default()
+            }),
+        }
     });
     let visible = move || {
         let range = shown();
         match live.get() {
             Some(all) => live_matches.with(|m| {
                 let m = m.as_deref().unwrap_or_default();
-                range.filter_map(|i| m.get(i).map(|&at| (i, Some(all[at].clone())))).collect::<Vec<_>>()
+                range
+                    .filter_map(|i| m.get(i).map(|&at| (i, Some(all[at].clone()))))
+                    .collect::<Vec<_>>()
             }),
             None => pages.rows(range),
         }
@@ -152,7 +194,8 @@ pub(super) fn ResultsTable(
     Effect::new(move |_| {
         let Some(i) = cursor.get() else { return };
         let row = match live.get() {
-            Some(all) => live_matches.with(|m| m.as_ref().and_then(|m| m.get(i)).map(|&at| all[at].urn.clone())),
+            Some(all) => live_matches
+                .with(|m| m.as_ref().and_then(|m| m.get(i)).map(|&at| all[at].urn.clone())),
             None => pages.rows(i..i + 1).pop().and_then(|(_, r)| r).map(|r| r.urn),
         };
         if let Some(urn) = row.filter(|u| selected.with_untracked(|s| s.as_ref() != Some(u))) {
@@ -182,7 +225,12 @@ pub(super) fn ResultsTable(
     #[cfg(feature = "hydrate")]
     {
         let handle = window_event_listener(leptos::ev::keydown, move |ev| {
-            if !keys.get_untracked() || ev.ctrl_key() || ev.meta_key() || ev.alt_key() || typing(&ev) {
+            if !keys.get_untracked()
+                || ev.ctrl_key()
+                || ev.meta_key()
+                || ev.alt_key()
+                || typing(&ev)
+            {
                 return;
             }
             match ev.key().as_str() {
@@ -203,7 +251,8 @@ pub(super) fn ResultsTable(
     #[cfg(not(feature = "hydrate"))]
     let _ = (keys, move_cursor);
     let spacer_top = move || format!("height:{}px", shown().start as f64 * ROW_HEIGHT);
-    let spacer_bottom = move || format!("height:{}px", (matched() - shown().end) as f64 * ROW_HEIGHT);
+    let spacer_bottom =
+        move || format!("height:{}px", (matched() - shown().end) as f64 * ROW_HEIGHT);
     let changed = move || {
         if live.with_untracked(Option::is_none) {
             requery(true);
@@ -299,6 +348,9 @@ pub(super) fn ResultsTable(
 #[cfg(feature = "hydrate")]
 fn typing(ev: &leptos::web_sys::KeyboardEvent) -> bool {
     use wasm_bindgen::JsCast;
-    let Some(el) = ev.target().and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok()) else { return false };
-    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT") || el.closest(".monaco-editor, [contenteditable]").ok().flatten().is_some()
+    let Some(el) = ev.target().and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok()) else {
+        return false;
+    };
+    matches!(el.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+        || el.closest(".monaco-editor, [contenteditable]").ok().flatten().is_some()
 }

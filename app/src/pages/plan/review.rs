@@ -11,7 +11,11 @@ use super::diff_view::DiffView;
 /// Resolutions, as the API names them, with their labels and what they do.
 const PROGRAM_ACTIONS: &[(&str, &str, &str)] = &[
     ("adopt", "Adopt read value", "Write the value Read returned into the program"),
-    ("keep", "Keep program value", "Keep the program's value (an import that still differs cannot commit)"),
+    (
+        "keep",
+        "Keep program value",
+        "Keep the program's value (an import that still differs cannot commit)",
+    ),
     ("ignore", "Add to ignoreChanges", "Add the property to the resource's ignoreChanges"),
     ("omit", "Leave out", "Remove the property from the program"),
 ];
@@ -39,7 +43,11 @@ pub(super) fn ReviewPanel(
     // Equal properties are folded until asked for: a reviewer's eye goes to what differs.
     let show_equal = RwSignal::new(false);
     let viewed_urn = urn.clone();
-    let url = format!("{}/review/resource?urn={}", preview.api_base(), crate::format::encode_query_value(&urn));
+    let url = format!(
+        "{}/review/resource?urn={}",
+        preview.api_base(),
+        crate::format::encode_query_value(&urn)
+    );
     let detail = RwSignal::new(None::<Result<ReviewDetail, String>>);
     let problem = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
@@ -66,7 +74,13 @@ pub(super) fn ReviewPanel(
         problem.set(None);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan}/resolutions{_path}"), "application/json", &_body).await {
+            match crate::browser::send::<serde_json::Value>(
+                &format!("/api/v1/plans/{_plan}/resolutions{_path}"),
+                "application/json",
+                &_body,
+            )
+            .await
+            {
                 Ok(_) => crate::browser::go_to(&format!("/plans/{_plan}")),
                 Err(e) => {
                     busy.set(false);
@@ -79,7 +93,10 @@ pub(super) fn ReviewPanel(
         let (urn, preview_id, post) = (urn.clone(), preview_id.clone(), post.clone());
         move |property: String, action: &'static str| {
             let Some(preview) = preview_id.clone() else { return };
-            post("", serde_json::json!({"preview": preview, "urn": urn.clone(), "property": property, "action": action}));
+            post(
+                "",
+                serde_json::json!({"preview": preview, "urn": urn.clone(), "property": property, "action": action}),
+            );
         }
     };
     let adopt_zero = move || {

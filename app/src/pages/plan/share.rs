@@ -19,7 +19,11 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
     {
         let plan_id = plan_id.clone();
         leptos::task::spawn_local(async move {
-            if let Ok(list) = crate::browser::get_json::<Vec<ShareLink>>(&format!("/api/v1/plans/{plan_id}/shares")).await {
+            if let Ok(list) = crate::browser::get_json::<Vec<ShareLink>>(&format!(
+                "/api/v1/plans/{plan_id}/shares"
+            ))
+            .await
+            {
                 shares.set(list.into_iter().map(|link| Shown { link, token: None }).collect());
             }
         });
@@ -30,8 +34,16 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
             let _url = format!("/api/v1/plans/{plan_id}/shares");
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ferry_types::plans::NewShareLink>(&_url, "application/json", "").await {
-                    Ok(s) => shares.update(|l| l.push(Shown { link: s.link, token: Some(s.token) })),
+                match crate::browser::send::<ferry_types::plans::NewShareLink>(
+                    &_url,
+                    "application/json",
+                    "",
+                )
+                .await
+                {
+                    Ok(s) => {
+                        shares.update(|l| l.push(Shown { link: s.link, token: Some(s.token) }))
+                    }
                     Err(e) => problem.set(Some(e)),
                 }
             });

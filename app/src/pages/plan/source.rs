@@ -29,26 +29,55 @@ pub(super) struct Draft {
 }
 
 impl Draft {
-    pub(super) fn new(spec: Option<&SourceHead>, program: Option<&SourceHead>, options: PlanOptions) -> Draft {
+    pub(super) fn new(
+        spec: Option<&SourceHead>,
+        program: Option<&SourceHead>,
+        options: PlanOptions,
+    ) -> Draft {
         let whole = |s: Option<&SourceHead>| s.and_then(|s| s.whole()).map(str::to_string);
-        let (spec_saved, program_saved) = (RwSignal::new(whole(spec)), RwSignal::new(whole(program)));
+        let (spec_saved, program_saved) =
+            (RwSignal::new(whole(spec)), RwSignal::new(whole(program)));
         let spec_text = RwSignal::new(spec_saved.get_untracked().unwrap_or_default());
         let program_text = RwSignal::new(program_saved.get_untracked().unwrap_or_default());
         let loaded = {
             let (has_spec, has_program) = (spec.is_some(), program.is_some());
-            Memo::new(move |_| (!has_spec || spec_saved.with(Option::is_some)) && (!has_program || program_saved.with(Option::is_some)))
+            Memo::new(move |_| {
+                (!has_spec || spec_saved.with(Option::is_some))
+                    && (!has_program || program_saved.with(Option::is_some))
+            })
         };
-        let (spec_markers, program_markers) = (RwSignal::new(Vec::<EditorMarker>::new()), RwSignal::new(Vec::<EditorMarker>::new()));
+        let (spec_markers, program_markers) =
+            (RwSignal::new(Vec::<EditorMarker>::new()), RwSignal::new(Vec::<EditorMarker>::new()));
         let errors = Memo::new(move |_| {
-            let count = |m: RwSignal<Vec<EditorMarker>>| m.with(|m| m.iter().filter(|m| m.severity == "error").count());
+            let count = |m: RwSignal<Vec<EditorMarker>>| {
+                m.with(|m| m.iter().filter(|m| m.severity == "error").count())
+            };
             count(spec_markers) + count(program_markers)
         });
         let saved_options = options.clone();
         let options = RwSignal::new(options);
         let options_changed = Memo::new(move |_| options.with(|o| *o != saved_options));
-        let edited = |text: RwSignal<String>, saved: RwSignal<Option<String>>| saved.with(|s| s.as_ref().is_some_and(|s| text.with(|t| t != s)));
-        let changed = Memo::new(move |_| loaded.get() && (edited(spec_text, spec_saved) || edited(program_text, program_saved) || options_changed.get()));
-        Draft { spec_text, program_text, spec_saved, program_saved, spec_markers, program_markers, options, loaded, errors, changed }
+        let edited = |text: RwSignal<String>, saved: RwSignal<Option<String>>| {
+            saved.with(|s| s.as_ref().is_some_and(|s| text.with(|t| t != s)))
+        };
+        let changed = Memo::new(move |_| {
+            loaded.get()
+                && (edited(spec_text, spec_saved)
+                    || edited(program_text, program_saved)
+                    || options_changed.get())
+        });
+        Draft {
+            spec_text,
+            program_text,
+            spec_saved,
+            program_saved,
+            spec_markers,
+            program_markers,
+            options,
+            loaded,
+            errors,
+            changed,
+        }
     }
 }
 
@@ -64,7 +93,18 @@ pub(super) fn SourceSection(
     read_only: bool,
     problem: RwSignal<Option<String>>,
 ) -> impl IntoView {
-    let Draft { spec_text, program_text, spec_saved, program_saved, spec_markers, program_markers, options, loaded, errors, changed } = draft;
+    let Draft {
+        spec_text,
+        program_text,
+        spec_saved,
+        program_saved,
+        spec_markers,
+        program_markers,
+        options,
+        loaded,
+        errors,
+        changed,
+    } = draft;
     let is_program = program.is_some();
     let save = {
         let (has_spec, has_program) = (spec.is_some(), program.is_some());
@@ -81,7 +121,13 @@ pub(super) fn SourceSection(
             problem.set(None);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<serde_json::Value>(&format!("/api/v1/plans/{_plan_id}/revisions"), "application/json", &_body).await {
+                match crate::browser::send::<serde_json::Value>(
+                    &format!("/api/v1/plans/{_plan_id}/revisions"),
+                    "application/json",
+                    &_body,
+                )
+                .await
+                {
                     Ok(_) => crate::browser::go_to(&format!("/plans/{_plan_id}")),
                     Err(e) => problem.set(Some(e)),
                 }

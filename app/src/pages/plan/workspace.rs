@@ -21,7 +21,14 @@ pub(super) enum PlanTab {
 impl PlanTab {
     // The address's fragment is the browser's alone: the server never reads a tab from it.
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
-    const ALL: [PlanTab; 6] = [PlanTab::Review, PlanTab::Source, PlanTab::Code, PlanTab::Identify, PlanTab::Graph, PlanTab::Activity];
+    const ALL: [PlanTab; 6] = [
+        PlanTab::Review,
+        PlanTab::Source,
+        PlanTab::Code,
+        PlanTab::Identify,
+        PlanTab::Graph,
+        PlanTab::Activity,
+    ];
 
     fn label(self) -> &'static str {
         match self {
@@ -101,10 +108,16 @@ fn open(tab: RwSignal<PlanTab>, t: PlanTab, focus: bool) {
     if let Some(window) = web_sys::window() {
         use wasm_bindgen::JsCast;
         if let Ok(history) = window.history() {
-            let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("#{}", t.key())));
+            let _ = history.replace_state_with_url(
+                &wasm_bindgen::JsValue::NULL,
+                "",
+                Some(&format!("#{}", t.key())),
+            );
         }
         if focus {
-            if let Some(el) = window.document().and_then(|d| d.get_element_by_id(&format!("tab-{}", t.key()))) {
+            if let Some(el) =
+                window.document().and_then(|d| d.get_element_by_id(&format!("tab-{}", t.key())))
+            {
                 let _ = el.unchecked_into::<web_sys::HtmlElement>().focus();
             }
         }
@@ -136,7 +149,8 @@ pub(crate) struct ViewedMarks {
 impl ViewedMarks {
     /// Follows `preview`: each new stored preview's marks are fetched (when `enabled`).
     pub(super) fn follow(preview: RwSignal<Option<PreviewRef>>, enabled: bool) -> ViewedMarks {
-        let marks = ViewedMarks { state: RwSignal::new(None), preview, problem: RwSignal::new(None) };
+        let marks =
+            ViewedMarks { state: RwSignal::new(None), preview, problem: RwSignal::new(None) };
         Effect::new(move |_| {
             let Some(PreviewRef::Owner { preview: _id }) = preview.get().filter(|_| enabled) else {
                 marks.state.set(None);
@@ -144,7 +158,11 @@ impl ViewedMarks {
             };
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<ViewedResources>(&format!("/api/v1/previews/{_id}/viewed")).await {
+                match crate::browser::get_json::<ViewedResources>(&format!(
+                    "/api/v1/previews/{_id}/viewed"
+                ))
+                .await
+                {
                     Ok(v) => marks.state.set(Some(v)),
                     Err(e) => marks.problem.set(Some(e)),
                 }
@@ -160,7 +178,9 @@ impl ViewedMarks {
 
     /// Whether `urn` is viewed (tracked).
     pub(crate) fn is_viewed(&self, urn: &str) -> bool {
-        self.state.with(|s| s.as_ref().is_some_and(|s| s.viewed.binary_search_by(|v| v.as_str().cmp(urn)).is_ok()))
+        self.state.with(|s| {
+            s.as_ref().is_some_and(|s| s.viewed.binary_search_by(|v| v.as_str().cmp(urn)).is_ok())
+        })
     }
 
     /// Marks `urn` viewed, or takes the mark off; the server answers the marks as they are then.
@@ -184,13 +204,24 @@ impl ViewedMarks {
             let body = ferry_types::plans::ViewedMarkInput { urn, viewed };
             // The answer is a count (the page already shows the mark): a different count means
             // marks changed elsewhere (another tab), so the list is read again.
-            match crate::browser::put_json::<_, ferry_types::plans::ViewedMarkAnswer>(&format!("/api/v1/previews/{_id}/viewed"), &body).await {
+            match crate::browser::put_json::<_, ferry_types::plans::ViewedMarkAnswer>(
+                &format!("/api/v1/previews/{_id}/viewed"),
+                &body,
+            )
+            .await
+            {
                 Ok(answer) => {
                     this.problem.set(None);
-                    if this.state.with_untracked(|s| s.as_ref().map(|s| s.viewed.len())) == Some(answer.count) {
+                    if this.state.with_untracked(|s| s.as_ref().map(|s| s.viewed.len()))
+                        == Some(answer.count)
+                    {
                         return;
                     }
-                    if let Ok(v) = crate::browser::get_json::<ViewedResources>(&format!("/api/v1/previews/{_id}/viewed")).await {
+                    if let Ok(v) = crate::browser::get_json::<ViewedResources>(&format!(
+                        "/api/v1/previews/{_id}/viewed"
+                    ))
+                    .await
+                    {
                         this.state.set(Some(v));
                     }
                 }

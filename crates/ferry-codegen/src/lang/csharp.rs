@@ -2,7 +2,10 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal, slot_expressions, variables};
+use super::{
+    header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal,
+    slot_expressions, variables,
+};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, CSHARP_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -18,7 +21,11 @@ struct Printer<'a> {
 
 impl Printer<'_> {
     fn namespace(&self, package: &str) -> String {
-        self.program.packages.get(package).map(|p| p.csharp_namespace.clone()).unwrap_or_else(|| pascal(package))
+        self.program
+            .packages
+            .get(package)
+            .map(|p| p.csharp_namespace.clone())
+            .unwrap_or_else(|| pascal(package))
     }
 
     /// `Random.RandomPet`, `Command.Remote.Command`.
@@ -103,7 +110,9 @@ impl Printer<'_> {
                 out.push_str(&end);
                 out.push('}');
             }
-            Value::Secret { config, .. } | Value::Config { config } => out.push_str(&self.config_vars[*config]),
+            Value::Secret { config, .. } | Value::Config { config } => {
+                out.push_str(&self.config_vars[*config])
+            }
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], title(property));
             }
@@ -116,7 +125,9 @@ impl Printer<'_> {
                 let _ = write!(out, "new {class}({})", quoted(s));
             }
             Value::Archive(kind, s) => match kind {
-                AssetKind::Text => out.push_str("new AssetArchive(new Dictionary<string, AssetOrArchive>())"),
+                AssetKind::Text => {
+                    out.push_str("new AssetArchive(new Dictionary<string, AssetOrArchive>())")
+                }
                 AssetKind::File => {
                     let _ = write!(out, "new FileArchive({})", quoted(s));
                 }
@@ -145,10 +156,20 @@ impl Printer<'_> {
             opts.push(format!("Provider = {}", self.resource_vars[provider]));
         }
         if !o.ignore_changes.is_empty() {
-            opts.push(format!("IgnoreChanges = {{ {} }}", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "IgnoreChanges = {{ {} }}",
+                o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")
+            ));
         }
         if !o.depends_on.is_empty() {
-            opts.push(format!("DependsOn = {{ {} }}", o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "DependsOn = {{ {} }}",
+                o.depends_on
+                    .iter()
+                    .map(|d| self.resource_vars[*d].clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if let Some(id) = import {
             opts.push(format!("ImportId = {id}"));
@@ -166,10 +187,19 @@ impl Printer<'_> {
         };
         match &r.kind {
             Kind::Component { token } => {
-                let _ = writeln!(out, "{target}new ComponentResource({}, {name}{});", quoted(token), options_block("ComponentResourceOptions"));
+                let _ = writeln!(
+                    out,
+                    "{target}new ComponentResource({}, {name}{});",
+                    quoted(token),
+                    options_block("ComponentResourceOptions")
+                );
             }
             Kind::Custom { ty, provider } => {
-                let _ = write!(out, "{target}new {}({name}, new()\n{{\n", self.resource_class(ty, *provider));
+                let _ = write!(
+                    out,
+                    "{target}new {}({name}, new()\n{{\n",
+                    self.resource_class(ty, *provider)
+                );
                 for f in &r.args {
                     let _ = write!(out, "    {} = ", f.name.csharp);
                     self.value(&f.value, true, 1, &mut out);
@@ -193,25 +223,57 @@ impl Printer<'_> {
 
     /// A loop: the per-key values (a dictionary of tuples, or of the one value), the
     /// dictionary of resources by key, and the `foreach` that fills it.
-    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, value_var: &str) -> String {
+    fn declare_loop(
+        &self,
+        l: &Loop,
+        var: &str,
+        values_var: &str,
+        key_var: &str,
+        value_var: &str,
+    ) -> String {
         let mut out = format!("// {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         let header = if mapped.is_empty() {
             format!("foreach (var {key_var} in new[] {{ {} }})\n{{\n", key_literals(l))
         } else {
-            let types: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{} {}", csharp_scalar(&values[0], &slot.ty), title(&slot.name))).collect();
-            let value_type = if mapped.len() == 1 { csharp_scalar(&mapped[0].2[0], &mapped[0].1.ty).to_string() } else { format!("({})", types.join(", ")) };
-            let _ = writeln!(out, "var {values_var} = new Dictionary<{}, {value_type}>\n{{", key_type(l));
+            let types: Vec<String> = mapped
+                .iter()
+                .map(|(_, slot, values)| {
+                    format!("{} {}", csharp_scalar(&values[0], &slot.ty), title(&slot.name))
+                })
+                .collect();
+            let value_type = if mapped.len() == 1 {
+                csharp_scalar(&mapped[0].2[0], &mapped[0].1.ty).to_string()
+            } else {
+                format!("({})", types.join(", "))
+            };
+            let _ = writeln!(
+                out,
+                "var {values_var} = new Dictionary<{}, {value_type}>\n{{",
+                key_type(l)
+            );
             for (k, key_text) in l.keys.iter().enumerate() {
-                let values: Vec<String> = mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
-                let tuple = if values.len() == 1 { values[0].clone() } else { format!("({})", values.join(", ")) };
+                let values: Vec<String> =
+                    mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
+                let tuple = if values.len() == 1 {
+                    values[0].clone()
+                } else {
+                    format!("({})", values.join(", "))
+                };
                 let _ = writeln!(out, "    [{}] = {tuple},", key_literal(l, key_text));
             }
             out.push_str("};\n");
             format!("foreach (var ({key_var}, {value_var}) in {values_var})\n{{\n")
         };
-        let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
-        let _ = writeln!(out, "var {var} = new Dictionary<{}, {}>();", key_type(l), self.resource_class(ty, *provider));
+        let Kind::Custom { ty, provider } = &l.template.kind else {
+            unreachable!("loops are of custom resources")
+        };
+        let _ = writeln!(
+            out,
+            "var {var} = new Dictionary<{}, {}>();",
+            key_type(l),
+            self.resource_class(ty, *provider)
+        );
         out.push_str(&header);
         let single = mapped.len() == 1;
         let slots = slot_expressions(l, key_var, &format!("{key_var}.ToString()"), &|_, s| {
@@ -222,7 +284,12 @@ impl Printer<'_> {
             }
         });
         let inner = Printer { slots, ..self.clone() };
-        let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
+        let body = inner.declare(
+            &l.template,
+            &format!("{var}[{key_var}] = "),
+            &inner.slots[l.name_slot],
+            l.import_slot.map(|s| inner.slots[s].clone()),
+        );
         out.push_str(&indented(&body, "    "));
         out.push_str("}\n");
         out
@@ -308,12 +375,23 @@ fn getter(ty: &Type) -> &'static str {
 }
 
 pub fn emit(program: &Program) -> String {
-    let namespaces: Vec<String> = program.packages.values().map(|p| p.csharp_namespace.clone()).collect();
-    let mut table = NameTable::new(CSHARP_RESERVED, namespaces.iter().cloned().chain(["Deployment".to_string(), "Pulumi".to_string()]));
+    let namespaces: Vec<String> =
+        program.packages.values().map(|p| p.csharp_namespace.clone()).collect();
+    let mut table = NameTable::new(
+        CSHARP_RESERVED,
+        namespaces.iter().cloned().chain(["Deployment".to_string(), "Pulumi".to_string()]),
+    );
     let vars = variables(program, &mut table, camel, "Resource");
-    let p = Printer { program, config_vars: vars.config, resource_vars: vars.resources, slots: Vec::new() };
+    let p = Printer {
+        program,
+        config_vars: vars.config,
+        resource_vars: vars.resources,
+        slots: Vec::new(),
+    };
     let mut out = header(program, "//");
-    out.push_str("using System.Collections.Generic;\nusing System.Collections.Immutable;\nusing Pulumi;\n");
+    out.push_str(
+        "using System.Collections.Generic;\nusing System.Collections.Immutable;\nusing Pulumi;\n",
+    );
     for package in program.packages.values() {
         let _ = writeln!(out, "using {0} = Pulumi.{0};", package.csharp_namespace);
     }
@@ -323,10 +401,20 @@ pub fn emit(program: &Program) -> String {
         for (c, var) in program.config.iter().zip(&p.config_vars) {
             match &c.default {
                 None => {
-                    let _ = writeln!(out, "    var {var} = config.{}({});", secret_getter(&c.ty), quoted(&c.key));
+                    let _ = writeln!(
+                        out,
+                        "    var {var} = config.{}({});",
+                        secret_getter(&c.ty),
+                        quoted(&c.key)
+                    );
                 }
                 Some(default) => {
-                    let _ = write!(out, "    var {var} = config.{}({}) ?? ", getter(&c.ty), quoted(&c.key));
+                    let _ = write!(
+                        out,
+                        "    var {var} = config.{}({}) ?? ",
+                        getter(&c.ty),
+                        quoted(&c.key)
+                    );
                     p.value(default, false, 1, &mut out);
                     out.push_str(";\n");
                 }
@@ -338,7 +426,10 @@ pub fn emit(program: &Program) -> String {
         match vars.roles[i] {
             (Some(n), _) => {
                 let (var, values) = &vars.loops[n];
-                out.push_str(&indented(&p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value), "    "));
+                out.push_str(&indented(
+                    &p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value),
+                    "    ",
+                ));
                 out.push('\n');
             }
             (None, true) => {}

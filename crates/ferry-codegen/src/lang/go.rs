@@ -3,18 +3,28 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use super::{header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal, slot_expressions, used, variables};
+use super::{
+    header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal,
+    slot_expressions, used, variables,
+};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, GO_RESERVED};
 use crate::schema::{Type, TypeRef};
 
 /// The package (or module) a type lives in: its Go import path and alias.
 fn import_of(program: &Program, t: &TypeRef) -> (String, String) {
-    let base = program.packages.get(&t.package).map(|p| p.go_import.clone()).unwrap_or_else(|| format!("github.com/pulumi/pulumi-{0}/sdk/go/{0}", t.package));
+    let base = program
+        .packages
+        .get(&t.package)
+        .map(|p| p.go_import.clone())
+        .unwrap_or_else(|| format!("github.com/pulumi/pulumi-{0}/sdk/go/{0}", t.package));
     if t.is_index() {
         (base, t.package.replace('-', ""))
     } else {
-        (format!("{base}/{}", t.module.to_ascii_lowercase()), t.module.to_ascii_lowercase().replace('-', ""))
+        (
+            format!("{base}/{}", t.module.to_ascii_lowercase()),
+            t.module.to_ascii_lowercase().replace('-', ""),
+        )
     }
 }
 
@@ -78,10 +88,20 @@ impl Printer<'_> {
                 }
             },
             Value::Number(n) => {
-                let _ = write!(out, "{}({})", if matches!(ty, Type::Any) { "pulumi.Any" } else { "pulumi.Float64" }, number(*n));
+                let _ = write!(
+                    out,
+                    "{}({})",
+                    if matches!(ty, Type::Any) { "pulumi.Any" } else { "pulumi.Float64" },
+                    number(*n)
+                );
             }
             Value::String(s) => {
-                let _ = write!(out, "{}({})", if matches!(ty, Type::Any) { "pulumi.Any" } else { "pulumi.String" }, quoted(s));
+                let _ = write!(
+                    out,
+                    "{}({})",
+                    if matches!(ty, Type::Any) { "pulumi.Any" } else { "pulumi.String" },
+                    quoted(s)
+                );
             }
             Value::Enum(t, member, _) => {
                 let _ = write!(out, "{}.{}{}", self.alias(t), t.name, pascal(member));
@@ -113,7 +133,8 @@ impl Printer<'_> {
                 out.push('}');
             }
             Value::Object(t, fields) => {
-                let _ = write!(out, "{}{}.{}Args{{", if top { "&" } else { "" }, self.alias(t), t.name);
+                let _ =
+                    write!(out, "{}{}.{}Args{{", if top { "&" } else { "" }, self.alias(t), t.name);
                 if !fields.is_empty() {
                     out.push('\n');
                     for f in fields {
@@ -180,7 +201,15 @@ impl Printer<'_> {
     /// `r`'s declaration: assigned to `var` (`_`, a new `x`, or a loop's `m[key]`, which
     /// `declared` says exists), named by `name` (an expression) and imported by `import` when
     /// the code imports; `used` says whether `var` is used (a component's is declared anyway).
-    fn declare(&self, r: &Resource, var: &str, declared: bool, name: &str, import: Option<String>, used: bool) -> String {
+    fn declare(
+        &self,
+        r: &Resource,
+        var: &str,
+        declared: bool,
+        name: &str,
+        import: Option<String>,
+        used: bool,
+    ) -> String {
         let mut out = String::new();
         let o = &r.options;
         let mut opts: Vec<String> = Vec::new();
@@ -194,12 +223,19 @@ impl Printer<'_> {
             opts.push(format!("pulumi.Provider({})", self.resource_vars[provider]));
         }
         if !o.ignore_changes.is_empty() {
-            opts.push(format!("pulumi.IgnoreChanges([]string{{{}}})", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "pulumi.IgnoreChanges([]string{{{}}})",
+                o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")
+            ));
         }
         if !o.depends_on.is_empty() {
             opts.push(format!(
                 "pulumi.DependsOn([]pulumi.Resource{{{}}})",
-                o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")
+                o.depends_on
+                    .iter()
+                    .map(|d| self.resource_vars[*d].clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
         }
         if let Some(id) = import {
@@ -209,20 +245,33 @@ impl Printer<'_> {
         match &r.kind {
             Kind::Component { token } => {
                 let _ = writeln!(out, "{var} := &pulumi.ResourceState{{}}");
-                let _ = writeln!(out, "err = ctx.RegisterComponentResource({}, {name}, {var}{opts_text})", quoted(token));
+                let _ = writeln!(
+                    out,
+                    "err = ctx.RegisterComponentResource({}, {name}, {var}{opts_text})",
+                    quoted(token)
+                );
                 if !used {
                     let _ = writeln!(out, "_ = {var}");
                 }
             }
             Kind::Custom { ty, provider } => {
                 let (constructor, args_type) = if *provider {
-                    let a = self.alias(&TypeRef { package: ty.package.clone(), module: "index".into(), name: "Provider".into(), token: String::new() });
+                    let a = self.alias(&TypeRef {
+                        package: ty.package.clone(),
+                        module: "index".into(),
+                        name: "Provider".into(),
+                        token: String::new(),
+                    });
                     (format!("{a}.NewProvider"), format!("{a}.ProviderArgs"))
                 } else {
                     let a = self.alias(ty);
                     (format!("{a}.New{}", ty.name), format!("{a}.{}Args", ty.name))
                 };
-                let assign = if var == "_" || declared { format!("{var}, err = {constructor}") } else { format!("{var}, err := {constructor}") };
+                let assign = if var == "_" || declared {
+                    format!("{var}, err = {constructor}")
+                } else {
+                    format!("{var}, err := {constructor}")
+                };
                 let _ = write!(out, "{assign}(ctx, {name}, &{args_type}{{");
                 if !r.args.is_empty() {
                     out.push('\n');
@@ -241,31 +290,56 @@ impl Printer<'_> {
 
     /// A loop: the per-key values (a map of structs), the map of resources by key, and the
     /// `for` over the keys, in their order, that fills it.
-    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, value_var: &str) -> String {
+    fn declare_loop(
+        &self,
+        l: &Loop,
+        var: &str,
+        values_var: &str,
+        key_var: &str,
+        value_var: &str,
+    ) -> String {
         let mut out = format!("// {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         if !mapped.is_empty() {
             let _ = writeln!(out, "{values_var} := map[{}]struct {{", key_type(l));
             for (_, slot, values) in &mapped {
-                let _ = writeln!(out, "\t{} {}", title(&slot.name), go_scalar(&values[0], &slot.ty));
+                let _ =
+                    writeln!(out, "\t{} {}", title(&slot.name), go_scalar(&values[0], &slot.ty));
             }
             out.push_str("}{\n");
             for (k, key_text) in l.keys.iter().enumerate() {
-                let fields: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{}: {}", title(&slot.name), literal(&values[k]))).collect();
+                let fields: Vec<String> = mapped
+                    .iter()
+                    .map(|(_, slot, values)| {
+                        format!("{}: {}", title(&slot.name), literal(&values[k]))
+                    })
+                    .collect();
                 let _ = writeln!(out, "\t{}: {{{}}},", key_literal(l, key_text), fields.join(", "));
             }
             out.push_str("}\n");
         }
-        let Kind::Custom { ty, .. } = &l.template.kind else { unreachable!("loops are of custom resources") };
+        let Kind::Custom { ty, .. } = &l.template.kind else {
+            unreachable!("loops are of custom resources")
+        };
         let _ = writeln!(out, "{var} := map[{}]*{}.{}{{}}", key_type(l), self.alias(ty), ty.name);
-        let _ = writeln!(out, "for _, {key_var} := range []{}{{{}}} {{", key_type(l), key_literals(l));
+        let _ =
+            writeln!(out, "for _, {key_var} := range []{}{{{}}} {{", key_type(l), key_literals(l));
         if !mapped.is_empty() {
             let _ = writeln!(out, "\t{value_var} := {values_var}[{key_var}]");
         }
-        let slots = slot_expressions(l, key_var, &format!("strconv.Itoa({key_var})"), &|_, s| format!("{value_var}.{}", title(&s.name)));
+        let slots = slot_expressions(l, key_var, &format!("strconv.Itoa({key_var})"), &|_, s| {
+            format!("{value_var}.{}", title(&s.name))
+        });
         let inner = Printer { slots, ..self.clone() };
         let target = format!("{var}[{key_var}]");
-        let body = inner.declare(&l.template, &target, true, &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()), true);
+        let body = inner.declare(
+            &l.template,
+            &target,
+            true,
+            &inner.slots[l.name_slot],
+            l.import_slot.map(|s| inner.slots[s].clone()),
+            true,
+        );
         out.push_str(&indented(&body, "\t"));
         out.push_str("}\n");
         out
@@ -356,7 +430,10 @@ fn go_literal(v: &Value, ty: &Type) -> String {
         Value::Int(i) => i.to_string(),
         Value::Number(n) => format!("float64({})", number(*n)),
         Value::String(s) => quoted(s),
-        Value::List(items, _) => format!("[]string{{{}}}", items.iter().map(|x| go_literal(x, &Type::String)).collect::<Vec<_>>().join(", ")),
+        Value::List(items, _) => format!(
+            "[]string{{{}}}",
+            items.iter().map(|x| go_literal(x, &Type::String)).collect::<Vec<_>>().join(", ")
+        ),
         _ => unreachable!("a variable holds text, a number, a boolean or a list of text"),
     }
 }
@@ -393,7 +470,12 @@ pub fn emit(program: &Program) -> String {
     for r in &program.resources {
         if let Kind::Custom { ty, provider } = &r.kind {
             if *provider {
-                collect(&TypeRef { package: ty.package.clone(), module: "index".into(), name: "Provider".into(), token: String::new() });
+                collect(&TypeRef {
+                    package: ty.package.clone(),
+                    module: "index".into(),
+                    name: "Provider".into(),
+                    token: String::new(),
+                });
             } else {
                 collect(ty);
             }
@@ -402,11 +484,24 @@ pub fn emit(program: &Program) -> String {
             types_in(&f.value, &mut collect);
         }
     }
-    let mut reserved_aliases = NameTable::new(GO_RESERVED, ["pulumi".to_string(), "config".to_string()]);
-    let aliases: BTreeMap<String, String> = paths.iter().map(|(path, alias)| (path.clone(), reserved_aliases.claim(alias, "pkg"))).collect();
-    let mut table = NameTable::new(GO_RESERVED, aliases.values().cloned().chain(["pulumi".into(), "config".into(), "strconv".into()]));
+    let mut reserved_aliases =
+        NameTable::new(GO_RESERVED, ["pulumi".to_string(), "config".to_string()]);
+    let aliases: BTreeMap<String, String> = paths
+        .iter()
+        .map(|(path, alias)| (path.clone(), reserved_aliases.claim(alias, "pkg")))
+        .collect();
+    let mut table = NameTable::new(
+        GO_RESERVED,
+        aliases.values().cloned().chain(["pulumi".into(), "config".into(), "strconv".into()]),
+    );
     let vars = variables(program, &mut table, camel, "Res");
-    let p = Printer { program, config_vars: vars.config, resource_vars: vars.resources, aliases: aliases.clone(), slots: Vec::new() };
+    let p = Printer {
+        program,
+        config_vars: vars.config,
+        resource_vars: vars.resources,
+        aliases: aliases.clone(),
+        slots: Vec::new(),
+    };
     let used = used(program);
 
     let mut out = header(program, "//");
@@ -414,18 +509,27 @@ pub fn emit(program: &Program) -> String {
     let mut imports: Vec<String> = Vec::new();
     for (path, alias) in &aliases {
         let last = path.rsplit('/').next().unwrap_or("");
-        imports.push(if last == alias { format!("\t{}", quoted(path)) } else { format!("\t{alias} {}", quoted(path)) });
+        imports.push(if last == alias {
+            format!("\t{}", quoted(path))
+        } else {
+            format!("\t{alias} {}", quoted(path))
+        });
     }
     imports.push(format!("\t{}", quoted("github.com/pulumi/pulumi/sdk/v3/go/pulumi")));
     // A `count` loop's names are made of its number keys.
-    let key_text = program.loops.iter().any(|l| l.numeric && l.slots.iter().any(|s| matches!(s.values, crate::ir::SlotValues::FromKey { .. })));
+    let key_text = program.loops.iter().any(|l| {
+        l.numeric
+            && l.slots.iter().any(|s| matches!(s.values, crate::ir::SlotValues::FromKey { .. }))
+    });
     if key_text {
         imports.push(format!("\t{}", quoted("strconv")));
     }
     if !program.config.is_empty() {
         imports.push(format!("\t{}", quoted("github.com/pulumi/pulumi/sdk/v3/go/pulumi/config")));
     }
-    imports.sort_by(|a, b| a.trim_start_matches(|c: char| c != '"').cmp(b.trim_start_matches(|c: char| c != '"')));
+    imports.sort_by(|a, b| {
+        a.trim_start_matches(|c: char| c != '"').cmp(b.trim_start_matches(|c: char| c != '"'))
+    });
     for i in imports {
         out.push_str(&i);
         out.push('\n');
@@ -436,7 +540,12 @@ pub fn emit(program: &Program) -> String {
         for (c, var) in program.config.iter().zip(&p.config_vars) {
             match &c.default {
                 None => {
-                    let _ = writeln!(out, "\t\t{var} := cfg.{}({})", secret_getter(&c.ty), quoted(&c.key));
+                    let _ = writeln!(
+                        out,
+                        "\t\t{var} := cfg.{}({})",
+                        secret_getter(&c.ty),
+                        quoted(&c.key)
+                    );
                 }
                 // The default, replaced by what the stack sets (text as it is, anything else
                 // read by a getter that fails on a value that does not read as its type).
@@ -457,7 +566,10 @@ pub fn emit(program: &Program) -> String {
         match vars.roles[i] {
             (Some(n), _) => {
                 let (var, values) = &vars.loops[n];
-                out.push_str(&indented(&p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value), "\t\t"));
+                out.push_str(&indented(
+                    &p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value),
+                    "\t\t",
+                ));
             }
             (None, true) => {}
             (None, false) => {
@@ -469,7 +581,10 @@ pub fn emit(program: &Program) -> String {
                     _ => "_".to_string(),
                 };
                 let import = r.options.import_id.as_deref().map(quoted);
-                out.push_str(&indented(&p.declare(r, &var, false, &quoted(&r.name), import, used.contains(&i)), "\t\t"));
+                out.push_str(&indented(
+                    &p.declare(r, &var, false, &quoted(&r.name), import, used.contains(&i)),
+                    "\t\t",
+                ));
             }
         }
     }

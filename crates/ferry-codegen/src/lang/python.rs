@@ -2,7 +2,10 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions, variables};
+use super::{
+    header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions,
+    variables,
+};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{python_property, python_snake, snake, NameTable, PYTHON_RESERVED};
 use crate::schema::{Type, TypeRef};
@@ -85,9 +88,12 @@ impl Printer {
                 }
                 out.push(')');
             }
-            Value::Secret { config, .. } | Value::Config { config } => out.push_str(&self.config_vars[*config]),
+            Value::Secret { config, .. } | Value::Config { config } => {
+                out.push_str(&self.config_vars[*config])
+            }
             Value::Ref { resource, property } => {
-                let _ = write!(out, "{}.{}", self.resource_vars[*resource], python_property(property));
+                let _ =
+                    write!(out, "{}.{}", self.resource_vars[*resource], python_property(property));
             }
             Value::Asset(kind, s) => {
                 let class = match kind {
@@ -127,18 +133,38 @@ impl Printer {
             opts.push(format!("provider={}", self.resource_vars[provider]));
         }
         if !o.ignore_changes.is_empty() {
-            opts.push(format!("ignore_changes=[{}]", o.ignore_changes.iter().map(|s| quoted(&python_snake(s))).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "ignore_changes=[{}]",
+                o.ignore_changes
+                    .iter()
+                    .map(|s| quoted(&python_snake(s)))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if !o.depends_on.is_empty() {
-            opts.push(format!("depends_on=[{}]", o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "depends_on=[{}]",
+                o.depends_on
+                    .iter()
+                    .map(|d| self.resource_vars[*d].clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if let Some(id) = import {
             opts.push(format!("import_={id}"));
         }
-        let opts_text = (!opts.is_empty()).then(|| format!("pulumi.ResourceOptions({})", opts.join(", ")));
+        let opts_text =
+            (!opts.is_empty()).then(|| format!("pulumi.ResourceOptions({})", opts.join(", ")));
         match &r.kind {
             Kind::Component { token } => {
-                let _ = writeln!(out, "{target}pulumi.ComponentResource({}, {name}, None, {})", quoted(token), opts_text.unwrap_or_else(|| "None".into()));
+                let _ = writeln!(
+                    out,
+                    "{target}pulumi.ComponentResource({}, {name}, None, {})",
+                    quoted(token),
+                    opts_text.unwrap_or_else(|| "None".into())
+                );
             }
             Kind::Custom { ty, provider } => {
                 let _ = write!(out, "{target}{}({name}", class(ty, *provider));
@@ -157,7 +183,14 @@ impl Printer {
 
     /// A loop: the per-key values, the dict of resources by key, and the `for` that fills it;
     /// `slot_vars` name the per-key values in the loop.
-    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, slot_vars: &[String]) -> String {
+    fn declare_loop(
+        &self,
+        l: &Loop,
+        var: &str,
+        values_var: &str,
+        key_var: &str,
+        slot_vars: &[String],
+    ) -> String {
         let mut out = format!("# {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         let header = if mapped.is_empty() {
@@ -165,22 +198,39 @@ impl Printer {
         } else {
             let _ = writeln!(out, "{values_var} = {{");
             for (k, key_text) in l.keys.iter().enumerate() {
-                let values: Vec<String> = mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
-                let tuple = if values.len() == 1 { values[0].clone() } else { format!("({})", values.join(", ")) };
+                let values: Vec<String> =
+                    mapped.iter().map(|(_, _, values)| literal(&values[k])).collect();
+                let tuple = if values.len() == 1 {
+                    values[0].clone()
+                } else {
+                    format!("({})", values.join(", "))
+                };
                 let _ = writeln!(out, "    {}: {tuple},", key_literal(l, key_text));
             }
             out.push_str("}\n");
             let names: Vec<&str> = mapped.iter().map(|(i, _, _)| slot_vars[*i].as_str()).collect();
-            let unpack = if names.len() == 1 { names[0].to_string() } else { format!("({})", names.join(", ")) };
+            let unpack = if names.len() == 1 {
+                names[0].to_string()
+            } else {
+                format!("({})", names.join(", "))
+            };
             format!("for {key_var}, {unpack} in {values_var}.items():\n")
         };
-        let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
+        let Kind::Custom { ty, provider } = &l.template.kind else {
+            unreachable!("loops are of custom resources")
+        };
         let key_type = if l.numeric { "int" } else { "str" };
         let _ = writeln!(out, "{var}: dict[{key_type}, {}] = {{}}", class(ty, *provider));
         out.push_str(&header);
-        let slots = slot_expressions(l, key_var, &format!("str({key_var})"), &|i, _| slot_vars[i].clone());
+        let slots =
+            slot_expressions(l, key_var, &format!("str({key_var})"), &|i, _| slot_vars[i].clone());
         let inner = Printer { slots, ..self.clone() };
-        let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
+        let body = inner.declare(
+            &l.template,
+            &format!("{var}[{key_var}] = "),
+            &inner.slots[l.name_slot],
+            l.import_slot.map(|s| inner.slots[s].clone()),
+        );
         out.push_str(&indented(&body, "    "));
         out
     }
@@ -256,7 +306,11 @@ pub fn emit(program: &Program) -> String {
     let mut table = NameTable::new(PYTHON_RESERVED, aliases.iter().cloned());
     let vars = variables(program, &mut table, snake, "_");
     // The per-key values are names in the loop (and, Python's loops having no scope, in the file).
-    let slot_vars: Vec<Vec<String>> = program.loops.iter().map(|l| l.slots.iter().map(|s| table.claim(&snake(&s.name), "_")).collect()).collect();
+    let slot_vars: Vec<Vec<String>> = program
+        .loops
+        .iter()
+        .map(|l| l.slots.iter().map(|s| table.claim(&snake(&s.name), "_")).collect())
+        .collect();
     let p = Printer { config_vars: vars.config, resource_vars: vars.resources, slots: Vec::new() };
     let mut out = String::from("\"\"\"Resources imported by Ferry.\"\"\"\n");
     out.push_str(&header(program, "#"));
@@ -270,11 +324,21 @@ pub fn emit(program: &Program) -> String {
         for (c, var) in program.config.iter().zip(&p.config_vars) {
             match &c.default {
                 None => {
-                    let _ = writeln!(out, "{var} = config.{}({})", secret_getter(&c.ty), quoted(&c.key));
+                    let _ = writeln!(
+                        out,
+                        "{var} = config.{}({})",
+                        secret_getter(&c.ty),
+                        quoted(&c.key)
+                    );
                 }
                 // `None` when the stack sets none; `or` would also replace a set `0` or `""`.
                 Some(default) => {
-                    let _ = writeln!(out, "{var} = config.{}({})\nif {var} is None:", getter(&c.ty), quoted(&c.key));
+                    let _ = writeln!(
+                        out,
+                        "{var} = config.{}({})\nif {var} is None:",
+                        getter(&c.ty),
+                        quoted(&c.key)
+                    );
                     let _ = write!(out, "    {var} = ");
                     p.value(default, 1, &mut out);
                     out.push('\n');
@@ -287,7 +351,13 @@ pub fn emit(program: &Program) -> String {
         match vars.roles[i] {
             (Some(n), _) => {
                 let (var, values) = &vars.loops[n];
-                out.push_str(&p.declare_loop(&program.loops[n], var, values, &vars.key, &slot_vars[n]));
+                out.push_str(&p.declare_loop(
+                    &program.loops[n],
+                    var,
+                    values,
+                    &vars.key,
+                    &slot_vars[n],
+                ));
             }
             (None, true) => {}
             (None, false) => {
@@ -295,7 +365,12 @@ pub fn emit(program: &Program) -> String {
                     let _ = writeln!(out, "# {note}");
                 }
                 let target = format!("{} = ", p.resource_vars[i]);
-                out.push_str(&p.declare(r, &target, &quoted(&r.name), r.options.import_id.as_deref().map(quoted)));
+                out.push_str(&p.declare(
+                    r,
+                    &target,
+                    &quoted(&r.name),
+                    r.options.import_id.as_deref().map(quoted),
+                ));
             }
         }
     }

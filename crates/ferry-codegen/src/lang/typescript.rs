@@ -2,13 +2,17 @@
 
 use std::fmt::Write as _;
 
-use super::{header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions, variables};
+use super::{
+    header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions,
+    variables,
+};
 use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
 use crate::names::{camel, NameTable, TS_RESERVED};
 use crate::schema::{Type, TypeRef};
 
 fn is_identifier(s: &str) -> bool {
-    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$') && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
+    s.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_' || c == '$')
+        && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '$')
 }
 
 fn key(s: &str) -> String {
@@ -83,7 +87,9 @@ impl Printer {
                 out.push_str(&end);
                 out.push('}');
             }
-            Value::Secret { config, .. } | Value::Config { config } => out.push_str(&self.config_vars[*config]),
+            Value::Secret { config, .. } | Value::Config { config } => {
+                out.push_str(&self.config_vars[*config])
+            }
             Value::Ref { resource, property } => {
                 let _ = write!(out, "{}.{}", self.resource_vars[*resource], property);
             }
@@ -115,7 +121,11 @@ impl Printer {
         let mut out = String::new();
         match &r.kind {
             Kind::Component { token } => {
-                let _ = write!(out, "{target}new pulumi.ComponentResource({}, {name}, {{}}", quoted(token));
+                let _ = write!(
+                    out,
+                    "{target}new pulumi.ComponentResource({}, {name}, {{}}",
+                    quoted(token)
+                );
             }
             Kind::Custom { ty, provider } => {
                 let _ = write!(out, "{target}new {}({name}, ", class(ty, *provider));
@@ -144,10 +154,20 @@ impl Printer {
             opts.push(format!("provider: {}", self.resource_vars[provider]));
         }
         if !o.ignore_changes.is_empty() {
-            opts.push(format!("ignoreChanges: [{}]", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "ignoreChanges: [{}]",
+                o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")
+            ));
         }
         if !o.depends_on.is_empty() {
-            opts.push(format!("dependsOn: [{}]", o.depends_on.iter().map(|d| self.resource_vars[*d].clone()).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "dependsOn: [{}]",
+                o.depends_on
+                    .iter()
+                    .map(|d| self.resource_vars[*d].clone())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if let Some(id) = import {
             opts.push(format!("import: {id}"));
@@ -164,7 +184,14 @@ impl Printer {
     }
 
     /// A loop: the per-key values, the map of resources by key, and the `for` that fills it.
-    fn declare_loop(&self, l: &Loop, var: &str, values_var: &str, key_var: &str, value_var: &str) -> String {
+    fn declare_loop(
+        &self,
+        l: &Loop,
+        var: &str,
+        values_var: &str,
+        key_var: &str,
+        value_var: &str,
+    ) -> String {
         let mut out = format!("// {}\n", l.note);
         let mapped: Vec<_> = l.mapped_slots().collect();
         let header = if mapped.is_empty() {
@@ -173,27 +200,51 @@ impl Printer {
             // A `Map` keeps its keys numbers (an object's entries would give text).
             let _ = writeln!(out, "const {values_var} = new Map([");
             for (k, key_text) in l.keys.iter().enumerate() {
-                let fields: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{}: {}", key(&slot.name), literal(&values[k]))).collect();
-                let _ = writeln!(out, "    [{}, {{ {} }}],", key_literal(l, key_text), fields.join(", "));
+                let fields: Vec<String> = mapped
+                    .iter()
+                    .map(|(_, slot, values)| {
+                        format!("{}: {}", key(&slot.name), literal(&values[k]))
+                    })
+                    .collect();
+                let _ = writeln!(
+                    out,
+                    "    [{}, {{ {} }}],",
+                    key_literal(l, key_text),
+                    fields.join(", ")
+                );
             }
             out.push_str("]);\n");
             format!("for (const [{key_var}, {value_var}] of {values_var}) {{\n")
         } else {
             let _ = writeln!(out, "const {values_var} = {{");
             for (k, key_text) in l.keys.iter().enumerate() {
-                let fields: Vec<String> = mapped.iter().map(|(_, slot, values)| format!("{}: {}", key(&slot.name), literal(&values[k]))).collect();
+                let fields: Vec<String> = mapped
+                    .iter()
+                    .map(|(_, slot, values)| {
+                        format!("{}: {}", key(&slot.name), literal(&values[k]))
+                    })
+                    .collect();
                 let _ = writeln!(out, "    {}: {{ {} }},", quoted(key_text), fields.join(", "));
             }
             out.push_str("};\n");
             format!("for (const [{key_var}, {value_var}] of Object.entries({values_var})) {{\n")
         };
-        let Kind::Custom { ty, provider } = &l.template.kind else { unreachable!("loops are of custom resources") };
+        let Kind::Custom { ty, provider } = &l.template.kind else {
+            unreachable!("loops are of custom resources")
+        };
         let key_type = if l.numeric { "number" } else { "string" };
         let _ = writeln!(out, "const {var}: Record<{key_type}, {}> = {{}};", class(ty, *provider));
         out.push_str(&header);
-        let slots = slot_expressions(l, key_var, &format!("String({key_var})"), &|_, s| format!("{value_var}.{}", s.name));
+        let slots = slot_expressions(l, key_var, &format!("String({key_var})"), &|_, s| {
+            format!("{value_var}.{}", s.name)
+        });
         let inner = Printer { slots, ..self.clone() };
-        let body = inner.declare(&l.template, &format!("{var}[{key_var}] = "), &inner.slots[l.name_slot], l.import_slot.map(|s| inner.slots[s].clone()));
+        let body = inner.declare(
+            &l.template,
+            &format!("{var}[{key_var}] = "),
+            &inner.slots[l.name_slot],
+            l.import_slot.map(|s| inner.slots[s].clone()),
+        );
         out.push_str(&indented(&body, "    "));
         out.push_str("}\n");
         out
@@ -248,10 +299,20 @@ pub fn emit(program: &Program) -> String {
         for (c, var) in program.config.iter().zip(&p.config_vars) {
             match &c.default {
                 None => {
-                    let _ = writeln!(out, "const {var} = config.{}({});", secret_getter(&c.ty), quoted(&c.key));
+                    let _ = writeln!(
+                        out,
+                        "const {var} = config.{}({});",
+                        secret_getter(&c.ty),
+                        quoted(&c.key)
+                    );
                 }
                 Some(default) => {
-                    let _ = write!(out, "const {var} = config.{}({}) ?? ", getter(&c.ty), quoted(&c.key));
+                    let _ = write!(
+                        out,
+                        "const {var} = config.{}({}) ?? ",
+                        getter(&c.ty),
+                        quoted(&c.key)
+                    );
                     p.value(default, 0, &mut out);
                     out.push_str(";\n");
                 }
@@ -263,7 +324,13 @@ pub fn emit(program: &Program) -> String {
         match vars.roles[i] {
             (Some(n), _) => {
                 let (var, values) = &vars.loops[n];
-                out.push_str(&p.declare_loop(&program.loops[n], var, values, &vars.key, &vars.value));
+                out.push_str(&p.declare_loop(
+                    &program.loops[n],
+                    var,
+                    values,
+                    &vars.key,
+                    &vars.value,
+                ));
             }
             (None, true) => {}
             (None, false) => {
@@ -271,7 +338,12 @@ pub fn emit(program: &Program) -> String {
                     let _ = writeln!(out, "// {note}");
                 }
                 let target = format!("const {} = ", p.resource_vars[i]);
-                out.push_str(&p.declare(r, &target, &quoted(&r.name), r.options.import_id.as_deref().map(quoted)));
+                out.push_str(&p.declare(
+                    r,
+                    &target,
+                    &quoted(&r.name),
+                    r.options.import_id.as_deref().map(quoted),
+                ));
             }
         }
     }

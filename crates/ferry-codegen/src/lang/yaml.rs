@@ -50,8 +50,12 @@ impl Printer {
         let pad = " ".repeat(indent);
         let keys: Option<Vec<&str>> = match v {
             Value::Map(entries, _) => Some(entries.iter().map(|(k, _)| k.as_str()).collect()),
-            Value::Object(_, fields) => Some(fields.iter().map(|f| f.name.schema.as_str()).collect()),
-            Value::Json(serde_json::Value::Object(m)) => Some(m.keys().map(String::as_str).collect()),
+            Value::Object(_, fields) => {
+                Some(fields.iter().map(|f| f.name.schema.as_str()).collect())
+            }
+            Value::Json(serde_json::Value::Object(m)) => {
+                Some(m.keys().map(String::as_str).collect())
+            }
             _ => None,
         };
         if keys.is_some_and(|keys| calls_a_function(keys.into_iter())) {
@@ -124,11 +128,17 @@ impl Printer {
                 other => other.to_string(),
             },
             Value::List(..) | Value::Json(serde_json::Value::Array(_)) => "[]".into(),
-            Value::Map(..) | Value::Object(..) | Value::Json(serde_json::Value::Object(_)) => "{}".into(),
+            Value::Map(..) | Value::Object(..) | Value::Json(serde_json::Value::Object(_)) => {
+                "{}".into()
+            }
             Value::Json(serde_json::Value::String(s)) => string(s),
             Value::Json(j) => j.to_string(),
-            Value::Secret { config, .. } | Value::Config { config } => quoted(&format!("${{{}}}", self.config_keys[*config])),
-            Value::Ref { resource, property } => quoted(&format!("${{{}.{}}}", self.keys[*resource], property)),
+            Value::Secret { config, .. } | Value::Config { config } => {
+                quoted(&format!("${{{}}}", self.config_keys[*config]))
+            }
+            Value::Ref { resource, property } => {
+                quoted(&format!("${{{}.{}}}", self.keys[*resource], property))
+            }
             Value::Asset(..) | Value::Archive(..) => unreachable!("written as functions"),
             Value::PerKey(_) => unreachable!("YAML lists a loop's instances"),
         }
@@ -155,8 +165,10 @@ pub fn emit(program: &Program) -> String {
         .resources
         .iter()
         .map(|r| {
-            let referenceable = !r.name.is_empty() && r.name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
-            let base = if referenceable { r.name.clone() } else { crate::names::words(&r.name).join("-") };
+            let referenceable = !r.name.is_empty()
+                && r.name.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-'));
+            let base =
+                if referenceable { r.name.clone() } else { crate::names::words(&r.name).join("-") };
             table.claim(if base.is_empty() { "resource" } else { &base }, "-resource")
         })
         .collect();
@@ -183,7 +195,8 @@ pub fn emit(program: &Program) -> String {
         if p.keys[i] != r.name {
             let _ = writeln!(out, "    name: {}", string(&r.name));
         }
-        let token = if *provider { format!("pulumi:providers:{}", ty.package) } else { ty.token.clone() };
+        let token =
+            if *provider { format!("pulumi:providers:{}", ty.package) } else { ty.token.clone() };
         let _ = writeln!(out, "    type: {token}");
         if !r.args.is_empty() {
             out.push_str("    properties:\n");
@@ -197,7 +210,9 @@ pub fn emit(program: &Program) -> String {
             opts.push("protect: true".into());
         }
         match o.parent.map(|i| (i, &program.resources[i].kind)) {
-            Some((i, Kind::Custom { .. })) => opts.push(format!("parent: {}", quoted(&format!("${{{}}}", p.keys[i])))),
+            Some((i, Kind::Custom { .. })) => {
+                opts.push(format!("parent: {}", quoted(&format!("${{{}}}", p.keys[i]))))
+            }
             Some((i, Kind::Component { token })) => {
                 opts.push(format!(
                     "# parent `{}` is a `{token}` component, which Pulumi YAML cannot declare; the alias keeps this resource's URN",
@@ -213,10 +228,20 @@ pub fn emit(program: &Program) -> String {
             opts.push(format!("provider: {}", quoted(&format!("${{{}}}", p.keys[provider]))));
         }
         if !o.ignore_changes.is_empty() {
-            opts.push(format!("ignoreChanges: [{}]", o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "ignoreChanges: [{}]",
+                o.ignore_changes.iter().map(|s| quoted(s)).collect::<Vec<_>>().join(", ")
+            ));
         }
         if !o.depends_on.is_empty() {
-            opts.push(format!("dependsOn: [{}]", o.depends_on.iter().map(|d| quoted(&format!("${{{}}}", p.keys[*d]))).collect::<Vec<_>>().join(", ")));
+            opts.push(format!(
+                "dependsOn: [{}]",
+                o.depends_on
+                    .iter()
+                    .map(|d| quoted(&format!("${{{}}}", p.keys[*d])))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
         }
         if let Some(id) = &o.import_id {
             opts.push(format!("import: {}", string(id)));

@@ -10,7 +10,9 @@ use ferry_codegen::SourceResource;
 use ferry_property::{Asset, AssetSource, PropertyMap, PropertyValue};
 
 pub fn fixtures() -> PathBuf {
-    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures"))
+    std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/fixtures")
+    })
 }
 
 pub const PACKAGES: [&str; 4] = ["random", "postgresql", "tls", "command"];
@@ -20,7 +22,8 @@ pub fn schemas() -> HashMap<String, PackageSchema> {
         .iter()
         .map(|p| {
             let path = fixtures().join(format!("pulumi/schemas/{p}.schema.json"));
-            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let text = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             (p.to_string(), PackageSchema::parse(&text).unwrap())
         })
         .collect()
@@ -33,12 +36,24 @@ pub fn sample(ty: &Type, name: &str, schema: &PackageSchema, depth: usize) -> Pr
         Type::Int => PropertyValue::Number(3.0),
         Type::Number => PropertyValue::Number(1.5),
         Type::Bool => PropertyValue::Bool(true),
-        Type::Any => PropertyValue::Object(PropertyMap::from([("any".to_string(), PropertyValue::String("value".into()))])),
-        Type::Asset => PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text("hello".into()) }),
-        Type::Archive => PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text("archive".into()) }),
+        Type::Any => PropertyValue::Object(PropertyMap::from([(
+            "any".to_string(),
+            PropertyValue::String("value".into()),
+        )])),
+        Type::Asset => {
+            PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text("hello".into()) })
+        }
+        Type::Archive => {
+            PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text("archive".into()) })
+        }
         Type::List(item) => PropertyValue::Array(vec![sample(item, name, schema, depth + 1)]),
-        Type::Map(item) => PropertyValue::Object(PropertyMap::from([("key".to_string(), sample(item, name, schema, depth + 1))])),
-        Type::Enum(t, _) => PropertyValue::String(schema.enums[&t.token][0].value.as_str().unwrap_or("x").to_string()),
+        Type::Map(item) => PropertyValue::Object(PropertyMap::from([(
+            "key".to_string(),
+            sample(item, name, schema, depth + 1),
+        )])),
+        Type::Enum(t, _) => PropertyValue::String(
+            schema.enums[&t.token][0].value.as_str().unwrap_or("x").to_string(),
+        ),
         Type::Object(t) => {
             let mut m = PropertyMap::new();
             if depth < 3 {
@@ -70,7 +85,8 @@ pub fn sample_resources(schema: &PackageSchema, project: &str) -> Vec<SourceReso
                     (k.clone(), if p.secret { PropertyValue::Secret(Box::new(v)) } else { v })
                 })
                 .collect();
-            let name = format!("{}-{n}", ferry_codegen::names::snake(&r.token.name).replace('_', "-"));
+            let name =
+                format!("{}-{n}", ferry_codegen::names::snake(&r.token.name).replace('_', "-"));
             SourceResource {
                 urn: format!("urn:pulumi:dev::{project}::{token}::{name}"),
                 name,
@@ -78,7 +94,9 @@ pub fn sample_resources(schema: &PackageSchema, project: &str) -> Vec<SourceReso
                 custom: true,
                 id: Some(format!("id-{n}")),
                 inputs,
-                parent: Some(format!("urn:pulumi:dev::{project}::pulumi:pulumi:Stack::{project}-dev")),
+                parent: Some(format!(
+                    "urn:pulumi:dev::{project}::pulumi:pulumi:Stack::{project}-dev"
+                )),
                 ..Default::default()
             }
         })
@@ -96,8 +114,19 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
     let service = "urn:pulumi:dev::shop::ferry:demo:Service::database";
     let provider = "urn:pulumi:dev::shop::pulumi:providers:random::pinned";
     let context = vec![
-        SourceResource { urn: stack.into(), name: "shop-dev".into(), token: "pulumi:pulumi:Stack".into(), ..Default::default() },
-        SourceResource { urn: service.into(), name: "database".into(), token: "ferry:demo:Service".into(), parent: Some(stack.into()), ..Default::default() },
+        SourceResource {
+            urn: stack.into(),
+            name: "shop-dev".into(),
+            token: "pulumi:pulumi:Stack".into(),
+            ..Default::default()
+        },
+        SourceResource {
+            urn: service.into(),
+            name: "database".into(),
+            token: "ferry:demo:Service".into(),
+            parent: Some(stack.into()),
+            ..Default::default()
+        },
         SourceResource {
             urn: provider.into(),
             name: "pinned".into(),
@@ -108,20 +137,26 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
             ..Default::default()
         },
     ];
-    let child = |name: &str, token: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| SourceResource {
-        urn: format!("urn:pulumi:dev::shop::ferry:demo:Service${token}::{name}"),
-        name: name.into(),
-        token: token.into(),
-        custom: true,
-        id: Some(id.into()),
-        import_id: Some(format!("{id}-import")),
-        inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-        parent: Some(service.into()),
-        provider: Some(format!("{provider}::prov-1")),
-        ..Default::default()
-    };
+    let child =
+        |name: &str, token: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| SourceResource {
+            urn: format!("urn:pulumi:dev::shop::ferry:demo:Service${token}::{name}"),
+            name: name.into(),
+            token: token.into(),
+            custom: true,
+            id: Some(id.into()),
+            import_id: Some(format!("{id}-import")),
+            inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+            parent: Some(service.into()),
+            provider: Some(format!("{provider}::prov-1")),
+            ..Default::default()
+        };
     let resources = vec![
-        child("database-id", "random:index/randomId:RandomId", "kT3ZqA", vec![("byteLength", PropertyValue::Number(4.0)), ("prefix", s(""))]),
+        child(
+            "database-id",
+            "random:index/randomId:RandomId",
+            "kT3ZqA",
+            vec![("byteLength", PropertyValue::Number(4.0)), ("prefix", s(""))],
+        ),
         child(
             "admin-password",
             "random:index/randomPassword:RandomPassword",
@@ -130,14 +165,21 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
                 ("length", PropertyValue::Number(24.0)),
                 ("special", PropertyValue::Bool(true)),
                 ("overrideSpecial", PropertyValue::Secret(Box::new(s("!#%&")))),
-                ("keepers", PropertyValue::Object(PropertyMap::from([("database".into(), s("kT3ZqA"))]))),
+                (
+                    "keepers",
+                    PropertyValue::Object(PropertyMap::from([("database".into(), s("kT3ZqA"))])),
+                ),
             ],
         ),
         child(
             "delete",
             "random:index/randomPet:RandomPet",
             "brave-otter",
-            vec![("length", PropertyValue::Number(2.0)), ("separator", s("-")), ("prefix", PropertyValue::Null)],
+            vec![
+                ("length", PropertyValue::Number(2.0)),
+                ("separator", s("-")),
+                ("prefix", PropertyValue::Null),
+            ],
         ),
     ];
     (resources, context)
@@ -149,19 +191,28 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
 /// properties set from root variables.
 pub fn terraform_case() -> Vec<SourceResource> {
     use ferry_codegen::Origin;
-    let resource = |token: &str, address: &str, name: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| {
-        let instance = address.rsplit_once('[').map(|(declaration, key)| (declaration.to_string(), key.trim_end_matches(']').trim_matches('"').to_string()));
-        SourceResource {
-            urn: format!("urn:pulumi:dev::migrated::{token}::{name}"),
-            name: name.into(),
-            token: token.into(),
-            custom: true,
-            id: Some(id.into()),
-            inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
-            origin: Some(Origin { tool: "Terraform".into(), address: address.into(), instance, references: Vec::new(), variables: Vec::new() }),
-            ..Default::default()
-        }
-    };
+    let resource =
+        |token: &str, address: &str, name: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| {
+            let instance = address.rsplit_once('[').map(|(declaration, key)| {
+                (declaration.to_string(), key.trim_end_matches(']').trim_matches('"').to_string())
+            });
+            SourceResource {
+                urn: format!("urn:pulumi:dev::migrated::{token}::{name}"),
+                name: name.into(),
+                token: token.into(),
+                custom: true,
+                id: Some(id.into()),
+                inputs: inputs.into_iter().map(|(k, v)| (k.to_string(), v)).collect(),
+                origin: Some(Origin {
+                    tool: "Terraform".into(),
+                    address: address.into(),
+                    instance,
+                    references: Vec::new(),
+                    variables: Vec::new(),
+                }),
+                ..Default::default()
+            }
+        };
     let n = PropertyValue::Number;
     let pet = "random:index/randomPet:RandomPet";
     let integer = "random:index/randomInteger:RandomInteger";
@@ -171,13 +222,35 @@ pub fn terraform_case() -> Vec<SourceResource> {
         "random_shuffle.pick",
         "pick",
         "-",
-        vec![("inputs", PropertyValue::Array(vec![s("sharp-ox-0"), s("static")])), ("resultCount", n(1.0))],
+        vec![
+            ("inputs", PropertyValue::Array(vec![s("sharp-ox-0"), s("static")])),
+            ("resultCount", n(1.0)),
+        ],
     );
-    shuffle.depends_on = vec!["urn:pulumi:dev::migrated::random:index/randomPet:RandomPet::pets-1".into()];
+    shuffle.depends_on =
+        vec!["urn:pulumi:dev::migrated::random:index/randomPet:RandomPet::pets-1".into()];
     let mut resources = vec![
-        resource(pet, "random_pet.pets[0]", "pets-0", "sharp-ox-0", vec![("length", n(2.0)), ("prefix", s("pet-0")), ("separator", s("-"))]),
-        resource(pet, "random_pet.pets[1]", "pets-1", "calm-eel-1", vec![("length", n(3.0)), ("prefix", s("pet-1")), ("separator", s("-"))]),
-        resource(pet, "random_pet.pets[2]", "pets-2", "bold-yak-2", vec![("length", n(2.0)), ("prefix", s("pet-2")), ("separator", s("-"))]),
+        resource(
+            pet,
+            "random_pet.pets[0]",
+            "pets-0",
+            "sharp-ox-0",
+            vec![("length", n(2.0)), ("prefix", s("pet-0")), ("separator", s("-"))],
+        ),
+        resource(
+            pet,
+            "random_pet.pets[1]",
+            "pets-1",
+            "calm-eel-1",
+            vec![("length", n(3.0)), ("prefix", s("pet-1")), ("separator", s("-"))],
+        ),
+        resource(
+            pet,
+            "random_pet.pets[2]",
+            "pets-2",
+            "bold-yak-2",
+            vec![("length", n(2.0)), ("prefix", s("pet-2")), ("separator", s("-"))],
+        ),
         resource(
             integer,
             "module.net.random_integer.ports[\"web\"]",
@@ -185,14 +258,26 @@ pub fn terraform_case() -> Vec<SourceResource> {
             "1234",
             vec![("min", n(1000.0)), ("max", n(2000.0)), ("seed", s("web-seed"))],
         ),
-        resource(integer, "module.net.random_integer.ports[\"db\"]", "ports-db", "5432", vec![("min", n(1000.0)), ("max", n(6000.0)), ("seed", s("db-seed"))]),
+        resource(
+            integer,
+            "module.net.random_integer.ports[\"db\"]",
+            "ports-db",
+            "5432",
+            vec![("min", n(1000.0)), ("max", n(6000.0)), ("seed", s("db-seed"))],
+        ),
         resource(id, "random_id.ids[0]", "ids-0", "AAAA", vec![("byteLength", n(4.0))]),
         resource(
             id,
             "random_id.ids[1]",
             "ids-1",
             "BBBBBBBB",
-            vec![("byteLength", n(8.0)), ("keepers", PropertyValue::Object(PropertyMap::from([("owner".to_string(), s("ops"))])))],
+            vec![
+                ("byteLength", n(8.0)),
+                (
+                    "keepers",
+                    PropertyValue::Object(PropertyMap::from([("owner".to_string(), s("ops"))])),
+                ),
+            ],
         ),
         shuffle,
     ];
@@ -209,7 +294,10 @@ pub fn terraform_case() -> Vec<SourceResource> {
         ("ids-1", "byteLength", "id_bytes"),
     ] {
         let r = resources.iter_mut().find(|r| r.name == name).unwrap();
-        r.origin.as_mut().unwrap().variables.push(ferry_codegen::OriginVariable { property: property.into(), name: variable.into() });
+        r.origin.as_mut().unwrap().variables.push(ferry_codegen::OriginVariable {
+            property: property.into(),
+            name: variable.into(),
+        });
     }
     resources
 }

@@ -35,13 +35,16 @@ use ferry_rpc::prost_types::{value::Kind, Struct, Value};
 use ferry_rpc::pulumirpc::engine_client::EngineClient;
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
-    diff_response::DiffChanges, CheckFailure, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest,
-    DiffRequest, DiffResponse, GetSchemaRequest, GetSchemaResponse, ListRequest, ListResponse, LogRequest, LogSeverity, ParameterizeRequest,
-    ParameterizeResponse, PluginInfo, ProviderHandshakeRequest, ProviderHandshakeResponse, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
+    diff_response::DiffChanges, CheckFailure, CheckRequest, CheckResponse, ConfigureRequest,
+    ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse,
+    GetSchemaRequest, GetSchemaResponse, ListRequest, ListResponse, LogRequest, LogSeverity,
+    ParameterizeRequest, ParameterizeResponse, PluginInfo, ProviderHandshakeRequest,
+    ProviderHandshakeResponse, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use tonic::{Request, Response, Status};
 
-type ListStream = std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<ListResponse, Status>> + Send>>;
+type ListStream =
+    std::pin::Pin<Box<dyn tokio_stream::Stream<Item = Result<ListResponse, Status>> + Send>>;
 
 struct TestProvider {
     mode: String,
@@ -71,7 +74,11 @@ async fn mutating_call(method: &str, urn: &str) {
     let name = urn.rsplit("::").next().unwrap_or(urn).to_string();
     if let Some(path) = std::env::var_os("FERRY_TEST_PROVIDER_CALLS") {
         use std::io::Write as _;
-        let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).expect("the calls file opens");
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .expect("the calls file opens");
         writeln!(file, "{method} {name}").expect("the calls file takes a line");
     }
     if name.starts_with("crashop-") {
@@ -89,16 +96,27 @@ fn string(s: &str) -> Value {
 
 #[tonic::async_trait]
 impl ResourceProvider for TestProvider {
-    async fn handshake(&self, _: Request<ProviderHandshakeRequest>) -> Result<Response<ProviderHandshakeResponse>, Status> {
+    async fn handshake(
+        &self,
+        _: Request<ProviderHandshakeRequest>,
+    ) -> Result<Response<ProviderHandshakeResponse>, Status> {
         if self.mode == "legacy" {
             return Err(Status::unimplemented("no handshake in this plugin"));
         }
-        Ok(Response::new(ProviderHandshakeResponse { accept_secrets: true, accept_resources: true, ..Default::default() }))
+        Ok(Response::new(ProviderHandshakeResponse {
+            accept_secrets: true,
+            accept_resources: true,
+            ..Default::default()
+        }))
     }
 
-    async fn configure(&self, request: Request<ConfigureRequest>) -> Result<Response<ConfigureResponse>, Status> {
+    async fn configure(
+        &self,
+        request: Request<ConfigureRequest>,
+    ) -> Result<Response<ConfigureResponse>, Status> {
         let r = request.into_inner();
-        let variables = Struct { fields: r.variables.into_iter().map(|(k, v)| (k, string(&v))).collect() };
+        let variables =
+            Struct { fields: r.variables.into_iter().map(|(k, v)| (k, string(&v))).collect() };
         *self.configured.lock().unwrap() = (r.args.unwrap_or_default(), variables);
         Ok(Response::new(ConfigureResponse { accept_secrets: true, ..Default::default() }))
     }
@@ -116,53 +134,77 @@ impl ResourceProvider for TestProvider {
         let mut keys: Vec<&String> = olds.fields.keys().chain(news.fields.keys()).collect();
         keys.sort();
         keys.dedup();
-        let diffs: Vec<String> = keys.into_iter().filter(|k| olds.fields.get(*k) != news.fields.get(*k)).cloned().collect();
+        let diffs: Vec<String> = keys
+            .into_iter()
+            .filter(|k| olds.fields.get(*k) != news.fields.get(*k))
+            .cloned()
+            .collect();
         let changes = if diffs.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome };
         Ok(Response::new(DiffResponse { changes: changes as i32, diffs, ..Default::default() }))
     }
 
     async fn list(&self, request: Request<ListRequest>) -> Result<Response<ListStream>, Status> {
-        use ferry_rpc::pulumirpc::list_response::{Computed, Continuation, Response as Item, Result as Found};
+        use ferry_rpc::pulumirpc::list_response::{
+            Computed, Continuation, Response as Item, Result as Found,
+        };
         let r = request.into_inner();
         if self.mode != "ok" || r.token != "test:index:Thing" {
             return Err(Status::unimplemented("no List for this type"));
         }
-        let flag = |key: &str| r.query.as_ref().and_then(|q| q.fields.get(key)).is_some_and(|v| v.kind == Some(Kind::BoolValue(true)));
+        let flag = |key: &str| {
+            r.query
+                .as_ref()
+                .and_then(|q| q.fields.get(key))
+                .is_some_and(|v| v.kind == Some(Kind::BoolValue(true)))
+        };
         let item = |response| Ok(ListResponse { response: Some(response) });
         if flag("unknown") {
-            return Ok(Response::new(Box::pin(tokio_stream::iter(vec![item(Item::Computed(Computed {}))]))));
+            return Ok(Response::new(Box::pin(tokio_stream::iter(vec![item(Item::Computed(
+                Computed {},
+            ))]))));
         }
         let all: Vec<String> = (0..25).map(|i| format!("thing-{i:02}")).collect();
         let start: usize = r.continuation_token.parse().unwrap_or(0);
         let page = if r.page_size > 0 { r.page_size as usize } else { all.len() };
         let page = if r.limit > 0 { page.min(r.limit as usize) } else { page };
         let end = (start + page).min(all.len());
-        let mut out: Vec<Result<ListResponse, Status>> =
-            all[start..end].iter().map(|id| item(Item::Result(Found { id: id.clone(), name: id.replace('-', "_") }))).collect();
+        let mut out: Vec<Result<ListResponse, Status>> = all[start..end]
+            .iter()
+            .map(|id| item(Item::Result(Found { id: id.clone(), name: id.replace('-', "_") })))
+            .collect();
         if flag("nonsense") && start == 0 {
             out.push(item(Item::Result(Found { id: String::new(), name: "no id".into() })));
         }
         if end < all.len() {
-            out.push(item(Item::Continuation(Continuation { continuation_token: end.to_string() })));
+            out.push(item(Item::Continuation(Continuation {
+                continuation_token: end.to_string(),
+            })));
         }
         Ok(Response::new(Box::pin(tokio_stream::iter(out))))
     }
 
-    async fn parameterize(&self, request: Request<ParameterizeRequest>) -> Result<Response<ParameterizeResponse>, Status> {
+    async fn parameterize(
+        &self,
+        request: Request<ParameterizeRequest>,
+    ) -> Result<Response<ParameterizeResponse>, Status> {
         use ferry_rpc::pulumirpc::parameterize_request::Parameters;
         if self.mode == "legacy" {
             return Err(Status::unimplemented("no Parameterize in this plugin"));
         }
         match request.into_inner().parameters {
             Some(Parameters::Value(v)) => {
-                *self.parameterized.lock().unwrap() = Some((v.name.clone(), v.version.clone(), v.value));
+                *self.parameterized.lock().unwrap() =
+                    Some((v.name.clone(), v.version.clone(), v.value));
                 Ok(Response::new(ParameterizeResponse { name: v.name, version: v.version }))
             }
             _ => Err(Status::invalid_argument("this plugin is parameterized by value only")),
         }
     }
 
-    async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
+    async fn get_schema(
+        &self,
+        _: Request<GetSchemaRequest>,
+    ) -> Result<Response<GetSchemaResponse>, Status> {
         if let Some((name, version, value)) = self.parameterized.lock().unwrap().clone() {
             use base64::Engine as _;
             let parameter = base64::engine::general_purpose::STANDARD.encode(&value);
@@ -175,10 +217,15 @@ impl ResourceProvider for TestProvider {
             return Ok(Response::new(GetSchemaResponse { schema: NAIVE_SCHEMA.to_string() }));
         }
         let calls = self.schema_calls.fetch_add(1, Ordering::SeqCst) + 1;
-        Ok(Response::new(GetSchemaResponse { schema: format!(r#"{{"name":"test","version":"0.0.1","calls":{calls}}}"#) }))
+        Ok(Response::new(GetSchemaResponse {
+            schema: format!(r#"{{"name":"test","version":"0.0.1","calls":{calls}}}"#),
+        }))
     }
 
-    async fn check(&self, request: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
+    async fn check(
+        &self,
+        request: Request<CheckRequest>,
+    ) -> Result<Response<CheckResponse>, Status> {
         let r = request.into_inner();
         let news = r.news.unwrap_or_default();
         if let Some(Kind::StringValue(v)) = news.fields.get("value").and_then(|v| v.kind.as_ref()) {
@@ -191,19 +238,33 @@ impl ResourceProvider for TestProvider {
             // Fills no defaults: the inputs come back as they were sent.
             return Ok(Response::new(CheckResponse { inputs: Some(news), failures: Vec::new() }));
         }
-        let failures =
-            news.fields.keys().filter(|k| k.starts_with("bad")).map(|k| CheckFailure { property: k.clone(), reason: format!("{k} is not allowed") }).collect();
+        let failures = news
+            .fields
+            .keys()
+            .filter(|k| k.starts_with("bad"))
+            .map(|k| CheckFailure { property: k.clone(), reason: format!("{k} is not allowed") })
+            .collect();
         Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
     }
 
-    async fn create(&self, request: Request<CreateRequest>) -> Result<Response<CreateResponse>, Status> {
+    async fn create(
+        &self,
+        request: Request<CreateRequest>,
+    ) -> Result<Response<CreateResponse>, Status> {
         let r = request.into_inner();
         mutating_call("Create", &r.urn).await;
         let name = r.urn.rsplit("::").next().unwrap_or_default().to_string();
-        Ok(Response::new(CreateResponse { id: format!("id-{name}"), properties: r.properties, ..Default::default() }))
+        Ok(Response::new(CreateResponse {
+            id: format!("id-{name}"),
+            properties: r.properties,
+            ..Default::default()
+        }))
     }
 
-    async fn update(&self, request: Request<UpdateRequest>) -> Result<Response<UpdateResponse>, Status> {
+    async fn update(
+        &self,
+        request: Request<UpdateRequest>,
+    ) -> Result<Response<UpdateResponse>, Status> {
         let r = request.into_inner();
         mutating_call("Update", &r.urn).await;
         Ok(Response::new(UpdateResponse { properties: r.news, ..Default::default() }))
@@ -232,12 +293,21 @@ impl ResourceProvider for TestProvider {
         if r.id.starts_with("hang-") {
             std::future::pending::<()>().await;
         }
-        if let Some(ms) = r.id.strip_prefix("slow-").and_then(|rest| rest.split('-').next()).and_then(|ms| ms.parse::<u64>().ok()) {
+        if let Some(ms) =
+            r.id.strip_prefix("slow-")
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|ms| ms.parse::<u64>().ok())
+        {
             tokio::time::sleep(std::time::Duration::from_millis(ms)).await;
         }
         if let Ok(mut engine) = EngineClient::connect(format!("http://{}", self.engine)).await {
             let _ = engine
-                .log(LogRequest { severity: LogSeverity::Info as i32, message: format!("reading {}", r.id), urn: r.urn.clone(), ..Default::default() })
+                .log(LogRequest {
+                    severity: LogSeverity::Info as i32,
+                    message: format!("reading {}", r.id),
+                    urn: r.urn.clone(),
+                    ..Default::default()
+                })
                 .await;
         }
         if r.id == "missing" {
@@ -255,8 +325,14 @@ impl ResourceProvider for TestProvider {
                 fields: [
                     ("name".to_string(), string(&r.id)),
                     ("forceDestroy".to_string(), Value { kind: Some(Kind::BoolValue(false)) }),
-                    ("maxSessionDuration".to_string(), Value { kind: Some(Kind::NumberValue(3600.0)) }),
-                    ("tags".to_string(), Value { kind: Some(Kind::StructValue(Struct::default())) }),
+                    (
+                        "maxSessionDuration".to_string(),
+                        Value { kind: Some(Kind::NumberValue(3600.0)) },
+                    ),
+                    (
+                        "tags".to_string(),
+                        Value { kind: Some(Kind::StructValue(Struct::default())) },
+                    ),
                     // A nested zero value: a program that sets `versioning.enabled` alone differs
                     // at the leaf `versioning.mfaDelete`.
                     (
@@ -264,8 +340,14 @@ impl ResourceProvider for TestProvider {
                         Value {
                             kind: Some(Kind::StructValue(Struct {
                                 fields: [
-                                    ("enabled".to_string(), Value { kind: Some(Kind::BoolValue(true)) }),
-                                    ("mfaDelete".to_string(), Value { kind: Some(Kind::BoolValue(false)) }),
+                                    (
+                                        "enabled".to_string(),
+                                        Value { kind: Some(Kind::BoolValue(true)) },
+                                    ),
+                                    (
+                                        "mfaDelete".to_string(),
+                                        Value { kind: Some(Kind::BoolValue(false)) },
+                                    ),
                                 ]
                                 .into(),
                             })),
@@ -276,7 +358,12 @@ impl ResourceProvider for TestProvider {
             };
             let mut props = inputs.clone();
             props.fields.insert("arn".into(), string(&format!("arn:test:bucket:{}", r.id)));
-            return Ok(Response::new(ReadResponse { id: r.id, properties: Some(props), inputs: Some(inputs), ..Default::default() }));
+            return Ok(Response::new(ReadResponse {
+                id: r.id,
+                properties: Some(props),
+                inputs: Some(inputs),
+                ..Default::default()
+            }));
         }
         let (args, variables) = self.configured.lock().unwrap().clone();
         let props = Struct {
@@ -292,7 +379,12 @@ impl ResourceProvider for TestProvider {
         if r.id.starts_with("bad-") {
             inputs.fields.insert("badValue".into(), string("not allowed"));
         }
-        Ok(Response::new(ReadResponse { id: r.id, properties: Some(props), inputs: Some(inputs), ..Default::default() }))
+        Ok(Response::new(ReadResponse {
+            id: r.id,
+            properties: Some(props),
+            inputs: Some(inputs),
+            ..Default::default()
+        }))
     }
 }
 
@@ -314,7 +406,13 @@ async fn main() {
     }
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await.expect("bind");
     println!("{}", listener.local_addr().expect("addr").port());
-    let provider = TestProvider { mode, engine, schema_calls: AtomicU32::new(0), configured: Default::default(), parameterized: Default::default() };
+    let provider = TestProvider {
+        mode,
+        engine,
+        schema_calls: AtomicU32::new(0),
+        configured: Default::default(),
+        parameterized: Default::default(),
+    };
     tonic::transport::Server::builder()
         .add_service(ResourceProviderServer::new(provider))
         .serve_with_incoming(tokio_stream::wrappers::TcpListenerStream::new(listener))

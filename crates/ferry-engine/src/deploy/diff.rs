@@ -38,7 +38,11 @@ fn top(path: &str) -> &str {
 pub fn from_response(r: &DiffResponse) -> Option<DiffDecision> {
     use ferry_rpc::pulumirpc::diff_response::DiffChanges;
     let changes = DiffChanges::try_from(r.changes).unwrap_or(DiffChanges::DiffUnknown);
-    if changes == DiffChanges::DiffUnknown && r.diffs.is_empty() && r.replaces.is_empty() && r.detailed_diff.is_empty() {
+    if changes == DiffChanges::DiffUnknown
+        && r.diffs.is_empty()
+        && r.replaces.is_empty()
+        && r.detailed_diff.is_empty()
+    {
         return None;
     }
     if changes == DiffChanges::DiffNone {
@@ -74,7 +78,11 @@ pub fn from_response(r: &DiffResponse) -> Option<DiffDecision> {
 
 /// The engine's comparison of old and new inputs, for providers without a Diff (Pulumi's
 /// legacy diff): every differing top-level input is an update; unknowns count as changes.
-pub fn engine_diff(old_inputs: &PropertyMap, news: &PropertyMap, ignore: &[String]) -> DiffDecision {
+pub fn engine_diff(
+    old_inputs: &PropertyMap,
+    news: &PropertyMap,
+    ignore: &[String],
+) -> DiffDecision {
     let keys: BTreeSet<&String> = old_inputs.keys().chain(news.keys()).collect();
     let mut d = DiffDecision::default();
     for k in keys {
@@ -139,9 +147,13 @@ pub fn shown_map(map: &PropertyMap) -> Value {
 /// Unknowns as `[unknown]` rather than Pulumi's sentinel UUID.
 fn unknowns_named(v: Value) -> Value {
     match v {
-        Value::String(s) if s == ferry_state::sig::UNKNOWN_VALUE => Value::String("[unknown]".into()),
+        Value::String(s) if s == ferry_state::sig::UNKNOWN_VALUE => {
+            Value::String("[unknown]".into())
+        }
         Value::Array(items) => Value::Array(items.into_iter().map(unknowns_named).collect()),
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, unknowns_named(v))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.into_iter().map(|(k, v)| (k, unknowns_named(v))).collect())
+        }
         other => other,
     }
 }
@@ -157,7 +169,8 @@ pub fn explain(
     ignore: &[String],
     all: bool,
 ) -> Vec<PropertyDiff> {
-    let mut keys: BTreeSet<&str> = program.keys().chain(current.keys()).map(String::as_str).collect();
+    let mut keys: BTreeSet<&str> =
+        program.keys().chain(current.keys()).map(String::as_str).collect();
     if let Some(c) = checked {
         keys.extend(c.keys().map(String::as_str));
     }
@@ -169,19 +182,33 @@ pub fn explain(
     }
     // Nested paths the provider reported that no leaf above stands for follow at the end.
     let listed: BTreeSet<String> = out.iter().map(|d| d.path.clone()).collect();
-    for (path, kind) in decision.kinds.iter().filter(|(p, _)| p.as_str() != top(p) && !listed.contains(p.as_str())) {
-        out.push(PropertyDiff { path: path.clone(), kind: *kind, cause: DiffCause::Program, program: None, read: None, checked: None });
+    for (path, kind) in
+        decision.kinds.iter().filter(|(p, _)| p.as_str() != top(p) && !listed.contains(p.as_str()))
+    {
+        out.push(PropertyDiff {
+            path: path.clone(),
+            kind: *kind,
+            cause: DiffCause::Program,
+            program: None,
+            read: None,
+            checked: None,
+        });
     }
     out
 }
 
 /// `tags["cost-center"]`, `versioning.mfaDelete`, `groups[0]`: Pulumi's property paths.
 fn property_path(parent: Option<&str>, key: &str) -> String {
-    let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let plain = key.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     match (parent, plain) {
         (None, true) => key.to_string(),
         (Some(p), true) => format!("{p}.{key}"),
-        (p, false) => format!("{}[{}]", p.unwrap_or(""), serde_json::to_string(key).expect("a string serialises")),
+        (p, false) => format!(
+            "{}[{}]",
+            p.unwrap_or(""),
+            serde_json::to_string(key).expect("a string serialises")
+        ),
     }
 }
 
@@ -195,36 +222,72 @@ struct Leaf<'a> {
 
 impl Leaf<'_> {
     fn ignored(&self, path: &str) -> bool {
-        self.ignore.iter().any(|i| path == i || path.starts_with(&format!("{i}.")) || path.starts_with(&format!("{i}[")) || top(i) == path)
+        self.ignore.iter().any(|i| {
+            path == i
+                || path.starts_with(&format!("{i}."))
+                || path.starts_with(&format!("{i}["))
+                || top(i) == path
+        })
     }
 
     /// `top_key` is the top-level property the path is under (what the decision names).
-    fn explain(&mut self, path: &str, top_key: &str, p: Option<&PropertyValue>, r: Option<&PropertyValue>, c: Option<&PropertyValue>) {
+    fn explain(
+        &mut self,
+        path: &str,
+        top_key: &str,
+        p: Option<&PropertyValue>,
+        r: Option<&PropertyValue>,
+        c: Option<&PropertyValue>,
+    ) {
         let (ps, rs, cs) = (p.map(strip_secret), r.map(strip_secret), c.map(strip_secret));
         let same_everywhere = ps == rs && (cs.is_none() || cs == ps);
         // Objects (and lists of one length) that differ are explained leaf by leaf; secrets and
         // values only one side has stay whole.
-        if !same_everywhere && !matches!(p, Some(PropertyValue::Secret(_))) && !matches!(r, Some(PropertyValue::Secret(_))) {
+        if !same_everywhere
+            && !matches!(p, Some(PropertyValue::Secret(_)))
+            && !matches!(r, Some(PropertyValue::Secret(_)))
+        {
             match (ps, rs, cs) {
-                (Some(PropertyValue::Object(a)), Some(PropertyValue::Object(b)), cc @ (None | Some(PropertyValue::Object(_)))) => {
+                (
+                    Some(PropertyValue::Object(a)),
+                    Some(PropertyValue::Object(b)),
+                    cc @ (None | Some(PropertyValue::Object(_))),
+                ) => {
                     let cc = match cc {
                         Some(PropertyValue::Object(m)) => Some(m),
                         _ => None,
                     };
-                    let mut keys: BTreeSet<&str> = a.keys().chain(b.keys()).map(String::as_str).collect();
+                    let mut keys: BTreeSet<&str> =
+                        a.keys().chain(b.keys()).map(String::as_str).collect();
                     keys.extend(cc.into_iter().flat_map(|m| m.keys().map(String::as_str)));
                     for k in keys {
-                        self.explain(&property_path(Some(path), k), top_key, a.get(k), b.get(k), cc.and_then(|m| m.get(k)));
+                        self.explain(
+                            &property_path(Some(path), k),
+                            top_key,
+                            a.get(k),
+                            b.get(k),
+                            cc.and_then(|m| m.get(k)),
+                        );
                     }
                     return;
                 }
-                (Some(PropertyValue::Array(a)), Some(PropertyValue::Array(b)), cc @ (None | Some(PropertyValue::Array(_)))) if a.len() == b.len() => {
+                (
+                    Some(PropertyValue::Array(a)),
+                    Some(PropertyValue::Array(b)),
+                    cc @ (None | Some(PropertyValue::Array(_))),
+                ) if a.len() == b.len() => {
                     let cc = match cc {
                         Some(PropertyValue::Array(v)) if v.len() == a.len() => Some(v),
                         _ => None,
                     };
                     for i in 0..a.len() {
-                        self.explain(&format!("{path}[{i}]"), top_key, a.get(i), b.get(i), cc.and_then(|v| v.get(i)));
+                        self.explain(
+                            &format!("{path}[{i}]"),
+                            top_key,
+                            a.get(i),
+                            b.get(i),
+                            cc.and_then(|v| v.get(i)),
+                        );
                     }
                     return;
                 }
@@ -236,19 +299,20 @@ impl Leaf<'_> {
         let provider_kind = decision.kinds.iter().find(|(k, _)| k == path).map(|(_, k)| *k);
         // An ignored leaf keeps the resource's value: it changes nothing, whatever its parent does.
         let changed = decision.changed.iter().any(|k| k == top_key) && !same_everywhere && !ignored;
-        let kind = if decision.replace_keys.iter().any(|k| k == top_key) && !same_everywhere && !ignored {
-            DiffKind::Replace
-        } else if let Some(k) = provider_kind {
-            k
-        } else if changed {
-            match (r, c.or(p)) {
-                (None, Some(_)) => DiffKind::Add,
-                (Some(_), None) => DiffKind::Delete,
-                _ => DiffKind::Update,
-            }
-        } else {
-            DiffKind::None
-        };
+        let kind =
+            if decision.replace_keys.iter().any(|k| k == top_key) && !same_everywhere && !ignored {
+                DiffKind::Replace
+            } else if let Some(k) = provider_kind {
+                k
+            } else if changed {
+                match (r, c.or(p)) {
+                    (None, Some(_)) => DiffKind::Add,
+                    (Some(_), None) => DiffKind::Delete,
+                    _ => DiffKind::Update,
+                }
+            } else {
+                DiffKind::None
+            };
         let cause = if ignored {
             DiffCause::Ignored
         } else if same_everywhere {
@@ -263,9 +327,19 @@ impl Leaf<'_> {
         } else {
             DiffCause::Program
         };
-        if !self.all && kind == DiffKind::None && matches!(cause, DiffCause::Equal | DiffCause::Ignored) {
+        if !self.all
+            && kind == DiffKind::None
+            && matches!(cause, DiffCause::Equal | DiffCause::Ignored)
+        {
             return;
         }
-        self.out.push(PropertyDiff { path: path.to_string(), kind, cause, program: p.map(shown), read: r.map(shown), checked: c.map(shown) });
+        self.out.push(PropertyDiff {
+            path: path.to_string(),
+            kind,
+            cause,
+            program: p.map(shown),
+            read: r.map(shown),
+            checked: c.map(shown),
+        });
     }
 }

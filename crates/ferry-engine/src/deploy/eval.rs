@@ -69,7 +69,9 @@ fn reveal(v: PropertyValue) -> (PropertyValue, bool) {
 fn to_text(v: &PropertyValue) -> Option<String> {
     match v {
         PropertyValue::String(s) => Some(s.clone()),
-        PropertyValue::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => Some(format!("{}", *n as i64)),
+        PropertyValue::Number(n) if n.fract() == 0.0 && n.abs() < 1e15 => {
+            Some(format!("{}", *n as i64))
+        }
         PropertyValue::Number(n) => Some(n.to_string()),
         PropertyValue::Bool(b) => Some(b.to_string()),
         PropertyValue::Null => Some(String::new()),
@@ -82,10 +84,14 @@ fn plain_json(v: &PropertyValue) -> Option<serde_json::Value> {
     Some(match v {
         PropertyValue::Null => J::Null,
         PropertyValue::Bool(b) => J::Bool(*b),
-        PropertyValue::Number(n) => serde_json::Number::from_f64(*n).map(J::Number).unwrap_or(J::Null),
+        PropertyValue::Number(n) => {
+            serde_json::Number::from_f64(*n).map(J::Number).unwrap_or(J::Null)
+        }
         PropertyValue::String(s) => J::String(s.clone()),
         PropertyValue::Array(a) => J::Array(a.iter().map(plain_json).collect::<Option<_>>()?),
-        PropertyValue::Object(o) => J::Object(o.iter().map(|(k, v)| Some((k.clone(), plain_json(v)?))).collect::<Option<_>>()?),
+        PropertyValue::Object(o) => J::Object(
+            o.iter().map(|(k, v)| Some((k.clone(), plain_json(v)?))).collect::<Option<_>>()?,
+        ),
         PropertyValue::Secret(inner) => plain_json(inner)?,
         _ => return None,
     })
@@ -93,18 +99,34 @@ fn plain_json(v: &PropertyValue) -> Option<serde_json::Value> {
 
 impl Scope {
     /// Parses a config value by its declared type.
-    pub fn typed_config(key: &str, text: &str, type_: Option<&str>) -> Result<PropertyValue, String> {
+    pub fn typed_config(
+        key: &str,
+        text: &str,
+        type_: Option<&str>,
+    ) -> Result<PropertyValue, String> {
         let t = type_.unwrap_or("string").to_ascii_lowercase();
         let bad = |what: &str| format!("config `{key}` must be {what}, not `{text}`");
         Ok(match t.as_str() {
-            "integer" => PropertyValue::Number(text.trim().parse::<i64>().map_err(|_| bad("an integer"))? as f64),
-            "number" => PropertyValue::Number(text.trim().parse::<f64>().map_err(|_| bad("a number"))?),
-            "boolean" => PropertyValue::Bool(text.trim().parse::<bool>().map_err(|_| bad("`true` or `false`"))?),
+            "integer" => PropertyValue::Number(
+                text.trim().parse::<i64>().map_err(|_| bad("an integer"))? as f64,
+            ),
+            "number" => {
+                PropertyValue::Number(text.trim().parse::<f64>().map_err(|_| bad("a number"))?)
+            }
+            "boolean" => PropertyValue::Bool(
+                text.trim().parse::<bool>().map_err(|_| bad("`true` or `false`"))?,
+            ),
             t if t.starts_with("list<") => {
-                let json: serde_json::Value = serde_json::from_str(text).map_err(|_| bad("a JSON list"))?;
+                let json: serde_json::Value =
+                    serde_json::from_str(text).map_err(|_| bad("a JSON list"))?;
                 let arr = json.as_array().cloned().ok_or_else(|| bad("a JSON list"))?;
                 PropertyValue::Array(
-                    arr.iter().map(|v| ferry_property::json::decode_value(v, key, &Default::default()).map_err(|e| e.to_string())).collect::<Result<_, _>>()?,
+                    arr.iter()
+                        .map(|v| {
+                            ferry_property::json::decode_value(v, key, &Default::default())
+                                .map_err(|e| e.to_string())
+                        })
+                        .collect::<Result<_, _>>()?,
                 )
             }
             _ => PropertyValue::String(text.to_string()),
@@ -141,15 +163,25 @@ impl Scope {
                 }
                 secret_if(secret, PropertyValue::String(out))
             }
-            ExprKind::List(items) => PropertyValue::Array(items.iter().map(|i| self.eval(i, deps)).collect::<Result<_, _>>()?),
-            ExprKind::Object(entries) => {
-                PropertyValue::Object(entries.iter().map(|(k, v)| Ok((k.clone(), self.eval(v, deps)?))).collect::<Result<_, EvalError>>()?)
-            }
+            ExprKind::List(items) => PropertyValue::Array(
+                items.iter().map(|i| self.eval(i, deps)).collect::<Result<_, _>>()?,
+            ),
+            ExprKind::Object(entries) => PropertyValue::Object(
+                entries
+                    .iter()
+                    .map(|(k, v)| Ok((k.clone(), self.eval(v, deps)?)))
+                    .collect::<Result<_, EvalError>>()?,
+            ),
             ExprKind::Call(f, arg) => self.call(*f, arg, deps)?,
         })
     }
 
-    fn call(&self, f: Builtin, arg: &Expr, deps: &mut BTreeSet<String>) -> Result<PropertyValue, EvalError> {
+    fn call(
+        &self,
+        f: Builtin,
+        arg: &Expr,
+        deps: &mut BTreeSet<String>,
+    ) -> Result<PropertyValue, EvalError> {
         let pos = arg.pos;
         let value = self.eval(arg, deps)?;
         if f == Builtin::Secret {
@@ -164,17 +196,23 @@ impl Scope {
         }
         let args = |n: usize| -> Result<Vec<PropertyValue>, EvalError> {
             match &value {
-                PropertyValue::Array(a) if a.len() == n => Ok(a.iter().cloned().map(|v| reveal(v).0).collect()),
+                PropertyValue::Array(a) if a.len() == n => {
+                    Ok(a.iter().cloned().map(|v| reveal(v).0).collect())
+                }
                 _ => Err((pos, format!("`{}` takes a list of {n} arguments", f.name()))),
             }
         };
-        let text = |v: &PropertyValue, what: &str| to_text(v).ok_or_else(|| (pos, format!("`{}`: {what} must be a string", f.name())));
+        let text = |v: &PropertyValue, what: &str| {
+            to_text(v).ok_or_else(|| (pos, format!("`{}`: {what} must be a string", f.name())))
+        };
         let result = match f {
             Builtin::Secret => unreachable!(),
             Builtin::Join => {
                 let a = args(2)?;
                 let sep = text(&a[0], "the separator")?;
-                let PropertyValue::Array(items) = &a[1] else { return Err((pos, "`fn::join`: the second argument must be a list".into())) };
+                let PropertyValue::Array(items) = &a[1] else {
+                    return Err((pos, "`fn::join`: the second argument must be a list".into()));
+                };
                 let mut parts = Vec::new();
                 let mut any_secret = false;
                 for i in items {
@@ -191,33 +229,58 @@ impl Scope {
                 let a = args(2)?;
                 let sep = text(&a[0], "the separator")?;
                 let s = text(&a[1], "the value")?;
-                PropertyValue::Array(s.split(sep.as_str()).map(|p| PropertyValue::String(p.to_string())).collect())
+                PropertyValue::Array(
+                    s.split(sep.as_str()).map(|p| PropertyValue::String(p.to_string())).collect(),
+                )
             }
             Builtin::Select => {
                 let a = args(2)?;
-                let PropertyValue::Number(i) = a[0] else { return Err((pos, "`fn::select`: the index must be a number".into())) };
-                let PropertyValue::Array(items) = &a[1] else { return Err((pos, "`fn::select`: the second argument must be a list".into())) };
-                items.get(i as usize).cloned().ok_or_else(|| (pos, format!("`fn::select`: index {i} is past the list's {} items", items.len())))?
+                let PropertyValue::Number(i) = a[0] else {
+                    return Err((pos, "`fn::select`: the index must be a number".into()));
+                };
+                let PropertyValue::Array(items) = &a[1] else {
+                    return Err((pos, "`fn::select`: the second argument must be a list".into()));
+                };
+                items.get(i as usize).cloned().ok_or_else(|| {
+                    (
+                        pos,
+                        format!("`fn::select`: index {i} is past the list's {} items", items.len()),
+                    )
+                })?
             }
             Builtin::ToJson => {
                 let json =
                     plain_json(&value).ok_or_else(|| (pos, "`fn::toJSON`: the value holds something JSON cannot (an asset or a resource)".to_string()))?;
                 PropertyValue::String(json.to_string())
             }
-            Builtin::ToBase64 => PropertyValue::String(base64::engine::general_purpose::STANDARD.encode(text(&value, "the value")?)),
+            Builtin::ToBase64 => PropertyValue::String(
+                base64::engine::general_purpose::STANDARD.encode(text(&value, "the value")?),
+            ),
             Builtin::FromBase64 => {
-                let bytes =
-                    base64::engine::general_purpose::STANDARD.decode(text(&value, "the value")?).map_err(|e| (pos, format!("`fn::fromBase64`: {e}")))?;
-                PropertyValue::String(String::from_utf8(bytes).map_err(|_| (pos, "`fn::fromBase64`: the result is not UTF-8 text".to_string()))?)
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(text(&value, "the value")?)
+                    .map_err(|e| (pos, format!("`fn::fromBase64`: {e}")))?;
+                PropertyValue::String(String::from_utf8(bytes).map_err(|_| {
+                    (pos, "`fn::fromBase64`: the result is not UTF-8 text".to_string())
+                })?)
             }
-            Builtin::StringAsset => PropertyValue::Asset(Asset { hash: None, source: AssetSource::Text(text(&value, "the value")?) }),
+            Builtin::StringAsset => PropertyValue::Asset(Asset {
+                hash: None,
+                source: AssetSource::Text(text(&value, "the value")?),
+            }),
         };
         Ok(secret_if(secret, result))
     }
 
-    fn resolve(&self, r: &Reference, deps: &mut BTreeSet<String>) -> Result<PropertyValue, EvalError> {
+    fn resolve(
+        &self,
+        r: &Reference,
+        deps: &mut BTreeSet<String>,
+    ) -> Result<PropertyValue, EvalError> {
         let root = r.root.as_str();
-        let (mut value, mut complete, path): (PropertyValue, bool, &[Accessor]) = if root == "pulumi" {
+        let (mut value, mut complete, path): (PropertyValue, bool, &[Accessor]) = if root
+            == "pulumi"
+        {
             let which = match r.path.first() {
                 Some(Accessor::Property(p)) => p.as_str(),
                 _ => "",
@@ -241,17 +304,25 @@ impl Scope {
                     &[],
                 ),
                 Some(Accessor::Property(p)) if p == "id" => (res.id.clone(), true, &r.path[1..]),
-                Some(Accessor::Property(p)) if p == "urn" => (PropertyValue::String(res.urn.clone()), true, &r.path[1..]),
+                Some(Accessor::Property(p)) if p == "urn" => {
+                    (PropertyValue::String(res.urn.clone()), true, &r.path[1..])
+                }
                 Some(Accessor::Property(p)) => match res.outputs.get(p) {
                     Some(v) => (v.clone(), res.complete, &r.path[1..]),
                     None if res.complete => (PropertyValue::Null, true, &r.path[1..]),
                     None => (PropertyValue::Computed, false, &[]),
                 },
-                Some(Accessor::Index(_)) => return Err((r.pos, format!("`${{{}}}`: a resource cannot be indexed", r.text))),
+                Some(Accessor::Index(_)) => {
+                    return Err((r.pos, format!("`${{{}}}`: a resource cannot be indexed", r.text)))
+                }
             }
         } else if let Some(v) = self.variables.get(root).or_else(|| self.config.get(root)) {
             (v.clone(), true, &r.path[..])
-        } else if let Some(c) = self.raw_config.get(root).or_else(|| self.raw_config.get(&format!("{}:{root}", self.project))) {
+        } else if let Some(c) = self
+            .raw_config
+            .get(root)
+            .or_else(|| self.raw_config.get(&format!("{}:{root}", self.project)))
+        {
             (secret_if(c.secret, PropertyValue::String(c.value.clone())), true, &r.path[..])
         } else {
             return Err((r.pos, format!("`${{{}}}`: config `{root}` is not set", r.text)));
@@ -267,12 +338,21 @@ impl Scope {
                     None if complete => PropertyValue::Null,
                     None => PropertyValue::Computed,
                 },
-                (PropertyValue::Array(mut a), Accessor::Index(i)) if *i < a.len() => a.swap_remove(*i),
+                (PropertyValue::Array(mut a), Accessor::Index(i)) if *i < a.len() => {
+                    a.swap_remove(*i)
+                }
                 (PropertyValue::Array(a), Accessor::Index(i)) => {
                     if !complete {
                         PropertyValue::Computed
                     } else {
-                        return Err((r.pos, format!("`${{{}}}`: index {i} is past the list's {} items", r.text, a.len())));
+                        return Err((
+                            r.pos,
+                            format!(
+                                "`${{{}}}`: index {i} is past the list's {} items",
+                                r.text,
+                                a.len()
+                            ),
+                        ));
                     }
                 }
                 (PropertyValue::Null, _) => PropertyValue::Null,
@@ -285,7 +365,10 @@ impl Scope {
                         PropertyValue::Object(_) => "an object",
                         _ => "a value that has no properties",
                     };
-                    return Err((r.pos, format!("`${{{}}}`: cannot take {step:?} of {kind}", r.text)));
+                    return Err((
+                        r.pos,
+                        format!("`${{{}}}`: cannot take {step:?} of {kind}", r.text),
+                    ));
                 }
             };
             complete = complete && !matches!(value, PropertyValue::Computed);
@@ -300,14 +383,27 @@ mod tests {
 
     #[test]
     fn config_values_take_their_declared_types() {
-        assert_eq!(Scope::typed_config("n", "42", Some("integer")), Ok(PropertyValue::Number(42.0)));
-        assert_eq!(Scope::typed_config("b", "true", Some("boolean")), Ok(PropertyValue::Bool(true)));
+        assert_eq!(
+            Scope::typed_config("n", "42", Some("integer")),
+            Ok(PropertyValue::Number(42.0))
+        );
+        assert_eq!(
+            Scope::typed_config("b", "true", Some("boolean")),
+            Ok(PropertyValue::Bool(true))
+        );
         assert_eq!(Scope::typed_config("s", "x", None), Ok(PropertyValue::String("x".into())));
         assert_eq!(
             Scope::typed_config("l", r#"["a", "b"]"#, Some("List<String>")),
-            Ok(PropertyValue::Array(vec![PropertyValue::String("a".into()), PropertyValue::String("b".into())]))
+            Ok(PropertyValue::Array(vec![
+                PropertyValue::String("a".into()),
+                PropertyValue::String("b".into())
+            ]))
         );
-        assert!(Scope::typed_config("l", r#"{"a": 1}"#, Some("List<String>")).unwrap_err().contains("a JSON list"));
-        assert!(Scope::typed_config("n", "4.5", Some("integer")).unwrap_err().contains("must be an integer"));
+        assert!(Scope::typed_config("l", r#"{"a": 1}"#, Some("List<String>"))
+            .unwrap_err()
+            .contains("a JSON list"));
+        assert!(Scope::typed_config("n", "4.5", Some("integer"))
+            .unwrap_err()
+            .contains("must be an integer"));
     }
 }

@@ -25,8 +25,13 @@ pub use eval::ConfigValue;
 use eval::{Registered, Scope};
 pub use generator::{provider_config, provider_version};
 use generator::{Generator, Goal};
-pub use options::{Decrypt, DeployContext, DeployMode, DeployOptions, Identify, ImportStrategy, PlanScope, PriorState, SkippedResource};
-pub use step::{CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp};
+pub use options::{
+    Decrypt, DeployContext, DeployMode, DeployOptions, Identify, ImportStrategy, PlanScope,
+    PriorState, SkippedResource,
+};
+pub use step::{
+    CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp,
+};
 
 use crate::program::{Diagnostic, Program, ProgramError};
 use crate::provider::ProviderSource;
@@ -67,7 +72,11 @@ impl Plan {
             .iter()
             .filter(|s| match s.op {
                 StepOp::Same | StepOp::Import | StepOp::Read | StepOp::Relinquish => false,
-                StepOp::Create => !(s.type_ == "pulumi:pulumi:Stack" || s.type_.starts_with("pulumi:providers:") || s.state_only),
+                StepOp::Create => {
+                    !(s.type_ == "pulumi:pulumi:Stack"
+                        || s.type_.starts_with("pulumi:providers:")
+                        || s.state_only)
+                }
                 StepOp::Update => !s.type_.starts_with("pulumi:providers:"),
                 _ => true,
             })
@@ -89,18 +98,34 @@ impl Plan {
         }
         if self.is_import_deployment() {
             let ready = self.steps.iter().any(|s| s.status.is_some_and(|st| st.is_ready()));
-            return (!ready).then(|| "nothing to commit: no resource in the preview is ready".to_string());
+            return (!ready)
+                .then(|| "nothing to commit: no resource in the preview is ready".to_string());
         }
-        let failed: Vec<String> = self.failed_steps().map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or(""))).collect();
+        let failed: Vec<String> = self
+            .failed_steps()
+            .map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or("")))
+            .collect();
         if !failed.is_empty() {
-            return Some(format!("{} step(s) cannot go ahead: {}", failed.len(), failed.join("; ")));
+            return Some(format!(
+                "{} step(s) cannot go ahead: {}",
+                failed.len(),
+                failed.join("; ")
+            ));
         }
         let differing: Vec<String> = self
             .steps
             .iter()
-            .filter(|s| matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && (!s.changed.is_empty() || !s.check_failures.is_empty()))
+            .filter(|s| {
+                matches!(s.op, StepOp::Import | StepOp::ImportReplacement)
+                    && (!s.changed.is_empty() || !s.check_failures.is_empty())
+            })
             .map(|s| {
-                let props: Vec<String> = s.changed.iter().chain(s.check_failures.iter().map(|f| &f.property)).map(|p| format!("`{p}`")).collect();
+                let props: Vec<String> = s
+                    .changed
+                    .iter()
+                    .chain(s.check_failures.iter().map(|f| &f.property))
+                    .map(|p| format!("`{p}`"))
+                    .collect();
                 format!("`{}`: {}", s.name, props.join(", "))
             })
             .collect();
@@ -112,7 +137,8 @@ impl Plan {
         }
         let changes = self.import_only_violations();
         if !changes.is_empty() && !apply {
-            let listed: Vec<String> = changes.iter().take(20).map(|s| format!("{} `{}`", s.op, s.name)).collect();
+            let listed: Vec<String> =
+                changes.iter().take(20).map(|s| format!("{} `{}`", s.op, s.name)).collect();
             return Some(format!(
                 "an import commit holds only imports and unchanged resources, and this plan would also {}{}; commit with apply=true to have Ferry run them against the providers",
                 listed.join(", "),
@@ -135,8 +161,18 @@ impl Plan {
         self.steps
             .iter()
             .filter(|s| {
-                let adds = matches!(s.op, StepOp::Import | StepOp::ImportReplacement | StepOp::Read | StepOp::Create | StepOp::CreateReplacement);
-                let engine_own = s.type_ == "pulumi:pulumi:Stack" || (s.type_.starts_with("pulumi:providers:") && s.spec_index.is_none() && s.line.is_none());
+                let adds = matches!(
+                    s.op,
+                    StepOp::Import
+                        | StepOp::ImportReplacement
+                        | StepOp::Read
+                        | StepOp::Create
+                        | StepOp::CreateReplacement
+                );
+                let engine_own = s.type_ == "pulumi:pulumi:Stack"
+                    || (s.type_.starts_with("pulumi:providers:")
+                        && s.spec_index.is_none()
+                        && s.line.is_none());
                 adds && s.error.is_none() && !engine_own
             })
             .count()
@@ -158,7 +194,12 @@ pub struct Deployed {
 /// Runs `program` against the stack. Fails as a whole only for problems found before any
 /// resource is registered (unknown types or properties against the providers' schemas, missing
 /// config); problems with single resources are errors on their steps.
-pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn ProviderSource, options: &DeployOptions) -> Result<Deployed, ProgramError> {
+pub async fn deploy(
+    program: &Program,
+    ctx: &DeployContext<'_>,
+    providers: &dyn ProviderSource,
+    options: &DeployOptions,
+) -> Result<Deployed, ProgramError> {
     let types = schema::resolve_types(program, providers).await?;
     let mut scope = Scope {
         stack: ctx.stack.to_string(),
@@ -171,10 +212,16 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
     };
     let mut config_errors = Vec::new();
     for decl in &program.config {
-        let given = ctx.config.get(&decl.key).or_else(|| ctx.config.get(&format!("{}:{}", ctx.project, decl.key)));
+        let given = ctx
+            .config
+            .get(&decl.key)
+            .or_else(|| ctx.config.get(&format!("{}:{}", ctx.project, decl.key)));
         let value = match (given, &decl.default) {
-            (Some(c), _) => Scope::typed_config(&decl.key, &c.value, decl.type_.as_deref()).map(|v| (v, c.secret)),
-            (None, Some(default)) => scope.eval(default, &mut BTreeSet::new()).map(|v| (v, false)).map_err(|(_, m)| m),
+            (Some(c), _) => Scope::typed_config(&decl.key, &c.value, decl.type_.as_deref())
+                .map(|v| (v, c.secret)),
+            (None, Some(default)) => {
+                scope.eval(default, &mut BTreeSet::new()).map(|v| (v, false)).map_err(|(_, m)| m)
+            }
             (None, None) => Err(format!(
                 "config `{}` is required and not set (`pulumi config set {}{} <value>`)",
                 decl.key,
@@ -187,7 +234,11 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
                 let v = if secret || decl.secret { PropertyValue::Secret(Box::new(v)) } else { v };
                 scope.config.insert(decl.key.clone(), v);
             }
-            Err(message) => config_errors.push(program.diagnostic(decl.pos, format!("config.{}", decl.key), message)),
+            Err(message) => config_errors.push(program.diagnostic(
+                decl.pos,
+                format!("config.{}", decl.key),
+                message,
+            )),
         }
     }
     if !config_errors.is_empty() {
@@ -215,16 +266,28 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
         let refs: Vec<&str> = if node.0 {
             program.resources[node.1].references().into_iter().collect()
         } else {
-            program.variables[node.1].value.references().into_iter().map(|r| r.root.as_str()).collect()
+            program.variables[node.1]
+                .value
+                .references()
+                .into_iter()
+                .map(|r| r.root.as_str())
+                .collect()
         };
-        let l = refs.iter().filter_map(|n| by_name.get(n)).filter_map(|d| level.get(d)).map(|l| l + 1).max().unwrap_or(0);
+        let l = refs
+            .iter()
+            .filter_map(|n| by_name.get(n))
+            .filter_map(|d| level.get(d))
+            .map(|l| l + 1)
+            .max()
+            .unwrap_or(0);
         level.insert(node, l);
         if levels.len() <= l {
             levels.resize(l + 1, Vec::new());
         }
         levels[l].push(node);
     }
-    let seq_of: HashMap<(bool, usize), usize> = program.order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let seq_of: HashMap<(bool, usize), usize> =
+        program.order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
     for nodes in &levels {
         for &(is_resource, i) in nodes {
             if is_resource {
@@ -253,12 +316,19 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
                     errors.push(diagnostic);
                     scope.resources.insert(
                         decl.name.clone(),
-                        Registered { urn: String::new(), id: PropertyValue::Computed, outputs: PropertyMap::new(), complete: false },
+                        Registered {
+                            urn: String::new(),
+                            id: PropertyValue::Computed,
+                            outputs: PropertyMap::new(),
+                            complete: false,
+                        },
                     );
                 }
             }
         }
-        let results = futures_util::future::join_all(goals.into_iter().map(|goal| generator.register(goal))).await;
+        let results =
+            futures_util::future::join_all(goals.into_iter().map(|goal| generator.register(goal)))
+                .await;
         for (name, outcome) in results {
             match outcome {
                 generator::Outcome::Registered(r) => {
@@ -277,7 +347,11 @@ pub async fn deploy(program: &Program, ctx: &DeployContext<'_>, providers: &dyn 
             Ok(v) => {
                 outputs.insert(name.clone(), v);
             }
-            Err((p, message)) => errors.push(program.diagnostic(if p.line > 0 { p } else { *pos }, format!("outputs.{name}"), message)),
+            Err((p, message)) => errors.push(program.diagnostic(
+                if p.line > 0 { p } else { *pos },
+                format!("outputs.{name}"),
+                message,
+            )),
         }
     }
     Ok(finish_plan(&generator, ctx, options, &outputs, errors, skipped).await)
@@ -316,7 +390,12 @@ pub(crate) async fn finish_plan(
 /// Makes the stack's resources that the program names by URN (`parent`, `provider`,
 /// `dependsOn`) known to the evaluation, as registered resources with their stored outputs.
 /// Only an imports-scope plan may name them: in a whole-stack plan they would be deleted.
-fn stack_references(program: &Program, ctx: &DeployContext<'_>, scope_kind: PlanScope, scope: &mut Scope) -> Result<(), ProgramError> {
+fn stack_references(
+    program: &Program,
+    ctx: &DeployContext<'_>,
+    scope_kind: PlanScope,
+    scope: &mut Scope,
+) -> Result<(), ProgramError> {
     let mut wanted: Vec<(&crate::program::ResourceDecl, &'static str, &str)> = Vec::new();
     for decl in &program.resources {
         let o = &decl.options;
@@ -343,12 +422,24 @@ fn stack_references(program: &Program, ctx: &DeployContext<'_>, scope_kind: Plan
             ));
             continue;
         }
-        let Some(r) = index.get(urn).map(|&i| &resources[i]).filter(|r| !r.is_pending_delete()) else {
-            diagnostics.push(program.diagnostic(pos, path, format!("`{urn}` is not a resource in the stack")));
+        let Some(r) = index.get(urn).map(|&i| &resources[i]).filter(|r| !r.is_pending_delete())
+        else {
+            diagnostics.push(program.diagnostic(
+                pos,
+                path,
+                format!("`{urn}` is not a resource in the stack"),
+            ));
             continue;
         };
         if option == "provider" && !r.is_provider() {
-            diagnostics.push(program.diagnostic(pos, path, format!("`{urn}` is a `{}`, not a provider (`pulumi:providers:<package>`)", r.type_)));
+            diagnostics.push(program.diagnostic(
+                pos,
+                path,
+                format!(
+                    "`{urn}` is a `{}`, not a provider (`pulumi:providers:<package>`)",
+                    r.type_
+                ),
+            ));
             continue;
         }
         if scope.resources.contains_key(urn) {
@@ -357,12 +448,22 @@ fn stack_references(program: &Program, ctx: &DeployContext<'_>, scope_kind: Plan
         let outputs = match ferry_property::json::decode_map(&r.outputs_map(), "", &decode) {
             Ok(o) => o,
             Err(e) => {
-                diagnostics.push(program.diagnostic(pos, path, format!("the stack's outputs of `{urn}` do not decode: {e}")));
+                diagnostics.push(program.diagnostic(
+                    pos,
+                    path,
+                    format!("the stack's outputs of `{urn}` do not decode: {e}"),
+                ));
                 continue;
             }
         };
-        let id = r.id().map(|i| PropertyValue::String(i.to_string())).unwrap_or(PropertyValue::String(String::new()));
-        scope.resources.insert(urn.to_string(), Registered { urn: urn.to_string(), id, outputs, complete: true });
+        let id = r
+            .id()
+            .map(|i| PropertyValue::String(i.to_string()))
+            .unwrap_or(PropertyValue::String(String::new()));
+        scope.resources.insert(
+            urn.to_string(),
+            Registered { urn: urn.to_string(), id, outputs, complete: true },
+        );
     }
     if diagnostics.is_empty() {
         Ok(())

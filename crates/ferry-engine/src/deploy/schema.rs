@@ -29,8 +29,12 @@ pub fn resolve_token(written: &str, resources: &serde_json::Map<String, Value>) 
     }
     let parts: Vec<&str> = written.split(':').collect();
     let candidates: Vec<String> = match parts.as_slice() {
-        [pkg, name] => vec![format!("{pkg}:index:{name}"), format!("{pkg}:index/{}:{name}", lower_first(name))],
-        [pkg, module, name] if !module.contains('/') => vec![format!("{pkg}:{module}/{}:{name}", lower_first(name))],
+        [pkg, name] => {
+            vec![format!("{pkg}:index:{name}"), format!("{pkg}:index/{}:{name}", lower_first(name))]
+        }
+        [pkg, module, name] if !module.contains('/') => {
+            vec![format!("{pkg}:{module}/{}:{name}", lower_first(name))]
+        }
         _ => Vec::new(),
     };
     candidates.into_iter().find(|c| resources.contains_key(c))
@@ -45,17 +49,25 @@ fn close(word: &str, known: impl Iterator<Item = String>) -> String {
         .unwrap_or_default()
 }
 
-pub async fn resolve_types(program: &Program, providers: &dyn ProviderSource) -> Result<Vec<ResolvedType>, ProgramError> {
+pub async fn resolve_types(
+    program: &Program,
+    providers: &dyn ProviderSource,
+) -> Result<Vec<ResolvedType>, ProgramError> {
     let mut schemas: BTreeMap<(String, Option<String>), Result<Value, String>> = BTreeMap::new();
     for r in &program.resources {
-        let package = if r.is_provider() { r.type_.trim_start_matches("pulumi:providers:") } else { r.type_.split(':').next().unwrap_or("") };
+        let package = if r.is_provider() {
+            r.type_.trim_start_matches("pulumi:providers:")
+        } else {
+            r.type_.split(':').next().unwrap_or("")
+        };
         let key = (package.to_string(), r.options.version.clone());
         if schemas.contains_key(&key) {
             continue;
         }
         let schema = match providers.schema(&key.0, key.1.as_deref()).await {
             Ok(text) if text.trim().is_empty() => Ok(Value::Null),
-            Ok(text) => serde_json::from_str::<Value>(&text).map_err(|e| format!("the `{package}` provider's schema is not JSON: {e}")),
+            Ok(text) => serde_json::from_str::<Value>(&text)
+                .map_err(|e| format!("the `{package}` provider's schema is not JSON: {e}")),
             Err(e) => Err(e.to_string()),
         };
         schemas.insert(key, schema);
@@ -64,18 +76,28 @@ pub async fn resolve_types(program: &Program, providers: &dyn ProviderSource) ->
     let mut out = Vec::with_capacity(program.resources.len());
     for r in &program.resources {
         let path = format!("resources.{}", r.name);
-        let package = if r.is_provider() { r.type_.trim_start_matches("pulumi:providers:") } else { r.type_.split(':').next().unwrap_or("") };
+        let package = if r.is_provider() {
+            r.type_.trim_start_matches("pulumi:providers:")
+        } else {
+            r.type_.split(':').next().unwrap_or("")
+        };
         let schema = &schemas[&(package.to_string(), r.options.version.clone())];
         let schema = match schema {
             Ok(s) => s,
             Err(e) => {
-                diagnostics.push(program.diagnostic(r.type_pos, format!("{path}.type"), format!("the `{package}` provider is not available: {e}")));
+                diagnostics.push(program.diagnostic(
+                    r.type_pos,
+                    format!("{path}.type"),
+                    format!("the `{package}` provider is not available: {e}"),
+                ));
                 out.push(ResolvedType { token: r.type_.clone(), inputs: None });
                 continue;
             }
         };
         if r.is_provider() {
-            let inputs = schema["config"]["variables"].as_object().map(|v| v.keys().cloned().collect::<BTreeSet<_>>());
+            let inputs = schema["config"]["variables"]
+                .as_object()
+                .map(|v| v.keys().cloned().collect::<BTreeSet<_>>());
             out.push(ResolvedType {
                 token: r.type_.clone(),
                 inputs: inputs.filter(|i| !i.is_empty()).map(|mut i| {
@@ -92,13 +114,19 @@ pub async fn resolve_types(program: &Program, providers: &dyn ProviderSource) ->
         };
         match resolve_token(&r.type_, resources) {
             Some(token) => {
-                let inputs: BTreeSet<String> = resources[&token]["inputProperties"].as_object().map(|m| m.keys().cloned().collect()).unwrap_or_default();
+                let inputs: BTreeSet<String> = resources[&token]["inputProperties"]
+                    .as_object()
+                    .map(|m| m.keys().cloned().collect())
+                    .unwrap_or_default();
                 for (name, pos, _) in &r.properties {
                     if !inputs.contains(name) {
                         diagnostics.push(program.diagnostic(
                             *pos,
                             format!("{path}.properties.{name}"),
-                            format!("`{token}` has no input `{name}`{}", close(name, inputs.iter().cloned())),
+                            format!(
+                                "`{token}` has no input `{name}`{}",
+                                close(name, inputs.iter().cloned())
+                            ),
                         ));
                     }
                 }
@@ -112,7 +140,11 @@ pub async fn resolve_types(program: &Program, providers: &dyn ProviderSource) ->
                 diagnostics.push(program.diagnostic(
                     r.type_pos,
                     format!("{path}.type"),
-                    format!("the `{package}` package has no resource type `{}`{}", r.type_, close(&r.type_, resources.keys().map(short))),
+                    format!(
+                        "the `{package}` package has no resource type `{}`{}",
+                        r.type_,
+                        close(&r.type_, resources.keys().map(short))
+                    ),
                 ));
                 out.push(ResolvedType { token: r.type_.clone(), inputs: None });
             }

@@ -24,7 +24,12 @@ pub fn dependency_order(states: Vec<ResourceState>, base: &[Resource]) -> Vec<Re
         .iter()
         .map(|e| {
             let provider = e.provider.and_then(split_provider_reference).map(|(u, _)| u);
-            e.parent.into_iter().chain(provider).chain(e.dependencies.iter().map(String::as_str)).filter_map(|u| index.get(u).copied()).collect()
+            e.parent
+                .into_iter()
+                .chain(provider)
+                .chain(e.dependencies.iter().map(String::as_str))
+                .filter_map(|u| index.get(u).copied())
+                .collect()
         })
         .collect();
     let mut placed = vec![false; states.len()];
@@ -64,7 +69,10 @@ pub fn dependency_order(states: Vec<ResourceState>, base: &[Resource]) -> Vec<Re
 /// it (`urn::<unknown ID>`) name that ID.
 pub fn assign_created_ids(states: &mut [ResourceState]) {
     let mut ids: HashMap<String, String> = HashMap::new();
-    for s in states.iter_mut().filter(|s| s.custom && s.id.is_none() && s.type_.starts_with("pulumi:providers:")) {
+    for s in states
+        .iter_mut()
+        .filter(|s| s.custom && s.id.is_none() && s.type_.starts_with("pulumi:providers:"))
+    {
         let id = uuid::Uuid::new_v4().to_string();
         ids.insert(format!("{}::{}", s.urn, super::step::UNKNOWN_ID), format!("{}::{id}", s.urn));
         s.id = Some(id);
@@ -87,10 +95,18 @@ struct Edges<'a> {
 impl<'a> Edges<'a> {
     fn of(s: &'a ResourceState, base: &'a [Resource]) -> Edges<'a> {
         match s.kept_entry(base) {
-            Some(r) => {
-                Edges { urn: &r.urn, parent: r.parent.as_deref(), provider: r.provider.as_deref(), dependencies: r.dependencies.as_deref().unwrap_or(&[]) }
-            }
-            None => Edges { urn: &s.urn, parent: s.parent.as_deref(), provider: s.provider.as_deref(), dependencies: &s.dependencies },
+            Some(r) => Edges {
+                urn: &r.urn,
+                parent: r.parent.as_deref(),
+                provider: r.provider.as_deref(),
+                dependencies: r.dependencies.as_deref().unwrap_or(&[]),
+            },
+            None => Edges {
+                urn: &s.urn,
+                parent: s.parent.as_deref(),
+                provider: s.provider.as_deref(),
+                dependencies: &s.dependencies,
+            },
         }
     }
 }
@@ -107,8 +123,15 @@ pub struct WriteOptions<'a> {
 ///
 /// A resource kept verbatim moves out of an owned `base` (a commit's base is superseded by what
 /// it writes: nothing copies the stack), and is copied from a borrowed one.
-pub fn to_deployment(base: Cow<'_, Deployment>, states: &[ResourceState], options: &WriteOptions<'_>) -> Deployment {
-    let opts = EncodeOptions { secrets: SecretEncoding::Encrypt(options.encrypt), ..EncodeOptions::wire() };
+pub fn to_deployment(
+    base: Cow<'_, Deployment>,
+    states: &[ResourceState],
+    options: &WriteOptions<'_>,
+) -> Deployment {
+    let opts = EncodeOptions {
+        secrets: SecretEncoding::Encrypt(options.encrypt),
+        ..EncodeOptions::wire()
+    };
     let encode = |m| Value::Object(encode_map(m, &opts));
     let kept = |s: &ResourceState| s.base.filter(|_| s.verbatim);
     let olds = base.resources();
@@ -140,15 +163,21 @@ pub fn to_deployment(base: Cow<'_, Deployment>, states: &[ResourceState], option
             set(&mut v, "deleteBeforeReplace", s.delete_before_replace.then_some(json!(true)));
             set(&mut v, "retainOnDelete", s.retain_on_delete.then_some(json!(true)));
             set(&mut v, "importID", s.import_id.as_ref().map(|i| json!(i)));
-            set(&mut v, "dependencies", (!s.dependencies.is_empty()).then(|| json!(s.dependencies)));
-            let pd: BTreeMap<&String, Vec<&String>> = s.property_dependencies.iter().map(|(k, v)| (k, v.iter().collect())).collect();
+            set(
+                &mut v,
+                "dependencies",
+                (!s.dependencies.is_empty()).then(|| json!(s.dependencies)),
+            );
+            let pd: BTreeMap<&String, Vec<&String>> =
+                s.property_dependencies.iter().map(|(k, v)| (k, v.iter().collect())).collect();
             set(&mut v, "propertyDependencies", (!pd.is_empty()).then(|| json!(pd)));
             v.remove("delete");
             v.remove("pendingReplacement");
             let changed = match old {
                 Some(o) => {
                     o.inputs.as_ref().map(|i| Value::Object(i.to_map())) != v.get("inputs").cloned()
-                        || o.outputs.as_ref().map(|i| Value::Object(i.to_map())) != v.get("outputs").cloned()
+                        || o.outputs.as_ref().map(|i| Value::Object(i.to_map()))
+                            != v.get("outputs").cloned()
                 }
                 None => true,
             };
@@ -158,26 +187,41 @@ pub fn to_deployment(base: Cow<'_, Deployment>, states: &[ResourceState], option
             if changed {
                 v.insert("modified".into(), json!(options.now));
             }
-            Some(serde_json::from_value(Value::Object(v)).expect("a resource written from its fields always reads back"))
+            Some(
+                serde_json::from_value(Value::Object(v))
+                    .expect("a resource written from its fields always reads back"),
+            )
         })
         .collect();
     // Everything but the resources (cloning them too would copy the whole stack once more).
     let mut next = base.without_resources();
     let mut taken = vec![false; olds.len()];
-    let each_kept_once = states.iter().filter_map(kept).all(|i| !std::mem::replace(&mut taken[i], true));
+    let each_kept_once =
+        states.iter().filter_map(kept).all(|i| !std::mem::replace(&mut taken[i], true));
     let resources: Vec<Resource> = match base {
         Cow::Owned(owned) if each_kept_once => {
-            let mut olds: Vec<Option<Resource>> = owned.resources.unwrap_or_default().into_iter().map(Some).collect();
+            let mut olds: Vec<Option<Resource>> =
+                owned.resources.unwrap_or_default().into_iter().map(Some).collect();
             written
                 .into_iter()
                 .zip(states)
-                .map(|(w, s)| w.unwrap_or_else(|| olds[kept(s).expect("only kept resources are left")].take().expect("kept once")))
+                .map(|(w, s)| {
+                    w.unwrap_or_else(|| {
+                        olds[kept(s).expect("only kept resources are left")]
+                            .take()
+                            .expect("kept once")
+                    })
+                })
                 .collect()
         }
         base => written
             .into_iter()
             .zip(states)
-            .map(|(w, s)| w.unwrap_or_else(|| base.resources()[kept(s).expect("only kept resources are left")].clone()))
+            .map(|(w, s)| {
+                w.unwrap_or_else(|| {
+                    base.resources()[kept(s).expect("only kept resources are left")].clone()
+                })
+            })
             .collect(),
     };
     next.resources = Some(resources);
@@ -216,16 +260,29 @@ mod tests {
         let encrypt = |s: &str| s.to_string();
         let options = WriteOptions { now: "2026-11-24T00:00:00Z", encrypt: &encrypt };
         let mut new = ResourceState::kept(0);
-        (new.urn, new.type_, new.custom, new.id, new.base, new.verbatim) =
-            ("urn:pulumi:s::p::t:i:C::c".into(), "t:i:C".into(), true, Some("3".into()), None, false);
-        for states in [vec![ResourceState::kept(1), new.clone(), ResourceState::kept(0)], vec![ResourceState::kept(1), ResourceState::kept(1)]] {
+        (new.urn, new.type_, new.custom, new.id, new.base, new.verbatim) = (
+            "urn:pulumi:s::p::t:i:C::c".into(),
+            "t:i:C".into(),
+            true,
+            Some("3".into()),
+            None,
+            false,
+        );
+        for states in [
+            vec![ResourceState::kept(1), new.clone(), ResourceState::kept(0)],
+            vec![ResourceState::kept(1), ResourceState::kept(1)],
+        ] {
             let base = base();
             let borrowed = to_deployment(Cow::Borrowed(&base), &states, &options);
             let owned = to_deployment(Cow::Owned(base.clone()), &states, &options);
             assert_eq!(owned, borrowed);
             for (state, written) in states.iter().zip(owned.resources()) {
                 if let Some(i) = state.base {
-                    assert_eq!(written, &base.resources()[i], "a kept resource is written as it was");
+                    assert_eq!(
+                        written,
+                        &base.resources()[i],
+                        "a kept resource is written as it was"
+                    );
                 }
             }
         }
@@ -244,8 +301,18 @@ mod tests {
         let mut new = ResourceState::bare("urn:pulumi:s::p::t:i:C::c".into(), "t:i:C".into(), None);
         new.parent = Some("urn:pulumi:s::p::pulumi:pulumi:Stack::p-s".into());
         new.dependencies = vec!["urn:pulumi:s::p::t:i:A::a".into()];
-        let ordered = dependency_order(vec![new, ResourceState::kept(1), ResourceState::kept(0)], base.resources());
+        let ordered = dependency_order(
+            vec![new, ResourceState::kept(1), ResourceState::kept(0)],
+            base.resources(),
+        );
         let urns: Vec<&str> = ordered.iter().map(|s| s.urn_in(base.resources())).collect();
-        assert_eq!(urns, ["urn:pulumi:s::p::pulumi:pulumi:Stack::p-s", "urn:pulumi:s::p::t:i:A::a", "urn:pulumi:s::p::t:i:C::c"]);
+        assert_eq!(
+            urns,
+            [
+                "urn:pulumi:s::p::pulumi:pulumi:Stack::p-s",
+                "urn:pulumi:s::p::t:i:A::a",
+                "urn:pulumi:s::p::t:i:C::c"
+            ]
+        );
     }
 }

@@ -105,7 +105,14 @@ pub enum StepOp {
 impl StepOp {
     /// Whether the step changes anything outside the stack when executed.
     pub fn mutates(self) -> bool {
-        matches!(self, StepOp::Create | StepOp::Update | StepOp::CreateReplacement | StepOp::DeleteReplaced | StepOp::Delete)
+        matches!(
+            self,
+            StepOp::Create
+                | StepOp::Update
+                | StepOp::CreateReplacement
+                | StepOp::DeleteReplaced
+                | StepOp::Delete
+        )
     }
 
     pub fn as_str(self) -> &'static str {
@@ -360,12 +367,18 @@ impl ResourceState {
     /// is decoded (its secrets need no passphrase) and nothing copied, so a plan over a big
     /// stack costs what it changes, not the stack.
     pub fn kept(base: usize) -> ResourceState {
-        ResourceState { verbatim: true, ..ResourceState::bare(String::new(), String::new(), Some(base)) }
+        ResourceState {
+            verbatim: true,
+            ..ResourceState::bare(String::new(), String::new(), Some(base))
+        }
     }
 
     /// The base entry this state is written as, when it is kept verbatim: its fields are the
     /// entry's (a [`ResourceState::kept`] carries no copy of them).
-    pub fn kept_entry<'a>(&self, base: &'a [ferry_state::deployment::Resource]) -> Option<&'a ferry_state::deployment::Resource> {
+    pub fn kept_entry<'a>(
+        &self,
+        base: &'a [ferry_state::deployment::Resource],
+    ) -> Option<&'a ferry_state::deployment::Resource> {
         self.base.filter(|_| self.verbatim).and_then(|i| base.get(i))
     }
 
@@ -379,11 +392,20 @@ impl ResourceState {
 mod plaintext_map {
     use super::*;
 
-    pub fn serialize<S: serde::Serializer>(map: &PropertyMap, serializer: S) -> Result<S::Ok, S::Error> {
-        encode_map(map, &EncodeOptions { secrets: SecretEncoding::Plaintext, ..EncodeOptions::wire() }).serialize(serializer)
+    pub fn serialize<S: serde::Serializer>(
+        map: &PropertyMap,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        encode_map(
+            map,
+            &EncodeOptions { secrets: SecretEncoding::Plaintext, ..EncodeOptions::wire() },
+        )
+        .serialize(serializer)
     }
 
-    pub fn deserialize<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<PropertyMap, D::Error> {
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<PropertyMap, D::Error> {
         let json = serde_json::Map::<String, Value>::deserialize(deserializer)?;
         decode_map(&json, "", &DecodeOptions::default()).map_err(serde::de::Error::custom)
     }

@@ -28,13 +28,25 @@ pub struct PluginSearch {
 impl PluginSearch {
     /// Ferry's folders plus this process's `PATH` and Pulumi's cache.
     pub fn from_env(ferry_dirs: Vec<PathBuf>) -> PluginSearch {
-        let path_dirs = std::env::var_os("PATH").map(|p| std::env::split_paths(&p).collect()).unwrap_or_default();
-        let pulumi_home = std::env::var_os("PULUMI_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".pulumi")));
-        PluginSearch { ferry_dirs, path_dirs, pulumi_plugins: pulumi_home.map(|h| h.join("plugins")) }
+        let path_dirs = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        let pulumi_home = std::env::var_os("PULUMI_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".pulumi")));
+        PluginSearch {
+            ferry_dirs,
+            path_dirs,
+            pulumi_plugins: pulumi_home.map(|h| h.join("plugins")),
+        }
     }
 
     /// Finds the plugin for `package`, preferring `version` in Pulumi's cache when given.
-    pub fn find(&self, package: &str, version: Option<&semver::Version>) -> Result<ProviderBinary, PluginError> {
+    pub fn find(
+        &self,
+        package: &str,
+        version: Option<&semver::Version>,
+    ) -> Result<ProviderBinary, PluginError> {
         if !valid_package(package) {
             return Err(PluginError::InvalidPackage { package: package.to_string() });
         }
@@ -44,7 +56,11 @@ impl PluginSearch {
             let candidate = dir.join(&exe);
             looked_in.push(dir.clone());
             if is_executable(&candidate) {
-                return Ok(ProviderBinary { package: package.into(), path: candidate, version: None });
+                return Ok(ProviderBinary {
+                    package: package.into(),
+                    path: candidate,
+                    version: None,
+                });
             }
         }
         if let Some(cache) = &self.pulumi_plugins {
@@ -67,7 +83,11 @@ impl PluginSearch {
                 None => found.first(),
             };
             if let Some((v, path)) = pick {
-                return Ok(ProviderBinary { package: package.into(), path: path.clone(), version: Some(v.clone()) });
+                return Ok(ProviderBinary {
+                    package: package.into(),
+                    path: path.clone(),
+                    version: Some(v.clone()),
+                });
             }
         }
         // Where it looked is for the server's administrator, not for users' messages.
@@ -92,7 +112,9 @@ impl PluginSearch {
         if let Some(cache) = &self.pulumi_plugins {
             for entry in std::fs::read_dir(cache).into_iter().flatten().flatten() {
                 let name = entry.file_name().to_string_lossy().into_owned();
-                if let Some((p, _)) = name.strip_prefix("resource-").and_then(|n| n.rsplit_once("-v")) {
+                if let Some((p, _)) =
+                    name.strip_prefix("resource-").and_then(|n| n.rsplit_once("-v"))
+                {
                     if valid_package(p) {
                         packages.insert(p.to_string());
                     }

@@ -48,7 +48,11 @@ impl EngineService {
         let (tx, rx) = mpsc::unbounded_channel();
         let server = tokio::spawn(async move {
             let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
-            if let Err(e) = tonic::transport::Server::builder().add_service(EngineServer::new(EngineLog { events: tx })).serve_with_incoming(incoming).await {
+            if let Err(e) = tonic::transport::Server::builder()
+                .add_service(EngineServer::new(EngineLog { events: tx }))
+                .serve_with_incoming(incoming)
+                .await
+            {
                 tracing::error!("engine service stopped: {e}");
             }
         });

@@ -13,7 +13,18 @@ use std::path::PathBuf;
 /// The variables every plugin of a server gets, when the server has them. `HOME` is not one:
 /// a plugin gets an empty home of its own (a server's home holds its credentials), unless an
 /// administrator passes `HOME` to its package.
-pub const MINIMAL_VARIABLES: &[&str] = &["PATH", "LANG", "LANGUAGE", "LC_ALL", "LC_CTYPE", "LC_MESSAGES", "TZ", "TMPDIR", "TMP", "TEMP"];
+pub const MINIMAL_VARIABLES: &[&str] = &[
+    "PATH",
+    "LANG",
+    "LANGUAGE",
+    "LC_ALL",
+    "LC_CTYPE",
+    "LC_MESSAGES",
+    "TZ",
+    "TMPDIR",
+    "TMP",
+    "TEMP",
+];
 
 /// How a plugin's environment is made.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -55,8 +66,13 @@ impl PluginEnvGrants {
             let invalid = || InvalidPluginEnv { entry: entry.to_string() };
             let (scope, variable) = entry.split_once('=').ok_or_else(invalid)?;
             let (org, package) = scope.split_once(':').ok_or_else(invalid)?;
-            let valid_org = org == "*" || (!org.is_empty() && org.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
-            let valid_variable = !variable.is_empty() && variable.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            let valid_org = org == "*"
+                || (!org.is_empty()
+                    && org
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.')));
+            let valid_variable = !variable.is_empty()
+                && variable.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
             if !valid_org || !super::valid_package(package) || !valid_variable {
                 return Err(invalid());
             }
@@ -110,9 +126,17 @@ impl PluginEnvironment {
             PluginEnvironment::Inherited => None,
             PluginEnvironment::Minimal { passed, home } => {
                 let granted = passed.get(package).into_iter().flatten().map(String::as_str);
-                let mut variables: Vec<(String, OsString)> =
-                    MINIMAL_VARIABLES.iter().copied().chain(granted).filter_map(|name| std::env::var_os(name).map(|value| (name.to_string(), value))).collect();
-                if let Some(home) = home.as_ref().filter(|_| !variables.iter().any(|(name, _)| name == "HOME")) {
+                let mut variables: Vec<(String, OsString)> = MINIMAL_VARIABLES
+                    .iter()
+                    .copied()
+                    .chain(granted)
+                    .filter_map(|name| {
+                        std::env::var_os(name).map(|value| (name.to_string(), value))
+                    })
+                    .collect();
+                if let Some(home) =
+                    home.as_ref().filter(|_| !variables.iter().any(|(name, _)| name == "HOME"))
+                {
                     variables.push(("HOME".to_string(), home.clone().into_os_string()));
                 }
                 Some(variables)
@@ -135,14 +159,34 @@ mod tests {
 
     #[test]
     fn entries_name_an_organisation_a_package_and_a_variable() {
-        let grants = PluginEnvGrants::parse(&["acme:aws=AWS_PROFILE", "acme:aws=AWS_REGION", "*:postgresql=PGHOST", "acme:aws=AWS_PROFILE"]).unwrap();
-        let PluginEnvironment::Minimal { passed, .. } = grants.for_org("acme") else { panic!("minimal") };
+        let grants = PluginEnvGrants::parse(&[
+            "acme:aws=AWS_PROFILE",
+            "acme:aws=AWS_REGION",
+            "*:postgresql=PGHOST",
+            "acme:aws=AWS_PROFILE",
+        ])
+        .unwrap();
+        let PluginEnvironment::Minimal { passed, .. } = grants.for_org("acme") else {
+            panic!("minimal")
+        };
         assert_eq!(passed["aws"], ["AWS_PROFILE", "AWS_REGION"]);
         assert_eq!(passed["postgresql"], ["PGHOST"]);
-        let PluginEnvironment::Minimal { passed, .. } = grants.for_org("other") else { panic!("minimal") };
+        let PluginEnvironment::Minimal { passed, .. } = grants.for_org("other") else {
+            panic!("minimal")
+        };
         assert!(!passed.contains_key("aws"), "acme's grant is acme's alone: {passed:?}");
         assert_eq!(passed["postgresql"], ["PGHOST"], "a `*` grant is every organisation's");
-        for bad in ["AWS_PROFILE", "aws=AWS_PROFILE", "acme:aws=", ":aws=X", "acme:=X", "acme:Aws=X", "acme:aws=A-B", "acme:aws=$X", "a/b:aws=X"] {
+        for bad in [
+            "AWS_PROFILE",
+            "aws=AWS_PROFILE",
+            "acme:aws=",
+            ":aws=X",
+            "acme:=X",
+            "acme:Aws=X",
+            "acme:aws=A-B",
+            "acme:aws=$X",
+            "a/b:aws=X",
+        ] {
             assert!(PluginEnvGrants::parse(&[bad]).is_err(), "{bad}");
         }
     }
@@ -156,13 +200,31 @@ mod tests {
         if let PluginEnvironment::Minimal { home, .. } = &mut env {
             *home = Some(PathBuf::from("/nonexistent/plugin-home"));
         }
-        let vars = |package: &str| env.variables_for(package).unwrap().into_iter().collect::<BTreeMap<_, _>>();
+        let vars = |package: &str| {
+            env.variables_for(package).unwrap().into_iter().collect::<BTreeMap<_, _>>()
+        };
         assert!(vars("random").contains_key("PATH"));
         assert!(vars("random").contains_key("CARGO_MANIFEST_DIR"));
-        assert!(!vars("aws").contains_key("CARGO_MANIFEST_DIR"), "only the package it was passed to");
-        assert_eq!(vars("aws")["HOME"], OsString::from("/nonexistent/plugin-home"), "not the server's home");
+        assert!(
+            !vars("aws").contains_key("CARGO_MANIFEST_DIR"),
+            "only the package it was passed to"
+        );
+        assert_eq!(
+            vars("aws")["HOME"],
+            OsString::from("/nonexistent/plugin-home"),
+            "not the server's home"
+        );
         let with_home = PluginEnvGrants::parse(&["*:aws=HOME"]).unwrap().for_org("org");
-        assert_eq!(with_home.variables_for("aws").unwrap().into_iter().find(|(k, _)| k == "HOME").map(|(_, v)| v), std::env::var_os("HOME"), "passed by name");
+        assert_eq!(
+            with_home
+                .variables_for("aws")
+                .unwrap()
+                .into_iter()
+                .find(|(k, _)| k == "HOME")
+                .map(|(_, v)| v),
+            std::env::var_os("HOME"),
+            "passed by name"
+        );
         assert_eq!(PluginEnvironment::Inherited.variables_for("aws"), None);
     }
 }

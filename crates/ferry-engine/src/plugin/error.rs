@@ -30,7 +30,9 @@ pub enum PluginError {
     FailedTwice { package: String, method: &'static str, what: String, detail: String },
     #[error("the `{package}` plugin was restarted {restarts} times and is given up on; the last failure: {last}")]
     GaveUp { package: String, restarts: u32, last: String },
-    #[error("the `{package}` plugin could not be started again after it failed ({after}): {message}")]
+    #[error(
+        "the `{package}` plugin could not be started again after it failed ({after}): {message}"
+    )]
     RestartFailed { package: String, after: String, message: String },
 }
 
@@ -84,7 +86,9 @@ impl LoggedOutput {
 impl std::fmt::Display for LoggedOutput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.reference {
-            Some(reference) => write!(f, "; its output is in the server's log (reference `{reference}`)"),
+            Some(reference) => {
+                write!(f, "; its output is in the server's log (reference `{reference}`)")
+            }
             None => Ok(()),
         }
     }

@@ -10,9 +10,11 @@ use std::time::Duration;
 
 use ferry_rpc::pulumirpc::resource_provider_client::ResourceProviderClient;
 use ferry_rpc::pulumirpc::{
-    parameterize_request, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
-    DiffResponse, GetMappingRequest, GetMappingsRequest, GetSchemaRequest, ListRequest, ListResponse, ParameterizeRequest, ParameterizeResponse,
-    ProviderHandshakeRequest, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
+    parameterize_request, CheckRequest, CheckResponse, ConfigureRequest, ConfigureResponse,
+    CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetMappingRequest,
+    GetMappingsRequest, GetSchemaRequest, ListRequest, ListResponse, ParameterizeRequest,
+    ParameterizeResponse, ProviderHandshakeRequest, ReadRequest, ReadResponse, UpdateRequest,
+    UpdateResponse,
 };
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
@@ -40,7 +42,11 @@ pub struct LaunchOptions {
 
 impl Default for LaunchOptions {
     fn default() -> Self {
-        LaunchOptions { start_timeout: Duration::from_secs(30), call_timeout: Duration::from_secs(120), max_restarts: 32 }
+        LaunchOptions {
+            start_timeout: Duration::from_secs(30),
+            call_timeout: Duration::from_secs(120),
+            max_restarts: 32,
+        }
     }
 }
 
@@ -109,26 +115,40 @@ impl ProviderPlugin {
         }
         let stdout = child.stdout.take().expect("stdout is piped");
         let mut lines = BufReader::new(stdout).lines();
-        let startup = |message: String, stderr: &Arc<Mutex<VecDeque<String>>>| PluginError::Startup {
-            package: package.clone(),
-            message,
-            output: LoggedOutput::log(&package, &tail_text(stderr)),
-        };
+        let startup =
+            |message: String, stderr: &Arc<Mutex<VecDeque<String>>>| PluginError::Startup {
+                package: package.clone(),
+                message,
+                output: LoggedOutput::log(&package, &tail_text(stderr)),
+            };
 
         let first = tokio::time::timeout(options.start_timeout, lines.next_line()).await;
         let port = match first {
-            Err(_) => return Err(startup(format!("it printed no port within {}s", options.start_timeout.as_secs()), &stderr)),
+            Err(_) => {
+                return Err(startup(
+                    format!("it printed no port within {}s", options.start_timeout.as_secs()),
+                    &stderr,
+                ))
+            }
             Ok(Err(e)) => return Err(startup(format!("reading its output failed: {e}"), &stderr)),
             Ok(Ok(None)) => {
                 let status = child.wait().await.map(|s| s.to_string()).unwrap_or_default();
                 // Give the stderr reader a moment to collect the last words.
                 tokio::time::sleep(Duration::from_millis(50)).await;
-                return Err(startup(format!("it exited before printing its port ({status})"), &stderr));
+                return Err(startup(
+                    format!("it exited before printing its port ({status})"),
+                    &stderr,
+                ));
             }
-            Ok(Ok(Some(line))) => line
-                .trim()
-                .parse::<u16>()
-                .map_err(|_| startup(format!("it printed `{}` where its port number belongs", line.chars().take(80).collect::<String>()), &stderr))?,
+            Ok(Ok(Some(line))) => line.trim().parse::<u16>().map_err(|_| {
+                startup(
+                    format!(
+                        "it printed `{}` where its port number belongs",
+                        line.chars().take(80).collect::<String>()
+                    ),
+                    &stderr,
+                )
+            })?,
         };
         // Later stdout lines are the plugin's own chatter; drain them so it never blocks.
         let pkg = package.clone();
@@ -138,13 +158,18 @@ impl ProviderPlugin {
             }
         });
 
-        let endpoint =
-            Endpoint::from_shared(format!("http://127.0.0.1:{port}")).expect("a loopback address is a valid URI").connect_timeout(options.start_timeout);
-        let channel = endpoint.connect().await.map_err(|e| startup(format!("connecting to port {port} failed: {e}"), &stderr))?;
+        let endpoint = Endpoint::from_shared(format!("http://127.0.0.1:{port}"))
+            .expect("a loopback address is a valid URI")
+            .connect_timeout(options.start_timeout);
+        let channel = endpoint
+            .connect()
+            .await
+            .map_err(|e| startup(format!("connecting to port {port} failed: {e}"), &stderr))?;
         let plugin = ProviderPlugin {
             package,
             path: binary.path.clone(),
-            client: ResourceProviderClient::new(channel).max_decoding_message_size(256 * 1024 * 1024),
+            client: ResourceProviderClient::new(channel)
+                .max_decoding_message_size(256 * 1024 * 1024),
             child: tokio::sync::Mutex::new(child),
             stderr,
             options,
@@ -195,10 +220,23 @@ impl ProviderPlugin {
     async fn call<T: Send + 'static>(
         &self,
         method: &'static str,
-        fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>> + Send + 'static,
+        fut: impl std::future::Future<Output = Result<tonic::Response<T>, tonic::Status>>
+            + Send
+            + 'static,
     ) -> Result<T, PluginError> {
-        let outcome = match tokio::time::timeout(self.options.call_timeout, AbortOnDropHandle::new(tokio::spawn(fut))).await {
-            Err(_) => return Err(PluginError::Timeout { package: self.package.clone(), method, timeout: self.options.call_timeout }),
+        let outcome = match tokio::time::timeout(
+            self.options.call_timeout,
+            AbortOnDropHandle::new(tokio::spawn(fut)),
+        )
+        .await
+        {
+            Err(_) => {
+                return Err(PluginError::Timeout {
+                    package: self.package.clone(),
+                    method,
+                    timeout: self.options.call_timeout,
+                })
+            }
             Ok(Err(failed)) => {
                 return Err(PluginError::Call {
                     package: self.package.clone(),
@@ -215,8 +253,13 @@ impl ProviderPlugin {
                 // A broken connection usually means the process died: say so, with its stderr.
                 let exited = {
                     // (A call cut off by the process dying can also come back `Cancelled`.)
-                    let transport_failure =
-                        matches!(status.code(), tonic::Code::Unavailable | tonic::Code::Unknown | tonic::Code::Internal | tonic::Code::Cancelled);
+                    let transport_failure = matches!(
+                        status.code(),
+                        tonic::Code::Unavailable
+                            | tonic::Code::Unknown
+                            | tonic::Code::Internal
+                            | tonic::Code::Cancelled
+                    );
                     // A dying process may still be exiting: on a transport failure, look again
                     // for up to a second before calling it a plain error.
                     let attempts = if transport_failure { 10 } else { 1 };
@@ -261,13 +304,22 @@ impl ProviderPlugin {
     /// The package schema (JSON text). Callers cache it per package and version.
     pub async fn get_schema(&self) -> Result<String, PluginError> {
         let mut c = self.client.clone();
-        Ok(self.call("GetSchema", async move { c.get_schema(GetSchemaRequest { version: 0, ..Default::default() }).await }).await?.schema)
+        Ok(self
+            .call("GetSchema", async move {
+                c.get_schema(GetSchemaRequest { version: 0, ..Default::default() }).await
+            })
+            .await?
+            .schema)
     }
 
     /// The plugin's mapping for `key` (`terraform`) and the other tool's provider `provider`:
     /// `None` when it maps nothing for them (empty data) or does not answer `GetMapping` at all
     /// (older plugins answer Unimplemented).
-    pub async fn get_mapping(&self, key: &str, provider: &str) -> Result<Option<Vec<u8>>, PluginError> {
+    pub async fn get_mapping(
+        &self,
+        key: &str,
+        provider: &str,
+    ) -> Result<Option<Vec<u8>>, PluginError> {
         let mut c = self.client.clone();
         let request = GetMappingRequest { key: key.to_string(), provider: provider.to_string() };
         match self.call("GetMapping", async move { c.get_mapping(request).await }).await {
@@ -292,7 +344,9 @@ impl ProviderPlugin {
                 match self.call("GetMapping", async move { c.get_mapping(request).await }).await {
                     Ok(r) if !r.data.is_empty() && !r.provider.is_empty() => Ok(vec![r.provider]),
                     Ok(_) => Ok(Vec::new()),
-                    Err(PluginError::Call { code, .. }) if code == "Unimplemented" => Ok(Vec::new()),
+                    Err(PluginError::Call { code, .. }) if code == "Unimplemented" => {
+                        Ok(Vec::new())
+                    }
                     Err(e) => Err(e),
                 }
             }
@@ -302,14 +356,21 @@ impl ProviderPlugin {
 
     /// Turns the plugin into the parameterized package `name`@`version` (called before
     /// `GetSchema`, as Pulumi does). A plugin without `Parameterize` answers Unimplemented.
-    pub async fn parameterize(&self, name: &str, version: &str, value: Vec<u8>) -> Result<ParameterizeResponse, PluginError> {
+    pub async fn parameterize(
+        &self,
+        name: &str,
+        version: &str,
+        value: Vec<u8>,
+    ) -> Result<ParameterizeResponse, PluginError> {
         let mut c = self.client.clone();
         let request = ParameterizeRequest {
-            parameters: Some(parameterize_request::Parameters::Value(parameterize_request::ParametersValue {
-                name: name.to_string(),
-                version: version.to_string(),
-                value,
-            })),
+            parameters: Some(parameterize_request::Parameters::Value(
+                parameterize_request::ParametersValue {
+                    name: name.to_string(),
+                    version: version.to_string(),
+                    value,
+                },
+            )),
         };
         self.call("Parameterize", async move { c.parameterize(request).await }).await
     }
@@ -321,7 +382,13 @@ impl ProviderPlugin {
         let mut page = Vec::new();
         loop {
             match tokio::time::timeout(self.options.call_timeout, stream.message()).await {
-                Err(_) => return Err(PluginError::Timeout { package: self.package.clone(), method: "List", timeout: self.options.call_timeout }),
+                Err(_) => {
+                    return Err(PluginError::Timeout {
+                        package: self.package.clone(),
+                        method: "List",
+                        timeout: self.options.call_timeout,
+                    })
+                }
                 Ok(Ok(Some(item))) => page.push(item),
                 Ok(Ok(None)) => return Ok(page),
                 Ok(Err(status)) => {
@@ -336,7 +403,10 @@ impl ProviderPlugin {
         }
     }
 
-    pub async fn check_config(&self, request: CheckRequest) -> Result<Option<CheckResponse>, PluginError> {
+    pub async fn check_config(
+        &self,
+        request: CheckRequest,
+    ) -> Result<Option<CheckResponse>, PluginError> {
         let mut c = self.client.clone();
         match self.call("CheckConfig", async move { c.check_config(request).await }).await {
             Ok(r) => Ok(Some(r)),
@@ -345,7 +415,10 @@ impl ProviderPlugin {
         }
     }
 
-    pub async fn configure(&self, request: ConfigureRequest) -> Result<ConfigureResponse, PluginError> {
+    pub async fn configure(
+        &self,
+        request: ConfigureRequest,
+    ) -> Result<ConfigureResponse, PluginError> {
         let mut c = self.client.clone();
         let r = self.call("Configure", async move { c.configure(request).await }).await?;
         let mut caps = self.capabilities.lock().expect("capabilities lock");
@@ -418,7 +491,10 @@ mod tests {
             let _held = held;
             std::future::pending::<()>().await
         }));
-        assert!(tokio::time::timeout(std::time::Duration::from_millis(20), task).await.is_err(), "the call never ends");
+        assert!(
+            tokio::time::timeout(std::time::Duration::from_millis(20), task).await.is_err(),
+            "the call never ends"
+        );
         for _ in 0..100 {
             if dropped.load(std::sync::atomic::Ordering::SeqCst) {
                 return;

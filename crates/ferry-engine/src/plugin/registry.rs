@@ -11,7 +11,10 @@ use ferry_rpc::pulumirpc::{CheckRequest, ConfigureRequest};
 use tokio::sync::Mutex;
 
 use super::supervisor::StartPlugin;
-use super::{EngineService, LaunchOptions, PluginEnvironment, PluginError, PluginSearch, ProviderBinary, ProviderPlugin, SupervisedPlugin};
+use super::{
+    EngineService, LaunchOptions, PluginEnvironment, PluginError, PluginSearch, ProviderBinary,
+    ProviderPlugin, SupervisedPlugin,
+};
 use crate::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_property::json::EncodeOptions;
 use ferry_property::wire::to_struct;
@@ -51,7 +54,13 @@ pub struct Parameterized {
 }
 
 impl PluginProviders {
-    pub fn new(search: PluginSearch, engine: EngineService, options: LaunchOptions, root: PathBuf, schema_cache: Option<PathBuf>) -> Self {
+    pub fn new(
+        search: PluginSearch,
+        engine: EngineService,
+        options: LaunchOptions,
+        root: PathBuf,
+        schema_cache: Option<PathBuf>,
+    ) -> Self {
         PluginProviders {
             search,
             engine,
@@ -80,7 +89,9 @@ impl PluginProviders {
                     self._home = Some(dir);
                 }
                 // Without a folder of its own, a plugin gets no HOME at all: never the server's.
-                Err(e) => tracing::warn!(error = %e, "could not make an empty home for plugins; they run without HOME"),
+                Err(e) => {
+                    tracing::warn!(error = %e, "could not make an empty home for plugins; they run without HOME")
+                }
             }
         }
         self.environment = Arc::new(environment);
@@ -89,27 +100,39 @@ impl PluginProviders {
 
     /// Launches plugins only for `packages` (and, for a parameterized package, only when its
     /// base plugin is allowed too); any other is refused before anything runs, with `why`.
-    pub fn with_allowed_packages(mut self, packages: std::collections::HashSet<String>, why: String) -> Self {
+    pub fn with_allowed_packages(
+        mut self,
+        packages: std::collections::HashSet<String>,
+        why: String,
+    ) -> Self {
         self.allowed = Some((packages, why));
         self
     }
 
     fn check_allowed(&self, package: &str) -> Result<(), PluginError> {
         match &self.allowed {
-            Some((allowed, why)) if !allowed.contains(package) => Err(PluginError::NotAllowed { package: package.to_string(), why: why.clone() }),
+            Some((allowed, why)) if !allowed.contains(package) => {
+                Err(PluginError::NotAllowed { package: package.to_string(), why: why.clone() })
+            }
             _ => Ok(()),
         }
     }
 
     /// Says that `package` runs on another plugin, parameterized; applies to every later launch.
     pub fn parameterize(&self, package: &str, parameterized: Parameterized) {
-        self.parameterized.lock().expect("parameterized lock").insert(package.to_string(), parameterized);
+        self.parameterized
+            .lock()
+            .expect("parameterized lock")
+            .insert(package.to_string(), parameterized);
     }
 
     /// The configured plugin for one provider resource (launched on first use, restarted by
     /// its supervisor after a crash or a hang). A plugin that cannot start is tried once per
     /// registry: every resource that needs it gets the same error, and nothing loops.
-    async fn launch(&self, instance: &ProviderInstance) -> Result<Arc<SupervisedPlugin>, PluginError> {
+    async fn launch(
+        &self,
+        instance: &ProviderInstance,
+    ) -> Result<Arc<SupervisedPlugin>, PluginError> {
         let package = instance.package.as_str();
         let mut running = self.running.lock().await;
         if let Some(p) = running.get(&instance.key) {
@@ -118,35 +141,67 @@ impl PluginProviders {
         let started = self.start(instance).await;
         running.insert(instance.key.clone(), started.clone());
         let plugin = started?;
-        self.by_package.lock().await.insert((package.to_string(), instance.version.clone()), plugin.clone());
+        self.by_package
+            .lock()
+            .await
+            .insert((package.to_string(), instance.version.clone()), plugin.clone());
         Ok(plugin)
     }
 
-    async fn start(&self, instance: &ProviderInstance) -> Result<Arc<SupervisedPlugin>, PluginError> {
-        let parameterized = self.parameterized.lock().expect("parameterized lock").get(&instance.package).cloned();
+    async fn start(
+        &self,
+        instance: &ProviderInstance,
+    ) -> Result<Arc<SupervisedPlugin>, PluginError> {
+        let parameterized =
+            self.parameterized.lock().expect("parameterized lock").get(&instance.package).cloned();
         self.check_allowed(&instance.package)?;
         if let Some(p) = &parameterized {
             self.check_allowed(&p.plugin)?;
         }
         let binary = match &parameterized {
-            Some(p) => self.search.find(&p.plugin, semver::Version::parse(p.plugin_version.trim_start_matches('v')).ok().as_ref())?,
+            Some(p) => self.search.find(
+                &p.plugin,
+                semver::Version::parse(p.plugin_version.trim_start_matches('v')).ok().as_ref(),
+            )?,
             None => {
-                let wanted = instance.version.as_deref().and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
+                let wanted = instance
+                    .version
+                    .as_deref()
+                    .and_then(|v| semver::Version::parse(v.trim_start_matches('v')).ok());
                 self.search.find(&instance.package, wanted.as_ref())?
             }
         };
-        let (engine, root, options, instance_for_start) = (self.engine.addr, self.root.clone(), self.options, instance.clone());
+        let (engine, root, options, instance_for_start) =
+            (self.engine.addr, self.root.clone(), self.options, instance.clone());
         let environment = self.environment.clone();
         let start: StartPlugin = Arc::new(move || {
-            let (binary, root, instance, parameterized) = (binary.clone(), root.clone(), instance_for_start.clone(), parameterized.clone());
+            let (binary, root, instance, parameterized) =
+                (binary.clone(), root.clone(), instance_for_start.clone(), parameterized.clone());
             let environment = environment.clone();
-            Box::pin(async move { start_configured(&binary, engine, &root, options, &environment, &instance, parameterized.as_ref()).await })
+            Box::pin(async move {
+                start_configured(
+                    &binary,
+                    engine,
+                    &root,
+                    options,
+                    &environment,
+                    &instance,
+                    parameterized.as_ref(),
+                )
+                .await
+            })
         });
-        Ok(Arc::new(SupervisedPlugin::start(&instance.package, start, self.options.max_restarts).await?))
+        Ok(Arc::new(
+            SupervisedPlugin::start(&instance.package, start, self.options.max_restarts).await?,
+        ))
     }
 
     /// The package's schema, asked of the plugin once per version.
-    pub async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
+    pub async fn schema(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<String>, PluginError> {
         let plugin = self.package_plugin(package, version).await?;
         let plugin_version = plugin.get_plugin_info().await?;
         let key = (package.to_string(), plugin_version.clone());
@@ -154,7 +209,11 @@ impl PluginProviders {
         if let Some(s) = schemas.get(&key) {
             return Ok(s.clone());
         }
-        let file = self.schema_cache.as_ref().filter(|_| !plugin_version.is_empty()).map(|dir| dir.join(format!("{package}-{plugin_version}.json")));
+        let file = self
+            .schema_cache
+            .as_ref()
+            .filter(|_| !plugin_version.is_empty())
+            .map(|dir| dir.join(format!("{package}-{plugin_version}.json")));
         let schema = match file.as_ref().and_then(|f| std::fs::read_to_string(f).ok()) {
             Some(cached) => cached,
             None => {
@@ -172,8 +231,17 @@ impl PluginProviders {
 
     /// The plugin for `package` (any version), launched unconfigured-by-the-stack as for its
     /// schema.
-    async fn package_plugin(&self, package: &str, version: Option<&str>) -> Result<Arc<SupervisedPlugin>, PluginError> {
-        let existing = self.by_package.lock().await.get(&(package.to_string(), version.map(str::to_string))).cloned();
+    async fn package_plugin(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<SupervisedPlugin>, PluginError> {
+        let existing = self
+            .by_package
+            .lock()
+            .await
+            .get(&(package.to_string(), version.map(str::to_string)))
+            .cloned();
         match existing {
             Some(p) => Ok(p),
             None => {
@@ -191,10 +259,16 @@ impl PluginProviders {
     /// The `package` plugin's mapping for `key` and the other tool's `provider` (`GetMapping`,
     /// as Pulumi's converters ask it): `None` when it maps nothing for them. Asked once per
     /// plugin version.
-    pub async fn mapping(&self, package: &str, key: &str, provider: &str) -> Result<Option<Arc<Vec<u8>>>, PluginError> {
+    pub async fn mapping(
+        &self,
+        package: &str,
+        key: &str,
+        provider: &str,
+    ) -> Result<Option<Arc<Vec<u8>>>, PluginError> {
         let plugin = self.package_plugin(package, None).await?;
         let plugin_version = plugin.get_plugin_info().await?;
-        let cache_key = (package.to_string(), plugin_version, key.to_string(), provider.to_string());
+        let cache_key =
+            (package.to_string(), plugin_version, key.to_string(), provider.to_string());
         if let Some(m) = self.mappings.lock().await.get(&cache_key) {
             return Ok(m.clone());
         }
@@ -203,7 +277,12 @@ impl PluginProviders {
             .schema_cache
             .as_ref()
             // Names from a user's file never make a path: only plain words are cached on disk.
-            .filter(|_| !cache_key.1.is_empty() && [key, provider].iter().all(|w| w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')))
+            .filter(|_| {
+                !cache_key.1.is_empty()
+                    && [key, provider].iter().all(|w| {
+                        w.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                    })
+            })
             .map(|dir| dir.join(format!("{package}-{}.mapping-{key}-{provider}", cache_key.1)));
         let mapping = match file.as_ref().and_then(|f| std::fs::read(f).ok()) {
             Some(cached) => (!cached.is_empty()).then_some(cached),
@@ -233,15 +312,24 @@ impl PluginProviders {
         let file = self
             .schema_cache
             .as_ref()
-            .filter(|_| !cache_key.1.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .filter(|_| {
+                !cache_key.1.is_empty()
+                    && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            })
             .map(|dir| dir.join(format!("{package}-{}.claims-{key}.json", cache_key.1)));
-        let cached = file.as_ref().and_then(|f| std::fs::read(f).ok()).and_then(|bytes| serde_json::from_slice::<Vec<String>>(&bytes).ok());
+        let cached = file
+            .as_ref()
+            .and_then(|f| std::fs::read(f).ok())
+            .and_then(|bytes| serde_json::from_slice::<Vec<String>>(&bytes).ok());
         let claims = match cached {
             Some(c) => c,
             None => {
                 let fresh = plugin.get_mappings(key).await?;
                 if let Some(f) = &file {
-                    keep_cached(f, &serde_json::to_vec(&fresh).expect("a list of names serialises"));
+                    keep_cached(
+                        f,
+                        &serde_json::to_vec(&fresh).expect("a list of names serialises"),
+                    );
                 }
                 fresh
             }
@@ -255,7 +343,8 @@ impl PluginProviders {
     /// of those, the ones this registry may launch.
     pub fn installed_and_runnable(&self) -> (Vec<String>, Vec<String>) {
         let installed = self.search.installed_packages();
-        let runnable = installed.iter().filter(|p| self.check_allowed(p).is_ok()).cloned().collect();
+        let runnable =
+            installed.iter().filter(|p| self.check_allowed(p).is_ok()).cloned().collect();
         (installed, runnable)
     }
 
@@ -276,7 +365,9 @@ fn keep_cached(file: &std::path::Path, bytes: &[u8]) {
     let mut tmp = file.as_os_str().to_owned();
     tmp.push(".tmp");
     let tmp = PathBuf::from(tmp);
-    if std::fs::create_dir_all(file.parent().expect("a file in a folder")).is_ok() && std::fs::write(&tmp, bytes).is_ok() {
+    if std::fs::create_dir_all(file.parent().expect("a file in a folder")).is_ok()
+        && std::fs::write(&tmp, bytes).is_ok()
+    {
         let _ = std::fs::rename(&tmp, file);
     }
 }
@@ -308,7 +399,12 @@ async fn start_configured(
     }
     // The provider resource's inputs are its configuration: checked, then applied.
     let config = to_struct(&instance.config, &EncodeOptions::wire());
-    let urn = instance.key.rsplit_once("::").filter(|(u, _)| u.starts_with("urn:")).map(|(u, _)| u).unwrap_or(&instance.key);
+    let urn = instance
+        .key
+        .rsplit_once("::")
+        .filter(|(u, _)| u.starts_with("urn:"))
+        .map(|(u, _)| u)
+        .unwrap_or(&instance.key);
     let checked = plugin
         .check_config(CheckRequest {
             urn: urn.to_string(),
@@ -320,12 +416,16 @@ async fn start_configured(
         .await?;
     let args = match checked {
         Some(r) if !r.failures.is_empty() => {
-            let problems: Vec<String> = r.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
+            let problems: Vec<String> =
+                r.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
             return Err(PluginError::Call {
                 package: package.to_string(),
                 method: "CheckConfig",
                 code: "InvalidArgument".into(),
-                message: format!("the provider's configuration is not valid: {}", problems.join("; ")),
+                message: format!(
+                    "the provider's configuration is not valid: {}",
+                    problems.join("; ")
+                ),
             });
         }
         Some(r) => r.inputs.unwrap_or(config),
@@ -336,23 +436,41 @@ async fn start_configured(
         .config
         .iter()
         .filter_map(|(k, v)| {
-            let text = match ferry_property::json::encode_value(v, &EncodeOptions { keep_secrets: false, ..EncodeOptions::wire() })? {
+            let text = match ferry_property::json::encode_value(
+                v,
+                &EncodeOptions { keep_secrets: false, ..EncodeOptions::wire() },
+            )? {
                 serde_json::Value::String(s) => s,
                 other => other.to_string(),
             };
             Some((format!("{package}:config:{k}"), text))
         })
         .collect();
-    plugin.configure(ConfigureRequest { variables, args: Some(args), accept_secrets: true, accept_resources: true, ..Default::default() }).await?;
+    plugin
+        .configure(ConfigureRequest {
+            variables,
+            args: Some(args),
+            accept_secrets: true,
+            accept_resources: true,
+            ..Default::default()
+        })
+        .await?;
     Ok(plugin)
 }
 
 #[tonic::async_trait]
 impl ProviderSource for PluginProviders {
-    async fn provider(&self, instance: &ProviderInstance) -> Result<Arc<dyn Provider>, PluginError> {
+    async fn provider(
+        &self,
+        instance: &ProviderInstance,
+    ) -> Result<Arc<dyn Provider>, PluginError> {
         Ok(self.launch(instance).await?)
     }
-    async fn schema(&self, package: &str, version: Option<&str>) -> Result<Arc<String>, PluginError> {
+    async fn schema(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<Arc<String>, PluginError> {
         PluginProviders::schema(self, package, version).await
     }
 }

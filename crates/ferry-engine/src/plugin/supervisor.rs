@@ -15,8 +15,9 @@ use std::pin::Pin;
 use std::sync::Arc;
 
 use ferry_rpc::pulumirpc::{
-    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, ListRequest, ListResponse, ReadRequest, ReadResponse,
-    UpdateRequest, UpdateResponse,
+    CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
+    DiffResponse, ListRequest, ListResponse, ReadRequest, ReadResponse, UpdateRequest,
+    UpdateResponse,
 };
 use tokio::sync::{Mutex, RwLock};
 
@@ -24,7 +25,11 @@ use super::{PluginError, ProviderPlugin};
 use crate::provider::Provider;
 
 /// Starts and configures one plugin process (the same way every time).
-pub type StartPlugin = Arc<dyn Fn() -> Pin<Box<dyn Future<Output = Result<ProviderPlugin, PluginError>> + Send>> + Send + Sync>;
+pub type StartPlugin = Arc<
+    dyn Fn() -> Pin<Box<dyn Future<Output = Result<ProviderPlugin, PluginError>> + Send>>
+        + Send
+        + Sync,
+>;
 
 /// The process a supervised plugin currently talks to.
 struct Current {
@@ -49,19 +54,30 @@ fn process_failed(error: &PluginError, replaced_meanwhile: bool) -> bool {
     match error {
         PluginError::Crashed { .. } | PluginError::Timeout { .. } => true,
         // A call cut off because another call's failure replaced the process under it.
-        PluginError::Call { code, .. } => replaced_meanwhile && matches!(code.as_str(), "Unavailable" | "Unknown" | "Internal" | "Cancelled"),
+        PluginError::Call { code, .. } => {
+            replaced_meanwhile
+                && matches!(code.as_str(), "Unavailable" | "Unknown" | "Internal" | "Cancelled")
+        }
         _ => false,
     }
 }
 
 impl SupervisedPlugin {
     /// Starts the first process. A plugin that cannot start at all is an error here, once.
-    pub async fn start(package: &str, start: StartPlugin, max_restarts: u32) -> Result<SupervisedPlugin, PluginError> {
+    pub async fn start(
+        package: &str,
+        start: StartPlugin,
+        max_restarts: u32,
+    ) -> Result<SupervisedPlugin, PluginError> {
         let process = start().await?;
         Ok(SupervisedPlugin {
             package: package.to_string(),
             start,
-            current: Mutex::new(Current { generation: 0, process: Ok(Arc::new(process)), restarts: 0 }),
+            current: Mutex::new(Current {
+                generation: 0,
+                process: Ok(Arc::new(process)),
+                restarts: 0,
+            }),
             gate: RwLock::new(()),
             max_restarts,
         })
@@ -89,14 +105,22 @@ impl SupervisedPlugin {
             old.shutdown().await;
         }
         if current.restarts >= self.max_restarts {
-            current.process = Err(PluginError::GaveUp { package: self.package.clone(), restarts: current.restarts, last: error.to_string() });
+            current.process = Err(PluginError::GaveUp {
+                package: self.package.clone(),
+                restarts: current.restarts,
+                last: error.to_string(),
+            });
             return;
         }
         current.restarts += 1;
         tracing::warn!(plugin = %self.package, restart = current.restarts, "restarting the plugin after: {error}");
         current.process = match (self.start)().await {
             Ok(p) => Ok(Arc::new(p)),
-            Err(e) => Err(PluginError::RestartFailed { package: self.package.clone(), after: error.to_string(), message: e.to_string() }),
+            Err(e) => Err(PluginError::RestartFailed {
+                package: self.package.clone(),
+                after: error.to_string(),
+                message: e.to_string(),
+            }),
         };
     }
 
@@ -146,7 +170,12 @@ impl SupervisedPlugin {
                     PluginError::Timeout { .. } => "hung",
                     _ => "failed",
                 };
-                Err(PluginError::FailedTwice { package: self.package.clone(), method, what: what.to_string(), detail: e.to_string() })
+                Err(PluginError::FailedTwice {
+                    package: self.package.clone(),
+                    method,
+                    what: what.to_string(),
+                    detail: e.to_string(),
+                })
             }
             other => other,
         }
@@ -165,7 +194,11 @@ impl SupervisedPlugin {
         self.idempotent("GetPluginInfo", |p| async move { p.get_plugin_info().await }).await
     }
 
-    pub async fn get_mapping(&self, key: &str, provider: &str) -> Result<Option<Vec<u8>>, PluginError> {
+    pub async fn get_mapping(
+        &self,
+        key: &str,
+        provider: &str,
+    ) -> Result<Option<Vec<u8>>, PluginError> {
         self.idempotent("GetMapping", |p| async move { p.get_mapping(key, provider).await }).await
     }
 

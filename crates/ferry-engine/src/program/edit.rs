@@ -165,7 +165,9 @@ fn escape_interpolations(v: &Value) -> Value {
     match v {
         Value::String(s) => Value::String(s.replace("${", "$${")),
         Value::Array(items) => Value::Array(items.iter().map(escape_interpolations).collect()),
-        Value::Object(m) => Value::Object(m.iter().map(|(k, v)| (k.clone(), escape_interpolations(v))).collect()),
+        Value::Object(m) => {
+            Value::Object(m.iter().map(|(k, v)| (k.clone(), escape_interpolations(v))).collect())
+        }
         other => other.clone(),
     }
 }
@@ -200,12 +202,14 @@ pub fn edit_program(source: &str, edit: &ProgramEdit) -> Result<String, EditErro
 pub fn edit_program_all(source: &str, edits: &[ProgramEdit]) -> Result<String, (usize, EditError)> {
     let options = LoaderOptions::default().error_on_duplicate_keys(true).prevent_coercion(true);
     let whole = |e: EditError| (0, e);
-    let root = marked_yaml::parse_yaml_with_options(0, source, options).map_err(|e| whole(EditError(format!("the program does not parse: {e}"))))?;
+    let root = marked_yaml::parse_yaml_with_options(0, source, options)
+        .map_err(|e| whole(EditError(format!("the program does not parse: {e}"))))?;
     let Some(resources) = root.as_mapping().and_then(|m| m.get_mapping("resources")) else {
         return Err(whole(EditError("the program has no `resources`".into())));
     };
     // Each resource by its key and by its `name:` (the key wins where the two meet).
-    let mut by_name: std::collections::HashMap<&str, (&MarkedMappingNode, usize)> = std::collections::HashMap::new();
+    let mut by_name: std::collections::HashMap<&str, (&MarkedMappingNode, usize)> =
+        std::collections::HashMap::new();
     for (k, v) in resources.iter() {
         if let Some(m) = v.as_mapping() {
             if let Some(logical) = m.get_scalar("name") {
@@ -234,7 +238,11 @@ pub fn edit_program_all(source: &str, edits: &[ProgramEdit]) -> Result<String, (
 }
 
 /// The lines one edit replaces.
-fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&MarkedMappingNode, usize)>, edit: &ProgramEdit) -> Result<Splice, EditError> {
+fn splice_of(
+    text: &Text<'_>,
+    resources: &std::collections::HashMap<&str, (&MarkedMappingNode, usize)>,
+    edit: &ProgramEdit,
+) -> Result<Splice, EditError> {
     let name = edit.resource();
     let Some(&(resource, resource_line)) = resources.get(name) else {
         return fail(format!("the program has no resource `{name}`"));
@@ -245,16 +253,24 @@ fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&Mark
     let child = child_indent(text, resource, resource_line)?;
     let pad = |n: usize| " ".repeat(n);
     // Finds a key of `map`, with its line.
-    let entry = |map: &MarkedMappingNode, key: &str| map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| (line_of(k.span()), v.clone()));
+    let entry = |map: &MarkedMappingNode, key: &str| {
+        map.iter().find(|(k, _)| k.as_str() == key).map(|(k, v)| (line_of(k.span()), v.clone()))
+    };
 
     // A nested property (`tags["cost-center"]`, `versioning.mfaDelete`) is edited in place,
     // inside its blocks.
     match edit {
-        ProgramEdit::SetProperty { property, value, .. } if property_segments(property)?.len() > 1 => {
+        ProgramEdit::SetProperty { property, value, .. }
+            if property_segments(property)?.len() > 1 =>
+        {
             let segments = property_segments(property)?;
             match entry(resource, "properties") {
-                Some((props_line, Node::Mapping(props))) => set_nested(text, &props, props_line, &segments, value),
-                _ => fail(format!("`{name}` sets no `{}`; add it to the program first", segments[0])),
+                Some((props_line, Node::Mapping(props))) => {
+                    set_nested(text, &props, props_line, &segments, value)
+                }
+                _ => {
+                    fail(format!("`{name}` sets no `{}`; add it to the program first", segments[0]))
+                }
             }
         }
         ProgramEdit::RemoveProperty { property, .. } if property_segments(property)?.len() > 1 => {
@@ -262,7 +278,8 @@ fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&Mark
             let Some((props_line, Node::Mapping(props))) = entry(resource, "properties") else {
                 return fail(format!("`{name}` has no properties"));
             };
-            remove_nested(text, &props, props_line, &segments).map_err(|e| EditError(format!("`{name}`: {}", e.0)))
+            remove_nested(text, &props, props_line, &segments)
+                .map_err(|e| EditError(format!("`{name}`: {}", e.0)))
         }
         ProgramEdit::SetProperty { property, value, .. } => {
             let line = format!("{}: {}\n", key_text(property), flow(value));
@@ -281,11 +298,19 @@ fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&Mark
                 Some((props_line, _)) => {
                     // `properties:` with nothing (or not a mapping) under it: write it anew.
                     let end = text.block_end(props_line);
-                    Ok(text.splice(props_line - 1, end, &format!("{}properties:\n{}{line}", pad(child), pad(child + 2))))
+                    Ok(text.splice(
+                        props_line - 1,
+                        end,
+                        &format!("{}properties:\n{}{line}", pad(child), pad(child + 2)),
+                    ))
                 }
                 None => {
                     let end = text.block_end(resource_line);
-                    Ok(text.splice(end, end, &format!("{}properties:\n{}{line}", pad(child), pad(child + 2))))
+                    Ok(text.splice(
+                        end,
+                        end,
+                        &format!("{}properties:\n{}{line}", pad(child), pad(child + 2)),
+                    ))
                 }
             }
         }
@@ -302,7 +327,11 @@ fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&Mark
             let line = format!("import: {}\n", flow(&Value::String(id.clone())));
             let Some((options_line, options)) = entry(resource, "options") else {
                 let end = text.block_end(resource_line);
-                return Ok(text.splice(end, end, &format!("{}options:\n{}{line}", pad(child), pad(child + 2))));
+                return Ok(text.splice(
+                    end,
+                    end,
+                    &format!("{}options:\n{}{line}", pad(child), pad(child + 2)),
+                ));
             };
             let Node::Mapping(options) = options else {
                 return fail(format!("`{name}`'s options are not a mapping"));
@@ -323,7 +352,12 @@ fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&Mark
         ProgramEdit::IgnoreChanges { property, .. } => {
             let Some((options_line, options)) = entry(resource, "options") else {
                 let end = text.block_end(resource_line);
-                let block = format!("{}options:\n{}ignoreChanges: {}\n", pad(child), pad(child + 2), flow(&Value::from(vec![property.clone()])));
+                let block = format!(
+                    "{}options:\n{}ignoreChanges: {}\n",
+                    pad(child),
+                    pad(child + 2),
+                    flow(&Value::from(vec![property.clone()]))
+                );
                 return Ok(text.splice(end, end, &block));
             };
             let Node::Mapping(options) = options else {
@@ -334,18 +368,33 @@ fn splice_of(text: &Text<'_>, resources: &std::collections::HashMap<&str, (&Mark
                     let Some(list) = node.as_sequence() else {
                         return fail(format!("`{name}`'s ignoreChanges is not a list"));
                     };
-                    let mut names: Vec<String> = list.iter().filter_map(|n| n.as_scalar().map(|s| s.as_str().to_string())).collect();
+                    let mut names: Vec<String> = list
+                        .iter()
+                        .filter_map(|n| n.as_scalar().map(|s| s.as_str().to_string()))
+                        .collect();
                     if names.contains(property) {
                         return Ok(Splice::none());
                     }
                     names.push(property.clone());
                     let own = indent(text.lines[at - 1]);
-                    Ok(text.splice(at - 1, text.block_end(at), &format!("{}ignoreChanges: {}\n", pad(own), flow(&Value::from(names)))))
+                    Ok(text.splice(
+                        at - 1,
+                        text.block_end(at),
+                        &format!("{}ignoreChanges: {}\n", pad(own), flow(&Value::from(names))),
+                    ))
                 }
                 None => {
                     let inner = child_indent(text, &options, options_line)?;
                     let end = text.block_end(options_line);
-                    Ok(text.splice(end, end, &format!("{}ignoreChanges: {}\n", pad(inner), flow(&Value::from(vec![property.clone()])))))
+                    Ok(text.splice(
+                        end,
+                        end,
+                        &format!(
+                            "{}ignoreChanges: {}\n",
+                            pad(inner),
+                            flow(&Value::from(vec![property.clone()]))
+                        ),
+                    ))
                 }
             }
         }
@@ -359,7 +408,9 @@ fn property_segments(path: &str) -> Result<Vec<String>, EditError> {
     let mut rest = path;
     while !rest.is_empty() {
         if let Some(after) = rest.strip_prefix('[') {
-            let end = after.find(']').ok_or_else(|| EditError(format!("`{path}` is not a property path")))?;
+            let end = after
+                .find(']')
+                .ok_or_else(|| EditError(format!("`{path}` is not a property path")))?;
             let inside = &after[..end];
             match serde_json::from_str::<Value>(inside) {
                 Ok(Value::String(key)) => out.push(key),
@@ -387,13 +438,23 @@ fn entry_of(map: &MarkedMappingNode, key: &str) -> Option<(usize, Node)> {
 }
 
 /// Sets `segments` below `map` (whose key is on `line`), creating the mappings on the way.
-fn set_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String], value: &Value) -> Result<Splice, EditError> {
+fn set_nested(
+    text: &Text<'_>,
+    map: &MarkedMappingNode,
+    line: usize,
+    segments: &[String],
+    value: &Value,
+) -> Result<Splice, EditError> {
     let pad = |n: usize| " ".repeat(n);
     let (head, rest) = segments.split_first().expect("at least one segment");
     match entry_of(map, head) {
         Some((at, _)) if rest.is_empty() => {
             let own = indent(text.lines[at - 1]);
-            Ok(text.splice(at - 1, text.block_end(at), &format!("{}{}: {}\n", pad(own), key_text(head), flow(value))))
+            Ok(text.splice(
+                at - 1,
+                text.block_end(at),
+                &format!("{}{}: {}\n", pad(own), key_text(head), flow(value)),
+            ))
         }
         Some((at, Node::Mapping(inner))) => set_nested(text, &inner, at, rest, value),
         Some(_) => fail(format!("`{head}` is not a block mapping in the program; edit it by hand")),
@@ -403,7 +464,12 @@ fn set_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &
             let mut block = String::new();
             for (depth, key) in segments.iter().enumerate() {
                 if depth + 1 == segments.len() {
-                    block.push_str(&format!("{}{}: {}\n", pad(inner + 2 * depth), key_text(key), flow(value)));
+                    block.push_str(&format!(
+                        "{}{}: {}\n",
+                        pad(inner + 2 * depth),
+                        key_text(key),
+                        flow(value)
+                    ));
                 } else {
                     block.push_str(&format!("{}{}:\n", pad(inner + 2 * depth), key_text(key)));
                 }
@@ -415,7 +481,12 @@ fn set_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &
 }
 
 /// Removes `segments` below `map` (whose key is on `line`); a mapping left empty is written `{}`.
-fn remove_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments: &[String]) -> Result<Splice, EditError> {
+fn remove_nested(
+    text: &Text<'_>,
+    map: &MarkedMappingNode,
+    line: usize,
+    segments: &[String],
+) -> Result<Splice, EditError> {
     let (head, rest) = segments.split_first().expect("at least one segment");
     let Some((at, node)) = entry_of(map, head) else {
         return fail(format!("the program does not set `{head}`"));
@@ -430,7 +501,11 @@ fn remove_nested(text: &Text<'_>, map: &MarkedMappingNode, line: usize, segments
         // The last key: the mapping stays, empty.
         let own = indent(text.lines[line - 1]);
         let key = text.lines[line - 1].trim().split(':').next().unwrap_or("").to_string();
-        return Ok(text.splice(line - 1, text.block_end(line), &format!("{}{key}: {{}}\n", " ".repeat(own))));
+        return Ok(text.splice(
+            line - 1,
+            text.block_end(line),
+            &format!("{}{key}: {{}}\n", " ".repeat(own)),
+        ));
     }
     Ok(text.splice(at - 1, text.block_end(at), ""))
 }
@@ -462,23 +537,65 @@ resources:
 
     #[test]
     fn nested_properties_are_set_and_removed_in_their_blocks() {
-        let set = |p: &str, v: Value| edit_program(NESTED, &ProgramEdit::SetProperty { resource: "bucket".into(), property: p.into(), value: v }).unwrap();
-        let remove = |p: &str| edit_program(NESTED, &ProgramEdit::RemoveProperty { resource: "bucket".into(), property: p.into() });
-        assert_eq!(set("tags[\"cost-center\"]", json!("41")), NESTED.replace("cost-center: \"42\"", "cost-center: \"41\""));
-        assert_eq!(set("versioning.mfaDelete", json!(false)), NESTED.replace("        enabled: true\n", "        enabled: true\n        mfaDelete: false\n"));
+        let set = |p: &str, v: Value| {
+            edit_program(
+                NESTED,
+                &ProgramEdit::SetProperty {
+                    resource: "bucket".into(),
+                    property: p.into(),
+                    value: v,
+                },
+            )
+            .unwrap()
+        };
+        let remove = |p: &str| {
+            edit_program(
+                NESTED,
+                &ProgramEdit::RemoveProperty { resource: "bucket".into(), property: p.into() },
+            )
+        };
+        assert_eq!(
+            set("tags[\"cost-center\"]", json!("41")),
+            NESTED.replace("cost-center: \"42\"", "cost-center: \"41\"")
+        );
+        assert_eq!(
+            set("versioning.mfaDelete", json!(false)),
+            NESTED.replace(
+                "        enabled: true\n",
+                "        enabled: true\n        mfaDelete: false\n"
+            )
+        );
         assert_eq!(
             set("lifecycle.rule.days", json!(30)),
-            NESTED.replace("    options:\n", "      lifecycle:\n        rule:\n          days: 30\n    options:\n")
+            NESTED.replace(
+                "    options:\n",
+                "      lifecycle:\n        rule:\n          days: 30\n    options:\n"
+            )
         );
-        assert_eq!(remove("tags.team").unwrap(), NESTED.replace("        team: ${team}\n", ""), "the reference beside it is kept as written");
-        assert_eq!(remove("versioning.enabled").unwrap(), NESTED.replace("      versioning:\n        enabled: true\n", "      versioning: {}\n"));
+        assert_eq!(
+            remove("tags.team").unwrap(),
+            NESTED.replace("        team: ${team}\n", ""),
+            "the reference beside it is kept as written"
+        );
+        assert_eq!(
+            remove("versioning.enabled").unwrap(),
+            NESTED.replace("      versioning:\n        enabled: true\n", "      versioning: {}\n")
+        );
         assert!(remove("tags.owner").unwrap_err().0.contains("does not set `owner`"));
-        assert!(edit_program(NESTED, &ProgramEdit::SetProperty { resource: "bucket".into(), property: "groups[0]".into(), value: json!(1) })
-            .unwrap_err()
-            .0
-            .contains("list item"));
+        assert!(edit_program(
+            NESTED,
+            &ProgramEdit::SetProperty {
+                resource: "bucket".into(),
+                property: "groups[0]".into(),
+                value: json!(1)
+            }
+        )
+        .unwrap_err()
+        .0
+        .contains("list item"));
         for out in [set("tags[\"cost-center\"]", json!("41")), remove("tags.team").unwrap()] {
-            crate::program::parse_program("Pulumi.yaml", &out).unwrap_or_else(|e| panic!("{e}\n{out}"));
+            crate::program::parse_program("Pulumi.yaml", &out)
+                .unwrap_or_else(|e| panic!("{e}\n{out}"));
         }
     }
 
@@ -510,50 +627,106 @@ outputs:
 
     #[test]
     fn setting_a_property_replaces_its_line_only() {
-        let out = edit(ProgramEdit::SetProperty { resource: "port".into(), property: "max".into(), value: json!(10) });
+        let out = edit(ProgramEdit::SetProperty {
+            resource: "port".into(),
+            property: "max".into(),
+            value: json!(10),
+        });
         assert_eq!(out, PROGRAM.replace("      max: 20\n", "      max: 10\n"));
     }
 
     #[test]
     fn setting_a_nested_value_replaces_its_block() {
-        let out = edit(ProgramEdit::SetProperty { resource: "port".into(), property: "keepers".into(), value: json!({"a": "${x}"}) });
-        assert_eq!(out, PROGRAM.replace("      keepers:\n        a: b\n", "      keepers: {\"a\":\"$${x}\"}\n"));
+        let out = edit(ProgramEdit::SetProperty {
+            resource: "port".into(),
+            property: "keepers".into(),
+            value: json!({"a": "${x}"}),
+        });
+        assert_eq!(
+            out,
+            PROGRAM.replace("      keepers:\n        a: b\n", "      keepers: {\"a\":\"$${x}\"}\n")
+        );
     }
 
     #[test]
     fn setting_a_new_property_adds_it_to_the_block_or_a_new_block() {
-        let out = edit(ProgramEdit::SetProperty { resource: "port".into(), property: "seed".into(), value: json!("s") });
+        let out = edit(ProgramEdit::SetProperty {
+            resource: "port".into(),
+            property: "seed".into(),
+            value: json!("s"),
+        });
         assert_eq!(out, PROGRAM.replace("        a: b\n", "        a: b\n      seed: \"s\"\n"));
-        let out = edit(ProgramEdit::SetProperty { resource: "pet".into(), property: "length".into(), value: json!(2) });
-        assert_eq!(out, PROGRAM.replace("    type: random:RandomPet\n", "    type: random:RandomPet\n    properties:\n      length: 2\n"));
+        let out = edit(ProgramEdit::SetProperty {
+            resource: "pet".into(),
+            property: "length".into(),
+            value: json!(2),
+        });
+        assert_eq!(
+            out,
+            PROGRAM.replace(
+                "    type: random:RandomPet\n",
+                "    type: random:RandomPet\n    properties:\n      length: 2\n"
+            )
+        );
     }
 
     #[test]
     fn removing_a_property_keeps_the_rest() {
-        let out = edit(ProgramEdit::RemoveProperty { resource: "port".into(), property: "min".into() });
+        let out =
+            edit(ProgramEdit::RemoveProperty { resource: "port".into(), property: "min".into() });
         assert_eq!(out, PROGRAM.replace("      min: 1   # lowest\n", ""));
-        assert!(edit_program(PROGRAM, &ProgramEdit::RemoveProperty { resource: "pet".into(), property: "x".into() }).is_err());
+        assert!(edit_program(
+            PROGRAM,
+            &ProgramEdit::RemoveProperty { resource: "pet".into(), property: "x".into() }
+        )
+        .is_err());
     }
 
     #[test]
     fn ignore_changes_goes_into_the_options() {
-        let out = edit(ProgramEdit::IgnoreChanges { resource: "port".into(), property: "max".into() });
-        assert_eq!(out, PROGRAM.replace("      import: \"7,1,10\"\n", "      import: \"7,1,10\"\n      ignoreChanges: [\"max\"]\n"));
-        let twice = edit_program(&out, &ProgramEdit::IgnoreChanges { resource: "port".into(), property: "min".into() }).unwrap();
+        let out =
+            edit(ProgramEdit::IgnoreChanges { resource: "port".into(), property: "max".into() });
+        assert_eq!(
+            out,
+            PROGRAM.replace(
+                "      import: \"7,1,10\"\n",
+                "      import: \"7,1,10\"\n      ignoreChanges: [\"max\"]\n"
+            )
+        );
+        let twice = edit_program(
+            &out,
+            &ProgramEdit::IgnoreChanges { resource: "port".into(), property: "min".into() },
+        )
+        .unwrap();
         assert!(twice.contains("      ignoreChanges: [\"max\",\"min\"]\n"), "{twice}");
-        assert_eq!(edit_program(&twice, &ProgramEdit::IgnoreChanges { resource: "port".into(), property: "min".into() }).unwrap(), twice);
-        let out = edit(ProgramEdit::IgnoreChanges { resource: "pet".into(), property: "length".into() });
+        assert_eq!(
+            edit_program(
+                &twice,
+                &ProgramEdit::IgnoreChanges { resource: "port".into(), property: "min".into() }
+            )
+            .unwrap(),
+            twice
+        );
+        let out =
+            edit(ProgramEdit::IgnoreChanges { resource: "pet".into(), property: "length".into() });
         assert!(out.contains("    type: random:RandomPet\n    options:\n      ignoreChanges: [\"length\"]\noutputs:"), "{out}");
     }
 
     #[test]
     fn identification_sets_imports_and_takes_resources_out() {
         let out = edit(ProgramEdit::SetImport { resource: "pet".into(), id: "a,b".into() });
-        assert!(out.contains("    type: random:RandomPet\n    options:\n      import: \"a,b\"\noutputs:"), "{out}");
-        let replaced = edit(ProgramEdit::SetImport { resource: "port".into(), id: "8,1,10".into() });
+        assert!(
+            out.contains(
+                "    type: random:RandomPet\n    options:\n      import: \"a,b\"\noutputs:"
+            ),
+            "{out}"
+        );
+        let replaced =
+            edit(ProgramEdit::SetImport { resource: "port".into(), id: "8,1,10".into() });
         assert_eq!(replaced, PROGRAM.replace("import: \"7,1,10\"", "import: \"8,1,10\""));
         // An ID is text: `${` in it is not an interpolation.
-        assert!(edit(ProgramEdit::SetImport { resource: "pet".into(), id: "${x}".into() }).contains("import: \"$${x}\""));
+        assert!(edit(ProgramEdit::SetImport { resource: "pet".into(), id: "${x}".into() })
+            .contains("import: \"$${x}\""));
         let out = edit(ProgramEdit::RemoveResource { resource: "pet".into() });
         assert!(!out.contains("RandomPet"), "{out}");
         crate::program::parse_program("Pulumi.yaml", &replaced).unwrap();
@@ -564,24 +737,48 @@ outputs:
     /// its index.
     #[test]
     fn edits_made_at_once_equal_edits_made_in_turn() {
-        let edits = [ProgramEdit::SetImport { resource: "port".into(), id: "8,1,10".into() }, ProgramEdit::RemoveResource { resource: "pet".into() }];
-        let in_turn = edits.iter().fold(PROGRAM.to_string(), |text, e| edit_program(&text, e).unwrap());
+        let edits = [
+            ProgramEdit::SetImport { resource: "port".into(), id: "8,1,10".into() },
+            ProgramEdit::RemoveResource { resource: "pet".into() },
+        ];
+        let in_turn =
+            edits.iter().fold(PROGRAM.to_string(), |text, e| edit_program(&text, e).unwrap());
         let at_once = edit_program_all(PROGRAM, &edits).unwrap();
         assert_eq!(at_once, in_turn);
-        assert!(at_once.contains("import: \"8,1,10\"") && !at_once.contains("RandomPet"), "{at_once}");
+        assert!(
+            at_once.contains("import: \"8,1,10\"") && !at_once.contains("RandomPet"),
+            "{at_once}"
+        );
         // The other order, and an insertion right where a removed block starts.
-        let (a, b) = (ProgramEdit::SetImport { resource: "pet".into(), id: "x".into() }, ProgramEdit::RemoveResource { resource: "port".into() });
+        let (a, b) = (
+            ProgramEdit::SetImport { resource: "pet".into(), id: "x".into() },
+            ProgramEdit::RemoveResource { resource: "port".into() },
+        );
         let at_once = edit_program_all(PROGRAM, &[a.clone(), b.clone()]).unwrap();
         assert_eq!(at_once, edit_program(&edit_program(PROGRAM, &a).unwrap(), &b).unwrap());
-        let twice = [ProgramEdit::RemoveResource { resource: "pet".into() }, ProgramEdit::SetImport { resource: "pet".into(), id: "x".into() }];
-        assert_eq!(edit_program_all(PROGRAM, &twice).unwrap_err(), (1, EditError("`pet` is edited twice; edit it once".into())));
-        let (at, e) = edit_program_all(PROGRAM, &[edits[0].clone(), ProgramEdit::RemoveResource { resource: "nope".into() }]).unwrap_err();
+        let twice = [
+            ProgramEdit::RemoveResource { resource: "pet".into() },
+            ProgramEdit::SetImport { resource: "pet".into(), id: "x".into() },
+        ];
+        assert_eq!(
+            edit_program_all(PROGRAM, &twice).unwrap_err(),
+            (1, EditError("`pet` is edited twice; edit it once".into()))
+        );
+        let (at, e) = edit_program_all(
+            PROGRAM,
+            &[edits[0].clone(), ProgramEdit::RemoveResource { resource: "nope".into() }],
+        )
+        .unwrap_err();
         assert_eq!((at, e.0.as_str()), (1, "the program has no resource `nope`"));
     }
 
     #[test]
     fn unknown_resources_are_named() {
-        let e = edit_program(PROGRAM, &ProgramEdit::RemoveProperty { resource: "nope".into(), property: "x".into() }).unwrap_err();
+        let e = edit_program(
+            PROGRAM,
+            &ProgramEdit::RemoveProperty { resource: "nope".into(), property: "x".into() },
+        )
+        .unwrap_err();
         assert_eq!(e.0, "the program has no resource `nope`");
     }
 }

@@ -124,7 +124,8 @@ pub fn parse_template(text: &str, pos: Pos) -> Result<ExprKind, String> {
         }
         literal.push_str(&rest[..at]);
         let after = &rest[at + 2..];
-        let end = after.find('}').ok_or_else(|| format!("`${{` without a closing `}}` in `{text}`"))?;
+        let end =
+            after.find('}').ok_or_else(|| format!("`${{` without a closing `}}` in `{text}`"))?;
         let inner = after[..end].trim();
         if !literal.is_empty() {
             parts.push(Part::Text(std::mem::take(&mut literal)));
@@ -138,9 +139,12 @@ pub fn parse_template(text: &str, pos: Pos) -> Result<ExprKind, String> {
     }
     match parts.as_slice() {
         [Part::Ref(r)] => Ok(ExprKind::Ref(r.clone())),
-        _ if parts.iter().all(|p| matches!(p, Part::Text(_))) => {
-            Ok(ExprKind::String(parts.into_iter().map(|p| if let Part::Text(t) = p { t } else { String::new() }).collect()))
-        }
+        _ if parts.iter().all(|p| matches!(p, Part::Text(_))) => Ok(ExprKind::String(
+            parts
+                .into_iter()
+                .map(|p| if let Part::Text(t) = p { t } else { String::new() })
+                .collect(),
+        )),
         _ => Ok(ExprKind::Interpolate(parts)),
     }
 }
@@ -150,7 +154,8 @@ pub fn parse_reference(text: &str, pos: Pos) -> Result<Reference, String> {
     let bad = |why: &str| format!("`${{{text}}}` is not a valid reference: {why}");
     let root_end = text.find(['.', '[']).unwrap_or(text.len());
     let root = &text[..root_end];
-    if root.is_empty() || !root.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ':')) {
+    if root.is_empty() || !root.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | ':'))
+    {
         return Err(bad("it must start with a resource, variable or config name"));
     }
     let mut path = Vec::new();
@@ -159,7 +164,9 @@ pub fn parse_reference(text: &str, pos: Pos) -> Result<Reference, String> {
         if let Some(r) = rest.strip_prefix('.') {
             let end = r.find(['.', '[']).unwrap_or(r.len());
             let name = &r[..end];
-            if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '$')) {
+            if name.is_empty()
+                || !name.chars().all(|c| c.is_alphanumeric() || matches!(c, '_' | '-' | '$'))
+            {
                 return Err(bad("a property name after `.` is missing or has odd characters"));
             }
             path.push(Accessor::Property(name.to_string()));
@@ -170,7 +177,9 @@ pub fn parse_reference(text: &str, pos: Pos) -> Result<Reference, String> {
             if let Some(key) = inside.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
                 path.push(Accessor::Property(key.to_string()));
             } else {
-                let index = inside.parse::<usize>().map_err(|_| bad("an index must be a number or a quoted key"))?;
+                let index = inside
+                    .parse::<usize>()
+                    .map_err(|_| bad("an index must be a number or a quoted key"))?;
                 path.push(Accessor::Index(index));
             }
             rest = &r[end + 1..];
@@ -189,9 +198,13 @@ mod tests {
     fn templates_split_into_text_and_references() {
         let p = Pos::default();
         assert_eq!(parse_template("plain", p).unwrap(), ExprKind::String("plain".into()));
-        assert!(matches!(parse_template("${a.b[0][\"k\"]}", p).unwrap(), ExprKind::Ref(r) if r.root == "a" && r.path == vec![
-            Accessor::Property("b".into()), Accessor::Index(0), Accessor::Property("k".into())]));
-        assert!(matches!(parse_template("x-${aws:region}-y", p).unwrap(), ExprKind::Interpolate(parts) if parts.len() == 3));
+        assert!(
+            matches!(parse_template("${a.b[0][\"k\"]}", p).unwrap(), ExprKind::Ref(r) if r.root == "a" && r.path == vec![
+            Accessor::Property("b".into()), Accessor::Index(0), Accessor::Property("k".into())])
+        );
+        assert!(
+            matches!(parse_template("x-${aws:region}-y", p).unwrap(), ExprKind::Interpolate(parts) if parts.len() == 3)
+        );
         assert_eq!(parse_template("$${not}", p).unwrap(), ExprKind::String("${not}".into()));
         assert!(parse_template("${a.}", p).is_err());
         assert!(parse_template("${a", p).is_err());

@@ -2,6 +2,7 @@
 //! parsed into a [`Program`] whose every part knows its line, then checked for what can be
 //! checked without providers (references, cycles, options). Evaluation is in [`crate::deploy`].
 
+mod check;
 pub mod edit;
 pub mod expr;
 mod parse;
@@ -69,7 +70,14 @@ pub struct Variable {
 #[derive(Debug, Clone, PartialEq)]
 pub enum AliasSpec {
     Urn(String),
-    Parts { name: Option<String>, type_: Option<String>, project: Option<String>, stack: Option<String>, parent: Option<String>, no_parent: bool },
+    Parts {
+        name: Option<String>,
+        type_: Option<String>,
+        project: Option<String>,
+        stack: Option<String>,
+        parent: Option<String>,
+        no_parent: bool,
+    },
 }
 
 /// Resource options, as the program gives them.
@@ -161,7 +169,18 @@ impl Program {
         self.resources.iter().find(|r| r.name == name)
     }
 
-    pub fn diagnostic(&self, pos: Pos, path: impl Into<String>, message: impl Into<String>) -> Diagnostic {
-        Diagnostic { file: self.file.clone(), line: pos.line, column: pos.column, path: path.into(), message: message.into() }
+    pub fn diagnostic(
+        &self,
+        pos: Pos,
+        path: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Diagnostic {
+        Diagnostic {
+            file: self.file.clone(),
+            line: pos.line,
+            column: pos.column,
+            path: path.into(),
+            message: message.into(),
+        }
     }
 }

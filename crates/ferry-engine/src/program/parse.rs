@@ -1,19 +1,35 @@
 //! Reading a Pulumi YAML program from text: structure, expressions, options, then the checks
-//! that need no provider (unknown names, cycles, conflicting options). Every problem is
-//! reported at once, each with its line.
+//! that need no provider ([`super::check`]: unknown names, cycles, conflicting options). Every
+//! problem is reported at once, each with its line.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use marked_yaml::loader::LoaderOptions;
 use marked_yaml::{Node, Span};
 
 use super::expr::{parse_reference, parse_template, Builtin, Expr, ExprKind, Pos};
-use super::{AliasSpec, ConfigDecl, Diagnostic, GetSpec, Program, ProgramError, ResourceDecl, ResourceOptions, Variable};
+use super::{
+    AliasSpec, ConfigDecl, Diagnostic, GetSpec, Program, ProgramError, ResourceDecl,
+    ResourceOptions, Variable,
+};
 
 /// Keys of a `Pulumi.yaml` that belong to the project, not the program: accepted, unused.
-const PROJECT_KEYS: &[&str] =
-    &["runtime", "description", "main", "stackConfigDir", "backend", "options", "plugins", "template", "author", "license", "website", "packages"];
-const PROGRAM_KEYS: &[&str] = &["name", "config", "configuration", "variables", "resources", "outputs"];
+const PROJECT_KEYS: &[&str] = &[
+    "runtime",
+    "description",
+    "main",
+    "stackConfigDir",
+    "backend",
+    "options",
+    "plugins",
+    "template",
+    "author",
+    "license",
+    "website",
+    "packages",
+];
+const PROGRAM_KEYS: &[&str] =
+    &["name", "config", "configuration", "variables", "resources", "outputs"];
 const RESOURCE_KEYS: &[&str] = &["type", "name", "properties", "options", "get", "defaultProvider"];
 const OPTION_KEYS: &[&str] = &[
     "import",
@@ -32,13 +48,14 @@ const OPTION_KEYS: &[&str] = &[
     "pluginDownloadURL",
 ];
 /// Options Ferry reads but does not act on in previews; accepted so real programs load.
-const PASSIVE_OPTIONS: &[&str] = &["additionalSecretOutputs", "customTimeouts", "replaceOnChanges", "pluginDownloadURL"];
+const PASSIVE_OPTIONS: &[&str] =
+    &["additionalSecretOutputs", "customTimeouts", "replaceOnChanges", "pluginDownloadURL"];
 
 fn pos_of(span: &Span) -> Pos {
     span.start().map(|m| Pos { line: m.line(), column: m.column() }).unwrap_or_default()
 }
 
-fn suggest(word: &str, known: &[&str]) -> String {
+pub(super) fn suggest(word: &str, known: &[&str]) -> String {
     known
         .iter()
         .map(|k| (strsim::jaro_winkler(word, k), *k))
@@ -48,14 +65,21 @@ fn suggest(word: &str, known: &[&str]) -> String {
         .unwrap_or_default()
 }
 
-struct Reader {
+/// Where diagnostics are gathered while a program is read and checked.
+pub(super) struct Reader {
     file: String,
-    diagnostics: Vec<Diagnostic>,
+    pub(super) diagnostics: Vec<Diagnostic>,
 }
 
 impl Reader {
-    fn error(&mut self, pos: Pos, path: &str, message: impl Into<String>) {
-        self.diagnostics.push(Diagnostic { file: self.file.clone(), line: pos.line, column: pos.column, path: path.to_string(), message: message.into() });
+    pub(super) fn error(&mut self, pos: Pos, path: &str, message: impl Into<String>) {
+        self.diagnostics.push(Diagnostic {
+            file: self.file.clone(),
+            line: pos.line,
+            column: pos.column,
+            path: path.to_string(),
+            message: message.into(),
+        });
     }
 
     fn expr(&mut self, node: &Node, path: &str) -> Expr {
@@ -69,22 +93,36 @@ impl Reader {
                     ExprKind::Bool(b)
                 } else if matches!(text, "null" | "~" | "") {
                     ExprKind::Null
-                } else if let Some(n) = text.parse::<f64>().ok().filter(|n| n.is_finite() && !text.starts_with(['+', '.'])) {
+                } else if let Some(n) = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|n| n.is_finite() && !text.starts_with(['+', '.']))
+                {
                     ExprKind::Number(n)
                 } else {
                     self.template(text, pos, path)
                 }
             }
-            Node::Sequence(items) => ExprKind::List(items.iter().enumerate().map(|(i, n)| self.expr(n, &format!("{path}[{i}]"))).collect()),
+            Node::Sequence(items) => ExprKind::List(
+                items
+                    .iter()
+                    .enumerate()
+                    .map(|(i, n)| self.expr(n, &format!("{path}[{i}]")))
+                    .collect(),
+            ),
             Node::Mapping(map) => {
                 let first = map.iter().next().map(|(k, _)| k.as_str().to_string());
                 match first.filter(|k| k.starts_with("fn::")) {
                     Some(f) if map.len() == 1 => {
                         let arg = map.iter().next().map(|(_, v)| v).expect("one entry");
                         match Builtin::NAMES.iter().find(|(n, _)| *n == f) {
-                            Some((_, builtin)) => ExprKind::Call(*builtin, Box::new(self.expr(arg, &format!("{path}.{f}")))),
+                            Some((_, builtin)) => ExprKind::Call(
+                                *builtin,
+                                Box::new(self.expr(arg, &format!("{path}.{f}"))),
+                            ),
                             None => {
-                                let known: Vec<&str> = Builtin::NAMES.iter().map(|(n, _)| *n).collect();
+                                let known: Vec<&str> =
+                                    Builtin::NAMES.iter().map(|(n, _)| *n).collect();
                                 let why = if f == "fn::invoke" {
                                     " (Ferry does not call provider functions: put the value in the program or in config)".to_string()
                                 } else if f.starts_with("fn::file") || f == "fn::readFile" {
@@ -97,7 +135,16 @@ impl Reader {
                             }
                         }
                     }
-                    _ => ExprKind::Object(map.iter().map(|(k, v)| (k.as_str().to_string(), self.expr(v, &format!("{path}.{}", k.as_str())))).collect()),
+                    _ => ExprKind::Object(
+                        map.iter()
+                            .map(|(k, v)| {
+                                (
+                                    k.as_str().to_string(),
+                                    self.expr(v, &format!("{path}.{}", k.as_str())),
+                                )
+                            })
+                            .collect(),
+                    ),
                 }
             }
         };
@@ -147,7 +194,8 @@ impl Reader {
             }
             return Some(urn.to_string());
         }
-        let inner = text.as_deref().and_then(|t| t.strip_prefix("${")).and_then(|t| t.strip_suffix('}'));
+        let inner =
+            text.as_deref().and_then(|t| t.strip_prefix("${")).and_then(|t| t.strip_suffix('}'));
         match inner.map(|i| parse_reference(i.trim(), pos)) {
             Some(Ok(r)) if r.path.is_empty() => Some(r.root),
             _ => {
@@ -157,7 +205,12 @@ impl Reader {
         }
     }
 
-    fn options(&mut self, node: &Node, path: &str, positions: &mut HashMap<&'static str, Pos>) -> ResourceOptions {
+    fn options(
+        &mut self,
+        node: &Node,
+        path: &str,
+        positions: &mut HashMap<&'static str, Pos>,
+    ) -> ResourceOptions {
         let mut o = ResourceOptions::default();
         let Some(map) = node.as_mapping() else {
             self.error(pos_of(node.span()), path, "`options` must be a mapping");
@@ -167,15 +220,29 @@ impl Reader {
             let key = k.as_str();
             let p = format!("{path}.{key}");
             let Some(known) = OPTION_KEYS.iter().find(|o| **o == key) else {
-                self.error(pos_of(k.span()), &p, format!("unknown resource option `{key}`{}", suggest(key, OPTION_KEYS)));
+                self.error(
+                    pos_of(k.span()),
+                    &p,
+                    format!("unknown resource option `{key}`{}", suggest(key, OPTION_KEYS)),
+                );
                 continue;
             };
             positions.insert(known, pos_of(v.span()));
             match key {
                 "import" => {
                     let e = self.expr(v, &p);
-                    if matches!(e.kind, ExprKind::List(_) | ExprKind::Object(_) | ExprKind::Null | ExprKind::Bool(_)) {
-                        self.error(e.pos, &p, "`import` takes the ID of the resource to import, a string");
+                    if matches!(
+                        e.kind,
+                        ExprKind::List(_)
+                            | ExprKind::Object(_)
+                            | ExprKind::Null
+                            | ExprKind::Bool(_)
+                    ) {
+                        self.error(
+                            e.pos,
+                            &p,
+                            "`import` takes the ID of the resource to import, a string",
+                        );
                     }
                     o.import = Some(e);
                 }
@@ -187,7 +254,11 @@ impl Reader {
                             }
                         }
                     }
-                    None => self.error(pos_of(v.span()), &p, "`ignoreChanges` must be a list of property paths"),
+                    None => self.error(
+                        pos_of(v.span()),
+                        &p,
+                        "`ignoreChanges` must be a list of property paths",
+                    ),
                 },
                 "dependsOn" => match v.as_sequence() {
                     Some(items) => {
@@ -197,7 +268,9 @@ impl Reader {
                             }
                         }
                     }
-                    None => self.error(pos_of(v.span()), &p, "`dependsOn` must be a list of resources"),
+                    None => {
+                        self.error(pos_of(v.span()), &p, "`dependsOn` must be a list of resources")
+                    }
                 },
                 "parent" => o.parent = self.resource_ref(v, &p),
                 "provider" => o.provider = self.resource_ref(v, &p),
@@ -221,21 +294,36 @@ impl Reader {
                             } else if let Some(m) = item.as_mapping() {
                                 let get = |k: &str| m.get_scalar(k).map(|s| s.as_str().to_string());
                                 for (ak, _) in m.iter() {
-                                    if !["name", "type", "parent", "project", "stack", "noParent"].contains(&ak.as_str()) {
-                                        self.error(pos_of(ak.span()), &format!("{ip}.{}", ak.as_str()), format!("unknown alias field `{}`", ak.as_str()));
+                                    if !["name", "type", "parent", "project", "stack", "noParent"]
+                                        .contains(&ak.as_str())
+                                    {
+                                        self.error(
+                                            pos_of(ak.span()),
+                                            &format!("{ip}.{}", ak.as_str()),
+                                            format!("unknown alias field `{}`", ak.as_str()),
+                                        );
                                     }
                                 }
-                                let parent = m.get_node("parent").and_then(|n| self.resource_ref(n, &format!("{ip}.parent")));
+                                let parent = m
+                                    .get_node("parent")
+                                    .and_then(|n| self.resource_ref(n, &format!("{ip}.parent")));
                                 o.aliases.push(AliasSpec::Parts {
                                     name: get("name"),
                                     type_: get("type"),
                                     project: get("project"),
                                     stack: get("stack"),
                                     parent,
-                                    no_parent: m.get_scalar("noParent").and_then(|s| s.as_bool()).unwrap_or(false),
+                                    no_parent: m
+                                        .get_scalar("noParent")
+                                        .and_then(|s| s.as_bool())
+                                        .unwrap_or(false),
                                 });
                             } else {
-                                self.error(pos_of(item.span()), &ip, "an alias is a URN or a mapping");
+                                self.error(
+                                    pos_of(item.span()),
+                                    &ip,
+                                    "an alias is a URN or a mapping",
+                                );
                             }
                         }
                     }
@@ -259,7 +347,15 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
             let message = e.to_string();
             // The loader's messages start with `<source>:<line>:<column>: `; keep the rest.
             let (line, column, rest) = load_error_position(&e, &message);
-            return Err(ProgramError { diagnostics: vec![Diagnostic { file: file.into(), line, column, path: String::new(), message: rest }] });
+            return Err(ProgramError {
+                diagnostics: vec![Diagnostic {
+                    file: file.into(),
+                    line,
+                    column,
+                    path: String::new(),
+                    message: rest,
+                }],
+            });
         }
     };
     let map = root.as_mapping().expect("the loader requires a mapping at the top");
@@ -273,9 +369,18 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
         order: Vec::new(),
     };
     if let Some(runtime) = map.get_node("runtime") {
-        let name = runtime.as_scalar().map(|s| s.as_str()).or_else(|| runtime.as_mapping().and_then(|m| m.get_scalar("name")).map(|s| s.as_str()));
+        let name = runtime.as_scalar().map(|s| s.as_str()).or_else(|| {
+            runtime.as_mapping().and_then(|m| m.get_scalar("name")).map(|s| s.as_str())
+        });
         if name != Some("yaml") {
-            r.error(pos_of(runtime.span()), "runtime", format!("Ferry reads Pulumi YAML programs (`runtime: yaml`), not `{}`", name.unwrap_or("?")));
+            r.error(
+                pos_of(runtime.span()),
+                "runtime",
+                format!(
+                    "Ferry reads Pulumi YAML programs (`runtime: yaml`), not `{}`",
+                    name.unwrap_or("?")
+                ),
+            );
         }
     }
     for (k, v) in map.iter() {
@@ -286,7 +391,11 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
         if !PROGRAM_KEYS.contains(&key) {
             let mut known = PROGRAM_KEYS.to_vec();
             known.extend(PROJECT_KEYS);
-            r.error(pos_of(k.span()), key, format!("unknown top-level key `{key}`{}", suggest(key, &known)));
+            r.error(
+                pos_of(k.span()),
+                key,
+                format!("unknown top-level key `{key}`{}", suggest(key, &known)),
+            );
             continue;
         }
         match key {
@@ -295,16 +404,33 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
                 Some(m) => {
                     for (ck, cv) in m.iter() {
                         let path = format!("{key}.{}", ck.as_str());
-                        let mut decl = ConfigDecl { key: ck.as_str().to_string(), pos: pos_of(ck.span()), type_: None, default: None, secret: false };
+                        let mut decl = ConfigDecl {
+                            key: ck.as_str().to_string(),
+                            pos: pos_of(ck.span()),
+                            type_: None,
+                            default: None,
+                            secret: false,
+                        };
                         match cv.as_mapping() {
                             Some(cm) => {
                                 for (f, fv) in cm.iter() {
                                     match f.as_str() {
-                                        "type" => decl.type_ = r.string(fv, &format!("{path}.type")),
-                                        "default" | "value" => decl.default = Some(r.expr(fv, &format!("{path}.default"))),
-                                        "secret" => decl.secret = r.boolean(fv, &format!("{path}.secret")),
+                                        "type" => {
+                                            decl.type_ = r.string(fv, &format!("{path}.type"))
+                                        }
+                                        "default" | "value" => {
+                                            decl.default =
+                                                Some(r.expr(fv, &format!("{path}.default")))
+                                        }
+                                        "secret" => {
+                                            decl.secret = r.boolean(fv, &format!("{path}.secret"))
+                                        }
                                         "description" | "items" => {}
-                                        other => r.error(pos_of(f.span()), &format!("{path}.{other}"), format!("unknown config field `{other}`")),
+                                        other => r.error(
+                                            pos_of(f.span()),
+                                            &format!("{path}.{other}"),
+                                            format!("unknown config field `{other}`"),
+                                        ),
                                     }
                                 }
                             }
@@ -313,7 +439,12 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
                         }
                         if let Some(t) = &decl.type_ {
                             let base = t.trim_start_matches("List<").trim_end_matches('>');
-                            if !["string", "String", "integer", "Integer", "number", "Number", "boolean", "Boolean"].contains(&base) {
+                            if ![
+                                "string", "String", "integer", "Integer", "number", "Number",
+                                "boolean", "Boolean",
+                            ]
+                            .contains(&base)
+                            {
                                 r.error(
                                     decl.pos,
                                     &format!("{path}.type"),
@@ -330,10 +461,16 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
                 Some(m) => {
                     for (vk, vv) in m.iter() {
                         let value = r.expr(vv, &format!("variables.{}", vk.as_str()));
-                        program.variables.push(Variable { name: vk.as_str().to_string(), pos: pos_of(vk.span()), value });
+                        program.variables.push(Variable {
+                            name: vk.as_str().to_string(),
+                            pos: pos_of(vk.span()),
+                            value,
+                        });
                     }
                 }
-                None => r.error(pos_of(v.span()), key, "must be a mapping of variable names to values"),
+                None => {
+                    r.error(pos_of(v.span()), key, "must be a mapping of variable names to values")
+                }
             },
             "outputs" => match v.as_mapping() {
                 Some(m) => {
@@ -342,7 +479,9 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
                         program.outputs.push((ok.as_str().to_string(), pos_of(ok.span()), value));
                     }
                 }
-                None => r.error(pos_of(v.span()), key, "must be a mapping of output names to values"),
+                None => {
+                    r.error(pos_of(v.span()), key, "must be a mapping of output names to values")
+                }
             },
             "resources" => match v.as_mapping() {
                 Some(m) => {
@@ -352,12 +491,16 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
                         }
                     }
                 }
-                None => r.error(pos_of(v.span()), key, "must be a mapping of resource names to resources"),
+                None => r.error(
+                    pos_of(v.span()),
+                    key,
+                    "must be a mapping of resource names to resources",
+                ),
             },
             _ => unreachable!(),
         }
     }
-    check_names(&mut r, &mut program);
+    super::check::check_names(&mut r, &mut program);
     if r.diagnostics.is_empty() {
         Ok(program)
     } else {
@@ -369,14 +512,25 @@ pub fn parse_program(file: &str, text: &str) -> Result<Program, ProgramError> {
 fn load_error_position(e: &marked_yaml::LoadError, message: &str) -> (usize, usize, String) {
     use marked_yaml::LoadError::*;
     let marker = match e {
-        TopLevelMustBeMapping(m) | TopLevelMustBeSequence(m) | UnexpectedAnchor(m) | MappingKeyMustBeScalar(m) | UnexpectedTag(m) | ScanError(m, _) => Some(*m),
+        TopLevelMustBeMapping(m)
+        | TopLevelMustBeSequence(m)
+        | UnexpectedAnchor(m)
+        | MappingKeyMustBeScalar(m)
+        | UnexpectedTag(m)
+        | ScanError(m, _) => Some(*m),
         DuplicateKey(inner) => inner.key.span().start().copied(),
     };
     let rest = match e {
-        TopLevelMustBeMapping(_) => "a program must be a YAML mapping (`resources:`, `variables:`, ...)".to_string(),
+        TopLevelMustBeMapping(_) => {
+            "a program must be a YAML mapping (`resources:`, `variables:`, ...)".to_string()
+        }
         UnexpectedAnchor(_) => "YAML anchors and aliases are not supported in programs".to_string(),
         UnexpectedTag(_) => "YAML tags (`!Tag`) are not supported in programs".to_string(),
-        _ => message.split_once(": ").filter(|_| !matches!(e, DuplicateKey(_))).map(|(_, r)| r.to_string()).unwrap_or_else(|| message.to_string()),
+        _ => message
+            .split_once(": ")
+            .filter(|_| !matches!(e, DuplicateKey(_)))
+            .map(|(_, r)| r.to_string())
+            .unwrap_or_else(|| message.to_string()),
     };
     let (line, column) = marker.map(|m| (m.line(), m.column())).unwrap_or((1, 1));
     (line, column, rest)
@@ -385,7 +539,11 @@ fn load_error_position(e: &marked_yaml::LoadError, message: &str) -> (usize, usi
 fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<ResourceDecl> {
     let path = format!("resources.{name}");
     let Some(map) = node.as_mapping() else {
-        r.error(pos_of(node.span()), &path, "a resource must be a mapping with `type` and `properties`");
+        r.error(
+            pos_of(node.span()),
+            &path,
+            "a resource must be a mapping with `type` and `properties`",
+        );
         return None;
     };
     for (k, _) in map.iter() {
@@ -393,7 +551,11 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
             r.error(
                 pos_of(k.span()),
                 &format!("{path}.{}", k.as_str()),
-                format!("unknown resource field `{}`{}", k.as_str(), suggest(k.as_str(), RESOURCE_KEYS)),
+                format!(
+                    "unknown resource field `{}`{}",
+                    k.as_str(),
+                    suggest(k.as_str(), RESOURCE_KEYS)
+                ),
             );
         }
     }
@@ -405,7 +567,11 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
         }
     };
     if !type_.is_empty() && type_.split(':').count() < 2 {
-        r.error(type_pos, &format!("{path}.type"), format!("`{type_}` is not a type token (`package:Type` or `package:module:Type`)"));
+        r.error(
+            type_pos,
+            &format!("{path}.type"),
+            format!("`{type_}` is not a type token (`package:Type` or `package:module:Type`)"),
+        );
     }
     let mut properties = Vec::new();
     if let Some(props) = map.get_node("properties") {
@@ -416,7 +582,11 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
                     properties.push((k.as_str().to_string(), pos_of(k.span()), r.expr(v, &p)));
                 }
             }
-            None => r.error(pos_of(props.span()), &format!("{path}.properties"), "`properties` must be a mapping"),
+            None => r.error(
+                pos_of(props.span()),
+                &format!("{path}.properties"),
+                "`properties` must be a mapping",
+            ),
         }
     }
     let mut options_pos = HashMap::new();
@@ -430,7 +600,11 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
                 let id = match m.get_node("id") {
                     Some(id) => r.expr(id, &format!("{path}.get.id")),
                     None => {
-                        r.error(pos_of(g.span()), &format!("{path}.get"), "`get` needs the `id` of the resource to read");
+                        r.error(
+                            pos_of(g.span()),
+                            &format!("{path}.get"),
+                            "`get` needs the `id` of the resource to read",
+                        );
                         Expr { kind: ExprKind::Null, pos: pos_of(g.span()) }
                     }
                 };
@@ -441,18 +615,34 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
                         "state" => match v.as_mapping() {
                             Some(sm) => {
                                 for (sk, sv) in sm.iter() {
-                                    state.push((sk.as_str().to_string(), pos_of(sk.span()), r.expr(sv, &format!("{path}.get.state.{}", sk.as_str()))));
+                                    state.push((
+                                        sk.as_str().to_string(),
+                                        pos_of(sk.span()),
+                                        r.expr(sv, &format!("{path}.get.state.{}", sk.as_str())),
+                                    ));
                                 }
                             }
-                            None => r.error(pos_of(v.span()), &format!("{path}.get.state"), "`state` must be a mapping"),
+                            None => r.error(
+                                pos_of(v.span()),
+                                &format!("{path}.get.state"),
+                                "`state` must be a mapping",
+                            ),
                         },
-                        other => r.error(pos_of(k.span()), &format!("{path}.get.{other}"), format!("unknown `get` field `{other}` (`id`, `state`)")),
+                        other => r.error(
+                            pos_of(k.span()),
+                            &format!("{path}.get.{other}"),
+                            format!("unknown `get` field `{other}` (`id`, `state`)"),
+                        ),
                     }
                 }
                 Some(GetSpec { id, state })
             }
             None => {
-                r.error(pos_of(g.span()), &format!("{path}.get"), "`get` must be a mapping with `id`");
+                r.error(
+                    pos_of(g.span()),
+                    &format!("{path}.get"),
+                    "`get` must be a mapping with `id`",
+                );
                 None
             }
         },
@@ -460,164 +650,42 @@ fn resource(r: &mut Reader, name: &str, pos: Pos, node: &Node) -> Option<Resourc
     };
     if get.is_some() {
         if !properties.is_empty() {
-            r.error(pos, &format!("{path}.properties"), "a resource read with `get` takes no `properties`");
+            r.error(
+                pos,
+                &format!("{path}.properties"),
+                "a resource read with `get` takes no `properties`",
+            );
         }
         if let Some(p) = options_pos.get("import") {
-            r.error(*p, &format!("{path}.options.import"), "a resource read with `get` cannot also be imported");
+            r.error(
+                *p,
+                &format!("{path}.options.import"),
+                "a resource read with `get` cannot also be imported",
+            );
         }
     }
     if type_.starts_with("pulumi:providers:") && options.import.is_some() {
-        r.error(options_pos["import"], &format!("{path}.options.import"), "provider resources cannot be imported");
+        r.error(
+            options_pos["import"],
+            &format!("{path}.options.import"),
+            "provider resources cannot be imported",
+        );
     }
-    let logical_name = map.get_node("name").and_then(|n| r.string(n, &format!("{path}.name"))).filter(|n| !n.is_empty());
-    Some(ResourceDecl { name: name.to_string(), logical_name, pos, type_, type_pos, properties, options, options_pos, get })
-}
-
-/// Unknown names, duplicates between sections, and cycles; then the evaluation order.
-fn check_names(r: &mut Reader, program: &mut Program) {
-    let resources: HashMap<&str, usize> = program.resources.iter().enumerate().map(|(i, d)| (d.name.as_str(), i)).collect();
-    let variables: HashMap<&str, usize> = program.variables.iter().enumerate().map(|(i, v)| (v.name.as_str(), i)).collect();
-    let config: HashSet<&str> = program.config.iter().map(|c| c.key.as_str()).collect();
-    for v in &program.variables {
-        if resources.contains_key(v.name.as_str()) {
-            r.error(v.pos, &format!("variables.{}", v.name), format!("`{}` is both a variable and a resource", v.name));
-        }
-    }
-    let known_root =
-        |root: &str| root == "pulumi" || resources.contains_key(root) || variables.contains_key(root) || config.contains(root) || root.contains(':');
-    let mut all_names: Vec<&str> = resources.keys().chain(variables.keys()).copied().collect();
-    all_names.extend(config.iter().copied());
-    all_names.sort();
-    let check_expr = |r: &mut Reader, e: &Expr, path: &str| {
-        for reference in e.references() {
-            if !known_root(&reference.root) {
-                r.error(
-                    reference.pos,
-                    path,
-                    format!(
-                        "`${{{}}}` refers to `{}`, which is not a resource, variable or config value{}",
-                        reference.text,
-                        reference.root,
-                        suggest(&reference.root, &all_names)
-                    ),
-                );
-            } else if reference.root == "pulumi" {
-                let ok = matches!(reference.path.first(), Some(super::Accessor::Property(p)) if ["stack", "project", "organization"].contains(&p.as_str()));
-                if !ok || reference.path.len() != 1 {
-                    r.error(reference.pos, path, format!("`${{{}}}`: `pulumi` offers `stack`, `project` and `organization`", reference.text));
-                }
-            }
-        }
-    };
-    for v in &program.variables {
-        check_expr(r, &v.value, &format!("variables.{}", v.name));
-    }
-    for (name, _, e) in &program.outputs {
-        check_expr(r, e, &format!("outputs.{name}"));
-    }
-    for d in &program.resources {
-        let path = format!("resources.{}", d.name);
-        for (k, _, e) in &d.properties {
-            check_expr(r, e, &format!("{path}.properties.{k}"));
-        }
-        if let Some(g) = &d.get {
-            check_expr(r, &g.id, &format!("{path}.get.id"));
-        }
-        if let Some(i) = &d.options.import {
-            check_expr(r, i, &format!("{path}.options.import"));
-        }
-        let mut named = Vec::new();
-        named.extend(d.options.parent.iter().map(|n| ("parent", n)));
-        named.extend(d.options.provider.iter().map(|n| ("provider", n)));
-        named.extend(d.options.depends_on.iter().map(|n| ("dependsOn", n)));
-        for (option, target) in named {
-            let pos = d.options_pos.get(option).copied().unwrap_or(d.pos);
-            if is_stack_reference(target) {
-                continue;
-            }
-            match resources.get(target.as_str()) {
-                None => {
-                    r.error(pos, &format!("{path}.options.{option}"), format!("`{target}` is not a resource in this program{}", suggest(target, &all_names)))
-                }
-                Some(&t) if option == "provider" && !program.resources[t].is_provider() => r.error(
-                    pos,
-                    &format!("{path}.options.provider"),
-                    format!("`{target}` is a `{}`, not a provider (`pulumi:providers:<package>`)", program.resources[t].type_),
-                ),
-                Some(&t) if option == "provider" && !d.type_.is_empty() => {
-                    let package = d.type_.split(':').next().unwrap_or("");
-                    let provider_package = program.resources[t].type_.trim_start_matches("pulumi:providers:");
-                    if package != provider_package {
-                        r.error(
-                            pos,
-                            &format!("{path}.options.provider"),
-                            format!("`{target}` is a `{provider_package}` provider, but `{}` needs a `{package}` provider", d.type_),
-                        );
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    if !r.diagnostics.is_empty() {
-        return;
-    }
-    // Evaluation order: depth-first over references, reporting the first cycle found.
-    #[derive(Clone, Copy, PartialEq)]
-    enum Mark {
-        New,
-        Active,
-        Done,
-    }
-    let node_of = |name: &str| -> Option<(bool, usize)> { resources.get(name).map(|&i| (true, i)).or_else(|| variables.get(name).map(|&i| (false, i))) };
-    let deps_of = |(is_resource, i): (bool, usize)| -> Vec<(bool, usize)> {
-        let names: Vec<String> = if is_resource {
-            program.resources[i].references().into_iter().map(str::to_string).collect()
-        } else {
-            program.variables[i].value.references().into_iter().map(|r| r.root.clone()).collect()
-        };
-        names.iter().filter_map(|n| node_of(n)).collect()
-    };
-    let name_of = |(is_resource, i): (bool, usize)| if is_resource { &program.resources[i].name } else { &program.variables[i].name };
-    let pos_of_node = |(is_resource, i): (bool, usize)| if is_resource { program.resources[i].pos } else { program.variables[i].pos };
-    let mut marks: HashMap<(bool, usize), Mark> = HashMap::new();
-    let mut order = Vec::new();
-    let roots: Vec<(bool, usize)> = (0..program.variables.len()).map(|i| (false, i)).chain((0..program.resources.len()).map(|i| (true, i))).collect();
-    for root in roots {
-        if marks.get(&root).copied().unwrap_or(Mark::New) != Mark::New {
-            continue;
-        }
-        // Iterative DFS: (node, next dependency index).
-        let mut stack: Vec<((bool, usize), Vec<(bool, usize)>, usize)> = vec![(root, deps_of(root), 0)];
-        marks.insert(root, Mark::Active);
-        while let Some((node, deps, next)) = stack.last_mut() {
-            if *next < deps.len() {
-                let dep = deps[*next];
-                *next += 1;
-                match marks.get(&dep).copied().unwrap_or(Mark::New) {
-                    Mark::Done => {}
-                    Mark::New => {
-                        marks.insert(dep, Mark::Active);
-                        let d = deps_of(dep);
-                        stack.push((dep, d, 0));
-                    }
-                    Mark::Active => {
-                        let start = stack.iter().position(|(n, _, _)| *n == dep).unwrap_or(0);
-                        let cycle: Vec<&str> = stack[start..].iter().map(|(n, _, _)| name_of(*n).as_str()).chain([name_of(dep).as_str()]).collect();
-                        let section = if dep.0 { "resources" } else { "variables" };
-                        r.error(pos_of_node(dep), &format!("{section}.{}", name_of(dep)), format!("a cycle: {}", cycle.join(" → ")));
-                        return;
-                    }
-                }
-            } else {
-                let node = *node;
-                marks.insert(node, Mark::Done);
-                order.push(node);
-                stack.pop();
-            }
-        }
-    }
-    program.order = order;
+    let logical_name = map
+        .get_node("name")
+        .and_then(|n| r.string(n, &format!("{path}.name")))
+        .filter(|n| !n.is_empty());
+    Some(ResourceDecl {
+        name: name.to_string(),
+        logical_name,
+        pos,
+        type_,
+        type_pos,
+        properties,
+        options,
+        options_pos,
+        get,
+    })
 }
 
 /// Whether an option's target is a URN (a resource of the stack) rather than a program name.

@@ -21,8 +21,9 @@ use ferry_property::wire::{from_struct, to_struct};
 use ferry_property::{PropertyMap, PropertyValue};
 use ferry_rpc::pulumirpc::resource_provider_server::{ResourceProvider, ResourceProviderServer};
 use ferry_rpc::pulumirpc::{
-    diff_response::DiffChanges, property_diff::Kind, CheckFailure, CheckRequest, CheckResponse, CreateRequest, CreateResponse, DeleteRequest, DiffRequest,
-    DiffResponse, GetSchemaRequest, GetSchemaResponse, PropertyDiff, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
+    diff_response::DiffChanges, property_diff::Kind, CheckFailure, CheckRequest, CheckResponse,
+    CreateRequest, CreateResponse, DeleteRequest, DiffRequest, DiffResponse, GetSchemaRequest,
+    GetSchemaResponse, PropertyDiff, ReadRequest, ReadResponse, UpdateRequest, UpdateResponse,
 };
 use serde_json::{json, Value};
 use tokio_stream::StreamExt;
@@ -34,7 +35,8 @@ pub struct ScriptedProvider {
 }
 
 fn props(v: &Value) -> ferry_rpc::prost_types::Struct {
-    let map = decode_map(&v.as_object().cloned().unwrap_or_default(), "", &Default::default()).unwrap();
+    let map =
+        decode_map(&v.as_object().cloned().unwrap_or_default(), "", &Default::default()).unwrap();
     to_struct(&map, &EncodeOptions::wire())
 }
 
@@ -60,8 +62,15 @@ impl ScriptedProvider {
 
 #[tonic::async_trait]
 impl ResourceProvider for ScriptedProvider {
-    async fn get_schema(&self, _: Request<GetSchemaRequest>) -> Result<Response<GetSchemaResponse>, Status> {
-        let schema = if self.answers["schema"].is_null() { generic_schema() } else { self.answers["schema"].clone() };
+    async fn get_schema(
+        &self,
+        _: Request<GetSchemaRequest>,
+    ) -> Result<Response<GetSchemaResponse>, Status> {
+        let schema = if self.answers["schema"].is_null() {
+            generic_schema()
+        } else {
+            self.answers["schema"].clone()
+        };
         Ok(Response::new(GetSchemaResponse { schema: schema.to_string() }))
     }
 
@@ -77,12 +86,17 @@ impl ResourceProvider for ScriptedProvider {
         Ok(Response::new(ReadResponse {
             id: answer.get("id").and_then(Value::as_str).unwrap_or(&r.id).to_string(),
             inputs: answer.get("inputs").map(props),
-            properties: Some(props(answer.get("outputs").or(answer.get("inputs")).unwrap_or(&json!({})))),
+            properties: Some(props(
+                answer.get("outputs").or(answer.get("inputs")).unwrap_or(&json!({})),
+            )),
             ..Default::default()
         }))
     }
 
-    async fn check(&self, request: Request<CheckRequest>) -> Result<Response<CheckResponse>, Status> {
+    async fn check(
+        &self,
+        request: Request<CheckRequest>,
+    ) -> Result<Response<CheckResponse>, Status> {
         let r = request.into_inner();
         let mut news = r.news.unwrap_or_default();
         if let Some(defaults) = self.answers["defaults"].as_object() {
@@ -96,7 +110,11 @@ impl ResourceProvider for ScriptedProvider {
         let failures = news
             .fields
             .keys()
-            .filter_map(|k| self.answers["checkFailures"][k].as_str().map(|reason| CheckFailure { property: k.clone(), reason: reason.into() }))
+            .filter_map(|k| {
+                self.answers["checkFailures"][k]
+                    .as_str()
+                    .map(|reason| CheckFailure { property: k.clone(), reason: reason.into() })
+            })
             .collect();
         Ok(Response::new(CheckResponse { inputs: Some(news), failures }))
     }
@@ -106,9 +124,16 @@ impl ResourceProvider for ScriptedProvider {
             return Err(Status::unimplemented("no Diff"));
         }
         let r = request.into_inner();
-        let olds = from_struct(&r.old_inputs.or(r.olds).unwrap_or_default()).map_err(|e| Status::invalid_argument(e.to_string()))?;
-        let news = from_struct(&r.news.unwrap_or_default()).map_err(|e| Status::invalid_argument(e.to_string()))?;
-        let replace_on: Vec<&str> = self.answers["replaceOnChanges"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
+        let olds = from_struct(&r.old_inputs.or(r.olds).unwrap_or_default())
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let news = from_struct(&r.news.unwrap_or_default())
+            .map_err(|e| Status::invalid_argument(e.to_string()))?;
+        let replace_on: Vec<&str> = self.answers["replaceOnChanges"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
         let plain = |v: Option<&PropertyValue>| match v {
             Some(PropertyValue::Secret(inner)) => Some((**inner).clone()),
             other => other.cloned(),
@@ -144,8 +169,10 @@ impl ResourceProvider for ScriptedProvider {
             detailed.insert(k.clone(), PropertyDiff { kind: kind as i32, input_diff: true });
         }
         Ok(Response::new(DiffResponse {
-            changes: if diffs.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome } as i32,
-            delete_before_replace: !replaces.is_empty() && self.answers["deleteBeforeReplace"] == json!(true),
+            changes: if diffs.is_empty() { DiffChanges::DiffNone } else { DiffChanges::DiffSome }
+                as i32,
+            delete_before_replace: !replaces.is_empty()
+                && self.answers["deleteBeforeReplace"] == json!(true),
             replaces,
             diffs,
             detailed_diff: detailed,
@@ -154,7 +181,10 @@ impl ResourceProvider for ScriptedProvider {
         }))
     }
 
-    async fn create(&self, request: Request<CreateRequest>) -> Result<Response<CreateResponse>, Status> {
+    async fn create(
+        &self,
+        request: Request<CreateRequest>,
+    ) -> Result<Response<CreateResponse>, Status> {
         let r = request.into_inner();
         let name = name_of(&r.urn);
         if self.answers["failCreate"].as_str() == Some(name.as_str()) {
@@ -164,16 +194,26 @@ impl ResourceProvider for ScriptedProvider {
         self.record(format!("create {name}"));
         let mut outputs: PropertyMap = from_struct(&r.properties.unwrap_or_default()).unwrap();
         outputs.insert("result".into(), PropertyValue::String(format!("{name}-result")));
-        Ok(Response::new(CreateResponse { id: format!("{name}-id"), properties: Some(to_struct(&outputs, &EncodeOptions::wire())), ..Default::default() }))
+        Ok(Response::new(CreateResponse {
+            id: format!("{name}-id"),
+            properties: Some(to_struct(&outputs, &EncodeOptions::wire())),
+            ..Default::default()
+        }))
     }
 
-    async fn update(&self, request: Request<UpdateRequest>) -> Result<Response<UpdateResponse>, Status> {
+    async fn update(
+        &self,
+        request: Request<UpdateRequest>,
+    ) -> Result<Response<UpdateResponse>, Status> {
         let r = request.into_inner();
         let name = name_of(&r.urn);
         self.record(format!("update {name}"));
         let mut outputs: PropertyMap = from_struct(&r.news.unwrap_or_default()).unwrap();
         outputs.insert("result".into(), PropertyValue::String(format!("{name}-result")));
-        Ok(Response::new(UpdateResponse { properties: Some(to_struct(&outputs, &EncodeOptions::wire())), ..Default::default() }))
+        Ok(Response::new(UpdateResponse {
+            properties: Some(to_struct(&outputs, &EncodeOptions::wire())),
+            ..Default::default()
+        }))
     }
 
     async fn delete(&self, request: Request<DeleteRequest>) -> Result<Response<()>, Status> {
@@ -187,15 +227,22 @@ impl ResourceProvider for ScriptedProvider {
 pub async fn in_memory<P: ResourceProvider>(package: &str, provider: P) -> Arc<dyn Provider> {
     let (client_io, server_io) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
-        let incoming = tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
-        let _ = tonic::transport::Server::builder().add_service(ResourceProviderServer::new(provider)).serve_with_incoming(incoming).await;
+        let incoming =
+            tokio_stream::once(Ok::<_, std::io::Error>(server_io)).chain(tokio_stream::pending());
+        let _ = tonic::transport::Server::builder()
+            .add_service(ResourceProviderServer::new(provider))
+            .serve_with_incoming(incoming)
+            .await;
     });
     let mut client_io = Some(client_io);
     let channel = tonic::transport::Endpoint::try_from("http://in-memory")
         .unwrap()
         .connect_with_connector(tower::service_fn(move |_| {
             let io = client_io.take();
-            async move { io.map(hyper_util::rt::TokioIo::new).ok_or_else(|| std::io::Error::other("one connection only")) }
+            async move {
+                io.map(hyper_util::rt::TokioIo::new)
+                    .ok_or_else(|| std::io::Error::other("one connection only"))
+            }
         }))
         .await
         .unwrap();

@@ -19,13 +19,18 @@ use tower::ServiceExt;
 pub fn plugin_dir() -> PathBuf {
     // target/<profile>/deps/<test>-<hash> -> target/<profile>
     let dir = std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf();
-    assert!(dir.join("pulumi-resource-random").exists(), "build the plugin first: cargo test --workspace (looked in {})", dir.display());
+    assert!(
+        dir.join("pulumi-resource-random").exists(),
+        "build the plugin first: cargo test --workspace (looked in {})",
+        dir.display()
+    );
     dir
 }
 
 /// The whole app; `demo` adds the demo stack.
 pub async fn app(demo: bool) -> Router {
-    app_with(EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key()), demo).await
+    app_with(EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key()), demo)
+        .await
 }
 
 /// The whole app with its engine configured by the test (plugin folders, deadlines).
@@ -46,7 +51,10 @@ pub async fn admin_app_of(stacks: Ferry, demo: bool) -> (Router, Arc<Ferry>) {
     let token = token_for(&stacks, "test-admin", "*", Role::Admin).await;
     // These tests run the scripted plugins under many package names; the allow-list has its
     // own test (plugin_allow_list.rs).
-    let any = ferry_store::review::OrgSettings { allowed_packages: vec!["*".into()], ..Default::default() };
+    let any = ferry_store::review::OrgSettings {
+        allowed_packages: vec!["*".into()],
+        ..Default::default()
+    };
     stacks.accounts().set_org_settings("*", any).await.unwrap();
     (as_caller(router, token), stacks)
 }
@@ -57,23 +65,47 @@ pub async fn bare_app_of(stacks: Ferry, demo: bool) -> (Router, Arc<Ferry>) {
     if demo {
         stacks.stacks().ensure_demo().await.unwrap();
     }
-    let leptos_options = LeptosOptions::builder().output_name("site").site_root("target/site").build();
+    let leptos_options =
+        LeptosOptions::builder().output_name("site").site_root("target/site").build();
     (router(AppState::new(leptos_options, stacks.clone(), AuthConfig::default())), stacks)
 }
 
 /// A new API token for `user` (made if missing), granted `role` in `org`.
 pub async fn token_for(stacks: &Arc<Ferry>, user: &str, org: &str, role: Role) -> String {
     let user = stacks.accounts().grant(user, org, role).await.unwrap();
-    stacks.accounts().issue_api_token(&user.id, "test", org, role, 3600).await.unwrap().token.unwrap()
+    stacks
+        .accounts()
+        .issue_api_token(&user.id, "test", org, role, 3600)
+        .await
+        .unwrap()
+        .token
+        .unwrap()
 }
 
 /// A local user `name` with `password` and `roles` in `org`, made as a server administrator
 /// makes one: from a browser session (a password is never set with an API token).
-pub async fn local_user(app: &Router, stacks: &Arc<Ferry>, org: &str, name: &str, roles: &[&str], password: &str) {
+pub async fn local_user(
+    app: &Router,
+    stacks: &Arc<Ferry>,
+    org: &str,
+    name: &str,
+    roles: &[&str],
+    password: &str,
+) {
     let admin = stacks.accounts().grant("session-admin", "*", Role::Admin).await.unwrap();
     let link = stacks.accounts().new_sign_in_link(&admin.id).await.unwrap();
-    let res = app.clone().oneshot(Request::get(format!("/auth/link/{}", link.0)).body(Body::empty()).unwrap()).await.unwrap();
-    let cookie = res.headers()[axum::http::header::SET_COOKIE].to_str().unwrap().split(';').next().unwrap().to_string();
+    let res = app
+        .clone()
+        .oneshot(Request::get(format!("/auth/link/{}", link.0)).body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let cookie = res.headers()[axum::http::header::SET_COOKIE]
+        .to_str()
+        .unwrap()
+        .split(';')
+        .next()
+        .unwrap()
+        .to_string();
     let req = Request::put(format!("/api/v1/orgs/{org}/members/{name}"))
         .header(axum::http::header::COOKIE, cookie)
         .header("sec-fetch-site", "same-origin")
@@ -90,7 +122,10 @@ pub fn as_caller(router: Router, token: String) -> Router {
         let token = token.clone();
         async move {
             if !req.headers().contains_key(axum::http::header::AUTHORIZATION) {
-                req.headers_mut().insert(axum::http::header::AUTHORIZATION, format!("Bearer {token}").parse().unwrap());
+                req.headers_mut().insert(
+                    axum::http::header::AUTHORIZATION,
+                    format!("Bearer {token}").parse().unwrap(),
+                );
             }
             req
         }
@@ -102,7 +137,10 @@ pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
     let res = app.clone().oneshot(req).await.unwrap();
     let status = res.status();
     let body = res.into_body().collect().await.unwrap().to_bytes();
-    (status, serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))))
+    (
+        status,
+        serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))),
+    )
 }
 
 pub fn post(uri: &str, body: &str) -> Request<Body> {
@@ -111,7 +149,10 @@ pub fn post(uri: &str, body: &str) -> Request<Body> {
 
 /// A POST of JSON (what the `Json` extractors ask for).
 pub fn post_json(uri: &str, body: &str) -> Request<Body> {
-    Request::post(uri).header(axum::http::header::CONTENT_TYPE, "application/json").body(Body::from(body.to_string())).unwrap()
+    Request::post(uri)
+        .header(axum::http::header::CONTENT_TYPE, "application/json")
+        .body(Body::from(body.to_string()))
+        .unwrap()
 }
 
 pub fn get(uri: &str) -> Request<Body> {
@@ -126,18 +167,35 @@ pub async fn plan_preview(app: &Router, plan: &str) -> (String, Value) {
 
 /// [`plan_preview`], with the job that ran it; every package's count is what its resources reported.
 pub async fn plan_preview_job(app: &Router, plan: &str) -> (String, Value, Value) {
-    let (status, job) = call(app, Request::post(format!("/api/v1/plans/{plan}/previews")).body(Body::empty()).unwrap()).await;
+    let (status, job) = call(
+        app,
+        Request::post(format!("/api/v1/plans/{plan}/previews")).body(Body::empty()).unwrap(),
+    )
+    .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{job}");
     let job_id = job["id"].as_str().unwrap();
     // The event stream ends with the job.
-    let res = app.clone().oneshot(get(&format!("/api/v1/plans/{plan}/jobs/{job_id}/events"))).await.unwrap();
+    let res = app
+        .clone()
+        .oneshot(get(&format!("/api/v1/plans/{plan}/jobs/{job_id}/events")))
+        .await
+        .unwrap();
     res.into_body().collect().await.unwrap();
     let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job_id}"))).await;
     assert_eq!(job["status"], "done", "{job}");
     for package in job["packages"].as_array().unwrap() {
         let name = package["package"].as_str().unwrap();
-        let finished = job["events"].as_array().unwrap().iter().filter(|e| e["type"].as_str().unwrap().split(':').next() == Some(name)).count() as u64;
-        assert_eq!(Some(finished), package["total"].as_u64(), "each of the package's resources reported once: {job}");
+        let finished = job["events"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["type"].as_str().unwrap().split(':').next() == Some(name))
+            .count() as u64;
+        assert_eq!(
+            Some(finished),
+            package["total"].as_u64(),
+            "each of the package's resources reported once: {job}"
+        );
     }
     let id = job["preview_id"].as_str().unwrap().to_string();
     let (status, record) = call(app, get(&format!("/api/v1/previews/{id}"))).await;
@@ -150,10 +208,18 @@ pub async fn plan_preview_job(app: &Router, plan: &str) -> (String, Value, Value
 pub fn naive_plugin_dir() -> tempfile::TempDir {
     use std::os::unix::fs::PermissionsExt;
     let binary = plugin_dir().join("ferry-test-provider");
-    assert!(binary.exists(), "build the test plugin first: cargo test --workspace (looked for {})", binary.display());
+    assert!(
+        binary.exists(),
+        "build the test plugin first: cargo test --workspace (looked for {})",
+        binary.display()
+    );
     let dir = tempfile::tempdir().unwrap();
     let wrapper = dir.path().join("pulumi-resource-test");
-    std::fs::write(&wrapper, format!("#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=naive exec '{}' \"$@\"\n", binary.display())).unwrap();
+    std::fs::write(
+        &wrapper,
+        format!("#!/bin/sh\nFERRY_TEST_PROVIDER_MODE=naive exec '{}' \"$@\"\n", binary.display()),
+    )
+    .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     dir
 }
@@ -161,7 +227,8 @@ pub fn naive_plugin_dir() -> tempfile::TempDir {
 /// The zip's files, unpacked under `dir`; the project's folder.
 /// A preview's code in `lang` (`ts`, `python`, `go`, `csharp`, `yaml`), as the API answers it.
 pub async fn preview_code(app: &Router, preview: &str, lang: &str) -> String {
-    let (status, code) = call(app, get(&format!("/api/v1/previews/{preview}/code?lang={lang}&format=json"))).await;
+    let (status, code) =
+        call(app, get(&format!("/api/v1/previews/{preview}/code?lang={lang}&format=json"))).await;
     assert_eq!(status, StatusCode::OK, "{code}");
     code["code"].as_str().unwrap().to_string()
 }
@@ -170,24 +237,43 @@ pub async fn preview_code(app: &Router, preview: &str, lang: &str) -> String {
 /// command installs (tsc, pyright), in `crates/ferry-codegen/sdk-check/generated/<name>`; fails
 /// when a tool is missing.
 pub async fn type_check_ts_and_python(app: &Router, preview: &str, name: &str) {
-    let sdk = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-codegen/sdk-check");
+    let sdk =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../crates/ferry-codegen/sdk-check");
     let tsc = sdk.join("node_modules/.bin/tsc");
     let pyright = sdk.join("node_modules/.bin/pyright");
     let python = sdk.join("../../../target/codegen-venv/bin/python");
     for tool in [&tsc, &pyright, &python] {
-        assert!(tool.exists(), "{} is missing: run ./scripts/test.sh, which installs it", tool.display());
+        assert!(
+            tool.exists(),
+            "{} is missing: run ./scripts/test.sh, which installs it",
+            tool.display()
+        );
     }
     let dir = sdk.join("generated").join(name);
     let _ = std::fs::remove_dir_all(&dir);
     let zip = |lang: &str| format!("/api/v1/previews/{preview}/code?lang={lang}&format=zip");
     let run = |cmd: &mut std::process::Command, what: &str| {
         let out = cmd.output().unwrap_or_else(|e| panic!("{what}: {e}"));
-        assert!(out.status.success(), "{what}:\n{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{what}:\n{}\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
     };
     let ts_dir = unpack(app, &zip("ts"), &dir.join("ts")).await;
-    run(std::process::Command::new(&tsc).args(["--noEmit", "-p"]).arg(ts_dir.join("tsconfig.json")), "tsc");
+    run(
+        std::process::Command::new(&tsc).args(["--noEmit", "-p"]).arg(ts_dir.join("tsconfig.json")),
+        "tsc",
+    );
     let py_dir = unpack(app, &zip("python"), &dir.join("py")).await;
-    run(std::process::Command::new(&pyright).arg("--pythonpath").arg(&python).arg(py_dir.join("__main__.py")), "pyright");
+    run(
+        std::process::Command::new(&pyright)
+            .arg("--pythonpath")
+            .arg(&python)
+            .arg(py_dir.join("__main__.py")),
+        "pyright",
+    );
 }
 
 pub async fn unpack(app: &Router, uri: &str, dir: &std::path::Path) -> std::path::PathBuf {
@@ -211,11 +297,16 @@ pub async fn unpack(app: &Router, uri: &str, dir: &std::path::Path) -> std::path
 /// Runs a discovery of `types` on the stack to its end (its event stream ends with it); the
 /// finished job, whose status must be `done`.
 pub async fn discovery(app: &Router, stack: &str, types: Value) -> Value {
-    let (status, job) = call(app, post(&format!("/api/v1/stacks/{stack}/discoveries"), &json!({"types": types}).to_string())).await;
+    let (status, job) = call(
+        app,
+        post(&format!("/api/v1/stacks/{stack}/discoveries"), &json!({"types": types}).to_string()),
+    )
+    .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{job}");
     let id = job["id"].as_str().unwrap();
     let res = app.clone().oneshot(get(&format!("/api/v1/discoveries/{id}/events"))).await.unwrap();
-    let events = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    let events =
+        String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
     assert!(events.contains("event: end"), "{events}");
     let (_, view) = call(app, get(&format!("/api/v1/discoveries/{id}"))).await;
     assert_eq!(view["status"], "done", "{view}");
@@ -227,18 +318,26 @@ pub async fn discovery(app: &Router, stack: &str, types: Value) -> Value {
 /// ends; the finished job, whose status must be `done`, holds the table. Returns the table and
 /// the stream's text.
 pub async fn identification(app: &Router, stack: &str, body: &Value) -> (Value, String) {
-    let (status, job) = call(app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &body.to_string())).await;
+    let (status, job) =
+        call(app, post_json(&format!("/api/v1/stacks/{stack}/identifications"), &body.to_string()))
+            .await;
     assert_eq!(status, StatusCode::ACCEPTED, "{job}");
     let id = job["id"].as_str().unwrap();
-    let res = app.clone().oneshot(get(&format!("/api/v1/identifications/{id}/events"))).await.unwrap();
-    let events = String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
+    let res =
+        app.clone().oneshot(get(&format!("/api/v1/identifications/{id}/events"))).await.unwrap();
+    let events =
+        String::from_utf8(res.into_body().collect().await.unwrap().to_bytes().to_vec()).unwrap();
     assert!(events.contains("event: end"), "{events}");
     let rows = events.lines().filter(|l| l.starts_with("data: {\"kind\":\"row\"")).count();
     let (_, view) = call(app, get(&format!("/api/v1/identifications/{id}"))).await;
     assert_eq!(view["status"], "done", "{view}");
     assert_eq!(view["finished"], view["total"], "{view}");
     let table = view["identifications"].clone();
-    assert_eq!(table["rows"].as_array().map(Vec::len), Some(rows), "the stream gave each row of the table: {events}");
+    assert_eq!(
+        table["rows"].as_array().map(Vec::len),
+        Some(rows),
+        "the stream gave each row of the table: {events}"
+    );
     (table, events)
 }
 
@@ -249,7 +348,9 @@ pub fn step_lines(plan: &Value) -> Vec<String> {
         .unwrap()
         .iter()
         .map(|s| match s["error"].as_str() {
-            Some(e) => format!("{} {} ({e})", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()),
+            Some(e) => {
+                format!("{} {} ({e})", s["op"].as_str().unwrap(), s["name"].as_str().unwrap())
+            }
             None => format!("{} {}", s["op"].as_str().unwrap(), s["name"].as_str().unwrap()),
         })
         .collect()
@@ -260,8 +361,15 @@ pub fn step_lines(plan: &Value) -> Vec<String> {
 /// (where it takes no config), every step `same` without an error. `passphrase` is the stack's,
 /// when it holds passphrase secrets; `config` the program's config (secret config a header
 /// asks for). Returns the YAML.
-pub async fn assert_code_previews_same(app: &Router, stack: &str, preview: &str, passphrase: Option<&str>, config: Value) -> String {
-    let (status, code) = call(app, get(&format!("/api/v1/previews/{preview}/code?lang=yaml&format=json"))).await;
+pub async fn assert_code_previews_same(
+    app: &Router,
+    stack: &str,
+    preview: &str,
+    passphrase: Option<&str>,
+    config: Value,
+) -> String {
+    let (status, code) =
+        call(app, get(&format!("/api/v1/previews/{preview}/code?lang=yaml&format=json"))).await;
     assert_eq!(status, StatusCode::OK, "{code}");
     let text = code["code"].as_str().unwrap().to_string();
     let with_passphrase = |req: axum::http::request::Builder| match passphrase {
@@ -270,29 +378,48 @@ pub async fn assert_code_previews_same(app: &Router, stack: &str, preview: &str,
     };
     for scope in ["whole-stack", "imports"] {
         let body = json!({"program": text, "config": config, "scope": scope}).to_string();
-        let req = with_passphrase(Request::post(format!("/api/v1/stacks/{stack}/previews"))).body(Body::from(body)).unwrap();
+        let req = with_passphrase(Request::post(format!("/api/v1/stacks/{stack}/previews")))
+            .body(Body::from(body))
+            .unwrap();
         let (status, again) = call(app, req).await;
         assert_eq!(status, StatusCode::CREATED, "{again}\n{text}");
         let steps = step_lines(&again["preview"]["plan"]);
-        assert!(steps.iter().all(|s| s.starts_with("same ") && !s.contains('(')), "{scope}: {steps:?}\n{text}");
+        assert!(
+            steps.iter().all(|s| s.starts_with("same ") && !s.contains('(')),
+            "{scope}: {steps:?}\n{text}"
+        );
     }
     if config.as_object().is_none_or(|c| c.is_empty()) {
         for scope in ["imports", "whole-stack"] {
             let body = json!({"program": text, "options": {"scope": scope}}).to_string();
-            let (status, plan) = call(app, post(&format!("/api/v1/stacks/{stack}/plans"), &body)).await;
+            let (status, plan) =
+                call(app, post(&format!("/api/v1/stacks/{stack}/plans"), &body)).await;
             assert_eq!(status, StatusCode::CREATED, "{plan}");
             let plan = plan["id"].as_str().unwrap();
-            let req = with_passphrase(Request::post(format!("/api/v1/plans/{plan}/previews"))).body(Body::empty()).unwrap();
+            let req = with_passphrase(Request::post(format!("/api/v1/plans/{plan}/previews")))
+                .body(Body::empty())
+                .unwrap();
             let (status, job) = call(app, req).await;
             assert_eq!(status, StatusCode::ACCEPTED, "{job}");
             let job_id = job["id"].as_str().unwrap();
-            let res = app.clone().oneshot(get(&format!("/api/v1/plans/{plan}/jobs/{job_id}/events"))).await.unwrap();
+            let res = app
+                .clone()
+                .oneshot(get(&format!("/api/v1/plans/{plan}/jobs/{job_id}/events")))
+                .await
+                .unwrap();
             res.into_body().collect().await.unwrap();
             let (_, job) = call(app, get(&format!("/api/v1/plans/{plan}/jobs/{job_id}"))).await;
             assert_eq!(job["status"], "done", "{job}");
-            let (_, record) = call(app, get(&format!("/api/v1/previews/{}", job["preview_id"].as_str().unwrap()))).await;
+            let (_, record) = call(
+                app,
+                get(&format!("/api/v1/previews/{}", job["preview_id"].as_str().unwrap())),
+            )
+            .await;
             let steps = step_lines(&record["preview"]["plan"]);
-            assert!(steps.iter().all(|s| s.starts_with("same ") && !s.contains('(')), "a plan in the {scope} scope: {steps:?}\n{text}");
+            assert!(
+                steps.iter().all(|s| s.starts_with("same ") && !s.contains('(')),
+                "a plan in the {scope} scope: {steps:?}\n{text}"
+            );
         }
     }
     text
@@ -300,6 +427,9 @@ pub async fn assert_code_previews_same(app: &Router, stack: &str, preview: &str,
 
 /// A Terraform or OpenTofu file of the shared fixtures, as text.
 pub fn terraform_fixture(name: &str) -> String {
-    let dir = std::env::var_os("FERRY_FIXTURES").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
-    std::fs::read_to_string(dir.join("terraform").join(name)).unwrap_or_else(|e| panic!("the shared fixture terraform/{name}: {e}"))
+    let dir = std::env::var_os("FERRY_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures"));
+    std::fs::read_to_string(dir.join("terraform").join(name))
+        .unwrap_or_else(|e| panic!("the shared fixture terraform/{name}: {e}"))
 }

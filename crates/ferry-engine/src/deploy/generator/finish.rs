@@ -8,7 +8,10 @@ impl<'a> Generator<'a> {
     /// reverse dependency order. Returns the steps, the new states and whether anything ran.
     /// In the imports scope, what the program does not declare is kept as it is, without a
     /// step, and counted (the fourth value).
-    pub async fn finish(&self, outputs: &PropertyMap) -> (Vec<Step>, Vec<ResourceState>, bool, usize) {
+    pub async fn finish(
+        &self,
+        outputs: &PropertyMap,
+    ) -> (Vec<Step>, Vec<ResourceState>, bool, usize) {
         let imports_scope = self.options.scope == crate::deploy::PlanScope::Imports;
         let mut untouched = 0;
         let end = usize::MAX / 2;
@@ -17,9 +20,15 @@ impl<'a> Generator<'a> {
         let mut kept_olds: Vec<usize> = Vec::new();
         for &i in replaced.iter().rev() {
             let r = &self.olds[i];
-            let mut step = Step::new(StepOp::DeleteReplaced, &r.urn, &r.type_, Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""));
+            let mut step = Step::new(
+                StepOp::DeleteReplaced,
+                &r.urn,
+                &r.type_,
+                Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""),
+            );
             step.old_id = r.id.clone();
-            step.state_only = r.external == Some(true) || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
+            step.state_only = r.external == Some(true)
+                || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
             if !self.execute_delete(i, &mut step).await {
                 kept_olds.push(i);
             }
@@ -38,12 +47,19 @@ impl<'a> Generator<'a> {
                 untouched += 1;
                 continue;
             }
-            let mut step = Step::new(StepOp::Delete, &r.urn, &r.type_, Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""));
+            let mut step = Step::new(
+                StepOp::Delete,
+                &r.urn,
+                &r.type_,
+                Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""),
+            );
             step.old_id = r.id.clone();
             // Components, provider resources (the engine's own), external and retained
             // resources only leave the stack: no provider is asked to delete them.
-            step.state_only =
-                !r.is_custom() || r.is_provider() || r.external == Some(true) || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
+            step.state_only = !r.is_custom()
+                || r.is_provider()
+                || r.external == Some(true)
+                || r.extra.get("retainOnDelete").and_then(|v| v.as_bool()) == Some(true);
             if r.is_protected() {
                 step.error = Some(format!("`{}` is protected: it cannot be deleted until `protect` is removed (it is no longer in the program)", r.urn));
             }

@@ -30,33 +30,54 @@ impl Generator<'_> {
     /// What to try for a would-be create: the attempt to keep on its step, and the ID, when
     /// there is one to try. The type's recipe is read from its package's schema once per type
     /// in a run.
-    pub(super) async fn identify(&self, goal: &Goal, provider: &dyn Provider) -> (IdAttempt, Option<String>) {
+    pub(super) async fn identify(
+        &self,
+        goal: &Goal,
+        provider: &dyn Provider,
+    ) -> (IdAttempt, Option<String>) {
         let mut attempt = IdAttempt::default();
         let known = self.recipes.lock().expect("recipes lock").get(&goal.type_).cloned();
         let recipe: Option<Arc<IdRecipe>> = match known {
             Some(r) => r,
             None => match self.schema_of(goal.package(), provider).await {
                 Ok(schema) => {
-                    let recipe = crate::recipes::recipe_of(&goal.type_, &schema["resources"][&goal.type_]).map(Arc::new);
-                    self.recipes.lock().expect("recipes lock").insert(goal.type_.clone(), recipe.clone());
+                    let recipe =
+                        crate::recipes::recipe_of(&goal.type_, &schema["resources"][&goal.type_])
+                            .map(Arc::new);
+                    self.recipes
+                        .lock()
+                        .expect("recipes lock")
+                        .insert(goal.type_.clone(), recipe.clone());
                     recipe
                 }
                 Err(e) => {
-                    attempt.reason = Some(format!("the `{}` package's schema could not be read: {e}", goal.package()));
+                    attempt.reason = Some(format!(
+                        "the `{}` package's schema could not be read: {e}",
+                        goal.package()
+                    ));
                     None
                 }
             },
         };
         // Each part's value as text, read once: shown in the form (secrets masked) and built into
         // the ID.
-        let values: HashMap<&str, (Option<Result<String, ()>>, bool)> =
-            recipe.iter().flat_map(|r| r.properties()).map(|name| (name, part_text(goal.inputs.get(name)))).collect();
+        let values: HashMap<&str, (Option<Result<String, ()>>, bool)> = recipe
+            .iter()
+            .flat_map(|r| r.properties())
+            .map(|name| (name, part_text(goal.inputs.get(name))))
+            .collect();
         if let Some(recipe) = &recipe {
             attempt.recipe = Some(recipe.template());
             attempt.recipe_parts = recipe.parts.clone();
             for name in recipe.properties() {
                 let (text, secret) = &values[name];
-                let value = text.as_ref().and_then(|t| t.as_ref().ok()).map(|v| if *secret { "[secret]".to_string() } else { v.clone() });
+                let value = text.as_ref().and_then(|t| t.as_ref().ok()).map(|v| {
+                    if *secret {
+                        "[secret]".to_string()
+                    } else {
+                        v.clone()
+                    }
+                });
                 attempt.parts.push(IdPartValue { property: name.to_string(), value });
             }
         }
@@ -67,12 +88,19 @@ impl Generator<'_> {
         }
         let Some(recipe) = recipe.as_deref() else {
             if attempt.reason.is_none() {
-                attempt.reason = Some(format!("the `{}` package documents no import ID format for `{}`", goal.package(), goal.type_));
+                attempt.reason = Some(format!(
+                    "the `{}` package documents no import ID format for `{}`",
+                    goal.package(),
+                    goal.type_
+                ));
             }
             return (attempt, None);
         };
         // A part that another resource's output gives is unknown until that one exists.
-        let pending: Vec<&str> = recipe.properties().filter(|p| matches!(goal.inputs.get(*p), Some(PropertyValue::Computed))).collect();
+        let pending: Vec<&str> = recipe
+            .properties()
+            .filter(|p| matches!(goal.inputs.get(*p), Some(PropertyValue::Computed)))
+            .collect();
         if !pending.is_empty() {
             let names: Vec<String> = pending.iter().map(|p| format!("`{p}`")).collect();
             attempt.reason = Some(format!("{} is not known until the resources it comes from exist: identify or create those first", names.join(", ")));

@@ -12,7 +12,10 @@ impl<'a> Generator<'a> {
         let planned = goal.planned.as_ref().expect("a planned import");
         let is_provider = goal.type_.starts_with("pulumi:providers:");
         if let Some(i) = old {
-            if planned.component || is_provider || self.olds[i].id.is_some() && self.olds[i].id == goal.import_id {
+            if planned.component
+                || is_provider
+                || self.olds[i].id.is_some() && self.olds[i].id == goal.import_id
+            {
                 return self.already_managed(goal, i);
             }
         }
@@ -28,7 +31,12 @@ impl<'a> Generator<'a> {
             state.custom = false;
             state.dependencies.clear();
             self.put(goal.seq, state);
-            return Registered { urn: goal.urn.clone(), id: PropertyValue::String(String::new()), outputs: PropertyMap::new(), complete: true };
+            return Registered {
+                urn: goal.urn.clone(),
+                id: PropertyValue::String(String::new()),
+                outputs: PropertyMap::new(),
+                complete: true,
+            };
         }
         if let Some(outputs) = &planned.given_outputs {
             // Taken as the spec says: no provider is launched.
@@ -44,10 +52,16 @@ impl<'a> Generator<'a> {
             step.inputs = Some(shown_map(&goal.inputs));
             step.outputs = Some(shown_map(outputs));
             self.push(goal.seq, step);
-            let mut state = goal.state(Some(id.clone()), goal.inputs.clone(), outputs.clone(), Some(reference));
+            let mut state =
+                goal.state(Some(id.clone()), goal.inputs.clone(), outputs.clone(), Some(reference));
             state.import_id = Some(id.clone());
             self.put(goal.seq, state);
-            return Registered { urn: goal.urn.clone(), id: PropertyValue::String(id), outputs: outputs.clone(), complete: true };
+            return Registered {
+                urn: goal.urn.clone(),
+                id: PropertyValue::String(id),
+                outputs: outputs.clone(),
+                complete: true,
+            };
         }
         let provider_ref = match self.provider_ref_for(goal).await {
             Ok(r) => r,
@@ -58,7 +72,13 @@ impl<'a> Generator<'a> {
             Err(e) => {
                 let mut step = goal.step(StepOp::Import);
                 step.provider = Some(provider_ref.reference());
-                return self.refuse_planned(goal, step, ImportStatus::Failed, plugin_message(&e), old);
+                return self.refuse_planned(
+                    goal,
+                    step,
+                    ImportStatus::Failed,
+                    plugin_message(&e),
+                    old,
+                );
             }
         };
         let import_id = goal.import_id.clone().unwrap_or_default();
@@ -84,11 +104,24 @@ impl<'a> Generator<'a> {
 
     /// A planned import that does not go ahead: its step says why; a stack entry it would have
     /// claimed stays exactly as stored.
-    pub fn planned_failure(&self, goal: &Goal, status: ImportStatus, message: String, old: Option<usize>) -> Registered {
+    pub fn planned_failure(
+        &self,
+        goal: &Goal,
+        status: ImportStatus,
+        message: String,
+        old: Option<usize>,
+    ) -> Registered {
         self.refuse_planned(goal, goal.step(StepOp::Import), status, message, old)
     }
 
-    pub(super) fn refuse_planned(&self, goal: &Goal, mut step: Step, status: ImportStatus, message: String, old: Option<usize>) -> Registered {
+    pub(super) fn refuse_planned(
+        &self,
+        goal: &Goal,
+        mut step: Step,
+        status: ImportStatus,
+        message: String,
+        old: Option<usize>,
+    ) -> Registered {
         step.status = Some(status);
         step.error = Some(message);
         step.import_id = goal.import_id.clone();
@@ -116,12 +149,17 @@ impl<'a> Generator<'a> {
         provider: &dyn Provider,
     ) -> Registered {
         let planned = goal.planned.as_ref();
-        let op = if replacing.is_some() && planned.is_none() { StepOp::ImportReplacement } else { StepOp::Import };
+        let op = if replacing.is_some() && planned.is_none() {
+            StepOp::ImportReplacement
+        } else {
+            StepOp::Import
+        };
         let mut step = goal.step(op);
         step.provider = Some(provider_ref.reference());
         // An ID identification built from a secret is tried, never shown or stored.
         let secret_attempt = goal.attempt.as_ref().is_some_and(|a| a.secret);
-        step.import_id = Some(if secret_attempt { "[secret]".to_string() } else { import_id.to_string() });
+        step.import_id =
+            Some(if secret_attempt { "[secret]".to_string() } else { import_id.to_string() });
         if let Some(i) = replacing {
             step.old_id = self.olds[i].id.clone();
         }
@@ -166,7 +204,11 @@ impl<'a> Generator<'a> {
                 if let Some(a) = creating.attempt.as_mut() {
                     a.not_found = true;
                     let shown = if secret_attempt { "[secret]" } else { import_id };
-                    a.reason = Some(format!("the `{}` provider found no `{}` with ID `{shown}`", goal.package(), goal.type_));
+                    a.reason = Some(format!(
+                        "the `{}` provider found no `{}` with ID `{shown}`",
+                        goal.package(),
+                        goal.type_
+                    ));
                 }
                 return self.update_or_same(&creating, None, provider_ref, provider).await;
             }
@@ -180,12 +222,25 @@ impl<'a> Generator<'a> {
                     step.import_id = Some("[secret]".into());
                 }
                 let (status, message) = match failed {
-                    Ok(_) => (ImportStatus::NotFound, format!("the `{}` provider found no `{}` with ID `{shown}`", goal.package(), goal.type_)),
+                    Ok(_) => (
+                        ImportStatus::NotFound,
+                        format!(
+                            "the `{}` provider found no `{}` with ID `{shown}`",
+                            goal.package(),
+                            goal.type_
+                        ),
+                    ),
                     // A plugin's own message already says it failed Read.
                     Err(e) if planned.is_some() => (ImportStatus::Failed, plugin_message(&e)),
-                    Err(e) => (ImportStatus::Failed, format!("Read failed: {}", plugin_message(&e))),
+                    Err(e) => {
+                        (ImportStatus::Failed, format!("Read failed: {}", plugin_message(&e)))
+                    }
                 };
-                let message = if secret && !import_id.is_empty() { message.replace(import_id, "[secret]") } else { message };
+                let message = if secret && !import_id.is_empty() {
+                    message.replace(import_id, "[secret]")
+                } else {
+                    message
+                };
                 return fail(step, status, message);
             }
         };
@@ -196,23 +251,42 @@ impl<'a> Generator<'a> {
                 return self.already_managed(goal, i);
             }
             step.id = Some(read.id.clone());
-            return fail(step, ImportStatus::Conflict, format!("the stack already has `{}` with ID `{stored}`, not `{}`", goal.urn, read.id));
+            return fail(
+                step,
+                ImportStatus::Conflict,
+                format!(
+                    "the stack already has `{}` with ID `{stored}`, not `{}`",
+                    goal.urn, read.id
+                ),
+            );
         }
         let Some(read_inputs) = read.inputs.as_ref() else {
             return fail(
                 step,
                 ImportStatus::Failed,
-                format!("the `{}` provider returned no inputs for `{}`: it cannot import this type", goal.package(), goal.type_),
+                format!(
+                    "the `{}` provider returned no inputs for `{}`: it cannot import this type",
+                    goal.package(),
+                    goal.type_
+                ),
             );
         };
-        let decoded = from_struct(read_inputs).and_then(|i| Ok((i, from_struct(&read.properties.clone().unwrap_or_default())?)));
+        let decoded = from_struct(read_inputs)
+            .and_then(|i| Ok((i, from_struct(&read.properties.clone().unwrap_or_default())?)));
         let (read_inputs, read_outputs) = match decoded {
             Ok(v) => v,
-            Err(e) => return fail(step, ImportStatus::Failed, format!("the `{}` provider's Read answer does not decode: {e}", goal.package())),
+            Err(e) => {
+                return fail(
+                    step,
+                    ImportStatus::Failed,
+                    format!("the `{}` provider's Read answer does not decode: {e}", goal.package()),
+                )
+            }
         };
         step.id = Some(read.id.clone());
         // Some import IDs are the secret itself: then they are neither shown nor stored.
-        let secret_id = secret_attempt || read_outputs.values().any(|v| v.holds_secret_string(import_id, false));
+        let secret_id = secret_attempt
+            || read_outputs.values().any(|v| v.holds_secret_string(import_id, false));
         if planned.is_some() && read.id == import_id {
             // A spec's import ID that is the resource's ID says nothing more.
             step.import_id = None;
@@ -231,12 +305,24 @@ impl<'a> Generator<'a> {
                     news.retain(|k, _| keep.iter().any(|p| p == k));
                 }
                 if p.strategy == ImportStrategy::Minimal {
-                    let required: Vec<String> = match self.schema_of(goal.package(), provider).await {
+                    let required: Vec<String> = match self.schema_of(goal.package(), provider).await
+                    {
                         Ok(schema) => schema["resources"][&goal.type_]["requiredInputs"]
                             .as_array()
-                            .map(|a| a.iter().filter_map(serde_json::Value::as_str).map(str::to_string).collect())
+                            .map(|a| {
+                                a.iter()
+                                    .filter_map(serde_json::Value::as_str)
+                                    .map(str::to_string)
+                                    .collect()
+                            })
                             .unwrap_or_default(),
-                        Err(e) => return fail(step, ImportStatus::Failed, format!("the minimal strategy needs the package schema: {e}")),
+                        Err(e) => {
+                            return fail(
+                                step,
+                                ImportStatus::Failed,
+                                format!("the minimal strategy needs the package schema: {e}"),
+                            )
+                        }
                     };
                     news.retain(|k, _| required.contains(k));
                 }
@@ -259,14 +345,26 @@ impl<'a> Generator<'a> {
             Err(e @ CheckError::Answer(_)) => step.warnings.push(format!("Check did not run: {e}")),
         }
         let desired = checked.clone().unwrap_or_else(|| news.clone());
-        let decision =
-            match self.diff(provider, &goal.urn, &goal.type_, &goal.name, &read.id, &read_outputs, &read_inputs, &desired, &goal.ignore_changes).await {
-                Ok(d) => d,
-                Err(e) => {
-                    step.warnings.push(format!("Diff did not run: {e}"));
-                    engine_diff(&read_inputs, &desired, &goal.ignore_changes)
-                }
-            };
+        let decision = match self
+            .diff(
+                provider,
+                &goal.urn,
+                &goal.type_,
+                &goal.name,
+                &read.id,
+                &read_outputs,
+                &read_inputs,
+                &desired,
+                &goal.ignore_changes,
+            )
+            .await
+        {
+            Ok(d) => d,
+            Err(e) => {
+                step.warnings.push(format!("Diff did not run: {e}"));
+                engine_diff(&read_inputs, &desired, &goal.ignore_changes)
+            }
+        };
         match planned {
             Some(p) if p.strategy == ImportStrategy::Minimal => {
                 // Copy back every property whose checked value differs from the read state:
@@ -298,7 +396,14 @@ impl<'a> Generator<'a> {
             step.changed = decision.changed.clone();
             step.replace_keys = decision.replace_keys.clone();
         }
-        step.diffs = explain(program_side, &read_inputs, checked.as_ref(), &decision, &goal.ignore_changes, true);
+        step.diffs = explain(
+            program_side,
+            &read_inputs,
+            checked.as_ref(),
+            &decision,
+            &goal.ignore_changes,
+            true,
+        );
         if self.update_mode() && !step.warnings.is_empty() {
             let why = step.warnings.join("; ");
             return fail(step, ImportStatus::Failed, format!("import refused: {why}"));
@@ -317,7 +422,11 @@ impl<'a> Generator<'a> {
         let recorded = if planned.is_some() { news } else { desired };
         let read_outputs = secret_where_inputs_are(&recorded, read_outputs);
         if planned.is_some() {
-            step.status = Some(if step.warnings.is_empty() { ImportStatus::Ready } else { ImportStatus::ReadyWithWarnings });
+            step.status = Some(if step.warnings.is_empty() {
+                ImportStatus::Ready
+            } else {
+                ImportStatus::ReadyWithWarnings
+            });
         }
         step.inputs = Some(shown_map(&recorded));
         step.outputs = Some(shown_map(&read_outputs));
@@ -329,9 +438,19 @@ impl<'a> Generator<'a> {
             self.push(goal.seq, marker);
             self.lock().replaced.push(i);
         }
-        let mut state = goal.state(Some(read.id.clone()), recorded, read_outputs.clone(), Some(provider_ref.reference()));
+        let mut state = goal.state(
+            Some(read.id.clone()),
+            recorded,
+            read_outputs.clone(),
+            Some(provider_ref.reference()),
+        );
         state.import_id = (!secret_id).then(|| import_id.to_string());
         self.put(goal.seq, state);
-        Registered { urn: goal.urn.clone(), id: PropertyValue::String(read.id), outputs: read_outputs, complete: true }
+        Registered {
+            urn: goal.urn.clone(),
+            id: PropertyValue::String(read.id),
+            outputs: read_outputs,
+            complete: true,
+        }
     }
 }

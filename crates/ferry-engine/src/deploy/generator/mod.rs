@@ -5,36 +5,39 @@
 //! update mode executed against the provider. Registrations of one level run concurrently:
 //! independent chains in parallel.
 //!
-//! This module is the core: goals, the generator's state, and the dispatch of each registration
-//! to its step (`provider_calls`, `import_step`, `update_replace`, `finish`).
+//! This module is the core: the generator's state and the dispatch of each registration to its
+//! step (`provider_calls`, `import_step`, `update_replace`, `finish`); `goal` is what a
+//! registration is once evaluated.
 //!
 //! A goal from an import spec is a planned import (Pulumi's import deployment, `pulumi import
 //! --file`): the same import step, with its inputs taken from what Read returned, and the
 //! statuses only specs have (not-found, already-managed, conflict) instead of errors.
 
 mod finish;
+mod goal;
 mod identify_step;
 mod import_step;
 mod provider_calls;
 mod update_replace;
 
+pub use goal::{Goal, PlannedImport};
 pub use update_replace::apply_ignore_changes;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
-use ferry_rpc::pulumirpc::{CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest};
+use ferry_rpc::pulumirpc::{
+    CheckRequest, CreateRequest, DeleteRequest, DiffRequest, ReadRequest, UpdateRequest,
+};
 use ferry_state::deployment::Resource;
 use ferry_state::urn::{split_provider_reference, Urn};
 use tokio::sync::{OnceCell, Semaphore};
 
 use super::diff::{engine_diff, explain, from_response, shown_map, DiffDecision};
-use super::eval::{Registered, Scope};
+use super::eval::Registered;
 use super::options::{DeployContext, DeployMode, DeployOptions, ImportStrategy, SkippedResource};
-use super::schema::ResolvedType;
 use super::step::{CheckFailure, ImportStatus, ResourceState, Step, StepOp};
 use crate::plugin::PluginError;
-use crate::program::{AliasSpec, Diagnostic, Pos, Program, ResourceDecl};
 use crate::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_property::json::{decode_map, decode_value, DecodeOptions, EncodeOptions};
 use ferry_property::wire::{from_struct, to_struct};
@@ -46,12 +49,20 @@ use super::step::UNKNOWN_ID;
 /// the parent is the stack's root).
 pub fn qualified_type(parent_urn: Option<&str>, type_: &str) -> String {
     match parent_urn.and_then(Urn::parse) {
-        Some(p) if p.type_token() != "pulumi:pulumi:Stack" => format!("{}${type_}", p.qualified_type),
+        Some(p) if p.type_token() != "pulumi:pulumi:Stack" => {
+            format!("{}${type_}", p.qualified_type)
+        }
         _ => type_.to_string(),
     }
 }
 
-pub fn make_urn(stack: &str, project: &str, parent: Option<&str>, type_: &str, name: &str) -> String {
+pub fn make_urn(
+    stack: &str,
+    project: &str,
+    parent: Option<&str>,
+    type_: &str,
+    name: &str,
+) -> String {
     format!("urn:pulumi:{stack}::{project}::{}::{name}", qualified_type(parent, type_))
 }
 
@@ -101,220 +112,18 @@ pub fn provider_version(inputs: &PropertyMap) -> Option<String> {
     }
 }
 
-/// What makes a goal a planned import: an entry of an import spec.
-#[derive(Debug, Clone)]
-pub struct PlannedImport {
-    /// The entry's position in the spec's `resources`.
-    pub index: usize,
-    /// Which of the inputs Read returned are kept (all when `None`).
-    pub properties: Option<Vec<String>>,
-    pub strategy: ImportStrategy,
-    pub component: bool,
-    /// Outputs the spec gives: the resource is taken as they say, without a Read.
-    pub given_outputs: Option<PropertyMap>,
-}
-
-/// One resource registration, evaluated.
-#[derive(Clone)]
-pub struct Goal {
-    pub seq: usize,
-    /// The program's key for the resource (what references use).
-    pub key: String,
-    /// The logical name (in the URN).
-    pub name: String,
-    pub pos: Pos,
-    pub type_: String,
-    pub urn: String,
-    pub parent: Option<String>,
-    pub provider: Option<ProviderRef>,
-    pub version: Option<String>,
-    pub inputs: PropertyMap,
-    pub property_dependencies: BTreeMap<String, BTreeSet<String>>,
-    pub dependencies: Vec<String>,
-    pub protect: bool,
-    pub delete_before_replace: bool,
-    pub retain_on_delete: bool,
-    pub ignore_changes: Vec<String>,
-    pub import_id: Option<String>,
-    pub aliases: Vec<String>,
-    /// `get`: the ID and the state hints.
-    pub read: Option<(String, PropertyMap)>,
-    pub planned: Option<PlannedImport>,
-    /// An identifying preview's attempt at this goal (kept on every step it makes).
-    pub attempt: Option<ferry_types::identify::IdAttempt>,
-}
-
-impl Goal {
-    pub fn build(program: &Program, decl: &ResourceDecl, resolved: &ResolvedType, scope: &Scope, seq: usize) -> Result<Goal, Diagnostic> {
-        let path = format!("resources.{}", decl.name);
-        let err = |pos: Pos, sub: &str, m: String| program.diagnostic(pos, format!("{path}{sub}"), m);
-        let urn_of = |name: &str, pos: Pos, what: &str| -> Result<String, Diagnostic> {
-            match scope.resources.get(name) {
-                Some(r) if !r.urn.is_empty() => Ok(r.urn.clone()),
-                _ => Err(err(pos, what, format!("depends on `{name}`, which could not be registered"))),
-            }
-        };
-        let mut inputs = PropertyMap::new();
-        let mut property_dependencies = BTreeMap::new();
-        let mut all_deps: BTreeSet<String> = BTreeSet::new();
-        for (k, pos, e) in &decl.properties {
-            let mut deps = BTreeSet::new();
-            let v = scope.eval(e, &mut deps).map_err(|(p, m)| err(if p.line > 0 { p } else { *pos }, &format!(".properties.{k}"), m))?;
-            let mut urns = BTreeSet::new();
-            for d in deps {
-                urns.insert(urn_of(&d, *pos, &format!(".properties.{k}"))?);
-            }
-            all_deps.extend(urns.iter().cloned());
-            if !urns.is_empty() {
-                property_dependencies.insert(k.clone(), urns);
-            }
-            inputs.insert(k.clone(), v);
-        }
-        let option_pos = |o: &str| decl.options_pos.get(o).copied().unwrap_or(decl.pos);
-        for d in &decl.options.depends_on {
-            all_deps.insert(urn_of(d, option_pos("dependsOn"), ".options.dependsOn")?);
-        }
-        let parent = match &decl.options.parent {
-            Some(p) => Some(urn_of(p, option_pos("parent"), ".options.parent")?),
-            None => None,
-        };
-        let root = make_urn(&scope.stack, &scope.project, None, "pulumi:pulumi:Stack", &format!("{}-{}", scope.project, scope.stack));
-        let parent = parent.or(Some(root.clone()));
-        let provider = match &decl.options.provider {
-            Some(p) => {
-                let urn = urn_of(p, option_pos("provider"), ".options.provider")?;
-                let r = &scope.resources[p];
-                all_deps.insert(urn.clone());
-                Some(ProviderRef { urn, id: r.id.clone(), version: provider_version(&r.outputs), config: provider_config(&r.outputs) })
-            }
-            None => None,
-        };
-        let text_of = |e: &crate::program::Expr, sub: &str| -> Result<String, Diagnostic> {
-            let mut deps = BTreeSet::new();
-            let v = scope.eval(e, &mut deps).map_err(|(p, m)| err(p, sub, m))?;
-            match v {
-                PropertyValue::String(s) => Ok(s),
-                PropertyValue::Number(n) => Ok(format!("{n}")),
-                PropertyValue::Secret(_) => Err(err(e.pos, sub, "must not be a secret (IDs are stored in plain text)".into())),
-                PropertyValue::Computed => Err(err(e.pos, sub, "is not known until other resources exist; it must be known in a preview".into())),
-                _ => Err(err(e.pos, sub, "must be a string".into())),
-            }
-        };
-        let import_id = match &decl.options.import {
-            Some(e) => Some(text_of(e, ".options.import")?).filter(|s| !s.is_empty()),
-            None => None,
-        };
-        let read = match &decl.get {
-            Some(g) => {
-                let id = text_of(&g.id, ".get.id")?;
-                let mut state = PropertyMap::new();
-                for (k, pos, e) in &g.state {
-                    let v = scope.eval(e, &mut BTreeSet::new()).map_err(|(p, m)| err(if p.line > 0 { p } else { *pos }, &format!(".get.state.{k}"), m))?;
-                    state.insert(k.clone(), v);
-                }
-                Some((id, state))
-            }
-            None => None,
-        };
-        let urn = make_urn(&scope.stack, &scope.project, parent.as_deref(), &resolved.token, decl.logical_name());
-        let mut aliases = Vec::new();
-        for a in &decl.options.aliases {
-            aliases.push(match a {
-                AliasSpec::Urn(u) => u.clone(),
-                AliasSpec::Parts { name, type_, project, stack, parent: alias_parent, no_parent } => {
-                    let p = if *no_parent {
-                        Some(root.clone())
-                    } else {
-                        match alias_parent {
-                            Some(n) => Some(urn_of(n, option_pos("aliases"), ".options.aliases")?),
-                            None => parent.clone(),
-                        }
-                    };
-                    make_urn(
-                        stack.as_deref().unwrap_or(&scope.stack),
-                        project.as_deref().unwrap_or(&scope.project),
-                        p.as_deref(),
-                        type_.as_deref().unwrap_or(&resolved.token),
-                        name.as_deref().unwrap_or(decl.logical_name()),
-                    )
-                }
-            });
-        }
-        if decl.is_provider() {
-            if let Some(v) = &decl.options.version {
-                inputs.insert("version".into(), PropertyValue::String(v.clone()));
-            }
-        }
-        Ok(Goal {
-            seq: seq + 2,
-            key: decl.name.clone(),
-            name: decl.logical_name().to_string(),
-            pos: decl.pos,
-            type_: resolved.token.clone(),
-            urn,
-            parent,
-            provider,
-            version: decl.options.version.clone(),
-            inputs,
-            property_dependencies,
-            dependencies: all_deps.into_iter().collect(),
-            protect: decl.options.protect,
-            delete_before_replace: decl.options.delete_before_replace,
-            retain_on_delete: decl.options.retain_on_delete,
-            ignore_changes: decl.options.ignore_changes.clone(),
-            import_id,
-            aliases,
-            read,
-            planned: None,
-            attempt: None,
-        })
-    }
-
-    fn package(&self) -> &str {
-        self.type_.split(':').next().unwrap_or("")
-    }
-
-    fn step(&self, op: StepOp) -> Step {
-        let mut step = Step::new(op, &self.urn, &self.type_, &self.name).at(self.planned.is_none().then_some(self.pos));
-        step.parent = self.parent.clone();
-        step.identification = self.attempt.clone();
-        if let Some(p) = &self.planned {
-            step.spec_index = Some(p.index);
-            step.component = p.component;
-        }
-        step
-    }
-
-    fn state(&self, id: Option<String>, inputs: PropertyMap, outputs: PropertyMap, provider: Option<String>) -> ResourceState {
-        ResourceState {
-            urn: self.urn.clone(),
-            type_: self.type_.clone(),
-            custom: true,
-            id,
-            inputs,
-            outputs,
-            parent: self.parent.clone(),
-            provider,
-            dependencies: self.dependencies.clone(),
-            property_dependencies: self.property_dependencies.clone(),
-            protect: self.protect,
-            external: false,
-            delete_before_replace: self.delete_before_replace,
-            retain_on_delete: self.retain_on_delete,
-            import_id: None,
-            base: None,
-            verbatim: false,
-        }
-    }
-}
-
 pub enum Outcome {
     Registered(Registered),
     Skipped(SkippedResource, Registered),
 }
 
 fn unknown(urn: &str) -> Registered {
-    Registered { urn: urn.to_string(), id: PropertyValue::Computed, outputs: PropertyMap::new(), complete: false }
+    Registered {
+        urn: urn.to_string(),
+        id: PropertyValue::Computed,
+        outputs: PropertyMap::new(),
+        complete: false,
+    }
 }
 
 #[derive(Default)]
@@ -343,9 +152,12 @@ pub struct Generator<'a> {
     live: HashMap<&'a str, usize>,
     root_urn: String,
     limit: Semaphore,
-    defaults: tokio::sync::Mutex<HashMap<(String, Option<String>), Arc<OnceCell<Result<ProviderRef, String>>>>>,
+    defaults: tokio::sync::Mutex<
+        HashMap<(String, Option<String>), Arc<OnceCell<Result<ProviderRef, String>>>>,
+    >,
     /// Package schemas (the minimal import strategy's required inputs), asked once per package.
-    schemas: tokio::sync::Mutex<HashMap<String, Arc<OnceCell<Result<Arc<serde_json::Value>, String>>>>>,
+    schemas:
+        tokio::sync::Mutex<HashMap<String, Arc<OnceCell<Result<Arc<serde_json::Value>, String>>>>>,
     /// Import ID recipes by type (identification), read from the schemas once per type.
     recipes: Mutex<HashMap<String, Option<Arc<ferry_types::identify::IdRecipe>>>>,
     /// An import deployment tells progress only of its entries (not of the stack's root or the
@@ -388,7 +200,11 @@ fn plugin_message(e: &PluginError) -> String {
 }
 
 impl<'a> Generator<'a> {
-    pub fn new(ctx: &'a DeployContext<'a>, providers: &'a dyn ProviderSource, options: &'a DeployOptions) -> Generator<'a> {
+    pub fn new(
+        ctx: &'a DeployContext<'a>,
+        providers: &'a dyn ProviderSource,
+        options: &'a DeployOptions,
+    ) -> Generator<'a> {
         let olds = ctx.deployment.resources();
         let mut live = HashMap::with_capacity(olds.len());
         for (i, r) in olds.iter().enumerate() {
@@ -400,7 +216,15 @@ impl<'a> Generator<'a> {
             .iter()
             .find(|r| r.type_ == "pulumi:pulumi:Stack" && r.parent().is_none())
             .map(|r| r.urn.clone())
-            .unwrap_or_else(|| make_urn(ctx.stack, ctx.project, None, "pulumi:pulumi:Stack", &format!("{}-{}", ctx.project, ctx.stack)));
+            .unwrap_or_else(|| {
+                make_urn(
+                    ctx.stack,
+                    ctx.project,
+                    None,
+                    "pulumi:pulumi:Stack",
+                    &format!("{}-{}", ctx.project, ctx.stack),
+                )
+            });
         Generator {
             ctx,
             providers,
@@ -418,7 +242,11 @@ impl<'a> Generator<'a> {
     }
 
     /// A generator for an import deployment (see `planned_only`).
-    pub fn for_import(ctx: &'a DeployContext<'a>, providers: &'a dyn ProviderSource, options: &'a DeployOptions) -> Generator<'a> {
+    pub fn for_import(
+        ctx: &'a DeployContext<'a>,
+        providers: &'a dyn ProviderSource,
+        options: &'a DeployOptions,
+    ) -> Generator<'a> {
         Generator { planned_only: true, ..Generator::new(ctx, providers, options) }
     }
 
@@ -431,7 +259,12 @@ impl<'a> Generator<'a> {
     }
 
     fn push(&self, seq: usize, step: Step) {
-        if let Some(p) = self.options.progress.as_ref().filter(|_| !self.planned_only || step.spec_index.is_some()) {
+        if let Some(p) = self
+            .options
+            .progress
+            .as_ref()
+            .filter(|_| !self.planned_only || step.spec_index.is_some())
+        {
             p.report(crate::progress::ProgressEvent {
                 urn: step.urn.clone(),
                 name: step.name.clone(),
@@ -495,17 +328,31 @@ impl<'a> Generator<'a> {
         let outputs: PropertyMap = r
             .outputs_map()
             .iter()
-            .map(|(k, v)| (k.clone(), decode_value(v, k, &opts).unwrap_or(PropertyValue::Secret(Box::new(PropertyValue::Computed)))))
+            .map(|(k, v)| {
+                (
+                    k.clone(),
+                    decode_value(v, k, &opts)
+                        .unwrap_or(PropertyValue::Secret(Box::new(PropertyValue::Computed))),
+                )
+            })
             .collect();
         let id = r.id.clone().map(PropertyValue::String).unwrap_or(PropertyValue::Computed);
         Registered { urn: urn.to_string(), id, outputs, complete: true }
     }
 
     /// The old state entry as a continuing state: same URN, options from the new goal.
-    fn continued(&self, i: usize, goal: &Goal, inputs: PropertyMap, outputs: PropertyMap, provider: Option<String>) -> ResourceState {
+    fn continued(
+        &self,
+        i: usize,
+        goal: &Goal,
+        inputs: PropertyMap,
+        outputs: PropertyMap,
+        provider: Option<String>,
+    ) -> ResourceState {
         let mut s = goal.state(self.olds[i].id.clone(), inputs, outputs, provider);
         s.base = Some(i);
-        s.import_id = self.olds[i].extra.get("importID").and_then(|v| v.as_str()).map(str::to_string);
+        s.import_id =
+            self.olds[i].extra.get("importID").and_then(|v| v.as_str()).map(str::to_string);
         s
     }
 
@@ -540,7 +387,10 @@ impl<'a> Generator<'a> {
         if matches.len() > 1 {
             let mut step = goal.step(StepOp::Same);
             let urns: Vec<&str> = matches.iter().map(|&i| self.olds[i].urn.as_str()).collect();
-            step.error = Some(format!("several resources in the stack match this one through its aliases: {}", urns.join(", ")));
+            step.error = Some(format!(
+                "several resources in the stack match this one through its aliases: {}",
+                urns.join(", ")
+            ));
             self.push(goal.seq, step);
             return (name, Outcome::Registered(unknown(&goal.urn)));
         }
@@ -576,7 +426,12 @@ impl<'a> Generator<'a> {
             }
         };
         if goal.read.is_some() {
-            return (name, Outcome::Registered(self.read_resource(&goal, old, &provider_ref, provider.as_ref()).await));
+            return (
+                name,
+                Outcome::Registered(
+                    self.read_resource(&goal, old, &provider_ref, provider.as_ref()).await,
+                ),
+            );
         }
         let identifying = self.options.identify.is_some() && goal.planned.is_none();
         if old.is_none() && goal.import_id.is_none() {
@@ -584,10 +439,16 @@ impl<'a> Generator<'a> {
                 match mapping.get(&goal.name).filter(|id| !id.is_empty()) {
                     Some(id) => {
                         goal.import_id = Some(id.clone());
-                        goal.attempt = identifying.then(|| identify_step::given_attempt(ferry_types::identify::IdSource::Mapping));
+                        goal.attempt = identifying.then(|| {
+                            identify_step::given_attempt(ferry_types::identify::IdSource::Mapping)
+                        });
                     }
                     None => {
-                        let skipped = SkippedResource { name: goal.name.clone(), type_: goal.type_.clone(), urn: goal.urn.clone() };
+                        let skipped = SkippedResource {
+                            name: goal.name.clone(),
+                            type_: goal.type_.clone(),
+                            urn: goal.urn.clone(),
+                        };
                         return (name, Outcome::Skipped(skipped, unknown(&goal.urn)));
                     }
                 }
@@ -597,25 +458,57 @@ impl<'a> Generator<'a> {
                 goal.import_id = id;
             }
         } else if old.is_none() && identifying {
-            goal.attempt = Some(identify_step::given_attempt(ferry_types::identify::IdSource::Program));
+            goal.attempt =
+                Some(identify_step::given_attempt(ferry_types::identify::IdSource::Program));
         }
         if let Some(import_id) = goal.import_id.clone() {
             match old {
-                None => return (name, Outcome::Registered(self.import(&goal, &import_id, None, &provider_ref, provider.as_ref()).await)),
+                None => {
+                    return (
+                        name,
+                        Outcome::Registered(
+                            self.import(&goal, &import_id, None, &provider_ref, provider.as_ref())
+                                .await,
+                        ),
+                    )
+                }
                 Some(i) => {
                     let stored_import = self.olds[i].extra.get("importID").and_then(|v| v.as_str());
                     // A secret import ID (a password imported by its value) is not stored: the
                     // resource's secret outputs recognise it.
-                    let secret_match = || self.old_props(i).is_ok_and(|(_, outputs)| outputs.values().any(|v| v.holds_secret_string(&import_id, false)));
-                    let same = self.olds[i].id.as_deref() == Some(import_id.as_str()) || stored_import == Some(import_id.as_str()) || secret_match();
+                    let secret_match = || {
+                        self.old_props(i).is_ok_and(|(_, outputs)| {
+                            outputs.values().any(|v| v.holds_secret_string(&import_id, false))
+                        })
+                    };
+                    let same = self.olds[i].id.as_deref() == Some(import_id.as_str())
+                        || stored_import == Some(import_id.as_str())
+                        || secret_match();
                     if !same {
-                        return (name, Outcome::Registered(self.import(&goal, &import_id, Some(i), &provider_ref, provider.as_ref()).await));
+                        return (
+                            name,
+                            Outcome::Registered(
+                                self.import(
+                                    &goal,
+                                    &import_id,
+                                    Some(i),
+                                    &provider_ref,
+                                    provider.as_ref(),
+                                )
+                                .await,
+                            ),
+                        );
                     }
                     // Case 2: already imported: treated like any other resource.
                 }
             }
         }
-        (name, Outcome::Registered(self.update_or_same(&goal, old, &provider_ref, provider.as_ref()).await))
+        (
+            name,
+            Outcome::Registered(
+                self.update_or_same(&goal, old, &provider_ref, provider.as_ref()).await,
+            ),
+        )
     }
 
     /// Keeps an old resource's state as it was (its registration failed).
@@ -656,14 +549,21 @@ mod tests {
     #[test]
     fn an_output_whose_input_is_secret_is_secret() {
         let secret = |v: &str| PropertyValue::Secret(Box::new(PropertyValue::String(v.into())));
-        let inputs = PropertyMap::from([("password".into(), secret("hunter2")), ("name".into(), PropertyValue::String("db".into()))]);
+        let inputs = PropertyMap::from([
+            ("password".into(), secret("hunter2")),
+            ("name".into(), PropertyValue::String("db".into())),
+        ]);
         let outputs = PropertyMap::from([
             ("password".into(), PropertyValue::String("hunter2".into())),
             ("name".into(), PropertyValue::String("db".into())),
             ("arn".into(), PropertyValue::String("arn:db".into())),
         ]);
         let marked = secret_where_inputs_are(&inputs, outputs);
-        assert_eq!(marked["password"], secret("hunter2"), "plain from the provider, secret in the state");
+        assert_eq!(
+            marked["password"],
+            secret("hunter2"),
+            "plain from the provider, secret in the state"
+        );
         assert_eq!(marked["name"], PropertyValue::String("db".into()));
         assert_eq!(marked["arn"], PropertyValue::String("arn:db".into()));
         // Already secret: not wrapped twice.

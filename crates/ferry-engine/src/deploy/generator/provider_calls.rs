@@ -5,15 +5,31 @@
 use super::*;
 
 impl<'a> Generator<'a> {
-    pub(super) async fn default_provider(&self, package: &str, version: Option<&str>) -> Result<ProviderRef, String> {
-        let cell = self.defaults.lock().await.entry((package.to_string(), version.map(str::to_string))).or_default().clone();
+    pub(super) async fn default_provider(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<ProviderRef, String> {
+        let cell = self
+            .defaults
+            .lock()
+            .await
+            .entry((package.to_string(), version.map(str::to_string)))
+            .or_default()
+            .clone();
         cell.get_or_init(|| self.register_default_provider(package, version)).await.clone()
     }
 
-    pub(super) async fn register_default_provider(&self, package: &str, version: Option<&str>) -> Result<ProviderRef, String> {
+    pub(super) async fn register_default_provider(
+        &self,
+        package: &str,
+        version: Option<&str>,
+    ) -> Result<ProviderRef, String> {
         let type_ = format!("pulumi:providers:{package}");
         let name = match version {
-            Some(v) => format!("default_{}", v.trim_start_matches('v').replace(['.', '-', '+'], "_")),
+            Some(v) => {
+                format!("default_{}", v.trim_start_matches('v').replace(['.', '-', '+'], "_"))
+            }
             None => "default".to_string(),
         };
         let urn = make_urn(self.ctx.stack, self.ctx.project, None, &type_, &name);
@@ -21,7 +37,10 @@ impl<'a> Generator<'a> {
         let old = self.live.get(urn.as_str()).copied().or_else(|| {
             version.is_none().then(|| {
                 self.olds.iter().position(|r| {
-                    !r.is_pending_delete() && r.type_ == type_ && Urn::parse(&r.urn).is_some_and(|u| u.name.starts_with("default")) && r.parent().is_none()
+                    !r.is_pending_delete()
+                        && r.type_ == type_
+                        && Urn::parse(&r.urn).is_some_and(|u| u.name.starts_with("default"))
+                        && r.parent().is_none()
                 })
             })?
         });
@@ -29,32 +48,39 @@ impl<'a> Generator<'a> {
         if let Some(v) = version {
             inputs.insert("version".into(), PropertyValue::String(v.to_string()));
         }
-        let state = |urn: &str, id: Option<String>, inputs: PropertyMap, base: Option<usize>| ResourceState {
-            urn: urn.to_string(),
-            type_: type_.clone(),
-            custom: true,
-            id,
-            outputs: inputs.clone(),
-            inputs,
-            parent: None,
-            provider: None,
-            dependencies: Vec::new(),
-            property_dependencies: BTreeMap::new(),
-            protect: false,
-            external: false,
-            delete_before_replace: false,
-            retain_on_delete: false,
-            import_id: None,
-            // A default provider the stack already has is reused as it is stored.
-            verbatim: base.is_some(),
-            base,
+        let state = |urn: &str, id: Option<String>, inputs: PropertyMap, base: Option<usize>| {
+            ResourceState {
+                urn: urn.to_string(),
+                type_: type_.clone(),
+                custom: true,
+                id,
+                outputs: inputs.clone(),
+                inputs,
+                parent: None,
+                provider: None,
+                dependencies: Vec::new(),
+                property_dependencies: BTreeMap::new(),
+                protect: false,
+                external: false,
+                delete_before_replace: false,
+                retain_on_delete: false,
+                import_id: None,
+                // A default provider the stack already has is reused as it is stored.
+                verbatim: base.is_some(),
+                base,
+            }
         };
         match old {
             Some(i) => {
                 let old = &self.olds[i];
                 let (old_inputs, _) = self.old_props(i)?;
                 self.lock().claimed.insert(i, old.urn.clone());
-                let mut step = Step::new(StepOp::Same, &old.urn, &type_, Urn::parse(&old.urn).map(|u| u.name).unwrap_or(&name));
+                let mut step = Step::new(
+                    StepOp::Same,
+                    &old.urn,
+                    &type_,
+                    Urn::parse(&old.urn).map(|u| u.name).unwrap_or(&name),
+                );
                 step.id = old.id.clone();
                 self.push(1, step);
                 self.put(1, state(&old.urn, old.id.clone(), old_inputs.clone(), Some(i)));
@@ -90,18 +116,31 @@ impl<'a> Generator<'a> {
         }
     }
 
-    pub(super) async fn provider_for(&self, goal: &Goal) -> Result<(ProviderRef, Arc<dyn Provider>), String> {
+    pub(super) async fn provider_for(
+        &self,
+        goal: &Goal,
+    ) -> Result<(ProviderRef, Arc<dyn Provider>), String> {
         let reference = self.provider_ref_for(goal).await?;
-        let provider = self.providers.provider(&reference.instance(goal.package())).await.map_err(|e| plugin_message(&e))?;
+        let provider = self
+            .providers
+            .provider(&reference.instance(goal.package()))
+            .await
+            .map_err(|e| plugin_message(&e))?;
         Ok((reference, provider))
     }
 
     /// The package's schema, asked of `provider` once per package.
-    pub(super) async fn schema_of(&self, package: &str, provider: &dyn Provider) -> Result<Arc<serde_json::Value>, String> {
+    pub(super) async fn schema_of(
+        &self,
+        package: &str,
+        provider: &dyn Provider,
+    ) -> Result<Arc<serde_json::Value>, String> {
         let cell = self.schemas.lock().await.entry(package.to_string()).or_default().clone();
         cell.get_or_init(|| async {
             let text = provider.get_schema().await.map_err(|e| plugin_message(&e))?;
-            serde_json::from_str::<serde_json::Value>(&text).map(Arc::new).map_err(|e| format!("the provider's schema is not JSON: {e}"))
+            serde_json::from_str::<serde_json::Value>(&text)
+                .map(Arc::new)
+                .map_err(|e| format!("the provider's schema is not JSON: {e}"))
         })
         .await
         .clone()
@@ -110,7 +149,9 @@ impl<'a> Generator<'a> {
     /// Whether the goal's type has an output its package's schema marks secret.
     pub(super) async fn has_secret_outputs(&self, goal: &Goal, provider: &dyn Provider) -> bool {
         match self.schema_of(goal.package(), provider).await {
-            Ok(schema) => schema["resources"][&goal.type_]["properties"].as_object().is_some_and(|props| props.values().any(|p| p["secret"] == true)),
+            Ok(schema) => schema["resources"][&goal.type_]["properties"]
+                .as_object()
+                .is_some_and(|props| props.values().any(|p| p["secret"] == true)),
             Err(_) => false,
         }
     }
@@ -125,10 +166,20 @@ impl<'a> Generator<'a> {
                     Some(&p) => self.old_props(p)?.0,
                     None => PropertyMap::new(),
                 };
-                ProviderInstance { package: package.into(), version: provider_version(&config), key: format!("{urn}::{id}"), config: provider_config(&config) }
+                ProviderInstance {
+                    package: package.into(),
+                    version: provider_version(&config),
+                    key: format!("{urn}::{id}"),
+                    config: provider_config(&config),
+                }
             }
             // State from before providers were recorded: the package's unconfigured provider.
-            None => ProviderInstance { package: package.into(), version: None, key: format!("default:{package}"), config: PropertyMap::new() },
+            None => ProviderInstance {
+                package: package.into(),
+                version: None,
+                key: format!("default:{package}"),
+                config: PropertyMap::new(),
+            },
         };
         self.providers.provider(&instance).await.map_err(|e| plugin_message(&e))
     }
@@ -153,10 +204,22 @@ impl<'a> Generator<'a> {
                 ..Default::default()
             })
             .await
-            .map_err(|e| if e.is_process_failure() { CheckError::Process(plugin_message(&e)) } else { CheckError::Answer(plugin_message(&e)) })?;
-        let failures = r.failures.into_iter().map(|f| CheckFailure { property: f.property, reason: f.reason }).collect();
+            .map_err(|e| {
+                if e.is_process_failure() {
+                    CheckError::Process(plugin_message(&e))
+                } else {
+                    CheckError::Answer(plugin_message(&e))
+                }
+            })?;
+        let failures = r
+            .failures
+            .into_iter()
+            .map(|f| CheckFailure { property: f.property, reason: f.reason })
+            .collect();
         let checked = match r.inputs {
-            Some(s) => from_struct(&s).map_err(|e| CheckError::Answer(format!("the provider's Check answer does not decode: {e}")))?,
+            Some(s) => from_struct(&s).map_err(|e| {
+                CheckError::Answer(format!("the provider's Check answer does not decode: {e}"))
+            })?,
             None => news.clone(),
         };
         Ok((checked, failures))
@@ -191,12 +254,19 @@ impl<'a> Generator<'a> {
         match r {
             Ok(r) => Ok(from_response(&r).unwrap_or_else(|| engine_diff(old_inputs, news, ignore))),
             // A provider without Diff: the engine compares inputs itself.
-            Err(PluginError::Call { code, .. }) if code == "Unimplemented" => Ok(engine_diff(old_inputs, news, ignore)),
+            Err(PluginError::Call { code, .. }) if code == "Unimplemented" => {
+                Ok(engine_diff(old_inputs, news, ignore))
+            }
             Err(e) => Err(plugin_message(&e)),
         }
     }
 
-    pub(super) async fn create(&self, provider: &dyn Provider, goal: &Goal, inputs: &PropertyMap) -> Result<(String, PropertyMap), String> {
+    pub(super) async fn create(
+        &self,
+        provider: &dyn Provider,
+        goal: &Goal,
+        inputs: &PropertyMap,
+    ) -> Result<(String, PropertyMap), String> {
         let r = provider
             .create(CreateRequest {
                 urn: goal.urn.clone(),
@@ -210,7 +280,8 @@ impl<'a> Generator<'a> {
         if r.id.is_empty() {
             return Err("the provider's Create returned no ID".into());
         }
-        let outputs = from_struct(&r.properties.unwrap_or_default()).map_err(|e| format!("the provider's Create answer does not decode: {e}"))?;
+        let outputs = from_struct(&r.properties.unwrap_or_default())
+            .map_err(|e| format!("the provider's Create answer does not decode: {e}"))?;
         self.lock().mutated = true;
         Ok((r.id, secret_where_inputs_are(inputs, outputs)))
     }
@@ -281,7 +352,12 @@ impl<'a> Generator<'a> {
                 let mut state = self.continued(i, goal, inputs.clone(), inputs.clone(), None);
                 state.dependencies = goal.dependencies.clone();
                 self.put(goal.seq, state);
-                Registered { urn: goal.urn.clone(), id: PropertyValue::String(self.olds[i].id.clone().unwrap_or_default()), outputs: inputs, complete: true }
+                Registered {
+                    urn: goal.urn.clone(),
+                    id: PropertyValue::String(self.olds[i].id.clone().unwrap_or_default()),
+                    outputs: inputs,
+                    complete: true,
+                }
             }
             None => {
                 let id = self.update_mode().then(|| uuid::Uuid::new_v4().to_string());
@@ -294,7 +370,12 @@ impl<'a> Generator<'a> {
                 }
                 self.push(goal.seq, step);
                 self.put(goal.seq, goal.state(id.clone(), inputs.clone(), inputs.clone(), None));
-                Registered { urn: goal.urn.clone(), id: id.map(PropertyValue::String).unwrap_or(PropertyValue::Computed), outputs: inputs, complete: true }
+                Registered {
+                    urn: goal.urn.clone(),
+                    id: id.map(PropertyValue::String).unwrap_or(PropertyValue::Computed),
+                    outputs: inputs,
+                    complete: true,
+                }
             }
         }
     }

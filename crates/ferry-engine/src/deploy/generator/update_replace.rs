@@ -6,7 +6,13 @@ use super::*;
 
 impl<'a> Generator<'a> {
     /// `get`: read, relinquish, or read-replacement.
-    pub(super) async fn read_resource(&self, goal: &Goal, old: Option<usize>, provider_ref: &ProviderRef, provider: &dyn Provider) -> Registered {
+    pub(super) async fn read_resource(
+        &self,
+        goal: &Goal,
+        old: Option<usize>,
+        provider_ref: &ProviderRef,
+        provider: &dyn Provider,
+    ) -> Registered {
         let (id, hints) = goal.read.clone().expect("a read goal");
         let op = match old {
             None => StepOp::Read,
@@ -31,9 +37,15 @@ impl<'a> Generator<'a> {
             .await;
         let result = match read {
             Err(e) => Err(format!("Read failed: {}", plugin_message(&e))),
-            Ok(r) if r.id.is_empty() => Err(format!("the `{}` provider found no `{}` with ID `{id}`", goal.package(), goal.type_)),
+            Ok(r) if r.id.is_empty() => Err(format!(
+                "the `{}` provider found no `{}` with ID `{id}`",
+                goal.package(),
+                goal.type_
+            )),
             Ok(r) => from_struct(&r.properties.clone().unwrap_or_default())
-                .and_then(|o| Ok((r.id.clone(), o, r.inputs.as_ref().map(from_struct).transpose()?)))
+                .and_then(|o| {
+                    Ok((r.id.clone(), o, r.inputs.as_ref().map(from_struct).transpose()?))
+                })
                 .map_err(|e| format!("the provider's Read answer does not decode: {e}")),
         };
         let (read_id, outputs, inputs) = match result {
@@ -51,7 +63,10 @@ impl<'a> Generator<'a> {
         if op == StepOp::ReadReplacement {
             let i = old.expect("a replacement has an old resource");
             if self.olds[i].is_protected() {
-                step.error = Some(format!("`{}` is protected: it cannot be replaced by a read until `protect` is removed", self.olds[i].urn));
+                step.error = Some(format!(
+                    "`{}` is protected: it cannot be replaced by a read until `protect` is removed",
+                    self.olds[i].urn
+                ));
                 self.push(goal.seq, step);
                 self.keep_old(goal.seq, i);
                 return unknown(&goal.urn);
@@ -65,17 +80,33 @@ impl<'a> Generator<'a> {
         } else {
             self.push(goal.seq, step);
         }
-        let mut state = goal.state(Some(read_id.clone()), inputs.unwrap_or(hints), outputs.clone(), Some(provider_ref.reference()));
+        let mut state = goal.state(
+            Some(read_id.clone()),
+            inputs.unwrap_or(hints),
+            outputs.clone(),
+            Some(provider_ref.reference()),
+        );
         state.external = true;
         state.protect = false;
         if op != StepOp::ReadReplacement {
             state.base = old;
         }
         self.put(goal.seq, state);
-        Registered { urn: goal.urn.clone(), id: PropertyValue::String(read_id), outputs, complete: true }
+        Registered {
+            urn: goal.urn.clone(),
+            id: PropertyValue::String(read_id),
+            outputs,
+            complete: true,
+        }
     }
 
-    pub(super) async fn update_or_same(&self, goal: &Goal, old: Option<usize>, provider_ref: &ProviderRef, provider: &dyn Provider) -> Registered {
+    pub(super) async fn update_or_same(
+        &self,
+        goal: &Goal,
+        old: Option<usize>,
+        provider_ref: &ProviderRef,
+        provider: &dyn Provider,
+    ) -> Registered {
         let reference = provider_ref.reference();
         let (old_inputs, old_outputs) = match old.map(|i| self.old_props(i)).transpose() {
             Ok(p) => p.unwrap_or_default(),
@@ -100,15 +131,24 @@ impl<'a> Generator<'a> {
         let check_olds = if already_deleted { PropertyMap::new() } else { old_inputs.clone() };
         let checked = match self.check(provider, goal, &check_olds, &news).await {
             Ok((c, failures)) if failures.is_empty() => Ok(c),
-            Ok((_, failures)) => {
-                Err((format!("Check failed: {}", failures.iter().map(|f| format!("`{}`: {}", f.property, f.reason)).collect::<Vec<_>>().join("; ")), failures))
-            }
+            Ok((_, failures)) => Err((
+                format!(
+                    "Check failed: {}",
+                    failures
+                        .iter()
+                        .map(|f| format!("`{}`: {}", f.property, f.reason))
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+                failures,
+            )),
             Err(e) => Err((format!("Check failed: {e}"), Vec::new())),
         };
         let checked = match checked {
             Ok(c) => c,
             Err((message, failures)) => {
-                let mut step = goal.step(if old.is_some() { StepOp::Update } else { StepOp::Create });
+                let mut step =
+                    goal.step(if old.is_some() { StepOp::Update } else { StepOp::Create });
                 step.error = Some(message);
                 step.check_failures = failures;
                 self.push(goal.seq, step);
@@ -125,7 +165,14 @@ impl<'a> Generator<'a> {
             let decision = engine_diff(&PropertyMap::new(), &checked, &[]);
             let mut step = goal.step(StepOp::Create);
             step.provider = Some(reference.clone());
-            step.diffs = explain(&goal.inputs, &PropertyMap::new(), Some(&checked), &decision, &goal.ignore_changes, false);
+            step.diffs = explain(
+                &goal.inputs,
+                &PropertyMap::new(),
+                Some(&checked),
+                &decision,
+                &goal.ignore_changes,
+                false,
+            );
             return self.finish_create(goal, step, checked, reference, provider).await;
         };
         if already_deleted {
@@ -140,16 +187,34 @@ impl<'a> Generator<'a> {
             return r;
         }
         let old_id = self.olds[i].id.clone().unwrap_or_default();
-        let old_provider_urn = self.olds[i].provider().and_then(split_provider_reference).map(|(u, _)| u.to_string());
+        let old_provider_urn =
+            self.olds[i].provider().and_then(split_provider_reference).map(|(u, _)| u.to_string());
         let is_default = |u: &str| Urn::parse(u).is_some_and(|u| u.name.starts_with("default"));
         let provider_changed = match &old_provider_urn {
             Some(u) => u != &provider_ref.urn && !(is_default(u) && is_default(&provider_ref.urn)),
             None => false,
         };
         let decision = if provider_changed {
-            DiffDecision { changed: vec!["provider".into()], replace_keys: vec!["provider".into()], ..Default::default() }
+            DiffDecision {
+                changed: vec!["provider".into()],
+                replace_keys: vec!["provider".into()],
+                ..Default::default()
+            }
         } else {
-            match self.diff(provider, &goal.urn, &goal.type_, &goal.name, &old_id, &old_outputs, &old_inputs, &checked, &goal.ignore_changes).await {
+            match self
+                .diff(
+                    provider,
+                    &goal.urn,
+                    &goal.type_,
+                    &goal.name,
+                    &old_id,
+                    &old_outputs,
+                    &old_inputs,
+                    &checked,
+                    &goal.ignore_changes,
+                )
+                .await
+            {
                 Ok(d) => d,
                 Err(e) => {
                     let mut step = goal.step(StepOp::Update);
@@ -167,10 +232,25 @@ impl<'a> Generator<'a> {
             step.old_id = Some(old_id.clone());
             self.push(goal.seq, step);
             // Pulumi keeps the old outputs and records the new (checked) inputs.
-            self.put(goal.seq, self.continued(i, goal, checked, old_outputs.clone(), Some(reference)));
-            return Registered { urn: goal.urn.clone(), id: PropertyValue::String(old_id), outputs: old_outputs, complete: true };
+            self.put(
+                goal.seq,
+                self.continued(i, goal, checked, old_outputs.clone(), Some(reference)),
+            );
+            return Registered {
+                urn: goal.urn.clone(),
+                id: PropertyValue::String(old_id),
+                outputs: old_outputs,
+                complete: true,
+            };
         }
-        let diffs = explain(&goal.inputs, &old_inputs, Some(&checked), &decision, &goal.ignore_changes, false);
+        let diffs = explain(
+            &goal.inputs,
+            &old_inputs,
+            Some(&checked),
+            &decision,
+            &goal.ignore_changes,
+            false,
+        );
         if !decision.replaces() {
             let mut step = goal.step(StepOp::Update);
             step.provider = Some(reference.clone());
@@ -196,7 +276,9 @@ impl<'a> Generator<'a> {
                     })
                     .await
                     .map_err(|e| plugin_message(&e))
-                    .and_then(|r| from_struct(&r.properties.unwrap_or_default()).map_err(|e| e.to_string()));
+                    .and_then(|r| {
+                        from_struct(&r.properties.unwrap_or_default()).map_err(|e| e.to_string())
+                    });
                 match r {
                     Ok(o) => {
                         self.lock().mutated = true;
@@ -218,7 +300,12 @@ impl<'a> Generator<'a> {
             }
             self.push(goal.seq, step);
             self.put(goal.seq, self.continued(i, goal, checked, outputs.clone(), Some(reference)));
-            return Registered { urn: goal.urn.clone(), id: PropertyValue::String(old_id), outputs, complete: true };
+            return Registered {
+                urn: goal.urn.clone(),
+                id: PropertyValue::String(old_id),
+                outputs,
+                complete: true,
+            };
         }
         // Replacement.
         let dbr = decision.delete_before_replace || goal.delete_before_replace;
@@ -227,8 +314,11 @@ impl<'a> Generator<'a> {
             step.old_id = Some(old_id);
             step.replace_keys = decision.replace_keys.clone();
             step.diffs = diffs;
-            step.error =
-                Some(format!("`{}` is protected: it must be replaced ({}), which needs `protect` removed first", goal.urn, decision.replace_keys.join(", ")));
+            step.error = Some(format!(
+                "`{}` is protected: it must be replaced ({}), which needs `protect` removed first",
+                goal.urn,
+                decision.replace_keys.join(", ")
+            ));
             self.push(goal.seq, step);
             self.keep_old(goal.seq, i);
             return unknown(&goal.urn);
@@ -254,12 +344,18 @@ impl<'a> Generator<'a> {
             let dependents = self.dbr_dependents(i).await;
             for &d in dependents.iter().rev() {
                 let r = &self.olds[d];
-                let mut del = Step::new(StepOp::DeleteReplaced, &r.urn, &r.type_, Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""));
+                let mut del = Step::new(
+                    StepOp::DeleteReplaced,
+                    &r.urn,
+                    &r.type_,
+                    Urn::parse(&r.urn).map(|u| u.name).unwrap_or(""),
+                );
                 del.old_id = r.id.clone();
                 del.delete_before_replace = true;
                 del.warnings.push(format!("replaced because `{}` is replaced delete-before-replace and this resource's inputs come from it", goal.urn));
                 if r.is_protected() {
-                    del.error = Some(format!("`{}` is protected and would have to be replaced", r.urn));
+                    del.error =
+                        Some(format!("`{}` is protected and would have to be replaced", r.urn));
                 }
                 let ok = self.execute_delete(d, &mut del).await;
                 self.push(goal.seq, del);
@@ -289,11 +385,23 @@ impl<'a> Generator<'a> {
     }
 
     /// Records a create (or create-replacement) step, running Create in update mode.
-    pub(super) async fn finish_create(&self, goal: &Goal, mut step: Step, inputs: PropertyMap, reference: String, provider: &dyn Provider) -> Registered {
+    pub(super) async fn finish_create(
+        &self,
+        goal: &Goal,
+        mut step: Step,
+        inputs: PropertyMap,
+        reference: String,
+        provider: &dyn Provider,
+    ) -> Registered {
         if !self.update_mode() {
             self.push(goal.seq, step);
             self.put(goal.seq, goal.state(None, inputs.clone(), inputs.clone(), Some(reference)));
-            return Registered { urn: goal.urn.clone(), id: PropertyValue::Computed, outputs: inputs, complete: false };
+            return Registered {
+                urn: goal.urn.clone(),
+                id: PropertyValue::Computed,
+                outputs: inputs,
+                complete: false,
+            };
         }
         if !self.may_execute() {
             step.error = Some("not run: an earlier step failed".into());
@@ -304,8 +412,16 @@ impl<'a> Generator<'a> {
             Ok((id, outputs)) => {
                 step.id = Some(id.clone());
                 self.push(goal.seq, step);
-                self.put(goal.seq, goal.state(Some(id.clone()), inputs, outputs.clone(), Some(reference)));
-                Registered { urn: goal.urn.clone(), id: PropertyValue::String(id), outputs, complete: true }
+                self.put(
+                    goal.seq,
+                    goal.state(Some(id.clone()), inputs, outputs.clone(), Some(reference)),
+                );
+                Registered {
+                    urn: goal.urn.clone(),
+                    id: PropertyValue::String(id),
+                    outputs,
+                    complete: true,
+                }
             }
             Err(e) => {
                 step.error = Some(format!("Create failed: {e}"));
@@ -336,7 +452,11 @@ impl<'a> Generator<'a> {
                 .property_dependencies
                 .iter()
                 .flatten()
-                .filter(|(_, urns)| urns.as_array().is_some_and(|a| a.iter().any(|u| u.as_str().is_some_and(|u| replaced.contains(u)))))
+                .filter(|(_, urns)| {
+                    urns.as_array().is_some_and(|a| {
+                        a.iter().any(|u| u.as_str().is_some_and(|u| replaced.contains(u)))
+                    })
+                })
                 .map(|(k, _)| k.clone())
                 .collect();
             if affected.is_empty() {
@@ -349,7 +469,19 @@ impl<'a> Generator<'a> {
             }
             let Ok(provider) = self.old_provider(d).await else { continue };
             let name = Urn::parse(&r.urn).map(|u| u.name.to_string()).unwrap_or_default();
-            let decision = self.diff(provider.as_ref(), &r.urn, &r.type_, &name, r.id.as_deref().unwrap_or(""), &outputs, &inputs, &news, &[]).await;
+            let decision = self
+                .diff(
+                    provider.as_ref(),
+                    &r.urn,
+                    &r.type_,
+                    &name,
+                    r.id.as_deref().unwrap_or(""),
+                    &outputs,
+                    &inputs,
+                    &news,
+                    &[],
+                )
+                .await;
             if decision.is_ok_and(|d| d.replaces()) {
                 replaced.insert(r.urn.as_str());
                 out.push(d);
@@ -388,7 +520,9 @@ pub fn apply_ignore_changes(news: &mut PropertyMap, olds: &PropertyMap, paths: &
                 }
                 break;
             }
-            let entry = target.entry(k.to_string()).or_insert_with(|| PropertyValue::Object(PropertyMap::new()));
+            let entry = target
+                .entry(k.to_string())
+                .or_insert_with(|| PropertyValue::Object(PropertyMap::new()));
             match entry {
                 PropertyValue::Object(inner) => target = inner,
                 _ => break,
