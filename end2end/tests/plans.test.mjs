@@ -425,3 +425,20 @@ test('a commit shows what it will write, then the graph shows the imported resou
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+// A plan of two packages' resources (a migration's providers, say) previews in one job, and the
+// page counts each package's resources as they are read. Needs the scripted test plugin as
+// `pulumi-resource-test` (scripts/test.sh).
+test('a preview of two packages counts each one\'s resources', async () => {
+  const stack = await api('POST', `/api/v1/stacks?name=e2e/packages/run-${Date.now()}`, { version: 3, deployment: {} });
+  const program = 'name: two\nruntime: yaml\nresources:\n  logs:\n    type: test:index:Bucket\n    properties:\n      name: logs\n    options:\n      import: logs\n'
+    + '  port:\n    type: random:RandomInteger\n    properties:\n      min: 1\n      max: 10\n    options:\n      import: "7,1,10"\n';
+  const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: 'Two packages', program });
+  const { page, context, errors } = await open(browser, `/plans/${plan.id}`);
+  await page.waitForSelector('body[data-hydrated="true"]');
+  await page.click('#plan-preview');
+  await waitDone(page);
+  await waitFor(page, 'each package counted', (t) => document.querySelector('#plan-progress-packages')?.textContent === t, 'test 1 of 1 · random 1 of 1');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -21,9 +21,11 @@ pub(crate) fn configured_references(
     for (at, source) in sources.iter().enumerate() {
         let Some(origin) = &source.origin else { continue };
         for reference in &origin.references {
-            let key = match reference.element {
-                Some(n) => format!("{}.{}[{n}]", out[at].name, reference.property),
-                None => format!("{}.{}", out[at].name, reference.property),
+            // As literal matching names a place (`a.tags.owner`, `a.inputs[0]`).
+            let key = match (reference.element, &reference.key) {
+                (Some(n), _) => format!("{}.{}[{n}]", out[at].name, reference.property),
+                (None, Some(k)) => format!("{}.{}.{k}", out[at].name, reference.property),
+                (None, None) => format!("{}.{}", out[at].name, reference.property),
             };
             if lowering.options.reference_exclusions.contains(&key) {
                 continue;
@@ -40,9 +42,12 @@ pub(crate) fn configured_references(
             else {
                 continue;
             };
-            let slot = match (reference.element, &mut field.value) {
-                (None, value) => Some(value),
-                (Some(n), Value::List(items, _)) => items.get_mut(n),
+            let slot = match (reference.element, &reference.key, &mut field.value) {
+                (None, None, value) => Some(value),
+                (Some(n), None, Value::List(items, _)) => items.get_mut(n),
+                (None, Some(k), Value::Map(entries, _)) => {
+                    entries.iter_mut().find(|(e, _)| e == k).map(|(_, v)| v)
+                }
                 _ => None,
             };
             if let Some(slot) = slot {

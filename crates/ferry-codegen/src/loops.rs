@@ -36,13 +36,15 @@ pub struct OriginVariable {
     pub name: String,
 }
 
-/// A property (or one element of a list property) that the source's configuration computes
-/// from another resource's output (`bucket = aws_s3_bucket.b.id`).
+/// A property (or one element of a list property, or one key's value of a map property) that the
+/// source's configuration computes from another resource's output (`bucket = aws_s3_bucket.b.id`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OriginReference {
     /// The property's schema name.
     pub property: String,
     pub element: Option<usize>,
+    /// The key of a map property, when only its value there is the reference.
+    pub key: Option<String>,
     /// The other resource's name.
     pub target: String,
     pub target_property: String,

@@ -379,6 +379,7 @@ impl Previews {
                     .map(|x| OriginReference {
                         property: x.property.clone(),
                         element: x.element,
+                        key: x.key.clone(),
                         target: x.target.clone(),
                         target_property: x.target_property.clone(),
                     })

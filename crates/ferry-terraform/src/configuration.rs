@@ -33,6 +33,8 @@ pub enum Argument {
     Reference(Reference),
     /// A list whose elements are read one by one (some references, some not).
     List(Vec<Argument>),
+    /// A map (`tags = { owner = aws_iam_user.u.name }`) whose values are read one by one, by key.
+    Map(Vec<(String, Argument)>),
     /// `var.<name>`.
     Variable(String),
     /// `local.<name>`.
@@ -284,6 +286,21 @@ fn argument(expr: &Expression, module: &str) -> Argument {
         Expression::Array(items) => {
             Argument::List(items.iter().map(|item| argument(item, module)).collect())
         }
+        // Keys written out (a name or a string); a computed key makes the whole an expression.
+        Expression::Object(object) => {
+            let mut entries = Vec::new();
+            for (key, value) in object.iter() {
+                let key = match key {
+                    ObjectKey::Ident(i) => i.as_str().to_string(),
+                    ObjectKey::Expression(e) => match literal(e) {
+                        Some(Value::String(s)) => s,
+                        _ => return Argument::Expression,
+                    },
+                };
+                entries.push((key, argument(value.expr(), module)));
+            }
+            Argument::Map(entries)
+        }
         // `"${aws_s3_bucket.b.id}"`: the interpolation alone is its expression's value.
         Expression::StringTemplate(t) => match t.iter().collect::<Vec<_>>().as_slice() {
             [Element::Interpolation(i)] => argument(&i.expr, module),
@@ -425,6 +442,8 @@ resource "random_shuffle" "s" {
   call   = upper("x")
   deep   = random_string.r[0].tags["a"]
   legacy = random_string.r.0.result
+  keepers = { first = random_string.r[0].result, "fixed" = "x" }
+  computed = { (var.prefix) = "x" }
 }
 "#,
         )])
@@ -458,6 +477,14 @@ resource "random_shuffle" "s" {
         assert_eq!(s["call"], Argument::Expression);
         assert!(matches!(&s["deep"], Argument::Reference(r) if r.deeper));
         assert_eq!(s["legacy"], reference(0));
+        assert_eq!(
+            s["keepers"],
+            Argument::Map(vec![
+                ("first".into(), reference(0)),
+                ("fixed".into(), Argument::Literal("x".into()))
+            ])
+        );
+        assert_eq!(s["computed"], Argument::Expression, "a computed key: no map to read by key");
         assert!(c.variables.contains("prefix"));
     }
 

@@ -22,6 +22,9 @@ pub struct ConfiguredReference {
     /// The element of a list property, when only it is the reference.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub element: Option<usize>,
+    /// The key of a map property, when only its value there is the reference.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
     /// The referred resource's name in the program.
     pub target: String,
     /// Its property, as the program names it (`id` for Terraform's `id`).
@@ -121,7 +124,7 @@ pub(crate) fn apply(
                 }
                 Argument::Reference(reference) if !sensitive => match resolve(reference, state_value, imported, &by_declaration, i) {
                     Ok((target, target_property)) => {
-                        applied.references.entry(i).or_default().push(ConfiguredReference { property, element: None, target, target_property })
+                        applied.references.entry(i).or_default().push(ConfiguredReference { property, element: None, key: None, target, target_property })
                     }
                     Err(why) => rows[i].configuration_notes.push(format!("`{attribute}` = {}: {why}", reference.text())),
                 },
@@ -143,11 +146,37 @@ pub(crate) fn apply(
                                 Ok((target, target_property)) => applied.references.entry(i).or_default().push(ConfiguredReference {
                                     property: property.clone(),
                                     element: Some(n),
+                                    key: None,
                                     target,
                                     target_property,
                                 }),
                                 Err(why) => rows[i].configuration_notes.push(format!("`{attribute}[{n}]` = {}: {why}", reference.text())),
                             }
+                        }
+                    }
+                }
+                Argument::Map(entries) if !sensitive => {
+                    let Value::Object(values) = state_value else { continue };
+                    // The program's map must hold the state's keys as they are.
+                    let Value::Object(program) = &inputs[&property] else { continue };
+                    for (key, item) in entries {
+                        let Argument::Reference(reference) = item else { continue };
+                        let (Some(value), true) = (values.get(key), program.contains_key(key)) else {
+                            rows[i].configuration_notes.push(format!(
+                                "`{attribute}[\"{key}\"]` = {}: the state's map has no such key, so the program keeps the state's",
+                                reference.text()
+                            ));
+                            continue;
+                        };
+                        match resolve(reference, value, imported, &by_declaration, i) {
+                            Ok((target, target_property)) => applied.references.entry(i).or_default().push(ConfiguredReference {
+                                property: property.clone(),
+                                element: None,
+                                key: Some(key.clone()),
+                                target,
+                                target_property,
+                            }),
+                            Err(why) => rows[i].configuration_notes.push(format!("`{attribute}[\"{key}\"]` = {}: {why}", reference.text())),
                         }
                     }
                 }

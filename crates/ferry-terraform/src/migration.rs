@@ -314,7 +314,8 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
 }
 
 /// A resource's `properties` block: each property as the state holds it, or as the
-/// configuration computes it (a reference to another resource, whole or per list element, or
+/// configuration computes it (a reference to another resource, whole, per list element or per
+/// map key, or
 /// a variable's config).
 fn write_properties(
     text: &mut String,
@@ -329,7 +330,9 @@ fn write_properties(
     text.push('\n');
     for (key, value) in inputs {
         text.push_str(&format!("      {}:", crate::yaml::key(&key)));
-        if let Some(r) = references.iter().find(|r| r.property == key && r.element.is_none()) {
+        if let Some(r) =
+            references.iter().find(|r| r.property == key && r.element.is_none() && r.key.is_none())
+        {
             text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property));
         } else if let Some(v) = variables.iter().find(|v| v.property == key) {
             text.push_str(&format!(" ${{{}}}\n", v.variable));
@@ -340,6 +343,19 @@ fn write_properties(
             for (n, item) in items.iter().enumerate() {
                 text.push_str("        -");
                 match references.iter().find(|r| r.property == key && r.element == Some(n)) {
+                    Some(r) => {
+                        text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property))
+                    }
+                    None => crate::yaml::write_value(text, item, 10),
+                }
+            }
+        } else if let (Value::Object(entries), true) =
+            (&value, references.iter().any(|r| r.property == key && r.key.is_some()))
+        {
+            text.push('\n');
+            for (k, item) in entries {
+                text.push_str(&format!("        {}:", crate::yaml::key(k)));
+                match references.iter().find(|r| r.property == key && r.key.as_ref() == Some(k)) {
                     Some(r) => {
                         text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property))
                     }

@@ -441,6 +441,10 @@ fn references_and_variables_become_the_programs_and_contradictions_are_said() {
         b["instances"][0]["attributes"]["upper"] = json!(false);
         b["instances"][0]["attributes"]["override_special"] =
             example["instances"][0]["attributes"]["result"].clone();
+        b["instances"][0]["attributes"]["keepers"] = json!({
+            "from": example["instances"][0]["attributes"]["result"].clone(),
+            "fixed": "x",
+        });
         let mut c = example.clone();
         c["name"] = json!("c");
         c["instances"][0]["attributes"]["override_special"] = json!("xyz");
@@ -461,6 +465,10 @@ resource "random_string" "b" {
   length           = 10
   upper            = var.flag
   override_special = random_string.example.result
+  keepers = {
+    from  = random_string.example.result
+    fixed = "x"
+  }
 }
 resource "random_string" "c" {
   length           = var.len
@@ -500,12 +508,28 @@ resource "random_string" "never" {
     assert_eq!(program.matches("      length: ${len}\n").count(), 2, "{program}");
     assert_eq!(
         m.prior["b"].references,
-        [ferry_terraform::ConfiguredReference {
-            property: "overrideSpecial".into(),
-            element: None,
-            target: "example".into(),
-            target_property: "result".into()
-        }]
+        [
+            // A map's value by its key: the other keys keep their values.
+            ferry_terraform::ConfiguredReference {
+                property: "keepers".into(),
+                element: None,
+                key: Some("from".into()),
+                target: "example".into(),
+                target_property: "result".into()
+            },
+            ferry_terraform::ConfiguredReference {
+                property: "overrideSpecial".into(),
+                element: None,
+                key: None,
+                target: "example".into(),
+                target_property: "result".into()
+            }
+        ]
+    );
+    assert!(program.contains("        from: ${example.result}\n"), "{program}");
+    assert!(
+        program.contains("        fixed: \"x\"\n"),
+        "the other keys keep their values: {program}"
     );
     // The code reads a variable where the program does: the prior state says which.
     assert_eq!(

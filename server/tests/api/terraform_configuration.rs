@@ -23,6 +23,9 @@ resource "random_string" "a" {
 resource "random_string" "b" {
   length           = var.len
   override_special = random_string.a.result
+  keepers = {
+    source = random_string.a.result
+  }
 }
 
 module "m" {
@@ -49,6 +52,7 @@ fn state() -> String {
     attributes["id"] = json!("abcdefghijklmnop");
     attributes["result"] = json!("abcdefghijklmnop");
     attributes["override_special"] = a["instances"][0]["attributes"]["result"].clone();
+    attributes["keepers"] = json!({"source": a["instances"][0]["attributes"]["result"].clone()});
     let mut c = a.clone();
     c["name"] = json!("c");
     c["module"] = json!("module.m");
@@ -178,6 +182,7 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     let program = migration["plan"]["current"]["program"].as_str().unwrap();
     assert!(program.contains("config:\n  len:\n    type: Integer\n    default: 16\n"), "{program}");
     assert!(program.contains("      overrideSpecial: ${a.result}\n"), "{program}");
+    assert!(program.contains("      keepers:\n        source: ${a.result}\n"), "{program}");
     assert_eq!(program.matches("      length: ${len}\n").count(), 2, "{program}");
 
     // Read by the provider: the references and the config give what Terraform recorded.
@@ -198,6 +203,7 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     let code = |lang: &'static str| common::preview_code(&app, &preview, lang);
     let ts = code("ts").await;
     assert!(ts.contains("overrideSpecial: a.result,"), "{ts}");
+    assert!(ts.contains("source: a.result,"), "a map's value by its key: {ts}");
     assert!(
         ts.contains("const len = config.getNumber(\"len\") ?? 16;\n")
             && ts.matches("length: len,").count() == 2,
@@ -205,6 +211,7 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     );
     let python = code("python").await;
     assert!(python.contains("override_special=a.result"), "{python}");
+    assert!(python.contains("\"source\": a.result,"), "{python}");
     assert!(
         python.contains("len_ = config.get_int(\"len\")\nif len_ is None:\n    len_ = 16\n")
             && python.matches("length=len_,").count() == 2,
