@@ -41,6 +41,13 @@ pub struct ConfiguredVariable {
     pub variable: String,
 }
 
+impl ConfiguredReference {
+    /// As the program writes it: `${target.property}`.
+    pub(crate) fn in_program(&self) -> String {
+        format!("${{{}.{}}}", self.target, self.target_property)
+    }
+}
+
 /// What the configuration changes in a migration's program.
 #[derive(Debug, Default)]
 pub(crate) struct Applied {

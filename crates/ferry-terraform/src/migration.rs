@@ -315,8 +315,7 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
 
 /// A resource's `properties` block: each property as the state holds it, or as the
 /// configuration computes it (a reference to another resource, whole, per list element or per
-/// map key, or
-/// a variable's config).
+/// map key, or a variable's config).
 fn write_properties(
     text: &mut String,
     inputs: Map<String, Value>,
@@ -333,7 +332,7 @@ fn write_properties(
         if let Some(r) =
             references.iter().find(|r| r.property == key && r.element.is_none() && r.key.is_none())
         {
-            text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property));
+            text.push_str(&format!(" {}\n", r.in_program()));
         } else if let Some(v) = variables.iter().find(|v| v.property == key) {
             text.push_str(&format!(" ${{{}}}\n", v.variable));
         } else if let (Value::Array(items), true) =
@@ -343,9 +342,7 @@ fn write_properties(
             for (n, item) in items.iter().enumerate() {
                 text.push_str("        -");
                 match references.iter().find(|r| r.property == key && r.element == Some(n)) {
-                    Some(r) => {
-                        text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property))
-                    }
+                    Some(r) => text.push_str(&format!(" {}\n", r.in_program())),
                     None => crate::yaml::write_value(text, item, 10),
                 }
             }
@@ -356,9 +353,7 @@ fn write_properties(
             for (k, item) in entries {
                 text.push_str(&format!("        {}:", crate::yaml::key(k)));
                 match references.iter().find(|r| r.property == key && r.key.as_ref() == Some(k)) {
-                    Some(r) => {
-                        text.push_str(&format!(" ${{{}.{}}}\n", r.target, r.target_property))
-                    }
+                    Some(r) => text.push_str(&format!(" {}\n", r.in_program())),
                     None => crate::yaml::write_value(text, item, 10),
                 }
             }

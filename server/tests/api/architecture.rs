@@ -415,7 +415,8 @@ fn the_http_layer_makes_no_error_codes_of_its_own() {
                 && !line.contains("impl ");
             // The one literal: `From<ServiceError>`'s, which takes the code from the table (the
             // literal read to its closing brace, however the formatter wraps it).
-            let from_table = name == "server/src/error.rs"
+            let from_table = literal
+                && name == "server/src/error.rs"
                 && literal_fields(&text, line_start(&text, n)).contains("code: e.code()");
             if (literal && !from_table)
                 || line.contains("ApiError::new(")
