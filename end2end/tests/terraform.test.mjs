@@ -5,6 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { launch, open, api, ARTIFACTS, FIXTURES } from '../lib/browser.mjs';
 
@@ -80,17 +81,22 @@ test('a state where its backend keeps it: a workspace picked becomes a plan', as
   const names = await page.locator('#migrate-workspace option').evaluateAll((os) => os.map((o) => o.value));
   assert.deepEqual(names, ['default', 'staging']);
   await page.selectOption('#migrate-workspace', 'staging');
-  // With the configuration it was applied from: its variable becomes the program's config.
-  const tf = path.join(root, 'main.tf');
-  fs.writeFileSync(tf, 'variable "len" {\n  type = number\n}\n\nresource "random_string" "random" {\n  length = var.len\n}\n');
-  await page.setInputFiles('#migrate-configuration', tf);
+  // With the folder of the configuration it was applied from: its variable becomes the
+  // program's config; what `terraform init` downloaded and files that are no `.tf` stay behind.
+  const folder = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-e2e-tf-'));
+  const infra = path.join(folder, 'infra');
+  fs.mkdirSync(path.join(infra, '.terraform', 'modules', 'x'), { recursive: true });
+  fs.writeFileSync(path.join(infra, 'main.tf'), 'variable "len" {\n  type = number\n}\n\nresource "random_string" "random" {\n  length = var.len\n}\n');
+  fs.writeFileSync(path.join(infra, '.terraform', 'modules', 'x', 'broken.tf'), 'resource "x" {');
+  fs.writeFileSync(path.join(infra, 'README.md'), 'not read');
+  await page.setInputFiles('#migrate-configuration-folder', infra);
   await page.screenshot({ path: path.join(ARTIFACTS, 'terraform-workspaces.png'), fullPage: true });
   await page.click('#migrate-remote-submit');
   await page.waitForSelector('#migrate-rows tbody tr', { timeout: 60000 });
   const rows = await page.locator('#migrate-rows tbody tr:not(.configured)').evaluateAll((rs) => rs.map((r) => [...r.cells].slice(0, 2).map((c) => c.textContent)));
   assert.deepEqual(rows, [['random_string.random', 'mapped']], 'the staging workspace\'s own state');
   const configured = page.locator('#migrate-rows tr.configured');
-  assert.equal(await configured.locator('figure.hcl figcaption').textContent(), 'main.tf, line 5');
+  assert.equal(await configured.locator('figure.hcl figcaption').textContent(), 'infra/main.tf, line 5');
   assert.match(await configured.locator('figure.program pre').textContent(), /length: \$\{len\}/);
   assert.match(await page.getAttribute('#migrate-plan', 'href'), /^\/plans\/[0-9a-f]{32}$/);
   assert.deepEqual(errors, []);

@@ -26,6 +26,14 @@ fn status_word(status: RowStatus) -> &'static str {
 pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
     let file = NodeRef::<leptos::html::Input>::new();
     let configuration = NodeRef::<leptos::html::Input>::new();
+    let folder = NodeRef::<leptos::html::Input>::new();
+    // A folder picker (no attribute of the view macro's says so): set once the input exists.
+    Effect::new(move |_| {
+        #[cfg(feature = "hydrate")]
+        if let Some(input) = folder.get() {
+            input.set_webkitdirectory(true);
+        }
+    });
     let result = RwSignal::new(None::<Result<MigrationView, String>>);
     let busy = RwSignal::new(false);
     let _url = format!("/api/v1/stacks/{stack_id}/migrations/terraform");
@@ -75,20 +83,17 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             let url = _remote_post.clone();
             let body = serde_json::to_string(&_remote()).expect("a remote state serialises");
             // With the configuration, where the state is and the files go as one form.
-            let tf_files = configuration
-                .get()
-                .and_then(|input| input.files())
-                .filter(|list| list.length() > 0);
+            let tf_files = chosen_configuration(&[configuration, folder]);
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let answer = match tf_files {
                     None => {
                         crate::browser::send::<MigrationView>(&url, "application/json", &body).await
                     }
-                    Some(list) => match web_sys::FormData::new() {
+                    Some(files) => match web_sys::FormData::new() {
                         Ok(form) => {
                             let _ = form.append_with_str("remote", &body);
-                            append_files(&form, &list);
+                            append_files(&form, &files);
                             crate::browser::post_form::<MigrationView>(&url, &form).await
                         }
                         Err(_) => Err("this browser cannot send a form".into()),
@@ -112,22 +117,19 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             };
             let url = _url.clone();
             // With the configuration, the state and its files go as one form.
-            let tf_files = configuration
-                .get()
-                .and_then(|input| input.files())
-                .filter(|list| list.length() > 0);
+            let tf_files = chosen_configuration(&[configuration, folder]);
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let answer = match tf_files {
                     None => crate::browser::post_file::<MigrationView>(&url, &chosen).await,
-                    Some(list) => match web_sys::FormData::new() {
+                    Some(files) => match web_sys::FormData::new() {
                         Ok(form) => {
                             let _ = form.append_with_blob_and_filename(
                                 "state",
                                 &chosen,
                                 &chosen.name(),
                             );
-                            append_files(&form, &list);
+                            append_files(&form, &files);
                             crate::browser::post_form::<MigrationView>(&url, &form).await
                         }
                         Err(_) => Err("this browser cannot send a form".into()),
@@ -151,6 +153,9 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 </label>
                 <label>"Its configuration (optional, with either way of reading the state): .tf files, or a zip of their folder"
                     <input type="file" id="migrate-configuration" aria-label="Its configuration: .tf files or a zip of their folder" multiple accept=".tf,.zip" node_ref=configuration/>
+                </label>
+                <label>"or its folder"
+                    <input type="file" id="migrate-configuration-folder" aria-label="Its configuration's folder" multiple node_ref=folder/>
                 </label>
                 <button type="submit" id="migrate-submit" disabled=move || busy.get()>{move || if busy.get() { "Reading…" } else { "Make the plan" }}</button>
             </form>
@@ -234,13 +239,42 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
     }
 }
 
+/// The configuration's files chosen in `inputs` (files, a zip, or a folder), each with its path:
+/// a folder's files keep theirs in it (`infra/modules/vpc/main.tf`), which local module calls
+/// are followed by. Of a folder only `.tf` files go, and none under `.terraform/` (the providers
+/// and modules `terraform init` downloaded); `None` when nothing is chosen.
+#[cfg(feature = "hydrate")]
+fn chosen_configuration(
+    inputs: &[NodeRef<leptos::html::Input>],
+) -> Option<Vec<(web_sys::File, String)>> {
+    let mut files = Vec::new();
+    for list in inputs.iter().filter_map(|input| input.get_untracked()?.files()) {
+        for f in (0..list.length()).filter_map(|n| list.get(n)) {
+            let relative = js_sys::Reflect::get(&f, &"webkitRelativePath".into())
+                .ok()
+                .and_then(|v| v.as_string())
+                .filter(|p| !p.is_empty());
+            match relative {
+                Some(path) => {
+                    if path.ends_with(".tf") && !path.split('/').any(|part| part == ".terraform") {
+                        files.push((f, path));
+                    }
+                }
+                None => {
+                    let name = f.name();
+                    files.push((f, name));
+                }
+            }
+        }
+    }
+    (!files.is_empty()).then_some(files)
+}
+
 /// The configuration's files as the form's `configuration` parts.
 #[cfg(feature = "hydrate")]
-fn append_files(form: &web_sys::FormData, list: &web_sys::FileList) {
-    for n in 0..list.length() {
-        if let Some(f) = list.get(n) {
-            let _ = form.append_with_blob_and_filename("configuration", &f, &f.name());
-        }
+fn append_files(form: &web_sys::FormData, files: &[(web_sys::File, String)]) {
+    for (f, path) in files {
+        let _ = form.append_with_blob_and_filename("configuration", f, path);
     }
 }
 

@@ -6,7 +6,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use ferry_property::PropertyValue;
 
-use crate::ir::{ConfigSetting, ReferenceSuggestion, Resource, Value};
+use crate::ir::{ConfigSetting, Piece, ReferenceSuggestion, Resource, Value};
+use crate::loops::OriginPart;
 use crate::lower::{unique_names, Lowering, SourceResource};
 use crate::schema::Type;
 
@@ -125,6 +126,99 @@ pub(crate) fn configured_variables(
                 }
             };
             field.value = Value::Config { config };
+        }
+    }
+}
+
+/// The templates the source's configuration wrote text properties as (its
+/// [`Origin::templates`]): each becomes text made of its pieces, a reference to a resource
+/// declared before, a variable read from stack config as text (the same setting as the
+/// variable's other uses, when they hold the same text), the rest as written. A piece that
+/// cannot be said so (a resource the code cannot reach before, a variable config holds as
+/// another value or type) is its text, and says why.
+pub(crate) fn configured_templates(
+    out: &mut [Resource],
+    sources: &[&SourceResource],
+    lowering: &mut Lowering<'_>,
+) {
+    let by_name = unique_names(sources);
+    for (at, source) in sources.iter().enumerate() {
+        let Some(origin) = &source.origin else { continue };
+        for template in &origin.templates {
+            let name = out[at].name.clone();
+            let mut pieces = Vec::new();
+            for part in &template.parts {
+                let piece = match part {
+                    OriginPart::Text(text) => Piece::Text(text.clone()),
+                    OriginPart::Reference { target, target_property } => {
+                        match by_name.get(target.as_str()).copied().filter(|t| *t < at) {
+                            Some(t) => Piece::Value(Value::Ref {
+                                resource: t,
+                                property: target_property.clone(),
+                            }),
+                            None => {
+                                lowering.report.warnings.push(format!(
+                                    "`{name}`: `{}` refers to `{target}`, which the code cannot reach before it; the value is written out",
+                                    template.property
+                                ));
+                                pieces.clear();
+                                break;
+                            }
+                        }
+                    }
+                    OriginPart::Variable { name: variable, text } => {
+                        let default = Value::String(text.clone());
+                        let existing = lowering
+                            .config
+                            .iter()
+                            .position(|c| c.key == *variable && c.default.is_some());
+                        match existing {
+                            Some(c)
+                                if lowering.config[c].ty == Type::String
+                                    && lowering.config[c].default.as_ref() == Some(&default) =>
+                            {
+                                Piece::Value(Value::Config { config: c })
+                            }
+                            Some(c) => {
+                                lowering.report.warnings.push(format!(
+                                    "`{name}`: `{}` holds var.{variable} as the text {text:?}, another value or type than `{}`'s `{}`; the text is written out",
+                                    template.property, lowering.config[c].resource, lowering.config[c].property
+                                ));
+                                Piece::Text(text.clone())
+                            }
+                            None => {
+                                lowering.config.push(ConfigSetting {
+                                    key: variable.clone(),
+                                    ty: Type::String,
+                                    resource: name.clone(),
+                                    property: template.property.clone(),
+                                    default: Some(default),
+                                });
+                                Piece::Value(Value::Config { config: lowering.config.len() - 1 })
+                            }
+                        }
+                    }
+                };
+                pieces.push(piece);
+            }
+            if pieces.is_empty() {
+                continue;
+            }
+            let Some(field) = out[at].args.iter_mut().find(|f| f.name.schema == template.property)
+            else {
+                continue;
+            };
+            let slot = match (&template.key, &mut field.value) {
+                (None, value @ Value::String(_)) => Some(value),
+                (Some(k), Value::Map(entries, _)) => entries
+                    .iter_mut()
+                    .find(|(e, v)| e == k && matches!(v, Value::String(_)))
+                    .map(|(_, v)| v),
+                _ => None,
+            };
+            if let Some(slot) = slot {
+                *slot = Value::Interpolate(pieces);
+            }
         }
     }
 }

@@ -74,6 +74,17 @@ pub enum Value {
     /// In a loop's resource ([`Loop::template`]): the value of the loop's slot with this index
     /// for the instance being made.
     PerKey(usize),
+    /// Text made of text and other values (references, config), as the source's configuration
+    /// wrote it (`"${var.env}-${aws_s3_bucket.b.id}"`).
+    Interpolate(Vec<Piece>),
+}
+
+/// A piece of [`Value::Interpolate`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Piece {
+    Text(String),
+    /// A [`Value::Ref`] or a [`Value::Config`].
+    Value(Value),
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -127,6 +138,11 @@ impl Resource {
                 Value::List(items, _) => items.iter().for_each(|x| walk(x, out)),
                 Value::Map(entries, _) => entries.iter().for_each(|(_, x)| walk(x, out)),
                 Value::Object(_, fields) => fields.iter().for_each(|f| walk(&f.value, out)),
+                Value::Interpolate(pieces) => pieces.iter().for_each(|p| {
+                    if let Piece::Value(v) = p {
+                        walk(v, out)
+                    }
+                }),
                 _ => {}
             }
         }

@@ -22,6 +22,6 @@ pub mod schema;
 
 pub use ferry_types::plans::CodeStyle;
 pub use lang::{emit, Language};
-pub use loops::{Origin, OriginReference, OriginVariable};
+pub use loops::{Origin, OriginPart, OriginReference, OriginTemplate, OriginVariable};
 pub use lower::{elidable_inputs, lower, packages_needed, LowerError, Options, SourceResource};
 pub use schema::{PackageSchema, SchemaError};

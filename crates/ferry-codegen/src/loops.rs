@@ -23,6 +23,34 @@ pub struct Origin {
     pub references: Vec<OriginReference>,
     /// What the tool's configuration takes from its variables: read from stack config.
     pub variables: Vec<OriginVariable>,
+    /// What the tool's configuration writes as text made of references and variables.
+    pub templates: Vec<OriginTemplate>,
+}
+
+/// A text property (or one key's value of a map property) that the source's configuration
+/// writes as a template (`"${var.env}-${aws_s3_bucket.b.id}"`): the code says it as one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OriginTemplate {
+    /// The property's schema name.
+    pub property: String,
+    pub key: Option<String>,
+    pub parts: Vec<OriginPart>,
+}
+
+/// A piece of an [`OriginTemplate`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OriginPart {
+    Text(String),
+    /// Another resource's output: its name, the property.
+    Reference {
+        target: String,
+        target_property: String,
+    },
+    /// A variable (the config key) and the text it held.
+    Variable {
+        name: String,
+        text: String,
+    },
 }
 
 /// A property the source's configuration sets from one of its (root) variables

@@ -461,6 +461,12 @@ pub fn lower(
             d.extend(
                 origin.references.iter().filter_map(|x| by_name.get(x.target.as_str())).copied(),
             );
+            let in_templates =
+                origin.templates.iter().flat_map(|t| &t.parts).filter_map(|p| match p {
+                    crate::loops::OriginPart::Reference { target, .. } => Some(target.as_str()),
+                    _ => None,
+                });
+            d.extend(in_templates.filter_map(|t| by_name.get(t)).copied());
         }
         d.extend(r.parent.as_deref().and_then(|p| index.get(p)).copied());
         d.extend(
@@ -510,8 +516,13 @@ pub fn lower(
     let variables: BTreeSet<&str> = ordered
         .iter()
         .filter_map(|r| r.origin.as_ref())
-        .flat_map(|o| &o.variables)
-        .map(|v| v.name.as_str())
+        .flat_map(|o| {
+            let in_templates = o.templates.iter().flat_map(|t| &t.parts).filter_map(|p| match p {
+                crate::loops::OriginPart::Variable { name, .. } => Some(name.as_str()),
+                _ => None,
+            });
+            o.variables.iter().map(|v| v.name.as_str()).chain(in_templates)
+        })
         .collect();
     for name in variables {
         lowering.config_names.claim(name, "Value");
@@ -592,9 +603,10 @@ pub fn lower(
             // A property the source's configuration set from a variable is kept, as it wrote it.
             let verified_needed =
                 lowering.options.keep_properties.get(&r.urn).is_some_and(|kept| kept.contains(k))
-                    || r.origin
-                        .as_ref()
-                        .is_some_and(|o| o.variables.iter().any(|v| v.property == *k));
+                    || r.origin.as_ref().is_some_and(|o| {
+                        o.variables.iter().any(|v| v.property == *k)
+                            || o.templates.iter().any(|t| t.property == *k)
+                    });
             if !keep && !verified_needed {
                 if let Some(reason) = elidable(v, p, required) {
                     lowering.report.elided.push(Elided {
@@ -665,6 +677,7 @@ pub fn lower(
 
     crate::connections::configured_references(&mut out, &ordered, &mut lowering);
     crate::connections::configured_variables(&mut out, &ordered, &mut lowering);
+    crate::connections::configured_templates(&mut out, &ordered, &mut lowering);
     if lowering.options.references {
         crate::connections::references(&mut out, &ordered, &mut lowering);
     }

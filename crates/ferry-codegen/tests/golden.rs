@@ -163,6 +163,24 @@ fn count_and_for_each_instances_are_loops() {
             for read in reads {
                 assert_eq!(code.matches(read).count(), 1, "{lang:?}: `{read}` once\n{code}");
             }
+            // The template: its text escaped as each language's interpolation needs, the
+            // variable read from config, the loop's instance reached by its key.
+            let label = match lang {
+                Language::TypeScript => {
+                    r#"pulumi.interpolate`a\`{b}%c\${d}\"\\-${team}/${ports["web"].result}`"#
+                }
+                Language::Python => {
+                    r#"pulumi.Output.format("a`{{b}}%c${{d}}\"\\-{0}/{1}", team, ports["web"].result)"#
+                }
+                Language::Go => {
+                    r#"pulumi.Sprintf("a`{b}%%c${d}\"\\-%v/%v", team, ports["web"].Result)"#
+                }
+                Language::CSharp => {
+                    r#"Output.Format($"a`{{b}}%c${{d}}\"\\-{team}/{ports["web"].Result}")"#
+                }
+                Language::Yaml => r#""a`{b}%c$${d}\"\\-${team}/${ports-web.result}""#,
+            };
+            assert!(code.contains(label), "{lang:?}: `{label}`\n{code}");
             assert!(
                 !code.contains("secret: true")
                     && !code.contains("RequireSecret")

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use ferry_codegen::{lower, Language, Options, Origin, SourceResource};
+use ferry_codegen::{lower, Language, Options, Origin, OriginPart, OriginTemplate, SourceResource};
 use ferry_property::{PropertyMap, PropertyValue};
 use proptest::prelude::*;
 
@@ -85,12 +85,22 @@ fn hostile_resources(texts: &[String]) -> Vec<SourceResource> {
         custom: true,
         id: Some("pet".into()),
         inputs: PropertyMap::from([("prefix".into(), string(t(13)))]),
+        // Its prefix a template of hostile text around a variable whose text is hostile too.
         origin: Some(Origin {
             tool: "Terraform".into(),
             address: t(14),
             instance: None,
             references: Vec::new(),
             variables: Vec::new(),
+            templates: vec![OriginTemplate {
+                property: "prefix".into(),
+                key: None,
+                parts: vec![
+                    OriginPart::Text(t(15)),
+                    OriginPart::Variable { name: "env".into(), text: t(16) },
+                    OriginPart::Text(t(17)),
+                ],
+            }],
         }),
         ..Default::default()
     };
@@ -168,7 +178,7 @@ func main() {
 }
 "#;
 
-/// `resources`: how many top-level declarations there must be (`None` where code makes loops of
+/// `resources`: how many top-level calls there must be (declarations and config reads) (`None` where code makes loops of
 /// a Terraform resource's instances, which declare several in one).
 fn check_python(code: &str, dir: &Path, resources: Option<usize>) {
     let file = dir.join("__main__.py");
@@ -290,10 +300,12 @@ fn check_code(resources: Vec<SourceResource>, dir: &Path, go: &Path) {
     let declared = program.resources.len();
     assert_eq!(declared, resources.len(), "every resource is declared once");
     let loops = resources.iter().any(|r| r.origin.as_ref().is_some_and(|o| o.instance.is_some()));
+    // Each config read is a call too, after `pulumi.Config()`'s.
+    let reads = if program.config.is_empty() { 0 } else { 1 + program.config.len() };
     check_python(
         &ferry_codegen::emit(&program, Language::Python),
         dir,
-        (!loops).then_some(declared),
+        (!loops).then_some(declared + reads),
     );
     check_typescript(&ferry_codegen::emit(&program, Language::TypeScript), dir);
     check_go(&ferry_codegen::emit(&program, Language::Go), dir, go);
@@ -431,6 +443,7 @@ fn check_terraform(texts: &[String], dir: &Path, go: &Path) -> Result<(), String
                 instance: prior.instance_of.clone(),
                 references: Vec::new(),
                 variables: Vec::new(),
+                templates: Vec::new(),
             }),
             ..Default::default()
         })

@@ -10,7 +10,8 @@ use std::sync::{Arc, Mutex};
 
 use ferry_engine::deploy::snapshot::{to_deployment, WriteOptions};
 use ferry_engine::deploy::{
-    deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, PlanScope, StepOp,
+    deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, PlanScope,
+    PriorComponent, PriorState, StepOp,
 };
 use ferry_engine::program::parse_program;
 use ferry_engine::provider::FixedProviders;
@@ -65,7 +66,11 @@ fn state_file(compact: &Value) -> Value {
             "inputs": e.get("inputs").cloned().unwrap_or(json!({})),
             "outputs": e.get("outputs").or(e.get("inputs")).cloned().unwrap_or(json!({})),
             "parent": parent.map(|p| urns[p].clone()).unwrap_or(root.clone())});
-        if !type_.starts_with("pulumi:providers:") {
+        if e["custom"] == json!(false) {
+            // A component: no ID, no provider.
+            r["custom"] = json!(false);
+            r.as_object_mut().unwrap().remove("id");
+        } else if !type_.starts_with("pulumi:providers:") {
             r["provider"] = json!(match e["provider"].as_str() {
                 Some(p) => format!("{}::{}", urns[p], "explicit-prov-id"),
                 None => format!("{provider_urn}::prov-id"),
@@ -214,13 +219,29 @@ async fn lifecycle_scenarios() {
         let scope: PlanScope =
             serde_json::from_value(scenario.get("scope").cloned().unwrap_or(json!("whole-stack")))
                 .unwrap();
+        // Another tool's recorded states: here only the components each places its resource in.
+        let prior = scenario.get("prior").map(|p| {
+            let by_name = p.as_object().unwrap().iter().map(|(name, components)| {
+                let components = components
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|c| PriorComponent {
+                        type_: c["type"].as_str().unwrap().into(),
+                        name: c["name"].as_str().unwrap().into(),
+                    })
+                    .collect();
+                (name.clone(), PriorState { components, ..Default::default() })
+            });
+            Arc::new(by_name.collect::<BTreeMap<_, _>>())
+        });
         let options = DeployOptions {
             mode,
             scope,
             concurrency: 4,
             import_mapping: mapping,
             progress: None,
-            import_prior: None,
+            import_prior: prior.clone(),
             identify: None,
         };
         let deployed = match deploy(&program, &ctx, &run.providers, &options).await {
@@ -230,6 +251,29 @@ async fn lifecycle_scenarios() {
                 continue;
             }
         };
+        // A resource a prior state places in components is the innermost one's child, unless
+        // the program gives it a parent; each component is registered once.
+        for (name, p) in prior.iter().flat_map(|p| p.iter()) {
+            let Some(inner) = p.components.last() else { continue };
+            let step = deployed.plan.steps.iter().find(|s| &s.name == name).unwrap();
+            let declared = program.resources.iter().find(|r| r.logical_name() == name).unwrap();
+            let placed = step
+                .parent
+                .as_deref()
+                .is_some_and(|u| u.ends_with(&format!("{}::{}", inner.type_, inner.name)));
+            assert_eq!(placed, declared.options.parent.is_none(), "{name}: {step:?}");
+        }
+        let mut components: Vec<&str> = deployed
+            .plan
+            .steps
+            .iter()
+            .filter(|s| s.type_.starts_with("terraform:module/"))
+            .map(|s| s.urn.as_str())
+            .collect();
+        let registered = components.len();
+        components.sort();
+        components.dedup();
+        assert_eq!(components.len(), registered, "{name}: a component registered twice");
         // Differences are explained down to the leaf: no diff row is an object whose leaves
         // have rows of their own (a provider's nested keys aside).
         for step in &deployed.plan.steps {
@@ -330,6 +374,7 @@ async fn lifecycle_scenarios() {
                     mode: DeployMode::Preview,
                     scope,
                     concurrency: 4,
+                    import_prior: prior.clone(),
                     ..Default::default()
                 },
             )

@@ -122,6 +122,7 @@ fuzz_target!(|data: &[u8]| {
                 instance: None,
                 references: Vec::new(),
                 variables: Vec::new(),
+                templates: Vec::new(),
             }),
             ..Default::default()
         },

@@ -7,13 +7,14 @@ use std::io::Write as _;
 
 use ferry_codegen::ir::Report;
 use ferry_codegen::{
-    lower, project, CodeStyle, Language, Options, Origin, OriginReference, OriginVariable,
-    PackageSchema, SourceResource,
+    lower, project, CodeStyle, Language, Options, Origin, OriginPart, OriginReference,
+    OriginTemplate, OriginVariable, PackageSchema, SourceResource,
 };
 use ferry_engine::deploy::StepOp;
 use ferry_engine::plugin::PluginProviders;
 use ferry_property::json::{decode_map, DecodeOptions};
 use ferry_state::deployment::Resource;
+use ferry_terraform::ConfiguredPart;
 use ferry_types::SourceKind;
 use serde::Serialize;
 
@@ -305,8 +306,12 @@ impl Previews {
             .steps
             .iter()
             .filter(|s| match kind {
+                // ...and the components a migration places them in (module calls), created in
+                // state only.
                 SourceKind::Program => {
-                    matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none()
+                    (matches!(s.op, StepOp::Import | StepOp::ImportReplacement)
+                        || s.op == StepOp::Create && s.state_only)
+                        && s.error.is_none()
                 }
                 SourceKind::Spec => {
                     s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready())
@@ -314,7 +319,10 @@ impl Previews {
             })
             .map(|s| (s.urn.as_str(), s.import_id.as_deref()))
             .collect();
-        if kind == SourceKind::Program && ready.is_empty() {
+        let imports = record.plan.steps.iter().filter(|s| {
+            matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none()
+        });
+        if kind == SourceKind::Program && imports.count() == 0 {
             return Err(ServiceError::Code("the program imports nothing: its resources are already code; generate code from the stack".into()));
         }
         let sealed = SealedPayload::open(&stored.payload, &key)?;
@@ -392,12 +400,37 @@ impl Previews {
                         name: v.variable.clone(),
                     })
                     .collect();
+                let templates = p
+                    .templates
+                    .iter()
+                    .map(|t| OriginTemplate {
+                        property: t.property.clone(),
+                        key: t.key.clone(),
+                        parts: t
+                            .parts
+                            .iter()
+                            .map(|part| match part {
+                                ConfiguredPart::Text(text) => OriginPart::Text(text.clone()),
+                                ConfiguredPart::Reference { target, target_property } => {
+                                    OriginPart::Reference {
+                                        target: target.clone(),
+                                        target_property: target_property.clone(),
+                                    }
+                                }
+                                ConfiguredPart::Variable { name, text } => {
+                                    OriginPart::Variable { name: name.clone(), text: text.clone() }
+                                }
+                            })
+                            .collect(),
+                    })
+                    .collect();
                 r.origin = Some(Origin {
                     tool: "Terraform".into(),
                     address: p.address.clone(),
                     instance: p.instance_of.clone(),
                     references,
                     variables,
+                    templates,
                 });
             }
         }

@@ -129,7 +129,15 @@ fn prior_states(
                 ferry_property::json::decode_map(&p.outputs, name, &options).map_err(bad)?;
             let inputs =
                 ferry_property::json::decode_map(&p.inputs, name, &options).map_err(bad)?;
-            Ok((name.clone(), ferry_engine::deploy::PriorState { outputs, inputs }))
+            let components = p
+                .components
+                .iter()
+                .map(|c| ferry_engine::deploy::PriorComponent {
+                    type_: c.type_.clone(),
+                    name: c.name.clone(),
+                })
+                .collect();
+            Ok((name.clone(), ferry_engine::deploy::PriorState { outputs, inputs, components }))
         })
         .collect()
 }

@@ -39,9 +39,21 @@ pub enum Argument {
     Variable(String),
     /// `local.<name>`.
     Local(String),
-    /// Anything else (a function call, a conditional, a template, a module's output, a data
-    /// source): its value is what the state holds.
+    /// A string template of text, references, variables and locals
+    /// (`"${var.env}-${aws_s3_bucket.b.id}"`).
+    Template(Vec<TemplatePart>),
+    /// Anything else (a function call, a conditional, a template with a directive or another
+    /// expression inside, a module's output, a data source): its value is what the state holds.
     Expression,
+}
+
+/// A piece of a string template.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TemplatePart {
+    Text(String),
+    Reference(Reference),
+    Variable(String),
+    Local(String),
 }
 
 /// A reference to an attribute of another resource of the same module.
@@ -304,7 +316,7 @@ fn argument(expr: &Expression, module: &str) -> Argument {
         // `"${aws_s3_bucket.b.id}"`: the interpolation alone is its expression's value.
         Expression::StringTemplate(t) => match t.iter().collect::<Vec<_>>().as_slice() {
             [Element::Interpolation(i)] => argument(&i.expr, module),
-            _ => Argument::Expression,
+            elements => template(elements, module),
         },
         Expression::Traversal(t) => {
             let Expression::Variable(root) = &t.expr else { return Argument::Expression };
@@ -365,6 +377,30 @@ fn argument(expr: &Expression, module: &str) -> Argument {
         }
         _ => Argument::Expression,
     }
+}
+
+/// A template's pieces, when each is text or an interpolation of a reference, a variable, a
+/// local or a literal; anything else (a directive, a call) makes it an expression.
+fn template(elements: &[&Element], module: &str) -> Argument {
+    let mut parts = Vec::new();
+    for element in elements {
+        let part = match element {
+            Element::Literal(text) => TemplatePart::Text(text.value().to_string()),
+            Element::Interpolation(i) => match argument(&i.expr, module) {
+                Argument::Literal(Value::String(text)) => TemplatePart::Text(text),
+                Argument::Literal(v @ (Value::Number(_) | Value::Bool(_))) => {
+                    TemplatePart::Text(v.to_string())
+                }
+                Argument::Reference(r) => TemplatePart::Reference(r),
+                Argument::Variable(name) => TemplatePart::Variable(name),
+                Argument::Local(name) => TemplatePart::Local(name),
+                _ => return Argument::Expression,
+            },
+            Element::Directive(_) => return Argument::Expression,
+        };
+        parts.push(part);
+    }
+    Argument::Template(parts)
 }
 
 /// `expr`'s value when it is written out whole (no reference, call or template).

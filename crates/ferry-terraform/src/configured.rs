@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::configuration::{declaration, Argument, Configuration, Reference};
+use crate::configuration::{declaration, Argument, Configuration, Reference, TemplatePart};
 use crate::state::{Instance, PathStep};
 use crate::Row;
 
@@ -41,6 +41,62 @@ pub struct ConfiguredVariable {
     pub variable: String,
 }
 
+/// A text property (or one key's value of a map property) that the configuration writes as a
+/// template of text, references to other imported resources and root variables
+/// (`"${var.env}-${aws_s3_bucket.b.id}"`): the program and the code say it as one, a local's
+/// piece the text the state implies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfiguredTemplate {
+    /// The property, as the program names it.
+    pub property: String,
+    /// The key of a map property, when only its value there is the template.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    pub parts: Vec<ConfiguredPart>,
+}
+
+/// A piece of a [`ConfiguredTemplate`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfiguredPart {
+    Text(String),
+    /// Another imported resource's property (its name in the program, the property's).
+    Reference {
+        target: String,
+        target_property: String,
+    },
+    /// A root variable: its config key, and the text the state implies it held (the config's
+    /// default in the code).
+    Variable {
+        name: String,
+        text: String,
+    },
+}
+
+impl ConfiguredTemplate {
+    /// As the program writes it: a YAML string of its text (`$${` where the text holds `${`),
+    /// `${target.property}` and `${variable}`.
+    pub(crate) fn in_program(&self) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                ConfiguredPart::Text(text) => out.push_str(&text.replace("${", "$${")),
+                ConfiguredPart::Reference { target, target_property } => {
+                    out.push_str(&format!("${{{target}.{target_property}}}"))
+                }
+                ConfiguredPart::Variable { name, .. } => out.push_str(&format!("${{{name}}}")),
+            }
+        }
+        // Quoted as JSON (YAML reads it so) with the escapes already made.
+        Value::String(out).to_string()
+    }
+
+    /// Whether anything of it is more than text (else the state's value says it all).
+    fn connects(&self) -> bool {
+        self.parts.iter().any(|p| !matches!(p, ConfiguredPart::Text(_)))
+    }
+}
+
 impl ConfiguredReference {
     /// As the program writes it: `${target.property}`.
     pub(crate) fn in_program(&self) -> String {
@@ -55,6 +111,8 @@ pub(crate) struct Applied {
     pub references: BTreeMap<usize, Vec<ConfiguredReference>>,
     /// By instance: the properties whose value a variable's config gives.
     pub variables: BTreeMap<usize, Vec<ConfiguredVariable>>,
+    /// By instance: the text properties written as templates.
+    pub templates: BTreeMap<usize, Vec<ConfiguredTemplate>>,
     /// The program's config: each variable with its type and the state's value.
     pub config: BTreeMap<String, (&'static str, Value)>,
     /// What the configuration holds that no row shows.
@@ -89,9 +147,11 @@ pub(crate) fn apply(
             applied.notes.push(format!("`{declared}` is in the configuration but not in the state: Terraform has not created it, so nothing imports it"));
         }
     }
-    // Each variable's uses: (instance, property, the state's value), for a second pass that
+    // Each variable's uses: (instance, where, the state's value), for a second pass that
     // keeps the variables every use agrees on.
-    let mut variable_uses: BTreeMap<&str, Vec<(usize, String, &Value)>> = BTreeMap::new();
+    let mut variable_uses: BTreeMap<String, Vec<(usize, VariableUse, Value)>> = BTreeMap::new();
+    // Templates waiting for that pass: by instance, with the state's text of each variable.
+    let mut templates: Vec<(usize, ConfiguredTemplate)> = Vec::new();
     for (i, inst) in imported.instances.iter().enumerate() {
         if inst.address.mode != crate::Mode::Managed || inst.deposed.is_some() {
             continue;
@@ -167,6 +227,19 @@ pub(crate) fn apply(
                     // The program's map must hold the state's keys as they are.
                     let Value::Object(program) = &inputs[&property] else { continue };
                     for (key, item) in entries {
+                        if let (Argument::Template(parts), Some(value), true) = (item, values.get(key), program.contains_key(key)) {
+                            match lay_template(parts, value, imported, &by_declaration, i, block.module.is_empty()) {
+                                Ok((parts, variables)) => {
+                                    let at = templates.len();
+                                    templates.push((i, ConfiguredTemplate { property: property.clone(), key: Some(key.clone()), parts }));
+                                    for (name, value) in variables {
+                                        variable_uses.entry(name).or_default().push((i, VariableUse::Template(at), Value::String(value)));
+                                    }
+                                }
+                                Err(why) => rows[i].configuration_notes.push(format!("`{attribute}[\"{key}\"]` = a template: {why}")),
+                            }
+                            continue;
+                        }
                         let Argument::Reference(reference) = item else { continue };
                         let (Some(value), true) = (values.get(key), program.contains_key(key)) else {
                             rows[i].configuration_notes.push(format!(
@@ -188,7 +261,20 @@ pub(crate) fn apply(
                     }
                 }
                 Argument::Variable(name) if block.module.is_empty() && !sensitive => {
-                    variable_uses.entry(name.as_str()).or_default().push((i, property, state_value));
+                    variable_uses.entry(name.clone()).or_default().push((i, VariableUse::Property(property), state_value.clone()));
+                }
+                Argument::Template(parts) if !sensitive => {
+                    let laid = lay_template(parts, state_value, imported, &by_declaration, i, block.module.is_empty());
+                    match laid {
+                        Ok((parts, variables)) => {
+                            let at = templates.len();
+                            templates.push((i, ConfiguredTemplate { property, key: None, parts }));
+                            for (name, value) in variables {
+                                variable_uses.entry(name).or_default().push((i, VariableUse::Template(at), Value::String(value)));
+                            }
+                        }
+                        Err(why) => rows[i].configuration_notes.push(format!("`{attribute}` = a template: {why}")),
+                    }
                 }
                 Argument::Variable(name) if !sensitive => {
                     rows[i].configuration_notes.push(format!("`{attribute}` = var.{name}, a module's input: the program holds the state's value"))
@@ -198,6 +284,7 @@ pub(crate) fn apply(
         }
     }
     for (name, uses) in variable_uses {
+        let name = name.as_str();
         let (_, _, first) = &uses[0];
         let kind = config_type(first);
         let disagree = uses.iter().find(|(_, _, v)| !same(v, first));
@@ -225,26 +312,137 @@ pub(crate) fn apply(
         };
         match (why, kind) {
             (None, Some(kind)) => {
-                applied.config.insert(name.to_string(), (kind, (*first).clone()));
-                for (i, property, _) in uses {
-                    applied
-                        .variables
-                        .entry(i)
-                        .or_default()
-                        .push(ConfiguredVariable { property, variable: name.to_string() });
+                applied.config.insert(name.to_string(), (kind, first.clone()));
+                for (i, used, _) in uses {
+                    if let VariableUse::Property(property) = used {
+                        applied
+                            .variables
+                            .entry(i)
+                            .or_default()
+                            .push(ConfiguredVariable { property, variable: name.to_string() });
+                    }
                 }
             }
             (why, _) => {
                 let why = why.unwrap_or_default();
-                for (i, _, _) in uses {
+                for (i, used, _) in uses {
                     rows[i]
                         .configuration_notes
                         .push(format!("{why}: the program holds the state's value"));
+                    // In a template, the variable's piece is the text the state implies.
+                    if let VariableUse::Template(at) = used {
+                        for part in &mut templates[at].1.parts {
+                            if let ConfiguredPart::Variable { name: n, text } = part {
+                                if n == name {
+                                    *part = ConfiguredPart::Text(std::mem::take(text));
+                                }
+                            }
+                        }
+                    }
                 }
             }
         }
     }
+    for (i, template) in templates {
+        if template.connects() {
+            applied.templates.entry(i).or_default().push(template);
+        }
+    }
     applied
+}
+
+/// Where a variable is used: a whole property, or a piece of a template (its index among the
+/// templates laid).
+enum VariableUse {
+    Property(String),
+    Template(usize),
+}
+
+/// A template's pieces as the program says them, with each root variable's text (what the
+/// state implies it was), when the state's text is what the template makes: the references'
+/// values come from the state, and at most one piece (a variable or a local) is unknown, its
+/// text what the rest leaves. A local's piece, or a module's variable's, becomes that text.
+fn lay_template(
+    parts: &[TemplatePart],
+    state_value: &Value,
+    imported: &Imported<'_>,
+    by_declaration: &BTreeMap<String, Vec<usize>>,
+    from: usize,
+    at_root: bool,
+) -> Result<(Vec<ConfiguredPart>, Vec<(String, String)>), String> {
+    let Value::String(state_text) = state_value else {
+        return Err("the state's value is not text: the program keeps it".into());
+    };
+    // Each piece: its program form and its text (None: the unknown one).
+    let mut laid: Vec<(ConfiguredPart, Option<String>)> = Vec::new();
+    for part in parts {
+        laid.push(match part {
+            TemplatePart::Text(text) => (ConfiguredPart::Text(text.clone()), Some(text.clone())),
+            TemplatePart::Reference(reference) => {
+                let (target, target_name, target_property) =
+                    resolve_target(reference, imported, by_declaration, from)?;
+                let text = match imported.instances[target].attributes.get(&reference.attribute) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(v @ (Value::Number(_) | Value::Bool(_))) => v.to_string(),
+                    _ => {
+                        return Err(format!(
+                            "{} is not text in the state: the program keeps the state's value",
+                            reference.text()
+                        ))
+                    }
+                };
+                (ConfiguredPart::Reference { target: target_name, target_property }, Some(text))
+            }
+            TemplatePart::Variable(name) if at_root => {
+                (ConfiguredPart::Variable { name: name.clone(), text: String::new() }, None)
+            }
+            TemplatePart::Variable(_) | TemplatePart::Local(_) => {
+                (ConfiguredPart::Text(String::new()), None)
+            }
+        });
+    }
+    let unknown: Vec<usize> = (0..laid.len()).filter(|n| laid[*n].1.is_none()).collect();
+    let known = |range: std::ops::Range<usize>| -> String {
+        laid[range].iter().filter_map(|(_, t)| t.clone()).collect()
+    };
+    let mut variables = Vec::new();
+    match unknown.as_slice() {
+        [] => {
+            if known(0..laid.len()) != *state_text {
+                return Err("the state holds another text than the template makes with the state's values: the program keeps the state's".into());
+            }
+        }
+        [n] => {
+            let (before, after) = (known(0..*n), known(n + 1..laid.len()));
+            let middle = state_text
+                .strip_prefix(&before)
+                .and_then(|rest| rest.strip_suffix(&after))
+                .filter(|_| state_text.len() >= before.len() + after.len())
+                .ok_or_else(|| "the state's text does not fit the template: the program keeps the state's".to_string())?
+                .to_string();
+            match &mut laid[*n].0 {
+                ConfiguredPart::Variable { name, text } => {
+                    variables.push((name.clone(), middle.clone()));
+                    *text = middle;
+                }
+                piece => *piece = ConfiguredPart::Text(middle),
+            }
+        }
+        _ => {
+            return Err("more than one variable or local in it leaves their values unknown: the program keeps the state's".into())
+        }
+    }
+    // Neighbouring text is one piece (a local's text beside the template's own).
+    let mut parts: Vec<ConfiguredPart> = Vec::new();
+    for (part, _) in laid {
+        match (parts.last_mut(), part) {
+            (Some(ConfiguredPart::Text(before)), ConfiguredPart::Text(text)) => {
+                before.push_str(&text)
+            }
+            (_, part) => parts.push(part),
+        }
+    }
+    Ok((parts, variables))
 }
 
 /// The imported instance `reference` names, and the program's name of its attribute, when the
@@ -256,6 +454,24 @@ fn resolve(
     by_declaration: &BTreeMap<String, Vec<usize>>,
     from: usize,
 ) -> Result<(String, String), String> {
+    let (target, name, property) = resolve_target(reference, imported, by_declaration, from)?;
+    let target_value = imported.instances[target].attributes.get(&reference.attribute);
+    if target_value.is_none_or(|v| !same(v, value)) {
+        return Err(
+            "the state holds another value here than there: the program keeps this one".into()
+        );
+    }
+    Ok((name, property))
+}
+
+/// The imported instance `reference` names: its index, its name in the program and its
+/// attribute's; otherwise why the program keeps the value.
+fn resolve_target(
+    reference: &Reference,
+    imported: &Imported<'_>,
+    by_declaration: &BTreeMap<String, Vec<usize>>,
+    from: usize,
+) -> Result<(usize, String, String), String> {
     if reference.deeper {
         return Err(
             "it reaches inside the attribute, which the program keeps as the state's value".into(),
@@ -281,18 +497,12 @@ fn resolve(
         .names
         .get(&target)
         .ok_or_else(|| "not imported: the program keeps the state's value".to_string())?;
-    let target_value = imported.instances[target].attributes.get(&reference.attribute);
-    if target_value.is_none_or(|v| !same(v, value)) {
-        return Err(
-            "the state holds another value here than there: the program keeps this one".into()
-        );
-    }
     let property = if reference.attribute == "id" {
         "id".to_string()
     } else {
         (imported.property_name)(target, &reference.attribute)
     };
-    Ok((name.to_string(), property))
+    Ok((target, name.to_string(), property))
 }
 
 /// Whether a value written in the configuration and one in the state are the same as Terraform

@@ -9,8 +9,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::address::Mode;
+use crate::components::{module_components, ModuleComponent};
 use crate::configuration::Configuration;
-use crate::configured::{apply, ConfiguredReference, ConfiguredVariable, Imported};
+use crate::configured::{
+    apply, ConfiguredReference, ConfiguredTemplate, ConfiguredVariable, Imported,
+};
 use crate::providers::Mappings;
 use crate::state::{State, Status};
 use crate::translate::{program_secret, pulumi_name, state_secret, translate};
@@ -41,6 +44,12 @@ pub struct PriorState {
     /// stack config.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub variables: Vec<ConfiguredVariable>,
+    /// The text properties the configuration writes as templates of references and variables.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub templates: Vec<ConfiguredTemplate>,
+    /// The components its module calls make, outermost first: the resource is their child.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<ModuleComponent>,
 }
 
 /// What the caller chose.
@@ -263,6 +272,7 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
             let for_state = translated.remove(&i).expect("translated");
             let references = applied.references.remove(&i).unwrap_or_default();
             let variables = applied.variables.remove(&i).unwrap_or_default();
+            let templates = applied.templates.remove(&i).unwrap_or_default();
             let name = &names[i];
             let token = rows[i].type_.clone().expect("a mapped row has a type");
             let id = inst.id().unwrap_or_default().to_string();
@@ -283,10 +293,17 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
                 text.push_str(&format!("  # depends on {m}, which is not imported\n"));
             }
             rows[i].dependencies_not_imported = missing;
+            // The module calls' components are no YAML resources: the preview places the
+            // resource in them through its recorded state, which this comment tells the reader.
+            let components = module_components(&inst.address);
+            if let Some(inner) = components.last() {
+                let chain: Vec<&str> = components.iter().map(|c| c.name.as_str()).collect();
+                text.push_str(&format!("  # in component {} ({})\n", chain.join(" / "), inner.type_));
+            }
             text.push_str(&format!("{ADDRESS_COMMENT}{comment}\n  {}:\n    type: {shown_token}\n", crate::yaml::key(name)));
             if !inputs.is_empty() {
                 text.push_str("    properties:");
-                write_properties(&mut text, inputs, &references, &variables);
+                write_properties(&mut text, inputs, &references, &variables, &templates);
             }
             text.push_str(&format!("    options:\n      import: {}\n", crate::yaml::string(&id)));
             let mut depends: Vec<&str> = inst.dependencies.iter().filter_map(|d| by_resource.get(d)).flatten().copied().filter(|n| *n != name).collect();
@@ -305,7 +322,7 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
             let address = inst.shown_address();
             prior.insert(
                 name.clone(),
-                PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address, instance_of, references, variables },
+                PriorState { id, type_: token, outputs: for_state.outputs, inputs: for_state.inputs, address, instance_of, references, variables, templates, components },
             );
         }
         text
@@ -315,14 +332,15 @@ pub fn migrate(state: &State, mappings: &Mappings, options: &MigrationOptions) -
 
 /// A resource's `properties` block: each property as the state holds it, or as the
 /// configuration computes it (a reference to another resource, whole, per list element or per
-/// map key, or a variable's config).
+/// map key, a variable's config, or a template of them, whole or per map key).
 fn write_properties(
     text: &mut String,
     inputs: Map<String, Value>,
     references: &[ConfiguredReference],
     variables: &[ConfiguredVariable],
+    templates: &[ConfiguredTemplate],
 ) {
-    if references.is_empty() && variables.is_empty() {
+    if references.is_empty() && variables.is_empty() && templates.is_empty() {
         crate::yaml::write_value(text, &Value::Object(inputs), 6);
         return;
     }
@@ -335,6 +353,8 @@ fn write_properties(
             text.push_str(&format!(" {}\n", r.in_program()));
         } else if let Some(v) = variables.iter().find(|v| v.property == key) {
             text.push_str(&format!(" ${{{}}}\n", v.variable));
+        } else if let Some(t) = templates.iter().find(|t| t.property == key && t.key.is_none()) {
+            text.push_str(&format!(" {}\n", t.in_program()));
         } else if let (Value::Array(items), true) =
             (&value, references.iter().any(|r| r.property == key))
         {
@@ -346,15 +366,23 @@ fn write_properties(
                     None => crate::yaml::write_value(text, item, 10),
                 }
             }
-        } else if let (Value::Object(entries), true) =
-            (&value, references.iter().any(|r| r.property == key && r.key.is_some()))
-        {
+        } else if let (Value::Object(entries), true) = (
+            &value,
+            references.iter().any(|r| r.property == key && r.key.is_some())
+                || templates.iter().any(|t| t.property == key && t.key.is_some()),
+        ) {
             text.push('\n');
             for (k, item) in entries {
                 text.push_str(&format!("        {}:", crate::yaml::key(k)));
-                match references.iter().find(|r| r.property == key && r.key.as_ref() == Some(k)) {
-                    Some(r) => text.push_str(&format!(" {}\n", r.in_program())),
-                    None => crate::yaml::write_value(text, item, 10),
+                let at_key = |p: &str, pk: Option<&String>| p == key && pk == Some(k);
+                if let Some(r) = references.iter().find(|r| at_key(&r.property, r.key.as_ref())) {
+                    text.push_str(&format!(" {}\n", r.in_program()));
+                } else if let Some(t) =
+                    templates.iter().find(|t| at_key(&t.property, t.key.as_ref()))
+                {
+                    text.push_str(&format!(" {}\n", t.in_program()));
+                } else {
+                    crate::yaml::write_value(text, item, 10);
                 }
             }
         } else {

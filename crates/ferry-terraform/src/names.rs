@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 use crate::address::{Address, IndexKey};
 
 /// A name part as a Pulumi name holds it: letters, digits, `-` and `_`; anything else is `-`.
-fn clean(part: &str) -> String {
+pub(crate) fn clean(part: &str) -> String {
     part.chars()
         .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '-' })
         .collect()

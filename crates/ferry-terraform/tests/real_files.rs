@@ -383,6 +383,26 @@ fn configuration_file(path: &str, text: &str) -> ferry_terraform::ConfigurationF
     ferry_terraform::ConfigurationFile { path: path.into(), text: text.into() }
 }
 
+/// The migration of a random state (`bytes`) with the configuration `main_tf`, in project `p`.
+fn configured_random_migration(bytes: &[u8], main_tf: &str) -> ferry_terraform::Migration {
+    let configuration =
+        ferry_terraform::read_configuration(&[configuration_file("main.tf", main_tf)]).unwrap();
+    let mappings = ferry_terraform::Mappings::of(
+        "hashicorp/random",
+        "random",
+        ferry_terraform::testing::random_mapping(),
+    );
+    migrate(
+        &read_state(bytes).unwrap(),
+        &mappings,
+        &MigrationOptions {
+            project: "p".into(),
+            configuration: Some(configuration),
+            ..Default::default()
+        },
+    )
+}
+
 /// The real configuration `tf-project.tfstate` was applied from: each row shows its block, and
 /// where the configuration and the state agree the program is the same as without it.
 #[test]
@@ -450,8 +470,8 @@ fn references_and_variables_become_the_programs_and_contradictions_are_said() {
         c["instances"][0]["attributes"]["override_special"] = json!("xyz");
         v["resources"] = json!([example, b, c]);
     });
-    let configuration = ferry_terraform::read_configuration(&[configuration_file(
-        "main.tf",
+    let m = configured_random_migration(
+        &bytes,
         r#"
 variable "len" {}
 variable "flag" {}
@@ -478,21 +498,6 @@ resource "random_string" "never" {
   length = 1
 }
 "#,
-    )])
-    .unwrap();
-    let mappings = ferry_terraform::Mappings::of(
-        "hashicorp/random",
-        "random",
-        ferry_terraform::testing::random_mapping(),
-    );
-    let m = migrate(
-        &read_state(&bytes).unwrap(),
-        &mappings,
-        &MigrationOptions {
-            project: "p".into(),
-            configuration: Some(configuration),
-            ..Default::default()
-        },
     );
     let program = m.program.clone().unwrap();
     insta::assert_snapshot!("configured-program", program);
@@ -581,6 +586,129 @@ resource "random_string" "never" {
     );
 }
 
+/// A template of text, references, root variables and locals is one in the program when the
+/// state's text is what it makes: a variable's text is what the rest leaves (and becomes its
+/// config where every use agrees), a local's piece the text it held; more than one unknown
+/// piece, or a text the template cannot make, keeps the state's value and says why.
+#[test]
+fn templates_become_the_programs_where_the_state_bears_them_out() {
+    let bytes = variant(|v| {
+        let example = v["resources"][0].clone();
+        let result = example["instances"][0]["attributes"]["result"].as_str().unwrap().to_string();
+        let with = |name: &str, special: &str, keepers: Value| {
+            let mut r = example.clone();
+            r["name"] = json!(name);
+            r["instances"][0]["attributes"]["override_special"] = json!(special);
+            r["instances"][0]["attributes"]["keepers"] = keepers;
+            r
+        };
+        let b = with(
+            "b",
+            &format!("pre-{result}"),
+            json!({"name": "dev-web", "bad": "other", "plain": "x"}),
+        );
+        let c = with("c", "acme-dev", json!({"l": format!("acme-{result}"), "x": "dev-c"}));
+        let d = with("d", "x", json!({"y": "eu-d"}));
+        let e = with("e", "x", json!({"y": "us-e"}));
+        v["resources"] = json!([example, b, c, d, e]);
+    });
+    let m = configured_random_migration(
+        &bytes,
+        r#"
+variable "env" {}
+variable "zone" {}
+locals {
+  prefix = "acme"
+}
+resource "random_string" "example" {
+  length = 16
+}
+resource "random_string" "b" {
+  length           = 16
+  override_special = "pre-${random_string.example.result}"
+  keepers = {
+    name  = "${var.env}-web"
+    bad   = "${random_string.example.result}!"
+    plain = "x"
+  }
+}
+resource "random_string" "c" {
+  length           = 16
+  override_special = "${local.prefix}-${var.env}"
+  keepers = {
+    l = "${local.prefix}-${random_string.example.result}"
+    x = "${var.env}-c"
+  }
+}
+resource "random_string" "d" {
+  length  = 16
+  keepers = { y = "${var.zone}-d" }
+}
+resource "random_string" "e" {
+  length  = 16
+  keepers = { y = "${var.zone}-e" }
+}
+"#,
+    );
+    let program = m.program.clone().unwrap();
+    insta::assert_snapshot!("templated-program", program);
+    assert!(program.contains("  env:\n    type: String\n    default: \"dev\"\n"), "{program}");
+    assert!(!program.contains("  zone:"), "var.zone is eu at d and us at e: {program}");
+    assert!(program.contains("      overrideSpecial: \"pre-${example.result}\"\n"), "{program}");
+    assert!(program.contains("        name: \"${env}-web\"\n"), "{program}");
+    assert!(program.contains("        bad: \"other\"\n"), "the state's text stays: {program}");
+    assert!(program.contains("        l: \"acme-${example.result}\"\n"), "{program}");
+    assert!(program.contains("        x: \"${env}-c\"\n"), "{program}");
+    assert!(program.contains("      overrideSpecial: \"acme-dev\"\n"), "{program}");
+    assert_eq!(
+        m.prior["c"].templates,
+        [
+            ferry_terraform::ConfiguredTemplate {
+                property: "keepers".into(),
+                key: Some("l".into()),
+                parts: vec![
+                    ferry_terraform::ConfiguredPart::Text("acme-".into()),
+                    ferry_terraform::ConfiguredPart::Reference {
+                        target: "example".into(),
+                        target_property: "result".into()
+                    },
+                ]
+            },
+            ferry_terraform::ConfiguredTemplate {
+                property: "keepers".into(),
+                key: Some("x".into()),
+                parts: vec![
+                    ferry_terraform::ConfiguredPart::Variable {
+                        name: "env".into(),
+                        text: "dev".into()
+                    },
+                    ferry_terraform::ConfiguredPart::Text("-c".into()),
+                ]
+            },
+        ]
+    );
+    assert!(m.prior["d"].templates.is_empty(), "{:?}", m.prior["d"].templates);
+    let notes = |address: &str| {
+        m.rows.iter().find(|r| r.address == address).unwrap().configuration_notes.join("\n")
+    };
+    assert!(
+        notes("random_string.b").contains("`keepers[\"bad\"]` = a template"),
+        "{}",
+        notes("random_string.b")
+    );
+    assert!(
+        notes("random_string.c")
+            .contains("`override_special` = a template: more than one variable or local"),
+        "{}",
+        notes("random_string.c")
+    );
+    assert!(
+        notes("random_string.d").contains("var.zone is \"eu\""),
+        "{}",
+        notes("random_string.d")
+    );
+}
+
 /// A sensitive attribute's values are never written into a note, nor made config, nor a
 /// reference: either side may be the secret.
 #[test]
@@ -591,24 +719,9 @@ fn sensitive_values_stay_out_of_notes_and_config() {
         attributes["sensitive_attributes"] =
             json!([[{"type": "get_attr", "value": "override_special"}]]);
     });
-    let configuration = ferry_terraform::read_configuration(&[configuration_file(
-        "main.tf",
+    let m = configured_random_migration(
+        &bytes,
         "variable \"special\" {}\nresource \"random_string\" \"example\" {\n  override_special = \"hunter2-in-config\"\n  length = 16\n}\n",
-    )])
-    .unwrap();
-    let mappings = ferry_terraform::Mappings::of(
-        "hashicorp/random",
-        "random",
-        ferry_terraform::testing::random_mapping(),
-    );
-    let m = migrate(
-        &read_state(&bytes).unwrap(),
-        &mappings,
-        &MigrationOptions {
-            project: "p".into(),
-            configuration: Some(configuration),
-            ..Default::default()
-        },
     );
     let notes = m.rows[0].configuration_notes.join("\n");
     assert!(notes.contains("`override_special` (sensitive) differs"), "{notes}");

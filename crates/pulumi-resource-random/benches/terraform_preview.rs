@@ -88,7 +88,7 @@ async fn migrated(instances: usize) -> Migrated {
         .map(|(name, p)| {
             let outputs = ferry_property::json::decode_map(&p.outputs, name, &decode).unwrap();
             let inputs = ferry_property::json::decode_map(&p.inputs, name, &decode).unwrap();
-            (name.clone(), PriorState { outputs, inputs })
+            (name.clone(), PriorState { outputs, inputs, components: Vec::new() })
         })
         .collect();
     let entries: Vec<Value> = m

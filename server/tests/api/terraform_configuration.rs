@@ -14,6 +14,8 @@ const MAIN_TF: &str = r#"variable "len" {
   type = number
 }
 
+variable "env" {}
+
 resource "random_string" "a" {
   length           = var.len
   special          = true
@@ -25,6 +27,7 @@ resource "random_string" "b" {
   override_special = random_string.a.result
   keepers = {
     source = random_string.a.result
+    label  = "${var.env}-${random_string.a.result}"
   }
 }
 
@@ -52,7 +55,8 @@ fn state() -> String {
     attributes["id"] = json!("abcdefghijklmnop");
     attributes["result"] = json!("abcdefghijklmnop");
     attributes["override_special"] = a["instances"][0]["attributes"]["result"].clone();
-    attributes["keepers"] = json!({"source": a["instances"][0]["attributes"]["result"].clone()});
+    let a_result = a["instances"][0]["attributes"]["result"].as_str().unwrap().to_string();
+    attributes["keepers"] = json!({"source": a_result, "label": format!("dev-{a_result}")});
     let mut c = a.clone();
     c["name"] = json!("c");
     c["module"] = json!("module.m");
@@ -158,7 +162,7 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
             .unwrap_or_else(|| panic!("no row {address}: {migration:#}"))
     };
     assert_eq!(row("random_string.b")["configuration"]["file"], "infra/main.tf");
-    assert_eq!(row("random_string.b")["configuration"]["line"], 11);
+    assert_eq!(row("random_string.b")["configuration"]["line"], 13);
     assert!(row("random_string.b")["configuration"]["text"]
         .as_str()
         .unwrap()
@@ -180,9 +184,12 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
         "{notes}"
     );
     let program = migration["plan"]["current"]["program"].as_str().unwrap();
-    assert!(program.contains("config:\n  len:\n    type: Integer\n    default: 16\n"), "{program}");
+    assert!(program.contains("\n  len:\n    type: Integer\n    default: 16\n"), "{program}");
     assert!(program.contains("      overrideSpecial: ${a.result}\n"), "{program}");
-    assert!(program.contains("      keepers:\n        source: ${a.result}\n"), "{program}");
+    assert!(program.contains("        source: ${a.result}\n"), "{program}");
+    // A template of a variable and a reference: one in the program, the variable config.
+    assert!(program.contains("        label: \"${env}-${a.result}\"\n"), "{program}");
+    assert!(program.contains("  env:\n    type: String\n    default: \"dev\"\n"), "{program}");
     assert_eq!(program.matches("      length: ${len}\n").count(), 2, "{program}");
 
     // Read by the provider: the references and the config give what Terraform recorded.
@@ -209,7 +216,13 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
             && ts.matches("length: len,").count() == 2,
         "{ts}"
     );
+    assert!(ts.contains("label: pulumi.interpolate`${env}-${a.result}`,"), "{ts}");
+    assert!(ts.contains("const env = config.get(\"env\") ?? \"dev\";"), "{ts}");
     let python = code("python").await;
+    assert!(
+        python.contains("\"label\": pulumi.Output.format(\"{0}-{1}\", env, a.result),"),
+        "{python}"
+    );
     assert!(python.contains("override_special=a.result"), "{python}");
     assert!(python.contains("\"source\": a.result,"), "{python}");
     assert!(
@@ -218,6 +231,9 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
         "{python}"
     );
     let go = code("go").await;
+    assert!(go.contains("pulumi.Sprintf(\"%v-%v\", env, a.Result)"), "{go}");
+    let csharp = code("csharp").await;
+    assert!(csharp.contains("Output.Format($\"{env}-{a.Result}\")"), "{csharp}");
     assert!(go.contains("OverrideSpecial: a.Result,"), "{go}");
     assert!(
         go.contains("lenRes = cfg.RequireInt(\"len\")")
@@ -226,6 +242,7 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     );
     let yaml = code("yaml").await;
     assert!(yaml.contains("overrideSpecial: \"${a.result}\""), "{yaml}");
+    assert!(yaml.contains("label: \"${env}-${a.result}\""), "{yaml}");
     assert!(
         yaml.contains("  len:\n    type: integer\n    default: 16\n")
             && yaml.matches("length: \"${len}\"").count() == 2,
@@ -233,11 +250,47 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     );
     common::type_check_ts_and_python(&app, &preview, "api-terraform-configuration").await;
 
-    // Committed, the stack previews clean as the YAML code describes it.
+    // The module call is a component, `c` its child, in every language that declares one.
+    let component = "terraform:module/m:M";
+    assert!(ts.contains(&format!("new pulumi.ComponentResource(\"{component}\", \"m\"")), "{ts}");
+    assert!(ts.contains("parent: m,"), "{ts}");
+    assert!(
+        python.contains(&format!("pulumi.ComponentResource(\"{component}\", \"m\"")),
+        "{python}"
+    );
+    let c_step = steps.iter().find(|s| s["name"] == "c").unwrap();
+    let m_urn = format!("urn:pulumi:dev::configured::{component}::m");
+    assert_eq!(
+        c_step["urn"],
+        format!(
+            "urn:pulumi:dev::configured::{component}$random:index/randomString:RandomString::c"
+        )
+    );
+    let m_step =
+        steps.iter().find(|s| s["urn"] == m_urn.as_str()).unwrap_or_else(|| panic!("{steps:?}"));
+    assert_eq!((&m_step["op"], &m_step["error"]), (&json!("create"), &Value::Null), "{m_step}");
+
+    // Committed: the state holds the component before its child, nothing else moved.
     let (status, committed) =
         call(&app, post(&format!("/api/v1/previews/{preview}/commit"), "")).await;
     assert_eq!(status, StatusCode::CREATED, "{committed}");
-    common::assert_code_previews_same(&app, &stack, &preview, None, json!({})).await;
+    let (_, export) = call(&app, get(&format!("/api/v1/stacks/{stack}/export"))).await;
+    let resources = export["deployment"]["resources"].as_array().unwrap();
+    let at = |urn: &str| resources.iter().position(|r| r["urn"] == urn);
+    let m_at = at(&m_urn).unwrap_or_else(|| panic!("{export:#}"));
+    assert_eq!(resources[m_at]["custom"], false);
+    let c_at = at(c_step["urn"].as_str().unwrap()).unwrap();
+    assert!(m_at < c_at && resources[c_at]["parent"] == m_urn.as_str(), "{export:#}");
+    // Pulumi YAML cannot declare a component: its code keeps the child's URN through an alias
+    // and says so, and previews clean where the stack's other resources are left as they are.
+    let yaml = common::preview_code(&app, &preview, "yaml").await;
+    assert!(yaml.contains("Pulumi YAML cannot declare") && yaml.contains("aliases:"), "{yaml}");
+    let body = json!({"program": yaml, "scope": "imports"}).to_string();
+    let (status, again) =
+        call(&app, post(&format!("/api/v1/stacks/{stack}/previews"), &body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{again}");
+    let lines = common::step_lines(&again["preview"]["plan"]);
+    assert!(lines.iter().all(|s| s.starts_with("same ")), "{lines:?}\n{yaml}");
 
     // Files sent one by one (no folder): the local module's files are missing, which is said.
     let (status, migration) = call(

@@ -3,10 +3,10 @@
 use std::fmt::Write as _;
 
 use super::{
-    header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal,
-    slot_expressions, variables,
+    header, indented, key_literal, key_literals, key_type, literal_body, number, quoted,
+    scalar_literal, slot_expressions, variables,
 };
-use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
+use crate::ir::{AssetKind, Kind, Loop, Piece, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, CSHARP_RESERVED};
 use crate::schema::{Type, TypeRef};
 
@@ -137,6 +137,24 @@ impl Printer<'_> {
             },
             Value::Json(j) => json(j, out),
             Value::PerKey(slot) => out.push_str(&self.slots[*slot]),
+            // An interpolated string through `Output.Format`, which resolves the outputs in it:
+            // the text's braces doubled.
+            Value::Interpolate(pieces) => {
+                out.push_str("Output.Format($\"");
+                for piece in pieces {
+                    match piece {
+                        Piece::Text(t) => {
+                            out.push_str(&literal_body(t).replace('{', "{{").replace('}', "}}"))
+                        }
+                        Piece::Value(v) => {
+                            out.push('{');
+                            self.value(v, false, indent, out);
+                            out.push('}');
+                        }
+                    }
+                }
+                out.push_str("\")");
+            }
         }
     }
 

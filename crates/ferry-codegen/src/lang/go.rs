@@ -7,7 +7,7 @@ use super::{
     header, indented, key_literal, key_literals, key_type, number, quoted, scalar_literal,
     slot_expressions, used, variables,
 };
-use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
+use crate::ir::{AssetKind, Kind, Loop, Piece, Program, Resource, Value};
 use crate::names::{camel, pascal, title, NameTable, GO_RESERVED};
 use crate::schema::{Type, TypeRef};
 
@@ -194,6 +194,32 @@ impl Printer<'_> {
             }
             Value::PerKey(slot) => {
                 let _ = write!(out, "{}({})", scalar_input(ty), self.slots[*slot]);
+            }
+            // `pulumi.Sprintf` resolves outputs among its arguments; a variable is passed as the
+            // plain Go value it is.
+            Value::Interpolate(pieces) => {
+                let mut format = String::new();
+                let mut args = Vec::new();
+                for piece in pieces {
+                    match piece {
+                        Piece::Text(t) => format.push_str(&t.replace('%', "%%")),
+                        Piece::Value(Value::Config { config }) => {
+                            format.push_str("%v");
+                            args.push(self.config_vars[*config].clone());
+                        }
+                        Piece::Value(v) => {
+                            format.push_str("%v");
+                            let mut arg = String::new();
+                            self.value(v, &Type::String, false, indent, &mut arg);
+                            args.push(arg);
+                        }
+                    }
+                }
+                let _ = write!(out, "pulumi.Sprintf({}", quoted(&format));
+                for arg in args {
+                    let _ = write!(out, ", {arg}");
+                }
+                out.push(')');
             }
         }
     }

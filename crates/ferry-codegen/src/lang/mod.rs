@@ -96,6 +96,13 @@ pub fn quoted(s: &str) -> String {
         .replace('\u{2029}', "\\u2029")
 }
 
+/// The body of a string literal (`quoted` without its quotes), for templates that hold text
+/// between values.
+pub(crate) fn literal_body(s: &str) -> String {
+    let q = quoted(s);
+    q[1..q.len() - 1].to_string()
+}
+
 /// A number as a literal: integral values without a fraction.
 pub(crate) fn number(n: f64) -> String {
     if n.fract() == 0.0 && n.abs() < 1e15 {

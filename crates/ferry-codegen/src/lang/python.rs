@@ -6,7 +6,7 @@ use super::{
     header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions,
     variables,
 };
-use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
+use crate::ir::{AssetKind, Kind, Loop, Piece, Program, Resource, Value};
 use crate::names::{python_property, python_snake, snake, NameTable, PYTHON_RESERVED};
 use crate::schema::{Type, TypeRef};
 
@@ -114,6 +114,28 @@ impl Printer {
             },
             Value::Json(j) => json(j, out),
             Value::PerKey(slot) => out.push_str(&self.slots[*slot]),
+            // `Output.format` takes any value (an output of a number too), in `str.format`'s
+            // syntax: the text's braces doubled.
+            Value::Interpolate(pieces) => {
+                let mut format = String::new();
+                let mut args = Vec::new();
+                for piece in pieces {
+                    match piece {
+                        Piece::Text(t) => format.push_str(&t.replace('{', "{{").replace('}', "}}")),
+                        Piece::Value(v) => {
+                            let _ = write!(format, "{{{}}}", args.len());
+                            let mut arg = String::new();
+                            self.value(v, indent, &mut arg);
+                            args.push(arg);
+                        }
+                    }
+                }
+                let _ = write!(out, "pulumi.Output.format({}", quoted(&format));
+                for arg in args {
+                    let _ = write!(out, ", {arg}");
+                }
+                out.push(')');
+            }
         }
     }
 

@@ -3,10 +3,10 @@
 use std::fmt::Write as _;
 
 use super::{
-    header, indented, key_literal, key_literals, number, quoted, scalar_literal, slot_expressions,
-    variables,
+    header, indented, key_literal, key_literals, literal_body, number, quoted, scalar_literal,
+    slot_expressions, variables,
 };
-use crate::ir::{AssetKind, Kind, Loop, Program, Resource, Value};
+use crate::ir::{AssetKind, Kind, Loop, Piece, Program, Resource, Value};
 use crate::names::{camel, NameTable, TS_RESERVED};
 use crate::schema::{Type, TypeRef};
 
@@ -112,6 +112,23 @@ impl Printer {
             },
             Value::Json(j) => out.push_str(&j.to_string()),
             Value::PerKey(slot) => out.push_str(&self.slots[*slot]),
+            // A template literal resolves outputs only through `pulumi.interpolate`.
+            Value::Interpolate(pieces) => {
+                out.push_str("pulumi.interpolate`");
+                for piece in pieces {
+                    match piece {
+                        Piece::Text(t) => {
+                            out.push_str(&literal_body(t).replace('`', "\\`").replace("${", "\\${"))
+                        }
+                        Piece::Value(v) => {
+                            out.push_str("${");
+                            self.value(v, indent, out);
+                            out.push('}');
+                        }
+                    }
+                }
+                out.push('`');
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 
 use super::{number, quoted};
-use crate::ir::{AssetKind, Kind, Program, Value};
+use crate::ir::{AssetKind, Kind, Piece, Program, Value};
 use crate::names::NameTable;
 use crate::schema::Type;
 
@@ -138,6 +138,23 @@ impl Printer {
             }
             Value::Ref { resource, property } => {
                 quoted(&format!("${{{}.{}}}", self.keys[*resource], property))
+            }
+            // One string of `${…}` pieces; the text's own `${` escaped as `$${`.
+            Value::Interpolate(pieces) => {
+                let mut text = String::new();
+                for piece in pieces {
+                    match piece {
+                        Piece::Text(t) => text.push_str(&t.replace("${", "$${")),
+                        Piece::Value(Value::Ref { resource, property }) => {
+                            let _ = write!(text, "${{{}.{}}}", self.keys[*resource], property);
+                        }
+                        Piece::Value(Value::Config { config }) => {
+                            let _ = write!(text, "${{{}}}", self.config_keys[*config]);
+                        }
+                        Piece::Value(other) => text.push_str(&self.scalar(other)),
+                    }
+                }
+                quoted(&text)
             }
             Value::Asset(..) | Value::Archive(..) => unreachable!("written as functions"),
             Value::PerKey(_) => unreachable!("YAML lists a loop's instances"),

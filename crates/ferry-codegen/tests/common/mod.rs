@@ -190,7 +190,7 @@ pub fn stack_case() -> (Vec<SourceResource>, Vec<SourceResource>) {
 /// shape (no loop), and a resource that refers to one instance and depends on another; some
 /// properties set from root variables.
 pub fn terraform_case() -> Vec<SourceResource> {
-    use ferry_codegen::Origin;
+    use ferry_codegen::{Origin, OriginPart};
     let resource =
         |token: &str, address: &str, name: &str, id: &str, inputs: Vec<(&str, PropertyValue)>| {
             let instance = address.rsplit_once('[').map(|(declaration, key)| {
@@ -209,6 +209,7 @@ pub fn terraform_case() -> Vec<SourceResource> {
                     instance,
                     references: Vec::new(),
                     variables: Vec::new(),
+                    templates: Vec::new(),
                 }),
                 ..Default::default()
             }
@@ -275,7 +276,10 @@ pub fn terraform_case() -> Vec<SourceResource> {
                 ("byteLength", n(8.0)),
                 (
                     "keepers",
-                    PropertyValue::Object(PropertyMap::from([("owner".to_string(), s("ops"))])),
+                    PropertyValue::Object(PropertyMap::from([
+                        ("owner".to_string(), s("ops")),
+                        ("label".to_string(), s(LABEL)),
+                    ])),
                 ),
             ],
         ),
@@ -299,5 +303,22 @@ pub fn terraform_case() -> Vec<SourceResource> {
             name: variable.into(),
         });
     }
+    // A template of text every language escapes, a variable and a loop's instance.
+    let ids = resources.iter_mut().find(|r| r.name == "ids-1").unwrap();
+    ids.origin.as_mut().unwrap().templates.push(ferry_codegen::OriginTemplate {
+        property: "keepers".into(),
+        key: Some("label".into()),
+        parts: vec![
+            OriginPart::Text(LABEL_TEXT.into()),
+            OriginPart::Variable { name: "team".into(), text: "ops".into() },
+            OriginPart::Text("/".into()),
+            OriginPart::Reference { target: "ports-web".into(), target_property: "result".into() },
+        ],
+    });
     resources
 }
+
+/// The text of the Terraform case's template: what each language must escape in its own way.
+pub const LABEL_TEXT: &str = "a`{b}%c${d}\"\\-";
+/// The value the template makes in that case.
+pub const LABEL: &str = "a`{b}%c${d}\"\\-ops/1234";

@@ -27,7 +27,7 @@ pub use generator::{provider_config, provider_version};
 use generator::{Generator, Goal};
 pub use options::{
     Decrypt, DeployContext, DeployMode, DeployOptions, Identify, ImportStrategy, PlanScope,
-    PriorState, SkippedResource,
+    PriorComponent, PriorState, SkippedResource,
 };
 pub use step::{
     CheckFailure, DiffCause, DiffKind, ImportStatus, PropertyDiff, ResourceState, Step, StepOp,
@@ -288,6 +288,7 @@ pub async fn deploy(
     }
     let seq_of: HashMap<(bool, usize), usize> =
         program.order.iter().enumerate().map(|(i, n)| (*n, i)).collect();
+    let placed = place_in_components(program, options, &generator);
     for nodes in &levels {
         for &(is_resource, i) in nodes {
             if is_resource {
@@ -310,7 +311,8 @@ pub async fn deploy(
                 continue;
             }
             let decl = &program.resources[i];
-            match Goal::build(program, decl, &types[i], &scope, seq_of[&(true, i)]) {
+            let component = placed.get(&i).map(String::as_str);
+            match Goal::build(program, decl, &types[i], &scope, seq_of[&(true, i)], component) {
                 Ok(goal) => goals.push(goal),
                 Err(diagnostic) => {
                     errors.push(diagnostic);
@@ -355,6 +357,33 @@ pub async fn deploy(
         }
     }
     Ok(finish_plan(&generator, ctx, options, &outputs, errors, skipped).await)
+}
+
+/// Registers the components prior states place resources in (each once, before the first of
+/// its resources in program order, so a parent precedes its children in state), and answers
+/// each such resource's parent: the innermost component's URN, by the resource's index. A
+/// resource the program gives a parent keeps it.
+fn place_in_components(
+    program: &Program,
+    options: &DeployOptions,
+    generator: &Generator<'_>,
+) -> HashMap<usize, String> {
+    let mut placed = HashMap::new();
+    let Some(prior) = &options.import_prior else { return placed };
+    for (seq, &(is_resource, i)) in program.order.iter().enumerate() {
+        let Some(decl) = is_resource.then(|| &program.resources[i]) else { continue };
+        if decl.options.parent.is_some() {
+            continue;
+        }
+        match prior.get(decl.logical_name()) {
+            Some(p) if !p.components.is_empty() => {
+                // A goal's sequence is its place in the order after the root and its provider.
+                placed.insert(i, generator.register_components(seq + 2, &p.components));
+            }
+            _ => {}
+        }
+    }
+    placed
 }
 
 /// Ends a deployment: deletions (or, in the imports scope, the untouched rest of the stack), and

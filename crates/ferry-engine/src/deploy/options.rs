@@ -83,6 +83,17 @@ impl Default for DeployOptions {
 pub struct PriorState {
     pub outputs: PropertyMap,
     pub inputs: PropertyMap,
+    /// The components the other tool kept the resource in, outermost first (a Terraform
+    /// module call's instances): registered in state as a spec's components are, the
+    /// resource their child, unless the program gives it a parent of its own.
+    pub components: Vec<PriorComponent>,
+}
+
+/// A component a prior state places its resource in: state only, no provider manages it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PriorComponent {
+    pub type_: String,
+    pub name: String,
 }
 
 /// A resource the program declares but a mapped import left out.

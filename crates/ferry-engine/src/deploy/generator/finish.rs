@@ -15,7 +15,7 @@ impl<'a> Generator<'a> {
         let imports_scope = self.options.scope == crate::deploy::PlanScope::Imports;
         let mut untouched = 0;
         let end = usize::MAX / 2;
-        let replaced: Vec<usize> = self.lock().replaced.clone();
+        let replaced: Vec<usize> = self.log.lock().replaced.clone();
         let replaced_set: HashSet<usize> = replaced.iter().copied().collect();
         let mut kept_olds: Vec<usize> = Vec::new();
         for &i in replaced.iter().rev() {
@@ -32,10 +32,10 @@ impl<'a> Generator<'a> {
             if !self.execute_delete(i, &mut step).await {
                 kept_olds.push(i);
             }
-            self.push(end, step);
+            self.log.push(end, step);
         }
         let (claimed, dbr_deleted) = {
-            let s = self.lock();
+            let s = self.log.lock();
             (s.claimed.clone(), s.dbr_deleted.clone())
         };
         for (i, r) in self.olds.iter().enumerate().rev() {
@@ -43,7 +43,7 @@ impl<'a> Generator<'a> {
                 continue;
             }
             if imports_scope {
-                self.put(end + 2, ResourceState::kept(i));
+                self.log.put(end + 2, ResourceState::kept(i));
                 untouched += 1;
                 continue;
             }
@@ -66,9 +66,9 @@ impl<'a> Generator<'a> {
             if !self.execute_delete(i, &mut step).await {
                 kept_olds.push(i);
             }
-            self.push(end + 1, step);
+            self.log.push(end + 1, step);
         }
-        let mut s = self.lock();
+        let mut s = self.log.lock();
         s.steps.sort_by_key(|(k, _)| *k);
         s.states.sort_by_key(|(k, _)| *k);
         let steps: Vec<Step> = s.steps.drain(..).map(|(_, st)| st).collect();
@@ -86,7 +86,7 @@ impl<'a> Generator<'a> {
         for i in kept_olds {
             drop(s);
             self.keep_old(end + 2, i);
-            s = self.lock();
+            s = self.log.lock();
             let (_, st) = s.states.pop().expect("just put");
             states.push(st);
         }

@@ -56,12 +56,15 @@ pub struct Goal {
 }
 
 impl Goal {
+    /// The goal of `decl`; `component` is the parent a prior state places it under, used when
+    /// the program gives it none.
     pub fn build(
         program: &Program,
         decl: &ResourceDecl,
         resolved: &ResolvedType,
         scope: &Scope,
         seq: usize,
+        component: Option<&str>,
     ) -> Result<Goal, Diagnostic> {
         let path = format!("resources.{}", decl.name);
         let err =
@@ -109,7 +112,7 @@ impl Goal {
             "pulumi:pulumi:Stack",
             &format!("{}-{}", scope.project, scope.stack),
         );
-        let parent = parent.or(Some(root.clone()));
+        let parent = parent.or(component.map(str::to_string)).or(Some(root.clone()));
         let provider = match &decl.options.provider {
             Some(p) => {
                 let urn = urn_of(p, option_pos("provider"), ".options.provider")?;

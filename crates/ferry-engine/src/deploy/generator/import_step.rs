@@ -26,11 +26,11 @@ impl<'a> Generator<'a> {
             let mut step = goal.step(StepOp::Create);
             step.state_only = true;
             step.status = Some(ImportStatus::Ready);
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             let mut state = goal.state(None, PropertyMap::new(), PropertyMap::new(), None);
             state.custom = false;
             state.dependencies.clear();
-            self.put(goal.seq, state);
+            self.log.put(goal.seq, state);
             return Registered {
                 urn: goal.urn.clone(),
                 id: PropertyValue::String(String::new()),
@@ -51,11 +51,11 @@ impl<'a> Generator<'a> {
             step.id = Some(id.clone());
             step.inputs = Some(shown_map(&goal.inputs));
             step.outputs = Some(shown_map(outputs));
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             let mut state =
                 goal.state(Some(id.clone()), goal.inputs.clone(), outputs.clone(), Some(reference));
             state.import_id = Some(id.clone());
-            self.put(goal.seq, state);
+            self.log.put(goal.seq, state);
             return Registered {
                 urn: goal.urn.clone(),
                 id: PropertyValue::String(id),
@@ -92,8 +92,8 @@ impl<'a> Generator<'a> {
         step.status = Some(ImportStatus::AlreadyManaged);
         step.old_id = self.olds[i].id.clone();
         step.id = self.olds[i].id.clone();
-        self.push(goal.seq, step);
-        self.put(goal.seq, ResourceState::kept(i));
+        self.log.push(goal.seq, step);
+        self.log.put(goal.seq, ResourceState::kept(i));
         Registered {
             urn: goal.urn.clone(),
             id: PropertyValue::String(self.olds[i].id.clone().unwrap_or_default()),
@@ -125,12 +125,12 @@ impl<'a> Generator<'a> {
         step.status = Some(status);
         step.error = Some(message);
         step.import_id = goal.import_id.clone();
-        self.push(goal.seq, step);
+        self.log.push(goal.seq, step);
         if let Some(i) = old {
             // Claimed here too (a goal refused before its registration never was), so the end
             // of the deployment does not write the entry back a second time.
-            self.lock().claimed.entry(i).or_insert_with(|| goal.urn.clone());
-            self.put(goal.seq, ResourceState::kept(i));
+            self.log.lock().claimed.entry(i).or_insert_with(|| goal.urn.clone());
+            self.log.put(goal.seq, ResourceState::kept(i));
         }
         unknown(&goal.urn)
     }
@@ -168,16 +168,16 @@ impl<'a> Generator<'a> {
                 step.status = Some(status);
             }
             step.error = Some(message);
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             if let Some(i) = replacing {
                 if planned.is_some() {
-                    self.put(goal.seq, ResourceState::kept(i));
+                    self.log.put(goal.seq, ResourceState::kept(i));
                 } else {
                     self.keep_old(goal.seq, i);
                 }
             }
             if self.update_mode() {
-                self.lock().failed = true;
+                self.log.lock().failed = true;
             }
             unknown(&goal.urn)
         };
@@ -430,13 +430,13 @@ impl<'a> Generator<'a> {
         }
         step.inputs = Some(shown_map(&recorded));
         step.outputs = Some(shown_map(&read_outputs));
-        self.push(goal.seq, step);
+        self.log.push(goal.seq, step);
         if let Some(i) = replacing {
             let mut marker = goal.step(StepOp::Replace);
             marker.old_id = self.olds[i].id.clone();
             marker.id = Some(read.id.clone());
-            self.push(goal.seq, marker);
-            self.lock().replaced.push(i);
+            self.log.push(goal.seq, marker);
+            self.log.lock().replaced.push(i);
         }
         let mut state = goal.state(
             Some(read.id.clone()),
@@ -445,7 +445,7 @@ impl<'a> Generator<'a> {
             Some(provider_ref.reference()),
         );
         state.import_id = (!secret_id).then(|| import_id.to_string());
-        self.put(goal.seq, state);
+        self.log.put(goal.seq, state);
         Registered {
             urn: goal.urn.clone(),
             id: PropertyValue::String(read.id),

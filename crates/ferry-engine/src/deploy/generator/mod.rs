@@ -13,10 +13,12 @@
 //! --file`): the same import step, with its inputs taken from what Read returned, and the
 //! statuses only specs have (not-found, already-managed, conflict) instead of errors.
 
+mod components;
 mod finish;
 mod goal;
 mod identify_step;
 mod import_step;
+mod log;
 mod provider_calls;
 mod update_replace;
 
@@ -44,6 +46,7 @@ use ferry_property::wire::{from_struct, to_struct};
 use ferry_property::{PropertyMap, PropertyValue};
 
 use super::step::UNKNOWN_ID;
+use log::StepLog;
 
 /// The qualified type of a child of `parent_urn` (the parent's type joined with `$`, unless
 /// the parent is the stack's root).
@@ -126,24 +129,6 @@ fn unknown(urn: &str) -> Registered {
     }
 }
 
-#[derive(Default)]
-struct GenState {
-    counter: usize,
-    steps: Vec<((usize, usize), Step)>,
-    states: Vec<((usize, usize), ResourceState)>,
-    /// Old state entries taken by a registration (by position), and by which URN.
-    claimed: HashMap<usize, String>,
-    /// Old resources a delete-before-replace already deleted (or, in previews, would).
-    dbr_deleted: HashSet<usize>,
-    /// Old resources replaced create-before-delete: deleted at the end.
-    replaced: Vec<usize>,
-    mutated: bool,
-    /// An executed step failed: later mutations are not attempted.
-    failed: bool,
-    /// Each planned import's status, by its position in the spec.
-    planned: HashMap<usize, ImportStatus>,
-}
-
 pub struct Generator<'a> {
     ctx: &'a DeployContext<'a>,
     providers: &'a dyn ProviderSource,
@@ -160,10 +145,7 @@ pub struct Generator<'a> {
         tokio::sync::Mutex<HashMap<String, Arc<OnceCell<Result<Arc<serde_json::Value>, String>>>>>,
     /// Import ID recipes by type (identification), read from the schemas once per type.
     recipes: Mutex<HashMap<String, Option<Arc<ferry_types::identify::IdRecipe>>>>,
-    /// An import deployment tells progress only of its entries (not of the stack's root or the
-    /// default providers, which are no rows of a spec).
-    planned_only: bool,
-    state: Mutex<GenState>,
+    log: StepLog<'a>,
 }
 
 /// Why a `Check` gave no answer: the plugin broke (a crash or hang that repeated alone on a
@@ -236,8 +218,7 @@ impl<'a> Generator<'a> {
             defaults: Default::default(),
             schemas: Default::default(),
             recipes: Default::default(),
-            planned_only: false,
-            state: Mutex::new(GenState::default()),
+            log: StepLog::new(options.progress.as_ref(), false),
         }
     }
 
@@ -247,44 +228,17 @@ impl<'a> Generator<'a> {
         providers: &'a dyn ProviderSource,
         options: &'a DeployOptions,
     ) -> Generator<'a> {
-        Generator { planned_only: true, ..Generator::new(ctx, providers, options) }
+        let log = StepLog::new(options.progress.as_ref(), true);
+        Generator { log, ..Generator::new(ctx, providers, options) }
     }
 
     fn update_mode(&self) -> bool {
         self.options.mode == DeployMode::Update
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, GenState> {
-        self.state.lock().expect("generator state lock")
-    }
-
-    fn push(&self, seq: usize, step: Step) {
-        if let Some(p) = self
-            .options
-            .progress
-            .as_ref()
-            .filter(|_| !self.planned_only || step.spec_index.is_some())
-        {
-            p.report(crate::progress::ProgressEvent {
-                urn: step.urn.clone(),
-                name: step.name.clone(),
-                type_: step.type_.clone(),
-                status: step.status_text().to_string(),
-                message: step.error.clone().or_else(|| step.warnings.first().cloned()),
-            });
-        }
-        let mut s = self.lock();
-        s.counter += 1;
-        let key = (seq, s.counter);
-        if let (Some(index), Some(status)) = (step.spec_index, step.status) {
-            s.planned.insert(index, status);
-        }
-        s.steps.push((key, step));
-    }
-
     /// The status a planned import ended with, by its position in the spec.
     pub fn planned_status(&self, index: usize) -> Option<ImportStatus> {
-        self.lock().planned.get(&index).copied()
+        self.log.lock().planned.get(&index).copied()
     }
 
     /// The stack's root resource.
@@ -292,16 +246,9 @@ impl<'a> Generator<'a> {
         &self.root_urn
     }
 
-    fn put(&self, seq: usize, state: ResourceState) {
-        let mut s = self.lock();
-        s.counter += 1;
-        let key = (seq, s.counter);
-        s.states.push((key, state));
-    }
-
     /// Whether update-mode execution may go on.
     fn may_execute(&self) -> bool {
-        self.update_mode() && !self.lock().failed
+        self.update_mode() && !self.log.lock().failed
     }
 
     fn old_props(&self, i: usize) -> Result<(PropertyMap, PropertyMap), String> {
@@ -366,13 +313,13 @@ impl<'a> Generator<'a> {
         let mut state = ResourceState::bare(urn.clone(), type_.into(), old);
         match old {
             Some(i) => {
-                self.lock().claimed.insert(i, urn.clone());
+                self.log.lock().claimed.insert(i, urn.clone());
                 state.protect = self.olds[i].is_protected();
-                self.push(0, Step::new(StepOp::Same, &urn, type_, &name));
+                self.log.push(0, Step::new(StepOp::Same, &urn, type_, &name));
             }
-            None => self.push(0, Step::new(StepOp::Create, &urn, type_, &name)),
+            None => self.log.push(0, Step::new(StepOp::Create, &urn, type_, &name)),
         }
-        self.put(0, state);
+        self.log.put(0, state);
     }
 
     pub async fn register(&self, mut goal: Goal) -> (String, Outcome) {
@@ -391,18 +338,18 @@ impl<'a> Generator<'a> {
                 "several resources in the stack match this one through its aliases: {}",
                 urns.join(", ")
             ));
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             return (name, Outcome::Registered(unknown(&goal.urn)));
         }
         let old = matches.first().copied();
         if let Some(i) = old {
-            let mut s = self.lock();
+            let mut s = self.log.lock();
             if let Some(other) = s.claimed.get(&i) {
                 let message = format!("the stack's `{}` is already claimed by `{other}`: two resources have the same URN or alias", self.olds[i].urn);
                 drop(s);
                 let mut step = goal.step(StepOp::Same);
                 step.error = Some(message);
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 return (name, Outcome::Registered(unknown(&goal.urn)));
             }
             s.claimed.insert(i, goal.urn.clone());
@@ -418,7 +365,7 @@ impl<'a> Generator<'a> {
             Err(e) => {
                 let mut step = goal.step(if old.is_some() { StepOp::Same } else { StepOp::Create });
                 step.error = Some(e);
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 if let Some(i) = old {
                     self.keep_old(goal.seq, i);
                 }
@@ -514,7 +461,7 @@ impl<'a> Generator<'a> {
     /// Keeps an old resource's state as it was (its registration failed).
     fn keep_old(&self, seq: usize, i: usize) {
         let (inputs, outputs) = self.old_props(i).unwrap_or_default();
-        self.put(seq, self.old_state(i, inputs, outputs));
+        self.log.put(seq, self.old_state(i, inputs, outputs));
     }
 
     /// The old entry `i` as a resource state with the given properties, written anew.

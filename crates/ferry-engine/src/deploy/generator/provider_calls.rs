@@ -74,7 +74,7 @@ impl<'a> Generator<'a> {
             Some(i) => {
                 let old = &self.olds[i];
                 let (old_inputs, _) = self.old_props(i)?;
-                self.lock().claimed.insert(i, old.urn.clone());
+                self.log.lock().claimed.insert(i, old.urn.clone());
                 let mut step = Step::new(
                     StepOp::Same,
                     &old.urn,
@@ -82,8 +82,8 @@ impl<'a> Generator<'a> {
                     Urn::parse(&old.urn).map(|u| u.name).unwrap_or(&name),
                 );
                 step.id = old.id.clone();
-                self.push(1, step);
-                self.put(1, state(&old.urn, old.id.clone(), old_inputs.clone(), Some(i)));
+                self.log.push(1, step);
+                self.log.put(1, state(&old.urn, old.id.clone(), old_inputs.clone(), Some(i)));
                 let version = provider_version(&old_inputs).or_else(|| version.map(str::to_string));
                 Ok(ProviderRef {
                     urn: old.urn.clone(),
@@ -96,8 +96,8 @@ impl<'a> Generator<'a> {
                 let id = self.update_mode().then(|| uuid::Uuid::new_v4().to_string());
                 let mut step = Step::new(StepOp::Create, &urn, &type_, &name);
                 step.id = id.clone();
-                self.push(1, step);
-                self.put(1, state(&urn, id.clone(), inputs.clone(), None));
+                self.log.push(1, step);
+                self.log.put(1, state(&urn, id.clone(), inputs.clone(), None));
                 Ok(ProviderRef {
                     urn,
                     id: id.map(PropertyValue::String).unwrap_or(PropertyValue::Computed),
@@ -282,7 +282,7 @@ impl<'a> Generator<'a> {
         }
         let outputs = from_struct(&r.properties.unwrap_or_default())
             .map_err(|e| format!("the provider's Create answer does not decode: {e}"))?;
-        self.lock().mutated = true;
+        self.log.lock().mutated = true;
         Ok((r.id, secret_where_inputs_are(inputs, outputs)))
     }
 
@@ -303,7 +303,7 @@ impl<'a> Generator<'a> {
             })
             .await
             .map_err(|e| plugin_message(&e))?;
-        self.lock().mutated = true;
+        self.log.lock().mutated = true;
         Ok(())
     }
 
@@ -320,7 +320,7 @@ impl<'a> Generator<'a> {
             Ok(()) => true,
             Err(e) => {
                 step.error = Some(format!("Delete failed: {e}"));
-                self.lock().failed = true;
+                self.log.lock().failed = true;
                 false
             }
         }
@@ -337,7 +337,7 @@ impl<'a> Generator<'a> {
                     Err(e) => {
                         let mut step = goal.step(StepOp::Same);
                         step.error = Some(e);
-                        self.push(goal.seq, step);
+                        self.log.push(goal.seq, step);
                         return unknown(&goal.urn);
                     }
                 };
@@ -348,10 +348,10 @@ impl<'a> Generator<'a> {
                 step.old_id = self.olds[i].id.clone();
                 step.changed = decision.changed.clone();
                 step.diffs = explain(&inputs, &old_inputs, None, &decision, &[], false);
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 let mut state = self.continued(i, goal, inputs.clone(), inputs.clone(), None);
                 state.dependencies = goal.dependencies.clone();
-                self.put(goal.seq, state);
+                self.log.put(goal.seq, state);
                 Registered {
                     urn: goal.urn.clone(),
                     id: PropertyValue::String(self.olds[i].id.clone().unwrap_or_default()),
@@ -368,8 +368,9 @@ impl<'a> Generator<'a> {
                     step.state_only = true;
                     step.inputs = Some(shown_map(&inputs));
                 }
-                self.push(goal.seq, step);
-                self.put(goal.seq, goal.state(id.clone(), inputs.clone(), inputs.clone(), None));
+                self.log.push(goal.seq, step);
+                self.log
+                    .put(goal.seq, goal.state(id.clone(), inputs.clone(), inputs.clone(), None));
                 Registered {
                     urn: goal.urn.clone(),
                     id: id.map(PropertyValue::String).unwrap_or(PropertyValue::Computed),

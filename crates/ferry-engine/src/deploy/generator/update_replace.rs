@@ -52,7 +52,7 @@ impl<'a> Generator<'a> {
             Ok(v) => v,
             Err(e) => {
                 step.error = Some(e);
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 if let Some(i) = old {
                     self.keep_old(goal.seq, i);
                 }
@@ -67,18 +67,18 @@ impl<'a> Generator<'a> {
                     "`{}` is protected: it cannot be replaced by a read until `protect` is removed",
                     self.olds[i].urn
                 ));
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 self.keep_old(goal.seq, i);
                 return unknown(&goal.urn);
             }
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             let mut marker = goal.step(StepOp::Replace);
             marker.old_id = self.olds[i].id.clone();
             marker.id = Some(read_id.clone());
-            self.push(goal.seq, marker);
-            self.lock().replaced.push(i);
+            self.log.push(goal.seq, marker);
+            self.log.lock().replaced.push(i);
         } else {
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
         }
         let mut state = goal.state(
             Some(read_id.clone()),
@@ -91,7 +91,7 @@ impl<'a> Generator<'a> {
         if op != StepOp::ReadReplacement {
             state.base = old;
         }
-        self.put(goal.seq, state);
+        self.log.put(goal.seq, state);
         Registered {
             urn: goal.urn.clone(),
             id: PropertyValue::String(read_id),
@@ -114,7 +114,7 @@ impl<'a> Generator<'a> {
                 let i = old.expect("old");
                 let mut step = goal.step(StepOp::Same);
                 step.error = Some(e);
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 self.keep_old(goal.seq, i);
                 // The resource stays as it is: what the stack records of it is known to those
                 // that refer to it (its ID, and every output that decodes), as Pulumi's
@@ -123,7 +123,7 @@ impl<'a> Generator<'a> {
                 return self.stored_registration(&goal.urn, i);
             }
         };
-        let already_deleted = old.is_some_and(|i| self.lock().dbr_deleted.contains(&i));
+        let already_deleted = old.is_some_and(|i| self.log.lock().dbr_deleted.contains(&i));
         let mut news = goal.inputs.clone();
         if old.is_some() {
             apply_ignore_changes(&mut news, &old_inputs, &goal.ignore_changes);
@@ -151,12 +151,12 @@ impl<'a> Generator<'a> {
                     goal.step(if old.is_some() { StepOp::Update } else { StepOp::Create });
                 step.error = Some(message);
                 step.check_failures = failures;
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 if let Some(i) = old.filter(|_| !already_deleted) {
                     self.keep_old(goal.seq, i);
                 }
                 if self.update_mode() {
-                    self.lock().failed = true;
+                    self.log.lock().failed = true;
                 }
                 return unknown(&goal.urn);
             }
@@ -183,7 +183,7 @@ impl<'a> Generator<'a> {
             let r = self.finish_create(goal, step, checked, reference, provider).await;
             let mut marker = goal.step(StepOp::Replace);
             marker.old_id = self.olds[i].id.clone();
-            self.push(goal.seq, marker);
+            self.log.push(goal.seq, marker);
             return r;
         }
         let old_id = self.olds[i].id.clone().unwrap_or_default();
@@ -219,7 +219,7 @@ impl<'a> Generator<'a> {
                 Err(e) => {
                     let mut step = goal.step(StepOp::Update);
                     step.error = Some(format!("Diff failed: {e}"));
-                    self.push(goal.seq, step);
+                    self.log.push(goal.seq, step);
                     self.keep_old(goal.seq, i);
                     return unknown(&goal.urn);
                 }
@@ -230,9 +230,9 @@ impl<'a> Generator<'a> {
             step.provider = Some(reference.clone());
             step.id = Some(old_id.clone());
             step.old_id = Some(old_id.clone());
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             // Pulumi keeps the old outputs and records the new (checked) inputs.
-            self.put(
+            self.log.put(
                 goal.seq,
                 self.continued(i, goal, checked, old_outputs.clone(), Some(reference)),
             );
@@ -281,25 +281,26 @@ impl<'a> Generator<'a> {
                     });
                 match r {
                     Ok(o) => {
-                        self.lock().mutated = true;
+                        self.log.lock().mutated = true;
                         outputs = secret_where_inputs_are(&checked, o);
                     }
                     Err(e) => {
                         step.error = Some(format!("Update failed: {e}"));
-                        self.lock().failed = true;
-                        self.push(goal.seq, step);
+                        self.log.lock().failed = true;
+                        self.log.push(goal.seq, step);
                         self.keep_old(goal.seq, i);
                         return unknown(&goal.urn);
                     }
                 }
             } else if self.update_mode() {
                 step.error = Some("not run: an earlier step failed".into());
-                self.push(goal.seq, step);
+                self.log.push(goal.seq, step);
                 self.keep_old(goal.seq, i);
                 return unknown(&goal.urn);
             }
-            self.push(goal.seq, step);
-            self.put(goal.seq, self.continued(i, goal, checked, outputs.clone(), Some(reference)));
+            self.log.push(goal.seq, step);
+            self.log
+                .put(goal.seq, self.continued(i, goal, checked, outputs.clone(), Some(reference)));
             return Registered {
                 urn: goal.urn.clone(),
                 id: PropertyValue::String(old_id),
@@ -319,7 +320,7 @@ impl<'a> Generator<'a> {
                 goal.urn,
                 decision.replace_keys.join(", ")
             ));
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             self.keep_old(goal.seq, i);
             return unknown(&goal.urn);
         }
@@ -358,28 +359,28 @@ impl<'a> Generator<'a> {
                         Some(format!("`{}` is protected and would have to be replaced", r.urn));
                 }
                 let ok = self.execute_delete(d, &mut del).await;
-                self.push(goal.seq, del);
+                self.log.push(goal.seq, del);
                 if ok {
-                    self.lock().dbr_deleted.insert(d);
+                    self.log.lock().dbr_deleted.insert(d);
                 }
             }
             let mut del = goal.step(StepOp::DeleteReplaced);
             del.old_id = Some(old_id.clone());
             del.delete_before_replace = true;
             let ok = self.execute_delete(i, &mut del).await;
-            self.push(goal.seq, del);
+            self.log.push(goal.seq, del);
             if !ok {
                 self.keep_old(goal.seq, i);
                 return unknown(&goal.urn);
             }
-            self.lock().dbr_deleted.insert(i);
+            self.log.lock().dbr_deleted.insert(i);
             let r = self.finish_create(goal, create, fresh, reference, provider).await;
-            self.push(goal.seq, marker);
+            self.log.push(goal.seq, marker);
             r
         } else {
             let r = self.finish_create(goal, create, fresh, reference, provider).await;
-            self.push(goal.seq, marker);
-            self.lock().replaced.push(i);
+            self.log.push(goal.seq, marker);
+            self.log.lock().replaced.push(i);
             r
         }
     }
@@ -394,8 +395,9 @@ impl<'a> Generator<'a> {
         provider: &dyn Provider,
     ) -> Registered {
         if !self.update_mode() {
-            self.push(goal.seq, step);
-            self.put(goal.seq, goal.state(None, inputs.clone(), inputs.clone(), Some(reference)));
+            self.log.push(goal.seq, step);
+            self.log
+                .put(goal.seq, goal.state(None, inputs.clone(), inputs.clone(), Some(reference)));
             return Registered {
                 urn: goal.urn.clone(),
                 id: PropertyValue::Computed,
@@ -405,14 +407,14 @@ impl<'a> Generator<'a> {
         }
         if !self.may_execute() {
             step.error = Some("not run: an earlier step failed".into());
-            self.push(goal.seq, step);
+            self.log.push(goal.seq, step);
             return unknown(&goal.urn);
         }
         match self.create(provider, goal, &inputs).await {
             Ok((id, outputs)) => {
                 step.id = Some(id.clone());
-                self.push(goal.seq, step);
-                self.put(
+                self.log.push(goal.seq, step);
+                self.log.put(
                     goal.seq,
                     goal.state(Some(id.clone()), inputs, outputs.clone(), Some(reference)),
                 );
@@ -425,8 +427,8 @@ impl<'a> Generator<'a> {
             }
             Err(e) => {
                 step.error = Some(format!("Create failed: {e}"));
-                self.lock().failed = true;
-                self.push(goal.seq, step);
+                self.log.lock().failed = true;
+                self.log.push(goal.seq, step);
                 unknown(&goal.urn)
             }
         }
@@ -441,7 +443,7 @@ impl<'a> Generator<'a> {
         let mut out = Vec::new();
         for d in root + 1..self.olds.len() {
             let r = &self.olds[d];
-            if r.is_pending_delete() || !r.is_custom() || self.lock().dbr_deleted.contains(&d) {
+            if r.is_pending_delete() || !r.is_custom() || self.log.lock().dbr_deleted.contains(&d) {
                 continue;
             }
             let touches = r.dependency_urns().any(|u| replaced.contains(u));
