@@ -1,6 +1,7 @@
 //! A Terraform configuration (its `.tf` files), read beside the state it was applied from: each
-//! resource block's text and what each of its arguments says — a literal, a reference to
-//! another resource's attribute, a variable, a local, or an expression — by module, local
+//! resource block's text, what each of its arguments says — a literal, a reference to another
+//! resource's attribute, a variable, a local, a template of them, or an expression — and its
+//! nested blocks, by module, local
 //! modules followed through their `source`. Read with `hcl-edit`; pure. What the migration
 //! makes of it is `migration`'s business.
 
@@ -84,8 +85,63 @@ pub struct ResourceBlock {
     /// root).
     pub module: String,
     pub source: ConfigurationSource,
-    /// Its arguments (meta-arguments and nested blocks left out), by Terraform name.
+    /// Its arguments (meta-arguments left out), by Terraform name.
     pub arguments: BTreeMap<String, Argument>,
+    /// Its nested blocks (`versioning { enabled = true }`).
+    pub blocks: NestedBlocks,
+}
+
+/// The nested blocks of a block, by type, in the order written.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct NestedBlocks {
+    pub by_type: BTreeMap<String, Vec<NestedBlock>>,
+    /// Types some `dynamic` block makes: how many there are is not written.
+    pub dynamic: BTreeSet<String>,
+}
+
+/// One nested block, as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NestedBlock {
+    pub arguments: BTreeMap<String, Argument>,
+    pub blocks: NestedBlocks,
+}
+
+/// Nested blocks deeper than this are not read (no provider's schema nests so deep; a file
+/// that does would only spend the stack).
+const MAX_BLOCK_DEPTH: usize = 32;
+
+/// What `body` nests, in `module` (Terraform's own blocks, `lifecycle` and the rest, left out),
+/// `depth` blocks down.
+fn nested_blocks(body: &Body, module: &str, depth: usize) -> NestedBlocks {
+    let mut blocks = NestedBlocks::default();
+    if depth >= MAX_BLOCK_DEPTH {
+        return blocks;
+    }
+    for block in body.blocks() {
+        let ident = block.ident.as_str();
+        if META_ARGUMENTS.contains(&ident) {
+            continue;
+        }
+        if ident == "dynamic" {
+            if let Some(type_) = block.labels.first() {
+                blocks.dynamic.insert(label(type_).to_string());
+            }
+            continue;
+        }
+        blocks.by_type.entry(ident.to_string()).or_default().push(NestedBlock {
+            arguments: arguments_of(&block.body, module),
+            blocks: nested_blocks(&block.body, module, depth + 1),
+        });
+    }
+    blocks
+}
+
+/// What `body`'s arguments say (meta-arguments left out), by name.
+fn arguments_of(body: &Body, module: &str) -> BTreeMap<String, Argument> {
+    body.attributes()
+        .filter(|a| !META_ARGUMENTS.contains(&a.key.as_str()))
+        .map(|a| (a.key.as_str().to_string(), argument(&a.value, module)))
+        .collect()
 }
 
 /// A configuration, read.
@@ -214,13 +270,12 @@ impl Reader<'_> {
                     };
                     let source = source_of(file, block);
                     let at = format!("{}:{}", file.path, source.line);
-                    let arguments = block
-                        .body
-                        .attributes()
-                        .filter(|a| !META_ARGUMENTS.contains(&a.key.as_str()))
-                        .map(|a| (a.key.as_str().to_string(), argument(&a.value, module)))
-                        .collect();
-                    let block = ResourceBlock { module: module.to_string(), source, arguments };
+                    let block = ResourceBlock {
+                        module: module.to_string(),
+                        source,
+                        arguments: arguments_of(&block.body, module),
+                        blocks: nested_blocks(&block.body, module, 0),
+                    };
                     if let Some(first) =
                         self.configuration.resources.insert(declared.clone(), block)
                     {

@@ -1,15 +1,18 @@
 //! The configuration laid over a migration's imported instances: an argument that refers to
 //! another imported resource's attribute becomes a reference to it (when the state agrees that
 //! the value is that attribute's), a root variable becomes stack config holding the state's value
-//! (when every use agrees), and whatever the state contradicts is said on the row, never
-//! guessed; locals and other expressions keep the value the state holds.
+//! (when every use agrees), a string template of them a template, and whatever the state
+//! contradicts (in nested blocks too) is said on the row, never guessed; locals and other
+//! expressions keep the value the state holds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::configuration::{declaration, Argument, Configuration, Reference, TemplatePart};
+use crate::configuration::{
+    declaration, Argument, Configuration, NestedBlock, NestedBlocks, Reference, TemplatePart,
+};
 use crate::state::{Instance, PathStep};
 use crate::Row;
 
@@ -164,6 +167,22 @@ pub(crate) fn apply(
         };
         rows[i].configuration = Some(block.source.clone());
         let Some(inputs) = imported.inputs.get(&i) else { continue };
+        // Nested blocks hold no references the program could say: only what they contradict.
+        let sensitive: BTreeSet<&str> = inst
+            .sensitive
+            .iter()
+            .filter_map(|path| match path.first() {
+                Some(PathStep::Key(k)) => Some(k.as_str()),
+                _ => None,
+            })
+            .collect();
+        contradicted_blocks(
+            &block.blocks,
+            &inst.attributes,
+            "",
+            &sensitive,
+            &mut rows[i].configuration_notes,
+        );
         for (attribute, argument) in &block.arguments {
             let property = (imported.property_name)(i, attribute);
             let Some(state_value) = inst.attributes.get(attribute) else { continue };
@@ -503,6 +522,105 @@ fn resolve_target(
         (imported.property_name)(target, &reference.attribute)
     };
     Ok((target, name.to_string(), property))
+}
+
+/// What the state contradicts of `blocks` (nested in a block whose state is `state`, at
+/// `path`): a count of blocks of a type other than the configuration's, or a block no state
+/// element agrees with (blocks of a set type have no order, so each written block is matched
+/// with any element that agrees with its literals and its own nested blocks). A sensitive
+/// type's values are never said; a `dynamic` type's count is not written.
+fn contradicted_blocks(
+    blocks: &NestedBlocks,
+    state: &Map<String, Value>,
+    path: &str,
+    sensitive: &BTreeSet<&str>,
+    notes: &mut Vec<String>,
+) {
+    for (type_, written) in &blocks.by_type {
+        if blocks.dynamic.contains(type_) {
+            continue;
+        }
+        let at = format!("{path}{type_}");
+        let elements = elements_of(state, type_);
+        if elements.len() != written.len() {
+            notes.push(format!(
+                "`{at}` has {} block{} in the configuration but {} in the state: the program keeps the state's",
+                written.len(),
+                if written.len() == 1 { "" } else { "s" },
+                elements.len()
+            ));
+            continue;
+        }
+        if path.is_empty() && sensitive.contains(type_.as_str()) {
+            if written.iter().any(|w| !elements.iter().any(|e| agrees(w, e))) {
+                notes.push(format!("`{at}` (sensitive) differs between the configuration and the state: the program keeps the state's"));
+            }
+            continue;
+        }
+        for (n, w) in written.iter().enumerate() {
+            if elements.iter().any(|e| agrees(w, e)) {
+                continue;
+            }
+            // Said against the element that agrees with most of it (the one at the same place
+            // among equals): its likeliest counterpart.
+            let score = |e: &Map<String, Value>| {
+                w.arguments
+                    .iter()
+                    .filter(|(name, a)| {
+                        matches!((a, e.get(name.as_str())), (Argument::Literal(v), Some(h)) if same(v, h))
+                    })
+                    .count()
+            };
+            let best = (0..elements.len())
+                .max_by_key(|k| (score(elements[*k]), *k == n))
+                .expect("as many elements as blocks");
+            let e = elements[best];
+            let before = notes.len();
+            for (name, argument) in &w.arguments {
+                if let (Argument::Literal(value), Some(held)) = (argument, e.get(name)) {
+                    if !same(value, held) {
+                        notes.push(format!(
+                            "`{at}[{n}].{name}` is {} in the configuration but {} in the state: the program keeps the state's",
+                            shown(value),
+                            shown(held)
+                        ));
+                    }
+                }
+            }
+            contradicted_blocks(&w.blocks, e, &format!("{at}[{n}]."), sensitive, notes);
+            if notes.len() == before {
+                notes.push(format!("`{at}[{n}]` agrees with no `{type_}` block of the state: the program keeps the state's"));
+            }
+        }
+    }
+}
+
+/// The state's blocks of `type_` in `state`: a list (or set) of objects, or one object.
+fn elements_of<'s>(state: &'s Map<String, Value>, type_: &str) -> Vec<&'s Map<String, Value>> {
+    match state.get(type_) {
+        Some(Value::Array(items)) => items.iter().filter_map(Value::as_object).collect(),
+        Some(Value::Object(one)) => vec![one],
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a state element holds what `written` writes out (its literals, and its nested
+/// blocks, each agreeing with some element); what is not written out is not compared.
+fn agrees(written: &NestedBlock, element: &Map<String, Value>) -> bool {
+    let literals =
+        written.arguments.iter().all(|(name, argument)| match (argument, element.get(name)) {
+            (Argument::Literal(value), Some(held)) => same(value, held),
+            _ => true,
+        });
+    literals
+        && written.blocks.by_type.iter().all(|(type_, nested)| {
+            if written.blocks.dynamic.contains(type_) {
+                return true;
+            }
+            let elements = elements_of(element, type_);
+            elements.len() == nested.len()
+                && nested.iter().all(|w| elements.iter().any(|e| agrees(w, e)))
+        })
 }
 
 /// Whether a value written in the configuration and one in the state are the same as Terraform

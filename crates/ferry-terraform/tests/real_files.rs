@@ -735,3 +735,70 @@ fn sensitive_values_stay_out_of_notes_and_config() {
         "{program}"
     );
 }
+
+/// Nested blocks are compared with the state, as a set's are (in any order): a count of blocks
+/// other than the state's, or a block no element of the state agrees with, is said on the row
+/// against its likeliest counterpart, nested blocks too; `dynamic` and Terraform's own blocks
+/// (`lifecycle`) are not compared.
+#[test]
+fn nested_blocks_the_state_contradicts_are_said() {
+    let mapping = ferry_terraform::ProviderMapping::parse(
+        json!({"name": "box", "version": "1.0.0",
+          "provider": {"resources": {"box_thing": {
+            "id": {"type": 4, "computed": true}, "name": {"type": 4, "required": true},
+            "rule": {"type": 6, "optional": true, "element": {"resource": {
+              "port": {"type": 2, "required": true}, "proto": {"type": 4, "required": true},
+              "match": {"type": 5, "optional": true, "element": {"resource": {"path": {"type": 4, "optional": true}}}}}}},
+            "setting": {"type": 5, "optional": true, "maxItems": 1, "element": {"resource": {"enabled": {"type": 1, "optional": true}}}},
+            "extra": {"type": 5, "optional": true, "element": {"resource": {"v": {"type": 4, "optional": true}}}}}}},
+          "resources": {"box_thing": {"tok": "box:index/thing:Thing", "fields": {}}}})
+        .to_string()
+        .as_bytes(),
+        "box",
+    )
+    .unwrap()
+    .unwrap();
+    let state = json!({"version": 4, "terraform_version": "1.9.0", "serial": 1, "lineage": "l", "outputs": {},
+      "resources": [{"mode": "managed", "type": "box_thing", "name": "a", "provider": "provider[\"registry.terraform.io/acme/box\"]",
+        "instances": [{"schema_version": 0, "attributes": {"id": "a", "name": "a",
+          "rule": [{"port": 80, "proto": "tcp", "match": [{"path": "/"}]}, {"port": 443, "proto": "tcp", "match": []}],
+          "setting": [{"enabled": false}], "extra": [{"v": "1"}, {"v": "2"}]}}]}]});
+    let tf = |body: &str| format!("resource \"box_thing\" \"a\" {{\n  name = \"a\"\n{body}}}\n");
+    let notes_for = |body: &str| {
+        let configuration =
+            ferry_terraform::read_configuration(&[configuration_file("main.tf", &tf(body))])
+                .unwrap();
+        let m = migrate(
+            &read_state(state.to_string().as_bytes()).unwrap(),
+            &ferry_terraform::Mappings::of("acme/box", "box", mapping.clone()),
+            &MigrationOptions {
+                project: "p".into(),
+                configuration: Some(configuration),
+                ..Default::default()
+            },
+        );
+        assert_eq!(m.rows[0].status, ferry_terraform::RowStatus::Mapped, "{:?}", m.rows[0]);
+        m.rows[0].configuration_notes.clone()
+    };
+    // The state's blocks, in another order, with Terraform's own blocks beside them: nothing to say.
+    let agreeing = "  rule {\n    port  = 443\n    proto = \"tcp\"\n  }\n  rule {\n    port  = 80\n    proto = \"tcp\"\n    match {\n      path = \"/\"\n    }\n  }\n  setting {\n    enabled = false\n  }\n  dynamic \"extra\" {\n    for_each = [1]\n    content {\n      v = \"x\"\n    }\n  }\n  lifecycle {\n    ignore_changes = [name]\n  }\n";
+    assert_eq!(notes_for(agreeing), Vec::<String>::new());
+    // A literal the state holds otherwise, said against the block that agrees with most of it;
+    // a nested block's; a count.
+    let notes = notes_for("  rule {\n    port  = 443\n    proto = \"tcp\"\n  }\n  rule {\n    port  = 80\n    proto = \"udp\"\n    match {\n      path = \"/\"\n    }\n  }\n  setting {\n    enabled = true\n  }\n");
+    assert_eq!(
+        notes,
+        [
+            "`rule[1].proto` is \"udp\" in the configuration but \"tcp\" in the state: the program keeps the state's",
+            "`setting[0].enabled` is true in the configuration but false in the state: the program keeps the state's",
+        ]
+    );
+    let notes = notes_for("  rule {\n    port  = 80\n    proto = \"tcp\"\n    match {\n      path = \"/x\"\n    }\n  }\n  rule {\n    port  = 443\n    proto = \"tcp\"\n  }\n  extra {\n    v = \"1\"\n  }\n");
+    assert_eq!(
+        notes,
+        [
+            "`extra` has 1 block in the configuration but 2 in the state: the program keeps the state's",
+            "`rule[0].match[0].path` is \"/x\" in the configuration but \"/\" in the state: the program keeps the state's",
+        ]
+    );
+}

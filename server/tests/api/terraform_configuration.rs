@@ -16,6 +16,10 @@ const MAIN_TF: &str = r#"variable "len" {
 
 variable "env" {}
 
+locals {
+  team = "core"
+}
+
 resource "random_string" "a" {
   length           = var.len
   special          = true
@@ -28,6 +32,7 @@ resource "random_string" "b" {
   keepers = {
     source = random_string.a.result
     label  = "${var.env}-${random_string.a.result}"
+    team   = "${local.team}/${random_string.a.result}"
   }
 }
 
@@ -56,7 +61,11 @@ fn state() -> String {
     attributes["result"] = json!("abcdefghijklmnop");
     attributes["override_special"] = a["instances"][0]["attributes"]["result"].clone();
     let a_result = a["instances"][0]["attributes"]["result"].as_str().unwrap().to_string();
-    attributes["keepers"] = json!({"source": a_result, "label": format!("dev-{a_result}")});
+    attributes["keepers"] = json!({
+        "source": a_result,
+        "label": format!("dev-{a_result}"),
+        "team": format!("core/{a_result}"),
+    });
     let mut c = a.clone();
     c["name"] = json!("c");
     c["module"] = json!("module.m");
@@ -162,7 +171,7 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
             .unwrap_or_else(|| panic!("no row {address}: {migration:#}"))
     };
     assert_eq!(row("random_string.b")["configuration"]["file"], "infra/main.tf");
-    assert_eq!(row("random_string.b")["configuration"]["line"], 13);
+    assert_eq!(row("random_string.b")["configuration"]["line"], 17);
     assert!(row("random_string.b")["configuration"]["text"]
         .as_str()
         .unwrap()
@@ -189,6 +198,8 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
     assert!(program.contains("        source: ${a.result}\n"), "{program}");
     // A template of a variable and a reference: one in the program, the variable config.
     assert!(program.contains("        label: \"${env}-${a.result}\"\n"), "{program}");
+    // A local's piece is the text the state implies.
+    assert!(program.contains("        team: \"core/${a.result}\"\n"), "{program}");
     assert!(program.contains("  env:\n    type: String\n    default: \"dev\"\n"), "{program}");
     assert_eq!(program.matches("      length: ${len}\n").count(), 2, "{program}");
 
@@ -217,6 +228,7 @@ async fn a_state_with_its_configuration_keeps_references_and_variables_into_the_
         "{ts}"
     );
     assert!(ts.contains("label: pulumi.interpolate`${env}-${a.result}`,"), "{ts}");
+    assert!(ts.contains("team: pulumi.interpolate`core/${a.result}`,"), "{ts}");
     assert!(ts.contains("const env = config.get(\"env\") ?? \"dev\";"), "{ts}");
     let python = code("python").await;
     assert!(
