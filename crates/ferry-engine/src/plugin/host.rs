@@ -21,9 +21,9 @@ use tokio::process::{Child, Command};
 use tokio_util::task::AbortOnDropHandle;
 use tonic::transport::{Channel, Endpoint};
 
-use super::discovery::ProviderBinary;
 use super::environment::PluginEnvironment;
 use super::error::{LoggedOutput, PluginError};
+use super::search::ProviderBinary;
 
 /// Lines of a plugin's stderr kept for the server's log when it fails.
 const STDERR_TAIL: usize = 40;
