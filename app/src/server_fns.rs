@@ -241,7 +241,7 @@ pub async fn plan_page(
                     .previews()
                     .review_page(
                         p,
-                        &ferry_types::ReviewQuery {
+                        &ferry_types::ResultQuery {
                             limit: crate::pages::paged::PAGE_ROWS,
                             ..Default::default()
                         },

@@ -31,7 +31,7 @@ mod previews;
 mod programs;
 mod request;
 mod resolve;
-mod review;
+mod results;
 mod sign_in_limits;
 mod stack_config;
 mod stack_secrets;
@@ -82,7 +82,7 @@ pub const DEFAULT_MAX_STATE_BYTES: usize = 64 * 1024 * 1024;
 const CACHE_BYTES: usize = 160 << 20;
 /// How many stored previews' results rows are kept, together (a row is a few hundred bytes):
 /// scrolling through a 10,000-import plan's results must not parse its preview each page.
-const REVIEW_CACHE_ROWS: usize = 100_000;
+const RESULT_CACHE_ROWS: usize = 100_000;
 
 /// Ferry's service: the core every domain shares (the store, the caches, the engine's
 /// configuration, the jobs this instance runs), handed out as one handle per domain. Each handle
@@ -95,7 +95,7 @@ pub struct Ferry {
     /// Parsed versions, weighed by the bytes their resources hold.
     cache: Mutex<lru::WeightedLru<(String, i64), Arc<LoadedVersion>>>,
     /// Stored previews' results rows (what the plan page pages through), weighed by rows.
-    review_rows: Mutex<lru::WeightedLru<String, Arc<review::ReviewRows>>>,
+    result_rows: Mutex<lru::WeightedLru<String, Arc<results::ResultRows>>>,
     jobs: jobs::LiveJobs,
     /// DIY backend URLs the administrator allows (see `backends.rs`).
     allowed_backends: Vec<backends::AllowedBackend>,
@@ -113,7 +113,7 @@ impl Ferry {
             engine: None,
             max_state_bytes,
             cache: Mutex::new(lru::WeightedLru::new(CACHE_BYTES)),
-            review_rows: Mutex::new(lru::WeightedLru::new(REVIEW_CACHE_ROWS)),
+            result_rows: Mutex::new(lru::WeightedLru::new(RESULT_CACHE_ROWS)),
             jobs: Default::default(),
             allowed_backends: Vec::new(),
             schema_hints: Default::default(),

@@ -10,11 +10,11 @@ use std::collections::HashMap;
 use ferry_engine::deploy::Step;
 use ferry_engine::program::edit::{edit_program, ProgramEdit};
 use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
-use ferry_types::{Resolution, ReviewDetail, SourceKind};
+use ferry_types::{Resolution, ResultDetail, SourceKind};
 use serde_json::Value;
 
 use crate::access::Caller;
-use crate::review::{only_zero_or_default, reviewable_steps, step_detail};
+use crate::results::{only_zero_or_default, result_steps, step_detail};
 use crate::{Plans, PreviewRecord, ServiceError};
 
 const ACTIONS: &[&str] = &["adopt", "keep", "ignore", "omit"];
@@ -69,7 +69,7 @@ fn apply(
     texts: &mut Texts,
     kind: SourceKind,
     step: &Step,
-    detail: &ReviewDetail,
+    detail: &ResultDetail,
     resolution: &Resolution,
 ) -> Result<(), ServiceError> {
     let property =
@@ -174,7 +174,7 @@ impl Plans {
         urn: Option<&str>,
     ) -> Result<PlanView, ServiceError> {
         self.resolve_all(author, plan_id, preview, |record| {
-            reviewable_steps(record)
+            result_steps(record)
                 .filter(|s| urn.is_none_or(|u| s.urn == u))
                 .flat_map(|s| {
                     s.diffs
@@ -217,12 +217,12 @@ impl Plans {
         let kind = record.plan.kind();
         let mut options: PlanOptions = current.current.options.clone();
         let steps: HashMap<&str, &Step> =
-            reviewable_steps(&record).map(|s| (s.urn.as_str(), s)).collect();
+            result_steps(&record).map(|s| (s.urn.as_str(), s)).collect();
         let mut texts =
             Texts { spec: current.current.spec.clone(), program: current.current.program.clone() };
         // One review per resource, however many of its properties are resolved (what `apply`
         // reads of it, the values and paths, no resolution changes).
-        let mut details: HashMap<String, ReviewDetail> = HashMap::new();
+        let mut details: HashMap<String, ResultDetail> = HashMap::new();
         for resolution in resolutions {
             let step = steps.get(resolution.urn.as_str()).ok_or_else(|| {
                 ServiceError::Plan(format!("the preview has no resource `{}`", resolution.urn))

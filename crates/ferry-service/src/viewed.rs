@@ -1,6 +1,6 @@
 //! Viewed marks: a reviewer ticks off the resources of a plan they have looked at, as in a code
 //! review's file list. A mark keeps the key of the result the reviewer saw (see
-//! [`crate::review`]'s result keys), so it counts only while the plan's preview shows that same
+//! [`crate::results`]'s result keys), so it counts only while the plan's preview shows that same
 //! result: a new preview that changes the resource's status, differences or values leaves it
 //! unviewed again, and one that does not keeps it viewed across revisions.
 
@@ -8,7 +8,7 @@ use ferry_types::plans::{ViewedMarkAnswer, ViewedMarkInput, ViewedResources};
 use ferry_types::PreviewRef;
 
 use crate::access::Caller;
-use crate::review::ReviewRows;
+use crate::results::ResultRows;
 use crate::{ServiceError, Workflow};
 
 impl Workflow {
@@ -26,7 +26,7 @@ impl Workflow {
         &self,
         plan: &str,
         reviewer: &str,
-        rows: &ReviewRows,
+        rows: &ResultRows,
     ) -> Result<Vec<String>, ServiceError> {
         let marks = self.store.plans().viewed_marks(plan, reviewer).await?;
         Ok(marks

@@ -294,7 +294,7 @@ pub struct PlanPageData {
     pub preview: Option<PreviewRef>,
     /// The latest stored preview's first page of results (the table fetches the rest).
     #[serde(default)]
-    pub results: Option<ReviewPage>,
+    pub results: Option<ResultPage>,
     /// The version the latest preview's commit wrote, if it was committed.
     #[serde(default)]
     pub committed_version: Option<i64>,
@@ -397,7 +397,7 @@ impl PreviewRef {
 
 /// One row of a preview's results table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReviewRow {
+pub struct ResultRow {
     pub urn: String,
     pub name: String,
     #[serde(rename = "type")]
@@ -419,7 +419,7 @@ pub struct ReviewRow {
 /// (comma-separated) and of `type` (empty: any) whose name or URN holds `filter`
 /// (case-insensitive), from `offset`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReviewQuery {
+pub struct ResultQuery {
     #[serde(default)]
     pub status: String,
     #[serde(default, rename = "type")]
@@ -435,26 +435,26 @@ pub struct ReviewQuery {
 
 /// One page of a stored preview's results, with what the filters offer over all of them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ReviewPage {
+pub struct ResultPage {
     /// Rows in the preview.
     pub total: usize,
     /// Of those, how many match the query.
     pub matched: usize,
     /// The position of `rows[0]` among the matching rows.
     pub offset: usize,
-    pub rows: Vec<ReviewRow>,
+    pub rows: Vec<ResultRow>,
     /// How many of the preview's rows have each status (what the filters, the code and the
     /// commit tell), and every type among them (sorted).
     pub by_status: std::collections::BTreeMap<String, usize>,
     pub types: Vec<String>,
     /// Differences across the preview that are only zero values or defaults
-    /// ([`ReviewRow::zero_or_default`] summed).
+    /// ([`ResultRow::zero_or_default`] summed).
     pub zero_or_default: usize,
 }
 
 /// One property of a resource under review: its values and where each came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PropertyReview {
+pub struct PropertyResult {
     pub path: String,
     /// What Read returned (secrets masked).
     pub read: Option<serde_json::Value>,
@@ -476,9 +476,9 @@ pub struct PropertyReview {
 
 /// Everything the review panel shows of one resource.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ReviewDetail {
+pub struct ResultDetail {
     #[serde(flatten)]
-    pub row: ReviewRow,
+    pub row: ResultRow,
     pub id: Option<String>,
     pub import_id: Option<String>,
     /// `spec` or `program`: which resolutions apply.
@@ -488,7 +488,7 @@ pub struct ReviewDetail {
     pub read_inputs: String,
     pub program_inputs: String,
     pub check_failures: Vec<String>,
-    pub properties: Vec<PropertyReview>,
+    pub properties: Vec<PropertyResult>,
 }
 
 /// A one-click resolution of a property that differs.

@@ -4,7 +4,7 @@ mod discovery;
 mod identify;
 mod plans;
 mod previews;
-mod review;
+mod results;
 mod shared;
 mod stacks;
 mod webhooks;
@@ -22,7 +22,7 @@ use ferry_service::ServiceError;
 use identify::*;
 use plans::*;
 use previews::*;
-use review::*;
+use results::*;
 pub use shared::PASSPHRASE_HEADER;
 use stacks::*;
 use webhooks::*;
@@ -98,22 +98,22 @@ pub fn routes() -> Routes {
         .get("/stacks/{id}/code", On(Stack, Viewer), "code.read", stack_code)
         .post("/markers", SignedIn, "", text_markers)
         .get("/stacks/{id}/editor-help", On(Stack, Viewer), "", editor_help)
-        .get("/previews/{id}/review", On(Preview, Viewer), "", owner_review_rows)
-        .get("/previews/{id}/review/resource", On(Preview, Viewer), "", owner_review_detail)
+        .get("/previews/{id}/results", On(Preview, Viewer), "", owner_result_rows)
+        .get("/previews/{id}/results/resource", On(Preview, Viewer), "", owner_result_detail)
         .get("/previews/{id}/graph", On(Preview, Viewer), "", owner_preview_graph)
-        .get("/previews/{id}/viewed", On(Preview, Viewer), "", review::viewed)
-        .put("/previews/{id}/viewed", On(Preview, Viewer), "", review::mark_viewed)
+        .get("/previews/{id}/viewed", On(Preview, Viewer), "", results::viewed)
+        .put("/previews/{id}/viewed", On(Preview, Viewer), "", results::mark_viewed)
         .get(
-            "/shared/{token}/revisions/{revision}/previews/{index}/review",
+            "/shared/{token}/revisions/{revision}/previews/{index}/results",
             Share,
             "",
-            shared_review_rows,
+            shared_result_rows,
         )
         .get(
-            "/shared/{token}/revisions/{revision}/previews/{index}/review/resource",
+            "/shared/{token}/revisions/{revision}/previews/{index}/results/resource",
             Share,
             "",
-            shared_review_detail,
+            shared_result_detail,
         )
         .get(
             "/shared/{token}/revisions/{revision}/previews/{index}/graph",

@@ -611,7 +611,7 @@ async fn viewed_marks_are_a_reviewers_own_and_reset_when_a_result_changes() {
     assert_eq!(status, StatusCode::CREATED, "{plan}");
     let plan = plan["id"].as_str().unwrap().to_string();
     let first = team.preview("pat", &plan).await;
-    let rows = team.get("ann", &format!("/api/v1/previews/{first}/review")).await;
+    let rows = team.get("ann", &format!("/api/v1/previews/{first}/results")).await;
     let urn = |name: &str| {
         rows["rows"].as_array().unwrap().iter().find(|r| r["name"] == name).unwrap()["urn"]
             .as_str()

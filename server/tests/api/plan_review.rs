@@ -160,7 +160,7 @@ async fn a_program_import_is_reviewed_and_resolved_until_it_commits_clean() {
     let job = preview(&app, &plan_id).await;
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
-    let (status, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let (status, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/results"))).await;
     let rows = rows["rows"].clone();
     assert_eq!(status, StatusCode::OK, "{rows}");
     let port = rows.as_array().unwrap().iter().find(|r| r["name"] == "port").unwrap().clone();
@@ -173,7 +173,7 @@ async fn a_program_import_is_reviewed_and_resolved_until_it_commits_clean() {
 
     let urn = port["urn"].as_str().unwrap().to_string();
     let detail_uri = format!(
-        "/api/v1/previews/{preview_id}/review/resource?urn={}",
+        "/api/v1/previews/{preview_id}/results/resource?urn={}",
         urn.replace(':', "%3A").replace('/', "%2F")
     );
     let (status, detail) = call(&app, get(&detail_uri)).await;
@@ -271,7 +271,7 @@ async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
     let job = preview(&app, &plan_id).await;
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
-    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/results"))).await;
     let rows = rows["rows"].clone();
     let statuses: Vec<&str> =
         rows.as_array().unwrap().iter().map(|r| r["status"].as_str().unwrap()).collect();
@@ -314,7 +314,7 @@ async fn a_spec_resolution_edits_properties_and_the_graph_marks_statuses() {
     // A spec's values come from Read; the property left out still shows, to adopt it back.
     let (_, detail) = call(
         &app,
-        get(&format!("/api/v1/previews/{second}/review/resource?urn={}", urn.replace('$', "%24"))),
+        get(&format!("/api/v1/previews/{second}/results/resource?urn={}", urn.replace('$', "%24"))),
     )
     .await;
     assert_eq!(detail["source_kind"], "spec", "{detail}");
@@ -383,7 +383,7 @@ async fn a_read_only_link_reviews_but_never_edits() {
     let token = share["token"].as_str().unwrap().to_string();
 
     let base = format!("/api/v1/shared/{token}/revisions/1/previews/0");
-    let (status, rows) = call(&app, get(&format!("{base}/review"))).await;
+    let (status, rows) = call(&app, get(&format!("{base}/results"))).await;
     let rows = rows["rows"].clone();
     assert_eq!(status, StatusCode::OK, "{rows}");
     let urn = rows.as_array().unwrap().iter().find(|r| r["name"] == "port").unwrap()["urn"]
@@ -392,7 +392,10 @@ async fn a_read_only_link_reviews_but_never_edits() {
         .to_string();
     let (status, detail) = call(
         &app,
-        get(&format!("{base}/review/resource?urn={}", urn.replace(':', "%3A").replace('/', "%2F"))),
+        get(&format!(
+            "{base}/results/resource?urn={}",
+            urn.replace(':', "%3A").replace('/', "%2F")
+        )),
     )
     .await;
     assert_eq!(status, StatusCode::OK, "{detail}");
@@ -405,7 +408,7 @@ async fn a_read_only_link_reviews_but_never_edits() {
     );
     // A position past the previews, or another revision's, is not found.
     let (status, _) =
-        call(&app, get(&format!("/api/v1/shared/{token}/revisions/1/previews/1/review"))).await;
+        call(&app, get(&format!("/api/v1/shared/{token}/revisions/1/previews/1/results"))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 
     // The link is no key to edits: resolutions, saves and commits need the plan's and the
@@ -428,7 +431,7 @@ async fn a_read_only_link_reviews_but_never_edits() {
     )
     .await;
     assert_eq!(status, StatusCode::OK);
-    let (status, _) = call(&app, get(&format!("{base}/review"))).await;
+    let (status, _) = call(&app, get(&format!("{base}/results"))).await;
     assert_eq!(status, StatusCode::NOT_FOUND);
 }
 
@@ -550,7 +553,7 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     let job = preview(&app, &plan_id).await;
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
 
-    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/results"))).await;
     let rows = rows["rows"].clone();
     let logs = rows
         .as_array()
@@ -566,7 +569,7 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     assert!(zero >= 2 && zero <= differs.len(), "{logs}");
     let urn = logs["urn"].as_str().unwrap().to_string();
     let detail_uri = format!(
-        "/api/v1/previews/{preview_id}/review/resource?urn={}",
+        "/api/v1/previews/{preview_id}/results/resource?urn={}",
         urn.replace(':', "%3A").replace('/', "%2F")
     );
     let (_, detail) = call(&app, get(&detail_uri)).await;
@@ -641,7 +644,7 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     assert_eq!(assets_text, bucket("assets"), "the other resource's text is untouched");
     let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
     let second = job["preview_id"].as_str().unwrap().to_string();
-    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{second}/review"))).await;
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{second}/results"))).await;
     let rows = rows["rows"].clone();
     let row =
         |name: &str| rows.as_array().unwrap().iter().find(|r| r["name"] == name).unwrap().clone();
@@ -654,7 +657,7 @@ async fn zero_values_and_defaults_are_counted_and_adopted_in_one_click() {
     assert_eq!(resolved["plan"]["current"]["revision"], 4);
     let job = wait(&app, &plan_id, resolved["job"]["id"].as_str().unwrap()).await;
     let third = job["preview_id"].as_str().unwrap().to_string();
-    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{third}/review"))).await;
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{third}/results"))).await;
     let rows = rows["rows"].clone();
     for r in rows.as_array().unwrap() {
         assert_eq!(r["zero_or_default"], 0, "{r}");
@@ -687,7 +690,7 @@ async fn a_big_plans_results_are_paged_and_filtered_on_the_server_and_its_graph_
     .await;
     let job = preview(&app, &plan_id).await;
     let preview_id = job["preview_id"].as_str().unwrap().to_string();
-    let base = format!("/api/v1/previews/{preview_id}/review");
+    let base = format!("/api/v1/previews/{preview_id}/results");
 
     // Pages partition the rows, in the spec's order, and never pass the cap.
     let mut names = Vec::new();

@@ -86,7 +86,7 @@ async fn a_two_resource_import_program_leaves_a_93_resource_stack_untouched() {
     );
     assert_eq!(record["preview"]["plan"]["untouched"], 92);
     assert_eq!(record["preview"]["plan"]["scope"], "imports");
-    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/review"))).await;
+    let (_, rows) = call(&app, get(&format!("/api/v1/previews/{preview_id}/results"))).await;
     let rows = rows["rows"].clone();
     assert!(rows.as_array().unwrap().iter().all(|r| r["status"] != "delete"), "{rows}");
 

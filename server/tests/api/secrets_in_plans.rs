@@ -94,7 +94,7 @@ async fn a_password_typed_as_an_import_id_shows_only_in_its_editor() {
         format!("/api/v1/plans/{plan}"),
         format!("/api/v1/plans/{plan}/revisions/1"),
         format!("/api/v1/previews/{preview}"),
-        format!("/api/v1/previews/{preview}/review"),
+        format!("/api/v1/previews/{preview}/results"),
         format!("/api/v1/plans/{plan}/activity"),
         format!("/api/v1/plans/{plan}/jobs"),
         format!("/api/v1/previews/{preview}/code?lang=ts"),

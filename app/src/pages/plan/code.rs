@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use ferry_types::{PreviewRef, ReviewPage};
+use ferry_types::{PreviewRef, ResultPage};
 use leptos::prelude::*;
 
 pub(super) const LANGUAGES: [(&str, &str); 5] =
@@ -14,7 +14,7 @@ pub(super) fn CodeTabs(
     preview: PreviewRef,
     style: String,
     elide: bool,
-    results: RwSignal<Option<ReviewPage>>,
+    results: RwSignal<Option<ResultPage>>,
 ) -> impl IntoView {
     let base = preview.api_base();
     // With nothing ready there is no code to ask for: say why instead.

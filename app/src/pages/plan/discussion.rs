@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use ferry_types::{ApprovalStateView, AuditEntry, CommentView, PlanAccess, ReviewRow};
+use ferry_types::{ApprovalStateView, AuditEntry, CommentView, PlanAccess, ResultRow};
 use leptos::prelude::*;
 
 use super::diff_view::DiffView;
@@ -335,7 +335,7 @@ pub(super) fn Timeline(plan_id: String, epoch: RwSignal<u32>) -> impl IntoView {
 #[derive(Clone, Default)]
 struct Side {
     text: String,
-    rows: BTreeMap<String, ReviewRow>,
+    rows: BTreeMap<String, ResultRow>,
 }
 
 /// Two revisions side by side in Monaco's diff editor, with what changed in their previews.
@@ -377,7 +377,7 @@ pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView
                     let urns: std::collections::BTreeSet<String> = a.rows.keys().chain(b.rows.keys()).cloned().collect();
                     let changes: Vec<(String, String, String)> = urns.into_iter().filter_map(|urn| {
                         let (x, y) = (a.rows.get(&urn), b.rows.get(&urn));
-                        let describe = |r: Option<&ReviewRow>| r.map(|r| if r.differs.is_empty() { r.status.clone() } else { format!("{} (differs: {})", r.status, r.differs.join(", ")) }).unwrap_or_else(|| "—".into());
+                        let describe = |r: Option<&ResultRow>| r.map(|r| if r.differs.is_empty() { r.status.clone() } else { format!("{} (differs: {})", r.status, r.differs.join(", ")) }).unwrap_or_else(|| "—".into());
                         let (dx, dy) = (describe(x), describe(y));
                         (dx != dy).then(|| (x.or(y).map(|r| r.name.clone()).unwrap_or(urn), dx, dy))
                     }).collect();
@@ -408,13 +408,13 @@ async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
                 (
                     format!("/api/v1/shared/{token}?revision={revision}"),
                     Box::new(move |i, _| {
-                        format!("/api/v1/shared/{token}/revisions/{revision}/previews/{i}/review")
+                        format!("/api/v1/shared/{token}/revisions/{revision}/previews/{i}/results")
                     }),
                 )
             }
             None => (
                 format!("/api/v1/plans/{}/revisions/{revision}", access.plan_id),
-                Box::new(|_, id: &str| format!("/api/v1/previews/{id}/review")),
+                Box::new(|_, id: &str| format!("/api/v1/previews/{id}/results")),
             ),
         };
     let view: ferry_types::plans::PlanView = crate::browser::get_json(&view_url).await?;
@@ -427,7 +427,7 @@ async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
         let url = review_url(previews.len() - 1, last);
         let mut read = 0;
         loop {
-            let page: ferry_types::ReviewPage =
+            let page: ferry_types::ResultPage =
                 crate::browser::get_json(&format!("{url}?offset={read}")).await?;
             read += page.rows.len();
             let done = page.rows.is_empty() || read >= page.matched;

@@ -11,22 +11,22 @@ mod head;
 mod identify;
 mod options;
 mod preview;
+mod resource_diff;
 pub(crate) mod results;
-mod review;
 mod share;
 mod source;
 mod workspace;
 
 use std::sync::Arc;
 
-use ferry_types::{PlanPageData, PreviewRef, ReviewPage};
+use ferry_types::{PlanPageData, PreviewRef, ResultPage};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
 use crate::server_fns::plan_page;
 use head::PlanHead;
 use preview::PreviewSection;
-use review::ReviewPanel;
+use resource_diff::DiffPanel;
 use source::{Draft, SourceSection};
 use workspace::{PlanTab, TabBar, TabPanel, ViewedMarks, ViewedProgress};
 
@@ -218,7 +218,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                 <div class="workspace-detail">
                     {move || match (preview.get(), selected.get()) {
                         (Some(p), Some(urn)) => view! {
-                            <ReviewPanel preview=p urn=urn plan_id=owner_plan.clone() access=access_for_review.clone() marks=marks on_close=Callback::new(move |_| selected.set(None))/>
+                            <DiffPanel preview=p urn=urn plan_id=owner_plan.clone() access=access_for_review.clone() marks=marks on_close=Callback::new(move |_| selected.set(None))/>
                         }.into_any(),
                         _ => view! {
                             <section class="card review-empty" id="review-empty">
@@ -333,7 +333,7 @@ const NAMED_WRITES: usize = 100;
 fn Commit(
     preview: String,
     stack_name: String,
-    results: RwSignal<Option<ReviewPage>>,
+    results: RwSignal<Option<ResultPage>>,
     untouched: Signal<usize>,
     committed: RwSignal<Option<Result<String, String>>>,
     /// Where the plan stands: what blocks its commit.
@@ -372,7 +372,7 @@ fn Commit(
         })
     };
     // The first of them, named in the confirmation (fetched when it opens).
-    let named = RwSignal::new(None::<Result<ReviewPage, String>>);
+    let named = RwSignal::new(None::<Result<ResultPage, String>>);
     let _preview_ref = PreviewRef::Owner { preview: preview.clone() };
     Effect::new(move |_| {
         if !confirming.get() {

@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ferry_types::{JobEvent, JobSnapshot, PreviewRef, ReviewPage, ReviewRow};
+use ferry_types::{JobEvent, JobSnapshot, PreviewRef, ResultPage, ResultRow};
 use leptos::prelude::*;
 
 use super::results::ResultsTable;
@@ -15,8 +15,8 @@ pub(super) fn running(job: RwSignal<Option<JobSnapshot>>) -> bool {
     job.with(|j| j.as_ref().is_some_and(|j| j.status.is_live()))
 }
 
-fn row_of(e: &JobEvent) -> ReviewRow {
-    ReviewRow {
+fn row_of(e: &JobEvent) -> ResultRow {
+    ResultRow {
         urn: e.urn.clone(),
         name: e.name.clone(),
         type_: e.type_.clone(),
@@ -37,7 +37,7 @@ pub(super) fn PreviewSection(
     job: RwSignal<Option<JobSnapshot>>,
     preview: RwSignal<Option<PreviewRef>>,
     /// The stored preview's first page of results (the table fetches the rest).
-    stored: RwSignal<Option<ReviewPage>>,
+    stored: RwSignal<Option<ResultPage>>,
     /// The preview whose first page the page came with (a new preview's is fetched).
     shown: Option<PreviewRef>,
     selected: RwSignal<Option<String>>,

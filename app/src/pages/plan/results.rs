@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
-use ferry_types::{PreviewRef, ReviewPage, ReviewRow};
+use ferry_types::{PreviewRef, ResultPage, ResultRow};
 use leptos::prelude::*;
 
 use super::workspace::ViewedMarks;
@@ -29,7 +29,7 @@ pub(super) fn page_url(
 ) -> String {
     use crate::format::encode_query_value as q;
     format!(
-        "{}/review?status={}&type={}&filter={}&offset={offset}&limit={limit}",
+        "{}/results?status={}&type={}&filter={}&offset={offset}&limit={limit}",
         preview.api_base(),
         q(statuses),
         q(type_),
@@ -39,17 +39,17 @@ pub(super) fn page_url(
 
 /// A page of a stored preview's results, fetched by the browser (the server renders the first
 /// page with the plan's page; it never fetches one).
-pub(super) async fn fetch_page(url: String) -> Result<ReviewPage, String> {
+pub(super) async fn fetch_page(url: String) -> Result<ResultPage, String> {
     #[cfg(feature = "hydrate")]
-    return crate::browser::get_json::<ReviewPage>(&url).await;
+    return crate::browser::get_json::<ResultPage>(&url).await;
     #[cfg(not(feature = "hydrate"))]
     Err(format!("{url} is fetched in the browser"))
 }
 
 #[component]
 pub(super) fn ResultsTable(
-    live: Memo<Option<Arc<Vec<ReviewRow>>>>,
-    stored: RwSignal<Option<ReviewPage>>,
+    live: Memo<Option<Arc<Vec<ResultRow>>>>,
+    stored: RwSignal<Option<ResultPage>>,
     preview: RwSignal<Option<PreviewRef>>,
     selected: RwSignal<Option<String>>,
     /// Each resource's Terraform address by name (a migrated plan's): a column when there are any.

@@ -1,9 +1,9 @@
-//! One resource under review: a Monaco diff of the inputs Read returned against the program's
+//! One resource's diff: a Monaco diff of the inputs Read returned against the program's
 //! (or spec's), Check failures and warnings, and for every property its values, where each came
 //! from and why it differs, with one-click resolutions that write the plan's next revision and
 //! preview it again.
 
-use ferry_types::{PlanAccess, PreviewRef, PropertyReview, ReviewDetail, SourceKind};
+use ferry_types::{PlanAccess, PreviewRef, PropertyResult, ResultDetail, SourceKind};
 use leptos::prelude::*;
 
 use super::diff_view::DiffView;
@@ -31,7 +31,7 @@ fn show(v: &Option<serde_json::Value>) -> String {
 /// `plan_id` is set when the viewer may resolve (the owner, on the latest revision, with the
 /// latest preview).
 #[component]
-pub(super) fn ReviewPanel(
+pub(super) fn DiffPanel(
     preview: PreviewRef,
     urn: String,
     plan_id: Option<String>,
@@ -44,18 +44,18 @@ pub(super) fn ReviewPanel(
     let show_equal = RwSignal::new(false);
     let viewed_urn = urn.clone();
     let url = format!(
-        "{}/review/resource?urn={}",
+        "{}/results/resource?urn={}",
         preview.api_base(),
         crate::format::encode_query_value(&urn)
     );
-    let detail = RwSignal::new(None::<Result<ReviewDetail, String>>);
+    let detail = RwSignal::new(None::<Result<ResultDetail, String>>);
     let problem = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
     {
         let url = url.clone();
         leptos::task::spawn_local(async move {
-            detail.set(Some(crate::browser::get_json::<ReviewDetail>(&url).await));
+            detail.set(Some(crate::browser::get_json::<ResultDetail>(&url).await));
         });
     }
     #[cfg(not(feature = "hydrate"))]
@@ -158,7 +158,7 @@ pub(super) fn ReviewPanel(
                         <table class="results" id="review-properties">
                             <thead><tr><th>"Property"</th><th>"Read"</th><th>{if d.source_kind == SourceKind::Program { "Program" } else { "Code" }}</th><th>"Change"</th><th>"Cause"</th><th>"Source"</th><th><span class="sr-only">"Resolve"</span></th></tr></thead>
                             <tbody>
-                                {d.properties.iter().map(|p: &PropertyReview| {
+                                {d.properties.iter().map(|p: &PropertyResult| {
                                     let property = p.path.clone();
                                     let resolve = resolve.clone();
                                     let differs = p.kind != "none";

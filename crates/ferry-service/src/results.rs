@@ -1,4 +1,4 @@
-//! Reviewing a stored preview: its results as table rows, one resource's two sides (what Read
+//! A stored preview's results: its rows, one resource's two sides (what Read
 //! returned, what the program or spec says) with each property's source and why it differs,
 //! and the stack graph with the preview's resources marked by status.
 //!
@@ -13,7 +13,7 @@ use ferry_state::graph_summary::{summarise, Summary, SUMMARY_BUDGET};
 use ferry_state::StackGraph;
 use ferry_types::SourceKind;
 use ferry_types::{
-    PreviewRef, PropertyReview, Resolution, ReviewDetail, ReviewPage, ReviewQuery, ReviewRow,
+    PreviewRef, PropertyResult, Resolution, ResultDetail, ResultPage, ResultQuery, ResultRow,
 };
 use serde_json::{json, Map, Value};
 
@@ -32,7 +32,7 @@ fn reviewable(kind: SourceKind, step: &Step) -> bool {
     }
 }
 
-pub(crate) fn reviewable_steps(record: &PreviewRecord) -> impl Iterator<Item = &Step> {
+pub(crate) fn result_steps(record: &PreviewRecord) -> impl Iterator<Item = &Step> {
     let kind = record.plan.kind();
     record.plan.plan.steps.iter().filter(move |s| reviewable(kind, s))
 }
@@ -43,7 +43,7 @@ pub(crate) fn only_zero_or_default(d: &PropertyDiff) -> bool {
     d.kind != DiffKind::None && matches!(d.cause, DiffCause::ZeroValue | DiffCause::ProviderDefault)
 }
 
-fn step_row(s: &Step) -> ReviewRow {
+fn step_row(s: &Step) -> ResultRow {
     let mut warnings = s.warnings.clone();
     if let Some(m) = s.message() {
         warnings.insert(0, m);
@@ -63,7 +63,7 @@ fn step_row(s: &Step) -> ReviewRow {
     };
     let zero_or_default =
         if imports { s.diffs.iter().filter(|d| only_zero_or_default(d)).count() } else { 0 };
-    ReviewRow {
+    ResultRow {
         urn: s.urn.clone(),
         name: s.name.clone(),
         type_: s.type_.clone(),
@@ -87,8 +87,8 @@ fn cause_text(c: DiffCause) -> &'static str {
 
 /// The preview's resources as table rows: a program's in the order the preview reports them,
 /// a spec's in the spec's order.
-pub fn review_rows(record: &PreviewRecord) -> Vec<ReviewRow> {
-    let mut steps: Vec<&Step> = reviewable_steps(record).collect();
+pub fn result_rows(record: &PreviewRecord) -> Vec<ResultRow> {
+    let mut steps: Vec<&Step> = result_steps(record).collect();
     if record.plan.kind() == SourceKind::Spec {
         steps.sort_by_key(|s| s.spec_index);
     }
@@ -100,8 +100,8 @@ pub const MAX_REVIEW_ROWS: usize = 1000;
 
 /// A stored preview's results rows with what the filters offer over all of them, counted once
 /// when the rows are made (a stored preview never changes), not for each page.
-pub struct ReviewRows {
-    rows: Vec<ReviewRow>,
+pub struct ResultRows {
+    rows: Vec<ResultRow>,
     by_status: std::collections::BTreeMap<String, usize>,
     types: Vec<String>,
     zero_or_default: usize,
@@ -126,9 +126,9 @@ fn result_key(s: &Step) -> String {
     digest[..12].iter().map(|b| format!("{b:02x}")).collect()
 }
 
-impl ReviewRows {
-    pub fn of(record: &PreviewRecord) -> ReviewRows {
-        let rows = review_rows(record);
+impl ResultRows {
+    pub fn of(record: &PreviewRecord) -> ResultRows {
+        let rows = result_rows(record);
         let mut by_status = std::collections::BTreeMap::<String, usize>::new();
         for r in &rows {
             *by_status.entry(r.status.clone()).or_insert(0) += 1;
@@ -137,18 +137,17 @@ impl ReviewRows {
         let types = types.into_iter().map(str::to_string).collect();
         let zero_or_default = rows.iter().map(|r| r.zero_or_default).sum();
         let refusal = record.plan.plan.commit_refusal(false);
-        let result_keys =
-            reviewable_steps(record).map(|s| (s.urn.clone(), result_key(s))).collect();
-        ReviewRows { rows, by_status, types, zero_or_default, refusal, result_keys }
+        let result_keys = result_steps(record).map(|s| (s.urn.clone(), result_key(s))).collect();
+        ResultRows { rows, by_status, types, zero_or_default, refusal, result_keys }
     }
 
     /// The rows matching `query` (one of its statuses, its type, the text in the name or URN
     /// whatever its case), one page of them from its offset, and what the filters offer over
     /// all rows.
-    pub fn page(&self, query: &ReviewQuery) -> ReviewPage {
+    pub fn page(&self, query: &ResultQuery) -> ResultPage {
         let needle = query.filter.to_lowercase();
         let statuses: Vec<&str> = query.status.split(',').filter(|s| !s.is_empty()).collect();
-        let matches = |r: &ReviewRow| {
+        let matches = |r: &ResultRow| {
             (statuses.is_empty() || statuses.contains(&r.status.as_str()))
                 && (query.type_.is_empty() || r.type_ == query.type_)
                 && (needle.is_empty()
@@ -164,7 +163,7 @@ impl ReviewRows {
             }
             matched += 1;
         }
-        ReviewPage {
+        ResultPage {
             total: self.rows.len(),
             matched,
             offset: query.offset.min(matched),
@@ -284,7 +283,7 @@ fn kind_text(k: DiffKind) -> &'static str {
     }
 }
 
-pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) -> ReviewDetail {
+pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) -> ResultDetail {
     let mut read = Map::new();
     let mut program = Map::new();
     let mut properties = Vec::new();
@@ -296,7 +295,7 @@ pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) 
             insert_path(&mut program, &d.path, v.clone());
         }
         let decision = decision_for(decisions, &s.urn, &d.path).map(|r| r.action.clone());
-        properties.push(PropertyReview {
+        properties.push(PropertyResult {
             path: d.path.clone(),
             read: d.read.clone(),
             program: d.program.clone(),
@@ -307,7 +306,7 @@ pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) 
             decision,
         });
     }
-    ReviewDetail {
+    ResultDetail {
         row: step_row(s),
         id: s.id.clone(),
         import_id: s.import_id.clone(),
@@ -320,12 +319,12 @@ pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) 
 }
 
 /// One resource's review, or `None` when the preview does not hold `urn`.
-pub fn review_detail(
+pub fn result_detail(
     record: &PreviewRecord,
     urn: &str,
     decisions: &[Resolution],
-) -> Option<ReviewDetail> {
-    reviewable_steps(record)
+) -> Option<ResultDetail> {
+    result_steps(record)
         .find(|s| s.urn == urn)
         .map(|s| step_detail(s, record.plan.kind(), decisions))
 }
@@ -408,13 +407,13 @@ impl Previews {
 
     /// The stored preview's results rows, made once and kept (a stored preview never changes),
     /// so paging through 10,000 of them does not parse the preview for each page.
-    pub(crate) async fn rows_of(&self, r: &PreviewRef) -> Result<Arc<ReviewRows>, ServiceError> {
+    pub(crate) async fn rows_of(&self, r: &PreviewRef) -> Result<Arc<ResultRows>, ServiceError> {
         let id = self.preview_id(r).await?;
-        if let Some(hit) = self.review_rows.lock().expect("review rows lock").get(&id) {
+        if let Some(hit) = self.result_rows.lock().expect("result rows lock").get(&id) {
             return Ok(hit);
         }
-        let rows = Arc::new(ReviewRows::of(&self.stored_preview(&id).await?));
-        self.review_rows.lock().expect("review rows lock").insert(id, rows.clone(), rows.weight());
+        let rows = Arc::new(ResultRows::of(&self.stored_preview(&id).await?));
+        self.result_rows.lock().expect("result rows lock").insert(id, rows.clone(), rows.weight());
         Ok(rows)
     }
 
@@ -432,23 +431,23 @@ impl Previews {
         })
     }
 
-    /// One page of the stored preview's results (see [`ReviewRows::page`]).
+    /// One page of the stored preview's results (see [`ResultRows::page`]).
     pub async fn review_page(
         &self,
         r: &PreviewRef,
-        query: &ReviewQuery,
-    ) -> Result<ReviewPage, ServiceError> {
+        query: &ResultQuery,
+    ) -> Result<ResultPage, ServiceError> {
         Ok(self.rows_of(r).await?.page(query))
     }
 
-    pub async fn review_detail(
+    pub async fn result_detail(
         &self,
         r: &PreviewRef,
         urn: &str,
-    ) -> Result<ReviewDetail, ServiceError> {
+    ) -> Result<ResultDetail, ServiceError> {
         let record = self.preview_by_ref(r).await?;
         let decisions = self.preview_decisions(r).await?;
-        review_detail(&record, urn, &decisions)
+        result_detail(&record, urn, &decisions)
             .ok_or_else(|| ServiceError::Plan(format!("the preview has no resource `{urn}`")))
     }
 
@@ -465,7 +464,7 @@ impl Previews {
     ) -> Result<Value, ServiceError> {
         let record = self.preview_by_ref(r).await?;
         // From the record just read: the kept rows would parse the preview again when cold.
-        let rows = review_rows(&record);
+        let rows = result_rows(&record);
         let status: HashMap<&str, &str> =
             rows.iter().map(|row| (row.urn.as_str(), row.status.as_str())).collect();
         let committed = record.committed_version.is_some();
@@ -479,7 +478,7 @@ impl Previews {
                 let base =
                     self.stacks().version(&record.stack_id, Some(record.base_version)).await?;
                 let existing = base.deployment.reference_index();
-                let added: Vec<Resource> = reviewable_steps(&record)
+                let added: Vec<Resource> = result_steps(&record)
                     .filter(|s| !existing.contains_key(s.urn.as_str()))
                     .map(|s| {
                         planned_resource(

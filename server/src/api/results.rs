@@ -1,4 +1,4 @@
-//! The API's review of a stored preview: its rows, one resource's two sides, its graph and
+//! The API's view of a stored preview's results: its rows, one resource's two sides, its graph and
 //! code (for the owner and through a share link), and the resolutions that write a revision.
 
 use std::sync::Arc;
@@ -29,23 +29,23 @@ pub(super) fn shared((token, revision, index): (String, i64, usize)) -> ferry_ty
     ferry_types::PreviewRef::Shared { token, revision, index }
 }
 
-/// `GET …/review?status=&type=&filter=&offset=&limit=`: one page of the preview's results
+/// `GET …/results?status=&type=&filter=&offset=&limit=`: one page of the preview's results
 /// (`{total, matched, offset, rows, statuses, types, zero_or_default}`), filtered on the
 /// server; at most 1,000 rows a page.
-pub(super) async fn owner_review_rows(
+pub(super) async fn owner_result_rows(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    ApiQuery(q): ApiQuery<ferry_types::ReviewQuery>,
+    ApiQuery(q): ApiQuery<ferry_types::ResultQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().review_page(&owner(id), &q).await?).into_response())
 }
 
-pub(super) async fn owner_review_detail(
+pub(super) async fn owner_result_detail(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<UrnQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.previews().review_detail(&owner(id), &q.urn).await?).into_response())
+    Ok(Json(ferry.previews().result_detail(&owner(id), &q.urn).await?).into_response())
 }
 
 /// `GET …/graph?expand=&full=`: the stack graph with the preview's resources, summarised as
@@ -59,20 +59,20 @@ pub(super) async fn owner_preview_graph(
         .into_response())
 }
 
-pub(super) async fn shared_review_rows(
+pub(super) async fn shared_result_rows(
     State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
-    ApiQuery(q): ApiQuery<ferry_types::ReviewQuery>,
+    ApiQuery(q): ApiQuery<ferry_types::ResultQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.previews().review_page(&shared(p), &q).await?).into_response())
 }
 
-pub(super) async fn shared_review_detail(
+pub(super) async fn shared_result_detail(
     State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
     ApiQuery(q): ApiQuery<UrnQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.previews().review_detail(&shared(p), &q.urn).await?).into_response())
+    Ok(Json(ferry.previews().result_detail(&shared(p), &q.urn).await?).into_response())
 }
 
 pub(super) async fn shared_preview_graph(
