@@ -75,7 +75,6 @@ pub(crate) fn configured_variables(
     sources: &[&SourceResource],
     lowering: &mut Lowering<'_>,
 ) {
-    let mut settings: HashMap<String, usize> = HashMap::new();
     for (at, source) in sources.iter().enumerate() {
         let Some(origin) = &source.origin else { continue };
         for variable in &origin.variables {
@@ -101,31 +100,23 @@ pub(crate) fn configured_variables(
                 ));
                 continue;
             }
-            let config = match settings.get(&variable.name) {
-                Some(&c) => {
-                    let setting = &lowering.config[c];
-                    if setting.ty != field.ty || setting.default.as_ref() != Some(&field.value) {
-                        lowering.report.warnings.push(format!(
-                            "`{name}`: `{}` is var.{} in the configuration, but holds another value or type than `{}`'s `{}`; the value is written out",
-                            variable.property, variable.name, setting.resource, setting.property
-                        ));
-                        continue;
-                    }
-                    c
-                }
-                None => {
-                    lowering.config.push(ConfigSetting {
-                        key: variable.name.clone(),
-                        ty: field.ty.clone(),
-                        resource: name.clone(),
-                        property: variable.property.clone(),
-                        default: Some(field.value.clone()),
-                    });
-                    settings.insert(variable.name.clone(), lowering.config.len() - 1);
-                    lowering.config.len() - 1
-                }
+            let setting = ConfigSetting {
+                key: variable.name.clone(),
+                ty: field.ty.clone(),
+                resource: name.clone(),
+                property: variable.property.clone(),
+                default: Some(field.value.clone()),
             };
-            field.value = Value::Config { config };
+            match variable_setting(lowering, setting) {
+                Ok(config) => field.value = Value::Config { config },
+                Err(other) => {
+                    let other = &lowering.config[other];
+                    lowering.report.warnings.push(format!(
+                        "`{name}`: `{}` is var.{} in the configuration, but holds another value or type than `{}`'s `{}`; the value is written out",
+                        variable.property, variable.name, other.resource, other.property
+                    ));
+                }
+            }
         }
     }
 }
@@ -144,7 +135,7 @@ pub(crate) fn configured_templates(
     let by_name = unique_names(sources);
     for (at, source) in sources.iter().enumerate() {
         let Some(origin) = &source.origin else { continue };
-        for template in &origin.templates {
+        'template: for template in &origin.templates {
             let name = out[at].name.clone();
             let mut pieces = Vec::new();
             for part in &template.parts {
@@ -161,48 +152,32 @@ pub(crate) fn configured_templates(
                                     "`{name}`: `{}` refers to `{target}`, which the code cannot reach before it; the value is written out",
                                     template.property
                                 ));
-                                pieces.clear();
-                                break;
+                                continue 'template;
                             }
                         }
                     }
                     OriginPart::Variable { name: variable, text } => {
-                        let default = Value::String(text.clone());
-                        let existing = lowering
-                            .config
-                            .iter()
-                            .position(|c| c.key == *variable && c.default.is_some());
-                        match existing {
-                            Some(c)
-                                if lowering.config[c].ty == Type::String
-                                    && lowering.config[c].default.as_ref() == Some(&default) =>
-                            {
-                                Piece::Value(Value::Config { config: c })
-                            }
-                            Some(c) => {
+                        let setting = ConfigSetting {
+                            key: variable.clone(),
+                            ty: Type::String,
+                            resource: name.clone(),
+                            property: template.property.clone(),
+                            default: Some(Value::String(text.clone())),
+                        };
+                        match variable_setting(lowering, setting) {
+                            Ok(config) => Piece::Value(Value::Config { config }),
+                            Err(other) => {
+                                let other = &lowering.config[other];
                                 lowering.report.warnings.push(format!(
                                     "`{name}`: `{}` holds var.{variable} as the text {text:?}, another value or type than `{}`'s `{}`; the text is written out",
-                                    template.property, lowering.config[c].resource, lowering.config[c].property
+                                    template.property, other.resource, other.property
                                 ));
                                 Piece::Text(text.clone())
-                            }
-                            None => {
-                                lowering.config.push(ConfigSetting {
-                                    key: variable.clone(),
-                                    ty: Type::String,
-                                    resource: name.clone(),
-                                    property: template.property.clone(),
-                                    default: Some(default),
-                                });
-                                Piece::Value(Value::Config { config: lowering.config.len() - 1 })
                             }
                         }
                     }
                 };
                 pieces.push(piece);
-            }
-            if pieces.is_empty() {
-                continue;
             }
             let Some(field) = out[at].args.iter_mut().find(|f| f.name.schema == template.property)
             else {
@@ -219,6 +194,27 @@ pub(crate) fn configured_templates(
             if let Some(slot) = slot {
                 *slot = Value::Interpolate(pieces);
             }
+        }
+    }
+}
+
+/// The config setting a source variable is read from: the one its earlier uses made, when it
+/// has `setting`'s type and default; `setting`, added, at the first use; `Err` with the earlier
+/// setting when this use holds another value or type (one variable is one setting).
+fn variable_setting(lowering: &mut Lowering<'_>, setting: ConfigSetting) -> Result<usize, usize> {
+    match lowering.variable_settings.get(&setting.key) {
+        Some(&c) => {
+            let earlier = &lowering.config[c];
+            if earlier.ty == setting.ty && earlier.default == setting.default {
+                Ok(c)
+            } else {
+                Err(c)
+            }
+        }
+        None => {
+            lowering.variable_settings.insert(setting.key.clone(), lowering.config.len());
+            lowering.config.push(setting);
+            Ok(lowering.config.len() - 1)
         }
     }
 }

@@ -148,6 +148,9 @@ pub(crate) struct Lowering<'a> {
     pub(crate) report: Report,
     pub(crate) config: Vec<ConfigSetting>,
     pub(crate) config_names: NameTable,
+    /// Each source variable's setting in `config`, by its key (see
+    /// `connections::variable_setting`).
+    pub(crate) variable_settings: HashMap<String, usize>,
 }
 
 impl Lowering<'_> {
@@ -510,6 +513,7 @@ pub fn lower(
         report: Report { warnings, ..Default::default() },
         config: Vec::new(),
         config_names: NameTable::new(&[], []),
+        variable_settings: HashMap::new(),
     };
     // A variable's key is its name in the source's configuration (what the stack's config
     // holds): claimed before any secret's key is made.

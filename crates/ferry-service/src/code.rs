@@ -301,6 +301,9 @@ impl Previews {
         // import steps that read without an error (a Terraform migration's program is Ferry's
         // own YAML; the code is what a team keeps).
         let kind = record.kind();
+        let imported = |s: &&ferry_engine::deploy::Step| {
+            matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none()
+        };
         let ready: HashMap<&str, Option<&str>> = record
             .plan
             .steps
@@ -309,9 +312,7 @@ impl Previews {
                 // ...and the components a migration places them in (module calls), created in
                 // state only.
                 SourceKind::Program => {
-                    (matches!(s.op, StepOp::Import | StepOp::ImportReplacement)
-                        || s.op == StepOp::Create && s.state_only)
-                        && s.error.is_none()
+                    imported(s) || s.op == StepOp::Create && s.state_only && s.error.is_none()
                 }
                 SourceKind::Spec => {
                     s.spec_index.is_some() && s.status.is_some_and(|st| st.is_ready())
@@ -319,10 +320,7 @@ impl Previews {
             })
             .map(|s| (s.urn.as_str(), s.import_id.as_deref()))
             .collect();
-        let imports = record.plan.steps.iter().filter(|s| {
-            matches!(s.op, StepOp::Import | StepOp::ImportReplacement) && s.error.is_none()
-        });
-        if kind == SourceKind::Program && imports.count() == 0 {
+        if kind == SourceKind::Program && !record.plan.steps.iter().any(|s| imported(&s)) {
             return Err(ServiceError::Code("the program imports nothing: its resources are already code; generate code from the stack".into()));
         }
         let sealed = SealedPayload::open(&stored.payload, &key)?;

@@ -150,11 +150,7 @@ pub(crate) fn apply(
             applied.notes.push(format!("`{declared}` is in the configuration but not in the state: Terraform has not created it, so nothing imports it"));
         }
     }
-    // Each variable's uses: (instance, where, the state's value), for a second pass that
-    // keeps the variables every use agrees on.
-    let mut variable_uses: BTreeMap<String, Vec<(usize, VariableUse, Value)>> = BTreeMap::new();
-    // Templates waiting for that pass: by instance, with the state's text of each variable.
-    let mut templates: Vec<(usize, ConfiguredTemplate)> = Vec::new();
+    let mut pending = Pending::default();
     for (i, inst) in imported.instances.iter().enumerate() {
         if inst.address.mode != crate::Mode::Managed || inst.deposed.is_some() {
             continue;
@@ -167,8 +163,8 @@ pub(crate) fn apply(
         };
         rows[i].configuration = Some(block.source.clone());
         let Some(inputs) = imported.inputs.get(&i) else { continue };
-        // Nested blocks hold no references the program could say: only what they contradict.
-        let sensitive: BTreeSet<&str> = inst
+        // The attributes a sensitive path starts at.
+        let sensitive_attributes: BTreeSet<&str> = inst
             .sensitive
             .iter()
             .filter_map(|path| match path.first() {
@@ -176,20 +172,18 @@ pub(crate) fn apply(
                 _ => None,
             })
             .collect();
+        // Nested blocks hold no references the program could say: only what they contradict.
         contradicted_blocks(
             &block.blocks,
             &inst.attributes,
             "",
-            &sensitive,
+            &sensitive_attributes,
             &mut rows[i].configuration_notes,
         );
         for (attribute, argument) in &block.arguments {
             let property = (imported.property_name)(i, attribute);
             let Some(state_value) = inst.attributes.get(attribute) else { continue };
-            let sensitive = inst
-                .sensitive
-                .iter()
-                .any(|path| path.first() == Some(&PathStep::Key(attribute.clone())));
+            let sensitive = sensitive_attributes.contains(attribute.as_str());
             if !inputs.contains_key(&property) {
                 continue;
             }
@@ -249,11 +243,8 @@ pub(crate) fn apply(
                         if let (Argument::Template(parts), Some(value), true) = (item, values.get(key), program.contains_key(key)) {
                             match lay_template(parts, value, imported, &by_declaration, i, block.module.is_empty()) {
                                 Ok((parts, variables)) => {
-                                    let at = templates.len();
-                                    templates.push((i, ConfiguredTemplate { property: property.clone(), key: Some(key.clone()), parts }));
-                                    for (name, value) in variables {
-                                        variable_uses.entry(name).or_default().push((i, VariableUse::Template(at), Value::String(value)));
-                                    }
+                                    let template = ConfiguredTemplate { property: property.clone(), key: Some(key.clone()), parts };
+                                    pending.keep(i, template, variables);
                                 }
                                 Err(why) => rows[i].configuration_notes.push(format!("`{attribute}[\"{key}\"]` = a template: {why}")),
                             }
@@ -280,17 +271,13 @@ pub(crate) fn apply(
                     }
                 }
                 Argument::Variable(name) if block.module.is_empty() && !sensitive => {
-                    variable_uses.entry(name.clone()).or_default().push((i, VariableUse::Property(property), state_value.clone()));
+                    pending.variable_uses.entry(name.clone()).or_default().push((i, VariableUse::Property(property), state_value.clone()));
                 }
                 Argument::Template(parts) if !sensitive => {
                     let laid = lay_template(parts, state_value, imported, &by_declaration, i, block.module.is_empty());
                     match laid {
                         Ok((parts, variables)) => {
-                            let at = templates.len();
-                            templates.push((i, ConfiguredTemplate { property, key: None, parts }));
-                            for (name, value) in variables {
-                                variable_uses.entry(name).or_default().push((i, VariableUse::Template(at), Value::String(value)));
-                            }
+                            pending.keep(i, ConfiguredTemplate { property, key: None, parts }, variables)
                         }
                         Err(why) => rows[i].configuration_notes.push(format!("`{attribute}` = a template: {why}")),
                     }
@@ -302,6 +289,7 @@ pub(crate) fn apply(
             }
         }
     }
+    let Pending { variable_uses, mut templates } = pending;
     for (name, uses) in variable_uses {
         let name = name.as_str();
         let (_, _, first) = &uses[0];
@@ -375,6 +363,31 @@ pub(crate) fn apply(
 enum VariableUse {
     Property(String),
     Template(usize),
+}
+
+/// What waits for the variables' pass: each variable's uses (instance, where, the state's
+/// value), of which it keeps the variables every use agrees on, and the templates laid (by
+/// instance), whose variables that pass keeps or makes text.
+#[derive(Default)]
+struct Pending {
+    variable_uses: BTreeMap<String, Vec<(usize, VariableUse, Value)>>,
+    templates: Vec<(usize, ConfiguredTemplate)>,
+}
+
+impl Pending {
+    /// Keeps instance `i`'s laid `template`, each of its variables a use with the text the
+    /// state implies.
+    fn keep(&mut self, i: usize, template: ConfiguredTemplate, variables: Vec<(String, String)>) {
+        let at = self.templates.len();
+        self.templates.push((i, template));
+        for (name, text) in variables {
+            self.variable_uses.entry(name).or_default().push((
+                i,
+                VariableUse::Template(at),
+                Value::String(text),
+            ));
+        }
+    }
 }
 
 /// A template's pieces as the program says them, with each root variable's text (what the

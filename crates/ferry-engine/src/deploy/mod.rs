@@ -377,8 +377,8 @@ fn place_in_components(
         }
         match prior.get(decl.logical_name()) {
             Some(p) if !p.components.is_empty() => {
-                // A goal's sequence is its place in the order after the root and its provider.
-                placed.insert(i, generator.register_components(seq + 2, &p.components));
+                let seq = generator::goal_seq(seq);
+                placed.insert(i, generator.register_components(seq, &p.components));
             }
             _ => {}
         }

@@ -55,6 +55,12 @@ pub struct Goal {
     pub attempt: Option<ferry_types::identify::IdAttempt>,
 }
 
+/// A goal's sequence (its place among the steps and states) from its place in the program's
+/// order: after the stack's root (0) and the default providers (1).
+pub(crate) fn goal_seq(order: usize) -> usize {
+    order + 2
+}
+
 impl Goal {
     /// The goal of `decl`; `component` is the parent a prior state places it under, used when
     /// the program gives it none.
@@ -208,7 +214,7 @@ impl Goal {
             }
         }
         Ok(Goal {
-            seq: seq + 2,
+            seq: goal_seq(seq),
             key: decl.name.clone(),
             name: decl.logical_name().to_string(),
             pos: decl.pos,

@@ -22,6 +22,7 @@ mod log;
 mod provider_calls;
 mod update_replace;
 
+pub(crate) use goal::goal_seq;
 pub use goal::{Goal, PlannedImport};
 pub use update_replace::apply_ignore_changes;
 
