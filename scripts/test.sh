@@ -125,7 +125,9 @@ done
 curl -fsS -X PUT -H "authorization: Bearer $FERRY_E2E_TOKEN" -H 'content-type: application/json' \
   -d '{"share_links": true, "share_link_days": 30, "allowed_packages": ["test", "postgresql"]}' "$FERRY_URL/api/v1/orgs/%2A/settings" >/dev/null
 status=0
-(cd end2end && node --test --test-concurrency=1 --test-reporter=spec tests/) || status=$?
+# A test that hangs fails after its five minutes, and a file whose test left a handle open (a
+# listening socket, a browser) exits once its tests are done, rather than holding the suite.
+(cd end2end && node --test --test-concurrency=1 --test-timeout=300000 --test-force-exit --test-reporter=spec tests/) || status=$?
 if [ $status -eq 0 ]; then
   # Not a timed test: the end-to-end benchmark (bench.sh) at 20,000 resources against this
   # debug server, failing only past loose bounds a real regression crosses (a page carrying

@@ -36,7 +36,7 @@ const atWidths = async (page, name) => {
 };
 const waitDone = (page) => page.waitForFunction(() => document.querySelector('#plan-status')?.textContent === 'done', null, { timeout: 60000 });
 
-test('a planner, an approver from the OpenID Provider, a committer and a viewer take an import through review', async () => {
+test('a planner, an approver from the OpenID Provider, a committer and a viewer take an import through review', async (t) => {
   assert.ok(process.env.FERRY_E2E_OIDC, 'the test command starts the OpenID Provider (FERRY_E2E_OIDC)');
   const stack = await api('POST', `/api/v1/stacks?name=team/e2e/run-${Date.now()}`, { version: 3, deployment: {} });
   await member('team', 'paula', ['planner']);
@@ -76,6 +76,9 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
     req.on('data', (d) => (body += d)).on('end', () => { received.push({ headers: req.headers, body }); res.end('ok'); });
   });
   await new Promise((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  // Closed however the test ends: a listening server left open keeps this file's process, and
+  // with it the whole suite, waiting.
+  t.after(() => receiver.close());
   // (A server administrator's webhook of every organisation: it hears the team's plans too.)
   await admin.page.selectOption('#org-admin-org', '*');
   await admin.page.fill('#webhook-url', `http://127.0.0.1:${receiver.address().port}/ferry`);
@@ -232,7 +235,6 @@ test('a planner, an approver from the OpenID Provider, a committer and a viewer 
     const expected = `sha256=${crypto.createHmac('sha256', secret).update(r.body).digest('hex')}`;
     assert.equal(r.headers['x-ferry-signature-256'], expected);
   }
-  receiver.close();
   await admin.page.goto(`${BASE}/account`);
   await admin.page.waitForSelector('body[data-hydrated="true"]');
   await admin.page.selectOption('#org-admin-org', '*');

@@ -6,22 +6,41 @@ use leptos::prelude::*;
 use super::stack_view::StackView;
 use crate::format::urn_name;
 use crate::server_fns::load_resource_detail;
+use ferry_types::ResourceDetail;
+
+/// The selected resource's detail, or `None` while none is selected: made by the stack's page
+/// before its `Suspense` (see `StackPlansData` for why no resource is made inside one).
+pub(crate) type DetailResource = Resource<Option<Result<ResourceDetail, ServerFnError>>>;
+
+/// The detail resource for the stack `id` names and the resource `selected` names.
+pub(crate) fn detail_resource(id: Memo<String>, selected: Memo<Option<String>>) -> DetailResource {
+    Resource::new(
+        move || (id.get(), selected.get()),
+        |(id, urn)| async move {
+            match urn {
+                Some(urn) => Some(load_resource_detail(id, urn).await),
+                None => None,
+            }
+        },
+    )
+}
 
 #[component]
-pub(crate) fn DetailPanel(stack_id: String, urn: String, view: StackView) -> impl IntoView {
+pub(crate) fn DetailPanel(
+    stack_id: String,
+    detail: DetailResource,
+    view: StackView,
+) -> impl IntoView {
     let close = format!("/stacks/{}{}", stack_id, view.suffix());
-    let detail = Resource::new(
-        move || (stack_id.clone(), urn.clone()),
-        |(id, urn)| load_resource_detail(id, urn),
-    );
     view! {
         <aside class="detail" id="resource-detail">
             <a class="close" href=close title="Close">"×"</a>
             <Suspense fallback=|| view! { <p>"Loading…"</p> }>
                 {move || Suspend::new(async move {
                     match detail.await {
-                        Err(e) => view! { <p class="error">{super::error_text(&e)}</p> }.into_any(),
-                        Ok(d) => {
+                        None => ().into_any(),
+                        Some(Err(e)) => view! { <p class="error">{super::error_text(&e)}</p> }.into_any(),
+                        Some(Ok(d)) => {
                             view! {
                                 <h2 id="detail-name">{d.row.name.clone()}</h2>
                                 <dl>

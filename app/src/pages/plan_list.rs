@@ -142,21 +142,40 @@ pub(crate) fn PlanSection(
     }
 }
 
+/// What a stack's Plans tab reads: the plans of the state chosen (a page from `cursor`) and
+/// the stack's versions. Made by the stack's page before its `Suspense`, not by the tab inside
+/// it: rendering on the server, Leptos may run a `Suspend`'s body twice, and resources made in
+/// the first body then take serialized IDs the browser never gives them (a first body's fetch,
+/// its owner gone, even answers "service not available"), so the page did not hydrate.
+#[derive(Clone, Copy)]
+pub(crate) struct StackPlansData {
+    state: RwSignal<String>,
+    cursor: RwSignal<String>,
+    plans: Resource<Result<PlanListPage, ServerFnError>>,
+    versions: Resource<Result<Vec<ferry_types::StackSummary>, ServerFnError>>,
+}
+
+impl StackPlansData {
+    /// The tab's resources for the stack `id` names.
+    pub(crate) fn new(id: Memo<String>) -> StackPlansData {
+        let state = RwSignal::new(String::from("open"));
+        let cursor = RwSignal::new(String::new());
+        let plans = Resource::new(
+            move || (id.get(), state.get(), cursor.get()),
+            move |(id, state, cursor)| {
+                plan_list(id, state, String::new(), String::new(), cursor, 50)
+            },
+        );
+        let versions = Resource::new(move || id.get(), stack_versions);
+        StackPlansData { state, cursor, plans, versions }
+    }
+}
+
 /// A stack's Plans tab: its plans by state, newest activity first, and its versions with the
 /// plan that made each.
 #[component]
-pub(crate) fn StackPlans(stack_id: String) -> impl IntoView {
-    let state = RwSignal::new(String::from("open"));
-    let cursor = RwSignal::new(String::new());
-    let id = stack_id.clone();
-    let plans = Resource::new(
-        move || (state.get(), cursor.get()),
-        move |(state, cursor)| {
-            plan_list(id.clone(), state, String::new(), String::new(), cursor, 50)
-        },
-    );
-    let id = stack_id.clone();
-    let versions = Resource::new(move || id.clone(), stack_versions);
+pub(crate) fn StackPlans(data: StackPlansData) -> impl IntoView {
+    let StackPlansData { state, cursor, plans, versions } = data;
     let choices = [("open", "Open"), ("", "All")]
         .into_iter()
         .chain(PlanState::ALL.into_iter().map(|s| (s.as_str(), state_label(s))));

@@ -44,6 +44,9 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
     let id = use_stack_id();
     let selected = use_selected_urn();
     let data = Resource::new(move || id.get(), stack_page);
+    // Every resource the page reads is made here, before the `Suspense` (see `StackPlansData`).
+    let detail = super::detail::detail_resource(id, selected);
+    let plans = (view == StackView::Plans).then(|| super::plan_list::StackPlansData::new(id));
     view! {
         <Suspense fallback=|| view! { <section class="card"><p>"Loading stack…"</p></section> }>
             {move || Suspend::new(async move {
@@ -100,10 +103,10 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                         StackView::Table => view! { <ResourceTable first=page.first.clone() stack_id=s.id.clone() version=s.version selected=selected/> }.into_any(),
                                         StackView::Graph => view! { <super::graph::StackGraph stack_id=s.id.clone()/> }.into_any(),
                                         StackView::Discover => view! { <super::discover::DiscoverPanel stack_id=s.id.clone()/> }.into_any(),
-                                        StackView::Plans => view! { <super::plan_list::StackPlans stack_id=s.id.clone()/> }.into_any(),
+                                        StackView::Plans => plans.map(|data| view! { <super::plan_list::StackPlans data=data/> }).into_any(),
                                     }}
                                 </div>
-                                {move || selected.get().map(|urn| view! { <DetailPanel stack_id=id.get() urn=urn view=view/> })}
+                                {move || selected.get().map(|_| view! { <DetailPanel stack_id=id.get() detail=detail view=view/> })}
                             </div>
                         }.into_any()
                     }

@@ -458,3 +458,60 @@ fn literal_fields(text: &str, from: usize) -> &str {
     }
     &rest[open..]
 }
+
+/// Where the app may make a `Resource` (serialized from the server to the browser by the order
+/// it is made in): in a page's own component, or what such a component calls before its first
+/// `Suspense`, each named here with why. Rendering on the server, Leptos may run a `Suspend`'s
+/// body twice; resources made inside one were then numbered differently on the server and in
+/// the browser, and a stack's Plans tab failed to hydrate (3 loads in 90 on two busy cores).
+const RESOURCE_MAKERS: [(&str, &str); 10] = [
+    ("HomePage", "a route's page"),
+    ("SignInPage", "a route's page"),
+    ("AccountPage", "a route's page"),
+    ("InvitationPage", "a route's page"),
+    ("PlanPage", "a route's page"),
+    ("StackFrame", "every stack route's page, rendered by the route's component alone"),
+    ("UserMenu", "the top bar's, outside every route"),
+    ("PlanSection", "rendered by HomePage's view directly, outside its Suspense"),
+    ("new", "StackPlansData::new, called by StackFrame before its Suspense"),
+    ("detail_resource", "called by StackFrame before its Suspense"),
+];
+
+#[test]
+fn the_app_makes_resources_only_at_its_pages_tops() {
+    let makers: Vec<&str> = RESOURCE_MAKERS.iter().map(|(f, _)| *f).collect();
+    let mut files = Vec::new();
+    walk(&root().join("app/src"), &mut files);
+    let mut misplaced = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut function = String::new();
+        for (n, line) in text.lines().enumerate() {
+            if let Some(at) = line.find("fn ") {
+                let name: String = line[at + 3..]
+                    .chars()
+                    .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+                    .collect();
+                if !name.is_empty() {
+                    function = name;
+                }
+            }
+            if line.contains("Resource::new(") && !line.contains("LocalResource::new(") {
+                seen.insert(function.clone());
+                if !makers.contains(&function.as_str()) {
+                    let path = file.strip_prefix(root()).unwrap().display().to_string();
+                    misplaced.push(format!("{path}:{} in `{function}`", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        misplaced.is_empty(),
+        "resources made where a Suspend's body may make them twice (make them in the page's \
+         component, before its Suspense, and name that function in RESOURCE_MAKERS): {misplaced:?}"
+    );
+    // The list holds no name that makes nothing (a page renamed, a resource moved).
+    let unused: Vec<&&str> = makers.iter().filter(|m| !seen.contains(**m)).collect();
+    assert!(unused.is_empty(), "RESOURCE_MAKERS names functions that make no resource: {unused:?}");
+}
