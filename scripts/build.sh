@@ -51,5 +51,5 @@ if [ $MODE = release ]; then
   build_release_server
 else
   mapfile -t PLUGIN_ARGS < <(plugin_packages)
-  cargo build --package=server --bin=ferry "${PLUGIN_ARGS[@]}"
+  cargo build --package=ferry-cli --bin=ferry "${PLUGIN_ARGS[@]}"
 fi

@@ -111,7 +111,7 @@ plugin_packages() {
 # built with the plugin-release profile (panics abort; see Cargo.toml). They are copied in,
 # not linked: cargo hard-links its outputs, and writing through a link would change its copy.
 build_release_server() {
-  cargo build --package=server --bin=ferry --profile server-release
+  cargo build --package=ferry-cli --bin=ferry --profile server-release
   local plugin args
   mapfile -t args < <(plugin_packages)
   cargo build "${args[@]}" --profile plugin-release

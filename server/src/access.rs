@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{on, MethodFilter};
 use axum::Router;
 use ferry_service::access::{Caller, ClientAddress, Object, Role};
-use ferry_store::accounts::NewAuditRecord;
+use ferry_service::accounts::AuditEvent;
 
 use crate::error::ApiError;
 use crate::AppState;
@@ -376,7 +376,7 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         } else {
             format!("failed ({})", status.as_u16())
         };
-        let record = NewAuditRecord {
+        let record = AuditEvent {
             actor: caller.actor(),
             org: org.as_deref(),
             action: decision.action,

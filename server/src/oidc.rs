@@ -8,8 +8,7 @@ use std::time::Duration;
 use axum::extract::State;
 use axum::response::{IntoResponse, Redirect, Response};
 use base64::Engine as _;
-use ferry_service::accounts::OidcIdentity;
-use ferry_store::accounts::OidcLogin;
+use ferry_service::accounts::{OidcIdentity, PendingOidcLogin};
 use openidconnect::core::{CoreAuthenticationFlow, CoreClient, CoreProviderMetadata};
 use openidconnect::{
     AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet, EndpointNotSet,
@@ -114,16 +113,15 @@ pub async fn login(
         .url();
     // Kept in the store, so the provider's callback may reach any instance; bound to this
     // browser by a cookie only it holds, so a `state` started elsewhere signs nobody in here.
-    let login = OidcLogin {
+    let login = PendingOidcLogin {
         verifier: verifier.secret().clone(),
         nonce: nonce.secret().clone(),
         next: crate::session::local_path(q.next.as_deref()),
     };
-    let browser = ferry_store::random_id();
-    state
+    let browser = state
         .ferry
         .accounts()
-        .begin_oidc_login(csrf.secret(), &browser, &login, PENDING_FOR.as_secs() as i64)
+        .begin_oidc_login(csrf.secret(), login, PENDING_FOR.as_secs() as i64)
         .await?;
     let mut response = Redirect::to(url.as_str()).into_response();
     set_binding(&mut response, state.auth.secure(https), Some(browser));
@@ -149,7 +147,7 @@ pub async fn callback(
     let result = finish_callback(&state, peer, https, &headers, q).await;
     if let Err(e) = &result {
         let outcome = format!("failed: {}", e.message);
-        let record = ferry_store::accounts::NewAuditRecord {
+        let record = ferry_service::accounts::AuditEvent {
             actor: "anonymous",
             org: None,
             action: "sign-in",

@@ -10,7 +10,6 @@ use axum::{Extension, Json};
 use ferry_service::access::Caller;
 use ferry_service::comments::CommentInput;
 use ferry_service::Ferry;
-use ferry_store::review::{OrgSettings, StackSettings};
 use serde::Deserialize;
 
 use crate::error::ApiError;
@@ -125,24 +124,12 @@ pub async fn stack_settings(
     Ok(Json(ferry.stacks().stack_settings(&id).await?).into_response())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct StackSettingsBody {
-    required_approvals: i64,
-    #[serde(default)]
-    author_may_approve: bool,
-}
-
 /// `PUT /api/v1/stacks/{id}/settings` `{"required_approvals", "author_may_approve"}`.
 pub async fn set_stack_settings(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    ApiJson(body): ApiJson<StackSettingsBody>,
+    ApiJson(settings): ApiJson<ferry_types::StackSettingsView>,
 ) -> Result<Response, ApiError> {
-    let settings = StackSettings {
-        required_approvals: body.required_approvals,
-        author_may_approve: body.author_may_approve,
-    };
     Ok(Json(ferry.stacks().set_stack_settings(&id, settings).await?).into_response())
 }
 
@@ -154,26 +141,12 @@ pub async fn org_settings(
     Ok(Json(ferry.accounts().org_settings(&org).await?).into_response())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OrgSettingsBody {
-    share_links: bool,
-    share_link_days: i64,
-    #[serde(default)]
-    allowed_packages: Vec<String>,
-}
-
 /// `PUT /api/v1/orgs/{org}/settings` `{"share_links", "share_link_days", "allowed_packages"}`.
 pub async fn set_org_settings(
     State(ferry): State<Arc<Ferry>>,
     Path(org): Path<String>,
-    ApiJson(body): ApiJson<OrgSettingsBody>,
+    ApiJson(settings): ApiJson<ferry_types::OrgSettingsView>,
 ) -> Result<Response, ApiError> {
-    let settings = OrgSettings {
-        share_links: body.share_links,
-        share_link_days: body.share_link_days,
-        allowed_packages: body.allowed_packages,
-    };
     Ok(Json(ferry.accounts().set_org_settings(&org, settings).await?).into_response())
 }
 

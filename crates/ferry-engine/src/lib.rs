@@ -10,6 +10,7 @@
 pub mod deploy;
 pub mod import;
 pub mod import_spec;
+pub mod inquiry;
 pub mod plugin;
 pub mod program;
 pub mod progress;

@@ -4,6 +4,7 @@
 //! Architecture Invariant: a decision is made here, from the caller's grants and the object's
 //! organisation; the server only says which role each route needs and on which object.
 
+use ferry_types::OrgSettingsView;
 use serde::Serialize;
 
 use crate::{Accounts, ServiceError};
@@ -223,18 +224,15 @@ impl Accounts {
         Ok(org)
     }
 
-    pub async fn org_settings(
-        &self,
-        org: &str,
-    ) -> Result<ferry_store::review::OrgSettings, ServiceError> {
-        Ok(self.store.plans().org_settings(org).await?)
+    pub async fn org_settings(&self, org: &str) -> Result<OrgSettingsView, ServiceError> {
+        Ok(org_settings_view(self.store.plans().org_settings(org).await?))
     }
 
     pub async fn set_org_settings(
         &self,
         org: &str,
-        settings: ferry_store::review::OrgSettings,
-    ) -> Result<ferry_store::review::OrgSettings, ServiceError> {
+        settings: OrgSettingsView,
+    ) -> Result<OrgSettingsView, ServiceError> {
         if !(1..=366).contains(&settings.share_link_days) {
             return Err(ServiceError::Invalid(format!(
                 "`share_link_days` must be 1 to 366, not {}",
@@ -248,7 +246,12 @@ impl Accounts {
                 )));
             }
         }
-        Ok(self.store.plans().set_org_settings(org, &settings).await?)
+        let settings = ferry_store::review::OrgSettings {
+            share_links: settings.share_links,
+            share_link_days: settings.share_link_days,
+            allowed_packages: settings.allowed_packages,
+        };
+        Ok(org_settings_view(self.store.plans().set_org_settings(org, &settings).await?))
     }
 
     /// The packages requests about `stack_id` may launch plugins for, in its organisation:
@@ -289,4 +292,12 @@ pub const DEFAULT_PACKAGES: &[&str] = &["random"];
 /// type `pulumi:providers:aws`.
 pub(crate) fn package_of_type(token: &str) -> &str {
     token.strip_prefix("pulumi:providers:").unwrap_or_else(|| token.split(':').next().unwrap_or(""))
+}
+
+fn org_settings_view(settings: ferry_store::review::OrgSettings) -> OrgSettingsView {
+    OrgSettingsView {
+        share_links: settings.share_links,
+        share_link_days: settings.share_link_days,
+        allowed_packages: settings.allowed_packages,
+    }
 }

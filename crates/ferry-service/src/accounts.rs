@@ -20,7 +20,23 @@ pub const SIGN_IN_LINK_SECONDS: i64 = 15 * 60;
 /// The prefix of API tokens, so that secret scanners and people can tell them.
 const TOKEN_PREFIX: &str = "ferry_";
 
-pub use crate::oidc_sign_in::OidcIdentity;
+pub use crate::oidc_sign_in::{OidcIdentity, PendingOidcLogin};
+
+/// One action for the audit log: who did what to which object, from where, with what outcome.
+#[derive(Debug, Clone, Copy)]
+pub struct AuditEvent<'a> {
+    pub actor: &'a str,
+    /// The organisation it happened in; `None` for a server-wide record.
+    pub org: Option<&'a str>,
+    pub action: &'a str,
+    pub object: &'a str,
+    pub address: &'a str,
+    pub outcome: &'a str,
+    pub plan_id: Option<&'a str>,
+    /// The user a server-wide record is about: the administrators of the organisations that
+    /// user is a member of see it.
+    pub subject: Option<&'a str>,
+}
 pub use crate::sign_in_limits::SignInLimits;
 
 /// A secret handed out once (a session cookie's value, an API token, a sign-in link's key).
@@ -251,7 +267,7 @@ impl Accounts {
             let shown = shown.clone();
             let subject = subject.clone();
             async move {
-                self.audit(NewAuditRecord {
+                self.audit(AuditEvent {
                     actor: name,
                     org: None,
                     action: "sign-in",
@@ -323,7 +339,7 @@ impl Accounts {
         };
         let actor = user.as_ref().map(|u| u.name.as_str()).unwrap_or("anonymous");
         let subject = user.as_ref().map(|u| u.id.as_str());
-        self.audit(NewAuditRecord {
+        self.audit(AuditEvent {
             actor,
             org: None,
             action: "sign-in",
@@ -627,7 +643,10 @@ impl Accounts {
     }
 
     /// Appends one record to the audit log.
-    pub async fn audit(&self, record: NewAuditRecord<'_>) -> Result<(), ServiceError> {
+    pub async fn audit(&self, event: AuditEvent<'_>) -> Result<(), ServiceError> {
+        let AuditEvent { actor, org, action, object, address, outcome, plan_id, subject } = event;
+        let record =
+            NewAuditRecord { actor, org, action, object, address, outcome, plan_id, subject };
         Ok(self.store.accounts().append_audit(record).await?)
     }
 

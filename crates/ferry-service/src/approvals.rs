@@ -3,6 +3,7 @@
 //! plan's author may approve it. The commit checks the rule (`commit_gate`).
 
 use ferry_store::review::StackSettings;
+use ferry_types::StackSettingsView;
 
 use crate::access::Caller;
 use crate::{Plans, ServiceError, Stacks};
@@ -155,24 +156,35 @@ impl Plans {
 }
 
 impl Stacks {
-    pub async fn stack_settings(&self, stack_id: &str) -> Result<StackSettings, ServiceError> {
-        Ok(self.store.plans().stack_settings(stack_id).await?)
+    pub async fn stack_settings(&self, stack_id: &str) -> Result<StackSettingsView, ServiceError> {
+        Ok(settings_view(self.store.plans().stack_settings(stack_id).await?))
     }
 
     pub async fn set_stack_settings(
         &self,
         stack_id: &str,
-        settings: StackSettings,
-    ) -> Result<StackSettings, ServiceError> {
+        settings: StackSettingsView,
+    ) -> Result<StackSettingsView, ServiceError> {
         if !(0..=10).contains(&settings.required_approvals) {
             return Err(ServiceError::Invalid(format!(
                 "required approvals must be 0 to 10, not {}",
                 settings.required_approvals
             )));
         }
+        let settings = StackSettings {
+            required_approvals: settings.required_approvals,
+            author_may_approve: settings.author_may_approve,
+        };
         let settings = self.store.plans().set_stack_settings(stack_id, settings).await?;
         // Whether a plan is approved depends on the rule.
         self.workflow().refresh_stack_plans(stack_id).await?;
-        Ok(settings)
+        Ok(settings_view(settings))
+    }
+}
+
+fn settings_view(settings: StackSettings) -> StackSettingsView {
+    StackSettingsView {
+        required_approvals: settings.required_approvals,
+        author_may_approve: settings.author_may_approve,
     }
 }

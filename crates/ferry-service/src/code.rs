@@ -15,6 +15,7 @@ use ferry_engine::plugin::PluginProviders;
 use ferry_property::json::{decode_map, DecodeOptions};
 use ferry_state::deployment::Resource;
 use ferry_terraform::ConfiguredPart;
+use ferry_types::previews::CodeQuery;
 use ferry_types::SourceKind;
 use serde::Serialize;
 
@@ -36,6 +37,51 @@ pub struct CodeRequest {
     pub references: bool,
     /// Reference suggestions turned off (`resource.property`).
     pub reference_exclusions: BTreeSet<String>,
+}
+
+/// A query's comma-separated list (`keep=a,b`), its entries trimmed, empty ones left out.
+pub fn comma_list(s: &Option<String>) -> BTreeSet<String> {
+    s.iter()
+        .flat_map(|v| v.split(','))
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+impl CodeRequest {
+    /// The code a query asks for, and whether it asked for JSON (`format=json`) rather than a
+    /// file; a word the query does not know is refused, naming what it takes.
+    pub fn from_query(q: &CodeQuery) -> Result<(CodeRequest, bool), ServiceError> {
+        let bad = |m: String| ServiceError::Invalid(m);
+        let language = match &q.lang {
+            None => Language::TypeScript,
+            Some(l) => Language::parse(l).ok_or_else(|| {
+                bad(format!("unknown language `{l}`: use ts, python, go, csharp or yaml"))
+            })?,
+        };
+        let (zip, json) = match q.format.as_deref().unwrap_or("file") {
+            "file" => (false, false),
+            "zip" => (true, false),
+            "json" => (false, true),
+            other => return Err(bad(format!("unknown format `{other}`: use file, zip or json"))),
+        };
+        let style = match q.style.as_deref().unwrap_or("cli") {
+            "cli" => CodeStyle::Cli,
+            "code-first" => CodeStyle::CodeFirst,
+            other => return Err(bad(format!("unknown style `{other}`: use cli or code-first"))),
+        };
+        let request = CodeRequest {
+            language,
+            zip,
+            style,
+            elide: q.elide.unwrap_or(true),
+            keep_all: comma_list(&q.keep),
+            references: q.references.unwrap_or(true),
+            reference_exclusions: comma_list(&q.exclude),
+        };
+        Ok((request, json))
+    }
 }
 
 impl Default for CodeRequest {

@@ -8,9 +8,9 @@
 
 use std::collections::BTreeSet;
 
+use ferry_engine::inquiry::{self, ListCall};
 use ferry_engine::plugin::PluginProviders;
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
-use ferry_rpc::pulumirpc::{list_response, ListRequest, ReadRequest};
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_types::discovery::{
     Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListSource, ListableType,
@@ -306,20 +306,14 @@ impl Discoveries {
             let item = item.clone();
             async move {
                 let read = match providers.provider(&instance).await {
-                    Ok(p) => p
-                        .read(ReadRequest {
-                            id: item.id.clone(),
-                            urn: format!("urn:pulumi:probe::probe::{}::probe", item.type_),
-                            r#type: item.type_.clone(),
-                            ..Default::default()
-                        })
+                    Ok(p) => inquiry::exists(p.as_ref(), &item.type_, &item.id)
                         .await
                         .map_err(|e| e.to_string()),
                     Err(e) => Err(e.to_string()),
                 };
                 let (outcome, message) = match read {
-                    Ok(r) if r.id.is_empty() => (ProbeOutcome::NotFound, None),
-                    Ok(_) => (ProbeOutcome::Found, None),
+                    Ok(false) => (ProbeOutcome::NotFound, None),
+                    Ok(true) => (ProbeOutcome::Found, None),
                     Err(e) => (ProbeOutcome::Failed, Some(e)),
                 };
                 ProbeResult { type_: item.type_, id: item.id, outcome, message }
@@ -417,20 +411,18 @@ async fn list_all(
     q: &TypeQuery,
     mut on_page: impl FnMut(Vec<(String, String)>),
 ) -> Result<ListEnd, ListFailure> {
-    let query = ferry_property::wire::json_object_to_struct(q.query.clone());
     let mut continuation = String::new();
     let mut listed: i64 = 0;
     let mut nameless = 0usize;
     for _ in 0..MAX_PAGES {
-        let remaining = q.limit.map(|l| l - listed).unwrap_or(0);
-        let request = ListRequest {
-            token: q.type_.clone(),
-            query: Some(query.clone()),
-            limit: remaining,
+        let call = ListCall {
+            token: &q.type_,
+            query: Some(&q.query),
+            limit: q.limit.map(|l| l - listed).unwrap_or(0),
             page_size: q.page_size.unwrap_or(100),
-            continuation_token: continuation.clone(),
+            continuation: &continuation,
         };
-        let page = provider.list_page(request).await.map_err(|e| match &e {
+        let page = inquiry::list_page(provider, call).await.map_err(|e| match &e {
             ferry_engine::plugin::PluginError::Call { code, .. } if code == "Unimplemented" => {
                 ListFailure::Unimplemented(format!(
                     "the `{}` provider has no List for {}",
@@ -440,19 +432,9 @@ async fn list_all(
             }
             _ => ListFailure::Other(e.to_string()),
         })?;
-        let mut found = Vec::new();
-        let mut next = None;
-        let mut computed = false;
-        for item in page {
-            match item.response {
-                // A result without an ID cannot be imported or matched: left out, and said.
-                Some(list_response::Response::Result(r)) if r.id.trim().is_empty() => nameless += 1,
-                Some(list_response::Response::Result(r)) => found.push((r.id, r.name)),
-                Some(list_response::Response::Continuation(c)) => next = Some(c.continuation_token),
-                Some(list_response::Response::Computed(_)) => computed = true,
-                None => {}
-            }
-        }
+        // A result without an ID cannot be imported or matched: left out, and said.
+        nameless += page.nameless;
+        let (mut found, next, computed) = (page.results, page.continuation, page.computed);
         if let Some(limit) = q.limit {
             found.truncate((limit - listed).max(0) as usize);
         }
@@ -519,14 +501,8 @@ async fn listable_of(
     let provider = providers.provider(&instance).await.map_err(|e| e.to_string())?;
     let mut found = Vec::new();
     for token in resources.keys().take(PROBED_TYPES) {
-        let request = ListRequest {
-            token: token.clone(),
-            query: None,
-            limit: 1,
-            page_size: 1,
-            continuation_token: String::new(),
-        };
-        match provider.list_page(request).await {
+        let call = ListCall { token, query: None, limit: 1, page_size: 1, continuation: "" };
+        match inquiry::list_page(provider.as_ref(), call).await {
             Err(ferry_engine::plugin::PluginError::Call { code, .. })
                 if code == "Unimplemented" => {}
             Err(_) | Ok(_) => found.push(ListableType {

@@ -4,13 +4,15 @@
 //! themselves, or by choosing a name and a password for a new local account. No one is added
 //! to an organisation, or given a password, without that step of their own.
 
-use ferry_store::accounts::{NewAuditRecord, NewUser, SessionMethod};
+use ferry_store::accounts::{NewUser, SessionMethod};
 use ferry_store::invitations::Invitation;
 use ferry_store::StoreError;
 use ferry_types::invitations::{AcceptInvitation, Accepted, InvitationInput, NewInvitation};
 
 use crate::access::{Caller, Role};
-use crate::accounts::{address_text, check_org, check_user_name, hash_secret, NewSecret};
+use crate::accounts::{
+    address_text, check_org, check_user_name, hash_secret, AuditEvent, NewSecret,
+};
 use crate::{Accounts, ServiceError};
 
 /// How long an invitation may be accepted in, by default and at most.
@@ -126,7 +128,7 @@ impl Accounts {
             .accept_invitation(&hash_secret(token), &user.id)
             .await?
             .ok_or_else(|| ServiceError::Conflict("this invitation was accepted a moment ago, revoked or has expired; ask for a new one".into()))?;
-        let record = NewAuditRecord {
+        let record = AuditEvent {
             actor: &user.name,
             org: Some(&accepted.org),
             action: "invitation.accept",

@@ -49,7 +49,7 @@ use ferry_state::Deployment;
 use ferry_store::{StackSummary, Store};
 
 pub use backends::AllowedBackend;
-pub use code::{CodeRequest, GeneratedCode};
+pub use code::{comma_list, CodeRequest, GeneratedCode};
 pub use demo::{demo_export, DEMO_STACK};
 pub use discovery::spec_with;
 pub use editor::{markers, SourceKind};
@@ -66,7 +66,7 @@ pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use request::{PreviewRequest, PreviewSource};
 pub use stack_config::StackConfig;
-pub use stacks::{LoadedVersion, UploadOutcome};
+pub use stacks::{GraphAnswer, LoadedVersion, UploadOutcome};
 pub use terraform::{configuration_of_zip, MigrationChoices, TerraformMigration};
 pub use verify::{KeptProperty, Verification};
 pub use views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};

@@ -4,30 +4,42 @@
 
 use std::net::IpAddr;
 
-use ferry_store::accounts::{NewAuditRecord, NewUser, SessionMethod};
+use ferry_store::accounts::{NewUser, SessionMethod};
 use ferry_store::StoreError;
 
 use crate::access::Role;
-use crate::accounts::{address_text, check_name, hash_secret, roles_text, SignedIn};
+use crate::accounts::{address_text, check_name, hash_secret, roles_text, AuditEvent, SignedIn};
 use crate::{Accounts, ServiceError};
 
+/// A sign-in started at the OpenID Provider, kept until its callback: the PKCE verifier, the
+/// nonce the ID token must carry, and the local path to return to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingOidcLogin {
+    pub verifier: String,
+    pub nonce: String,
+    pub next: String,
+}
+
 impl Accounts {
-    /// Keeps a sign-in started at the OpenID Provider under its `state` and `browser`, a secret
-    /// the starting browser holds in a cookie: the callback finds it only with both, so a
+    /// Keeps a sign-in started at the OpenID Provider under its `state` and a new secret, which
+    /// it answers, for the starting browser to hold in a cookie: the callback finds it only
+    /// with both, so a
     /// `state` (and code) another browser started is nothing in this one. In the store (keyed by
     /// their hash) for `lifetime_seconds`, so the provider's callback may reach any instance.
     pub async fn begin_oidc_login(
         &self,
         state: &str,
-        browser: &str,
-        login: &ferry_store::accounts::OidcLogin,
+        login: PendingOidcLogin,
         lifetime_seconds: i64,
-    ) -> Result<(), ServiceError> {
-        Ok(self
-            .store
+    ) -> Result<String, ServiceError> {
+        let browser = ferry_store::random_id();
+        let PendingOidcLogin { verifier, nonce, next } = login;
+        let login = ferry_store::accounts::OidcLogin { verifier, nonce, next };
+        self.store
             .accounts()
-            .add_oidc_login(&hash_secret(&format!("{state}\n{browser}")), login, lifetime_seconds)
-            .await?)
+            .add_oidc_login(&hash_secret(&format!("{state}\n{browser}")), &login, lifetime_seconds)
+            .await?;
+        Ok(browser)
     }
 
     /// Takes the sign-in the provider's callback names by its `state`, in the browser that
@@ -36,12 +48,13 @@ impl Accounts {
         &self,
         state: &str,
         browser: &str,
-    ) -> Result<Option<ferry_store::accounts::OidcLogin>, ServiceError> {
-        Ok(self
+    ) -> Result<Option<PendingOidcLogin>, ServiceError> {
+        let login = self
             .store
             .accounts()
             .take_oidc_login(&hash_secret(&format!("{state}\n{browser}")))
-            .await?)
+            .await?;
+        Ok(login.map(|l| PendingOidcLogin { verifier: l.verifier, nonce: l.nonce, next: l.next }))
     }
 
     /// Signs in a user an OpenID Provider vouched for: matched by issuer and `sub`, never by a
@@ -131,7 +144,7 @@ impl Accounts {
                     // as an administrator's change would be.
                     let outcome =
                         format!("ok: roles {} (were {})", roles_text(&given), roles_text(&held));
-                    let record = NewAuditRecord {
+                    let record = AuditEvent {
                         actor: &user.name,
                         org: Some(&org),
                         action: "member.roles-from-oidc-groups",
@@ -146,7 +159,7 @@ impl Accounts {
             }
         }
         let session = self.start_session(&user.id, SessionMethod::Oidc).await?;
-        let record = NewAuditRecord {
+        let record = AuditEvent {
             actor: &user.name,
             org: None,
             action: "sign-in",

@@ -145,7 +145,7 @@ impl Plans {
         address: &str,
     ) -> Result<(), ServiceError> {
         let object = format!("/plans/{plan_id}");
-        let record = ferry_store::accounts::NewAuditRecord {
+        let record = crate::accounts::AuditEvent {
             actor: caller.actor(),
             org: Some(org),
             action: "plan.create",

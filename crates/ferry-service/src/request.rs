@@ -3,8 +3,10 @@
 
 use ferry_engine::deploy::PlanScope;
 use ferry_engine::import::ImportStrategy;
+use ferry_engine::import_spec::{import_spec_from_value, read_spec_json};
+use ferry_types::previews::ProgramEnvelope;
 
-use crate::programs::ProgramRequest;
+use crate::programs::{ProgramRequest, ProgramSource};
 use crate::{PreviewRecord, Previews, ServiceError};
 
 /// What to preview against a stack's latest version: an import spec or a program, the scope,
@@ -43,5 +45,93 @@ impl Previews {
                 self.preview_program(stack_id, program, scope, progress).await
             }
         }
+    }
+}
+
+/// Whether a `Content-Type` names YAML (a Pulumi YAML program).
+fn is_yaml(content_type: &str) -> bool {
+    ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"]
+        .iter()
+        .any(|t| content_type.to_ascii_lowercase().starts_with(t))
+}
+
+impl PreviewRequest {
+    /// The preview a request's body asks for, read once: a program (YAML, a project zip, or
+    /// the JSON [`ProgramEnvelope`]) or an import spec; `scope` unless the envelope names its
+    /// own. `content_type` is the body's as sent (empty when none was).
+    pub fn from_body(
+        bytes: &[u8],
+        content_type: &str,
+        scope: PlanScope,
+    ) -> Result<PreviewRequest, ServiceError> {
+        let content_type = content_type.to_ascii_lowercase();
+        let program = |source| PreviewRequest {
+            source: PreviewSource::Program(ProgramRequest::new(source)),
+            scope,
+            progress: None,
+        };
+        if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
+            return Ok(program(ProgramSource::Zip(bytes.to_vec())));
+        }
+        let text = std::str::from_utf8(bytes)
+            .map_err(|_| ServiceError::SpecText("the body is not UTF-8 text".into()))?;
+        if is_yaml(&content_type) {
+            return Ok(program(ProgramSource::Yaml(text.to_string())));
+        }
+        // One JSON read: a program's envelope is told from a spec by its keys, and a spec is
+        // checked from the value already read.
+        let json = read_spec_json(text)?;
+        if json.get("program").is_some() || json.get("programZip").is_some() {
+            let envelope: ProgramEnvelope = serde_json::from_value(json)
+                .map_err(|e| ServiceError::ProgramRequest(format!("the program request: {e}")))?;
+            let scope = envelope.scope.unwrap_or(scope);
+            return Ok(PreviewRequest {
+                source: PreviewSource::Program(ProgramRequest::from_envelope(envelope)?),
+                scope,
+                progress: None,
+            });
+        }
+        let spec = import_spec_from_value(json)?;
+        Ok(PreviewRequest {
+            source: PreviewSource::Spec {
+                text: text.to_string(),
+                spec,
+                strategy: Default::default(),
+            },
+            scope,
+            progress: None,
+        })
+    }
+}
+
+impl ProgramRequest {
+    /// A program alone: no config, mapping, passphrase or prior states.
+    pub fn new(source: ProgramSource) -> ProgramRequest {
+        ProgramRequest {
+            source,
+            config: Default::default(),
+            mapping: None,
+            passphrase: None,
+            prior: None,
+        }
+    }
+
+    /// The program an envelope holds: its text or its base64 project zip (exactly one), its
+    /// config and its mapping.
+    pub fn from_envelope(envelope: ProgramEnvelope) -> Result<ProgramRequest, ServiceError> {
+        let invalid = |message: String| ServiceError::ProgramRequest(message);
+        let source = match (envelope.program, envelope.program_zip) {
+            (Some(text), None) => ProgramSource::Yaml(text),
+            (None, Some(zip)) => {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(zip.trim())
+                    .map_err(|e| invalid(format!("`programZip` is not base64: {e}")))?;
+                ProgramSource::Zip(bytes)
+            }
+            _ => return Err(invalid("give either `program` or `programZip`".into())),
+        };
+        let config = envelope.config.into_iter().map(|(k, v)| (k, v.into_value())).collect();
+        Ok(ProgramRequest { config, mapping: envelope.mapping, ..ProgramRequest::new(source) })
     }
 }

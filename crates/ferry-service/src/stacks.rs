@@ -1,9 +1,10 @@
 //! Stacks and their versions: uploads (read, checked, stored whole or not at all), the list a
 //! caller may read, and each version parsed once and kept while memory allows.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
+use ferry_state::graph_summary::{summarise, SUMMARY_BUDGET};
 use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
 use ferry_store::managed::ManagedChange;
 use ferry_store::{NewVersion, PackedJson, StackName, StackSummary};
@@ -48,6 +49,22 @@ impl LoadedVersion {
     }
 }
 
+/// A version's graph as asked for: whole (shared with the parsed version, not copied), or
+/// summarised.
+pub enum GraphAnswer {
+    Whole(Arc<LoadedVersion>),
+    Summarised(StackGraph),
+}
+
+impl serde::Serialize for GraphAnswer {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            GraphAnswer::Whole(version) => version.graph().serialize(serializer),
+            GraphAnswer::Summarised(graph) => graph.serialize(serializer),
+        }
+    }
+}
+
 /// What an upload produced.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct UploadOutcome {
@@ -57,6 +74,24 @@ pub struct UploadOutcome {
 }
 
 impl Stacks {
+    /// The stack's graph at `version` (the latest when `None`): whole when `expand` is `None`,
+    /// else, past [`SUMMARY_BUDGET`] resources, summarised (siblings of a type grouped, the
+    /// tree opened from the top) with the nodes and groups `expand` names opened.
+    pub async fn graph(
+        &self,
+        id: &str,
+        version: Option<i64>,
+        expand: Option<&HashSet<String>>,
+    ) -> Result<GraphAnswer, ServiceError> {
+        let loaded = self.version(id, version).await?;
+        Ok(match expand {
+            None => GraphAnswer::Whole(loaded),
+            Some(expand) => {
+                GraphAnswer::Summarised(summarise(loaded.graph(), SUMMARY_BUDGET, expand).graph)
+            }
+        })
+    }
+
     /// Reads, checks and stores a state file as a new version of the stack `name` (or the name
     /// the checkpoint records, when it is a full `org/project/stack`), for the server itself
     /// (the demo, a state file the command line opens). Nothing is stored unless the whole file

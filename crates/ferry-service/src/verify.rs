@@ -10,11 +10,9 @@ use std::sync::Arc;
 
 use ferry_codegen::{elidable_inputs, PackageSchema, SourceResource};
 use ferry_engine::deploy::{provider_config, provider_version};
+use ferry_engine::inquiry::{self, Comparison, ComparisonError, RecordedResource};
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
-use ferry_property::json::EncodeOptions;
-use ferry_property::wire::to_struct;
 use ferry_property::PropertyMap;
-use ferry_rpc::pulumirpc::{diff_response::DiffChanges, CheckRequest, DiffRequest};
 use serde::{Deserialize, Serialize};
 use tokio::sync::Semaphore;
 
@@ -121,7 +119,6 @@ async fn verify_one(
     elidable: Vec<(String, &'static str)>,
     provider: Arc<dyn Provider>,
 ) -> Verification {
-    let wire = EncodeOptions::wire();
     let mut left_out: BTreeMap<String, &'static str> = elidable.into_iter().collect();
     let mut done = Verification {
         urn: r.urn.clone(),
@@ -138,58 +135,33 @@ async fn verify_one(
             .filter(|(k, _)| !k.starts_with("__") && !left_out.contains_key(*k))
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
-        let check = provider
-            .check(CheckRequest {
-                urn: r.urn.clone(),
-                name: r.name.clone(),
-                r#type: r.token.clone(),
-                olds: Some(to_struct(&r.inputs, &wire)),
-                news: Some(to_struct(&news, &wire)),
-                ..Default::default()
-            })
-            .await;
-        let checked = match check {
-            Ok(c) if !c.failures.is_empty() => {
-                let failures: Vec<String> =
-                    c.failures.iter().map(|f| format!("{}: {}", f.property, f.reason)).collect();
-                done.problem = Some(format!(
-                    "the provider's Check fails the code's inputs ({})",
-                    failures.join("; ")
-                ));
-                return done;
-            }
-            Ok(c) => c.inputs.unwrap_or_else(|| to_struct(&news, &wire)),
-            Err(e) => {
-                done.problem = Some(format!("Check did not run: {e}"));
-                return done;
-            }
+        let recorded = RecordedResource {
+            urn: &r.urn,
+            name: &r.name,
+            token: &r.token,
+            id: r.id.as_deref().unwrap_or_default(),
+            inputs: &r.inputs,
+            outputs: &r.outputs,
         };
-        let diff = provider
-            .diff(DiffRequest {
-                id: r.id.clone().unwrap_or_default(),
-                urn: r.urn.clone(),
-                name: r.name.clone(),
-                r#type: r.token.clone(),
-                olds: Some(to_struct(&r.outputs, &wire)),
-                old_inputs: Some(to_struct(&r.inputs, &wire)),
-                news: Some(checked),
-                ..Default::default()
-            })
-            .await;
-        let d = match diff {
-            Ok(d) => d,
-            Err(e) => {
-                done.problem = Some(format!("Diff did not run: {e}"));
-                return done;
-            }
-        };
-        // Top-level properties of the keys Diff names (`tags.team` → `tags`).
-        let changed: BTreeSet<String> = d
-            .diffs
-            .iter()
-            .chain(d.detailed_diff.keys())
-            .map(|k| k.split(['.', '[']).next().unwrap_or(k).to_string())
-            .collect();
+        let (changed, unnamed_change) =
+            match inquiry::compare_inputs(provider.as_ref(), recorded, &news).await {
+                Ok(Comparison::CheckFailed(failures)) => {
+                    done.problem = Some(format!(
+                        "the provider's Check fails the code's inputs ({})",
+                        failures.join("; ")
+                    ));
+                    return done;
+                }
+                Ok(Comparison::Diffed { changed, unnamed_change }) => (changed, unnamed_change),
+                Err(ComparisonError::Check(e)) => {
+                    done.problem = Some(format!("Check did not run: {e}"));
+                    return done;
+                }
+                Err(ComparisonError::Diff(e)) => {
+                    done.problem = Some(format!("Diff did not run: {e}"));
+                    return done;
+                }
+            };
         let back: Vec<String> =
             changed.iter().filter(|k| left_out.contains_key(*k)).cloned().collect();
         if !back.is_empty() {
@@ -208,7 +180,7 @@ async fn verify_one(
                 "the provider's Diff reports a change in {} even with the values Read returned",
                 names.join(", ")
             ));
-        } else if d.changes == DiffChanges::DiffSome as i32 {
+        } else if unnamed_change {
             done.problem =
                 Some("the provider's Diff reports a change without naming the properties".into());
         } else {

@@ -137,21 +137,22 @@ async fn accounts_decide_who_may_do_what_in_which_organisation() {
     assert_eq!(refused.status(), 403, "{refused}");
 
     // A sign-in at an OpenID Provider is found by its `state` only in the browser that began it.
-    let login = ferry_store::accounts::OidcLogin {
+    let login = ferry_service::accounts::PendingOidcLogin {
         verifier: "v".into(),
         nonce: "n".into(),
         next: "/".into(),
     };
-    accounts.begin_oidc_login("state-1", "browser-a", &login, 600).await.unwrap();
+    let browser = accounts.begin_oidc_login("state-1", login.clone(), 600).await.unwrap();
     assert!(
-        accounts.finish_oidc_login("state-1", "browser-b").await.unwrap().is_none(),
+        accounts.finish_oidc_login("state-1", "another-browser").await.unwrap().is_none(),
         "another browser's cookie"
     );
-    assert!(
-        accounts.finish_oidc_login("state-1", "browser-a").await.unwrap().is_some(),
+    assert_eq!(
+        accounts.finish_oidc_login("state-1", &browser).await.unwrap(),
+        Some(login),
         "the browser that began it"
     );
-    assert!(accounts.finish_oidc_login("state-1", "browser-a").await.unwrap().is_none(), "once");
+    assert!(accounts.finish_oidc_login("state-1", &browser).await.unwrap().is_none(), "once");
 }
 
 #[tokio::test]
@@ -282,7 +283,7 @@ async fn discoveries_list_what_a_provider_finds_and_mark_what_stacks_manage() {
     let ferry = ferry_with(vec![dir.path().to_path_buf(), plugin_dir()]).await;
     let stack = empty_stack(&ferry, "acme/things/dev").await;
     // Plugins outside Ferry's own run for an organisation once its settings list them.
-    let settings = ferry_store::review::OrgSettings {
+    let settings = ferry_types::OrgSettingsView {
         allowed_packages: vec!["test".into()],
         ..Default::default()
     };

@@ -7,6 +7,7 @@ pub mod discovery;
 pub mod identify;
 pub mod invitations;
 pub mod plans;
+pub mod previews;
 pub mod terraform;
 pub mod webhooks;
 
@@ -643,17 +644,29 @@ pub struct MemberView {
     pub roles: Vec<RoleGrant>,
 }
 
-/// An organisation's settings.
+/// An organisation's settings, as read and as set (`PUT …/settings`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct OrgSettingsView {
     pub share_links: bool,
     pub share_link_days: i64,
+    #[serde(default)]
     pub allowed_packages: Vec<String>,
 }
 
-/// A stack's approval rule.
+/// What an organisation no administrator has set up has: share links on, for 30 days; no
+/// packages beyond Ferry's own.
+impl Default for OrgSettingsView {
+    fn default() -> Self {
+        OrgSettingsView { share_links: true, share_link_days: 30, allowed_packages: Vec::new() }
+    }
+}
+
+/// A stack's approval rule, as read and as set (`PUT …/settings`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct StackSettingsView {
     pub required_approvals: i64,
+    #[serde(default)]
     pub author_may_approve: bool,
 }

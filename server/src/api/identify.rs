@@ -32,11 +32,8 @@ pub(super) async fn start_identification(
     let request: IdentifyRequest =
         read_json(body, &headers, MAX_REQUEST_BYTES, "the identification request").await?;
     let program = ProgramRequest {
-        source: ProgramSource::Yaml(request.program),
-        config: Default::default(),
-        mapping: None,
         passphrase: passphrase(&headers)?,
-        prior: None,
+        ..ProgramRequest::new(ProgramSource::Yaml(request.program))
     };
     let job = ferry.previews().start_identification(&id, program, request.ids).await?;
     Ok((StatusCode::ACCEPTED, Json(job)).into_response())

@@ -88,9 +88,9 @@ pub(super) async fn shared_preview_graph(
 pub(super) async fn shared_preview_code(
     State(ferry): State<Arc<Ferry>>,
     Path(p): Path<(String, i64, usize)>,
-    ApiQuery(q): ApiQuery<CodeQuery>,
+    ApiQuery(q): ApiQuery<ferry_types::previews::CodeQuery>,
 ) -> Result<Response, ApiError> {
-    let (request, json) = q.request()?;
+    let (request, json) = ferry_service::CodeRequest::from_query(&q)?;
     let id = ferry.previews().preview_id(&shared(p)).await?;
     let code = ferry.previews().preview_code(&id, &request, None).await?;
     Ok(code_response(code, json))

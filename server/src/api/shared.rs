@@ -8,8 +8,7 @@ use axum::body::Body;
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use ferry_codegen::{CodeStyle, Language};
-use ferry_service::{CodeRequest, GeneratedCode};
+use ferry_service::GeneratedCode;
 use http_body_util::{BodyExt, Limited};
 use serde::Deserialize;
 
@@ -81,64 +80,6 @@ pub(super) fn passphrase(headers: &HeaderMap) -> Result<Option<String>, ApiError
     }
 }
 
-/// What code to make: `lang=ts|python|go|csharp|yaml`, `format=file|zip|json`,
-/// `style=cli|code-first`, `elide=false`, `keep=<name>,…`, `references=false`,
-/// `exclude=<resource.property>,…`; for stacks also `urn=<urn>,…` and `version=N`.
-#[derive(Deserialize)]
-pub(super) struct CodeQuery {
-    pub(super) lang: Option<String>,
-    pub(super) format: Option<String>,
-    pub(super) style: Option<String>,
-    pub(super) elide: Option<bool>,
-    pub(super) keep: Option<String>,
-    pub(super) references: Option<bool>,
-    pub(super) exclude: Option<String>,
-    pub(super) urn: Option<String>,
-    pub(super) version: Option<i64>,
-}
-
-pub(super) fn list(s: &Option<String>) -> std::collections::BTreeSet<String> {
-    s.iter()
-        .flat_map(|v| v.split(','))
-        .map(str::trim)
-        .filter(|v| !v.is_empty())
-        .map(str::to_string)
-        .collect()
-}
-
-impl CodeQuery {
-    pub(super) fn request(&self) -> Result<(CodeRequest, bool), ApiError> {
-        let bad = |m: String| ApiError::from(ServiceError::Invalid(m));
-        let language = match &self.lang {
-            None => Language::TypeScript,
-            Some(l) => Language::parse(l).ok_or_else(|| {
-                bad(format!("unknown language `{l}`: use ts, python, go, csharp or yaml"))
-            })?,
-        };
-        let (zip, json) = match self.format.as_deref().unwrap_or("file") {
-            "file" => (false, false),
-            "zip" => (true, false),
-            "json" => (false, true),
-            other => return Err(bad(format!("unknown format `{other}`: use file, zip or json"))),
-        };
-        let style = match self.style.as_deref().unwrap_or("cli") {
-            "cli" => CodeStyle::Cli,
-            "code-first" => CodeStyle::CodeFirst,
-            other => return Err(bad(format!("unknown style `{other}`: use cli or code-first"))),
-        };
-        let request = CodeRequest {
-            language,
-            zip,
-            style,
-            elide: self.elide.unwrap_or(true),
-            keep_all: list(&self.keep),
-            references: self.references.unwrap_or(true),
-            reference_exclusions: list(&self.exclude),
-        };
-        Ok((request, json))
-    }
-}
-
 pub(super) fn code_response(code: GeneratedCode, json: bool) -> Response {
     if json {
         return Json(code).into_response();
@@ -176,7 +117,7 @@ pub(super) fn job_stream(
 }
 
 /// `GET …/graph?version=&expand=&full=`: the stack's graph; past
-/// [`ferry_state::graph_summary::SUMMARY_BUDGET`] resources, summarised (siblings of a type
+/// `SUMMARY_BUDGET` resources, summarised (siblings of a type
 /// grouped, the tree opened from the top) with the nodes and groups `expand` names (one key a
 /// line) opened, unless `full=true`.
 #[derive(Deserialize)]

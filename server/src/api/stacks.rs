@@ -201,19 +201,7 @@ pub(super) async fn stack_graph(
     Path(id): Path<String>,
     ApiQuery(q): ApiQuery<GraphQuery>,
 ) -> Result<Response, ApiError> {
-    let version = ferry.stacks().version(&id, q.version).await?;
-    Ok(match q.summary() {
-        None => Json(version.graph()).into_response(),
-        Some(expand) => Json(
-            ferry_state::graph_summary::summarise(
-                version.graph(),
-                ferry_state::graph_summary::SUMMARY_BUDGET,
-                &expand,
-            )
-            .graph,
-        )
-        .into_response(),
-    })
+    Ok(Json(ferry.stacks().graph(&id, q.version, q.summary().as_ref()).await?).into_response())
 }
 
 /// `GET …/resources?filter=&sort=&offset=&limit=&version=`: one page of the resource table

@@ -278,7 +278,7 @@ async fn world() -> World {
         true,
     )
     .await;
-    let settings = ferry_store::review::OrgSettings {
+    let settings = ferry_types::OrgSettingsView {
         allowed_packages: vec!["test".into()],
         share_links: true,
         share_link_days: 30,

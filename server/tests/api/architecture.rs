@@ -427,7 +427,7 @@ fn the_http_layer_makes_no_error_codes_of_its_own() {
         }
     }
     assert!(
-        files.len() > 20,
+        files.len() > 15,
         "only {} files under server/src: is the walk still reading them?",
         files.len()
     );
@@ -514,4 +514,76 @@ fn the_app_makes_resources_only_at_its_pages_tops() {
     // The list holds no name that makes nothing (a page renamed, a resource moved).
     let unused: Vec<&&str> = makers.iter().filter(|m| !seen.contains(**m)).collect();
     assert!(unused.is_empty(), "RESOURCE_MAKERS names functions that make no resource: {unused:?}");
+}
+
+/// The crates below the service that the HTTP layer never names: what a request asks reaches
+/// them through the service.
+const BELOW_THE_SERVICE: [&str; 8] = [
+    "ferry-engine",
+    "ferry-state",
+    "ferry-store",
+    "ferry-codegen",
+    "ferry-backend",
+    "ferry-terraform",
+    "ferry-rpc",
+    "ferry-property",
+];
+
+#[test]
+fn the_server_depends_on_the_service_and_the_types_alone() {
+    let manifest = std::fs::read_to_string(root().join("server/Cargo.toml")).unwrap();
+    let dependencies = manifest
+        .split("\n[dependencies]\n")
+        .nth(1)
+        .expect("server/Cargo.toml has [dependencies]")
+        .split("\n[")
+        .next()
+        .unwrap();
+    let named: Vec<&str> = dependencies
+        .lines()
+        .filter_map(|l| l.split(['=', ' ', '.']).next())
+        .filter(|name| BELOW_THE_SERVICE.contains(name))
+        .collect();
+    assert!(named.is_empty(), "server/Cargo.toml depends on {named:?}: go through ferry-service");
+    for name in ["ferry-service", "ferry-types"] {
+        assert!(
+            dependencies.lines().any(|l| l.starts_with(name)),
+            "server/Cargo.toml no longer names {name} (the test reads the wrong section?)"
+        );
+    }
+    let mut files = Vec::new();
+    walk(&root().join("server/src"), &mut files);
+    let mut reached = Vec::new();
+    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        for krate in BELOW_THE_SERVICE {
+            if text.contains(&format!("{}::", krate.replace('-', "_"))) {
+                reached.push(format!("{} names {krate}", file.display()));
+            }
+        }
+    }
+    assert!(reached.is_empty(), "{reached:?}");
+}
+
+/// The service asks providers through the engine's typed calls (`ferry_engine::inquiry`, the
+/// deployment's steps), never in `pulumirpc` messages of its own.
+#[test]
+fn the_service_speaks_to_providers_through_the_engine() {
+    let manifest = std::fs::read_to_string(root().join("crates/ferry-service/Cargo.toml")).unwrap();
+    assert!(
+        !manifest.lines().any(|l| l.starts_with("ferry-rpc")),
+        "crates/ferry-service/Cargo.toml depends on ferry-rpc"
+    );
+    let mut files = Vec::new();
+    walk(&root().join("crates/ferry-service/src"), &mut files);
+    let speaking: Vec<String> = files
+        .iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .filter(|p| {
+            let text = std::fs::read_to_string(p).unwrap();
+            text.contains("pulumirpc") || text.contains("ferry_rpc")
+        })
+        .map(|p| p.display().to_string())
+        .collect();
+    assert!(speaking.is_empty(), "{speaking:?} build provider messages");
 }

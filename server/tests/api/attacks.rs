@@ -823,10 +823,8 @@ async fn a_plugin_sees_only_the_server_variables_given_to_its_package() {
         .unwrap(),
     ));
     let w = world_with(engine, Vec::new()).await;
-    let any = ferry_store::review::OrgSettings {
-        allowed_packages: vec!["*".into()],
-        ..Default::default()
-    };
+    let any =
+        ferry_types::OrgSettingsView { allowed_packages: vec!["*".into()], ..Default::default() };
     w.stacks.accounts().set_org_settings("*", any).await.unwrap();
     let (_, stacks) = w.call(&w.root, Method::GET, "/api/v1/stacks", Value::Null).await;
     let stack = stacks[0]["id"].as_str().unwrap().to_string();

@@ -134,7 +134,7 @@ async fn nothing_of_one_organisation_reaches_another() {
     let (app, stacks) =
         common::bare_app_of(Ferry::new(store, 1 << 20).with_engine(engine), false).await;
     // The scripted plugin's package, allowed to every organisation by an administrator.
-    let test = ferry_store::review::OrgSettings {
+    let test = ferry_types::OrgSettingsView {
         allowed_packages: vec!["test".into()],
         ..Default::default()
     };

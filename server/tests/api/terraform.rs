@@ -617,7 +617,7 @@ async fn a_plugin_that_maps_a_provider_of_another_name_is_found_through_get_mapp
     let (app, stacks) =
         common::admin_app_of(ferry_service::Ferry::new(store, 1 << 20).with_engine(engine), true)
             .await;
-    let settings = ferry_store::review::OrgSettings {
+    let settings = ferry_types::OrgSettingsView {
         allowed_packages: vec!["acmecloud".into()],
         share_links: true,
         share_link_days: 30,

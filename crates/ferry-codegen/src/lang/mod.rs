@@ -9,71 +9,10 @@ pub(crate) mod yaml;
 
 use std::collections::BTreeSet;
 
-use serde::{Deserialize, Serialize};
-
 use crate::ir::{Program, Value};
 use crate::names::NameTable;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Language {
-    #[serde(alias = "ts", alias = "nodejs")]
-    TypeScript,
-    #[serde(alias = "py")]
-    Python,
-    Go,
-    #[serde(alias = "cs", alias = "dotnet")]
-    CSharp,
-    Yaml,
-}
-
-impl Language {
-    pub const ALL: [Language; 5] =
-        [Language::TypeScript, Language::Python, Language::Go, Language::CSharp, Language::Yaml];
-
-    pub fn parse(s: &str) -> Option<Language> {
-        Some(match s.to_ascii_lowercase().as_str() {
-            "ts" | "typescript" | "nodejs" => Language::TypeScript,
-            "py" | "python" => Language::Python,
-            "go" => Language::Go,
-            "cs" | "csharp" | "dotnet" | "c#" => Language::CSharp,
-            "yaml" => Language::Yaml,
-            _ => return None,
-        })
-    }
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Language::TypeScript => "ts",
-            Language::Python => "python",
-            Language::Go => "go",
-            Language::CSharp => "csharp",
-            Language::Yaml => "yaml",
-        }
-    }
-
-    /// The program file's name in a project.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            Language::TypeScript => "index.ts",
-            Language::Python => "__main__.py",
-            Language::Go => "main.go",
-            Language::CSharp => "Program.cs",
-            Language::Yaml => "Pulumi.yaml",
-        }
-    }
-
-    /// Pulumi's runtime name.
-    pub fn runtime(self) -> &'static str {
-        match self {
-            Language::TypeScript => "nodejs",
-            Language::Python => "python",
-            Language::Go => "go",
-            Language::CSharp => "dotnet",
-            Language::Yaml => "yaml",
-        }
-    }
-}
+pub use ferry_types::previews::Language;
 
 /// The program in `language`.
 pub fn emit(program: &Program, language: Language) -> String {

@@ -21,13 +21,7 @@ pub struct Registered {
     pub complete: bool,
 }
 
-/// A stack config value as given (`pulumi config set`): text, and whether it is a secret.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct ConfigValue {
-    pub value: String,
-    #[serde(default)]
-    pub secret: bool,
-}
+pub use ferry_types::previews::ConfigValue;
 
 pub type EvalError = (Pos, String);
 

@@ -51,10 +51,8 @@ pub async fn admin_app_of(stacks: Ferry, demo: bool) -> (Router, Arc<Ferry>) {
     let token = token_for(&stacks, "test-admin", "*", Role::Admin).await;
     // These tests run the scripted plugins under many package names; the allow-list has its
     // own test (plugin_allow_list.rs).
-    let any = ferry_store::review::OrgSettings {
-        allowed_packages: vec!["*".into()],
-        ..Default::default()
-    };
+    let any =
+        ferry_types::OrgSettingsView { allowed_packages: vec!["*".into()], ..Default::default() };
     stacks.accounts().set_org_settings("*", any).await.unwrap();
     (as_caller(router, token), stacks)
 }

@@ -130,7 +130,7 @@ async fn audit_command(
         .or_else(|_| std::env::var("LOGNAME"))
         .unwrap_or_else(|_| "unknown".into());
     let actor = format!("command line ({who})");
-    let record = ferry_store::accounts::NewAuditRecord {
+    let record = ferry_service::accounts::AuditEvent {
         actor: &actor,
         org,
         action,

@@ -58,7 +58,7 @@ impl Instance {
             // Instances sharing a database share the key that seals preview payloads.
             .env("FERRY_PAYLOAD_KEY", key)
             .env("RUST_LOG", "warn")
-            .current_dir(env!("CARGO_MANIFEST_DIR").to_owned() + "/..")
+            .current_dir(crate::root())
             .stdout(Stdio::null())
             .stderr(log)
             // Its own process group, with the plugins it starts: killed together, as when the
@@ -189,7 +189,7 @@ fn spec(ids: &[&str]) -> String {
 fn set_up(dir: &Path, url: Option<&str>) -> (std::path::PathBuf, Client) {
     let plugins = dir.join("plugins");
     std::fs::create_dir_all(&plugins).unwrap();
-    let provider = crate::common::plugin_dir().join("ferry-test-provider");
+    let provider = crate::plugin_dir().join("ferry-test-provider");
     std::fs::write(
         plugins.join("pulumi-resource-test"),
         format!("#!/bin/sh\nexec '{}' \"$@\"\n", provider.display()),

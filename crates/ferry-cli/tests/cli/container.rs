@@ -3,11 +3,7 @@
 //! wasm-bindgen CLI is the version the front end needs; its last stage runs as a non-root user;
 //! and the compose file's instances share one database and one payload key.
 
-use std::path::{Path, PathBuf};
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+use crate::root;
 
 fn read(rel: &str) -> String {
     std::fs::read_to_string(root().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
@@ -224,9 +220,7 @@ async fn the_documented_first_run_starts_on_an_empty_database() {
             command.env(k, v);
         }
         // The volume each container has, and the port each listens on.
-        command
-            .env("FERRY_DATA_DIR", dir.path().join(data))
-            .current_dir(env!("CARGO_MANIFEST_DIR").to_owned() + "/..");
+        command.env("FERRY_DATA_DIR", dir.path().join(data)).current_dir(root());
         if let Some(addr) = addr {
             command.env("FERRY_ADDR", addr);
         }

@@ -481,10 +481,9 @@ async fn commands_keep_their_data_in_postgresql_with_database_url() {
 #[test]
 fn a_terraform_state_becomes_a_pulumi_state_file_and_code() {
     let dir = tempfile::tempdir().unwrap();
-    let fixtures =
-        std::env::var_os("FERRY_FIXTURES").map(std::path::PathBuf::from).unwrap_or_else(|| {
-            std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures")
-        });
+    let fixtures = std::env::var_os("FERRY_FIXTURES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| crate::root().join("../shared/fixtures"));
     std::fs::copy(
         fixtures.join("terraform/random-state.tfstate"),
         dir.path().join("terraform.tfstate"),
