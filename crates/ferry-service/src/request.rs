@@ -48,11 +48,11 @@ impl Previews {
     }
 }
 
-/// Whether a `Content-Type` names YAML (a Pulumi YAML program).
+/// Whether a lower-cased `Content-Type` names YAML (a Pulumi YAML program).
 fn is_yaml(content_type: &str) -> bool {
     ["application/yaml", "application/x-yaml", "text/yaml", "text/x-yaml"]
         .iter()
-        .any(|t| content_type.to_ascii_lowercase().starts_with(t))
+        .any(|t| content_type.starts_with(t))
 }
 
 impl PreviewRequest {
