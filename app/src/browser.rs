@@ -1,5 +1,5 @@
-//! Browser-only glue: the upload request, JSON requests to the API, the bridge to the graph
-//! renderer (`pkg/graph.js`), the clipboard, and a preview job's server-sent events.
+//! Browser-only glue: the upload request, the bridge to the graph renderer (`pkg/graph.js`),
+//! the clipboard, and a job's server-sent events (calls of the API are `client.rs`'s).
 
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
@@ -7,14 +7,20 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen_futures::JsFuture;
 use web_sys::{HtmlInputElement, RequestInit, Response};
 
-use crate::format::encode_query_value;
-use crate::pages::UploadStatusError;
+use ferry_types::ErrorDetail;
 
-fn failed(code: &str, message: impl Into<String>) -> UploadStatusError {
-    UploadStatusError { code: code.to_string(), message: message.into(), path: None }
+/// An upload's failure that is the browser's, not the API's.
+fn failed(code: &str, message: impl Into<String>) -> ErrorDetail {
+    ErrorDetail {
+        code: code.to_string(),
+        message: message.into(),
+        path: None,
+        names: Vec::new(),
+        details: Default::default(),
+    }
 }
 
-/// POSTs the chosen file to `/api/v1/stacks` as it is (the browser streams it; wasm never
+/// POSTs the chosen file to the upload endpoint (`api::UPLOAD_STACK`) as it is (the browser streams it; wasm never
 /// copies it) and returns the new stack's ID or the API's error.
 /// With `force`, a state whose resources carry another stack's name is moved to this one.
 pub async fn upload_state(
@@ -22,18 +28,14 @@ pub async fn upload_state(
     file: &HtmlInputElement,
     passphrase: &HtmlInputElement,
     force: bool,
-) -> Result<String, UploadStatusError> {
+) -> Result<String, ErrorDetail> {
     let Some(chosen) = file.files().and_then(|list| list.get(0)) else {
         return Err(failed("no_file", "choose a state file to upload"));
     };
-    let mut url = "/api/v1/stacks".to_string();
     let typed = name.value();
-    if !typed.trim().is_empty() {
-        url.push_str(&format!("?name={}", encode_query_value(typed.trim())));
-        if force {
-            url.push_str("&force=true");
-        }
-    }
+    let named = typed.trim();
+    let force = if force && !named.is_empty() { "true" } else { "" };
+    let url = ferry_types::api::UPLOAD_STACK.url_with(&[], &[("name", named), ("force", force)]);
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_body(&chosen);
@@ -60,8 +62,8 @@ pub async fn upload_state(
         Err(_) => String::new(),
     };
     if response.ok() {
-        return serde_json::from_str::<ferry_types::StackSummary>(&text)
-            .map(|s| s.id)
+        return serde_json::from_str::<ferry_types::api::UploadOutcome>(&text)
+            .map(|s| s.summary.id)
             .map_err(|e| failed("bad_response", format!("Ferry's answer is not a stack: {e}")));
     }
     let Ok(ferry_types::ErrorBody { error }) = serde_json::from_str(&text) else {
@@ -71,7 +73,7 @@ pub async fn upload_state(
     if let Some(first) = error.names.first() {
         name_input_offer(name, first);
     }
-    Err(UploadStatusError { code: error.code, message: error.message, path: error.path })
+    Err(error)
 }
 
 /// Puts `offered` into the upload form's name field (the user may keep it or type another).
@@ -132,113 +134,6 @@ impl GraphSlot {
             }
         }
     }
-}
-
-/// A request to the API: the answer's text, or the API's error message.
-pub async fn request(
-    method: &str,
-    url: &str,
-    body: Option<(&str, &str)>,
-) -> Result<String, String> {
-    let init = RequestInit::new();
-    init.set_method(method);
-    if let Some((content_type, text)) = body {
-        let headers =
-            web_sys::Headers::new().map_err(|_| "cannot build the request".to_string())?;
-        let _ = headers.set("content-type", content_type);
-        init.set_headers(&headers);
-        init.set_body(&JsValue::from_str(text));
-    }
-    answer(url, &init).await
-}
-
-/// `POST`s the chosen file as it is (the browser streams it; wasm never copies it) and reads
-/// the answer as `T`.
-pub async fn post_file<T: serde::de::DeserializeOwned>(
-    url: &str,
-    file: &web_sys::File,
-) -> Result<T, String> {
-    let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_body(file);
-    parse(&answer(url, &init).await?)
-}
-
-/// `POST`s a form (files and fields, as `multipart/form-data`): the answer's JSON, or the API's
-/// error message.
-pub async fn post_form<T: serde::de::DeserializeOwned>(
-    url: &str,
-    form: &web_sys::FormData,
-) -> Result<T, String> {
-    let init = RequestInit::new();
-    init.set_method("POST");
-    init.set_body(form);
-    parse(&answer(url, &init).await?)
-}
-
-/// Sends a request: the answer's text, or the API's error message.
-async fn answer(url: &str, init: &RequestInit) -> Result<String, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let response = JsFuture::from(window.fetch_with_str_and_init(url, init))
-        .await
-        .map_err(|e| format!("Ferry did not answer: {e:?}"))?;
-    let response: Response = response.unchecked_into();
-    let text = match response.text() {
-        Ok(promise) => {
-            JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default()
-        }
-        Err(_) => String::new(),
-    };
-    if response.ok() {
-        Ok(text)
-    } else {
-        match serde_json::from_str::<ferry_types::ErrorBody>(&text) {
-            Ok(body) => Err(body.error.message),
-            Err(_) => Err(format!("HTTP {}", response.status())),
-        }
-    }
-}
-
-fn parse<T: serde::de::DeserializeOwned>(text: &str) -> Result<T, String> {
-    serde_json::from_str(text).map_err(|e| format!("Ferry's answer: {e}"))
-}
-
-/// `POST` to an API path, the answer's JSON (or the API's error message).
-pub async fn post_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
-    parse(&request("POST", url, None).await?)
-}
-
-/// `GET` an API path as `T`.
-pub async fn get_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
-    parse(&request("GET", url, None).await?)
-}
-
-/// `GET` an API path as text (generated code).
-pub async fn get_text(url: &str) -> Result<String, String> {
-    request("GET", url, None).await
-}
-
-/// `POST` a body (`content_type`) and read the answer as `T`.
-pub async fn send<T: serde::de::DeserializeOwned>(
-    url: &str,
-    content_type: &str,
-    body: &str,
-) -> Result<T, String> {
-    parse(&request("POST", url, Some((content_type, body))).await?)
-}
-
-/// `PUT` a JSON body and read the answer as `T`.
-pub async fn put_json<B: serde::Serialize, T: serde::de::DeserializeOwned>(
-    url: &str,
-    body: &B,
-) -> Result<T, String> {
-    let text = serde_json::to_string(body).map_err(|e| format!("cannot write the request: {e}"))?;
-    parse(&request("PUT", url, Some(("application/json", &text))).await?)
-}
-
-/// `DELETE` an API path and read the answer as `T`.
-pub async fn delete_json<T: serde::de::DeserializeOwned>(url: &str) -> Result<T, String> {
-    parse(&request("DELETE", url, None).await?)
 }
 
 /// Runs `f` once, the first time `element` comes into view (heavy parts of a page, like a graph
@@ -330,7 +225,8 @@ pub fn watch_job(
     plan: &str,
     job: &str,
     on_event: impl Fn(ferry_types::JobEvent) + 'static,
-    on_end: impl Fn(ferry_types::JobSnapshot) + 'static,
+    on_end: impl Fn(ferry_types::JobView) + 'static,
 ) {
-    watch_events(&format!("/api/v1/plans/{plan}/jobs/{job}/events"), "resource", on_event, on_end);
+    let url = ferry_types::api::PLAN_JOB_EVENTS.url(&[plan, job]);
+    watch_events(&url, "resource", on_event, on_end);
 }

@@ -1,14 +1,10 @@
 //! Small pure helpers shared by server and browser rendering (both must produce the same text
 //! for hydration to match).
 
-use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
-
-/// Characters left as they are in a query value (RFC 3986 unreserved).
-const QUERY_VALUE: &AsciiSet =
-    &NON_ALPHANUMERIC.remove(b'-').remove(b'_').remove(b'.').remove(b'~');
-
+/// `s` escaped for a page link's query value, as the API's are (RFC 3986's unreserved
+/// characters stay).
 pub fn encode_query_value(s: &str) -> String {
-    utf8_percent_encode(s, QUERY_VALUE).to_string()
+    ferry_types::api::escape(s)
 }
 
 /// The name part of a URN (`urn:pulumi:stack::project::type::name`; names may hold `::`).

@@ -9,6 +9,8 @@
 
 #[cfg(feature = "hydrate")]
 mod browser;
+#[cfg(feature = "hydrate")]
+mod client;
 pub mod format;
 #[cfg(feature = "hydrate")]
 mod monaco_glue;

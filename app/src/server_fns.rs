@@ -1,26 +1,8 @@
 //! Server functions the pages call: thin wrappers over `ferry_service::Ferry`, which
 //! the server provides as context. Their bodies exist only in the `ssr` build.
 
-use ferry_types::{Me, PlanPageData, ResourceDetail, ResourcePage, StackSummary};
+use ferry_types::{Me, PlanPageData, ResourceDetail, ResourcePage, StackPageData, StackSummary};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
-
-/// What the stack pages need: the summary and the table's first rows (it fetches the rest as
-/// the user scrolls, with [`stack_rows`]).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct StackPageData {
-    pub summary: StackSummary,
-    pub first: ResourcePage,
-    /// Load warnings, as `message (at path)`.
-    pub warnings: Vec<String>,
-    /// The roles the viewer holds in the stack's organisation (the page shows what they may do).
-    #[serde(default)]
-    pub roles: Vec<String>,
-    /// Locks Ferry left in the stack's DIY backend (an instance died holding one) and recovered:
-    /// what each recovery found, with when the lock was taken.
-    #[serde(default)]
-    pub recovered_locks: Vec<String>,
-}
 
 #[cfg(feature = "ssr")]
 mod ssr {
@@ -94,7 +76,7 @@ pub async fn list_stacks() -> Result<Vec<StackSummary>, ServerFnError> {
 pub async fn stack_page(id: String) -> Result<StackPageData, ServerFnError> {
     use ferry_service::access::{Object, Role};
     let org = ssr::authorize(Object::Stack, &id, Role::Viewer).await?;
-    let roles = ssr::caller().roles_in(&org).iter().map(|r| r.as_str().to_string()).collect();
+    let roles = ssr::caller().roles_in(&org);
     let version = ssr::ferry()?.stacks().version(&id, None).await.map_err(ssr::fail)?;
     let warnings = version
         .warnings
@@ -168,7 +150,7 @@ pub async fn plan_page(
             ferry_service::access::Role::Viewer,
         )
         .await?;
-        ssr::caller().roles_in(&org).iter().map(|r| r.as_str().to_string()).collect()
+        ssr::caller().roles_in(&org)
     } else {
         Vec::new()
     };
@@ -180,8 +162,8 @@ pub async fn plan_page(
     .map_err(ssr::fail)?;
     let stack = ferry.stacks().summary(&view.plan.stack_id).await.map_err(ssr::fail)?;
     let shown = view.current.revision;
-    // The same JSON the API gives, read as the browser reads it; a link's reader gets no job
-    // (its ID belongs to the plan's owners).
+    // The job as the API answers it; a link's reader gets none (its ID belongs to the plan's
+    // owners).
     let job = if share.is_empty() {
         let latest = ferry
             .jobs()
@@ -192,30 +174,21 @@ pub async fn plan_page(
             .find(|j| j.revision == shown);
         match latest {
             Some(j) => {
-                let snapshot = |view| -> Result<ferry_types::JobSnapshot, ServerFnError> {
-                    serde_json::to_value(view)
-                        .and_then(serde_json::from_value)
-                        .map_err(|e| ServerFnError::new(e.to_string()))
-                };
                 // A job that stored its preview is shown from the preview, a page at a time; a
                 // running one is followed from its first event: neither needs its events here
                 // (10,000 of them would be megabytes of page). One that ended without a
                 // preview shows what it reported.
-                let job = snapshot(
+                let job = ferry
+                    .jobs()
+                    .status::<ferry_types::JobView>(&j.id, Some(&id))
+                    .await
+                    .map_err(ssr::fail)?;
+                Some(if job.preview_id.is_none() && !job.status.is_live() {
                     ferry
                         .jobs()
-                        .status::<ferry_service::JobView>(&j.id, Some(&id))
+                        .get::<ferry_types::JobView>(&j.id, Some(&id))
                         .await
-                        .map_err(ssr::fail)?,
-                )?;
-                Some(if job.preview_id.is_none() && !job.status.is_live() {
-                    snapshot(
-                        ferry
-                            .jobs()
-                            .get::<ferry_service::JobView>(&j.id, Some(&id))
-                            .await
-                            .map_err(ssr::fail)?,
-                    )?
+                        .map_err(ssr::fail)?
                 } else {
                     job
                 })
@@ -304,15 +277,7 @@ pub async fn new_plan(
 /// Who is signed in (`None`: nobody).
 #[server(prefix = "/rpc")]
 pub async fn current_user() -> Result<Option<Me>, ServerFnError> {
-    Ok(ssr::caller().user.map(|u| Me {
-        name: u.name,
-        email: u.email,
-        roles: u
-            .grants
-            .into_iter()
-            .map(|g| ferry_types::RoleGrant { org: g.org, role: g.role.as_str().to_string() })
-            .collect(),
-    }))
+    Ok(ssr::caller().user.map(|u| u.me()))
 }
 
 /// The open invitation a link's token names (the token is the capability: no sign-in needed).

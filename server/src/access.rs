@@ -153,6 +153,25 @@ impl Routes {
         self.add(Method::DELETE, MethodFilter::DELETE, path, gate, action, handler)
     }
 
+    /// The route of one of the API's endpoints (`ferry_types::api`): its method and path are
+    /// the endpoint's, so the table and the clients cannot disagree.
+    pub fn endpoint<B, A, H: Handler<T, AppState>, T: 'static>(
+        self,
+        endpoint: ferry_types::api::Endpoint<B, A>,
+        gate: Gate,
+        action: &'static str,
+        handler: H,
+    ) -> Routes {
+        use ferry_types::api::Method as Api;
+        let (method, filter) = match endpoint.method {
+            Api::Get => (Method::GET, MethodFilter::GET),
+            Api::Post => (Method::POST, MethodFilter::POST),
+            Api::Put => (Method::PUT, MethodFilter::PUT),
+            Api::Delete => (Method::DELETE, MethodFilter::DELETE),
+        };
+        self.add(method, filter, endpoint.path, gate, action, handler)
+    }
+
     fn add<H: Handler<T, AppState>, T: 'static>(
         mut self,
         method: Method,

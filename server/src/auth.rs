@@ -10,7 +10,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
-use ferry_service::access::{Caller, Role};
+use ferry_service::access::Caller;
 use ferry_service::Ferry;
 use serde::Deserialize;
 use serde_json::json;
@@ -231,7 +231,7 @@ pub async fn end_all_sessions(
     Extension(caller): Extension<Caller>,
 ) -> Result<Response, ApiError> {
     state.ferry.accounts().end_all_sessions(&caller).await?;
-    let mut response = Json(json!({"signed_out": true})).into_response();
+    let mut response = Json(ferry_types::api::SignedOut { signed_out: true }).into_response();
     set_session(&mut response, state.auth.secure(https), None);
     Ok(response)
 }
@@ -252,46 +252,20 @@ pub async fn sign_in_link(
 /// `GET /api/v1/me`: who is signed in, with their roles.
 pub async fn me(Extension(caller): Extension<Caller>) -> Result<Response, ApiError> {
     let user = caller.require_signed_in()?;
-    Ok(Json(json!({"name": user.name, "email": user.email, "roles": user.grants, "credential": user.credential})).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PasswordChange {
-    current: Option<String>,
-    password: String,
+    Ok(Json(user.me()).into_response())
 }
 
 /// `POST /api/v1/me/password`.
 pub async fn change_password(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
-    ApiJson(change): ApiJson<PasswordChange>,
+    ApiJson(change): ApiJson<ferry_types::api::PasswordChange>,
 ) -> Result<Response, ApiError> {
     ferry
         .accounts()
         .change_own_password(&caller, change.current.as_deref(), &change.password)
         .await?;
-    Ok(Json(json!({"changed": true})).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct NewToken {
-    name: String,
-    #[serde(default = "every_org")]
-    org: String,
-    role: String,
-    #[serde(default = "thirty")]
-    days: i64,
-}
-
-fn every_org() -> String {
-    "*".into()
-}
-
-fn thirty() -> i64 {
-    30
+    Ok(Json(ferry_types::api::PasswordChanged { changed: true }).into_response())
 }
 
 /// `GET /api/v1/me/tokens`: the caller's API tokens (never their secrets).
@@ -306,9 +280,9 @@ pub async fn list_tokens(
 pub async fn create_token(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
-    ApiJson(new): ApiJson<NewToken>,
+    ApiJson(new): ApiJson<ferry_types::api::TokenInput>,
 ) -> Result<Response, ApiError> {
-    let role = Role::parse(&new.role)?;
+    let role = new.role;
     let created =
         ferry.accounts().create_api_token(&caller, &new.name, &new.org, role, new.days).await?;
     Ok((StatusCode::CREATED, Json(created)).into_response())
@@ -332,22 +306,15 @@ pub async fn members(
     Ok(Json(ferry.accounts().members(&caller, &org).await?).into_response())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MemberBody {
-    roles: Vec<String>,
-    password: Option<String>,
-}
-
 /// `PUT /api/v1/orgs/{org}/members/{name}`: a member's roles there (and a first password for a
 /// new local user).
 pub async fn set_member(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path((org, name)): Path<(String, String)>,
-    ApiJson(body): ApiJson<MemberBody>,
+    ApiJson(body): ApiJson<ferry_types::api::MemberInput>,
 ) -> Result<Response, ApiError> {
-    let roles = body.roles.iter().map(|r| Role::parse(r)).collect::<Result<Vec<_>, _>>()?;
+    let roles = body.roles;
     Ok(Json(
         ferry.accounts().set_member(&caller, &org, &name, &roles, body.password.as_deref()).await?,
     )

@@ -8,7 +8,6 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::access::Caller;
-use ferry_service::comments::CommentInput;
 use ferry_service::Ferry;
 use serde::Deserialize;
 
@@ -43,21 +42,10 @@ pub async fn add_comment(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    ApiJson(input): ApiJson<CommentInput>,
+    ApiJson(input): ApiJson<ferry_types::api::CommentInput>,
 ) -> Result<Response, ApiError> {
     Ok((StatusCode::CREATED, Json(ferry.plans().add_comment(&caller, &id, input).await?))
         .into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ResolveBody {
-    #[serde(default = "yes")]
-    resolved: bool,
-}
-
-fn yes() -> bool {
-    true
 }
 
 /// `POST /api/v1/plans/{id}/comments/{comment}/resolve` `{"resolved": true|false}`.
@@ -65,7 +53,7 @@ pub async fn resolve_comment(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path((id, comment)): Path<(String, String)>,
-    ApiJson(body): ApiJson<ResolveBody>,
+    ApiJson(body): ApiJson<ferry_types::api::CommentResolution>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().resolve_comment(&caller, &id, &comment, body.resolved).await?)
         .into_response())
@@ -80,19 +68,12 @@ pub async fn approvals(
     Ok(Json(ferry.plans().approval_state(&id).await?).into_response())
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ApproveBody {
-    revision: i64,
-    preview: String,
-}
-
 /// `POST /api/v1/plans/{id}/approvals` `{"revision", "preview"}`: what the reviewer approves.
 pub async fn approve(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    ApiJson(body): ApiJson<ApproveBody>,
+    ApiJson(body): ApiJson<ferry_types::api::ApprovalInput>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().approve(&caller, &id, body.revision, &body.preview).await?)
         .into_response())

@@ -2,7 +2,8 @@
 //! (`/account`: who you are, your password, your API tokens; for administrators, their
 //! organisation's audit log).
 
-use ferry_types::{ApiTokenInfo, AuditEntry, Me, MemberView, OrgSettingsView};
+use ferry_types::api;
+use ferry_types::{ApiTokenInfo, AuditEntry, Me, MemberView, OrgSettingsView, Role};
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
@@ -69,7 +70,7 @@ pub fn AccountPage() -> impl IntoView {
 #[component]
 fn Account(me: Me) -> impl IntoView {
     let admin_orgs: Vec<String> =
-        me.roles.iter().filter(|g| g.role == "admin").map(|g| g.org.clone()).collect();
+        me.roles.iter().filter(|g| g.role == Role::Admin).map(|g| g.org.clone()).collect();
     let roles = me
         .roles
         .iter()
@@ -93,7 +94,7 @@ fn Account(me: Me) -> impl IntoView {
             <button class="secondary" id="sign-out-everywhere" on:click=move |_| {
                 #[cfg(feature = "hydrate")]
                 leptos::task::spawn_local(async move {
-                    if crate::browser::post_json::<serde_json::Value>("/api/v1/me/sessions/revoke").await.is_ok() {
+                    if crate::client::call(&ferry_types::api::END_ALL_SESSIONS.at(&[])).await.is_ok() {
                         crate::browser::go_to("/signin");
                     }
                 });
@@ -115,16 +116,15 @@ fn Password() -> impl IntoView {
         ev.prevent_default();
         let current = current.get().map(|i| i.value()).unwrap_or_default();
         let password = new.get().map(|i| i.value()).unwrap_or_default();
-        let body = serde_json::json!({"current": (!current.is_empty()).then_some(current), "password": password}).to_string();
-        let _ = body;
+        let change = ferry_types::api::PasswordChange {
+            current: (!current.is_empty()).then_some(current),
+            password,
+        };
+        let _ = &change;
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let result = crate::browser::send::<serde_json::Value>(
-                "/api/v1/me/password",
-                "application/json",
-                &body,
-            )
-            .await;
+            let result =
+                crate::client::send(&ferry_types::api::CHANGE_PASSWORD.at(&[]), &change).await;
             outcome
                 .set(Some(result.map(|_| {
                     "Password changed; your other sessions were signed out.".to_string()
@@ -157,7 +157,7 @@ fn Tokens(roles: Vec<ferry_types::RoleGrant>) -> impl IntoView {
     let days = NodeRef::<leptos::html::Input>::new();
     #[cfg(feature = "hydrate")]
     leptos::task::spawn_local(async move {
-        if let Ok(list) = crate::browser::get_json::<Vec<ApiTokenInfo>>("/api/v1/me/tokens").await {
+        if let Ok(list) = crate::client::call(&ferry_types::api::TOKENS.at(&[])).await {
             tokens.set(list);
         }
     });
@@ -170,23 +170,21 @@ fn Tokens(roles: Vec<ferry_types::RoleGrant>) -> impl IntoView {
             .split_once(' ')
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .unwrap_or_default();
-        let body = serde_json::json!({
-            "name": name.get().map(|i| i.value()).unwrap_or_default(),
-            "org": org,
-            "role": role,
-            "days": days.get().and_then(|i| i.value().parse::<i64>().ok()).unwrap_or(30),
-        })
-        .to_string();
-        let _ = body;
+        // The choices are the caller's own grants, so a role that does not read is a bug here.
+        let Ok(role) = role.parse::<Role>() else {
+            problem.set(Some(format!("choose a role for the token (not `{role}`)")));
+            return;
+        };
+        let token = ferry_types::api::TokenInput {
+            name: name.get().map(|i| i.value()).unwrap_or_default(),
+            org,
+            role,
+            days: days.get().and_then(|i| i.value().parse::<i64>().ok()).unwrap_or(30),
+        };
+        let _ = &token;
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<ApiTokenInfo>(
-                "/api/v1/me/tokens",
-                "application/json",
-                &body,
-            )
-            .await
-            {
+            match crate::client::send(&ferry_types::api::CREATE_TOKEN.at(&[]), &token).await {
                 Ok(mut t) => {
                     created.set(t.token.take());
                     problem.set(None);
@@ -200,9 +198,7 @@ fn Tokens(roles: Vec<ferry_types::RoleGrant>) -> impl IntoView {
         let _ = &id;
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::delete_json::<ApiTokenInfo>(&format!("/api/v1/me/tokens/{id}"))
-                .await
-            {
+            match crate::client::call(&ferry_types::api::REVOKE_TOKEN.at(&[&id])).await {
                 Ok(t) => tokens.update(|l| {
                     if let Some(slot) = l.iter_mut().find(|x| x.id == t.id) {
                         *slot = t;
@@ -260,12 +256,10 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
     let records = RwSignal::new(Vec::<AuditEntry>::new());
     let problem = RwSignal::new(None::<String>);
     Effect::new(move |_| {
-        let _org = org.get();
+        let _log = api::AUDIT.at_with(&[&org.get()], &[("limit", "500")]);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url =
-                format!("/api/v1/orgs/{}/audit?limit=500", js_sys::encode_uri_component(&_org));
-            match crate::browser::get_json::<Vec<AuditEntry>>(&url).await {
+            match crate::client::call(&_log).await {
                 Ok(list) => {
                     records.set(list);
                     problem.set(None);
@@ -280,7 +274,7 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
             <p class="meta">
                 "Every change, sign-in and failed sign-in, oldest first. Export as JSON lines: "
                 {move || {
-                    let href = format!("/api/v1/orgs/{}/audit?format=jsonl", org.get());
+                    let href = api::AUDIT.url_with(&[&org.get()], &[("format", "jsonl")]);
                     let text = href.clone();
                     view! { <a href=href id="audit-export" rel="external">{text}</a> }
                 }}
@@ -303,8 +297,6 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
     }
 }
 
-const ROLES: [&str; 5] = ["viewer", "planner", "approver", "committer", "admin"];
-
 /// An administrator's organisation: its members and their roles, invitations for newcomers, and
 /// its settings.
 #[component]
@@ -319,20 +311,17 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
         let _org = org.get();
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let base = format!("/api/v1/orgs/{}", js_sys::encode_uri_component(&_org));
-            match crate::browser::get_json::<Vec<MemberView>>(&format!("{base}/members")).await {
+            match crate::client::call(&api::MEMBERS.at(&[&_org])).await {
                 Ok(list) => members.set(list),
                 Err(e) => problem.set(Some(e)),
             }
-            if let Ok(s) =
-                crate::browser::get_json::<OrgSettingsView>(&format!("{base}/settings")).await
-            {
+            if let Ok(s) = crate::client::call(&api::ORG_SETTINGS.at(&[&_org])).await {
                 settings.set(Some(s));
             }
         });
     });
     let name = NodeRef::<leptos::html::Input>::new();
-    let chosen = RwSignal::new(vec!["viewer".to_string()]);
+    let chosen = RwSignal::new(vec![Role::Viewer]);
     // The link of the invitation just made: shown once (Ferry keeps only its hash).
     let invitation_link = RwSignal::new(None::<String>);
     let invite = move |_| {
@@ -340,18 +329,8 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
             ferry_types::invitations::InvitationInput { roles: chosen.get_untracked(), days: None };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url = format!(
-                "/api/v1/orgs/{}/invitations",
-                js_sys::encode_uri_component(&org.get_untracked())
-            );
-            let body = serde_json::to_string(&_input).unwrap_or_default();
-            match crate::browser::send::<ferry_types::invitations::NewInvitation>(
-                &url,
-                "application/json",
-                &body,
-            )
-            .await
-            {
+            let call = api::INVITE.at(&[&org.get_untracked()]);
+            match crate::client::send(&call, &_input).await {
                 Ok(made) => {
                     let origin = web_sys::window()
                         .and_then(|w| w.location().origin().ok())
@@ -366,16 +345,12 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
     let set_member = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let who = name.get().map(|i| i.value()).unwrap_or_default();
-        let body = serde_json::json!({"roles": chosen.get_untracked()}).to_string();
-        let _ = (&who, &body);
+        let member = api::MemberInput { roles: chosen.get_untracked(), password: None };
+        let _ = (&who, &member);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url = format!(
-                "/api/v1/orgs/{}/members/{}",
-                js_sys::encode_uri_component(&org.get_untracked()),
-                js_sys::encode_uri_component(&who)
-            );
-            match crate::browser::request("PUT", &url, Some(("application/json", &body))).await {
+            let call = api::SET_MEMBER.at(&[&org.get_untracked(), &who]);
+            match crate::client::send(&call, &member).await {
                 Ok(_) => {
                     problem.set(None);
                     epoch.update(|e| *e += 1);
@@ -386,15 +361,11 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
     };
     let save_settings = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Some(s) = settings.get_untracked() else { return };
-        let _body = serde_json::to_string(&s).unwrap_or_default();
+        let Some(_settings) = settings.get_untracked() else { return };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let url = format!(
-                "/api/v1/orgs/{}/settings",
-                js_sys::encode_uri_component(&org.get_untracked())
-            );
-            match crate::browser::request("PUT", &url, Some(("application/json", &_body))).await {
+            let call = api::SET_ORG_SETTINGS.at(&[&org.get_untracked()]);
+            match crate::client::send(&call, &_settings).await {
                 Ok(_) => problem.set(None),
                 Err(e) => problem.set(Some(e)),
             }
@@ -412,21 +383,19 @@ fn OrgAdmin(orgs: Vec<String>) -> impl IntoView {
                 <thead><tr><th>"Name"</th><th>"Email"</th><th>"Roles"</th></tr></thead>
                 <tbody>{move || members.get().into_iter().map(|m| view! {
                     <tr><td>{m.name}</td><td>{m.email.unwrap_or_default()}</td>
-                    <td>{m.roles.iter().map(|g| if g.org == "*" { format!("{} (everywhere)", g.role) } else { g.role.clone() }).collect::<Vec<_>>().join(", ")}</td></tr>
+                    <td>{m.roles.iter().map(|g| if g.org == "*" { format!("{} (everywhere)", g.role) } else { g.role.to_string() }).collect::<Vec<_>>().join(", ")}</td></tr>
                 }).collect_view()}</tbody>
             </table>
             <form class="row" id="member-form" on:submit=set_member>
                 <input node_ref=name id="member-name" placeholder="user name" aria-label="User name" required/>
-                {ROLES.iter().map(|r| {
-                    let r = r.to_string();
-                    let (for_check, for_change) = (r.clone(), r.clone());
+                {Role::ALL.into_iter().map(|r| {
                     view! {
-                        <label><input type="checkbox" class="member-role" value=r.clone()
-                            prop:checked=move || chosen.with(|c| c.contains(&for_check))
+                        <label><input type="checkbox" class="member-role" value=r.as_str()
+                            prop:checked=move || chosen.with(|c| c.contains(&r))
                             on:change=move |ev| {
                                 let on = event_target_checked(&ev);
-                                chosen.update(|c| { c.retain(|x| x != &for_change); if on { c.push(for_change.clone()); } });
-                            }/>{r}</label>
+                                chosen.update(|c| { c.retain(|x| *x != r); if on { c.push(r); } });
+                            }/>{r.as_str()}</label>
                     }
                 }).collect_view()}
                 <button type="submit" id="member-save">"Set a member's roles"</button>

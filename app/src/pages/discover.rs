@@ -3,12 +3,15 @@
 //! status (managed here, in another stack, or not), a quick `Read` for importability, and the
 //! selection added to a new or existing plan.
 
+#[cfg(feature = "hydrate")]
+use ferry_types::api;
+use ferry_types::api::{DiscoveredToPlan, ProbeRequest};
 use ferry_types::discovery::{Discovered, Listables, Managed};
 #[cfg(feature = "hydrate")]
-use ferry_types::discovery::{DiscoveryEvent, DiscoveryView, ProbeResult};
+use ferry_types::discovery::{DiscoveryEvent, DiscoveryView};
 use ferry_types::discovery::{DiscoveryRequest, ProbeItem, Selected, TypeQuery};
 use leptos::prelude::*;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 /// One result row: the discovery event, and the probe's outcome once asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -83,11 +86,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         Effect::new(move |_| {
             let stack_id = stack_id.clone();
             leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<Listables>(&format!(
-                    "/api/v1/stacks/{stack_id}/discoveries/types"
-                ))
-                .await
-                {
+                match crate::client::call(&api::LISTABLE_TYPES.at(&[&stack_id])).await {
                     Ok(t) => types.set(Some(t)),
                     Err(e) => problem.set(Some(e)),
                 }
@@ -121,8 +120,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                     TypeQuery { type_: t.clone(), query, limit, page_size: None }
                 })
                 .collect();
-            let _body =
-                serde_json::to_string(&DiscoveryRequest { types }).expect("a request serialises");
+            let _asked = DiscoveryRequest { types };
             let _stack_id = stack_id.clone();
             problem.set(None);
             results.set(Vec::new());
@@ -131,19 +129,13 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
             running.set(true);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<DiscoveryView>(
-                    &format!("/api/v1/stacks/{_stack_id}/discoveries"),
-                    "application/json",
-                    &_body,
-                )
-                .await
-                {
+                match crate::client::send(&api::START_DISCOVERY.at(&[&_stack_id]), &_asked).await {
                     Ok(view) => {
                         let id = view.id;
                         job.set(Some(id.clone()));
                         let stack_for_rows = _stack_id.clone();
                         crate::browser::watch_events(
-                            &format!("/api/v1/discoveries/{id}/events"),
+                            &api::DISCOVERY_EVENTS.url(&[&id]),
                             "discovery",
                             move |e: DiscoveryEvent| match e {
                                 DiscoveryEvent::Result(found) => results
@@ -180,11 +172,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
         let Some(_id) = job.get_untracked() else { return };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            if let Err(e) = crate::browser::post_json::<DiscoveryView>(&format!(
-                "/api/v1/discoveries/{_id}/cancel"
-            ))
-            .await
-            {
+            if let Err(e) = crate::client::call(&api::CANCEL_DISCOVERY.at(&[&_id])).await {
                 problem.set(Some(e));
             }
         });
@@ -214,16 +202,10 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                     .map(|f| ProbeItem { type_: f.type_.clone(), id: f.id.clone() })
                     .collect()
             });
-            let (_body, _stack_id) = (json!({"items": items}).to_string(), stack_id.clone());
+            let (_asked, _stack_id) = (ProbeRequest { items }, stack_id.clone());
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<Vec<ProbeResult>>(
-                    &format!("/api/v1/stacks/{_stack_id}/discoveries/probe"),
-                    "application/json",
-                    &_body,
-                )
-                .await
-                {
+                match crate::client::send(&api::PROBE.at(&[&_stack_id]), &_asked).await {
                     Ok(outcomes) => results.update(|r| {
                         for (i, o) in rows.iter().zip(outcomes) {
                             if let Some(f) = r.get_mut(*i) {
@@ -255,21 +237,13 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                     .collect()
             });
             let existing = plan_id.get_untracked().trim().to_string();
-            let body = if existing.is_empty() {
-                json!({"items": items})
-            } else {
-                json!({"items": items, "planId": existing})
-            };
-            let (_body, _stack_id) = (body.to_string(), stack_id.clone());
+            let _asked =
+                DiscoveredToPlan { items, plan_id: Some(existing).filter(|p| !p.is_empty()) };
+            let _stack_id = stack_id.clone();
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ferry_types::plans::PlanView>(
-                    &format!("/api/v1/stacks/{_stack_id}/discoveries/plan"),
-                    "application/json",
-                    &_body,
-                )
-                .await
-                {
+                let call = api::DISCOVERED_TO_PLAN.at(&[&_stack_id]);
+                match crate::client::send(&call, &_asked).await {
                     Ok(plan) => crate::browser::go_to(&format!("/plans/{}", plan.plan.id)),
                     Err(e) => problem.set(Some(e)),
                 }

@@ -16,7 +16,7 @@ pub(crate) fn StackGraph(stack_id: String) -> impl IntoView {
             let stack = id.clone();
             drawn.draw(
                 GRAPH_CONTAINER,
-                &format!("/api/v1/stacks/{id}/graph"),
+                &ferry_types::api::STACK_GRAPH.url(&[&id]),
                 move |urn: String| {
                     navigate(
                         &crate::format::resource_link(&stack, "/graph", &urn),

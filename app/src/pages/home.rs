@@ -2,6 +2,7 @@
 //! activity in their organisations — then the stacks Ferry holds, and adding one by uploading a
 //! state file or connecting a stack of a Pulumi DIY backend.
 
+use ferry_types::ErrorDetail;
 use leptos::prelude::*;
 
 use crate::server_fns::list_stacks;
@@ -59,34 +60,27 @@ fn ConnectForm() -> impl IntoView {
     let list = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         problem.set(None);
-        let (_url, _org) = (url.get_untracked(), org.get_untracked());
+        let _call = ferry_types::api::BACKEND_STACKS
+            .at_with(&[], &[("org", &org.get_untracked()), ("url", &url.get_untracked())]);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let query: String = js_sys::encode_uri_component(&_url).into();
-            let org: String = js_sys::encode_uri_component(&_org).into();
-            match crate::browser::get_json::<Vec<ferry_types::BackendStack>>(&format!(
-                "/api/v1/backends/stacks?org={org}&url={query}"
-            ))
-            .await
-            {
+            match crate::client::call(&_call).await {
                 Ok(stacks) => found.set(Some(stacks)),
                 Err(e) => problem.set(Some(e)),
             }
         });
     };
     let connect = move |_name: String| {
-        let _body = serde_json::json!({"backend": url.get_untracked(), "name": _name}).to_string();
         // The name is the organisation's: the backend's own (`organization/…`) says nothing of it.
+        let _stack = ferry_types::api::ConnectStack {
+            backend: url.get_untracked(),
+            name: _name,
+            config: None,
+        };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<ferry_types::StackSummary>(
-                "/api/v1/stacks",
-                "application/json",
-                &_body,
-            )
-            .await
-            {
-                Ok(stack) => crate::browser::go_to(&format!("/stacks/{}", stack.id)),
+            match crate::client::send(&ferry_types::api::UPLOAD_STACK.at(&[]), &_stack).await {
+                Ok(stack) => crate::browser::go_to(&format!("/stacks/{}", stack.summary.id)),
                 Err(e) => problem.set(Some(e)),
             }
         });
@@ -133,15 +127,7 @@ enum UploadStatus {
     Idle,
     Uploading,
     #[cfg_attr(not(feature = "hydrate"), allow(dead_code))] // only the browser uploads
-    Failed(UploadStatusError),
-}
-
-/// Why an upload was refused, as the API said it.
-#[derive(Clone, PartialEq, Debug)]
-pub struct UploadStatusError {
-    pub code: String,
-    pub message: String,
-    pub path: Option<String>,
+    Failed(ErrorDetail),
 }
 
 #[component]
@@ -203,7 +189,7 @@ fn UploadForm() -> impl IntoView {
                 </button>
             </form>
             {move || match status.get() {
-                UploadStatus::Failed(UploadStatusError { code, message, path }) => view! {
+                UploadStatus::Failed(ErrorDetail { code, message, path, .. }) => view! {
                     <div class="error" id="upload-error" role="alert">
                         <strong>{code}</strong>": "{message}
                         {path.map(|p| view! { <div class="path">"at "<code>{p}</code></div> })}

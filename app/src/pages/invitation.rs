@@ -26,7 +26,7 @@ pub fn InvitationPage() -> impl IntoView {
                     Ok(i) => {
                         let action = format!("/auth/invitations/{}", token());
                         let next = format!("/signin?next={}", crate::format::encode_query_value(&format!("/invitations/{}", token())));
-                        let roles = i.roles.join(", ");
+                        let roles = i.roles.iter().map(|r| r.as_str()).collect::<Vec<_>>().join(", ");
                         let org = if i.org == "*" { "every organisation".to_string() } else { i.org.clone() };
                         let signed_in = me.get().and_then(Result::ok).flatten();
                         view! {

@@ -6,6 +6,7 @@
 //! was applied from (`.tf` files, or a zip of their folder), each row shows its block beside
 //! the program it becomes, and what the configuration says that the program does not follow.
 
+use ferry_types::api;
 use ferry_types::terraform::{
     resource_in_program, MigrationView, RemoteState, Row, RowStatus, Workspaces,
 };
@@ -36,7 +37,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
     });
     let result = RwSignal::new(None::<Result<MigrationView, String>>);
     let busy = RwSignal::new(false);
-    let _url = format!("/api/v1/stacks/{stack_id}/migrations/terraform");
+    let _migrate = api::MIGRATE_TERRAFORM.at(&[&stack_id]);
     // The state where its backend keeps it: its URL, the backend's workspace key prefix, and
     // the workspaces found there.
     let remote_url = RwSignal::new(String::new());
@@ -49,18 +50,17 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
         workspace_key_prefix: Some(prefix.get_untracked().trim().to_string())
             .filter(|p| !p.is_empty()),
     };
-    let _list_url = format!("/api/v1/stacks/{stack_id}/migrations/terraform/workspaces");
+    let _stack = stack_id.clone();
     let on_list = move |_| {
         #[cfg(feature = "hydrate")]
         {
             let asked = _remote();
-            let mut url = format!("{}?url={}", _list_url, js_sys::encode_uri_component(&asked.url));
-            if let Some(p) = &asked.workspace_key_prefix {
-                url.push_str(&format!("&workspace_key_prefix={}", js_sys::encode_uri_component(p)));
-            }
+            let prefix = asked.workspace_key_prefix.as_deref().unwrap_or("");
+            let call = api::TERRAFORM_WORKSPACES
+                .at_with(&[&_stack], &[("url", &asked.url), ("workspace_key_prefix", prefix)]);
             busy.set(true);
             leptos::task::spawn_local(async move {
-                let found = crate::browser::get_json::<Workspaces>(&url).await;
+                let found = crate::client::call(&call).await;
                 if let Ok(found) = &found {
                     workspace.set(
                         found
@@ -75,26 +75,26 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             });
         }
     };
-    let _remote_post = format!("/api/v1/stacks/{stack_id}/migrations/terraform/remote");
+    let _remote_post = api::MIGRATE_TERRAFORM_REMOTE.at(&[&stack_id]);
     let on_remote = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         #[cfg(feature = "hydrate")]
         {
-            let url = _remote_post.clone();
-            let body = serde_json::to_string(&_remote()).expect("a remote state serialises");
+            let call = _remote_post.clone();
+            let remote = _remote();
             // With the configuration, where the state is and the files go as one form.
             let tf_files = chosen_configuration(&[configuration, folder]);
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let answer = match tf_files {
-                    None => {
-                        crate::browser::send::<MigrationView>(&url, "application/json", &body).await
-                    }
+                    None => crate::client::send(&call, &remote).await,
                     Some(files) => match web_sys::FormData::new() {
                         Ok(form) => {
+                            let body =
+                                serde_json::to_string(&remote).expect("a remote state serialises");
                             let _ = form.append_with_str("remote", &body);
                             append_files(&form, &files);
-                            crate::browser::post_form::<MigrationView>(&url, &form).await
+                            crate::client::send_form(&call, &form).await
                         }
                         Err(_) => Err("this browser cannot send a form".into()),
                     },
@@ -115,13 +115,13 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                 )));
                 return;
             };
-            let url = _url.clone();
+            let call = _migrate.clone();
             // With the configuration, the state and its files go as one form.
             let tf_files = chosen_configuration(&[configuration, folder]);
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let answer = match tf_files {
-                    None => crate::browser::post_file::<MigrationView>(&url, &chosen).await,
+                    None => crate::client::send_file(&call, &chosen).await,
                     Some(files) => match web_sys::FormData::new() {
                         Ok(form) => {
                             let _ = form.append_with_blob_and_filename(
@@ -130,7 +130,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                                 &chosen.name(),
                             );
                             append_files(&form, &files);
-                            crate::browser::post_form::<MigrationView>(&url, &form).await
+                            crate::client::send_form(&call, &form).await
                         }
                         Err(_) => Err("this browser cannot send a form".into()),
                     },
@@ -186,7 +186,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             {move || result.get().map(|r| match r {
                 Err(message) => view! { <div class="error" id="migrate-error" role="alert">{message}</div> }.into_any(),
                 Ok(m) => {
-                    let program = m.plan.as_ref().and_then(|p| p.current.as_ref()).and_then(|c| c.program.clone()).unwrap_or_default();
+                    let program = m.plan.as_ref().and_then(|p| p.current.program.clone()).unwrap_or_default();
                     let configured = m.resources.iter().any(|r| r.configuration.is_some());
                     view! {
                     <div id="migrate-result">
@@ -196,7 +196,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
                             </ul>
                         })}
                         {match m.plan.clone() {
-                            Some(plan) => view! { <p><a id="migrate-plan" href=format!("/plans/{}", plan.id)>{format!("Open the plan: {}", plan.title)}</a></p> }.into_any(),
+                            Some(plan) => view! { <p><a id="migrate-plan" href=format!("/plans/{}", plan.plan.id)>{format!("Open the plan: {}", plan.plan.title)}</a></p> }.into_any(),
                             None => view! { <p class="hint">"Nothing in this file maps to a Pulumi type: no plan was made. Each resource says why."</p> }.into_any(),
                         }}
                         <table class="migration" id="migrate-rows">

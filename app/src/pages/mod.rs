@@ -21,7 +21,7 @@ pub(crate) mod table;
 mod webhooks;
 
 pub use account::{AccountPage, SignInPage, UserMenu};
-pub use home::{HomePage, UploadStatusError};
+pub use home::HomePage;
 pub use invitation::InvitationPage;
 pub use plan::PlanPage;
 pub use stack::{DiscoverPage, GraphPage, PlansPage, TablePage};

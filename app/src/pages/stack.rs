@@ -58,7 +58,7 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                         let s = page.summary.clone();
                         let warnings = page.warnings;
                         let recovered_locks = page.recovered_locks;
-                        let may_plan = page.roles.iter().any(|r| r == "planner");
+                        let may_plan = page.roles.contains(&ferry_types::Role::Planner);
                         let stack_id = s.id.clone();
                         let tab = move |target: StackView, label: &'static str| {
                             let href = format!("/stacks/{}{}", stack_id, target.suffix());
@@ -75,11 +75,11 @@ pub(crate) fn StackFrame(view: StackView) -> impl IntoView {
                                     {tab(StackView::Graph, "Graph")}
                                     {tab(StackView::Discover, "Discover")}
                                     {tab(StackView::Plans, "Plans")}
-                                    <a class="tab" href=format!("/api/v1/stacks/{}/export", s.id) download=format!("{}.export.json", s.name.replace('/', "-")) rel="external">"Export JSON"</a>
+                                    <a class="tab" href=ferry_types::api::STACK_EXPORT.url(&[&s.id]) download=format!("{}.export.json", s.name.replace('/', "-")) rel="external">"Export JSON"</a>
                                 </nav>
                                 {may_plan.then(|| view! { <NewPlan stack_id=s.id.clone()/> })}
                                 {may_plan.then(|| view! { <super::migrate::MigrateTerraform stack_id=s.id.clone()/> })}
-                                <ApprovalRule stack_id=s.id.clone() admin=page.roles.iter().any(|r| r == "admin")/>
+                                <ApprovalRule stack_id=s.id.clone() admin=page.roles.contains(&ferry_types::Role::Admin)/>
                             </section>
                             {(!warnings.is_empty()).then(|| view! {
                                 <details class="warnings" id="stack-warnings">
@@ -148,27 +148,23 @@ fn NewPlan(stack_id: String) -> impl IntoView {
 fn ApprovalRule(stack_id: String, admin: bool) -> impl IntoView {
     let rule = RwSignal::new(None::<ferry_types::StackSettingsView>);
     let saved = RwSignal::new(None::<Result<(), String>>);
-    let _url = format!("/api/v1/stacks/{stack_id}/settings");
     #[cfg(feature = "hydrate")]
     {
-        let url = _url.clone();
+        let call = ferry_types::api::STACK_SETTINGS.at(&[&stack_id]);
         leptos::task::spawn_local(async move {
-            if let Ok(r) = crate::browser::get_json::<ferry_types::StackSettingsView>(&url).await {
+            if let Ok(r) = crate::client::call(&call).await {
                 rule.set(Some(r));
             }
         });
     }
+    let _set = ferry_types::api::SET_STACK_SETTINGS.at(&[&stack_id]);
     let save = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let Some(r) = rule.get_untracked() else { return };
-        let (_url, _body) = (_url.clone(), serde_json::to_string(&r).unwrap_or_default());
+        let Some(_rule) = rule.get_untracked() else { return };
+        let _set = _set.clone();
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            saved.set(Some(
-                crate::browser::request("PUT", &_url, Some(("application/json", &_body)))
-                    .await
-                    .map(|_| ()),
-            ));
+            saved.set(Some(crate::client::send(&_set, &_rule).await.map(|_| ())));
         });
     };
     view! {

@@ -1,7 +1,8 @@
 //! An organisation's webhooks on the account page (its administrators): the URLs that hear plan
 //! events, making one (its secret shown once), removing one, and each one's delivery log.
 
-use ferry_types::webhooks::{Webhook, WebhookDelivery, WebhookEvent};
+use ferry_types::api;
+use ferry_types::webhooks::{Webhook, WebhookDelivery, WebhookEvent, WebhookInput};
 use leptos::prelude::*;
 
 #[component]
@@ -16,16 +17,12 @@ pub(crate) fn Webhooks(org: RwSignal<String>) -> impl IntoView {
     // The webhook whose log is open, and its deliveries.
     let open = RwSignal::new(None::<String>);
     let log = RwSignal::new(Vec::<WebhookDelivery>::new());
-    let base = move || {
-        format!("/api/v1/orgs/{}/webhooks", crate::format::encode_query_value(&org.get_untracked()))
-    };
     Effect::new(move |_| {
         epoch.track();
-        org.track();
-        let _url = base();
+        let _list = api::WEBHOOKS.at(&[&org.get()]);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::get_json::<Vec<Webhook>>(&_url).await {
+            match crate::client::call(&_list).await {
                 Ok(list) => hooks.set(list),
                 Err(e) => problem.set(Some(e)),
             }
@@ -34,10 +31,10 @@ pub(crate) fn Webhooks(org: RwSignal<String>) -> impl IntoView {
     Effect::new(move |_| {
         epoch.track();
         let Some(_id) = open.get() else { return };
-        let _url = format!("{}/{_id}/deliveries", base());
+        let _deliveries = api::WEBHOOK_DELIVERIES.at(&[&org.get_untracked(), &_id]);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::get_json::<Vec<WebhookDelivery>>(&_url).await {
+            match crate::client::call(&_deliveries).await {
                 Ok(list) => log.set(list),
                 Err(e) => problem.set(Some(e)),
             }
@@ -45,19 +42,11 @@ pub(crate) fn Webhooks(org: RwSignal<String>) -> impl IntoView {
     });
     let create = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let _body =
-            serde_json::json!({"url": url.get_untracked(), "events": events.get_untracked()})
-                .to_string();
-        let _url = base();
+        let _input = WebhookInput { url: url.get_untracked(), events: events.get_untracked() };
+        let _create = api::CREATE_WEBHOOK.at(&[&org.get_untracked()]);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<ferry_types::webhooks::NewWebhook>(
-                &_url,
-                "application/json",
-                &_body,
-            )
-            .await
-            {
+            match crate::client::send(&_create, &_input).await {
                 Ok(made) => {
                     problem.set(None);
                     secret.set(Some(made.secret));
@@ -69,10 +58,10 @@ pub(crate) fn Webhooks(org: RwSignal<String>) -> impl IntoView {
         });
     };
     let remove = move |_id: String| {
-        let _url = format!("{}/{_id}", base());
+        let _remove = api::REMOVE_WEBHOOK.at(&[&org.get_untracked(), &_id]);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::request("DELETE", &_url, None).await {
+            match crate::client::quietly(&_remove).await {
                 Ok(_) => {
                     problem.set(None);
                     epoch.update(|e| *e += 1);

@@ -42,7 +42,7 @@ pub struct CreateArgs {
 
 pub async fn run(args: TokenArgs) -> Result<(), Error> {
     let TokenCommand::Create(args) = args.command;
-    let role = Role::parse(&args.role)?;
+    let role: Role = args.role.parse()?;
     if !(1..=366).contains(&args.days) {
         return Err(format!("--days must be 1 to 366, not {}", args.days).into());
     }

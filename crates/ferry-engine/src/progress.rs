@@ -3,24 +3,13 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
-/// One resource done: its status (`ready`, `not-found`, … for imports; the step's operation
-/// for programs) and why, when it failed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProgressEvent {
-    pub urn: String,
-    pub name: String,
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub status: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
-}
+/// One resource done, as the wire carries it to a job's followers: its status (`ready`,
+/// `not-found`, … for imports; the step's operation for programs) and why, when it failed.
+pub use ferry_types::JobEvent;
 
 /// Called once per finished resource, from any task.
 #[derive(Clone)]
-pub struct Progress(pub Arc<dyn Fn(ProgressEvent) + Send + Sync>);
+pub struct Progress(pub Arc<dyn Fn(JobEvent) + Send + Sync>);
 
 impl std::fmt::Debug for Progress {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -29,7 +18,7 @@ impl std::fmt::Debug for Progress {
 }
 
 impl Progress {
-    pub fn report(&self, event: ProgressEvent) {
+    pub fn report(&self, event: JobEvent) {
         (self.0)(event)
     }
 }

@@ -9,55 +9,12 @@ use serde::Serialize;
 
 use crate::{Accounts, ServiceError};
 
-/// A role in an organisation. Each grants itself and reading; `admin` grants everything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    /// Reads stacks, plans and previews.
-    Viewer,
-    /// Creates and revises plans, previews, resolves, uploads and discovers.
-    Planner,
-    /// Approves plan revisions.
-    Approver,
-    /// Commits previews and applies programs.
-    Committer,
-    /// Manages members and settings; reads the audit log.
-    Admin,
-}
+pub use ferry_types::{Role, RoleGrant};
 
-impl Role {
-    pub const ALL: [Role; 5] =
-        [Role::Viewer, Role::Planner, Role::Approver, Role::Committer, Role::Admin];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Viewer => "viewer",
-            Role::Planner => "planner",
-            Role::Approver => "approver",
-            Role::Committer => "committer",
-            Role::Admin => "admin",
-        }
+impl From<ferry_types::UnknownRole> for ServiceError {
+    fn from(unknown: ferry_types::UnknownRole) -> ServiceError {
+        ServiceError::Invalid(unknown.to_string())
     }
-
-    pub fn parse(s: &str) -> Result<Role, ServiceError> {
-        Role::ALL.into_iter().find(|r| r.as_str() == s).ok_or_else(|| {
-            ServiceError::Invalid(format!(
-                "unknown role `{s}` (roles: viewer, planner, approver, committer, admin)"
-            ))
-        })
-    }
-
-    /// Whether holding `self` allows what `needed` allows.
-    pub fn grants(self, needed: Role) -> bool {
-        self == needed || self == Role::Admin || needed == Role::Viewer
-    }
-}
-
-/// One role in one organisation (`*`: every organisation).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Grant {
-    pub org: String,
-    pub role: Role,
 }
 
 /// How the caller proved who they are.
@@ -94,8 +51,25 @@ pub struct CallerUser {
     pub id: String,
     pub name: String,
     pub email: Option<String>,
-    pub grants: Vec<Grant>,
+    pub grants: Vec<RoleGrant>,
     pub credential: Credential,
+}
+
+impl CallerUser {
+    /// The caller as `GET /me` answers it.
+    pub fn me(&self) -> ferry_types::Me {
+        ferry_types::Me {
+            name: self.name.clone(),
+            email: self.email.clone(),
+            roles: self.grants.clone(),
+            credential: match &self.credential {
+                Credential::Session { method } => ferry_types::Credential::Session {
+                    method: method.map(|m| m.as_str().to_string()),
+                },
+                Credential::ApiToken { id } => ferry_types::Credential::ApiToken { id: id.clone() },
+            },
+        }
+    }
 }
 
 impl Caller {

@@ -8,10 +8,10 @@ use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, Salt
 use argon2::Argon2;
 use ferry_store::accounts::{ApiToken, AuditRecord, NewAuditRecord, NewUser, SessionMethod, User};
 use ferry_store::StoreError;
-use serde::Serialize;
 
-use crate::access::{Caller, CallerUser, Credential, Grant, Role};
+use crate::access::{Caller, CallerUser, Credential, Role, RoleGrant};
 use crate::{Accounts, ServiceError};
+use ferry_types::MemberView;
 
 /// How long a browser session lasts.
 pub const SESSION_SECONDS: i64 = 12 * 3600;
@@ -50,15 +50,6 @@ pub struct SignedIn {
 
 /// A new API token: its record with the secret (shown once).
 pub type CreatedToken = ApiToken;
-
-/// A member of an organisation, as admins see them. Someone who holds only roles in every
-/// organisation (`*`) is shown by name and roles: their address is for server administrators.
-#[derive(Debug, Serialize)]
-pub struct Member {
-    pub name: String,
-    pub email: Option<String>,
-    pub roles: Vec<Grant>,
-}
 
 pub use ferry_store::hash_secret;
 
@@ -187,7 +178,7 @@ impl Accounts {
             )));
         }
         let user = self.store.accounts().user(&token.user_id).await?;
-        let role = Role::parse(&token.role)?;
+        let role: Role = token.role.parse()?;
         self.caller_of_user(
             user,
             Credential::ApiToken { id: token.id.clone() },
@@ -204,13 +195,13 @@ impl Accounts {
         credential: Credential,
         token: Option<(&str, Role)>,
     ) -> Result<Caller, ServiceError> {
-        let held: Vec<Grant> = self
+        let held: Vec<RoleGrant> = self
             .store
             .accounts()
             .memberships(&user.id)
             .await?
             .into_iter()
-            .filter_map(|m| Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role }))
+            .filter_map(|m| m.role.parse().ok().map(|role| RoleGrant { org: m.org, role }))
             .collect();
         let grants = match token {
             None => held,
@@ -229,10 +220,10 @@ impl Accounts {
                 } else {
                     vec![org.to_string()]
                 };
-                let mut grants: Vec<Grant> = orgs
+                let mut grants: Vec<RoleGrant> = orgs
                     .into_iter()
                     .filter(|o| holder.may(o, role))
-                    .map(|org| Grant { org, role })
+                    .map(|org| RoleGrant { org, role })
                     .collect();
                 grants.dedup();
                 grants
@@ -532,7 +523,11 @@ impl Accounts {
     /// The members of `org` (admins of it). Holders of roles in every organisation (`*`) who
     /// hold none in `org` itself are shown without their e-mail, except to server
     /// administrators.
-    pub async fn members(&self, caller: &Caller, org: &str) -> Result<Vec<Member>, ServiceError> {
+    pub async fn members(
+        &self,
+        caller: &Caller,
+        org: &str,
+    ) -> Result<Vec<MemberView>, ServiceError> {
         caller.require(org, Role::Admin)?;
         let server_admin = caller.is_server_admin();
         Ok(self
@@ -542,14 +537,12 @@ impl Accounts {
             .await?
             .into_iter()
             .map(|(user, roles)| {
-                let roles: Vec<Grant> = roles
+                let roles: Vec<RoleGrant> = roles
                     .into_iter()
-                    .filter_map(|m| {
-                        Role::parse(&m.role).ok().map(|role| Grant { org: m.org, role })
-                    })
+                    .filter_map(|m| m.role.parse().ok().map(|role| RoleGrant { org: m.org, role }))
                     .collect();
                 let member_here = roles.iter().any(|g| g.org == org);
-                Member {
+                MemberView {
                     name: user.name,
                     email: user.email.filter(|_| member_here || server_admin),
                     roles,
@@ -571,7 +564,7 @@ impl Accounts {
         name: &str,
         roles: &[Role],
         password: Option<&str>,
-    ) -> Result<Member, ServiceError> {
+    ) -> Result<MemberView, ServiceError> {
         check_org(org)?;
         caller.require(org, Role::Admin)?;
         check_name("user name", name)?;

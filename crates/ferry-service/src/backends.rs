@@ -174,7 +174,7 @@ impl Backends {
                         "`{config_url}` is not text (a Pulumi.<stack>.yaml)"
                     ))
                 })?;
-                crate::StackConfig::parse(&yaml)?;
+                crate::stack_config::parse_stack_config(&yaml)?;
                 Some(yaml)
             }
             None => None,
@@ -201,7 +201,7 @@ impl Backends {
             .await?;
         tracing::info!(stack = %summary.name, backend = %url, backend_stack = %stack.name, "connected a stack to its DIY backend");
         self.remember(summary.clone(), loaded.deployment, loaded.features);
-        Ok(UploadOutcome { summary, warnings: loaded.warnings })
+        Ok(crate::stacks::upload_outcome(summary, loaded.warnings))
     }
 
     pub(crate) async fn connected(

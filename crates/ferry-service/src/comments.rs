@@ -3,26 +3,13 @@
 
 use ferry_store::accounts::AuditRecord;
 use ferry_store::review::{Comment, NewComment};
-use serde::Deserialize;
+use ferry_types::api::CommentInput;
 
 use crate::access::Caller;
 use crate::{Plans, ServiceError};
 
 /// The longest comment, in characters.
 pub(crate) const MAX_COMMENT: usize = 10_000;
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CommentInput {
-    pub revision: i64,
-    pub urn: String,
-    #[serde(default)]
-    pub path: Option<String>,
-    /// The thread's first comment, for a reply.
-    #[serde(default)]
-    pub parent: Option<String>,
-    pub body: String,
-}
 
 impl Plans {
     pub async fn comments(

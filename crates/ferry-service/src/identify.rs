@@ -12,7 +12,7 @@ use ferry_engine::deploy::{
 };
 use ferry_engine::program::edit::{edit_program_all, ProgramEdit};
 use ferry_engine::program::parse_program;
-use ferry_engine::progress::{Progress, ProgressEvent};
+use ferry_engine::progress::{JobEvent, Progress};
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_types::identify::{
     IdChoice, IdDifference, IdentificationChoices, IdentificationEvent, IdentificationJob,
@@ -167,7 +167,7 @@ impl Previews {
                 // Only the name and type: a failed `Read`'s message may quote the ID it tried,
                 // which a secret part makes secret (the row says what it may).
                 let report = sink.clone();
-                let progress = Progress(Arc::new(move |e: ProgressEvent| {
+                let progress = Progress(Arc::new(move |e: JobEvent| {
                     if own.contains(&e.name) {
                         report(IdentificationEvent::Resource { name: e.name, type_: e.type_ });
                     }

@@ -10,14 +10,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use ferry_engine::progress::ProgressEvent;
+use ferry_engine::progress::JobEvent;
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_store::Dialect;
 use futures_util::future::BoxFuture;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-pub use ferry_types::JobStatus;
+pub use ferry_types::{JobStatus, JobView};
 
 use crate::{Ferry, Jobs, ServiceError};
 
@@ -40,25 +40,6 @@ const BATCH: usize = 1000;
 /// context switches were a fifth of the server's samples), on the cores the preview runs on.
 /// Followers see progress ten times a second.
 const GATHER: Duration = Duration::from_millis(100);
-
-/// A preview running (or run) in the background, and every resource it reported.
-#[derive(Debug, Clone, Serialize)]
-pub struct JobView {
-    pub id: String,
-    pub plan_id: String,
-    pub revision: i64,
-    pub status: JobStatus,
-    /// Resources the preview covers, and how many have finished.
-    pub total: usize,
-    pub finished: usize,
-    pub events: Vec<ProgressEvent>,
-    pub preview_id: Option<String>,
-    pub error: Option<String>,
-    /// Resources of the stack an imports-scope program leaves as they are (known at the end).
-    pub untouched: usize,
-    /// How many resources of each package the preview covers.
-    pub packages: Vec<ferry_types::PackageTotal>,
-}
 
 /// What a follower of a job sees, in order, as JSON: each event once, then the whole job (its
 /// view) once it stopped.
@@ -103,7 +84,7 @@ fn belongs<V: JobShown>(plan: Option<&str>) -> impl Fn(&StoredJob) -> bool + '_ 
     move |j| j.kind == V::KIND && plan.is_none_or(|p| j.plan_id.as_deref() == Some(p))
 }
 
-fn view_of(job: StoredJob, events: Vec<ProgressEvent>) -> JobView {
+fn view_of(job: StoredJob, events: Vec<JobEvent>) -> JobView {
     JobView {
         status: job.status,
         id: job.id,

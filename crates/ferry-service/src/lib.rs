@@ -55,19 +55,21 @@ pub use discovery::spec_with;
 pub use editor::{markers, SourceKind};
 pub use error::ServiceError;
 pub use ferry_backend::BackendStack;
+pub use ferry_types::api::CommitOutcome;
 pub use ferry_types::discovery::{
     DiscoveryEvent, DiscoveryRequest, DiscoveryView, Listables, Managed, ProbeItem, ProbeResult,
     Selected, TypeQuery,
 };
 pub use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
+pub use ferry_types::terraform::MigrationView;
 pub use imports::EngineConfig;
 pub use jobs::{JobShown, JobStatus, JobUpdate, JobView};
-pub use previews::{CommitOutcome, PlanSource, PreviewRecord, StoredPlan};
+pub use previews::{PlanSource, PreviewRecord, StoredPlan};
 pub use programs::{read_project, ProgramRequest, ProgramSource};
 pub use request::{PreviewRequest, PreviewSource};
 pub use stack_config::StackConfig;
 pub use stacks::{GraphAnswer, LoadedVersion, UploadOutcome};
-pub use terraform::{configuration_of_zip, MigrationChoices, TerraformMigration};
+pub use terraform::{configuration_of_zip, MigrationChoices};
 pub use verify::{KeptProperty, Verification};
 pub use views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};
 

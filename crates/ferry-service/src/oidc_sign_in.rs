@@ -115,9 +115,10 @@ impl Accounts {
                         tracing::warn!(user = %user.name, group = %group, "ignored a server-wide role from the OpenID Provider (see --oidc-allow-server-roles)");
                         continue;
                     }
-                    if let (Ok(role), true) =
-                        (Role::parse(role), org == "*" || check_name("organisation", org).is_ok())
-                    {
+                    if let (Ok(role), true) = (
+                        role.parse::<Role>(),
+                        org == "*" || check_name("organisation", org).is_ok(),
+                    ) {
                         by_org.entry(org.to_string()).or_default().push(role.as_str());
                     }
                 }

@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ferry_engine::progress::{Progress, ProgressEvent};
+use ferry_engine::progress::{JobEvent, Progress};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_store::jobs::{JobKind, NewJob};
 use ferry_store::plans::{NewPlan, PlanRevision, PlanShare};
@@ -452,7 +452,7 @@ impl Plans {
             detail: Some(&detail),
         };
         self.jobs()
-            .start_job(new, move |sink: JobSink<ProgressEvent>| {
+            .start_job(new, move |sink: JobSink<JobEvent>| {
                 let progress = Progress(sink);
                 Box::pin(async move {
                     let request = PreviewRequest {

@@ -14,10 +14,11 @@ use ferry_engine::deploy::{ConfigValue, Plan, PlanScope, ResourceState};
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::LoadOptions;
-use ferry_store::{NewVersion, PackedJson, StackSummary};
+use ferry_store::{NewVersion, PackedJson};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use ferry_types::api::CommitOutcome;
 use ferry_types::SourceKind;
 
 use crate::stack_secrets::StackSecrets;
@@ -203,15 +204,6 @@ fn serialize_view<S: serde::Serializer>(
     serializer: S,
 ) -> Result<S::Ok, S::Error> {
     plan.view().serialize(serializer)
-}
-
-/// What a commit made.
-#[derive(Debug, Clone, Serialize)]
-pub struct CommitOutcome {
-    #[serde(flatten)]
-    pub summary: StackSummary,
-    /// Resources the plan declares that the commit added.
-    pub added: usize,
 }
 
 pub(crate) fn parse_stored(json: &str) -> Result<StoredPlan, ServiceError> {

@@ -10,14 +10,12 @@ use std::collections::HashMap;
 use ferry_engine::deploy::Step;
 use ferry_engine::program::edit::{edit_program, ProgramEdit};
 use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
-use ferry_types::{Resolution, ResultDetail, SourceKind};
+use ferry_types::{Resolution, ResolutionAction, ResultDetail, SourceKind};
 use serde_json::Value;
 
 use crate::access::Caller;
 use crate::results::{only_zero_or_default, result_steps, step_detail};
 use crate::{Plans, PreviewRecord, ServiceError};
-
-const ACTIONS: &[&str] = &["adopt", "keep", "ignore", "omit"];
 
 fn holds_secret(v: &Value) -> bool {
     match v {
@@ -86,8 +84,8 @@ fn apply(
     };
     if kind == SourceKind::Program {
         let text = texts.program.take().unwrap_or_default();
-        let edited = match resolution.action.as_str() {
-            "adopt" => {
+        let edited = match resolution.action {
+            ResolutionAction::Adopt => {
                 let value = property.read.clone().ok_or_else(|| {
                     ServiceError::Plan(format!("Read returned no `{prop}` to adopt"))
                 })?;
@@ -102,15 +100,16 @@ fn apply(
                 )
                 .map_err(edit_failed)?
             }
-            "omit" => {
+            ResolutionAction::Omit => {
                 edit_program(&text, &ProgramEdit::RemoveProperty { resource: name, property: prop })
                     .map_err(edit_failed)?
             }
-            "ignore" => {
+            ResolutionAction::Ignore => {
                 edit_program(&text, &ProgramEdit::IgnoreChanges { resource: name, property: prop })
                     .map_err(edit_failed)?
             }
-            _ => text,
+            // The program's value stands: the revision records the choice, the text is as it was.
+            ResolutionAction::Keep => text,
         };
         texts.program = Some(edited);
         return Ok(());
@@ -129,15 +128,15 @@ fn apply(
         .filter(|p| p.program.is_some() && !p.path.contains(['.', '[']))
         .map(|p| p.path.clone())
         .collect();
-    texts.spec = Some(match resolution.action.as_str() {
-        "adopt" => edit_spec(&text, index, &read_keys, |l| {
+    texts.spec = Some(match resolution.action {
+        ResolutionAction::Adopt => edit_spec(&text, index, &read_keys, |l| {
             if !l.contains(&prop) {
                 l.push(prop.clone());
             }
         })?,
-        "omit" => edit_spec(&text, index, &read_keys, |l| l.retain(|p| p != &prop))?,
-        other => {
-            return Err(ServiceError::Plan(format!("`{other}` applies to programs: an import spec's values are what Read returns (adopt or omit a property)")))
+        ResolutionAction::Omit => edit_spec(&text, index, &read_keys, |l| l.retain(|p| p != &prop))?,
+        other @ (ResolutionAction::Keep | ResolutionAction::Ignore) => {
+            return Err(ServiceError::Plan(format!("`{}` applies to programs: an import spec's values are what Read returns (adopt or omit a property)", other.as_str())))
         }
     });
     Ok(())
@@ -153,12 +152,6 @@ impl Plans {
         preview: &str,
         resolution: Resolution,
     ) -> Result<PlanView, ServiceError> {
-        if !ACTIONS.contains(&resolution.action.as_str()) {
-            return Err(ServiceError::Plan(format!(
-                "unknown resolution `{}` (adopt, keep, ignore or omit)",
-                resolution.action
-            )));
-        }
         self.resolve_all(author, plan_id, preview, |_| vec![resolution.clone()]).await
     }
 
@@ -185,7 +178,7 @@ impl Plans {
                         .map(|d| Resolution {
                             urn: s.urn.clone(),
                             property: d.path.clone(),
-                            action: "adopt".into(),
+                            action: ResolutionAction::Adopt,
                         })
                 })
                 .collect()

@@ -294,7 +294,7 @@ pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) 
         if let Some(v) = &d.program {
             insert_path(&mut program, &d.path, v.clone());
         }
-        let decision = decision_for(decisions, &s.urn, &d.path).map(|r| r.action.clone());
+        let decision = decision_for(decisions, &s.urn, &d.path).map(|r| r.action);
         properties.push(PropertyResult {
             path: d.path.clone(),
             read: d.read.clone(),

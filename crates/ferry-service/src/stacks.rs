@@ -65,12 +65,15 @@ impl serde::Serialize for GraphAnswer {
     }
 }
 
-/// What an upload produced.
-#[derive(Debug, Clone, serde::Serialize)]
-pub struct UploadOutcome {
-    #[serde(flatten)]
-    pub summary: StackSummary,
-    pub warnings: Vec<StateWarning>,
+pub use ferry_types::api::UploadOutcome;
+
+/// What an upload produced: the stack's new version, and the state's warnings as notes.
+pub(crate) fn upload_outcome(summary: StackSummary, warnings: Vec<StateWarning>) -> UploadOutcome {
+    let warnings = warnings
+        .into_iter()
+        .map(|w| ferry_types::api::StateNote { message: w.message, path: w.path })
+        .collect();
+    UploadOutcome { summary, warnings }
 }
 
 impl Stacks {
@@ -184,7 +187,7 @@ impl Stacks {
         tracing::info!(stack = %summary.name, version = summary.version, resources = summary.resources, "stored stack version");
         // The stack's page is what the uploader sees next: keep the version parsed.
         self.remember(summary.clone(), loaded.deployment, loaded.features);
-        Ok(UploadOutcome { summary, warnings: loaded.warnings })
+        Ok(upload_outcome(summary, loaded.warnings))
     }
 
     /// Reads and checks a state file for the stack `name` (or the name a checkpoint records),

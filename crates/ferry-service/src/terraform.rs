@@ -7,24 +7,15 @@
 use ferry_terraform::providers::resolve;
 use ferry_terraform::{
     migrate, read_configuration, read_state, Claim, ConfigurationFile, Mappings, Migration,
-    MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping, Resolution, Row, State,
+    MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping, Resolution, State,
 };
-use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
+use ferry_types::plans::{PlanInput, PlanOptions};
+use ferry_types::terraform::MigrationView;
 use futures_util::StreamExt;
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::access::Caller;
 use crate::{Plans, ServiceError};
-
-/// What a migration made: the plan (none when no instance maps), and a row for every instance.
-#[derive(Debug, Clone, Serialize)]
-pub struct TerraformMigration {
-    pub plan: Option<PlanView>,
-    pub resources: Vec<Row>,
-    /// What the configuration holds that no row shows.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub notes: Vec<String>,
-}
 
 /// The largest number of files a configuration may have, and of entries its zip may hold.
 const MAX_CONFIGURATION_FILES: usize = 10_000;
@@ -94,7 +85,7 @@ impl Plans {
         file: &[u8],
         configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
-    ) -> Result<TerraformMigration, ServiceError> {
+    ) -> Result<MigrationView, ServiceError> {
         self.migrate_terraform_named(
             author,
             stack_id,
@@ -116,7 +107,7 @@ impl Plans {
         what: &str,
         configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
-    ) -> Result<TerraformMigration, ServiceError> {
+    ) -> Result<MigrationView, ServiceError> {
         author.require_signed_in()?;
         let migration =
             self.terraform_migration_of(stack_id, file, what, configuration, choices).await?;
@@ -143,7 +134,7 @@ impl Plans {
             }
             None => None,
         };
-        Ok(TerraformMigration { plan, resources: migration.rows, notes: migration.notes })
+        Ok(MigrationView { plan, resources: migration.rows, notes: migration.notes })
     }
 
     /// What `file` makes for the stack: a row per instance and the program importing every

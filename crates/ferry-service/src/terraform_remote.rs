@@ -11,8 +11,9 @@ use ferry_backend::terraform::{
 use ferry_types::terraform::{ConfigurationFile, RemoteState, Workspace};
 
 use crate::access::{org_of_name, Caller};
-use crate::terraform::{MigrationChoices, TerraformMigration};
+use crate::terraform::MigrationChoices;
 use crate::{Backends, Plans, ServiceError};
+use ferry_types::terraform::MigrationView;
 
 impl Backends {
     /// The workspaces with a state of the Terraform backend whose default workspace's state is
@@ -87,7 +88,7 @@ impl Plans {
         remote: &RemoteState,
         configuration: &[ConfigurationFile],
         choices: &MigrationChoices,
-    ) -> Result<TerraformMigration, ServiceError> {
+    ) -> Result<MigrationView, ServiceError> {
         author.require_signed_in()?;
         let org = org_of_name(&self.stacks().summary(stack_id).await?.name).to_string();
         let (url, bytes) = self.backends().terraform_state(&org, remote).await?;

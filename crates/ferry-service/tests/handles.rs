@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use ferry_engine::deploy::PlanScope;
 use ferry_service::access::{Caller, Object, Role};
-use ferry_service::comments::CommentInput;
 use ferry_service::{
     AllowedBackend, DiscoveryRequest, DiscoveryView, EngineConfig, Ferry, JobStatus, JobUpdate,
     JobView, PlanInput, PreviewRequest, PreviewSource, TypeQuery,
 };
+use ferry_types::api::CommentInput;
 use futures_util::StreamExt;
 
 /// `target/<profile>`, where `cargo test --workspace` builds the plugins beside this test.

@@ -9,20 +9,8 @@ use sqlx::Row;
 use crate::clock::now;
 use crate::{StackRows, StoreError};
 
-/// One lock Ferry took in a backend.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct BackendLock {
-    /// The lock file, relative to the backend's root.
-    pub path: String,
-    pub stack_id: String,
-    pub backend_url: String,
-    pub instance: String,
-    pub taken_at: String,
-    pub lease_until: String,
-    pub released_at: Option<String>,
-    /// What the recovery of a lock its holder could not release found and did.
-    pub recovery: Option<String>,
-}
+// One lock Ferry took in a backend, as the API shows it.
+pub use ferry_types::api::BackendLock;
 
 fn lock_of(row: &AnyRow) -> BackendLock {
     BackendLock {

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// (7 by default, 1 to 30).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct InvitationInput {
-    pub roles: Vec<String>,
+    pub roles: Vec<crate::Role>,
     #[serde(default)]
     pub days: Option<i64>,
 }
@@ -19,7 +19,7 @@ pub struct InvitationInput {
 pub struct Invitation {
     pub id: String,
     pub org: String,
-    pub roles: Vec<String>,
+    pub roles: Vec<crate::Role>,
     /// The administrator who made it.
     pub invited_by: String,
     pub created_at: String,
@@ -56,5 +56,5 @@ pub struct AcceptInvitation {
 pub struct Accepted {
     pub name: String,
     pub org: String,
-    pub roles: Vec<String>,
+    pub roles: Vec<crate::Role>,
 }

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+pub mod accounts;
+pub mod api;
 pub mod discovery;
 pub mod identify;
 pub mod invitations;
@@ -10,6 +12,11 @@ pub mod plans;
 pub mod previews;
 pub mod terraform;
 pub mod webhooks;
+
+pub use accounts::{
+    ApiTokenInfo, AuditEntry, Credential, Me, MemberView, Role, RoleGrant, SignInMethods,
+    UnknownRole,
+};
 
 /// What the API answers when a request fails: `{"error": {"code", "message", "path"?, ...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -153,7 +160,8 @@ pub struct ResourceDetail {
     pub secrets: usize,
 }
 
-/// One resource a preview job finished.
+/// One resource a preview finished: what the engine reports as it goes (its progress hook) and
+/// what a job's followers read, one type from the engine to the browser.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct JobEvent {
     pub urn: String,
@@ -162,7 +170,8 @@ pub struct JobEvent {
     pub type_: String,
     /// `ready`, `not-found`, … for imports; the step's operation for programs.
     pub status: String,
-    #[serde(default)]
+    /// Why it failed, when it did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
 }
 
@@ -199,10 +208,14 @@ impl JobStatus {
     }
 }
 
-/// A preview job as the API reports it.
+/// A plan's preview running (or run) in the background, and every resource it reported: what
+/// the API answers for a job and what its event stream ends with.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct JobSnapshot {
+pub struct JobView {
     pub id: String,
+    pub plan_id: String,
+    /// The plan's revision it previews.
+    pub revision: i64,
     pub status: JobStatus,
     pub total: usize,
     pub finished: usize,
@@ -211,7 +224,7 @@ pub struct JobSnapshot {
     pub preview_id: Option<String>,
     #[serde(default)]
     pub error: Option<String>,
-    /// Resources of the stack an imports-scope program leaves as they are.
+    /// Resources of the stack an imports-scope program leaves as they are (known at the end).
     #[serde(default)]
     pub untouched: usize,
     /// How many of the plan's resources are of each package (the stack and providers aside), in
@@ -289,7 +302,7 @@ pub struct PlanPageData {
     #[serde(default)]
     pub options: plans::PlanOptions,
     /// The latest preview job of this revision in this server process.
-    pub job: Option<JobSnapshot>,
+    pub job: Option<JobView>,
     /// The latest stored preview of this revision.
     #[serde(default)]
     pub preview: Option<PreviewRef>,
@@ -305,7 +318,7 @@ pub struct PlanPageData {
     /// The roles the viewer holds in the stack's organisation (none through a link), so the
     /// page shows only what they may do; the server checks every action regardless.
     #[serde(default)]
-    pub roles: Vec<String>,
+    pub roles: Vec<Role>,
     /// Each resource's Terraform address, by name, for a plan migrated from Terraform.
     #[serde(default)]
     pub origins: std::collections::BTreeMap<String, String>,
@@ -317,16 +330,33 @@ pub struct PlanPageData {
 impl PlanPageData {
     /// Whether the viewer may not edit, preview or resolve (a link, or no planner role).
     pub fn read_only(&self) -> bool {
-        self.share_token.is_some() || !self.holds("planner")
+        self.share_token.is_some() || !self.holds(Role::Planner)
     }
 
     pub fn may_commit(&self) -> bool {
-        self.share_token.is_none() && self.holds("committer")
+        self.share_token.is_none() && self.holds(Role::Committer)
     }
 
-    fn holds(&self, role: &str) -> bool {
-        self.roles.iter().any(|r| r == role)
+    fn holds(&self, role: Role) -> bool {
+        self.roles.contains(&role)
     }
+}
+
+/// What the stack pages need: the summary and the table's first rows (it fetches the rest as
+/// the user scrolls, with the `stack_rows` server function).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StackPageData {
+    pub summary: StackSummary,
+    pub first: ResourcePage,
+    /// Load warnings, as `message (at path)`.
+    pub warnings: Vec<String>,
+    /// The roles the viewer holds in the stack's organisation (the page shows what they may do).
+    #[serde(default)]
+    pub roles: Vec<Role>,
+    /// Locks Ferry left in the stack's DIY backend (an instance died holding one) and recovered:
+    /// what each recovery found, with when the lock was taken.
+    #[serde(default)]
+    pub recovered_locks: Vec<String>,
 }
 
 /// A problem in a spec or program being edited, placed for the editor (1-based lines and
@@ -382,18 +412,6 @@ pub struct NameHint {
 pub enum PreviewRef {
     Owner { preview: String },
     Shared { token: String, revision: i64, index: usize },
-}
-
-impl PreviewRef {
-    /// The API path of the preview's resources (`…/code`, `…/graph` follow it).
-    pub fn api_base(&self) -> String {
-        match self {
-            PreviewRef::Owner { preview } => format!("/api/v1/previews/{preview}"),
-            PreviewRef::Shared { token, revision, index } => {
-                format!("/api/v1/shared/{token}/revisions/{revision}/previews/{index}")
-            }
-        }
-    }
 }
 
 /// One row of a preview's results table.
@@ -472,7 +490,7 @@ pub struct PropertyResult {
     /// Why it differs, or why it does not, in words.
     pub why: String,
     /// The resolution the user chose for it, if any.
-    pub decision: Option<String>,
+    pub decision: Option<ResolutionAction>,
 }
 
 /// Everything the review panel shows of one resource.
@@ -497,61 +515,47 @@ pub struct ResultDetail {
 pub struct Resolution {
     pub urn: String,
     pub property: String,
-    /// `adopt` (take the read value), `keep` (keep the program's), `ignore` (add to
-    /// `ignoreChanges`) or `omit` (leave the property out).
-    pub action: String,
+    pub action: ResolutionAction,
 }
 
-/// Who is signed in, as the pages show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Me {
-    pub name: String,
-    pub email: Option<String>,
-    /// `role in org` pairs (`*`: every organisation).
-    pub roles: Vec<RoleGrant>,
+/// What a resolution does with a property that differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ResolutionAction {
+    /// Take the value Read returned (into the program, or the spec's `properties`).
+    Adopt,
+    /// Keep the program's value (an import that still differs cannot commit).
+    Keep,
+    /// Add the property to the resource's `ignoreChanges`.
+    Ignore,
+    /// Leave the property out.
+    Omit,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RoleGrant {
-    pub org: String,
-    pub role: String,
+impl std::fmt::Display for ResolutionAction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
-/// An API token as its owner sees it listed (its secret was shown once, at creation).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ApiTokenInfo {
-    pub id: String,
-    #[serde(default)]
-    pub user_id: String,
-    pub name: String,
-    pub org: String,
-    pub role: String,
-    pub created_at: String,
-    pub expires_at: String,
-    pub revoked_at: Option<String>,
-    pub active: bool,
-    /// The token itself: only in the answer that created it (it is stored as a hash).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub token: Option<String>,
-}
+impl ResolutionAction {
+    /// Every action, in the order the review offers them.
+    pub const ALL: [ResolutionAction; 4] = [
+        ResolutionAction::Adopt,
+        ResolutionAction::Keep,
+        ResolutionAction::Ignore,
+        ResolutionAction::Omit,
+    ];
 
-/// One audit record, as admins read it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AuditEntry {
-    pub seq: i64,
-    pub at: String,
-    pub actor: String,
-    pub org: Option<String>,
-    pub action: String,
-    pub object: String,
-    /// Where the call came from; only administrators of the record's organisation see it (a
-    /// plan's timeline leaves it out for everyone else).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub address: Option<String>,
-    pub outcome: String,
-    /// The plan the record is about, if any (a plan's timeline).
-    #[serde(default)]
-    pub plan_id: Option<String>,
+    /// The action's name on the wire.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ResolutionAction::Adopt => "adopt",
+            ResolutionAction::Keep => "keep",
+            ResolutionAction::Ignore => "ignore",
+            ResolutionAction::Omit => "omit",
+        }
+    }
 }
 
 /// A comment on a plan revision's resource (and optionally one of its properties).
@@ -623,25 +627,12 @@ impl PlanPageData {
             share_token: self.share_token.clone(),
             revision: self.revision,
             may_comment: member
-                && ["planner", "approver", "committer"].iter().any(|r| self.holds(r)),
-            may_approve: member && self.holds("approver"),
+                && [Role::Planner, Role::Approver, Role::Committer]
+                    .into_iter()
+                    .any(|r| self.holds(r)),
+            may_approve: member && self.holds(Role::Approver),
         }
     }
-}
-
-/// How users may sign in here, as the sign-in page offers it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SignInMethods {
-    /// OpenID Connect (`/auth/oidc/login`).
-    pub oidc: bool,
-}
-
-/// A member of an organisation as its administrators see them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MemberView {
-    pub name: String,
-    pub email: Option<String>,
-    pub roles: Vec<RoleGrant>,
 }
 
 /// An organisation's settings, as read and as set (`PUT …/settings`).

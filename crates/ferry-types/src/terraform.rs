@@ -86,34 +86,16 @@ pub struct ConfigurationSource {
     pub text: String,
 }
 
-/// What `POST /api/v1/stacks/{id}/migrations/terraform` answers: the plan (none when no
+/// What a migration made (`POST …/migrations/terraform` answers it): the plan (none when no
 /// instance maps) and every instance's row.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct MigrationView {
-    pub plan: Option<MigratedPlan>,
+    pub plan: Option<crate::plans::PlanView>,
     pub resources: Vec<Row>,
     /// What the configuration holds that no row shows (a resource the state lacks, a module
     /// Ferry cannot read).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
-}
-
-/// The plan a migration made (the API's answer carries the whole plan; this is what the browser
-/// needs of it).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MigratedPlan {
-    pub id: String,
-    pub title: String,
-    /// Its first revision (the API's answer carries it whole): the program each row becomes.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub current: Option<MigratedRevision>,
-}
-
-/// The program of a migration's plan.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct MigratedRevision {
-    #[serde(default)]
-    pub program: Option<String>,
 }
 
 /// The lines of `program` (a migration's YAML) that declare the resource `name`, with the

@@ -9,7 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::{DiscoveryView, Ferry};
-use serde::Deserialize;
+use ferry_types::api::{DiscoveredToPlan, ProbeRequest};
 
 use super::shared::*;
 use crate::access::AuditPlan;
@@ -62,11 +62,6 @@ pub(super) async fn discovery_events(
     Ok(job_stream(ferry.jobs().follow_job::<DiscoveryView>(&id, None).await?, "discovery"))
 }
 
-#[derive(Deserialize)]
-pub(super) struct ProbeBody {
-    items: Vec<ferry_service::ProbeItem>,
-}
-
 /// `POST /api/v1/stacks/{id}/discoveries/probe` `{items: [{type, id}]}`: a quick `Read` of each.
 pub(super) async fn probe_discovered(
     State(ferry): State<Arc<Ferry>>,
@@ -74,16 +69,9 @@ pub(super) async fn probe_discovered(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let body: ProbeBody = read_json(body, &headers, 4 * 1024 * 1024, "the probe request").await?;
+    let body: ProbeRequest =
+        read_json(body, &headers, 4 * 1024 * 1024, "the probe request").await?;
     Ok(Json(ferry.discoveries().probe(&id, &body.items).await?).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct ToPlanBody {
-    items: Vec<ferry_service::Selected>,
-    #[serde(default)]
-    plan_id: Option<String>,
 }
 
 /// `POST /api/v1/stacks/{id}/discoveries/plan` `{items: [{type, id, name}], planId?}`: the
@@ -95,7 +83,8 @@ pub(super) async fn discovered_to_plan(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let body: ToPlanBody = read_json(body, &headers, 4 * 1024 * 1024, "the selection").await?;
+    let body: DiscoveredToPlan =
+        read_json(body, &headers, 4 * 1024 * 1024, "the selection").await?;
     let plan = ferry
         .discoveries()
         .add_discovered_to_plan(&caller, &id, &body.items, body.plan_id.as_deref())

@@ -77,5 +77,6 @@ pub(super) async fn choose_identifications(
         read_json(body, &headers, 1024 * 1024, "the identification choices").await?;
     let plan = ferry.plans().choose_identifications(&caller, &id, choices).await?;
     let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
-    Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
+    let revised = ferry_types::api::RevisedPlan { plan, job };
+    Ok((StatusCode::CREATED, Json(revised)).into_response())
 }

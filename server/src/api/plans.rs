@@ -133,7 +133,7 @@ async fn migration_parts(
 
 /// A migration's answer: `201` with the plan it made (the audit's record names it), `200` when
 /// nothing mapped.
-fn migration_answer(migration: ferry_service::TerraformMigration) -> Response {
+fn migration_answer(migration: ferry_types::terraform::MigrationView) -> Response {
     match &migration.plan {
         Some(plan) => {
             let audited = Extension(AuditPlan(plan.plan.id.clone()));

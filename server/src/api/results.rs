@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::Ferry;
+use ferry_types::api::{ResolutionInput, RevisedPlan, ZeroValuesInput};
 use serde::Deserialize;
 
 use super::shared::*;
@@ -96,14 +97,6 @@ pub(super) async fn shared_preview_code(
     Ok(code_response(code, json))
 }
 
-#[derive(Deserialize)]
-pub(super) struct ResolveRequest {
-    /// The preview of the latest revision the resolution was chosen in.
-    preview: String,
-    #[serde(flatten)]
-    resolution: ferry_types::Resolution,
-}
-
 /// `POST /api/v1/plans/{id}/resolutions` `{preview, urn, property, action}`: writes the next
 /// revision with the resolution applied and starts its preview; `201` with both.
 pub(super) async fn resolve(
@@ -113,18 +106,10 @@ pub(super) async fn resolve(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: ResolveRequest = read_json(body, &headers, 64 * 1024, "the resolution").await?;
+    let request: ResolutionInput = read_json(body, &headers, 64 * 1024, "the resolution").await?;
     let plan = ferry.plans().resolve(&caller, &id, &request.preview, request.resolution).await?;
     let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
-    Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct AdoptZeroValuesRequest {
-    preview: String,
-    /// One resource; without it, every resource of the preview.
-    urn: Option<String>,
+    Ok((StatusCode::CREATED, Json(RevisedPlan { plan, job })).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/resolutions/zero-values` `{preview, urn?}`: adopts every difference
@@ -137,14 +122,13 @@ pub(super) async fn adopt_zero_values(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: AdoptZeroValuesRequest =
-        read_json(body, &headers, 64 * 1024, "the request").await?;
+    let request: ZeroValuesInput = read_json(body, &headers, 64 * 1024, "the request").await?;
     let plan = ferry
         .plans()
         .adopt_zero_values_and_defaults(&caller, &id, &request.preview, request.urn.as_deref())
         .await?;
     let job = ferry.plans().start_plan_preview(&id, None, passphrase(&headers)?).await?;
-    Ok((StatusCode::CREATED, Json(serde_json::json!({ "plan": plan, "job": job }))).into_response())
+    Ok((StatusCode::CREATED, Json(RevisedPlan { plan, job })).into_response())
 }
 
 /// `GET /api/v1/previews/{id}/viewed`: the resources of a plan's preview the caller has marked

@@ -9,6 +9,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::{markers, Ferry, SourceKind};
+use ferry_types::api::ConnectStack;
 use serde::Deserialize;
 
 use super::shared::*;
@@ -63,8 +64,8 @@ pub(super) async fn upload_stack(
         let passphrase = passphrase(&headers)?;
         // `{"backend": "<url>", "name": "<org>/<project>/<stack>"}` connects a stack of a DIY
         // backend instead of uploading one (a state file never has a top-level `backend`).
-        if let Ok(ConnectBody { backend, name, config }) =
-            serde_json::from_slice::<ConnectBody>(&bytes)
+        if let Ok(ConnectStack { backend, name, config }) =
+            serde_json::from_slice::<ConnectStack>(&bytes)
         {
             *named.lock().expect("named lock") = Some(org_of_name(&name).to_string());
             let outcome = ferry
@@ -98,17 +99,6 @@ pub(super) async fn upload_stack(
         Err(e) => e.into_response(),
     };
     AuditOrg::on(named.into_inner().expect("named lock"), response)
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(super) struct ConnectBody {
-    backend: String,
-    name: String,
-    /// Where the server reads the stack's `Pulumi.<stack>.yaml` (a file under an allowed
-    /// backend URL), for its `encryptionsalt`.
-    #[serde(default)]
-    config: Option<String>,
 }
 
 #[derive(Deserialize)]

@@ -537,7 +537,7 @@ impl World {
                     .unwrap();
                 let caller = self.stacks.accounts().caller_of_session(&session.0).await.unwrap();
                 let input = ferry_types::invitations::InvitationInput {
-                    roles: vec!["viewer".into()],
+                    roles: vec![ferry_types::Role::Viewer],
                     days: None,
                 };
                 let made = self.stacks.accounts().invite(&caller, "ferry", &input).await.unwrap();
@@ -888,7 +888,7 @@ async fn every_server_function_decides_who_may_call_it() {
                     .unwrap();
                 let caller = world.stacks.accounts().caller_of_session(&session.0).await.unwrap();
                 let input = ferry_types::invitations::InvitationInput {
-                    roles: vec!["viewer".into()],
+                    roles: vec![ferry_types::Role::Viewer],
                     days: None,
                 };
                 (

@@ -587,3 +587,67 @@ fn the_service_speaks_to_providers_through_the_engine() {
         .collect();
     assert!(speaking.is_empty(), "{speaking:?} build provider messages");
 }
+
+/// The browser speaks the API in `ferry_types::api`'s terms alone: no path of its own, no body
+/// built with `json!`, no request helper but the one client (Monaco's options, which are
+/// JavaScript objects and no request, are `monaco_glue.rs`'s).
+#[test]
+fn the_app_calls_the_api_through_its_typed_client_alone() {
+    let mut files = Vec::new();
+    walk(&root().join("app/src"), &mut files);
+    let mut found = Vec::new();
+    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let text = std::fs::read_to_string(file).unwrap();
+        let name = file.strip_prefix(root()).unwrap().display().to_string();
+        for (n, line) in text.lines().enumerate() {
+            let code = line.split("//").next().unwrap_or_default();
+            if code.contains("\"/api/") {
+                found.push(format!("{name}:{}: a path of the API: use ferry_types::api", n + 1));
+            }
+            if code.contains("json!") && !name.ends_with("monaco_glue.rs") {
+                found.push(format!("{name}:{}: a body built with json!: use its type", n + 1));
+            }
+            if code.contains("fetch_with_str")
+                && !name.ends_with("client.rs")
+                && !name.ends_with("browser.rs")
+            {
+                found.push(format!("{name}:{}: a request beside the client", n + 1));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+    assert!(
+        std::fs::read_to_string(root().join("app/src/client.rs")).unwrap().contains("Call<"),
+        "app/src/client.rs no longer calls typed endpoints (the test reads the wrong file?)"
+    );
+}
+
+/// The API's routes are exactly `ferry_types::api`'s endpoints: each one routed, with its
+/// method, and no route beside them.
+#[tokio::test]
+async fn the_api_routes_are_the_endpoints_the_types_declare() {
+    use std::collections::BTreeSet;
+    let (_, table) = server::gated_routes(&server::AppState::new(
+        leptos::prelude::LeptosOptions::builder()
+            .output_name("site")
+            .site_root("target/site")
+            .build(),
+        std::sync::Arc::new(ferry_service::Ferry::new(
+            ferry_store::testing::scratch().await.unwrap(),
+            1 << 20,
+        )),
+        Default::default(),
+    ));
+    let prefix = ferry_types::api::PREFIX;
+    let routed: BTreeSet<(String, String)> = table
+        .decisions()
+        .filter_map(|d| Some((d.method.to_string(), d.path.strip_prefix(prefix)?.to_string())))
+        .collect();
+    let declared: BTreeSet<(String, String)> = ferry_types::api::ALL
+        .iter()
+        .map(|e| (e.method.as_str().to_string(), e.path.to_string()))
+        .collect();
+    assert_eq!(routed.difference(&declared).collect::<Vec<_>>(), Vec::<&(String, String)>::new());
+    assert_eq!(declared.difference(&routed).collect::<Vec<_>>(), Vec::<&(String, String)>::new());
+    assert_eq!(routed.len(), ferry_types::api::ALL.len());
+}

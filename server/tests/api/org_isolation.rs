@@ -221,8 +221,10 @@ async fn nothing_of_one_organisation_reaches_another() {
         .await
         .unwrap();
     let caller = stacks.accounts().caller_of_session(&session.0).await.unwrap();
-    let input =
-        ferry_types::invitations::InvitationInput { roles: vec!["viewer".into()], days: None };
+    let input = ferry_types::invitations::InvitationInput {
+        roles: vec![ferry_types::Role::Viewer],
+        days: None,
+    };
     let invitation = stacks.accounts().invite(&caller, "acme", &input).await.unwrap().token;
     // A webhook of each organisation (globex's URL names globex: it must not reach acme).
     let hook =

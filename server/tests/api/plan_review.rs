@@ -196,7 +196,9 @@ async fn a_program_import_is_reviewed_and_resolved_until_it_commits_clean() {
     )
     .await;
     assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
-    assert!(error["error"]["message"].as_str().unwrap().contains("unknown resolution `merge`"));
+    let message = error["error"]["message"].as_str().unwrap();
+    assert!(message.contains("unknown variant `merge`"), "{message}");
+    assert!(message.contains("`adopt`, `keep`, `ignore`, `omit`"), "{message}");
     let (status, error) = call(
         &app,
         post_json(

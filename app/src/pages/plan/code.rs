@@ -16,19 +16,18 @@ pub(super) fn CodeTabs(
     elide: bool,
     results: RwSignal<Option<ResultPage>>,
 ) -> impl IntoView {
-    let base = preview.api_base();
     // With nothing ready there is no code to ask for: say why instead.
     let blocked =
         Memo::new(move |_| results.with(|r| r.as_ref().and_then(|r| nothing_ready(&r.by_status))));
     // The plan's options choose the code's style and elision.
-    let options = format!("&style={style}&elide={elide}");
+    let elide = elide.to_string();
     let lang = RwSignal::new("ts");
     let code = RwSignal::new(None::<Result<String, String>>);
     let copied = RwSignal::new(false);
     let host = NodeRef::<leptos::html::Section>::new();
     #[cfg(feature = "hydrate")]
     {
-        let (base, options) = (base.clone(), options.clone());
+        let (preview, style, elide) = (preview.clone(), style.clone(), elide.clone());
         let seen = RwSignal::new(false);
         Effect::new(move |_| {
             if let Some(el) = host.get() {
@@ -40,11 +39,11 @@ pub(super) fn CodeTabs(
             if !seen.get() || blocked.get().is_some() {
                 return;
             }
-            let url = format!("{base}/code?lang={}{options}", lang.get());
+            let call = preview.code(&[("lang", lang.get()), ("style", &style), ("elide", &elide)]);
             code.set(None);
             copied.set(false);
             leptos::task::spawn_local(async move {
-                code.set(Some(crate::browser::get_text(&url).await));
+                code.set(Some(crate::client::text(&call).await));
             });
         });
     }
@@ -54,6 +53,11 @@ pub(super) fn CodeTabs(
             crate::browser::copy_text(&_text);
             copied.set(true);
         }
+    };
+    // The file, or the runnable project as a zip, to save.
+    let href = move |l: &str, zip: bool| {
+        let format = if zip { "zip" } else { "" };
+        preview.code(&[("lang", l), ("format", format), ("style", &style), ("elide", &elide)]).url
     };
     view! {
         <section class="card" id="plan-code" node_ref=host>
@@ -70,8 +74,8 @@ pub(super) fn CodeTabs(
                     let l = lang.get();
                     let label = LANGUAGES.iter().find(|(k, _)| *k == l).map(|(_, v)| *v).unwrap_or("");
                     view! {
-                        <a class="download" id="code-download" data-lang=l href=format!("{base}/code?lang={l}{options}") download>{format!("Download {label}")}</a>
-                        <a class="download zip" id="code-download-zip" href=format!("{base}/code?lang={l}&format=zip{options}") download>{format!("{label} project (.zip)")}</a>
+                        <a class="download" id="code-download" data-lang=l href=href(l, false) download>{format!("Download {label}")}</a>
+                        <a class="download zip" id="code-download-zip" href=href(l, true) download>{format!("{label} project (.zip)")}</a>
                     }
                 }}
             </div>

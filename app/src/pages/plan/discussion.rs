@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use ferry_types::api::{self, ApprovalInput, Call, CommentInput, CommentResolution, NoBody};
+use ferry_types::plans::ChangeRequestInput;
 use ferry_types::{ApprovalStateView, AuditEntry, CommentView, PlanAccess, ResultRow};
 use leptos::prelude::*;
 
@@ -12,11 +14,18 @@ use super::diff_view::DiffView;
 
 /// Where the comments of `access`'s plan are read (every revision's: threads started on an
 /// earlier revision stay in view, marked with it).
-fn comments_url(access: &PlanAccess) -> String {
+fn comments_call(access: &PlanAccess) -> Call<NoBody, Vec<CommentView>> {
     match &access.share_token {
-        Some(token) => format!("/api/v1/shared/{token}/comments"),
-        None => format!("/api/v1/plans/{}/comments", access.plan_id),
+        Some(token) => api::SHARED_COMMENTS.at(&[token]),
+        None => api::COMMENTS.at(&[&access.plan_id]),
     }
+}
+
+/// What a comment form sends: a new comment (or reply), or a thread resolved or reopened.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+enum CommentChange {
+    Add(CommentInput),
+    Resolve { thread: String, resolution: CommentResolution },
 }
 
 /// The threads on one resource of the revision, with a form to start one (on the resource or
@@ -26,13 +35,13 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
     let comments = RwSignal::new(Vec::<CommentView>::new());
     let problem = RwSignal::new(None::<String>);
     let load = {
-        let (url, urn, shown) = (comments_url(&access), urn.clone(), access.revision);
+        let (call, urn, shown) = (comments_call(&access), urn.clone(), access.revision);
         move || {
-            let (_url, _urn) = (url.clone(), urn.clone());
+            let (_call, _urn) = (call.clone(), urn.clone());
             let _ = shown;
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<Vec<CommentView>>(&_url).await {
+                match crate::client::call(&_call).await {
                     Ok(all) => comments.set(
                         all.into_iter().filter(|c| c.urn == _urn && c.revision <= shown).collect(),
                     ),
@@ -44,14 +53,22 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
     load();
     let post = {
         let (plan, load) = (access.plan_id.clone(), load.clone());
-        move |path: String, body: serde_json::Value| {
-            let (_url, _body, _load) =
-                (format!("/api/v1/plans/{plan}/comments{path}"), body.to_string(), load.clone());
+        move |change: CommentChange| {
+            let (_plan, _load) = (plan.clone(), load.clone());
+            #[cfg(not(feature = "hydrate"))]
+            let _ = change;
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<serde_json::Value>(&_url, "application/json", &_body)
-                    .await
-                {
+                let done = match change {
+                    CommentChange::Add(input) => {
+                        crate::client::send(&api::ADD_COMMENT.at(&[&_plan]), &input).await
+                    }
+                    CommentChange::Resolve { thread, resolution } => {
+                        let call = api::RESOLVE_COMMENT.at(&[&_plan, &thread]);
+                        crate::client::send(&call, &resolution).await
+                    }
+                };
+                match done {
                     Ok(_) => {
                         problem.set(None);
                         _load();
@@ -68,10 +85,13 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
         move |ev: leptos::ev::SubmitEvent| {
             ev.prevent_default();
             let path = property.get_untracked();
-            post(
-                String::new(),
-                serde_json::json!({"revision": revision, "urn": urn, "path": (!path.is_empty()).then_some(path), "body": text.get_untracked()}),
-            );
+            post(CommentChange::Add(CommentInput {
+                revision,
+                urn: urn.clone(),
+                path: (!path.is_empty()).then_some(path),
+                parent: None,
+                body: text.get_untracked(),
+            }));
             text.set(String::new());
         }
     };
@@ -110,13 +130,13 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
                             {may_comment.then(|| view! {
                                 <form class="row" on:submit=move |ev: leptos::ev::SubmitEvent| {
                                     ev.prevent_default();
-                                    reply_post(String::new(), serde_json::json!({"revision": revision, "urn": urn.clone(), "parent": thread_for_reply.clone(), "body": reply_text.get_untracked()}));
+                                    reply_post(CommentChange::Add(CommentInput { revision, urn: urn.clone(), path: None, parent: Some(thread_for_reply.clone()), body: reply_text.get_untracked() }));
                                 }>
                                     <input class="reply-text" placeholder="Reply" aria-label="Reply" prop:value=move || reply_text.get() on:input=move |ev| reply_text.set(event_target_value(&ev))/>
                                     <button type="submit" class="small secondary">"Reply"</button>
                                     <button type="button" class="small secondary resolve-thread" on:click={
                                         let thread = thread.clone();
-                                        move |_| resolve_post(format!("/{thread}/resolve"), serde_json::json!({"resolved": !resolved}))
+                                        move |_| resolve_post(CommentChange::Resolve { thread: thread.clone(), resolution: CommentResolution { resolved: !resolved } })
                                     }>{if resolved { "Reopen" } else { "Resolve" }}</button>
                                 </form>
                             })}
@@ -146,21 +166,20 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
     let problem = RwSignal::new(None::<String>);
     let me = RwSignal::new(None::<String>);
     let asked = RwSignal::new(String::new());
-    let url = format!("/api/v1/plans/{}/approvals", access.plan_id);
+    let plan = access.plan_id.clone();
     {
-        let url = url.clone();
+        let approvals = api::APPROVALS.at(&[&plan]);
         Effect::new(move |_| {
             epoch.track();
-            let _url = url.clone();
+            let _approvals = approvals.clone();
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<ApprovalStateView>(&_url).await {
+                match crate::client::call(&_approvals).await {
                     Ok(s) => state.set(Some(s)),
                     Err(e) => problem.set(Some(e)),
                 }
                 if me.get_untracked().is_none() {
-                    if let Ok(who) = crate::browser::get_json::<ferry_types::Me>("/api/v1/me").await
-                    {
+                    if let Ok(who) = crate::client::call(&api::ME.at(&[])).await {
                         me.set(Some(who.name));
                     }
                 }
@@ -169,21 +188,14 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
     }
     // Asking for changes, or withdrawing one's request, answers the plan's status: the panel
     // reads the approvals again.
-    let change_requests = format!("/api/v1/plans/{}/change-requests", access.plan_id);
     let request_changes = {
-        let url = change_requests.clone();
+        let plan = plan.clone();
         move |revision: i64, preview: String| {
-            let _body = serde_json::json!({"revision": revision, "preview": preview, "body": asked.get_untracked()}).to_string();
-            let _url = url.clone();
+            let _asked = ChangeRequestInput { revision, preview, body: asked.get_untracked() };
+            let _call = api::REQUEST_CHANGES.at(&[&plan]);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ferry_types::plans::PlanStatus>(
-                    &_url,
-                    "application/json",
-                    &_body,
-                )
-                .await
-                {
+                match crate::client::send(&_call, &_asked).await {
                     Ok(_) => {
                         problem.set(None);
                         asked.set(String::new());
@@ -195,12 +207,12 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
         }
     };
     let withdraw_request = {
-        let url = change_requests.clone();
+        let plan = plan.clone();
         move |reviewer: String| {
-            let _url = format!("{url}/{}", crate::format::encode_query_value(&reviewer));
+            let _call = api::WITHDRAW_CHANGE_REQUEST.at(&[&plan, &reviewer]);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::delete_json::<ferry_types::plans::PlanStatus>(&_url).await {
+                match crate::client::call(&_call).await {
                     Ok(_) => {
                         problem.set(None);
                         epoch.update(|e| *e += 1);
@@ -211,17 +223,11 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
         }
     };
     let approve = {
-        let url = url.clone();
         move |revision: i64, preview: String| {
-            let (_url, _body) = (
-                url.clone(),
-                serde_json::json!({"revision": revision, "preview": preview}).to_string(),
-            );
+            let (_call, _body) = (api::APPROVE.at(&[&plan]), ApprovalInput { revision, preview });
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ApprovalStateView>(&_url, "application/json", &_body)
-                    .await
-                {
+                match crate::client::send(&_call, &_body).await {
                     Ok(s) => {
                         problem.set(None);
                         state.set(Some(s));
@@ -290,13 +296,13 @@ pub(super) fn Approvals(access: PlanAccess, epoch: RwSignal<u32>) -> impl IntoVi
 #[component]
 pub(super) fn Timeline(plan_id: String, epoch: RwSignal<u32>) -> impl IntoView {
     let entries = RwSignal::new(Vec::<AuditEntry>::new());
-    let _url = format!("/api/v1/plans/{plan_id}/activity");
+    let _activity = api::ACTIVITY.at(&[&plan_id]);
     Effect::new(move |_| {
         epoch.track();
-        let _url = _url.clone();
+        let _activity = _activity.clone();
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            if let Ok(list) = crate::browser::get_json::<Vec<AuditEntry>>(&_url).await {
+            if let Ok(list) = crate::client::call(&_activity).await {
                 entries.set(list);
             }
         });
@@ -401,34 +407,29 @@ pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView
 
 #[cfg(feature = "hydrate")]
 async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
-    let (view_url, review_url): (String, Box<dyn Fn(usize, &str) -> String>) =
-        match &access.share_token {
-            Some(token) => {
-                let token = token.clone();
-                (
-                    format!("/api/v1/shared/{token}?revision={revision}"),
-                    Box::new(move |i, _| {
-                        format!("/api/v1/shared/{token}/revisions/{revision}/previews/{i}/results")
-                    }),
-                )
-            }
-            None => (
-                format!("/api/v1/plans/{}/revisions/{revision}", access.plan_id),
-                Box::new(|_, id: &str| format!("/api/v1/previews/{id}/results")),
-            ),
-        };
-    let view: ferry_types::plans::PlanView = crate::browser::get_json(&view_url).await?;
-    let current = view.current;
+    let shown = revision.to_string();
+    let view = match &access.share_token {
+        Some(token) => api::SHARED_PLAN.at_with(&[token], &[("revision", &shown)]),
+        None => api::PLAN_REVISION.at(&[&access.plan_id, &shown]),
+    };
+    let current = crate::client::call(&view).await?.current;
     let text = current.program.or(current.spec).unwrap_or_default();
     let previews = current.previews;
     let mut rows = BTreeMap::new();
     if let Some(last) = previews.last() {
+        let preview = match &access.share_token {
+            Some(token) => ferry_types::PreviewRef::Shared {
+                token: token.clone(),
+                revision,
+                index: previews.len() - 1,
+            },
+            None => ferry_types::PreviewRef::Owner { preview: last.clone() },
+        };
         // Every row, a page at a time.
-        let url = review_url(previews.len() - 1, last);
         let mut read = 0;
         loop {
-            let page: ferry_types::ResultPage =
-                crate::browser::get_json(&format!("{url}?offset={read}")).await?;
+            let offset = read.to_string();
+            let page = crate::client::call(&preview.results(&[("offset", &offset)])).await?;
             read += page.rows.len();
             let done = page.rows.is_empty() || read >= page.matched;
             for row in page.rows {

@@ -4,6 +4,8 @@
 //! text, rendered as plain text for the page before it hydrates and without JavaScript; the
 //! editor fetches the whole when it mounts, so a 10,000-entry spec is not in the page's HTML.
 
+use ferry_types::api::{Call, NoBody};
+use ferry_types::plans::PlanView;
 use ferry_types::{EditorMarker, SourceHead};
 use leptos::prelude::*;
 
@@ -17,9 +19,9 @@ const CHECK_DELAY: std::time::Duration = std::time::Duration::from_millis(350);
 pub(super) fn SourceEditor(
     kind: SourceKind,
     head: SourceHead,
-    /// The API's view of the revision (`current.spec`, `current.program`): where the whole
-    /// text comes from when the head is not all of it.
-    revision_url: String,
+    /// The API's view of the revision (its `current.spec` or `current.program`): where the
+    /// whole text comes from when the head is not all of it.
+    revision: Call<NoBody, PlanView>,
     /// The text as it is now (updated on every change).
     text: RwSignal<String>,
     /// The revision's whole text, once the page has it (what an edit is compared with).
@@ -40,12 +42,12 @@ pub(super) fn SourceEditor(
                 return true;
             }
             let Some(el) = host.get() else { return false };
-            let (revision_url, stack_id) = (revision_url.clone(), stack_id.clone());
+            let (revision, stack_id) = (revision.clone(), stack_id.clone());
             let whole = whole.clone();
             leptos::task::spawn_local(async move {
                 let loaded = match whole {
                     Some(t) => Ok(t),
-                    None => whole_text(&revision_url, kind).await,
+                    None => whole_text(&revision, kind).await,
                 };
                 match loaded {
                     Ok(t) => {
@@ -62,7 +64,7 @@ pub(super) fn SourceEditor(
         });
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = (&stack_id, &revision_url, read_only, markers, text, saved);
+    let _ = (&stack_id, &revision, read_only, markers, text, saved);
     let id = match kind {
         SourceKind::Spec => "spec-editor",
         SourceKind::Program => "program-editor",
@@ -84,17 +86,8 @@ pub(super) fn SourceEditor(
 
 /// The revision's whole source, from the API's view of it.
 #[cfg(feature = "hydrate")]
-async fn whole_text(revision_url: &str, kind: SourceKind) -> Result<String, String> {
-    #[derive(serde::Deserialize)]
-    struct Revision {
-        current: Current,
-    }
-    #[derive(serde::Deserialize)]
-    struct Current {
-        spec: Option<String>,
-        program: Option<String>,
-    }
-    let current = crate::browser::get_json::<Revision>(revision_url).await?.current;
+async fn whole_text(revision: &Call<NoBody, PlanView>, kind: SourceKind) -> Result<String, String> {
+    let current = crate::client::call(revision).await?.current;
     match kind {
         SourceKind::Spec => current.spec,
         SourceKind::Program => current.program,
@@ -132,10 +125,8 @@ fn mount(
     {
         let stack_id = stack_id.to_string();
         leptos::task::spawn_local(async move {
-            if let Ok(help) = crate::browser::get_json::<ferry_types::EditorHelp>(&format!(
-                "/api/v1/stacks/{stack_id}/editor-help"
-            ))
-            .await
+            if let Ok(help) =
+                crate::client::call(&ferry_types::api::EDITOR_HELP.at(&[&stack_id])).await
             {
                 match kind {
                     SourceKind::Spec => monaco_glue::set_json_schema(uri, &help),
@@ -151,12 +142,10 @@ fn mount(
         move |value: String, at: u64, generation: Rc<Cell<u64>>| {
             let editor = editor.clone();
             leptos::task::spawn_local(async move {
-                let url = format!("/api/v1/markers?kind={}", kind.as_str());
+                let call = ferry_types::api::MARKERS.at_with(&[], &[("kind", kind.as_str())]);
                 let content_type =
                     if kind == SourceKind::Spec { "application/json" } else { "application/yaml" };
-                if let Ok(found) =
-                    crate::browser::send::<Vec<EditorMarker>>(&url, content_type, &value).await
-                {
+                if let Ok(found) = crate::client::send_text(&call, content_type, &value).await {
                     if generation.get() == at {
                         monaco_glue::set_markers(&editor, &found);
                         markers.set(found);

@@ -36,11 +36,13 @@ pub(super) fn PlanHead(
     // reopening brings it back as its history makes it.
     let close_or_reopen = {
         let _plan = plan_id.clone();
-        move |_what: &'static str| {
-            let _url = format!("/api/v1/plans/{_plan}/{_what}");
+        move |_close: bool| {
+            let endpoint =
+                if _close { ferry_types::api::CLOSE_PLAN } else { ferry_types::api::REOPEN_PLAN };
+            let _call = endpoint.at(&[&_plan]);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::post_json::<ferry_types::plans::PlanStatus>(&_url).await {
+                match crate::client::call(&_call).await {
                     Ok(s) => {
                         problem.set(None);
                         state.set(Some(s.state));
@@ -68,11 +70,11 @@ pub(super) fn PlanHead(
                     move || match state.get() {
                         Some(ferry_types::plans::PlanState::Closed) => {
                             let act = act.clone();
-                            Some(view! { <button class="secondary" id="plan-reopen" on:click=move |_| act("reopen")>"Reopen"</button> }.into_any())
+                            Some(view! { <button class="secondary" id="plan-reopen" on:click=move |_| act(false)>"Reopen"</button> }.into_any())
                         }
                         Some(s) if s.is_open() => {
                             let act = act.clone();
-                            Some(view! { <button class="secondary" id="plan-close" on:click=move |_| act("close")>"Close plan"</button> }.into_any())
+                            Some(view! { <button class="secondary" id="plan-close" on:click=move |_| act(true)>"Close plan"</button> }.into_any())
                         }
                         _ => None,
                     }

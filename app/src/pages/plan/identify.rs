@@ -84,8 +84,8 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
     let progress = RwSignal::new((0usize, 0usize));
     // The rows the running job has reported so far.
     let arriving = StoredValue::new(Vec::<IdentificationRow>::new());
-    let identify_url = format!("/api/v1/stacks/{stack_id}/identifications");
-    let revision_url = format!("/api/v1/plans/{plan_id}/revisions/{revision}");
+    let identify = ferry_types::api::START_IDENTIFICATION.at(&[&stack_id]);
+    let revision = ferry_types::api::PLAN_REVISION.at(&[&plan_id, &revision.to_string()]);
     // The job's table, shown: all of it, or only the rows `only` names (a form's Try), each
     // with its default choice.
     let show = move |answer: Identifications, only: Vec<String>| {
@@ -118,7 +118,7 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
     // Runs identification of the saved revision's program as a job, followed as it reads;
     // `typed` IDs are tried instead of the recipes' (the form's Try), and only those rows change.
     let run = Callback::new(move |typed: BTreeMap<String, String>| {
-        let (_identify_url, _revision_url) = (identify_url.clone(), revision_url.clone());
+        let (_identify, _revision) = (identify.clone(), revision.clone());
         busy.set(true);
         problem.set(None);
         progress.set((0, 0));
@@ -127,16 +127,10 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
         leptos::task::spawn_local(async move {
             use ferry_types::identify::{IdentificationEvent, IdentificationJob};
             let started = async {
-                let plan: ferry_types::plans::PlanView =
-                    crate::browser::get_json(&_revision_url).await?;
+                let plan = crate::client::call(&_revision).await?;
                 let program = plan.current.program.ok_or("this revision has no program")?;
-                let body = serde_json::to_string(&ferry_types::identify::IdentifyRequest {
-                    program,
-                    ids: typed.clone(),
-                })
-                .map_err(|e| e.to_string())?;
-                crate::browser::send::<IdentificationJob>(&_identify_url, "application/json", &body)
-                    .await
+                let asked = ferry_types::identify::IdentifyRequest { program, ids: typed.clone() };
+                crate::client::send(&_identify, &asked).await
             };
             let started = match started.await {
                 Ok(started) => started,
@@ -149,7 +143,7 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
             job.set(Some(started.id.clone()));
             progress.set((0, started.total));
             crate::browser::watch_events(
-                &format!("/api/v1/identifications/{}/events", started.id),
+                &ferry_types::api::IDENTIFICATION_EVENTS.url(&[&started.id]),
                 "identification",
                 move |e: IdentificationEvent| match e {
                     IdentificationEvent::Resource { .. } => {
@@ -178,13 +172,8 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
         let Some(_id) = job.get_untracked() else { return };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            if let Err(e) = crate::browser::send::<ferry_types::identify::IdentificationJob>(
-                &format!("/api/v1/identifications/{_id}/cancel"),
-                "application/json",
-                "",
-            )
-            .await
-            {
+            let call = ferry_types::api::CANCEL_IDENTIFICATION.at(&[&_id]);
+            if let Err(e) = crate::client::call(&call).await {
                 problem.set(Some(e));
             }
         });
@@ -207,18 +196,15 @@ pub(super) fn IdentifyPanel(plan_id: String, stack_id: String, revision: i64) ->
                 })
                 .collect(),
         };
-        let (_body, _plan) = (serde_json::to_string(&body).unwrap_or_default(), plan_id.clone());
+        let _plan = plan_id.clone();
         busy.set(true);
         problem.set(None);
+        #[cfg(not(feature = "hydrate"))]
+        let _ = body;
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<serde_json::Value>(
-                &format!("/api/v1/plans/{_plan}/identifications"),
-                "application/json",
-                &_body,
-            )
-            .await
-            {
+            let call = ferry_types::api::CHOOSE_IDENTIFICATIONS.at(&[&_plan]);
+            match crate::client::send(&call, &body).await {
                 Ok(_) => crate::browser::go_to(&format!("/plans/{_plan}")),
                 Err(e) => {
                     busy.set(false);

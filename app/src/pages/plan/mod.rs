@@ -19,6 +19,7 @@ mod workspace;
 
 use std::sync::Arc;
 
+use ferry_types::api;
 use ferry_types::{PlanPageData, PreviewRef, ResultPage};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
@@ -91,9 +92,10 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let program = data.program.clone().filter(present);
     let draft = Draft::new(spec.as_ref(), program.as_ref(), data.options.clone());
     let is_program = program.is_some();
-    let revision_url = match &data.share_token {
-        Some(t) => format!("/api/v1/shared/{t}?revision={}", data.revision),
-        None => format!("/api/v1/plans/{}/revisions/{}", data.id, data.revision),
+    let shown_revision = data.revision.to_string();
+    let revision_call = match &data.share_token {
+        Some(t) => api::SHARED_PLAN.at_with(&[t], &[("revision", &shown_revision)]),
+        None => api::PLAN_REVISION.at(&[&data.id, &shown_revision]),
     };
     let badge =
         (read_only && !may_commit).then_some(if via_link { "read-only link" } else { "view only" });
@@ -111,16 +113,14 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     // Where the plan stands, read again whenever the review may have moved it.
     let plan_status = RwSignal::new(data.status.clone());
     {
-        let _url = format!("/api/v1/plans/{}/status", data.id);
+        let _status = api::PLAN_STATUS.at(&[&data.id]);
         Effect::new(move |_| {
             review_epoch.track();
-            let _url = _url.clone();
+            let _status = _status.clone();
             #[cfg(feature = "hydrate")]
             if !via_link {
                 leptos::task::spawn_local(async move {
-                    if let Ok(status) =
-                        crate::browser::get_json::<ferry_types::plans::PlanStatus>(&_url).await
-                    {
+                    if let Ok(status) = crate::client::call(&_status).await {
                         plan_status.set(Some(status));
                     }
                 });
@@ -141,18 +141,16 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     // Open comments by resource, for the resources' list.
     let comment_counts = RwSignal::new(std::collections::HashMap::<String, usize>::new());
     {
-        let _url = match &data.share_token {
-            Some(t) => format!("/api/v1/shared/{t}/comments"),
-            None => format!("/api/v1/plans/{}/comments", data.id),
+        let _comments = match &data.share_token {
+            Some(t) => api::SHARED_COMMENTS.at(&[t]),
+            None => api::COMMENTS.at(&[&data.id]),
         };
         Effect::new(move |_| {
             review_epoch.track();
-            let _url = _url.clone();
+            let _comments = _comments.clone();
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                if let Ok(list) =
-                    crate::browser::get_json::<Vec<ferry_types::CommentView>>(&_url).await
-                {
+                if let Ok(list) = crate::client::call(&_comments).await {
                     let mut counts = std::collections::HashMap::new();
                     for c in
                         list.iter().filter(|c| c.resolved_at.is_none() && c.parent_id.is_none())
@@ -241,7 +239,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
                 draft=draft
                 spec=spec
                 program=program
-                revision_url=revision_url
+                revision=revision_call
                 stack_id=stack_for_source
                 plan_id=plan_for_source
                 read_only=read_only
@@ -284,7 +282,7 @@ fn PlanGraph(
     preview: PreviewRef,
     epoch: RwSignal<Option<Result<String, String>>>,
 ) -> impl IntoView {
-    let url = format!("{}/graph", preview.api_base());
+    let url = preview.graph().url;
     let host = NodeRef::<leptos::html::Section>::new();
     #[cfg(feature = "hydrate")]
     {
@@ -378,21 +376,21 @@ fn Commit(
         if !confirming.get() {
             return;
         }
-        let _url = results::page_url(&_preview_ref, &WRITES.join(","), "", "", 0, NAMED_WRITES);
+        let _first = results::page_call(&_preview_ref, &WRITES.join(","), "", "", 0, NAMED_WRITES);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            named.set(Some(results::fetch_page(_url).await));
+            named.set(Some(results::fetch_page(_first).await));
         });
     });
     let commit = move |_| {
-        let _url = format!("/api/v1/previews/{preview}/commit");
+        let _commit = api::COMMIT_PREVIEW.at(&[&preview]);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let result = crate::browser::post_json::<ferry_types::StackSummary>(&_url).await;
+            let result = crate::client::call(&_commit).await;
             confirming.set(false);
-            committed.set(Some(
-                result.map(|v| format!("Committed: {} is now at version {}.", v.name, v.version)),
-            ));
+            committed.set(Some(result.map(|v| {
+                format!("Committed: {} is now at version {}.", v.summary.name, v.summary.version)
+            })));
         });
     };
     view! {

@@ -6,12 +6,12 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ferry_types::{JobEvent, JobSnapshot, PreviewRef, ResultPage, ResultRow};
+use ferry_types::{JobEvent, JobView, PreviewRef, ResultPage, ResultRow};
 use leptos::prelude::*;
 
 use super::results::ResultsTable;
 
-pub(super) fn running(job: RwSignal<Option<JobSnapshot>>) -> bool {
+pub(super) fn running(job: RwSignal<Option<JobView>>) -> bool {
     job.with(|j| j.as_ref().is_some_and(|j| j.status.is_live()))
 }
 
@@ -34,7 +34,7 @@ pub(super) fn PreviewSection(
     read_only: bool,
     /// Whether this page may adopt every zero value in one revision (the owner, on the latest).
     can_adopt: bool,
-    job: RwSignal<Option<JobSnapshot>>,
+    job: RwSignal<Option<JobView>>,
     preview: RwSignal<Option<PreviewRef>>,
     /// The stored preview's first page of results (the table fetches the rest).
     stored: RwSignal<Option<ResultPage>>,
@@ -85,7 +85,7 @@ pub(super) fn PreviewSection(
         }
         shown_preview.set_value(Some(p.clone()));
         leptos::task::spawn_local(async move {
-            match super::results::fetch_page(super::results::page_url(
+            match super::results::fetch_page(super::results::page_call(
                 &p,
                 "",
                 "",
@@ -119,10 +119,8 @@ pub(super) fn PreviewSection(
             problem.set(None);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::post_json::<JobSnapshot>(&format!(
-                    "/api/v1/plans/{_plan_id}/previews"
-                ))
-                .await
+                match crate::client::call(&ferry_types::api::START_PLAN_PREVIEW.at(&[&_plan_id]))
+                    .await
                 {
                     Ok(j) => {
                         let id = j.id.clone();
@@ -146,11 +144,8 @@ pub(super) fn PreviewSection(
             let Some(_job_id) = job.get_untracked().map(|j| j.id) else { return };
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                if let Err(e) = crate::browser::post_json::<JobSnapshot>(&format!(
-                    "/api/v1/plans/{_plan_id}/jobs/{_job_id}/cancel"
-                ))
-                .await
-                {
+                let call = ferry_types::api::CANCEL_PLAN_JOB.at(&[&_plan_id, &_job_id]);
+                if let Err(e) = crate::client::call(&call).await {
                     problem.set(Some(e));
                 }
             });
@@ -167,14 +162,9 @@ pub(super) fn PreviewSection(
         problem.set(None);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            let body = serde_json::json!({ "preview": _preview }).to_string();
-            match crate::browser::send::<serde_json::Value>(
-                &format!("/api/v1/plans/{_plan_id}/resolutions/zero-values"),
-                "application/json",
-                &body,
-            )
-            .await
-            {
+            let every = ferry_types::api::ZeroValuesInput { preview: _preview, urn: None };
+            let call = ferry_types::api::ADOPT_ZERO_VALUES.at(&[&_plan_id]);
+            match crate::client::send(&call, &every).await {
                 Ok(_) => crate::browser::go_to(&format!("/plans/{_plan_id}")),
                 Err(e) => problem.set(Some(e)),
             }
@@ -228,7 +218,7 @@ pub(super) fn PreviewSection(
 
 /// Each package's finished and total resources (`random 3 of 5 · aws 2 of 10`), from the
 /// job's events, counted in one pass.
-fn package_progress(j: &JobSnapshot) -> String {
+fn package_progress(j: &JobView) -> String {
     let mut finished: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
     for package in j.events.iter().filter_map(|e| ferry_types::PackageTotal::package_of(&e.type_)) {
         *finished.entry(package).or_default() += 1;
@@ -253,7 +243,7 @@ fn package_progress(j: &JobSnapshot) -> String {
 fn follow(
     plan_id: &str,
     job_id: &str,
-    job: RwSignal<Option<JobSnapshot>>,
+    job: RwSignal<Option<JobView>>,
     preview: RwSignal<Option<PreviewRef>>,
 ) {
     use std::cell::RefCell;
@@ -293,7 +283,7 @@ fn follow(
             }
         }
     };
-    crate::browser::watch_job(plan_id, job_id, on_event, move |end: JobSnapshot| {
+    crate::browser::watch_job(plan_id, job_id, on_event, move |end: JobView| {
         flush();
         if let Some(id) = end.preview_id.clone() {
             preview.set(Some(PreviewRef::Owner { preview: id }));
@@ -301,7 +291,7 @@ fn follow(
         // The end is the job without its events: the ones followed are kept.
         job.update(|j| {
             let events = j.take().map(|j| j.events).unwrap_or_default();
-            *j = Some(JobSnapshot { events, ..end });
+            *j = Some(JobView { events, ..end });
         });
     });
 }

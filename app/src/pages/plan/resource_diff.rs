@@ -3,26 +3,49 @@
 //! from and why it differs, with one-click resolutions that write the plan's next revision and
 //! preview it again.
 
-use ferry_types::{PlanAccess, PreviewRef, PropertyResult, ResultDetail, SourceKind};
+use ferry_types::api::{ResolutionInput, ZeroValuesInput};
+use ferry_types::{
+    PlanAccess, PreviewRef, PropertyResult, Resolution, ResolutionAction, ResultDetail, SourceKind,
+};
 use leptos::prelude::*;
 
 use super::diff_view::DiffView;
 
-/// Resolutions, as the API names them, with their labels and what they do.
-const PROGRAM_ACTIONS: &[(&str, &str, &str)] = &[
-    ("adopt", "Adopt read value", "Write the value Read returned into the program"),
+/// Resolutions, with their labels and what they do.
+const PROGRAM_ACTIONS: &[(ResolutionAction, &str, &str)] = &[
+    (ResolutionAction::Adopt, "Adopt read value", "Write the value Read returned into the program"),
     (
-        "keep",
+        ResolutionAction::Keep,
         "Keep program value",
         "Keep the program's value (an import that still differs cannot commit)",
     ),
-    ("ignore", "Add to ignoreChanges", "Add the property to the resource's ignoreChanges"),
-    ("omit", "Leave out", "Remove the property from the program"),
+    (
+        ResolutionAction::Ignore,
+        "Add to ignoreChanges",
+        "Add the property to the resource's ignoreChanges",
+    ),
+    (ResolutionAction::Omit, "Leave out", "Remove the property from the program"),
 ];
-const SPEC_ACTIONS: &[(&str, &str, &str)] = &[
-    ("adopt", "Adopt read value", "Keep the value Read returned in the generated code"),
-    ("omit", "Leave out", "Leave the property out of the generated code (the spec's `properties`)"),
+const SPEC_ACTIONS: &[(ResolutionAction, &str, &str)] = &[
+    (
+        ResolutionAction::Adopt,
+        "Adopt read value",
+        "Keep the value Read returned in the generated code",
+    ),
+    (
+        ResolutionAction::Omit,
+        "Leave out",
+        "Leave the property out of the generated code (the spec's `properties`)",
+    ),
 ];
+
+/// What a resolution button sends: one property's resolution, or every zero value and default
+/// of the resource adopted.
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
+enum Resolve {
+    One(ResolutionInput),
+    ZeroValues(ZeroValuesInput),
+}
 
 fn show(v: &Option<serde_json::Value>) -> String {
     v.as_ref().map(|v| v.to_string()).unwrap_or_else(|| "—".into())
@@ -43,44 +66,37 @@ pub(super) fn DiffPanel(
     // Equal properties are folded until asked for: a reviewer's eye goes to what differs.
     let show_equal = RwSignal::new(false);
     let viewed_urn = urn.clone();
-    let url = format!(
-        "{}/results/resource?urn={}",
-        preview.api_base(),
-        crate::format::encode_query_value(&urn)
-    );
+    let _result = preview.result(&urn);
     let detail = RwSignal::new(None::<Result<ResultDetail, String>>);
     let problem = RwSignal::new(None::<String>);
     let busy = RwSignal::new(false);
     #[cfg(feature = "hydrate")]
-    {
-        let url = url.clone();
-        leptos::task::spawn_local(async move {
-            detail.set(Some(crate::browser::get_json::<ResultDetail>(&url).await));
-        });
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = &url;
+    leptos::task::spawn_local(async move {
+        detail.set(Some(crate::client::call(&_result).await));
+    });
     let can_resolve = plan_id.is_some();
     let preview_id = match &preview {
         PreviewRef::Owner { preview } => Some(preview.clone()),
         PreviewRef::Shared { .. } => None,
     };
-    // `path` under the plan's resolutions; the new revision's page follows its preview (which
-    // the resolution started).
-    let post = move |_path: &'static str, body: serde_json::Value| {
+    // A resolution writes the plan's next revision; its page follows the preview the
+    // resolution started.
+    let post = move |_body: Resolve| {
         let Some(_plan) = plan_id.clone() else { return };
-        let _body = body.to_string();
         busy.set(true);
         problem.set(None);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::browser::send::<serde_json::Value>(
-                &format!("/api/v1/plans/{_plan}/resolutions{_path}"),
-                "application/json",
-                &_body,
-            )
-            .await
-            {
+            let revised = match _body {
+                Resolve::One(input) => {
+                    crate::client::send(&ferry_types::api::RESOLVE.at(&[&_plan]), &input).await
+                }
+                Resolve::ZeroValues(input) => {
+                    crate::client::send(&ferry_types::api::ADOPT_ZERO_VALUES.at(&[&_plan]), &input)
+                        .await
+                }
+            };
+            match revised {
                 Ok(_) => crate::browser::go_to(&format!("/plans/{_plan}")),
                 Err(e) => {
                     busy.set(false);
@@ -91,17 +107,15 @@ pub(super) fn DiffPanel(
     };
     let resolve = {
         let (urn, preview_id, post) = (urn.clone(), preview_id.clone(), post.clone());
-        move |property: String, action: &'static str| {
+        move |property: String, action: ResolutionAction| {
             let Some(preview) = preview_id.clone() else { return };
-            post(
-                "",
-                serde_json::json!({"preview": preview, "urn": urn.clone(), "property": property, "action": action}),
-            );
+            let resolution = Resolution { urn: urn.clone(), property, action };
+            post(Resolve::One(ResolutionInput { preview, resolution }));
         }
     };
     let adopt_zero = move || {
         let Some(preview) = preview_id.clone() else { return };
-        post("/zero-values", serde_json::json!({"preview": preview, "urn": urn.clone()}));
+        post(Resolve::ZeroValues(ZeroValuesInput { preview, urn: Some(urn.clone()) }));
     };
     view! {
         <section class="card review" id="review-panel">
@@ -178,7 +192,7 @@ pub(super) fn DiffPanel(
                                             <td><code>{show(&p.program)}</code></td>
                                             <td class="kind">{p.kind.clone()}</td>
                                             <td class="cause">{p.cause.clone()}</td>
-                                            <td class="source">{p.source.clone()}{p.decision.clone().map(|d| format!(" ({d})"))}</td>
+                                            <td class="source">{p.source.clone()}{p.decision.map(|d| format!(" ({d})"))}</td>
                                             <td class="resolve">
                                                 {offers.then(|| view! {
                                                     <details class="row-menu">
@@ -187,8 +201,8 @@ pub(super) fn DiffPanel(
                                                             {actions.iter().map(|(action, label, title)| {
                                                                 let (resolve, property) = (resolve.clone(), property.clone());
                                                                 view! {
-                                                                    <button class="small" data-action=*action title=*title disabled=move || busy.get()
-                                                                        on:click=move |_| resolve(property.clone(), action)>{*label}</button>
+                                                                    <button class="small" data-action=action.as_str() title=*title disabled=move || busy.get()
+                                                                        on:click=move |_| resolve(property.clone(), *action)>{*label}</button>
                                                                 }
                                                             }).collect_view()}
                                                         </div>

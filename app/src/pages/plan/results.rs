@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
+use ferry_types::api::{Call, NoBody};
 use ferry_types::{PreviewRef, ResultPage, ResultRow};
 use leptos::prelude::*;
 
@@ -19,31 +20,31 @@ const VIEWPORT_ROWS: usize = 20;
 
 /// A page of the stored preview's results: the rows with one of `statuses` (comma-separated),
 /// of `type_`, whose name or URN holds `filter`.
-pub(super) fn page_url(
+pub(super) fn page_call(
     preview: &PreviewRef,
     statuses: &str,
     type_: &str,
     filter: &str,
     offset: usize,
     limit: usize,
-) -> String {
-    use crate::format::encode_query_value as q;
-    format!(
-        "{}/results?status={}&type={}&filter={}&offset={offset}&limit={limit}",
-        preview.api_base(),
-        q(statuses),
-        q(type_),
-        q(filter)
-    )
+) -> Call<NoBody, ResultPage> {
+    let (offset, limit) = (offset.to_string(), limit.to_string());
+    preview.results(&[
+        ("status", statuses),
+        ("type", type_),
+        ("filter", filter),
+        ("offset", &offset),
+        ("limit", &limit),
+    ])
 }
 
 /// A page of a stored preview's results, fetched by the browser (the server renders the first
 /// page with the plan's page; it never fetches one).
-pub(super) async fn fetch_page(url: String) -> Result<ResultPage, String> {
+pub(super) async fn fetch_page(call: Call<NoBody, ResultPage>) -> Result<ResultPage, String> {
     #[cfg(feature = "hydrate")]
-    return crate::browser::get_json::<ResultPage>(&url).await;
+    return crate::client::call(&call).await;
     #[cfg(not(feature = "hydrate"))]
-    Err(format!("{url} is fetched in the browser"))
+    Err(format!("{call:?} is fetched in the browser"))
 }
 
 #[component]
@@ -143,7 +144,7 @@ pub(super) fn ResultsTable(
             return;
         }
         pages.fetch(range, |offset| {
-            let url = page_url(
+            let call = page_call(
                 &p,
                 &status.get_untracked(),
                 &type_.get_untracked(),
@@ -151,7 +152,7 @@ pub(super) fn ResultsTable(
                 offset,
                 PAGE_ROWS,
             );
-            async move { fetch_page(url).await.map(|p| (p.matched, p.rows)) }
+            async move { fetch_page(call).await.map(|p| (p.matched, p.rows)) }
         });
     });
 

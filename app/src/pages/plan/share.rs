@@ -19,11 +19,7 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
     {
         let plan_id = plan_id.clone();
         leptos::task::spawn_local(async move {
-            if let Ok(list) = crate::browser::get_json::<Vec<ShareLink>>(&format!(
-                "/api/v1/plans/{plan_id}/shares"
-            ))
-            .await
-            {
+            if let Ok(list) = crate::client::call(&ferry_types::api::SHARES.at(&[&plan_id])).await {
                 shares.set(list.into_iter().map(|link| Shown { link, token: None }).collect());
             }
         });
@@ -31,16 +27,10 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
     let create = {
         let plan_id = plan_id.clone();
         move |_| {
-            let _url = format!("/api/v1/plans/{plan_id}/shares");
+            let _create = ferry_types::api::CREATE_SHARE.at(&[&plan_id]);
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<ferry_types::plans::NewShareLink>(
-                    &_url,
-                    "application/json",
-                    "",
-                )
-                .await
-                {
+                match crate::client::call(&_create).await {
                     Ok(s) => {
                         shares.update(|l| l.push(Shown { link: s.link, token: Some(s.token) }))
                     }
@@ -73,10 +63,10 @@ pub(super) fn SharePanel(plan_id: String) -> impl IntoView {
                     let id = s.link.id.clone();
                     let _plan = plan_id.clone();
                     let revoke = move |_| {
-                        let _url = format!("/api/v1/plans/{_plan}/shares/{id}");
+                        let _revoke = ferry_types::api::REVOKE_SHARE.at(&[&_plan, &id]);
                         #[cfg(feature = "hydrate")]
                         leptos::task::spawn_local(async move {
-                            match crate::browser::delete_json::<ShareLink>(&_url).await {
+                            match crate::client::call(&_revoke).await {
                                 Ok(done) => shares.update(|l| {
                                     for s in l.iter_mut().filter(|s| s.link.id == done.id) {
                                         s.link = done.clone();

@@ -1,7 +1,8 @@
 //! A plan's source: the spec's or program's editor, its problems, saving a revision, and the
 //! plan's options beside it.
 
-use ferry_types::plans::{PlanInput, PlanOptions};
+use ferry_types::api::{Call, NoBody};
+use ferry_types::plans::{PlanInput, PlanOptions, PlanView};
 use ferry_types::{EditorMarker, SourceHead};
 use leptos::prelude::*;
 
@@ -87,7 +88,7 @@ pub(super) fn SourceSection(
     spec: Option<SourceHead>,
     program: Option<SourceHead>,
     /// Where the editors fetch the whole text of this revision.
-    revision_url: String,
+    revision: Call<NoBody, PlanView>,
     stack_id: String,
     plan_id: String,
     read_only: bool,
@@ -116,18 +117,14 @@ pub(super) fn SourceSection(
                 program: has_program.then(|| program_text.get_untracked()),
                 options: options.get_untracked(),
             };
-            let _body = serde_json::to_string(&input).expect("a plan's input is plain data");
             let _plan_id = plan_id.clone();
             problem.set(None);
+            #[cfg(not(feature = "hydrate"))]
+            let _ = input;
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::send::<serde_json::Value>(
-                    &format!("/api/v1/plans/{_plan_id}/revisions"),
-                    "application/json",
-                    &_body,
-                )
-                .await
-                {
+                let call = ferry_types::api::SAVE_PLAN.at(&[&_plan_id]);
+                match crate::client::send(&call, &input).await {
                     Ok(_) => crate::browser::go_to(&format!("/plans/{_plan_id}")),
                     Err(e) => problem.set(Some(e)),
                 }
@@ -138,10 +135,10 @@ pub(super) fn SourceSection(
         <section class="card">
             <h2>{if is_program { "Program" } else { "Import spec" }}</h2>
             {spec.map(|s| view! {
-                <SourceEditor kind=SourceKind::Spec head=s revision_url=revision_url.clone() text=spec_text saved=spec_saved markers=spec_markers stack_id=stack_id.clone() read_only=read_only/>
+                <SourceEditor kind=SourceKind::Spec head=s revision=revision.clone() text=spec_text saved=spec_saved markers=spec_markers stack_id=stack_id.clone() read_only=read_only/>
             })}
             {program.map(|p| view! {
-                <SourceEditor kind=SourceKind::Program head=p revision_url=revision_url.clone() text=program_text saved=program_saved markers=program_markers stack_id=stack_id.clone() read_only=read_only/>
+                <SourceEditor kind=SourceKind::Program head=p revision=revision.clone() text=program_text saved=program_saved markers=program_markers stack_id=stack_id.clone() read_only=read_only/>
             })}
             <ul class="markers" id="plan-markers">
                 {move || spec_markers.get().into_iter().chain(program_markers.get()).map(|m| view! {

@@ -158,11 +158,7 @@ impl ViewedMarks {
             };
             #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                match crate::browser::get_json::<ViewedResources>(&format!(
-                    "/api/v1/previews/{_id}/viewed"
-                ))
-                .await
-                {
+                match crate::client::call(&ferry_types::api::VIEWED.at(&[&_id])).await {
                     Ok(v) => marks.state.set(Some(v)),
                     Err(e) => marks.problem.set(Some(e)),
                 }
@@ -204,12 +200,7 @@ impl ViewedMarks {
             let body = ferry_types::plans::ViewedMarkInput { urn, viewed };
             // The answer is a count (the page already shows the mark): a different count means
             // marks changed elsewhere (another tab), so the list is read again.
-            match crate::browser::put_json::<_, ferry_types::plans::ViewedMarkAnswer>(
-                &format!("/api/v1/previews/{_id}/viewed"),
-                &body,
-            )
-            .await
-            {
+            match crate::client::send(&ferry_types::api::MARK_VIEWED.at(&[&_id]), &body).await {
                 Ok(answer) => {
                     this.problem.set(None);
                     if this.state.with_untracked(|s| s.as_ref().map(|s| s.viewed.len()))
@@ -217,10 +208,7 @@ impl ViewedMarks {
                     {
                         return;
                     }
-                    if let Ok(v) = crate::browser::get_json::<ViewedResources>(&format!(
-                        "/api/v1/previews/{_id}/viewed"
-                    ))
-                    .await
+                    if let Ok(v) = crate::client::call(&ferry_types::api::VIEWED.at(&[&_id])).await
                     {
                         this.state.set(Some(v));
                     }

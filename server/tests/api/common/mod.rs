@@ -130,15 +130,44 @@ pub fn as_caller(router: Router, token: String) -> Router {
     }))
 }
 
-/// The status and the JSON body (or the text, as a JSON string).
+/// The status and the JSON body (or the text, as a JSON string). Every successful JSON answer
+/// of an API endpoint is read as the type `ferry_types::api` declares for it, so the protocol's
+/// types are held to what the server really answers.
 pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
+    let endpoint = api_endpoint(req.method(), req.uri().path());
     let res = app.clone().oneshot(req).await.unwrap();
     let status = res.status();
+    let json = res
+        .headers()
+        .get(axum::http::header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(';').next().is_some_and(|m| m.trim() == "application/json"));
     let body = res.into_body().collect().await.unwrap().to_bytes();
+    if let (Some(endpoint), true, true) = (endpoint, status.is_success(), json) {
+        if let Err(wrong) = endpoint.check_answer(&body) {
+            panic!("{wrong}\n{}", String::from_utf8_lossy(&body));
+        }
+    }
     (
         status,
         serde_json::from_slice(&body).unwrap_or_else(|_| json!(String::from_utf8_lossy(&body))),
     )
+}
+
+/// The API endpoint a request reaches, if it is one.
+pub fn api_endpoint(
+    method: &axum::http::Method,
+    path: &str,
+) -> Option<&'static ferry_types::api::EndpointInfo> {
+    use ferry_types::api::{endpoint_of, Method, PREFIX};
+    let method = match *method {
+        axum::http::Method::GET => Method::Get,
+        axum::http::Method::POST => Method::Post,
+        axum::http::Method::PUT => Method::Put,
+        axum::http::Method::DELETE => Method::Delete,
+        _ => return None,
+    };
+    endpoint_of(method, path.strip_prefix(PREFIX)?)
 }
 
 pub fn post(uri: &str, body: &str) -> Request<Body> {

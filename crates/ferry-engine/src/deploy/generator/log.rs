@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Mutex, MutexGuard};
 
 use crate::deploy::step::{ImportStatus, ResourceState, Step};
-use crate::progress::{Progress, ProgressEvent};
+use crate::progress::{JobEvent, Progress};
 
 #[derive(Default)]
 pub(super) struct GenState {
@@ -48,7 +48,7 @@ impl<'a> StepLog<'a> {
     /// `step`, at `seq`, told to progress.
     pub fn push(&self, seq: usize, step: Step) {
         if let Some(p) = self.progress.filter(|_| !self.planned_only || step.spec_index.is_some()) {
-            p.report(ProgressEvent {
+            p.report(JobEvent {
                 urn: step.urn.clone(),
                 name: step.name.clone(),
                 type_: step.type_.clone(),
