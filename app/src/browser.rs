@@ -4,21 +4,11 @@
 use js_sys::{Function, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
-use wasm_bindgen_futures::JsFuture;
-use web_sys::{HtmlInputElement, RequestInit, Response};
+use web_sys::{HtmlInputElement, RequestInit};
 
 use ferry_types::ErrorDetail;
 
-/// An upload's failure that is the browser's, not the API's.
-fn failed(code: &str, message: impl Into<String>) -> ErrorDetail {
-    ErrorDetail {
-        code: code.to_string(),
-        message: message.into(),
-        path: None,
-        names: Vec::new(),
-        details: Default::default(),
-    }
-}
+use crate::client::failure;
 
 /// POSTs the chosen file to the upload endpoint (`api::UPLOAD_STACK`) as it is (the browser streams it; wasm never
 /// copies it) and returns the new stack's ID or the API's error.
@@ -30,7 +20,7 @@ pub async fn upload_state(
     force: bool,
 ) -> Result<String, ErrorDetail> {
     let Some(chosen) = file.files().and_then(|list| list.get(0)) else {
-        return Err(failed("no_file", "choose a state file to upload"));
+        return Err(failure("no_file", "choose a state file to upload"));
     };
     let typed = name.value();
     let named = typed.trim();
@@ -40,7 +30,7 @@ pub async fn upload_state(
     init.set_method("POST");
     init.set_body(&chosen);
     let headers =
-        web_sys::Headers::new().map_err(|_| failed("browser", "cannot build the request"))?;
+        web_sys::Headers::new().map_err(|_| failure("browser", "cannot build the request"))?;
     let _ = headers.set("content-type", "application/json");
     let secret = passphrase.value();
     if !secret.is_empty() {
@@ -50,30 +40,18 @@ pub async fn upload_state(
     // The passphrase is needed for this request only.
     passphrase.set_value("");
 
-    let window = web_sys::window().ok_or_else(|| failed("browser", "no window"))?;
-    let response = JsFuture::from(window.fetch_with_str_and_init(&url, &init))
-        .await
-        .map_err(|e| failed("network", format!("the upload did not reach Ferry: {e:?}")))?;
-    let response: Response = response.unchecked_into();
-    let text = match response.text() {
-        Ok(promise) => {
-            JsFuture::from(promise).await.ok().and_then(|v| v.as_string()).unwrap_or_default()
-        }
-        Err(_) => String::new(),
-    };
-    if response.ok() {
-        return serde_json::from_str::<ferry_types::api::UploadOutcome>(&text)
+    match crate::client::exchange(&url, &init).await {
+        Ok(text) => serde_json::from_str::<ferry_types::api::UploadOutcome>(&text)
             .map(|s| s.summary.id)
-            .map_err(|e| failed("bad_response", format!("Ferry's answer is not a stack: {e}")));
+            .map_err(|e| failure("bad_response", format!("Ferry's answer is not a stack: {e}"))),
+        Err(error) => {
+            // The names the file's resources carry: the form offers the first.
+            if let Some(first) = error.names.first() {
+                name_input_offer(name, first);
+            }
+            Err(error)
+        }
     }
-    let Ok(ferry_types::ErrorBody { error }) = serde_json::from_str(&text) else {
-        return Err(failed("http_error", format!("HTTP {}", response.status())));
-    };
-    // The names the file's resources carry: the form offers the first.
-    if let Some(first) = error.names.first() {
-        name_input_offer(name, first);
-    }
-    Err(error)
 }
 
 /// Puts `offered` into the upload form's name field (the user may keep it or type another).

@@ -3,6 +3,7 @@
 //! failure is the API's own message (its error body), or what kept the call from reaching Ferry.
 
 use ferry_types::api::{Call, FileBody, NoBody, NoContent, Text};
+use ferry_types::ErrorDetail;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use wasm_bindgen::prelude::*;
@@ -88,10 +89,27 @@ async fn answer(method: &str, url: &str, body: Option<BodyText<'_>>) -> Result<S
 
 /// Sends a request: the answer's text, or the API's error message.
 async fn fetch(url: &str, init: &RequestInit) -> Result<String, String> {
-    let window = web_sys::window().ok_or("no window")?;
+    exchange(url, init).await.map_err(|e| e.message)
+}
+
+/// A failure that is the browser's, not the API's (`code` as the API's would be).
+pub(crate) fn failure(code: &str, message: impl Into<String>) -> ErrorDetail {
+    ErrorDetail {
+        code: code.to_string(),
+        message: message.into(),
+        path: None,
+        names: Vec::new(),
+        details: Default::default(),
+    }
+}
+
+/// Sends a request: the answer's text, or the API's whole error (what an upload's form reads
+/// more of than its message), or what kept the request from reaching Ferry.
+pub(crate) async fn exchange(url: &str, init: &RequestInit) -> Result<String, ErrorDetail> {
+    let window = web_sys::window().ok_or_else(|| failure("browser", "no window"))?;
     let response = JsFuture::from(window.fetch_with_str_and_init(url, init))
         .await
-        .map_err(|e| format!("Ferry did not answer: {e:?}"))?;
+        .map_err(|e| failure("network", format!("Ferry did not answer: {e:?}")))?;
     let response: Response = response.unchecked_into();
     let text = match response.text() {
         Ok(promise) => {
@@ -103,8 +121,8 @@ async fn fetch(url: &str, init: &RequestInit) -> Result<String, String> {
         Ok(text)
     } else {
         match serde_json::from_str::<ferry_types::ErrorBody>(&text) {
-            Ok(body) => Err(body.error.message),
-            Err(_) => Err(format!("HTTP {}", response.status())),
+            Ok(body) => Err(body.error),
+            Err(_) => Err(failure("http_error", format!("HTTP {}", response.status()))),
         }
     }
 }

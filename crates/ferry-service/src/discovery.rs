@@ -151,7 +151,7 @@ impl Discoveries {
             ferry_engine::plugin::PluginSearch::from_env(config.plugin_dirs.clone())
                 .installed_packages(),
         );
-        let providers = self.previews().plugin_providers(stack_id).await?;
+        let providers = self.plugin_providers(stack_id).await?;
         let mut result = Listables { types: Vec::new(), packages_without_list: Vec::new() };
         for package in packages {
             match listable_of(&package, &version.deployment, secrets.as_ref(), &providers).await {
@@ -223,7 +223,7 @@ impl Discoveries {
     ) -> Result<(), ServiceError> {
         let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
-        let providers = self.previews().plugin_providers(stack_id).await?;
+        let providers = self.plugin_providers(stack_id).await?;
         for q in &request.types {
             // What this stack's organisation manages of the type (never another's).
             let index = self.stacks().managed_lookup(stack_id, &q.type_).await?;
@@ -290,7 +290,7 @@ impl Discoveries {
         let version = self.stacks().version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let concurrency = self.engine()?.concurrency;
-        let providers = self.previews().plugin_providers(stack_id).await?;
+        let providers = self.plugin_providers(stack_id).await?;
         let probe_one = |item: &ProbeItem| {
             let package = package_of(&item.type_).to_string();
             let instance = match &secrets {

@@ -168,7 +168,7 @@ impl Stacks {
                 .collect()
         };
         if !missing.is_empty() {
-            let providers = self.previews().plugin_providers(stack_id).await?;
+            let providers = self.plugin_providers(stack_id).await?;
             for package in missing {
                 let hints = match providers.schema(&package, None).await {
                     Ok(text) => {

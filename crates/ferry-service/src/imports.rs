@@ -7,9 +7,7 @@ use std::time::Duration;
 
 use ferry_engine::import::{preview_import, ImportOptions, ImportStrategy, StackContext};
 use ferry_engine::import_spec::ImportSpec;
-use ferry_engine::plugin::{
-    EngineService, LaunchOptions, PluginEnvGrants, PluginEnvPolicy, PluginProviders, PluginSearch,
-};
+use ferry_engine::plugin::{LaunchOptions, PluginEnvGrants, PluginEnvPolicy, PluginProviders};
 
 use crate::previews::{PlanSource, SealedPayload, StoredPlan};
 use crate::{PreviewRecord, Previews, ServiceError};
@@ -72,38 +70,6 @@ impl Previews {
                 "this instance's payload key (FERRY_PAYLOAD_KEY, or <data-dir>/payload.key) is not the key the store's other instances seal previews with: every instance sharing a database must have the same FERRY_PAYLOAD_KEY".into(),
             )),
         }
-    }
-
-    /// Freshly launched plugins for one run (stopped by the caller).
-    /// Plugins for work on `stack_id`: only the packages its organisation allows are launched.
-    pub(crate) async fn plugin_providers(
-        &self,
-        stack_id: &str,
-    ) -> Result<PluginProviders, ServiceError> {
-        let config = self.engine()?.clone();
-        let allowed = self.accounts().allowed_packages(stack_id).await?;
-        let search = PluginSearch::from_env(config.plugin_dirs.clone());
-        let (engine, _logs) = EngineService::start()
-            .await
-            .map_err(|e| ServiceError::Internal(format!("engine service: {e}")))?;
-        let providers = PluginProviders::new(
-            search,
-            engine,
-            config.launch,
-            std::env::temp_dir(),
-            config.schema_cache.clone(),
-        )
-        .with_environment(config.plugin_environment.for_org(&allowed.org));
-        // The command line runs on its user's own machine, with their plugins and environment,
-        // as Pulumi does: the organisations' allow-lists are the server's rule.
-        let server = config.plugin_environment != PluginEnvPolicy::Inherited;
-        Ok(match allowed.packages.filter(|_| server) {
-            Some(packages) => providers.with_allowed_packages(
-                packages,
-                format!("organisation `{}` allows Ferry's `random` plugin and the packages an administrator lists (organisation settings)", allowed.org),
-            ),
-            None => providers,
-        })
     }
 
     /// [`Previews::preview`] of an import spec, telling `progress` of each resource as it

@@ -27,6 +27,7 @@ mod managed;
 mod masking;
 mod oidc_sign_in;
 mod plans;
+mod plugin_host;
 mod previews;
 mod programs;
 mod request;

@@ -202,7 +202,7 @@ impl Plans {
         if providers.is_empty() {
             return Ok(mappings);
         }
-        let plugins = self.previews().plugin_providers(stack_id).await?;
+        let plugins = self.plugin_providers(stack_id).await?;
         let (installed, runnable) = plugins.installed_and_runnable();
         // Launching a plugin takes a while: a few at once, never all of a large cache together.
         let claims: Vec<Claim> = futures_util::stream::iter(runnable.iter().cloned())
