@@ -51,10 +51,7 @@ pub async fn send_file<A: DeserializeOwned>(
     call: &Call<FileBody, A>,
     file: &web_sys::File,
 ) -> Result<A, String> {
-    let init = RequestInit::new();
-    init.set_method(call.method.as_str());
-    init.set_body(file);
-    read(&fetch(&call.url, &init).await?)
+    send_browser_body(call, file).await
 }
 
 /// Sends a form (files and fields, as `multipart/form-data`), which endpoints that take files
@@ -63,9 +60,17 @@ pub async fn send_form<B, A: DeserializeOwned>(
     call: &Call<B, A>,
     form: &web_sys::FormData,
 ) -> Result<A, String> {
+    send_browser_body(call, form).await
+}
+
+/// Sends a body the browser holds (a file, a form) as it is; the browser sets its type.
+async fn send_browser_body<B, A: DeserializeOwned>(
+    call: &Call<B, A>,
+    body: &JsValue,
+) -> Result<A, String> {
     let init = RequestInit::new();
     init.set_method(call.method.as_str());
-    init.set_body(form);
+    init.set_body(body);
     read(&fetch(&call.url, &init).await?)
 }
 
