@@ -114,12 +114,6 @@ fn read_as<A: DeserializeOwned>(body: &[u8]) -> Result<(), String> {
     serde_json::from_slice::<A>(body).map(|_| ()).map_err(|e| e.to_string())
 }
 
-impl<B, A: DeserializeOwned> Endpoint<B, A> {
-    const fn json(method: Method, path: &'static str) -> Self {
-        Endpoint { method, path, answer: AnswerKind::Json(read_as::<A>), wire: PhantomData }
-    }
-}
-
 impl<A: DeserializeOwned> Endpoint<NoBody, A> {
     pub const fn get(path: &'static str) -> Self {
         Self::json(Method::Get, path)
@@ -127,6 +121,10 @@ impl<A: DeserializeOwned> Endpoint<NoBody, A> {
 }
 
 impl<B, A: DeserializeOwned> Endpoint<B, A> {
+    const fn json(method: Method, path: &'static str) -> Self {
+        Endpoint { method, path, answer: AnswerKind::Json(read_as::<A>), wire: PhantomData }
+    }
+
     pub const fn post(path: &'static str) -> Self {
         Self::json(Method::Post, path)
     }
@@ -314,6 +312,27 @@ impl crate::PreviewRef {
     /// Code for the preview's ready resources (`lang`, `style`, `elide`, …).
     pub fn code(&self, query: &[(&str, &str)]) -> Call<NoBody, Text> {
         self.call(&PREVIEW_CODE, &SHARED_PREVIEW_CODE, query)
+    }
+}
+
+/// The calls of a plan's page, as a member (by the plan's ID) or through a read-only link (by its
+/// token), whichever `self` is.
+impl crate::PlanAccess {
+    /// The plan with revision `revision`.
+    pub fn revision_view(&self, revision: i64) -> Call<NoBody, PlanView> {
+        let revision = revision.to_string();
+        match &self.share_token {
+            Some(token) => SHARED_PLAN.at_with(&[token], &[("revision", &revision)]),
+            None => PLAN_REVISION.at(&[&self.plan_id, &revision]),
+        }
+    }
+
+    /// Every revision's comments.
+    pub fn comments(&self) -> Call<NoBody, Vec<CommentView>> {
+        match &self.share_token {
+            Some(token) => SHARED_COMMENTS.at(&[token]),
+            None => COMMENTS.at(&[&self.plan_id]),
+        }
     }
 }
 

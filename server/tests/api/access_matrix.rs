@@ -799,14 +799,7 @@ fn expect(need: Need, success: u16, who: Who, method: &Method) -> u16 {
 async fn every_route_decides_who_may_call_it() {
     let world = world().await;
 
-    let (_, table) = server::gated_routes(&server::AppState::new(
-        leptos::prelude::LeptosOptions::builder()
-            .output_name("site")
-            .site_root("target/site")
-            .build(),
-        Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
-        Default::default(),
-    ));
+    let table = crate::common::access_table().await;
     let expected = expected_needs();
     // Server functions are tried by the next test, each with its own arguments.
     let mut routes: Vec<(Method, String)> = table
@@ -1027,14 +1020,7 @@ async fn lists_show_only_the_callers_organisations() {
 async fn a_route_without_a_decision_is_refused() {
     use axum::routing::get;
     let store = ferry_store::testing::scratch().await.unwrap();
-    let state = server::AppState::new(
-        leptos::prelude::LeptosOptions::builder()
-            .output_name("site")
-            .site_root("target/site")
-            .build(),
-        Arc::new(Ferry::new(store, 1 << 20)),
-        Default::default(),
-    );
+    let state = crate::common::app_state(Arc::new(Ferry::new(store, 1 << 20)));
     let (gated, table) = server::gated_routes(&state);
     let state = server::AppState { access: Arc::new(table), ..state };
     let app: Router = gated

@@ -627,17 +627,7 @@ fn the_app_calls_the_api_through_its_typed_client_alone() {
 #[tokio::test]
 async fn the_api_routes_are_the_endpoints_the_types_declare() {
     use std::collections::BTreeSet;
-    let (_, table) = server::gated_routes(&server::AppState::new(
-        leptos::prelude::LeptosOptions::builder()
-            .output_name("site")
-            .site_root("target/site")
-            .build(),
-        std::sync::Arc::new(ferry_service::Ferry::new(
-            ferry_store::testing::scratch().await.unwrap(),
-            1 << 20,
-        )),
-        Default::default(),
-    ));
+    let table = crate::common::access_table().await;
     let prefix = ferry_types::api::PREFIX;
     let routed: BTreeSet<(String, String)> = table
         .decisions()

@@ -205,14 +205,7 @@ async fn nothing_of_one_organisation_reaches_another() {
     );
     assert_eq!(result("thing-11")["status"], "unmanaged", "{view}");
 
-    let (_, table) = server::gated_routes(&server::AppState::new(
-        leptos::prelude::LeptosOptions::builder()
-            .output_name("site")
-            .site_root("target/site")
-            .build(),
-        Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1 << 20)),
-        Default::default(),
-    ));
+    let table = crate::common::access_table().await;
     // An invitation of acme's, for the routes that read one by its link's token.
     let acme_admin = stacks.accounts().grant("acme-admin", "acme", Role::Admin).await.unwrap();
     let session = stacks

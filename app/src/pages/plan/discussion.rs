@@ -5,21 +5,12 @@
 
 use std::collections::BTreeMap;
 
-use ferry_types::api::{self, ApprovalInput, Call, CommentInput, CommentResolution, NoBody};
+use ferry_types::api::{self, ApprovalInput, CommentInput, CommentResolution};
 use ferry_types::plans::ChangeRequestInput;
 use ferry_types::{ApprovalStateView, AuditEntry, CommentView, PlanAccess, ResultRow};
 use leptos::prelude::*;
 
 use super::diff_view::DiffView;
-
-/// Where the comments of `access`'s plan are read (every revision's: threads started on an
-/// earlier revision stay in view, marked with it).
-fn comments_call(access: &PlanAccess) -> Call<NoBody, Vec<CommentView>> {
-    match &access.share_token {
-        Some(token) => api::SHARED_COMMENTS.at(&[token]),
-        None => api::COMMENTS.at(&[&access.plan_id]),
-    }
-}
 
 /// What a comment form sends: a new comment (or reply), or a thread resolved or reopened.
 #[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
@@ -35,7 +26,8 @@ pub(super) fn Comments(access: PlanAccess, urn: String, properties: Vec<String>)
     let comments = RwSignal::new(Vec::<CommentView>::new());
     let problem = RwSignal::new(None::<String>);
     let load = {
-        let (call, urn, shown) = (comments_call(&access), urn.clone(), access.revision);
+        // Every revision's: threads started on an earlier revision stay in view, marked with it.
+        let (call, urn, shown) = (access.comments(), urn.clone(), access.revision);
         move || {
             let (_call, _urn) = (call.clone(), urn.clone());
             let _ = shown;
@@ -407,12 +399,7 @@ pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView
 
 #[cfg(feature = "hydrate")]
 async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
-    let shown = revision.to_string();
-    let view = match &access.share_token {
-        Some(token) => api::SHARED_PLAN.at_with(&[token], &[("revision", &shown)]),
-        None => api::PLAN_REVISION.at(&[&access.plan_id, &shown]),
-    };
-    let current = crate::client::call(&view).await?.current;
+    let current = crate::client::call(&access.revision_view(revision)).await?.current;
     let text = current.program.or(current.spec).unwrap_or_default();
     let previews = current.previews;
     let mut rows = BTreeMap::new();

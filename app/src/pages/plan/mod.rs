@@ -92,17 +92,13 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     let program = data.program.clone().filter(present);
     let draft = Draft::new(spec.as_ref(), program.as_ref(), data.options.clone());
     let is_program = program.is_some();
-    let shown_revision = data.revision.to_string();
-    let revision_call = match &data.share_token {
-        Some(t) => api::SHARED_PLAN.at_with(&[t], &[("revision", &shown_revision)]),
-        None => api::PLAN_REVISION.at(&[&data.id, &shown_revision]),
-    };
+    let access = data.access();
+    let revision_call = access.revision_view(data.revision);
     let badge =
         (read_only && !may_commit).then_some(if via_link { "read-only link" } else { "view only" });
 
     let stack_name = data.stack_name.clone();
     let owner_plan = (!read_only && latest).then(|| plan_id.clone());
-    let access = data.access();
     // Bumped when something the approvals and the timeline show may have changed.
     let review_epoch = RwSignal::new(0u32);
     Effect::new(move |_| {
@@ -141,10 +137,7 @@ fn PlanView(data: PlanPageData) -> impl IntoView {
     // Open comments by resource, for the resources' list.
     let comment_counts = RwSignal::new(std::collections::HashMap::<String, usize>::new());
     {
-        let _comments = match &data.share_token {
-            Some(t) => api::SHARED_COMMENTS.at(&[t]),
-            None => api::COMMENTS.at(&[&data.id]),
-        };
+        let _comments = access.comments();
         Effect::new(move |_| {
             review_epoch.track();
             let _comments = _comments.clone();

@@ -63,9 +63,20 @@ pub async fn bare_app_of(stacks: Ferry, demo: bool) -> (Router, Arc<Ferry>) {
     if demo {
         stacks.stacks().ensure_demo().await.unwrap();
     }
+    (router(app_state(stacks.clone())), stacks)
+}
+
+/// The server's state around `stacks`, as the tests' apps have it.
+pub fn app_state(stacks: Arc<Ferry>) -> AppState {
     let leptos_options =
         LeptosOptions::builder().output_name("site").site_root("target/site").build();
-    (router(AppState::new(leptos_options, stacks.clone(), AuthConfig::default())), stacks)
+    AppState::new(leptos_options, stacks, AuthConfig::default())
+}
+
+/// Every route's access decision, as a server on an empty store builds them.
+pub async fn access_table() -> server::access::AccessTable {
+    let store = ferry_store::testing::scratch().await.unwrap();
+    server::gated_routes(&app_state(Arc::new(Ferry::new(store, 1 << 20)))).1
 }
 
 /// A new API token for `user` (made if missing), granted `role` in `org`.
@@ -160,13 +171,9 @@ pub fn api_endpoint(
     path: &str,
 ) -> Option<&'static ferry_types::api::EndpointInfo> {
     use ferry_types::api::{endpoint_of, Method, PREFIX};
-    let method = match *method {
-        axum::http::Method::GET => Method::Get,
-        axum::http::Method::POST => Method::Post,
-        axum::http::Method::PUT => Method::Put,
-        axum::http::Method::DELETE => Method::Delete,
-        _ => return None,
-    };
+    let method = [Method::Get, Method::Post, Method::Put, Method::Delete]
+        .into_iter()
+        .find(|m| m.as_str() == method.as_str())?;
     endpoint_of(method, path.strip_prefix(PREFIX)?)
 }
 
