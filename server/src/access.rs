@@ -94,6 +94,11 @@ impl AccessTable {
         self.by_route.values()
     }
 
+    /// The decision of the route `method` `path` (its full template).
+    pub fn decision(&self, method: &Method, path: &str) -> Option<&Decision> {
+        self.get(method, path)
+    }
+
     fn get(&self, method: &Method, path: &str) -> Option<&Decision> {
         let method = if method == Method::HEAD { Method::GET } else { method.clone() };
         self.by_route.get(&(method, path.to_string()))

@@ -12,6 +12,7 @@ pub mod client_address;
 pub mod error;
 pub mod extract;
 pub mod oidc;
+pub mod openapi;
 pub mod review_api;
 pub mod security;
 mod session;

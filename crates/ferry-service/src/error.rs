@@ -103,34 +103,34 @@ impl From<ferry_store::InvalidStackNameError> for ServiceError {
 
 impl ServiceError {
     /// The one table of what each error is to a caller: the HTTP status it stands for and a
-    /// stable snake_case code, by variant, with no wildcard (a new variant, here or in the
+    /// stable snake_case code from `ferry_types::errors`, by variant, with no wildcard (a new variant, here or in the
     /// store's or backend's errors, must be given both). The API and the UI's server functions
     /// both answer from it.
     fn status_and_code(&self) -> (u16, &'static str) {
         use ferry_backend::BackendError;
-        use ferry_state::ErrorCode;
+        use ferry_state::ErrorCode as StateCode;
+        use ferry_types::errors::*;
         match self {
             ServiceError::State(e) => match e.code {
-                ErrorCode::PassphraseRequired | ErrorCode::WrongPassphrase => {
-                    (422, e.code.as_str())
-                }
-                ErrorCode::InvalidJson
-                | ErrorCode::UnsupportedVersion
-                | ErrorCode::UnknownFeature
-                | ErrorCode::InvalidState
-                | ErrorCode::DanglingReference
-                | ErrorCode::InvalidSecret => (400, e.code.as_str()),
+                StateCode::PassphraseRequired => PASSPHRASE_REQUIRED.into(),
+                StateCode::WrongPassphrase => WRONG_PASSPHRASE.into(),
+                StateCode::InvalidJson => INVALID_JSON.into(),
+                StateCode::UnsupportedVersion => UNSUPPORTED_VERSION.into(),
+                StateCode::UnknownFeature => UNKNOWN_FEATURE.into(),
+                StateCode::InvalidState => INVALID_STATE.into(),
+                StateCode::DanglingReference => DANGLING_REFERENCE.into(),
+                StateCode::InvalidSecret => INVALID_SECRET.into(),
             },
-            ServiceError::TooLarge { .. } => (413, "too_large"),
-            ServiceError::NameRequired { .. } => (400, "name_required"),
-            ServiceError::StackMismatch { .. } => (400, "stack_mismatch"),
-            ServiceError::Spec(_) => (400, "invalid_spec"),
-            ServiceError::Program(_) => (400, "invalid_program"),
-            ServiceError::Plan(_) => (400, "invalid_plan"),
-            ServiceError::JobNotFound(_) => (404, "not_found"),
-            ServiceError::Code(_) => (422, "codegen_failed"),
-            ServiceError::Commit(_) => (422, "commit_refused"),
-            ServiceError::ResourceNotFound { .. } => (404, "not_found"),
+            ServiceError::TooLarge { .. } => TOO_LARGE.into(),
+            ServiceError::NameRequired { .. } => NAME_REQUIRED.into(),
+            ServiceError::StackMismatch { .. } => STACK_MISMATCH.into(),
+            ServiceError::Spec(_) => INVALID_SPEC.into(),
+            ServiceError::Program(_) => INVALID_PROGRAM.into(),
+            ServiceError::Plan(_) => INVALID_PLAN.into(),
+            ServiceError::JobNotFound(_) => NOT_FOUND.into(),
+            ServiceError::Code(_) => CODEGEN_FAILED.into(),
+            ServiceError::Commit(_) => COMMIT_REFUSED.into(),
+            ServiceError::ResourceNotFound { .. } => NOT_FOUND.into(),
             ServiceError::Store(store) => match store {
                 StoreError::StackNotFound(_)
                 | StoreError::VersionNotFound { .. }
@@ -143,44 +143,44 @@ impl ServiceError {
                 | StoreError::TokenNotFound
                 | StoreError::CommentNotFound(_)
                 | StoreError::JobNotFound(_)
-                | StoreError::WebhookNotFound(_) => (404, "not_found"),
-                StoreError::UserExists(_) | StoreError::StackExists(_) => (409, "conflict"),
-                StoreError::StalePreview { .. } => (409, "stale_preview"),
-                StoreError::AlreadyCommitted { .. } => (409, "already_committed"),
-                StoreError::InvalidName(_) => (400, "invalid_name"),
+                | StoreError::WebhookNotFound(_) => NOT_FOUND.into(),
+                StoreError::UserExists(_) | StoreError::StackExists(_) => CONFLICT.into(),
+                StoreError::StalePreview { .. } => STALE_PREVIEW.into(),
+                StoreError::AlreadyCommitted { .. } => ALREADY_COMMITTED.into(),
+                StoreError::InvalidName(_) => INVALID_NAME.into(),
                 StoreError::Database(_)
                 | StoreError::Migration(_)
                 | StoreError::UnsupportedDatabase(_)
                 | StoreError::DamagedExport { .. }
                 | StoreError::DamagedPreview { .. }
-                | StoreError::DamagedJob { .. } => (500, "internal"),
+                | StoreError::DamagedJob { .. } => INTERNAL.into(),
             },
             ServiceError::Backend(backend) => match backend {
-                BackendError::Locked { .. } => (409, "stack_locked"),
-                BackendError::NoStack(_) => (404, "not_found"),
-                BackendError::Url { .. } => (400, "invalid_backend"),
-                BackendError::Unreadable { .. } => (400, "invalid_state"),
-                BackendError::Storage { .. } => (502, "backend_failed"),
+                BackendError::Locked { .. } => STACK_LOCKED.into(),
+                BackendError::NoStack(_) => NOT_FOUND.into(),
+                BackendError::Url { .. } => INVALID_BACKEND.into(),
+                BackendError::Unreadable { .. } => INVALID_STATE.into(),
+                BackendError::Storage { .. } => BACKEND_FAILED.into(),
             },
-            ServiceError::BackendNotAllowed { .. } => (403, "backend_not_allowed"),
-            ServiceError::BackendChanged { .. } => (409, "stale_preview"),
-            ServiceError::Invalid(_) => (400, "bad_request"),
-            ServiceError::SignInRequired => (401, "sign_in_required"),
-            ServiceError::BadCredentials(_) => (401, "bad_credentials"),
-            ServiceError::Forbidden(_) => (403, "forbidden"),
-            ServiceError::RateLimited(_) => (429, "rate_limited"),
-            ServiceError::Conflict(_) => (409, "conflict"),
-            ServiceError::NeedsApproval(_) => (409, "approval_required"),
-            ServiceError::Internal(_) => (500, "internal"),
-            ServiceError::Unreadable { status, .. } => (*status, "bad_request"),
-            ServiceError::EmptyBody(_) => (400, "empty_body"),
-            ServiceError::BodyTooLarge { .. } => (413, "too_large"),
-            ServiceError::UnsupportedMediaType(_) => (415, "unsupported_media_type"),
-            ServiceError::CrossSite(_) => (403, "cross_site"),
-            ServiceError::ProgramRequest(_) => (400, "invalid_program"),
-            ServiceError::SpecText(_) => (400, "invalid_spec"),
-            ServiceError::NotFound(_) => (404, "not_found"),
-            ServiceError::NoAccessDecision(_) => (500, "no_access_decision"),
+            ServiceError::BackendNotAllowed { .. } => BACKEND_NOT_ALLOWED.into(),
+            ServiceError::BackendChanged { .. } => STALE_PREVIEW.into(),
+            ServiceError::Invalid(_) => BAD_REQUEST.into(),
+            ServiceError::SignInRequired => SIGN_IN_REQUIRED.into(),
+            ServiceError::BadCredentials(_) => BAD_CREDENTIALS.into(),
+            ServiceError::Forbidden(_) => FORBIDDEN.into(),
+            ServiceError::RateLimited(_) => RATE_LIMITED.into(),
+            ServiceError::Conflict(_) => CONFLICT.into(),
+            ServiceError::NeedsApproval(_) => APPROVAL_REQUIRED.into(),
+            ServiceError::Internal(_) => INTERNAL.into(),
+            ServiceError::Unreadable { status, .. } => (*status, BAD_REQUEST.code),
+            ServiceError::EmptyBody(_) => EMPTY_BODY.into(),
+            ServiceError::BodyTooLarge { .. } => TOO_LARGE.into(),
+            ServiceError::UnsupportedMediaType(_) => UNSUPPORTED_MEDIA_TYPE.into(),
+            ServiceError::CrossSite(_) => CROSS_SITE.into(),
+            ServiceError::ProgramRequest(_) => INVALID_PROGRAM.into(),
+            ServiceError::SpecText(_) => INVALID_SPEC.into(),
+            ServiceError::NotFound(_) => NOT_FOUND.into(),
+            ServiceError::NoAccessDecision(_) => NO_ACCESS_DECISION.into(),
         }
     }
 

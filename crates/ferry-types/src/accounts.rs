@@ -1,10 +1,11 @@
 //! Accounts as the API shows them: who is signed in and how, roles and their grants, API
 //! tokens, organisation members, the audit log, and how users may sign in.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Who is signed in, as the pages show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Me {
     pub name: String,
     pub email: Option<String>,
@@ -16,7 +17,7 @@ pub struct Me {
 
 /// How a caller proved who they are: a browser session (and how it began, when known), or an
 /// API token.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Credential {
     Session {
@@ -29,14 +30,16 @@ pub enum Credential {
 }
 
 /// One role in one organisation (`*`: every organisation).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RoleGrant {
     pub org: String,
     pub role: Role,
 }
 
 /// A role in an organisation. Each grants itself and reading; `admin` grants everything.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     /// Reads stacks, plans and previews.
@@ -98,7 +101,7 @@ impl std::str::FromStr for Role {
 }
 
 /// An API token as its owner sees it listed (its secret was shown once, at creation).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ApiTokenInfo {
     pub id: String,
     #[serde(default)]
@@ -116,7 +119,7 @@ pub struct ApiTokenInfo {
 }
 
 /// One audit record, as admins read it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AuditEntry {
     pub seq: i64,
     pub at: String,
@@ -135,14 +138,14 @@ pub struct AuditEntry {
 }
 
 /// How users may sign in here, as the sign-in page offers it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SignInMethods {
     /// OpenID Connect (`/auth/oidc/login`).
     pub oidc: bool,
 }
 
 /// A member of an organisation as its administrators see them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct MemberView {
     pub name: String,
     pub email: Option<String>,

@@ -1,13 +1,14 @@
 //! Discovery's data: what to list, what listing found (each result marked managed here, in
 //! another stack, or not), what can be listed, and what a quick `Read` says of a result.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::JobStatus;
 
 /// One resource type to list, with its filter (the schema's `listInputs`) and paging.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct TypeQuery {
     #[serde(rename = "type")]
@@ -22,13 +23,13 @@ pub struct TypeQuery {
     pub page_size: Option<i64>,
 }
 
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 pub struct DiscoveryRequest {
     pub types: Vec<TypeQuery>,
 }
 
 /// Whether a listed resource is already managed, and where.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "status", rename_all = "kebab-case")]
 pub enum Managed {
     /// By this stack: same type and ID.
@@ -46,7 +47,7 @@ pub enum Managed {
 }
 
 /// One thing `List` found.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Discovered {
     #[serde(rename = "type")]
     pub type_: String,
@@ -57,7 +58,7 @@ pub struct Discovered {
 }
 
 /// What a discovery reports, in order.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum DiscoveryEvent {
     Result(Discovered),
@@ -87,7 +88,7 @@ pub enum DiscoveryEvent {
 }
 
 /// A discovery as the API reports it: its job's status, and every event so far.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct DiscoveryView {
     pub id: String,
     pub stack_id: String,
@@ -99,7 +100,7 @@ pub struct DiscoveryView {
 }
 
 /// A resource type that can be listed, and the filter it takes.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ListableType {
     #[serde(rename = "type")]
@@ -112,7 +113,7 @@ pub struct ListableType {
 }
 
 /// How Ferry learnt that a type can be listed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ListSource {
     /// The schema declares it (`listInputs`).
@@ -122,21 +123,21 @@ pub enum ListSource {
 }
 
 /// A package whose plugin lists nothing, and why.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct UnlistablePackage {
     pub package: String,
     pub reason: String,
 }
 
 /// What a stack's providers can list.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Listables {
     pub types: Vec<ListableType>,
     pub packages_without_list: Vec<UnlistablePackage>,
 }
 
 /// What a quick `Read` says of a listed resource.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ProbeItem {
     #[serde(rename = "type")]
     pub type_: String,
@@ -144,7 +145,7 @@ pub struct ProbeItem {
 }
 
 /// What a quick `Read` of a listed resource answered.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct ProbeResult {
     #[serde(rename = "type")]
     pub type_: String,
@@ -154,7 +155,7 @@ pub struct ProbeResult {
 }
 
 /// Whether a listed resource reads back (and so can be imported).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ProbeOutcome {
     Found,
@@ -173,7 +174,7 @@ impl ProbeOutcome {
 }
 
 /// A selected result, to become an entry of a plan's spec.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct Selected {
     #[serde(rename = "type")]
     pub type_: String,

@@ -4,10 +4,11 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// One part of an import ID: a property's value, or the text between values.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IdPart {
     Property(String),
@@ -15,7 +16,7 @@ pub enum IdPart {
 }
 
 /// Where a recipe was learnt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum RecipeSource {
     /// The package states it (`language.ferry.importId` of the resource in its schema).
@@ -26,7 +27,7 @@ pub enum RecipeSource {
 }
 
 /// What an import ID is made of for one resource type, e.g. `<result>,<min>,<max>`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 pub struct IdRecipe {
     pub parts: Vec<IdPart>,
     pub source: RecipeSource,
@@ -167,7 +168,7 @@ impl IdRecipe {
 }
 
 /// Where a would-be create's import ID came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IdSource {
     /// Built from the type's recipe and the program's values.
@@ -182,7 +183,7 @@ pub enum IdSource {
 
 /// One part of a recipe as a resource fills it: the program's value, when it sets one
 /// (`[secret]` for a secret).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct IdPartValue {
     pub property: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -190,7 +191,7 @@ pub struct IdPartValue {
 }
 
 /// How the engine tried a would-be create as an import: kept on its step.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct IdAttempt {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<IdSource>,
@@ -214,7 +215,7 @@ pub struct IdAttempt {
 }
 
 /// What identification made of a would-be create.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IdentificationStatus {
     /// Found, and the program's inputs agree with it: ready to import.
@@ -239,7 +240,7 @@ impl IdentificationStatus {
 }
 
 /// One property where the resource found differs from the program, as a preview shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IdDifference {
     pub path: String,
     /// The program's value (absent when the program leaves it out); secrets masked.
@@ -251,7 +252,7 @@ pub struct IdDifference {
 }
 
 /// One would-be create of a program, identified or not.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IdentificationRow {
     #[serde(rename = "type")]
     pub type_: String,
@@ -274,7 +275,8 @@ pub struct IdentificationRow {
 }
 
 /// `POST /api/v1/stacks/{id}/identifications`: a program whose would-be creates to identify.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = serde_json::json!({"program": "name: web\nruntime: yaml\nresources:\n  app:\n    type: postgresql:index/role:Role\n    properties:\n      name: app\n"}))]
 pub struct IdentifyRequest {
     /// The program's YAML text.
     pub program: String,
@@ -284,7 +286,7 @@ pub struct IdentifyRequest {
 }
 
 /// The answer: one row per would-be create, in program order, and how many of each status.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Identifications {
     pub rows: Vec<IdentificationRow>,
     pub identified: usize,
@@ -325,7 +327,7 @@ impl Identifications {
 }
 
 /// What to do with one would-be create.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum IdChoice {
     /// Adopt the existing resource: the program gets an `import` option with the ID.
@@ -337,7 +339,7 @@ pub enum IdChoice {
 }
 
 /// One row's choice; `id` is what an import uses (required for `import`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct IdentificationChoice {
     pub name: String,
     pub choice: IdChoice,
@@ -346,7 +348,7 @@ pub struct IdentificationChoice {
 }
 
 /// `POST /api/v1/plans/{id}/identifications`: choices saved as the plan's next revision.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct IdentificationChoices {
     pub choices: Vec<IdentificationChoice>,
 }
@@ -386,7 +388,7 @@ mod tests {
 
 /// What an identification job reports, in order: each of the program's resources as the
 /// preview finishes it, then each row of the table.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum IdentificationEvent {
     /// One of the program's resources is done: read under its ID, or left to create.
@@ -401,7 +403,7 @@ pub enum IdentificationEvent {
 
 /// An identification as the API reports it (`POST /api/v1/stacks/{id}/identifications` starts
 /// one; `GET /api/v1/identifications/{id}` and its `events` follow it).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct IdentificationJob {
     pub id: String,
     pub stack_id: String,

@@ -3,11 +3,13 @@
 //! joins) or by choosing a name and password (a new local account). Nobody is added to an
 //! organisation, nor given a password, without taking that step themselves.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What an administrator asks for: the roles it gives, and how many days it may be accepted in
 /// (7 by default, 1 to 30).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = serde_json::json!({"roles": ["viewer"], "days": 7}))]
 pub struct InvitationInput {
     pub roles: Vec<crate::Role>,
     #[serde(default)]
@@ -15,7 +17,7 @@ pub struct InvitationInput {
 }
 
 /// An invitation as its organisation's administrators, and the person holding its link, see it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Invitation {
     pub id: String,
     pub org: String,
@@ -34,7 +36,7 @@ pub struct Invitation {
 
 /// An invitation just made, with the token of its link (`/invitations/<token>`): shown this
 /// once (Ferry keeps its hash).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NewInvitation {
     #[serde(flatten)]
     pub invitation: Invitation,
@@ -43,7 +45,7 @@ pub struct NewInvitation {
 
 /// Accepting: signed in, nothing (the signed-in user joins); otherwise the new local account's
 /// name and the password its owner chooses.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct AcceptInvitation {
     #[serde(default)]
     pub name: Option<String>,
@@ -52,7 +54,7 @@ pub struct AcceptInvitation {
 }
 
 /// What accepting did: who joined which organisation with which roles.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Accepted {
     pub name: String,
     pub org: String,

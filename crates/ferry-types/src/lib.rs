@@ -1,11 +1,13 @@
 //! The shapes Ferry's server hands to its browser UI and API clients. Plain serde types, so
 //! the wasm front end shares them without linking anything server-side.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub mod accounts;
 pub mod api;
 pub mod discovery;
+pub mod errors;
 pub mod identify;
 pub mod invitations;
 pub mod plans;
@@ -19,14 +21,14 @@ pub use accounts::{
 };
 
 /// What the API answers when a request fails: `{"error": {"code", "message", "path"?, ...}}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorBody {
     pub error: ErrorDetail,
 }
 
 /// A failed request's code (stable, for scripts), message (for people), the JSON path of what
 /// was wrong in the input, and what more the error carries.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorDetail {
     pub code: String,
     pub message: String,
@@ -42,7 +44,7 @@ pub struct ErrorDetail {
 }
 
 /// One stack a DIY backend holds.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BackendStack {
     /// `organization/<project>/<stack>` (the DIY backend's organization is always that).
     pub name: String,
@@ -55,7 +57,7 @@ pub struct BackendStack {
 
 /// What a plan's text is: an import spec or a YAML program. One type from the store to the
 /// browser (`spec`, `program` on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum SourceKind {
     Spec,
@@ -86,7 +88,7 @@ impl SourceKind {
 }
 
 /// A stack and its latest (or a chosen) version.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct StackSummary {
     pub id: String,
     pub name: String,
@@ -104,7 +106,7 @@ pub struct StackSummary {
 }
 
 /// One row of a stack's resource table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResourceRow {
     pub urn: String,
     #[serde(rename = "type")]
@@ -121,7 +123,7 @@ pub struct ResourceRow {
 
 /// What one page of a stack's resource table asks for: the rows matching `filter` (a
 /// case-insensitive substring of the URN or the ID), in `sort` order, from `offset`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RowQuery {
     #[serde(default)]
     pub filter: String,
@@ -137,7 +139,7 @@ pub struct RowQuery {
 
 /// One page of a stack's resource table: the table shows `matched` rows' worth of scroll and
 /// fetches the pages the user scrolls to.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResourcePage {
     /// Resources in the version.
     pub total: usize,
@@ -149,7 +151,7 @@ pub struct ResourcePage {
 }
 
 /// Everything the detail panel shows of one resource. Secrets are already masked.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResourceDetail {
     #[serde(flatten)]
     pub row: ResourceRow,
@@ -162,7 +164,7 @@ pub struct ResourceDetail {
 
 /// One resource a preview finished: what the engine reports as it goes (its progress hook) and
 /// what a job's followers read, one type from the engine to the browser.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct JobEvent {
     pub urn: String,
     pub name: String,
@@ -176,7 +178,7 @@ pub struct JobEvent {
 }
 
 /// Where a background preview is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum JobStatus {
     /// Waiting for an instance to take it.
@@ -210,7 +212,7 @@ impl JobStatus {
 
 /// A plan's preview running (or run) in the background, and every resource it reported: what
 /// the API answers for a job and what its event stream ends with.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct JobView {
     pub id: String,
     pub plan_id: String,
@@ -234,7 +236,7 @@ pub struct JobView {
 }
 
 /// The resources of one package a job covers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PackageTotal {
     pub package: String,
     pub total: usize,
@@ -265,7 +267,7 @@ impl PackageTotal {
 }
 
 /// The start of a plan revision's source, as a page first shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct SourceHead {
     /// The text's first screenful (all of it when `more` is `None`).
     pub head: String,
@@ -282,7 +284,7 @@ impl SourceHead {
 }
 
 /// What a plan's page shows.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanPageData {
     /// Empty when the page came through a read-only link (the ID is what edits and commits).
     pub id: String,
@@ -344,7 +346,7 @@ impl PlanPageData {
 
 /// What the stack pages need: the summary and the table's first rows (it fetches the rest as
 /// the user scrolls, with the `stack_rows` server function).
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct StackPageData {
     pub summary: StackSummary,
     pub first: ResourcePage,
@@ -361,7 +363,7 @@ pub struct StackPageData {
 
 /// A problem in a spec or program being edited, placed for the editor (1-based lines and
 /// columns, in characters).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct EditorMarker {
     /// `error` or `warning`.
     pub severity: String,
@@ -375,7 +377,7 @@ pub struct EditorMarker {
 
 /// What the editors complete from: a JSON schema of the import file (type tokens and their
 /// inputs from the providers' schemas, names from the stack) and the same lists for YAML.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct EditorHelp {
     pub json_schema: serde_json::Value,
     pub types: Vec<TypeHint>,
@@ -385,7 +387,7 @@ pub struct EditorHelp {
     pub problems: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct TypeHint {
     pub token: String,
     pub inputs: Vec<String>,
@@ -396,7 +398,7 @@ pub struct TypeHint {
 }
 
 /// A resource of the stack a spec or program can name as a parent or provider.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NameHint {
     pub name: String,
     pub urn: String,
@@ -407,7 +409,7 @@ pub struct NameHint {
 
 /// How a plan's page reaches a preview: as its owner (the preview's ID) or through a read-only
 /// link (the token, the revision and the preview's position).
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "by", rename_all = "kebab-case")]
 pub enum PreviewRef {
     Owner { preview: String },
@@ -415,7 +417,7 @@ pub enum PreviewRef {
 }
 
 /// One row of a preview's results table.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResultRow {
     pub urn: String,
     pub name: String,
@@ -437,7 +439,7 @@ pub struct ResultRow {
 /// What one page of a stored preview's results asks for: the rows with one of the `status`es
 /// (comma-separated) and of `type` (empty: any) whose name or URN holds `filter`
 /// (case-insensitive), from `offset`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResultQuery {
     #[serde(default)]
     pub status: String,
@@ -453,7 +455,7 @@ pub struct ResultQuery {
 }
 
 /// One page of a stored preview's results, with what the filters offer over all of them.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResultPage {
     /// Rows in the preview.
     pub total: usize,
@@ -472,7 +474,7 @@ pub struct ResultPage {
 }
 
 /// One property of a resource under review: its values and where each came from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PropertyResult {
     pub path: String,
     /// What Read returned (secrets masked).
@@ -494,7 +496,7 @@ pub struct PropertyResult {
 }
 
 /// Everything the review panel shows of one resource.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ResultDetail {
     #[serde(flatten)]
     pub row: ResultRow,
@@ -511,7 +513,7 @@ pub struct ResultDetail {
 }
 
 /// A one-click resolution of a property that differs.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Resolution {
     pub urn: String,
     pub property: String,
@@ -519,7 +521,7 @@ pub struct Resolution {
 }
 
 /// What a resolution does with a property that differs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ResolutionAction {
     /// Take the value Read returned (into the program, or the spec's `properties`).
@@ -559,7 +561,7 @@ impl ResolutionAction {
 }
 
 /// A comment on a plan revision's resource (and optionally one of its properties).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CommentView {
     pub id: String,
     /// Empty through a read-only link (the plan's ID is for its members).
@@ -578,7 +580,7 @@ pub struct CommentView {
 }
 
 /// One approval of a revision's preview.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ApprovalView {
     pub revision: i64,
     #[serde(default)]
@@ -588,7 +590,7 @@ pub struct ApprovalView {
 }
 
 /// Where a plan stands for its commit: the latest revision's preview, its approvals, the rule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ApprovalStateView {
     pub revision: i64,
     pub preview: Option<String>,
@@ -636,7 +638,7 @@ impl PlanPageData {
 }
 
 /// An organisation's settings, as read and as set (`PUT …/settings`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OrgSettingsView {
     pub share_links: bool,
@@ -654,7 +656,7 @@ impl Default for OrgSettingsView {
 }
 
 /// A stack's approval rule, as read and as set (`PUT …/settings`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StackSettingsView {
     pub required_approvals: i64,

@@ -1,12 +1,13 @@
 //! Plans' data: a plan, one of its revisions as the API shows it, and the options a revision
 //! previews and writes code with (the engine and code generation take the same enums).
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::Resolution;
 
 /// What a program stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum PlanScope {
     /// The program declares what to import or add; the stack's resources it does not declare
@@ -30,7 +31,7 @@ impl PlanScope {
 }
 
 /// Which inputs an imported resource gets.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum ImportStrategy {
     /// Pulumi's 2022 design: the inputs `Read` returned (limited by `properties`).
@@ -42,7 +43,7 @@ pub enum ImportStrategy {
 }
 
 /// Which option the code carries for the import.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum CodeStyle {
     /// The stack already holds the resources (`pulumi import`, a Ferry commit): `protect`.
@@ -72,7 +73,8 @@ impl ImportStrategy {
 
 /// What a plan's creation or a new revision sends (`POST …/plans`, `POST …/plans/{id}/revisions`):
 /// the browser writes it, the API reads it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = serde_json::json!({"title": "Import the web tier", "spec": "{\"resources\": [{\"type\": \"random:index/randomPet:RandomPet\", \"name\": \"pet\", \"id\": \"fine-gecko\"}]}"}))]
 pub struct PlanInput {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
@@ -83,7 +85,7 @@ pub struct PlanInput {
 }
 
 /// How a plan previews and writes code.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanOptions {
     #[serde(default)]
     pub strategy: ImportStrategy,
@@ -121,7 +123,7 @@ impl Default for PlanOptions {
 }
 
 /// A plan: its stack, title, author and latest revision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Plan {
     pub id: String,
     pub stack_id: String,
@@ -134,7 +136,7 @@ pub struct Plan {
 }
 
 /// A plan with one of its revisions.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct PlanView {
     #[serde(flatten)]
     pub plan: Plan,
@@ -152,7 +154,7 @@ pub struct PlanView {
 }
 
 /// One revision of a plan: its text, options, and the previews it ran.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct RevisionView {
     pub revision: i64,
     pub created_at: String,
@@ -164,7 +166,7 @@ pub struct RevisionView {
 
 /// A read-only link to a plan, as its planners see it: named by its ID. The token that opens it
 /// is shown once, when it is made ([`NewShareLink`]); Ferry keeps only its hash.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ShareLink {
     pub id: String,
     pub plan_id: String,
@@ -177,7 +179,7 @@ pub struct ShareLink {
 }
 
 /// A link just made: the link, and its token (`/shared/<token>`), shown this once.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NewShareLink {
     #[serde(flatten)]
     pub link: ShareLink,
@@ -187,7 +189,9 @@ pub struct NewShareLink {
 /// Where a plan is in its life, computed by the service from what happened to it (revisions,
 /// previews, reviews, its commit, its closing) each time something does, and kept with it so
 /// that lists filter and page on it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum PlanState {
     /// Its latest revision has no preview yet.
@@ -238,7 +242,7 @@ impl PlanState {
 }
 
 /// A plan's state and what it was computed from, as the lists and the plan's page show it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanStatus {
     pub state: PlanState,
     /// The latest revision.
@@ -268,7 +272,7 @@ pub struct PlanStatus {
 }
 
 /// What kind of thing keeps a plan's commit back: where a person goes to lift it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum BlockerKind {
     /// The latest revision has no preview.
@@ -287,14 +291,14 @@ pub enum BlockerKind {
 }
 
 /// One thing that keeps a plan's commit back, in words.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct CommitBlocker {
     pub kind: BlockerKind,
     pub message: String,
 }
 
 /// One plan in a list: what a person needs to decide whether to open it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanListRow {
     pub id: String,
     pub title: String,
@@ -314,7 +318,7 @@ pub struct PlanListRow {
 /// What a list of plans asks for (`GET /api/v1/plans`): every filter optional; `awaiting=me`
 /// keeps the plans the caller may approve and has not (never one they wrote, where the stack
 /// does not let authors approve).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanListQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub org: Option<String>,
@@ -339,7 +343,7 @@ pub struct PlanListQuery {
 }
 
 /// One page of a plan list, newest activity first.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanListPage {
     pub plans: Vec<PlanListRow>,
     /// The cursor of the next page, when there is one.
@@ -349,7 +353,8 @@ pub struct PlanListPage {
 /// A reviewer's request for changes (`POST /api/v1/plans/{id}/change-requests`): like an
 /// approval, it names the revision and preview the reviewer looked at, so that it never lands
 /// on something newer; the body says what to change.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = serde_json::json!({"revision": 2, "preview": "pv_01j9w3m7k2", "body": "Import the bucket, not its policy."}))]
 pub struct ChangeRequestInput {
     pub revision: i64,
     pub preview: String,
@@ -358,7 +363,7 @@ pub struct ChangeRequestInput {
 }
 
 /// A request for changes, while it blocks the commit.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ChangeRequestView {
     pub reviewer: String,
     /// The revision whose preview the reviewer looked at: a preview of a later revision ends
@@ -371,7 +376,8 @@ pub struct ChangeRequestView {
 
 /// Marking one resource of a preview viewed, or taking the mark off
 /// (`PUT /api/v1/previews/{id}/viewed`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = serde_json::json!({"urn": "urn:pulumi:prod::web::random:index/randomPet:RandomPet::pet", "viewed": true}))]
 pub struct ViewedMarkInput {
     pub urn: String,
     pub viewed: bool,
@@ -380,7 +386,7 @@ pub struct ViewedMarkInput {
 /// What marking one resource did (`PUT /api/v1/previews/{id}/viewed`): the mark as it is now,
 /// and how many of the preview's resources the caller has viewed (a page of 10,000 resources
 /// gets a count per key press, not the list).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ViewedMarkAnswer {
     pub urn: String,
     pub viewed: bool,
@@ -391,7 +397,7 @@ pub struct ViewedMarkAnswer {
 /// The resources of a preview the caller has viewed (`GET /api/v1/previews/{id}/viewed`): a
 /// mark counts while the resource's result is the one the reviewer saw; a new result (another
 /// status, other differences, other values) leaves it unviewed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ViewedResources {
     /// The URNs viewed, in URN order.
     pub viewed: Vec<String>,

@@ -3,12 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::plans::PlanScope;
 
 /// A stack config value as given (`pulumi config set`): text, and whether it is a secret.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ConfigValue {
     pub value: String,
     #[serde(default)]
@@ -16,7 +17,7 @@ pub struct ConfigValue {
 }
 
 /// A config entry of a program request: `"value"`, or `{"value": ..., "secret": true}`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(untagged)]
 pub enum ConfigEntry {
     Plain(String),
@@ -35,7 +36,7 @@ impl ConfigEntry {
 
 /// A program preview sent as JSON: the program's text or a base64 project zip (exactly one),
 /// its stack config, an optional resource mapping, and its scope.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ProgramEnvelope {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -52,14 +53,16 @@ pub struct ProgramEnvelope {
 }
 
 /// `?scope=imports|whole-stack` on a preview.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ScopeQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<PlanScope>,
 }
 
 /// A language code is made in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Language {
     #[serde(alias = "ts", alias = "nodejs")]
@@ -125,7 +128,7 @@ impl Language {
 /// What code to make: `lang=ts|python|go|csharp|yaml`, `format=file|zip|json`,
 /// `style=cli|code-first`, `elide=false`, `keep=<name>,…`, `references=false`,
 /// `exclude=<resource.property>,…`; for a stack's code also `urn=<urn>,…` and `version=N`.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct CodeQuery {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,

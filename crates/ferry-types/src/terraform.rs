@@ -1,11 +1,14 @@
 //! A Terraform or OpenTofu state's migration, as the API answers it and the browser shows it:
 //! a row per instance (mapped to its Pulumi type, or why not) and the plan made of them.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Whether an instance is a managed resource or a data source (a read-only lookup), as
 /// Terraform writes it (`managed`, `data`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Mode {
     Managed,
@@ -13,7 +16,9 @@ pub enum Mode {
 }
 
 /// What became of an instance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RowStatus {
     /// Imported, as its provider's mapping types it.
@@ -29,7 +34,7 @@ pub enum RowStatus {
 }
 
 /// One instance of the state, as the review table shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Row {
     /// Terraform's address (with ` (deposed <key>)` for a deposed object).
     pub address: String,
@@ -71,7 +76,7 @@ pub struct Row {
 
 /// One file of a Terraform configuration, as a migration takes it: its path inside the
 /// configuration's folder (`main.tf`, `modules/web/main.tf`) and its text.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ConfigurationFile {
     pub path: String,
     pub text: String,
@@ -79,7 +84,7 @@ pub struct ConfigurationFile {
 
 /// Where a resource is declared in the configuration: the file, the block's first line
 /// (from 1), and the block's text as written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ConfigurationSource {
     pub file: String,
     pub line: usize,
@@ -88,7 +93,7 @@ pub struct ConfigurationSource {
 
 /// What a migration made (`POST …/migrations/terraform` answers it): the plan (none when no
 /// instance maps) and every instance's row.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct MigrationView {
     pub plan: Option<crate::plans::PlanView>,
     pub resources: Vec<Row>,
@@ -138,7 +143,7 @@ mod tests {
 /// /api/v1/stacks/{id}/migrations/terraform/remote` takes it: an S3 backend's object, or a
 /// local backend's file on the server's machine, in a location an administrator allows the
 /// stack's organisation (read only).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct RemoteState {
     /// The default workspace's state: `s3://<bucket>/<key>?endpoint=…&region=…` (the S3
     /// backend's `bucket` and `key`, with the options Ferry's DIY S3 backends take), or
@@ -154,7 +159,7 @@ pub struct RemoteState {
 }
 
 /// One workspace of a Terraform backend, and where its state is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Workspace {
     pub name: String,
     pub url: String,
@@ -162,7 +167,7 @@ pub struct Workspace {
 
 /// What `GET /api/v1/stacks/{id}/migrations/terraform/workspaces?url=&workspace_key_prefix=`
 /// answers: the workspaces with a state, `default` first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Workspaces {
     pub workspaces: Vec<Workspace>,
 }

@@ -3,10 +3,13 @@
 //! the body under the webhook's secret, retried with backoff, each delivery kept with its
 //! outcome. The secret is shown once, when the webhook is made.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// What happened to a plan that a webhook may hear of.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
+)]
 #[serde(rename_all = "kebab-case")]
 pub enum WebhookEvent {
     PlanCreated,
@@ -57,7 +60,8 @@ impl WebhookEvent {
 
 /// What an administrator sends to make a webhook (`POST /api/v1/orgs/{org}/webhooks`): the
 /// URL (`https://…`, or `http://…`) and the events it hears (all when empty).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(example = serde_json::json!({"url": "https://chat.acme.example/hooks/ferry", "events": ["plan-approved", "plan-committed"]}))]
 pub struct WebhookInput {
     pub url: String,
     #[serde(default)]
@@ -65,7 +69,7 @@ pub struct WebhookInput {
 }
 
 /// A webhook as its organisation's administrators see it (never its secret).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Webhook {
     pub id: String,
     pub org: String,
@@ -76,7 +80,7 @@ pub struct Webhook {
 }
 
 /// A webhook just made, with its secret: shown this once (Ferry keeps it sealed, to sign with).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct NewWebhook {
     #[serde(flatten)]
     pub webhook: Webhook,
@@ -84,7 +88,7 @@ pub struct NewWebhook {
 }
 
 /// Where a delivery is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum DeliveryStatus {
     /// Waiting for its first attempt or its next one.
@@ -112,7 +116,7 @@ impl DeliveryStatus {
 }
 
 /// One delivery of one event to one webhook, as its log shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WebhookDelivery {
     pub id: String,
     pub webhook_id: String,
@@ -131,7 +135,7 @@ pub struct WebhookDelivery {
 }
 
 /// The plan an event is about, as a delivery's body names it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WebhookPlan {
     pub id: String,
     pub title: String,
@@ -145,7 +149,7 @@ pub struct WebhookPlan {
 
 /// What a delivery posts: the event, who did it, the plan with its link, and a one-line `text`
 /// chat tools show as they are (Slack's incoming webhooks read `text`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WebhookPayload {
     pub event: WebhookEvent,
     pub org: String,

@@ -35,6 +35,7 @@ pub fn routes() -> Routes {
     use ferry_service::access::Role::{Committer, Planner, Viewer};
     use Gate::{Named, On, Session, Share, SignedIn};
     Routes::new(api::PREFIX)
+        .endpoint(api::OPENAPI, Gate::Public, "", crate::openapi::serve)
         .endpoint(api::ME, SignedIn, "", auth::me)
         .endpoint(api::CHANGE_PASSWORD, Session, "user.password", auth::change_password)
         .endpoint(api::END_ALL_SESSIONS, SignedIn, "session.revoke-all", auth::end_all_sessions)

@@ -65,6 +65,7 @@ fn expected_needs() -> BTreeMap<(&'static str, &'static str), (Need, u16)> {
         // This world has no OpenID Provider: the routes say so (404 `not configured`).
         ("GET", "/auth/oidc/login", Anyone, 404),
         ("GET", "/auth/oidc/callback", Anyone, 404),
+        ("GET", "/api/v1/openapi.json", Anyone, 200),
         ("GET", "/api/v1/me", SignedIn, 200),
         ("POST", "/api/v1/me/password", Session, 200),
         ("POST", "/api/v1/me/sessions/revoke", SignedIn, 200),
@@ -825,6 +826,20 @@ async fn every_route_decides_who_may_call_it() {
             routes.iter().any(|(m, p)| m.as_str() == method && p == path),
             "this test expects {method} {path}, which the router no longer has"
         );
+    }
+    // The success each API route answers here is one its declaration (and so the OpenAPI
+    // document) names.
+    for ((method, path), (_, status)) in &expected {
+        let Some(endpoint) = crate::common::api_endpoint(&method.parse().unwrap(), path) else {
+            continue;
+        };
+        if (200..300).contains(status) {
+            assert!(
+                endpoint.success.contains(status),
+                "{method} {path} answers {status}; its declaration says {:?}",
+                endpoint.success
+            );
+        }
     }
 
     // Reads first, writes last, so that what a caller does never changes what the next

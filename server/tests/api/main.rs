@@ -13,6 +13,7 @@ mod discovery;
 mod hostile;
 mod identification;
 mod imports;
+mod openapi;
 mod org_isolation;
 mod plan_lists;
 mod plan_review;

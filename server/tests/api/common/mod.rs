@@ -2,6 +2,8 @@
 //! (built by `cargo test --workspace` into the same target folder), and request helpers.
 #![allow(dead_code)]
 
+pub mod openapi;
+
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -142,8 +144,9 @@ pub fn as_caller(router: Router, token: String) -> Router {
 }
 
 /// The status and the JSON body (or the text, as a JSON string). Every successful JSON answer
-/// of an API endpoint is read as the type `ferry_types::api` declares for it, so the protocol's
-/// types are held to what the server really answers.
+/// of an API endpoint is read as the type `ferry_types::api` declares for it, and every JSON
+/// answer (a failure too) is validated against the OpenAPI document's schema for it, so the
+/// protocol's types and its document are held to what the server really answers.
 pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
     let endpoint = api_endpoint(req.method(), req.uri().path());
     let res = app.clone().oneshot(req).await.unwrap();
@@ -156,6 +159,12 @@ pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
     let body = res.into_body().collect().await.unwrap().to_bytes();
     if let (Some(endpoint), true, true) = (endpoint, status.is_success(), json) {
         if let Err(wrong) = endpoint.check_answer(&body) {
+            panic!("{wrong}\n{}", String::from_utf8_lossy(&body));
+        }
+    }
+    if let (Some(endpoint), true) = (endpoint, json) {
+        let method = endpoint.method.as_str();
+        if let Err(wrong) = openapi::check(method, endpoint.path, status.as_u16(), &body).await {
             panic!("{wrong}\n{}", String::from_utf8_lossy(&body));
         }
     }

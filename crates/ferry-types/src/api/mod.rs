@@ -8,11 +8,10 @@
 use std::marker::PhantomData;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
+use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
-use crate::discovery::Selected;
-use crate::discovery::{DiscoveryRequest, DiscoveryView, Listables, ProbeItem, ProbeResult};
+use crate::discovery::{DiscoveryRequest, DiscoveryView, Listables, ProbeResult};
 use crate::identify::{IdentificationChoices, IdentificationJob, IdentifyRequest};
 use crate::invitations::{Invitation, InvitationInput, NewInvitation};
 use crate::plans::{
@@ -26,6 +25,10 @@ use crate::{
     EditorMarker, JobView, Me, MemberView, OrgSettingsView, ResourceDetail, ResourcePage,
     ResultDetail, ResultPage, StackSettingsView, StackSummary,
 };
+
+mod bodies;
+
+pub use bodies::*;
 
 /// Where every endpoint's path starts.
 pub const PREFIX: &str = "/api/v1";
@@ -80,6 +83,9 @@ pub struct NoContent;
 /// the page's graph renderer, never by field in Rust.
 pub type GraphJson = serde_json::Value;
 
+/// An OpenAPI 3.1 document (see [`OPENAPI`]).
+pub type OpenApiDocument = serde_json::Value;
+
 /// How an endpoint's answer is read: as a JSON type (checked by [`EndpointInfo::check_answer`])
 /// or as something else.
 #[derive(Debug, Clone, Copy)]
@@ -99,7 +105,61 @@ pub struct Endpoint<B, A> {
     /// The path under [`PREFIX`], with its parameters in braces, as the server routes it.
     pub path: &'static str,
     answer: AnswerKind,
+    /// The statuses a success answers: `200` (`204` for no content), `201` for what creates.
+    success: &'static [u16],
+    body_wire: fn(&mut SchemaGenerator) -> Wire,
+    answer_wire: fn(&mut SchemaGenerator) -> Wire,
     wire: PhantomData<fn(B) -> A>,
+}
+
+/// What a body or an answer is on the wire, as the API's OpenAPI document describes it.
+#[derive(Debug, Clone)]
+pub enum Wire {
+    /// No body.
+    Nothing,
+    /// JSON of this schema (a `$ref` into the generator's definitions, for a named type).
+    Json(Schema),
+    /// A file sent as it is, or a form of files.
+    File,
+    /// Text (code).
+    Text,
+    /// Server-sent events.
+    EventStream,
+    /// A file to save.
+    Download,
+    /// `204 No Content`.
+    NoContent,
+}
+
+/// A body or answer type's place in the OpenAPI document: a JSON type's schema, or what a marker
+/// type ([`NoBody`], [`FileBody`], [`Text`], …) stands for.
+pub trait WireSchema {
+    fn wire(generator: &mut SchemaGenerator) -> Wire;
+}
+
+impl<T: JsonSchema> WireSchema for T {
+    fn wire(generator: &mut SchemaGenerator) -> Wire {
+        Wire::Json(generator.subschema_for::<T>())
+    }
+}
+
+macro_rules! marker_wire {
+    ($($marker:ty => $wire:expr;)*) => {
+        $(impl WireSchema for $marker {
+            fn wire(_: &mut SchemaGenerator) -> Wire {
+                $wire
+            }
+        })*
+    };
+}
+
+marker_wire! {
+    NoBody => Wire::Nothing;
+    FileBody => Wire::File;
+    Text => Wire::Text;
+    EventStream => Wire::EventStream;
+    Download => Wire::Download;
+    NoContent => Wire::NoContent;
 }
 
 impl<B, A> Clone for Endpoint<B, A> {
@@ -114,15 +174,31 @@ fn read_as<A: DeserializeOwned>(body: &[u8]) -> Result<(), String> {
     serde_json::from_slice::<A>(body).map(|_| ()).map_err(|e| e.to_string())
 }
 
-impl<A: DeserializeOwned> Endpoint<NoBody, A> {
+impl<A: DeserializeOwned + WireSchema> Endpoint<NoBody, A> {
     pub const fn get(path: &'static str) -> Self {
         Self::json(Method::Get, path)
     }
 }
 
-impl<B, A: DeserializeOwned> Endpoint<B, A> {
+impl<B: WireSchema, A: DeserializeOwned + WireSchema> Endpoint<B, A> {
     const fn json(method: Method, path: &'static str) -> Self {
-        Endpoint { method, path, answer: AnswerKind::Json(read_as::<A>), wire: PhantomData }
+        Endpoint::new(method, path, AnswerKind::Json(read_as::<A>))
+    }
+
+    /// A `POST` that starts a job, answered `202 Accepted` with the job to follow.
+    pub const fn start(path: &'static str) -> Self {
+        Endpoint { success: &[202], ..Self::json(Method::Post, path) }
+    }
+
+    /// A `POST` that makes something, answered `201 Created`.
+    pub const fn create(path: &'static str) -> Self {
+        Endpoint { success: &[201], ..Self::json(Method::Post, path) }
+    }
+
+    /// A `POST` that may make something: `201` when it did, `200` when it did not (it revised
+    /// what the body names, or found nothing to make).
+    pub const fn may_create(path: &'static str) -> Self {
+        Endpoint { success: &[201, 200], ..Self::json(Method::Post, path) }
     }
 
     pub const fn post(path: &'static str) -> Self {
@@ -140,25 +216,25 @@ impl<B, A: DeserializeOwned> Endpoint<B, A> {
 
 impl Endpoint<NoBody, Text> {
     pub const fn text(path: &'static str) -> Self {
-        Endpoint { method: Method::Get, path, answer: AnswerKind::Text, wire: PhantomData }
+        Endpoint::new(Method::Get, path, AnswerKind::Text)
     }
 }
 
 impl Endpoint<NoBody, EventStream> {
     pub const fn events(path: &'static str) -> Self {
-        Endpoint { method: Method::Get, path, answer: AnswerKind::EventStream, wire: PhantomData }
+        Endpoint::new(Method::Get, path, AnswerKind::EventStream)
     }
 }
 
 impl Endpoint<NoBody, Download> {
     pub const fn download(path: &'static str) -> Self {
-        Endpoint { method: Method::Get, path, answer: AnswerKind::Download, wire: PhantomData }
+        Endpoint::new(Method::Get, path, AnswerKind::Download)
     }
 }
 
 impl Endpoint<NoBody, NoContent> {
     pub const fn delete_quietly(path: &'static str) -> Self {
-        Endpoint { method: Method::Delete, path, answer: AnswerKind::NoContent, wire: PhantomData }
+        Endpoint { success: &[204], ..Endpoint::new(Method::Delete, path, AnswerKind::NoContent) }
     }
 }
 
@@ -169,6 +245,20 @@ const ESCAPED: &AsciiSet = &NON_ALPHANUMERIC.remove(b'-').remove(b'.').remove(b'
 /// `value` escaped for a path segment or a query value.
 pub fn escape(value: &str) -> String {
     utf8_percent_encode(value, ESCAPED).to_string()
+}
+
+impl<B: WireSchema, A: WireSchema> Endpoint<B, A> {
+    const fn new(method: Method, path: &'static str, answer: AnswerKind) -> Self {
+        Endpoint {
+            method,
+            path,
+            answer,
+            success: &[200],
+            body_wire: B::wire,
+            answer_wire: A::wire,
+            wire: PhantomData,
+        }
+    }
 }
 
 impl<B, A> Endpoint<B, A> {
@@ -225,8 +315,17 @@ impl<B, A> Endpoint<B, A> {
     }
 
     /// What the route table and the tests need to know of it, without its types.
-    pub const fn info(&self, name: &'static str) -> EndpointInfo {
-        EndpointInfo { name, method: self.method, path: self.path, answer: self.answer }
+    pub const fn info(&self, name: &'static str, summary: &'static str) -> EndpointInfo {
+        EndpointInfo {
+            name,
+            summary,
+            method: self.method,
+            path: self.path,
+            answer: self.answer,
+            success: self.success,
+            body: self.body_wire,
+            answer_wire: self.answer_wire,
+        }
     }
 }
 
@@ -250,13 +349,22 @@ impl<B, A> std::fmt::Debug for Call<B, A> {
     }
 }
 
-/// An endpoint without its types: its name here, method, path and how its answer is read.
+/// An endpoint without its types: its name here, what its declaration's comment says of it,
+/// method, path, how its answer is read, and its body and answer as the OpenAPI document
+/// describes them.
 #[derive(Debug, Clone, Copy)]
 pub struct EndpointInfo {
     pub name: &'static str,
+    pub summary: &'static str,
     pub method: Method,
     pub path: &'static str,
     pub answer: AnswerKind,
+    /// The statuses a success answers.
+    pub success: &'static [u16],
+    /// The body it takes, described with `generator`'s definitions.
+    pub body: fn(&mut SchemaGenerator) -> Wire,
+    /// What a successful call answers, described with `generator`'s definitions.
+    pub answer_wire: fn(&mut SchemaGenerator) -> Wire,
 }
 
 impl EndpointInfo {
@@ -366,226 +474,24 @@ pub fn endpoint_of(method: Method, path: &str) -> Option<&'static EndpointInfo> 
         .map(|(_, e)| e)
 }
 
-/// `POST /me/password`: a new password (and the current one, when there is one).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PasswordChange {
-    #[serde(default)]
-    pub current: Option<String>,
-    pub password: String,
-}
-
-/// `POST /me/password`'s answer.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct PasswordChanged {
-    pub changed: bool,
-}
-
-/// `POST /me/sessions/revoke`'s answer.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub struct SignedOut {
-    pub signed_out: bool,
-}
-
-/// `POST /me/tokens`: a new API token's name and the one role it carries in one organisation
-/// (`*`: every organisation), for `days`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct TokenInput {
-    pub name: String,
-    #[serde(default = "every_org")]
-    pub org: String,
-    pub role: crate::Role,
-    #[serde(default = "thirty_days")]
-    pub days: i64,
-}
-
-fn every_org() -> String {
-    "*".into()
-}
-
-fn thirty_days() -> i64 {
-    30
-}
-
-/// `PUT /orgs/{org}/members/{name}`: the member's roles there, and a first password for a new
-/// local user.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MemberInput {
-    pub roles: Vec<crate::Role>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub password: Option<String>,
-}
-
-/// `POST /stacks` with JSON: a stack kept in a DIY backend, connected rather than uploaded.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ConnectStack {
-    /// The backend's URL (one the administrator allows the organisation).
-    pub backend: String,
-    /// The stack's `org/project/stack`.
-    pub name: String,
-    /// Where the server reads the stack's `Pulumi.<stack>.yaml` (a file under an allowed
-    /// backend URL), for its `encryptionsalt`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub config: Option<String>,
-}
-
-/// A note on an uploaded state: what Ferry read differently from what the file says, and where.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StateNote {
-    pub message: String,
-    #[serde(default)]
-    pub path: Option<String>,
-}
-
-/// `POST /stacks`'s answer: the stack's new version and what was noted reading the state.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UploadOutcome {
-    #[serde(flatten)]
-    pub summary: StackSummary,
-    pub warnings: Vec<StateNote>,
-}
-
-/// A stack's `Pulumi.<stack>.yaml`, as far as Ferry reads it.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct StackConfig {
-    /// `encryptionsalt`: `v1:<base64 salt>:<ciphertext of "pulumi">`.
-    pub encryption_salt: Option<String>,
-    /// `secretsprovider`, when the stack names one (`passphrase`, `awskms://…`, …).
-    pub secrets_provider: Option<String>,
-}
-
-/// A lock Ferry took in a DIY backend for a commit, and what became of it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BackendLock {
-    /// The lock file, relative to the backend's root.
-    pub path: String,
-    pub stack_id: String,
-    pub backend_url: String,
-    pub instance: String,
-    pub taken_at: String,
-    pub lease_until: String,
-    pub released_at: Option<String>,
-    /// What the recovery of a lock its holder could not release found and did.
-    pub recovery: Option<String>,
-}
-
-/// A stored preview: which stack and version it previewed, whether it was committed, and the
-/// engine's plan (its steps, each resource's result and differences).
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PreviewView {
-    pub id: String,
-    pub stack_id: String,
-    pub base_version: i64,
-    pub created_at: String,
-    pub committed_version: Option<i64>,
-    /// The engine's plan, as it stores it (read through the results endpoints, by page).
-    pub preview: serde_json::Value,
-}
-
-/// `POST /previews/{id}/commit`'s answer: the stack's new version and how many of the plan's
-/// resources it added.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CommitOutcome {
-    #[serde(flatten)]
-    pub summary: StackSummary,
-    pub added: usize,
-}
-
-/// `POST /plans/{id}/resolutions`: a resolution chosen in the preview of the latest revision.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ResolutionInput {
-    /// The preview of the latest revision the resolution was chosen in.
-    pub preview: String,
-    #[serde(flatten)]
-    pub resolution: crate::Resolution,
-}
-
-/// `POST /plans/{id}/resolutions/zero-values`: adopt every difference of one resource (or of
-/// the whole preview) that is only a zero value or a default.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ZeroValuesInput {
-    pub preview: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub urn: Option<String>,
-}
-
-/// A plan's next revision and the preview of it that started: what resolving, adopting zero
-/// values and choosing identifications answer.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct RevisedPlan {
-    pub plan: PlanView,
-    pub job: JobView,
-}
-
-/// `POST /stacks/{id}/discoveries/probe`: resources to `Read` once each.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProbeRequest {
-    pub items: Vec<ProbeItem>,
-}
-
-/// `POST /stacks/{id}/discoveries/plan`: found resources as a new plan, or a new revision of
-/// `plan_id`.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct DiscoveredToPlan {
-    pub items: Vec<Selected>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub plan_id: Option<String>,
-}
-
-/// `POST /plans/{id}/comments`: a comment on a revision's resource (and property), or a reply.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CommentInput {
-    pub revision: i64,
-    pub urn: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    /// The thread's first comment, for a reply.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub parent: Option<String>,
-    pub body: String,
-}
-
-/// `POST /plans/{id}/comments/{comment}/resolve`: resolves a thread, or opens it again.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CommentResolution {
-    #[serde(default = "resolved")]
-    pub resolved: bool,
-}
-
-fn resolved() -> bool {
-    true
-}
-
-/// `POST /plans/{id}/approvals`: what the reviewer approves, the revision and its preview.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ApprovalInput {
-    pub revision: i64,
-    pub preview: String,
-}
-
 /// Declares the endpoints and [`ALL`], so that no endpoint is left out of the list the server's
 /// table and the tests check.
 macro_rules! endpoints {
-    ($($(#[$doc:meta])* $name:ident: $body:ty => $answer:ty = $make:ident($path:literal);)*) => {
+    ($($(#[doc = $doc:literal])* $name:ident: $body:ty => $answer:ty = $make:ident($path:literal);)*) => {
         $(
-            $(#[$doc])*
+            $(#[doc = $doc])*
             pub const $name: Endpoint<$body, $answer> = Endpoint::$make($path);
         )*
 
         /// Every endpoint, in the order declared.
-        pub const ALL: &[EndpointInfo] = &[$($name.info(stringify!($name)),)*];
+        pub const ALL: &[EndpointInfo] =
+            &[$($name.info(stringify!($name), concat!("" $(, $doc, "\n")*)),)*];
     };
 }
 
 endpoints! {
+    /// This API's OpenAPI 3.1 document: every endpoint, who may call it, its types and errors.
+    OPENAPI: NoBody => OpenApiDocument = get("/openapi.json");
     /// Who is signed in, with their roles and credential.
     ME: NoBody => Me = get("/me");
     CHANGE_PASSWORD: PasswordChange => PasswordChanged = post("/me/password");
@@ -594,12 +500,12 @@ endpoints! {
     /// The caller's API tokens, never their secrets.
     TOKENS: NoBody => Vec<ApiTokenInfo> = get("/me/tokens");
     /// A new token, its secret shown this once.
-    CREATE_TOKEN: TokenInput => ApiTokenInfo = post("/me/tokens");
+    CREATE_TOKEN: TokenInput => ApiTokenInfo = create("/me/tokens");
     REVOKE_TOKEN: NoBody => ApiTokenInfo = delete("/me/tokens/{id}");
     MEMBERS: NoBody => Vec<MemberView> = get("/orgs/{org}/members");
     SET_MEMBER: MemberInput => MemberView = put("/orgs/{org}/members/{name}");
     INVITATIONS: NoBody => Vec<Invitation> = get("/orgs/{org}/invitations");
-    INVITE: InvitationInput => NewInvitation = post("/orgs/{org}/invitations");
+    INVITE: InvitationInput => NewInvitation = create("/orgs/{org}/invitations");
     REVOKE_INVITATION: NoBody => Invitation = delete("/orgs/{org}/invitations/{id}");
     /// The open invitation a link names, for its holder.
     INVITATION: NoBody => Invitation = get("/invitations/{token}");
@@ -608,7 +514,7 @@ endpoints! {
     STACKS: NoBody => Vec<StackSummary> = get("/stacks");
     /// `?name=org/project/stack&force=`: a state file as the body, sent as it is; or, as JSON,
     /// a stack a DIY backend keeps ([`ConnectStack`]).
-    UPLOAD_STACK: ConnectStack => UploadOutcome = post("/stacks");
+    UPLOAD_STACK: ConnectStack => UploadOutcome = create("/stacks");
     STACK: NoBody => StackSummary = get("/stacks/{id}");
     STACK_VERSIONS: NoBody => Vec<StackSummary> = get("/stacks/{id}/versions");
     STACK_LOCKS: NoBody => Vec<BackendLock> = get("/stacks/{id}/locks");
@@ -624,17 +530,17 @@ endpoints! {
     /// `?urn=&version=`.
     STACK_RESOURCE: NoBody => ResourceDetail = get("/stacks/{id}/resource");
     /// An import spec or a program as the body (`?scope=`); nothing reaches the stack.
-    CREATE_PREVIEW: FileBody => PreviewView = post("/stacks/{id}/previews");
-    START_IDENTIFICATION: IdentifyRequest => IdentificationJob = post("/stacks/{id}/identifications");
+    CREATE_PREVIEW: FileBody => PreviewView = create("/stacks/{id}/previews");
+    START_IDENTIFICATION: IdentifyRequest => IdentificationJob = start("/stacks/{id}/identifications");
     IDENTIFICATION: NoBody => IdentificationJob = get("/identifications/{id}");
     IDENTIFICATION_EVENTS: NoBody => EventStream = events("/identifications/{id}/events");
     CANCEL_IDENTIFICATION: NoBody => IdentificationJob = post("/identifications/{id}/cancel");
     PREVIEW: NoBody => PreviewView = get("/previews/{id}");
     /// `?apply=true` lets Ferry run the plan's creates, updates, replacements and deletes.
-    COMMIT_PREVIEW: NoBody => CommitOutcome = post("/previews/{id}/commit");
+    COMMIT_PREVIEW: NoBody => CommitOutcome = create("/previews/{id}/commit");
     /// `?language=&urns=&format=`.
     PREVIEW_CODE: NoBody => Text = text("/previews/{id}/code");
-    CREATE_PLAN: PlanInput => PlanView = post("/stacks/{id}/plans");
+    CREATE_PLAN: PlanInput => PlanView = create("/stacks/{id}/plans");
     /// The stack's plans, with [`PLANS`]'s filters.
     STACK_PLANS: NoBody => PlanListPage = get("/stacks/{id}/plans");
     /// `?org=&stack=&state=&author=&awaiting=me&cursor=&limit=`.
@@ -643,16 +549,16 @@ endpoints! {
     CLOSE_PLAN: NoBody => PlanStatus = post("/plans/{id}/close");
     REOPEN_PLAN: NoBody => PlanStatus = post("/plans/{id}/reopen");
     PLAN: NoBody => PlanView = get("/plans/{id}");
-    SAVE_PLAN: PlanInput => PlanView = post("/plans/{id}/revisions");
+    SAVE_PLAN: PlanInput => PlanView = create("/plans/{id}/revisions");
     PLAN_REVISION: NoBody => PlanView = get("/plans/{id}/revisions/{revision}");
     /// `?revision=`: a background preview of the revision.
-    START_PLAN_PREVIEW: NoBody => JobView = post("/plans/{id}/previews");
+    START_PLAN_PREVIEW: NoBody => JobView = start("/plans/{id}/previews");
     PLAN_JOBS: NoBody => Vec<JobView> = get("/plans/{id}/jobs");
     PLAN_JOB: NoBody => JobView = get("/plans/{id}/jobs/{job}");
     PLAN_JOB_EVENTS: NoBody => EventStream = events("/plans/{id}/jobs/{job}/events");
     CANCEL_PLAN_JOB: NoBody => JobView = post("/plans/{id}/jobs/{job}/cancel");
     SHARES: NoBody => Vec<ShareLink> = get("/plans/{id}/shares");
-    CREATE_SHARE: NoBody => NewShareLink = post("/plans/{id}/shares");
+    CREATE_SHARE: NoBody => NewShareLink = create("/plans/{id}/shares");
     REVOKE_SHARE: NoBody => ShareLink = delete("/plans/{id}/shares/{link}");
     /// `?revision=`: the plan through a read-only link (no plan or preview IDs).
     SHARED_PLAN: NoBody => PlanView = get("/shared/{token}");
@@ -673,20 +579,20 @@ endpoints! {
     SHARED_RESULT: NoBody => ResultDetail = get("/shared/{token}/revisions/{revision}/previews/{index}/results/resource");
     SHARED_PREVIEW_GRAPH: NoBody => GraphJson = get("/shared/{token}/revisions/{revision}/previews/{index}/graph");
     SHARED_PREVIEW_CODE: NoBody => Text = text("/shared/{token}/revisions/{revision}/previews/{index}/code");
-    RESOLVE: ResolutionInput => RevisedPlan = post("/plans/{id}/resolutions");
-    CHOOSE_IDENTIFICATIONS: IdentificationChoices => RevisedPlan = post("/plans/{id}/identifications");
-    ADOPT_ZERO_VALUES: ZeroValuesInput => RevisedPlan = post("/plans/{id}/resolutions/zero-values");
+    RESOLVE: ResolutionInput => RevisedPlan = create("/plans/{id}/resolutions");
+    CHOOSE_IDENTIFICATIONS: IdentificationChoices => RevisedPlan = create("/plans/{id}/identifications");
+    ADOPT_ZERO_VALUES: ZeroValuesInput => RevisedPlan = create("/plans/{id}/resolutions/zero-values");
     /// `?org=&url=`: the stacks a DIY backend allowed to the organisation holds.
     BACKEND_STACKS: NoBody => Vec<BackendStack> = get("/backends/stacks");
-    START_DISCOVERY: DiscoveryRequest => DiscoveryView = post("/stacks/{id}/discoveries");
+    START_DISCOVERY: DiscoveryRequest => DiscoveryView = start("/stacks/{id}/discoveries");
     LISTABLE_TYPES: NoBody => Listables = get("/stacks/{id}/discoveries/types");
     PROBE: ProbeRequest => Vec<ProbeResult> = post("/stacks/{id}/discoveries/probe");
-    DISCOVERED_TO_PLAN: DiscoveredToPlan => PlanView = post("/stacks/{id}/discoveries/plan");
+    DISCOVERED_TO_PLAN: DiscoveredToPlan => PlanView = may_create("/stacks/{id}/discoveries/plan");
     /// `?title=&include_tainted=&include_deposed=`: a Terraform or OpenTofu state as the body,
     /// or a form of it (`state`) and its configuration (`configuration`).
-    MIGRATE_TERRAFORM: FileBody => MigrationView = post("/stacks/{id}/migrations/terraform");
+    MIGRATE_TERRAFORM: FileBody => MigrationView = may_create("/stacks/{id}/migrations/terraform");
     /// Where the state lives as JSON, or a form of it (`remote`) and the configuration.
-    MIGRATE_TERRAFORM_REMOTE: RemoteState => MigrationView = post("/stacks/{id}/migrations/terraform/remote");
+    MIGRATE_TERRAFORM_REMOTE: RemoteState => MigrationView = may_create("/stacks/{id}/migrations/terraform/remote");
     /// `?url=&workspace_key_prefix=`.
     TERRAFORM_WORKSPACES: NoBody => Workspaces = get("/stacks/{id}/migrations/terraform/workspaces");
     DISCOVERY: NoBody => DiscoveryView = get("/discoveries/{id}");
@@ -694,7 +600,7 @@ endpoints! {
     CANCEL_DISCOVERY: NoBody => DiscoveryView = post("/discoveries/{id}/cancel");
     /// `?revision=`.
     COMMENTS: NoBody => Vec<CommentView> = get("/plans/{id}/comments");
-    ADD_COMMENT: CommentInput => CommentView = post("/plans/{id}/comments");
+    ADD_COMMENT: CommentInput => CommentView = create("/plans/{id}/comments");
     RESOLVE_COMMENT: CommentResolution => CommentView = post("/plans/{id}/comments/{comment}/resolve");
     /// `?revision=`.
     SHARED_COMMENTS: NoBody => Vec<CommentView> = get("/shared/{token}/comments");
@@ -711,7 +617,7 @@ endpoints! {
     ORG_SETTINGS: NoBody => OrgSettingsView = get("/orgs/{org}/settings");
     SET_ORG_SETTINGS: OrgSettingsView => OrgSettingsView = put("/orgs/{org}/settings");
     WEBHOOKS: NoBody => Vec<Webhook> = get("/orgs/{org}/webhooks");
-    CREATE_WEBHOOK: WebhookInput => NewWebhook = post("/orgs/{org}/webhooks");
+    CREATE_WEBHOOK: WebhookInput => NewWebhook = create("/orgs/{org}/webhooks");
     REMOVE_WEBHOOK: NoBody => NoContent = delete_quietly("/orgs/{org}/webhooks/{id}");
     /// The latest 100 deliveries, newest first.
     WEBHOOK_DELIVERIES: NoBody => Vec<WebhookDelivery> = get("/orgs/{org}/webhooks/{id}/deliveries");
@@ -769,9 +675,9 @@ mod tests {
 
     #[test]
     fn an_answer_of_the_wrong_shape_is_named_with_its_endpoint() {
-        let info = PLAN_STATUS.info("PLAN_STATUS");
+        let info = PLAN_STATUS.info("PLAN_STATUS", "");
         let wrong = info.check_answer(br#"{"state": 3}"#).unwrap_err();
         assert!(wrong.contains("GET /plans/{id}/status (PLAN_STATUS)"), "{wrong}");
-        assert!(REMOVE_WEBHOOK.info("REMOVE_WEBHOOK").check_answer(b"").is_ok());
+        assert!(REMOVE_WEBHOOK.info("REMOVE_WEBHOOK", "").check_answer(b"").is_ok());
     }
 }

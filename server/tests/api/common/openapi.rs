@@ -1,0 +1,83 @@
+//! The API's OpenAPI document as the tests hold it to the server: every answer the API tests
+//! receive is validated against the document's schema for its endpoint and status.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use serde_json::{json, Value};
+use tokio::sync::OnceCell;
+
+/// The document a server on an empty store serves, made once per test run.
+pub async fn document() -> &'static Value {
+    static DOCUMENT: OnceCell<Value> = OnceCell::const_new();
+    DOCUMENT.get_or_init(|| async { server::openapi::document(&super::access_table().await) }).await
+}
+
+/// Checks `body`, answered `status` by `method` `template` (the endpoint's path under
+/// `/api/v1`), against the document: a success against its operation's schema, a failure
+/// against `ErrorBody`. What does not validate is named, with where.
+pub async fn check(method: &str, template: &str, status: u16, body: &[u8]) -> Result<(), String> {
+    static VALIDATORS: Mutex<Option<HashMap<String, Arc<jsonschema::Validator>>>> =
+        Mutex::new(None);
+    let document = document().await;
+    let operation = &document["paths"][template][method.to_lowercase()];
+    if operation.is_null() {
+        return Err(format!("{method} {template} is not in the OpenAPI document"));
+    }
+    let responses = &operation["responses"];
+    let response = if responses.get(status.to_string()).is_some() {
+        &responses[status.to_string()]
+    } else if status >= 400 {
+        &responses["default"]
+    } else {
+        return Err(format!(
+            "{method} {template} answered {status}, which the document does not list"
+        ));
+    };
+    let response = resolve(document, response);
+    let Some(schema) = response.pointer("/content/application~1json/schema") else {
+        return Ok(());
+    };
+    let key = format!("{method} {template} {status}");
+    let validator = {
+        let mut cache = VALIDATORS.lock().unwrap();
+        let cache = cache.get_or_insert_with(HashMap::new);
+        match cache.get(&key) {
+            Some(v) => v.clone(),
+            None => {
+                // The schema with the document's components beside it, so its `$ref`s
+                // (`#/components/schemas/…`) resolve within it.
+                let mut root = match schema {
+                    Value::Object(map) => Value::Object(map.clone()),
+                    other => json!({"allOf": [other]}),
+                };
+                root["components"] = document["components"].clone();
+                let compiled = jsonschema::draft202012::new(&root)
+                    .map_err(|e| format!("{key}: the document's schema does not compile: {e}"))?;
+                let compiled = Arc::new(compiled);
+                cache.insert(key.clone(), compiled.clone());
+                compiled
+            }
+        }
+    };
+    let value: Value =
+        serde_json::from_slice(body).map_err(|e| format!("{key}: the answer is not JSON: {e}"))?;
+    let wrong: Vec<String> = validator
+        .iter_errors(&value)
+        .take(5)
+        .map(|e| format!("{e} (at {})", e.instance_path()))
+        .collect();
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("{key}: the answer does not match the OpenAPI document: {}", wrong.join("; ")))
+    }
+}
+
+/// `value`, or what its `$ref` (into the document) points to.
+fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
+    match value.get("$ref").and_then(Value::as_str).and_then(|r| r.strip_prefix('#')) {
+        Some(pointer) => document.pointer(pointer).unwrap_or(value),
+        None => value,
+    }
+}

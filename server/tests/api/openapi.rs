@@ -1,0 +1,135 @@
+//! The OpenAPI document: served to anyone, read as OpenAPI 3.1 by a parser nobody on the project
+//! wrote, and describing exactly the API's routes, each with its access rule and error codes.
+//! (That real answers match its schemas is checked by every API test, in `common::call`.)
+
+use std::collections::BTreeSet;
+
+use axum::http::StatusCode;
+use serde_json::Value;
+
+use crate::common::{self, call, get, openapi};
+
+#[tokio::test]
+async fn the_document_is_served_to_anyone_and_reads_as_openapi_3_1() {
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let (app, _) = common::bare_app_of(ferry_service::Ferry::new(store, 1 << 20), false).await;
+    let (status, served) = call(&app, get("/api/v1/openapi.json")).await;
+    assert_eq!(status, StatusCode::OK, "{served}");
+    assert_eq!(&served, openapi::document().await);
+    assert_eq!(served["openapi"], "3.1.0");
+    let parsed = oas3::from_json(served.to_string()).expect("an OpenAPI 3.1 document");
+    assert_eq!(
+        parsed.paths.as_ref().map(|p| p.len()),
+        served["paths"].as_object().map(|p| p.len())
+    );
+}
+
+#[tokio::test]
+async fn every_route_of_the_table_is_in_the_document_with_its_access_and_errors() {
+    let document = openapi::document().await;
+    let table = common::access_table().await;
+    let routes: BTreeSet<(String, String)> = table
+        .decisions()
+        .filter_map(|d| {
+            let path = d.path.strip_prefix(ferry_types::api::PREFIX)?;
+            Some((d.method.as_str().to_lowercase(), path.to_string()))
+        })
+        .collect();
+    let mut described = BTreeSet::new();
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        for (method, operation) in operations.as_object().unwrap() {
+            described.insert((method.clone(), path.clone()));
+            let name = format!("{method} {path}");
+            assert!(operation["x-ferry-access"]["gate"].is_string(), "{name}: no access rule");
+            assert!(
+                operation["description"].as_str().unwrap().contains("Who may call it: "),
+                "{name}"
+            );
+            let responses = operation["responses"].as_object().unwrap();
+            assert!(responses.contains_key("default"), "{name}: no error answer");
+            let gate = operation["x-ferry-access"]["gate"].as_str().unwrap();
+            if gate != "public" && gate != "share-link" {
+                assert!(responses.contains_key("401"), "{name}: a signed-in route's 401");
+            }
+        }
+    }
+    assert_eq!(described, routes, "the document and the route table differ");
+    assert_eq!(described.len(), ferry_types::api::ALL.len());
+}
+
+#[tokio::test]
+async fn every_reference_resolves_and_every_error_code_is_the_tables() {
+    let document = openapi::document().await;
+    let mut refs = Vec::new();
+    collect_refs(document, &mut refs);
+    assert!(refs.len() > 100, "{} references", refs.len());
+    for r in &refs {
+        let pointer = r.strip_prefix('#').unwrap_or_else(|| panic!("{r} is not local"));
+        assert!(document.pointer(pointer).is_some(), "{r} does not resolve");
+    }
+    let codes: Vec<&str> = ferry_types::errors::ALL.iter().map(|c| c.code).collect();
+    assert_eq!(
+        document["components"]["schemas"]["ErrorDetail"]["properties"]["code"]["enum"],
+        serde_json::json!(codes)
+    );
+    // The protocol's enums are enums in the document, not free strings.
+    let role = &document["components"]["schemas"]["Role"];
+    assert!(role.to_string().contains("committer"), "{role}");
+}
+
+fn collect_refs(value: &Value, into: &mut Vec<String>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                match (k.as_str(), v) {
+                    ("$ref", Value::String(r)) => into.push(r.clone()),
+                    _ => collect_refs(v, into),
+                }
+            }
+        }
+        Value::Array(items) => items.iter().for_each(|v| collect_refs(v, into)),
+        _ => {}
+    }
+}
+
+#[tokio::test]
+async fn an_answer_that_breaks_its_schema_is_named() {
+    // The check every API test runs, given an answer of the wrong shape: it must fail, naming
+    // the endpoint and where.
+    let wrong =
+        openapi::check("GET", "/plans/{id}/status", 200, br#"{"state": 3}"#).await.unwrap_err();
+    assert!(wrong.contains("GET /plans/{id}/status 200"), "{wrong}");
+    let error = openapi::check(
+        "GET",
+        "/plans/{id}/status",
+        404,
+        br#"{"error": {"code": "nope", "message": "x"}}"#,
+    )
+    .await
+    .unwrap_err();
+    assert!(error.contains("nope"), "{error}");
+    let fine = br#"{"error": {"code": "not_found", "message": "no such plan"}}"#;
+    openapi::check("GET", "/plans/{id}/status", 404, fine).await.unwrap();
+}
+
+#[tokio::test]
+async fn every_example_in_the_document_is_valid_for_its_schema() {
+    let document = openapi::document().await;
+    let schemas = document["components"]["schemas"].as_object().unwrap();
+    let mut checked = 0;
+    for (name, schema) in schemas {
+        let Some(examples) = schema.get("examples").and_then(Value::as_array) else { continue };
+        let root = serde_json::json!({
+            "$ref": format!("#/components/schemas/{name}"),
+            "components": document["components"],
+        });
+        let validator = jsonschema::draft202012::new(&root).unwrap();
+        for example in examples {
+            let wrong: Vec<String> =
+                validator.iter_errors(example).map(|e| e.to_string()).collect();
+            assert!(wrong.is_empty(), "{name}'s example {example}: {wrong:?}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} examples");
+}
