@@ -319,8 +319,11 @@ pub async fn authorize(State(state): State<AppState>, req: Request, next: Next) 
         Gate::Page => {
             if caller.user.is_none() {
                 let next_path = req.uri().path_and_query().map(|p| p.as_str()).unwrap_or("/");
-                return Redirect::to(&format!("/signin?next={}", url_escape(next_path)))
-                    .into_response();
+                return Redirect::to(&format!(
+                    "/signin?next={}",
+                    ferry_types::api::escape(next_path)
+                ))
+                .into_response();
             }
             Ok(None)
         }
@@ -431,8 +434,4 @@ fn object_of(matched: &str, params: &Option<RawPathParams>) -> String {
         }
     }
     object
-}
-
-fn url_escape(s: &str) -> String {
-    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
 }

@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Extension, Json};
 use ferry_service::access::Caller;
 use ferry_service::Ferry;
+use ferry_types::api::escape;
 use serde::Deserialize;
 use serde_json::json;
 
@@ -192,9 +193,8 @@ pub async fn login(
             Ok(response)
         }
         Err(e) if is_form => {
-            let message: String =
-                url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
-            let next: String = url::form_urlencoded::byte_serialize(next.as_bytes()).collect();
+            let message = escape(&e.to_string());
+            let next = escape(&next);
             Ok(Redirect::to(&format!("/signin?error={message}&next={next}")).into_response())
         }
         Err(e) => Err(e.into()),
@@ -422,9 +422,8 @@ pub async fn accept_invitation(
             Ok(response)
         }
         Err(e) if is_form => {
-            let message: String =
-                url::form_urlencoded::byte_serialize(e.to_string().as_bytes()).collect();
-            let page: String = url::form_urlencoded::byte_serialize(token.as_bytes()).collect();
+            let message = escape(&e.to_string());
+            let page = escape(&token);
             Ok(Redirect::to(&format!("/invitations/{page}?error={message}")).into_response())
         }
         Err(e) => Err(e.into()),

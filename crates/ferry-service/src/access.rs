@@ -17,19 +17,8 @@ impl From<ferry_types::UnknownRole> for ServiceError {
     }
 }
 
-/// How the caller proved who they are.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum Credential {
-    /// A browser session, and how it began (`None`: a session from before that was kept).
-    Session {
-        #[serde(skip_serializing_if = "Option::is_none")]
-        method: Option<ferry_store::accounts::SessionMethod>,
-    },
-    ApiToken {
-        id: String,
-    },
-}
+/// How the caller proved who they are: the protocol's type, as `GET /me` answers it.
+pub use ferry_types::Credential;
 
 /// Where a request came from: the client's address (`None` for an in-process call) and
 /// whether it reached Ferry over TLS, as the server found them (the socket's peer, or what a
@@ -62,12 +51,7 @@ impl CallerUser {
             name: self.name.clone(),
             email: self.email.clone(),
             roles: self.grants.clone(),
-            credential: match &self.credential {
-                Credential::Session { method } => ferry_types::Credential::Session {
-                    method: method.map(|m| m.as_str().to_string()),
-                },
-                Credential::ApiToken { id } => ferry_types::Credential::ApiToken { id: id.clone() },
-            },
+            credential: self.credential.clone(),
         }
     }
 }

@@ -178,7 +178,7 @@ impl Accounts {
             )));
         }
         let user = self.store.accounts().user(&token.user_id).await?;
-        let role: Role = token.role.parse()?;
+        let role = token.role;
         self.caller_of_user(
             user,
             Credential::ApiToken { id: token.id.clone() },

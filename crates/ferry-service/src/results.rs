@@ -74,17 +74,6 @@ fn step_row(s: &Step) -> ResultRow {
     }
 }
 
-fn cause_text(c: DiffCause) -> &'static str {
-    match c {
-        DiffCause::Equal => "equal",
-        DiffCause::Program => "program",
-        DiffCause::ProviderDefault => "provider-default",
-        DiffCause::ZeroValue => "zero-value",
-        DiffCause::Missing => "missing",
-        DiffCause::Ignored => "ignored",
-    }
-}
-
 /// The preview's resources as table rows: a program's in the order the preview reports them,
 /// a spec's in the spec's order.
 pub fn result_rows(record: &PreviewRecord) -> Vec<ResultRow> {
@@ -273,16 +262,6 @@ fn source(d: &PropertyDiff, kind: SourceKind) -> &'static str {
     }
 }
 
-fn kind_text(k: DiffKind) -> &'static str {
-    match k {
-        DiffKind::None => "none",
-        DiffKind::Add => "add",
-        DiffKind::Delete => "delete",
-        DiffKind::Update => "update",
-        DiffKind::Replace => "replace",
-    }
-}
-
 pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) -> ResultDetail {
     let mut read = Map::new();
     let mut program = Map::new();
@@ -299,8 +278,8 @@ pub(crate) fn step_detail(s: &Step, kind: SourceKind, decisions: &[Resolution]) 
             path: d.path.clone(),
             read: d.read.clone(),
             program: d.program.clone(),
-            kind: kind_text(d.kind).into(),
-            cause: cause_text(d.cause).into(),
+            kind: d.kind,
+            cause: d.cause,
             source: if decision.is_some() { "user".into() } else { source(d, kind).into() },
             why: why(d, kind),
             decision,

@@ -40,32 +40,15 @@ impl User {
     }
 }
 
-/// How a session began: the credential it stands for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SessionMethod {
-    Password,
-    Link,
-    Oidc,
-}
+pub use ferry_types::accounts::SessionMethod;
 
-impl SessionMethod {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SessionMethod::Password => "password",
-            SessionMethod::Link => "link",
-            SessionMethod::Oidc => "oidc",
-        }
-    }
-
-    /// The method a stored row names (`None`: a session from before methods were kept).
-    fn from_row(text: Option<&str>) -> Option<SessionMethod> {
-        match text? {
-            "password" => Some(SessionMethod::Password),
-            "link" => Some(SessionMethod::Link),
-            "oidc" => Some(SessionMethod::Oidc),
-            _ => None,
-        }
+/// The method a stored session row names (`None`: a session from before methods were kept).
+fn session_method_of_row(text: Option<&str>) -> Option<SessionMethod> {
+    match text? {
+        "password" => Some(SessionMethod::Password),
+        "link" => Some(SessionMethod::Link),
+        "oidc" => Some(SessionMethod::Oidc),
+        _ => None,
     }
 }
 
@@ -142,21 +125,23 @@ fn user_of(row: &sqlx::any::AnyRow) -> User {
     }
 }
 
-fn token_of(row: &sqlx::any::AnyRow) -> ApiToken {
+/// A token row; a role it names that Ferry does not know fails to decode, rather than being read
+/// as some other role.
+fn token_of(row: &sqlx::any::AnyRow) -> Result<ApiToken, sqlx::Error> {
     let expires_at: String = row.get("expires_at");
     let revoked_at: Option<String> = row.get("revoked_at");
-    ApiToken {
+    Ok(ApiToken {
         active: revoked_at.is_none() && expires_at > now(),
         id: row.get("id"),
         user_id: row.get("user_id"),
         name: row.get("name"),
         org: row.get("org"),
-        role: row.get("role"),
+        role: row.get::<String, _>("role").parse().map_err(|e| sqlx::Error::Decode(Box::new(e)))?,
         created_at: row.get("created_at"),
         expires_at,
         revoked_at,
         token: None,
-    }
+    })
 }
 
 const TOKEN_SELECT: &str =
@@ -379,7 +364,7 @@ impl AccountRows<'_> {
         match row {
             Some(row) => {
                 let method =
-                    SessionMethod::from_row(row.get::<Option<String>, _>("method").as_deref());
+                    session_method_of_row(row.get::<Option<String>, _>("method").as_deref());
                 Ok(Some((self.user(row.get("user_id")).await?, method)))
             }
             None => Ok(None),
@@ -433,7 +418,7 @@ impl AccountRows<'_> {
             .bind(&id)
             .fetch_one(&self.pool)
             .await?;
-        Ok(token_of(&row))
+        Ok(token_of(&row)?)
     }
 
     /// The token with this hash, live or not (the caller tells expired from revoked).
@@ -442,7 +427,7 @@ impl AccountRows<'_> {
             .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.as_ref().map(token_of))
+        Ok(row.as_ref().map(token_of).transpose()?)
     }
 
     pub async fn api_tokens_of(self, user_id: &str) -> Result<Vec<ApiToken>, StoreError> {
@@ -451,7 +436,7 @@ impl AccountRows<'_> {
                 .bind(user_id)
                 .fetch_all(&self.pool)
                 .await?;
-        Ok(rows.iter().map(token_of).collect())
+        Ok(rows.iter().map(token_of).collect::<Result<_, _>>()?)
     }
 
     /// Revokes the user's token `id`; revoking twice keeps the first time.
@@ -467,7 +452,7 @@ impl AccountRows<'_> {
             .bind(user_id)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(token_of).ok_or(StoreError::TokenNotFound)
+        row.as_ref().map(token_of).transpose()?.ok_or(StoreError::TokenNotFound)
     }
 
     pub async fn add_sign_in_link(

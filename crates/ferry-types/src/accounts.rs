@@ -20,13 +20,33 @@ pub struct Me {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Credential {
+    /// A browser session, and how it began (`None`: a session from before that was kept).
     Session {
         #[serde(default, skip_serializing_if = "Option::is_none")]
-        method: Option<String>,
+        method: Option<SessionMethod>,
     },
     ApiToken {
         id: String,
     },
+}
+
+/// How a session began: the credential it stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SessionMethod {
+    Password,
+    Link,
+    Oidc,
+}
+
+impl SessionMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionMethod::Password => "password",
+            SessionMethod::Link => "link",
+            SessionMethod::Oidc => "oidc",
+        }
+    }
 }
 
 /// One role in one organisation (`*`: every organisation).
@@ -108,7 +128,7 @@ pub struct ApiTokenInfo {
     pub user_id: String,
     pub name: String,
     pub org: String,
-    pub role: String,
+    pub role: Role,
     pub created_at: String,
     pub expires_at: String,
     pub revoked_at: Option<String>,

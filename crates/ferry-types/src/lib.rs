@@ -473,6 +473,63 @@ pub struct ResultPage {
     pub zero_or_default: usize,
 }
 
+/// What kind of change a property sees, from the resource's current value to the program's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiffKind {
+    /// No change.
+    None,
+    Add,
+    Delete,
+    Update,
+    /// A change the provider can only make by replacing the resource.
+    Replace,
+}
+
+/// Why a property differs (or looks like it does).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum DiffCause {
+    /// Values agree.
+    Equal,
+    /// The program sets a value the resource does not have (a real difference).
+    Program,
+    /// The program leaves it out; the provider's `Check` filled in a default.
+    ProviderDefault,
+    /// The program leaves it out and Read returned a zero value (`""`, `0`, `false`, `[]`,
+    /// `{}`): a provider that invents values for unset properties (2022 import notes).
+    ZeroValue,
+    /// The program leaves it out and the resource has a value.
+    Missing,
+    /// Listed in `ignoreChanges`: the resource's value is kept.
+    Ignored,
+}
+
+impl DiffKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffKind::None => "none",
+            DiffKind::Add => "add",
+            DiffKind::Delete => "delete",
+            DiffKind::Update => "update",
+            DiffKind::Replace => "replace",
+        }
+    }
+}
+
+impl DiffCause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffCause::Equal => "equal",
+            DiffCause::Program => "program",
+            DiffCause::ProviderDefault => "provider-default",
+            DiffCause::ZeroValue => "zero-value",
+            DiffCause::Missing => "missing",
+            DiffCause::Ignored => "ignored",
+        }
+    }
+}
+
 /// One property of a resource under review: its values and where each came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PropertyResult {
@@ -481,12 +538,10 @@ pub struct PropertyResult {
     pub read: Option<serde_json::Value>,
     /// The program's or spec's value (after resolutions).
     pub program: Option<serde_json::Value>,
-    /// `none`, `add`, `delete`, `update` or `replace`.
-    pub kind: String,
+    pub kind: DiffKind,
     /// Why, as Pulumi's import reviews name it: `program`, `provider-default`, `zero-value`,
     /// `missing`, `ignored` or `equal`.
-    #[serde(default)]
-    pub cause: String,
+    pub cause: DiffCause,
     /// `read`, `program`, `default` (the provider filled it in) or `user` (a resolution).
     pub source: String,
     /// Why it differs, or why it does not, in words.

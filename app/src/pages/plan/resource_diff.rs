@@ -5,7 +5,8 @@
 
 use ferry_types::api::{ResolutionInput, ZeroValuesInput};
 use ferry_types::{
-    PlanAccess, PreviewRef, PropertyResult, Resolution, ResolutionAction, ResultDetail, SourceKind,
+    DiffKind, PlanAccess, PreviewRef, PropertyResult, Resolution, ResolutionAction, ResultDetail,
+    SourceKind,
 };
 use leptos::prelude::*;
 
@@ -127,7 +128,7 @@ pub(super) fn DiffPanel(
                     let resolve = resolve.clone();
                     let adopt_zero = adopt_zero.clone();
                     let zero = d.row.zero_or_default;
-                    let equal = d.properties.iter().filter(|p| p.kind == "none" && p.decision.is_none()).count();
+                    let equal = d.properties.iter().filter(|p| p.kind == DiffKind::None && p.decision.is_none()).count();
                     let is_spec = d.source_kind == SourceKind::Spec;
                     let viewed_urn = viewed_urn.clone();
                     view! {
@@ -175,7 +176,7 @@ pub(super) fn DiffPanel(
                                 {d.properties.iter().map(|p: &PropertyResult| {
                                     let property = p.path.clone();
                                     let resolve = resolve.clone();
-                                    let differs = p.kind != "none";
+                                    let differs = p.kind != DiffKind::None;
                                     // A spec's properties all equal what Read returned; leaving one out is
                                     // still a choice on each.
                                     let offers = can_resolve && (differs || is_spec);
@@ -190,8 +191,8 @@ pub(super) fn DiffPanel(
                                             <td class="prop">{p.path.clone()}</td>
                                             <td><code>{show(&p.read)}</code></td>
                                             <td><code>{show(&p.program)}</code></td>
-                                            <td class="kind">{p.kind.clone()}</td>
-                                            <td class="cause">{p.cause.clone()}</td>
+                                            <td class="kind">{p.kind.as_str()}</td>
+                                            <td class="cause">{p.cause.as_str()}</td>
                                             <td class="source">{p.source.clone()}{p.decision.map(|d| format!(" ({d})"))}</td>
                                             <td class="resolve">
                                                 {offers.then(|| view! {

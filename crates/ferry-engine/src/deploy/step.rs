@@ -139,37 +139,9 @@ impl std::fmt::Display for StepOp {
     }
 }
 
-/// What kind of change a property sees, from the resource's current value to the program's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DiffKind {
-    /// No change.
-    None,
-    Add,
-    Delete,
-    Update,
-    /// A change the provider can only make by replacing the resource.
-    Replace,
-}
-
-/// Why a property differs (or looks like it does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DiffCause {
-    /// Values agree.
-    Equal,
-    /// The program sets a value the resource does not have (a real difference).
-    Program,
-    /// The program leaves it out; the provider's `Check` filled in a default.
-    ProviderDefault,
-    /// The program leaves it out and Read returned a zero value (`""`, `0`, `false`, `[]`,
-    /// `{}`): a provider that invents values for unset properties (2022 import notes).
-    ZeroValue,
-    /// The program leaves it out and the resource has a value.
-    Missing,
-    /// Listed in `ignoreChanges`: the resource's value is kept.
-    Ignored,
-}
+/// What kind of change a property sees, and why: the protocol's types, which a preview's
+/// results carry to the browser as they are.
+pub use ferry_types::{DiffCause, DiffKind};
 
 /// One property of one resource, with where each of its values came from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
