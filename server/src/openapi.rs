@@ -48,8 +48,9 @@ pub fn document(table: &AccessTable) -> Value {
         let decision = table
             .decision(&method, &full)
             .unwrap_or_else(|| panic!("{} {full} is not in the route table", method.as_str()));
-        let mut operation = operation(endpoint, decision.gate, &mut answers);
-        if let Some(body) = request_body(endpoint, &mut bodies) {
+        let body = request_body(endpoint, &mut bodies);
+        let mut operation = operation(endpoint, decision.gate, body.is_some(), &mut answers);
+        if let Some(body) = body {
             body_schemas.push((endpoint.path.to_string(), method.as_str().to_lowercase(), body));
         }
         if !decision.action.is_empty() {
@@ -125,6 +126,7 @@ fn http_method(endpoint: &EndpointInfo) -> Method {
 fn operation(
     endpoint: &EndpointInfo,
     gate: Gate,
+    has_body: bool,
     answers: &mut SchemaGenerator,
 ) -> Map<String, Value> {
     let summary = endpoint.summary.trim();
@@ -152,7 +154,7 @@ fn operation(
     for status in endpoint.success {
         responses.insert(status.to_string(), success.clone());
     }
-    for status in error_statuses(endpoint, gate) {
+    for status in error_statuses(endpoint, gate, has_body) {
         responses.insert(
             status.to_string(),
             json!({"$ref": format!("#/components/responses/{status}")}),
@@ -276,21 +278,19 @@ fn path_parameter_meaning(name: &str) -> &'static str {
 fn request_body(endpoint: &EndpointInfo, bodies: &mut SchemaGenerator) -> Option<Value> {
     let file =
         json!({"schema": {"type": "string", "contentMediaType": "application/octet-stream"}});
+    let form = json!({"schema": {"type": "object"}});
     let content = match (endpoint.body)(bodies) {
         Wire::Nothing => return None,
-        Wire::Json(schema) => {
-            let mut content = json!({"application/json": {"schema": schema}});
-            // The two endpoints that take a file (or a form) as well as JSON say so.
-            if matches!(endpoint.name, "UPLOAD_STACK" | "MIGRATE_TERRAFORM_REMOTE") {
-                content["application/octet-stream"] = file;
-                content["multipart/form-data"] = json!({"schema": {"type": "object"}});
-            }
-            content
-        }
+        Wire::Json(schema) => json!({"application/json": {"schema": schema}}),
+        Wire::JsonOrFile(schema) => json!({
+            "application/json": {"schema": schema},
+            "application/octet-stream": file,
+            "multipart/form-data": form,
+        }),
         Wire::File => json!({
             "application/octet-stream": file,
             "text/plain": {"schema": {"type": "string"}},
-            "multipart/form-data": {"schema": {"type": "object"}},
+            "multipart/form-data": form,
         }),
         other => unreachable!("{}: a body cannot be {other:?}", endpoint.name),
     };
@@ -323,8 +323,8 @@ fn success(endpoint: &EndpointInfo, answers: &mut SchemaGenerator) -> Value {
 }
 
 /// The error statuses an endpoint answers besides its domain's own (`default`): those of its
-/// gate, and those of reading its body.
-fn error_statuses(endpoint: &EndpointInfo, gate: Gate) -> Vec<u16> {
+/// gate, and those of reading its body (when it takes one).
+fn error_statuses(endpoint: &EndpointInfo, gate: Gate, has_body: bool) -> Vec<u16> {
     let mut statuses = Vec::new();
     match gate {
         Gate::Public => {}
@@ -335,7 +335,6 @@ fn error_statuses(endpoint: &EndpointInfo, gate: Gate) -> Vec<u16> {
             statuses.extend([401, 403, 404])
         }
     }
-    let has_body = !matches!((endpoint.body)(&mut SchemaGenerator::default()), Wire::Nothing);
     if has_body {
         statuses.extend([400, 413, 415]);
     } else if endpoint.path.contains('{') || endpoint.summary.contains("`?") {

@@ -65,7 +65,7 @@ pub async fn approvals(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.plans().approval_state(&id).await?).into_response())
+    Ok(Json(ferry.workflow().approval_state(&id).await?).into_response())
 }
 
 /// `POST /api/v1/plans/{id}/approvals` `{"revision", "preview"}`: what the reviewer approves.
@@ -75,7 +75,7 @@ pub async fn approve(
     Path(id): Path<String>,
     ApiJson(body): ApiJson<ferry_types::api::ApprovalInput>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.plans().approve(&caller, &id, body.revision, &body.preview).await?)
+    Ok(Json(ferry.workflow().approve(&caller, &id, body.revision, &body.preview).await?)
         .into_response())
 }
 
@@ -85,7 +85,7 @@ pub async fn withdraw(
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.plans().withdraw_approval(&caller, &id).await?).into_response())
+    Ok(Json(ferry.workflow().withdraw_approval(&caller, &id).await?).into_response())
 }
 
 /// `GET /api/v1/plans/{id}/activity`: the plan's timeline.
@@ -102,7 +102,7 @@ pub async fn stack_settings(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.stacks().stack_settings(&id).await?).into_response())
+    Ok(Json(ferry.workflow().stack_settings(&id).await?).into_response())
 }
 
 /// `PUT /api/v1/stacks/{id}/settings` `{"required_approvals", "author_may_approve"}`.
@@ -111,7 +111,7 @@ pub async fn set_stack_settings(
     Path(id): Path<String>,
     ApiJson(settings): ApiJson<ferry_types::StackSettingsView>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.stacks().set_stack_settings(&id, settings).await?).into_response())
+    Ok(Json(ferry.workflow().set_stack_settings(&id, settings).await?).into_response())
 }
 
 /// `GET /api/v1/orgs/{org}/settings`.

@@ -79,7 +79,12 @@ fn ConnectForm() -> impl IntoView {
         };
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match crate::client::send(&ferry_types::api::UPLOAD_STACK.at(&[]), &_stack).await {
+            match crate::client::send(
+                &ferry_types::api::UPLOAD_STACK.at(&[]),
+                &ferry_types::api::JsonOrFile(_stack),
+            )
+            .await
+            {
                 Ok(stack) => crate::browser::go_to(&format!("/stacks/{}", stack.summary.id)),
                 Err(e) => problem.set(Some(e)),
             }

@@ -87,7 +87,7 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let answer = match tf_files {
-                    None => crate::client::send(&call, &remote).await,
+                    None => crate::client::send(&call, &api::JsonOrFile(remote)).await,
                     Some(files) => match web_sys::FormData::new() {
                         Ok(form) => {
                             let body =

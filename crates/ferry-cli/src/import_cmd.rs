@@ -188,7 +188,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     let outcome = if args.preview_only {
         None
     } else {
-        Some(service.previews().commit_preview(&record.id, passphrase.clone(), false).await)
+        Some(service.workflow().commit_preview(&record.id, passphrase.clone(), false).await)
     };
 
     if args.json {

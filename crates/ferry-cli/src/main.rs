@@ -239,7 +239,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
         .await
         .map_err(|e| format!("cannot serve from the store {}: {e}", args.store.describe()))?;
     tracing::info!(store = %args.store.describe(), "store open");
-    let interrupted = ferry.jobs().recover_jobs().await?;
+    let interrupted = ferry.recover().await?;
     if !interrupted.is_empty() {
         tracing::warn!(
             jobs = interrupted.len(),
@@ -249,7 +249,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
     // Plans from before plans had a state get theirs, once (lists would otherwise compute each
     // as they reach it).
     // Webhook deliveries queued before a stop, or by another instance, go out from here too.
-    tokio::spawn(ferry.webhooks().run());
+    tokio::spawn(ferry.webhooks().clone().run());
     let computed = ferry.workflow().compute_missing_statuses().await?;
     if computed > 0 {
         tracing::info!(plans = computed, "computed the state of plans made before plans had one");

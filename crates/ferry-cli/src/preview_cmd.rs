@@ -167,7 +167,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         write_atomically(out, serde_json::to_string_pretty(&view["mapping"])?.as_bytes(), None)?;
     }
     let outcome = if args.commit && args.record_mapping.is_none() {
-        Some(service.previews().commit_preview(&record.id, passphrase, args.apply).await)
+        Some(service.workflow().commit_preview(&record.id, passphrase, args.apply).await)
     } else {
         None
     };

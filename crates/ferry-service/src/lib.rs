@@ -1,59 +1,49 @@
 //! Ferry's use cases, shared by the HTTP API and the UI's server functions: stacks (upload,
 //! versions, resources, graph, details), import and program previews and commits, code, plans
-//! and their background previews, review and resolutions. [`Ferry`] is the core they share;
-//! each domain is a handle on it (`ferry.stacks()`, `ferry.previews()`, …, see `handles!`).
+//! and their background previews, review and resolutions. Each domain is a plain struct of its
+//! own (`Stacks`, `Previews`, …), holding only what it uses; [`Ferry`] wires them once, each
+//! given the ones beneath it, and hands them out (`ferry.stacks()`, `ferry.previews()`, …).
 //!
 //! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
 //! to their own responses.
 
-pub mod access;
+// The domains, lowest first: each calls only those above it in this list (see `Ferry`).
 pub mod accounts;
-pub mod approvals;
 mod backends;
-mod code;
-pub mod comments;
-mod demo;
-mod discovery;
-mod editor;
-mod engine_thread;
-mod error;
-mod identify;
-mod imports;
-mod invitations;
+mod discoveries;
 mod jobs;
-mod lifecycle;
-mod lru;
-mod managed;
-mod masking;
-mod oidc_sign_in;
 mod plans;
-mod plugin_host;
 mod previews;
-mod programs;
-mod request;
-mod resolve;
-mod results;
-mod sign_in_limits;
-mod stack_config;
-mod stack_secrets;
 mod stacks;
-mod terraform;
-mod terraform_remote;
-mod verify;
-mod viewed;
-mod views;
 pub mod webhooks;
+mod workflow;
+// The pieces beneath the domains that several of them are given.
+mod error;
+mod lru;
+mod plugin_host;
+mod shares;
+mod stack_secrets;
 
-use std::sync::{Arc, Mutex};
+pub use accounts::access;
 
-use ferry_state::Deployment;
-use ferry_store::{StackSummary, Store};
+use std::sync::Arc;
+
+use ferry_store::Store;
+
+pub use accounts::Accounts;
+pub use backends::Backends;
+pub use discoveries::Discoveries;
+pub use jobs::Jobs;
+pub use plans::Plans;
+use plugin_host::PluginHost;
+pub use previews::Previews;
+use shares::ShareLinks;
+pub use stacks::Stacks;
+pub use webhooks::Webhooks;
+pub use workflow::Workflow;
 
 pub use backends::AllowedBackend;
-pub use code::{comma_list, CodeRequest, GeneratedCode};
-pub use demo::{demo_export, DEMO_STACK};
-pub use discovery::spec_with;
-pub use editor::{markers, SourceKind};
+pub use discoveries::spec_with;
 pub use error::ServiceError;
 pub use ferry_backend::BackendStack;
 pub use ferry_types::api::CommitOutcome;
@@ -63,168 +53,259 @@ pub use ferry_types::discovery::{
 };
 pub use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use ferry_types::terraform::MigrationView;
-pub use imports::EngineConfig;
 pub use jobs::{JobShown, JobStatus, JobUpdate, JobView};
+pub use plans::terraform::{configuration_of_zip, MigrationChoices};
+pub use previews::code::{comma_list, CodeRequest, GeneratedCode};
+pub use previews::imports::EngineConfig;
+pub use previews::programs::{read_project, ProgramRequest, ProgramSource};
+pub use previews::request::{PreviewRequest, PreviewSource};
+pub use previews::verify::{KeptProperty, Verification};
 pub use previews::{PlanSource, PreviewRecord, StoredPlan};
-pub use programs::{read_project, ProgramRequest, ProgramSource};
-pub use request::{PreviewRequest, PreviewSource};
-pub use stack_config::StackConfig;
+pub use stacks::demo::{demo_export, DEMO_STACK};
+pub use stacks::editor::{markers, SourceKind};
+pub use stacks::stack_config::StackConfig;
+pub use stacks::views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};
 pub use stacks::{GraphAnswer, LoadedVersion, UploadOutcome};
-pub use terraform::{configuration_of_zip, MigrationChoices};
-pub use verify::{KeptProperty, Verification};
-pub use views::{ResourceDetail, ResourcePage, ResourceRow, RowQuery, MAX_PAGE_ROWS};
 
 /// The default upload limit, 64 MiB.
 pub const DEFAULT_MAX_STATE_BYTES: usize = 64 * 1024 * 1024;
 
-/// How many bytes the parsed versions kept in memory may hold together, as their resources
-/// weigh themselves ([`ferry_state::Resource::held_bytes`]): by bytes, not by resources, since
-/// one stack's resources may each hold a hundred times another's. The 100,000-resource stack
-/// `scale.mjs` generates weighs 83 MB (its parsed version grows the server by about 108 MB): one
-/// such version fits with smaller ones, not two.
-const CACHE_BYTES: usize = 160 << 20;
-/// How many stored previews' results rows are kept, together (a row is a few hundred bytes):
-/// scrolling through a 10,000-import plan's results must not parse its preview each page.
-const RESULT_CACHE_ROWS: usize = 100_000;
-
-/// Ferry's service: the core every domain shares (the store, the caches, the engine's
-/// configuration, the jobs this instance runs), handed out as one handle per domain. Each handle
-/// holds the core and reaches its fields and the other handles through it; none holds state
-/// of its own, so making one costs a reference count.
-pub struct Ferry {
+/// How the administrator set the service up: what [`Ferry::new`] and its `with_` builders
+/// gather, and what the domains are wired from.
+#[derive(Clone)]
+struct Settings {
     store: Store,
-    engine: Option<EngineConfig>,
     max_state_bytes: usize,
-    /// Parsed versions, weighed by the bytes their resources hold.
-    cache: Mutex<lru::WeightedLru<(String, i64), Arc<LoadedVersion>>>,
-    /// Stored previews' results rows (what the plan page pages through), weighed by rows.
-    result_rows: Mutex<lru::WeightedLru<String, Arc<results::ResultRows>>>,
-    jobs: jobs::LiveJobs,
-    /// DIY backend URLs the administrator allows (see `backends.rs`).
-    allowed_backends: Vec<backends::AllowedBackend>,
-    schema_hints: editor::SchemaHints,
-    sign_in_limits: accounts::SignInLimits,
-    webhook_settings: webhooks::WebhookSettings,
-    /// Wakes the webhook worker when a delivery is queued.
-    webhook_wake: tokio::sync::Notify,
+    engine: EngineSlot,
+    allowed_backends: Vec<AllowedBackend>,
+    webhooks: webhooks::WebhookSettings,
+    job_lease: std::time::Duration,
+    job_retention: std::time::Duration,
+}
+
+/// Ferry's service: one plain struct per domain, each holding only what it uses, wired once
+/// here in the one direction they depend on each other (lowest first):
+///
+/// ```text
+/// Jobs → Accounts → PluginHost → Stacks → Backends ─┐
+///                       Webhooks   ShareLinks        ├→ Previews → Workflow → Plans → Discoveries
+/// ```
+///
+/// A domain is given the pieces beneath it (the store, the engine's configuration, the plugin
+/// host, the domains it calls) and never calls one above it: what a higher domain must hear of
+/// (a commit moving a plan's state) is that domain's own entry point, which calls down.
+pub struct Ferry {
+    settings: Settings,
+    jobs: Jobs,
+    accounts: Accounts,
+    stacks: Stacks,
+    backends: Backends,
+    webhooks: Webhooks,
+    previews: Previews,
+    workflow: Workflow,
+    plans: Plans,
+    discoveries: Discoveries,
 }
 
 impl Ferry {
     pub fn new(store: Store, max_state_bytes: usize) -> Ferry {
-        Ferry {
+        Ferry::wire(Settings {
             store,
-            engine: None,
             max_state_bytes,
-            cache: Mutex::new(lru::WeightedLru::new(CACHE_BYTES)),
-            result_rows: Mutex::new(lru::WeightedLru::new(RESULT_CACHE_ROWS)),
-            jobs: Default::default(),
+            engine: EngineSlot::default(),
             allowed_backends: Vec::new(),
-            schema_hints: Default::default(),
-            sign_in_limits: Default::default(),
-            webhook_settings: Default::default(),
-            webhook_wake: tokio::sync::Notify::new(),
+            webhooks: Default::default(),
+            job_lease: jobs::DEFAULT_LEASE,
+            job_retention: jobs::DEFAULT_RETENTION,
+        })
+    }
+
+    /// Builds every domain from `settings`, each given the ones beneath it.
+    fn wire(settings: Settings) -> Ferry {
+        let store = settings.store.clone();
+        let engine = settings.engine.clone();
+        let jobs = Jobs::new(store.clone(), settings.job_lease, settings.job_retention);
+        let accounts = Accounts::new(store.clone(), jobs.clone());
+        let plugins = PluginHost::new(engine.clone(), accounts.clone());
+        let stacks = Stacks::new(
+            store.clone(),
+            engine.clone(),
+            settings.max_state_bytes,
+            accounts.clone(),
+            plugins.clone(),
+        );
+        let backends = Backends::new(
+            store.clone(),
+            settings.allowed_backends.clone(),
+            settings.max_state_bytes,
+            jobs.clone(),
+            stacks.clone(),
+        );
+        let webhooks = Webhooks::new(store.clone(), engine.clone(), settings.webhooks.clone());
+        let shares = ShareLinks::new(store.clone(), accounts.clone());
+        let previews = Previews::new(
+            store.clone(),
+            engine.clone(),
+            stacks.clone(),
+            backends.clone(),
+            jobs.clone(),
+            plugins.clone(),
+            shares.clone(),
+        );
+        let workflow = Workflow::new(store.clone(), previews.clone(), webhooks.clone());
+        let plans = Plans::new(plans::PlansWiring {
+            store: store.clone(),
+            engine: engine.clone(),
+            accounts: accounts.clone(),
+            stacks: stacks.clone(),
+            backends: backends.clone(),
+            previews: previews.clone(),
+            workflow: workflow.clone(),
+            jobs: jobs.clone(),
+            plugins: plugins.clone(),
+            shares,
+        });
+        let discoveries =
+            Discoveries::new(engine, stacks.clone(), plans.clone(), jobs.clone(), plugins);
+        Ferry {
+            settings,
+            jobs,
+            accounts,
+            stacks,
+            backends,
+            webhooks,
+            previews,
+            workflow,
+            plans,
+            discoveries,
         }
     }
 
     /// How webhooks retry, where they may reach, and the public URL their plan links start with.
     pub fn with_webhooks(mut self, settings: webhooks::WebhookSettings) -> Ferry {
-        self.webhook_settings = settings;
-        self
+        self.settings.webhooks = settings;
+        Ferry::wire(self.settings)
     }
 
     /// Enables import previews and commits.
     pub fn with_engine(mut self, config: EngineConfig) -> Ferry {
-        self.engine = Some(config);
-        self
+        self.settings.engine = EngineSlot::of(config);
+        Ferry::wire(self.settings)
+    }
+
+    /// Lets the service open DIY backends under these URLs (folders, buckets with their
+    /// endpoint), each for its organisation; none by default.
+    pub fn with_allowed_backends(mut self, allowed: Vec<AllowedBackend>) -> Ferry {
+        self.settings.allowed_backends = allowed;
+        Ferry::wire(self.settings)
+    }
+
+    /// This service's jobs with leases of `lease` (tests shorten it; `ferry serve` reads
+    /// `FERRY_JOB_LEASE_SECONDS`).
+    pub fn with_job_lease(mut self, lease: std::time::Duration) -> Ferry {
+        self.settings.job_lease = lease;
+        Ferry::wire(self.settings)
+    }
+
+    /// Keeps finished jobs, their events and ended sessions for `retention` (30 days by
+    /// default), then the job upkeep removes them.
+    pub fn with_job_retention(mut self, retention: std::time::Duration) -> Ferry {
+        self.settings.job_retention = retention;
+        Ferry::wire(self.settings)
     }
 
     pub fn max_state_bytes(&self) -> usize {
-        self.max_state_bytes
+        self.settings.max_state_bytes
     }
 
-    /// The engine's configuration, which every preview, commit, discovery and code request needs.
-    pub(crate) fn engine(&self) -> Result<&EngineConfig, ServiceError> {
-        self.engine
-            .as_ref()
-            .ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
-    }
-
-    fn cached(&self, key: &(String, i64)) -> Option<Arc<LoadedVersion>> {
-        self.cache.lock().expect("cache lock").get(key)
-    }
-
-    /// Drops a parsed version from the cache (a commit superseding it takes its resources).
-    fn forget(&self, id: &str, version: i64) {
-        self.cache.lock().expect("cache lock").remove(&(id.to_string(), version));
-    }
-
-    /// A version just stored (uploaded or committed), kept parsed for the pages that follow.
-    fn remember(&self, summary: StackSummary, deployment: Deployment, features: Vec<String>) {
-        let key = (summary.id.clone(), summary.version);
-        self.keep(key, LoadedVersion::new(summary, deployment, features));
-    }
-
-    /// Keeps `loaded`, evicting the least recently used versions past the cache's budget.
-    fn keep(&self, key: (String, i64), loaded: LoadedVersion) -> Arc<LoadedVersion> {
-        let weight: usize = loaded.deployment.resources().iter().map(|r| r.held_bytes()).sum();
-        let loaded = Arc::new(loaded);
-        // Versions never change, so any may go: the one used longest ago (never this one).
-        tracing::debug!(stack = %key.0, version = key.1, resources = loaded.deployment.resources().len(), weight, "parsed version kept");
-        self.cache.lock().expect("cache lock").insert(key, loaded.clone(), weight);
-        loaded
-    }
-}
-
-/// Declares each domain's handle and the core's accessor for it: a handle is a cheap clone of
-/// the core that reaches its fields (and the other handles) through `Deref`, so a domain's
-/// methods read `self.store` as the core's own would.
-macro_rules! handles {
-    ($($(#[$doc:meta])* $accessor:ident: $name:ident;)*) => {
-        $(
-            $(#[$doc])*
-            #[derive(Clone)]
-            pub struct $name(Arc<Ferry>);
-
-            impl std::ops::Deref for $name {
-                type Target = Arc<Ferry>;
-                fn deref(&self) -> &Arc<Ferry> {
-                    &self.0
-                }
-            }
-        )*
-
-        impl Ferry {
-            $(
-                $(#[$doc])*
-                pub fn $accessor(self: &Arc<Self>) -> $name {
-                    $name(self.clone())
-                }
-            )*
-        }
-    };
-}
-
-handles! {
     /// Stacks and their versions: uploads, the parsed versions, their settings and config.
-    stacks: Stacks;
+    pub fn stacks(&self) -> &Stacks {
+        &self.stacks
+    }
+
     /// Plans: revisions, shares, comments, approvals, resolutions.
-    plans: Plans;
-    /// Where plans stand: each one's state at every event, closing and reopening, requests for
-    /// changes, and the lists people find plans in.
-    workflow: Workflow;
-    /// Previews of imports and programs, their review, their commit and their code.
-    previews: Previews;
-    /// Background jobs (plan previews and discoveries): start, follow, cancel, recover.
-    jobs: Jobs;
+    pub fn plans(&self) -> &Plans {
+        &self.plans
+    }
+
+    /// Where plans stand: each one's state at every event, the approval rule, commits,
+    /// closing and reopening, requests for changes, and the lists people find plans in.
+    pub fn workflow(&self) -> &Workflow {
+        &self.workflow
+    }
+
+    /// Previews of imports and programs, their results and their code.
+    pub fn previews(&self) -> &Previews {
+        &self.previews
+    }
+
+    /// Background jobs (plan previews, discoveries, identifications): follow, cancel.
+    pub fn jobs(&self) -> &Jobs {
+        &self.jobs
+    }
+
     /// Discovery of what a provider can list, and adding what it found to a plan.
-    discoveries: Discoveries;
+    pub fn discoveries(&self) -> &Discoveries {
+        &self.discoveries
+    }
+
     /// Users, sessions, tokens, members, organisations' settings, the audit log, and who may
     /// do what.
-    accounts: Accounts;
+    pub fn accounts(&self) -> &Accounts {
+        &self.accounts
+    }
+
     /// Stacks kept in DIY backends: what a backend holds, connecting, locks and writes.
-    backends: Backends;
+    pub fn backends(&self) -> &Backends {
+        &self.backends
+    }
+
     /// Organisations' webhooks and the deliveries of plan events to them.
-    webhooks: Webhooks;
+    pub fn webhooks(&self) -> &Webhooks {
+        &self.webhooks
+    }
+
+    /// Puts right what a previous run left (jobs it was running, backend locks it held) and
+    /// starts the upkeep that keeps this instance's leases: `ferry serve` calls it on start.
+    /// The upkeep holds the service weakly and stops when it is dropped. The jobs interrupted.
+    pub async fn recover(self: &Arc<Self>) -> Result<Vec<String>, ServiceError> {
+        let all = self.settings.store.dialect() == ferry_store::Dialect::Sqlite;
+        let interrupted = self.jobs.recover_jobs(all).await?;
+        self.backends.recover_backend_locks(all).await?;
+        let weak = Arc::downgrade(self);
+        let every = self.settings.job_lease / 3;
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                let Some(service) = weak.upgrade() else { return };
+                // Locks whose holder died (its lease ran out) are removed from their backends.
+                if let Err(e) = service.backends.recover_backend_locks(false).await {
+                    tracing::warn!(error = %e, "backend lock recovery failed; retrying");
+                }
+            }
+        });
+        Ok(interrupted)
+    }
+}
+
+/// The engine's configuration as every domain that runs providers holds it: absent until
+/// [`Ferry::with_engine`] enables previews.
+#[derive(Clone, Default)]
+pub(crate) struct EngineSlot(Option<Arc<EngineConfig>>);
+
+impl EngineSlot {
+    fn of(config: EngineConfig) -> EngineSlot {
+        EngineSlot(Some(Arc::new(config)))
+    }
+
+    /// The configuration, which every preview, commit, discovery and code request needs.
+    pub(crate) fn get(&self) -> Result<&EngineConfig, ServiceError> {
+        self.0
+            .as_deref()
+            .ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))
+    }
 }
 
 #[cfg(test)]

@@ -3,21 +3,29 @@
 //! package its organisation does not allow or hands a plugin more of the server's environment
 //! than the organisation is given.
 
-use std::sync::Arc;
-
 use ferry_engine::plugin::{EngineService, PluginEnvPolicy, PluginProviders, PluginSearch};
 
-use crate::{Ferry, ServiceError};
+use crate::accounts::Accounts;
+use crate::{EngineSlot, ServiceError};
 
-impl Ferry {
+/// Launches plugins for the domains that run providers, under the engine's configuration and
+/// each stack's organisation's allow-list.
+#[derive(Clone)]
+pub(crate) struct PluginHost {
+    engine: EngineSlot,
+    accounts: Accounts,
+}
+
+impl PluginHost {
+    pub(crate) fn new(engine: EngineSlot, accounts: Accounts) -> PluginHost {
+        PluginHost { engine, accounts }
+    }
+
     /// Freshly launched plugins for one run on `stack_id` (stopped by the caller): only the
     /// packages its organisation allows are launched, with the environment it is given.
-    pub(crate) async fn plugin_providers(
-        self: &Arc<Self>,
-        stack_id: &str,
-    ) -> Result<PluginProviders, ServiceError> {
-        let config = self.engine()?.clone();
-        let allowed = self.accounts().allowed_packages(stack_id).await?;
+    pub(crate) async fn providers(&self, stack_id: &str) -> Result<PluginProviders, ServiceError> {
+        let config = self.engine.get()?.clone();
+        let allowed = self.accounts.allowed_packages(stack_id).await?;
         let search = PluginSearch::from_env(config.plugin_dirs.clone());
         let (engine, _logs) = EngineService::start()
             .await

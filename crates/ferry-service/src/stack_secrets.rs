@@ -10,7 +10,7 @@ use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::{Deployment, SecretsProviders};
 use serde_json::json;
 
-use crate::stack_config::StackConfig;
+use crate::stacks::stack_config::StackConfig;
 use crate::ServiceError;
 
 pub(crate) struct StackSecrets {

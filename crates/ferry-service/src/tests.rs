@@ -8,7 +8,8 @@ async fn service() -> Arc<Ferry> {
 
 #[tokio::test]
 async fn demo_stack_loads_once_with_masked_secrets() {
-    let s = service().await.stacks();
+    let ferry = service().await;
+    let s = ferry.stacks();
     let created = s.ensure_demo().await.unwrap().expect("first start creates it");
     assert_eq!(created.name, DEMO_STACK);
     assert!(s.ensure_demo().await.unwrap().is_none(), "second start leaves it alone");
@@ -28,7 +29,8 @@ async fn demo_stack_loads_once_with_masked_secrets() {
 
 #[tokio::test]
 async fn a_bad_upload_stores_nothing() {
-    let s = service().await.stacks();
+    let ferry = service().await;
+    let s = ferry.stacks();
     let err = s
         .upload(
             Some("a/b/c"),
@@ -49,7 +51,8 @@ async fn a_bad_upload_stores_nothing() {
 
 #[tokio::test]
 async fn a_checkpoint_names_its_own_stack() {
-    let s = service().await.stacks();
+    let ferry = service().await;
+    let s = ferry.stacks();
     let file =
         br#"{"version":3,"checkpoint":{"stack":"acme/site/prod","latest":{"resources":[]}}}"#;
     let out = s.upload(None, file.to_vec(), None, "upload").await.unwrap();

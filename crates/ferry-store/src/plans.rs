@@ -24,6 +24,14 @@ pub struct PlanRevision {
     pub previews: Vec<String>,
 }
 
+impl PlanRevision {
+    /// The revision's options, read as the service wrote them (a value that does not read, as
+    /// the defaults: options only ever widen what a revision does by being set).
+    pub fn options_or_default<T: serde::de::DeserializeOwned + Default>(&self) -> T {
+        serde_json::from_str(&self.options).unwrap_or_default()
+    }
+}
+
 /// A read-only link (see `ferry_types::plans::ShareLink`).
 pub type PlanShare = ferry_types::plans::ShareLink;
 

@@ -10,6 +10,7 @@ pub mod discovery;
 pub mod errors;
 pub mod identify;
 pub mod invitations;
+pub mod outcomes;
 pub mod plans;
 pub mod previews;
 pub mod terraform;
@@ -19,6 +20,7 @@ pub use accounts::{
     ApiTokenInfo, AuditEntry, Credential, Me, MemberView, Role, RoleGrant, SignInMethods,
     UnknownRole,
 };
+pub use outcomes::{DiffCause, DiffKind, ImportStatus, ResultStatus, StepOp};
 
 /// What the API answers when a request fails: `{"error": {"code", "message", "path"?, ...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -171,7 +173,7 @@ pub struct JobEvent {
     #[serde(rename = "type")]
     pub type_: String,
     /// `ready`, `not-found`, … for imports; the step's operation for programs.
-    pub status: String,
+    pub status: ResultStatus,
     /// Why it failed, when it did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
@@ -424,7 +426,7 @@ pub struct ResultRow {
     #[serde(rename = "type")]
     pub type_: String,
     /// An import status (`ready`, `failed`, …) or a program step's operation (`import`, …).
-    pub status: String,
+    pub status: ResultStatus,
     /// Warnings and Check failures, with the reason a resource failed.
     pub warnings: Vec<String>,
     /// Properties whose read value differs from the program's (imports must have none).
@@ -471,63 +473,6 @@ pub struct ResultPage {
     /// Differences across the preview that are only zero values or defaults
     /// ([`ResultRow::zero_or_default`] summed).
     pub zero_or_default: usize,
-}
-
-/// What kind of change a property sees, from the resource's current value to the program's.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum DiffKind {
-    /// No change.
-    None,
-    Add,
-    Delete,
-    Update,
-    /// A change the provider can only make by replacing the resource.
-    Replace,
-}
-
-/// Why a property differs (or looks like it does).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "kebab-case")]
-pub enum DiffCause {
-    /// Values agree.
-    Equal,
-    /// The program sets a value the resource does not have (a real difference).
-    Program,
-    /// The program leaves it out; the provider's `Check` filled in a default.
-    ProviderDefault,
-    /// The program leaves it out and Read returned a zero value (`""`, `0`, `false`, `[]`,
-    /// `{}`): a provider that invents values for unset properties (2022 import notes).
-    ZeroValue,
-    /// The program leaves it out and the resource has a value.
-    Missing,
-    /// Listed in `ignoreChanges`: the resource's value is kept.
-    Ignored,
-}
-
-impl DiffKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiffKind::None => "none",
-            DiffKind::Add => "add",
-            DiffKind::Delete => "delete",
-            DiffKind::Update => "update",
-            DiffKind::Replace => "replace",
-        }
-    }
-}
-
-impl DiffCause {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DiffCause::Equal => "equal",
-            DiffCause::Program => "program",
-            DiffCause::ProviderDefault => "provider-default",
-            DiffCause::ZeroValue => "zero-value",
-            DiffCause::Missing => "missing",
-            DiffCause::Ignored => "ignored",
-        }
-    }
 }
 
 /// One property of a resource under review: its values and where each came from.

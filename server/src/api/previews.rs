@@ -62,7 +62,7 @@ pub(super) async fn commit_preview(
     ApiQuery(q): ApiQuery<CommitQuery>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let outcome = ferry.previews().commit_preview(&id, passphrase(&headers)?, q.apply).await?;
+    let outcome = ferry.workflow().commit_preview(&id, passphrase(&headers)?, q.apply).await?;
     Ok((StatusCode::CREATED, Json(outcome)).into_response())
 }
 

@@ -565,6 +565,89 @@ fn the_server_depends_on_the_service_and_the_types_alone() {
     assert!(reached.is_empty(), "{reached:?}");
 }
 
+/// The service's domains, lowest first, each a folder of `crates/ferry-service/src` and the
+/// plain struct it holds (what `Ferry::wire` makes, in this order).
+const DOMAINS: [(&str, &str); 9] = [
+    ("jobs", "Jobs"),
+    ("accounts", "Accounts"),
+    ("stacks", "Stacks"),
+    ("backends", "Backends"),
+    ("webhooks", "Webhooks"),
+    ("previews", "Previews"),
+    ("workflow", "Workflow"),
+    ("plans", "Plans"),
+    ("discoveries", "Discoveries"),
+];
+
+/// The text of a Rust file without its comments (a doc comment may name a domain above).
+fn code_of(text: &str) -> String {
+    text.lines()
+        .map(|l| match l.find("//") {
+            Some(at) if !l[..at].contains('"') => &l[..at],
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn names_word(code: &str, word: &str) -> bool {
+    code.match_indices(word).any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let after = code[at + word.len()..].chars().next();
+        let ident = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+        !ident(before) && !ident(after)
+    })
+}
+
+/// Each domain is a folder holding a plain struct (no `Deref` to a shared core, no macro-made
+/// handle), and depends only on domains below it: none names one above, by its type or its
+/// module, so calls run one way, as `Ferry::wire` hands the domains out.
+#[test]
+fn the_services_domains_stand_alone_and_depend_one_way() {
+    let src = root().join("crates/ferry-service/src");
+    let mut upward = Vec::new();
+    for (rank, (folder, ty)) in DOMAINS.iter().enumerate() {
+        let dir = src.join(folder);
+        let root_file = std::fs::read_to_string(dir.join("mod.rs"))
+            .unwrap_or_else(|e| panic!("the {ty} domain has no {}/mod.rs: {e}", dir.display()));
+        assert!(
+            names_word(&code_of(&root_file), &format!("pub struct {ty}")),
+            "{folder}/mod.rs holds the {ty} struct"
+        );
+        let mut files = Vec::new();
+        walk(&dir, &mut files);
+        for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+            let code = code_of(&std::fs::read_to_string(file).unwrap());
+            for (above, above_ty) in &DOMAINS[rank + 1..] {
+                if names_word(&code, above_ty) || code.contains(&format!("crate::{above}")) {
+                    upward.push(format!("{} ({ty}) names {above_ty}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(upward.is_empty(), "a domain calls one above it: {upward:#?}");
+    // Each domain has service-level tests of its own, named after it.
+    let tests = std::fs::read_to_string(root().join("crates/ferry-service/tests/domains.rs"))
+        .expect("the service's domain tests");
+    for (folder, ty) in DOMAINS {
+        assert!(
+            tests.contains(&format!("async fn {folder}_")),
+            "crates/ferry-service/tests/domains.rs has no test of {ty} (`async fn {folder}_…`)"
+        );
+    }
+    let mut files = Vec::new();
+    walk(&src, &mut files);
+    for file in files.iter().filter(|p| p.extension().is_some_and(|e| e == "rs")) {
+        let code = code_of(&std::fs::read_to_string(file).unwrap());
+        assert!(
+            !code.contains("ops::Deref") && !code.contains("impl Deref"),
+            "{} reaches a shared core through Deref",
+            file.display()
+        );
+        assert!(!code.contains("macro_rules!"), "{} makes types by macro", file.display());
+    }
+}
+
 /// The service asks providers through the engine's typed calls (`ferry_engine::inquiry`, the
 /// deployment's steps), never in `pulumirpc` messages of its own.
 #[test]

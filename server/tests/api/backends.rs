@@ -306,7 +306,7 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     // The lease runs out (nobody renews it); recovery on start (SQLite: any lock not
     // released, since one instance runs; PostgreSQL: those whose lease ran out) removes it.
     tokio::time::sleep(std::time::Duration::from_millis(1600)).await;
-    stacks.jobs().recover_jobs().await.unwrap();
+    stacks.recover().await.unwrap();
     assert!(!root.join(left).exists(), "the lock file the killed instance left is removed");
     let (status, locks) = call(&app, get(&format!("/api/v1/stacks/{id}/locks"))).await;
     assert_eq!(status, StatusCode::OK, "{locks}");

@@ -128,7 +128,7 @@ async fn team(store: ferry_store::Store, key: [u8; 32], allow_private: bool, wor
         Ferry::new(store, 1 << 20).with_engine(engine).with_webhooks(settings(allow_private));
     let (app, ferry) = common::bare_app_of(ferry, true).await;
     if worker {
-        tokio::spawn(ferry.webhooks().run());
+        tokio::spawn(ferry.webhooks().clone().run());
     }
     let admin = common::token_for(&ferry, "admin", "ferry", Role::Admin).await;
     let pat = common::token_for(&ferry, "pat", "ferry", Role::Planner).await;
@@ -363,7 +363,7 @@ async fn deliveries_queued_before_a_restart_go_out_after_it() {
             .with_engine(EngineConfig::new(vec![common::plugin_dir()], None, key))
             .with_webhooks(settings(true)),
     );
-    tokio::spawn(after.webhooks().run());
+    tokio::spawn(after.webhooks().clone().run());
     let got = received.wait_for(1).await;
     let payload: Value = serde_json::from_str(&got[0].1).unwrap();
     assert_eq!(payload["event"], "plan-created");

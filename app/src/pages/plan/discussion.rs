@@ -375,7 +375,7 @@ pub(super) fn CompareRevisions(access: PlanAccess, latest: i64) -> impl IntoView
                     let urns: std::collections::BTreeSet<String> = a.rows.keys().chain(b.rows.keys()).cloned().collect();
                     let changes: Vec<(String, String, String)> = urns.into_iter().filter_map(|urn| {
                         let (x, y) = (a.rows.get(&urn), b.rows.get(&urn));
-                        let describe = |r: Option<&ResultRow>| r.map(|r| if r.differs.is_empty() { r.status.clone() } else { format!("{} (differs: {})", r.status, r.differs.join(", ")) }).unwrap_or_else(|| "—".into());
+                        let describe = |r: Option<&ResultRow>| r.map(|r| if r.differs.is_empty() { r.status.to_string() } else { format!("{} (differs: {})", r.status, r.differs.join(", ")) }).unwrap_or_else(|| "—".into());
                         let (dx, dy) = (describe(x), describe(y));
                         (dx != dy).then(|| (x.or(y).map(|r| r.name.clone()).unwrap_or(urn), dx, dy))
                     }).collect();

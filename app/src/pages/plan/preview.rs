@@ -20,7 +20,7 @@ fn row_of(e: &JobEvent) -> ResultRow {
         urn: e.urn.clone(),
         name: e.name.clone(),
         type_: e.type_.clone(),
-        status: e.status.clone(),
+        status: e.status,
         warnings: e.message.clone().into_iter().collect(),
         differs: Vec::new(),
         zero_or_default: 0,

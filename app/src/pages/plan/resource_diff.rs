@@ -134,7 +134,7 @@ pub(super) fn DiffPanel(
                     view! {
                         <div class="review-head">
                             <h2 id="review-name">{d.row.name.clone()}</h2>
-                            <span class=format!("badge status-{}", d.row.status)>{d.row.status.clone()}</span>
+                            <span class=format!("badge status-{}", d.row.status)>{d.row.status.as_str()}</span>
                             {move || marks.enabled().then(|| {
                                 let (on, set) = (viewed_urn.clone(), viewed_urn.clone());
                                 view! {

@@ -77,7 +77,7 @@ pub(super) fn ResultsTable(
                 all.iter()
                     .enumerate()
                     .filter(|(_, r)| {
-                        (status.is_empty() || r.status == status)
+                        (status.is_empty() || r.status.as_str() == status)
                             && (type_.is_empty() || r.type_ == type_)
                             && (needle.is_empty()
                                 || r.name.to_lowercase().contains(&needle)
@@ -158,7 +158,7 @@ pub(super) fn ResultsTable(
 
     let statuses = Memo::new(move |_| {
         match live.with(|r| {
-            r.as_ref().map(|r| r.iter().map(|r| r.status.clone()).collect::<BTreeSet<_>>())
+            r.as_ref().map(|r| r.iter().map(|r| r.status.to_string()).collect::<BTreeSet<_>>())
         }) {
             Some(s) => s,
             None => stored.with(|s| {
@@ -288,7 +288,7 @@ pub(super) fn ResultsTable(
                 <div style=spacer_top></div>
                 // Keyed by what the row shows, not only its position: when the live rows give way to the
                 // stored preview's (in another order), a row at the same index is another resource.
-                <For each=visible key=|(i, r)| (*i, r.as_ref().map(|r| (r.urn.clone(), r.status.clone(), r.warnings.len(), r.differs.len()))) let:item>
+                <For each=visible key=|(i, r)| (*i, r.as_ref().map(|r| (r.urn.clone(), r.status, r.warnings.len(), r.differs.len()))) let:item>
                     {
                         let (index, row) = item;
                         match row {
@@ -323,7 +323,7 @@ pub(super) fn ResultsTable(
                                                 }
                                             })}
                                         </span>
-                                        <span role="cell" class="status">{r.status.clone()}</span>
+                                        <span role="cell" class="status">{r.status.as_str()}</span>
                                         <span role="cell" title=r.type_.clone()>{r.type_.clone()}</span>
                                         <span role="cell" class="name" title=r.urn.clone()>{r.name.clone()}
                                             {move || Some(open_comments()).filter(|n| *n > 0).map(|n| view! {

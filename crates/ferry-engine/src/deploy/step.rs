@@ -32,112 +32,7 @@ impl std::fmt::Display for CheckFailure {
     }
 }
 
-/// What became of an entry of an import spec: the statuses only a spec's planned imports have
-/// (a program's import either goes ahead or is an error).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum ImportStatus {
-    Ready,
-    /// Ready, with Check failures or a Diff the provider reported: committed all the same, as
-    /// `pulumi import` does.
-    ReadyWithWarnings,
-    NotFound,
-    Failed,
-    /// Same URN and ID already in the stack: skipped.
-    AlreadyManaged,
-    /// Same URN in the stack with another ID.
-    Conflict,
-}
-
-impl ImportStatus {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ImportStatus::Ready => "ready",
-            ImportStatus::ReadyWithWarnings => "ready-with-warnings",
-            ImportStatus::NotFound => "not-found",
-            ImportStatus::Failed => "failed",
-            ImportStatus::AlreadyManaged => "already-managed",
-            ImportStatus::Conflict => "conflict",
-        }
-    }
-
-    /// Whether a commit adds the resource.
-    pub fn is_ready(self) -> bool {
-        matches!(self, ImportStatus::Ready | ImportStatus::ReadyWithWarnings)
-    }
-}
-
-impl std::fmt::Display for ImportStatus {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum StepOp {
-    /// Unchanged.
-    Same,
-    Create,
-    Update,
-    /// The marker that a resource is being replaced (its create and delete are separate steps).
-    Replace,
-    /// The new resource of a replacement.
-    CreateReplacement,
-    /// The old resource of a replacement, deleted.
-    DeleteReplaced,
-    /// Gone from the program: deleted.
-    Delete,
-    /// The `import` option: an existing resource adopted into the stack.
-    Import,
-    /// The `import` option with another ID than the stack holds: the old one is deleted and the
-    /// given one imported.
-    ImportReplacement,
-    /// `get`: an external resource read, not managed.
-    Read,
-    /// `get` of a resource the stack manages under another ID: the managed one is deleted.
-    ReadReplacement,
-    /// `get` of a resource the stack manages with the same ID: released from management,
-    /// kept as an external reference (nothing is deleted).
-    Relinquish,
-}
-
-impl StepOp {
-    /// Whether the step changes anything outside the stack when executed.
-    pub fn mutates(self) -> bool {
-        matches!(
-            self,
-            StepOp::Create
-                | StepOp::Update
-                | StepOp::CreateReplacement
-                | StepOp::DeleteReplaced
-                | StepOp::Delete
-        )
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            StepOp::Same => "same",
-            StepOp::Create => "create",
-            StepOp::Update => "update",
-            StepOp::Replace => "replace",
-            StepOp::CreateReplacement => "create-replacement",
-            StepOp::DeleteReplaced => "delete-replaced",
-            StepOp::Delete => "delete",
-            StepOp::Import => "import",
-            StepOp::ImportReplacement => "import-replacement",
-            StepOp::Read => "read",
-            StepOp::ReadReplacement => "read-replacement",
-            StepOp::Relinquish => "relinquish",
-        }
-    }
-}
-
-impl std::fmt::Display for StepOp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
+pub use ferry_types::{ImportStatus, ResultStatus, StepOp};
 
 /// What kind of change a property sees, and why: the protocol's types, which a preview's
 /// results carry to the browser as they are.
@@ -271,10 +166,10 @@ impl Step {
     }
 
     /// What the step amounts to, as shown: a planned import's status, else the operation.
-    pub fn status_text(&self) -> &'static str {
+    pub fn result_status(&self) -> ResultStatus {
         match self.status {
-            Some(s) => s.as_str(),
-            None => self.op.as_str(),
+            Some(s) => ResultStatus::Import(s),
+            None => ResultStatus::Step(self.op),
         }
     }
 }

@@ -184,6 +184,9 @@ pub struct DiscoveredToPlan {
 }
 
 /// `POST /plans/{id}/comments`: a comment on a revision's resource (and property), or a reply.
+/// The most characters a comment, or a request for changes, has.
+pub const MAX_COMMENT_CHARS: usize = 10_000;
+
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[schemars(example = serde_json::json!({"revision": 2, "urn": "urn:pulumi:prod::web::random:index/randomPet:RandomPet::pet", "path": "length", "body": "Is this the pet the web tier reads?"}))]

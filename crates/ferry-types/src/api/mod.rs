@@ -10,6 +10,7 @@ use std::marker::PhantomData;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use schemars::{JsonSchema, Schema, SchemaGenerator};
 use serde::de::DeserializeOwned;
+use serde::Serialize;
 
 use crate::discovery::{DiscoveryRequest, DiscoveryView, Listables, ProbeResult};
 use crate::identify::{IdentificationChoices, IdentificationJob, IdentifyRequest};
@@ -62,6 +63,19 @@ pub struct NoBody;
 /// by type.
 #[derive(Debug, Clone, Copy)]
 pub struct FileBody;
+
+/// A body that is JSON of `T`, or a file sent as it is (or a form of files), told apart by its
+/// content type: a stack uploaded as a file or connected to its backend by JSON; a Terraform
+/// state's location alone, or with its configuration's files as a form. Written as `T` is.
+#[derive(Debug, Clone, Serialize)]
+#[serde(transparent)]
+pub struct JsonOrFile<T>(pub T);
+
+impl<T: JsonSchema> WireSchema for JsonOrFile<T> {
+    fn wire(generator: &mut SchemaGenerator) -> Wire {
+        Wire::JsonOrFile(generator.subschema_for::<T>())
+    }
+}
 
 /// An answer of text (generated code; with `?format=json`, a JSON object of it).
 #[derive(Debug, Clone, Copy)]
@@ -121,6 +135,8 @@ pub enum Wire {
     Json(Schema),
     /// A file sent as it is, or a form of files.
     File,
+    /// JSON of this schema, or a file or a form ([`JsonOrFile`]).
+    JsonOrFile(Schema),
     /// Text (code).
     Text,
     /// Server-sent events.
@@ -514,7 +530,7 @@ endpoints! {
     STACKS: NoBody => Vec<StackSummary> = get("/stacks");
     /// `?name=org/project/stack&force=`: a state file as the body, sent as it is; or, as JSON,
     /// a stack a DIY backend keeps ([`ConnectStack`]).
-    UPLOAD_STACK: ConnectStack => UploadOutcome = create("/stacks");
+    UPLOAD_STACK: JsonOrFile<ConnectStack> => UploadOutcome = create("/stacks");
     STACK: NoBody => StackSummary = get("/stacks/{id}");
     STACK_VERSIONS: NoBody => Vec<StackSummary> = get("/stacks/{id}/versions");
     STACK_LOCKS: NoBody => Vec<BackendLock> = get("/stacks/{id}/locks");
@@ -592,7 +608,7 @@ endpoints! {
     /// or a form of it (`state`) and its configuration (`configuration`).
     MIGRATE_TERRAFORM: FileBody => MigrationView = may_create("/stacks/{id}/migrations/terraform");
     /// Where the state lives as JSON, or a form of it (`remote`) and the configuration.
-    MIGRATE_TERRAFORM_REMOTE: RemoteState => MigrationView = may_create("/stacks/{id}/migrations/terraform/remote");
+    MIGRATE_TERRAFORM_REMOTE: JsonOrFile<RemoteState> => MigrationView = may_create("/stacks/{id}/migrations/terraform/remote");
     /// `?url=&workspace_key_prefix=`.
     TERRAFORM_WORKSPACES: NoBody => Workspaces = get("/stacks/{id}/migrations/terraform/workspaces");
     DISCOVERY: NoBody => DiscoveryView = get("/discoveries/{id}");

@@ -52,7 +52,7 @@ impl<'a> StepLog<'a> {
                 urn: step.urn.clone(),
                 name: step.name.clone(),
                 type_: step.type_.clone(),
-                status: step.status_text().to_string(),
+                status: step.result_status(),
                 message: step.error.clone().or_else(|| step.warnings.first().cloned()),
             });
         }

@@ -6,7 +6,7 @@ use ferry_engine::import::ImportStrategy;
 use ferry_engine::import_spec::{import_spec_from_value, read_spec_json};
 use ferry_types::previews::ProgramEnvelope;
 
-use crate::programs::{ProgramRequest, ProgramSource};
+use crate::previews::programs::{ProgramRequest, ProgramSource};
 use crate::{PreviewRecord, Previews, ServiceError};
 
 /// What to preview against a stack's latest version: an import spec or a program, the scope,

@@ -14,7 +14,7 @@ use ferry_types::{Resolution, ResolutionAction, ResultDetail, SourceKind};
 use serde_json::Value;
 
 use crate::access::Caller;
-use crate::results::{only_zero_or_default, result_steps, step_detail};
+use crate::previews::results::{only_zero_or_default, result_steps, step_detail};
 use crate::{Plans, PreviewRecord, ServiceError};
 
 fn holds_secret(v: &Value) -> bool {
@@ -202,7 +202,7 @@ impl Plans {
                 current.current.revision
             )));
         }
-        let record = self.previews().stored_preview(preview).await?;
+        let record = self.previews.stored_preview(preview).await?;
         let resolutions = choose(&record);
         if resolutions.is_empty() {
             return Err(ServiceError::Plan("nothing to resolve: no difference of what was asked is only a zero value or a default".into()));

@@ -6,6 +6,9 @@
 //! The state is never set by hand: every event calls [`Workflow::refresh_status`], which reads the
 //! facts and writes the one state they make, so a state can never disagree with its history.
 
+mod approvals;
+mod viewed;
+
 use ferry_store::plan_lifecycle::{Awaiting, ListFilter};
 use ferry_types::plans::{
     BlockerKind, ChangeRequestInput, ChangeRequestView, CommitBlocker, PlanListPage, PlanListQuery,
@@ -13,7 +16,9 @@ use ferry_types::plans::{
 };
 
 use crate::access::{Caller, Role};
-use crate::{ServiceError, Workflow};
+use crate::previews::Previews;
+use crate::webhooks::Webhooks;
+use crate::ServiceError;
 
 /// Rows in a list page unless the caller asks for fewer, and at most.
 const DEFAULT_PAGE: usize = 50;
@@ -30,7 +35,37 @@ pub(crate) fn blocked_by_changes(requests: &[ChangeRequestView]) -> Option<Strin
     })
 }
 
+/// Where plans stand: each one's state at every event, the approval rule and approvals, the
+/// commit (which the rule gates), closing and reopening, requests for changes, what a reviewer
+/// has viewed, and the lists people find plans in. Above the previews it reads and commits;
+/// what happens to a plan is announced to its organisation's webhooks from here.
+#[derive(Clone)]
+pub struct Workflow {
+    pub(crate) store: ferry_store::Store,
+    pub(crate) previews: Previews,
+    webhooks: Webhooks,
+}
+
 impl Workflow {
+    pub(crate) fn new(
+        store: ferry_store::Store,
+        previews: Previews,
+        webhooks: Webhooks,
+    ) -> Workflow {
+        Workflow { store, previews, webhooks }
+    }
+
+    /// Tells the plan's organisation's webhooks that `event` happened to it (`actor`: who did
+    /// it; none for what Ferry did). The plan's status is only computed when a webhook hears.
+    pub(crate) async fn announce(
+        &self,
+        plan_id: &str,
+        event: ferry_types::webhooks::WebhookEvent,
+        actor: Option<&str>,
+    ) {
+        self.webhooks.after_event(plan_id, event, actor, self.plan_status(plan_id)).await
+    }
+
     /// Computes the plan's state from what happened to it and keeps it. `touch`: something
     /// happened to the plan now (its last activity); a change of the stack's rule recomputes
     /// without being the plan's activity.
@@ -51,10 +86,10 @@ impl Workflow {
     /// The plan's state as its history makes it now.
     pub async fn plan_status(&self, plan_id: &str) -> Result<PlanStatus, ServiceError> {
         let facts = self.store.plans().lifecycle_facts(plan_id).await?;
-        let approval = self.plans().approval_state(plan_id).await?;
+        let approval = self.approval_state(plan_id).await?;
         let requests = approval.changes_requested.clone();
         let counts = match &approval.preview {
-            Some(preview) => self.previews().review_counts(preview).await?,
+            Some(preview) => self.previews.review_counts(preview).await?,
             None => Default::default(),
         };
         let mut blockers = Vec::new();
@@ -176,9 +211,7 @@ impl Workflow {
         }
         self.store.plans().set_plan_closed(plan_id, Some(&me)).await?;
         let status = self.refresh_status(plan_id, true).await?;
-        self.webhooks()
-            .after_event(plan_id, ferry_types::webhooks::WebhookEvent::PlanClosed, Some(&me))
-            .await;
+        self.announce(plan_id, ferry_types::webhooks::WebhookEvent::PlanClosed, Some(&me)).await;
         Ok(status)
     }
 
@@ -227,7 +260,7 @@ impl Workflow {
         input: ChangeRequestInput,
     ) -> Result<PlanStatus, ServiceError> {
         let me = caller.require_signed_in()?;
-        let state = self.plans().approval_state(plan_id).await?;
+        let state = self.approval_state(plan_id).await?;
         if state.revision != input.revision
             || state.preview.as_deref() != Some(input.preview.as_str())
         {
@@ -245,10 +278,10 @@ impl Workflow {
             )));
         }
         let body = input.body.trim();
-        if body.chars().count() > crate::comments::MAX_COMMENT {
+        if body.chars().count() > ferry_types::api::MAX_COMMENT_CHARS {
             return Err(ServiceError::Invalid(format!(
                 "a request for changes holds at most {} characters",
-                crate::comments::MAX_COMMENT
+                ferry_types::api::MAX_COMMENT_CHARS
             )));
         }
         // A reviewer who asks for changes no longer approves what they asked changes to.
@@ -261,13 +294,12 @@ impl Workflow {
             .add_change_request(plan_id, &me.name, input.revision, &input.preview, body)
             .await?;
         let status = self.refresh_status(plan_id, true).await?;
-        self.webhooks()
-            .after_event(
-                plan_id,
-                ferry_types::webhooks::WebhookEvent::ChangesRequested,
-                Some(&me.name),
-            )
-            .await;
+        self.announce(
+            plan_id,
+            ferry_types::webhooks::WebhookEvent::ChangesRequested,
+            Some(&me.name),
+        )
+        .await;
         Ok(status)
     }
 

@@ -8,6 +8,8 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
+
+use ferry_store::Store;
 use std::time::Duration;
 
 use ferry_engine::progress::JobEvent;
@@ -19,7 +21,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 pub use ferry_types::{JobStatus, JobView};
 
-use crate::{Ferry, Jobs, ServiceError};
+use crate::ServiceError;
 
 /// How long a job's lease lasts unless renewed: the longest a dead instance's job still shows
 /// as running. Renewed every third of it.
@@ -118,7 +120,7 @@ pub(crate) fn parse_events<E: serde::de::DeserializeOwned>(
 }
 
 /// This instance's part in the jobs: its ID, the jobs it runs, and who to wake on a change.
-pub struct LiveJobs {
+struct LiveJobs {
     instance: String,
     lease: Duration,
     /// How long finished jobs, their events and ended sessions are kept.
@@ -137,32 +139,36 @@ pub const DEFAULT_RETENTION: Duration = Duration::from_secs(30 * 86_400);
 /// much longer than asked, seldom enough to cost nothing.
 const FORGET_EVERY: Duration = Duration::from_secs(600);
 
-impl Default for LiveJobs {
-    fn default() -> Self {
-        LiveJobs::with_lease(DEFAULT_LEASE)
-    }
+/// Background jobs (plan previews, discoveries, identifications): start, follow, cancel,
+/// recover. Beneath every domain that runs one: a job is told what to run, never who asked.
+#[derive(Clone)]
+pub struct Jobs {
+    store: Store,
+    live: Arc<LiveJobs>,
 }
 
-impl LiveJobs {
-    pub fn with_lease(lease: Duration) -> LiveJobs {
-        LiveJobs {
+impl Jobs {
+    pub(crate) fn new(store: Store, lease: Duration, retention: Duration) -> Jobs {
+        let live = LiveJobs {
             instance: ferry_store::random_id(),
             lease,
-            retention: DEFAULT_RETENTION,
+            retention,
             last_forgotten: Mutex::new(None),
             running: Mutex::new(HashMap::new()),
             changed: broadcast::channel(1024).0,
             started: std::sync::Once::new(),
-        }
+        };
+        Jobs { store, live: Arc::new(live) }
     }
 
     /// This instance's ID, as jobs and backend locks record their holder.
     pub(crate) fn instance(&self) -> &str {
-        &self.instance
+        &self.live.instance
     }
 
+    /// When a lease taken or renewed now runs out.
     pub(crate) fn lease_until(&self) -> String {
-        ferry_store::clock::in_millis(self.lease.as_millis() as i64)
+        ferry_store::clock::in_millis(self.live.lease.as_millis() as i64)
     }
 }
 
@@ -174,33 +180,13 @@ enum ToWriter {
     Flush(oneshot::Sender<()>),
 }
 
-impl Ferry {
-    /// This service's jobs with leases of `lease` (tests shorten it; `ferry serve` reads
-    /// `FERRY_JOB_LEASE_SECONDS`).
-    pub fn with_job_lease(mut self, lease: Duration) -> Ferry {
-        let retention = self.jobs.retention;
-        self.jobs = LiveJobs::with_lease(lease);
-        self.jobs.retention = retention;
-        self
-    }
-
-    /// Keeps finished jobs, their events and ended sessions for `retention` (30 days by
-    /// default), then the job upkeep removes them.
-    pub fn with_job_retention(mut self, retention: Duration) -> Ferry {
-        self.jobs.retention = retention;
-        self
-    }
-}
-
 impl Jobs {
-    /// Puts right what a previous run left: in SQLite (one instance) every job still queued
-    /// or running was this store's last process's, so it is interrupted now; in PostgreSQL
-    /// only those whose lease ran out are. Starts the lease renewal and, in PostgreSQL, the
-    /// listener for other instances' changes. `ferry serve` calls it on start.
-    pub async fn recover_jobs(&self) -> Result<Vec<String>, ServiceError> {
-        let all = self.store.dialect() == Dialect::Sqlite;
+    /// Puts right what a previous run left: with `all` (SQLite: one instance) every job still
+    /// queued or running was this store's last process's, so it is interrupted now; otherwise
+    /// (PostgreSQL) only those whose lease ran out are. Starts the lease renewal and, in
+    /// PostgreSQL, the listener for other instances' changes ([`crate::Ferry::recover`]).
+    pub(crate) async fn recover_jobs(&self, all: bool) -> Result<Vec<String>, ServiceError> {
         let interrupted = self.store.jobs().interrupt_jobs(all).await?;
-        self.backends().recover_backend_locks(all).await?;
         self.start_job_upkeep();
         Ok(interrupted)
     }
@@ -209,26 +195,29 @@ impl Jobs {
     /// from another instance), interrupting jobs whose lease ran out, and PostgreSQL's
     /// notifications. It holds the service weakly, and stops when the service is dropped.
     fn start_job_upkeep(&self) {
-        self.jobs.started.call_once(|| {
-            let weak = Arc::downgrade(&self.0);
-            let every = self.jobs.lease / 3;
+        self.live.started.call_once(|| {
+            // The tasks hold this instance's jobs weakly, and stop once the service is dropped.
+            let weak: Weak<LiveJobs> = Arc::downgrade(&self.live);
+            let store = self.store.clone();
+            let every = self.live.lease / 3;
             tokio::spawn(async move {
                 let mut tick = tokio::time::interval(every);
                 tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
                 loop {
                     tick.tick().await;
-                    let Some(service) = weak.upgrade() else { return };
-                    if let Err(e) = service.jobs().job_upkeep().await {
+                    let Some(live) = weak.upgrade() else { return };
+                    let jobs = Jobs { store: store.clone(), live };
+                    if let Err(e) = jobs.job_upkeep().await {
                         tracing::warn!(error = %e, "job upkeep failed; retrying");
                     }
                 }
             });
-            let weak: Weak<Ferry> = Arc::downgrade(&self.0);
-            let changed = self.jobs.changed.clone();
+            let weak: Weak<LiveJobs> = Arc::downgrade(&self.live);
+            let changed = self.live.changed.clone();
+            let store = self.store.clone();
             tokio::spawn(async move {
-                let Some(service) = weak.upgrade() else { return };
-                let notifications = service.store.jobs().job_notifications().await;
-                drop(service);
+                let notifications = store.jobs().job_notifications().await;
+                drop(store);
                 let mut notifications = match notifications {
                     Ok(Some(n)) => n,
                     Ok(None) => return,
@@ -253,9 +242,9 @@ impl Jobs {
     }
 
     async fn job_upkeep(&self) -> Result<(), ServiceError> {
-        let until = self.jobs.lease_until();
+        let until = self.lease_until();
         let mine: Vec<(String, tokio::task::AbortHandle)> = self
-            .jobs
+            .live
             .running
             .lock()
             .expect("jobs lock")
@@ -263,7 +252,7 @@ impl Jobs {
             .map(|(id, handle)| (id.clone(), handle.clone()))
             .collect();
         if !mine.is_empty() {
-            self.store.jobs().renew_job_leases(&self.jobs.instance, &until).await?;
+            self.store.jobs().renew_job_leases(&self.live.instance, &until).await?;
         }
         for (id, handle) in mine {
             // Cancelled on another instance (or interrupted): stop running it here.
@@ -272,13 +261,13 @@ impl Jobs {
             }
         }
         for id in self.store.jobs().interrupt_jobs(false).await? {
-            let _ = self.jobs.changed.send(id);
+            let _ = self.live.changed.send(id);
         }
-        // Backend locks: this instance's kept alive, dead instances' removed.
-        self.store.stacks().renew_backend_locks(&self.jobs.instance, &until).await?;
-        self.backends().recover_backend_locks(false).await?;
+        // This instance's backend locks share its lease: kept alive with its jobs (dead
+        // instances' are removed by the service's upkeep, `Ferry::recover`).
+        self.store.stacks().renew_backend_locks(&self.live.instance, &until).await?;
         let due = self
-            .jobs
+            .live
             .last_forgotten
             .lock()
             .expect("jobs lock")
@@ -292,8 +281,8 @@ impl Jobs {
     /// Removes the jobs that finished longer ago than the retention, with their events, and
     /// the sessions and sign-in links that ended that long ago; how many jobs went.
     pub async fn forget_finished(&self) -> Result<u64, ServiceError> {
-        *self.jobs.last_forgotten.lock().expect("jobs lock") = Some(std::time::Instant::now());
-        let before = ferry_store::clock::in_seconds(-(self.jobs.retention.as_secs() as i64));
+        *self.live.last_forgotten.lock().expect("jobs lock") = Some(std::time::Instant::now());
+        let before = ferry_store::clock::in_seconds(-(self.live.retention.as_secs() as i64));
         let forgotten = self.store.jobs().forget_finished(&before).await?;
         if forgotten > 0 {
             tracing::info!(jobs = forgotten, "removed finished jobs past their retention");
@@ -314,7 +303,7 @@ impl Jobs {
         let id = new.id.to_string();
         let total = new.total;
         self.store.jobs().add_job(new).await?;
-        if !self.store.jobs().claim_job(&id, &self.jobs.instance, &self.jobs.lease_until()).await? {
+        if !self.store.jobs().claim_job(&id, &self.live.instance, &self.lease_until()).await? {
             return Ok(self.store.jobs().job(&id).await?);
         }
 
@@ -351,7 +340,7 @@ impl Jobs {
                         match service.store.jobs().add_job_events(&id, seq, &batch, total).await {
                             Ok(_) => {
                                 seq += batch.len() as i64;
-                                let _ = service.jobs.changed.send(id.clone());
+                                let _ = service.live.changed.send(id.clone());
                             }
                             Err(e) => failed = Some(e),
                         }
@@ -370,7 +359,7 @@ impl Jobs {
         });
 
         let task = tokio::spawn(run(sink));
-        self.jobs.running.lock().expect("jobs lock").insert(id.clone(), task.abort_handle());
+        self.live.running.lock().expect("jobs lock").insert(id.clone(), task.abort_handle());
         let service = self.clone();
         let job_id = id.clone();
         tokio::spawn(async move {
@@ -433,8 +422,8 @@ impl Jobs {
             if let Err(e) = ended {
                 tracing::error!(job = %job_id, error = %e, "cannot record the end of a job; it will show interrupted when its lease runs out");
             }
-            service.jobs.running.lock().expect("jobs lock").remove(&job_id);
-            let _ = service.jobs.changed.send(job_id);
+            service.live.running.lock().expect("jobs lock").remove(&job_id);
+            let _ = service.live.changed.send(job_id);
         });
         Ok(self.store.jobs().job(&id).await?)
     }
@@ -476,7 +465,7 @@ impl Jobs {
                 .is_some_and(|until| until < ferry_store::clock::now().as_str());
         if expired {
             for id in self.store.jobs().interrupt_jobs(false).await? {
-                let _ = self.jobs.changed.send(id);
+                let _ = self.live.changed.send(id);
             }
             stored = self.store.jobs().job(job_id).await?;
         }
@@ -510,10 +499,10 @@ impl Jobs {
     /// Stops a job on whichever instance runs it (at once when it is this one).
     async fn stop_job(&self, job_id: &str) -> Result<(), ServiceError> {
         self.store.jobs().cancel_job(job_id).await?;
-        if let Some(handle) = self.jobs.running.lock().expect("jobs lock").get(job_id) {
+        if let Some(handle) = self.live.running.lock().expect("jobs lock").get(job_id) {
             handle.abort();
         }
-        let _ = self.jobs.changed.send(job_id.to_string());
+        let _ = self.live.changed.send(job_id.to_string());
         Ok(())
     }
 
@@ -532,7 +521,7 @@ impl Jobs {
         let state = (
             self.clone(),
             id.to_string(),
-            self.jobs.changed.subscribe(),
+            self.live.changed.subscribe(),
             0i64,
             std::collections::VecDeque::new(),
             false,
@@ -614,8 +603,8 @@ mod tests {
     #[tokio::test]
     async fn events_reported_apart_are_written_in_few_batches_and_all_in_order() {
         const EVENTS: usize = 60;
-        let service =
-            Arc::new(Ferry::new(ferry_store::testing::scratch().await.unwrap(), 1024 * 1024));
+        let store = ferry_store::testing::scratch().await.unwrap();
+        let service = crate::Ferry::new(store.clone(), 1024 * 1024);
         let stack = service
             .stacks()
             .upload(
@@ -627,7 +616,8 @@ mod tests {
             .await
             .unwrap()
             .summary;
-        let mut changed = service.jobs.changed.subscribe();
+        let jobs = service.jobs();
+        let mut changed = jobs.live.changed.subscribe();
         let new = NewJob {
             id: "batched",
             kind: JobKind::Discovery,
@@ -636,30 +626,28 @@ mod tests {
             total: EVENTS as i64,
             detail: None,
         };
-        service
-            .jobs()
-            .start_job(new, |sink: JobSink<usize>| {
-                Box::pin(async move {
-                    for i in 0..EVENTS {
-                        sink(i);
-                        tokio::time::sleep(Duration::from_millis(2)).await;
-                    }
-                    Ok(JobEnd::default())
-                })
+        jobs.start_job(new, |sink: JobSink<usize>| {
+            Box::pin(async move {
+                for i in 0..EVENTS {
+                    sink(i);
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+                Ok(JobEnd::default())
             })
-            .await
-            .unwrap();
+        })
+        .await
+        .unwrap();
         // One announcement per batch written, and one at the end.
         let mut announcements = 0;
         loop {
             let id = changed.recv().await.unwrap();
             announcements += 1;
-            if service.store.jobs().job(&id).await.unwrap().status != JobStatus::Running {
+            if store.jobs().job(&id).await.unwrap().status != JobStatus::Running {
                 break;
             }
         }
         let events: Vec<usize> =
-            parse_events(service.store.jobs().job_events("batched", 0).await.unwrap()).unwrap();
+            parse_events(store.jobs().job_events("batched", 0).await.unwrap()).unwrap();
         assert_eq!(events, (0..EVENTS).collect::<Vec<_>>(), "every event, once, in order");
         // Written one at a time they took one write each (60); gathered, a few (2 to 4 here).
         assert!(

@@ -67,7 +67,7 @@ fn step_row(s: &Step) -> ResultRow {
         urn: s.urn.clone(),
         name: s.name.clone(),
         type_: s.type_.clone(),
-        status: s.status_text().to_string(),
+        status: s.result_status(),
         warnings,
         differs,
         zero_or_default,
@@ -120,7 +120,7 @@ impl ResultRows {
         let rows = result_rows(record);
         let mut by_status = std::collections::BTreeMap::<String, usize>::new();
         for r in &rows {
-            *by_status.entry(r.status.clone()).or_insert(0) += 1;
+            *by_status.entry(r.status.as_str().to_string()).or_insert(0) += 1;
         }
         let types: BTreeSet<&str> = rows.iter().map(|r| r.type_.as_str()).collect();
         let types = types.into_iter().map(str::to_string).collect();
@@ -336,12 +336,25 @@ pub(crate) struct PreviewCounts {
 }
 
 impl Previews {
+    /// A preview of the shared plan's revision, by position, without its ID.
+    pub async fn shared_preview(
+        &self,
+        token: &str,
+        revision: Option<i64>,
+        index: usize,
+    ) -> Result<crate::PreviewRecord, ServiceError> {
+        let id = self.shares.preview_id(token, revision, index).await?;
+        let mut record = self.stored_preview(&id).await?;
+        record.id = String::new();
+        Ok(record)
+    }
+
     /// The stored preview `r` names, checking the read-only link when it is one.
     pub async fn preview_by_ref(&self, r: &PreviewRef) -> Result<PreviewRecord, ServiceError> {
         match r {
             PreviewRef::Owner { preview } => self.stored_preview(preview).await,
             PreviewRef::Shared { token, revision, index } => {
-                self.plans().shared_preview(token, Some(*revision), *index).await
+                self.shared_preview(token, Some(*revision), *index).await
             }
         }
     }
@@ -351,7 +364,7 @@ impl Previews {
         match r {
             PreviewRef::Owner { preview } => Ok(preview.clone()),
             PreviewRef::Shared { token, revision, index } => {
-                self.plans().shared_preview_id(token, Some(*revision), *index).await
+                self.shares.preview_id(token, Some(*revision), *index).await
             }
         }
     }
@@ -378,10 +391,12 @@ impl Previews {
                 }
             }
             PreviewRef::Shared { token, revision, .. } => {
-                Some(self.plans().shared_revision(token, Some(*revision)).await?)
+                Some(self.shares.revision(token, Some(*revision)).await?)
             }
         };
-        Ok(revision.map(|rev| crate::plans::options_of(&rev).decisions).unwrap_or_default())
+        Ok(revision
+            .map(|rev| rev.options_or_default::<ferry_types::plans::PlanOptions>().decisions)
+            .unwrap_or_default())
     }
 
     /// The stored preview's results rows, made once and kept (a stored preview never changes),
@@ -450,12 +465,11 @@ impl Previews {
         let (version, planned);
         let full: &StackGraph = match record.committed_version {
             Some(v) => {
-                version = self.stacks().version(&record.stack_id, Some(v)).await?;
+                version = self.stacks.version(&record.stack_id, Some(v)).await?;
                 version.graph()
             }
             None => {
-                let base =
-                    self.stacks().version(&record.stack_id, Some(record.base_version)).await?;
+                let base = self.stacks.version(&record.stack_id, Some(record.base_version)).await?;
                 let existing = base.deployment.reference_index();
                 let added: Vec<Resource> = result_steps(&record)
                     .filter(|s| !existing.contains_key(s.urn.as_str()))

@@ -10,6 +10,7 @@
 //! is made and again on every attempt, against the address the connection then uses.
 
 use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use ferry_state::secrets::PassphraseCrypter;
@@ -19,7 +20,9 @@ use ferry_types::webhooks::{
 };
 
 use crate::access::{Caller, Role};
-use crate::{ServiceError, Webhooks};
+use ferry_types::plans::PlanStatus;
+
+use crate::{EngineSlot, ServiceError};
 
 /// Attempts a delivery gets before it is marked failed.
 pub const MAX_ATTEMPTS: i64 = 6;
@@ -103,9 +106,34 @@ pub fn signature(secret: &str, body: &[u8]) -> String {
     format!("sha256={hex}")
 }
 
+/// Organisations' webhooks and the deliveries of plan events to them (signed, retried, never
+/// to the server's own network unless allowed). Told what happened, with the plan's status, by
+/// the workflow; it calls no domain.
+#[derive(Clone)]
+pub struct Webhooks {
+    store: ferry_store::Store,
+    engine: EngineSlot,
+    webhook_settings: Arc<WebhookSettings>,
+    /// Wakes the worker when a delivery is queued.
+    webhook_wake: Arc<tokio::sync::Notify>,
+}
+
 impl Webhooks {
+    pub(crate) fn new(
+        store: ferry_store::Store,
+        engine: EngineSlot,
+        settings: WebhookSettings,
+    ) -> Webhooks {
+        Webhooks {
+            store,
+            engine,
+            webhook_settings: Arc::new(settings),
+            webhook_wake: Default::default(),
+        }
+    }
+
     fn crypter(&self) -> Result<PassphraseCrypter, ServiceError> {
-        Ok(PassphraseCrypter::from_key(&self.engine()?.payload_key))
+        Ok(PassphraseCrypter::from_key(&self.engine.get()?.payload_key))
     }
 
     /// Makes a webhook of `org` (its administrators; `*`: every organisation's events, for a
@@ -176,6 +204,7 @@ impl Webhooks {
         plan_id: &str,
         event: WebhookEvent,
         actor: Option<&str>,
+        status: impl std::future::Future<Output = Result<PlanStatus, ServiceError>>,
     ) -> Result<(), ServiceError> {
         let plan = self.store.plans().plan(plan_id).await?;
         let org = self.store.plans().lifecycle_facts(plan_id).await?.org;
@@ -192,7 +221,7 @@ impl Webhooks {
         if hearing.is_empty() {
             return Ok(());
         }
-        let status = self.workflow().plan_status(plan_id).await?;
+        let status = status.await?;
         let stack = self.store.stacks().stack(&plan.stack_id).await?.name;
         let path = format!("/plans/{plan_id}");
         let url = match &self.webhook_settings.public_url {
@@ -248,8 +277,9 @@ impl Webhooks {
         plan_id: &str,
         event: WebhookEvent,
         actor: Option<&str>,
+        status: impl std::future::Future<Output = Result<PlanStatus, ServiceError>>,
     ) {
-        if let Err(e) = self.notify(plan_id, event, actor).await {
+        if let Err(e) = self.notify(plan_id, event, actor, status).await {
             tracing::warn!(plan = %plan_id, event = event.as_str(), error = %e, "a webhook delivery was not queued");
         }
     }

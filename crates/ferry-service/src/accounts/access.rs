@@ -153,13 +153,10 @@ impl Accounts {
             Object::Plan => self.store.plans().plan(id).await?.stack_id,
             Object::Preview => self.store.stacks().preview_stack(id).await?,
             Object::Discovery => {
-                self.jobs()
-                    .status::<ferry_types::discovery::DiscoveryView>(id, None)
-                    .await?
-                    .stack_id
+                self.jobs.status::<ferry_types::discovery::DiscoveryView>(id, None).await?.stack_id
             }
             Object::Identification => {
-                self.jobs()
+                self.jobs
                     .status::<ferry_types::identify::IdentificationJob>(id, None)
                     .await?
                     .stack_id

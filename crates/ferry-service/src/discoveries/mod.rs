@@ -20,9 +20,24 @@ use ferry_types::discovery::{
 use ferry_types::plans::PlanInput;
 use serde_json::Value;
 
+use crate::jobs::Jobs;
 use crate::jobs::{parse_events, JobEnd, JobShown, JobSink};
+use crate::plans::Plans;
+use crate::plugin_host::PluginHost;
 use crate::stack_secrets::StackSecrets;
-use crate::{Discoveries, ServiceError};
+use crate::stacks::Stacks;
+use crate::{EngineSlot, ServiceError};
+
+/// Discovery of what a provider can list (its `List`), and adding what it found to a plan: the
+/// top of the domains, above plans.
+#[derive(Clone)]
+pub struct Discoveries {
+    engine: EngineSlot,
+    stacks: Stacks,
+    plans: Plans,
+    jobs: Jobs,
+    plugins: PluginHost,
+}
 
 /// At most this many types of one package are asked `List` to learn whether it answers, when
 /// the schema declares no list support.
@@ -136,9 +151,19 @@ pub fn spec_with(base: Option<&str>, selected: &[Selected]) -> Result<String, Se
 }
 
 impl Discoveries {
+    pub(crate) fn new(
+        engine: EngineSlot,
+        stacks: Stacks,
+        plans: Plans,
+        jobs: Jobs,
+        plugins: PluginHost,
+    ) -> Discoveries {
+        Discoveries { engine, stacks, plans, jobs, plugins }
+    }
+
     /// The resource types the stack's providers and the installed plugins can list.
     pub async fn listable_types(&self, stack_id: &str) -> Result<Listables, ServiceError> {
-        let version = self.stacks().version(stack_id, None).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
         let mut packages: BTreeSet<String> = version
             .deployment
@@ -146,12 +171,12 @@ impl Discoveries {
             .iter()
             .filter_map(|r| r.type_.strip_prefix("pulumi:providers:").map(str::to_string))
             .collect();
-        let config = self.engine()?.clone();
+        let config = self.engine.get()?.clone();
         packages.extend(
             ferry_engine::plugin::PluginSearch::from_env(config.plugin_dirs.clone())
                 .installed_packages(),
         );
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.plugins.providers(stack_id).await?;
         let mut result = Listables { types: Vec::new(), packages_without_list: Vec::new() };
         for package in packages {
             match listable_of(&package, &version.deployment, secrets.as_ref(), &providers).await {
@@ -190,7 +215,7 @@ impl Discoveries {
                 )));
             }
         }
-        let version = self.stacks().version(stack_id, None).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let id = ferry_store::random_id();
         let stack_id = version.summary.id.clone();
         let types: Vec<String> = request.types.iter().map(|t| t.type_.clone()).collect();
@@ -204,15 +229,15 @@ impl Discoveries {
             detail: Some(&detail),
         };
         let (service, stack) = (self.clone(), stack_id.clone());
-        self.jobs()
+        self.jobs
             .start_job(new, move |sink: JobSink<DiscoveryEvent>| {
                 Box::pin(async move {
-                    service.discoveries().run_discovery(&stack, &request, &sink).await?;
+                    service.run_discovery(&stack, &request, &sink).await?;
                     Ok(JobEnd::default())
                 })
             })
             .await?;
-        self.jobs().get::<DiscoveryView>(&id, None).await
+        self.jobs.get::<DiscoveryView>(&id, None).await
     }
 
     async fn run_discovery(
@@ -221,12 +246,12 @@ impl Discoveries {
         request: &DiscoveryRequest,
         report: &JobSink<DiscoveryEvent>,
     ) -> Result<(), ServiceError> {
-        let version = self.stacks().version(stack_id, None).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.plugins.providers(stack_id).await?;
         for q in &request.types {
             // What this stack's organisation manages of the type (never another's).
-            let index = self.stacks().managed_lookup(stack_id, &q.type_).await?;
+            let index = self.stacks.managed_lookup(stack_id, &q.type_).await?;
             let package = package_of(&q.type_);
             let instance = match &secrets {
                 Some(s) => instance_for(package, &version.deployment, s),
@@ -287,10 +312,10 @@ impl Discoveries {
         items: &[ProbeItem],
     ) -> Result<Vec<ProbeResult>, ServiceError> {
         use futures_util::StreamExt as _;
-        let version = self.stacks().version(stack_id, None).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let secrets = StackSecrets::for_reading(&version.deployment, None).ok();
-        let concurrency = self.engine()?.concurrency;
-        let providers = self.plugin_providers(stack_id).await?;
+        let concurrency = self.engine.get()?.concurrency;
+        let providers = self.plugins.providers(stack_id).await?;
         let probe_one = |item: &ProbeItem| {
             let package = package_of(&item.type_).to_string();
             let instance = match &secrets {
@@ -343,7 +368,7 @@ impl Discoveries {
         match plan_id {
             None => {
                 let spec = spec_with(None, selected)?;
-                self.plans()
+                self.plans
                     .create_plan(
                         author,
                         stack_id,
@@ -357,7 +382,7 @@ impl Discoveries {
                     .await
             }
             Some(plan_id) => {
-                let view = self.plans().plan_view(plan_id, None, false).await?;
+                let view = self.plans.plan_view(plan_id, None, false).await?;
                 if view.plan.stack_id != stack_id {
                     return Err(ServiceError::Plan(format!(
                         "plan `{plan_id}` imports into another stack"
@@ -370,7 +395,7 @@ impl Discoveries {
                     program: view.current.program.clone(),
                     options: view.current.options.clone(),
                 };
-                self.plans().save_plan(author, plan_id, input).await
+                self.plans.save_plan(author, plan_id, input).await
             }
         }
     }

@@ -1,31 +1,27 @@
 //! Identification, the CDK import design's middle step: a program's would-be creates each
 //! tried as an import under an ID built from its type's recipe (or typed by a person), proven
 //! by the provider's `Read` in a preview that is not kept, run as a job whose progress any
-//! follower sees; and a person's choices (import, create, skip) written into the plan's next
-//! revision as `import` options.
+//! follower sees. A person's choices of its rows are written into the plan by
+//! `plans/identify_choices.rs`.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use ferry_engine::deploy::{
     DeployMode, DiffCause, DiffKind, Identify, Plan, PlanScope, Step, StepOp,
 };
-use ferry_engine::program::edit::{edit_program_all, ProgramEdit};
-use ferry_engine::program::parse_program;
 use ferry_engine::progress::{JobEvent, Progress};
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_types::identify::{
-    IdChoice, IdDifference, IdentificationChoices, IdentificationEvent, IdentificationJob,
-    IdentificationRow, IdentificationStatus, Identifications,
+    IdDifference, IdentificationEvent, IdentificationJob, IdentificationRow, IdentificationStatus,
+    Identifications,
 };
-use ferry_types::plans::{PlanInput, PlanView};
 use ferry_types::JobStatus;
 
-use crate::access::Caller;
 use crate::jobs::{parse_events, JobEnd, JobShown, JobSink};
+use crate::previews::programs::parse_source;
 use crate::previews::ProgramRun;
-use crate::programs::parse_source;
-use crate::{Plans, Previews, ProgramRequest, ServiceError};
+use crate::{Previews, ProgramRequest, ServiceError};
 
 /// What the identification table shows of a step an identifying preview made.
 fn row_of(step: &Step) -> Option<IdentificationRow> {
@@ -134,8 +130,8 @@ impl Previews {
         if program.resources.is_empty() {
             return Err(ServiceError::Plan("the program declares no resources to identify".into()));
         }
-        self.backends().refresh_from_backend(stack_id).await?;
-        let version = self.stacks().version(stack_id, None).await?;
+        self.backends.refresh_from_backend(stack_id).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
         // A program identified is a snippet of what exists: the rest of the stack is left
         // alone, as a plan's program is.
@@ -162,7 +158,7 @@ impl Previews {
             detail: None,
         };
         let service = self.clone();
-        self.jobs()
+        self.jobs
             .start_job(new, move |sink: JobSink<IdentificationEvent>| {
                 // Only the name and type: a failed `Read`'s message may quote the ID it tried,
                 // which a secret part makes secret (the row says what it may).
@@ -174,7 +170,6 @@ impl Previews {
                 }));
                 Box::pin(async move {
                     let deployed = service
-                        .previews()
                         .run_program(
                             &version,
                             &program,
@@ -191,108 +186,6 @@ impl Previews {
                 })
             })
             .await?;
-        self.jobs().get::<IdentificationJob>(&id, None).await
-    }
-}
-
-impl Plans {
-    /// Writes identification's choices into the plan's program as its next revision: an
-    /// `import` option with the chosen ID for each import, the resource's block taken out for
-    /// each skip (refused while another resource refers to it), nothing for a create.
-    pub async fn choose_identifications(
-        &self,
-        author: &Caller,
-        plan_id: &str,
-        choices: IdentificationChoices,
-    ) -> Result<PlanView, ServiceError> {
-        let current = self.plan_view(plan_id, None, false).await?;
-        let Some(text) = current.current.program.clone() else {
-            return Err(ServiceError::Plan(
-                "identification is for a program's plan; this plan is an import spec".into(),
-            ));
-        };
-        if choices.choices.is_empty() {
-            return Err(ServiceError::Plan("no choices were given".into()));
-        }
-        let program = parse_program("Pulumi.yaml", &text)?;
-        // Each choice's resource key, found once (a choice names a key or a logical name).
-        let mut keys: HashMap<&str, &str> = HashMap::with_capacity(program.resources.len() * 2);
-        for r in program.resources.iter().rev() {
-            keys.insert(r.logical_name(), &r.name);
-        }
-        for r in &program.resources {
-            keys.insert(&r.name, &r.name);
-        }
-        let key_of = |name: &str| {
-            keys.get(name)
-                .copied()
-                .ok_or_else(|| ServiceError::Plan(format!("the program has no resource `{name}`")))
-        };
-        let skipped: HashSet<&str> = choices
-            .choices
-            .iter()
-            .filter(|c| c.choice == IdChoice::Skip)
-            .map(|c| key_of(&c.name))
-            .collect::<Result<_, _>>()?;
-        // Who refers to each resource, among those that stay (found once, not once per skip).
-        let mut referrers: HashMap<&str, Vec<&str>> = HashMap::new();
-        if !skipped.is_empty() {
-            for r in program.resources.iter().filter(|r| !skipped.contains(r.name.as_str())) {
-                for used in r.references() {
-                    referrers.entry(used).or_default().push(r.name.as_str());
-                }
-            }
-        }
-        // Every edit, made at once on the program as saved (with the choice it came from).
-        let mut edits = Vec::with_capacity(choices.choices.len());
-        for choice in &choices.choices {
-            let key = key_of(&choice.name)?.to_string();
-            let edit = match choice.choice {
-                IdChoice::Create => continue,
-                IdChoice::Import => {
-                    let id = choice.id.as_deref().map(str::trim).filter(|id| !id.is_empty());
-                    let id = id.ok_or_else(|| {
-                        ServiceError::Plan(format!("`{}`: importing it needs its ID", choice.name))
-                    })?;
-                    if id.contains("[secret]") {
-                        return Err(ServiceError::Plan(format!(
-                            "`{}`: its ID holds a secret, which Ferry does not write into a program every reader sees; create it, or import it with a mapping",
-                            choice.name
-                        )));
-                    }
-                    ProgramEdit::SetImport { resource: key, id: id.to_string() }
-                }
-                IdChoice::Skip => {
-                    if let Some(referrers) = referrers.get(key.as_str()) {
-                        return Err(ServiceError::Plan(format!(
-                            "`{}` cannot be skipped: {} refer to it (skip those too, or create or import it)",
-                            choice.name,
-                            referrers.iter().map(|r| format!("`{r}`")).collect::<Vec<_>>().join(", ")
-                        )));
-                    }
-                    ProgramEdit::RemoveResource { resource: key }
-                }
-            };
-            edits.push((choice.name.as_str(), edit));
-        }
-        let (names, edits): (Vec<&str>, Vec<ProgramEdit>) = edits.into_iter().unzip();
-        let text = edit_program_all(&text, &edits)
-            .map_err(|(at, e)| ServiceError::Plan(format!("`{}`: {e}", names[at])))?;
-        // A skipped resource an output or variable used leaves the program broken: said
-        // before anything is saved.
-        parse_program("Pulumi.yaml", &text).map_err(|e| {
-            ServiceError::Plan(format!("the choices would leave the program broken: {e}"))
-        })?;
-        self.save_plan(
-            author,
-            plan_id,
-            PlanInput {
-                title: None,
-                spec: None,
-                program: Some(text),
-                options: current.current.options.clone(),
-            },
-        )
-        .await
+        self.jobs.get::<IdentificationJob>(&id, None).await
     }
 }

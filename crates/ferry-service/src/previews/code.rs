@@ -19,9 +19,9 @@ use ferry_types::previews::CodeQuery;
 use ferry_types::SourceKind;
 use serde::Serialize;
 
+use crate::previews::verify::{kept_properties, verify, Verification};
 use crate::previews::SealedPayload;
 use crate::stack_secrets::StackSecrets;
-use crate::verify::{kept_properties, verify, Verification};
 use crate::{LoadedVersion, Previews, ServiceError};
 
 /// What code to make.
@@ -137,6 +137,25 @@ fn source_of(r: &Resource, secrets: &StackSecrets) -> SourceResource {
     }
 }
 
+/// What plan `plan_id` was made with of its resources' recorded Terraform states, if anything:
+/// read back (sealed with the server's payload key) by the plan's revisions and its code.
+pub(crate) async fn recorded_prior(
+    store: &ferry_store::Store,
+    engine: &crate::EngineSlot,
+    plan_id: &str,
+) -> Result<Option<std::collections::BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
+    let Some(sealed) = store.plans().plan_prior(plan_id).await? else { return Ok(None) };
+    let bad = |what: &str| {
+        ServiceError::Internal(format!(
+            "the plan's recorded states {what} (was the server's payload key replaced?)"
+        ))
+    };
+    let json = ferry_state::secrets::PassphraseCrypter::from_key(&engine.get()?.payload_key)
+        .decrypt(&sealed)
+        .map_err(|_| bad("do not decrypt"))?;
+    serde_json::from_slice(&json).map(Some).map_err(|_| bad("are damaged"))
+}
+
 impl Previews {
     /// The providers' schemas for the packages the code for `resources` types: theirs (each
     /// needed: without it the code cannot be typed), and those of the providers and components
@@ -202,7 +221,7 @@ impl Previews {
         request: &CodeRequest,
         preview_id: Option<&str>,
     ) -> Result<GeneratedCode, ServiceError> {
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.plugins.providers(stack_id).await?;
         let mut warnings = Vec::new();
         let prepared = async {
             let schemas =
@@ -224,7 +243,7 @@ impl Previews {
                         &context,
                         &schemas,
                         &providers,
-                        self.engine()?.concurrency,
+                        self.engine.get()?.concurrency,
                     )
                     .await;
                     match preview_id {
@@ -339,7 +358,7 @@ impl Previews {
         request: &CodeRequest,
         passphrase: Option<&str>,
     ) -> Result<GeneratedCode, ServiceError> {
-        let key = self.engine()?.payload_key;
+        let key = self.engine.get()?.payload_key;
         let stored = self.store.stacks().preview(id).await?;
         let record = crate::previews::parse_stored(&stored.preview_json)?;
         // What imports, by URN, with the import ID its step shows (`[secret]` when it is the
@@ -370,7 +389,7 @@ impl Previews {
             return Err(ServiceError::Code("the program imports nothing: its resources are already code; generate code from the stack".into()));
         }
         let sealed = SealedPayload::open(&stored.payload, &key)?;
-        let base = self.stacks().version(&stored.stack_id, Some(stored.base_version)).await?;
+        let base = self.stacks.version(&stored.stack_id, Some(stored.base_version)).await?;
         let mut context = self.context(&base, passphrase)?;
         // The preview's own providers and parents (entries of the spec) are context too.
         let mut resources: Vec<SourceResource> = sealed
@@ -421,8 +440,12 @@ impl Previews {
         preview_id: &str,
         resources: &mut [SourceResource],
     ) -> Result<(), ServiceError> {
-        let Some(plan) = self.plans().plan_of_preview(preview_id).await? else { return Ok(()) };
-        let Some(prior) = self.plans().plan_prior(&plan).await? else { return Ok(()) };
+        let Some((plan, _)) = self.store.plans().plan_of_preview(preview_id).await? else {
+            return Ok(());
+        };
+        let Some(prior) = recorded_prior(&self.store, &self.engine, &plan).await? else {
+            return Ok(());
+        };
         for r in resources {
             if let Some(p) = prior.get(&r.name) {
                 let references = p
@@ -490,7 +513,7 @@ impl Previews {
         request: &CodeRequest,
         passphrase: Option<&str>,
     ) -> Result<GeneratedCode, ServiceError> {
-        let v = self.stacks().version(id, version).await?;
+        let v = self.stacks.version(id, version).await?;
         let all = self.context(&v, passphrase)?;
         // Sets, so asking for many resources of a large stack stays linear.
         let wanted: std::collections::HashSet<&str> = urns.iter().map(String::as_str).collect();

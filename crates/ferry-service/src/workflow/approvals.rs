@@ -1,17 +1,19 @@
 //! Approvals: reviewers approve one revision's latest preview; a new revision or a new preview
 //! leaves earlier approvals behind; a stack's rule says how many a commit needs and whether a
-//! plan's author may approve it. The commit checks the rule (`commit_gate`).
+//! plan's author may approve it. The commit checks the rule (`commit_gate`). All of it is the workflow's: it is what moves
+//! a plan's state.
 
 use ferry_store::review::StackSettings;
+use ferry_types::api::CommitOutcome;
 use ferry_types::StackSettingsView;
 
 use crate::access::Caller;
-use crate::{Plans, ServiceError, Stacks};
+use crate::{ServiceError, Workflow};
 
 /// Where a plan stands: its latest revision and preview, their approvals, the stack's rule.
 pub type ApprovalState = ferry_types::ApprovalStateView;
 
-impl Plans {
+impl Workflow {
     pub async fn approval_state(&self, plan_id: &str) -> Result<ApprovalState, ServiceError> {
         let plan = self.store.plans().plan(plan_id).await?;
         let revision = self.store.plans().plan_revision(plan_id, None).await?;
@@ -24,7 +26,7 @@ impl Plans {
         };
         let changes_requested = self.store.plans().standing_change_requests(plan_id).await?;
         // A request for changes says more than a count of approvals: it is named first.
-        let changes = crate::lifecycle::blocked_by_changes(&changes_requested);
+        let changes = crate::workflow::blocked_by_changes(&changes_requested);
         let reason = if preview.is_none() {
             Some(format!("revision {} has no preview yet", revision.revision))
         } else if changes.is_some() {
@@ -82,18 +84,16 @@ impl Plans {
         self.store.plans().add_approval(plan_id, revision, preview, &me.name).await?;
         // The status the event kept says whether the plan is now approved (no second reckoning).
         if self
-            .workflow()
             .after_event(plan_id)
             .await
             .is_some_and(|s| s.state == ferry_types::plans::PlanState::Approved)
         {
-            self.webhooks()
-                .after_event(
-                    plan_id,
-                    ferry_types::webhooks::WebhookEvent::PlanApproved,
-                    Some(&me.name),
-                )
-                .await;
+            self.announce(
+                plan_id,
+                ferry_types::webhooks::WebhookEvent::PlanApproved,
+                Some(&me.name),
+            )
+            .await;
         }
         self.approval_state(plan_id).await
     }
@@ -108,21 +108,46 @@ impl Plans {
         if let Some(preview) = &state.preview {
             self.store.plans().remove_approval(plan_id, state.revision, preview, &me.name).await?;
         }
-        self.workflow().after_event(plan_id).await;
+        self.after_event(plan_id).await;
         self.approval_state(plan_id).await
+    }
+
+    /// Commits a preview as the stack's next version ([`crate::Previews`] does the work), once
+    /// the stack's rule allows it: a preview of a plan moves the plan's state and is announced,
+    /// even when an apply failed part-way (its version was still made).
+    pub async fn commit_preview(
+        &self,
+        id: &str,
+        passphrase: Option<String>,
+        apply: bool,
+    ) -> Result<CommitOutcome, ServiceError> {
+        if let Some(version) = self.store.stacks().preview_committed_version(id).await? {
+            return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
+        }
+        let stack_id = self.store.stacks().preview_stack(id).await?;
+        self.commit_gate(&stack_id, id).await?;
+        let outcome = self.previews.commit_preview(id, passphrase, apply).await;
+        // What follows the commit is never its failure: a state not recomputed now is at the
+        // plan's next event.
+        if let Ok(Some((plan_id, _))) = self.store.plans().plan_of_preview(id).await {
+            let committed = outcome.is_ok()
+                || matches!(self.store.stacks().preview_committed_version(id).await, Ok(Some(_)));
+            if committed {
+                self.after_event(&plan_id).await;
+                self.announce(&plan_id, ferry_types::webhooks::WebhookEvent::PlanCommitted, None)
+                    .await;
+            }
+        }
+        outcome
     }
 
     /// Refuses a commit of `preview_id` that the stack's rule does not allow yet: not the latest
     /// preview of its plan's latest revision, or too few approvals; or that a reviewer asked
     /// changes to, or whose plan was closed.
-    pub(crate) async fn commit_gate(
-        &self,
-        stack_id: &str,
-        preview_id: &str,
-    ) -> Result<(), ServiceError> {
+    async fn commit_gate(&self, stack_id: &str, preview_id: &str) -> Result<(), ServiceError> {
         let plan = self.store.plans().plan_of_preview(preview_id).await?;
         if let Some((plan_id, _)) = &plan {
-            if let Some(reason) = self.workflow().changes_block(plan_id).await? {
+            if let Some(reason) = self.changes_block(plan_id).await? {
                 return Err(ServiceError::NeedsApproval(reason));
             }
             if self.store.plans().lifecycle_facts(plan_id).await?.closed {
@@ -155,7 +180,7 @@ impl Plans {
     }
 }
 
-impl Stacks {
+impl Workflow {
     pub async fn stack_settings(&self, stack_id: &str) -> Result<StackSettingsView, ServiceError> {
         Ok(settings_view(self.store.plans().stack_settings(stack_id).await?))
     }
@@ -177,7 +202,7 @@ impl Stacks {
         };
         let settings = self.store.plans().set_stack_settings(stack_id, settings).await?;
         // Whether a plan is approved depends on the rule.
-        self.workflow().refresh_stack_plans(stack_id).await?;
+        self.refresh_stack_plans(stack_id).await?;
         Ok(settings_view(settings))
     }
 }

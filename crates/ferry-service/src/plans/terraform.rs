@@ -111,7 +111,7 @@ impl Plans {
         author.require_signed_in()?;
         let migration =
             self.terraform_migration_of(stack_id, file, what, configuration, choices).await?;
-        let summary = self.stacks().summary(stack_id).await?;
+        let summary = self.stacks.summary(stack_id).await?;
         let plan = match migration.program {
             Some(program) => {
                 let title = choices
@@ -166,7 +166,7 @@ impl Plans {
             .then(|| read_configuration(configuration))
             .transpose()
             .map_err(|e| ServiceError::Invalid(format!("the Terraform configuration: {e}")))?;
-        let summary = self.stacks().summary(stack_id).await?;
+        let summary = self.stacks.summary(stack_id).await?;
         let project = summary.name.split('/').nth(1).unwrap_or("imported").to_string();
         let mappings = self.terraform_mappings(stack_id, &state).await?;
         let options = MigrationOptions {
@@ -202,7 +202,7 @@ impl Plans {
         if providers.is_empty() {
             return Ok(mappings);
         }
-        let plugins = self.plugin_providers(stack_id).await?;
+        let plugins = self.plugins.providers(stack_id).await?;
         let (installed, runnable) = plugins.installed_and_runnable();
         // Launching a plugin takes a while: a few at once, never all of a large cache together.
         let claims: Vec<Claim> = futures_util::stream::iter(runnable.iter().cloned())

@@ -1,6 +1,6 @@
 //! Viewed marks: a reviewer ticks off the resources of a plan they have looked at, as in a code
 //! review's file list. A mark keeps the key of the result the reviewer saw (see
-//! [`crate::results`]'s result keys), so it counts only while the plan's preview shows that same
+//! [`crate::previews::results`]'s result keys), so it counts only while the plan's preview shows that same
 //! result: a new preview that changes the resource's status, differences or values leaves it
 //! unviewed again, and one that does not keeps it viewed across revisions.
 
@@ -8,7 +8,7 @@ use ferry_types::plans::{ViewedMarkAnswer, ViewedMarkInput, ViewedResources};
 use ferry_types::PreviewRef;
 
 use crate::access::Caller;
-use crate::results::ResultRows;
+use crate::previews::results::ResultRows;
 use crate::{ServiceError, Workflow};
 
 impl Workflow {
@@ -45,7 +45,7 @@ impl Workflow {
         let me = caller.require_signed_in()?;
         let plan = self.viewed_plan(preview_id).await?;
         let rows =
-            self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
+            self.previews.rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
         let mut viewed = self.counted_marks(&plan, &me.name, &rows).await?;
         // In byte order whatever the database's collation (the page looks marks up by it).
         viewed.sort();
@@ -63,7 +63,7 @@ impl Workflow {
         let me = caller.require_signed_in()?;
         let plan = self.viewed_plan(preview_id).await?;
         let rows =
-            self.previews().rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
+            self.previews.rows_of(&PreviewRef::Owner { preview: preview_id.to_string() }).await?;
         let Some(key) = rows.result_key(&input.urn) else {
             return Err(ServiceError::Plan(format!("the preview has no resource `{}`", input.urn)));
         };

@@ -4,6 +4,13 @@
 //!
 //! Invalid specs and programs never reach the engine: a revision is checked before it is saved.
 
+pub(crate) mod comments;
+mod identify_choices;
+pub(crate) mod masking;
+mod resolve;
+pub(crate) mod terraform;
+mod terraform_remote;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -15,13 +22,52 @@ use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 use ferry_types::{PackageTotal, SourceKind};
 
 use crate::access::Caller;
+use crate::accounts::Accounts;
+use crate::backends::Backends;
+use crate::jobs::Jobs;
 use crate::jobs::{JobEnd, JobSink, JobView};
-use crate::programs::{ProgramRequest, ProgramSource};
-use crate::{Plans, PreviewRequest, PreviewSource, ServiceError};
+use crate::plugin_host::PluginHost;
+use crate::previews::programs::{ProgramRequest, ProgramSource};
+use crate::previews::Previews;
+use crate::shares::ShareLinks;
+use crate::stacks::Stacks;
+use crate::workflow::Workflow;
+use crate::{EngineSlot, PreviewRequest, PreviewSource, ServiceError};
+
+/// Plans: revisions, read-only links, comments, resolutions, Terraform migrations, and each
+/// revision's preview as a job. The top of the domains but discovery: it previews through
+/// [`Previews`] and moves a plan's state through [`Workflow`], neither of which calls back.
+#[derive(Clone)]
+pub struct Plans {
+    pub(crate) store: ferry_store::Store,
+    pub(crate) engine: EngineSlot,
+    pub(crate) accounts: Accounts,
+    pub(crate) stacks: Stacks,
+    pub(crate) backends: Backends,
+    pub(crate) previews: Previews,
+    pub(crate) workflow: Workflow,
+    pub(crate) jobs: Jobs,
+    pub(crate) plugins: PluginHost,
+    pub(crate) shares: ShareLinks,
+}
+
+/// What [`Plans`] is made of, named (ten pieces are too many to pass in order).
+pub(crate) struct PlansWiring {
+    pub store: ferry_store::Store,
+    pub engine: EngineSlot,
+    pub accounts: Accounts,
+    pub stacks: Stacks,
+    pub backends: Backends,
+    pub previews: Previews,
+    pub workflow: Workflow,
+    pub jobs: Jobs,
+    pub plugins: PluginHost,
+    pub shares: ShareLinks,
+}
 
 /// A stored revision's options (written by this service, so they read back; defaults if not).
 pub(crate) fn options_of(rev: &PlanRevision) -> PlanOptions {
-    serde_json::from_str(&rev.options).unwrap_or_default()
+    rev.options_or_default()
 }
 
 /// A stored revision as the API shows it.
@@ -55,6 +101,21 @@ fn check_input(input: &PlanInput) -> Result<(), ServiceError> {
 }
 
 impl Plans {
+    pub(crate) fn new(w: PlansWiring) -> Plans {
+        Plans {
+            store: w.store,
+            engine: w.engine,
+            accounts: w.accounts,
+            stacks: w.stacks,
+            backends: w.backends,
+            previews: w.previews,
+            workflow: w.workflow,
+            jobs: w.jobs,
+            plugins: w.plugins,
+            shares: w.shares,
+        }
+    }
+
     /// A new plan for the stack, with its first revision, written by `author` (checked first:
     /// nothing is saved when the spec or program has problems).
     pub async fn create_plan(
@@ -78,7 +139,7 @@ impl Plans {
     ) -> Result<PlanView, ServiceError> {
         let author = author.require_signed_in()?;
         check_input(&input)?;
-        let summary = self.stacks().summary(stack_id).await?;
+        let summary = self.stacks.summary(stack_id).await?;
         let title = input
             .title
             .clone()
@@ -88,7 +149,7 @@ impl Plans {
         let sealed = match prior {
             Some(prior) => {
                 let json = serde_json::to_vec(prior).expect("recorded states serialise");
-                Some(PassphraseCrypter::from_key(&self.engine()?.payload_key).encrypt(&json))
+                Some(PassphraseCrypter::from_key(&self.engine.get()?.payload_key).encrypt(&json))
             }
             None => None,
         };
@@ -102,32 +163,15 @@ impl Plans {
             sealed_prior: sealed.as_deref(),
         };
         let plan = self.store.plans().add_plan(new).await?;
-        self.workflow().after_event(&plan.id).await;
-        self.webhooks()
-            .after_event(
+        self.workflow.after_event(&plan.id).await;
+        self.workflow
+            .announce(
                 &plan.id,
                 ferry_types::webhooks::WebhookEvent::PlanCreated,
                 Some(&author.name),
             )
             .await;
         self.plan_view(&plan.id, None, false).await
-    }
-
-    /// What the plan was made with of its resources' recorded states, if anything.
-    pub(crate) async fn plan_prior(
-        &self,
-        plan_id: &str,
-    ) -> Result<Option<BTreeMap<String, ferry_terraform::PriorState>>, ServiceError> {
-        let Some(sealed) = self.store.plans().plan_prior(plan_id).await? else { return Ok(None) };
-        let bad = |what: &str| {
-            ServiceError::Internal(format!(
-                "the plan's recorded states {what} (was the server's payload key replaced?)"
-            ))
-        };
-        let json = PassphraseCrypter::from_key(&self.engine()?.payload_key)
-            .decrypt(&sealed)
-            .map_err(|_| bad("do not decrypt"))?;
-        serde_json::from_slice(&json).map(Some).map_err(|_| bad("are damaged"))
     }
 
     /// The plan a preview was run for, if any.
@@ -155,7 +199,7 @@ impl Plans {
             plan_id: Some(plan_id),
             subject: None,
         };
-        self.accounts().audit(record).await
+        self.accounts.audit(record).await
     }
 
     /// A new plan whose first revision is an example to edit: an import spec or a YAML program
@@ -166,7 +210,7 @@ impl Plans {
         stack_id: &str,
         kind: SourceKind,
     ) -> Result<PlanView, ServiceError> {
-        let version = self.stacks().version(stack_id, None).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let type_ = version
             .deployment
             .resources()
@@ -222,7 +266,7 @@ impl Plans {
                 &options,
             )
             .await?;
-        self.workflow().after_event(plan_id).await;
+        self.workflow.after_event(plan_id).await;
         self.plan_view(plan_id, None, false).await
     }
 
@@ -244,7 +288,7 @@ impl Plans {
             .as_deref()
             .map(ferry_terraform::addresses_in_program)
             .unwrap_or_default();
-        let status = Some(self.workflow().plan_status(plan_id).await?);
+        let status = Some(self.workflow.plan_status(plan_id).await?);
         Ok(PlanView { plan, current, read_only, origins, status })
     }
 
@@ -255,27 +299,15 @@ impl Plans {
         plan_id: &str,
         revision: Option<i64>,
     ) -> Result<PlanView, ServiceError> {
-        let org = self.accounts().org_of(crate::access::Object::Plan, plan_id).await?;
+        let org = self.accounts.org_of(crate::access::Object::Plan, plan_id).await?;
         self.plan_view(plan_id, revision, !caller.may(&org, crate::access::Role::Planner)).await
-    }
-
-    /// A read-only link that works: not revoked, not expired, and its organisation still
-    /// allows links (a link that does not work is gone, whatever the reason).
-    pub(crate) async fn live_share(&self, token: &str) -> Result<PlanShare, ServiceError> {
-        let share =
-            self.store.plans().plan_share_by_token(&ferry_store::hash_secret(token)).await?;
-        let org = self.accounts().org_of(crate::access::Object::Plan, &share.plan_id).await?;
-        if !share.active || !self.store.plans().org_settings(&org).await?.share_links {
-            return Err(ferry_store::StoreError::ShareNotFound.into());
-        }
-        Ok(share)
     }
 
     /// The organisation and the plan behind a live read-only link: where its reads are audited,
     /// and whose timeline records them.
     pub async fn share_owner(&self, token: &str) -> Result<(String, String), ServiceError> {
-        let share = self.live_share(token).await?;
-        let org = self.accounts().org_of(crate::access::Object::Plan, &share.plan_id).await?;
+        let share = self.shares.live(token).await?;
+        let org = self.accounts.org_of(crate::access::Object::Plan, &share.plan_id).await?;
         Ok((org, share.plan_id))
     }
 
@@ -285,7 +317,7 @@ impl Plans {
         token: &str,
         revision: Option<i64>,
     ) -> Result<PlanView, ServiceError> {
-        let share = self.live_share(token).await?;
+        let share = self.shares.live(token).await?;
         let mut view = self.plan_view(&share.plan_id, revision, true).await?;
         // The plan's and previews' IDs are what editing and committing need: a reviewer gets
         // neither (previews are read through the link, by position).
@@ -297,51 +329,13 @@ impl Plans {
         Ok(view)
     }
 
-    /// A revision (the latest when `None`) of the plan behind a live read-only link.
-    pub(crate) async fn shared_revision(
-        &self,
-        token: &str,
-        revision: Option<i64>,
-    ) -> Result<PlanRevision, ServiceError> {
-        let share = self.live_share(token).await?;
-        Ok(self.store.plans().plan_revision(&share.plan_id, revision).await?)
-    }
-
-    /// The ID of the shared plan revision's preview at `index` (never shown to the link's reader).
-    pub(crate) async fn shared_preview_id(
-        &self,
-        token: &str,
-        revision: Option<i64>,
-        index: usize,
-    ) -> Result<String, ServiceError> {
-        let rev = self.shared_revision(token, revision).await?;
-        Ok(rev
-            .previews
-            .get(index)
-            .cloned()
-            .ok_or_else(|| ferry_store::StoreError::PreviewNotFound(index.to_string()))?)
-    }
-
-    /// A preview of the shared plan's revision, by position, without its ID.
-    pub async fn shared_preview(
-        &self,
-        token: &str,
-        revision: Option<i64>,
-        index: usize,
-    ) -> Result<crate::PreviewRecord, ServiceError> {
-        let id = self.shared_preview_id(token, revision, index).await?;
-        let mut record = self.previews().stored_preview(&id).await?;
-        record.id = String::new();
-        Ok(record)
-    }
-
     /// A new read-only link, lasting as long as the organisation's setting says: its token is
     /// in this answer only (the store keeps its hash).
     pub async fn share_plan(
         &self,
         plan_id: &str,
     ) -> Result<ferry_types::plans::NewShareLink, ServiceError> {
-        let org = self.accounts().org_of(crate::access::Object::Plan, plan_id).await?;
+        let org = self.accounts.org_of(crate::access::Object::Plan, plan_id).await?;
         let settings = self.store.plans().org_settings(&org).await?;
         if !settings.share_links {
             return Err(ServiceError::Forbidden(format!("organisation `{org}` does not allow read-only links (an administrator can turn them on)")));
@@ -384,7 +378,9 @@ impl Plans {
         let options = crate::plans::options_of(&rev);
         let program = rev.program.take().filter(|p| !p.trim().is_empty());
         let prior = match program {
-            Some(_) => self.plan_prior(plan_id).await?,
+            Some(_) => {
+                crate::previews::code::recorded_prior(&self.store, &self.engine, plan_id).await?
+            }
             None => None,
         };
         let (spec, strategy) = (rev.spec.take(), options.strategy);
@@ -451,7 +447,7 @@ impl Plans {
             total: total as i64,
             detail: Some(&detail),
         };
-        self.jobs()
+        self.jobs
             .start_job(new, move |sink: JobSink<JobEvent>| {
                 let progress = Progress(sink);
                 Box::pin(async move {
@@ -460,16 +456,16 @@ impl Plans {
                         scope: options.scope,
                         progress: Some(progress),
                     };
-                    let record = service.previews().preview(&stack_id, request).await?;
+                    let record = service.previews.preview(&stack_id, request).await?;
                     service
                         .store
                         .plans()
                         .add_plan_preview(&rev.plan_id, rev.revision, &record.id)
                         .await?;
-                    service.workflow().after_event(&rev.plan_id).await;
+                    service.workflow.after_event(&rev.plan_id).await;
                     service
-                        .webhooks()
-                        .after_event(
+                        .workflow
+                        .announce(
                             &rev.plan_id,
                             ferry_types::webhooks::WebhookEvent::PlanPreviewed,
                             None,
@@ -482,6 +478,6 @@ impl Plans {
                 })
             })
             .await?;
-        self.jobs().get::<JobView>(&id, Some(plan_id)).await
+        self.jobs.get::<JobView>(&id, Some(plan_id)).await
     }
 }

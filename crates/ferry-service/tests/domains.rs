@@ -1,17 +1,22 @@
-//! Each of the service's handles driven as the API and the CLI drive them, without HTTP: over a
+//! Each of the service's domains driven as the API and the CLI drive them, without HTTP: over a
 //! real store (SQLite in memory) and, where a provider answers, Ferry's own plugins, built into
-//! the same target folder by `cargo test --workspace`.
+//! the same target folder by `cargo test --workspace`. One test per domain (and its folder of
+//! `ferry-service/src`), named after it.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use ferry_engine::deploy::PlanScope;
 use ferry_service::access::{Caller, Object, Role};
+use ferry_service::webhooks::WebhookSettings;
 use ferry_service::{
     AllowedBackend, DiscoveryRequest, DiscoveryView, EngineConfig, Ferry, JobStatus, JobUpdate,
     JobView, PlanInput, PreviewRequest, PreviewSource, TypeQuery,
 };
 use ferry_types::api::CommentInput;
+use ferry_types::plans::PlanState;
+use ferry_types::webhooks::{WebhookEvent, WebhookInput};
+use ferry_types::StackSettingsView;
 use futures_util::StreamExt;
 
 /// `target/<profile>`, where `cargo test --workspace` builds the plugins beside this test.
@@ -33,6 +38,31 @@ async fn ferry_with(plugin_dirs: Vec<PathBuf>) -> Arc<Ferry> {
 
 async fn ferry() -> Arc<Ferry> {
     ferry_with(vec![plugin_dir()]).await
+}
+
+/// A Ferry whose webhooks may reach this machine (none is delivered: no worker runs).
+async fn ferry_with_local_webhooks() -> Arc<Ferry> {
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let engine = EngineConfig::new(vec![plugin_dir()], None, ferry_state::secrets::random_key());
+    let settings = WebhookSettings { allow_private: true, ..Default::default() };
+    Arc::new(Ferry::new(store, 1 << 20).with_engine(engine).with_webhooks(settings))
+}
+
+/// A plan of one import on a fresh stack, previewed through its job: its ID and its preview's.
+async fn previewed_plan(ferry: &Arc<Ferry>, planner: &Caller, stack: &str) -> (String, String) {
+    let input = PlanInput {
+        title: Some("pets".into()),
+        spec: Some(port_spec("pet")),
+        program: None,
+        options: Default::default(),
+    };
+    let plan = ferry.plans().create_plan(planner, stack, input).await.unwrap().plan.id;
+    let job = ferry.plans().start_plan_preview(&plan, None, None).await.unwrap();
+    let _: Vec<JobUpdate> =
+        ferry.jobs().follow_job::<JobView>(&job.id, Some(&plan)).await.unwrap().collect().await;
+    let done = ferry.jobs().get::<JobView>(&job.id, Some(&plan)).await.unwrap();
+    assert_eq!(done.status, JobStatus::Done, "{:?}", done.error);
+    (plan, done.preview_id.unwrap())
 }
 
 /// `user`, granted `role` in `org`, as the API sees a caller with one of their tokens.
@@ -216,7 +246,7 @@ async fn previews_reach_the_stack_only_when_committed() {
     );
     assert_eq!(previews.stored_preview(&record.id).await.unwrap().id, record.id);
 
-    previews.commit_preview(&record.id, None, false).await.unwrap();
+    ferry.workflow().commit_preview(&record.id, None, false).await.unwrap();
     let latest = stacks.version(&stack, None).await.unwrap();
     assert_eq!(latest.summary.version, 2);
     let found: Vec<_> = latest
@@ -230,7 +260,7 @@ async fn previews_reach_the_stack_only_when_committed() {
         "{found:?}"
     );
     assert!(
-        previews.commit_preview(&record.id, None, false).await.is_err(),
+        ferry.workflow().commit_preview(&record.id, None, false).await.is_err(),
         "a preview commits once"
     );
 }
@@ -291,7 +321,7 @@ async fn discoveries_list_what_a_provider_finds_and_mark_what_stacks_manage() {
     let spec =
         r#"{"resources": [{"type": "test:index:Thing", "name": "three", "id": "thing-03"}]}"#;
     let record = ferry.previews().preview(&stack, spec_request(spec)).await.unwrap();
-    ferry.previews().commit_preview(&record.id, None, false).await.unwrap();
+    ferry.workflow().commit_preview(&record.id, None, false).await.unwrap();
 
     let discoveries = ferry.discoveries();
     let query: TypeQuery =
@@ -370,4 +400,70 @@ async fn backends_connect_stacks_only_from_what_the_administrator_allows() {
             .status(),
         403
     );
+}
+
+#[tokio::test]
+async fn workflow_moves_a_plan_with_its_events_and_gates_its_commit_by_the_stacks_rule() {
+    let ferry = ferry().await;
+    let workflow = ferry.workflow();
+    let stack = empty_stack(&ferry, "acme/site/dev").await;
+    let planner = member(&ferry, "pat", "acme", Role::Planner).await;
+    let approver = member(&ferry, "ann", "acme", Role::Approver).await;
+    let rule = StackSettingsView { required_approvals: 1, author_may_approve: false };
+    workflow.set_stack_settings(&stack, rule).await.unwrap();
+
+    let (plan, preview) = previewed_plan(&ferry, &planner, &stack).await;
+    assert_eq!(workflow.plan_status(&plan).await.unwrap().state, PlanState::Previewed);
+    let refused = workflow.commit_preview(&preview, None, false).await.unwrap_err();
+    assert_eq!(refused.code(), "approval_required", "{refused}");
+    assert_eq!(
+        ferry.stacks().versions(&stack).await.unwrap().len(),
+        1,
+        "a refused commit writes nothing"
+    );
+    let author = workflow.approve(&planner, &plan, 1, &preview).await.unwrap_err();
+    assert_eq!(author.status(), 403, "the rule keeps authors from approving: {author}");
+
+    let state = workflow.approve(&approver, &plan, 1, &preview).await.unwrap();
+    assert!(state.satisfied, "{state:?}");
+    assert_eq!(workflow.plan_status(&plan).await.unwrap().state, PlanState::Approved);
+    workflow.commit_preview(&preview, None, false).await.unwrap();
+    let committed = workflow.plan_status(&plan).await.unwrap();
+    assert_eq!((committed.state, committed.committed_version), (PlanState::Committed, Some(2)));
+    assert_eq!(ferry.stacks().version(&stack, None).await.unwrap().summary.version, 2);
+}
+
+#[tokio::test]
+async fn webhooks_queue_each_plan_event_for_the_organisations_that_hear_it() {
+    let ferry = ferry_with_local_webhooks().await;
+    let stack = empty_stack(&ferry, "acme/site/dev").await;
+    let admin = member(&ferry, "ada", "acme", Role::Admin).await;
+    let outsider = member(&ferry, "oz", "other", Role::Admin).await;
+    let heard = WebhookInput {
+        url: "http://127.0.0.1:9/hook".into(),
+        events: vec![WebhookEvent::PlanCreated, WebhookEvent::PlanCommitted],
+    };
+    let hook = ferry.webhooks().create(&admin, "acme", &heard).await.unwrap();
+    assert!(hook.secret.starts_with("whsec_"), "its secret is shown once, when made");
+    let other = ferry.webhooks().create(&outsider, "other", &heard).await.unwrap();
+    assert_eq!(
+        ferry.webhooks().create(&outsider, "acme", &heard).await.unwrap_err().status(),
+        403,
+        "only the organisation's administrators make its webhooks"
+    );
+
+    let (plan, preview) = previewed_plan(&ferry, &admin, &stack).await;
+    ferry.workflow().commit_preview(&preview, None, false).await.unwrap();
+    let deliveries = ferry.webhooks().deliveries(&admin, "acme", &hook.webhook.id).await.unwrap();
+    let mut events: Vec<WebhookEvent> = deliveries.iter().map(|d| d.event).collect();
+    events.sort();
+    assert_eq!(
+        events,
+        [WebhookEvent::PlanCreated, WebhookEvent::PlanCommitted],
+        "the events it hears, once each (not the preview it does not hear)"
+    );
+    assert!(deliveries.iter().all(|d| d.plan_id == plan));
+    let elsewhere =
+        ferry.webhooks().deliveries(&outsider, "other", &other.webhook.id).await.unwrap();
+    assert!(elsewhere.is_empty(), "another organisation hears nothing of acme's plans");
 }

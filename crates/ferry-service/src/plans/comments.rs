@@ -3,13 +3,10 @@
 
 use ferry_store::accounts::AuditRecord;
 use ferry_store::review::{Comment, NewComment};
-use ferry_types::api::CommentInput;
+use ferry_types::api::{CommentInput, MAX_COMMENT_CHARS};
 
 use crate::access::Caller;
 use crate::{Plans, ServiceError};
-
-/// The longest comment, in characters.
-pub(crate) const MAX_COMMENT: usize = 10_000;
 
 impl Plans {
     pub async fn comments(
@@ -27,7 +24,7 @@ impl Plans {
         token: &str,
         revision: Option<i64>,
     ) -> Result<Vec<Comment>, ServiceError> {
-        let share = self.live_share(token).await?;
+        let share = self.shares.live(token).await?;
         let mut comments = self.store.plans().comments(&share.plan_id, revision).await?;
         for c in &mut comments {
             // The plan's ID is what editing needs: a link's reader never gets it.
@@ -44,9 +41,9 @@ impl Plans {
     ) -> Result<Comment, ServiceError> {
         let me = caller.require_signed_in()?;
         let body = input.body.trim();
-        if body.is_empty() || body.chars().count() > MAX_COMMENT {
+        if body.is_empty() || body.chars().count() > MAX_COMMENT_CHARS {
             return Err(ServiceError::Invalid(format!(
-                "a comment has 1 to {MAX_COMMENT} characters"
+                "a comment has 1 to {MAX_COMMENT_CHARS} characters"
             )));
         }
         if input.urn.trim().is_empty() {
@@ -80,7 +77,7 @@ impl Plans {
                 body,
             })
             .await?;
-        self.workflow().after_event(plan_id).await;
+        self.workflow.after_event(plan_id).await;
         Ok(comment)
     }
 
@@ -103,7 +100,7 @@ impl Plans {
             .plans()
             .resolve_comment(&thread, resolved.then_some(me.name.as_str()))
             .await?;
-        self.workflow().after_event(plan_id).await;
+        self.workflow.after_event(plan_id).await;
         Ok(resolved)
     }
 

@@ -2,6 +2,11 @@
 //! members' roles, and the audit log. Every secret handed out is 128 random bits, kept only as
 //! its SHA-256 (a slow hash adds nothing to a random secret; passwords get Argon2id).
 
+pub mod access;
+mod invitations;
+pub(crate) mod oidc_sign_in;
+pub(crate) mod sign_in_limits;
+
 use std::net::IpAddr;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -10,7 +15,8 @@ use ferry_store::accounts::{ApiToken, AuditRecord, NewAuditRecord, NewUser, Sess
 use ferry_store::StoreError;
 
 use crate::access::{Caller, CallerUser, Credential, Role, RoleGrant};
-use crate::{Accounts, ServiceError};
+use crate::jobs::Jobs;
+use crate::ServiceError;
 use ferry_types::MemberView;
 
 /// How long a browser session lasts.
@@ -20,7 +26,7 @@ pub const SIGN_IN_LINK_SECONDS: i64 = 15 * 60;
 /// The prefix of API tokens, so that secret scanners and people can tell them.
 const TOKEN_PREFIX: &str = "ferry_";
 
-pub use crate::oidc_sign_in::{OidcIdentity, PendingOidcLogin};
+pub use crate::accounts::oidc_sign_in::{OidcIdentity, PendingOidcLogin};
 
 /// One action for the audit log: who did what to which object, from where, with what outcome.
 #[derive(Debug, Clone, Copy)]
@@ -37,7 +43,7 @@ pub struct AuditEvent<'a> {
     /// user is a member of see it.
     pub subject: Option<&'a str>,
 }
-pub use crate::sign_in_limits::SignInLimits;
+pub use crate::accounts::sign_in_limits::SignInLimits;
 
 /// A secret handed out once (a session cookie's value, an API token, a sign-in link's key).
 pub struct NewSecret(pub String);
@@ -145,7 +151,21 @@ pub(crate) fn check_name(what: &str, name: &str) -> Result<(), ServiceError> {
     Ok(())
 }
 
+/// Users, sessions, tokens, members, organisations' settings, the audit log, and who may do
+/// what.
+#[derive(Clone)]
+pub struct Accounts {
+    pub(crate) store: ferry_store::Store,
+    pub(crate) sign_in_limits: std::sync::Arc<SignInLimits>,
+    /// Where a discovery's or an identification's organisation is found.
+    pub(crate) jobs: Jobs,
+}
+
 impl Accounts {
+    pub(crate) fn new(store: ferry_store::Store, jobs: Jobs) -> Accounts {
+        Accounts { store, sign_in_limits: Default::default(), jobs }
+    }
+
     /// The caller a session cookie's value stands for (anonymous when it is not a live session).
     pub async fn caller_of_session(&self, secret: &str) -> Result<Caller, ServiceError> {
         match self.store.accounts().session_user(&hash_secret(secret)).await? {

@@ -135,7 +135,7 @@ impl Stacks {
         text: Option<&str>,
     ) -> Result<EditorHelp, ServiceError> {
         let version = self.version(stack_id, None).await?;
-        let config = self.engine()?.clone();
+        let config = self.engine.get()?.clone();
         let search = PluginSearch::from_env(config.plugin_dirs.clone());
         let mut packages: BTreeSet<String> = search.installed_packages().into_iter().collect();
         let mut names = Vec::new();
@@ -155,7 +155,7 @@ impl Stacks {
 
         // Packages named in the text launch plugins only where the organisation allows them
         // (the hints are shared by every organisation, so a refusal is not kept).
-        let allowed = self.accounts().allowed_packages(stack_id).await?;
+        let allowed = self.accounts.allowed_packages(stack_id).await?;
         let missing: Vec<String> = {
             let known = self.schema_hints.0.lock().expect("hints lock");
             packages
@@ -168,7 +168,7 @@ impl Stacks {
                 .collect()
         };
         if !missing.is_empty() {
-            let providers = self.plugin_providers(stack_id).await?;
+            let providers = self.plugins.providers(stack_id).await?;
             for package in missing {
                 let hints = match providers.schema(&package, None).await {
                     Ok(text) => {

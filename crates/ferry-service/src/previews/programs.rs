@@ -164,7 +164,7 @@ impl Previews {
     }
 
     /// Runs `program` against `version` with freshly launched plugins, off the runtime's
-    /// workers as an import preview runs (see [`crate::engine_thread`]).
+    /// workers as an import preview runs (see [`crate::previews::engine_thread`]).
     pub(crate) async fn run_program(
         &self,
         version: &Arc<LoadedVersion>,
@@ -174,8 +174,8 @@ impl Previews {
         mode: DeployMode,
         progress: Option<ferry_engine::progress::Progress>,
     ) -> Result<Deployed, ServiceError> {
-        let concurrency = self.engine()?.concurrency;
-        let providers = self.plugin_providers(&version.summary.id).await?;
+        let concurrency = self.engine.get()?.concurrency;
+        let providers = self.plugins.providers(&version.summary.id).await?;
         let (version, program, secrets) = (version.clone(), program.clone(), secrets.clone());
         let (config, scope, import_mapping, identify) =
             (run.config.clone(), run.scope, run.mapping.clone(), run.identify.clone());
@@ -204,7 +204,7 @@ impl Previews {
             providers.shutdown().await;
             result
         };
-        Ok(crate::engine_thread::on_engine_thread("the program's run", work).await??)
+        Ok(crate::previews::engine_thread::on_engine_thread("the program's run", work).await??)
     }
 
     /// [`Previews::preview`] of a program.
@@ -220,8 +220,8 @@ impl Previews {
         let (file, text, program) = parse_source(source).await?;
         let parsed = started.elapsed();
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
-        self.backends().refresh_from_backend(stack_id).await?;
-        let version = self.stacks().version(stack_id, None).await?;
+        self.backends.refresh_from_backend(stack_id).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let run = ProgramRun { file, config, mapping, scope, prior, identify: None };
         let secrets = Arc::new(self.secrets_for(&version, passphrase).await?);
         let deployed = self
@@ -263,7 +263,7 @@ impl Previews {
     ) -> Result<(Deployed, StackSecrets), ServiceError> {
         let refuse = |m: String| Err(ServiceError::Commit(m));
         // The stack must not have moved on: nothing runs against the providers otherwise.
-        let latest = self.stacks().summary(&stored.stack_id).await?;
+        let latest = self.stacks.summary(&stored.stack_id).await?;
         if latest.version != stored.base_version {
             return Err(ferry_store::StoreError::StalePreview {
                 base: stored.base_version,

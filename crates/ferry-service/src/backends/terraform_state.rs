@@ -1,19 +1,15 @@
-//! Terraform and OpenTofu states read where their backends keep them (an S3 backend's objects,
-//! a local backend's files), read only, in locations a server administrator allows the
+//! Terraform and OpenTofu states as a DIY backend location holds them (an S3 backend's
+//! objects, a local backend's files), read only, where a server administrator allows the
 //! organisation, exactly as DIY backends are allowed (`--allow-backend <org>=<url>`): the
-//! default workspace's state, each workspace's, and the list of workspaces for a picker. What
-//! is read becomes a plan as an uploaded state does.
+//! default workspace's state, each workspace's, and the list of workspaces for a picker.
 
 use ferry_backend::terraform::{
     state_exists, workspace_state, workspaces_root, workspaces_under, DEFAULT_WORKSPACE,
     DEFAULT_WORKSPACE_KEY_PREFIX,
 };
-use ferry_types::terraform::{ConfigurationFile, RemoteState, Workspace};
+use ferry_types::terraform::{RemoteState, Workspace};
 
-use crate::access::{org_of_name, Caller};
-use crate::terraform::MigrationChoices;
-use crate::{Backends, Plans, ServiceError};
-use ferry_types::terraform::MigrationView;
+use crate::{Backends, ServiceError};
 
 impl Backends {
     /// The workspaces with a state of the Terraform backend whose default workspace's state is
@@ -74,43 +70,5 @@ impl Backends {
         let at = self.allowed_location(org, &at.url())?;
         let bytes = ferry_backend::read_file(&at, self.max_state_bytes as u64).await?;
         Ok((at.url(), bytes))
-    }
-}
-
-impl Plans {
-    /// [`Plans::migrate_terraform`] of the state `remote` names, read from its backend (which
-    /// the stack's organisation must be allowed to read), with the `configuration` it was
-    /// applied from when the caller has it.
-    pub async fn migrate_terraform_remote(
-        &self,
-        author: &Caller,
-        stack_id: &str,
-        remote: &RemoteState,
-        configuration: &[ConfigurationFile],
-        choices: &MigrationChoices,
-    ) -> Result<MigrationView, ServiceError> {
-        author.require_signed_in()?;
-        let org = org_of_name(&self.stacks().summary(stack_id).await?.name).to_string();
-        let (url, bytes) = self.backends().terraform_state(&org, remote).await?;
-        self.migrate_terraform_named(
-            author,
-            stack_id,
-            &bytes,
-            &format!("the Terraform state at {url}"),
-            configuration,
-            choices,
-        )
-        .await
-    }
-
-    /// The workspaces a planner of the stack's organisation may pick from (see
-    /// [`Backends::terraform_workspaces`]).
-    pub async fn terraform_workspaces(
-        &self,
-        stack_id: &str,
-        remote: &RemoteState,
-    ) -> Result<Vec<Workspace>, ServiceError> {
-        let org = org_of_name(&self.stacks().summary(stack_id).await?.name).to_string();
-        self.backends().terraform_workspaces(&org, remote).await
     }
 }

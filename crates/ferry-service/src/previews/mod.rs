@@ -6,6 +6,15 @@
 //! only while the stack is still at the version the preview ran against. Only a program's
 //! apply runs the providers again.
 
+pub(crate) mod code;
+pub(crate) mod engine_thread;
+mod identify;
+pub(crate) mod imports;
+pub(crate) mod programs;
+pub(crate) mod request;
+pub(crate) mod results;
+pub(crate) mod verify;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -21,8 +30,35 @@ use serde_json::Value;
 use ferry_types::api::CommitOutcome;
 use ferry_types::SourceKind;
 
+use crate::backends::Backends;
+use crate::jobs::Jobs;
+use crate::lru::WeightedLru;
+use crate::plugin_host::PluginHost;
+use crate::previews::results::ResultRows;
+use crate::shares::ShareLinks;
 use crate::stack_secrets::StackSecrets;
-use crate::{Previews, ServiceError};
+use crate::stacks::Stacks;
+use crate::{EngineSlot, ServiceError};
+
+/// How many stored previews' results rows are kept, together (a row is a few hundred bytes):
+/// scrolling through a 10,000-import plan's results must not parse its preview each page.
+const RESULT_CACHE_ROWS: usize = 100_000;
+
+/// Previews of imports and programs (run, stored sealed, read back), their results, their
+/// identification, their commit's work and their code. Beneath plans and the workflow: a
+/// preview knows the stack it is of, never the plan it was made for.
+#[derive(Clone)]
+pub struct Previews {
+    pub(crate) store: ferry_store::Store,
+    pub(crate) engine: EngineSlot,
+    /// Stored previews' results rows (what the plan page pages through), weighed by rows.
+    pub(crate) result_rows: Arc<std::sync::Mutex<WeightedLru<String, Arc<ResultRows>>>>,
+    pub(crate) stacks: Stacks,
+    pub(crate) backends: Backends,
+    pub(crate) jobs: Jobs,
+    pub(crate) plugins: PluginHost,
+    pub(crate) shares: ShareLinks,
+}
 
 /// What a preview was made from.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -215,6 +251,27 @@ pub(crate) fn parse_stored(json: &str) -> Result<StoredPlan, ServiceError> {
 }
 
 impl Previews {
+    pub(crate) fn new(
+        store: ferry_store::Store,
+        engine: EngineSlot,
+        stacks: Stacks,
+        backends: Backends,
+        jobs: Jobs,
+        plugins: PluginHost,
+        shares: ShareLinks,
+    ) -> Previews {
+        Previews {
+            store,
+            engine,
+            result_rows: Arc::new(std::sync::Mutex::new(WeightedLru::new(RESULT_CACHE_ROWS))),
+            stacks,
+            backends,
+            jobs,
+            plugins,
+            shares,
+        }
+    }
+
     /// Stores a preview and answers it as stored, without reading it back.
     pub(crate) async fn store_preview(
         &self,
@@ -224,7 +281,7 @@ impl Previews {
         plan: StoredPlan,
         payload: SealedPayload,
     ) -> Result<PreviewRecord, ServiceError> {
-        let key = self.engine()?.payload_key;
+        let key = self.engine.get()?.payload_key;
         let plan = Arc::new(plan);
         // The plan's JSON and the sealed payload are megabytes each for a big preview (10,000
         // imports: 7 MB and 8.6 MB of text): packed as they are written, side by side, and off
@@ -274,7 +331,10 @@ impl Previews {
     /// taken before anything runs (refused, naming the holder, when another process has it),
     /// the checkpoint must still be the preview's base, the new one is written with its backup
     /// and history, and the lock is released whatever happened.
-    pub async fn commit_preview(
+    ///
+    /// The rule a plan's approvals set is checked before, by [`crate::Workflow::commit_preview`],
+    /// the one way callers commit.
+    pub(crate) async fn commit_preview(
         &self,
         id: &str,
         passphrase: Option<String>,
@@ -284,13 +344,12 @@ impl Previews {
         if let Some(version) = stored.committed_version {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
         }
-        self.plans().commit_gate(&stored.stack_id, id).await?;
-        let Some(conn) = self.backends().connected(&stored.stack_id).await? else {
+        let Some(conn) = self.backends.connected(&stored.stack_id).await? else {
             return self.commit_stored(id, stored, passphrase, apply, None).await;
         };
-        let lock = self.backends().lock_backend(&stored.stack_id, &conn).await?;
+        let lock = self.backends.lock_backend(&stored.stack_id, &conn).await?;
         let result = self.commit_stored(id, stored, passphrase, apply, Some(&conn)).await;
-        self.backends().unlock_backend(&conn, lock).await;
+        self.backends.unlock_backend(&conn, lock).await;
         result
     }
 
@@ -302,7 +361,7 @@ impl Previews {
         apply: bool,
         backend: Option<&crate::backends::Connected>,
     ) -> Result<CommitOutcome, ServiceError> {
-        let key = self.engine()?.payload_key;
+        let key = self.engine.get()?.payload_key;
         // The plan and the sealed states are megabytes each for a big preview: read side by
         // side, off the async workers. The plan is parsed once; its own rules decide.
         let (plan_json, sealed) =
@@ -318,16 +377,16 @@ impl Previews {
             return Err(ServiceError::Commit(reason));
         }
         let sealed = sealed?;
-        let base = self.stacks().version(&stored.stack_id, Some(stored.base_version)).await?;
+        let base = self.stacks.version(&stored.stack_id, Some(stored.base_version)).await?;
         // Checked before anything runs, and again right before the write.
         let live = match backend {
-            Some(conn) => Some(self.backends().backend_unchanged(conn, &base.deployment).await?),
+            Some(conn) => Some(self.backends.backend_unchanged(conn, &base.deployment).await?),
             None => None,
         };
         let features = base.features.clone();
         // A backend's checkpoint is compared with the base again right before the write.
         let base_for_backend = backend.map(|_| base.clone());
-        let config = self.stacks().stack_config(&stored.stack_id).await?;
+        let config = self.stacks.stack_config(&stored.stack_id).await?;
         let (mut states, added, failures, run_secrets) = if record.plan.needs_execution() {
             let run = sealed.run.ok_or_else(|| {
                 ServiceError::Internal("the preview holds no program to run".into())
@@ -352,7 +411,7 @@ impl Previews {
         // this moment) its resources move into the new version rather than being copied (a
         // commit refused later leaves it to be read again). The new state is checked in memory
         // rather than written out and read back, and it is written out once.
-        self.forget(&stored.stack_id, stored.base_version);
+        self.stacks.forget(&stored.stack_id, stored.base_version);
         let (export, next, features, managed) =
             tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
                 let shared;
@@ -364,7 +423,7 @@ impl Previews {
                     }
                 };
                 // What the base manages, for the index's delta (the base moves into the result).
-                let managed_before = crate::managed::managed_by_urn(&base);
+                let managed_before = crate::stacks::managed::managed_by_urn(&base);
                 // The new head: the base's, with the secrets provider the commit needs.
                 let mut head = base.without_resources();
                 // An apply already derived the passphrase's key for its runs.
@@ -392,7 +451,7 @@ impl Previews {
                         ..Default::default()
                     },
                 )?;
-                let managed = crate::managed::managed_change(&managed_before, &next);
+                let managed = crate::stacks::managed::managed_change(&managed_before, &next);
                 // Written out once, and packed as the store keeps it (the text goes before the write).
                 Ok((
                     PackedJson::pack(&ferry_state::load::export_text(&next, &features)),
@@ -406,8 +465,8 @@ impl Previews {
         let resource_count = next.resources().len();
         if let (Some(conn), Some(_)) = (backend, live) {
             let base = base_for_backend.as_ref().expect("kept for the backend");
-            let live = self.backends().backend_unchanged(conn, &base.deployment).await?;
-            self.backends().write_backend(conn, &live, &next).await?;
+            let live = self.backends.backend_unchanged(conn, &base.deployment).await?;
+            self.backends.write_backend(conn, &live, &next).await?;
         }
         let summary = self
             .store
@@ -424,14 +483,7 @@ impl Previews {
             )
             .await?;
         // The page a committer opens next shows this version: it is already parsed.
-        self.remember(summary.clone(), next, features);
-        // Even when the apply failed part-way: the plan made a version.
-        if let Some((plan_id, _)) = self.store.plans().plan_of_preview(&stored.id).await? {
-            self.workflow().after_event(&plan_id).await;
-            self.webhooks()
-                .after_event(&plan_id, ferry_types::webhooks::WebhookEvent::PlanCommitted, None)
-                .await;
-        }
+        self.stacks.remember(summary.clone(), next, features);
         if !failures.is_empty() {
             tracing::warn!(preview = %stored.id, version = summary.version, "apply failed part-way; what was done is recorded");
             return Err(ServiceError::Commit(format!(

@@ -58,7 +58,7 @@ impl Previews {
     /// keyed hash, never the key): a preview made on one and committed on the other would fail.
     pub async fn check_payload_key(&self) -> Result<(), ServiceError> {
         use hmac::Mac as _;
-        let key = self.engine()?.payload_key;
+        let key = self.engine.get()?.payload_key;
         let mut mac = <hmac::Hmac<sha2::Sha256> as hmac::Mac>::new_from_slice(&key)
             .expect("HMAC takes any key");
         mac.update(b"ferry payload key check v1");
@@ -74,7 +74,7 @@ impl Previews {
 
     /// [`Previews::preview`] of an import spec, telling `progress` of each resource as it
     /// finishes. The spec comes read and checked, so no caller parses it twice; it is the run's
-    /// own (the run goes off the runtime's workers, see [`crate::engine_thread`]).
+    /// own (the run goes off the runtime's workers, see [`crate::previews::engine_thread`]).
     pub(crate) async fn preview_spec(
         &self,
         stack_id: &str,
@@ -83,15 +83,15 @@ impl Previews {
         progress: Option<ferry_engine::progress::Progress>,
         strategy: ImportStrategy,
     ) -> Result<PreviewRecord, ServiceError> {
-        let concurrency = self.engine()?.concurrency;
+        let concurrency = self.engine.get()?.concurrency;
         // A stack connected to a DIY backend is previewed against its checkpoint as it is now.
-        self.backends().refresh_from_backend(stack_id).await?;
-        let version = self.stacks().version(stack_id, None).await?;
+        self.backends.refresh_from_backend(stack_id).await?;
+        let version = self.stacks.version(stack_id, None).await?;
         let name: Vec<&str> = version.summary.name.split('/').collect();
         let (project, stack) = (name[1], name[2]);
 
         let started = std::time::Instant::now();
-        let providers = self.plugin_providers(stack_id).await?;
+        let providers = self.plugins.providers(stack_id).await?;
         if let Err(e) = parameterize_packages(&spec, &providers).await {
             providers.shutdown().await;
             return Err(e);
@@ -114,7 +114,8 @@ impl Previews {
             providers.shutdown().await;
             deployed
         };
-        let deployed = crate::engine_thread::on_engine_thread("the import preview", run).await?;
+        let deployed =
+            crate::previews::engine_thread::on_engine_thread("the import preview", run).await?;
         let ran = started.elapsed();
 
         let payload = SealedPayload { run: None, states: deployed.states };

@@ -8,6 +8,8 @@
 //! machine or an endpoint it will call, so a request alone never decides that, and one
 //! organisation's backend is not another's.
 
+mod terraform_state;
+
 use ferry_backend::{Backend, BackendStack, Location};
 use ferry_state::{load_state, LoadOptions};
 use serde_json::Value;
@@ -15,7 +17,9 @@ use serde_json::Value;
 use ferry_store::{NewVersion, StackName};
 
 use crate::access::{org_of_name, Caller, Role};
-use crate::{Backends, Ferry, ServiceError, UploadOutcome};
+use crate::jobs::Jobs;
+use crate::stacks::Stacks;
+use crate::{ServiceError, UploadOutcome};
 
 /// A lock Ferry holds in a backend, and its lock file's path there.
 pub(crate) struct BackendLockHeld {
@@ -87,12 +91,34 @@ fn deployment_value(deployment: &ferry_state::Deployment) -> Result<Value, Servi
         .map_err(|e| ServiceError::Internal(format!("a deployment did not serialise: {e}")))
 }
 
-impl Ferry {
-    /// Lets the service open DIY backends under these URLs (folders, buckets with their
-    /// endpoint), each for its organisation; none by default.
-    pub fn with_allowed_backends(mut self, allowed: Vec<AllowedBackend>) -> Ferry {
-        self.allowed_backends = allowed;
-        self
+/// Stacks kept in DIY backends: what a backend holds, connecting, locks and writes. Only
+/// under the roots an administrator allows.
+#[derive(Clone)]
+pub struct Backends {
+    store: ferry_store::Store,
+    /// DIY backend URLs the administrator allows.
+    allowed_backends: std::sync::Arc<Vec<AllowedBackend>>,
+    pub(crate) max_state_bytes: usize,
+    /// Whose lease a backend lock is held under.
+    jobs: Jobs,
+    stacks: Stacks,
+}
+
+impl Backends {
+    pub(crate) fn new(
+        store: ferry_store::Store,
+        allowed_backends: Vec<AllowedBackend>,
+        max_state_bytes: usize,
+        jobs: Jobs,
+        stacks: Stacks,
+    ) -> Backends {
+        Backends {
+            store,
+            allowed_backends: std::sync::Arc::new(allowed_backends),
+            max_state_bytes,
+            jobs,
+            stacks,
+        }
     }
 }
 
@@ -174,14 +200,14 @@ impl Backends {
                         "`{config_url}` is not text (a Pulumi.<stack>.yaml)"
                     ))
                 })?;
-                crate::stack_config::parse_stack_config(&yaml)?;
+                crate::stacks::stack_config::parse_stack_config(&yaml)?;
                 Some(yaml)
             }
             None => None,
         };
         let bytes = backend.read(&stack).await?;
         let (loaded, export, _) = self
-            .stacks()
+            .stacks
             .read_upload(Some(name.clone()), bytes, passphrase, "backend", false)
             .await?;
         let first = NewVersion {
@@ -189,7 +215,7 @@ impl Backends {
             source_format: &loaded.format.to_string(),
             resource_count: loaded.deployment.resources().len(),
             export,
-            managed: ferry_store::managed::ManagedChange::All(crate::managed::managed_of(
+            managed: ferry_store::managed::ManagedChange::All(crate::stacks::managed::managed_of(
                 &loaded.deployment,
             )),
         };
@@ -200,7 +226,7 @@ impl Backends {
             .add_connected_stack(&name, first, backend.url(), &stack.name, config_yaml.as_deref())
             .await?;
         tracing::info!(stack = %summary.name, backend = %url, backend_stack = %stack.name, "connected a stack to its DIY backend");
-        self.remember(summary.clone(), loaded.deployment, loaded.features);
+        self.stacks.remember(summary.clone(), loaded.deployment, loaded.features);
         Ok(crate::stacks::upload_outcome(summary, loaded.warnings))
     }
 
@@ -334,12 +360,12 @@ impl Backends {
     pub(crate) async fn refresh_from_backend(&self, stack_id: &str) -> Result<(), ServiceError> {
         let Some(conn) = self.connected(stack_id).await? else { return Ok(()) };
         let bytes = conn.backend.read(&conn.stack).await?;
-        let latest = self.stacks().version(stack_id, None).await?;
+        let latest = self.stacks.version(stack_id, None).await?;
         if deployment_value(&latest.deployment)? == Self::live_deployment(bytes.clone()).await? {
             return Ok(());
         }
         let outcome =
-            self.stacks().upload(Some(&latest.summary.name), bytes, None, "backend").await?;
+            self.stacks.upload(Some(&latest.summary.name), bytes, None, "backend").await?;
         tracing::info!(stack = %outcome.summary.name, version = outcome.summary.version, "the backend's checkpoint moved: read it as the next version");
         Ok(())
     }

@@ -1,15 +1,48 @@
 //! Stacks and their versions: uploads (read, checked, stored whole or not at all), the list a
 //! caller may read, and each version parsed once and kept while memory allows.
 
+pub(crate) mod demo;
+pub(crate) mod editor;
+pub(crate) mod managed;
+pub(crate) mod stack_config;
+pub(crate) mod views;
+
 use std::collections::{HashMap, HashSet};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use ferry_state::graph_summary::{summarise, SUMMARY_BUDGET};
 use ferry_state::{load_state, Deployment, LoadOptions, StackGraph, StateWarning};
 use ferry_store::managed::ManagedChange;
 use ferry_store::{NewVersion, PackedJson, StackName, StackSummary};
 
-use crate::{access, demo_export, managed, ServiceError, Stacks, DEMO_STACK};
+use ferry_store::Store;
+
+use crate::accounts::Accounts;
+use crate::lru::WeightedLru;
+use crate::plugin_host::PluginHost;
+use crate::stacks::editor::SchemaHints;
+use crate::{access, demo_export, EngineSlot, ServiceError, DEMO_STACK};
+
+/// How many bytes the parsed versions kept in memory may hold together, as their resources
+/// weigh themselves ([`ferry_state::Resource::held_bytes`]): by bytes, not by resources, since
+/// one stack's resources may each hold a hundred times another's. The 100,000-resource stack
+/// `scale.mjs` generates weighs 83 MB (its parsed version grows the server by about 108 MB): one
+/// such version fits with smaller ones, not two.
+const CACHE_BYTES: usize = 160 << 20;
+
+/// Stacks and their versions: uploads, the parsed versions (kept while memory allows), the
+/// editor's help, their config and what they manage.
+#[derive(Clone)]
+pub struct Stacks {
+    pub(crate) store: Store,
+    pub(crate) engine: EngineSlot,
+    pub(crate) max_state_bytes: usize,
+    /// Parsed versions, weighed by the bytes their resources hold.
+    versions: Arc<Mutex<WeightedLru<(String, i64), Arc<LoadedVersion>>>>,
+    pub(crate) schema_hints: Arc<SchemaHints>,
+    pub(crate) accounts: Accounts,
+    pub(crate) plugins: PluginHost,
+}
 
 /// A stored version, parsed once and shared: versions never change, so the cache never goes stale.
 pub struct LoadedVersion {
@@ -77,6 +110,54 @@ pub(crate) fn upload_outcome(summary: StackSummary, warnings: Vec<StateWarning>)
 }
 
 impl Stacks {
+    pub(crate) fn new(
+        store: Store,
+        engine: EngineSlot,
+        max_state_bytes: usize,
+        accounts: Accounts,
+        plugins: PluginHost,
+    ) -> Stacks {
+        Stacks {
+            store,
+            engine,
+            max_state_bytes,
+            versions: Arc::new(Mutex::new(WeightedLru::new(CACHE_BYTES))),
+            schema_hints: Default::default(),
+            accounts,
+            plugins,
+        }
+    }
+
+    fn cached(&self, key: &(String, i64)) -> Option<Arc<LoadedVersion>> {
+        self.versions.lock().expect("cache lock").get(key)
+    }
+
+    /// Drops a parsed version from the cache (a commit superseding it takes its resources).
+    pub(crate) fn forget(&self, id: &str, version: i64) {
+        self.versions.lock().expect("cache lock").remove(&(id.to_string(), version));
+    }
+
+    /// A version just stored (uploaded or committed), kept parsed for the pages that follow.
+    pub(crate) fn remember(
+        &self,
+        summary: StackSummary,
+        deployment: Deployment,
+        features: Vec<String>,
+    ) {
+        let key = (summary.id.clone(), summary.version);
+        self.keep(key, LoadedVersion::new(summary, deployment, features));
+    }
+
+    /// Keeps `loaded`, evicting the least recently used versions past the cache's budget.
+    fn keep(&self, key: (String, i64), loaded: LoadedVersion) -> Arc<LoadedVersion> {
+        let weight: usize = loaded.deployment.resources().iter().map(|r| r.held_bytes()).sum();
+        let loaded = Arc::new(loaded);
+        // Versions never change, so any may go: the one used longest ago (never this one).
+        tracing::debug!(stack = %key.0, version = key.1, resources = loaded.deployment.resources().len(), weight, "parsed version kept");
+        self.versions.lock().expect("cache lock").insert(key, loaded.clone(), weight);
+        loaded
+    }
+
     /// The stack's graph at `version` (the latest when `None`): whole when `expand` is `None`,
     /// else, past [`SUMMARY_BUDGET`] resources, summarised (siblings of a type grouped, the
     /// tree opened from the top) with the nodes and groups `expand` names opened.
