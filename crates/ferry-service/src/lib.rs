@@ -7,7 +7,7 @@
 //! Architecture Invariant: nothing here knows HTTP or Leptos; callers map [`ServiceError`]
 //! to their own responses.
 
-// The domains, lowest first: each calls only those above it in this list (see `Ferry`).
+// The domains, one folder each (`Ferry` shows the one order they call each other in).
 pub mod accounts;
 mod backends;
 mod discoveries;
@@ -84,12 +84,14 @@ struct Settings {
 }
 
 /// Ferry's service: one plain struct per domain, each holding only what it uses, wired once
-/// here in the one direction they depend on each other (lowest first):
+/// here in the one order they depend on each other, lowest first:
 ///
 /// ```text
-/// Jobs → Accounts → PluginHost → Stacks → Backends ─┐
-///                       Webhooks   ShareLinks        ├→ Previews → Workflow → Plans → Discoveries
+/// Jobs → Accounts → Stacks → Backends → Webhooks → Previews → Workflow → Plans → Discoveries
 /// ```
+///
+/// Each is given those to its left that it uses. `PluginHost` (over `Accounts`) and
+/// `ShareLinks` (over `Accounts`) are handed to the domains that launch plugins or read links.
 ///
 /// A domain is given the pieces beneath it (the store, the engine's configuration, the plugin
 /// host, the domains it calls) and never calls one above it: what a higher domain must hear of

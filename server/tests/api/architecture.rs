@@ -648,6 +648,73 @@ fn the_services_domains_stand_alone_and_depend_one_way() {
     }
 }
 
+/// The workspace crates a manifest's `[dependencies]` name (of `crates`).
+fn workspace_dependencies(
+    manifest: &str,
+    crates: &std::collections::BTreeSet<String>,
+) -> std::collections::BTreeSet<String> {
+    let Some(section) = manifest.split("\n[dependencies]\n").nth(1) else {
+        return Default::default();
+    };
+    section
+        .split("\n[")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split(['=', ' ', '.']).next())
+        .filter(|name| crates.contains(*name))
+        .map(str::to_string)
+        .collect()
+}
+
+/// ARCHITECTURE.md's crate graph is the one the manifests make: every crate of the repository,
+/// each with exactly the workspace crates it depends on.
+#[test]
+fn the_crate_graph_is_the_manifests() {
+    let root = root();
+    let mut dirs = vec![root.join("app"), root.join("server")];
+    for entry in std::fs::read_dir(root.join("crates")).unwrap().flatten() {
+        if entry.path().join("Cargo.toml").exists() {
+            dirs.push(entry.path());
+        }
+    }
+    let manifests: Vec<(String, String)> = dirs
+        .iter()
+        .map(|dir| {
+            let text = std::fs::read_to_string(dir.join("Cargo.toml")).unwrap();
+            let name = text
+                .lines()
+                .find_map(|l| l.strip_prefix("name = "))
+                .unwrap_or_else(|| panic!("{} has no name", dir.display()))
+                .trim_matches('"')
+                .to_string();
+            (name, text)
+        })
+        .collect();
+    let crates = manifests.iter().map(|(name, _)| name.clone()).collect();
+    let made: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = manifests
+        .iter()
+        .map(|(name, text)| (name.clone(), workspace_dependencies(text, &crates)))
+        .collect();
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let at = doc.find("### The crate graph").expect("ARCHITECTURE.md draws the crate graph");
+    let block = doc[at..]
+        .split("```text\n")
+        .nth(1)
+        .and_then(|rest| rest.split("```").next())
+        .expect("the crate graph is a text block");
+    let drawn: std::collections::BTreeMap<String, std::collections::BTreeSet<String>> = block
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let (name, deps) = l.split_once('→').unwrap_or_else(|| panic!("`{l}` has no →"));
+            (name.trim().to_string(), deps.split_whitespace().map(str::to_string).collect())
+        })
+        .collect();
+    assert!(made.len() > 10, "only {} crates were found", made.len());
+    assert_eq!(drawn, made, "ARCHITECTURE.md's crate graph (left) is not the manifests' (right)");
+}
+
 /// The service asks providers through the engine's typed calls (`ferry_engine::inquiry`, the
 /// deployment's steps), never in `pulumirpc` messages of its own.
 #[test]
