@@ -10,7 +10,9 @@ WASM_BINDGEN_VERSION=0.2.130   # must equal the wasm-bindgen crate pinned in Car
 export PATH="$ROOT/end2end/node_modules/.bin:/usr/bin:$HOME/.cargo/bin:$PATH"
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-log() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# Each step says how long the script has run (bash's SECONDS), so a slow run shows where its
+# time went.
+log() { printf '\033[1m==> [%d:%02d] %s\033[0m\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*" >&2; }
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
