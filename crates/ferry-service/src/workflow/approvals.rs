@@ -125,11 +125,12 @@ impl Workflow {
             return Err(ferry_store::StoreError::AlreadyCommitted { version }.into());
         }
         let stack_id = self.store.stacks().preview_stack(id).await?;
-        self.commit_gate(&stack_id, id).await?;
+        let plan = self.store.plans().plan_of_preview(id).await?;
+        self.commit_gate(&stack_id, id, plan.clone()).await?;
         let outcome = self.previews.commit_preview(id, passphrase, apply).await;
         // What follows the commit is never its failure: a state not recomputed now is at the
         // plan's next event.
-        if let Ok(Some((plan_id, _))) = self.store.plans().plan_of_preview(id).await {
+        if let Some((plan_id, _)) = plan {
             let committed = outcome.is_ok()
                 || matches!(self.store.stacks().preview_committed_version(id).await, Ok(Some(_)));
             if committed {
@@ -143,9 +144,14 @@ impl Workflow {
 
     /// Refuses a commit of `preview_id` that the stack's rule does not allow yet: not the latest
     /// preview of its plan's latest revision, or too few approvals; or that a reviewer asked
-    /// changes to, or whose plan was closed.
-    async fn commit_gate(&self, stack_id: &str, preview_id: &str) -> Result<(), ServiceError> {
-        let plan = self.store.plans().plan_of_preview(preview_id).await?;
+    /// changes to, or whose plan was closed. `plan`: the plan and revision the preview was run
+    /// for, if any.
+    async fn commit_gate(
+        &self,
+        stack_id: &str,
+        preview_id: &str,
+        plan: Option<(String, i64)>,
+    ) -> Result<(), ServiceError> {
         if let Some((plan_id, _)) = &plan {
             if let Some(reason) = self.changes_block(plan_id).await? {
                 return Err(ServiceError::NeedsApproval(reason));
