@@ -274,22 +274,41 @@ impl Ferry {
         let all = self.settings.store.dialect() == ferry_store::Dialect::Sqlite;
         let interrupted = self.jobs.recover_jobs(all).await?;
         self.backends.recover_backend_locks(all).await?;
-        let weak = Arc::downgrade(self);
-        let every = self.settings.job_lease / 3;
-        tokio::spawn(async move {
-            let mut tick = tokio::time::interval(every);
-            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-            loop {
-                tick.tick().await;
-                let Some(service) = weak.upgrade() else { return };
-                // Locks whose holder died (its lease ran out) are removed from their backends.
-                if let Err(e) = service.backends.recover_backend_locks(false).await {
-                    tracing::warn!(error = %e, "backend lock recovery failed; retrying");
-                }
-            }
-        });
+        // Locks whose holder died (its lease ran out) are removed from their backends.
+        every(
+            Arc::downgrade(self),
+            self.settings.job_lease / 3,
+            "backend lock recovery",
+            |ferry| {
+                Box::pin(async move { ferry.backends.recover_backend_locks(false).await.map(drop) })
+            },
+        );
         Ok(interrupted)
     }
+}
+
+/// Runs `work` every `period` (the first at once; a late one delays the next, never doubles
+/// it) while `owner` lives: the upkeep holds what it keeps weakly, and stops once it is dropped.
+/// A failure is logged and tried again at the next tick.
+pub(crate) fn every<T: Send + Sync + 'static>(
+    owner: std::sync::Weak<T>,
+    period: std::time::Duration,
+    what: &'static str,
+    work: impl Fn(Arc<T>) -> futures_util::future::BoxFuture<'static, Result<(), ServiceError>>
+        + Send
+        + 'static,
+) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(period);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(owner) = owner.upgrade() else { return };
+            if let Err(e) = work(owner).await {
+                tracing::warn!(error = %e, "{what} failed; retrying");
+            }
+        }
+    });
 }
 
 /// The engine's configuration as every domain that runs providers holds it: absent until

@@ -8,9 +8,9 @@
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
 
 use ferry_store::Store;
-use std::time::Duration;
 
 use ferry_engine::progress::JobEvent;
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
@@ -193,24 +193,15 @@ impl Jobs {
 
     /// The background upkeep, once per service: lease renewal (which also stops a job cancelled
     /// from another instance), interrupting jobs whose lease ran out, and PostgreSQL's
-    /// notifications. It holds the service weakly, and stops when the service is dropped.
+    /// notifications. The tasks hold this instance's jobs weakly, and stop once the service is
+    /// dropped.
     fn start_job_upkeep(&self) {
         self.live.started.call_once(|| {
-            // The tasks hold this instance's jobs weakly, and stop once the service is dropped.
             let weak: Weak<LiveJobs> = Arc::downgrade(&self.live);
             let store = self.store.clone();
-            let every = self.live.lease / 3;
-            tokio::spawn(async move {
-                let mut tick = tokio::time::interval(every);
-                tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-                loop {
-                    tick.tick().await;
-                    let Some(live) = weak.upgrade() else { return };
-                    let jobs = Jobs { store: store.clone(), live };
-                    if let Err(e) = jobs.job_upkeep().await {
-                        tracing::warn!(error = %e, "job upkeep failed; retrying");
-                    }
-                }
+            crate::every(weak, self.live.lease / 3, "job upkeep", move |live| {
+                let jobs = Jobs { store: store.clone(), live };
+                Box::pin(async move { jobs.job_upkeep().await })
             });
             let weak: Weak<LiveJobs> = Arc::downgrade(&self.live);
             let changed = self.live.changed.clone();
