@@ -2,33 +2,21 @@
 // (FERRY_URL, FERRY_SERVER_PID; scripts/bench-pair.sh starts one per round): the upload of a
 // generated N-resource stack (PAIR_STACK, 100,000), a preview of PAIR_IMPORTS (10,000)
 // RandomInteger imports into it, and its commit. Prints one JSON line: each request's wall time
-// and the server's CPU time over it (utime + stime from /proc), in ms. With PAIR_CALLGRIND set
-// (bench-pair.sh's `--callgrind`, the server running under callgrind), callgrind counts the
-// commit's request alone: switched on just before it, off and written out just after.
+// and the server's CPU time over it (utime + stime from /proc), in ms, and beside them the CPU
+// time Python's `json.loads` takes to read the same file in the same round (`jsonLoads`: the
+// floor the upload's CPU is held to). With PAIR_CALLGRIND set (bench-pair.sh's `--callgrind`,
+// the server running under callgrind), callgrind counts the upload's request and the commit's,
+// each alone: switched on just before it, off and written out (dumps 1 and 2) just after.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { api } from '../lib/browser.mjs';
+import { jsonLoadsMs, measured as measuredBy } from '../lib/cpu.mjs';
 import { generateStack, importSpec } from '../lib/generate.mjs';
 
 const N = Number(process.env.PAIR_STACK ?? 100000);
 const IMPORTS = Number(process.env.PAIR_IMPORTS ?? 10000);
 const PID = process.env.FERRY_SERVER_PID;
 if (!PID) throw new Error('set FERRY_SERVER_PID to the server\'s process ID: its CPU time is one of the figures');
-const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
-
-/** The server's CPU time so far (user and system), in ms. */
-function cpuMs() {
-  const stat = readFileSync(`/proc/${PID}/stat`, 'utf8');
-  // Fields after the command's closing parenthesis; utime and stime are the 14th and 15th.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(fields[11]) + Number(fields[12])) * 1000) / TICKS_PER_SECOND;
-}
-
-async function measured(fn) {
-  const [cpu, start] = [cpuMs(), performance.now()];
-  const value = await fn();
-  return { value, ms: Math.round(performance.now() - start), cpuMs: Math.round(cpuMs() - cpu) };
-}
+const measured = (fn) => measuredBy(PID, fn);
 
 /** Switches callgrind's counting in the server (`on`, or `off` and write the count out). */
 function callgrind(phase) {
@@ -39,7 +27,10 @@ function callgrind(phase) {
 
 const run = Date.now();
 const text = JSON.stringify(generateStack(N, { seed: N, project: 'pair', stack: `n${N}-${run}` }));
+const jsonLoads = { ms: null, cpuMs: jsonLoadsMs(text) };
+callgrind('on');
 const upload = await measured(() => api('POST', `/api/v1/stacks?name=${encodeURIComponent(`bench/pair/n${N}-${run}`)}`, text));
+callgrind('off');
 if (upload.value.resources !== N) throw new Error(`the upload holds ${upload.value.resources} resources, not ${N}`);
 const preview = await measured(() => api('POST', `/api/v1/stacks/${upload.value.id}/previews`, importSpec(IMPORTS, 'pair')));
 callgrind('on');
@@ -47,4 +38,4 @@ const commit = await measured(() => api('POST', `/api/v1/previews/${preview.valu
 callgrind('off');
 if (commit.value.added !== IMPORTS) throw new Error(`the commit added ${commit.value.added}, not ${IMPORTS}`);
 const figures = ([name, m]) => [name, { ms: m.ms, cpuMs: m.cpuMs }];
-console.log(JSON.stringify(Object.fromEntries([['upload', upload], ['preview', preview], ['commit', commit]].map(figures))));
+console.log(JSON.stringify(Object.fromEntries([['jsonLoads', jsonLoads], ['upload', upload], ['preview', preview], ['commit', commit]].map(figures))));

@@ -1,13 +1,16 @@
 // Benchmark (not a test): what a user waits for with big stacks, end to end through the HTTP
 // API and the browser, against a running server (FERRY_URL; scripts/bench.sh starts one):
-//   upload     POST /api/v1/stacks of a generated export (10,000 and 100,000 resources)
+//   upload     POST /api/v1/stacks of a generated export (10,000 and 100,000 resources): its
+//              wall time, the server's CPU time over it, and beside it the CPU time Python's
+//              `json.loads` takes to read the same text (the floor the upload is held to)
 //   page       the stack page (/stacks/{id}): its HTML's size, and its first rows on screen in
 //              Chromium (ms after navigation, as Chromium's Element Timing reports the frame
 //              showing them; a new context each time, in a browser that has opened one page
 //              before, as a user's has; composited in software, see lib/browser.mjs)
 //   resources  GET …/resources and GET …/graph as the page asks for them: bytes
 //   graph      the graph page's first picture at 100,000 resources (ms after navigation)
-//   commit     a preview of 10,000 RandomInteger imports into the stack, then its commit
+//   commit     a preview of 10,000 RandomInteger imports into the stack, then its commit (wall
+//              time and the server's CPU time)
 //   preview    the same 10,000 imports previewed through the API (POST …/previews), and as a
 //              YAML program's `import` options, against the engine bench's own runs of the
 //              same imports (ENGINE_BENCH, the bench's executable, which scripts/bench.sh
@@ -23,6 +26,7 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { adminContext, api, authFetch, launch, BASE } from '../lib/browser.mjs';
+import { jsonLoadsMs, measured } from '../lib/cpu.mjs';
 import { generateStack, importSpec } from '../lib/generate.mjs';
 
 const SMOKE = process.argv.includes('--smoke');
@@ -154,7 +158,8 @@ const run = Date.now();
 
 for (const n of SIZES) {
   const text = JSON.stringify(generateStack(n, { seed: n, project: 'scale', stack: `n${n}-${run}` }));
-  const upload = await timed('upload', () => post(`/api/v1/stacks?name=${encodeURIComponent(`bench/scale/n${n}-${run}`)}`, text));
+  const floorMs = jsonLoadsMs(text);
+  const upload = await measured(PID, () => post(`/api/v1/stacks?name=${encodeURIComponent(`bench/scale/n${n}-${run}`)}`, text));
   const stack = upload.value;
   if (stack.resources !== n) throw new Error(`the upload holds ${stack.resources} resources, not ${n}`);
 
@@ -175,11 +180,11 @@ for (const n of SIZES) {
 
   // A preview of imports into the stack, then its commit.
   const preview = await post(`/api/v1/stacks/${stack.id}/previews`, JSON.stringify(importSpec(IMPORTS, `n${n}`)));
-  const commit = await timed('commit', () => post(`/api/v1/previews/${preview.id}/commit`, ''));
+  const commit = await measured(PID, () => post(`/api/v1/previews/${preview.id}/commit`, ''));
   if (commit.value.added !== IMPORTS) throw new Error(`the commit added ${commit.value.added}, not ${IMPORTS}`);
-  const entry = { n, uploadMs: upload.ms, uploadBytes: text.length, pageBytes, firstRowsMs, hydratedMs, resourcesBytes, graphBytes, graphMs, commitMs: commit.ms, peakMb: peakMemoryMb() };
+  const entry = { n, uploadMs: upload.ms, uploadCpuMs: upload.cpuMs, jsonLoadsMs: floorMs, uploadBytes: text.length, pageBytes, firstRowsMs, hydratedMs, resourcesBytes, graphBytes, graphMs, commitMs: commit.ms, commitCpuMs: commit.cpuMs, peakMb: peakMemoryMb() };
   results.push(entry);
-  say(`${n} resources: upload of ${(text.length / 1e6).toFixed(1)} MB ${seconds(upload.ms)}; stack page ${kb(pageBytes)}, first rows ${firstRowsMs.toFixed(0)} ms (${firstRowsWhy}), interactive ${hydratedMs.toFixed(0)} ms; a page of resources ${kb(resourcesBytes)}, the graph's data ${kb(graphBytes)}${graphMs === null ? '' : `, graph drawn ${graphMs.toFixed(0)} ms after navigation`}; commit of ${IMPORTS} imports ${seconds(commit.ms)}; server peak ${entry.peakMb.toFixed(0)} MB`);
+  say(`${n} resources: upload of ${(text.length / 1e6).toFixed(1)} MB ${seconds(upload.ms)} (server CPU ${seconds(upload.cpuMs)}, ${(upload.cpuMs / floorMs).toFixed(2)}× json.loads's ${seconds(floorMs)}); stack page ${kb(pageBytes)}, first rows ${firstRowsMs.toFixed(0)} ms (${firstRowsWhy}), interactive ${hydratedMs.toFixed(0)} ms; a page of resources ${kb(resourcesBytes)}, the graph's data ${kb(graphBytes)}${graphMs === null ? '' : `, graph drawn ${graphMs.toFixed(0)} ms after navigation`}; commit of ${IMPORTS} imports ${seconds(commit.ms)} (server CPU ${seconds(commit.cpuMs)}); server peak ${entry.peakMb.toFixed(0)} MB`);
 }
 
 // The API's previews against the engine bench's, on an empty stack. One run swings by a third

@@ -1,21 +1,60 @@
 //! Referential checks on a deployment: every parent, provider and dependency names a resource
 //! that is there. One pass to index URNs, one to check; O(1) per reference.
 
-use std::collections::HashMap;
-
 use crate::deployment::Deployment;
 use crate::error::{ErrorCode, StateError};
 use crate::urn::{split_provider_reference, Urn};
 use crate::warning::StateWarning;
 
 /// Index from URN to the positions of the resources that carry it (several only when the
-/// state holds pending deletes or, in some tool-written files, duplicates).
-pub fn urn_index(deployment: &Deployment) -> HashMap<&str, Vec<usize>> {
-    let mut index: HashMap<&str, Vec<usize>> = HashMap::with_capacity(deployment.resources().len());
-    for (i, r) in deployment.resources().iter().enumerate() {
-        index.entry(r.urn.as_str()).or_default().push(i);
+/// state holds pending deletes or, in some tool-written files, duplicates): one table entry per
+/// URN and one link per resource, where a list per URN cost an allocation per resource. The
+/// table's hash is seeded per process (the URNs are the uploader's) and fast on long keys.
+pub struct UrnIndex<'a> {
+    /// Each URN's first and last position.
+    ends: foldhash::HashMap<&'a str, (usize, usize)>,
+    /// Each position's next position with the same URN (`NONE` for the last).
+    next: Vec<usize>,
+}
+
+const NONE: usize = usize::MAX;
+
+impl<'a> UrnIndex<'a> {
+    pub fn new(deployment: &'a Deployment) -> UrnIndex<'a> {
+        let resources = deployment.resources();
+        let mut ends: foldhash::HashMap<&str, (usize, usize)> =
+            foldhash::HashMap::with_capacity_and_hasher(resources.len(), Default::default());
+        let mut next = vec![NONE; resources.len()];
+        for (i, r) in resources.iter().enumerate() {
+            ends.entry(r.urn.as_str())
+                .and_modify(|(_, last)| {
+                    next[*last] = i;
+                    *last = i;
+                })
+                .or_insert((i, i));
+        }
+        UrnIndex { ends, next }
     }
-    index
+
+    pub fn contains(&self, urn: &str) -> bool {
+        self.ends.contains_key(urn)
+    }
+
+    /// The positions of the resources whose URN is `urn`, in the state's order.
+    pub fn positions(&self, urn: &str) -> impl Iterator<Item = usize> + '_ {
+        let first = self.ends.get(urn).map_or(NONE, |&(first, _)| first);
+        std::iter::successors((first != NONE).then_some(first), |&i| {
+            (self.next[i] != NONE).then_some(self.next[i])
+        })
+    }
+
+    /// Each URN carried by more than one resource, with its positions.
+    fn repeated(&self) -> impl Iterator<Item = (&'a str, Vec<usize>)> + '_ {
+        self.ends
+            .iter()
+            .filter(|(_, &(first, last))| first != last)
+            .map(|(&urn, _)| (urn, self.positions(urn).collect()))
+    }
 }
 
 /// Fails on the first dangling reference; returns warnings for what is odd but loadable.
@@ -23,9 +62,8 @@ pub fn check_references(
     deployment: &Deployment,
     base: &str,
 ) -> Result<Vec<StateWarning>, StateError> {
-    let index = urn_index(deployment);
+    let index = UrnIndex::new(deployment);
     let resources = deployment.resources();
-    let mut warnings = Vec::new();
     let at = |i: usize, field: &str| format!("{base}.resources[{i}].{field}");
 
     for (i, r) in resources.iter().enumerate() {
@@ -40,7 +78,7 @@ pub fn check_references(
             .at(at(i, "urn")));
         }
         if let Some(parent) = r.parent() {
-            if !index.contains_key(parent) {
+            if !index.contains(parent) {
                 return Err(StateError::new(
                     ErrorCode::DanglingReference,
                     format!(
@@ -56,8 +94,8 @@ pub fn check_references(
                 StateError::new(ErrorCode::InvalidState, format!("provider reference `{reference}` is not `<provider URN>::<provider ID>`"))
                     .at(at(i, "provider"))
             })?;
-            let candidates = index.get(provider_urn).map(Vec::as_slice).unwrap_or(&[]);
-            if candidates.is_empty() {
+            let mut candidates = index.positions(provider_urn).peekable();
+            let Some(&first) = candidates.peek() else {
                 return Err(StateError::new(
                     ErrorCode::DanglingReference,
                     format!(
@@ -66,11 +104,11 @@ pub fn check_references(
                     ),
                 )
                 .at(at(i, "provider")));
-            }
+            };
             let matches_id =
-                candidates.iter().any(|&j| resources[j].id.as_deref().unwrap_or("") == provider_id);
+                candidates.any(|j| resources[j].id.as_deref().unwrap_or("") == provider_id);
             if !matches_id {
-                let found = resources[candidates[0]].id.as_deref().unwrap_or("");
+                let found = resources[first].id.as_deref().unwrap_or("");
                 return Err(StateError::new(
                     ErrorCode::DanglingReference,
                     format!(
@@ -82,7 +120,7 @@ pub fn check_references(
                 .at(at(i, "provider")));
             }
         }
-        if let Some(dep) = r.dependency_urns().find(|d| !index.contains_key(d)) {
+        if let Some(dep) = r.dependency_urns().find(|d| !index.contains(d)) {
             return Err(StateError::new(
                 ErrorCode::DanglingReference,
                 format!("resource `{}` depends on `{dep}`, which is not in the state", r.urn),
@@ -91,7 +129,19 @@ pub fn check_references(
         }
     }
 
-    for (urn, positions) in &index {
+    Ok(repeated_urns(deployment, &index, base))
+}
+
+/// The warnings [`check_references`] gives a state it passes (URNs held by more than one live
+/// resource), without its checks: for a state that passed them when it was stored.
+pub fn reference_warnings(deployment: &Deployment, base: &str) -> Vec<StateWarning> {
+    repeated_urns(deployment, &UrnIndex::new(deployment), base)
+}
+
+fn repeated_urns(deployment: &Deployment, index: &UrnIndex<'_>, base: &str) -> Vec<StateWarning> {
+    let resources = deployment.resources();
+    let mut warnings = Vec::new();
+    for (urn, positions) in index.repeated() {
         let live = positions.iter().filter(|&&i| !resources[i].is_pending_delete()).count();
         if live > 1 {
             warnings.push(StateWarning {
@@ -99,10 +149,10 @@ pub fn check_references(
                     "URN `{urn}` appears {live} times; Pulumi would refuse to update this stack until \
                      the duplicates are removed"
                 ),
-                path: Some(at(positions[0], "urn")),
+                path: Some(format!("{base}.resources[{}].urn", positions[0])),
             });
         }
     }
     warnings.sort_by(|a, b| a.path.cmp(&b.path));
-    Ok(warnings)
+    warnings
 }

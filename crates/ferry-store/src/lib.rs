@@ -363,7 +363,7 @@ impl StackRows<'_> {
         .bind(&id)
         .fetch_one(&mut *tx)
         .await?;
-        insert_version(&mut tx, &id, version, new).await?;
+        insert_version(&mut tx, self.dialect, &id, version, new).await?;
         let summary =
             fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
         tx.commit().await?;
@@ -397,7 +397,7 @@ impl StackRows<'_> {
                 other?;
             }
         }
-        insert_version(&mut tx, &id, 1, &first).await?;
+        insert_version(&mut tx, self.dialect, &id, 1, &first).await?;
         sqlx::query(
             "INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3)",
         )
@@ -671,7 +671,7 @@ impl StackRows<'_> {
             return Err(StoreError::StalePreview { base: preview.base_version, latest });
         }
         let version = latest + 1;
-        insert_version(&mut tx, &preview.stack_id, version, new).await?;
+        insert_version(&mut tx, self.dialect, &preview.stack_id, version, new).await?;
         sqlx::query("INSERT INTO commits (preview_id, stack_id, version) VALUES ($1, $2, $3)")
             .bind(&preview.id)
             .bind(&preview.stack_id)
@@ -698,6 +698,7 @@ impl StackRows<'_> {
 
 async fn insert_version(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    dialect: Dialect,
     stack_id: &str,
     version: i64,
     new: &NewVersion<'_>,
@@ -708,7 +709,7 @@ async fn insert_version(
             .fetch_one(&mut **tx)
             .await?;
         let org = name.split('/').next().unwrap_or_default();
-        managed::apply(tx, stack_id, org, version, &new.managed).await?;
+        managed::apply(tx, dialect, stack_id, org, version, &new.managed).await?;
     }
     sqlx::query(
         "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_zstd) \

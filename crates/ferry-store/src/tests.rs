@@ -703,3 +703,47 @@ async fn the_managed_index_follows_uploads_and_commits_in_their_transaction() {
         assert!(store.stacks().stale_managed_stacks("acme").await.unwrap().is_empty());
     }
 }
+
+#[tokio::test]
+async fn the_managed_index_writes_more_rows_than_one_statement_holds() {
+    // More rows than a statement holds (500), so the index is written and changed in several,
+    // each with its own placeholders (SQLite's anonymous, PostgreSQL's numbered).
+    use managed::{ManagedChange, ManagedResource};
+    let r = |i: usize, id: &str| ManagedResource {
+        urn: format!("urn:pulumi:s::p::t:index:T::r{i:04}"),
+        type_: "t:index:T".into(),
+        id: format!("{id}{i}"),
+    };
+    for store in stores().await {
+        let name = StackName::parse("acme/p/big").unwrap();
+        let all = (0..1201).map(|i| r(i, "a")).collect();
+        let first = NewVersion { managed: ManagedChange::All(all), ..new("{}") };
+        let stack = store.stacks().add_version(&name, first).await.unwrap();
+        let count = |rows: &[(String, managed::ManagedBy)], prefix: &str| {
+            rows.iter().filter(|(id, _)| id.starts_with(prefix)).count()
+        };
+        let rows = store.stacks().managed_of_type("acme", "t:index:T").await.unwrap();
+        assert_eq!((rows.len(), count(&rows, "a")), (1201, 1201));
+        let (preview, _) = store
+            .stacks()
+            .add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "")
+            .await
+            .unwrap();
+        // 550 gone; 700 changed (the first 101) or added; the first 550 left as they were.
+        let delta = ManagedChange::Delta {
+            upserted: (1100..1800).map(|i| r(i, "b")).collect(),
+            removed: (550..1100).map(|i| r(i, "").urn).collect(),
+        };
+        store
+            .stacks()
+            .commit_preview(
+                &store.stacks().preview(&preview).await.unwrap(),
+                NewVersion { managed: delta, ..new("{}") },
+            )
+            .await
+            .unwrap();
+        let rows = store.stacks().managed_of_type("acme", "t:index:T").await.unwrap();
+        assert_eq!((rows.len(), count(&rows, "a"), count(&rows, "b")), (1250, 550, 700));
+        assert!(rows.iter().all(|(_, by)| by.stack_id == stack.id));
+    }
+}

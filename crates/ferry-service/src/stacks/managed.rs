@@ -14,49 +14,64 @@ use ferry_types::discovery::Managed;
 /// ID, not providers, not pending deletion.
 /// A URN held twice (a state Ferry loads with a warning) is listed once, the first.
 pub(crate) fn managed_of(deployment: &Deployment) -> Vec<ManagedResource> {
-    let mut seen = std::collections::HashSet::new();
+    managed_rows(deployment)
+        .map(|(urn, type_, id)| ManagedResource {
+            urn: urn.to_string(),
+            type_: type_.to_string(),
+            id: id.to_string(),
+        })
+        .collect()
+}
+
+/// [`managed_of`]'s rows, borrowed: URN, type and ID.
+fn managed_rows(deployment: &Deployment) -> impl Iterator<Item = (&str, &str, &str)> {
+    let mut seen = foldhash::HashSet::default();
     deployment
         .resources()
         .iter()
-        .filter(|r| {
+        .filter(move |r| {
             r.is_custom()
                 && !r.is_provider()
                 && !r.is_pending_delete()
                 && seen.insert(r.urn.as_str())
         })
         .filter_map(|r| {
-            r.id().filter(|id| !id.is_empty()).map(|id| ManagedResource {
-                urn: r.urn.clone(),
-                type_: r.type_.clone(),
-                id: id.to_string(),
-            })
+            r.id().filter(|id| !id.is_empty()).map(|id| (r.urn.as_str(), r.type_.as_str(), id))
         })
-        .collect()
 }
 
+/// What a commit's base managed, by URN: what [`managed_change`] compares its result with
+/// (owned, since the base moves into the result).
+pub(crate) struct ManagedBefore(foldhash::HashMap<String, (String, String)>);
+
 /// What `next` changes of `base`'s managed resources: those added or changed, and the URNs no
-/// longer managed. One pass over each, in the size of the stack (as the commit's own write is).
-pub(crate) fn managed_change(
-    base: &HashMap<String, ManagedResource>,
-    next: &Deployment,
-) -> ManagedChange {
-    let now = managed_of(next);
-    let mut still: std::collections::HashSet<&str> =
-        std::collections::HashSet::with_capacity(now.len());
+/// longer managed. One pass over each, in the size of the stack (as the commit's own write is),
+/// copying only what changed.
+pub(crate) fn managed_change(base: &ManagedBefore, next: &Deployment) -> ManagedChange {
+    let mut still = foldhash::HashSet::with_capacity_and_hasher(base.0.len(), Default::default());
     let mut upserted = Vec::new();
-    for r in &now {
-        still.insert(r.urn.as_str());
-        if base.get(&r.urn) != Some(r) {
-            upserted.push(r.clone());
+    for (urn, type_, id) in managed_rows(next) {
+        still.insert(urn);
+        let same = base.0.get(urn).is_some_and(|(t, i)| t == type_ && i == id);
+        if !same {
+            upserted.push(ManagedResource {
+                urn: urn.to_string(),
+                type_: type_.to_string(),
+                id: id.to_string(),
+            });
         }
     }
-    let removed = base.keys().filter(|urn| !still.contains(urn.as_str())).cloned().collect();
+    let removed = base.0.keys().filter(|urn| !still.contains(urn.as_str())).cloned().collect();
     ManagedChange::Delta { upserted, removed }
 }
 
-/// `deployment`'s managed resources by URN: what a commit compares its result with.
-pub(crate) fn managed_by_urn(deployment: &Deployment) -> HashMap<String, ManagedResource> {
-    managed_of(deployment).into_iter().map(|r| (r.urn.clone(), r)).collect()
+/// `deployment`'s managed resources by URN, before a commit changes it.
+pub(crate) fn managed_by_urn(deployment: &Deployment) -> ManagedBefore {
+    ManagedBefore(
+        managed_rows(deployment)
+            .map(|(urn, type_, id)| (urn.to_string(), (type_.to_string(), id.to_string())))
+            .collect(),
+    )
 }
 
 impl Stacks {
