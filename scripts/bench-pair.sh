@@ -5,10 +5,10 @@
 # end2end/bench/commit.mjs (the upload of 100,000 resources, a preview of 10,000 imports, their
 # commit). Both trees must be built (`scripts/build.sh --release`; the other tree needs only its
 # server and plugins: `build_release_server` in its scripts/lib.sh), each in its own target
-# folder. With --callgrind each server runs under valgrind and the upload's and the commit's
-# instructions are counted (repeatable where times are not; the rest of the round is then slow,
-# not measured); the profiles are kept under target/bench-profiles/ for callgrind_annotate
-# (<round>.<pid>.1 the upload, .2 the commit).
+# folder. With --callgrind each server runs under valgrind and the upload's, the preview's and
+# the commit's instructions are counted (repeatable where times are not; the rest of the round
+# is then slow, not measured); the profiles are kept under target/bench-profiles/ for
+# callgrind_annotate (<round>.<pid>.1 the upload, .2 the preview, .3 the commit).
 source "$(dirname "$0")/lib.sh"
 OTHER="$(cd "${1:?the other tree}" && pwd)"
 ROUNDS="${2:-5}"
@@ -42,10 +42,11 @@ round() {
   [ $CALLGRIND -eq 1 ] && callgrind_flag=1
   figures="$(FERRY_URL="http://127.0.0.1:$port" FERRY_E2E_TOKEN="$token" FERRY_SERVER_PID=$pid PAIR_CALLGRIND="$callgrind_flag" node end2end/bench/commit.mjs)" || { kill $pid; cat "$data/server.log" >&2; exit 1; }
   if [ $CALLGRIND -eq 1 ]; then
-    local upload commit
+    local upload preview commit
     upload="$(sed -n 's/^totals: //p' "$OUT/$label.$pid.1")"
-    commit="$(sed -n 's/^totals: //p' "$OUT/$label.$pid.2")"
-    figures="${figures%\}},\"uploadInstructions\":$upload,\"commitInstructions\":$commit}"
+    preview="$(sed -n 's/^totals: //p' "$OUT/$label.$pid.2")"
+    commit="$(sed -n 's/^totals: //p' "$OUT/$label.$pid.3")"
+    figures="${figures%\}},\"uploadInstructions\":$upload,\"previewInstructions\":$preview,\"commitInstructions\":$commit}"
   fi
   kill $pid; wait $pid 2>/dev/null || true
   rm -rf "$data"

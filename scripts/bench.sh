@@ -29,7 +29,12 @@ trap 'kill $SERVER_PID 2>/dev/null || true; rm -rf "$DATA"' EXIT
 for _ in $(seq 1 100); do curl -fsS "$FERRY_URL/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
 log "end to end: big stacks through the API and the browser"
 node end2end/bench/scale.mjs
+log "end to end: 200 viewers of a stack during 5 previews into it"
+node end2end/bench/viewers.mjs
 log "browser: graph and table"
 node end2end/bench/graph.mjs "$@"
 log "browser: a 10,000-resource plan"
 node end2end/bench/plan.mjs
+# The server's peak over the whole bench (scale.mjs prints its own part's): the figure held to
+# 400 MB.
+log "server peak memory over the whole bench: $(sed -n 's/^VmHWM:\s*//p' "/proc/$SERVER_PID/status")"

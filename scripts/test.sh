@@ -135,6 +135,11 @@ if [ $status -eq 0 ]; then
   log "scale smoke (end to end, loose bounds)"
   FERRY_SERVER_PID=$SERVER_PID node "$ROOT/end2end/bench/scale.mjs" --smoke || status=$?
 fi
+if [ $status -eq 0 ]; then
+  # Readers of a stack while previews run into it: every request answered (no latency bound).
+  log "viewers smoke (20 viewers during 2 previews; none may fail)"
+  node "$ROOT/end2end/bench/viewers.mjs" --smoke || status=$?
+fi
 if [ $status -ne 0 ]; then
   log "server log"; tail -50 "$DATA/server.log"
   exit $status

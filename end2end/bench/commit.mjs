@@ -5,8 +5,9 @@
 // and the server's CPU time over it (utime + stime from /proc), in ms, and beside them the CPU
 // time Python's `json.loads` takes to read the same file in the same round (`jsonLoads`: the
 // floor the upload's CPU is held to). With PAIR_CALLGRIND set (bench-pair.sh's `--callgrind`,
-// the server running under callgrind), callgrind counts the upload's request and the commit's,
-// each alone: switched on just before it, off and written out (dumps 1 and 2) just after.
+// the server running under callgrind), callgrind counts the upload's request, the preview's and
+// the commit's, each alone: switched on just before it, off and written out (dumps 1, 2 and 3)
+// just after.
 import { execFileSync } from 'node:child_process';
 import { api } from '../lib/browser.mjs';
 import { jsonLoadsMs, measured as measuredBy } from '../lib/cpu.mjs';
@@ -32,7 +33,9 @@ callgrind('on');
 const upload = await measured(() => api('POST', `/api/v1/stacks?name=${encodeURIComponent(`bench/pair/n${N}-${run}`)}`, text));
 callgrind('off');
 if (upload.value.resources !== N) throw new Error(`the upload holds ${upload.value.resources} resources, not ${N}`);
+callgrind('on');
 const preview = await measured(() => api('POST', `/api/v1/stacks/${upload.value.id}/previews`, importSpec(IMPORTS, 'pair')));
+callgrind('off');
 callgrind('on');
 const commit = await measured(() => api('POST', `/api/v1/previews/${preview.value.id}/commit`, ''));
 callgrind('off');

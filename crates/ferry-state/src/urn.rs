@@ -13,7 +13,7 @@ pub struct Urn<'a> {
 impl<'a> Urn<'a> {
     pub fn parse(urn: &'a str) -> Option<Urn<'a>> {
         let rest = urn.strip_prefix("urn:pulumi:")?;
-        // What `splitn(4, "::")` would give, found with a scan for `:` rather than the
+        // What `splitn(4, "::")` would give, found with memchr's scan for `:` rather than the
         // general substring search (parsing URNs was a tenth of a 100,000-resource upload's
         // instructions, callgrind, 2026-11-30).
         let (stack, rest) = split_separator(rest)?;
@@ -31,28 +31,15 @@ impl<'a> Urn<'a> {
 /// `text` split around its first `::`.
 fn split_separator(text: &str) -> Option<(&str, &str)> {
     let bytes = text.as_bytes();
-    let mut from = 0;
-    while let Some(offset) = bytes[from..].iter().position(|&b| b == b':') {
-        let at = from + offset;
-        if bytes.get(at + 1) == Some(&b':') {
-            return Some((&text[..at], &text[at + 2..]));
-        }
-        from = at + 1;
-    }
-    None
+    let at = memchr::memchr_iter(b':', bytes).find(|&at| bytes.get(at + 1) == Some(&b':'))?;
+    Some((&text[..at], &text[at + 2..]))
 }
 
 /// `text` split around its last `::`.
 fn rsplit_separator(text: &str) -> Option<(&str, &str)> {
     let bytes = text.as_bytes();
-    let mut to = bytes.len();
-    while let Some(at) = bytes[..to].iter().rposition(|&b| b == b':') {
-        if at > 0 && bytes[at - 1] == b':' {
-            return Some((&text[..at - 1], &text[at + 1..]));
-        }
-        to = at;
-    }
-    None
+    let at = memchr::memrchr_iter(b':', bytes).find(|&at| at > 0 && bytes[at - 1] == b':')?;
+    Some((&text[..at - 1], &text[at + 1..]))
 }
 
 /// The name part of a URN, or the whole string when it is not a URN.

@@ -143,6 +143,11 @@ async fn insert(
     org: &str,
     rows: &[ManagedResource],
 ) -> Result<(), StoreError> {
+    // Written in the primary key's order, so its b-tree grows at one edge rather than
+    // splitting pages everywhere (for 100,000 rows SQLite's instructions went from 2.0 to 1.2
+    // billion, callgrind, 2026-11-30).
+    let mut rows: Vec<&ManagedResource> = rows.iter().collect();
+    rows.sort_unstable_by(|a, b| a.urn.cmp(&b.urn));
     for chunk in rows.chunks(ROWS_PER_INSERT) {
         let mut marks = Marks::new(dialect);
         let values: Vec<String> =

@@ -668,23 +668,11 @@ async fn the_managed_index_follows_uploads_and_commits_in_their_transaction() {
         );
         assert!(store.stacks().stale_managed_stacks("acme").await.unwrap().is_empty());
         // A commit's delta applies to the rows of the version before.
-        let (preview, _) = store
-            .stacks()
-            .add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "")
-            .await
-            .unwrap();
         let delta = ManagedChange::Delta {
             upserted: vec![r("u3", "i3"), r("u1", "i1b")],
             removed: vec!["u2".into()],
         };
-        store
-            .stacks()
-            .commit_preview(
-                &store.stacks().preview(&preview).await.unwrap(),
-                NewVersion { managed: delta, ..new("{}") },
-            )
-            .await
-            .unwrap();
+        commit_on_version_1(&store, &stack.id, delta).await;
         assert_eq!(
             ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()),
             ["i1b@u1", "i3@u3"]
@@ -724,26 +712,28 @@ async fn the_managed_index_writes_more_rows_than_one_statement_holds() {
         };
         let rows = store.stacks().managed_of_type("acme", "t:index:T").await.unwrap();
         assert_eq!((rows.len(), count(&rows, "a")), (1201, 1201));
-        let (preview, _) = store
-            .stacks()
-            .add_preview(&stack.id, 1, "{}", &PackedJson::pack("{}"), "")
-            .await
-            .unwrap();
         // 550 gone; 700 changed (the first 101) or added; the first 550 left as they were.
         let delta = ManagedChange::Delta {
             upserted: (1100..1800).map(|i| r(i, "b")).collect(),
             removed: (550..1100).map(|i| r(i, "").urn).collect(),
         };
-        store
-            .stacks()
-            .commit_preview(
-                &store.stacks().preview(&preview).await.unwrap(),
-                NewVersion { managed: delta, ..new("{}") },
-            )
-            .await
-            .unwrap();
+        commit_on_version_1(&store, &stack.id, delta).await;
         let rows = store.stacks().managed_of_type("acme", "t:index:T").await.unwrap();
         assert_eq!((rows.len(), count(&rows, "a"), count(&rows, "b")), (1250, 550, 700));
         assert!(rows.iter().all(|(_, by)| by.stack_id == stack.id));
     }
+}
+
+/// Commits a preview made on version 1 of `stack_id`, changing the index by `managed`.
+async fn commit_on_version_1(store: &Store, stack_id: &str, managed: managed::ManagedChange) {
+    let (preview, _) =
+        store.stacks().add_preview(stack_id, 1, "{}", &PackedJson::pack("{}"), "").await.unwrap();
+    store
+        .stacks()
+        .commit_preview(
+            &store.stacks().preview(&preview).await.unwrap(),
+            NewVersion { managed, ..new("{}") },
+        )
+        .await
+        .unwrap();
 }

@@ -328,9 +328,11 @@ pub async fn deploy(
                 }
             }
         }
-        let results =
-            futures_util::future::join_all(goals.into_iter().map(|goal| generator.register(goal)))
-                .await;
+        // Boxed where made, as the import preview's are (a registration's future is kilobytes).
+        let results = futures_util::future::join_all(
+            goals.into_iter().map(|goal| Box::pin(generator.register(goal))),
+        )
+        .await;
         for (name, outcome) in results {
             match outcome {
                 generator::Outcome::Registered(r) => {

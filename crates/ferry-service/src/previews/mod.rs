@@ -195,7 +195,12 @@ mod sealed_states {
             .into_iter()
             .map(|entry| {
                 let text = entry.get();
-                if text.starts_with("{\"kept\":") {
+                // Most entries of a preview into a big stack are kept ones, as they were written.
+                let written_kept =
+                    text.strip_prefix("{\"kept\":").and_then(|n| n.strip_suffix('}'));
+                if let Some(kept) = written_kept.and_then(|n| n.parse().ok()) {
+                    Ok(ResourceState::kept(kept))
+                } else if text.starts_with("{\"kept\":") {
                     let Kept { kept } = serde_json::from_str(text).map_err(D::Error::custom)?;
                     Ok(ResourceState::kept(kept))
                 } else {
