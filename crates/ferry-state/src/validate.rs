@@ -42,10 +42,8 @@ impl<'a> UrnIndex<'a> {
 
     /// The positions of the resources whose URN is `urn`, in the state's order.
     pub fn positions(&self, urn: &str) -> impl Iterator<Item = usize> + '_ {
-        let first = self.ends.get(urn).map_or(NONE, |&(first, _)| first);
-        std::iter::successors((first != NONE).then_some(first), |&i| {
-            (self.next[i] != NONE).then_some(self.next[i])
-        })
+        let first = self.ends.get(urn).map(|&(first, _)| first);
+        std::iter::successors(first, |&i| Some(self.next[i]).filter(|&next| next != NONE))
     }
 
     /// Each URN carried by more than one resource, with its positions.
