@@ -102,8 +102,15 @@ pub struct Backend {
     url: String,
     store: Box<dyn ObjectStore>,
     root: Path,
+    /// The folder of a backend on disk, where a write killed part-way leaves its staging file.
+    folder: Option<std::path::PathBuf>,
     /// The largest checkpoint read, once gunzipped: a small gzip must not become a large file.
     max_bytes: u64,
+}
+
+/// A folder's own error, reached without the storage library, as the library's would read.
+fn local(path: &Path, e: std::io::Error) -> BackendError {
+    storage(path)(object_store::Error::Generic { store: "LocalFileSystem", source: Box::new(e) })
 }
 
 fn storage(path: &Path) -> impl FnOnce(object_store::Error) -> BackendError + '_ {
@@ -118,6 +125,10 @@ impl Backend {
     pub fn open(location: &Location, max_bytes: u64) -> Result<Backend> {
         let url = location.url();
         let bad = |reason: String| BackendError::Url { url: url.clone(), reason };
+        let folder = match location {
+            Location::Local(folder) => Some(folder.clone()),
+            Location::Bucket { .. } => None,
+        };
         let (store, root): (Box<dyn ObjectStore>, Path) = match location {
             Location::Local(folder) => {
                 if !folder.is_dir() {
@@ -159,7 +170,7 @@ impl Backend {
                 (Box::new(store), root)
             }
         };
-        Ok(Backend { url, store, root, max_bytes })
+        Ok(Backend { url, store, root, folder, max_bytes })
     }
 
     pub fn url(&self) -> &str {
@@ -365,6 +376,7 @@ impl Backend {
     /// Removes the lock file `rel` a Ferry process took and could not remove; whether it was
     /// still there.
     pub async fn remove_lock_file(&self, rel: &str) -> Result<bool> {
+        self.remove_staging_files(rel)?;
         let path = self.at(rel);
         match self.store.head(&path).await {
             Ok(_) => {}
@@ -375,6 +387,38 @@ impl Backend {
             Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(true),
             Err(e) => Err(storage(&path)(e)),
         }
+    }
+
+    /// Removes what a write of `rel` killed part-way left in a folder: the storage library
+    /// writes `<file>#<n>` and renames it into place, and Pulumi counts any file in a stack's
+    /// lock folder as a lock. (A bucket's writes leave nothing part-way.)
+    fn remove_staging_files(&self, rel: &str) -> Result<()> {
+        let Some(folder) = &self.folder else { return Ok(()) };
+        let file = folder.join(rel);
+        let (Some(dir), Some(name)) = (file.parent(), file.file_name().and_then(|n| n.to_str()))
+        else {
+            return Ok(());
+        };
+        let entries = match std::fs::read_dir(dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(local(&self.at(rel), e)),
+        };
+        for entry in entries.flatten() {
+            let entry_name = entry.file_name();
+            let staging = entry_name
+                .to_str()
+                .and_then(|n| n.strip_prefix(name))
+                .and_then(|n| n.strip_prefix('#'));
+            if staging.is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())) {
+                match std::fs::remove_file(entry.path()) {
+                    Ok(()) => {}
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => return Err(local(&self.at(rel), e)),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Writes the stack's next checkpoint as Pulumi's DIY backend does: the old file copied to

@@ -169,6 +169,26 @@ async fn a_lock_another_pulumi_holds_blocks_and_is_named() {
 }
 
 #[tokio::test]
+async fn removing_a_lock_also_removes_what_a_killed_write_of_it_left() {
+    // A kill while the lock file was written leaves the storage library's staging file
+    // (`<file>#<n>`), which Pulumi would count as a lock: recovery removes it with the lock.
+    let dir = project_scoped();
+    let backend = open(&url_of(dir.path()));
+    let dev = backend.stack("organization/s3bucket-test/dev").await.unwrap();
+    let own = backend.new_lock_path(&dev).await.unwrap();
+    write(dir.path(), &format!("{own}#1"), b"{\"pid\": 1");
+    let other = ".pulumi/locks/organization/s3bucket-test/dev/someone-else.json#x";
+    write(dir.path(), other, b"{}");
+    assert!(!backend.remove_lock_file(&own).await.unwrap(), "the lock itself was never written");
+    let left: Vec<_> =
+        std::fs::read_dir(dir.path().join(".pulumi/locks/organization/s3bucket-test/dev"))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().into_string().unwrap())
+            .collect();
+    assert_eq!(left, ["someone-else.json#x"], "only the staging file of this lock goes");
+}
+
+#[tokio::test]
 async fn the_legacy_layout_is_read_with_projects_from_the_urns() {
     let dir = tempfile::tempdir().unwrap();
     write(dir.path(), ".pulumi/stacks/test.json", &fixture("test-upsert.checkpoint.json"));
