@@ -392,7 +392,7 @@ impl Backend {
     /// Removes what a write of `rel` killed part-way left in a folder: the storage library
     /// writes `<file>#<n>` and renames it into place, and Pulumi counts any file in a stack's
     /// lock folder as a lock. (A bucket's writes leave nothing part-way.) A lock folder holds a
-    /// file or two, so it is read here directly, as the library itself reads a folder.
+    /// file or two, so it is read with std::fs on the caller's thread.
     fn remove_staging_files(&self, rel: &str) -> Result<()> {
         let Some(folder) = &self.folder else { return Ok(()) };
         let file = folder.join(rel);
