@@ -195,16 +195,16 @@ mod sealed_states {
             .into_iter()
             .map(|entry| {
                 let text = entry.get();
-                // Most entries of a preview into a big stack are kept ones, as they were written.
-                let written_kept =
-                    text.strip_prefix("{\"kept\":").and_then(|n| n.strip_suffix('}'));
-                if let Some(kept) = written_kept.and_then(|n| n.parse().ok()) {
-                    Ok(ResourceState::kept(kept))
-                } else if text.starts_with("{\"kept\":") {
-                    let Kept { kept } = serde_json::from_str(text).map_err(D::Error::custom)?;
-                    Ok(ResourceState::kept(kept))
-                } else {
-                    serde_json::from_str(text).map_err(D::Error::custom)
+                match text.strip_prefix("{\"kept\":") {
+                    // Most entries of a preview into a big stack are kept ones: read as they
+                    // were written, without a parser, and with one when written otherwise.
+                    Some(rest) => match rest.strip_suffix('}').and_then(|n| n.parse().ok()) {
+                        Some(kept) => Ok(ResourceState::kept(kept)),
+                        None => serde_json::from_str::<Kept>(text)
+                            .map(|Kept { kept }| ResourceState::kept(kept))
+                            .map_err(D::Error::custom),
+                    },
+                    None => serde_json::from_str(text).map_err(D::Error::custom),
                 }
             })
             .collect()
