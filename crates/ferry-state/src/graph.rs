@@ -4,117 +4,66 @@
 
 use std::collections::HashSet;
 
-use serde::Serialize;
-
 use crate::deployment::{Deployment, Resource};
 use crate::urn::{name_of, split_provider_reference};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum NodeKind {
-    Stack,
-    Component,
-    Custom,
-    Provider,
-    /// Siblings of one type drawn as one node (a summarised graph; see `graph_summary`).
-    Group,
+pub use ferry_types::graph::{EdgeKind, GraphEdge, GraphNode, NodeKind, NodeMark, StackGraph};
+
+/// The graph of a deployment's resources.
+pub fn of_deployment(deployment: &Deployment) -> StackGraph {
+    of_resources(&deployment.resources().iter().collect::<Vec<_>>())
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum EdgeKind {
-    Parent,
-    Dependency,
-    Provider,
-}
+/// The graph of `resources` in that order (a stack's, with what a preview would add).
+pub fn of_resources(resources: &[&Resource]) -> StackGraph {
+    let by_urn = crate::deployment::reference_index_of(resources.len(), |i| resources[i]);
 
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GraphNode {
-    pub urn: String,
-    pub name: String,
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub kind: NodeKind,
-    pub protect: bool,
-    pub pending_delete: bool,
-    /// In a summarised graph: how many resources the node stands for (itself and what it
-    /// holds), when it stands for more than itself.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub count: Option<usize>,
-    /// In a summarised graph: what to ask for (`expand=`) to see what the node holds.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub expand: Option<String>,
-}
-
-/// An edge between node positions: `source` depends on, is parented by, or uses `target`.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct GraphEdge {
-    pub source: usize,
-    pub target: usize,
-    pub kind: EdgeKind,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct StackGraph {
-    pub nodes: Vec<GraphNode>,
-    pub edges: Vec<GraphEdge>,
-}
-
-impl StackGraph {
-    pub fn from_deployment(deployment: &Deployment) -> StackGraph {
-        StackGraph::from_resources(&deployment.resources().iter().collect::<Vec<_>>())
-    }
-
-    /// The graph of `resources` in that order (a stack's, with what a preview would add).
-    pub fn from_resources(resources: &[&Resource]) -> StackGraph {
-        let by_urn = crate::deployment::reference_index_of(resources.len(), |i| resources[i]);
-
-        let mut edges = Vec::new();
-        let mut seen: HashSet<(usize, usize, EdgeKind)> = HashSet::new();
-        for (i, r) in resources.iter().enumerate() {
-            let mut push = |target: usize, kind: EdgeKind| {
-                if target != i && seen.insert((i, target, kind)) {
-                    edges.push(GraphEdge { source: i, target, kind });
-                }
-            };
-            if let Some(&p) = r.parent().and_then(|p| by_urn.get(p)) {
-                push(p, EdgeKind::Parent);
+    let mut edges = Vec::new();
+    let mut seen: HashSet<(usize, usize, EdgeKind)> = HashSet::new();
+    for (i, r) in resources.iter().enumerate() {
+        let mut push = |target: usize, kind: EdgeKind| {
+            if target != i && seen.insert((i, target, kind)) {
+                edges.push(GraphEdge { source: i, target, kind });
             }
-            if let Some(&p) =
-                r.provider().and_then(split_provider_reference).and_then(|(u, _)| by_urn.get(u))
-            {
-                push(p, EdgeKind::Provider);
-            }
-            for dep in r.dependency_urns() {
-                if let Some(&d) = by_urn.get(dep) {
-                    push(d, EdgeKind::Dependency);
-                }
+        };
+        if let Some(&p) = r.parent().and_then(|p| by_urn.get(p)) {
+            push(p, EdgeKind::Parent);
+        }
+        if let Some(&p) =
+            r.provider().and_then(split_provider_reference).and_then(|(u, _)| by_urn.get(u))
+        {
+            push(p, EdgeKind::Provider);
+        }
+        for dep in r.dependency_urns() {
+            if let Some(&d) = by_urn.get(dep) {
+                push(d, EdgeKind::Dependency);
             }
         }
-
-        let nodes = resources
-            .iter()
-            .map(|r| GraphNode {
-                urn: r.urn.clone(),
-                name: name_of(&r.urn).to_string(),
-                type_: r.type_.clone(),
-                kind: if r.type_ == "pulumi:pulumi:Stack" {
-                    NodeKind::Stack
-                } else if r.is_provider() {
-                    NodeKind::Provider
-                } else if r.is_custom() {
-                    NodeKind::Custom
-                } else {
-                    NodeKind::Component
-                },
-                protect: r.is_protected(),
-                pending_delete: r.is_pending_delete(),
-                count: None,
-                expand: None,
-            })
-            .collect();
-        StackGraph { nodes, edges }
     }
+
+    let nodes = resources
+        .iter()
+        .map(|r| GraphNode {
+            urn: r.urn.clone(),
+            name: name_of(&r.urn).to_string(),
+            type_: r.type_.clone(),
+            kind: if r.type_ == "pulumi:pulumi:Stack" {
+                NodeKind::Stack
+            } else if r.is_provider() {
+                NodeKind::Provider
+            } else if r.is_custom() {
+                NodeKind::Custom
+            } else {
+                NodeKind::Component
+            },
+            protect: r.is_protected(),
+            pending_delete: r.is_pending_delete(),
+            count: None,
+            expand: None,
+            status: None,
+        })
+        .collect();
+    StackGraph { nodes, edges, committed: None }
 }
 
 #[cfg(test)]
@@ -131,7 +80,7 @@ mod tests {
              "dependencies": ["urn:pulumi:d::p::pulumi:providers:aws::a", "urn:pulumi:d::p::pulumi:providers:aws::a", "urn:pulumi:d::p::aws:s3/bucket:Bucket::b"]},
         ]}))
         .unwrap();
-        let g = StackGraph::from_deployment(&d);
+        let g = of_deployment(&d);
         assert_eq!(
             g.nodes.iter().map(|n| n.kind).collect::<Vec<_>>(),
             [NodeKind::Stack, NodeKind::Provider, NodeKind::Custom]

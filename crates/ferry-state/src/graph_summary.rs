@@ -146,6 +146,7 @@ pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> 
                     pending_delete: false,
                     count: Some(count),
                     expand: Some(group_key(t, parent_urn)),
+                    status: None,
                 });
             } else {
                 for &m in members {
@@ -212,7 +213,7 @@ pub fn summarise(full: &StackGraph, budget: usize, expand: &HashSet<String>) -> 
     }
     // Every resource is reached from the root, whose children are all shown or grouped.
     debug_assert!(rep.iter().all(|&r| r != NONE));
-    Summary { graph: StackGraph { nodes, edges }, shown_as: rep }
+    Summary { graph: StackGraph { nodes, edges, committed: None }, shown_as: rep }
 }
 
 #[cfg(test)]
@@ -241,7 +242,7 @@ mod tests {
         }
         let d: Deployment =
             serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
-        StackGraph::from_deployment(&d)
+        crate::graph::of_deployment(&d)
     }
 
     fn names(g: &StackGraph) -> Vec<String> {
@@ -356,7 +357,7 @@ mod tests {
         }
         let d: Deployment =
             serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
-        let full = StackGraph::from_deployment(&d);
+        let full = crate::graph::of_deployment(&d);
         let g = summarise(&full, 100, &HashSet::new()).graph;
         let dependencies = g.edges.iter().filter(|e| e.kind == EdgeKind::Dependency).count();
         assert_eq!(dependencies, MAX_DEPENDENCY_EDGES);
@@ -373,7 +374,7 @@ mod tests {
         resources.push(serde_json::json!({"urn": "urn:pulumi:d::p::t:i:C::b", "type": "t:i:C", "parent": "urn:pulumi:d::p::t:i:C::a"}));
         let d: Deployment =
             serde_json::from_value(serde_json::json!({"resources": resources})).unwrap();
-        let g = summarise(&StackGraph::from_deployment(&d), 100, &HashSet::new()).graph;
+        let g = summarise(&crate::graph::of_deployment(&d), 100, &HashSet::new()).graph;
         assert_eq!(names(&g), ["500 × R (500)", "a", "b"]);
     }
 }

@@ -20,7 +20,7 @@ pub mod warning;
 
 pub use deployment::{Deployment, Resource, SecretsProviders};
 pub use error::{ErrorCode, StateError};
-pub use graph::{EdgeKind, GraphEdge, GraphNode, NodeKind, StackGraph};
+pub use graph::{EdgeKind, GraphEdge, GraphNode, NodeKind, NodeMark, StackGraph};
 pub use load::{load_state, LoadOptions, LoadedState, SourceFormat};
 pub use properties::Properties;
 pub use urn::Urn;

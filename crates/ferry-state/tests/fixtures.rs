@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use ferry_state::{load_state, ErrorCode, LoadOptions, StackGraph};
+use ferry_state::{load_state, ErrorCode, LoadOptions};
 use serde_json::{json, Value};
 
 fn fixtures() -> PathBuf {
@@ -22,7 +22,7 @@ fn summary(rel: &str) -> Value {
     let state =
         load_state(&read(rel), LoadOptions::default()).unwrap_or_else(|e| panic!("{rel}: {e}"));
     let resources = state.deployment.resources();
-    let graph = StackGraph::from_deployment(&state.deployment);
+    let graph = ferry_state::graph::of_deployment(&state.deployment);
     let mut edge_kinds = std::collections::BTreeMap::new();
     for e in &graph.edges {
         *edge_kinds.entry(format!("{:?}", e.kind)).or_insert(0) += 1;

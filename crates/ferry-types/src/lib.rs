@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod api;
 pub mod discovery;
 pub mod errors;
+pub mod graph;
 pub mod identify;
 pub mod invitations;
 pub mod outcomes;
@@ -20,7 +21,7 @@ pub use accounts::{
     ApiTokenInfo, AuditEntry, Credential, Me, MemberView, Role, RoleGrant, SignInMethods,
     UnknownRole,
 };
-pub use outcomes::{DiffCause, DiffKind, ImportStatus, ResultStatus, StepOp};
+pub use outcomes::{DiffCause, DiffKind, ImportStatus, ResultStatus, StatusFilter, StepOp};
 
 /// What the API answers when a request fails: `{"error": {"code", "message", "path"?, ...}}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
@@ -444,7 +445,7 @@ pub struct ResultRow {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResultQuery {
     #[serde(default)]
-    pub status: String,
+    pub status: StatusFilter,
     #[serde(default, rename = "type")]
     pub type_: String,
     #[serde(default)]
@@ -454,6 +455,19 @@ pub struct ResultQuery {
     /// At most this many rows (the service caps it; 0 asks for as many as it allows).
     #[serde(default)]
     pub limit: usize,
+}
+
+impl ResultQuery {
+    /// The query's parameters as a URL carries them (empty ones left out by the caller).
+    pub fn pairs(&self) -> [(&'static str, String); 5] {
+        [
+            ("status", self.status.to_query()),
+            ("type", self.type_.clone()),
+            ("filter", self.filter.clone()),
+            ("offset", if self.offset == 0 { String::new() } else { self.offset.to_string() }),
+            ("limit", if self.limit == 0 { String::new() } else { self.limit.to_string() }),
+        ]
+    }
 }
 
 /// One page of a stored preview's results, with what the filters offer over all of them.
@@ -468,7 +482,7 @@ pub struct ResultPage {
     pub rows: Vec<ResultRow>,
     /// How many of the preview's rows have each status (what the filters, the code and the
     /// commit tell), and every type among them (sorted).
-    pub by_status: std::collections::BTreeMap<String, usize>,
+    pub by_status: std::collections::BTreeMap<ResultStatus, usize>,
     pub types: Vec<String>,
     /// Differences across the preview that are only zero values or defaults
     /// ([`ResultRow::zero_or_default`] summed).

@@ -251,7 +251,7 @@ pub struct PlanStatus {
     pub preview: Option<String>,
     /// That preview's resources by status (`ready`, `failed`, `not-found`, `import`, …).
     #[serde(default)]
-    pub counts: std::collections::BTreeMap<String, usize>,
+    pub counts: std::collections::BTreeMap<crate::ResultStatus, usize>,
     /// Resources of that preview with properties that still differ from the program.
     #[serde(default)]
     pub differing: usize,
@@ -288,6 +288,20 @@ pub enum BlockerKind {
     StalePreview,
     /// The plan was closed.
     Closed,
+}
+
+impl BlockerKind {
+    /// Its word on the wire (`no-preview`, `changes-requested`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BlockerKind::NoPreview => "no-preview",
+            BlockerKind::Preview => "preview",
+            BlockerKind::ChangesRequested => "changes-requested",
+            BlockerKind::ApprovalsMissing => "approvals-missing",
+            BlockerKind::StalePreview => "stale-preview",
+            BlockerKind::Closed => "closed",
+        }
+    }
 }
 
 /// One thing that keeps a plan's commit back, in words.
@@ -403,4 +417,41 @@ pub struct ViewedResources {
     pub viewed: Vec<String>,
     /// How many resources the preview reviews.
     pub total: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each word a page writes itself (a class, an `<option value>`) is the word on the wire.
+    #[test]
+    fn the_words_pages_write_are_the_wire_words() {
+        fn wire<T: Serialize>(v: T) -> String {
+            serde_json::to_value(v).unwrap().as_str().unwrap().to_string()
+        }
+        use BlockerKind as B;
+        let kinds = [
+            B::NoPreview,
+            B::Preview,
+            B::ChangesRequested,
+            B::ApprovalsMissing,
+            B::StalePreview,
+            B::Closed,
+        ];
+        for kind in kinds {
+            assert_eq!(kind.as_str(), wire(kind));
+        }
+        for state in PlanState::ALL {
+            assert_eq!(state.as_str(), wire(state));
+        }
+        for scope in [PlanScope::Imports, PlanScope::WholeStack] {
+            assert_eq!(scope.as_str(), wire(scope));
+        }
+        for strategy in [ImportStrategy::Read, ImportStrategy::Minimal] {
+            assert_eq!(strategy.as_str(), wire(strategy));
+        }
+        for style in [CodeStyle::Cli, CodeStyle::CodeFirst] {
+            assert_eq!(style.as_str(), wire(style));
+        }
+    }
 }

@@ -733,6 +733,11 @@ async fn a_big_plans_results_are_paged_and_filtered_on_the_server_and_its_graph_
         call(&app, get(&format!("{base}?status=ready,failed&filter=PORT-15&limit=20"))).await;
     // port-15, port-150…159 and port-1500…1599.
     assert_eq!((some["matched"].as_u64(), some["rows"].as_array().unwrap().len()), (Some(111), 20));
+    // A word that names no status is refused by name, not taken as a filter matching nothing.
+    let (status, error) = call(&app, get(&format!("{base}?status=ready,redy"))).await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{error}");
+    let message = error["error"]["message"].as_str().unwrap_or_default();
+    assert!(message.contains("`redy` is not a status"), "{error}");
     let (_, pets) =
         call(&app, get(&format!("{base}?type=random%3Aindex%2FrandomPet%3ARandomPet"))).await;
     assert_eq!(pets["matched"], 1);

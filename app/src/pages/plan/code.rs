@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use ferry_types::{PreviewRef, ResultPage};
+use ferry_types::{PreviewRef, ResultPage, ResultStatus};
 use leptos::prelude::*;
 
 pub(super) const LANGUAGES: [(&str, &str); 5] =
@@ -91,16 +91,15 @@ pub(super) fn CodeTabs(
 
 /// Why there is no code when no row of a finished preview is ready to import ("no resource is
 /// ready to import: 4 failed"); `None` while rows are still coming or when some are ready.
-pub(super) fn nothing_ready(by_status: &BTreeMap<String, usize>) -> Option<String> {
-    if by_status.is_empty()
-        || ["ready", "ready-with-warnings"].iter().any(|s| by_status.contains_key(*s))
-    {
+pub(super) fn nothing_ready(by_status: &BTreeMap<ResultStatus, usize>) -> Option<String> {
+    let ready = |s: &ResultStatus| matches!(s, ResultStatus::Import(i) if i.is_ready());
+    if by_status.is_empty() || by_status.keys().any(ready) {
         return None;
     }
     Some(format!("no resource is ready to import: {}", status_counts(by_status)))
 }
 
 /// `4 failed, 1 not-found`: the rows by status.
-pub(super) fn status_counts(by_status: &BTreeMap<String, usize>) -> String {
+pub(super) fn status_counts(by_status: &BTreeMap<ResultStatus, usize>) -> String {
     by_status.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
 }

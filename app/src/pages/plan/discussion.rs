@@ -415,8 +415,8 @@ async fn side(access: &PlanAccess, revision: i64) -> Result<Side, String> {
         // Every row, a page at a time.
         let mut read = 0;
         loop {
-            let offset = read.to_string();
-            let page = crate::client::call(&preview.results(&[("offset", &offset)])).await?;
+            let query = ferry_types::ResultQuery { offset: read, ..Default::default() };
+            let page = crate::client::call(&preview.results(&query)).await?;
             read += page.rows.len();
             let done = page.rows.is_empty() || read >= page.matched;
             for row in page.rows {

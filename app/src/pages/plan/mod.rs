@@ -20,7 +20,7 @@ mod workspace;
 use std::sync::Arc;
 
 use ferry_types::api;
-use ferry_types::{PlanPageData, PreviewRef, ResultPage};
+use ferry_types::{PlanPageData, PreviewRef, ResultPage, ResultStatus};
 use leptos::prelude::*;
 use leptos_router::hooks::use_params_map;
 
@@ -314,8 +314,6 @@ fn PlanGraph(
     }
 }
 
-/// The statuses of what a commit writes.
-const WRITES: [&str; 4] = ["ready", "ready-with-warnings", "import", "read"];
 /// How many of them the confirmation names.
 const NAMED_WRITES: usize = 100;
 
@@ -347,8 +345,7 @@ fn Commit(
                                 BlockerKind::ChangesRequested | BlockerKind::ApprovalsMissing => "#plan-approvals",
                                 BlockerKind::Closed => "#plan-state",
                             };
-                            let kind = serde_json::to_value(b.kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-                            view! { <li class=format!("blocker blocker-{kind}")><a href=anchor>{b.message}</a></li> }
+                            view! { <li class=format!("blocker blocker-{}", b.kind.as_str())><a href=anchor>{b.message}</a></li> }
                         }).collect_view()}
                     </ul>
                 </div>
@@ -358,8 +355,9 @@ fn Commit(
     // How many resources the commit writes, by the stored preview's counts.
     let writes = move || {
         results.with(|r| {
-            r.as_ref()
-                .map_or(0, |r| WRITES.iter().filter_map(|s| r.by_status.get(*s)).sum::<usize>())
+            r.as_ref().map_or(0, |r| {
+                ResultStatus::WRITTEN.iter().filter_map(|s| r.by_status.get(s)).sum::<usize>()
+            })
         })
     };
     // The first of them, named in the confirmation (fetched when it opens).
@@ -369,7 +367,8 @@ fn Commit(
         if !confirming.get() {
             return;
         }
-        let _first = results::page_call(&_preview_ref, &WRITES.join(","), "", "", 0, NAMED_WRITES);
+        let _first =
+            results::page_call(&_preview_ref, &ResultStatus::WRITTEN, "", "", 0, NAMED_WRITES);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
             named.set(Some(results::fetch_page(_first).await));

@@ -8,7 +8,10 @@ use leptos::prelude::*;
 /// An option's value from its wire name (the `<option value>`); `None` for a name the page did
 /// not offer.
 fn from_wire<T: serde::de::DeserializeOwned>(name: String) -> Option<T> {
-    serde_json::from_value(serde_json::Value::String(name)).ok()
+    use serde::de::IntoDeserializer;
+    let name: serde::de::value::StringDeserializer<serde::de::value::Error> =
+        name.into_deserializer();
+    T::deserialize(name).ok()
 }
 
 #[component]

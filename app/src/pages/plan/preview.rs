@@ -87,7 +87,7 @@ pub(super) fn PreviewSection(
         leptos::task::spawn_local(async move {
             match super::results::fetch_page(super::results::page_call(
                 &p,
-                "",
+                &[],
                 "",
                 "",
                 0,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use ferry_types::api::{Call, NoBody};
-use ferry_types::{PreviewRef, ResultPage, ResultRow};
+use ferry_types::{PreviewRef, ResultPage, ResultQuery, ResultRow, ResultStatus, StatusFilter};
 use leptos::prelude::*;
 
 use super::workspace::ViewedMarks;
@@ -18,24 +18,23 @@ const ROW_HEIGHT: f64 = 30.0;
 const OVERSCAN: usize = 10;
 const VIEWPORT_ROWS: usize = 20;
 
-/// A page of the stored preview's results: the rows with one of `statuses` (comma-separated),
-/// of `type_`, whose name or URN holds `filter`.
+/// A page of the stored preview's results: the rows with one of `statuses` (none: any), of
+/// `type_`, whose name or URN holds `filter`.
 pub(super) fn page_call(
     preview: &PreviewRef,
-    statuses: &str,
+    statuses: &[ResultStatus],
     type_: &str,
     filter: &str,
     offset: usize,
     limit: usize,
 ) -> Call<NoBody, ResultPage> {
-    let (offset, limit) = (offset.to_string(), limit.to_string());
-    preview.results(&[
-        ("status", statuses),
-        ("type", type_),
-        ("filter", filter),
-        ("offset", &offset),
-        ("limit", &limit),
-    ])
+    preview.results(&ResultQuery {
+        status: StatusFilter(statuses.to_vec()),
+        type_: type_.to_string(),
+        filter: filter.to_string(),
+        offset,
+        limit,
+    })
 }
 
 /// A page of a stored preview's results, fetched by the browser (the server renders the first
@@ -63,7 +62,7 @@ pub(super) fn ResultsTable(
     keys: Signal<bool>,
 ) -> impl IntoView {
     let with_origins = !origins.is_empty();
-    let status = RwSignal::new(String::new());
+    let status = RwSignal::new(None::<ResultStatus>);
     let type_ = RwSignal::new(String::new());
     let text = RwSignal::new(String::new());
     let scroll_top = RwSignal::new(0.0f64);
@@ -77,7 +76,7 @@ pub(super) fn ResultsTable(
                 all.iter()
                     .enumerate()
                     .filter(|(_, r)| {
-                        (status.is_empty() || r.status.as_str() == status)
+                        status.is_none_or(|s| r.status == s)
                             && (type_.is_empty() || r.type_ == type_)
                             && (needle.is_empty()
                                 || r.name.to_lowercase().contains(&needle)
@@ -94,7 +93,7 @@ pub(super) fn ResultsTable(
     let pages =
         PagedRows::new(first_page.as_ref().map_or(0, |p| p.matched), first_page.map(|p| p.rows));
     let filtered = move || {
-        !status.with_untracked(String::is_empty)
+        status.with_untracked(Option::is_some)
             || !type_.with_untracked(String::is_empty)
             || !text.with_untracked(String::is_empty)
     };
@@ -146,7 +145,7 @@ pub(super) fn ResultsTable(
         pages.fetch(range, |offset| {
             let call = page_call(
                 &p,
-                &status.get_untracked(),
+                status.get_untracked().as_slice(),
                 &type_.get_untracked(),
                 &text.get_untracked(),
                 offset,
@@ -157,12 +156,11 @@ pub(super) fn ResultsTable(
     });
 
     let statuses = Memo::new(move |_| {
-        match live.with(|r| {
-            r.as_ref().map(|r| r.iter().map(|r| r.status.to_string()).collect::<BTreeSet<_>>())
-        }) {
+        match live.with(|r| r.as_ref().map(|r| r.iter().map(|r| r.status).collect::<BTreeSet<_>>()))
+        {
             Some(s) => s,
             None => stored.with(|s| {
-                s.as_ref().map(|s| s.by_status.keys().cloned().collect()).unwrap_or_default()
+                s.as_ref().map(|s| s.by_status.keys().copied().collect()).unwrap_or_default()
             }),
         }
     });
@@ -263,9 +261,9 @@ pub(super) fn ResultsTable(
     };
     view! {
         <div class="table-tools">
-            <select id="results-status" aria-label="Status" on:change=move |ev| { status.set(event_target_value(&ev)); changed(); }>
+            <select id="results-status" aria-label="Status" on:change=move |ev| { status.set(ResultStatus::parse(&event_target_value(&ev))); changed(); }>
                 <option value="">"All statuses"</option>
-                {move || statuses.get().into_iter().map(|s| view! { <option value=s.clone()>{s.clone()}</option> }).collect_view()}
+                {move || statuses.get().into_iter().map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> }).collect_view()}
             </select>
             <select id="results-type" aria-label="Type" on:change=move |ev| { type_.set(event_target_value(&ev)); changed(); }>
                 <option value="">"All types"</option>

@@ -10,10 +10,11 @@ use std::sync::Arc;
 use ferry_engine::deploy::{CheckFailure, DiffCause, DiffKind, PropertyDiff, Step, StepOp};
 use ferry_state::deployment::Resource;
 use ferry_state::graph_summary::{summarise, Summary, SUMMARY_BUDGET};
-use ferry_state::StackGraph;
+use ferry_state::{NodeMark, StackGraph};
 use ferry_types::SourceKind;
 use ferry_types::{
-    PreviewRef, PropertyResult, Resolution, ResultDetail, ResultPage, ResultQuery, ResultRow,
+    ImportStatus, PreviewRef, PropertyResult, Resolution, ResultDetail, ResultPage, ResultQuery,
+    ResultRow, ResultStatus,
 };
 use serde_json::{json, Map, Value};
 
@@ -91,7 +92,7 @@ pub const MAX_REVIEW_ROWS: usize = 1000;
 /// when the rows are made (a stored preview never changes), not for each page.
 pub struct ResultRows {
     rows: Vec<ResultRow>,
-    by_status: std::collections::BTreeMap<String, usize>,
+    by_status: std::collections::BTreeMap<ResultStatus, usize>,
     types: Vec<String>,
     zero_or_default: usize,
     /// Why the preview cannot be committed as it is, if it cannot (its own rules).
@@ -118,9 +119,9 @@ fn result_key(s: &Step) -> String {
 impl ResultRows {
     pub fn of(record: &PreviewRecord) -> ResultRows {
         let rows = result_rows(record);
-        let mut by_status = std::collections::BTreeMap::<String, usize>::new();
+        let mut by_status = std::collections::BTreeMap::<ResultStatus, usize>::new();
         for r in &rows {
-            *by_status.entry(r.status.as_str().to_string()).or_insert(0) += 1;
+            *by_status.entry(r.status).or_insert(0) += 1;
         }
         let types: BTreeSet<&str> = rows.iter().map(|r| r.type_.as_str()).collect();
         let types = types.into_iter().map(str::to_string).collect();
@@ -135,9 +136,8 @@ impl ResultRows {
     /// all rows.
     pub fn page(&self, query: &ResultQuery) -> ResultPage {
         let needle = query.filter.to_lowercase();
-        let statuses: Vec<&str> = query.status.split(',').filter(|s| !s.is_empty()).collect();
         let matches = |r: &ResultRow| {
-            (statuses.is_empty() || statuses.contains(&r.status.as_str()))
+            query.status.keeps(r.status)
                 && (query.type_.is_empty() || r.type_ == query.type_)
                 && (needle.is_empty()
                     || r.name.to_lowercase().contains(&needle)
@@ -181,20 +181,24 @@ impl ResultRows {
 
 /// How much a status asks of a reviewer, most first: a graph node standing for many resources
 /// shows the status of the one that asks the most.
-fn urgency(status: &str) -> u8 {
+fn urgency(status: ResultStatus) -> u8 {
+    use ImportStatus as I;
+    use StepOp as S;
     match status {
-        "failed" | "not-found" | "conflict" => 0,
-        "ready-with-warnings"
-        | "delete"
-        | "replace"
-        | "delete-replaced"
-        | "create-replacement"
-        | "import-replacement"
-        | "read-replacement" => 1,
-        "update" | "create" | "relinquish" => 2,
-        "already-managed" => 3,
-        "ready" | "import" | "read" => 4,
-        _ => 5,
+        ResultStatus::Import(I::Failed | I::NotFound | I::Conflict) => 0,
+        ResultStatus::Import(I::ReadyWithWarnings)
+        | ResultStatus::Step(
+            S::Delete
+            | S::Replace
+            | S::DeleteReplaced
+            | S::CreateReplacement
+            | S::ImportReplacement
+            | S::ReadReplacement,
+        ) => 1,
+        ResultStatus::Step(S::Update | S::Create | S::Relinquish) => 2,
+        ResultStatus::Import(I::AlreadyManaged) => 3,
+        ResultStatus::Import(I::Ready) | ResultStatus::Step(S::Import | S::Read) => 4,
+        ResultStatus::Step(S::Same) => 5,
     }
 }
 
@@ -330,7 +334,7 @@ fn planned_resource(
 /// What a plan's status takes from its latest preview.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct PreviewCounts {
-    pub by_status: std::collections::BTreeMap<String, usize>,
+    pub by_status: std::collections::BTreeMap<ResultStatus, usize>,
     pub differing: usize,
     pub refusal: Option<String>,
 }
@@ -455,12 +459,12 @@ impl Previews {
         &self,
         r: &PreviewRef,
         expand: Option<&HashSet<String>>,
-    ) -> Result<Value, ServiceError> {
+    ) -> Result<StackGraph, ServiceError> {
         let record = self.preview_by_ref(r).await?;
         // From the record just read: the kept rows would parse the preview again when cold.
         let rows = result_rows(&record);
-        let status: HashMap<&str, &str> =
-            rows.iter().map(|row| (row.urn.as_str(), row.status.as_str())).collect();
+        let status: HashMap<&str, ResultStatus> =
+            rows.iter().map(|row| (row.urn.as_str(), row.status)).collect();
         let committed = record.committed_version.is_some();
         let (version, planned);
         let full: &StackGraph = match record.committed_version {
@@ -486,15 +490,15 @@ impl Previews {
                 // Parents and providers the graph cannot find are dropped by the layout, not errors.
                 let resources: Vec<&Resource> =
                     base.deployment.resources().iter().chain(&added).collect();
-                planned = StackGraph::from_resources(&resources);
+                planned = ferry_state::graph::of_resources(&resources);
                 &planned
             }
         };
-        let Summary { graph, shown_as } = match expand {
+        let Summary { mut graph, shown_as } = match expand {
             Some(expand) => summarise(full, SUMMARY_BUDGET, expand),
             None => Summary { graph: full.clone(), shown_as: (0..full.nodes.len()).collect() },
         };
-        let mut marks: Vec<Option<&str>> = vec![None; graph.nodes.len()];
+        let mut marks: Vec<Option<ResultStatus>> = vec![None; graph.nodes.len()];
         for (node, &at) in full.nodes.iter().zip(&shown_as) {
             if let Some(&s) = status.get(node.urn.as_str()) {
                 if marks[at].is_none_or(|m| urgency(s) < urgency(m)) {
@@ -502,15 +506,22 @@ impl Previews {
                 }
             }
         }
-        let mut value = serde_json::to_value(&graph).expect("the graph serialises");
-        for (node, mark) in value["nodes"].as_array_mut().into_iter().flatten().zip(marks) {
-            if let Some(s) = mark {
-                let ready = matches!(s, "ready" | "ready-with-warnings" | "import" | "same");
-                node["status"] = Value::from(if committed && ready { "managed" } else { s });
-            }
+        for (node, mark) in graph.nodes.iter_mut().zip(marks) {
+            node.status = mark.map(|s| {
+                let ready = matches!(
+                    s,
+                    ResultStatus::Import(ImportStatus::Ready | ImportStatus::ReadyWithWarnings)
+                        | ResultStatus::Step(StepOp::Import | StepOp::Same)
+                );
+                if committed && ready {
+                    NodeMark::Managed
+                } else {
+                    NodeMark::Result(s)
+                }
+            });
         }
-        value["committed"] = Value::from(committed);
-        Ok(value)
+        graph.committed = Some(committed);
+        Ok(graph)
     }
 }
 

@@ -78,7 +78,7 @@ impl LoadedVersion {
     }
 
     pub fn graph(&self) -> &StackGraph {
-        self.graph.get_or_init(|| StackGraph::from_deployment(&self.deployment))
+        self.graph.get_or_init(|| ferry_state::graph::of_deployment(&self.deployment))
     }
 }
 

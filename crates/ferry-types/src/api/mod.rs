@@ -93,9 +93,8 @@ pub struct Download;
 #[derive(Debug, Clone, Copy)]
 pub struct NoContent;
 
-/// A graph as the graph view draws it: nodes, edges and groups, whole or summarised. Read by
-/// the page's graph renderer, never by field in Rust.
-pub type GraphJson = serde_json::Value;
+/// A graph as the graph view draws it: nodes and edges, whole or summarised.
+pub type GraphJson = crate::graph::StackGraph;
 
 /// An OpenAPI 3.1 document (see [`OPENAPI`]).
 pub type OpenApiDocument = serde_json::Value;
@@ -418,9 +417,11 @@ impl crate::PreviewRef {
         }
     }
 
-    /// A page of the results (`status`, `type`, `filter`, `offset`, `limit`).
-    pub fn results(&self, query: &[(&str, &str)]) -> Call<NoBody, ResultPage> {
-        self.call(&RESULTS, &SHARED_RESULTS, query)
+    /// A page of the results.
+    pub fn results(&self, query: &crate::ResultQuery) -> Call<NoBody, ResultPage> {
+        let pairs = query.pairs();
+        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        self.call(&RESULTS, &SHARED_RESULTS, &pairs)
     }
 
     /// One resource's result.
