@@ -8,12 +8,18 @@ log "style: rustfmt"
 # The formatter is Debian's rustfmt-web (installed above); if it is missing, this fails.
 cargo fmt --all --check
 
-log "style: clippy"
-# Debian's rust-web-clippy (installed above), warnings denied: every crate as the server builds
-# it, and the UI as the browser runs it (wasm, `hydrate`).
-cargo clippy --workspace --all-targets -- -D warnings
-cargo clippy -p app --lib --target wasm32-unknown-unknown --no-default-features --features hydrate \
-  -Zbuild-std=std,panic_abort --target-dir target/front -- -D warnings
+# Clippy lints while the test build compiles: Debian's clippy-driver (rust-web-clippy, installed
+# above) as the workspace's compiler wrapper, which is what `cargo clippy` runs, but with code
+# generation, so the lints and the tests share one build of every crate instead of a check pass
+# of the whole workspace beside it. Warnings are denied (what `cargo clippy -- -D warnings`
+# passes it). Every cargo build of the workspace below runs through it, so none rebuilds for a
+# changed wrapper: every crate with all its targets (`--all-targets`, as `cargo clippy` was run)
+# and the UI as the browser runs it (the front end's wasm build, `hydrate`).
+CLIPPY_DRIVER="$(command -v clippy-driver)" || { echo "clippy-driver is missing (Debian's rust-web-clippy)" >&2; exit 1; }
+LINTED=(env RUSTC_WORKSPACE_WRAPPER="$CLIPPY_DRIVER" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
+
+log "style (clippy) and the front end's build (wasm, hydrate)"
+"${LINTED[@]}" "$ROOT/scripts/build.sh" --front
 
 log "unit and integration tests"
 # Generated code is checked against the real SDKs (tsc, pyright, gofmt), installed above; the
@@ -24,13 +30,16 @@ export PGHOST=127.0.0.1 PGUSER=postgres PGSSLMODE=disable
 # makes a schema of its own in it.
 psql -d postgres -qc 'DROP DATABASE IF EXISTS ferry_test WITH (FORCE)' -c 'CREATE DATABASE ferry_test'
 export FERRY_TEST_POSTGRES_URL='postgres://postgres@127.0.0.1:5432/ferry_test?sslmode=disable'
-cargo test --workspace --no-fail-fast
+# `--all-targets` also builds the benchmarks in the test profile and runs each once in its smoke
+# mode (not a timed test: each fails only past a loose bound a real regression crosses; the
+# benches say what they run when `cargo bench` does not start them).
+"${LINTED[@]}" cargo test --workspace --all-targets --no-fail-fast
 
 log "API and service tests again, with Ferry's data in PostgreSQL"
 # The same test binaries the run above built, each from its package's folder with the variables
 # cargo gives the tests it runs: building them again for two packages alone would unify
 # features differently and rebuild much of the workspace.
-BINARIES="$(cargo test --workspace --no-run --message-format=json | node -e '
+BINARIES="$("${LINTED[@]}" cargo test --workspace --all-targets --no-run --message-format=json | node -e '
   let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
     const found = [];
     for (const line of s.split("\n")) {
@@ -53,17 +62,8 @@ while IFS=$'\t' read -r dir exe; do
 done <<< "$BINARIES"
 [ $status -eq 0 ] || exit $status
 
-log "benchmark smoke"
-# Not a timed test: 1,000 imports against their floor, paired; fails only past a loose bound
-# (2x) that a real regression crosses and machine noise does not. docs/benchmarks.md gives the full
-# benchmark's figures.
-cargo bench -p pulumi-resource-random --bench import_preview -- --smoke
-# A Terraform migration's preview against the same imports as a spec, 500 instances once each.
-cargo bench -p pulumi-resource-random --bench terraform_preview -- --smoke
-
-# The front end; the server and Ferry's plugins are the debug binaries `cargo test` built above
-# (building them again alone would unify features differently and rebuild them).
-"$ROOT/scripts/build.sh" --front
+# The server and Ferry's plugins are the debug binaries `cargo test` built above (building them
+# again alone would unify features differently and rebuild them).
 for bin in ferry pulumi-resource-random pulumi-resource-postgresql; do
   [ -x "$ROOT/target/debug/$bin" ] || { echo "target/debug/$bin is missing: cargo test --workspace builds it" >&2; exit 1; }
 done

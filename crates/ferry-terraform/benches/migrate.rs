@@ -75,7 +75,10 @@ fn run(bytes: &[u8], mappings: &Mappings) -> Duration {
 }
 
 fn main() {
-    let smoke = std::env::args().any(|a| a == "--smoke");
+    // `cargo bench` passes `--bench` and gets the full run; `cargo test` (the test command)
+    // passes nothing and gets the smoke, as `-- --smoke` does.
+    let smoke =
+        std::env::args().any(|a| a == "--smoke") || !std::env::args().any(|a| a == "--bench");
     let instances = if smoke { 1_000 } else { 10_000 };
     let bytes = state(instances);
     let mappings = mapping();

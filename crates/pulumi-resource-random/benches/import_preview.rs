@@ -4,7 +4,7 @@
 //! straight over tonic to the same plugin binary, configured as the engine configures it, with
 //! no engine. Both sides are warmed first, then run in interleaved pairs; the ratio reported is
 //! the median of the pairs' ratios. Targets: preview ≤ 1.3 × floor; t(10k)/t(1k) ≤ 11; peak
-//! memory ≤ 500 MB. `-- --smoke` is CI's small run with a loose bound. It then times the same imports written as a YAML
+//! memory ≤ 500 MB. `cargo test` (or `-- --smoke`) runs CI's small run with a loose bound. It then times the same imports written as a YAML
 //! program's `import` options, to show a program preview scales linearly. `-- --engine N` times
 //! one warmed engine preview of N imports each way and prints both, for a caller that sets
 //! them beside its own runs of the same size, round by round (`end2end/bench/scale.mjs`).
@@ -355,11 +355,7 @@ fn ms(d: Duration) -> f64 {
 
 #[tokio::main]
 async fn main() {
-    // `cargo bench` passes `--bench`; `-- --smoke` runs the small check CI makes.
     let args: Vec<String> = std::env::args().collect();
-    if args.iter().any(|a| a == "--smoke") {
-        return smoke().await;
-    }
     if let Some(at) = args.iter().position(|a| a == "--engine") {
         let n = args
             .get(at + 1)
@@ -373,6 +369,11 @@ async fn main() {
             .and_then(|n| n.parse().ok())
             .expect("--identify takes the number of would-be creates");
         return identify_rounds(n).await;
+    }
+    // `cargo bench` passes `--bench` and gets the full run; `cargo test` (the test command)
+    // passes nothing and gets the smoke, as `-- --smoke` does.
+    if args.iter().any(|a| a == "--smoke") || !args.iter().any(|a| a == "--bench") {
+        return smoke().await;
     }
     let (engine, floor) = (EngineSide::start().await, FloorSide::start().await);
     println!("import preview: RandomIntegers through Ferry's random plugin, {CONCURRENCY} at a time ({PAIRS} interleaved pairs each; medians)");

@@ -5,7 +5,7 @@
 //! pairs, the migration's program (each instance read with its recorded state as the prior,
 //! as the server runs it) and an import spec of the same instances by their IDs. Both sides
 //! start from a launched, configured plugin and run 16 resources at a time. Prints the median
-//! of the pairs' ratios; target ≤ 1.3. `-- --smoke` runs 500 instances once each way and fails
+//! of the pairs' ratios; target ≤ 1.3. `cargo test` (or `-- --smoke`) runs 500 instances once each way and fails
 //! past a loose bound (not a timed test: a regression by orders of magnitude).
 
 use std::collections::BTreeMap;
@@ -177,7 +177,11 @@ fn ms(d: Duration) -> f64 {
 
 #[tokio::main]
 async fn main() {
-    if std::env::args().any(|a| a == "--smoke") {
+    // `cargo bench` passes `--bench` and gets the full run; `cargo test` (the test command)
+    // passes nothing and gets the smoke, as `-- --smoke` does.
+    let smoke =
+        std::env::args().any(|a| a == "--smoke") || !std::env::args().any(|a| a == "--bench");
+    if smoke {
         let m = migrated(500).await;
         let (program, spec) = (program_preview(&m).await, spec_preview(&m).await);
         println!(
