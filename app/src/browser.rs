@@ -24,8 +24,11 @@ pub async fn upload_state(
     };
     let typed = name.value();
     let named = typed.trim();
-    let force = if force && !named.is_empty() { "true" } else { "" };
-    let url = ferry_types::api::UPLOAD_STACK.url_with(&[], &[("name", named), ("force", force)]);
+    let query = ferry_types::api::UploadQuery {
+        name: Some(named.to_string()).filter(|n| !n.is_empty()),
+        force: force && !named.is_empty(),
+    };
+    let url = ferry_types::api::UPLOAD_STACK.url_with(&[], &query);
     let init = RequestInit::new();
     init.set_method("POST");
     init.set_body(&chosen);

@@ -160,9 +160,9 @@ impl Routes {
 
     /// The route of one of the API's endpoints (`ferry_types::api`): its method and path are
     /// the endpoint's, so the table and the clients cannot disagree.
-    pub fn endpoint<B, A, H: Handler<T, AppState>, T: 'static>(
+    pub fn endpoint<B, A, Q, H: Handler<T, AppState>, T: 'static>(
         self,
-        endpoint: ferry_types::api::Endpoint<B, A>,
+        endpoint: ferry_types::api::Endpoint<B, A, Q>,
         gate: Gate,
         action: &'static str,
         handler: H,

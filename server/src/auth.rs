@@ -321,21 +321,13 @@ pub async fn set_member(
     .into_response())
 }
 
-#[derive(Deserialize)]
-pub struct AuditQuery {
-    #[serde(default)]
-    after: i64,
-    limit: Option<i64>,
-    format: Option<String>,
-}
-
 /// `GET /api/v1/orgs/{org}/audit[?after=<seq>&limit=<n>&format=jsonl]`: the organisation's
 /// audit records, oldest first; `format=jsonl` exports them as JSON lines.
 pub async fn audit(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(org): Path<String>,
-    ApiQuery(q): ApiQuery<AuditQuery>,
+    ApiQuery(q): ApiQuery<ferry_types::api::AuditQuery>,
 ) -> Result<Response, ApiError> {
     let records =
         ferry.accounts().audit_log(&caller, &org, q.after, q.limit.unwrap_or(1000)).await?;

@@ -50,6 +50,10 @@ pub fn document(table: &AccessTable) -> Value {
             .unwrap_or_else(|| panic!("{} {full} is not in the route table", method.as_str()));
         let body = request_body(endpoint, &mut bodies);
         let mut operation = operation(endpoint, decision.gate, body.is_some(), &mut answers);
+        let parameters = parameters(endpoint, &mut bodies);
+        if !parameters.is_empty() {
+            operation.insert("parameters".into(), Value::Array(parameters));
+        }
         if let Some(body) = body {
             body_schemas.push((endpoint.path.to_string(), method.as_str().to_lowercase(), body));
         }
@@ -70,6 +74,12 @@ pub fn document(table: &AccessTable) -> Value {
         let operation = paths.get_mut(path.as_str()).and_then(|p| p.get_mut(&method));
         if let Some(Value::Object(operation)) = operation {
             operation.insert("requestBody".into(), body);
+        }
+    }
+    // Query parameters' schemas point into the bodies' definitions too.
+    for operation in paths.values_mut().flat_map(|p| p.values_mut()) {
+        if let Some(parameters) = operation.get_mut("parameters") {
+            rename_refs(parameters, &renamed);
         }
     }
     // An error's code is one of the table's.
@@ -145,10 +155,6 @@ fn operation(
     operation.insert("description".into(), json!(description));
     operation.insert("x-ferry-access".into(), access.0);
     operation.insert("security".into(), security(gate));
-    let parameters = parameters(endpoint);
-    if !parameters.is_empty() {
-        operation.insert("parameters".into(), Value::Array(parameters));
-    }
     let mut responses = Map::new();
     let success = success(endpoint, answers);
     for status in endpoint.success {
@@ -227,9 +233,10 @@ fn security(gate: Gate) -> Value {
     }
 }
 
-/// The path's parameters, and the query parameters the endpoint's summary names
-/// (`` `?status=&type=` ``).
-fn parameters(endpoint: &EndpointInfo) -> Vec<Value> {
+/// The path's parameters, and the query parameters the endpoint declares: one for each field
+/// of its query type, with the field's schema (its types by `$ref` into the bodies'
+/// definitions, as queries are read) and its comment.
+fn parameters(endpoint: &EndpointInfo, bodies: &mut SchemaGenerator) -> Vec<Value> {
     let mut parameters = Vec::new();
     let mut rest = endpoint.path;
     while let Some(open) = rest.find('{') {
@@ -241,19 +248,26 @@ fn parameters(endpoint: &EndpointInfo) -> Vec<Value> {
         }));
         rest = &rest[close + 1..];
     }
-    for query in endpoint.summary.split('`').filter(|s| s.starts_with('?')) {
-        for pair in query[1..].split('&') {
-            let name = pair.split('=').next().unwrap_or_default();
-            if !name.is_empty() && !parameters.iter().any(|p| p["name"] == name) {
-                let allowed = pair.split_once('=').map(|(_, v)| v).filter(|v| !v.is_empty());
-                let mut parameter =
-                    json!({"name": name, "in": "query", "schema": {"type": "string"}});
-                if let Some(allowed) = allowed {
-                    parameter["example"] = json!(allowed.split('|').next().unwrap_or(allowed));
-                }
-                parameters.push(parameter);
-            }
+    let Some(query) = (endpoint.query.schema)(bodies) else { return parameters };
+    let query = Value::from(query);
+    let required: Vec<&str> = query["required"]
+        .as_array()
+        .map(|r| r.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let properties = query["properties"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{}: a query type is a struct of named fields", endpoint.name));
+    for (name, schema) in properties {
+        let mut schema = schema.clone();
+        let description = schema.as_object_mut().and_then(|s| s.remove("description"));
+        let mut parameter = json!({
+            "name": name, "in": "query", "required": required.contains(&name.as_str()),
+            "schema": schema,
+        });
+        if let Some(description) = description {
+            parameter["description"] = description;
         }
+        parameters.push(parameter);
     }
     parameters
 }

@@ -9,21 +9,15 @@ use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::access::Caller;
 use ferry_service::Ferry;
-use serde::Deserialize;
 
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
-
-#[derive(Deserialize)]
-pub struct RevisionFilter {
-    revision: Option<i64>,
-}
 
 /// `GET /api/v1/plans/{id}/comments[?revision=N]`.
 pub async fn comments(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
-    ApiQuery(q): ApiQuery<RevisionFilter>,
+    ApiQuery(q): ApiQuery<ferry_types::api::RevisionQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().comments(&id, q.revision).await?).into_response())
 }
@@ -32,7 +26,7 @@ pub async fn comments(
 pub async fn shared_comments(
     State(ferry): State<Arc<Ferry>>,
     Path(token): Path<String>,
-    ApiQuery(q): ApiQuery<RevisionFilter>,
+    ApiQuery(q): ApiQuery<ferry_types::api::RevisionQuery>,
 ) -> Result<Response, ApiError> {
     Ok(Json(ferry.plans().shared_comments(&token, q.revision).await?).into_response())
 }

@@ -256,7 +256,8 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
     let records = RwSignal::new(Vec::<AuditEntry>::new());
     let problem = RwSignal::new(None::<String>);
     Effect::new(move |_| {
-        let _log = api::AUDIT.at_with(&[&org.get()], &[("limit", "500")]);
+        let _log = api::AUDIT
+            .at_with(&[&org.get()], &api::AuditQuery { limit: Some(500), ..Default::default() });
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
             match crate::client::call(&_log).await {
@@ -274,7 +275,8 @@ fn Audit(orgs: Vec<String>) -> impl IntoView {
             <p class="meta">
                 "Every change, sign-in and failed sign-in, oldest first. Export as JSON lines: "
                 {move || {
-                    let href = api::AUDIT.url_with(&[&org.get()], &[("format", "jsonl")]);
+                    let jsonl = api::AuditQuery { format: Some("jsonl".into()), ..Default::default() };
+                    let href = api::AUDIT.url_with(&[&org.get()], &jsonl);
                     let text = href.clone();
                     view! { <a href=href id="audit-export" rel="external">{text}</a> }
                 }}

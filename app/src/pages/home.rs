@@ -60,8 +60,9 @@ fn ConnectForm() -> impl IntoView {
     let list = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         problem.set(None);
-        let _call = ferry_types::api::BACKEND_STACKS
-            .at_with(&[], &[("org", &org.get_untracked()), ("url", &url.get_untracked())]);
+        let query =
+            ferry_types::api::BackendQuery { org: org.get_untracked(), url: url.get_untracked() };
+        let _call = ferry_types::api::BACKEND_STACKS.at_with(&[], &query);
         #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
             match crate::client::call(&_call).await {

@@ -55,9 +55,9 @@ pub fn MigrateTerraform(stack_id: String) -> impl IntoView {
         #[cfg(feature = "hydrate")]
         {
             let asked = _remote();
-            let prefix = asked.workspace_key_prefix.as_deref().unwrap_or("");
+            // The backend's workspaces, whichever is chosen.
             let call = api::TERRAFORM_WORKSPACES
-                .at_with(&[&_stack], &[("url", &asked.url), ("workspace_key_prefix", prefix)]);
+                .at_with(&[&_stack], &RemoteState { workspace: None, ..asked });
             busy.set(true);
             leptos::task::spawn_local(async move {
                 let found = crate::client::call(&call).await;

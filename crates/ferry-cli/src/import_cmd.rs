@@ -134,7 +134,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
             service.previews().preview(&stack_id, request).await?
         }
         None => {
-            let choices = ferry_service::MigrationChoices {
+            let choices = ferry_types::api::MigrationChoices {
                 title: None,
                 include_tainted: args.include_tainted,
                 include_deposed: args.include_deposed,

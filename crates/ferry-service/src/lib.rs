@@ -54,7 +54,7 @@ pub use ferry_types::discovery::{
 pub use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use ferry_types::terraform::MigrationView;
 pub use jobs::{JobShown, JobStatus, JobUpdate, JobView};
-pub use plans::terraform::{configuration_of_zip, MigrationChoices};
+pub use plans::terraform::configuration_of_zip;
 pub use previews::code::{comma_list, CodeRequest, GeneratedCode};
 pub use previews::imports::EngineConfig;
 pub use previews::programs::{read_project, ProgramRequest, ProgramSource};

@@ -444,30 +444,21 @@ pub struct ResultRow {
 /// (case-insensitive), from `offset`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ResultQuery {
-    #[serde(default)]
+    /// The statuses to keep, comma-separated (empty: every status).
+    #[serde(default, skip_serializing_if = "api::is_default")]
     pub status: StatusFilter,
-    #[serde(default, rename = "type")]
+    /// The resource type to keep (empty: any).
+    #[serde(default, rename = "type", skip_serializing_if = "api::is_default")]
     pub type_: String,
-    #[serde(default)]
+    /// Keeps the rows whose name or URN holds this text (case-insensitive).
+    #[serde(default, skip_serializing_if = "api::is_default")]
     pub filter: String,
-    #[serde(default)]
+    /// The first row of the page.
+    #[serde(default, skip_serializing_if = "api::is_default")]
     pub offset: usize,
     /// At most this many rows (the service caps it; 0 asks for as many as it allows).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "api::is_default")]
     pub limit: usize,
-}
-
-impl ResultQuery {
-    /// The query's parameters as a URL carries them (empty ones left out by the caller).
-    pub fn pairs(&self) -> [(&'static str, String); 5] {
-        [
-            ("status", self.status.to_query()),
-            ("type", self.type_.clone()),
-            ("filter", self.filter.clone()),
-            ("offset", if self.offset == 0 { String::new() } else { self.offset.to_string() }),
-            ("limit", if self.limit == 0 { String::new() } else { self.limit.to_string() }),
-        ]
-    }
 }
 
 /// One page of a stored preview's results, with what the filters offer over all of them.

@@ -334,6 +334,7 @@ pub struct PlanListRow {
 /// does not let authors approve).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct PlanListQuery {
+    /// An organisation's name (default: every organisation of the caller's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub org: Option<String>,
     /// A stack's ID.
@@ -343,6 +344,7 @@ pub struct PlanListQuery {
     /// every state but `committed` and `closed`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub state: Option<String>,
+    /// The user who wrote the plan.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
     /// `me`: only plans waiting for the caller's review.

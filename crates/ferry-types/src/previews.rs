@@ -55,6 +55,7 @@ pub struct ProgramEnvelope {
 /// `?scope=imports|whole-stack` on a preview.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct ScopeQuery {
+    /// A program's scope: `imports`, or `whole-stack` (the default, as `pulumi preview`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<PlanScope>,
 }
@@ -130,22 +131,32 @@ impl Language {
 /// `exclude=<resource.property>,…`; for a stack's code also `urn=<urn>,…` and `version=N`.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
 pub struct CodeQuery {
+    /// The language: `ts`, `python`, `go`, `csharp` or `yaml` (default `ts`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub lang: Option<String>,
+    /// `file` (the program), `zip` (a runnable project) or `json` (the program with its report).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub format: Option<String>,
+    /// `cli` (the stack already holds the resources: `protect`) or `code-first` (the code imports
+    /// them on `pulumi up`: the `import` option).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub style: Option<String>,
+    /// `false` keeps the properties that only repeat a schema default or a zero value.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub elide: Option<bool>,
+    /// Resources (names or URNs, comma-separated) whose properties are all kept.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keep: Option<String>,
+    /// `false` writes values where the code would refer to another resource.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub references: Option<bool>,
+    /// References not suggested, comma-separated `<resource>.<property>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub exclude: Option<String>,
+    /// A stack's code: only these resources, comma-separated URNs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub urn: Option<String>,
+    /// A stack's code: of this version (default: its latest).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub version: Option<i64>,
 }

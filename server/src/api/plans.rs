@@ -9,6 +9,7 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::{Ferry, JobView, PlanInput};
+use ferry_types::api::{self, RevisionQuery};
 
 use super::shared::*;
 use crate::access::AuditPlan;
@@ -46,7 +47,7 @@ pub(super) async fn migrate_terraform(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    ApiQuery(choices): ApiQuery<ferry_service::MigrationChoices>,
+    ApiQuery(choices): ApiQuery<api::MigrationChoices>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
@@ -151,7 +152,7 @@ pub(super) async fn migrate_terraform_remote(
     State(ferry): State<Arc<Ferry>>,
     Extension(caller): Extension<Caller>,
     Path(id): Path<String>,
-    ApiQuery(choices): ApiQuery<ferry_service::MigrationChoices>,
+    ApiQuery(choices): ApiQuery<api::MigrationChoices>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {

@@ -9,8 +9,8 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use ferry_service::{CodeRequest, Ferry, PreviewRequest, PreviewSource};
+use ferry_types::api::CommitQuery;
 use ferry_types::previews::{CodeQuery, ScopeQuery};
-use serde::Deserialize;
 
 use super::shared::*;
 use crate::error::ApiError;
@@ -38,12 +38,6 @@ pub(super) async fn create_preview(
     }
     let record = ferry.previews().preview(&id, request).await?;
     Ok((StatusCode::CREATED, Json(record)).into_response())
-}
-
-#[derive(Deserialize)]
-pub(super) struct CommitQuery {
-    #[serde(default)]
-    apply: bool,
 }
 
 pub(super) async fn get_preview(

@@ -9,18 +9,12 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use ferry_service::Ferry;
-use ferry_types::api::{ResolutionInput, RevisedPlan, ZeroValuesInput};
-use serde::Deserialize;
+use ferry_types::api::{GraphQuery, ResolutionInput, RevisedPlan, UrnQuery, ZeroValuesInput};
 
 use super::shared::*;
 use crate::error::ApiError;
 use crate::extract::{ApiJson, ApiQuery};
 use ferry_service::access::Caller;
-
-#[derive(Deserialize)]
-pub(super) struct UrnQuery {
-    urn: String,
-}
 
 pub(super) fn owner(id: String) -> ferry_types::PreviewRef {
     ferry_types::PreviewRef::Owner { preview: id }

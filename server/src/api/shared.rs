@@ -1,8 +1,5 @@
 //! What the API's handlers share: reading a body within its limit, the passphrase header,
-//! query shapes more than one domain takes (a graph's, code's, a revision's), code and job
-//! responses.
-
-use std::collections::HashSet;
+//! code and job responses.
 
 use axum::body::Body;
 use axum::http::{header, HeaderMap};
@@ -10,7 +7,6 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use ferry_service::GeneratedCode;
 use http_body_util::{BodyExt, Limited};
-use serde::Deserialize;
 
 use crate::error::ApiError;
 use ferry_service::ServiceError;
@@ -95,11 +91,6 @@ pub(super) fn code_response(code: GeneratedCode, json: bool) -> Response {
         .into_response()
 }
 
-#[derive(Deserialize)]
-pub(super) struct RevisionQuery {
-    pub(super) revision: Option<i64>,
-}
-
 /// A job's updates as server-sent events: each event as `event`, then `end` with the job.
 pub(super) fn job_stream(
     updates: impl futures_util::Stream<Item = ferry_service::JobUpdate> + Send + 'static,
@@ -114,25 +105,4 @@ pub(super) fn job_stream(
         })
     });
     Sse::new(events).keep_alive(KeepAlive::default()).into_response()
-}
-
-/// `GET …/graph?version=&expand=&full=`: the stack's graph; past
-/// `SUMMARY_BUDGET` resources, summarised (siblings of a type
-/// grouped, the tree opened from the top) with the nodes and groups `expand` names (one key a
-/// line) opened, unless `full=true`.
-#[derive(Deserialize)]
-pub(super) struct GraphQuery {
-    pub(super) version: Option<i64>,
-    #[serde(default)]
-    pub(super) expand: String,
-    #[serde(default)]
-    pub(super) full: bool,
-}
-
-impl GraphQuery {
-    /// The nodes and groups to open in the summary; `None` asks for the whole graph.
-    pub(super) fn summary(&self) -> Option<HashSet<String>> {
-        (!self.full)
-            .then(|| self.expand.lines().filter(|k| !k.is_empty()).map(str::to_string).collect())
-    }
 }

@@ -8,9 +8,11 @@ use axum::extract::{Path, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use ferry_service::{markers, Ferry, SourceKind};
-use ferry_types::api::ConnectStack;
-use serde::Deserialize;
+use ferry_service::{markers, Ferry};
+use ferry_types::api::{
+    BackendQuery, ConnectStack, GraphQuery, MarkersQuery, ResourceQuery, RowsQuery, UploadQuery,
+    VersionQuery,
+};
 
 use super::shared::*;
 use crate::access::AuditOrg;
@@ -18,25 +20,6 @@ use crate::error::ApiError;
 use crate::extract::ApiQuery;
 use ferry_service::access::{org_of_name, Caller};
 use ferry_service::ServiceError;
-
-#[derive(Deserialize)]
-pub(super) struct UploadQuery {
-    name: Option<String>,
-    /// Moves a state whose URNs carry another stack's name to `name` (every URN renamed).
-    #[serde(default)]
-    force: bool,
-}
-
-#[derive(Deserialize)]
-pub(super) struct VersionQuery {
-    version: Option<i64>,
-}
-
-#[derive(Deserialize)]
-pub(super) struct ResourceQuery {
-    urn: String,
-    version: Option<i64>,
-}
 
 /// The stacks of the organisations the caller is a member of.
 pub(super) async fn list_stacks(
@@ -99,12 +82,6 @@ pub(super) async fn upload_stack(
         Err(e) => e.into_response(),
     };
     AuditOrg::on(named.into_inner().expect("named lock"), response)
-}
-
-#[derive(Deserialize)]
-pub(super) struct BackendQuery {
-    url: String,
-    org: String,
 }
 
 /// `GET /api/v1/backends/stacks?org=<org>&url=<url>`: the stacks a DIY backend allowed to
@@ -194,22 +171,6 @@ pub(super) async fn stack_graph(
     Ok(Json(ferry.stacks().graph(&id, q.version, q.summary().as_ref()).await?).into_response())
 }
 
-/// `GET …/resources?filter=&sort=&offset=&limit=&version=`: one page of the resource table
-/// (`{total, matched, offset, rows}`), filtered and sorted on the server; at most
-/// [`ferry_service::MAX_PAGE_ROWS`] rows a page.
-/// (Fields listed, not a flattened `RowQuery`: flattened, a query string's numbers do not parse.)
-#[derive(Deserialize)]
-pub(super) struct RowsQuery {
-    version: Option<i64>,
-    #[serde(default)]
-    filter: String,
-    #[serde(default)]
-    sort: String,
-    #[serde(default)]
-    offset: usize,
-    limit: Option<usize>,
-}
-
 pub(super) async fn stack_resources(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
@@ -237,11 +198,6 @@ pub(super) async fn stack_resource(
         })
     })?;
     Ok(Json(detail).into_response())
-}
-
-#[derive(Deserialize)]
-pub(super) struct MarkersQuery {
-    kind: SourceKind,
 }
 
 /// `POST /api/v1/markers?kind=spec|program` with the text as the body: its problems, each with

@@ -77,6 +77,60 @@ async fn every_reference_resolves_and_every_error_code_is_the_tables() {
     assert!(role.to_string().contains("committer"), "{role}");
 }
 
+/// Each endpoint's query parameters are the fields of the query type its route reads (the
+/// server checks the type on every request in debug builds): each named as the query string
+/// names it, described, and required only when reading it without one fails.
+#[tokio::test]
+async fn query_parameters_are_the_fields_of_the_type_the_route_reads() {
+    let document = openapi::document().await;
+    let mut listed = Vec::new();
+    let mut by_operation = std::collections::BTreeMap::new();
+    for (path, operations) in document["paths"].as_object().unwrap() {
+        for (method, operation) in operations.as_object().unwrap() {
+            let query: Vec<&Value> = operation["parameters"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|p| p["in"] == "query")
+                .collect();
+            for p in &query {
+                let name = format!("{method} {path} ?{}", p["name"].as_str().unwrap());
+                assert!(p["description"].as_str().is_some_and(|d| !d.is_empty()), "{name}");
+                assert!(p["schema"].is_object(), "{name}");
+            }
+            if !query.is_empty() {
+                let names: Vec<String> = query
+                    .iter()
+                    .map(|p| {
+                        let required = if p["required"] == true { " (required)" } else { "" };
+                        format!("{}{required}", p["name"].as_str().unwrap())
+                    })
+                    .collect();
+                listed.push(format!("{} {path}: {}", method.to_uppercase(), names.join(", ")));
+                by_operation.insert((method.clone(), path.clone()), query);
+            }
+        }
+    }
+    insta::assert_snapshot!(listed.join("\n"));
+    let names = |method: &str, path: &str| -> BTreeSet<String> {
+        by_operation[&(method.to_string(), path.to_string())]
+            .iter()
+            .map(|p| p["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(
+        names("get", "/previews/{id}/results"),
+        ["filter", "limit", "offset", "status", "type"].map(String::from).into()
+    );
+    // What the route reads, not what a comment once said (`language`, `urns`).
+    assert!(names("get", "/stacks/{id}/code").contains("lang"));
+    let results = &by_operation[&("get".into(), "/previews/{id}/results".into())];
+    let status = results.iter().find(|p| p["name"] == "status").unwrap();
+    assert_eq!(status["schema"]["$ref"], "#/components/schemas/StatusFilter", "{status}");
+    let backend = &by_operation[&("get".into(), "/backends/stacks".into())];
+    assert!(backend.iter().all(|p| p["required"] == true), "{backend:?}");
+}
+
 fn collect_refs(value: &Value, into: &mut Vec<String>) {
     match value {
         Value::Object(map) => {

@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use ferry_types::previews::CodeQuery;
 use ferry_types::{PreviewRef, ResultPage, ResultStatus};
 use leptos::prelude::*;
 
@@ -20,14 +21,20 @@ pub(super) fn CodeTabs(
     let blocked =
         Memo::new(move |_| results.with(|r| r.as_ref().and_then(|r| nothing_ready(&r.by_status))));
     // The plan's options choose the code's style and elision.
-    let elide = elide.to_string();
+    let query = move |lang: &str, zip: bool| CodeQuery {
+        lang: Some(lang.to_string()),
+        format: zip.then(|| "zip".to_string()),
+        style: Some(style.clone()),
+        elide: Some(elide),
+        ..CodeQuery::default()
+    };
     let lang = RwSignal::new("ts");
     let code = RwSignal::new(None::<Result<String, String>>);
     let copied = RwSignal::new(false);
     let host = NodeRef::<leptos::html::Section>::new();
     #[cfg(feature = "hydrate")]
     {
-        let (preview, style, elide) = (preview.clone(), style.clone(), elide.clone());
+        let (preview, query) = (preview.clone(), query.clone());
         let seen = RwSignal::new(false);
         Effect::new(move |_| {
             if let Some(el) = host.get() {
@@ -39,7 +46,7 @@ pub(super) fn CodeTabs(
             if !seen.get() || blocked.get().is_some() {
                 return;
             }
-            let call = preview.code(&[("lang", lang.get()), ("style", &style), ("elide", &elide)]);
+            let call = preview.code(&query(lang.get(), false));
             code.set(None);
             copied.set(false);
             leptos::task::spawn_local(async move {
@@ -55,10 +62,7 @@ pub(super) fn CodeTabs(
         }
     };
     // The file, or the runnable project as a zip, to save.
-    let href = move |l: &str, zip: bool| {
-        let format = if zip { "zip" } else { "" };
-        preview.code(&[("lang", l), ("format", format), ("style", &style), ("elide", &elide)]).url
-    };
+    let href = move |l: &str, zip: bool| preview.code(&query(l, zip)).url;
     view! {
         <section class="card" id="plan-code" node_ref=host>
             <h2>"Code"</h2>

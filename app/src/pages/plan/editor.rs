@@ -142,7 +142,8 @@ fn mount(
         move |value: String, at: u64, generation: Rc<Cell<u64>>| {
             let editor = editor.clone();
             leptos::task::spawn_local(async move {
-                let call = ferry_types::api::MARKERS.at_with(&[], &[("kind", kind.as_str())]);
+                let call = ferry_types::api::MARKERS
+                    .at_with(&[], &ferry_types::api::MarkersQuery { kind });
                 let content_type =
                     if kind == SourceKind::Spec { "application/json" } else { "application/yaml" };
                 if let Ok(found) = crate::client::send_text(&call, content_type, &value).await {

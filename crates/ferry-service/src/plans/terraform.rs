@@ -9,10 +9,10 @@ use ferry_terraform::{
     migrate, read_configuration, read_state, Claim, ConfigurationFile, Mappings, Migration,
     MigrationOptions, Mode, Plugins, ProviderAddress, ProviderMapping, Resolution, State,
 };
+use ferry_types::api::MigrationChoices;
 use ferry_types::plans::{PlanInput, PlanOptions};
 use ferry_types::terraform::MigrationView;
 use futures_util::StreamExt;
-use serde::Deserialize;
 
 use crate::access::Caller;
 use crate::{Plans, ServiceError};
@@ -57,20 +57,6 @@ pub fn configuration_of_zip(
         files.push(ConfigurationFile { path, text });
     }
     Ok(files)
-}
-
-/// What the caller chose for a migration.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct MigrationChoices {
-    /// The plan's title (default: "Migrate from Terraform into <stack>").
-    #[serde(default)]
-    pub title: Option<String>,
-    /// Import instances Terraform marked tainted too (it would replace them at its next apply).
-    #[serde(default)]
-    pub include_tainted: bool,
-    /// Import deposed objects too (older objects of a replacement, still to be destroyed).
-    #[serde(default)]
-    pub include_deposed: bool,
 }
 
 impl Plans {

@@ -5,8 +5,8 @@
 use ferry_types::terraform::{ConfigurationFile, RemoteState, Workspace};
 
 use crate::access::{org_of_name, Caller};
-use crate::plans::terraform::MigrationChoices;
 use crate::{Plans, ServiceError};
+use ferry_types::api::MigrationChoices;
 use ferry_types::terraform::MigrationView;
 
 impl Plans {

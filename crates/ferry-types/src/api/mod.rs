@@ -5,6 +5,7 @@
 //!
 //! Architecture Invariant: a path of `/api/v1` is written here and nowhere else.
 
+use std::any::TypeId;
 use std::marker::PhantomData;
 
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
@@ -28,8 +29,11 @@ use crate::{
 };
 
 mod bodies;
+mod queries;
 
 pub use bodies::*;
+pub(crate) use queries::is_default;
+pub use queries::*;
 
 /// Where every endpoint's path starts.
 pub const PREFIX: &str = "/api/v1";
@@ -57,6 +61,10 @@ impl Method {
 /// A body of nothing: the endpoint takes none.
 #[derive(Debug, Clone, Copy)]
 pub struct NoBody;
+
+/// A query of nothing: the endpoint reads no query string.
+#[derive(Debug, Clone, Copy, Default, Serialize)]
+pub struct NoQuery;
 
 /// A body that is a file sent as it is (a state, a spec or program, a Terraform state, a
 /// `Pulumi.<stack>.yaml`, an editor's text), or a form of such files; never JSON Ferry reads
@@ -112,8 +120,9 @@ pub enum AnswerKind {
 }
 
 /// One endpoint: its method and path template (`/plans/{id}`, under [`PREFIX`]), with what it
-/// takes (`B`) and answers (`A`) as types, so a call cannot send or read the wrong shape.
-pub struct Endpoint<B, A> {
+/// takes (`B`), answers (`A`) and reads from its query string (`Q`) as types, so a call cannot
+/// send or read the wrong shape.
+pub struct Endpoint<B, A, Q = NoQuery> {
     pub method: Method,
     /// The path under [`PREFIX`], with its parameters in braces, as the server routes it.
     pub path: &'static str,
@@ -122,7 +131,36 @@ pub struct Endpoint<B, A> {
     success: &'static [u16],
     body_wire: fn(&mut SchemaGenerator) -> Wire,
     answer_wire: fn(&mut SchemaGenerator) -> Wire,
-    wire: PhantomData<fn(B) -> A>,
+    query: QueryWire,
+    wire: PhantomData<fn(B, Q) -> A>,
+}
+
+/// The query string an endpoint reads, as a type: the server reads exactly it (checked on each
+/// request in debug builds), and the OpenAPI document lists its fields as query parameters.
+#[derive(Debug, Clone, Copy)]
+pub struct QueryWire {
+    /// The type's JSON Schema (an object whose properties are the parameters); `None` when the
+    /// endpoint reads no query.
+    pub schema: fn(&mut SchemaGenerator) -> Option<Schema>,
+    /// The type's identity, which the server's query extractor compares with what it reads.
+    pub type_id: fn() -> Option<TypeId>,
+}
+
+impl QueryWire {
+    const NONE: QueryWire = QueryWire { schema: |_| None, type_id: || None };
+
+    const fn of<Q: JsonSchema + 'static>() -> QueryWire {
+        QueryWire { schema: query_schema::<Q>, type_id: type_id_of::<Q> }
+    }
+}
+
+/// `Q`'s own schema, inline (its fields' types by reference), so its properties can be listed.
+fn query_schema<Q: JsonSchema>(generator: &mut SchemaGenerator) -> Option<Schema> {
+    Some(Q::json_schema(generator))
+}
+
+fn type_id_of<Q: 'static>() -> Option<TypeId> {
+    Some(TypeId::of::<Q>())
 }
 
 /// What a body or an answer is on the wire, as the API's OpenAPI document describes it.
@@ -177,13 +215,13 @@ marker_wire! {
     NoContent => Wire::NoContent;
 }
 
-impl<B, A> Clone for Endpoint<B, A> {
+impl<B, A, Q> Clone for Endpoint<B, A, Q> {
     fn clone(&self) -> Self {
         *self
     }
 }
 
-impl<B, A> Copy for Endpoint<B, A> {}
+impl<B, A, Q> Copy for Endpoint<B, A, Q> {}
 
 fn read_as<A: DeserializeOwned>(body: &[u8]) -> Result<(), String> {
     serde_json::from_slice::<A>(body).map(|_| ()).map_err(|e| e.to_string())
@@ -271,12 +309,29 @@ impl<B: WireSchema, A: WireSchema> Endpoint<B, A> {
             success: &[200],
             body_wire: B::wire,
             answer_wire: A::wire,
+            query: QueryWire::NONE,
             wire: PhantomData,
         }
     }
 }
 
 impl<B, A> Endpoint<B, A> {
+    /// The endpoint, reading a query string of type `Q`.
+    pub const fn query<Q: JsonSchema + 'static>(self) -> Endpoint<B, A, Q> {
+        Endpoint {
+            method: self.method,
+            path: self.path,
+            answer: self.answer,
+            success: self.success,
+            body_wire: self.body_wire,
+            answer_wire: self.answer_wire,
+            query: QueryWire::of::<Q>(),
+            wire: PhantomData,
+        }
+    }
+}
+
+impl<B, A, Q> Endpoint<B, A, Q> {
     /// The URL of this endpoint for `params`, one per `{…}` of its path, in order, each escaped.
     ///
     /// # Panics
@@ -305,16 +360,36 @@ impl<B, A> Endpoint<B, A> {
         url
     }
 
-    /// [`Endpoint::url`] with a query: each pair whose value is not empty, escaped.
-    pub fn url_with(&self, params: &[&str], query: &[(&str, &str)]) -> String {
+    /// [`Endpoint::url`] with the endpoint's query: each of its fields that is set (not null,
+    /// not an empty text, and not left out by the type), in the type's order, escaped.
+    ///
+    /// # Panics
+    /// When a field of `Q` is a list or an object, which a query string cannot carry: a bug of
+    /// the type, not input.
+    pub fn url_with(&self, params: &[&str], query: &Q) -> String
+    where
+        Q: Serialize,
+    {
         let mut url = self.url(params);
+        let fields = match serde_json::to_value(query) {
+            Ok(serde_json::Value::Object(fields)) => fields,
+            Ok(serde_json::Value::Null) => return url,
+            other => panic!("{}: a query is a struct of named fields, not {other:?}", self.path),
+        };
         let mut first = true;
-        for (key, value) in query.iter().filter(|(_, v)| !v.is_empty()) {
+        for (key, value) in fields {
+            let value = match value {
+                serde_json::Value::Null => continue,
+                serde_json::Value::String(text) if text.is_empty() => continue,
+                serde_json::Value::String(text) => text,
+                serde_json::Value::Bool(_) | serde_json::Value::Number(_) => value.to_string(),
+                other => panic!("{}: `{key}` cannot be a query parameter: {other}", self.path),
+            };
             url.push(if first { '?' } else { '&' });
             first = false;
-            url.push_str(key);
+            url.push_str(&key);
             url.push('=');
-            url.push_str(&escape(value));
+            url.push_str(&escape(&value));
         }
         url
     }
@@ -324,8 +399,11 @@ impl<B, A> Endpoint<B, A> {
         Call { method: self.method, url: self.url(params), wire: PhantomData }
     }
 
-    /// [`Endpoint::at`] with a query (see [`Endpoint::url_with`]).
-    pub fn at_with(&self, params: &[&str], query: &[(&str, &str)]) -> Call<B, A> {
+    /// [`Endpoint::at`] with the endpoint's query (see [`Endpoint::url_with`]).
+    pub fn at_with(&self, params: &[&str], query: &Q) -> Call<B, A>
+    where
+        Q: Serialize,
+    {
         Call { method: self.method, url: self.url_with(params, query), wire: PhantomData }
     }
 
@@ -340,6 +418,7 @@ impl<B, A> Endpoint<B, A> {
             success: self.success,
             body: self.body_wire,
             answer_wire: self.answer_wire,
+            query: self.query,
         }
     }
 }
@@ -380,6 +459,8 @@ pub struct EndpointInfo {
     pub body: fn(&mut SchemaGenerator) -> Wire,
     /// What a successful call answers, described with `generator`'s definitions.
     pub answer_wire: fn(&mut SchemaGenerator) -> Wire,
+    /// The query string it reads.
+    pub query: QueryWire,
 }
 
 impl EndpointInfo {
@@ -403,11 +484,11 @@ impl EndpointInfo {
 /// The calls of a stored preview's results, graph and code, by its owners' ID or through a
 /// share link's revision and index.
 impl crate::PreviewRef {
-    fn call<A>(
+    fn call<A, Q: Serialize>(
         &self,
-        owner: &Endpoint<NoBody, A>,
-        shared: &Endpoint<NoBody, A>,
-        query: &[(&str, &str)],
+        owner: &Endpoint<NoBody, A, Q>,
+        shared: &Endpoint<NoBody, A, Q>,
+        query: &Q,
     ) -> Call<NoBody, A> {
         match self {
             crate::PreviewRef::Owner { preview } => owner.at_with(&[preview], query),
@@ -419,23 +500,21 @@ impl crate::PreviewRef {
 
     /// A page of the results.
     pub fn results(&self, query: &crate::ResultQuery) -> Call<NoBody, ResultPage> {
-        let pairs = query.pairs();
-        let pairs: Vec<(&str, &str)> = pairs.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        self.call(&RESULTS, &SHARED_RESULTS, &pairs)
+        self.call(&RESULTS, &SHARED_RESULTS, query)
     }
 
     /// One resource's result.
     pub fn result(&self, urn: &str) -> Call<NoBody, ResultDetail> {
-        self.call(&RESULT, &SHARED_RESULT, &[("urn", urn)])
+        self.call(&RESULT, &SHARED_RESULT, &UrnQuery { urn: urn.to_string() })
     }
 
     /// The stack graph with the preview's resources marked.
     pub fn graph(&self) -> Call<NoBody, GraphJson> {
-        self.call(&PREVIEW_GRAPH, &SHARED_PREVIEW_GRAPH, &[])
+        self.call(&PREVIEW_GRAPH, &SHARED_PREVIEW_GRAPH, &GraphQuery::default())
     }
 
-    /// Code for the preview's ready resources (`lang`, `style`, `elide`, …).
-    pub fn code(&self, query: &[(&str, &str)]) -> Call<NoBody, Text> {
+    /// Code for the preview's ready resources.
+    pub fn code(&self, query: &crate::previews::CodeQuery) -> Call<NoBody, Text> {
         self.call(&PREVIEW_CODE, &SHARED_PREVIEW_CODE, query)
     }
 }
@@ -445,10 +524,11 @@ impl crate::PreviewRef {
 impl crate::PlanAccess {
     /// The plan with revision `revision`.
     pub fn revision_view(&self, revision: i64) -> Call<NoBody, PlanView> {
-        let revision = revision.to_string();
         match &self.share_token {
-            Some(token) => SHARED_PLAN.at_with(&[token], &[("revision", &revision)]),
-            None => PLAN_REVISION.at(&[&self.plan_id, &revision]),
+            Some(token) => {
+                SHARED_PLAN.at_with(&[token], &RevisionQuery { revision: Some(revision) })
+            }
+            None => PLAN_REVISION.at(&[&self.plan_id, &revision.to_string()]),
         }
     }
 
@@ -494,10 +574,10 @@ pub fn endpoint_of(method: Method, path: &str) -> Option<&'static EndpointInfo> 
 /// Declares the endpoints and [`ALL`], so that no endpoint is left out of the list the server's
 /// table and the tests check.
 macro_rules! endpoints {
-    ($($(#[doc = $doc:literal])* $name:ident: $body:ty => $answer:ty = $make:ident($path:literal);)*) => {
+    ($($(#[doc = $doc:literal])* $name:ident: $body:ty => $answer:ty = $make:ident($path:literal) $(.query::<$query:ty>())?;)*) => {
         $(
             $(#[doc = $doc])*
-            pub const $name: Endpoint<$body, $answer> = Endpoint::$make($path);
+            pub const $name: Endpoint<$body, $answer $(, $query)?> = Endpoint::$make($path)$(.query::<$query>())?;
         )*
 
         /// Every endpoint, in the order declared.
@@ -526,50 +606,50 @@ endpoints! {
     REVOKE_INVITATION: NoBody => Invitation = delete("/orgs/{org}/invitations/{id}");
     /// The open invitation a link names, for its holder.
     INVITATION: NoBody => Invitation = get("/invitations/{token}");
-    /// The organisation's audit log (`?after=&limit=`; `?format=jsonl` answers JSON lines).
-    AUDIT: NoBody => Vec<AuditEntry> = get("/orgs/{org}/audit");
+    /// The organisation's audit log (`?format=jsonl` answers JSON lines).
+    AUDIT: NoBody => Vec<AuditEntry> = get("/orgs/{org}/audit").query::<AuditQuery>();
     STACKS: NoBody => Vec<StackSummary> = get("/stacks");
-    /// `?name=org/project/stack&force=`: a state file as the body, sent as it is; or, as JSON,
-    /// a stack a DIY backend keeps ([`ConnectStack`]).
-    UPLOAD_STACK: JsonOrFile<ConnectStack> => UploadOutcome = create("/stacks");
+    /// A state file as the body, sent as it is; or, as JSON, a stack a DIY backend keeps
+    /// ([`ConnectStack`]).
+    UPLOAD_STACK: JsonOrFile<ConnectStack> => UploadOutcome = create("/stacks").query::<UploadQuery>();
     STACK: NoBody => StackSummary = get("/stacks/{id}");
     STACK_VERSIONS: NoBody => Vec<StackSummary> = get("/stacks/{id}/versions");
     STACK_LOCKS: NoBody => Vec<BackendLock> = get("/stacks/{id}/locks");
     STACK_CONFIG: NoBody => StackConfig = get("/stacks/{id}/config");
     /// The stack's `Pulumi.<stack>.yaml` as the body.
     SET_STACK_CONFIG: FileBody => StackConfig = put("/stacks/{id}/config");
-    /// `?version=`: the state as `pulumi stack export` writes it.
-    STACK_EXPORT: NoBody => Download = download("/stacks/{id}/export");
-    /// `?version=&expand=&full=`.
-    STACK_GRAPH: NoBody => GraphJson = get("/stacks/{id}/graph");
-    /// `?filter=&sort=&offset=&limit=&version=`.
-    STACK_RESOURCES: NoBody => ResourcePage = get("/stacks/{id}/resources");
-    /// `?urn=&version=`.
-    STACK_RESOURCE: NoBody => ResourceDetail = get("/stacks/{id}/resource");
-    /// An import spec or a program as the body (`?scope=`); nothing reaches the stack.
-    CREATE_PREVIEW: FileBody => PreviewView = create("/stacks/{id}/previews");
+    /// The state as `pulumi stack export` writes it.
+    STACK_EXPORT: NoBody => Download = download("/stacks/{id}/export").query::<VersionQuery>();
+    /// The stack's graph; past 1,500 resources, summarised unless `full`.
+    STACK_GRAPH: NoBody => GraphJson = get("/stacks/{id}/graph").query::<GraphQuery>();
+    /// One page of a version's resources, filtered and sorted on the server.
+    STACK_RESOURCES: NoBody => ResourcePage = get("/stacks/{id}/resources").query::<RowsQuery>();
+    /// One resource of a version, by its URN.
+    STACK_RESOURCE: NoBody => ResourceDetail = get("/stacks/{id}/resource").query::<ResourceQuery>();
+    /// An import spec or a program as the body; nothing reaches the stack.
+    CREATE_PREVIEW: FileBody => PreviewView = create("/stacks/{id}/previews").query::<crate::previews::ScopeQuery>();
     START_IDENTIFICATION: IdentifyRequest => IdentificationJob = start("/stacks/{id}/identifications");
     IDENTIFICATION: NoBody => IdentificationJob = get("/identifications/{id}");
     IDENTIFICATION_EVENTS: NoBody => EventStream = events("/identifications/{id}/events");
     CANCEL_IDENTIFICATION: NoBody => IdentificationJob = post("/identifications/{id}/cancel");
     PREVIEW: NoBody => PreviewView = get("/previews/{id}");
-    /// `?apply=true` lets Ferry run the plan's creates, updates, replacements and deletes.
-    COMMIT_PREVIEW: NoBody => CommitOutcome = create("/previews/{id}/commit");
-    /// `?language=&urns=&format=`.
-    PREVIEW_CODE: NoBody => Text = text("/previews/{id}/code");
+    /// The preview's ready resources become the stack's next version.
+    COMMIT_PREVIEW: NoBody => CommitOutcome = create("/previews/{id}/commit").query::<CommitQuery>();
+    /// Code for the preview's ready resources.
+    PREVIEW_CODE: NoBody => Text = text("/previews/{id}/code").query::<crate::previews::CodeQuery>();
     CREATE_PLAN: PlanInput => PlanView = create("/stacks/{id}/plans");
     /// The stack's plans, with [`PLANS`]'s filters.
-    STACK_PLANS: NoBody => PlanListPage = get("/stacks/{id}/plans");
-    /// `?org=&stack=&state=&author=&awaiting=me&cursor=&limit=`.
-    PLANS: NoBody => PlanListPage = get("/plans");
+    STACK_PLANS: NoBody => PlanListPage = get("/stacks/{id}/plans").query::<crate::plans::PlanListQuery>();
+    /// The plans of the caller's organisations, a page at a time.
+    PLANS: NoBody => PlanListPage = get("/plans").query::<crate::plans::PlanListQuery>();
     PLAN_STATUS: NoBody => PlanStatus = get("/plans/{id}/status");
     CLOSE_PLAN: NoBody => PlanStatus = post("/plans/{id}/close");
     REOPEN_PLAN: NoBody => PlanStatus = post("/plans/{id}/reopen");
     PLAN: NoBody => PlanView = get("/plans/{id}");
     SAVE_PLAN: PlanInput => PlanView = create("/plans/{id}/revisions");
     PLAN_REVISION: NoBody => PlanView = get("/plans/{id}/revisions/{revision}");
-    /// `?revision=`: a background preview of the revision.
-    START_PLAN_PREVIEW: NoBody => JobView = start("/plans/{id}/previews");
+    /// A background preview of a revision (default: the latest).
+    START_PLAN_PREVIEW: NoBody => JobView = start("/plans/{id}/previews").query::<RevisionQuery>();
     PLAN_JOBS: NoBody => Vec<JobView> = get("/plans/{id}/jobs");
     PLAN_JOB: NoBody => JobView = get("/plans/{id}/jobs/{job}");
     PLAN_JOB_EVENTS: NoBody => EventStream = events("/plans/{id}/jobs/{job}/events");
@@ -577,50 +657,50 @@ endpoints! {
     SHARES: NoBody => Vec<ShareLink> = get("/plans/{id}/shares");
     CREATE_SHARE: NoBody => NewShareLink = create("/plans/{id}/shares");
     REVOKE_SHARE: NoBody => ShareLink = delete("/plans/{id}/shares/{link}");
-    /// `?revision=`: the plan through a read-only link (no plan or preview IDs).
-    SHARED_PLAN: NoBody => PlanView = get("/shared/{token}");
-    SHARED_PREVIEW: NoBody => PreviewView = get("/shared/{token}/previews/{index}");
-    /// `?language=&urns=&format=`.
-    STACK_CODE: NoBody => Text = text("/stacks/{id}/code");
-    /// `?kind=spec|program` with the text as the body: its problems, placed.
-    MARKERS: FileBody => Vec<EditorMarker> = post("/markers");
+    /// The plan through a read-only link (no plan or preview IDs).
+    SHARED_PLAN: NoBody => PlanView = get("/shared/{token}").query::<RevisionQuery>();
+    SHARED_PREVIEW: NoBody => PreviewView = get("/shared/{token}/previews/{index}").query::<RevisionQuery>();
+    /// Code for a version's resources.
+    STACK_CODE: NoBody => Text = text("/stacks/{id}/code").query::<crate::previews::CodeQuery>();
+    /// A spec's or a program's text as the body: its problems, placed.
+    MARKERS: FileBody => Vec<EditorMarker> = post("/markers").query::<MarkersQuery>();
     EDITOR_HELP: NoBody => EditorHelp = get("/stacks/{id}/editor-help");
-    /// `?status=&type=&filter=&offset=&limit=`.
-    RESULTS: NoBody => ResultPage = get("/previews/{id}/results");
-    /// `?urn=`.
-    RESULT: NoBody => ResultDetail = get("/previews/{id}/results/resource");
-    PREVIEW_GRAPH: NoBody => GraphJson = get("/previews/{id}/graph");
+    /// One page of a preview's results, filtered on the server.
+    RESULTS: NoBody => ResultPage = get("/previews/{id}/results").query::<crate::ResultQuery>();
+    /// One result of a preview, with its differences.
+    RESULT: NoBody => ResultDetail = get("/previews/{id}/results/resource").query::<UrnQuery>();
+    PREVIEW_GRAPH: NoBody => GraphJson = get("/previews/{id}/graph").query::<GraphQuery>();
     VIEWED: NoBody => ViewedResources = get("/previews/{id}/viewed");
     MARK_VIEWED: ViewedMarkInput => ViewedMarkAnswer = put("/previews/{id}/viewed");
-    SHARED_RESULTS: NoBody => ResultPage = get("/shared/{token}/revisions/{revision}/previews/{index}/results");
-    SHARED_RESULT: NoBody => ResultDetail = get("/shared/{token}/revisions/{revision}/previews/{index}/results/resource");
-    SHARED_PREVIEW_GRAPH: NoBody => GraphJson = get("/shared/{token}/revisions/{revision}/previews/{index}/graph");
-    SHARED_PREVIEW_CODE: NoBody => Text = text("/shared/{token}/revisions/{revision}/previews/{index}/code");
+    SHARED_RESULTS: NoBody => ResultPage = get("/shared/{token}/revisions/{revision}/previews/{index}/results").query::<crate::ResultQuery>();
+    SHARED_RESULT: NoBody => ResultDetail = get("/shared/{token}/revisions/{revision}/previews/{index}/results/resource").query::<UrnQuery>();
+    SHARED_PREVIEW_GRAPH: NoBody => GraphJson = get("/shared/{token}/revisions/{revision}/previews/{index}/graph").query::<GraphQuery>();
+    SHARED_PREVIEW_CODE: NoBody => Text = text("/shared/{token}/revisions/{revision}/previews/{index}/code").query::<crate::previews::CodeQuery>();
     RESOLVE: ResolutionInput => RevisedPlan = create("/plans/{id}/resolutions");
     CHOOSE_IDENTIFICATIONS: IdentificationChoices => RevisedPlan = create("/plans/{id}/identifications");
     ADOPT_ZERO_VALUES: ZeroValuesInput => RevisedPlan = create("/plans/{id}/resolutions/zero-values");
-    /// `?org=&url=`: the stacks a DIY backend allowed to the organisation holds.
-    BACKEND_STACKS: NoBody => Vec<BackendStack> = get("/backends/stacks");
+    /// The stacks a DIY backend allowed to the organisation holds.
+    BACKEND_STACKS: NoBody => Vec<BackendStack> = get("/backends/stacks").query::<BackendQuery>();
     START_DISCOVERY: DiscoveryRequest => DiscoveryView = start("/stacks/{id}/discoveries");
     LISTABLE_TYPES: NoBody => Listables = get("/stacks/{id}/discoveries/types");
     PROBE: ProbeRequest => Vec<ProbeResult> = post("/stacks/{id}/discoveries/probe");
     DISCOVERED_TO_PLAN: DiscoveredToPlan => PlanView = may_create("/stacks/{id}/discoveries/plan");
-    /// `?title=&include_tainted=&include_deposed=`: a Terraform or OpenTofu state as the body,
-    /// or a form of it (`state`) and its configuration (`configuration`).
-    MIGRATE_TERRAFORM: FileBody => MigrationView = may_create("/stacks/{id}/migrations/terraform");
+    /// A Terraform or OpenTofu state as the body, or a form of it (`state`) and its
+    /// configuration (`configuration`).
+    MIGRATE_TERRAFORM: FileBody => MigrationView = may_create("/stacks/{id}/migrations/terraform").query::<MigrationChoices>();
     /// Where the state lives as JSON, or a form of it (`remote`) and the configuration.
-    MIGRATE_TERRAFORM_REMOTE: JsonOrFile<RemoteState> => MigrationView = may_create("/stacks/{id}/migrations/terraform/remote");
-    /// `?url=&workspace_key_prefix=`.
-    TERRAFORM_WORKSPACES: NoBody => Workspaces = get("/stacks/{id}/migrations/terraform/workspaces");
+    MIGRATE_TERRAFORM_REMOTE: JsonOrFile<RemoteState> => MigrationView = may_create("/stacks/{id}/migrations/terraform/remote").query::<MigrationChoices>();
+    /// The workspaces of a Terraform backend.
+    TERRAFORM_WORKSPACES: NoBody => Workspaces = get("/stacks/{id}/migrations/terraform/workspaces").query::<RemoteState>();
     DISCOVERY: NoBody => DiscoveryView = get("/discoveries/{id}");
     DISCOVERY_EVENTS: NoBody => EventStream = events("/discoveries/{id}/events");
     CANCEL_DISCOVERY: NoBody => DiscoveryView = post("/discoveries/{id}/cancel");
-    /// `?revision=`.
-    COMMENTS: NoBody => Vec<CommentView> = get("/plans/{id}/comments");
+    /// The plan's comments.
+    COMMENTS: NoBody => Vec<CommentView> = get("/plans/{id}/comments").query::<RevisionQuery>();
     ADD_COMMENT: CommentInput => CommentView = create("/plans/{id}/comments");
     RESOLVE_COMMENT: CommentResolution => CommentView = post("/plans/{id}/comments/{comment}/resolve");
-    /// `?revision=`.
-    SHARED_COMMENTS: NoBody => Vec<CommentView> = get("/shared/{token}/comments");
+    /// The plan's comments, through a read-only link.
+    SHARED_COMMENTS: NoBody => Vec<CommentView> = get("/shared/{token}/comments").query::<RevisionQuery>();
     APPROVALS: NoBody => ApprovalStateView = get("/plans/{id}/approvals");
     APPROVE: ApprovalInput => ApprovalStateView = post("/plans/{id}/approvals");
     WITHDRAW_APPROVAL: NoBody => ApprovalStateView = delete("/plans/{id}/approvals");
@@ -648,10 +728,16 @@ mod tests {
     fn a_url_fills_each_parameter_escaped_and_keeps_the_rest() {
         assert_eq!(PLAN_JOB.url(&["p1", "j/2"]), "/api/v1/plans/p1/jobs/j%2F2");
         assert_eq!(STACKS.url(&[]), "/api/v1/stacks");
+        let query =
+            AuditQuery { limit: Some(500), format: Some("a&b".into()), ..Default::default() };
         assert_eq!(
-            AUDIT.url_with(&["acme co"], &[("limit", "500"), ("after", ""), ("format", "a&b")]),
+            AUDIT.url_with(&["acme co"], &query),
             "/api/v1/orgs/acme%20co/audit?limit=500&format=a%26b"
         );
+        // A field at its default is left out where its type says so; every other is written.
+        let code = crate::previews::CodeQuery { elide: Some(false), ..Default::default() };
+        assert_eq!(PREVIEW_CODE.url_with(&["p"], &code), "/api/v1/previews/p/code?elide=false");
+        assert_eq!(STACK.url_with(&["s"], &NoQuery), "/api/v1/stacks/s");
     }
 
     #[test]
