@@ -12,9 +12,9 @@ cargo fmt --all --check
 # above) as the workspace's compiler wrapper, which is what `cargo clippy` runs, but with code
 # generation, so the lints and the tests share one build of every crate instead of a check pass
 # of the whole workspace beside it. Warnings are denied (what `cargo clippy -- -D warnings`
-# passes it). Every cargo build of the workspace below runs through it, so none rebuilds for a
-# changed wrapper: every crate with all its targets (`--all-targets`, as `cargo clippy` was run)
-# and the UI as the browser runs it (the front end's wasm build, `hydrate`).
+# passes it). The front end's build and every `cargo test` below run through it, so none
+# rebuilds for a changed wrapper: every crate with all its targets (`--all-targets`, as `cargo
+# clippy` was run) and the UI as the browser runs it (the wasm build, `hydrate`).
 CLIPPY_DRIVER="$(command -v clippy-driver)" || { echo "clippy-driver is missing (Debian's rust-web-clippy)" >&2; exit 1; }
 LINTED=(env RUSTC_WORKSPACE_WRAPPER="$CLIPPY_DRIVER" CLIPPY_ARGS="-D__CLIPPY_HACKERY__warnings__CLIPPY_HACKERY__")
 

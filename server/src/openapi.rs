@@ -41,7 +41,6 @@ pub fn document(table: &AccessTable) -> Value {
     let mut answers = SchemaGenerator::new(settings().for_serialize());
     let mut bodies = SchemaGenerator::new(settings().for_deserialize());
     let mut paths: BTreeMap<&str, Map<String, Value>> = BTreeMap::new();
-    let mut body_schemas: Vec<(String, String, Value)> = Vec::new();
     for endpoint in api::ALL {
         let method = http_method(endpoint);
         let full = format!("{}{}", api::PREFIX, endpoint.path);
@@ -55,7 +54,7 @@ pub fn document(table: &AccessTable) -> Value {
             operation.insert("parameters".into(), Value::Array(parameters));
         }
         if let Some(body) = body {
-            body_schemas.push((endpoint.path.to_string(), method.as_str().to_lowercase(), body));
+            operation.insert("requestBody".into(), body);
         }
         if !decision.action.is_empty() {
             operation.insert("x-ferry-audit-action".into(), json!(decision.action));
@@ -69,17 +68,13 @@ pub fn document(table: &AccessTable) -> Value {
     answers.subschema_for::<ferry_types::ErrorBody>();
     let mut schemas = answers.take_definitions(true);
     let renamed = merge_definitions(&mut schemas, bodies.take_definitions(true));
-    for (path, method, mut body) in body_schemas {
-        rename_refs(&mut body, &renamed);
-        let operation = paths.get_mut(path.as_str()).and_then(|p| p.get_mut(&method));
-        if let Some(Value::Object(operation)) = operation {
-            operation.insert("requestBody".into(), body);
-        }
-    }
-    // Query parameters' schemas point into the bodies' definitions too.
+    // What a request sends (its body and query) is described with the bodies' definitions,
+    // some of which the merge renamed.
     for operation in paths.values_mut().flat_map(|p| p.values_mut()) {
-        if let Some(parameters) = operation.get_mut("parameters") {
-            rename_refs(parameters, &renamed);
+        for sent in ["requestBody", "parameters"] {
+            if let Some(sent) = operation.get_mut(sent) {
+                rename_refs(sent, &renamed);
+            }
         }
     }
     // An error's code is one of the table's.
