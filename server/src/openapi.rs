@@ -24,6 +24,19 @@ use crate::AppState;
 /// Where the document's schemas live, and so what its `$ref`s point into.
 const SCHEMAS: &str = "/components/schemas";
 
+/// Real answers of the API, one per endpoint that answers JSON: each is what an API test
+/// received, recorded by `scripts/api-examples.sh` (capability tokens masked). Keyed by
+/// `METHOD path`; each holds its `status` and its `answer`. A test holds every one to its
+/// operation's schema, and every JSON answer to having one.
+pub const EXAMPLES: &str = include_str!("openapi_examples.json");
+
+/// [`EXAMPLES`], read once.
+pub fn examples() -> &'static Map<String, Value> {
+    static EXAMPLES_READ: std::sync::OnceLock<Map<String, Value>> = std::sync::OnceLock::new();
+    EXAMPLES_READ
+        .get_or_init(|| serde_json::from_str(EXAMPLES).expect("the recorded examples are JSON"))
+}
+
 /// `GET /api/v1/openapi.json`.
 pub async fn serve(State(state): State<AppState>) -> Json<Value> {
     Json(document(&state.access))
@@ -152,8 +165,17 @@ fn operation(
     operation.insert("security".into(), security(gate));
     let mut responses = Map::new();
     let success = success(endpoint, answers);
+    let example = examples().get(&format!("{} {}", endpoint.method.as_str(), endpoint.path));
     for status in endpoint.success {
-        responses.insert(status.to_string(), success.clone());
+        let mut success = success.clone();
+        if let (Some(example), Some(json)) =
+            (example, success.pointer_mut("/content/application~1json"))
+        {
+            if example["status"] == json!(status) {
+                json["example"] = example["answer"].clone();
+            }
+        }
+        responses.insert(status.to_string(), success);
     }
     for status in error_statuses(endpoint, gate, has_body) {
         responses.insert(

@@ -224,21 +224,28 @@ pub fn write_atomically(path: &Path, bytes: &[u8], mode: Option<u32>) -> Result<
     Ok(())
 }
 
-/// `--json`: the stored preview, with the commit's outcome under `commit` when it committed.
+/// `--json`: the stored preview as the API answers it, with the Terraform instances' rows under
+/// `terraform` and the commit's outcome under `commit`.
 pub fn print_json(
     record: &PreviewRecord,
     outcome: Option<&Result<CommitOutcome, ferry_service::ServiceError>>,
     terraform: Option<&[ferry_types::terraform::Row]>,
 ) -> Result<(), Error> {
-    let mut out = serde_json::to_value(record)?;
-    if let Some(rows) = terraform {
-        // Every instance's row, imported or not, as the table shows them.
-        out["terraform"] = serde_json::to_value(rows)?;
+    #[derive(serde::Serialize)]
+    struct Printed<'a> {
+        #[serde(flatten)]
+        preview: ferry_types::api::PreviewView<'a>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        terraform: Option<&'a [ferry_types::terraform::Row]>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        commit: Option<&'a CommitOutcome>,
     }
-    if let Some(Ok(o)) = outcome {
-        out["commit"] = serde_json::to_value(o)?;
-    }
-    println!("{}", serde_json::to_string_pretty(&out)?);
+    let printed = Printed {
+        preview: record.view(),
+        terraform,
+        commit: outcome.and_then(|o| o.as_ref().ok()),
+    };
+    println!("{}", serde_json::to_string_pretty(&printed)?);
     Ok(())
 }
 

@@ -5,8 +5,9 @@
 use std::path::PathBuf;
 
 use ferry_engine::deploy::PlanScope;
+use ferry_engine::import::PlannedResource;
 use ferry_service::{PreviewRequest, PreviewSource};
-use serde_json::Value;
+use ferry_types::api::PreviewBody;
 
 use crate::cli::{env_passphrase, open_stack, print_json, write_atomically, Error};
 
@@ -194,7 +195,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
     if args.json {
         print_json(&record, outcome.as_ref(), terraform_rows.as_deref())?;
     } else {
-        print_preview(&record.plan.view().to_value());
+        print_preview(&record.plan.view());
     }
     if let (Some(out), Some(request)) = (&args.out, &code_request) {
         let code = service
@@ -304,34 +305,31 @@ fn code_request(args: &ImportArgs) -> Result<Option<ferry_service::CodeRequest>,
     }))
 }
 
-fn print_preview(preview: &Value) {
-    let rows = preview["resources"].as_array().cloned().unwrap_or_default();
-    let width = |key: &str| {
-        rows.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4)
+/// A preview as a table: a spec's entries with their statuses and IDs (or why not), or a
+/// program's steps.
+fn print_preview(preview: &PreviewBody<'_>) {
+    let preview = match preview {
+        PreviewBody::Spec(spec) => spec,
+        PreviewBody::Program(program) => return crate::preview_cmd::print_plan(&program.plan),
     };
-    let (ws, wt, wn) = (width("status").max(6), width("type"), width("name"));
+    let rows = &preview.resources;
+    let width =
+        |f: &dyn Fn(&PlannedResource) -> usize| rows.iter().map(f).max().unwrap_or(0).max(4);
+    let (ws, wt, wn) = (
+        width(&|r| r.status.as_str().len()).max(6),
+        width(&|r| r.type_.len()),
+        width(&|r| r.name.len()),
+    );
     println!("{:ws$}  {:wt$}  {:wn$}  ID / NOTE", "STATUS", "TYPE", "NAME");
-    for r in &rows {
-        let note = r["message"]
-            .as_str()
-            .map(str::to_string)
-            .unwrap_or_else(|| r["id"].as_str().unwrap_or("").to_string());
-        println!(
-            "{:ws$}  {:wt$}  {:wn$}  {note}",
-            r["status"].as_str().unwrap_or(""),
-            r["type"].as_str().unwrap_or(""),
-            r["name"].as_str().unwrap_or("")
-        );
-        for w in r["warnings"].as_array().into_iter().flatten() {
-            println!("{:ws$}  warning: {}", "", w.as_str().unwrap_or(""));
+    for r in rows {
+        let note = r.message.as_deref().or(r.id.as_deref()).unwrap_or("");
+        println!("{:ws$}  {:wt$}  {:wn$}  {note}", r.status.as_str(), r.type_, r.name);
+        for w in &r.warnings {
+            println!("{:ws$}  warning: {w}", "");
         }
     }
-    let counts: Vec<String> = preview["counts"]
-        .as_object()
-        .into_iter()
-        .flatten()
-        .map(|(k, v)| format!("{v} {k}"))
-        .collect();
+    let counts: Vec<String> =
+        preview.counts.iter().map(|(status, n)| format!("{n} {status}")).collect();
     println!("\n{} resource(s): {}", rows.len(), counts.join(", "));
 }
 

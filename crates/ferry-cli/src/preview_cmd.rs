@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ferry_engine::deploy::ConfigValue;
+use ferry_engine::deploy::{ConfigValue, DeploymentPlan, Step};
 use ferry_service::{PreviewRequest, PreviewSource, ProgramRequest, ProgramSource};
 use serde_json::Value;
 
@@ -158,13 +158,12 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         progress: None,
     };
     let record = service.previews().preview(&stack_id, request).await.map_err(|e| e.to_string())?;
-    let view = record.plan.view().to_value();
-
+    let stored = &record.plan;
     if let Some(out) = &args.import_file {
-        write_atomically(out, serde_json::to_string_pretty(&view["importFile"])?.as_bytes(), None)?;
+        write_atomically(out, serde_json::to_string_pretty(&stored.import_file)?.as_bytes(), None)?;
     }
     if let Some(out) = &args.record_mapping {
-        write_atomically(out, serde_json::to_string_pretty(&view["mapping"])?.as_bytes(), None)?;
+        write_atomically(out, serde_json::to_string_pretty(&stored.mapping)?.as_bytes(), None)?;
     }
     let outcome = if args.commit && args.record_mapping.is_none() {
         Some(service.workflow().commit_preview(&record.id, passphrase, args.apply).await)
@@ -174,9 +173,9 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
     if args.json {
         print_json(&record, outcome.as_ref(), None)?;
     } else {
-        print_plan(&view["plan"]);
+        print_plan(&stored.plan);
         if let Some(out) = &args.import_file {
-            let n = view["importFile"]["resources"].as_array().map_or(0, Vec::len);
+            let n = ferry_engine::deploy::mapping::would_create(&stored.plan).count();
             println!("\nWrote {n} would-be create(s) to {} with placeholder IDs: fill them in, then `ferry import --file`.", out.display());
         }
         if let Some(out) = &args.record_mapping {
@@ -299,53 +298,36 @@ async fn identify(
     Ok(())
 }
 
-fn print_plan(plan: &Value) {
-    let steps = plan["steps"].as_array().cloned().unwrap_or_default();
-    let width = |key: &str| {
-        steps.iter().map(|r| r[key].as_str().unwrap_or("").len()).max().unwrap_or(0).max(4)
-    };
-    let (wo, wt, wn) = (width("op").max(2), width("type"), width("name"));
+/// A program's plan as a table: each step's operation, resource and note, then the program's
+/// errors, what the mapping left out and the counts.
+pub(crate) fn print_plan(plan: &DeploymentPlan) {
+    let width = |f: &dyn Fn(&Step) -> usize| plan.steps.iter().map(f).max().unwrap_or(0).max(4);
+    let (wo, wt, wn) = (
+        width(&|s| s.op.as_str().len()).max(2),
+        width(&|s| s.type_.len()),
+        width(&|s| s.name.len()),
+    );
     println!("{:wo$}  {:wt$}  {:wn$}  NOTE", "OP", "TYPE", "NAME");
-    for s in &steps {
-        let changed: Vec<&str> =
-            s["changed"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
-        let note = s["error"].as_str().map(|e| format!("error: {e}")).unwrap_or_else(|| {
-            if changed.is_empty() {
-                String::new()
-            } else {
-                format!("[{}]", changed.join(", "))
-            }
-        });
-        println!(
-            "{:wo$}  {:wt$}  {:wn$}  {note}",
-            s["op"].as_str().unwrap_or(""),
-            s["type"].as_str().unwrap_or(""),
-            s["name"].as_str().unwrap_or("")
-        );
-        for w in s["warnings"].as_array().into_iter().flatten() {
-            println!("{:wo$}  warning: {}", "", w.as_str().unwrap_or(""));
+    for s in &plan.steps {
+        let note = match (&s.error, s.changed.is_empty()) {
+            (Some(e), _) => format!("error: {e}"),
+            (None, true) => String::new(),
+            (None, false) => format!("[{}]", s.changed.join(", ")),
+        };
+        println!("{:wo$}  {:wt$}  {:wn$}  {note}", s.op.as_str(), s.type_, s.name);
+        for w in &s.warnings {
+            println!("{:wo$}  warning: {w}", "");
         }
     }
-    for e in plan["errors"].as_array().into_iter().flatten() {
-        println!(
-            "error: {}:{}: {}: {}",
-            e["file"].as_str().unwrap_or(""),
-            e["line"],
-            e["path"].as_str().unwrap_or(""),
-            e["message"].as_str().unwrap_or("")
-        );
+    for e in &plan.errors {
+        println!("error: {}:{}: {}: {}", e.file, e.line, e.path, e.message);
     }
-    for s in plan["skipped"].as_array().into_iter().flatten() {
-        println!(
-            "skipped (no ID in the mapping): {} {}",
-            s["type"].as_str().unwrap_or(""),
-            s["name"].as_str().unwrap_or("")
-        );
+    for s in &plan.skipped {
+        println!("skipped (no ID in the mapping): {} {}", s.type_, s.name);
     }
-    let counts: Vec<String> =
-        plan["counts"].as_object().into_iter().flatten().map(|(k, v)| format!("{v} {k}")).collect();
-    println!("\n{} step(s): {}", steps.len(), counts.join(", "));
-    if let Some(n) = plan["untouched"].as_u64().filter(|n| *n > 0) {
-        println!("{n} resource(s) in the stack, untouched");
+    let counts: Vec<String> = plan.counts.iter().map(|(op, n)| format!("{n} {op}")).collect();
+    println!("\n{} step(s): {}", plan.steps.len(), counts.join(", "));
+    if plan.untouched > 0 {
+        println!("{} resource(s) in the stack, untouched", plan.untouched);
     }
 }

@@ -1,13 +1,12 @@
 //! Import specs run as a deployment, as Pulumi runs `pulumi import --file`: each entry becomes a
 //! planned import goal through [`crate::deploy`]'s step generator (the one import step: Read →
-//! Check → Diff), parents and providers first, and the result is the same [`Plan`] value a
+//! Check → Diff), parents and providers first, and the result is the same [`DeploymentPlan`] value a
 //! program's preview is. [`SpecPreview`] is the spec's view of that plan: one row per entry with
 //! its status. Nothing here writes to a stack, and nothing of the stack is deleted or decoded.
 
 use std::collections::{BTreeMap, HashMap};
 
 use ferry_state::Deployment;
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::deploy::generator::{
@@ -15,14 +14,13 @@ use crate::deploy::generator::{
     ProviderRef,
 };
 pub use crate::deploy::ImportStrategy;
-use crate::deploy::{
-    CheckFailure, DeployContext, DeployMode, DeployOptions, Deployed, ImportStatus, Plan,
-    PlanScope, StepOp,
-};
+use crate::deploy::{DeployContext, DeployMode, DeployOptions, Deployed, ImportStatus, PlanScope};
 use crate::import_spec::{EntryRef, ImportSpec};
 use crate::provider::ProviderSource;
 use ferry_property::json::{decode_map, DecodeOptions};
 use ferry_property::{PropertyMap, PropertyValue};
+/// A spec's view of its plan is the protocol's.
+pub use ferry_types::deployment::{PlannedResource, SpecPreview};
 
 /// The stack an import goes into.
 pub struct StackContext<'a> {
@@ -273,101 +271,4 @@ pub async fn preview_import(
         Vec::new(),
     )
     .await
-}
-
-/// One entry of a spec, as its preview found it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct PlannedResource {
-    /// Position in the spec's `resources`.
-    pub index: usize,
-    pub urn: String,
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub name: String,
-    pub id: Option<String>,
-    /// The ID the spec gave, when the provider's ID for the resource differs from it
-    /// (`15390,1,50000` imports a RandomInteger whose ID is `15390`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub import_id: Option<String>,
-    pub parent: Option<String>,
-    /// A provider reference (`<urn>::<id>`; a provider the commit creates has Pulumi's unknown
-    /// ID until then).
-    pub provider: Option<String>,
-    pub component: bool,
-    pub status: ImportStatus,
-    pub message: Option<String>,
-    pub warnings: Vec<String>,
-    pub check_failures: Vec<CheckFailure>,
-    /// Inputs and outputs for display: secrets masked.
-    #[serde(default)]
-    pub inputs: Value,
-    #[serde(default)]
-    pub outputs: Value,
-}
-
-/// A spec's preview as its entries: the view of the [`Plan`] that the API, the CLI and the
-/// page show for specs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct SpecPreview {
-    pub stack: String,
-    /// The stack's root resource (`pulumi:pulumi:Stack`).
-    pub root: String,
-    /// Resources of the stack the spec does not name: left exactly as they are.
-    pub untouched: usize,
-    /// In the spec's order.
-    pub resources: Vec<PlannedResource>,
-    pub counts: BTreeMap<ImportStatus, usize>,
-}
-
-impl SpecPreview {
-    /// The entries' rows from the plan's planned-import steps.
-    pub fn from_plan(plan: &Plan) -> SpecPreview {
-        let root = plan
-            .steps
-            .iter()
-            .find(|s| s.type_ == "pulumi:pulumi:Stack")
-            .map(|s| s.urn.clone())
-            .unwrap_or_default();
-        let mut resources: Vec<PlannedResource> = plan
-            .steps
-            .iter()
-            .filter(|s| s.spec_index.is_some() && s.op != StepOp::Replace)
-            .map(|s| {
-                let status = s.status.unwrap_or(ImportStatus::Failed);
-                PlannedResource {
-                    index: s.spec_index.unwrap_or_default(),
-                    urn: s.urn.clone(),
-                    type_: s.type_.clone(),
-                    name: s.name.clone(),
-                    // What was imported by: the resource's ID once Read found it, else the spec's.
-                    id: s.id.clone().or_else(|| s.import_id.clone()),
-                    import_id: s
-                        .import_id
-                        .clone()
-                        .filter(|given| s.id.as_ref().is_some_and(|id| id != given)),
-                    parent: s.parent.clone(),
-                    provider: s.provider.clone(),
-                    component: s.component,
-                    status,
-                    message: s.message(),
-                    warnings: s.warnings.clone(),
-                    check_failures: s.check_failures.clone(),
-                    inputs: s.inputs.clone().unwrap_or_else(|| Value::Object(Default::default())),
-                    outputs: s.outputs.clone().unwrap_or_else(|| Value::Object(Default::default())),
-                }
-            })
-            .collect();
-        resources.sort_by_key(|r| r.index);
-        let mut counts = BTreeMap::new();
-        for r in &resources {
-            *counts.entry(r.status).or_insert(0) += 1;
-        }
-        SpecPreview {
-            stack: plan.stack.clone(),
-            root,
-            untouched: plan.untouched,
-            resources,
-            counts,
-        }
-    }
 }

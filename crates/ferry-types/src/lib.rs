@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 pub mod accounts;
 pub mod api;
+pub mod deployment;
 pub mod discovery;
 pub mod errors;
 pub mod graph;

@@ -307,7 +307,8 @@ pub(super) async fn get_shared_preview(
     Path((token, index)): Path<(String, usize)>,
     ApiQuery(q): ApiQuery<RevisionQuery>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.previews().shared_preview(&token, q.revision, index).await?).into_response())
+    let record = ferry.previews().shared_preview(&token, q.revision, index).await?;
+    Ok(Json(record.view()).into_response())
 }
 
 /// `GET /api/v1/plans?org=&stack=&state=&author=&awaiting=me&cursor=&limit=`: the plans of the

@@ -37,14 +37,14 @@ pub(super) async fn create_preview(
         program.passphrase = passphrase(&headers)?;
     }
     let record = ferry.previews().preview(&id, request).await?;
-    Ok((StatusCode::CREATED, Json(record)).into_response())
+    Ok((StatusCode::CREATED, Json(record.view())).into_response())
 }
 
 pub(super) async fn get_preview(
     State(ferry): State<Arc<Ferry>>,
     Path(id): Path<String>,
 ) -> Result<Response, ApiError> {
-    Ok(Json(ferry.previews().stored_preview(&id).await?).into_response())
+    Ok(Json(ferry.previews().stored_preview(&id).await?.view()).into_response())
 }
 
 /// `POST /api/v1/previews/{id}/commit`: the preview's ready resources become the stack's next

@@ -745,6 +745,7 @@ impl World {
                 uri.push_str(&format!("token={0}&share={0}", self.share));
             }
         }
+        let endpoint = common::api_endpoint(method, uri.split('?').next().unwrap_or(&uri));
         let res =
             self.app.clone().oneshot(req.uri(&uri).body(Body::from(body)).unwrap()).await.unwrap();
         let status = res.status();
@@ -754,6 +755,10 @@ impl World {
                 .await
                 .map(|b| b.map(|b| b.to_bytes()).unwrap_or_default())
                 .unwrap_or_default();
+        // Every route is called here, some nowhere else: their answers are examples too.
+        if let Some(endpoint) = endpoint.filter(|_| status.is_success()) {
+            common::openapi::record_example(endpoint, status.as_u16(), &bytes).await;
+        }
         (status, String::from_utf8_lossy(&bytes[..bytes.len().min(300)]).into_owned())
     }
 }

@@ -187,3 +187,53 @@ async fn every_example_in_the_document_is_valid_for_its_schema() {
     }
     assert!(checked >= 10, "{checked} examples");
 }
+
+/// Every endpoint that answers JSON shows a real answer as its example (recorded from these
+/// tests by `scripts/api-examples.sh`), which the document carries, which its schema accepts,
+/// and in which no token is left.
+#[tokio::test]
+async fn the_examples_are_real_answers_the_document_describes() {
+    let document = openapi::document().await;
+    let examples = server::openapi::examples();
+    let mut missing = Vec::new();
+    for endpoint in ferry_types::api::ALL {
+        let key = format!("{} {}", endpoint.method.as_str(), endpoint.path);
+        let method = endpoint.method.as_str().to_lowercase();
+        let responses = &document["paths"][endpoint.path][&method]["responses"];
+        let mut answers_json = false;
+        for &status in endpoint.success {
+            answers_json |= openapi::answers_json(endpoint, status).await;
+        }
+        // The document's own example would be the document.
+        let answers_json = answers_json && endpoint.name != "OPENAPI";
+        let Some(example) = examples.get(&key) else {
+            if answers_json {
+                missing.push(key);
+            }
+            continue;
+        };
+        let status = example["status"].as_u64().unwrap() as u16;
+        let answer = &example["answer"];
+        let carried = &responses[status.to_string()]["content"]["application/json"]["example"];
+        assert_eq!(carried, answer, "{key}: the document does not carry its example");
+        let body = serde_json::to_vec(answer).unwrap();
+        if let Err(wrong) =
+            openapi::check(endpoint.method.as_str(), endpoint.path, status, &body).await
+        {
+            panic!("{key}'s example: {wrong}; record them again with scripts/api-examples.sh");
+        }
+        let text = answer.to_string();
+        let token = text.match_indices("ferry_").find(|(at, _)| !text[at + 6..].starts_with('…'));
+        assert!(token.is_none(), "{key}'s example holds a token: {text}");
+    }
+    let endpoints: BTreeSet<String> =
+        ferry_types::api::ALL.iter().map(|e| format!("{} {}", e.method.as_str(), e.path)).collect();
+    let stale: Vec<&String> = examples.keys().filter(|k| !endpoints.contains(*k)).collect();
+    assert!(stale.is_empty(), "examples of no endpoint: {stale:?}");
+    assert!(
+        missing.is_empty(),
+        "no example for {} endpoint(s) that answer JSON: {missing:?}; record them with \
+         scripts/api-examples.sh (an endpoint no API test calls needs a test first)",
+        missing.len()
+    );
+}

@@ -299,7 +299,22 @@ async fn nothing_of_one_organisation_reaches_another() {
                 .unwrap()
                 .unwrap()
                 .to_bytes();
-        let text = String::from_utf8_lossy(&bytes);
+        let mut text = String::from_utf8_lossy(&bytes).into_owned();
+        if path == "/api/v1/openapi.json" {
+            // Its examples are text compiled into the server, the same for every caller, recorded
+            // from these tests' worlds (whose organisations they may name); the rest is checked.
+            let mut document: serde_json::Value = serde_json::from_str(&text).unwrap();
+            for operation in document["paths"].as_object_mut().unwrap().values_mut() {
+                for answer in operation.as_object_mut().unwrap().values_mut() {
+                    for response in answer["responses"].as_object_mut().unwrap().values_mut() {
+                        if let Some(json) = response.pointer_mut("/content/application~1json") {
+                            json.as_object_mut().unwrap().remove("example");
+                        }
+                    }
+                }
+            }
+            text = document.to_string();
+        }
         assert!(status.is_success(), "{uri}: {status} {text}");
         walked += 1;
         for f in &forbidden {

@@ -8,12 +8,14 @@ use std::collections::{BTreeMap, HashMap};
 use serde_json::{json, Value};
 
 use super::step::StepOp;
-use super::Plan;
+use super::DeploymentPlan;
 
 /// What the user fills in: a placeholder, never a valid ID.
 pub const PLACEHOLDER_ID: &str = "<PLACEHOLDER>";
 
-fn would_create(plan: &Plan) -> impl Iterator<Item = &super::Step> {
+/// The resources the plan would create that a person could import instead (not the stack's
+/// root, nor a provider).
+pub fn would_create(plan: &DeploymentPlan) -> impl Iterator<Item = &super::Step> {
     plan.steps.iter().filter(|s| {
         s.op == StepOp::Create
             && s.type_ != "pulumi:pulumi:Stack"
@@ -24,7 +26,7 @@ fn would_create(plan: &Plan) -> impl Iterator<Item = &super::Step> {
 /// An import spec (`pulumi import --file` format) for every resource the plan would create.
 /// Parents and providers that are themselves in the file are named; others go through the
 /// spec's `nameTable` by URN.
-pub fn import_file(plan: &Plan, states: &[super::ResourceState]) -> Value {
+pub fn import_file(plan: &DeploymentPlan, states: &[super::ResourceState]) -> Value {
     let parents: HashMap<String, String> =
         states.iter().filter_map(|s| Some((s.urn.clone(), s.parent.clone()?))).collect();
     let providers: HashMap<String, String> =
@@ -69,6 +71,6 @@ pub fn import_file(plan: &Plan, states: &[super::ResourceState]) -> Value {
 }
 
 /// Names of the resources the plan would create, each mapped to an empty ID to fill in.
-pub fn mapping_template(plan: &Plan) -> BTreeMap<String, String> {
+pub fn mapping_template(plan: &DeploymentPlan) -> BTreeMap<String, String> {
     would_create(plan).map(|s| (s.name.clone(), String::new())).collect()
 }

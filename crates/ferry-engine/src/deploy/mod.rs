@@ -1,7 +1,7 @@
 //! Deployments of Pulumi YAML programs against a stack, as Pulumi's engine runs them: the
 //! program is evaluated (the resource monitor's side, [`eval`]), each resource registration
 //! becomes steps ([`generator`]), and, only in [`DeployMode::Update`], the steps are executed
-//! against the providers. The result is a [`Plan`] (a value: shown, stored, shared) and the
+//! against the providers. The result is a [`DeploymentPlan`] (a value: shown, stored, shared) and the
 //! resource states a commit would write ([`snapshot`]).
 //!
 //! Architecture Invariant: a preview calls only the providers' read-only methods (`Read`,
@@ -18,11 +18,10 @@ pub mod step;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
-
 pub use eval::ConfigValue;
 use eval::{Registered, Scope};
+/// The plan is the protocol's value: the engine makes it, the service stores it, clients read it.
+pub use ferry_types::deployment::DeploymentPlan;
 pub use generator::{provider_config, provider_version};
 use generator::{Generator, Goal};
 pub use options::{
@@ -37,151 +36,9 @@ use crate::program::{Diagnostic, Program, ProgramError};
 use crate::provider::ProviderSource;
 use ferry_property::{PropertyMap, PropertyValue};
 
-/// The result of a deployment: every step, in order, and the program's outputs.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Plan {
-    /// `project/stack`.
-    pub stack: String,
-    pub mode: DeployMode,
-    /// Stored plans from before scopes were whole-stack plans.
-    #[serde(default)]
-    pub scope: PlanScope,
-    pub steps: Vec<Step>,
-    /// Resources of the stack the program does not declare, left as they are (imports scope).
-    #[serde(default)]
-    pub untouched: usize,
-    pub counts: BTreeMap<StepOp, usize>,
-    /// Secrets masked; unknowns as Pulumi writes them.
-    pub outputs: BTreeMap<String, Value>,
-    /// Problems with the program found while running it (bad values, failed references).
-    pub errors: Vec<Diagnostic>,
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub skipped: Vec<SkippedResource>,
-}
-
-impl Plan {
-    /// Steps with an error.
-    pub fn failed_steps(&self) -> impl Iterator<Item = &Step> {
-        self.steps.iter().filter(|s| s.error.is_some())
-    }
-
-    /// Whether the plan holds nothing but imports, reads and unchanged resources (plus the
-    /// stack's root, providers and a spec's components, which only exist in state).
-    pub fn import_only_violations(&self) -> Vec<&Step> {
-        self.steps
-            .iter()
-            .filter(|s| match s.op {
-                StepOp::Same | StepOp::Import | StepOp::Read | StepOp::Relinquish => false,
-                StepOp::Create => {
-                    !(s.type_ == "pulumi:pulumi:Stack"
-                        || s.type_.starts_with("pulumi:providers:")
-                        || s.state_only)
-                }
-                StepOp::Update => !s.type_.starts_with("pulumi:providers:"),
-                _ => true,
-            })
-            .collect()
-    }
-
-    /// Whether the plan came from an import spec (its steps are planned imports).
-    pub fn is_import_deployment(&self) -> bool {
-        self.steps.iter().any(|s| s.spec_index.is_some())
-    }
-
-    /// Why the plan cannot be committed (`apply`: creates, updates, replacements and deletes
-    /// may run), or `None`. A spec's entry that does not import is left out, as `pulumi import
-    /// --skip-preview` leaves it; a program's failed step stops the commit, and so does a
-    /// program's import that still differs (an import must leave no diff).
-    pub fn commit_refusal(&self, apply: bool) -> Option<String> {
-        if let Some(e) = self.errors.first() {
-            return Some(format!("the program has errors ({e}); fix them and preview again"));
-        }
-        if self.is_import_deployment() {
-            let ready = self.steps.iter().any(|s| s.status.is_some_and(|st| st.is_ready()));
-            return (!ready)
-                .then(|| "nothing to commit: no resource in the preview is ready".to_string());
-        }
-        let failed: Vec<String> = self
-            .failed_steps()
-            .map(|s| format!("`{}` ({}): {}", s.name, s.op, s.error.as_deref().unwrap_or("")))
-            .collect();
-        if !failed.is_empty() {
-            return Some(format!(
-                "{} step(s) cannot go ahead: {}",
-                failed.len(),
-                failed.join("; ")
-            ));
-        }
-        let differing: Vec<String> = self
-            .steps
-            .iter()
-            .filter(|s| {
-                matches!(s.op, StepOp::Import | StepOp::ImportReplacement)
-                    && (!s.changed.is_empty() || !s.check_failures.is_empty())
-            })
-            .map(|s| {
-                let props: Vec<String> = s
-                    .changed
-                    .iter()
-                    .chain(s.check_failures.iter().map(|f| &f.property))
-                    .map(|p| format!("`{p}`"))
-                    .collect();
-                format!("`{}`: {}", s.name, props.join(", "))
-            })
-            .collect();
-        if !differing.is_empty() {
-            return Some(format!(
-                "an import must leave no diff, and the program still differs from the resources read back — {}; change the program to match (or list the properties in ignoreChanges) and preview again",
-                differing.join("; ")
-            ));
-        }
-        let changes = self.import_only_violations();
-        if !changes.is_empty() && !apply {
-            let listed: Vec<String> =
-                changes.iter().take(20).map(|s| format!("{} `{}`", s.op, s.name)).collect();
-            return Some(format!(
-                "an import commit holds only imports and unchanged resources, and this plan would also {}{}; commit with apply=true to have Ferry run them against the providers",
-                listed.join(", "),
-                if changes.len() > 20 { format!(" and {} more", changes.len() - 20) } else { String::new() }
-            ));
-        }
-        None
-    }
-
-    /// Whether committing the plan runs providers' Create, Update or Delete (an apply); else
-    /// the commit writes the states the preview computed.
-    pub fn needs_execution(&self) -> bool {
-        !self.import_only_violations().is_empty()
-    }
-
-    /// Resources the commit adds that the plan declares: not the stack's root, nor a default
-    /// provider (declared by neither a program line nor a spec entry). A step with an error adds
-    /// nothing (a spec's entry that did not import has one).
-    pub fn added(&self) -> usize {
-        self.steps
-            .iter()
-            .filter(|s| {
-                let adds = matches!(
-                    s.op,
-                    StepOp::Import
-                        | StepOp::ImportReplacement
-                        | StepOp::Read
-                        | StepOp::Create
-                        | StepOp::CreateReplacement
-                );
-                let engine_own = s.type_ == "pulumi:pulumi:Stack"
-                    || (s.type_.starts_with("pulumi:providers:")
-                        && s.spec_index.is_none()
-                        && s.line.is_none());
-                adds && s.error.is_none() && !engine_own
-            })
-            .count()
-    }
-}
-
 /// What a deployment produced.
 pub struct Deployed {
-    pub plan: Plan,
+    pub plan: DeploymentPlan,
     /// The stack's resources afterwards, in dependency order (only meaningful when every step
     /// succeeded, or in update mode, where it records what was done).
     pub states: Vec<ResourceState>,
@@ -389,7 +246,7 @@ fn place_in_components(
 }
 
 /// Ends a deployment: deletions (or, in the imports scope, the untouched rest of the stack), and
-/// the [`Plan`] value with every step in order.
+/// the [`DeploymentPlan`] value with every step in order.
 pub(crate) async fn finish_plan(
     generator: &Generator<'_>,
     ctx: &DeployContext<'_>,
@@ -404,7 +261,7 @@ pub(crate) async fn finish_plan(
         *counts.entry(s.op).or_insert(0) += 1;
     }
     errors.sort_by_key(|d| (d.line, d.column));
-    let plan = Plan {
+    let plan = DeploymentPlan {
         stack: format!("{}/{}", ctx.project, ctx.stack),
         mode: options.mode,
         scope: options.scope,

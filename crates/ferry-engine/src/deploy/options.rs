@@ -6,10 +6,10 @@ use std::collections::BTreeMap;
 
 use ferry_property::PropertyMap;
 use ferry_state::Deployment;
-use serde::{Deserialize, Serialize};
 
 use super::eval::ConfigValue;
 
+pub use ferry_types::deployment::{DeployMode, SkippedResource};
 pub use ferry_types::plans::{ImportStrategy, PlanScope};
 
 /// Decrypts a state `ciphertext` into the JSON text of the secret.
@@ -24,15 +24,6 @@ pub struct DeployContext<'a> {
     /// Stack config: `key` or `project:key`.
     pub config: &'a BTreeMap<String, ConfigValue>,
     pub decrypt: Option<Decrypt<'a>>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum DeployMode {
-    /// Read-only: nothing is created, changed or deleted.
-    Preview,
-    /// Steps are executed.
-    Update,
 }
 
 #[derive(Debug, Clone)]
@@ -94,13 +85,4 @@ pub struct PriorState {
 pub struct PriorComponent {
     pub type_: String,
     pub name: String,
-}
-
-/// A resource the program declares but a mapped import left out.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct SkippedResource {
-    pub name: String,
-    #[serde(rename = "type")]
-    pub type_: String,
-    pub urn: String,
 }

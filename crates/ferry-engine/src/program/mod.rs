@@ -9,27 +9,12 @@ mod parse;
 
 use std::collections::{BTreeSet, HashMap};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 pub use expr::{Accessor, Expr, ExprKind, Pos, Reference};
+/// A program's problems are told to clients as they are.
+pub use ferry_types::deployment::Diagnostic;
 pub use parse::{is_stack_reference, parse_program};
-
-/// A problem in a program, with where it is.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Diagnostic {
-    pub file: String,
-    pub line: usize,
-    pub column: usize,
-    /// Where in the program's structure, e.g. `resources.pet.properties.length`.
-    pub path: String,
-    pub message: String,
-}
-
-impl std::fmt::Display for Diagnostic {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}:{}:{}: {}: {}", self.file, self.line, self.column, self.path, self.message)
-    }
-}
 
 /// Every problem found in a program, in file order.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]

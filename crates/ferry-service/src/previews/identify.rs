@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
 use ferry_engine::deploy::{
-    DeployMode, DiffCause, DiffKind, Identify, Plan, PlanScope, Step, StepOp,
+    DeployMode, DeploymentPlan, DiffCause, DiffKind, Identify, PlanScope, Step, StepOp,
 };
 use ferry_engine::progress::{JobEvent, Progress};
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
@@ -75,7 +75,7 @@ fn row_of(step: &Step) -> Option<IdentificationRow> {
 }
 
 /// The identification table of an identifying preview's plan, in program order.
-pub fn rows(plan: &Plan) -> Identifications {
+pub fn rows(plan: &DeploymentPlan) -> Identifications {
     Identifications::new(plan.steps.iter().filter_map(row_of).collect())
 }
 

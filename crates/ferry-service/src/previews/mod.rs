@@ -1,7 +1,7 @@
 //! Stored previews and their one commit. A preview of an import spec and of a program is the
-//! same value, a [`Plan`] of steps, stored with where it came from ([`StoredPlan`], masked: it
+//! same value, a [`DeploymentPlan`] of steps, stored with where it came from ([`StoredPlan`], masked: it
 //! is shared by ID) and, sealed with the server's key, the resource states a commit writes. A
-//! commit judges the plan by one set of rules ([`Plan::commit_refusal`]); a plan of imports,
+//! commit judges the plan by one set of rules ([`DeploymentPlan::commit_refusal`]); a plan of imports,
 //! reads and unchanged resources commits the states its preview computed, in one transaction,
 //! only while the stack is still at the version the preview ran against. Only a program's
 //! apply runs the providers again.
@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use ferry_engine::deploy::snapshot::{assign_created_ids, to_deployment, WriteOptions};
-use ferry_engine::deploy::{ConfigValue, Plan, PlanScope, ResourceState};
+use ferry_engine::deploy::{ConfigValue, DeploymentPlan, PlanScope, ResourceState};
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::LoadOptions;
@@ -27,7 +27,9 @@ use ferry_store::{NewVersion, PackedJson};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use ferry_types::api::CommitOutcome;
+use std::borrow::Cow;
+
+use ferry_types::api::{CommitOutcome, PreviewBody, PreviewView, ProgramPreview};
 use ferry_types::SourceKind;
 
 use crate::backends::Backends;
@@ -76,7 +78,7 @@ pub enum PlanSource {
 pub struct StoredPlan {
     #[serde(flatten)]
     pub source: PlanSource,
-    pub plan: Plan,
+    pub plan: DeploymentPlan,
     /// A program's would-be creates as an import file, and as a mapping to fill in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub import_file: Option<Value>,
@@ -93,36 +95,19 @@ impl StoredPlan {
         }
     }
 
-    /// What the API and CLI show: a program's plan as stored; a spec's entries with their
-    /// statuses (the view of its plan). Serialised straight from the plan: a 10,000-step
-    /// plan's view is megabytes, and going through a `Value` tree first doubled its cost.
-    pub fn view(&self) -> PreviewView<'_> {
+    /// What the API and CLI show: a program's plan as stored (borrowed: a 10,000-step plan's
+    /// view is megabytes, and copying it first cost as much again); a spec's entries with
+    /// their statuses (the view of its plan).
+    pub fn view(&self) -> PreviewBody<'_> {
         match &self.source {
-            PlanSource::Program { .. } => PreviewView::Program(self),
-            PlanSource::Spec { .. } => {
-                PreviewView::Spec { preview: SpecPreview::from_plan(&self.plan), kind: "spec" }
-            }
+            PlanSource::Program { file } => PreviewBody::Program(ProgramPreview {
+                file: file.clone(),
+                plan: Cow::Borrowed(&self.plan),
+                import_file: self.import_file.clone(),
+                mapping: self.mapping.clone(),
+            }),
+            PlanSource::Spec { .. } => PreviewBody::Spec(SpecPreview::from_plan(&self.plan)),
         }
-    }
-}
-
-/// A stored preview as the API and CLI show it (see [`StoredPlan::view`]).
-#[derive(Serialize)]
-#[serde(untagged)]
-pub enum PreviewView<'a> {
-    /// Its `kind` comes from the plan's source.
-    Program(&'a StoredPlan),
-    Spec {
-        #[serde(flatten)]
-        preview: SpecPreview,
-        kind: &'static str,
-    },
-}
-
-impl PreviewView<'_> {
-    /// The view as a JSON value (for the CLI's tables and files).
-    pub fn to_value(&self) -> Value {
-        serde_json::to_value(self).expect("a plan's view serialises")
     }
 }
 
@@ -234,25 +219,29 @@ impl SealedPayload {
     }
 }
 
-/// A stored preview as the API shows it.
-#[derive(Debug, Clone, Serialize)]
+/// A stored preview, read or just run.
+#[derive(Debug, Clone)]
 pub struct PreviewRecord {
     pub id: String,
     pub stack_id: String,
     pub base_version: i64,
     pub created_at: String,
     pub committed_version: Option<i64>,
-    /// Shown as [`StoredPlan::view`], made only when the record is serialised (the review's
-    /// rows, details and graph read the plan itself).
-    #[serde(rename = "preview", serialize_with = "serialize_view")]
     pub plan: Arc<StoredPlan>,
 }
 
-fn serialize_view<S: serde::Serializer>(
-    plan: &Arc<StoredPlan>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    plan.view().serialize(serializer)
+impl PreviewRecord {
+    /// The record as the API and the CLI answer it (see [`StoredPlan::view`]).
+    pub fn view(&self) -> PreviewView<'_> {
+        PreviewView {
+            id: self.id.clone(),
+            stack_id: self.stack_id.clone(),
+            base_version: self.base_version,
+            created_at: self.created_at.clone(),
+            committed_version: self.committed_version,
+            preview: self.plan.view(),
+        }
+    }
 }
 
 pub(crate) fn parse_stored(json: &str) -> Result<StoredPlan, ServiceError> {

@@ -10,7 +10,8 @@ use std::sync::Arc;
 
 use ferry_engine::deploy::mapping::{import_file, mapping_template};
 use ferry_engine::deploy::{
-    deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, Plan, PlanScope,
+    deploy, ConfigValue, DeployContext, DeployMode, DeployOptions, Deployed, DeploymentPlan,
+    PlanScope,
 };
 use ferry_engine::program::{parse_program, Program};
 use ferry_store::StoredPreview;
@@ -142,7 +143,7 @@ fn prior_states(
         .collect()
 }
 
-fn ops(plan: &Plan) -> Vec<String> {
+fn ops(plan: &DeploymentPlan) -> Vec<String> {
     plan.steps.iter().map(|s| format!("{} {}", s.op, s.urn)).collect()
 }
 
@@ -256,7 +257,7 @@ impl Previews {
     pub(crate) async fn execute_program(
         &self,
         stored: &StoredPreview,
-        plan: &Plan,
+        plan: &DeploymentPlan,
         run: &ProgramRun,
         base: &Arc<LoadedVersion>,
         passphrase: Option<String>,

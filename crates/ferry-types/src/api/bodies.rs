@@ -4,6 +4,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+
+use crate::deployment::{DeploymentPlan, SpecPreview};
 use crate::discovery::{ProbeItem, Selected};
 use crate::plans::PlanView;
 use crate::{JobView, StackSummary};
@@ -117,17 +121,45 @@ pub struct BackendLock {
     pub recovery: Option<String>,
 }
 
-/// A stored preview: which stack and version it previewed, whether it was committed, and the
-/// engine's plan (its steps, each resource's result and differences).
+/// A stored preview: which stack and version it previewed, whether it was committed, and what
+/// it found. Borrows the plan it shows: a 10,000-step plan is megabytes, and the server answers
+/// it as stored rather than copied.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
-pub struct PreviewView {
+pub struct PreviewView<'a> {
     pub id: String,
     pub stack_id: String,
     pub base_version: i64,
     pub created_at: String,
     pub committed_version: Option<i64>,
-    /// The engine's plan, as it stores it (read through the results endpoints, by page).
-    pub preview: serde_json::Value,
+    /// What the preview found (each resource's rows, page by page, through the results
+    /// endpoints).
+    pub preview: PreviewBody<'a>,
+}
+
+/// What a preview found: a spec's entries with their statuses, or a program's plan.
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum PreviewBody<'a> {
+    /// An import spec's preview: one row per entry, in the spec's order.
+    Spec(SpecPreview),
+    /// A Pulumi YAML program's preview: the deployment's plan.
+    Program(ProgramPreview<'a>),
+}
+
+/// A program's preview: its plan, and its would-be creates as an import file and as a mapping
+/// to fill in (`ferry preview --import-file`, `--record-mapping`).
+#[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct ProgramPreview<'a> {
+    /// The program's file name.
+    pub file: String,
+    pub plan: Cow<'a, DeploymentPlan>,
+    /// An import file (`pulumi import --file`'s format) of the would-be creates, placeholder IDs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub import_file: Option<serde_json::Value>,
+    /// Each would-be create's URN, mapped to an ID to fill in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mapping: Option<BTreeMap<String, String>>,
 }
 
 /// `POST /previews/{id}/commit`'s answer: the stack's new version and how many of the plan's

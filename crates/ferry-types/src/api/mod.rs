@@ -627,12 +627,12 @@ endpoints! {
     /// One resource of a version, by its URN.
     STACK_RESOURCE: NoBody => ResourceDetail = get("/stacks/{id}/resource").query::<ResourceQuery>();
     /// An import spec or a program as the body; nothing reaches the stack.
-    CREATE_PREVIEW: FileBody => PreviewView = create("/stacks/{id}/previews").query::<crate::previews::ScopeQuery>();
+    CREATE_PREVIEW: FileBody => PreviewView<'static> = create("/stacks/{id}/previews").query::<crate::previews::ScopeQuery>();
     START_IDENTIFICATION: IdentifyRequest => IdentificationJob = start("/stacks/{id}/identifications");
     IDENTIFICATION: NoBody => IdentificationJob = get("/identifications/{id}");
     IDENTIFICATION_EVENTS: NoBody => EventStream = events("/identifications/{id}/events");
     CANCEL_IDENTIFICATION: NoBody => IdentificationJob = post("/identifications/{id}/cancel");
-    PREVIEW: NoBody => PreviewView = get("/previews/{id}");
+    PREVIEW: NoBody => PreviewView<'static> = get("/previews/{id}");
     /// The preview's ready resources become the stack's next version.
     COMMIT_PREVIEW: NoBody => CommitOutcome = create("/previews/{id}/commit").query::<CommitQuery>();
     /// Code for the preview's ready resources.
@@ -659,7 +659,7 @@ endpoints! {
     REVOKE_SHARE: NoBody => ShareLink = delete("/plans/{id}/shares/{link}");
     /// The plan through a read-only link (no plan or preview IDs).
     SHARED_PLAN: NoBody => PlanView = get("/shared/{token}").query::<RevisionQuery>();
-    SHARED_PREVIEW: NoBody => PreviewView = get("/shared/{token}/previews/{index}").query::<RevisionQuery>();
+    SHARED_PREVIEW: NoBody => PreviewView<'static> = get("/shared/{token}/previews/{index}").query::<RevisionQuery>();
     /// Code for a version's resources.
     STACK_CODE: NoBody => Text = text("/stacks/{id}/code").query::<crate::previews::CodeQuery>();
     /// A spec's or a program's text as the body: its problems, placed.

@@ -167,6 +167,9 @@ pub async fn call(app: &Router, req: Request<Body>) -> (StatusCode, Value) {
         if let Err(wrong) = openapi::check(method, endpoint.path, status.as_u16(), &body).await {
             panic!("{wrong}\n{}", String::from_utf8_lossy(&body));
         }
+        if status.is_success() {
+            openapi::record_example(endpoint, status.as_u16(), &body).await;
+        }
     }
     (
         status,

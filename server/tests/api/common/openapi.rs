@@ -81,3 +81,68 @@ fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
         None => value,
     }
 }
+
+/// With `FERRY_RECORD_API_EXAMPLES` naming a folder (`scripts/api-examples.sh` sets it), keeps
+/// in it, for each endpoint, the answer that best shows it: the largest of at most
+/// [`EXAMPLE_BYTES`], or the smallest when every answer is larger. Capability tokens are masked:
+/// the document is public, and a token from a test's throwaway store still reads as a secret.
+/// Only answers the document describes as JSON are kept, and not the document itself.
+pub async fn record_example(endpoint: &ferry_types::api::EndpointInfo, status: u16, body: &[u8]) {
+    static BEST: Mutex<Option<HashMap<&'static str, usize>>> = Mutex::new(None);
+    let Some(folder) = std::env::var_os("FERRY_RECORD_API_EXAMPLES") else { return };
+    if endpoint.name == "OPENAPI" || !answers_json(endpoint, status).await {
+        return;
+    }
+    let Ok(mut answer) = serde_json::from_slice::<Value>(body) else { return };
+    let better = |now: usize, new: usize| {
+        (new <= EXAMPLE_BYTES && (now > EXAMPLE_BYTES || new > now))
+            || (now > EXAMPLE_BYTES && new < now)
+    };
+    let mut best = BEST.lock().unwrap();
+    let best = best.get_or_insert_with(HashMap::new);
+    if best.get(endpoint.name).is_some_and(|&now| !better(now, body.len())) {
+        return;
+    }
+    best.insert(endpoint.name, body.len());
+    mask_tokens(&mut answer);
+    let record = json!({
+        "endpoint": format!("{} {}", endpoint.method.as_str(), endpoint.path),
+        "status": status,
+        "answer": answer,
+    });
+    let path = std::path::Path::new(&folder).join(format!("{}.json", endpoint.name));
+    std::fs::write(&path, record.to_string())
+        .unwrap_or_else(|e| panic!("cannot record {}: {e}", path.display()));
+}
+
+/// How big an answer may be to be preferred as an endpoint's example.
+const EXAMPLE_BYTES: usize = 2_000;
+
+/// Replaces what opens something (an API token, a share link's or an invitation's token, a
+/// password) with a placeholder of the same kind.
+fn mask_tokens(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for (key, v) in map.iter_mut() {
+                match v {
+                    Value::String(s) if ["token", "password", "secret"].contains(&key.as_str()) => {
+                        *s = if s.starts_with("ferry_") { "ferry_…" } else { "…" }.to_string();
+                    }
+                    _ => mask_tokens(v),
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(mask_tokens),
+        Value::String(s) if s.starts_with("ferry_") => *s = "ferry_…".to_string(),
+        _ => {}
+    }
+}
+
+/// Whether the document describes `endpoint`'s `status` answer as JSON of a known shape (not a
+/// download, whose schema is any JSON).
+pub async fn answers_json(endpoint: &ferry_types::api::EndpointInfo, status: u16) -> bool {
+    let method = endpoint.method.as_str().to_lowercase();
+    document().await["paths"][endpoint.path][method]["responses"][status.to_string()]
+        .pointer("/content/application~1json/schema")
+        .is_some_and(|schema| schema != &json!({}))
+}

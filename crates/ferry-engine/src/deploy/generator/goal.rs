@@ -244,7 +244,7 @@ impl Goal {
 
     pub(super) fn step(&self, op: StepOp) -> Step {
         let mut step = Step::new(op, &self.urn, &self.type_, &self.name)
-            .at(self.planned.is_none().then_some(self.pos));
+            .at_line(self.planned.is_none().then_some(self.pos.line));
         step.parent = self.parent.clone();
         step.identification = self.attempt.clone();
         if let Some(p) = &self.planned {
