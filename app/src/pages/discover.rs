@@ -260,7 +260,7 @@ pub(crate) fn DiscoverPanel(stack_id: String) -> impl IntoView {
                     <tbody>
                         {listable.into_iter().map(|ty| {
                             let token = ty.type_;
-                            let props: Vec<String> = ty.list_inputs["properties"].as_object().map(|o| o.keys().cloned().collect()).unwrap_or_default();
+                            let props: Vec<String> = ty.list_inputs.properties.keys().cloned().collect();
                             let t1 = token.clone();
                             view! {
                                 <tr data-type=token.clone()>

@@ -106,10 +106,20 @@ pub struct ListableType {
     #[serde(rename = "type")]
     pub type_: String,
     pub package: String,
-    /// The schema's `listInputs` (an object type: `properties`, `required`).
-    pub list_inputs: Value,
+    /// The schema's `listInputs`: the filter `List` takes (none for a type found by a probe).
+    pub list_inputs: ListInputs,
     /// Whether the schema declares the type listable, or `List` answered without it.
     pub source: ListSource,
+}
+
+/// A type's `listInputs` as its package's schema writes it (an object type): the filter's
+/// properties, in the schema's order, each with its property schema, and which are required.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct ListInputs {
+    #[serde(default)]
+    pub properties: Map<String, Value>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub required: Vec<String>,
 }
 
 /// How Ferry learnt that a type can be listed.

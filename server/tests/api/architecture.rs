@@ -757,6 +757,12 @@ fn the_app_calls_the_api_through_its_typed_client_alone() {
             if code.contains("json!") && !name.ends_with("monaco_glue.rs") {
                 found.push(format!("{name}:{}: a body built with json!: use its type", n + 1));
             }
+            if reads_a_field_by_name(code) {
+                found.push(format!(
+                    "{name}:{}: a JSON value read by a field's name: use its type",
+                    n + 1
+                ));
+            }
             if code.contains("fetch_with_str")
                 && !name.ends_with("client.rs")
                 && !name.ends_with("browser.rs")
@@ -770,6 +776,31 @@ fn the_app_calls_the_api_through_its_typed_client_alone() {
         std::fs::read_to_string(root().join("app/src/client.rs")).unwrap().contains("Call<"),
         "app/src/client.rs no longer calls typed endpoints (the test reads the wrong file?)"
     );
+}
+
+/// Whether `code` indexes a value by a field's name (`answer["counts"]`): what a JSON value
+/// read without its type looks like.
+fn reads_a_field_by_name(code: &str) -> bool {
+    code.match_indices("[\"").any(|(at, _)| {
+        let before = code[..at].chars().next_back();
+        let indexed =
+            before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ')' || c == ']');
+        let rest = &code[at + 2..];
+        let word = rest.find('"').map(|end| &rest[..end]);
+        indexed
+            && word.is_some_and(|w| {
+                !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+            })
+            && rest.find('"').is_some_and(|end| rest[end + 1..].starts_with(']'))
+    })
+}
+
+#[test]
+fn a_field_read_by_name_is_told_from_other_brackets() {
+    assert!(reads_a_field_by_name(r#"let props = ty.list_inputs["properties"].as_object();"#));
+    assert!(reads_a_field_by_name(r#"v["a"]["b"]"#));
+    assert!(!reads_a_field_by_name(r#"let words = ["properties", "required"];"#));
+    assert!(!reads_a_field_by_name(r#"js(&serde_json::json!([":", " "]))"#));
 }
 
 /// The API's routes are exactly `ferry_types::api`'s endpoints: each one routed, with its

@@ -13,8 +13,8 @@ use ferry_engine::plugin::PluginProviders;
 use ferry_engine::provider::{Provider, ProviderInstance, ProviderSource};
 use ferry_store::jobs::{JobKind, NewJob, StoredJob};
 use ferry_types::discovery::{
-    Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListSource, ListableType,
-    Listables, Managed, ProbeItem, ProbeOutcome, ProbeResult, Selected, TypeQuery,
+    Discovered, DiscoveryEvent, DiscoveryRequest, DiscoveryView, ListInputs, ListSource,
+    ListableType, Listables, Managed, ProbeItem, ProbeOutcome, ProbeResult, Selected, TypeQuery,
     UnlistablePackage,
 };
 use ferry_types::plans::PlanInput;
@@ -506,7 +506,9 @@ async fn listable_of(
             Some(ListableType {
                 type_: token.clone(),
                 package: package.into(),
-                list_inputs: inputs.clone(),
+                // A filter the schema writes in another shape is not offered: the type is
+                // still listed whole (`List` takes no filter then).
+                list_inputs: serde_json::from_value(inputs.clone()).unwrap_or_default(),
                 source: ListSource::Schema,
             })
         })
@@ -533,7 +535,7 @@ async fn listable_of(
             Err(_) | Ok(_) => found.push(ListableType {
                 type_: token.clone(),
                 package: package.into(),
-                list_inputs: serde_json::json!({}),
+                list_inputs: ListInputs::default(),
                 source: ListSource::Probe,
             }),
         }
