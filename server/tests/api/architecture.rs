@@ -1,5 +1,6 @@
 //! ARCHITECTURE.md stays true: every file and folder its code map names exists (a renamed or
-//! removed module fails here), every workspace crate is in the map, every Rust module of the
+//! removed module fails here), every file, function and name its flows give is there,
+//! every workspace crate is in the map, every Rust module of the
 //! workspace (and so every one the map names) opens with its `//!` summary, every crate's root
 //! with one, without "So far" or "(next)" left over from when it
 //! was being built; and the plugins the release server runs build as the engine bench's do.
@@ -105,6 +106,82 @@ fn every_path_the_code_map_names_exists() {
         "ARCHITECTURE.md names what does not exist: {}",
         missing.join(", ")
     );
+}
+
+/// Whether `code` defines the function `name` (a free function, or a method of `of` when given:
+/// the file has an `impl` of that type).
+fn defines(code: &str, name: &str, of: Option<&str>) -> bool {
+    let function =
+        [format!("fn {name}("), format!("fn {name}<")].iter().any(|f| code.contains(f.as_str()));
+    function
+        && of.is_none_or(|ty| {
+            code.lines().map(str::trim_start).any(|l| {
+                l.starts_with("impl")
+                    && l.split(|c: char| !(c.is_alphanumeric() || c == '_')).any(|w| w == ty)
+            })
+        })
+}
+
+/// The flows of "Where to start reading", followed through the names they give: every file a
+/// flow names exists, and a function or method named in brackets right after a file (`` `x.rs`
+/// (`Type::method` ``) is defined in that file; every other name a flow gives is a word of the
+/// workspace's code. A flow that takes a renamed or moved step fails here.
+#[test]
+fn the_flows_name_files_and_functions_that_exist() {
+    let root = root();
+    let doc = std::fs::read_to_string(root.join("ARCHITECTURE.md")).unwrap();
+    let start = doc.find("\n## Where to start reading").expect("ARCHITECTURE.md has its flows");
+    let section = &doc[start..doc[start + 1..].find("\n## ").map_or(doc.len(), |e| e + start + 1)];
+    // The server's tests too: a flow may name the test that holds it.
+    let mut tests = Vec::new();
+    walk(&root.join("server/tests"), &mut tests);
+    tests.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    let code: String = rust_files(&root)
+        .iter()
+        .chain(&tests)
+        .map(|f| std::fs::read_to_string(f).unwrap())
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut wrong = Vec::new();
+    let (mut files, mut functions, mut names) = (0, 0, 0);
+    let pieces: Vec<&str> = section.split('`').collect();
+    for (i, token) in pieces.iter().enumerate().skip(1).step_by(2) {
+        if is_path(token) {
+            files += 1;
+            let Ok(text) = std::fs::read_to_string(root.join(token)) else {
+                wrong.push(format!("`{token}` does not exist"));
+                continue;
+            };
+            // `path` (`symbol`…: the symbol is the file's.
+            if pieces.get(i + 1).is_some_and(|between| *between == " (") {
+                let symbol = pieces.get(i + 2).copied().unwrap_or_default();
+                let (of, name) = match symbol.rsplit_once("::") {
+                    Some((of, name)) => (Some(of), name),
+                    None => (None, symbol),
+                };
+                functions += 1;
+                if !defines(&text, name, of) {
+                    wrong.push(format!("`{symbol}` is not defined in `{token}`"));
+                }
+            }
+        } else if token.chars().all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+            && token.chars().any(|c| c == '_' || c == ':' || c.is_uppercase())
+        {
+            names += 1;
+            let word = token.rsplit("::").next().unwrap_or(token);
+            let found = code.match_indices(word).any(|(at, _)| {
+                let before = code[..at].chars().next_back();
+                let after = code[at + word.len()..].chars().next();
+                !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+                    && !after.is_some_and(|c| c.is_alphanumeric() || c == '_')
+            });
+            if !found {
+                wrong.push(format!("`{token}` is no name of the code"));
+            }
+        }
+    }
+    assert!(files > 30 && functions > 5 && names > 20, "{files} files, {functions} functions, {names} names checked: are the flows still written with backticks?");
+    assert!(wrong.is_empty(), "ARCHITECTURE.md's flows: {}", wrong.join("; "));
 }
 
 #[test]
