@@ -1,6 +1,6 @@
 //! A deployment's plan as a value: every step the engine would take (Pulumi's step operations),
 //! each property's difference and why, and a spec's view of it, one row per entry. The engine
-//! makes these; the service stores them; the API, the CLI and the browser read them as they are.
+//! makes these; the service stores them; the API answers them and the CLI prints them as they are.
 
 use std::collections::BTreeMap;
 
@@ -375,8 +375,8 @@ pub struct PlannedResource {
     pub outputs: Value,
 }
 
-/// A spec's preview as its entries: the view of the [`DeploymentPlan`] that the API, the CLI and the
-/// page show for specs.
+/// A spec's preview as its entries: the view of the [`DeploymentPlan`] that the API, the CLI
+/// and the page show for specs.
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 pub struct SpecPreview {
     pub stack: String,

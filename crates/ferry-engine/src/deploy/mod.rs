@@ -1,8 +1,8 @@
 //! Deployments of Pulumi YAML programs against a stack, as Pulumi's engine runs them: the
 //! program is evaluated (the resource monitor's side, [`eval`]), each resource registration
 //! becomes steps ([`generator`]), and, only in [`DeployMode::Update`], the steps are executed
-//! against the providers. The result is a [`DeploymentPlan`] (a value: shown, stored, shared) and the
-//! resource states a commit would write ([`snapshot`]).
+//! against the providers. The result is a [`DeploymentPlan`] (a value: shown, stored, shared)
+//! and the resource states a commit would write ([`snapshot`]).
 //!
 //! Architecture Invariant: a preview calls only the providers' read-only methods (`Read`,
 //! `Check`, `Diff`, `GetSchema`); `Create`, `Update` and `Delete` run in update mode only.

@@ -1,10 +1,10 @@
 //! Stored previews and their one commit. A preview of an import spec and of a program is the
-//! same value, a [`DeploymentPlan`] of steps, stored with where it came from ([`StoredPlan`], masked: it
-//! is shared by ID) and, sealed with the server's key, the resource states a commit writes. A
-//! commit judges the plan by one set of rules ([`DeploymentPlan::commit_refusal`]); a plan of imports,
-//! reads and unchanged resources commits the states its preview computed, in one transaction,
-//! only while the stack is still at the version the preview ran against. Only a program's
-//! apply runs the providers again.
+//! same value, a [`DeploymentPlan`] of steps, stored with where it came from ([`StoredPlan`],
+//! masked: it is shared by ID) and, sealed with the server's key, the resource states a commit
+//! writes. A commit judges the plan by one set of rules ([`DeploymentPlan::commit_refusal`]); a
+//! plan of imports, reads and unchanged resources commits the states its preview computed, in
+//! one transaction, only while the stack is still at the version the preview ran against. Only
+//! a program's apply runs the providers again.
 
 pub(crate) mod code;
 pub(crate) mod engine_thread;
@@ -15,6 +15,7 @@ pub(crate) mod request;
 pub(crate) mod results;
 pub(crate) mod verify;
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
@@ -26,8 +27,6 @@ use ferry_state::LoadOptions;
 use ferry_store::{NewVersion, PackedJson};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use std::borrow::Cow;
 
 use ferry_types::api::{CommitOutcome, PreviewBody, PreviewView, ProgramPreview};
 use ferry_types::SourceKind;
