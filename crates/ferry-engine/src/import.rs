@@ -1,8 +1,9 @@
 //! Import specs run as a deployment, as Pulumi runs `pulumi import --file`: each entry becomes a
 //! planned import goal through [`crate::deploy`]'s step generator (the one import step: Read →
-//! Check → Diff), parents and providers first, and the result is the same [`DeploymentPlan`]
-//! value a program's preview is. [`SpecPreview`] is the spec's view of that plan: one row per
-//! entry with its status. Nothing here writes to a stack, and nothing of the stack is deleted or decoded.
+//! Check → Diff), parents and providers first, and the result is the same
+//! [`DeploymentPlan`](crate::deploy::DeploymentPlan) value a program's preview is.
+//! [`SpecPreview`] is the spec's view of that plan: one row per entry with its status. Nothing
+//! here writes to a stack, and nothing of the stack is deleted or decoded.
 
 use std::collections::{BTreeMap, HashMap};
 

@@ -863,12 +863,13 @@ fn reads_a_field_by_name(code: &str) -> bool {
         let indexed =
             before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ')' || c == ']');
         let rest = &code[at + 2..];
-        let word = rest.find('"').map(|end| &rest[..end]);
         indexed
-            && word.is_some_and(|w| {
-                !w.is_empty() && w.chars().all(|c| c.is_alphanumeric() || c == '_')
+            && rest.find('"').is_some_and(|end| {
+                let word = &rest[..end];
+                !word.is_empty()
+                    && word.chars().all(|c| c.is_alphanumeric() || c == '_')
+                    && rest[end + 1..].starts_with(']')
             })
-            && rest.find('"').is_some_and(|end| rest[end + 1..].starts_with(']'))
     })
 }
 

@@ -94,16 +94,16 @@ impl StoredPlan {
         }
     }
 
-    /// What the API and CLI show: a program's plan as stored (borrowed: a 10,000-step plan's
-    /// view is megabytes, and copying it first cost as much again); a spec's entries with
-    /// their statuses (the view of its plan).
+    /// What the API and CLI show: a program's plan as stored (borrowed, its import file and
+    /// mapping too: a 10,000-step plan's view is megabytes, and copying it first cost as much
+    /// again); a spec's entries with their statuses (the view of its plan).
     pub fn view(&self) -> PreviewBody<'_> {
         match &self.source {
             PlanSource::Program { file } => PreviewBody::Program(ProgramPreview {
                 file: file.clone(),
                 plan: Cow::Borrowed(&self.plan),
-                import_file: self.import_file.clone(),
-                mapping: self.mapping.clone(),
+                import_file: self.import_file.as_ref().map(Cow::Borrowed),
+                mapping: self.mapping.as_ref().map(Cow::Borrowed),
             }),
             PlanSource::Spec { .. } => PreviewBody::Spec(SpecPreview::from_plan(&self.plan)),
         }

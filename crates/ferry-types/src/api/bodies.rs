@@ -147,7 +147,8 @@ pub enum PreviewBody<'a> {
 }
 
 /// A program's preview: its plan, and its would-be creates as an import file and as a mapping
-/// to fill in (`ferry preview --import-file`, `--record-mapping`).
+/// to fill in (`ferry preview --import-file`, `--record-mapping`), all borrowed from the stored
+/// preview when answered (a program of 10,000 creates has an import file of megabytes).
 #[derive(Debug, Clone, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct ProgramPreview<'a> {
@@ -156,10 +157,10 @@ pub struct ProgramPreview<'a> {
     pub plan: Cow<'a, DeploymentPlan>,
     /// An import file (`pulumi import --file`'s format) of the would-be creates, placeholder IDs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub import_file: Option<serde_json::Value>,
+    pub import_file: Option<Cow<'a, serde_json::Value>>,
     /// Each would-be create's URN, mapped to an ID to fill in.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub mapping: Option<BTreeMap<String, String>>,
+    pub mapping: Option<Cow<'a, BTreeMap<String, String>>>,
 }
 
 /// `POST /previews/{id}/commit`'s answer: the stack's new version and how many of the plan's

@@ -86,11 +86,11 @@ fn resolve<'a>(document: &'a Value, value: &'a Value) -> &'a Value {
 /// in it, for each endpoint, the answer that best shows it: the largest of at most
 /// [`EXAMPLE_BYTES`], or the smallest when every answer is larger. Capability tokens are masked:
 /// the document is public, and a token from a test's throwaway store still reads as a secret.
-/// Only answers the document describes as JSON are kept, and not the document itself.
+/// Only answers that [take an example](takes_an_example) are kept.
 pub async fn record_example(endpoint: &ferry_types::api::EndpointInfo, status: u16, body: &[u8]) {
     static BEST: Mutex<Option<HashMap<&'static str, usize>>> = Mutex::new(None);
     let Some(folder) = std::env::var_os("FERRY_RECORD_API_EXAMPLES") else { return };
-    if endpoint.name == "OPENAPI" || !answers_json(endpoint, status).await {
+    if !takes_an_example(endpoint, status).await {
         return;
     }
     let Ok(mut answer) = serde_json::from_slice::<Value>(body) else { return };
@@ -138,9 +138,13 @@ fn mask_tokens(value: &mut Value) {
     }
 }
 
-/// Whether the document describes `endpoint`'s `status` answer as JSON of a known shape (not a
-/// download, whose schema is any JSON).
-pub async fn answers_json(endpoint: &ferry_types::api::EndpointInfo, status: u16) -> bool {
+/// Whether `endpoint`'s `status` answer is shown by an example: the document describes it as
+/// JSON of a known shape (not a download, whose schema is any JSON), and it is not the document
+/// itself (whose example would be the document).
+pub async fn takes_an_example(endpoint: &ferry_types::api::EndpointInfo, status: u16) -> bool {
+    if endpoint.path == ferry_types::api::OPENAPI.path {
+        return false;
+    }
     let method = endpoint.method.as_str().to_lowercase();
     document().await["paths"][endpoint.path][method]["responses"][status.to_string()]
         .pointer("/content/application~1json/schema")
