@@ -12,6 +12,7 @@ use ferry_store::Store;
 pub type Error = Box<dyn std::error::Error>;
 
 pub use ferry_engine::plugin::{PluginEnvGrants, PluginEnvPolicy};
+pub use ferry_engine::priority::Background;
 
 /// The stack passphrase, read as Pulumi reads it (`PULUMI_CONFIG_PASSPHRASE`); empty is none.
 pub fn env_passphrase() -> Option<String> {
@@ -54,12 +55,15 @@ impl StoreArgs {
 
 /// The service over the store (made if missing), with its plugins, schema cache and payload
 /// key: what `ferry serve` runs on and what the commands open by stack name. `plugins` is what
-/// plugins see of this process's environment.
+/// plugins see of this process's environment; `priority` is where engine runs and plugins are
+/// scheduled (below the server's requests in `ferry serve`; a command, which is all its user
+/// waits for, keeps its own).
 pub async fn open_service(
     at: &StoreArgs,
     extra_plugin_dirs: &[PathBuf],
     max_state_bytes: usize,
     plugins: PluginEnvPolicy,
+    priority: Background,
 ) -> Result<Ferry, Error> {
     let data_dir = &at.data_dir;
     std::fs::create_dir_all(data_dir)
@@ -74,7 +78,8 @@ pub async fn open_service(
         Some(data_dir.join("schemas")),
         payload_key(data_dir)?,
     )
-    .with_plugin_environment(plugins);
+    .with_plugin_environment(plugins)
+    .with_priority(priority);
     Ok(Ferry::new(store, max_state_bytes)
         .with_engine(engine)
         .with_allowed_backends(allowed_backends()?))
@@ -160,8 +165,14 @@ pub async fn open_stack(
         return Ok((service, id));
     }
     let service = Arc::new(
-        open_service(at, extra_plugin_dirs, DEFAULT_MAX_STATE_BYTES, PluginEnvPolicy::Inherited)
-            .await?,
+        open_service(
+            at,
+            extra_plugin_dirs,
+            DEFAULT_MAX_STATE_BYTES,
+            PluginEnvPolicy::Inherited,
+            Background::default(),
+        )
+        .await?,
     );
     let name = ferry_store::StackName::parse(stack)?;
     let id =

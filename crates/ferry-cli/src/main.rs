@@ -157,6 +157,12 @@ struct ServeArgs {
     /// administrator grants reaches every organisation.
     #[arg(long, env = "FERRY_OIDC_ALLOW_SERVER_ROLES")]
     oidc_allow_server_roles: bool,
+    /// How many steps below the server's own priority (Unix nice, 0 to 19) engine work runs:
+    /// the threads that drive previews, identifications and commits, and the plugin processes
+    /// they start. Under load the kernel then serves people's pages first; on an idle machine
+    /// the engine still gets every core. 0 runs it at the server's priority.
+    #[arg(long, env = "FERRY_ENGINE_NICENESS", default_value_t = 10, value_parser = clap::value_parser!(u8).range(0..=19))]
+    engine_niceness: u8,
 }
 
 /// Stacks of the runtime's threads, its blocking threads too, where engine runs go (deeply
@@ -218,6 +224,7 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
             &args.plugin_dirs,
             args.max_state_bytes,
             cli::PluginEnvPolicy::Granted(cli::PluginEnvGrants::parse(&args.plugin_env)?),
+            cli::Background::below_current(args.engine_niceness),
         )
         .await?
         .with_allowed_backends(args.allowed_backends.clone())

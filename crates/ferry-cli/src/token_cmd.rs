@@ -52,6 +52,7 @@ pub async fn run(args: TokenArgs) -> Result<(), Error> {
             &[],
             ferry_service::DEFAULT_MAX_STATE_BYTES,
             cli::PluginEnvPolicy::Inherited,
+            cli::Background::default(),
         )
         .await?,
     );
@@ -100,6 +101,7 @@ pub async fn sign_in_link(args: LinkArgs) -> Result<(), Error> {
             &[],
             ferry_service::DEFAULT_MAX_STATE_BYTES,
             cli::PluginEnvPolicy::Inherited,
+            cli::Background::default(),
         )
         .await?,
     );

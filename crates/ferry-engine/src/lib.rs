@@ -12,6 +12,7 @@ pub mod import;
 pub mod import_spec;
 pub mod inquiry;
 pub mod plugin;
+pub mod priority;
 pub mod program;
 pub mod progress;
 pub mod provider;

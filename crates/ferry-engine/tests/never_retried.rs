@@ -69,6 +69,7 @@ async fn update(
         start_timeout: Duration::from_secs(10),
         call_timeout: Duration::from_secs(2),
         max_restarts: 8,
+        ..Default::default()
     };
     let providers = PluginProviders::new(search, engine, options, dir.to_path_buf(), None);
     let config = BTreeMap::new();

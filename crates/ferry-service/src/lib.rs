@@ -36,6 +36,7 @@ pub use discoveries::Discoveries;
 pub use jobs::Jobs;
 pub use plans::Plans;
 use plugin_host::PluginHost;
+use previews::engine_thread::EngineThreads;
 pub use previews::Previews;
 use shares::ShareLinks;
 pub use stacks::Stacks;
@@ -311,18 +312,28 @@ pub(crate) fn every<T: Send + Sync + 'static>(
     });
 }
 
-/// The engine's configuration as every domain that runs providers holds it: absent until
-/// [`Ferry::with_engine`] enables previews.
+/// The engine's configuration as every domain that runs providers holds it, with the threads
+/// its runs go to: absent until [`Ferry::with_engine`] enables previews.
 #[derive(Clone, Default)]
-pub(crate) struct EngineSlot(Option<Arc<EngineConfig>>);
+pub(crate) struct EngineSlot(Option<Arc<(EngineConfig, EngineThreads)>>);
 
 impl EngineSlot {
     fn of(config: EngineConfig) -> EngineSlot {
-        EngineSlot(Some(Arc::new(config)))
+        let threads = EngineThreads::new(config.launch.priority);
+        EngineSlot(Some(Arc::new((config, threads))))
     }
 
     /// The configuration, which every preview, commit, discovery and code request needs.
     pub(crate) fn get(&self) -> Result<&EngineConfig, ServiceError> {
+        Ok(&self.engine()?.0)
+    }
+
+    /// Where engine runs go (see [`EngineThreads`]).
+    pub(crate) fn threads(&self) -> Result<&EngineThreads, ServiceError> {
+        Ok(&self.engine()?.1)
+    }
+
+    fn engine(&self) -> Result<&(EngineConfig, EngineThreads), ServiceError> {
         self.0
             .as_deref()
             .ok_or_else(|| ServiceError::Internal("the import engine is not configured".into()))

@@ -38,6 +38,8 @@ pub struct LaunchOptions {
     /// How often one provider's process may be restarted after a crash or a hang (per
     /// registry, that is per preview) before its remaining calls fail.
     pub max_restarts: u32,
+    /// The priority the plugin's process runs at (the server's own by default).
+    pub priority: crate::priority::Background,
 }
 
 impl Default for LaunchOptions {
@@ -46,6 +48,7 @@ impl Default for LaunchOptions {
             start_timeout: Duration::from_secs(30),
             call_timeout: Duration::from_secs(120),
             max_restarts: 32,
+            priority: Default::default(),
         }
     }
 }
@@ -84,6 +87,7 @@ impl ProviderPlugin {
         let package = binary.package.clone();
         let mut command = Command::new(&binary.path);
         environment.apply(&package, &mut command);
+        options.priority.apply_to_child(&mut command);
         let mut child = command
             .arg(engine_addr.to_string())
             .current_dir(root_directory)
@@ -205,6 +209,11 @@ impl ProviderPlugin {
 
     pub fn capabilities(&self) -> Capabilities {
         *self.capabilities.lock().expect("capabilities lock")
+    }
+
+    /// The plugin's process, while it runs.
+    pub async fn process_id(&self) -> Option<u32> {
+        self.child.lock().await.id()
     }
 
     /// The last lines the plugin wrote to stderr.

@@ -50,6 +50,12 @@ impl EngineConfig {
         self.plugin_environment = environment;
         self
     }
+
+    /// Runs engine work (its threads, the plugins it launches) at `priority`.
+    pub fn with_priority(mut self, priority: ferry_engine::priority::Background) -> Self {
+        self.launch.priority = priority;
+        self
+    }
 }
 
 impl Previews {
@@ -114,8 +120,7 @@ impl Previews {
             providers.shutdown().await;
             deployed
         };
-        let deployed =
-            crate::previews::engine_thread::on_engine_thread("the import preview", run).await?;
+        let deployed = self.engine.threads()?.run("the import preview", run).await?;
         let ran = started.elapsed();
 
         let payload = SealedPayload { run: None, states: deployed.states };

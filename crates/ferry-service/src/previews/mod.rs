@@ -285,15 +285,18 @@ impl Previews {
         let key = self.engine.get()?.payload_key;
         let plan = Arc::new(plan);
         // The plan's JSON and the sealed payload are megabytes each for a big preview (10,000
-        // imports: 7 MB and 8.6 MB of text): packed as they are written, side by side, and off
-        // the async workers, which meanwhile serve other requests.
+        // imports: 7 MB and 8.6 MB of text): packed as they are written, side by side, on the
+        // engine's threads, below the workers, which meanwhile serve other requests.
         let written = plan.clone();
-        let (packed, sealed) = side_by_side(
-            "storing the preview",
-            move || PackedJson::write(&*written).expect("a plan serialises"),
-            move || payload.seal(&key),
-        )
-        .await?;
+        let (packed, sealed) = self
+            .engine
+            .threads()?
+            .side_by_side(
+                "storing the preview",
+                move || PackedJson::write(&*written).expect("a plan serialises"),
+                move || payload.seal(&key),
+            )
+            .await?;
         let (id, created_at) = self
             .store
             .stacks()
@@ -364,15 +367,18 @@ impl Previews {
     ) -> Result<CommitOutcome, ServiceError> {
         let key = self.engine.get()?.payload_key;
         // The plan and the sealed states are megabytes each for a big preview: read side by
-        // side, off the async workers. The plan is parsed once; its own rules decide.
+        // side, on the engine's threads. The plan is parsed once; its own rules decide.
         let (plan_json, sealed) =
             (std::mem::take(&mut stored.preview_json), std::mem::take(&mut stored.payload));
-        let (record, sealed) = side_by_side(
-            "reading the preview",
-            move || parse_stored(&plan_json),
-            move || SealedPayload::open(&sealed, &key),
-        )
-        .await?;
+        let (record, sealed) = self
+            .engine
+            .threads()?
+            .side_by_side(
+                "reading the preview",
+                move || parse_stored(&plan_json),
+                move || SealedPayload::open(&sealed, &key),
+            )
+            .await?;
         let record = record?;
         if let Some(reason) = record.plan.commit_refusal(apply) {
             return Err(ServiceError::Commit(reason));
@@ -496,17 +502,6 @@ impl Previews {
         tracing::info!(preview = %id, stack = %summary.name, version = summary.version, added, apply, "committed");
         Ok(CommitOutcome { summary, added })
     }
-}
-
-/// Runs two pieces of CPU work side by side, off the async workers; `what` names them if a
-/// thread stops.
-async fn side_by_side<A: Send + 'static, B: Send + 'static>(
-    what: &str,
-    a: impl FnOnce() -> A + Send + 'static,
-    b: impl FnOnce() -> B + Send + 'static,
-) -> Result<(A, B), ServiceError> {
-    tokio::try_join!(tokio::task::spawn_blocking(a), tokio::task::spawn_blocking(b))
-        .map_err(|e| ServiceError::Internal(format!("{what} stopped: {e}")))
 }
 
 #[cfg(test)]

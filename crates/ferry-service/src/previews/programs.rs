@@ -176,6 +176,7 @@ impl Previews {
         progress: Option<ferry_engine::progress::Progress>,
     ) -> Result<Deployed, ServiceError> {
         let concurrency = self.engine.get()?.concurrency;
+        let threads = self.engine.threads()?;
         let providers = self.plugins.providers(&version.summary.id).await?;
         let (version, program, secrets) = (version.clone(), program.clone(), secrets.clone());
         let (config, scope, import_mapping, identify) =
@@ -205,7 +206,7 @@ impl Previews {
             providers.shutdown().await;
             result
         };
-        Ok(crate::previews::engine_thread::on_engine_thread("the program's run", work).await??)
+        Ok(threads.run("the program's run", work).await??)
     }
 
     /// [`Previews::preview`] of a program.
