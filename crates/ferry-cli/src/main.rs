@@ -165,9 +165,10 @@ struct ServeArgs {
     engine_niceness: u8,
 }
 
-/// Stacks of the runtime's threads, its blocking threads too, where engine runs go (deeply
-/// nested properties recurse): rendering a page as big as a plan's takes a debug build past
-/// the 2 MiB a thread gets by default (a release build needs a fraction of it).
+/// Stacks of the runtime's threads, its blocking threads too (deeply nested properties
+/// recurse): rendering a page as big as a plan's takes a debug build past the 2 MiB a thread
+/// gets by default (a release build needs a fraction of it). Engine runs go to threads of
+/// their own, with stacks as big (`ferry-service`'s `previews/engine_thread.rs`).
 const THREAD_STACK_BYTES: usize = 8 << 20;
 
 fn main() {
