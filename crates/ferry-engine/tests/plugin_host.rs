@@ -71,22 +71,17 @@ fn read(id: &str) -> ReadRequest {
 #[tokio::test]
 async fn a_plugin_runs_at_the_priority_it_was_launched_with() {
     async fn nice_of(plugin: &ProviderPlugin) -> i32 {
-        nice_in(&format!("/proc/{}/stat", plugin.process_id().await.expect("the plugin runs")))
+        let pid = plugin.process_id().await.expect("the plugin runs");
+        let pid = rustix::process::Pid::from_raw(pid as i32).expect("a process ID is positive");
+        rustix::process::getpriority_process(Some(pid)).unwrap()
     }
-    let own = nice_in("/proc/self/stat");
+    let own = rustix::process::getpriority_process(None).unwrap();
     let background = ferry_engine::priority::Background::below_current(6);
     let (lowered, _e, _l, _d) =
         launch("ok", LaunchOptions { priority: background, ..quick() }).await;
     let (kept, _e2, _l2, _d2) = launch("ok", quick()).await;
     assert_eq!(Some(nice_of(&lowered.unwrap()).await), background.nice());
     assert_eq!(nice_of(&kept.unwrap()).await, own);
-}
-
-/// The kernel's nice value in a process's `stat` file: its 19th field, counted past the name
-/// in brackets (which may hold spaces).
-fn nice_in(stat: &str) -> i32 {
-    let stat = std::fs::read_to_string(stat).unwrap();
-    stat[stat.rfind(')').unwrap() + 2..].split(' ').nth(16).unwrap().parse().unwrap()
 }
 
 #[tokio::test]
