@@ -172,14 +172,15 @@ pub fn go_to(url: &str) {
 }
 
 /// Follows a job's server-sent events: `on_event` for each `event` message as JSON (past ones
-/// first), `on_end` once with the `end` message, after which the source is closed.
+/// first), `on_end` once with the `end` message, after which the source is closed. Returns the
+/// source, for more listeners.
 pub fn watch_events<T: serde::de::DeserializeOwned, E: serde::de::DeserializeOwned>(
     url: &str,
     event: &str,
     on_event: impl Fn(T) + 'static,
     on_end: impl Fn(E) + 'static,
-) {
-    let Ok(source) = web_sys::EventSource::new(url) else { return };
+) -> Option<web_sys::EventSource> {
+    let source = web_sys::EventSource::new(url).ok()?;
     let data = |e: &web_sys::MessageEvent| e.data().as_string().unwrap_or_default();
     let each = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
         if let Ok(event) = serde_json::from_str(&data(&e)) {
@@ -199,15 +200,25 @@ pub fn watch_events<T: serde::de::DeserializeOwned, E: serde::de::DeserializeOwn
     // The listeners live as long as the source, which the browser keeps while it is open.
     each.forget();
     end.forget();
+    Some(source)
 }
 
-/// Follows a preview job: `on_event` for each finished resource, `on_end` with the job.
+/// Follows a preview job: `on_status` when a job that waited its turn (queued) starts,
+/// `on_event` for each finished resource, `on_end` with the job.
 pub fn watch_job(
     plan: &str,
     job: &str,
+    on_status: impl Fn(ferry_types::JobStatus) + 'static,
     on_event: impl Fn(ferry_types::JobEvent) + 'static,
     on_end: impl Fn(ferry_types::JobView) + 'static,
 ) {
     let url = ferry_types::api::PLAN_JOB_EVENTS.url(&[plan, job]);
-    watch_events(&url, "resource", on_event, on_end);
+    let Some(source) = watch_events(&url, "resource", on_event, on_end) else { return };
+    let status = Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+        if let Some(status) = e.data().as_string().and_then(|d| serde_json::from_str(&d).ok()) {
+            on_status(status);
+        }
+    });
+    let _ = source.add_event_listener_with_callback("status", status.as_ref().unchecked_ref());
+    status.forget();
 }

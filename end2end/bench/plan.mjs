@@ -26,7 +26,7 @@ const spec = { resources: Array.from({ length: RESOURCES }, (_, i) => ({ type: '
 const plan = await api('POST', `/api/v1/stacks/${stack.id}/plans`, { title: `${RESOURCES} ports`, spec: JSON.stringify(spec) });
 const started = performance.now();
 let job = await api('POST', `/api/v1/plans/${plan.id}/previews`);
-while (job.status === 'running') {
+while (job.status === 'queued' || job.status === 'running') {
   await new Promise((r) => setTimeout(r, 100));
   job = await api('GET', `/api/v1/plans/${plan.id}/jobs/${job.id}`);
 }

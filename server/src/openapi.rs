@@ -341,7 +341,7 @@ fn success(endpoint: &EndpointInfo, answers: &mut SchemaGenerator) -> Value {
             "content": {"text/plain": {"schema": {"type": "string"}}},
         }),
         Wire::EventStream => json!({
-            "description": "Server-sent events of the job's progress, until it ends.",
+            "description": "Server-sent events of the job's progress: `status` (`\"running\"`) when a job that waited its turn (queued) starts, one event per finished item, then `end` with the job.",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
         }),
         Wire::Download => json!({

@@ -131,6 +131,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
                 source: PreviewSource::Spec { text, spec, strategy: Default::default() },
                 scope: PlanScope::Imports,
                 progress: None,
+                turn: None,
             };
             service.previews().preview(&stack_id, request).await?
         }
@@ -182,6 +183,7 @@ pub async fn run(args: ImportArgs) -> Result<(), Error> {
                 source: PreviewSource::Program(program),
                 scope: PlanScope::Imports,
                 progress: None,
+                turn: None,
             };
             service.previews().preview(&stack_id, request).await?
         }

@@ -163,6 +163,12 @@ struct ServeArgs {
     /// the engine still gets every core. 0 runs it at the server's priority.
     #[arg(long, env = "FERRY_ENGINE_NICENESS", default_value_t = 10, value_parser = clap::value_parser!(u8).range(0..=19))]
     engine_niceness: u8,
+    /// How many previews, discoveries and identifications this instance runs at once, as jobs
+    /// or asked for directly; the rest wait their turn (a job shows queued), in the order
+    /// asked. Each holds its providers' answers and its results in memory until they are
+    /// stored. By default the cores this process may use.
+    #[arg(long, env = "FERRY_CONCURRENT_RUNS", value_parser = clap::value_parser!(u16).range(1..=1024))]
+    concurrent_runs: Option<u16>,
 }
 
 /// Stacks of the runtime's threads, its blocking threads too (deeply nested properties
@@ -237,7 +243,10 @@ async fn serve(args: ServeArgs) -> Result<(), Box<dyn std::error::Error>> {
             ..Default::default()
         })
         .with_job_lease(std::time::Duration::from_secs(args.job_lease_seconds))
-        .with_job_retention(std::time::Duration::from_secs(args.retain_jobs_days * 86_400)),
+        .with_job_retention(std::time::Duration::from_secs(args.retain_jobs_days * 86_400))
+        .with_concurrent_runs(
+            args.concurrent_runs.map_or_else(ferry_service::default_concurrent_runs, usize::from),
+        ),
     );
     // An instance whose payload key is not the one the store's other instances seal previews
     // with would fail to open what they made: it does not start.

@@ -156,6 +156,7 @@ pub async fn run(args: PreviewArgs) -> Result<(), Error> {
         source: PreviewSource::Program(program),
         scope: args.scope.into(),
         progress: None,
+        turn: None,
     };
     let record = service.previews().preview(&stack_id, request).await.map_err(|e| e.to_string())?;
     let stored = &record.plan;

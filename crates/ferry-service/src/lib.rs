@@ -54,7 +54,7 @@ pub use ferry_types::discovery::{
 };
 pub use ferry_types::plans::{PlanInput, PlanOptions, PlanView, RevisionView};
 pub use ferry_types::terraform::MigrationView;
-pub use jobs::{JobShown, JobStatus, JobUpdate, JobView};
+pub use jobs::{default_concurrent_runs, JobShown, JobStatus, JobUpdate, JobView, Turn};
 pub use plans::terraform::configuration_of_zip;
 pub use previews::code::{comma_list, CodeRequest, GeneratedCode};
 pub use previews::imports::EngineConfig;
@@ -82,6 +82,7 @@ struct Settings {
     webhooks: webhooks::WebhookSettings,
     job_lease: std::time::Duration,
     job_retention: std::time::Duration,
+    concurrent_runs: usize,
 }
 
 /// Ferry's service: one plain struct per domain, each holding only what it uses, wired once
@@ -120,6 +121,7 @@ impl Ferry {
             webhooks: Default::default(),
             job_lease: jobs::DEFAULT_LEASE,
             job_retention: jobs::DEFAULT_RETENTION,
+            concurrent_runs: jobs::default_concurrent_runs(),
         })
     }
 
@@ -127,7 +129,12 @@ impl Ferry {
     fn wire(settings: Settings) -> Ferry {
         let store = settings.store.clone();
         let engine = settings.engine.clone();
-        let jobs = Jobs::new(store.clone(), settings.job_lease, settings.job_retention);
+        let jobs = Jobs::new(
+            store.clone(),
+            settings.job_lease,
+            settings.job_retention,
+            settings.concurrent_runs,
+        );
         let accounts = Accounts::new(store.clone(), jobs.clone());
         let plugins = PluginHost::new(engine.clone(), accounts.clone());
         let stacks = Stacks::new(
@@ -214,6 +221,14 @@ impl Ferry {
     /// default), then the job upkeep removes them.
     pub fn with_job_retention(mut self, retention: std::time::Duration) -> Ferry {
         self.settings.job_retention = retention;
+        Ferry::wire(self.settings)
+    }
+
+    /// Runs at most `n` previews, discoveries and identifications at a time on this instance,
+    /// as jobs or asked for directly; the rest wait their turn (a job shows queued), in the
+    /// order asked (`ferry serve --concurrent-runs`; by default the machine's cores).
+    pub fn with_concurrent_runs(mut self, n: usize) -> Ferry {
+        self.settings.concurrent_runs = n.max(1);
         Ferry::wire(self.settings)
     }
 

@@ -99,6 +99,7 @@ fn spec_request(text: &str) -> PreviewRequest {
         source: PreviewSource::Spec { text: text.to_string(), spec, strategy: Default::default() },
         scope: PlanScope::Imports,
         progress: None,
+        turn: None,
     }
 }
 

@@ -33,7 +33,11 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
             total: 3,
             detail: None,
         };
-        let job = store.jobs().add_job(new_job("j1")).await.unwrap();
+        let job = store
+            .jobs()
+            .add_job(new_job("j1"), "instance-a", &clock::in_seconds(60))
+            .await
+            .unwrap();
         assert_eq!(
             (job.kind, job.plan_id.as_deref(), job.revision),
             (jobs::JobKind::Preview, Some(plan.id.as_str()), Some(1))
@@ -42,7 +46,7 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         assert!(store.jobs().claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
         assert!(
             !store.jobs().claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(),
-            "claimed once"
+            "claimed once, by the instance that holds it"
         );
         assert!(store
             .jobs()
@@ -79,11 +83,16 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         assert_eq!(store.jobs().job("j1").await.unwrap().status, jobs::JobStatus::Cancelled);
 
         // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
-        store.jobs().add_job(new_job("j2")).await.unwrap();
+        // So is one it held queued, waiting for its turn.
+        store.jobs().add_job(new_job("j2"), "instance-a", &clock::in_seconds(60)).await.unwrap();
         store.jobs().claim_job("j2", "instance-a", &clock::in_millis(300)).await.unwrap();
+        store.jobs().add_job(new_job("j4"), "instance-a", &clock::in_millis(300)).await.unwrap();
+        store.jobs().add_job(new_job("j5"), "instance-b", &clock::in_seconds(60)).await.unwrap();
         assert!(store.jobs().interrupt_jobs(false).await.unwrap().is_empty());
         tokio::time::sleep(std::time::Duration::from_millis(400)).await;
-        assert_eq!(store.jobs().interrupt_jobs(false).await.unwrap(), ["j2"]);
+        let mut interrupted = store.jobs().interrupt_jobs(false).await.unwrap();
+        interrupted.sort();
+        assert_eq!(interrupted, ["j2", "j4"], "a held lease keeps a queued job");
         let interrupted = store.jobs().job("j2").await.unwrap();
         assert_eq!(
             (interrupted.status.as_str(), interrupted.error.as_deref()),
@@ -92,18 +101,24 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         // A restarted single-instance store interrupts whatever was live.
         store
             .jobs()
-            .add_job(jobs::NewJob {
-                kind: jobs::JobKind::Discovery,
-                plan: None,
-                detail: Some("[]"),
-                ..new_job("j3")
-            })
+            .add_job(
+                jobs::NewJob {
+                    kind: jobs::JobKind::Discovery,
+                    plan: None,
+                    detail: Some("[]"),
+                    ..new_job("j3")
+                },
+                "instance-a",
+                &clock::in_seconds(60),
+            )
             .await
             .unwrap();
-        assert_eq!(store.jobs().interrupt_jobs(true).await.unwrap(), ["j3"]);
+        let mut interrupted = store.jobs().interrupt_jobs(true).await.unwrap();
+        interrupted.sort();
+        assert_eq!(interrupted, ["j3", "j5"]);
         let listed: Vec<String> =
             store.jobs().plan_jobs(&plan.id, 10).await.unwrap().into_iter().map(|j| j.id).collect();
-        assert_eq!(listed.len(), 2, "the plan's previews, not the stack's discoveries");
+        assert_eq!(listed.len(), 4, "the plan's previews, not the stack's discoveries");
         for sql in ["UPDATE job_events SET event = 'x'"] {
             let err = sqlx::query(sql).execute(&store.pool).await.unwrap_err();
             assert!(err.to_string().contains("immutable"), "{sql}: {err}");
@@ -232,7 +247,7 @@ async fn finished_jobs_and_ended_sessions_past_their_retention_are_removed_live_
             detail: None,
         };
         for id in ["old-done", "old-running", "new-done"] {
-            store.jobs().add_job(job(id)).await.unwrap();
+            store.jobs().add_job(job(id), "i", &clock::in_seconds(600)).await.unwrap();
             assert!(store.jobs().claim_job(id, "i", &clock::in_seconds(600)).await.unwrap());
             assert!(store.jobs().add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
         }

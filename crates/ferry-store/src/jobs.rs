@@ -144,9 +144,16 @@ impl JobRows<'_> {
         Ok(())
     }
 
-    /// Records a new job, queued.
-    pub async fn add_job(self, new: NewJob<'_>) -> Result<StoredJob, StoreError> {
-        sqlx::query("INSERT INTO jobs (id, kind, stack_id, plan_id, revision, status, total, detail) VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7)")
+    /// Records a new job, queued and held by `instance` until `lease_until`: the instance that
+    /// will run it renews the lease while the job waits its turn, so a job whose instance died
+    /// before it started is interrupted like a running one.
+    pub async fn add_job(
+        self,
+        new: NewJob<'_>,
+        instance: &str,
+        lease_until: &str,
+    ) -> Result<StoredJob, StoreError> {
+        sqlx::query("INSERT INTO jobs (id, kind, stack_id, plan_id, revision, status, total, detail, instance, lease_until) VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)")
             .bind(new.id)
             .bind(new.kind.as_str())
             .bind(new.stack_id)
@@ -154,20 +161,22 @@ impl JobRows<'_> {
             .bind(new.plan.map(|(_, revision)| revision))
             .bind(new.total)
             .bind(new.detail)
+            .bind(instance)
+            .bind(lease_until)
             .execute(&self.pool)
             .await?;
         self.job(new.id).await
     }
 
-    /// Takes a queued job for `instance`, leased until `lease_until`; false when it was not
-    /// queued any more (cancelled, or taken).
+    /// Starts the queued job `instance` holds, leased until `lease_until`; false when it was
+    /// not queued any more (cancelled, or interrupted).
     pub async fn claim_job(
         self,
         id: &str,
         instance: &str,
         lease_until: &str,
     ) -> Result<bool, StoreError> {
-        let claim = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued'");
+        let claim = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued' AND instance = $1");
         self.change_job(id, claim.bind(instance).bind(lease_until).bind(id)).await
     }
 
@@ -212,8 +221,9 @@ impl JobRows<'_> {
         Ok(true)
     }
 
-    /// Ends a running job as `status` (`done` or `failed`); false when it had already stopped
-    /// (a cancel or an interruption wins over a late result).
+    /// Ends a live job as `status` (`done` or `failed`; a queued one fails when it cannot
+    /// start); false when it had already stopped (a cancel or an interruption wins over a late
+    /// result).
     pub async fn end_job(
         self,
         id: &str,
@@ -223,7 +233,7 @@ impl JobRows<'_> {
         error: Option<&str>,
     ) -> Result<bool, StoreError> {
         let end =
-            sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status = 'running'");
+            sqlx::query("UPDATE jobs SET status = $1, preview_id = $2, untouched = $3, error = $4, lease_until = NULL WHERE id = $5 AND status IN ('queued', 'running')");
         self.change_job(
             id,
             end.bind(status.as_str()).bind(preview_id).bind(untouched).bind(error).bind(id),
@@ -252,13 +262,13 @@ impl JobRows<'_> {
         Ok(done.rows_affected() == 1)
     }
 
-    /// Extends the leases of the running jobs of `instance`.
+    /// Extends the leases of the jobs `instance` runs or holds queued.
     pub async fn renew_job_leases(
         self,
         instance: &str,
         lease_until: &str,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE jobs SET lease_until = $1 WHERE instance = $2 AND status = 'running'")
+        sqlx::query("UPDATE jobs SET lease_until = $1 WHERE instance = $2 AND status IN ('queued', 'running')")
             .bind(lease_until)
             .bind(instance)
             .execute(&self.pool)
@@ -266,8 +276,8 @@ impl JobRows<'_> {
         Ok(())
     }
 
-    /// Marks interrupted every live job whose lease ran out, and every job still queued a
-    /// minute after it was made (its instance died between making and claiming it); with `all`,
+    /// Marks interrupted every live job whose lease ran out (queued or running), and every job
+    /// queued without a lease a minute after it was made (one an older version queued); with `all`,
     /// every live job (a single-instance store starting up knows none of them is running).
     /// Returns their IDs.
     pub async fn interrupt_jobs(self, all: bool) -> Result<Vec<String>, StoreError> {
@@ -280,7 +290,8 @@ impl JobRows<'_> {
         } else {
             sqlx::query_scalar(
                 "UPDATE jobs SET status = 'interrupted', error = $1, lease_until = NULL \
-                 WHERE (status = 'running' AND lease_until < $2) OR (status = 'queued' AND created_at < $3) RETURNING id",
+                 WHERE (status IN ('queued', 'running') AND lease_until < $2) \
+                    OR (status = 'queued' AND lease_until IS NULL AND created_at < $3) RETURNING id",
             )
             .bind(INTERRUPTED)
             .bind(now())

@@ -185,7 +185,8 @@ pub struct JobEvent {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum JobStatus {
-    /// Waiting for an instance to take it.
+    /// Waiting for its turn on the instance that holds it: each runs at most so many previews
+    /// at once (`ferry serve --concurrent-runs`). Its event stream says `status` when it starts.
     Queued,
     Running,
     Done,

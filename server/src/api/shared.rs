@@ -91,7 +91,8 @@ pub(super) fn code_response(code: GeneratedCode, json: bool) -> Response {
         .into_response()
 }
 
-/// A job's updates as server-sent events: each event as `event`, then `end` with the job.
+/// A job's updates as server-sent events: `status` (`"running"`) when a job that waited its
+/// turn starts, each event as `event`, then `end` with the job.
 pub(super) fn job_stream(
     updates: impl futures_util::Stream<Item = ferry_service::JobUpdate> + Send + 'static,
     event: &'static str,
@@ -100,6 +101,10 @@ pub(super) fn job_stream(
     use futures_util::StreamExt;
     let events = updates.map(move |update| {
         Ok::<_, std::convert::Infallible>(match update {
+            ferry_service::JobUpdate::Started => Event::default().event("status").data(
+                serde_json::to_string(&ferry_types::JobStatus::Running)
+                    .expect("statuses serialise"),
+            ),
             ferry_service::JobUpdate::Event(json) => Event::default().event(event).data(json),
             ferry_service::JobUpdate::End(json) => Event::default().event("end").data(json),
         })

@@ -283,7 +283,14 @@ fn follow(
             }
         }
     };
-    crate::browser::watch_job(plan_id, job_id, on_event, move |end: JobView| {
+    let on_status = move |status| {
+        job.update(|j| {
+            if let Some(j) = j {
+                j.status = status;
+            }
+        })
+    };
+    crate::browser::watch_job(plan_id, job_id, on_status, on_event, move |end: JobView| {
         flush();
         if let Some(id) = end.preview_id.clone() {
             preview.set(Some(PreviewRef::Owner { preview: id }));

@@ -24,10 +24,10 @@ struct Instance {
 impl Instance {
     /// `ferry serve` with its data in `dir/<data>` (and in PostgreSQL at `url`, if given).
     fn start(name: &str, dir: &Path, data: &str, url: Option<&str>, plugins: &Path) -> Instance {
-        Instance::start_with_key(name, dir, data, url, plugins, &"42".repeat(32))
+        Instance::start_with_key(name, dir, data, url, plugins, &"42".repeat(32), &[])
     }
 
-    /// [`Instance::start`] with the payload key `key`.
+    /// [`Instance::start`] with the payload key `key` and more variables `env`.
     fn start_with_key(
         name: &str,
         dir: &Path,
@@ -35,6 +35,7 @@ impl Instance {
         url: Option<&str>,
         plugins: &Path,
         key: &str,
+        env: &[(&str, &str)],
     ) -> Instance {
         let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
         let data = dir.join(data);
@@ -58,6 +59,7 @@ impl Instance {
             // Instances sharing a database share the key that seals preview payloads.
             .env("FERRY_PAYLOAD_KEY", key)
             .env("RUST_LOG", "warn")
+            .envs(env.iter().copied())
             .current_dir(crate::root())
             .stdout(Stdio::null())
             .stderr(log)
@@ -89,6 +91,7 @@ impl Drop for Instance {
     }
 }
 
+#[derive(Clone)]
 struct Client {
     http: reqwest::Client,
     token: String,
@@ -149,13 +152,15 @@ impl Client {
     /// Reads server-sent events from `at`'s `path` to their end: how many `event` messages came,
     /// and the `end` message's JSON.
     async fn follow_events(&self, at: &Instance, path: &str, event: &str) -> (usize, Value) {
-        let mut response = self
-            .http
-            .get(format!("{}{path}", at.base))
-            .bearer_auth(&self.token)
-            .send()
-            .await
-            .unwrap();
+        let (text, end) = self.follow_text(&at.base, path).await;
+        (text.matches(&format!("event: {event}\n")).count(), end)
+    }
+
+    /// Reads server-sent events from `base`'s `path` to their end: the stream's text, and the
+    /// `end` message's JSON.
+    async fn follow_text(&self, base: &str, path: &str) -> (String, Value) {
+        let mut response =
+            self.http.get(format!("{base}{path}")).bearer_auth(&self.token).send().await.unwrap();
         assert_eq!(response.status().as_u16(), 200);
         let mut text = String::new();
         while let Some(chunk) = tokio::time::timeout(Duration::from_secs(60), response.chunk())
@@ -168,10 +173,8 @@ impl Client {
                 if let Some(line) =
                     text[end + 17..].split('\n').next().filter(|_| text[end + 17..].contains('\n'))
                 {
-                    return (
-                        text.matches(&format!("event: {event}\n")).count(),
-                        serde_json::from_str(line).unwrap(),
-                    );
+                    let end = serde_json::from_str(line).unwrap();
+                    return (text, end);
                 }
             }
         }
@@ -381,6 +384,7 @@ async fn an_instance_with_another_payload_key_refuses_to_start() {
         Some(&url),
         &plugins,
         &"43".repeat(32),
+        &[],
     );
     let status = tokio::task::spawn_blocking(move || other.child.wait().unwrap()).await.unwrap();
     assert!(!status.success());
@@ -430,4 +434,50 @@ async fn a_restart_keeps_finished_jobs_and_interrupts_running_ones() {
     assert_eq!(stopped["status"], "interrupted", "{stopped}");
     let (_, jobs) = client.get(&again, &format!("/api/v1/plans/{plan}/jobs")).await;
     assert_eq!(jobs.as_array().unwrap().len(), 2, "{jobs}");
+}
+
+/// An instance told to run one preview at a time: a second plan's preview waits queued behind a
+/// slow one; its follower hears nothing until it starts, then `status` (running) before its
+/// first resource; it starts when the first is cancelled, and ends done.
+#[tokio::test(flavor = "multi_thread")]
+async fn previews_past_the_concurrent_runs_wait_queued_and_start_in_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let (plugins, client) = set_up(dir.path(), None);
+    let key = "42".repeat(32);
+    let env = [("FERRY_CONCURRENT_RUNS", "1")];
+    let mut a = Instance::start_with_key("a", dir.path(), "a", None, &plugins, &key, &env);
+    client.wait_ready(&mut a, dir.path(), "a").await;
+    let stack = stack(&client, &a).await;
+    let mut jobs = Vec::new();
+    for (ids, status) in [(["slow-60000-one"], "running"), (["two"], "queued")] {
+        let (_, plan) = client
+            .post(&a, &format!("/api/v1/stacks/{stack}/plans"), json!({"spec": spec(&ids)}))
+            .await;
+        let plan = plan["id"].as_str().unwrap().to_string();
+        let (code, job) =
+            client.post(&a, &format!("/api/v1/plans/{plan}/previews"), json!({})).await;
+        assert_eq!((code, job["status"].as_str()), (202, Some(status)), "{job}");
+        jobs.push((plan, job["id"].as_str().unwrap().to_string()));
+    }
+    let [(slow_plan, slow_job), (plan, job)] = <[_; 2]>::try_from(jobs).unwrap();
+
+    let follower = {
+        let (client, base) = (client.clone(), a.base.clone());
+        let path = format!("/api/v1/plans/{plan}/jobs/{job}/events");
+        tokio::spawn(async move { client.follow_text(&base, &path).await })
+    };
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let (_, waiting) = client.get(&a, &format!("/api/v1/plans/{plan}/jobs/{job}")).await;
+    assert_eq!(waiting["status"], "queued", "it waits while the slow one runs: {waiting}");
+    assert!(!follower.is_finished(), "its follower heard its end while it waited");
+
+    let (code, cancelled) = client
+        .post(&a, &format!("/api/v1/plans/{slow_plan}/jobs/{slow_job}/cancel"), json!({}))
+        .await;
+    assert_eq!((code, cancelled["status"].as_str()), (200, Some("cancelled")), "{cancelled}");
+    let (text, end) = follower.await.unwrap();
+    assert_eq!(end["status"], "done", "{end}");
+    let started = text.find("event: status\ndata: \"running\"\n").expect("its start was heard");
+    let first = text.find("event: resource\n").expect("its resource was heard");
+    assert!(started < first, "its start came after its first resource:\n{text}");
 }

@@ -230,7 +230,7 @@ impl Discoveries {
         };
         let (service, stack) = (self.clone(), stack_id.clone());
         self.jobs
-            .start_job(new, move |sink: JobSink<DiscoveryEvent>| {
+            .start_job(new, move |sink: JobSink<DiscoveryEvent>, _turn| {
                 Box::pin(async move {
                     service.run_discovery(&stack, &request, &sink).await?;
                     Ok(JobEnd::default())

@@ -44,10 +44,23 @@ const BATCH: usize = 1000;
 const GATHER: Duration = Duration::from_millis(100);
 
 /// What a follower of a job sees, in order, as JSON: each event once, then the whole job (its
-/// view) once it stopped.
+/// view) once it stopped. A job that waited its turn (queued) is announced when it starts,
+/// before its first event.
 pub enum JobUpdate {
+    Started,
     Event(String),
     End(String),
+}
+
+/// A turn to run: one of this instance's `concurrent_runs` permits, given back when its last
+/// clone is dropped. Each run holds one: a job from when it starts (it waits queued for it),
+/// and a preview asked for directly while it runs and stores its results. A job's run is
+/// given its job's turn, and a preview it runs goes in that turn rather than waiting for
+/// another (which, with every turn held by jobs, would never come).
+#[derive(Clone)]
+pub struct Turn {
+    /// Held, never read: dropping the last clone gives the permit back.
+    _permit: Arc<tokio::sync::OwnedSemaphorePermit>,
 }
 
 /// Where a running job's events go: called once per event, from any task; it never waits.
@@ -127,9 +140,19 @@ struct LiveJobs {
     retention: Duration,
     /// When the upkeep last removed what outlived `retention`.
     last_forgotten: Mutex<Option<std::time::Instant>>,
+    /// The jobs this instance runs or holds queued, waiting for a turn.
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    /// One permit per run (a job, or a preview asked for directly) that may go at once on
+    /// this instance.
+    turns: Arc<tokio::sync::Semaphore>,
     changed: broadcast::Sender<String>,
     started: std::sync::Once,
+}
+
+/// How many runs go at once unless told (`--concurrent-runs`): the cores this process may use.
+/// One run's engine keeps every core busy on its own when it has work for them.
+pub fn default_concurrent_runs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
 /// How long finished jobs, their events and ended sessions are kept by default
@@ -148,17 +171,32 @@ pub struct Jobs {
 }
 
 impl Jobs {
-    pub(crate) fn new(store: Store, lease: Duration, retention: Duration) -> Jobs {
+    /// Jobs kept in `store`, leased for `lease`, kept `retention` after they end; at most
+    /// `concurrent_runs` runs go at once.
+    pub(crate) fn new(
+        store: Store,
+        lease: Duration,
+        retention: Duration,
+        concurrent_runs: usize,
+    ) -> Jobs {
         let live = LiveJobs {
             instance: ferry_store::random_id(),
             lease,
             retention,
             last_forgotten: Mutex::new(None),
             running: Mutex::new(HashMap::new()),
+            turns: Arc::new(tokio::sync::Semaphore::new(concurrent_runs.max(1))),
             changed: broadcast::channel(1024).0,
             started: std::sync::Once::new(),
         };
         Jobs { store, live: Arc::new(live) }
+    }
+
+    /// The next free turn to run, waiting for one (in the order asked) when all are held.
+    pub(crate) async fn turn(&self) -> Turn {
+        Turn {
+            _permit: Arc::new(self.live.turns.clone().acquire_owned().await.expect("never closed")),
+        }
     }
 
     /// This instance's ID, as jobs and backend locks record their holder.
@@ -281,22 +319,37 @@ impl Jobs {
         Ok(forgotten)
     }
 
-    /// Queues a job, claims it for this instance and runs it in the background (it goes on
-    /// when the caller leaves); returns at once. `run` gets the sink its events go to.
+    /// Queues a job, held by this instance, and runs it in the background when its [`Turn`]
+    /// comes (it goes on when the caller leaves); returns at once. At most the service's
+    /// `concurrent_runs` go at a time: each holds its providers' answers and its results in
+    /// memory, and more at once than there are cores only share the same cores more thinly.
+    /// One started at once shows running when this returns; one that waits shows queued, and
+    /// its followers hear when it starts. `run` gets the sink its events go to and the turn.
     pub(crate) async fn start_job<E: Serialize + Send + 'static>(
         &self,
         new: NewJob<'_>,
-        run: impl FnOnce(JobSink<E>) -> BoxFuture<'static, Result<JobEnd, ServiceError>>
+        run: impl FnOnce(JobSink<E>, Turn) -> BoxFuture<'static, Result<JobEnd, ServiceError>>
             + Send
             + 'static,
     ) -> Result<StoredJob, ServiceError> {
         self.start_job_upkeep();
         let id = new.id.to_string();
         let total = new.total;
-        self.store.jobs().add_job(new).await?;
-        if !self.store.jobs().claim_job(&id, &self.live.instance, &self.lease_until()).await? {
-            return Ok(self.store.jobs().job(&id).await?);
-        }
+        self.store.jobs().add_job(new, &self.live.instance, &self.lease_until()).await?;
+        let turn_now = match self.live.turns.clone().try_acquire_owned() {
+            Ok(permit) => {
+                if !self
+                    .store
+                    .jobs()
+                    .claim_job(&id, &self.live.instance, &self.lease_until())
+                    .await?
+                {
+                    return Ok(self.store.jobs().job(&id).await?);
+                }
+                Some(Turn { _permit: Arc::new(permit) })
+            }
+            Err(_) => None,
+        };
 
         // Events go to the store in batches (gathered for up to GATHER), in the order reported.
         let (to_writer, mut inbox) = mpsc::unbounded_channel::<ToWriter>();
@@ -349,7 +402,35 @@ impl Jobs {
                 .send(ToWriter::Event(serde_json::to_string(&event).expect("events serialise")));
         });
 
-        let task = tokio::spawn(run(sink));
+        let task = {
+            let jobs = self.clone();
+            let id = id.clone();
+            tokio::spawn(async move {
+                // The turn is held until the run ends (or is aborted), then it is the next
+                // waiting run's (the semaphore is fair: in the order they asked).
+                let turn = match turn_now {
+                    Some(turn) => turn,
+                    None => {
+                        let turn = jobs.turn().await;
+                        let claimed = jobs
+                            .store
+                            .jobs()
+                            .claim_job(&id, &jobs.live.instance, &jobs.lease_until())
+                            .await;
+                        match claimed {
+                            Ok(true) => {
+                                let _ = jobs.live.changed.send(id);
+                            }
+                            // Cancelled (or interrupted) while it waited: the store says so.
+                            Ok(false) => return None,
+                            Err(e) => return Some(Err(e.into())),
+                        }
+                        turn
+                    }
+                };
+                Some(run(sink, turn.clone()).await)
+            })
+        };
         self.live.running.lock().expect("jobs lock").insert(id.clone(), task.abort_handle());
         let service = self.clone();
         let job_id = id.clone();
@@ -374,7 +455,9 @@ impl Jobs {
                         )
                         .await
                 }
-                (Ok(Ok(end)), None) => {
+                // Never started: cancelled or interrupted while it waited.
+                (Ok(None), None) => Ok(false),
+                (Ok(Some(Ok(end))), None) => {
                     service
                         .store
                         .jobs()
@@ -387,7 +470,7 @@ impl Jobs {
                         )
                         .await
                 }
-                (Ok(Err(e)), None) => {
+                (Ok(Some(Err(e))), None) => {
                     service
                         .store
                         .jobs()
@@ -449,7 +532,7 @@ impl Jobs {
             }
             Err(e) => return Err(e.into()),
         };
-        let expired = stored.status == JobStatus::Running
+        let expired = stored.is_live()
             && stored
                 .lease_until
                 .as_deref()
@@ -499,7 +582,7 @@ impl Jobs {
 
     /// Follows the job `id` of kind `V` (of `plan`, when given), whichever instance runs it:
     /// every event (JSON) from the first, then the job's view once it stopped, made from the
-    /// row the follower has just read.
+    /// row the follower has just read; [`JobUpdate::Started`] first when it was seen waiting.
     pub async fn follow_job<V: JobShown>(
         &self,
         id: &str,
@@ -516,10 +599,11 @@ impl Jobs {
             0i64,
             std::collections::VecDeque::new(),
             false,
+            false,
         );
         Ok(futures_util::stream::unfold(
             state,
-            move |(service, job_id, mut changed, mut sent, mut pending, ended)| {
+            move |(service, job_id, mut changed, mut sent, mut pending, ended, mut waiting)| {
                 async move {
                     if ended {
                         return None;
@@ -528,7 +612,7 @@ impl Jobs {
                         if let Some(event) = pending.pop_front() {
                             return Some((
                                 JobUpdate::Event(event),
-                                (service, job_id, changed, sent, pending, false),
+                                (service, job_id, changed, sent, pending, false, waiting),
                             ));
                         }
                         // Read the job before its events: when it has stopped, every event is stored.
@@ -539,6 +623,18 @@ impl Jobs {
                                 return None;
                             }
                         };
+                        // A job seen waiting its turn: its followers hear when it starts
+                        // (before its events, even when it has ended since).
+                        match stored.status {
+                            JobStatus::Queued => waiting = true,
+                            JobStatus::Running | JobStatus::Done | JobStatus::Failed if waiting => {
+                                return Some((
+                                    JobUpdate::Started,
+                                    (service, job_id, changed, sent, pending, false, false),
+                                ));
+                            }
+                            _ => {}
+                        }
                         let fresh = match service.store.jobs().job_events(&job_id, sent).await {
                             Ok(events) => events,
                             Err(e) => {
@@ -561,7 +657,7 @@ impl Jobs {
                             let view = serde_json::to_string(&view).expect("job views serialise");
                             return Some((
                                 JobUpdate::End(view),
-                                (service, job_id, changed, sent, pending, true),
+                                (service, job_id, changed, sent, pending, true, waiting),
                             ));
                         }
                         let deadline = tokio::time::sleep(poll);
@@ -585,65 +681,4 @@ impl Jobs {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use ferry_store::jobs::JobKind;
-
-    /// Events reported a few milliseconds apart (as a preview reports its resources) are written
-    /// in a few batches, not one write each: every write wakes each follower for two queries.
-    #[tokio::test]
-    async fn events_reported_apart_are_written_in_few_batches_and_all_in_order() {
-        const EVENTS: usize = 60;
-        let store = ferry_store::testing::scratch().await.unwrap();
-        let service = crate::Ferry::new(store.clone(), 1024 * 1024);
-        let stack = service
-            .stacks()
-            .upload(
-                Some("acme/jobs/batched"),
-                br#"{"version":3,"deployment":{}}"#.to_vec(),
-                None,
-                "upload",
-            )
-            .await
-            .unwrap()
-            .summary;
-        let jobs = service.jobs();
-        let mut changed = jobs.live.changed.subscribe();
-        let new = NewJob {
-            id: "batched",
-            kind: JobKind::Discovery,
-            stack_id: &stack.id,
-            plan: None,
-            total: EVENTS as i64,
-            detail: None,
-        };
-        jobs.start_job(new, |sink: JobSink<usize>| {
-            Box::pin(async move {
-                for i in 0..EVENTS {
-                    sink(i);
-                    tokio::time::sleep(Duration::from_millis(2)).await;
-                }
-                Ok(JobEnd::default())
-            })
-        })
-        .await
-        .unwrap();
-        // One announcement per batch written, and one at the end.
-        let mut announcements = 0;
-        loop {
-            let id = changed.recv().await.unwrap();
-            announcements += 1;
-            if store.jobs().job(&id).await.unwrap().status != JobStatus::Running {
-                break;
-            }
-        }
-        let events: Vec<usize> =
-            parse_events(store.jobs().job_events("batched", 0).await.unwrap()).unwrap();
-        assert_eq!(events, (0..EVENTS).collect::<Vec<_>>(), "every event, once, in order");
-        // Written one at a time they took one write each (60); gathered, a few (2 to 4 here).
-        assert!(
-            announcements <= EVENTS / 5,
-            "{announcements} writes for {EVENTS} events reported 2 ms apart"
-        );
-    }
-}
+mod tests;

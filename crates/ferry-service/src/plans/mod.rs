@@ -448,13 +448,14 @@ impl Plans {
             detail: Some(&detail),
         };
         self.jobs
-            .start_job(new, move |sink: JobSink<JobEvent>| {
+            .start_job(new, move |sink: JobSink<JobEvent>, turn| {
                 let progress = Progress(sink);
                 Box::pin(async move {
                     let request = PreviewRequest {
                         source: source?,
                         scope: options.scope,
                         progress: Some(progress),
+                        turn: Some(turn),
                     };
                     let record = service.previews.preview(&stack_id, request).await?;
                     service

@@ -32,21 +32,30 @@ const STACK_BYTES: usize = 8 << 20;
 /// spawns (each plugin call, its connection's traffic) and whose blocking threads drive the
 /// runs themselves. All of them take the engine's priority, so lowering it never lowers a
 /// thread that serves requests, and a run's own work never queues behind a page on a worker.
+/// The runtime starts with the first run: a service that never runs the engine (`ferry token
+/// create`) starts no threads for it.
 pub(crate) struct EngineThreads {
-    runtime: Option<tokio::runtime::Runtime>,
+    priority: Background,
+    runtime: std::sync::OnceLock<tokio::runtime::Runtime>,
 }
 
 impl EngineThreads {
     pub(crate) fn new(priority: Background) -> EngineThreads {
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .thread_name("ferry-engine")
-            .thread_stack_size(STACK_BYTES)
-            .enable_all()
-            .on_thread_start(move || priority.apply_to_this_thread())
-            .build()
-            .expect("the engine's runtime starts");
-        EngineThreads { runtime: Some(runtime) }
+        EngineThreads { priority, runtime: std::sync::OnceLock::new() }
+    }
+
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime.get_or_init(|| {
+            let priority = self.priority;
+            tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
+                .thread_name("ferry-engine")
+                .thread_stack_size(STACK_BYTES)
+                .enable_all()
+                .on_thread_start(move || priority.apply_to_this_thread())
+                .build()
+                .expect("the engine's runtime starts")
+        })
     }
 
     /// Runs `work` to completion on an engine thread, driven through the engine's runtime, so
@@ -58,7 +67,7 @@ impl EngineThreads {
         T: Send + 'static,
         F: Future<Output = T> + Send + 'static,
     {
-        let runtime = self.runtime.as_ref().expect("present until dropped");
+        let runtime = self.runtime();
         let handle = runtime.handle().clone();
         // Dropped with this future: the thread's `select!` then drops `work`.
         let (_cancel_on_drop, cancelled) = tokio::sync::oneshot::channel::<()>();
@@ -92,7 +101,7 @@ impl EngineThreads {
         a: impl FnOnce() -> A + Send + 'static,
         b: impl FnOnce() -> B + Send + 'static,
     ) -> Result<(A, B), ServiceError> {
-        let runtime = self.runtime.as_ref().expect("present until dropped");
+        let runtime = self.runtime();
         tokio::try_join!(runtime.spawn_blocking(a), runtime.spawn_blocking(b))
             .map_err(|e| ServiceError::Internal(format!("{what} stopped: {e}")))
     }
@@ -146,6 +155,16 @@ mod tests {
         assert_ne!(thread, worker, "the work ran on the worker that asked for it");
         assert_eq!(ran_on.as_deref(), Some("ferry-engine"), "the work ran on another thread");
         assert_eq!(spawned_on.as_deref(), Some("ferry-engine"), "its task ran on a server worker");
+    }
+
+    /// A service that never runs the engine (the command line's `token create`) starts none
+    /// of its threads.
+    #[tokio::test]
+    async fn the_threads_start_with_the_first_run() {
+        let threads = EngineThreads::new(Background::default());
+        assert!(threads.runtime.get().is_none(), "the engine's threads started before a run");
+        threads.run("a test", async {}).await.unwrap();
+        assert!(threads.runtime.get().is_some());
     }
 
     #[tokio::test]

@@ -159,7 +159,7 @@ impl Previews {
         };
         let service = self.clone();
         self.jobs
-            .start_job(new, move |sink: JobSink<IdentificationEvent>| {
+            .start_job(new, move |sink: JobSink<IdentificationEvent>, _turn| {
                 // Only the name and type: a failed `Read`'s message may quote the ID it tried,
                 // which a secret part makes secret (the row says what it may).
                 let report = sink.clone();

@@ -17,6 +17,9 @@ pub struct PreviewRequest {
     pub scope: PlanScope,
     /// Told of each step as it is generated.
     pub progress: Option<ferry_engine::progress::Progress>,
+    /// The turn it runs in: a job's preview goes in its job's; `None` waits for the next free
+    /// one (see [`crate::Turn`]).
+    pub turn: Option<crate::Turn>,
 }
 
 /// What a preview runs.
@@ -29,14 +32,19 @@ pub enum PreviewSource {
 }
 
 impl Previews {
-    /// Runs `request` against the stack's latest version and stores the plan it makes. Writes
-    /// nothing to the stack and changes nothing anywhere.
+    /// Runs `request` against the stack's latest version and stores the plan it makes, in its
+    /// turn (at most the service's `concurrent_runs` previews hold their results at once).
+    /// Writes nothing to the stack and changes nothing anywhere.
     pub async fn preview(
         &self,
         stack_id: &str,
         request: PreviewRequest,
     ) -> Result<PreviewRecord, ServiceError> {
-        let PreviewRequest { source, scope, progress } = request;
+        let PreviewRequest { source, scope, progress, turn } = request;
+        let _turn = match turn {
+            Some(turn) => turn,
+            None => self.jobs.turn().await,
+        };
         match source {
             PreviewSource::Spec { text, spec, strategy } => {
                 self.preview_spec(stack_id, &text, spec, progress, strategy).await
@@ -69,6 +77,7 @@ impl PreviewRequest {
             source: PreviewSource::Program(ProgramRequest::new(source)),
             scope,
             progress: None,
+            turn: None,
         };
         if content_type.starts_with("application/zip") || bytes.starts_with(b"PK\x03\x04") {
             return Ok(program(ProgramSource::Zip(bytes.to_vec())));
@@ -89,6 +98,7 @@ impl PreviewRequest {
                 source: PreviewSource::Program(ProgramRequest::from_envelope(envelope)?),
                 scope,
                 progress: None,
+                turn: None,
             });
         }
         let spec = import_spec_from_value(json)?;
@@ -100,6 +110,7 @@ impl PreviewRequest {
             },
             scope,
             progress: None,
+            turn: None,
         })
     }
 }
