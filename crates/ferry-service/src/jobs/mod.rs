@@ -199,6 +199,17 @@ impl Jobs {
         }
     }
 
+    /// A free turn now, if there is one.
+    fn try_turn(&self) -> Option<Turn> {
+        let permit = self.live.turns.clone().try_acquire_owned().ok()?;
+        Some(Turn { _permit: Arc::new(permit) })
+    }
+
+    /// Starts the queued job `id` this instance holds; false when it is not queued any more.
+    async fn claim(&self, id: &str) -> Result<bool, ServiceError> {
+        Ok(self.store.jobs().claim_job(id, &self.live.instance, &self.lease_until()).await?)
+    }
+
     /// This instance's ID, as jobs and backend locks record their holder.
     pub(crate) fn instance(&self) -> &str {
         &self.live.instance
@@ -336,19 +347,14 @@ impl Jobs {
         let id = new.id.to_string();
         let total = new.total;
         self.store.jobs().add_job(new, &self.live.instance, &self.lease_until()).await?;
-        let turn_now = match self.live.turns.clone().try_acquire_owned() {
-            Ok(permit) => {
-                if !self
-                    .store
-                    .jobs()
-                    .claim_job(&id, &self.live.instance, &self.lease_until())
-                    .await?
-                {
+        let turn_now = match self.try_turn() {
+            Some(turn) => {
+                if !self.claim(&id).await? {
                     return Ok(self.store.jobs().job(&id).await?);
                 }
-                Some(Turn { _permit: Arc::new(permit) })
+                Some(turn)
             }
-            Err(_) => None,
+            None => None,
         };
 
         // Events go to the store in batches (gathered for up to GATHER), in the order reported.
@@ -412,18 +418,13 @@ impl Jobs {
                     Some(turn) => turn,
                     None => {
                         let turn = jobs.turn().await;
-                        let claimed = jobs
-                            .store
-                            .jobs()
-                            .claim_job(&id, &jobs.live.instance, &jobs.lease_until())
-                            .await;
-                        match claimed {
+                        match jobs.claim(&id).await {
                             Ok(true) => {
                                 let _ = jobs.live.changed.send(id);
                             }
                             // Cancelled (or interrupted) while it waited: the store says so.
                             Ok(false) => return None,
-                            Err(e) => return Some(Err(e.into())),
+                            Err(e) => return Some(Err(e)),
                         }
                         turn
                     }
