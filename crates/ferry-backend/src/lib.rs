@@ -424,13 +424,14 @@ impl Backend {
 
     /// Writes the stack's next checkpoint as Pulumi's DIY backend does: the old file copied to
     /// `<file>.bak`, the new one written (gzipped if the old one was), then the update's history
-    /// (`.history.json` and `.checkpoint.json`). `deployment` is the new `latest`.
+    /// (`.history.json` and `.checkpoint.json`). `deployment` is the new `latest`; `now` is the
+    /// update's time, which names its history files and is recorded in them.
     pub async fn write(
         &self,
         stack: &BackendStack,
         old_checkpoint: &[u8],
         deployment: &Value,
-        now_rfc3339: &str,
+        now: SystemTime,
     ) -> Result<()> {
         let layout = self.layout().await?;
         let old: Value = serde_json::from_slice(old_checkpoint).unwrap_or(Value::Null);
@@ -447,8 +448,8 @@ impl Backend {
         }
         self.put(&stack.path, if stack.gzipped { encode(&text) } else { text.clone() }).await?;
 
-        let nanos =
-            SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or_default();
+        let since_epoch = now.duration_since(UNIX_EPOCH).unwrap_or_default();
+        let nanos = since_epoch.as_nanos();
         let dir = match layout {
             Layout::ProjectScoped => format!(".pulumi/history/{}/{}", stack.project, stack.stack),
             Layout::Legacy => format!(".pulumi/history/{}", stack.stack),
@@ -456,15 +457,15 @@ impl Backend {
         let base = format!("{dir}/{}-{nanos}", stack.stack);
         let info = json!({
             "kind": "import",
-            "startTime": now_unix(),
+            "startTime": since_epoch.as_secs(),
             "message": "Ferry import commit",
             "environment": {"exec.kind": "ferry"},
             "config": {},
             "result": "succeeded",
-            "endTime": now_unix(),
+            "endTime": since_epoch.as_secs(),
             "resourceChanges": {},
             "version": 0,
-            "time": now_rfc3339,
+            "time": humantime::format_rfc3339_seconds(now).to_string(),
         });
         self.put(
             &format!("{base}.history.json"),
@@ -506,10 +507,6 @@ pub async fn read_file(location: &Location, max_bytes: u64) -> Result<Vec<u8>> {
         });
     }
     Ok(bytes)
-}
-
-fn now_unix() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or_default()
 }
 
 fn username() -> String {

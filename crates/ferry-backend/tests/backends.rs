@@ -100,7 +100,9 @@ async fn exercise(backend: &Backend, files: Option<&Path>) {
     let mut deployment: Value =
         serde_json::from_slice::<Value>(&old).unwrap()["checkpoint"]["latest"].clone();
     deployment["manifest"]["version"] = Value::from("ferry test");
-    backend.write(&test, &old, &deployment, "2026-11-24T10:00:03Z").await.unwrap();
+    // 2026-11-24T10:00:03Z, the update's time, names its history files and is written in them.
+    let at = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_514_403);
+    backend.write(&test, &old, &deployment, at).await.unwrap();
     let next: Value = serde_json::from_slice(&backend.read(&test).await.unwrap()).unwrap();
     assert_eq!(next["version"], 3);
     assert_eq!(next["checkpoint"]["stack"], "organization/s3bucket-test/test");
@@ -123,9 +125,19 @@ async fn exercise(backend: &Backend, files: Option<&Path>) {
                 .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
                 .collect();
         assert_eq!(history.len(), 2, "{history:?}");
-        assert!(
-            history.iter().any(|h| h.starts_with("test-") && h.ends_with(".history.json")),
-            "{history:?}"
+        let entry = "test-1795514403000000000.history.json";
+        assert!(history.iter().any(|h| h == entry), "{history:?}");
+        let info: Value = serde_json::from_slice(
+            &std::fs::read(root.join(".pulumi/history/s3bucket-test/test").join(entry)).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(
+            (&info["time"], &info["startTime"], &info["endTime"]),
+            (
+                &Value::from("2026-11-24T10:00:03Z"),
+                &Value::from(1_795_514_403),
+                &Value::from(1_795_514_403)
+            )
         );
         assert!(history.iter().any(|h| h.ends_with(".checkpoint.json")), "{history:?}");
         assert!(

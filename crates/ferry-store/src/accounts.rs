@@ -4,7 +4,6 @@
 use serde::Serialize;
 use sqlx::Row;
 
-use crate::clock::{in_seconds, now};
 use crate::{random_id, AccountRows, StoreError};
 
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
@@ -127,11 +126,11 @@ fn user_of(row: &sqlx::any::AnyRow) -> User {
 
 /// A token row; a role it names that Ferry does not know fails to decode, rather than being read
 /// as some other role.
-fn token_of(row: &sqlx::any::AnyRow) -> Result<ApiToken, sqlx::Error> {
+fn token_of(row: &sqlx::any::AnyRow, now: &str) -> Result<ApiToken, sqlx::Error> {
     let expires_at: String = row.get("expires_at");
     let revoked_at: Option<String> = row.get("revoked_at");
     Ok(ApiToken {
-        active: revoked_at.is_none() && expires_at > now(),
+        active: revoked_at.is_none() && expires_at.as_str() > now,
         id: row.get("id"),
         user_id: row.get("user_id"),
         name: row.get("name"),
@@ -156,7 +155,7 @@ impl AccountRows<'_> {
     pub async fn add_user(self, new: NewUser<'_>) -> Result<User, StoreError> {
         let id = random_id();
         let result =
-            sqlx::query("INSERT INTO users (id, name, email, password_hash, password_set_by, oidc_issuer, oidc_sub) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+            sqlx::query("INSERT INTO users (id, name, email, password_hash, password_set_by, oidc_issuer, oidc_sub, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
                 .bind(&id)
                 .bind(new.name)
                 .bind(new.email)
@@ -164,6 +163,7 @@ impl AccountRows<'_> {
                 .bind(new.password.map(|p| p.1))
                 .bind(new.oidc.map(|o| o.0))
                 .bind(new.oidc.map(|o| o.1))
+                .bind(self.clock.now())
                 .execute(&self.pool)
                 .await;
         match result {
@@ -278,7 +278,7 @@ impl AccountRows<'_> {
         .fetch_one(&mut *tx)
         .await?;
         // A membership from before the time was kept has none, and keeps none.
-        let since = if held > 0 { since } else { Some(now()) };
+        let since = if held > 0 { since } else { Some(self.clock.now()) };
         sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2")
             .bind(user_id)
             .bind(org)
@@ -305,7 +305,7 @@ impl AccountRows<'_> {
             .bind(org)
             .bind(user_id)
             .bind(role)
-            .bind(now())
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -340,11 +340,12 @@ impl AccountRows<'_> {
         lifetime_seconds: i64,
         method: SessionMethod,
     ) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at, method) VALUES ($1, $2, $3, $4)")
+        sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at, method, created_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(token_hash)
             .bind(user_id)
-            .bind(in_seconds(lifetime_seconds))
+            .bind(self.clock.in_seconds(lifetime_seconds))
             .bind(method.as_str())
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -358,7 +359,7 @@ impl AccountRows<'_> {
     ) -> Result<Option<(User, Option<SessionMethod>)>, StoreError> {
         let row = sqlx::query("SELECT user_id, method FROM sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2")
             .bind(token_hash)
-            .bind(now())
+            .bind(self.clock.now())
             .fetch_optional(&self.pool)
             .await?;
         match row {
@@ -375,7 +376,7 @@ impl AccountRows<'_> {
         sqlx::query(
             "UPDATE sessions SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL",
         )
-        .bind(now())
+        .bind(self.clock.now())
         .bind(token_hash)
         .execute(&self.pool)
         .await?;
@@ -387,7 +388,7 @@ impl AccountRows<'_> {
         sqlx::query(
             "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
         )
-        .bind(now())
+        .bind(self.clock.now())
         .bind(user_id)
         .execute(&self.pool)
         .await?;
@@ -404,21 +405,22 @@ impl AccountRows<'_> {
         lifetime_seconds: i64,
     ) -> Result<ApiToken, StoreError> {
         let id = random_id();
-        sqlx::query("INSERT INTO api_tokens (id, token_hash, user_id, name, org, role, expires_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
+        sqlx::query("INSERT INTO api_tokens (id, token_hash, user_id, name, org, role, expires_at, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
             .bind(&id)
             .bind(token_hash)
             .bind(user_id)
             .bind(name)
             .bind(org)
             .bind(role)
-            .bind(in_seconds(lifetime_seconds))
+            .bind(self.clock.in_seconds(lifetime_seconds))
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1"))
             .bind(&id)
             .fetch_one(&self.pool)
             .await?;
-        Ok(token_of(&row)?)
+        Ok(token_of(&row, &self.clock.now())?)
     }
 
     /// The token with this hash, live or not (the caller tells expired from revoked).
@@ -427,7 +429,7 @@ impl AccountRows<'_> {
             .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
-        Ok(row.as_ref().map(token_of).transpose()?)
+        Ok(row.as_ref().map(|row| token_of(row, &self.clock.now())).transpose()?)
     }
 
     pub async fn api_tokens_of(self, user_id: &str) -> Result<Vec<ApiToken>, StoreError> {
@@ -436,13 +438,14 @@ impl AccountRows<'_> {
                 .bind(user_id)
                 .fetch_all(&self.pool)
                 .await?;
-        Ok(rows.iter().map(token_of).collect::<Result<_, _>>()?)
+        let now = self.clock.now();
+        Ok(rows.iter().map(|row| token_of(row, &now)).collect::<Result<_, _>>()?)
     }
 
     /// Revokes the user's token `id`; revoking twice keeps the first time.
     pub async fn revoke_api_token(self, user_id: &str, id: &str) -> Result<ApiToken, StoreError> {
         sqlx::query("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL")
-            .bind(now())
+            .bind(self.clock.now())
             .bind(id)
             .bind(user_id)
             .execute(&self.pool)
@@ -452,7 +455,10 @@ impl AccountRows<'_> {
             .bind(user_id)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(token_of).transpose()?.ok_or(StoreError::TokenNotFound)
+        row.as_ref()
+            .map(|row| token_of(row, &self.clock.now()))
+            .transpose()?
+            .ok_or(StoreError::TokenNotFound)
     }
 
     pub async fn add_sign_in_link(
@@ -466,7 +472,7 @@ impl AccountRows<'_> {
         )
         .bind(token_hash)
         .bind(user_id)
-        .bind(in_seconds(lifetime_seconds))
+        .bind(self.clock.in_seconds(lifetime_seconds))
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -474,7 +480,7 @@ impl AccountRows<'_> {
 
     /// Uses a one-time sign-in link: its user, once; `None` if unknown, used or expired.
     pub async fn use_sign_in_link(self, token_hash: &str) -> Result<Option<String>, StoreError> {
-        let now = now();
+        let now = self.clock.now();
         let user_id: Option<String> =
             sqlx::query_scalar("UPDATE sign_in_links SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $3 RETURNING user_id")
                 .bind(&now)
@@ -486,7 +492,7 @@ impl AccountRows<'_> {
     }
 
     pub async fn append_audit(self, record: NewAuditRecord<'_>) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO audit_log (actor, org, action, object, address, outcome, plan_id, subject) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
+        sqlx::query("INSERT INTO audit_log (actor, org, action, object, address, outcome, plan_id, subject, at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)")
             .bind(record.actor)
             .bind(record.org)
             .bind(record.action)
@@ -496,6 +502,7 @@ impl AccountRows<'_> {
             .bind(record.plan_id)
             // A record of an organisation is that organisation's; only server-wide ones need a subject.
             .bind(if record.org.is_none() { record.subject } else { None })
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         Ok(())
@@ -539,7 +546,7 @@ impl AccountRows<'_> {
     ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         sqlx::query("DELETE FROM oidc_logins WHERE expires_at < $1")
-            .bind(now())
+            .bind(self.clock.now())
             .execute(&mut *tx)
             .await?;
         sqlx::query("INSERT INTO oidc_logins (state_hash, verifier, nonce, next, expires_at) VALUES ($1, $2, $3, $4, $5)")
@@ -547,7 +554,7 @@ impl AccountRows<'_> {
             .bind(&login.verifier)
             .bind(&login.nonce)
             .bind(&login.next)
-            .bind(in_seconds(lifetime_seconds))
+            .bind(self.clock.in_seconds(lifetime_seconds))
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -558,7 +565,7 @@ impl AccountRows<'_> {
     pub async fn take_oidc_login(self, state_hash: &str) -> Result<Option<OidcLogin>, StoreError> {
         let row = sqlx::query("DELETE FROM oidc_logins WHERE state_hash = $1 AND expires_at > $2 RETURNING verifier, nonce, next")
             .bind(state_hash)
-            .bind(now())
+            .bind(self.clock.now())
             .fetch_optional(&self.pool)
             .await?;
         Ok(row.map(|r| OidcLogin {

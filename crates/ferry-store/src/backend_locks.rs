@@ -6,7 +6,6 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::clock::now;
 use crate::{StackRows, StoreError};
 
 // One lock Ferry took in a backend, as the API shows it.
@@ -44,7 +43,7 @@ impl StackRows<'_> {
             .bind(stack_id)
             .bind(backend_url)
             .bind(instance)
-            .bind(now())
+            .bind(self.clock.now())
             .bind(lease_until)
             .execute(&self.pool)
             .await?;
@@ -58,7 +57,7 @@ impl StackRows<'_> {
         recovery: Option<&str>,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE backend_locks SET released_at = $1, recovery = $2 WHERE path = $3 AND released_at IS NULL")
-            .bind(now())
+            .bind(self.clock.now())
             .bind(recovery)
             .bind(path)
             .execute(&self.pool)
@@ -72,7 +71,7 @@ impl StackRows<'_> {
         sqlx::query(
             "UPDATE backend_locks SET lease_until = $1 WHERE path = $2 AND released_at IS NULL",
         )
-        .bind(now())
+        .bind(self.clock.now())
         .bind(path)
         .execute(&self.pool)
         .await?;
@@ -104,7 +103,7 @@ impl StackRows<'_> {
         lease_until: &str,
         all: bool,
     ) -> Result<Vec<BackendLock>, StoreError> {
-        let cutoff = if all { "9999".to_string() } else { now() };
+        let cutoff = if all { "9999".to_string() } else { self.clock.now() };
         let rows = sqlx::query(&format!(
             "UPDATE backend_locks SET instance = $1, lease_until = $2 WHERE released_at IS NULL AND lease_until < $3 RETURNING {LOCK_COLUMNS}"
         ))

@@ -8,6 +8,8 @@ use super::*;
 #[tokio::test]
 async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() {
     for store in stores().await {
+        // A clock that moves only when the test moves it: what runs out does so without waiting.
+        let store = store.with_clock(Clock::manual(time::macros::datetime!(2030-01-01 0:00 UTC)));
         let stack = store
             .stacks()
             .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
@@ -35,7 +37,7 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
         };
         let job = store
             .jobs()
-            .add_job(new_job("j1"), "instance-a", &clock::in_seconds(60))
+            .add_job(new_job("j1"), "instance-a", &store.clock().in_seconds(60))
             .await
             .unwrap();
         assert_eq!(
@@ -43,9 +45,17 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
             (jobs::JobKind::Preview, Some(plan.id.as_str()), Some(1))
         );
         assert_eq!((job.status.as_str(), job.is_live()), ("queued", true));
-        assert!(store.jobs().claim_job("j1", "instance-a", &clock::in_seconds(60)).await.unwrap());
+        assert!(store
+            .jobs()
+            .claim_job("j1", "instance-a", &store.clock().in_seconds(60))
+            .await
+            .unwrap());
         assert!(
-            !store.jobs().claim_job("j1", "instance-b", &clock::in_seconds(60)).await.unwrap(),
+            !store
+                .jobs()
+                .claim_job("j1", "instance-b", &store.clock().in_seconds(60))
+                .await
+                .unwrap(),
             "claimed once, by the instance that holds it"
         );
         assert!(store
@@ -84,12 +94,24 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
 
         // An instance that stops renewing: its job is interrupted once the lease ran out, not before.
         // So is one it held queued, waiting for its turn.
-        store.jobs().add_job(new_job("j2"), "instance-a", &clock::in_seconds(60)).await.unwrap();
-        store.jobs().claim_job("j2", "instance-a", &clock::in_millis(300)).await.unwrap();
-        store.jobs().add_job(new_job("j4"), "instance-a", &clock::in_millis(300)).await.unwrap();
-        store.jobs().add_job(new_job("j5"), "instance-b", &clock::in_seconds(60)).await.unwrap();
+        store
+            .jobs()
+            .add_job(new_job("j2"), "instance-a", &store.clock().in_seconds(60))
+            .await
+            .unwrap();
+        store.jobs().claim_job("j2", "instance-a", &store.clock().in_millis(300)).await.unwrap();
+        store
+            .jobs()
+            .add_job(new_job("j4"), "instance-a", &store.clock().in_millis(300))
+            .await
+            .unwrap();
+        store
+            .jobs()
+            .add_job(new_job("j5"), "instance-b", &store.clock().in_seconds(60))
+            .await
+            .unwrap();
         assert!(store.jobs().interrupt_jobs(false).await.unwrap().is_empty());
-        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        store.clock().advance(std::time::Duration::from_millis(400));
         let mut interrupted = store.jobs().interrupt_jobs(false).await.unwrap();
         interrupted.sort();
         assert_eq!(interrupted, ["j2", "j4"], "a held lease keeps a queued job");
@@ -109,7 +131,7 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
                     ..new_job("j3")
                 },
                 "instance-a",
-                &clock::in_seconds(60),
+                &store.clock().in_seconds(60),
             )
             .await
             .unwrap();
@@ -129,6 +151,8 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
 #[tokio::test]
 async fn an_oidc_login_is_taken_once_and_not_after_it_expired() {
     for store in stores().await {
+        // A clock that moves only when the test moves it: what runs out does so without waiting.
+        let store = store.with_clock(Clock::manual(time::macros::datetime!(2030-01-01 0:00 UTC)));
         let login =
             accounts::OidcLogin { verifier: "v".into(), nonce: "n".into(), next: "/".into() };
         store.accounts().add_oidc_login("live", &login, 60).await.unwrap();
@@ -142,6 +166,8 @@ async fn an_oidc_login_is_taken_once_and_not_after_it_expired() {
 #[tokio::test]
 async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance() {
     for store in stores().await {
+        // A clock that moves only when the test moves it: what runs out does so without waiting.
+        let store = store.with_clock(Clock::manual(time::macros::datetime!(2030-01-01 0:00 UTC)));
         let stack = store
             .stacks()
             .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
@@ -155,7 +181,7 @@ async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance(
                 &stack.id,
                 url,
                 "instance-a",
-                &clock::in_millis(300),
+                &store.clock().in_millis(300),
             )
             .await
             .unwrap();
@@ -166,7 +192,7 @@ async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance(
                 &stack.id,
                 url,
                 "instance-a",
-                &clock::in_millis(300),
+                &store.clock().in_millis(300),
             )
             .await
             .unwrap();
@@ -174,18 +200,22 @@ async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance(
         assert!(
             store
                 .stacks()
-                .take_over_backend_locks("instance-b", &clock::in_seconds(60), false)
+                .take_over_backend_locks("instance-b", &store.clock().in_seconds(60), false)
                 .await
                 .unwrap()
                 .is_empty(),
             "a running lease is left alone"
         );
         // Renewed while its holder lives; once it stops, the lease runs out.
-        store.stacks().renew_backend_locks("instance-a", &clock::in_millis(300)).await.unwrap();
-        tokio::time::sleep(std::time::Duration::from_millis(400)).await;
+        store
+            .stacks()
+            .renew_backend_locks("instance-a", &store.clock().in_millis(300))
+            .await
+            .unwrap();
+        store.clock().advance(std::time::Duration::from_millis(400));
         let taken = store
             .stacks()
-            .take_over_backend_locks("instance-b", &clock::in_seconds(60), false)
+            .take_over_backend_locks("instance-b", &store.clock().in_seconds(60), false)
             .await
             .unwrap();
         assert_eq!(
@@ -195,7 +225,7 @@ async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance(
         assert!(
             store
                 .stacks()
-                .take_over_backend_locks("instance-c", &clock::in_seconds(60), false)
+                .take_over_backend_locks("instance-c", &store.clock().in_seconds(60), false)
                 .await
                 .unwrap()
                 .is_empty(),
@@ -210,14 +240,14 @@ async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance(
                 &stack.id,
                 url,
                 "instance-d",
-                &clock::in_seconds(60),
+                &store.clock().in_seconds(60),
             )
             .await
             .unwrap();
         assert_eq!(
             store
                 .stacks()
-                .take_over_backend_locks("instance-e", &clock::in_seconds(60), true)
+                .take_over_backend_locks("instance-e", &store.clock().in_seconds(60), true)
                 .await
                 .unwrap()
                 .len(),
@@ -233,6 +263,8 @@ async fn a_backend_lock_is_recovered_once_its_lease_ran_out_and_by_one_instance(
 #[tokio::test]
 async fn finished_jobs_and_ended_sessions_past_their_retention_are_removed_live_ones_kept() {
     for store in stores().await {
+        // A clock that moves only when the test moves it: what runs out does so without waiting.
+        let store = store.with_clock(Clock::manual(time::macros::datetime!(2030-01-01 0:00 UTC)));
         let stack = store
             .stacks()
             .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
@@ -246,36 +278,36 @@ async fn finished_jobs_and_ended_sessions_past_their_retention_are_removed_live_
             total: 1,
             detail: None,
         };
-        for id in ["old-done", "old-running", "new-done"] {
-            store.jobs().add_job(job(id), "i", &clock::in_seconds(600)).await.unwrap();
-            assert!(store.jobs().claim_job(id, "i", &clock::in_seconds(600)).await.unwrap());
-            assert!(store.jobs().add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
-        }
-        store.jobs().end_job("old-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
-        store.jobs().end_job("new-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
-        let long_ago = clock::in_seconds(-40 * 86_400);
-        sqlx::query("UPDATE jobs SET created_at = $1 WHERE id IN ('old-done', 'old-running')")
-            .bind(&long_ago)
-            .execute(&store.pool)
-            .await
-            .unwrap();
         let user = store
             .accounts()
             .add_user(accounts::NewUser { name: "u", ..Default::default() })
             .await
             .unwrap();
+        let held = &store;
+        let start = |id: &'static str| async move {
+            held.jobs().add_job(job(id), "i", &held.clock().in_seconds(600)).await.unwrap();
+            assert!(held.jobs().claim_job(id, "i", &held.clock().in_seconds(600)).await.unwrap());
+            assert!(held.jobs().add_job_events(id, 0, &["{}".into()], 1).await.unwrap());
+        };
+        start("old-done").await;
+        start("old-running").await;
+        store.jobs().end_job("old-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
         store
             .accounts()
-            .add_session("ended", &user.id, -35 * 86_400, accounts::SessionMethod::Password)
+            .add_session("ended", &user.id, 5 * 86_400, accounts::SessionMethod::Password)
             .await
             .unwrap();
+        // Forty days on: the session ended 35 days ago; the old jobs are 40 days old.
+        store.clock().advance(std::time::Duration::from_secs(40 * 86_400));
+        start("new-done").await;
+        store.jobs().end_job("new-done", jobs::JobStatus::Done, None, 0, None).await.unwrap();
         store
             .accounts()
             .add_session("live", &user.id, 3600, accounts::SessionMethod::Password)
             .await
             .unwrap();
 
-        let cutoff = clock::in_seconds(-30 * 86_400);
+        let cutoff = store.clock().in_seconds(-30 * 86_400);
         assert_eq!(
             store.jobs().forget_finished(&cutoff).await.unwrap(),
             1,

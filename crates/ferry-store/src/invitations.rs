@@ -4,7 +4,6 @@
 
 use sqlx::Row;
 
-use crate::clock::{in_seconds, now};
 use crate::{random_id, AccountRows, StoreError};
 
 pub type Invitation = ferry_types::invitations::Invitation;
@@ -14,7 +13,7 @@ const INVITATION_SELECT: &str = "SELECT i.id, i.org, i.roles, i.created_at, i.ex
      inviter.name AS invited_by, accepter.name AS accepted_by \
      FROM invitations i JOIN users inviter ON inviter.id = i.invited_by LEFT JOIN users accepter ON accepter.id = i.accepted_by";
 
-fn invitation_of(row: &sqlx::any::AnyRow) -> Invitation {
+fn invitation_of(row: &sqlx::any::AnyRow, now: &str) -> Invitation {
     let roles: String = row.get("roles");
     let accepted_at: Option<String> = row.get("accepted_at");
     let revoked_at: Option<String> = row.get("revoked_at");
@@ -25,7 +24,7 @@ fn invitation_of(row: &sqlx::any::AnyRow) -> Invitation {
         roles: serde_json::from_str(&roles).unwrap_or_default(),
         invited_by: row.get("invited_by"),
         created_at: row.get("created_at"),
-        active: accepted_at.is_none() && revoked_at.is_none() && expires_at > now(),
+        active: accepted_at.is_none() && revoked_at.is_none() && expires_at.as_str() > now,
         expires_at,
         accepted_by: row.get("accepted_by"),
         accepted_at,
@@ -52,8 +51,8 @@ impl AccountRows<'_> {
             .bind(org)
             .bind(&roles)
             .bind(invited_by)
-            .bind(now())
-            .bind(in_seconds(lifetime_seconds))
+            .bind(self.clock.now())
+            .bind(self.clock.in_seconds(lifetime_seconds))
             .execute(&self.pool)
             .await?;
         self.invitation(&id).await
@@ -64,7 +63,9 @@ impl AccountRows<'_> {
             .bind(id)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(invitation_of).ok_or(StoreError::InvitationNotFound)
+        row.as_ref()
+            .map(|row| invitation_of(row, &self.clock.now()))
+            .ok_or(StoreError::InvitationNotFound)
     }
 
     /// The invitation whose token hashes to `token_hash`.
@@ -73,7 +74,9 @@ impl AccountRows<'_> {
             .bind(token_hash)
             .fetch_optional(&self.pool)
             .await?;
-        row.as_ref().map(invitation_of).ok_or(StoreError::InvitationNotFound)
+        row.as_ref()
+            .map(|row| invitation_of(row, &self.clock.now()))
+            .ok_or(StoreError::InvitationNotFound)
     }
 
     /// `org`'s invitations, newest first.
@@ -84,7 +87,8 @@ impl AccountRows<'_> {
         .bind(org)
         .fetch_all(&self.pool)
         .await?;
-        Ok(rows.iter().map(invitation_of).collect())
+        let now = self.clock.now();
+        Ok(rows.iter().map(|row| invitation_of(row, &now)).collect())
     }
 
     /// Revokes `org`'s invitation `id` (an accepted one stays accepted).
@@ -93,7 +97,7 @@ impl AccountRows<'_> {
             return Err(StoreError::InvitationNotFound);
         }
         sqlx::query("UPDATE invitations SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL AND accepted_at IS NULL")
-            .bind(now())
+            .bind(self.clock.now())
             .bind(id)
             .execute(&self.pool)
             .await?;
@@ -109,7 +113,7 @@ impl AccountRows<'_> {
         user_id: &str,
     ) -> Result<Option<Invitation>, StoreError> {
         let mut tx = self.begin().await?;
-        let at = now();
+        let at = self.clock.now();
         let taken = sqlx::query(
             "UPDATE invitations SET accepted_by = $1, accepted_at = $2 WHERE token_hash = $3 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $2",
         )

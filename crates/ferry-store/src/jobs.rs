@@ -6,7 +6,6 @@
 use sqlx::any::AnyRow;
 use sqlx::Row;
 
-use crate::clock::{in_seconds, now};
 use crate::{Dialect, JobRows, StoreError};
 pub use ferry_types::JobStatus;
 
@@ -153,7 +152,7 @@ impl JobRows<'_> {
         instance: &str,
         lease_until: &str,
     ) -> Result<StoredJob, StoreError> {
-        sqlx::query("INSERT INTO jobs (id, kind, stack_id, plan_id, revision, status, total, detail, instance, lease_until) VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9)")
+        sqlx::query("INSERT INTO jobs (id, kind, stack_id, plan_id, revision, status, total, detail, instance, lease_until, created_at) VALUES ($1, $2, $3, $4, $5, 'queued', $6, $7, $8, $9, $10)")
             .bind(new.id)
             .bind(new.kind.as_str())
             .bind(new.stack_id)
@@ -163,6 +162,7 @@ impl JobRows<'_> {
             .bind(new.detail)
             .bind(instance)
             .bind(lease_until)
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         self.job(new.id).await
@@ -294,8 +294,8 @@ impl JobRows<'_> {
                     OR (status = 'queued' AND lease_until IS NULL AND created_at < $3) RETURNING id",
             )
             .bind(INTERRUPTED)
-            .bind(now())
-            .bind(in_seconds(-60))
+            .bind(self.clock.now())
+            .bind(self.clock.in_seconds(-60))
             .fetch_all(&mut *tx)
             .await?
         };

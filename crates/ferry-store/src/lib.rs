@@ -7,11 +7,8 @@
 //! versions, each in its dialect) and the same SQL: `$n` parameters, no booleans (integers), and
 //! times as RFC 3339 text with milliseconds, made by [`clock`], so that they sort as text.
 
-use std::path::Path;
-use std::time::Duration;
-
-use sqlx::any::{AnyPoolOptions, AnyRow};
-use sqlx::{AnyPool, Executor, Row};
+use sqlx::any::AnyRow;
+use sqlx::{AnyPool, Row};
 
 pub mod accounts;
 pub mod backend_locks;
@@ -21,6 +18,7 @@ pub mod invitations;
 pub mod jobs;
 pub mod managed;
 mod name;
+mod open;
 mod packed;
 pub mod plan_lifecycle;
 pub mod plans;
@@ -29,8 +27,10 @@ pub mod server_facts;
 pub mod testing;
 pub mod viewed;
 pub mod webhooks;
+pub use clock::Clock;
 pub use id::{hash_secret, random_id};
 pub use name::{InvalidStackName as InvalidStackNameError, StackName};
+pub use open::redact_url;
 
 /// Why a store call failed.
 #[derive(Debug, thiserror::Error)]
@@ -132,6 +132,8 @@ pub struct Store {
     dialect: Dialect,
     /// PostgreSQL's URL, for the connection that listens for job changes.
     url: Option<String>,
+    /// Where every time the store writes comes from.
+    clock: Clock,
 }
 
 /// The store's tables, one handle per domain: the stacks (with their versions, previews,
@@ -195,127 +197,10 @@ impl Store {
     }
 }
 
-static SQLITE_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATIONS: sqlx::migrate::Migrator = sqlx::migrate!("./migrations/postgres");
-
 const SUMMARY_SELECT: &str = "SELECT s.id, s.name, s.created_at, v.version, v.resource_count, v.origin, \
      v.source_format, v.created_at AS updated_at, \
      (SELECT pp.plan_id FROM commits c JOIN plan_previews pp ON pp.preview_id = c.preview_id WHERE c.stack_id = s.id AND c.version = v.version) AS plan_id \
      FROM stacks s JOIN stack_versions v ON v.stack_id = s.id";
-
-impl Store {
-    /// Opens (creating if needed) the SQLite store file and brings its schema up to date.
-    pub async fn open(path: &Path) -> Result<Store, StoreError> {
-        let path = path.to_str().ok_or_else(|| {
-            StoreError::UnsupportedDatabase(format!(
-                "a store file whose path is not UTF-8: {}",
-                path.display()
-            ))
-        })?;
-        Self::connect(&format!("sqlite://{}?mode=rwc", encode_path(path))).await
-    }
-
-    /// A private in-memory SQLite store (tests, one-shot CLI runs).
-    pub async fn open_in_memory() -> Result<Store, StoreError> {
-        // A named shared-cache database, held by the pool's one connection, which never
-        // closes: every connection to `:memory:` would be a database of its own.
-        Self::connect_sqlite(
-            &format!("sqlite:file:ferry-{}?mode=memory&cache=shared", random_id()),
-            1,
-        )
-        .await
-    }
-
-    /// Opens the store a URL names: `postgres://…` (or `postgresql://…`), or `sqlite://<file>`.
-    /// The schema is brought up to date; in PostgreSQL, instances migrating at once take turns
-    /// (sqlx holds an advisory lock while it migrates).
-    pub async fn connect(url: &str) -> Result<Store, StoreError> {
-        sqlx::any::install_default_drivers();
-        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-            let pool = AnyPoolOptions::new()
-                .max_connections(16)
-                .acquire_timeout(Duration::from_secs(30))
-                .connect(url)
-                .await?;
-            POSTGRES_MIGRATIONS.run(&pool).await?;
-            hash_legacy_share_tokens(&pool).await?;
-            Ok(Store { pool, dialect: Dialect::Postgres, url: Some(url.to_string()) })
-        } else if url.starts_with("sqlite:") {
-            Self::connect_sqlite(url, 4).await
-        } else {
-            Err(StoreError::UnsupportedDatabase(redact_url(url)))
-        }
-    }
-
-    async fn connect_sqlite(url: &str, max: u32) -> Result<Store, StoreError> {
-        sqlx::any::install_default_drivers();
-        let in_memory = url.contains("mode=memory");
-        let pool = AnyPoolOptions::new()
-            .max_connections(max)
-            .min_connections(if in_memory { 1 } else { 0 })
-            .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
-            .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(1800)) })
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    // WAL with NORMAL sync: a commit survives the process being killed; readers
-                    // never wait for the writer; a second writer waits up to 5 s.
-                    let journal = if in_memory {
-                        ""
-                    } else {
-                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;"
-                    };
-                    conn.execute(
-                        format!("PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 5000; {journal}")
-                            .as_str(),
-                    )
-                    .await?;
-                    Ok(())
-                })
-            })
-            .connect(url)
-            .await?;
-        SQLITE_MIGRATIONS.run(&pool).await?;
-        hash_legacy_share_tokens(&pool).await?;
-        Ok(Store { pool, dialect: Dialect::Sqlite, url: None })
-    }
-
-    /// A write transaction. SQLite's take the write lock at `BEGIN` (`IMMEDIATE`): a deferred
-    /// one that reads first cannot upgrade once another connection committed, and fails at once
-    /// with "database is locked" instead of waiting its turn (the busy timeout never applies).
-    async fn begin(&self) -> Result<sqlx::Transaction<'static, sqlx::Any>, sqlx::Error> {
-        match self.dialect {
-            Dialect::Sqlite => self.pool.begin_with("BEGIN IMMEDIATE").await,
-            Dialect::Postgres => self.pool.begin().await,
-        }
-    }
-
-    /// Which database this store is in.
-    pub fn dialect(&self) -> Dialect {
-        self.dialect
-    }
-}
-
-/// Share links made before the store hashed their tokens hold the token as their ID: each gets
-/// its token's hash and a new ID, so the link keeps working and the token is no longer kept.
-/// (Once per link: a link with a hash is never touched again; two instances doing it at once
-/// each update only rows still without one.)
-async fn hash_legacy_share_tokens(pool: &sqlx::AnyPool) -> Result<(), StoreError> {
-    let legacy: Vec<String> =
-        sqlx::query_scalar("SELECT id FROM plan_shares WHERE token_hash IS NULL")
-            .fetch_all(pool)
-            .await?;
-    for token in legacy {
-        sqlx::query(
-            "UPDATE plan_shares SET id = $1, token_hash = $2 WHERE id = $3 AND token_hash IS NULL",
-        )
-        .bind(random_id())
-        .bind(hash_secret(&token))
-        .bind(&token)
-        .execute(pool)
-        .await?;
-    }
-    Ok(())
-}
 
 impl StackRows<'_> {
     /// Adds a version to the stack `name`, creating the stack on its first version. One
@@ -349,9 +234,10 @@ impl StackRows<'_> {
             Some(id) => id,
             None => {
                 let id = random_id();
-                sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)")
+                sqlx::query("INSERT INTO stacks (id, name, created_at) VALUES ($1, $2, $3)")
                     .bind(&id)
                     .bind(name.as_str())
+                    .bind(self.clock.now())
                     .execute(&mut *tx)
                     .await?;
                 id
@@ -363,7 +249,7 @@ impl StackRows<'_> {
         .bind(&id)
         .fetch_one(&mut *tx)
         .await?;
-        insert_version(&mut tx, self.dialect, &id, version, new).await?;
+        insert_version(&mut tx, self.dialect, &id, version, new, &self.clock.now()).await?;
         let summary =
             fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
         tx.commit().await?;
@@ -384,9 +270,10 @@ impl StackRows<'_> {
     ) -> Result<StackSummary, StoreError> {
         let mut tx = self.begin().await?;
         let id = random_id();
-        let inserted = sqlx::query("INSERT INTO stacks (id, name) VALUES ($1, $2)")
+        let inserted = sqlx::query("INSERT INTO stacks (id, name, created_at) VALUES ($1, $2, $3)")
             .bind(&id)
             .bind(name.as_str())
+            .bind(self.clock.now())
             .execute(&mut *tx)
             .await;
         match inserted {
@@ -397,7 +284,7 @@ impl StackRows<'_> {
                 other?;
             }
         }
-        insert_version(&mut tx, self.dialect, &id, 1, &first).await?;
+        insert_version(&mut tx, self.dialect, &id, 1, &first, &self.clock.now()).await?;
         sqlx::query(
             "INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3)",
         )
@@ -412,7 +299,7 @@ impl StackRows<'_> {
             )
             .bind(&id)
             .bind(yaml)
-            .bind(clock::now())
+            .bind(self.clock.now())
             .execute(&mut *tx)
             .await?;
         }
@@ -430,7 +317,7 @@ impl StackRows<'_> {
         )
         .bind(stack_id)
         .bind(yaml)
-        .bind(clock::now())
+        .bind(self.clock.now())
         .execute(&self.pool)
         .await?;
         Ok(())
@@ -513,8 +400,9 @@ impl StackRows<'_> {
     ) -> Result<(String, String), StoreError> {
         let id = random_id();
         // `preview_json` is '' in rows whose plan is packed (see migration 0013).
-        let created_at: String = sqlx::query_scalar(
-            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload) VALUES ($1, $2, $3, $4, '', $5, $6) RETURNING created_at",
+        let created_at = self.clock.now();
+        sqlx::query(
+            "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload, created_at) VALUES ($1, $2, $3, $4, '', $5, $6, $7)",
         )
         .bind(&id)
         .bind(stack_id)
@@ -522,7 +410,8 @@ impl StackRows<'_> {
         .bind(spec)
         .bind(plan.bytes())
         .bind(payload)
-        .fetch_one(&self.pool)
+        .bind(&created_at)
+        .execute(&self.pool)
         .await?;
         Ok((id, created_at))
     }
@@ -671,11 +560,15 @@ impl StackRows<'_> {
             return Err(StoreError::StalePreview { base: preview.base_version, latest });
         }
         let version = latest + 1;
-        insert_version(&mut tx, self.dialect, &preview.stack_id, version, new).await?;
-        sqlx::query("INSERT INTO commits (preview_id, stack_id, version) VALUES ($1, $2, $3)")
-            .bind(&preview.id)
-            .bind(&preview.stack_id)
-            .bind(version)
+        let now = self.clock.now();
+        insert_version(&mut tx, self.dialect, &preview.stack_id, version, new, &now).await?;
+        sqlx::query(
+            "INSERT INTO commits (preview_id, stack_id, version, committed_at) VALUES ($1, $2, $3, $4)",
+        )
+        .bind(&preview.id)
+        .bind(&preview.stack_id)
+        .bind(version)
+        .bind(&now)
             .execute(&mut *tx)
             .await?;
         let summary = fetch_summary(&mut *tx, &preview.stack_id, Some(version))
@@ -702,6 +595,7 @@ async fn insert_version(
     stack_id: &str,
     version: i64,
     new: &NewVersion<'_>,
+    created_at: &str,
 ) -> Result<(), StoreError> {
     if !matches!(new.managed, managed::ManagedChange::Unknown) {
         let name: String = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1")
@@ -712,8 +606,8 @@ async fn insert_version(
         managed::apply(tx, dialect, stack_id, org, version, &new.managed).await?;
     }
     sqlx::query(
-        "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_zstd) \
-         VALUES ($1, $2, $3, $4, $5, $6)",
+        "INSERT INTO stack_versions (stack_id, version, origin, source_format, resource_count, export_zstd, created_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
     )
     .bind(stack_id)
     .bind(version)
@@ -721,6 +615,7 @@ async fn insert_version(
     .bind(new.source_format)
     .bind(new.resource_count as i64)
     .bind(new.export.bytes())
+    .bind(created_at)
     .execute(&mut **tx)
     .await?;
     Ok(())
@@ -756,32 +651,13 @@ fn summary_from_row(row: &AnyRow) -> StackSummary {
     }
 }
 
-/// A store file's path as a `sqlite://` URL path: `?`, `#` and `%` would otherwise end or change it.
-fn encode_path(path: &str) -> String {
-    path.replace('%', "%25").replace('?', "%3F").replace('#', "%23")
-}
-
-/// A database URL without its password, for messages and logs.
-pub fn redact_url(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme), Some(at)) if at > scheme => {
-            let credentials = &url[scheme + 3..at];
-            match credentials.find(':') {
-                Some(colon) => {
-                    format!("{}{}:***{}", &url[..scheme + 3], &credentials[..colon], &url[at..])
-                }
-                None => url.to_string(),
-            }
-        }
-        _ => url.to_string(),
-    }
-}
-
 /// Whether an error is a unique-key violation (two writers raced for the same row).
 fn is_unique_violation(e: &sqlx::Error) -> bool {
     matches!(e, sqlx::Error::Database(d) if d.is_unique_violation())
 }
 
+#[cfg(test)]
+mod clock_tests;
 #[cfg(test)]
 mod expiry_tests;
 #[cfg(test)]

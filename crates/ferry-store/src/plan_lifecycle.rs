@@ -5,7 +5,6 @@
 
 use sqlx::Row;
 
-use crate::clock::now;
 use crate::{PlanRows, StoreError};
 
 pub use ferry_types::plans::{ChangeRequestView, PlanState};
@@ -122,7 +121,7 @@ impl PlanRows<'_> {
             .bind(state.as_str())
             .bind(latest_preview)
             .bind(status_json)
-            .bind(now())
+            .bind(self.clock.now())
             .bind(plan_id)
             .execute(&self.pool)
             .await?;
@@ -134,7 +133,7 @@ impl PlanRows<'_> {
 
     /// Closes the plan as `by`, or reopens it (`None`).
     pub async fn set_plan_closed(self, plan_id: &str, by: Option<&str>) -> Result<(), StoreError> {
-        let at = by.map(|_| now());
+        let at = by.map(|_| self.clock.now());
         let done = sqlx::query("UPDATE plans SET closed_at = $1, closed_by = $2 WHERE id = $3")
             .bind(at)
             .bind(by)
@@ -174,7 +173,7 @@ impl PlanRows<'_> {
     ) -> Result<(), StoreError> {
         let mut tx = self.begin().await?;
         sqlx::query("UPDATE plan_change_requests SET withdrawn_at = $1, withdrawn_by = $2 WHERE plan_id = $3 AND reviewer = $2 AND withdrawn_at IS NULL")
-            .bind(now())
+            .bind(self.clock.now())
             .bind(reviewer)
             .bind(plan_id)
             .execute(&mut *tx)
@@ -185,7 +184,7 @@ impl PlanRows<'_> {
             .bind(revision)
             .bind(preview_id)
             .bind(body)
-            .bind(now())
+            .bind(self.clock.now())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -201,7 +200,7 @@ impl PlanRows<'_> {
     ) -> Result<bool, StoreError> {
         let done =
             sqlx::query("UPDATE plan_change_requests SET withdrawn_at = $1, withdrawn_by = $2 WHERE plan_id = $3 AND reviewer = $4 AND withdrawn_at IS NULL")
-                .bind(now())
+                .bind(self.clock.now())
                 .bind(by)
                 .bind(plan_id)
                 .bind(reviewer)

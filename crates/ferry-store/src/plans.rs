@@ -4,7 +4,6 @@
 use serde::Serialize;
 use sqlx::Row;
 
-use crate::clock::{in_seconds, now};
 use crate::{random_id, PlanRows, StoreError};
 
 pub use ferry_types::plans::Plan;
@@ -38,14 +37,14 @@ pub type PlanShare = ferry_types::plans::ShareLink;
 const SHARE_SELECT: &str =
     "SELECT id, plan_id, created_at, revoked_at, expires_at FROM plan_shares";
 
-fn share_of(row: &sqlx::any::AnyRow) -> PlanShare {
+fn share_of(row: &sqlx::any::AnyRow, now: &str) -> PlanShare {
     let revoked_at: Option<String> = row.get("revoked_at");
     let expires_at: Option<String> = row.get("expires_at");
     PlanShare {
         id: row.get("id"),
         plan_id: row.get("plan_id"),
         created_at: row.get("created_at"),
-        active: revoked_at.is_none() && expires_at.as_ref().is_none_or(|at| *at > now()),
+        active: revoked_at.is_none() && expires_at.as_ref().is_none_or(|at| at.as_str() > now),
         revoked_at,
         expires_at,
     }
@@ -82,6 +81,7 @@ impl PlanRows<'_> {
         // The organisation is the stack's, kept with the plan for lists; its state starts as a
         // draft, which the service computes again at once.
         let org = stack.split('/').next().unwrap_or_default();
+        let now = self.clock.now();
         sqlx::query("INSERT INTO plans (id, stack_id, title, author, sealed_prior, org, created_at, last_activity_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)")
             .bind(&id)
             .bind(stack_id)
@@ -89,15 +89,16 @@ impl PlanRows<'_> {
             .bind(author)
             .bind(sealed_prior)
             .bind(org)
-            .bind(now())
+            .bind(&now)
             .execute(&mut *tx)
             .await?;
-        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author) VALUES ($1, 1, $2, $3, $4, $5)")
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author, created_at) VALUES ($1, 1, $2, $3, $4, $5, $6)")
             .bind(&id)
             .bind(spec)
             .bind(program)
             .bind(options)
             .bind(author)
+            .bind(&now)
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -149,13 +150,14 @@ impl PlanRows<'_> {
                 .fetch_one(&mut *tx)
                 .await?;
         let latest = latest.ok_or_else(|| StoreError::PlanNotFound(plan_id.to_string()))?;
-        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author) VALUES ($1, $2, $3, $4, $5, $6)")
+        sqlx::query("INSERT INTO plan_revisions (plan_id, revision, spec, program, options, author, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7)")
             .bind(plan_id)
             .bind(latest + 1)
             .bind(spec)
             .bind(program)
             .bind(options)
             .bind(author)
+            .bind(self.clock.now())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -261,12 +263,13 @@ impl PlanRows<'_> {
         self.plan(plan_id).await?;
         let id = random_id();
         sqlx::query(
-            "INSERT INTO plan_shares (id, token_hash, plan_id, expires_at) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO plan_shares (id, token_hash, plan_id, expires_at, created_at) VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(&id)
         .bind(token_hash)
         .bind(plan_id)
-        .bind(in_seconds(lifetime_days * 86_400))
+        .bind(self.clock.in_seconds(lifetime_days * 86_400))
+        .bind(self.clock.now())
         .execute(&self.pool)
         .await?;
         self.plan_share(&id).await
@@ -278,7 +281,7 @@ impl PlanRows<'_> {
             .fetch_optional(&self.pool)
             .await?
             .ok_or(StoreError::ShareNotFound)?;
-        Ok(share_of(&row))
+        Ok(share_of(&row, &self.clock.now()))
     }
 
     /// The link whose token hashes to `token_hash`.
@@ -288,7 +291,7 @@ impl PlanRows<'_> {
             .fetch_optional(&self.pool)
             .await?
             .ok_or(StoreError::ShareNotFound)?;
-        Ok(share_of(&row))
+        Ok(share_of(&row, &self.clock.now()))
     }
 
     pub async fn plan_shares(self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
@@ -297,7 +300,8 @@ impl PlanRows<'_> {
                 .bind(plan_id)
                 .fetch_all(&self.pool)
                 .await?;
-        Ok(rows.iter().map(share_of).collect())
+        let now = self.clock.now();
+        Ok(rows.iter().map(|row| share_of(row, &now)).collect())
     }
 
     /// Revokes the share link `id` of `plan_id` (once; revoking again changes nothing).
@@ -307,7 +311,7 @@ impl PlanRows<'_> {
             return Err(StoreError::ShareNotFound);
         }
         sqlx::query("UPDATE plan_shares SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-            .bind(now())
+            .bind(self.clock.now())
             .bind(id)
             .execute(&self.pool)
             .await?;

@@ -4,7 +4,6 @@
 use serde::Serialize;
 use sqlx::Row;
 
-use crate::clock::now;
 use crate::{random_id, PlanRows, StoreError};
 
 pub type Comment = ferry_types::CommentView;
@@ -60,7 +59,7 @@ pub struct NewComment<'a> {
 impl PlanRows<'_> {
     pub async fn add_comment(self, new: NewComment<'_>) -> Result<Comment, StoreError> {
         let id = random_id();
-        sqlx::query("INSERT INTO plan_comments (id, plan_id, revision, urn, path, parent_id, author, body) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)")
+        sqlx::query("INSERT INTO plan_comments (id, plan_id, revision, urn, path, parent_id, author, body, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)")
             .bind(&id)
             .bind(new.plan_id)
             .bind(new.revision)
@@ -69,6 +68,7 @@ impl PlanRows<'_> {
             .bind(new.parent_id)
             .bind(new.author)
             .bind(new.body)
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         self.comment(&id).await
@@ -109,7 +109,7 @@ impl PlanRows<'_> {
                     sqlx::query(
                         "UPDATE plan_comments SET resolved_at = $1, resolved_by = $2 WHERE id = $3",
                     )
-                    .bind(now())
+                    .bind(self.clock.now())
                     .bind(by)
                     .bind(id)
                     .execute(&self.pool)
@@ -136,11 +136,12 @@ impl PlanRows<'_> {
         preview_id: &str,
         approver: &str,
     ) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO plan_approvals (plan_id, revision, preview_id, approver) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING")
+        sqlx::query("INSERT INTO plan_approvals (plan_id, revision, preview_id, approver, created_at) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING")
             .bind(plan_id)
             .bind(revision)
             .bind(preview_id)
             .bind(approver)
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         Ok(())

@@ -2,7 +2,10 @@
 //! leave nothing behind; the immutable tables refuse changes. Every test runs against an
 //! in-memory SQLite store and a PostgreSQL one (the machine's server; a missing server fails).
 
+use super::open::{hash_legacy_share_tokens, POSTGRES_MIGRATIONS, SQLITE_MIGRATIONS};
 use super::*;
+use sqlx::any::AnyPoolOptions;
+use std::path::Path;
 
 /// One store of each kind, each empty.
 pub(crate) async fn stores() -> Vec<Store> {
@@ -200,10 +203,20 @@ async fn concurrent_writers_of_a_sqlite_file_take_turns() {
             for i in 0..200 {
                 store
                     .stacks()
-                    .add_backend_lock(&format!("l{i}"), &stack.id, &url, "i", &clock::in_seconds(1))
+                    .add_backend_lock(
+                        &format!("l{i}"),
+                        &stack.id,
+                        &url,
+                        "i",
+                        &store.clock().in_seconds(1),
+                    )
                     .await
                     .unwrap();
-                store.stacks().renew_backend_locks("i", &clock::in_seconds(1)).await.unwrap();
+                store
+                    .stacks()
+                    .renew_backend_locks("i", &store.clock().in_seconds(1))
+                    .await
+                    .unwrap();
             }
         })
     };

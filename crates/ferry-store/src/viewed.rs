@@ -4,7 +4,6 @@
 
 use sqlx::Row;
 
-use crate::clock::now;
 use crate::{PlanRows, StoreError};
 
 /// One reviewer's mark on one resource.
@@ -33,7 +32,7 @@ impl PlanRows<'_> {
         .bind(reviewer)
         .bind(urn)
         .bind(result_key)
-        .bind(now())
+        .bind(self.clock.now())
         .execute(&self.pool)
         .await?;
         Ok(())

@@ -4,7 +4,6 @@
 
 use sqlx::Row;
 
-use crate::clock::now;
 use crate::{random_id, StoreError, WebhookRows};
 
 pub use ferry_types::webhooks::{DeliveryStatus, Webhook, WebhookDelivery, WebhookEvent};
@@ -99,7 +98,7 @@ impl WebhookRows<'_> {
             .bind(&events)
             .bind(sealed_secret)
             .bind(created_by)
-            .bind(now())
+            .bind(self.clock.now())
             .execute(&self.pool)
             .await?;
         self.webhook(org, &id).await
@@ -145,7 +144,7 @@ impl WebhookRows<'_> {
         self.webhook(org, id).await?;
         let mut tx = self.begin().await?;
         sqlx::query("UPDATE webhooks SET revoked_at = $1 WHERE id = $2")
-            .bind(now())
+            .bind(self.clock.now())
             .bind(id)
             .execute(&mut *tx)
             .await?;
@@ -167,7 +166,7 @@ impl WebhookRows<'_> {
     ) -> Result<Vec<String>, StoreError> {
         let mut tx = self.begin().await?;
         let mut ids = Vec::with_capacity(webhooks.len());
-        let at = now();
+        let at = self.clock.now();
         for webhook in webhooks {
             let id = random_id();
             sqlx::query(
@@ -190,7 +189,7 @@ impl WebhookRows<'_> {
 
     /// Pending deliveries due by now whose lease (if any) ended, oldest first.
     pub async fn due_deliveries(self, limit: i64) -> Result<Vec<String>, StoreError> {
-        let at = now();
+        let at = self.clock.now();
         Ok(sqlx::query_scalar(
             "SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
              AND (lease_until IS NULL OR lease_until < $1) ORDER BY next_attempt_at, id LIMIT $2",
@@ -208,7 +207,7 @@ impl WebhookRows<'_> {
         id: &str,
         lease_until: &str,
     ) -> Result<Option<ClaimedDelivery>, StoreError> {
-        let at = now();
+        let at = self.clock.now();
         let done =
             sqlx::query("UPDATE webhook_deliveries SET lease_until = $1 WHERE id = $2 AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3)")
                 .bind(lease_until)
@@ -251,7 +250,7 @@ impl WebhookRows<'_> {
         .bind(code)
         .bind(error)
         .bind(next_at)
-        .bind(now())
+        .bind(self.clock.now())
         .bind(id)
         .execute(&self.pool)
         .await?;

@@ -286,7 +286,7 @@ async fn a_lock_a_killed_instance_left_is_recovered_and_reported() {
     let left = ".pulumi/locks/organization/s3bucket-test/test-upsert/5d1f7a90-0000-4000-8000-00000000dead.json";
     store
         .stacks()
-        .add_backend_lock(left, &id, &url, "killed-instance", &ferry_store::clock::in_millis(1500))
+        .add_backend_lock(left, &id, &url, "killed-instance", &store.clock().in_millis(1500))
         .await
         .unwrap();
     write(root, left, br#"{"pid": 4321, "username": "ferry", "hostname": "ferry-a", "timestamp": "2026-11-24T10:00:00Z"}"#);

@@ -262,7 +262,7 @@ impl Backends {
                 &self.jobs.lease_until(),
             )
             .await?;
-        match conn.backend.lock(&path, &now_rfc3339()).await {
+        match conn.backend.lock(&path, &rfc3339_seconds(self.store.clock())).await {
             Ok(lock) => Ok(BackendLockHeld { lock, path }),
             Err(e) => {
                 // Refused (another holder) or failed: Ferry's own file must not stay.
@@ -392,14 +392,20 @@ impl Backends {
         committed: &ferry_state::Deployment,
     ) -> Result<(), ServiceError> {
         conn.backend
-            .write(&conn.stack, live, &deployment_value(committed)?, &now_rfc3339())
+            .write(
+                &conn.stack,
+                live,
+                &deployment_value(committed)?,
+                self.store.clock().time().into(),
+            )
             .await?;
         Ok(())
     }
 }
 
-pub(crate) fn now_rfc3339() -> String {
-    humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
+/// Now on `clock`, as Pulumi writes times into deployments and lock files: RFC 3339 in seconds.
+pub(crate) fn rfc3339_seconds(clock: &ferry_store::Clock) -> String {
+    humantime::format_rfc3339_seconds(clock.time().into()).to_string()
 }
 
 #[cfg(test)]

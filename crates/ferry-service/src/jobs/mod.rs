@@ -217,7 +217,7 @@ impl Jobs {
 
     /// When a lease taken or renewed now runs out.
     pub(crate) fn lease_until(&self) -> String {
-        ferry_store::clock::in_millis(self.live.lease.as_millis() as i64)
+        self.store.clock().in_millis(self.live.lease.as_millis() as i64)
     }
 }
 
@@ -322,7 +322,7 @@ impl Jobs {
     /// the sessions and sign-in links that ended that long ago; how many jobs went.
     pub async fn forget_finished(&self) -> Result<u64, ServiceError> {
         *self.live.last_forgotten.lock().expect("jobs lock") = Some(std::time::Instant::now());
-        let before = ferry_store::clock::in_seconds(-(self.live.retention.as_secs() as i64));
+        let before = self.store.clock().in_seconds(-(self.live.retention.as_secs() as i64));
         let forgotten = self.store.jobs().forget_finished(&before).await?;
         if forgotten > 0 {
             tracing::info!(jobs = forgotten, "removed finished jobs past their retention");
@@ -537,7 +537,7 @@ impl Jobs {
             && stored
                 .lease_until
                 .as_deref()
-                .is_some_and(|until| until < ferry_store::clock::now().as_str());
+                .is_some_and(|until| until < self.store.clock().now().as_str());
         if expired {
             for id in self.store.jobs().interrupt_jobs(false).await? {
                 let _ = self.live.changed.send(id);

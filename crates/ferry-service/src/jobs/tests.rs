@@ -119,3 +119,37 @@ async fn jobs_past_the_limit_wait_queued_and_start_in_turn() {
     // Every turn came back.
     tokio::time::timeout(Duration::from_secs(5), jobs.turn()).await.expect("the turn came back");
 }
+
+/// The service keeps time by its store's clock: a job whose instance died is interrupted once
+/// its lease ran out by that clock, and forgotten once the retention passed by it, with no
+/// waiting in the test.
+#[tokio::test]
+async fn leases_and_retention_run_on_the_stores_clock() {
+    use crate::DiscoveryView;
+    let clock = ferry_store::Clock::manual(time::macros::datetime!(2030-06-01 12:00 UTC));
+    let store = ferry_store::testing::scratch().await.unwrap().with_clock(clock.clone());
+    let service = crate::Ferry::new(store.clone(), 1024 * 1024);
+    let empty = br#"{"version":3,"deployment":{}}"#.to_vec();
+    let stack = service.stacks().upload(Some("acme/jobs/clock"), empty, None, "upload").await;
+    let stack = stack.unwrap().summary.id;
+    // A job another instance took and then stopped renewing.
+    let new = NewJob {
+        id: "orphan",
+        kind: JobKind::Discovery,
+        stack_id: &stack,
+        plan: None,
+        total: 1,
+        detail: None,
+    };
+    store.jobs().add_job(new, "gone", &clock.in_seconds(60)).await.unwrap();
+    assert!(store.jobs().claim_job("orphan", "gone", &clock.in_seconds(60)).await.unwrap());
+    let seen: DiscoveryView = service.jobs().get("orphan", None).await.unwrap();
+    assert_eq!(seen.status, JobStatus::Running, "its lease runs for a minute more");
+    clock.advance(Duration::from_secs(61));
+    let seen: DiscoveryView = service.jobs().get("orphan", None).await.unwrap();
+    assert_eq!(seen.status, JobStatus::Interrupted, "its lease ran out by the clock");
+
+    assert_eq!(service.jobs().forget_finished().await.unwrap(), 0, "ended only now");
+    clock.advance(DEFAULT_RETENTION + Duration::from_secs(1));
+    assert_eq!(service.jobs().forget_finished().await.unwrap(), 1, "past the retention");
+}

@@ -419,6 +419,8 @@ impl Previews {
         // commit refused later leaves it to be read again). The new state is checked in memory
         // rather than written out and read back, and it is written out once.
         self.stacks.forget(&stored.stack_id, stored.base_version);
+        // The commit's time, on the service's clock, is the new deployment's.
+        let now = crate::backends::rfc3339_seconds(self.store.clock());
         let (export, next, features, managed) =
             tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
                 let shared;
@@ -441,7 +443,6 @@ impl Previews {
                     None => StackSecrets::for_commit(&mut head, passphrase.as_deref(), &config)?,
                 };
                 let encrypt = |plain: &str| secrets.encrypt(plain);
-                let now = crate::backends::now_rfc3339();
                 assign_created_ids(&mut states);
                 let mut next =
                     to_deployment(base, &states, &WriteOptions { now: &now, encrypt: &encrypt });

@@ -253,7 +253,7 @@ impl Webhooks {
             event,
             org,
             actor: who.to_string(),
-            at: ferry_store::clock::now(),
+            at: self.store.clock().now(),
             plan: WebhookPlan {
                 id: plan.id.clone(),
                 title: plan.title.clone(),
@@ -306,7 +306,7 @@ impl Webhooks {
             if due.is_empty() {
                 return Ok(attempted);
             }
-            let lease_until = ferry_store::clock::in_millis(LEASE.as_millis() as i64);
+            let lease_until = self.store.clock().in_millis(LEASE.as_millis() as i64);
             let mut claimed_any = false;
             for id in due {
                 let Some(claimed) = self.store.webhooks().claim_delivery(&id, &lease_until).await?
@@ -342,7 +342,7 @@ impl Webhooks {
         Attempt::Retry {
             code,
             error,
-            next_at: ferry_store::clock::in_millis(wait.as_millis() as i64),
+            next_at: self.store.clock().in_millis(wait.as_millis() as i64),
         }
     }
 
