@@ -148,7 +148,7 @@ const TOKEN_SELECT: &str =
 
 impl AccountRows<'_> {
     pub async fn count_users(self) -> Result<i64, StoreError> {
-        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&self.pool).await?)
+        Ok(sqlx::query_scalar("SELECT COUNT(*) FROM users").fetch_one(&self.store.pool).await?)
     }
 
     /// Adds a user; a taken name or OpenID subject is [`StoreError::UserExists`].
@@ -163,8 +163,8 @@ impl AccountRows<'_> {
                 .bind(new.password.map(|p| p.1))
                 .bind(new.oidc.map(|o| o.0))
                 .bind(new.oidc.map(|o| o.1))
-                .bind(self.clock.now())
-                .execute(&self.pool)
+                .bind(self.store.clock.now())
+                .execute(&self.store.pool)
                 .await;
         match result {
             Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
@@ -180,7 +180,7 @@ impl AccountRows<'_> {
     pub async fn user(self, id: &str) -> Result<User, StoreError> {
         let row = sqlx::query(&format!("{USER_SELECT} WHERE id = $1"))
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         row.as_ref().map(user_of).ok_or_else(|| StoreError::UserNotFound(id.to_string()))
     }
@@ -188,7 +188,7 @@ impl AccountRows<'_> {
     pub async fn user_by_name(self, name: &str) -> Result<Option<User>, StoreError> {
         let row = sqlx::query(&format!("{USER_SELECT} WHERE name = $1"))
             .bind(name)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         Ok(row.as_ref().map(user_of))
     }
@@ -201,14 +201,14 @@ impl AccountRows<'_> {
         ))
         .bind(sub)
         .bind(issuer)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?;
         let Some(user) = row.as_ref().map(user_of) else { return Ok(None) };
         if user.oidc_issuer.is_none() {
             sqlx::query("UPDATE users SET oidc_issuer = $1 WHERE id = $2 AND oidc_issuer IS NULL")
                 .bind(issuer)
                 .bind(&user.id)
-                .execute(&self.pool)
+                .execute(&self.store.pool)
                 .await?;
             return Ok(Some(self.user(&user.id).await?));
         }
@@ -216,8 +216,9 @@ impl AccountRows<'_> {
     }
 
     pub async fn users(self) -> Result<Vec<User>, StoreError> {
-        let rows =
-            sqlx::query(&format!("{USER_SELECT} ORDER BY name")).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&format!("{USER_SELECT} ORDER BY name"))
+            .fetch_all(&self.store.pool)
+            .await?;
         Ok(rows.iter().map(user_of).collect())
     }
 
@@ -234,7 +235,7 @@ impl AccountRows<'_> {
                 .bind(hash)
                 .bind(set_by)
                 .bind(user_id)
-                .execute(&self.pool)
+                .execute(&self.store.pool)
                 .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::UserNotFound(user_id.to_string()));
@@ -246,7 +247,7 @@ impl AccountRows<'_> {
         sqlx::query("UPDATE users SET email = $1 WHERE id = $2")
             .bind(email)
             .bind(user_id)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -256,7 +257,7 @@ impl AccountRows<'_> {
         let rows =
             sqlx::query("SELECT org, role FROM memberships WHERE user_id = $1 ORDER BY org, role")
                 .bind(user_id)
-                .fetch_all(&self.pool)
+                .fetch_all(&self.store.pool)
                 .await?;
         Ok(rows.iter().map(|r| Membership { org: r.get("org"), role: r.get("role") }).collect())
     }
@@ -269,7 +270,7 @@ impl AccountRows<'_> {
         org: &str,
         roles: &[&str],
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let (held, since): (i64, Option<String>) = sqlx::query_as(
             "SELECT COUNT(*), MIN(granted_at) FROM memberships WHERE user_id = $1 AND org = $2",
         )
@@ -278,7 +279,7 @@ impl AccountRows<'_> {
         .fetch_one(&mut *tx)
         .await?;
         // A membership from before the time was kept has none, and keeps none.
-        let since = if held > 0 { since } else { Some(self.clock.now()) };
+        let since = if held > 0 { since } else { Some(self.store.clock.now()) };
         sqlx::query("DELETE FROM memberships WHERE user_id = $1 AND org = $2")
             .bind(user_id)
             .bind(org)
@@ -305,8 +306,8 @@ impl AccountRows<'_> {
             .bind(org)
             .bind(user_id)
             .bind(role)
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -316,7 +317,7 @@ impl AccountRows<'_> {
         let rows =
             sqlx::query("SELECT DISTINCT user_id FROM memberships WHERE org = $1 OR org = '*'")
                 .bind(org)
-                .fetch_all(&self.pool)
+                .fetch_all(&self.store.pool)
                 .await?;
         let mut members = Vec::with_capacity(rows.len());
         for row in rows {
@@ -343,10 +344,10 @@ impl AccountRows<'_> {
         sqlx::query("INSERT INTO sessions (token_hash, user_id, expires_at, method, created_at) VALUES ($1, $2, $3, $4, $5)")
             .bind(token_hash)
             .bind(user_id)
-            .bind(self.clock.in_seconds(lifetime_seconds))
+            .bind(self.store.clock.in_seconds(lifetime_seconds))
             .bind(method.as_str())
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -359,8 +360,8 @@ impl AccountRows<'_> {
     ) -> Result<Option<(User, Option<SessionMethod>)>, StoreError> {
         let row = sqlx::query("SELECT user_id, method FROM sessions WHERE token_hash = $1 AND revoked_at IS NULL AND expires_at > $2")
             .bind(token_hash)
-            .bind(self.clock.now())
-            .fetch_optional(&self.pool)
+            .bind(self.store.clock.now())
+            .fetch_optional(&self.store.pool)
             .await?;
         match row {
             Some(row) => {
@@ -376,9 +377,9 @@ impl AccountRows<'_> {
         sqlx::query(
             "UPDATE sessions SET revoked_at = $1 WHERE token_hash = $2 AND revoked_at IS NULL",
         )
-        .bind(self.clock.now())
+        .bind(self.store.clock.now())
         .bind(token_hash)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -388,9 +389,9 @@ impl AccountRows<'_> {
         sqlx::query(
             "UPDATE sessions SET revoked_at = $1 WHERE user_id = $2 AND revoked_at IS NULL",
         )
-        .bind(self.clock.now())
+        .bind(self.store.clock.now())
         .bind(user_id)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -412,51 +413,51 @@ impl AccountRows<'_> {
             .bind(name)
             .bind(org)
             .bind(role)
-            .bind(self.clock.in_seconds(lifetime_seconds))
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.in_seconds(lifetime_seconds))
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1"))
             .bind(&id)
-            .fetch_one(&self.pool)
+            .fetch_one(&self.store.pool)
             .await?;
-        Ok(token_of(&row, &self.clock.now())?)
+        Ok(token_of(&row, &self.store.clock.now())?)
     }
 
     /// The token with this hash, live or not (the caller tells expired from revoked).
     pub async fn api_token_by_hash(self, token_hash: &str) -> Result<Option<ApiToken>, StoreError> {
         let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE token_hash = $1"))
             .bind(token_hash)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
-        Ok(row.as_ref().map(|row| token_of(row, &self.clock.now())).transpose()?)
+        Ok(row.as_ref().map(|row| token_of(row, &self.store.clock.now())).transpose()?)
     }
 
     pub async fn api_tokens_of(self, user_id: &str) -> Result<Vec<ApiToken>, StoreError> {
         let rows =
             sqlx::query(&format!("{TOKEN_SELECT} WHERE user_id = $1 ORDER BY created_at DESC"))
                 .bind(user_id)
-                .fetch_all(&self.pool)
+                .fetch_all(&self.store.pool)
                 .await?;
-        let now = self.clock.now();
+        let now = self.store.clock.now();
         Ok(rows.iter().map(|row| token_of(row, &now)).collect::<Result<_, _>>()?)
     }
 
     /// Revokes the user's token `id`; revoking twice keeps the first time.
     pub async fn revoke_api_token(self, user_id: &str, id: &str) -> Result<ApiToken, StoreError> {
         sqlx::query("UPDATE api_tokens SET revoked_at = $1 WHERE id = $2 AND user_id = $3 AND revoked_at IS NULL")
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(id)
             .bind(user_id)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         let row = sqlx::query(&format!("{TOKEN_SELECT} WHERE id = $1 AND user_id = $2"))
             .bind(id)
             .bind(user_id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         row.as_ref()
-            .map(|row| token_of(row, &self.clock.now()))
+            .map(|row| token_of(row, &self.store.clock.now()))
             .transpose()?
             .ok_or(StoreError::TokenNotFound)
     }
@@ -472,21 +473,21 @@ impl AccountRows<'_> {
         )
         .bind(token_hash)
         .bind(user_id)
-        .bind(self.clock.in_seconds(lifetime_seconds))
-        .execute(&self.pool)
+        .bind(self.store.clock.in_seconds(lifetime_seconds))
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
 
     /// Uses a one-time sign-in link: its user, once; `None` if unknown, used or expired.
     pub async fn use_sign_in_link(self, token_hash: &str) -> Result<Option<String>, StoreError> {
-        let now = self.clock.now();
+        let now = self.store.clock.now();
         let user_id: Option<String> =
             sqlx::query_scalar("UPDATE sign_in_links SET used_at = $1 WHERE token_hash = $2 AND used_at IS NULL AND expires_at > $3 RETURNING user_id")
                 .bind(&now)
                 .bind(token_hash)
                 .bind(&now)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&self.store.pool)
                 .await?;
         Ok(user_id)
     }
@@ -502,8 +503,8 @@ impl AccountRows<'_> {
             .bind(record.plan_id)
             // A record of an organisation is that organisation's; only server-wide ones need a subject.
             .bind(if record.org.is_none() { record.subject } else { None })
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -528,10 +529,10 @@ impl AccountRows<'_> {
                 .bind(after)
                 .bind(org)
                 .bind(limit)
-                .fetch_all(&self.pool)
+                .fetch_all(&self.store.pool)
                 .await?
             }
-            None => sqlx::query("SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2").bind(after).bind(limit).fetch_all(&self.pool).await?,
+            None => sqlx::query("SELECT * FROM audit_log WHERE seq > $1 ORDER BY seq LIMIT $2").bind(after).bind(limit).fetch_all(&self.store.pool).await?,
         };
         Ok(rows.iter().map(audit_record_of).collect())
     }
@@ -544,9 +545,9 @@ impl AccountRows<'_> {
         login: &OidcLogin,
         lifetime_seconds: i64,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         sqlx::query("DELETE FROM oidc_logins WHERE expires_at < $1")
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .execute(&mut *tx)
             .await?;
         sqlx::query("INSERT INTO oidc_logins (state_hash, verifier, nonce, next, expires_at) VALUES ($1, $2, $3, $4, $5)")
@@ -554,7 +555,7 @@ impl AccountRows<'_> {
             .bind(&login.verifier)
             .bind(&login.nonce)
             .bind(&login.next)
-            .bind(self.clock.in_seconds(lifetime_seconds))
+            .bind(self.store.clock.in_seconds(lifetime_seconds))
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -565,8 +566,8 @@ impl AccountRows<'_> {
     pub async fn take_oidc_login(self, state_hash: &str) -> Result<Option<OidcLogin>, StoreError> {
         let row = sqlx::query("DELETE FROM oidc_logins WHERE state_hash = $1 AND expires_at > $2 RETURNING verifier, nonce, next")
             .bind(state_hash)
-            .bind(self.clock.now())
-            .fetch_optional(&self.pool)
+            .bind(self.store.clock.now())
+            .fetch_optional(&self.store.pool)
             .await?;
         Ok(row.map(|r| OidcLogin {
             verifier: r.get("verifier"),

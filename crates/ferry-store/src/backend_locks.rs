@@ -43,9 +43,9 @@ impl StackRows<'_> {
             .bind(stack_id)
             .bind(backend_url)
             .bind(instance)
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(lease_until)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -57,10 +57,10 @@ impl StackRows<'_> {
         recovery: Option<&str>,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE backend_locks SET released_at = $1, recovery = $2 WHERE path = $3 AND released_at IS NULL")
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(recovery)
             .bind(path)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -71,9 +71,9 @@ impl StackRows<'_> {
         sqlx::query(
             "UPDATE backend_locks SET lease_until = $1 WHERE path = $2 AND released_at IS NULL",
         )
-        .bind(self.clock.now())
+        .bind(self.store.clock.now())
         .bind(path)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -89,7 +89,7 @@ impl StackRows<'_> {
         )
         .bind(lease_until)
         .bind(instance)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -103,14 +103,14 @@ impl StackRows<'_> {
         lease_until: &str,
         all: bool,
     ) -> Result<Vec<BackendLock>, StoreError> {
-        let cutoff = if all { "9999".to_string() } else { self.clock.now() };
+        let cutoff = if all { "9999".to_string() } else { self.store.clock.now() };
         let rows = sqlx::query(&format!(
             "UPDATE backend_locks SET instance = $1, lease_until = $2 WHERE released_at IS NULL AND lease_until < $3 RETURNING {LOCK_COLUMNS}"
         ))
         .bind(instance)
         .bind(lease_until)
         .bind(cutoff)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(rows.iter().map(lock_of).collect())
     }
@@ -124,7 +124,7 @@ impl StackRows<'_> {
         let rows = sqlx::query(&format!("SELECT {LOCK_COLUMNS} FROM backend_locks WHERE stack_id = $1 ORDER BY taken_at DESC, path LIMIT $2"))
             .bind(stack_id)
             .bind(limit)
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?;
         Ok(rows.iter().map(lock_of).collect())
     }

@@ -51,9 +51,9 @@ impl AccountRows<'_> {
             .bind(org)
             .bind(&roles)
             .bind(invited_by)
-            .bind(self.clock.now())
-            .bind(self.clock.in_seconds(lifetime_seconds))
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .bind(self.store.clock.in_seconds(lifetime_seconds))
+            .execute(&self.store.pool)
             .await?;
         self.invitation(&id).await
     }
@@ -61,10 +61,10 @@ impl AccountRows<'_> {
     pub async fn invitation(self, id: &str) -> Result<Invitation, StoreError> {
         let row = sqlx::query(&format!("{INVITATION_SELECT} WHERE i.id = $1"))
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         row.as_ref()
-            .map(|row| invitation_of(row, &self.clock.now()))
+            .map(|row| invitation_of(row, &self.store.clock.now()))
             .ok_or(StoreError::InvitationNotFound)
     }
 
@@ -72,10 +72,10 @@ impl AccountRows<'_> {
     pub async fn invitation_by_token(self, token_hash: &str) -> Result<Invitation, StoreError> {
         let row = sqlx::query(&format!("{INVITATION_SELECT} WHERE i.token_hash = $1"))
             .bind(token_hash)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         row.as_ref()
-            .map(|row| invitation_of(row, &self.clock.now()))
+            .map(|row| invitation_of(row, &self.store.clock.now()))
             .ok_or(StoreError::InvitationNotFound)
     }
 
@@ -85,9 +85,9 @@ impl AccountRows<'_> {
             "{INVITATION_SELECT} WHERE i.org = $1 ORDER BY i.created_at DESC, i.id"
         ))
         .bind(org)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
-        let now = self.clock.now();
+        let now = self.store.clock.now();
         Ok(rows.iter().map(|row| invitation_of(row, &now)).collect())
     }
 
@@ -97,9 +97,9 @@ impl AccountRows<'_> {
             return Err(StoreError::InvitationNotFound);
         }
         sqlx::query("UPDATE invitations SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL AND accepted_at IS NULL")
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         self.invitation(id).await
     }
@@ -112,8 +112,8 @@ impl AccountRows<'_> {
         token_hash: &str,
         user_id: &str,
     ) -> Result<Option<Invitation>, StoreError> {
-        let mut tx = self.begin().await?;
-        let at = self.clock.now();
+        let mut tx = self.store.begin().await?;
+        let at = self.store.clock.now();
         let taken = sqlx::query(
             "UPDATE invitations SET accepted_by = $1, accepted_at = $2 WHERE token_hash = $3 AND accepted_at IS NULL AND revoked_at IS NULL AND expires_at > $2",
         )

@@ -133,7 +133,7 @@ impl JobRows<'_> {
     where
         E: sqlx::Executor<'e, Database = sqlx::Any>,
     {
-        if self.dialect == Dialect::Postgres {
+        if self.store.dialect == Dialect::Postgres {
             sqlx::query("SELECT pg_notify($1, $2)")
                 .bind(JOBS_CHANNEL)
                 .bind(job_id)
@@ -162,8 +162,8 @@ impl JobRows<'_> {
             .bind(new.detail)
             .bind(instance)
             .bind(lease_until)
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         self.job(new.id).await
     }
@@ -189,7 +189,7 @@ impl JobRows<'_> {
         events: &[String],
         total: i64,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let finished = first_seq + events.len() as i64;
         let done = sqlx::query(
             "UPDATE jobs SET finished = $1, total = $2 WHERE id = $3 AND status = 'running'",
@@ -255,7 +255,7 @@ impl JobRows<'_> {
         id: &str,
         change: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments<'q>>,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let done = change.execute(&mut *tx).await?;
         self.announce(&mut *tx, id).await?;
         tx.commit().await?;
@@ -271,7 +271,7 @@ impl JobRows<'_> {
         sqlx::query("UPDATE jobs SET lease_until = $1 WHERE instance = $2 AND status IN ('queued', 'running')")
             .bind(lease_until)
             .bind(instance)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -281,7 +281,7 @@ impl JobRows<'_> {
     /// every live job (a single-instance store starting up knows none of them is running).
     /// Returns their IDs.
     pub async fn interrupt_jobs(self, all: bool) -> Result<Vec<String>, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let ids: Vec<String> = if all {
             sqlx::query_scalar("UPDATE jobs SET status = 'interrupted', error = $1, lease_until = NULL WHERE status IN ('queued', 'running') RETURNING id")
                 .bind(INTERRUPTED)
@@ -294,8 +294,8 @@ impl JobRows<'_> {
                     OR (status = 'queued' AND lease_until IS NULL AND created_at < $3) RETURNING id",
             )
             .bind(INTERRUPTED)
-            .bind(self.clock.now())
-            .bind(self.clock.in_seconds(-60))
+            .bind(self.store.clock.now())
+            .bind(self.store.clock.in_seconds(-60))
             .fetch_all(&mut *tx)
             .await?
         };
@@ -310,7 +310,7 @@ impl JobRows<'_> {
     /// never a live one) with their events, and the sessions and sign-in links that expired or
     /// ended before it. Returns how many jobs went.
     pub async fn forget_finished(self, before: &str) -> Result<u64, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let ended = "status IN ('done', 'failed', 'cancelled', 'interrupted') AND created_at < $1";
         sqlx::query(&format!(
             "DELETE FROM job_events WHERE job_id IN (SELECT id FROM jobs WHERE {ended})"
@@ -338,7 +338,7 @@ impl JobRows<'_> {
     pub async fn job(self, id: &str) -> Result<StoredJob, StoreError> {
         let row = sqlx::query(&format!("{JOB_SELECT} WHERE id = $1"))
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         row.as_ref().map(job_of).unwrap_or_else(|| Err(StoreError::JobNotFound(id.to_string())))
     }
@@ -350,7 +350,7 @@ impl JobRows<'_> {
         )
         .bind(id)
         .bind(from)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?)
     }
 
@@ -361,7 +361,7 @@ impl JobRows<'_> {
         ))
         .bind(plan_id)
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         rows.iter().map(job_of).collect()
     }
@@ -369,7 +369,7 @@ impl JobRows<'_> {
     /// Follows job changes announced by every instance (PostgreSQL); `None` in SQLite, whose
     /// followers poll.
     pub async fn job_notifications(self) -> Result<Option<JobNotifications>, StoreError> {
-        let Some(url) = self.url.as_deref() else { return Ok(None) };
+        let Some(url) = self.store.url.as_deref() else { return Ok(None) };
         let mut listener = sqlx::postgres::PgListener::connect(url).await?;
         listener.listen(JOBS_CHANNEL).await?;
         Ok(Some(JobNotifications(listener)))

@@ -138,62 +138,58 @@ pub struct Store {
 
 /// The store's tables, one handle per domain: the stacks (with their versions, previews,
 /// managed resources, config and backend locks), the plans (with their review), the jobs, the
-/// accounts, and the webhooks. A handle borrows the store; it holds nothing of its own.
-macro_rules! rows {
-    ($(#[$doc:meta])* $name:ident) => {
-        $(#[$doc])*
-        #[derive(Clone, Copy)]
-        pub struct $name<'s>(&'s Store);
-
-        impl std::ops::Deref for $name<'_> {
-            type Target = Store;
-            fn deref(&self) -> &Store {
-                self.0
-            }
-        }
-    };
+/// accounts, and the webhooks. A handle borrows the store; it holds nothing of its own, and
+/// reaches the store's pool, transactions and clock through its `store` field.
+///
+/// Stacks, versions, previews, managed resources, stack config and backend locks.
+#[derive(Clone, Copy)]
+pub struct StackRows<'s> {
+    store: &'s Store,
 }
 
-rows!(
-    /// Stacks, versions, previews, managed resources, stack config and backend locks.
-    StackRows
-);
-rows!(
-    /// Plans, revisions, shares, comments, approvals and review settings.
-    PlanRows
-);
-rows!(
-    /// Background jobs, their events and leases.
-    JobRows
-);
-rows!(
-    /// Users, memberships, sessions, API tokens, sign-in links, OIDC logins and the audit log.
-    AccountRows
-);
-rows!(
-    /// Organisations' webhooks and their deliveries.
-    WebhookRows
-);
+/// Plans, revisions, shares, comments, approvals and review settings.
+#[derive(Clone, Copy)]
+pub struct PlanRows<'s> {
+    store: &'s Store,
+}
+
+/// Background jobs, their events and leases.
+#[derive(Clone, Copy)]
+pub struct JobRows<'s> {
+    store: &'s Store,
+}
+
+/// Users, memberships, sessions, API tokens, sign-in links, OIDC logins and the audit log.
+#[derive(Clone, Copy)]
+pub struct AccountRows<'s> {
+    store: &'s Store,
+}
+
+/// Organisations' webhooks and their deliveries.
+#[derive(Clone, Copy)]
+pub struct WebhookRows<'s> {
+    store: &'s Store,
+}
 
 impl Store {
     pub fn stacks(&self) -> StackRows<'_> {
-        StackRows(self)
+        StackRows { store: self }
     }
 
     pub fn plans(&self) -> PlanRows<'_> {
-        PlanRows(self)
+        PlanRows { store: self }
     }
 
     pub fn jobs(&self) -> JobRows<'_> {
-        JobRows(self)
+        JobRows { store: self }
     }
 
     pub fn accounts(&self) -> AccountRows<'_> {
-        AccountRows(self)
+        AccountRows { store: self }
     }
 
     pub fn webhooks(&self) -> WebhookRows<'_> {
-        WebhookRows(self)
+        WebhookRows { store: self }
     }
 }
 
@@ -225,7 +221,7 @@ impl StackRows<'_> {
         name: &StackName,
         new: &NewVersion<'_>,
     ) -> Result<StackSummary, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let existing: Option<String> = sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1")
             .bind(name.as_str())
             .fetch_optional(&mut *tx)
@@ -237,7 +233,7 @@ impl StackRows<'_> {
                 sqlx::query("INSERT INTO stacks (id, name, created_at) VALUES ($1, $2, $3)")
                     .bind(&id)
                     .bind(name.as_str())
-                    .bind(self.clock.now())
+                    .bind(self.store.clock.now())
                     .execute(&mut *tx)
                     .await?;
                 id
@@ -249,7 +245,8 @@ impl StackRows<'_> {
         .bind(&id)
         .fetch_one(&mut *tx)
         .await?;
-        insert_version(&mut tx, self.dialect, &id, version, new, &self.clock.now()).await?;
+        insert_version(&mut tx, self.store.dialect, &id, version, new, &self.store.clock.now())
+            .await?;
         let summary =
             fetch_summary(&mut *tx, &id, Some(version)).await?.expect("the row was just written");
         tx.commit().await?;
@@ -268,12 +265,12 @@ impl StackRows<'_> {
         backend_stack: &str,
         config_yaml: Option<&str>,
     ) -> Result<StackSummary, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let id = random_id();
         let inserted = sqlx::query("INSERT INTO stacks (id, name, created_at) VALUES ($1, $2, $3)")
             .bind(&id)
             .bind(name.as_str())
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .execute(&mut *tx)
             .await;
         match inserted {
@@ -284,7 +281,8 @@ impl StackRows<'_> {
                 other?;
             }
         }
-        insert_version(&mut tx, self.dialect, &id, 1, &first, &self.clock.now()).await?;
+        insert_version(&mut tx, self.store.dialect, &id, 1, &first, &self.store.clock.now())
+            .await?;
         sqlx::query(
             "INSERT INTO stack_backends (stack_id, url, backend_stack) VALUES ($1, $2, $3)",
         )
@@ -299,7 +297,7 @@ impl StackRows<'_> {
             )
             .bind(&id)
             .bind(yaml)
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .execute(&mut *tx)
             .await?;
         }
@@ -317,8 +315,8 @@ impl StackRows<'_> {
         )
         .bind(stack_id)
         .bind(yaml)
-        .bind(self.clock.now())
-        .execute(&self.pool)
+        .bind(self.store.clock.now())
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -327,7 +325,7 @@ impl StackRows<'_> {
     pub async fn stack_config(self, stack_id: &str) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT yaml FROM stack_configs WHERE stack_id = $1")
             .bind(stack_id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?)
     }
 
@@ -335,7 +333,7 @@ impl StackRows<'_> {
     pub async fn backend_of(self, stack_id: &str) -> Result<Option<(String, String)>, StoreError> {
         Ok(sqlx::query_as("SELECT url, backend_stack FROM stack_backends WHERE stack_id = $1")
             .bind(stack_id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?)
     }
 
@@ -345,13 +343,13 @@ impl StackRows<'_> {
             "{SUMMARY_SELECT} WHERE v.version = (SELECT MAX(version) FROM stack_versions WHERE stack_id = s.id) \
              ORDER BY s.name"
         );
-        let rows = sqlx::query(&sql).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&sql).fetch_all(&self.store.pool).await?;
         Ok(rows.iter().map(summary_from_row).collect())
     }
 
     /// A stack's latest version summary, by ID.
     pub async fn stack(self, id: &str) -> Result<StackSummary, StoreError> {
-        fetch_summary(&self.pool, id, None)
+        fetch_summary(&self.store.pool, id, None)
             .await?
             .ok_or_else(|| StoreError::StackNotFound(id.to_string()))
     }
@@ -360,14 +358,14 @@ impl StackRows<'_> {
     pub async fn stack_id_by_name(self, name: &StackName) -> Result<Option<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT id FROM stacks WHERE name = $1")
             .bind(name.as_str())
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?)
     }
 
     /// A stack's version (the latest when `version` is `None`) with its state.
     pub async fn version(self, id: &str, version: Option<i64>) -> Result<StackVersion, StoreError> {
         let summary =
-            fetch_summary(&self.pool, id, version).await?.ok_or_else(|| match version {
+            fetch_summary(&self.store.pool, id, version).await?.ok_or_else(|| match version {
                 Some(v) => StoreError::VersionNotFound { stack: id.to_string(), version: v },
                 None => StoreError::StackNotFound(id.to_string()),
             })?;
@@ -375,7 +373,7 @@ impl StackRows<'_> {
         let row = sqlx::query("SELECT export_json, export_zstd FROM stack_versions WHERE stack_id = $1 AND version = $2")
             .bind(id)
             .bind(summary.version)
-            .fetch_one(&self.pool)
+            .fetch_one(&self.store.pool)
             .await?;
         let export_json =
             packed::stored_json(row.try_get("export_zstd")?, row.try_get("export_json")?).map_err(
@@ -400,7 +398,7 @@ impl StackRows<'_> {
     ) -> Result<(String, String), StoreError> {
         let id = random_id();
         // `preview_json` is '' in rows whose plan is packed (see migration 0013).
-        let created_at = self.clock.now();
+        let created_at = self.store.clock.now();
         sqlx::query(
             "INSERT INTO previews (id, stack_id, base_version, spec, preview_json, preview_zstd, payload, created_at) VALUES ($1, $2, $3, $4, '', $5, $6, $7)",
         )
@@ -411,7 +409,7 @@ impl StackRows<'_> {
         .bind(plan.bytes())
         .bind(payload)
         .bind(&created_at)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok((id, created_at))
     }
@@ -425,7 +423,7 @@ impl StackRows<'_> {
             "SELECT verification_json FROM preview_verifications WHERE preview_id = $1",
         )
         .bind(preview_id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?)
     }
 
@@ -439,7 +437,7 @@ impl StackRows<'_> {
         sqlx::query("INSERT INTO preview_verifications (preview_id, verification_json) VALUES ($1, $2) ON CONFLICT DO NOTHING")
             .bind(preview_id)
             .bind(verification_json)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(self
             .preview_verification(preview_id)
@@ -451,7 +449,7 @@ impl StackRows<'_> {
     pub async fn preview_stack(self, id: &str) -> Result<String, StoreError> {
         sqlx::query_scalar("SELECT stack_id FROM previews WHERE id = $1")
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))
     }
@@ -465,7 +463,7 @@ impl StackRows<'_> {
             "SELECT p.base_version, (SELECT MAX(v.version) FROM stack_versions v WHERE v.stack_id = p.stack_id) AS latest FROM previews p WHERE p.id = $1",
         )
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))?;
         Ok((row.get("base_version"), row.get("latest")))
@@ -474,7 +472,7 @@ impl StackRows<'_> {
     pub async fn preview_committed_version(self, id: &str) -> Result<Option<i64>, StoreError> {
         let row = sqlx::query("SELECT c.version AS committed FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1")
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))?;
         Ok(row.get("committed"))
@@ -486,7 +484,7 @@ impl StackRows<'_> {
              FROM previews p LEFT JOIN commits c ON c.preview_id = p.id WHERE p.id = $1",
         )
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .ok_or_else(|| StoreError::PreviewNotFound(id.to_string()))?;
         Ok(StoredPreview {
@@ -519,7 +517,7 @@ impl StackRows<'_> {
                 let committed: Option<i64> =
                     sqlx::query_scalar("SELECT version FROM commits WHERE preview_id = $1")
                         .bind(&preview.id)
-                        .fetch_optional(&self.pool)
+                        .fetch_optional(&self.store.pool)
                         .await?;
                 if let Some(version) = committed {
                     return Err(StoreError::AlreadyCommitted { version });
@@ -528,7 +526,7 @@ impl StackRows<'_> {
                     "SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1",
                 )
                 .bind(&preview.stack_id)
-                .fetch_one(&self.pool)
+                .fetch_one(&self.store.pool)
                 .await?;
                 Err(StoreError::StalePreview { base: preview.base_version, latest })
             }
@@ -541,7 +539,7 @@ impl StackRows<'_> {
         preview: &StoredPreview,
         new: &NewVersion<'_>,
     ) -> Result<StackSummary, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let latest: i64 = sqlx::query_scalar(
             "SELECT COALESCE(MAX(version), 0) FROM stack_versions WHERE stack_id = $1",
         )
@@ -560,8 +558,8 @@ impl StackRows<'_> {
             return Err(StoreError::StalePreview { base: preview.base_version, latest });
         }
         let version = latest + 1;
-        let now = self.clock.now();
-        insert_version(&mut tx, self.dialect, &preview.stack_id, version, new, &now).await?;
+        let now = self.store.clock.now();
+        insert_version(&mut tx, self.store.dialect, &preview.stack_id, version, new, &now).await?;
         sqlx::query(
             "INSERT INTO commits (preview_id, stack_id, version, committed_at) VALUES ($1, $2, $3, $4)",
         )
@@ -581,7 +579,7 @@ impl StackRows<'_> {
     /// All versions of a stack, newest first.
     pub async fn versions(self, id: &str) -> Result<Vec<StackSummary>, StoreError> {
         let sql = format!("{SUMMARY_SELECT} WHERE s.id = $1 ORDER BY v.version DESC");
-        let rows = sqlx::query(&sql).bind(id).fetch_all(&self.pool).await?;
+        let rows = sqlx::query(&sql).bind(id).fetch_all(&self.store.pool).await?;
         if rows.is_empty() {
             return Err(StoreError::StackNotFound(id.to_string()));
         }

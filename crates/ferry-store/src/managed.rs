@@ -188,7 +188,7 @@ impl StackRows<'_> {
         )
         .bind(format!("{org}/"))
         .bind(org.len() as i64 + 1)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(rows
             .iter()
@@ -208,7 +208,7 @@ impl StackRows<'_> {
         version: i64,
         rows: &[ManagedResource],
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let latest: Option<i64> =
             sqlx::query_scalar("SELECT MAX(version) FROM stack_versions WHERE stack_id = $1")
                 .bind(stack_id)
@@ -222,8 +222,15 @@ impl StackRows<'_> {
             .fetch_one(&mut *tx)
             .await?;
         let org = name.split('/').next().unwrap_or_default().to_string();
-        apply(&mut tx, self.dialect, stack_id, &org, version, &ManagedChange::All(rows.to_vec()))
-            .await?;
+        apply(
+            &mut tx,
+            self.store.dialect,
+            stack_id,
+            &org,
+            version,
+            &ManagedChange::All(rows.to_vec()),
+        )
+        .await?;
         tx.commit().await?;
         Ok(())
     }
@@ -241,7 +248,7 @@ impl StackRows<'_> {
         )
         .bind(org)
         .bind(type_)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(rows
             .iter()

@@ -89,7 +89,7 @@ impl PlanRows<'_> {
              FROM plans p WHERE p.id = $1",
         )
         .bind(plan_id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .ok_or_else(|| StoreError::PlanNotFound(plan_id.to_string()))?;
         let closed_at: Option<String> = row.get("closed_at");
@@ -121,9 +121,9 @@ impl PlanRows<'_> {
             .bind(state.as_str())
             .bind(latest_preview)
             .bind(status_json)
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(plan_id)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::PlanNotFound(plan_id.to_string()));
@@ -133,12 +133,12 @@ impl PlanRows<'_> {
 
     /// Closes the plan as `by`, or reopens it (`None`).
     pub async fn set_plan_closed(self, plan_id: &str, by: Option<&str>) -> Result<(), StoreError> {
-        let at = by.map(|_| self.clock.now());
+        let at = by.map(|_| self.store.clock.now());
         let done = sqlx::query("UPDATE plans SET closed_at = $1, closed_by = $2 WHERE id = $3")
             .bind(at)
             .bind(by)
             .bind(plan_id)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         if done.rows_affected() == 0 {
             return Err(StoreError::PlanNotFound(plan_id.to_string()));
@@ -149,7 +149,7 @@ impl PlanRows<'_> {
     /// Plans whose state was never computed (made before migration 0021).
     pub async fn plans_without_status(self) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT id FROM plans WHERE status_json IS NULL ORDER BY id")
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?)
     }
 
@@ -157,7 +157,7 @@ impl PlanRows<'_> {
     pub async fn open_plans_of_stack(self, stack_id: &str) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar("SELECT id FROM plans WHERE stack_id = $1 AND state NOT IN ('committed', 'closed') ORDER BY id")
             .bind(stack_id)
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?)
     }
 
@@ -171,9 +171,9 @@ impl PlanRows<'_> {
         preview_id: &str,
         body: &str,
     ) -> Result<(), StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         sqlx::query("UPDATE plan_change_requests SET withdrawn_at = $1, withdrawn_by = $2 WHERE plan_id = $3 AND reviewer = $2 AND withdrawn_at IS NULL")
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(reviewer)
             .bind(plan_id)
             .execute(&mut *tx)
@@ -184,7 +184,7 @@ impl PlanRows<'_> {
             .bind(revision)
             .bind(preview_id)
             .bind(body)
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -200,11 +200,11 @@ impl PlanRows<'_> {
     ) -> Result<bool, StoreError> {
         let done =
             sqlx::query("UPDATE plan_change_requests SET withdrawn_at = $1, withdrawn_by = $2 WHERE plan_id = $3 AND reviewer = $4 AND withdrawn_at IS NULL")
-                .bind(self.clock.now())
+                .bind(self.store.clock.now())
                 .bind(by)
                 .bind(plan_id)
                 .bind(reviewer)
-                .execute(&self.pool)
+                .execute(&self.store.pool)
                 .await?;
         Ok(done.rows_affected() > 0)
     }
@@ -222,7 +222,7 @@ impl PlanRows<'_> {
              ORDER BY c.created_at, c.reviewer",
         )
         .bind(plan_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(rows
             .iter()
@@ -296,7 +296,7 @@ impl PlanRows<'_> {
         for b in &q.binds {
             query = query.bind(b);
         }
-        let rows = query.fetch_all(&self.pool).await?;
+        let rows = query.fetch_all(&self.store.pool).await?;
         Ok(rows
             .iter()
             .map(|r| StoredListRow {

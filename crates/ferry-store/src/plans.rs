@@ -70,7 +70,7 @@ impl PlanRows<'_> {
     pub async fn add_plan(self, new: NewPlan<'_>) -> Result<Plan, StoreError> {
         let NewPlan { stack_id, title, author, spec, program, options, sealed_prior } = new;
         let id = random_id();
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let stack: Option<String> = sqlx::query_scalar("SELECT name FROM stacks WHERE id = $1")
             .bind(stack_id)
             .fetch_optional(&mut *tx)
@@ -81,7 +81,7 @@ impl PlanRows<'_> {
         // The organisation is the stack's, kept with the plan for lists; its state starts as a
         // draft, which the service computes again at once.
         let org = stack.split('/').next().unwrap_or_default();
-        let now = self.clock.now();
+        let now = self.store.clock.now();
         sqlx::query("INSERT INTO plans (id, stack_id, title, author, sealed_prior, org, created_at, last_activity_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $7)")
             .bind(&id)
             .bind(stack_id)
@@ -110,7 +110,7 @@ impl PlanRows<'_> {
         let row: Option<Option<String>> =
             sqlx::query_scalar("SELECT sealed_prior FROM plans WHERE id = $1")
                 .bind(id)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&self.store.pool)
                 .await?;
         row.ok_or_else(|| StoreError::PlanNotFound(id.to_string()))
     }
@@ -121,7 +121,7 @@ impl PlanRows<'_> {
              FROM plans p WHERE p.id = $1",
         )
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .ok_or_else(|| StoreError::PlanNotFound(id.to_string()))?;
         Ok(Plan {
@@ -143,7 +143,7 @@ impl PlanRows<'_> {
         program: Option<&str>,
         options: &str,
     ) -> Result<PlanRevision, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let latest: Option<i64> =
             sqlx::query_scalar("SELECT MAX(revision) FROM plan_revisions WHERE plan_id = $1")
                 .bind(plan_id)
@@ -157,7 +157,7 @@ impl PlanRows<'_> {
             .bind(program)
             .bind(options)
             .bind(author)
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .execute(&mut *tx)
             .await?;
         tx.commit().await?;
@@ -171,7 +171,7 @@ impl PlanRows<'_> {
              UNION SELECT author FROM plan_revisions WHERE plan_id = $1 AND author IS NOT NULL ORDER BY 1",
         )
         .bind(plan_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(authors)
     }
@@ -187,14 +187,14 @@ impl PlanRows<'_> {
                 sqlx::query("SELECT * FROM plan_revisions WHERE plan_id = $1 AND revision = $2")
                     .bind(plan_id)
                     .bind(r)
-                    .fetch_optional(&self.pool)
+                    .fetch_optional(&self.store.pool)
                     .await?
             }
             None => sqlx::query(
                 "SELECT * FROM plan_revisions WHERE plan_id = $1 ORDER BY revision DESC LIMIT 1",
             )
             .bind(plan_id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?,
         };
         let row = row.ok_or_else(|| match revision {
@@ -208,7 +208,7 @@ impl PlanRows<'_> {
         )
         .bind(plan_id)
         .bind(number)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(PlanRevision {
             plan_id: row.get("plan_id"),
@@ -235,7 +235,7 @@ impl PlanRows<'_> {
         .bind(plan_id)
         .bind(revision)
         .bind(preview_id)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -247,7 +247,7 @@ impl PlanRows<'_> {
     ) -> Result<Option<(String, i64)>, StoreError> {
         let row = sqlx::query("SELECT plan_id, revision FROM plan_previews WHERE preview_id = $1")
             .bind(preview_id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         Ok(row.map(|r| (r.get("plan_id"), r.get("revision"))))
     }
@@ -268,9 +268,9 @@ impl PlanRows<'_> {
         .bind(&id)
         .bind(token_hash)
         .bind(plan_id)
-        .bind(self.clock.in_seconds(lifetime_days * 86_400))
-        .bind(self.clock.now())
-        .execute(&self.pool)
+        .bind(self.store.clock.in_seconds(lifetime_days * 86_400))
+        .bind(self.store.clock.now())
+        .execute(&self.store.pool)
         .await?;
         self.plan_share(&id).await
     }
@@ -278,29 +278,29 @@ impl PlanRows<'_> {
     pub async fn plan_share(self, id: &str) -> Result<PlanShare, StoreError> {
         let row = sqlx::query(&format!("{SHARE_SELECT} WHERE id = $1"))
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .ok_or(StoreError::ShareNotFound)?;
-        Ok(share_of(&row, &self.clock.now()))
+        Ok(share_of(&row, &self.store.clock.now()))
     }
 
     /// The link whose token hashes to `token_hash`.
     pub async fn plan_share_by_token(self, token_hash: &str) -> Result<PlanShare, StoreError> {
         let row = sqlx::query(&format!("{SHARE_SELECT} WHERE token_hash = $1"))
             .bind(token_hash)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .ok_or(StoreError::ShareNotFound)?;
-        Ok(share_of(&row, &self.clock.now()))
+        Ok(share_of(&row, &self.store.clock.now()))
     }
 
     pub async fn plan_shares(self, plan_id: &str) -> Result<Vec<PlanShare>, StoreError> {
         let rows =
             sqlx::query(&format!("{SHARE_SELECT} WHERE plan_id = $1 ORDER BY created_at, id"))
                 .bind(plan_id)
-                .fetch_all(&self.pool)
+                .fetch_all(&self.store.pool)
                 .await?;
-        let now = self.clock.now();
+        let now = self.store.clock.now();
         Ok(rows.iter().map(|row| share_of(row, &now)).collect())
     }
 
@@ -311,9 +311,9 @@ impl PlanRows<'_> {
             return Err(StoreError::ShareNotFound);
         }
         sqlx::query("UPDATE plan_shares SET revoked_at = $1 WHERE id = $2 AND revoked_at IS NULL")
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(id)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         self.plan_share(id).await
     }

@@ -68,8 +68,8 @@ impl PlanRows<'_> {
             .bind(new.parent_id)
             .bind(new.author)
             .bind(new.body)
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         self.comment(&id).await
     }
@@ -77,7 +77,7 @@ impl PlanRows<'_> {
     pub async fn comment(self, id: &str) -> Result<Comment, StoreError> {
         let row = sqlx::query("SELECT * FROM plan_comments WHERE id = $1")
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?;
         row.as_ref().map(comment_of).ok_or_else(|| StoreError::CommentNotFound(id.to_string()))
     }
@@ -93,10 +93,10 @@ impl PlanRows<'_> {
                 sqlx::query("SELECT * FROM plan_comments WHERE plan_id = $1 AND revision = $2 ORDER BY created_at, id")
                     .bind(plan_id)
                     .bind(r)
-                    .fetch_all(&self.pool)
+                    .fetch_all(&self.store.pool)
                     .await?
             }
-            None => sqlx::query("SELECT * FROM plan_comments WHERE plan_id = $1 ORDER BY created_at, id").bind(plan_id).fetch_all(&self.pool).await?,
+            None => sqlx::query("SELECT * FROM plan_comments WHERE plan_id = $1 ORDER BY created_at, id").bind(plan_id).fetch_all(&self.store.pool).await?,
         };
         Ok(rows.iter().map(comment_of).collect())
     }
@@ -109,17 +109,17 @@ impl PlanRows<'_> {
                     sqlx::query(
                         "UPDATE plan_comments SET resolved_at = $1, resolved_by = $2 WHERE id = $3",
                     )
-                    .bind(self.clock.now())
+                    .bind(self.store.clock.now())
                     .bind(by)
                     .bind(id)
-                    .execute(&self.pool)
+                    .execute(&self.store.pool)
                     .await?
                 }
                 None => sqlx::query(
                     "UPDATE plan_comments SET resolved_at = NULL, resolved_by = NULL WHERE id = $1",
                 )
                 .bind(id)
-                .execute(&self.pool)
+                .execute(&self.store.pool)
                 .await?,
             };
         if done.rows_affected() == 0 {
@@ -141,8 +141,8 @@ impl PlanRows<'_> {
             .bind(revision)
             .bind(preview_id)
             .bind(approver)
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -159,7 +159,7 @@ impl PlanRows<'_> {
             .bind(revision)
             .bind(preview_id)
             .bind(approver)
-            .execute(&self.pool)
+            .execute(&self.store.pool)
             .await?;
         Ok(())
     }
@@ -175,7 +175,7 @@ impl PlanRows<'_> {
             .bind(plan_id)
             .bind(revision)
             .bind(preview_id)
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?;
         Ok(rows
             .iter()
@@ -189,12 +189,12 @@ impl PlanRows<'_> {
     }
 
     pub async fn stack_settings(self, stack_id: &str) -> Result<StackSettings, StoreError> {
-        self.stacks().stack(stack_id).await?;
+        self.store.stacks().stack(stack_id).await?;
         let row = sqlx::query(
             "SELECT required_approvals, author_may_approve FROM stack_settings WHERE stack_id = $1",
         )
         .bind(stack_id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?;
         Ok(row
             .map(|r| StackSettings {
@@ -209,7 +209,7 @@ impl PlanRows<'_> {
         stack_id: &str,
         settings: StackSettings,
     ) -> Result<StackSettings, StoreError> {
-        self.stacks().stack(stack_id).await?;
+        self.store.stacks().stack(stack_id).await?;
         sqlx::query(
             "INSERT INTO stack_settings (stack_id, required_approvals, author_may_approve) VALUES ($1, $2, $3) \
              ON CONFLICT (stack_id) DO UPDATE SET required_approvals = excluded.required_approvals, author_may_approve = excluded.author_may_approve",
@@ -217,14 +217,14 @@ impl PlanRows<'_> {
         .bind(stack_id)
         .bind(settings.required_approvals)
         .bind(settings.author_may_approve as i64)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         self.stack_settings(stack_id).await
     }
 
     pub async fn org_settings(self, org: &str) -> Result<OrgSettings, StoreError> {
         let row =
-            sqlx::query("SELECT share_links, share_link_days, allowed_packages FROM org_settings WHERE org = $1").bind(org).fetch_optional(&self.pool).await?;
+            sqlx::query("SELECT share_links, share_link_days, allowed_packages FROM org_settings WHERE org = $1").bind(org).fetch_optional(&self.store.pool).await?;
         Ok(match row {
             Some(r) => OrgSettings {
                 share_links: r.get::<i64, _>("share_links") != 0,
@@ -253,7 +253,7 @@ impl PlanRows<'_> {
         .bind(settings.share_links as i64)
         .bind(settings.share_link_days)
         .bind(packages)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         self.org_settings(org).await
     }
@@ -267,7 +267,7 @@ impl PlanRows<'_> {
             "SELECT * FROM audit_log WHERE plan_id = $1 AND outcome = 'ok' ORDER BY seq",
         )
         .bind(plan_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(rows.iter().map(crate::accounts::audit_record_of).collect())
     }

@@ -32,8 +32,8 @@ impl PlanRows<'_> {
         .bind(reviewer)
         .bind(urn)
         .bind(result_key)
-        .bind(self.clock.now())
-        .execute(&self.pool)
+        .bind(self.store.clock.now())
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -51,7 +51,7 @@ impl PlanRows<'_> {
         .bind(plan_id)
         .bind(reviewer)
         .bind(urn)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -65,7 +65,7 @@ impl PlanRows<'_> {
         let rows = sqlx::query("SELECT urn, result_key FROM plan_viewed_marks WHERE plan_id = $1 AND reviewer = $2 ORDER BY urn")
             .bind(plan_id)
             .bind(reviewer)
-            .fetch_all(&self.pool)
+            .fetch_all(&self.store.pool)
             .await?;
         Ok(rows
             .iter()

@@ -98,8 +98,8 @@ impl WebhookRows<'_> {
             .bind(&events)
             .bind(sealed_secret)
             .bind(created_by)
-            .bind(self.clock.now())
-            .execute(&self.pool)
+            .bind(self.store.clock.now())
+            .execute(&self.store.pool)
             .await?;
         self.webhook(org, &id).await
     }
@@ -111,7 +111,7 @@ impl WebhookRows<'_> {
         ))
         .bind(id)
         .bind(org)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&self.store.pool)
         .await?
         .ok_or_else(|| StoreError::WebhookNotFound(id.to_string()))?;
         Ok(webhook_of(&row))
@@ -121,7 +121,7 @@ impl WebhookRows<'_> {
     pub async fn webhook_by_id(self, id: &str) -> Result<StoredWebhook, StoreError> {
         let row = sqlx::query(&format!("{WEBHOOK_SELECT} WHERE id = $1 AND revoked_at IS NULL"))
             .bind(id)
-            .fetch_optional(&self.pool)
+            .fetch_optional(&self.store.pool)
             .await?
             .ok_or_else(|| StoreError::WebhookNotFound(id.to_string()))?;
         Ok(webhook_of(&row))
@@ -133,7 +133,7 @@ impl WebhookRows<'_> {
             "{WEBHOOK_SELECT} WHERE org = $1 AND revoked_at IS NULL ORDER BY created_at, id"
         ))
         .bind(org)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(rows.iter().map(webhook_of).collect())
     }
@@ -142,9 +142,9 @@ impl WebhookRows<'_> {
     /// failed (their log stays).
     pub async fn remove_webhook(self, org: &str, id: &str) -> Result<(), StoreError> {
         self.webhook(org, id).await?;
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         sqlx::query("UPDATE webhooks SET revoked_at = $1 WHERE id = $2")
-            .bind(self.clock.now())
+            .bind(self.store.clock.now())
             .bind(id)
             .execute(&mut *tx)
             .await?;
@@ -164,9 +164,9 @@ impl WebhookRows<'_> {
         plan_id: &str,
         body: &str,
     ) -> Result<Vec<String>, StoreError> {
-        let mut tx = self.begin().await?;
+        let mut tx = self.store.begin().await?;
         let mut ids = Vec::with_capacity(webhooks.len());
-        let at = self.clock.now();
+        let at = self.store.clock.now();
         for webhook in webhooks {
             let id = random_id();
             sqlx::query(
@@ -189,14 +189,14 @@ impl WebhookRows<'_> {
 
     /// Pending deliveries due by now whose lease (if any) ended, oldest first.
     pub async fn due_deliveries(self, limit: i64) -> Result<Vec<String>, StoreError> {
-        let at = self.clock.now();
+        let at = self.store.clock.now();
         Ok(sqlx::query_scalar(
             "SELECT id FROM webhook_deliveries WHERE status = 'pending' AND next_attempt_at <= $1 \
              AND (lease_until IS NULL OR lease_until < $1) ORDER BY next_attempt_at, id LIMIT $2",
         )
         .bind(&at)
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?)
     }
 
@@ -207,13 +207,13 @@ impl WebhookRows<'_> {
         id: &str,
         lease_until: &str,
     ) -> Result<Option<ClaimedDelivery>, StoreError> {
-        let at = self.clock.now();
+        let at = self.store.clock.now();
         let done =
             sqlx::query("UPDATE webhook_deliveries SET lease_until = $1 WHERE id = $2 AND status = 'pending' AND (lease_until IS NULL OR lease_until < $3)")
                 .bind(lease_until)
                 .bind(id)
                 .bind(&at)
-                .execute(&self.pool)
+                .execute(&self.store.pool)
                 .await?;
         if done.rows_affected() == 0 {
             return Ok(None);
@@ -222,7 +222,7 @@ impl WebhookRows<'_> {
             "SELECT id, webhook_id, event, body, attempts FROM webhook_deliveries WHERE id = $1",
         )
         .bind(id)
-        .fetch_one(&self.pool)
+        .fetch_one(&self.store.pool)
         .await?;
         Ok(Some(ClaimedDelivery {
             id: row.get("id"),
@@ -250,9 +250,9 @@ impl WebhookRows<'_> {
         .bind(code)
         .bind(error)
         .bind(next_at)
-        .bind(self.clock.now())
+        .bind(self.store.clock.now())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&self.store.pool)
         .await?;
         Ok(())
     }
@@ -269,7 +269,7 @@ impl WebhookRows<'_> {
         )
         .bind(webhook_id)
         .bind(limit)
-        .fetch_all(&self.pool)
+        .fetch_all(&self.store.pool)
         .await?;
         Ok(rows.iter().map(delivery_of).collect())
     }
