@@ -20,8 +20,11 @@ export ENGINE_BENCH
 DATA="$(mktemp -d)"
 PORT="$((20000 + RANDOM % 20000))"
 export FERRY_URL="http://127.0.0.1:$PORT"
-# An administrator's token for the benchmarks' setup (sign-in is never off).
-export FERRY_E2E_TOKEN="$("$ROOT/target/server-release/ferry" token create --data-dir "$DATA" --user bench-admin --role admin --days 1)"
+# An administrator's token for the benchmarks' setup (sign-in is never off), and the one-time
+# link by which the browser's first session chooses that administrator's password, as the test
+# command makes them (end2end/lib/browser.mjs signs in as `e2e-admin`).
+export FERRY_E2E_TOKEN="$("$ROOT/target/server-release/ferry" token create --data-dir "$DATA" --user e2e-admin --role admin --days 1)"
+export FERRY_E2E_ADMIN_LINK="$("$ROOT/target/server-release/ferry" sign-in-link --data-dir "$DATA" --user e2e-admin --public-url "$FERRY_URL")"
 "$ROOT/target/server-release/ferry" serve --addr "127.0.0.1:$PORT" --data-dir "$DATA" --no-demo > "$DATA/server.log" 2>&1 &
 SERVER_PID=$!
 export FERRY_SERVER_PID=$SERVER_PID

@@ -82,6 +82,9 @@ pub struct StoredJob {
     pub instance: Option<String>,
     pub lease_until: Option<String>,
     pub created_at: String,
+    /// When it was claimed and began to run; `None` while it waits, and for one that ended
+    /// without running.
+    pub started_at: Option<String>,
 }
 
 impl StoredJob {
@@ -117,11 +120,12 @@ fn job_of(row: &AnyRow) -> Result<StoredJob, StoreError> {
         instance: row.get("instance"),
         lease_until: row.get("lease_until"),
         created_at: row.get("created_at"),
+        started_at: row.get("started_at"),
     })
 }
 
 const JOB_SELECT: &str =
-    "SELECT id, kind, stack_id, plan_id, revision, status, total, finished, untouched, preview_id, error, detail, instance, lease_until, created_at FROM jobs";
+    "SELECT id, kind, stack_id, plan_id, revision, status, total, finished, untouched, preview_id, error, detail, instance, lease_until, created_at, started_at FROM jobs";
 
 /// Why a job whose lease ran out stopped, as its page says.
 pub const INTERRUPTED: &str = "interrupted: the Ferry instance running this preview stopped before it finished (its lease ran out); preview again";
@@ -176,8 +180,9 @@ impl JobRows<'_> {
         instance: &str,
         lease_until: &str,
     ) -> Result<bool, StoreError> {
-        let claim = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2 WHERE id = $3 AND status = 'queued' AND instance = $1");
-        self.change_job(id, claim.bind(instance).bind(lease_until).bind(id)).await
+        let claim = sqlx::query("UPDATE jobs SET status = 'running', instance = $1, lease_until = $2, started_at = $4 WHERE id = $3 AND status = 'queued' AND instance = $1");
+        let claim = claim.bind(instance).bind(lease_until).bind(id).bind(self.store.clock.now());
+        self.change_job(id, claim).await
     }
 
     /// Appends events `first_seq…` of a running job (JSON texts) and its counts, in one

@@ -152,6 +152,12 @@ struct LiveJobs {
 /// How many runs go at once unless told (`--concurrent-runs`): the cores this process may use.
 /// One run's engine keeps every core busy on its own when it has work for them.
 pub fn default_concurrent_runs() -> usize {
+    available_cores()
+}
+
+/// The cores this process may use (1 when the system cannot say): the default number of runs
+/// at once, and the engine's threads.
+pub(crate) fn available_cores() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
@@ -625,10 +631,11 @@ impl Jobs {
                             }
                         };
                         // A job seen waiting its turn: its followers hear when it starts
-                        // (before its events, even when it has ended since).
+                        // (before its events, even when it has ended since), and never of a
+                        // start that did not happen (it ended while it waited).
                         match stored.status {
                             JobStatus::Queued => waiting = true,
-                            JobStatus::Running | JobStatus::Done | JobStatus::Failed if waiting => {
+                            _ if waiting && stored.started_at.is_some() => {
                                 return Some((
                                     JobUpdate::Started,
                                     (service, job_id, changed, sent, pending, false, false),

@@ -105,8 +105,15 @@ async fn jobs_past_the_limit_wait_queued_and_start_in_turn() {
     // A preview asked for directly waits as well.
     let direct = tokio::time::timeout(Duration::from_millis(100), jobs.turn()).await;
     assert!(direct.is_err(), "a direct run got a turn while a job held the only one");
+    let third = Box::pin(jobs.follow_job::<DiscoveryView>("third", None).await.unwrap());
     let cancelled = jobs.cancel::<DiscoveryView>("third", None).await.unwrap();
     assert_eq!(cancelled.status, JobStatus::Cancelled);
+    // Its follower saw it wait, then end: it never hears that it started.
+    let heard: Vec<JobUpdate> = third.collect().await;
+    assert!(
+        matches!(heard.as_slice(), [JobUpdate::End(_)]),
+        "a job that ended while it waited is not said to start"
+    );
 
     release_first.send(()).unwrap();
     let updates: Vec<JobUpdate> = follower.collect().await;
@@ -115,9 +122,32 @@ async fn jobs_past_the_limit_wait_queued_and_start_in_turn() {
     let end: DiscoveryView = serde_json::from_str(end).unwrap();
     assert_eq!(end.status, JobStatus::Done);
     assert_eq!(*ran.lock().unwrap(), ["first", "second"], "the cancelled one never ran");
-    assert_eq!(store.jobs().job("third").await.unwrap().status, JobStatus::Cancelled);
+    let third = store.jobs().job("third").await.unwrap();
+    assert_eq!((third.status, third.started_at), (JobStatus::Cancelled, None));
+    assert!(store.jobs().job("second").await.unwrap().started_at.is_some(), "claimed when it ran");
     // Every turn came back.
     tokio::time::timeout(Duration::from_secs(5), jobs.turn()).await.expect("the turn came back");
+
+    // A job that fails while it waits (the store erred as it was claimed) never started either.
+    let new = NewJob {
+        id: "fourth",
+        kind: JobKind::Discovery,
+        stack_id: &stack,
+        plan: None,
+        total: 0,
+        detail: Some("[]"),
+    };
+    store.jobs().add_job(new, jobs.instance(), &jobs.lease_until()).await.unwrap();
+    let mut fourth = Box::pin(jobs.follow_job::<DiscoveryView>("fourth", None).await.unwrap());
+    let heard = tokio::time::timeout(Duration::from_millis(300), fourth.next()).await;
+    assert!(heard.is_err(), "seen waiting");
+    store.jobs().end_job("fourth", JobStatus::Failed, None, 0, Some("no claim")).await.unwrap();
+    jobs.live.changed.send("fourth".to_string()).unwrap();
+    let heard: Vec<JobUpdate> = fourth.collect().await;
+    assert!(
+        matches!(heard.as_slice(), [JobUpdate::End(_)]),
+        "a job that failed while it waited is not said to start"
+    );
 }
 
 /// The service keeps time by its store's clock: a job whose instance died is interrupted once

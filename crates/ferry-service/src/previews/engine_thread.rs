@@ -48,7 +48,7 @@ impl EngineThreads {
         self.runtime.get_or_init(|| {
             let priority = self.priority;
             tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
+                .worker_threads(crate::jobs::available_cores())
                 .thread_name("ferry-engine")
                 .thread_stack_size(STACK_BYTES)
                 .enable_all()
