@@ -1,7 +1,7 @@
 //! The store's one clock: every time it writes, in every table, is the clock's, never a
 //! column's SQL default or the system's time, in both databases.
 
-use super::tests::{new, stores};
+use super::tests::{new, new_plan, stores};
 use super::*;
 
 const START: &str = "2001-02-03T04:05:06.000Z";
@@ -108,18 +108,7 @@ async fn every_time_the_store_writes_is_its_clocks() {
             .unwrap();
         store.accounts().revoke_invitation("acme", &invitation.id).await.unwrap();
 
-        let plan = store
-            .plans()
-            .add_plan(plans::NewPlan {
-                stack_id: &stack.id,
-                title: "t",
-                author: "ann",
-                spec: Some("{}"),
-                options: "{}",
-                ..Default::default()
-            })
-            .await
-            .unwrap();
+        let plan = new_plan(&store, &stack.id).await;
         store.plans().add_plan_revision(&plan.id, "ann", Some("{}"), None, "{}").await.unwrap();
         let (preview_id, _) = store
             .stacks()

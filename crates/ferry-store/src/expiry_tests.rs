@@ -2,7 +2,7 @@
 //! marks it interrupted), a sign-in started at an OpenID Provider, a backend lock whose holder
 //! died, and finished jobs and ended sessions past their retention.
 
-use super::tests::{new, stores};
+use super::tests::{new, new_plan, stores};
 use super::*;
 
 #[tokio::test]
@@ -15,18 +15,7 @@ async fn jobs_are_leased_ended_once_and_interrupted_when_their_lease_runs_out() 
             .add_version(&StackName::parse("a/b/c").unwrap(), new("{}"))
             .await
             .unwrap();
-        let plan = store
-            .plans()
-            .add_plan(plans::NewPlan {
-                stack_id: &stack.id,
-                title: "t",
-                author: "ann",
-                spec: Some("{}"),
-                options: "{}",
-                ..Default::default()
-            })
-            .await
-            .unwrap();
+        let plan = new_plan(&store, &stack.id).await;
         let new_job = |id| jobs::NewJob {
             id,
             kind: jobs::JobKind::Preview,

@@ -25,6 +25,19 @@ pub(crate) fn new(json: &str) -> NewVersion<'_> {
     }
 }
 
+/// A plan `t` by ann on the stack `stack_id`, its first revision an empty spec.
+pub(crate) async fn new_plan(store: &Store, stack_id: &str) -> plans::Plan {
+    let new = plans::NewPlan {
+        stack_id,
+        title: "t",
+        author: "ann",
+        spec: Some("{}"),
+        options: "{}",
+        ..Default::default()
+    };
+    store.plans().add_plan(new).await.unwrap()
+}
+
 /// A version an older Ferry stored, its export as text, reads as it was written, beside the
 /// packed ones written since.
 #[tokio::test]
