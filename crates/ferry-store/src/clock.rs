@@ -80,7 +80,7 @@ impl Clock {
 }
 
 /// A time as the store writes it.
-pub fn text(time: OffsetDateTime) -> String {
+fn text(time: OffsetDateTime) -> String {
     time.format(FORMAT).expect("a UTC time formats")
 }
 
