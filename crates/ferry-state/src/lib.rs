@@ -7,6 +7,7 @@
 
 pub mod deployment;
 pub mod error;
+pub mod export_parts;
 pub mod graph;
 pub mod graph_summary;
 pub mod load;

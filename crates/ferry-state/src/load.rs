@@ -78,17 +78,19 @@ impl LoadedState {
     }
 }
 
-/// The export's envelope: version 3, or 4 with the features the deployment needs.
+/// The export's envelope: version 3, or 4 with the features the deployment needs. `D` is the
+/// deployment, or what stands for it while the text around its resources is written
+/// ([`crate::export_parts`]).
 #[derive(serde::Serialize)]
-struct Export<'a> {
+pub(crate) struct Export<'a, D> {
     version: u64,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     features: &'a [String],
-    deployment: &'a Deployment,
+    deployment: D,
 }
 
-impl<'a> Export<'a> {
-    fn of(deployment: &'a Deployment, features: &'a [String]) -> Export<'a> {
+impl<'a, D> Export<'a, D> {
+    pub(crate) fn of(deployment: D, features: &'a [String]) -> Export<'a, D> {
         Export { version: if features.is_empty() { 3 } else { 4 }, features, deployment }
     }
 }

@@ -20,6 +20,7 @@ pub mod managed;
 mod name;
 mod open;
 mod packed;
+pub mod packed_runs;
 pub mod plan_lifecycle;
 pub mod plans;
 pub mod review;
@@ -85,6 +86,7 @@ pub enum StoreError {
 
 pub use ferry_types::StackSummary;
 pub use packed::PackedJson;
+pub use packed_runs::{PackedRuns, RunPacker};
 
 /// One version of a stack, with its state.
 #[derive(Debug, Clone)]
@@ -384,6 +386,23 @@ impl StackRows<'_> {
                 },
             )?;
         Ok(StackVersion { summary, export_json })
+    }
+
+    /// A stack version's export as it is packed ([`PackedRuns::read`] finds its runs); `None`
+    /// for a version stored as text, before exports were packed.
+    pub async fn packed_export(
+        self,
+        id: &str,
+        version: i64,
+    ) -> Result<Option<Vec<u8>>, StoreError> {
+        let row: Option<Option<Vec<u8>>> = sqlx::query_scalar(
+            "SELECT export_zstd FROM stack_versions WHERE stack_id = $1 AND version = $2",
+        )
+        .bind(id)
+        .bind(version)
+        .fetch_optional(&self.store.pool)
+        .await?;
+        row.ok_or_else(|| StoreError::VersionNotFound { stack: id.to_string(), version })
     }
 
     /// Stores a preview (its plan packed by the caller, see [`PackedJson`]); returns its ID

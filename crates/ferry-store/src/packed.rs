@@ -7,7 +7,7 @@
 use serde::Serialize;
 
 /// zstd's own default: its speed is well past what a commit's or a preview's other work takes.
-const LEVEL: i32 = 3;
+pub(crate) const LEVEL: i32 = 3;
 
 /// How much JSON [`PackedJson::write`] gathers before handing it to the encoder.
 const WRITE_BLOCK: usize = 128 << 10;
@@ -39,6 +39,11 @@ impl PackedJson {
         serde_json::to_writer(&mut blocks, value)?;
         let encoder = blocks.into_inner().map_err(|e| serde_json::Error::io(e.into_error()))?;
         Ok(PackedJson(encoder.finish().expect("compressing into memory cannot fail")))
+    }
+
+    /// Frames packed by [`crate::packed_runs::RunPacker`].
+    pub(crate) fn from_frames(bytes: Vec<u8>) -> PackedJson {
+        PackedJson(bytes)
     }
 
     pub fn bytes(&self) -> &[u8] {

@@ -133,7 +133,7 @@ pub fn to_deployment(
         ..EncodeOptions::wire()
     };
     let encode = |m| Value::Object(encode_map(m, &opts));
-    let kept = |s: &ResourceState| s.base.filter(|_| s.verbatim);
+    let kept = verbatim_position;
     let olds = base.resources();
     // The resources the states write anew; the kept ones (`None` here) come from the base below.
     let written: Vec<Option<Resource>> = states
@@ -228,6 +228,12 @@ pub fn to_deployment(
     next.pending_operations = None;
     next.record_write(options.now);
     next
+}
+
+/// The base position of the resource [`to_deployment`] writes for `state`, when it is a
+/// verbatim copy of the base's entry there (`None`: written anew).
+pub fn verbatim_position(state: &ResourceState) -> Option<usize> {
+    state.base.filter(|_| state.verbatim)
 }
 
 fn set(v: &mut Map<String, Value>, key: &str, value: Option<Value>) {

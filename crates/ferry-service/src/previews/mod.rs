@@ -19,12 +19,14 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use ferry_engine::deploy::snapshot::{assign_created_ids, to_deployment, WriteOptions};
+use ferry_engine::deploy::snapshot::{
+    assign_created_ids, to_deployment, verbatim_position, WriteOptions,
+};
 use ferry_engine::deploy::{ConfigValue, DeploymentPlan, PlanScope, ResourceState};
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::LoadOptions;
-use ferry_store::{NewVersion, PackedJson};
+use ferry_store::{NewVersion, PackedJson, PackedRuns};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -38,6 +40,7 @@ use crate::plugin_host::PluginHost;
 use crate::previews::results::ResultRows;
 use crate::shares::ShareLinks;
 use crate::stack_secrets::StackSecrets;
+use crate::stacks::export_packing::{pack_export, BaseRuns};
 use crate::stacks::Stacks;
 use crate::{EngineSlot, ServiceError};
 
@@ -421,6 +424,10 @@ impl Previews {
         self.stacks.forget(&stored.stack_id, stored.base_version);
         // The commit's time, on the service's clock, is the new deployment's.
         let now = crate::backends::rfc3339_seconds(self.store.clock());
+        // The base version as it is packed: the runs of it this commit keeps whole are taken as
+        // they are, not written out again.
+        let base_packed =
+            self.store.stacks().packed_export(&stored.stack_id, stored.base_version).await?;
         let (export, next, features, managed) =
             tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
                 let shared;
@@ -446,6 +453,7 @@ impl Previews {
                 assign_created_ids(&mut states);
                 let mut next =
                     to_deployment(base, &states, &WriteOptions { now: &now, encrypt: &encrypt });
+                let kept: Vec<Option<usize>> = states.iter().map(verbatim_position).collect();
                 drop(states);
                 next.secrets_providers = head.secrets_providers;
                 secrets.check_encrypted()?;
@@ -460,13 +468,11 @@ impl Previews {
                     },
                 )?;
                 let managed = crate::stacks::managed::managed_change(&managed_before, &next);
-                // Written out once, and packed as the store keeps it (the text goes before the write).
-                Ok((
-                    PackedJson::pack(&ferry_state::load::export_text(&next, &features)),
-                    next,
-                    features,
-                    managed,
-                ))
+                // Written out once, packed as the store keeps it, taking the base's runs that
+                // are kept whole.
+                let base = base_packed.as_deref().and_then(PackedRuns::read);
+                let base = base.map(|runs| BaseRuns { runs, kept: &kept });
+                Ok((pack_export(&next, &features, base.as_ref()), next, features, managed))
             })
             .await
             .map_err(|e| ServiceError::Internal(format!("the commit's work stopped: {e}")))??;

@@ -3,6 +3,7 @@
 
 pub(crate) mod demo;
 pub(crate) mod editor;
+pub(crate) mod export_packing;
 pub(crate) mod managed;
 pub(crate) mod stack_config;
 pub(crate) mod views;
@@ -325,7 +326,7 @@ impl Stacks {
                 }
                 ferry_state::rename::rename_stack(&mut loaded.deployment, project, stack);
             }
-            let export = PackedJson::pack(&loaded.export_text());
+            let export = export_packing::pack_export(&loaded.deployment, &loaded.features, None);
             Ok((loaded, export, name))
         })
         .await
