@@ -331,6 +331,21 @@ async fn lifecycle_scenarios() {
                     kept > deployed.plan.untouched,
                     "{name}: the untouched resources and the root are kept"
                 );
+                // ...in the base's order, before what the program adds: a commit lists the
+                // stack's resources as they were.
+                let position: HashMap<&str, usize> =
+                    next.resources().iter().enumerate().map(|(i, r)| (r.urn.as_str(), i)).collect();
+                let kept_at: Vec<usize> = state
+                    .deployment
+                    .resources()
+                    .iter()
+                    .filter(|r| !declared.contains(r.urn.as_str()))
+                    .filter_map(|r| position.get(r.urn.as_str()).copied())
+                    .collect();
+                assert!(
+                    kept_at.windows(2).all(|w| w[0] < w[1]),
+                    "{name}: the untouched resources are not in the base's order: {kept_at:?}"
+                );
                 assert!(
                     deployed
                         .plan

@@ -13,7 +13,6 @@ impl<'a> Generator<'a> {
         outputs: &PropertyMap,
     ) -> (Vec<Step>, Vec<ResourceState>, bool, usize) {
         let imports_scope = self.options.scope == crate::deploy::PlanScope::Imports;
-        let mut untouched = 0;
         let end = usize::MAX / 2;
         let replaced: Vec<usize> = self.log.lock().replaced.clone();
         let replaced_set: HashSet<usize> = replaced.iter().copied().collect();
@@ -38,13 +37,16 @@ impl<'a> Generator<'a> {
             let s = self.log.lock();
             (s.claimed.clone(), s.dbr_deleted.clone())
         };
+        // What the imports scope keeps, listed as the base lists it (below): a commit then
+        // takes the base's packed runs of them whole (`snapshot::verbatim_position`). Kept in
+        // the order of this loop, which deletes in reverse, they turned around on every commit.
+        let mut untouched_olds = Vec::new();
         for (i, r) in self.olds.iter().enumerate().rev() {
             if claimed.contains_key(&i) || dbr_deleted.contains(&i) || replaced_set.contains(&i) {
                 continue;
             }
             if imports_scope {
-                self.log.put(end + 2, ResourceState::kept(i));
-                untouched += 1;
+                untouched_olds.push(i);
                 continue;
             }
             let mut step = Step::new(
@@ -68,11 +70,17 @@ impl<'a> Generator<'a> {
             }
             self.log.push(end + 1, step);
         }
+        let untouched = untouched_olds.len();
         let mut s = self.log.lock();
         s.steps.sort_by_key(|(k, _)| *k);
         s.states.sort_by_key(|(k, _)| *k);
         let steps: Vec<Step> = s.steps.drain(..).map(|(_, st)| st).collect();
-        let mut states: Vec<ResourceState> = s.states.drain(..).map(|(_, st)| st).collect();
+        // What the imports scope keeps comes first, in the base's order (the loop above went
+        // in reverse): ordered by dependencies, the new state is then the base's resources as
+        // they were listed, with what the program adds after them.
+        let kept = untouched_olds.iter().rev().map(|&i| ResourceState::kept(i));
+        let mut states: Vec<ResourceState> =
+            kept.chain(s.states.drain(..).map(|(_, st)| st)).collect();
         if let Some(root) = states.iter_mut().find(|st| st.urn == self.root_urn) {
             if imports_scope && root.base.is_some() {
                 // An import snippet does not own the stack's outputs.
