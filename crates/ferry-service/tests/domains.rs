@@ -311,7 +311,14 @@ async fn discoveries_list_what_a_provider_finds_and_mark_what_stacks_manage() {
     )
     .unwrap();
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
-    let ferry = ferry_with(vec![dir.path().to_path_buf(), plugin_dir()]).await;
+    // The store is kept to see the index of managed resources.
+    let store = ferry_store::testing::scratch().await.unwrap();
+    let engine = EngineConfig::new(
+        vec![dir.path().to_path_buf(), plugin_dir()],
+        None,
+        ferry_state::secrets::random_key(),
+    );
+    let ferry = Arc::new(Ferry::new(store.clone(), 1 << 20).with_engine(engine));
     let stack = empty_stack(&ferry, "acme/things/dev").await;
     // Plugins outside Ferry's own run for an organisation once its settings list them.
     let settings = ferry_types::OrgSettingsView {
@@ -323,30 +330,55 @@ async fn discoveries_list_what_a_provider_finds_and_mark_what_stacks_manage() {
         r#"{"resources": [{"type": "test:index:Thing", "name": "three", "id": "thing-03"}]}"#;
     let record = ferry.previews().preview(&stack, spec_request(spec)).await.unwrap();
     ferry.workflow().commit_preview(&record.id, None, false).await.unwrap();
+    // An upload writes no index rows: they are stale until a discovery asks, and a commit
+    // onto stale rows leaves them so.
+    let stale = || async { store.stacks().stale_managed_stacks("acme").await.unwrap() };
+    assert_eq!(stale().await, [(stack.clone(), 2)], "stale after the upload and the commit");
 
-    let discoveries = ferry.discoveries();
-    let query: TypeQuery =
-        serde_json::from_value(serde_json::json!({"type": "test:index:Thing", "pageSize": 10}))
-            .unwrap();
-    let started =
-        discoveries.start_discovery(&stack, DiscoveryRequest { types: vec![query] }).await.unwrap();
     let jobs = ferry.jobs();
-    let updates: Vec<JobUpdate> =
-        jobs.follow_job::<DiscoveryView>(&started.id, None).await.unwrap().collect().await;
-    let Some(JobUpdate::End(end)) = updates.last() else { panic!("a follower hears the end last") };
-    assert_eq!(
-        serde_json::from_str::<DiscoveryView>(end).unwrap().found,
-        25,
-        "a discovery's end counts its results"
-    );
-    let done = jobs.get::<DiscoveryView>(&started.id, None).await.unwrap();
-    assert_eq!((done.status, done.found), (JobStatus::Done, 25), "{:?}", done.error);
-    let as_json = serde_json::to_value(&done.events).unwrap();
-    let status_of = |id: &str| {
-        as_json.as_array().unwrap().iter().find(|e| e["id"] == id).map(|e| e["status"].clone())
+    let discover = || async {
+        let query: TypeQuery =
+            serde_json::from_value(serde_json::json!({"type": "test:index:Thing", "pageSize": 10}))
+                .unwrap();
+        let started = ferry
+            .discoveries()
+            .start_discovery(&stack, DiscoveryRequest { types: vec![query] })
+            .await
+            .unwrap();
+        let updates: Vec<JobUpdate> =
+            jobs.follow_job::<DiscoveryView>(&started.id, None).await.unwrap().collect().await;
+        let Some(JobUpdate::End(end)) = updates.last() else {
+            panic!("a follower hears the end last")
+        };
+        assert_eq!(
+            serde_json::from_str::<DiscoveryView>(end).unwrap().found,
+            25,
+            "a discovery's end counts its results"
+        );
+        let done = jobs.get::<DiscoveryView>(&started.id, None).await.unwrap();
+        assert_eq!((done.status, done.found), (JobStatus::Done, 25), "{:?}", done.error);
+        serde_json::to_value(&done.events).unwrap()
     };
-    assert_eq!(status_of("thing-03"), Some("in-this-stack".into()));
-    assert_eq!(status_of("thing-04"), Some("unmanaged".into()));
+    let status_of = |events: &serde_json::Value, id: &str| {
+        events.as_array().unwrap().iter().find(|e| e["id"] == id).map(|e| e["status"].clone())
+    };
+    let first = discover().await;
+    assert_eq!(status_of(&first, "thing-03"), Some("in-this-stack".into()));
+    assert_eq!(status_of(&first, "thing-04"), Some("unmanaged".into()));
+    assert_eq!(
+        stale().await,
+        Vec::<(String, i64)>::new(),
+        "the discovery rebuilt the stack's rows"
+    );
+
+    // A commit onto rows that reflect its base writes what it changed, in its transaction.
+    let spec = r#"{"resources": [{"type": "test:index:Thing", "name": "four", "id": "thing-04"}]}"#;
+    let record = ferry.previews().preview(&stack, spec_request(spec)).await.unwrap();
+    ferry.workflow().commit_preview(&record.id, None, false).await.unwrap();
+    assert_eq!(stale().await, Vec::<(String, i64)>::new(), "the commit kept the rows up to date");
+    let second = discover().await;
+    assert_eq!(status_of(&second, "thing-03"), Some("in-this-stack".into()));
+    assert_eq!(status_of(&second, "thing-04"), Some("in-this-stack".into()));
 }
 
 fn write(root: &Path, rel: &str, bytes: &[u8]) {

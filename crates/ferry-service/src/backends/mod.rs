@@ -215,9 +215,8 @@ impl Backends {
             source_format: &loaded.format.to_string(),
             resource_count: loaded.deployment.resources().len(),
             export,
-            managed: ferry_store::managed::ManagedChange::All(crate::stacks::managed::managed_of(
-                &loaded.deployment,
-            )),
+            // Rebuilt from this version when a discovery first asks.
+            managed: ferry_store::managed::ManagedChange::Unknown,
         };
         // The canonical URL is kept: what every later read and write opens again.
         let summary = self

@@ -26,7 +26,9 @@ use ferry_engine::deploy::{ConfigValue, DeploymentPlan, PlanScope, ResourceState
 use ferry_engine::import::{ImportStrategy, SpecPreview};
 use ferry_state::secrets::PassphraseCrypter;
 use ferry_state::LoadOptions;
-use ferry_store::{NewVersion, PackedJson, PackedRuns};
+use ferry_store::managed::ManagedChange;
+use ferry_store::packed_runs::PackedRuns;
+use ferry_store::{NewVersion, PackedJson};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -428,6 +430,10 @@ impl Previews {
         // they are, not written out again.
         let base_packed =
             self.store.stacks().packed_export(&stored.stack_id, stored.base_version).await?;
+        // The index of managed resources follows the commit only when it reflects the base (an
+        // upload leaves it to the first discovery); a delta of stale rows would not be applied.
+        let follow_index = self.store.stacks().managed_version(&stored.stack_id).await?
+            == Some(stored.base_version);
         let (export, next, features, managed) =
             tokio::task::spawn_blocking(move || -> Result<_, ServiceError> {
                 let shared;
@@ -439,7 +445,8 @@ impl Previews {
                     }
                 };
                 // What the base manages, for the index's delta (the base moves into the result).
-                let managed_before = crate::stacks::managed::managed_by_urn(&base);
+                let managed_before =
+                    follow_index.then(|| crate::stacks::managed::managed_by_urn(&base));
                 // The new head: the base's, with the secrets provider the commit needs.
                 let mut head = base.without_resources();
                 // An apply already derived the passphrase's key for its runs.
@@ -467,7 +474,10 @@ impl Previews {
                         ..Default::default()
                     },
                 )?;
-                let managed = crate::stacks::managed::managed_change(&managed_before, &next);
+                let managed = match managed_before {
+                    Some(before) => crate::stacks::managed::managed_change(&before, &next),
+                    None => ManagedChange::Unknown,
+                };
                 // Written out once, packed as the store keeps it, taking the base's runs that
                 // are kept whole.
                 let base = base_packed.as_deref().and_then(PackedRuns::read);

@@ -1,6 +1,6 @@
-//! What each stack manages, for the store's index (`ferry_store::managed`): the rows a version
-//! writes (all of them for an upload, what changed for a commit), the rebuild of a stack whose
-//! rows are stale, and the lookup a discovery makes, limited to the stack's own organisation.
+//! What each stack manages, for the store's index (`ferry_store::managed`): what a commit
+//! changes in it, the rebuild of a stack whose rows are stale (after an upload, say: it writes
+//! none), and the lookup a discovery makes, limited to the stack's own organisation.
 
 use std::collections::HashMap;
 
@@ -78,8 +78,8 @@ impl Stacks {
     /// Which of `type_`'s resources the stacks of `stack_id`'s organisation manage, by cloud ID
     /// (the stack itself winning over the others): what a discovery marks its results with.
     /// Nothing of another organisation is ever looked at. Stacks whose index rows are stale
-    /// (stored before the index, or after a commit it could not follow) are rebuilt first,
-    /// from their latest version, once.
+    /// (an upload's or a backend's version, one stored before the index, or a commit's it
+    /// could not follow) are rebuilt first, from their latest version, once.
     pub(crate) async fn managed_lookup(
         &self,
         stack_id: &str,

@@ -262,7 +262,8 @@ impl Stacks {
                     source_format: &loaded.format.to_string(),
                     resource_count: loaded.deployment.resources().len(),
                     export,
-                    managed: ManagedChange::All(managed::managed_of(&loaded.deployment)),
+                    // Rebuilt from this version when a discovery first asks.
+                    managed: ManagedChange::Unknown,
                 },
             )
             .await?;
