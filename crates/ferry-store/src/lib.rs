@@ -86,7 +86,6 @@ pub enum StoreError {
 
 pub use ferry_types::StackSummary;
 pub use packed::PackedJson;
-pub use packed_runs::{PackedRuns, RunPacker};
 
 /// One version of a stack, with its state.
 #[derive(Debug, Clone)]
@@ -388,8 +387,8 @@ impl StackRows<'_> {
         Ok(StackVersion { summary, export_json })
     }
 
-    /// A stack version's export as it is packed ([`PackedRuns::read`] finds its runs); `None`
-    /// for a version stored as text, before exports were packed.
+    /// A stack version's export as it is packed ([`packed_runs::PackedRuns::read`] finds its
+    /// runs); `None` for a version stored as text, before exports were packed.
     pub async fn packed_export(
         self,
         id: &str,

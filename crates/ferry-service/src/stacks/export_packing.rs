@@ -4,8 +4,8 @@
 
 use ferry_state::export_parts::export_around_resources;
 use ferry_state::Deployment;
-use ferry_store::packed_runs::ITEMS_PER_RUN;
-use ferry_store::{PackedJson, PackedRuns, RunPacker};
+use ferry_store::packed_runs::{PackedRuns, RunPacker, ITEMS_PER_RUN};
+use ferry_store::PackedJson;
 
 /// The fewest resources a base run must hold to be taken whole. Smaller runs are written out
 /// again with what follows them, so that commit after commit the runs do not shrink into many
