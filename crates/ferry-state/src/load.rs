@@ -36,6 +36,11 @@ pub struct LoadOptions<'a> {
     /// checked): for state read from the backend Pulumi itself writes, where the passphrase
     /// arrives only with the commit that needs it.
     pub unchecked_passphrase_secrets: bool,
+    /// For each resource, whether it is an unchanged copy of a resource of a state Ferry stored
+    /// (what a commit keeps of its base): its URN passed the check that it is one when that
+    /// state was stored, and is not parsed again. Its references are checked as every other's:
+    /// what they named may have left. Empty: no resource is such a copy.
+    pub stored_copies: &'a [bool],
 }
 
 /// Which layout a file had.
@@ -291,7 +296,7 @@ pub fn check_deployment(
     base: &str,
     options: LoadOptions<'_>,
 ) -> Result<(SecretsSummary, Vec<StateWarning>), StateError> {
-    let mut warnings = check_references(deployment, base)?;
+    let mut warnings = check_references(deployment, base, options.stored_copies)?;
     let secrets = verify_secrets(
         deployment,
         base,

@@ -157,6 +157,6 @@ mod tests {
             "outputs are the user's data"
         );
         // The renamed state still holds together: every reference resolves.
-        assert!(crate::validate::check_references(&d, "deployment").is_ok());
+        assert!(crate::validate::check_references(&d, "deployment", &[]).is_ok());
     }
 }

@@ -55,17 +55,21 @@ impl<'a> UrnIndex<'a> {
     }
 }
 
-/// Fails on the first dangling reference; returns warnings for what is odd but loadable.
+/// Fails on the first dangling reference; returns warnings for what is odd but loadable. A
+/// resource marked in `stored_copies` (see [`crate::load::LoadOptions::stored_copies`]) keeps
+/// a URN that was checked when it was stored: only its references are checked again.
 pub fn check_references(
     deployment: &Deployment,
     base: &str,
+    stored_copies: &[bool],
 ) -> Result<Vec<StateWarning>, StateError> {
     let index = UrnIndex::new(deployment);
     let resources = deployment.resources();
     let at = |i: usize, field: &str| format!("{base}.resources[{i}].{field}");
 
     for (i, r) in resources.iter().enumerate() {
-        if Urn::parse(&r.urn).is_none() {
+        let stored_copy = stored_copies.get(i).copied().unwrap_or(false);
+        if !stored_copy && Urn::parse(&r.urn).is_none() {
             return Err(StateError::new(
                 ErrorCode::InvalidState,
                 format!(
@@ -153,4 +157,33 @@ fn repeated_urns(deployment: &Deployment, index: &UrnIndex<'_>, base: &str) -> V
     }
     warnings.sort_by(|a, b| a.path.cmp(&b.path));
     warnings
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn deployment(resources: serde_json::Value) -> Deployment {
+        serde_json::from_value(json!({"manifest": {"time": "t"}, "resources": resources})).unwrap()
+    }
+
+    /// A stored copy's URN is not parsed again, but its references are checked like any
+    /// other's; a resource that is not a copy is checked whole.
+    #[test]
+    fn a_stored_copy_skips_only_the_urn_check() {
+        let a = json!({"urn": "urn:pulumi:s::p::t:i:R::a", "type": "t:i:R"});
+        let odd = json!({"urn": "not-a-urn", "type": "t:i:R"});
+        let dangling = json!({"urn": "urn:pulumi:s::p::t:i:R::b", "type": "t:i:R",
+            "parent": "urn:pulumi:s::p::t:i:R::gone"});
+        let d = deployment(json!([a, odd]));
+        let err = check_references(&d, "deployment", &[]).unwrap_err();
+        assert_eq!(err.path.as_deref(), Some("deployment.resources[1].urn"));
+        assert!(check_references(&d, "deployment", &[false, true]).is_ok());
+        let d = deployment(json!([a, dangling]));
+        for copies in [&[][..], &[true, true][..]] {
+            let err = check_references(&d, "deployment", copies).unwrap_err();
+            assert_eq!(err.path.as_deref(), Some("deployment.resources[1].parent"), "{copies:?}");
+        }
+    }
 }

@@ -462,6 +462,8 @@ impl Previews {
                     to_deployment(base, &states, &WriteOptions { now: &now, encrypt: &encrypt });
                 let kept: Vec<Option<usize>> = states.iter().map(verbatim_position).collect();
                 drop(states);
+                // What it keeps of the base has URNs checked when the base was stored.
+                let stored_copies: Vec<bool> = kept.iter().map(Option::is_some).collect();
                 next.secrets_providers = head.secrets_providers;
                 secrets.check_encrypted()?;
                 // The new state must load as Pulumi state: references resolve and secrets decrypt.
@@ -471,6 +473,7 @@ impl Previews {
                     LoadOptions {
                         passphrase: passphrase.as_deref(),
                         key: secrets.key(),
+                        stored_copies: &stored_copies,
                         ..Default::default()
                     },
                 )?;

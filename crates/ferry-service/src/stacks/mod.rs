@@ -299,6 +299,7 @@ impl Stacks {
                     passphrase: passphrase.as_deref(),
                     key: None,
                     unchecked_passphrase_secrets,
+                    ..Default::default()
                 },
             )?;
             // The upload's bytes are done with before the export is written out, and the
