@@ -213,12 +213,13 @@ impl StackRows<'_> {
     }
 
     /// Replaces the stack's rows with `rows`, the managed resources of `version`, when that is
-    /// still its latest version (a version written meanwhile kept its own rows).
+    /// still its latest version (a version written meanwhile kept its own rows). The rows are
+    /// taken, not copied: a rebuild is a whole stack's.
     pub async fn rebuild_managed(
         self,
         stack_id: &str,
         version: i64,
-        rows: &[ManagedResource],
+        rows: Vec<ManagedResource>,
     ) -> Result<(), StoreError> {
         let mut tx = self.store.begin().await?;
         let latest: Option<i64> =
@@ -234,15 +235,8 @@ impl StackRows<'_> {
             .fetch_one(&mut *tx)
             .await?;
         let org = name.split('/').next().unwrap_or_default().to_string();
-        apply(
-            &mut tx,
-            self.store.dialect,
-            stack_id,
-            &org,
-            version,
-            &ManagedChange::All(rows.to_vec()),
-        )
-        .await?;
+        apply(&mut tx, self.store.dialect, stack_id, &org, version, &ManagedChange::All(rows))
+            .await?;
         tx.commit().await?;
         Ok(())
     }

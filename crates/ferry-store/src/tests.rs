@@ -709,7 +709,7 @@ async fn the_managed_index_follows_uploads_and_commits_in_their_transaction() {
             store.stacks().stale_managed_stacks("acme").await.unwrap(),
             [(stack.id.clone(), 3)]
         );
-        store.stacks().rebuild_managed(&stack.id, 3, &[r("u4", "i4")]).await.unwrap();
+        store.stacks().rebuild_managed(&stack.id, 3, vec![r("u4", "i4")]).await.unwrap();
         assert_eq!(
             ids(store.stacks().managed_of_type("acme", "t:index:T").await.unwrap()),
             ["i4@u4"]

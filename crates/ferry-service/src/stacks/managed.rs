@@ -90,7 +90,7 @@ impl Stacks {
         for (stale, version) in self.store.stacks().stale_managed_stacks(&org).await? {
             let loaded = self.version(&stale, Some(version)).await?;
             let rows = managed_of(&loaded.deployment);
-            self.store.stacks().rebuild_managed(&stale, version, &rows).await?;
+            self.store.stacks().rebuild_managed(&stale, version, rows).await?;
         }
         let mut index = HashMap::new();
         for (id, by) in self.store.stacks().managed_of_type(&org, type_).await? {
