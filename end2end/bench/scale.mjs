@@ -10,7 +10,8 @@
 //   resources  GET …/resources and GET …/graph as the page asks for them: bytes
 //   graph      the graph page's first picture at 100,000 resources (ms after navigation)
 //   commit     a preview of 10,000 RandomInteger imports into the stack, then its commit (wall
-//              time and the server's CPU time)
+//              time and the server's CPU time), and the server's CPU time of both per imported
+//              resource (the plugin's own CPU is its process's, not counted)
 //   preview    the same 10,000 imports previewed through the API (POST …/previews), and as a
 //              YAML program's `import` options, against the engine bench's own runs of the
 //              same imports (ENGINE_BENCH, the bench's executable, which scripts/bench.sh
@@ -179,12 +180,12 @@ for (const n of SIZES) {
   await context.close();
 
   // A preview of imports into the stack, then its commit.
-  const preview = await post(`/api/v1/stacks/${stack.id}/previews`, JSON.stringify(importSpec(IMPORTS, `n${n}`)));
-  const commit = await measured(PID, () => post(`/api/v1/previews/${preview.id}/commit`, ''));
+  const preview = await measured(PID, () => post(`/api/v1/stacks/${stack.id}/previews`, JSON.stringify(importSpec(IMPORTS, `n${n}`))));
+  const commit = await measured(PID, () => post(`/api/v1/previews/${preview.value.id}/commit`, ''));
   if (commit.value.added !== IMPORTS) throw new Error(`the commit added ${commit.value.added}, not ${IMPORTS}`);
-  const entry = { n, uploadMs: upload.ms, uploadCpuMs: upload.cpuMs, jsonLoadsMs: floorMs, uploadBytes: text.length, pageBytes, firstRowsMs, hydratedMs, resourcesBytes, graphBytes, graphMs, commitMs: commit.ms, commitCpuMs: commit.cpuMs, peakMb: peakMemoryMb() };
+  const entry = { n, uploadMs: upload.ms, uploadCpuMs: upload.cpuMs, jsonLoadsMs: floorMs, uploadBytes: text.length, pageBytes, firstRowsMs, hydratedMs, resourcesBytes, graphBytes, graphMs, previewCpuMs: preview.cpuMs, commitMs: commit.ms, commitCpuMs: commit.cpuMs, importCpuUs: ((preview.cpuMs + commit.cpuMs) * 1000) / IMPORTS, peakMb: peakMemoryMb() };
   results.push(entry);
-  say(`${n} resources: upload of ${(text.length / 1e6).toFixed(1)} MB ${seconds(upload.ms)} (server CPU ${seconds(upload.cpuMs)}, ${(upload.cpuMs / floorMs).toFixed(2)}× json.loads's ${seconds(floorMs)}); stack page ${kb(pageBytes)}, first rows ${firstRowsMs.toFixed(0)} ms (${firstRowsWhy}), interactive ${hydratedMs.toFixed(0)} ms; a page of resources ${kb(resourcesBytes)}, the graph's data ${kb(graphBytes)}${graphMs === null ? '' : `, graph drawn ${graphMs.toFixed(0)} ms after navigation`}; commit of ${IMPORTS} imports ${seconds(commit.ms)} (server CPU ${seconds(commit.cpuMs)}); server peak ${entry.peakMb.toFixed(0)} MB`);
+  say(`${n} resources: upload of ${(text.length / 1e6).toFixed(1)} MB ${seconds(upload.ms)} (server CPU ${seconds(upload.cpuMs)}, ${(upload.cpuMs / floorMs).toFixed(2)}× json.loads's ${seconds(floorMs)}; target <= 1.1×); stack page ${kb(pageBytes)}, first rows ${firstRowsMs.toFixed(0)} ms (target <= 150; ${firstRowsWhy}), interactive ${hydratedMs.toFixed(0)} ms; a page of resources ${kb(resourcesBytes)}, the graph's data ${kb(graphBytes)}${graphMs === null ? '' : `, graph drawn ${graphMs.toFixed(0)} ms after navigation`}; preview of ${IMPORTS} imports: server CPU ${seconds(preview.cpuMs)}; its commit ${seconds(commit.ms)} (server CPU ${seconds(commit.cpuMs)}; target <= 0.40 s into 100,000); server CPU per imported resource (preview and commit) ${entry.importCpuUs.toFixed(0)} µs (target <= 80); server peak ${entry.peakMb.toFixed(0)} MB`);
 }
 
 // The API's previews against the engine bench's, on an empty stack. One run swings by a third
@@ -248,7 +249,7 @@ say(`preview of the same as a YAML program through the API: ${seconds(programPre
 say(`preview of the same as a plan's job: ${seconds(planJob.ms)}${ratio('job', 'spec')}`);
 say(`its plan page: ${kb(planPageBytes)} (the spec in its editor is ${kb(planSpecBytes)}), first result row ${planFirstRowMs.toFixed(0)} ms after navigation (${planFirstRowWhy})`);
 const peak = peakMemoryMb();
-say(`server peak memory (VmHWM): ${peak.toFixed(0)} MB (target <= 500)`);
+say(`server peak memory (VmHWM): ${peak.toFixed(0)} MB (target <= 400 through the whole bench)`);
 console.log(`runs: ${JSON.stringify({ results, previewRuns, engineRuns, importPreviewMs: importPreview.ms, programPreviewMs: programPreview.ms, planJobMs: planJob.ms, planPageBytes, planFirstRowMs, peak })}`);
 
 if (SMOKE) {
