@@ -242,21 +242,13 @@ pub async fn preview_import(
                         .filter(|&k| !resources[k].is_pending_delete());
                     generator.planned_failure(&goal, ImportStatus::Failed, message, old);
                 }
-                None => goals.push((i, goal)),
+                None => {
+                    let tag = (i, goal.version.clone(), provider_config(&goal.inputs));
+                    goals.push((tag, goal));
+                }
             }
         }
-        // Each registration is boxed where it is made: join_all moves its futures into its
-        // queue, and a registration's future is kilobytes, so unboxed each was copied whole
-        // on every move (memcpy was a fifth of a 10,000-import preview's instructions in the
-        // server, callgrind, 2026-11-30).
-        let results = futures_util::future::join_all(goals.into_iter().map(|(i, goal)| {
-            let version = goal.version.clone();
-            let config = provider_config(&goal.inputs);
-            let generator = &generator;
-            Box::pin(async move { (i, version, config, generator.register(goal).await) })
-        }))
-        .await;
-        for (i, version, config, (_, outcome)) in results {
+        for ((i, version, config), outcome) in generator.register_level(goals).await {
             let (Outcome::Registered(r) | Outcome::Skipped(_, r)) = outcome;
             if entries[i].is_provider() && r.complete {
                 registered[i] = Some(ProviderRef { urn: r.urn, id: r.id, config, version });

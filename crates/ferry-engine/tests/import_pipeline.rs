@@ -204,3 +204,73 @@ async fn scenarios() {
         }
     }
 }
+
+/// A provider whose `Read` of `rK` answers after a delay that shrinks with K, so the entries of
+/// one level finish in the reverse of the spec's order; it counts the `Read`s in flight.
+struct SlowFirstProvider {
+    count: usize,
+    in_flight: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    most_in_flight: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[tonic::async_trait]
+impl ResourceProvider for SlowFirstProvider {
+    async fn read(&self, request: Request<ReadRequest>) -> Result<Response<ReadResponse>, Status> {
+        use std::sync::atomic::Ordering::SeqCst;
+        let r = request.into_inner();
+        let k: usize = r.id.trim_start_matches('r').parse().unwrap();
+        let now = self.in_flight.fetch_add(1, SeqCst) + 1;
+        self.most_in_flight.fetch_max(now, SeqCst);
+        tokio::time::sleep(std::time::Duration::from_millis(3 * (self.count - k) as u64)).await;
+        self.in_flight.fetch_sub(1, SeqCst);
+        let state = props(&serde_json::json!({ "n": k }));
+        Ok(Response::new(ReadResponse {
+            id: r.id,
+            inputs: Some(state.clone()),
+            properties: Some(state),
+            ..Default::default()
+        }))
+    }
+}
+
+/// One level's registrations run at most the deployment's concurrency at once (each made when
+/// its turn comes), and whatever order they finish in, each entry's row and state are its own,
+/// in the spec's order.
+#[tokio::test]
+async fn a_level_registers_at_most_its_concurrency_at_once_and_answers_in_order() {
+    const COUNT: usize = 24;
+    let entries: Vec<Value> = (0..COUNT)
+        .map(|k| serde_json::json!({ "type": "slow:index:Thing", "name": format!("thing-{k}"), "id": format!("r{k}") }))
+        .collect();
+    let spec = parse_import_spec(&serde_json::json!({ "resources": entries }).to_string()).unwrap();
+    let state = ferry_state::load_state(br#"{"version": 3, "deployment": {}}"#, Default::default())
+        .unwrap();
+    let most_in_flight = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let slow = SlowFirstProvider {
+        count: COUNT,
+        in_flight: Default::default(),
+        most_in_flight: most_in_flight.clone(),
+    };
+    let providers = HashMap::from([("slow".to_string(), common::in_memory("slow", slow).await)]);
+    let ctx = StackContext { stack: "dev", project: "p", deployment: &state.deployment };
+    let deployed = preview_import(
+        &spec,
+        &ctx,
+        &FixedProviders(providers),
+        ImportOptions { concurrency: 4, ..Default::default() },
+    )
+    .await;
+    let preview = SpecPreview::from_plan(&deployed.plan);
+    assert_eq!(
+        preview.resources.iter().map(|r| r.name.clone()).collect::<Vec<_>>(),
+        (0..COUNT).map(|k| format!("thing-{k}")).collect::<Vec<_>>()
+    );
+    for (k, row) in preview.resources.iter().enumerate() {
+        assert!(row.status.is_ready(), "thing-{k}: {}", row.status);
+        let state = deployed.states.iter().find(|s| s.urn == row.urn).unwrap();
+        assert_eq!(state.id.as_deref(), Some(format!("r{k}").as_str()));
+        assert_eq!(state.inputs.get("n"), Some(&ferry_property::PropertyValue::Number(k as f64)));
+    }
+    let most = most_in_flight.load(std::sync::atomic::Ordering::SeqCst);
+    assert!((1..=4).contains(&most), "{most} Reads in flight at once, with a concurrency of 4");
+}

@@ -170,7 +170,7 @@ pub async fn deploy(
             let decl = &program.resources[i];
             let component = placed.get(&i).map(String::as_str);
             match Goal::build(program, decl, &types[i], &scope, seq_of[&(true, i)], component) {
-                Ok(goal) => goals.push(goal),
+                Ok(goal) => goals.push((goal.key.clone(), goal)),
                 Err(diagnostic) => {
                     errors.push(diagnostic);
                     scope.resources.insert(
@@ -185,12 +185,7 @@ pub async fn deploy(
                 }
             }
         }
-        // Boxed where made, as the import preview's are (a registration's future is kilobytes).
-        let results = futures_util::future::join_all(
-            goals.into_iter().map(|goal| Box::pin(generator.register(goal))),
-        )
-        .await;
-        for (name, outcome) in results {
+        for (name, outcome) in generator.register_level(goals).await {
             match outcome {
                 generator::Outcome::Registered(r) => {
                     scope.resources.insert(name, r);

@@ -271,8 +271,13 @@ impl<'a> Generator<'a> {
                 ),
             );
         };
-        let decoded = from_struct(read_inputs)
-            .and_then(|i| Ok((i, from_struct(&read.properties.clone().unwrap_or_default())?)));
+        let decoded = from_struct(read_inputs).and_then(|i| {
+            let outputs = match &read.properties {
+                Some(properties) => from_struct(properties)?,
+                None => PropertyMap::new(),
+            };
+            Ok((i, outputs))
+        });
         let (read_inputs, read_outputs) = match decoded {
             Ok(v) => v,
             Err(e) => {
@@ -344,7 +349,9 @@ impl<'a> Generator<'a> {
             Err(CheckError::Process(e)) => return fail(step, ImportStatus::Failed, e),
             Err(e @ CheckError::Answer(_)) => step.warnings.push(format!("Check did not run: {e}")),
         }
-        let desired = checked.clone().unwrap_or_else(|| news.clone());
+        // What the resource should be: the checked inputs, else the program's (borrowed; the
+        // stack records it below, moved).
+        let desired = checked.as_ref().unwrap_or(&news);
         let decision = match self
             .diff(
                 provider,
@@ -354,7 +361,7 @@ impl<'a> Generator<'a> {
                 &read.id,
                 &read_outputs,
                 &read_inputs,
-                &desired,
+                desired,
                 &goal.ignore_changes,
             )
             .await
@@ -362,7 +369,7 @@ impl<'a> Generator<'a> {
             Ok(d) => d,
             Err(e) => {
                 step.warnings.push(format!("Diff did not run: {e}"));
-                engine_diff(&read_inputs, &desired, &goal.ignore_changes)
+                engine_diff(&read_inputs, desired, &goal.ignore_changes)
             }
         };
         match planned {
@@ -419,7 +426,10 @@ impl<'a> Generator<'a> {
         }
         // What the stack records: a program's checked inputs; a spec's inputs as Pulumi's import
         // deployment keeps them (what the generated code sets).
-        let recorded = if planned.is_some() { news } else { desired };
+        let recorded = match (planned, checked) {
+            (None, Some(checked)) => checked,
+            _ => news,
+        };
         let read_outputs = secret_where_inputs_are(&recorded, read_outputs);
         if planned.is_some() {
             step.status = Some(if step.warnings.is_empty() {
@@ -438,10 +448,14 @@ impl<'a> Generator<'a> {
             self.log.push(goal.seq, marker);
             self.log.lock().replaced.push(i);
         }
+        // A program's later resources may refer to these outputs; a spec's entries never do
+        // (they name each other only as parent or provider), so theirs are not copied and kept
+        // to the level's end.
+        let referable = if planned.is_some() { PropertyMap::new() } else { read_outputs.clone() };
         let mut state = goal.state(
             Some(read.id.clone()),
             recorded,
-            read_outputs.clone(),
+            read_outputs,
             Some(provider_ref.reference()),
         );
         state.import_id = (!secret_id).then(|| import_id.to_string());
@@ -449,7 +463,7 @@ impl<'a> Generator<'a> {
         Registered {
             urn: goal.urn.clone(),
             id: PropertyValue::String(read.id),
-            outputs: read_outputs,
+            outputs: referable,
             complete: true,
         }
     }
