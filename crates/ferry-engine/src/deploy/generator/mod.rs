@@ -334,7 +334,7 @@ impl<'a> Generator<'a> {
         let mut done: Vec<(usize, T, Outcome)> =
             futures_util::stream::iter(goals.into_iter().enumerate())
                 .map(|(n, (tag, goal))| {
-                    Box::pin(async move { (n, tag, self.register(goal).await.1) })
+                    Box::pin(async move { (n, tag, self.register(goal).await) })
                 })
                 .buffer_unordered(self.options.concurrency.max(1))
                 .collect()
@@ -343,9 +343,8 @@ impl<'a> Generator<'a> {
         done.into_iter().map(|(_, tag, outcome)| (tag, outcome)).collect()
     }
 
-    async fn register(&self, mut goal: Goal) -> (String, Outcome) {
+    async fn register(&self, mut goal: Goal) -> Outcome {
         let _permit = self.limit.acquire().await.expect("never closed");
-        let name = goal.key.clone();
         // Old state: by URN, else by alias; several matches are an error.
         let mut matches: BTreeSet<usize> = BTreeSet::new();
         matches.extend(self.live.get(goal.urn.as_str()));
@@ -360,7 +359,7 @@ impl<'a> Generator<'a> {
                 urns.join(", ")
             ));
             self.log.push(goal.seq, step);
-            return (name, Outcome::Registered(unknown(&goal.urn)));
+            return Outcome::Registered(unknown(&goal.urn));
         }
         let old = matches.first().copied();
         if let Some(i) = old {
@@ -371,15 +370,15 @@ impl<'a> Generator<'a> {
                 let mut step = goal.step(StepOp::Same);
                 step.error = Some(message);
                 self.log.push(goal.seq, step);
-                return (name, Outcome::Registered(unknown(&goal.urn)));
+                return Outcome::Registered(unknown(&goal.urn));
             }
             s.claimed.insert(i, goal.urn.clone());
         }
         if goal.planned.is_some() {
-            return (name, Outcome::Registered(self.register_planned(&goal, old).await));
+            return Outcome::Registered(self.register_planned(&goal, old).await);
         }
         if goal.type_.starts_with("pulumi:providers:") {
-            return (name, Outcome::Registered(self.register_provider(&goal, old)));
+            return Outcome::Registered(self.register_provider(&goal, old));
         }
         let (provider_ref, provider) = match self.provider_for(&goal).await {
             Ok(p) => p,
@@ -390,15 +389,12 @@ impl<'a> Generator<'a> {
                 if let Some(i) = old {
                     self.keep_old(goal.seq, i);
                 }
-                return (name, Outcome::Registered(unknown(&goal.urn)));
+                return Outcome::Registered(unknown(&goal.urn));
             }
         };
         if goal.read.is_some() {
-            return (
-                name,
-                Outcome::Registered(
-                    self.read_resource(&goal, old, &provider_ref, provider.as_ref()).await,
-                ),
+            return Outcome::Registered(
+                self.read_resource(&goal, old, &provider_ref, provider.as_ref()).await,
             );
         }
         let identifying = self.options.identify.is_some() && goal.planned.is_none();
@@ -417,7 +413,7 @@ impl<'a> Generator<'a> {
                             type_: goal.type_.clone(),
                             urn: goal.urn.clone(),
                         };
-                        return (name, Outcome::Skipped(skipped, unknown(&goal.urn)));
+                        return Outcome::Skipped(skipped, unknown(&goal.urn));
                     }
                 }
             } else if identifying {
@@ -432,12 +428,9 @@ impl<'a> Generator<'a> {
         if let Some(import_id) = goal.import_id.clone() {
             match old {
                 None => {
-                    return (
-                        name,
-                        Outcome::Registered(
-                            self.import(&goal, &import_id, None, &provider_ref, provider.as_ref())
-                                .await,
-                        ),
+                    return Outcome::Registered(
+                        self.import(&goal, &import_id, None, &provider_ref, provider.as_ref())
+                            .await,
                     )
                 }
                 Some(i) => {
@@ -453,30 +446,22 @@ impl<'a> Generator<'a> {
                         || stored_import == Some(import_id.as_str())
                         || secret_match();
                     if !same {
-                        return (
-                            name,
-                            Outcome::Registered(
-                                self.import(
-                                    &goal,
-                                    &import_id,
-                                    Some(i),
-                                    &provider_ref,
-                                    provider.as_ref(),
-                                )
-                                .await,
-                            ),
+                        return Outcome::Registered(
+                            self.import(
+                                &goal,
+                                &import_id,
+                                Some(i),
+                                &provider_ref,
+                                provider.as_ref(),
+                            )
+                            .await,
                         );
                     }
                     // Case 2: already imported: treated like any other resource.
                 }
             }
         }
-        (
-            name,
-            Outcome::Registered(
-                self.update_or_same(&goal, old, &provider_ref, provider.as_ref()).await,
-            ),
-        )
+        Outcome::Registered(self.update_or_same(&goal, old, &provider_ref, provider.as_ref()).await)
     }
 
     /// Keeps an old resource's state as it was (its registration failed).
