@@ -34,7 +34,7 @@ use ferry_rpc::pulumirpc::{
 };
 use ferry_state::deployment::Resource;
 use ferry_state::urn::{split_provider_reference, Urn};
-use tokio::sync::{OnceCell, Semaphore};
+use tokio::sync::OnceCell;
 
 use super::diff::{engine_diff, explain, from_response, shown_map, DiffDecision};
 use super::eval::Registered;
@@ -137,7 +137,6 @@ pub struct Generator<'a> {
     olds: &'a [Resource],
     live: HashMap<&'a str, usize>,
     root_urn: String,
-    limit: Semaphore,
     defaults: tokio::sync::Mutex<
         HashMap<(String, Option<String>), Arc<OnceCell<Result<ProviderRef, String>>>>,
     >,
@@ -215,7 +214,6 @@ impl<'a> Generator<'a> {
             olds,
             live,
             root_urn,
-            limit: Semaphore::new(options.concurrency.max(1)),
             defaults: Default::default(),
             schemas: Default::default(),
             recipes: Default::default(),
@@ -324,7 +322,8 @@ impl<'a> Generator<'a> {
     }
 
     /// Registers one level's goals (none waits for another's registration), at most the
-    /// deployment's concurrency at once, and answers each goal's outcome with its `tag`, in
+    /// deployment's concurrency at once (the one bound on registrations in flight; levels run
+    /// one after another), and answers each goal's outcome with its `tag`, in
     /// the goals' order. A registration's future is kilobytes, so each is made when its turn
     /// comes rather than all at once: 10,000 futures waiting for their turn held 95 MB of a
     /// 10,000-import preview (heaptrack, 2026-12-03). Each is boxed where it is made, so it is
@@ -344,7 +343,6 @@ impl<'a> Generator<'a> {
     }
 
     async fn register(&self, mut goal: Goal) -> Outcome {
-        let _permit = self.limit.acquire().await.expect("never closed");
         // Old state: by URN, else by alias; several matches are an error.
         let mut matches: BTreeSet<usize> = BTreeSet::new();
         matches.extend(self.live.get(goal.urn.as_str()));
